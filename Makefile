@@ -1,0 +1,175 @@
+# wirebook: top-level build.
+#
+#   make            user space (and the module where kernel headers exist)
+#   make check      dependencies, build, unit tests (ASan+UBSan), fuzzers, VM tests
+#   make demo       dependencies, build, a generated capture through the books
+#   make bench      benchmarks (ns/message, instructions/message); never a test
+#   make install PREFIX=/usr/local
+#
+# Sources are found by convention, so adding a file rarely touches this file:
+#   lib/feed/*.c         -> build/libwbfeed.a      (freestanding decoders)
+#   lib/book/*.c         -> build/libwbbook.a      (venue books, Super-Book, builder)
+#   lib/shm/*.c          -> build/libwirebook.{a,so} (reader API)
+#   tools/common/*.c     -> build/libwbtools.a     (pcap, gzip, shared tool code)
+#   tools/NAME.c         -> build/NAME
+#   subscribe/NAME.c     -> build/NAME
+#   examples/NAME.c      -> build/examples/NAME
+#   tests/unit/test_*.c  -> build/test/test_*      (Check, sanitizers)
+#   tests/fuzz/fuzz_*.c  -> build/fuzz/fuzz_*      (libFuzzer)
+#   tests/bench/bench_*.c -> build/bench/bench_*
+#   mk/*.mk              extra rules (module, VM tests, latency); they may add
+#                        targets to CHECK_EXTRA, BENCH_EXTRA and ALL_EXTRA.
+
+CC      ?= cc
+CLANG   ?= clang
+PREFIX  ?= /usr/local
+O       := build
+FUZZ_SECONDS ?= 20
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
+CPPFLAGS_WB := -Iinclude -Ilib -Itools -D_GNU_SOURCE
+OPT     ?= -O2 -march=native -g
+CFLAGS_WB := -std=c11 $(WARN) $(CPPFLAGS_WB) -fPIC
+SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDLIBS_WB := -lpcap -lnuma -lhwloc -lz -lpthread -lrt -lm
+
+FEED_SRC   := $(wildcard lib/feed/*.c)
+BOOK_SRC   := $(wildcard lib/book/*.c)
+SHM_SRC    := $(wildcard lib/shm/*.c)
+TCOMMON_SRC := $(wildcard tools/common/*.c)
+TOOL_SRC   := $(wildcard tools/*.c) $(wildcard subscribe/*.c)
+EXAMPLE_SRC := $(wildcard examples/*.c)
+TEST_SRC   := $(wildcard tests/unit/test_*.c)
+FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
+HEADERS    := $(wildcard include/wirebook/*.h lib/*/*.h tools/common/*.h)
+
+# Release objects
+obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
+# Sanitizer objects for tests
+sobj = $(patsubst %.c,$(O)/sobj/%.o,$(1))
+
+LIB_FEED  := $(O)/libwbfeed.a
+LIB_BOOK  := $(O)/libwbbook.a
+LIB_SHM   := $(O)/libwirebook.a
+LIB_SHM_SO := $(O)/libwirebook.so
+LIB_TOOLS := $(O)/libwbtools.a
+LIBS      := $(LIB_TOOLS) $(LIB_BOOK) $(LIB_SHM) $(LIB_FEED)
+
+SLIB_FEED  := $(O)/san/libwbfeed.a
+SLIB_BOOK  := $(O)/san/libwbbook.a
+SLIB_SHM   := $(O)/san/libwirebook.a
+SLIB_TOOLS := $(O)/san/libwbtools.a
+SLIBS      := $(SLIB_TOOLS) $(SLIB_BOOK) $(SLIB_SHM) $(SLIB_FEED)
+
+TOOLS    := $(patsubst %.c,$(O)/%,$(notdir $(TOOL_SRC)))
+EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRC))
+TESTS    := $(patsubst tests/unit/%.c,$(O)/test/%,$(TEST_SRC))
+FUZZERS  := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRC))
+BENCHES  := $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCH_SRC))
+
+CHECK_EXTRA :=
+BENCH_EXTRA :=
+ALL_EXTRA   :=
+
+.PHONY: all deps check demo bench install clean unit fuzz tools
+.DEFAULT_GOAL := all
+
+-include $(sort $(wildcard mk/*.mk))
+
+all: tools $(EXAMPLES) $(O)/wirebook.pc $(ALL_EXTRA)
+
+tools: $(LIBS) $(LIB_SHM_SO) $(TOOLS)
+
+deps:
+	@scripts/deps.sh
+
+$(O)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_WB) $(OPT) -c $< -o $@
+
+$(O)/sobj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_WB) $(SAN) -c $< -o $@
+
+$(LIB_FEED): $(call obj,$(FEED_SRC))
+$(LIB_BOOK): $(call obj,$(BOOK_SRC))
+$(LIB_SHM): $(call obj,$(SHM_SRC))
+$(LIB_TOOLS): $(call obj,$(TCOMMON_SRC))
+$(SLIB_FEED): $(call sobj,$(FEED_SRC))
+$(SLIB_BOOK): $(call sobj,$(BOOK_SRC))
+$(SLIB_SHM): $(call sobj,$(SHM_SRC))
+$(SLIB_TOOLS): $(call sobj,$(TCOMMON_SRC))
+
+$(O)/%.a:
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SHM_SO): $(call obj,$(SHM_SRC))
+	$(CC) -shared -Wl,-soname,libwirebook.so.$(WB_SOVERSION) -o $@ $^ -lrt
+
+WB_SOVERSION := 1
+
+$(O)/%: tools/%.c $(LIBS) $(HEADERS)
+	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
+
+$(O)/%: subscribe/%.c $(LIBS) $(HEADERS)
+	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
+
+$(O)/examples/%: examples/%.c $(LIB_SHM) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIB_SHM) -lrt
+
+$(O)/test/%: tests/unit/%.c $(SLIBS) $(HEADERS) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_WB) $(SAN) -Itests/unit $< -o $@ $(SLIBS) $(LDLIBS_WB) $$(pkg-config --libs check)
+
+$(O)/bench/%: tests/bench/%.c $(LIBS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
+
+# libFuzzer targets compile the freestanding decoders straight in.
+$(O)/fuzz/%: tests/fuzz/%.c $(FEED_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all $< $(FEED_SRC) -o $@
+
+$(O)/wirebook.pc: scripts/wirebook.pc.in
+	@mkdir -p $(O)
+	sed 's|@PREFIX@|$(PREFIX)|g' $< > $@
+
+unit: $(TESTS)
+	@scripts/run-unit-tests.sh $(TESTS)
+
+fuzz: $(FUZZERS)
+	@scripts/run-fuzzers.sh $(FUZZ_SECONDS) $(FUZZERS)
+
+check: deps
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) fuzz
+	@for t in $(CHECK_EXTRA); do $(MAKE) $$t || exit 1; done
+	@echo "make check: all passed"
+
+demo: deps
+	$(MAKE) all
+	@scripts/demo.sh
+
+bench: all $(BENCHES)
+	@scripts/bench.sh $(BENCHES)
+	@for t in $(BENCH_EXTRA); do $(MAKE) $$t || exit 1; done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include/wirebook $(DESTDIR)$(PREFIX)/share/wirebook
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 include/wirebook/*.h $(DESTDIR)$(PREFIX)/include/wirebook/
+	install -m 644 $(LIB_SHM) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_SHM_SO) $(DESTDIR)$(PREFIX)/lib/libwirebook.so.$(WB_SOVERSION)
+	ln -sf libwirebook.so.$(WB_SOVERSION) $(DESTDIR)$(PREFIX)/lib/libwirebook.so
+	install -m 644 $(O)/wirebook.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 feeds.conf $(DESTDIR)$(PREFIX)/share/wirebook/feeds.conf.sample
+
+clean:
+	rm -rf $(O)

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * Named memory-ordering primitives shared by the module and user space.
+ *
+ * Every cross-thread or kernel/user handoff in wirebook goes through one of
+ * these, so the ordering each access needs is visible at the call site.
+ */
+#ifndef WIREBOOK_BARRIER_H
+#define WIREBOOK_BARRIER_H
+
+#ifdef __KERNEL__
+#include <asm/barrier.h>
+#include <linux/compiler.h>
+#define wb_load_acquire(p)	smp_load_acquire(p)
+#define wb_store_release(p, v)	smp_store_release(p, v)
+#define wb_load_relaxed(p)	READ_ONCE(*(p))
+#define wb_store_relaxed(p, v)	WRITE_ONCE(*(p), v)
+#define wb_full_fence()		smp_mb()
+#else
+#define wb_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define wb_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define wb_load_relaxed(p)	__atomic_load_n(p, __ATOMIC_RELAXED)
+#define wb_store_relaxed(p, v)	__atomic_store_n(p, v, __ATOMIC_RELAXED)
+#define wb_full_fence()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+
+#if defined(__GNUC__)
+#define wb_likely(x)	__builtin_expect(!!(x), 1)
+#define wb_unlikely(x)	__builtin_expect(!!(x), 0)
+#else
+#define wb_likely(x)	(x)
+#define wb_unlikely(x)	(x)
+#endif
+
+#endif /* WIREBOOK_BARRIER_H */

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * The normalized event: one 64-byte record per order-book or quote change,
+ * the same for every feed. Shared verbatim by the kernel module, the
+ * user-space producers, the book builder and any third-party consumer of
+ * the event ring.
+ *
+ * Price scale: every price is a signed 64-bit integer in units of
+ * 1e-8 dollars (WB_PRICE_SCALE). ITCH/PITCH Price(4) is multiplied by 10^4,
+ * PITCH short prices (2 dp) by 10^6, SIP 6 dp prices by 100. Eight decimals
+ * hold every exchange scale exactly (the finest, MWCB Price(8), included)
+ * and still leave room for $92 billion per share.
+ *
+ * Timestamps: exch_ts is the exchange's own clock as the feed gives it, in
+ * nanoseconds since midnight US/Eastern for ITCH and PITCH (the feeds carry
+ * no date). recv_ts is the local receive time in nanoseconds since the Unix
+ * epoch (CLOCK_REALTIME): taken at the hook in the module, the kernel's
+ * packet timestamp in live capture, the record time in a pcap.
+ */
+#ifndef WIREBOOK_EVENT_H
+#define WIREBOOK_EVENT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/build_bug.h>
+#define WB_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#include <stdint.h>
+#include <assert.h>
+#define WB_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+/* Bumped on any change to struct wb_event or the ring layout. */
+#define WB_ABI_VERSION 1u
+
+#define WB_PRICE_SCALE 100000000LL
+
+enum wb_event_kind {
+	WB_EV_NONE = 0,
+	WB_EV_ADD = 1,		/* new displayed order: order_id, side, price, qty */
+	WB_EV_EXECUTE = 2,	/* order executed at its resting price: qty executed */
+	WB_EV_EXECUTE_AT_PRICE = 3, /* executed at another price (trade only; book as EXECUTE) */
+	WB_EV_REDUCE = 4,	/* partial cancel: qty cancelled */
+	WB_EV_DELETE = 5,	/* order removed */
+	WB_EV_REPLACE = 6,	/* order_id removed, new_order_id added (new priority) */
+	WB_EV_MODIFY = 7,	/* same order_id, new price/qty; see WB_EVF_KEEPS_PRIORITY */
+	WB_EV_TRADE = 8,	/* non-displayed or cross trade; no book change */
+	WB_EV_TRADE_BREAK = 9,	/* an earlier execution or trade was broken */
+	WB_EV_QUOTE = 10,	/* a venue's BBO from a SIP quote feed */
+	WB_EV_STATUS = 11,	/* trading status of an instrument (or of the venue) */
+	WB_EV_CLEAR = 12,	/* clear the books of instrument (0 = every instrument of the line) */
+	WB_EV_SYMBOL = 13,	/* instrument id <-> ticker mapping; precedes its first event */
+	WB_EV_GAP = 14,		/* sequence gap: messages [gap.first, gap.first+gap.count) lost */
+	WB_EV_KIND_COUNT
+};
+
+enum wb_venue {
+	WB_VENUE_NONE = 0,
+	WB_VENUE_NASDAQ = 1,
+	WB_VENUE_BZX = 2,
+	WB_VENUE_BYX = 3,
+	WB_VENUE_EDGX = 4,
+	WB_VENUE_EDGA = 5,
+	WB_VENUE_NYSE = 6,
+	WB_VENUE_ARCA = 7,
+	WB_VENUE_CQS = 8,
+	WB_VENUE_UQDF = 9,
+	WB_VENUE_COUNT
+};
+
+enum wb_side {
+	WB_SIDE_NONE = 0,
+	WB_SIDE_BUY = 1,
+	WB_SIDE_SELL = 2,
+};
+
+/* wb_event.flags */
+#define WB_EVF_PRINTABLE	0x01 /* execution/trade counts toward volume */
+#define WB_EVF_KEEPS_PRIORITY	0x02 /* MODIFY keeps the order's queue position */
+#define WB_EVF_CROSS		0x04 /* TRADE is an auction cross print */
+#define WB_EVF_SESSION_END	0x08 /* CLEAR/STATUS caused by end of session */
+#define WB_EVF_UNSEQUENCED	0x10 /* from an unsequenced message (seq is 0) */
+
+/* wb_event.status.state: feed-independent trading states. */
+enum wb_trading_state {
+	WB_STATE_UNKNOWN = 0,
+	WB_STATE_TRADING = 1,
+	WB_STATE_HALTED = 2,
+	WB_STATE_PAUSED = 3,
+	WB_STATE_QUOTATION_ONLY = 4,
+	WB_STATE_CLOSED = 5,
+	WB_STATE_PRE_OPEN = 6,
+	WB_STATE_OPEN = 7,	/* venue-wide: market hours started */
+};
+
+struct wb_ev_order {
+	uint64_t order_id;	/* REPLACE: the order that goes away */
+	int64_t price;		/* ADD/REPLACE/MODIFY: resting price; EXECUTE_AT_PRICE: trade price */
+	uint32_t qty;		/* ADD/REPLACE/MODIFY: displayed size; EXECUTE, REDUCE: change */
+	char mpid[4];		/* ADD: attribution, zero when none */
+	uint64_t ref;		/* REPLACE: new order id; EXECUTE, EXECUTE_AT_PRICE: match id */
+};
+
+struct wb_ev_trade {
+	uint64_t order_id;	/* usually 0 */
+	int64_t price;
+	uint32_t qty;
+	char cross_type;	/* ITCH 'Q': O/C/H/I; 0 otherwise */
+	uint8_t reserved[3];
+	uint64_t match_id;	/* TRADE_BREAK: the broken match */
+};
+
+struct wb_ev_quote {
+	int64_t bid_price;
+	int64_t ask_price;
+	uint32_t bid_qty;
+	uint32_t ask_qty;
+	uint8_t reserved[8];
+};
+
+struct wb_ev_status {
+	uint8_t state;		/* enum wb_trading_state */
+	char raw_state;		/* the feed's own code, e.g. ITCH 'H' */
+	char reason[4];		/* feed's reason code, space padded */
+	uint8_t reserved[26];
+};
+
+struct wb_ev_symbol {
+	char ticker[8];		/* space padded, as on the wire */
+	uint32_t round_lot;
+	uint16_t locate;	/* the feed's own key (ITCH stock locate), 0 if none */
+	char listing_market;	/* ITCH market category, 0 if unknown */
+	uint8_t reserved[17];
+};
+
+struct wb_ev_gap {
+	uint64_t first;		/* first missing sequence number */
+	uint64_t count;		/* messages missing */
+	uint8_t unit;		/* PITCH unit, 0 otherwise */
+	uint8_t reserved[15];
+};
+
+struct wb_event {
+	uint8_t kind;		/* enum wb_event_kind */
+	uint8_t venue;		/* enum wb_venue */
+	uint8_t side;		/* enum wb_side */
+	uint8_t flags;		/* WB_EVF_* */
+	uint16_t line;		/* feed-map index of the line the packet came on */
+	uint16_t instrument;	/* assigned at subscription; 0 = venue-wide */
+	uint64_t seq;		/* source sequence number of the message */
+	uint64_t exch_ts;	/* exchange time, ns (see above) */
+	uint64_t recv_ts;	/* local receive time, ns since the epoch */
+	union {
+		struct wb_ev_order order;
+		struct wb_ev_trade trade;
+		struct wb_ev_quote quote;
+		struct wb_ev_status status;
+		struct wb_ev_symbol symbol;
+		struct wb_ev_gap gap;
+		uint8_t raw[32];
+	} u;
+} __attribute__((aligned(64)));
+
+WB_STATIC_ASSERT(sizeof(struct wb_event) == 64, "wb_event must be one cache line");
+WB_STATIC_ASSERT(_Alignof(struct wb_event) == 64, "wb_event must be cache-line aligned");
+WB_STATIC_ASSERT(sizeof(struct wb_ev_order) == 32, "payload is 32 bytes");
+WB_STATIC_ASSERT(sizeof(struct wb_ev_trade) == 32, "payload is 32 bytes");
+WB_STATIC_ASSERT(sizeof(struct wb_ev_quote) == 32, "payload is 32 bytes");
+WB_STATIC_ASSERT(sizeof(struct wb_ev_status) == 32, "payload is 32 bytes");
+WB_STATIC_ASSERT(sizeof(struct wb_ev_symbol) == 32, "payload is 32 bytes");
+WB_STATIC_ASSERT(sizeof(struct wb_ev_gap) == 32, "payload is 32 bytes");
+
+#endif /* WIREBOOK_EVENT_H */

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install the Debian packages wirebook needs, only those missing.
+# Runs as root (apt-get); prints what it would install otherwise.
+set -euo pipefail
+
+pkgs=(build-essential clang pkg-config libpcap-dev libnuma-dev libhwloc-dev
+      check zlib1g-dev tcpreplay iproute2 python3 gnuplot-nox
+      linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: not root; install these yourself: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
