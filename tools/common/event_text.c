@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* The one text form of a normalized event (see event_text.h). */
+#include "common/event_text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <inttypes.h>
+
+#include "feed/feed.h"
+
+/* A bounded appender: keeps counting past the end like snprintf does. */
+struct text_out {
+	char *buf;
+	size_t n;
+	size_t len;
+};
+
+static void out_printf(struct text_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void out_printf(struct text_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = o->len < o->n ? o->n - o->len : 0;
+	int w;
+
+	va_start(ap, fmt);
+	w = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		o->len += (size_t)w;
+}
+
+size_t wb_price_format(int64_t price, char *buf, size_t n)
+{
+	/* Magnitude as unsigned so INT64_MIN does not overflow. */
+	uint64_t mag = price < 0 ? (uint64_t)0 - (uint64_t)price : (uint64_t)price;
+	uint64_t whole = mag / (uint64_t)WB_PRICE_SCALE;
+	uint64_t frac = mag % (uint64_t)WB_PRICE_SCALE;
+	int digits = 8;
+	int w;
+
+	while (digits > 2 && frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	w = snprintf(buf, n, "%s%" PRIu64 ".%0*" PRIu64, price < 0 ? "-" : "", whole, digits, frac);
+	return w < 0 ? 0 : (size_t)w;
+}
+
+static void out_price(struct text_out *o, int64_t price)
+{
+	char tmp[32];
+
+	wb_price_format(price, tmp, sizeof(tmp));
+	out_printf(o, "%s", tmp);
+}
+
+/* Nanoseconds since midnight as HH:MM:SS.nnnnnnnnn; anything past a day raw. */
+static void out_time(struct text_out *o, uint64_t ns)
+{
+	const uint64_t sec = 1000000000ull;
+
+	if (ns >= 86400 * sec) {
+		out_printf(o, "%" PRIu64, ns);
+		return;
+	}
+	out_printf(o, "%02u:%02u:%02u.%09u", (unsigned)(ns / (3600 * sec)),
+		   (unsigned)(ns / (60 * sec) % 60), (unsigned)(ns / sec % 60),
+		   (unsigned)(ns % sec));
+}
+
+/* A fixed-width, space- or NUL-padded text field, trailing padding dropped. */
+static void out_padded(struct text_out *o, const char *s, size_t width)
+{
+	size_t len = width;
+
+	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\0'))
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		/* Never let a control byte from the wire break the line format. */
+		if (c < 0x21 || c > 0x7e)
+			out_printf(o, "\\x%02x", c);
+		else
+			out_printf(o, "%c", c);
+	}
+}
+
+/* " B" / " S" before a quantity; nothing when the feed gives no side. */
+static void out_side(struct text_out *o, uint8_t side)
+{
+	if (side == WB_SIDE_BUY)
+		out_printf(o, " B");
+	else if (side == WB_SIDE_SELL)
+		out_printf(o, " S");
+	else if (side != WB_SIDE_NONE)
+		out_printf(o, " side%u", side);
+}
+
+static const char *state_name(uint8_t state)
+{
+	static const char *const names[] = {
+		[WB_STATE_UNKNOWN] = "unknown",	  [WB_STATE_TRADING] = "trading",
+		[WB_STATE_HALTED] = "halted",	  [WB_STATE_PAUSED] = "paused",
+		[WB_STATE_QUOTATION_ONLY] = "quotation-only",
+		[WB_STATE_CLOSED] = "closed",	  [WB_STATE_PRE_OPEN] = "pre-open",
+		[WB_STATE_OPEN] = "open",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) && names[state] ? names[state] : "?";
+}
+
+static void out_flags(struct text_out *o, uint8_t flags)
+{
+	static const struct {
+		uint8_t bit;
+		const char *name;
+	} names[] = {
+		{ WB_EVF_PRINTABLE, "printable" },   { WB_EVF_KEEPS_PRIORITY, "keeps-priority" },
+		{ WB_EVF_CROSS, "cross" },	     { WB_EVF_SESSION_END, "session-end" },
+		{ WB_EVF_UNSEQUENCED, "unsequenced" },
+	};
+	const char *sep = " f=";
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (flags & names[i].bit) {
+			out_printf(o, "%s%s", sep, names[i].name);
+			sep = ",";
+			flags &= (uint8_t)~names[i].bit;
+		}
+	}
+	if (flags)
+		out_printf(o, "%s0x%02x", sep, flags);
+}
+
+static void out_order(struct text_out *o, const struct wb_event *ev)
+{
+	const struct wb_ev_order *ord = &ev->u.order;
+
+	out_printf(o, " ref=%" PRIu64, ord->order_id);
+	switch (ev->kind) {
+	case WB_EV_ADD:
+		out_side(o, ev->side);
+		out_printf(o, " %" PRIu32 " @ ", ord->qty);
+		out_price(o, ord->price);
+		if (ord->mpid[0]) {
+			out_printf(o, " mpid=");
+			out_padded(o, ord->mpid, sizeof(ord->mpid));
+		}
+		break;
+	case WB_EV_EXECUTE:
+		out_printf(o, " qty=%" PRIu32 " match=%" PRIu64, ord->qty, ord->ref);
+		break;
+	case WB_EV_EXECUTE_AT_PRICE:
+		out_printf(o, " qty=%" PRIu32 " @ ", ord->qty);
+		out_price(o, ord->price);
+		out_printf(o, " match=%" PRIu64, ord->ref);
+		break;
+	case WB_EV_REDUCE:
+		out_printf(o, " qty=%" PRIu32, ord->qty);
+		break;
+	case WB_EV_DELETE:
+		break;
+	case WB_EV_REPLACE:
+		out_printf(o, " new=%" PRIu64, ord->ref);
+		out_side(o, ev->side);
+		out_printf(o, " %" PRIu32 " @ ", ord->qty);
+		out_price(o, ord->price);
+		break;
+	case WB_EV_MODIFY:
+		out_side(o, ev->side);
+		out_printf(o, " %" PRIu32 " @ ", ord->qty);
+		out_price(o, ord->price);
+		break;
+	}
+}
+
+size_t wb_event_format(const struct wb_event *ev, char *buf, size_t n)
+{
+	struct text_out o = { .buf = buf, .n = n, .len = 0 };
+	const char *kind = ev->kind < WB_EV_KIND_COUNT ? wb_event_kind_name(ev->kind) : NULL;
+
+	if (n)
+		buf[0] = '\0';
+	out_printf(&o, "%" PRIu64 " ", ev->seq);
+	out_time(&o, ev->exch_ts);
+	out_printf(&o, " %s/%u i=%u ", feed_venue_name(ev->venue), ev->line, ev->instrument);
+	if (kind)
+		out_printf(&o, "%s", kind);
+	else
+		out_printf(&o, "KIND%u", ev->kind);
+
+	switch (ev->kind) {
+	case WB_EV_ADD:
+	case WB_EV_EXECUTE:
+	case WB_EV_EXECUTE_AT_PRICE:
+	case WB_EV_REDUCE:
+	case WB_EV_DELETE:
+	case WB_EV_REPLACE:
+	case WB_EV_MODIFY:
+		out_order(&o, ev);
+		break;
+	case WB_EV_TRADE:
+		out_printf(&o, " ref=%" PRIu64, ev->u.trade.order_id);
+		out_side(&o, ev->side);
+		out_printf(&o, " %" PRIu32 " @ ", ev->u.trade.qty);
+		out_price(&o, ev->u.trade.price);
+		out_printf(&o, " match=%" PRIu64, ev->u.trade.match_id);
+		if (ev->u.trade.cross_type)
+			out_printf(&o, " cross=%c", ev->u.trade.cross_type);
+		break;
+	case WB_EV_TRADE_BREAK:
+		out_printf(&o, " match=%" PRIu64, ev->u.trade.match_id);
+		break;
+	case WB_EV_QUOTE:
+		out_printf(&o, " bid=%" PRIu32 " @ ", ev->u.quote.bid_qty);
+		out_price(&o, ev->u.quote.bid_price);
+		out_printf(&o, " ask=%" PRIu32 " @ ", ev->u.quote.ask_qty);
+		out_price(&o, ev->u.quote.ask_price);
+		break;
+	case WB_EV_STATUS:
+		out_printf(&o, " %s", state_name(ev->u.status.state));
+		if (ev->u.status.raw_state) {
+			out_printf(&o, " raw=");
+			out_padded(&o, &ev->u.status.raw_state, 1);
+		}
+		if (ev->u.status.reason[0] && ev->u.status.reason[0] != ' ') {
+			out_printf(&o, " reason=");
+			out_padded(&o, ev->u.status.reason, sizeof(ev->u.status.reason));
+		}
+		break;
+	case WB_EV_CLEAR:
+		break;
+	case WB_EV_SYMBOL:
+		out_printf(&o, " ");
+		out_padded(&o, ev->u.symbol.ticker, sizeof(ev->u.symbol.ticker));
+		out_printf(&o, " locate=%u lot=%" PRIu32, ev->u.symbol.locate, ev->u.symbol.round_lot);
+		if (ev->u.symbol.listing_market) {
+			out_printf(&o, " mkt=");
+			out_padded(&o, &ev->u.symbol.listing_market, 1);
+		}
+		break;
+	case WB_EV_GAP:
+		out_printf(&o, " first=%" PRIu64 " count=%" PRIu64, ev->u.gap.first, ev->u.gap.count);
+		if (ev->u.gap.unit)
+			out_printf(&o, " unit=%u", ev->u.gap.unit);
+		break;
+	default:
+		/* An unknown kind from a newer producer: show its payload raw. */
+		out_printf(&o, " raw=");
+		for (size_t i = 0; i < sizeof(ev->u.raw); i++)
+			out_printf(&o, "%02x", ev->u.raw[i]);
+		break;
+	}
+	if (ev->flags)
+		out_flags(&o, ev->flags);
+	return o.len;
+}
