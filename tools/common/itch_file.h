@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * Nasdaq BinaryFILE: the format of Nasdaq's published historical ITCH
+ * files. Each message is preceded by its length as a 2-byte big-endian
+ * integer; there is no other framing, no sequence number, no session.
+ * Files may be plain or gzip-compressed: reading detects which (zlib's
+ * gzread passes plain files through), writing chooses.
+ */
+#ifndef WIREBOOK_TOOLS_ITCH_FILE_H
+#define WIREBOOK_TOOLS_ITCH_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ITCH_FILE_ERR_LEN 512
+
+struct itch_file {
+	void *gz;		/* gzFile */
+	uint64_t messages;	/* messages read or written */
+	uint8_t msg[65536];	/* the message last read */
+};
+
+/* Open for reading. Returns 0, or -1 with a message naming the file. */
+int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t err_len);
+
+/*
+ * The next message: 1 with *msg and *len (valid until the next call), 0 at the
+ * clean end of the file, -1 when the file ends inside a message or cannot
+ * be decompressed (message in err).
+ */
+int itch_file_next(struct itch_file *f, const uint8_t **msg, uint16_t *len, char *err,
+		   size_t err_len);
+
+/* Create for writing, gzip-compressed or plain. Returns 0 or -1 + err. */
+int itch_file_open_write(struct itch_file *f, const char *path, bool gzip, char *err,
+			 size_t err_len);
+
+/* Append one message. Returns 0, or -1 on a write error. */
+int itch_file_write(struct itch_file *f, const uint8_t *msg, uint16_t len);
+
+/* Flush and close (both modes). Returns 0 or -1 + err if writing failed. */
+int itch_file_close(struct itch_file *f, char *err, size_t err_len);
+
+/* True when path ends in ".gz". */
+bool itch_file_path_is_gz(const char *path);
+
+#endif /* WIREBOOK_TOOLS_ITCH_FILE_H */
