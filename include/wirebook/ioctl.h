@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * The control ABI of the kernel module: ioctls on /dev/wirebook.
+ *
+ * Versioned: WB_IOC_VERSION returns WB_CTL_VERSION; a tool refuses a
+ * module whose control version differs from the one it was built with.
+ * Every struct has fixed-width fields only, explicit padding and reserved
+ * words that must be zero (the module rejects nonzero reserved fields, so
+ * they can gain a meaning later without breaking old tools).
+ *
+ * Mapping the rings (see ring.h for the layout of one ring):
+ *   WB_IOC_RING_INFO gives ring_count, the geometry and mmap_stride. Ring i
+ *   lives at mmap offset i * mmap_stride. Within a ring the producer page
+ *   and the slots may only be mapped read-only; the consumer page (offset
+ *   WB_RING_PAGE) may be mapped read-write (file opened O_RDWR). A mapping
+ *   may not span two rings. The usual way: map the whole ring PROT_READ,
+ *   then map the consumer page PROT_READ|PROT_WRITE with MAP_FIXED over it.
+ *
+ * Ordering across rings: the module keeps one ring per CPU and stamps
+ * recv_ts strictly increasing across all rings, in processing order, so a
+ * reader merging the rings by recv_ts sees events in the order the module
+ * decoded them.
+ *
+ * Ioctls that change state (feed map, subscriptions, stats reset) need the
+ * device opened for writing.
+ */
+#ifndef WIREBOOK_IOCTL_H
+#define WIREBOOK_IOCTL_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#else
+#include <stdint.h>
+#include <sys/ioctl.h>
+#endif
+
+#define WB_DEVICE_PATH "/dev/wirebook"
+#define WB_CTL_VERSION 1u
+#define WB_IOC_MAGIC 0xB7
+
+struct wb_ioc_version {
+	uint32_t ctl_version;	/* WB_CTL_VERSION of the module */
+	uint32_t abi_version;	/* WB_ABI_VERSION of its events and rings */
+	uint32_t ring_count;
+	uint32_t reserved[5];
+};
+
+struct wb_ioc_ring_info {
+	uint32_t ring_count;	/* one ring per possible CPU */
+	uint32_t slot_count;	/* per ring, a power of two */
+	uint32_t slot_size;	/* sizeof(struct wb_event) */
+	uint32_t page_size;	/* WB_RING_PAGE: the protection granule */
+	uint64_t ring_bytes;	/* wb_ring_bytes(slot_count) */
+	uint64_t mmap_stride;	/* ring i is at mmap offset i * mmap_stride */
+	uint64_t reserved[4];
+};
+
+/* One feed-map entry. protocol and venue take enum feed_protocol and enum
+ * wb_venue values (names: feed_protocol_name / feed_venue_name). */
+struct wb_ioc_feed {
+	uint32_t ip;		/* destination IPv4, host byte order */
+	uint16_t port;		/* destination UDP port */
+	uint8_t protocol;
+	uint8_t venue;
+	char name[8];		/* line name, NUL-terminated (1..7 characters) */
+	int32_t line;		/* out: the feed-map index (wb_event.line) */
+	uint32_t reserved;	/* must be zero */
+};
+
+/* A symbol: subscribe, unsubscribe, or one entry of the list. */
+struct wb_ioc_symbol {
+	char ticker[12];	/* NUL-terminated, 1..8 characters, or "*" for all */
+	uint32_t instrument;	/* out: the instrument id (0 for "*") */
+};
+
+/*
+ * A list request: the module fills at most 'capacity' entries of the array
+ * at user address 'entries' and sets 'count' to how many exist; call again
+ * with a larger array when count > capacity.
+ */
+struct wb_ioc_list {
+	uint32_t capacity;
+	uint32_t count;		/* out */
+	uint64_t entries;	/* user pointer */
+};
+
+#define WB_IOC_ERROR_SLOTS 16	/* errors[i] is enum feed_error i */
+
+/* Per feed line; mirrors struct feed_counters (see lib/feed/feed.h). */
+struct wb_ioc_counters {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t messages;
+	uint64_t events;
+	uint64_t filtered;
+	uint64_t ignored;
+	uint64_t heartbeats;
+	uint64_t gaps;
+	uint64_t gap_messages;
+	uint64_t duplicates;
+	uint64_t duplicate_messages;
+	uint64_t session_changes;
+	uint64_t end_of_session;
+	uint64_t ring_drops;
+	uint64_t order_filter_full;
+	uint64_t gso_packets;
+	uint64_t errors[WB_IOC_ERROR_SLOTS];
+};
+
+struct wb_ioc_line_stats {
+	struct wb_ioc_feed feed;
+	struct wb_ioc_counters counters;
+};
+
+/* What the hook saw, summed over CPUs and devices. */
+struct wb_ioc_hook_stats {
+	uint64_t feed_frames;	/* frames to a mapped UDP port handed to the engine */
+	uint64_t consumed;	/* feed frames kept from the IP stack */
+	uint64_t gso_frames;	/* GSO/GRO super-packets to a mapped port */
+	uint64_t gso_segments;	/* segments decoded out of them */
+	uint64_t gso_undecoded;	/* super-packets that could not be split: passed, counted */
+	uint64_t oversize;	/* frames larger than the copy buffer: not decoded */
+	uint64_t copy_errors;	/* skb data could not be read */
+	uint64_t hooked_devices; /* devices hooked now (rx_handler or tap) */
+	uint64_t tap_devices;	/* of which through the packet-tap fallback */
+	uint64_t hook_failures;	/* devices that could not be hooked */
+	uint64_t ring_published; /* events published, all rings */
+	uint64_t ring_dropped;	/* events dropped on full rings, all rings */
+	uint64_t ring_wakeups;	/* reader wakeups */
+	uint64_t reserved[3];
+};
+
+struct wb_ioc_stats {
+	uint32_t capacity;	/* wb_ioc_line_stats entries at 'lines' */
+	uint32_t count;		/* out: feed lines that exist */
+	uint64_t lines;		/* user pointer */
+	struct wb_ioc_hook_stats hook; /* out */
+};
+
+#define WB_IOC_VERSION		_IOR(WB_IOC_MAGIC, 0, struct wb_ioc_version)
+#define WB_IOC_RING_INFO	_IOR(WB_IOC_MAGIC, 1, struct wb_ioc_ring_info)
+#define WB_IOC_FEED_ADD		_IOWR(WB_IOC_MAGIC, 2, struct wb_ioc_feed)
+#define WB_IOC_FEED_DEL		_IOW(WB_IOC_MAGIC, 3, struct wb_ioc_feed)
+#define WB_IOC_FEED_LIST	_IOWR(WB_IOC_MAGIC, 4, struct wb_ioc_list)
+#define WB_IOC_SUB_ADD		_IOWR(WB_IOC_MAGIC, 5, struct wb_ioc_symbol)
+#define WB_IOC_SUB_DEL		_IOW(WB_IOC_MAGIC, 6, struct wb_ioc_symbol)
+#define WB_IOC_SUB_LIST		_IOWR(WB_IOC_MAGIC, 7, struct wb_ioc_list)
+#define WB_IOC_STATS		_IOWR(WB_IOC_MAGIC, 8, struct wb_ioc_stats)
+#define WB_IOC_STATS_RESET	_IO(WB_IOC_MAGIC, 9)
+
+#endif /* WIREBOOK_IOCTL_H */
