@@ -1,0 +1,106 @@
+/*
+ * Venue books: builder thread 1's order-by-order books, one per
+ * (instrument, venue), with price levels aggregated from the orders and a
+ * FIFO per level (queue position). Applying a normalized event yields the
+ * visible changes thread 2 folds into the Super-Book.
+ *
+ * One writer thread owns a struct venue_books; there are no locks. The
+ * read functions (bbo, depth, queue position, counters) are for that same
+ * thread, or for another one only while the writer is stopped.
+ *
+ * Memory: the order pool, the order index, the level pool and the level
+ * arenas are allocated at create on cfg->numa_node (libnuma) and sized from
+ * cfg->expected_orders; nothing is allocated per order. When the live
+ * orders outgrow that size a table doubles inside the apply that needs it
+ * (a one-off stall, counted in *_grows): size expected_orders for the
+ * day's peak.
+ */
+#ifndef WIREBOOK_VENUE_BOOK_H
+#define WIREBOOK_VENUE_BOOK_H
+
+#include <stdint.h>
+#include "wirebook/event.h"
+#include "book/update.h"	/* struct book_update, BOOK_UP_*, BOOK_MAX_UPDATES_PER_EVENT */
+
+struct venue_books;		/* every venue book of every instrument; owned by one thread */
+
+#define VENUE_BOOKS_DEFAULT_INSTRUMENTS 16384u
+#define VENUE_BOOKS_DEFAULT_ORDERS (1u << 20)
+
+struct venue_books_config {
+	uint32_t max_instruments;	/* ids are < this; 0: default 16384 */
+	uint32_t expected_orders;	/* sizing hint for live orders; 0: default 1Mi */
+	int numa_node;			/* -1: no preference */
+};
+
+/* NULL + errno (EINVAL for a bad config, ENOMEM). */
+struct venue_books *venue_books_create(const struct venue_books_config *cfg);
+void venue_books_destroy(struct venue_books *vb);
+
+/*
+ * Apply one normalized event; write the visible changes to out (at most
+ * BOOK_MAX_UPDATES_PER_EVENT) and return how many.
+ *
+ * Order events (EXECUTE, REDUCE, DELETE, REPLACE, MODIFY) take the side and
+ * instrument of their updates from the order as it was added: feeds whose
+ * executes and cancels carry only an order id need not fill them in.
+ * GAP updates carry gap.count in qty and gap.first in u.seq.
+ */
+unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
+			   struct book_update *out);
+
+/*
+ * Optional: warm the cache lines venue_books_apply(ev) will read first
+ * (the order's index bucket, or the book of an ADD). Call it a few events
+ * ahead of apply, e.g. on ring slot i+4 while applying slot i: it overlaps
+ * the cache misses of consecutive events. Never changes the books.
+ */
+void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev);
+
+struct venue_level {
+	int64_t price;
+	uint64_t qty;
+	uint32_t orders;
+};
+
+/* 0 ok (an empty side reads qty 0, orders 0, price 0); -1 bad venue or instrument. */
+int venue_books_bbo(const struct venue_books *vb, uint8_t venue, uint16_t instrument,
+		    struct venue_level *bid, struct venue_level *ask);
+
+/* Levels of one side (WB_SIDE_BUY/WB_SIDE_SELL), best first; returns how many. */
+unsigned venue_books_depth(const struct venue_books *vb, uint8_t venue, uint16_t instrument,
+			   uint8_t side, struct venue_level *out, unsigned max_levels);
+
+/* Queue position: shares and orders ahead of order_id at its price (FIFO). 0 ok, -1 unknown */
+int venue_books_queue_position(const struct venue_books *vb, uint8_t venue, uint64_t order_id,
+			       uint64_t *shares_ahead, uint32_t *orders_ahead);
+
+/* A live order as the book holds it. 0 ok, -1 unknown. */
+struct venue_order_info {
+	uint16_t instrument;
+	uint8_t side;
+	int64_t price;
+	uint32_t qty;		/* remaining */
+};
+int venue_books_order(const struct venue_books *vb, uint8_t venue, uint64_t order_id,
+		      struct venue_order_info *info);
+
+struct venue_books_counters {
+	uint64_t events, adds, executes, reduces, deletes, replaces, modifies,
+		trades, clears, gaps, statuses, symbols,
+		unknown_order,		/* event for an order id not live: counted, skipped */
+		duplicate_order,	/* ADD (or REPLACE's new id) of a live id: skipped */
+		bad_instrument,		/* ADD/CLEAR/STATUS... instrument 0 or >= max_instruments */
+		overfill,		/* execute/reduce > remaining: clamped, order removed */
+		live_orders, peak_live_orders, levels;
+	/* Added after the first contract; new fields only ever go at the end. */
+	uint64_t bad_venue;		/* venue 0 or >= WB_VENUE_COUNT: skipped */
+	uint64_t bad_field;		/* side not buy/sell, ADD/REPLACE of 0 shares: skipped */
+	uint64_t ignored;		/* kinds the venue books do not use (QUOTE, TRADE_BREAK, ...) */
+	uint64_t alloc_failures;	/* a table could not double: the event was skipped */
+	uint64_t pool_grows, index_grows, level_grows; /* off-size doublings (see above) */
+};
+
+const struct venue_books_counters *venue_books_counters(const struct venue_books *vb);
+
+#endif /* WIREBOOK_VENUE_BOOK_H */
