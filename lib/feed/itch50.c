@@ -177,8 +177,11 @@ static void emit_status(struct feed_packet *pk, uint16_t inst, uint64_t seq, uin
 static uint16_t instrument_learning(struct feed_packet *pk, struct itch_state *st,
 				    const uint8_t *m, uint32_t stock_off, uint64_t seq, uint64_t ts)
 {
-	uint16_t locate = feed_be16(m + 1);
+	uint16_t locate = feed_be16(m + 1), inst = st->instrument[locate];
 
+	/* The small instrument cache answers the common case on its own. */
+	if (wb_likely(inst))
+		return inst;
 	if (wb_unlikely(!st->locate[locate].key)) {
 		feed_count_error(pk, FEED_ERR_UNKNOWN_LOCATE);
 		set_locate(pk, st, locate, feed_symbol8_key(m + stock_off),
@@ -191,11 +194,11 @@ static uint16_t instrument_learning(struct feed_packet *pk, struct itch_state *s
 static uint16_t instrument_of(struct feed_packet *pk, const struct itch_state *st,
 			      const uint8_t *m)
 {
-	uint16_t locate = feed_be16(m + 1);
+	uint16_t locate = feed_be16(m + 1), inst = st->instrument[locate];
 
-	if (wb_unlikely(!st->locate[locate].key))
+	if (wb_unlikely(!inst && !st->locate[locate].key))
 		feed_count_error(pk, FEED_ERR_UNKNOWN_LOCATE);
-	return st->instrument[locate];
+	return inst;
 }
 
 static void decode_message(struct feed_packet *pk, struct itch_state *st, const uint8_t *m,
