@@ -21,6 +21,7 @@ A stage is counted for a packet only when both of its timestamps are non-zero.
 """
 
 import array
+import fractions
 import math
 import os
 import re
@@ -165,7 +166,9 @@ def percentile(sorted_values, p):
     n = len(sorted_values)
     if n == 0:
         return None
-    rank = math.ceil(p / 100.0 * n)
+    # Exact arithmetic: in floats 99.9 / 100 * 1000 is 999.0000000000001,
+    # whose ceiling would pick rank 1000 instead of 999.
+    rank = math.ceil(fractions.Fraction(str(p)) * n / 100)
     return sorted_values[min(max(rank, 1), n) - 1]
 
 

@@ -1,0 +1,21 @@
+# Per-feed latency: `make latency` measures hook/receive-to-Super-Book latency
+# over a veth pair (scripts/latency.sh); `make latency-test` checks the
+# latency scripts' parsing and statistics on fixture logs (part of make check).
+#
+#   make latency                              100k messages/s, 10 s
+#   make latency LATENCY_ARGS="--pps 1000000 --seconds 5"
+#   make latency LATENCY_ARGS="--multiplier 2"
+#   make latency LATENCY_ARGS="--kernel --iface eth1 ..."   (real server, see
+#                                             latency-scripts/README.md)
+
+LATENCY_ARGS ?=
+
+.PHONY: latency latency-test
+
+latency: tools
+	scripts/latency.sh $(LATENCY_ARGS)
+
+latency-test: $(O)/wb-latency-text
+	WB_LATENCY_TEXT=$(O)/wb-latency-text python3 latency-scripts/tests/test_latency_scripts.py
+
+CHECK_EXTRA += latency-test
