@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* feeds.conf lookup, reading and loading (see feeds_conf.h). */
+#include "common/feeds_conf.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+const char *feeds_conf_default_path(void)
+{
+	static char beside_exe[PATH_MAX + 32];
+	static const char *const installed[] = {
+		"/usr/local/share/wirebook/feeds.conf",
+		"/usr/local/share/wirebook/feeds.conf.sample",
+		"/usr/share/wirebook/feeds.conf",
+		"/usr/share/wirebook/feeds.conf.sample",
+	};
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (readable("feeds.conf"))
+		return "feeds.conf";
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(beside_exe, sizeof(beside_exe), "%s/../feeds.conf", exe);
+			if (readable(beside_exe))
+				return beside_exe;
+		}
+	}
+	for (size_t i = 0; i < sizeof(installed) / sizeof(installed[0]); i++)
+		if (readable(installed[i]))
+			return installed[i];
+	return NULL;
+}
+
+int feeds_conf_read(const char *path, struct feeds_conf_entry *out, int max, char *err,
+		    size_t err_len)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int n = 0, lineno = 0;
+
+	if (!f) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct feeds_conf_entry e;
+		size_t len = strcspn(line, "\r\n");
+		int rc;
+
+		lineno++;
+		rc = feed_map_parse_line(line, len, &e.ip, &e.port, &e.protocol, &e.venue, e.name);
+		if (rc == 0)
+			continue;
+		if (rc < 0) {
+			snprintf(err, err_len,
+				 "%s:%d: not an entry \"ADDR:PORT PROTOCOL VENUE LINE\": %.*s", path,
+				 lineno, (int)len, line);
+			fclose(f);
+			return -1;
+		}
+		if (n == max) {
+			snprintf(err, err_len, "%s:%d: more than %d entries", path, lineno, max);
+			fclose(f);
+			return -1;
+		}
+		out[n++] = e;
+	}
+	fclose(f);
+	return n;
+}
+
+int feeds_conf_load(struct feed_engine *e, const char *path, char *err, size_t err_len)
+{
+	struct feeds_conf_entry entries[FEED_MAX_LINES];
+	int n = feeds_conf_read(path, entries, FEED_MAX_LINES, err, err_len);
+
+	for (int i = 0; i < n; i++) {
+		const struct feeds_conf_entry *c = &entries[i];
+		int rc = feed_map_add(e, c->ip, c->port, c->protocol, c->venue, c->name);
+
+		if (rc < 0) {
+			snprintf(err, err_len, "%s: entry %d (%s %s %s): %s", path, i + 1,
+				 feed_protocol_name(c->protocol), feed_venue_name(c->venue), c->name,
+				 rc == -FEED_EEXIST  ? "address listed twice"
+				 : rc == -FEED_EPROTO ? "venue already used with another protocol"
+				 : rc == -FEED_ENOSPC ? "too many lines"
+				 : rc == -FEED_ENOMEM ? "out of memory"
+						      : "invalid entry");
+			return -1;
+		}
+	}
+	return n;
+}
+
+const struct feeds_conf_entry *feeds_conf_find(const struct feeds_conf_entry *entries, int n,
+					       int protocol, int venue, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (entries[i].protocol == protocol && entries[i].venue == venue &&
+		    strncmp(entries[i].name, name, FEED_LINE_NAME_LEN) == 0)
+			return &entries[i];
+	return NULL;
+}
