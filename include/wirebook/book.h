@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * The published books: the shared-memory layout the builder (wirebookd,
+ * thread 2) writes and the reader API strategies link (libwirebook).
+ *
+ * One POSIX shared-memory object (/dev/shm/wirebook by default) holds:
+ *
+ *   0                       struct wb_shm_header (one page)
+ *   header.dir_offset       symbol directory: capacity x uint64_t ticker key
+ *   header.records_offset   capacity x struct wb_shm_symbol, indexed by
+ *                           instrument id (index 0 is never used)
+ *
+ * Consistency: every symbol record starts with a sequence number (a
+ * seqlock). The single writer makes it odd, writes, and makes it even
+ * again; a reader copies what it needs and retries when the sequence was
+ * odd or moved. Readers map the object read-only, so they can neither
+ * block nor corrupt the builder, and a torn read is never returned.
+ *
+ * Restarts: each builder run stamps header.instance_id. A builder that
+ * starts (or exits cleanly) retires the previous object: its state becomes
+ * WB_SHM_RETIRED and every record's sequence becomes WB_SEQ_RETIRED, so a
+ * reader still mapping it gets WB_ESTALE from its next call and can
+ * wb_reopen() to attach to the new run.
+ *
+ * Prices are int64 in units of 1e-8 dollars (WB_PRICE_SCALE, event.h).
+ */
+#ifndef WIREBOOK_BOOK_H
+#define WIREBOOK_BOOK_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "event.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any change to the layout below or to the meaning of a field. */
+#define WB_BOOK_ABI_VERSION 1u
+#define WB_SHM_MAGIC 0x4b4f4f4252495757ull /* "WWIRBOOK" little-endian */
+#define WB_SHM_DEFAULT_NAME "wirebook"
+
+#define WB_BOOK_DEPTH 10	/* levels per side, consolidated and per venue */
+#define WB_BOOK_VENUES 10	/* venue slots, indexed by enum wb_venue */
+#define WB_CONSOLIDATED 0	/* "venue" argument meaning the consolidated book */
+#define WB_ANY_SYMBOL 0		/* wb_update_counter(): the whole book's counter */
+
+WB_STATIC_ASSERT(WB_VENUE_COUNT <= WB_BOOK_VENUES,
+		 "a new venue needs WB_BOOK_VENUES and WB_BOOK_ABI_VERSION bumped");
+
+/* Errors: every function returns 0 (or a count) on success, one of these
+ * (negative) on failure. wb_strerror() names them. */
+enum wb_error {
+	WB_OK = 0,
+	WB_ENOSHM = -1,		/* no book of that name: is wirebookd running? */
+	WB_EACCES = -2,		/* permission denied opening the book */
+	WB_EBADMAGIC = -3,	/* the object is not a wirebook book (or truncated) */
+	WB_EABI = -4,		/* built against another WB_BOOK_ABI_VERSION */
+	WB_ESTALE = -5,		/* the builder restarted or exited: wb_reopen() */
+	WB_ENOSYM = -6,		/* symbol not in the book */
+	WB_EINVAL = -7,		/* bad argument (NULL, index or venue out of range) */
+	WB_EBUSY = -8,		/* the record stayed mid-update too long; retry */
+	WB_ESYS = -9,		/* other OS error; errno tells */
+	WB_ERROR_MIN = -9,
+};
+
+/* header.state */
+enum wb_shm_state {
+	WB_SHM_CREATING = 0,	/* being laid out; readers wait or fail with WB_EBADMAGIC */
+	WB_SHM_LIVE = 1,	/* the builder is running and its source still produces */
+	WB_SHM_SOURCE_DONE = 2,	/* the source ended (file replay done); books final */
+	WB_SHM_RETIRED = 3,	/* the builder exited or was replaced: WB_ESTALE */
+};
+
+#define WB_SEQ_RETIRED UINT64_MAX /* odd, so old readers never accept it as data */
+
+/* Symbol flags (struct wb_top.flags, wb_nbbo.flags, wb_depth.flags) */
+#define WB_SYMF_LOCKED	0x0001	/* best bid == best ask across venues */
+#define WB_SYMF_CROSSED	0x0002	/* best bid > best ask across venues */
+#define WB_SYMF_GAP	0x0004	/* some venue of the symbol lost messages (see venue flags) */
+#define WB_SYMF_HALTED	0x0008	/* trading state is halted or paused */
+
+/* Venue flags (struct wb_venue_bbo.flags) */
+#define WB_VENF_PRESENT	0x01	/* the venue has sent anything for the symbol */
+#define WB_VENF_GAP	0x02	/* sequence gap since the last clear: book may be wrong */
+#define WB_VENF_CROSSED	0x04	/* the venue's own book is crossed or locked */
+
+/* ---- shared-memory layout (ABI) --------------------------------------- */
+
+struct wb_level {
+	int64_t price;
+	uint64_t qty;		/* displayed shares at the price */
+	uint32_t orders;	/* orders resting at the price */
+	uint16_t venues;	/* consolidated: bit v set when venue v has size there */
+	uint16_t reserved;
+};
+
+struct wb_trade {
+	int64_t price;
+	uint64_t qty;
+	uint64_t exch_ts;	/* exchange time, ns (see event.h) */
+	uint64_t match_id;
+	uint64_t volume;	/* printable shares traded today, all venues */
+	uint32_t count;		/* trades seen */
+	uint8_t venue;		/* enum wb_venue */
+	uint8_t flags;		/* WB_EVF_PRINTABLE, WB_EVF_CROSS */
+	uint8_t reserved[2];
+};
+
+struct wb_shm_venue {
+	uint8_t flags;		/* WB_VENF_* */
+	uint8_t state;		/* enum wb_trading_state as the venue last said */
+	uint8_t bid_count;	/* levels filled in bid[] */
+	uint8_t ask_count;
+	uint32_t gaps;		/* gaps seen on this venue for the symbol */
+	uint64_t exch_ts;	/* exchange time of the last change */
+	struct wb_level bid[WB_BOOK_DEPTH];	/* best first */
+	struct wb_level ask[WB_BOOK_DEPTH];
+};
+
+/* The first cache line is all wb_top() reads. */
+struct wb_shm_symbol {
+	/* line 0 */
+	uint64_t seq;		/* seqlock: odd while the builder writes */
+	uint64_t updates;	/* publishes of this symbol */
+	int64_t bid_price;	/* best consolidated bid, 0 when none */
+	uint64_t bid_qty;	/* shares at the best bid, all venues; 0 = no bid */
+	int64_t ask_price;
+	uint64_t ask_qty;
+	uint16_t bid_venues;	/* venues at the best bid */
+	uint16_t ask_venues;
+	uint16_t flags;		/* WB_SYMF_* */
+	uint8_t state;		/* enum wb_trading_state */
+	uint8_t bid_count;	/* consolidated levels filled */
+	uint8_t ask_count;
+	uint8_t reserved0[7];
+	/* line 1 */
+	uint64_t ticker;	/* 8-byte space-padded ticker, little-endian load */
+	uint64_t exch_ts;	/* exchange time of the last change */
+	uint64_t recv_ts;	/* receive time of the packet behind the last change */
+	char raw_state;		/* the feed's own status code */
+	char reason[4];
+	uint8_t state_venue;	/* venue that sent the status */
+	uint16_t venues_present; /* bit v: venue v has sent anything */
+	uint8_t reserved1[32];
+	struct wb_trade last_trade;	/* 48 bytes */
+	uint8_t reserved2[16];
+	/* consolidated depth, best first, with the per-venue breakdown */
+	struct wb_level bid[WB_BOOK_DEPTH];
+	struct wb_level ask[WB_BOOK_DEPTH];
+	uint64_t bid_venue_qty[WB_BOOK_DEPTH][WB_BOOK_VENUES];
+	uint64_t ask_venue_qty[WB_BOOK_DEPTH][WB_BOOK_VENUES];
+	struct wb_shm_venue venue[WB_BOOK_VENUES];
+} __attribute__((aligned(64)));
+
+struct wb_shm_header {
+	uint64_t magic;		/* WB_SHM_MAGIC, stored last when created */
+	uint32_t abi_version;	/* WB_BOOK_ABI_VERSION */
+	uint32_t header_size;	/* sizeof(struct wb_shm_header) */
+	uint32_t record_size;	/* sizeof(struct wb_shm_symbol) */
+	uint32_t capacity;	/* records, instrument ids 1..capacity-1 */
+	uint32_t depth;		/* WB_BOOK_DEPTH */
+	uint32_t venue_slots;	/* WB_BOOK_VENUES */
+	uint64_t total_size;	/* bytes of the object */
+	uint64_t dir_offset;
+	uint64_t records_offset;
+	uint64_t instance_id;	/* unique per builder run */
+	uint64_t created_ns;	/* CLOCK_REALTIME at creation */
+	uint32_t builder_pid;
+	uint32_t state;		/* enum wb_shm_state (release store) */
+	/* line 2: changes while running */
+	uint64_t updates __attribute__((aligned(64))); /* publishes, all symbols */
+	uint64_t symbols;	/* directory entries in use (highest id + 1) */
+	uint64_t heartbeat_ns;	/* last time the builder published or idled */
+	uint64_t venue_gaps[WB_BOOK_VENUES]; /* gaps seen per venue */
+	uint8_t pad[4096 - 128 - 24 - 8 * WB_BOOK_VENUES];
+} __attribute__((aligned(64)));
+
+WB_STATIC_ASSERT(sizeof(struct wb_level) == 24, "wb_level layout");
+WB_STATIC_ASSERT(sizeof(struct wb_trade) == 48, "wb_trade layout");
+WB_STATIC_ASSERT(sizeof(struct wb_shm_header) == 4096, "header is one page");
+WB_STATIC_ASSERT(offsetof(struct wb_shm_symbol, ticker) == 64, "wb_top reads line 0 only");
+WB_STATIC_ASSERT(offsetof(struct wb_shm_symbol, bid) == 192, "symbol layout");
+WB_STATIC_ASSERT(sizeof(struct wb_shm_symbol) % 64 == 0, "records are cache-line aligned");
+
+/* ---- reader API (libwirebook) ----------------------------------------- */
+
+struct wb_book;			/* an attached book, opaque */
+
+struct wb_top {
+	int64_t bid_price;	/* 0 (and bid_qty 0) when there is no bid */
+	uint64_t bid_qty;
+	int64_t ask_price;
+	uint64_t ask_qty;
+	uint64_t updates;	/* the symbol's update counter at this snapshot */
+	uint16_t flags;		/* WB_SYMF_* */
+	uint8_t state;		/* enum wb_trading_state */
+};
+
+struct wb_nbbo {
+	int64_t bid_price;
+	uint64_t bid_qty;	/* all venues at the best bid */
+	int64_t ask_price;
+	uint64_t ask_qty;
+	uint16_t bid_venues;	/* bit v: venue v at the best bid */
+	uint16_t ask_venues;
+	uint16_t flags;		/* WB_SYMF_LOCKED / CROSSED name the venues above */
+	uint8_t state;
+	uint64_t updates;
+	uint64_t exch_ts;
+	uint64_t recv_ts;
+};
+
+struct wb_venue_bbo {
+	int64_t bid_price;
+	uint64_t bid_qty;
+	uint32_t bid_orders;
+	int64_t ask_price;
+	uint64_t ask_qty;
+	uint32_t ask_orders;
+	uint8_t flags;		/* WB_VENF_* */
+	uint8_t state;
+	uint32_t gaps;
+	uint64_t exch_ts;
+};
+
+struct wb_status {
+	uint8_t state;		/* enum wb_trading_state */
+	char raw_state;
+	char reason[4];
+	uint8_t venue;		/* venue that set it */
+	uint16_t flags;		/* WB_SYMF_* */
+};
+
+struct wb_depth {
+	uint8_t venue;		/* WB_CONSOLIDATED or the venue asked for */
+	uint8_t bid_count;	/* levels filled, <= the n asked for */
+	uint8_t ask_count;
+	uint16_t flags;		/* consolidated: WB_SYMF_*; venue: WB_VENF_* */
+	uint64_t updates;
+	struct wb_level bid[WB_BOOK_DEPTH];	/* best first */
+	struct wb_level ask[WB_BOOK_DEPTH];
+	/* consolidated only: shares of venue v at bid[i] (zero for a venue) */
+	uint64_t bid_venue_qty[WB_BOOK_DEPTH][WB_BOOK_VENUES];
+	uint64_t ask_venue_qty[WB_BOOK_DEPTH][WB_BOOK_VENUES];
+};
+
+/* Attach read-only to the book NAME (NULL: "wirebook"); *err says why not. */
+struct wb_book *wb_open(const char *name, int *err);
+void wb_close(struct wb_book *book);
+/* Detach and attach again by name (after WB_ESTALE). 0 or a wb_error. */
+int wb_reopen(struct wb_book *book);
+/* 0 while the builder that made this mapping is live, else WB_ESTALE;
+ * also notices a crashed builder replaced by a new one (one stat call). */
+int wb_check(struct wb_book *book);
+/* enum wb_shm_state of the attached book. */
+int wb_state(const struct wb_book *book);
+
+/* Symbol index (> 0) of TICKER ("AAPL"), or WB_ENOSYM / WB_EINVAL. */
+int wb_find(const struct wb_book *book, const char *ticker);
+/* The ticker of index SYM into out[9]; 0 or a wb_error. */
+int wb_symbol(const struct wb_book *book, int sym, char out[9]);
+/* Highest symbol index + 1 (iterate 1..wb_symbol_count()-1). */
+int wb_symbol_count(const struct wb_book *book);
+
+int wb_top(const struct wb_book *book, int sym, struct wb_top *out);
+int wb_nbbo(const struct wb_book *book, int sym, struct wb_nbbo *out);
+/* Up to n (<= WB_BOOK_DEPTH) levels per side of venue (WB_CONSOLIDATED: all). */
+int wb_depth(const struct wb_book *book, int sym, int venue, unsigned n, struct wb_depth *out);
+int wb_venue_bbo(const struct wb_book *book, int sym, int venue, struct wb_venue_bbo *out);
+int wb_last_trade(const struct wb_book *book, int sym, struct wb_trade *out);
+int wb_status(const struct wb_book *book, int sym, struct wb_status *out);
+/* The symbol's update counter (WB_ANY_SYMBOL: the whole book's) into *out;
+ * poll it: a change means something was published. */
+int wb_update_counter(const struct wb_book *book, int sym, uint64_t *out);
+
+const char *wb_strerror(int err);
+const char *wb_venue_name(int venue);
+const char *wb_state_name(int state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WIREBOOK_BOOK_H */

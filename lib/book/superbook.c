@@ -1,0 +1,738 @@
+/*
+ * The Super-Book (builder thread 2); see superbook.h.
+ *
+ * Per symbol and venue each side is a sorted array of levels keyed so the
+ * best level is the last element (key = price for bids, -price for asks):
+ * nearly every change lands near the top, so inserts and removals move a
+ * few elements and the search starts from the end. The consolidated depth
+ * is not stored: at publish time the top WB_BOOK_DEPTH distinct prices are
+ * merged from the venues' tops, which is exact because any price among
+ * the best ten consolidated prices is among the best ten of every venue
+ * quoting it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <numa.h>
+#include <numaif.h>
+
+#include "book/superbook.h"
+#include "wirebook/barrier.h"
+
+#define SB_DEFAULT_CAPACITY 16384u
+#define SB_MIN_LEVEL_CAP 16u
+
+/* Dirty bits per symbol: what superbook_publish must rewrite. */
+#define SB_D_CONS_BID	0x1u
+#define SB_D_CONS_ASK	0x2u
+#define SB_D_TRADE	0x4u
+#define SB_D_STATUS	0x8u
+#define SB_D_META	0x10u	/* venue flags/state, presence */
+#define SB_D_VENUE_SHIFT 8	/* then bit 8 + 2*venue + side index */
+#define SB_D_VENUE(v, s) (1u << (SB_D_VENUE_SHIFT + 2 * (v) + (s)))
+
+WB_STATIC_ASSERT(SB_D_VENUE_SHIFT + 2 * WB_BOOK_VENUES <= 32, "dirty mask fits");
+
+struct sb_level {
+	int64_t key;		/* price (bid) or -price (ask): best is the largest */
+	uint64_t qty;
+	uint32_t orders;
+};
+
+struct sb_side {
+	struct sb_level *lv;	/* ascending key, best last */
+	uint32_t count;
+	uint32_t cap;
+};
+
+struct sb_venue {
+	struct sb_side side[2];	/* 0 bid, 1 ask */
+	uint64_t exch_ts;
+	uint32_t gaps;
+	uint8_t flags;		/* WB_VENF_PRESENT, WB_VENF_GAP */
+	uint8_t state;
+};
+
+struct sb_symbol {
+	struct sb_venue venue[WB_BOOK_VENUES];
+	uint32_t dirty;
+	uint32_t in_dirty_list;
+	uint64_t exch_ts;
+	uint64_t recv_ts;
+	struct wb_trade trade;
+	uint8_t state;
+	char raw_state;
+	char reason[4];
+	uint8_t state_venue;
+	uint16_t venues_present;
+};
+
+struct superbook {
+	struct wb_shm_header *hdr;
+	uint64_t *dir;
+	char *records;
+	uint64_t map_size;
+	uint32_t capacity;
+	uint32_t max_instrument;	/* highest instrument id seen */
+	struct sb_symbol *sym;
+	uint16_t *dirty_list;
+	uint32_t dirty_count;
+	int numa_node;
+	dev_t dev;
+	ino_t ino;
+	struct superbook_counters ctr;
+	char name[256];
+};
+
+static uint64_t sb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline struct wb_shm_symbol *sb_record(struct superbook *sb, uint32_t i)
+{
+	return (struct wb_shm_symbol *)(sb->records + (size_t)i * sizeof(struct wb_shm_symbol));
+}
+
+/* ---- shared-memory lifetime ------------------------------------------- */
+
+/* Mark a mapped book retired: the header first, then every record, so a
+ * reader mid-read sees its sequence move and rechecks. */
+static void sb_retire_mapping(struct wb_shm_header *h, uint64_t size)
+{
+	char *records;
+	uint64_t i, n;
+
+	wb_store_release(&h->state, (uint32_t)WB_SHM_RETIRED);
+	if (h->records_offset + (uint64_t)h->capacity * h->record_size > size ||
+	    h->record_size != sizeof(struct wb_shm_symbol))
+		return;
+	records = (char *)h + h->records_offset;
+	n = h->symbols < h->capacity ? h->symbols : h->capacity;
+	for (i = 0; i < n; i++) {
+		struct wb_shm_symbol *r = (struct wb_shm_symbol *)(records + i * h->record_size);
+
+		wb_store_release(&r->seq, WB_SEQ_RETIRED);
+	}
+}
+
+/* An old book under our name: retire it so its readers learn, unless a
+ * live builder still owns it. */
+static int sb_retire_previous(const char *name, int force)
+{
+	struct stat st;
+	struct wb_shm_header *h;
+	int fd, rc = 0;
+
+	fd = shm_open(name, O_RDWR, 0);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : WB_ESYS;
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size >= sizeof(*h)) {
+		h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (h != MAP_FAILED) {
+			if (h->magic == WB_SHM_MAGIC && h->abi_version == WB_BOOK_ABI_VERSION) {
+				pid_t pid = (pid_t)h->builder_pid;
+				int alive = pid > 0 && pid != getpid() && h->state != WB_SHM_RETIRED &&
+					    (kill(pid, 0) == 0 || errno == EPERM);
+
+				if (alive && !force)
+					rc = SUPERBOOK_EBUSY;
+				else
+					sb_retire_mapping(h, (uint64_t)st.st_size);
+			} else if (h->magic == WB_SHM_MAGIC) {
+				/* Another ABI: its readers check state at open only;
+				 * the header state is all we may touch. */
+				wb_store_release(&h->state, (uint32_t)WB_SHM_RETIRED);
+			}
+			munmap(h, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+	if (rc == 0)
+		shm_unlink(name);
+	return rc;
+}
+
+struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
+{
+	struct superbook *sb;
+	struct wb_shm_header *h;
+	const char *name = cfg && cfg->shm_name ? cfg->shm_name : WB_SHM_DEFAULT_NAME;
+	uint32_t cap = cfg && cfg->capacity ? cfg->capacity : SB_DEFAULT_CAPACITY;
+	uint64_t dir_off, rec_off, total;
+	struct stat st;
+	int fd, rc;
+	void *mem;
+
+	if (cap < 2 || cap > 65536 || !*name || strlen(name) > 200 ||
+	    strchr(name + (name[0] == '/'), '/')) {
+		rc = WB_EINVAL;
+		goto fail;
+	}
+	sb = calloc(1, sizeof(*sb));
+	if (!sb) {
+		rc = WB_ESYS;
+		goto fail;
+	}
+	sb->name[0] = '/';
+	strcpy(sb->name + 1, name + (name[0] == '/'));
+	sb->capacity = cap;
+	sb->numa_node = cfg ? cfg->numa_node : -1;
+
+	rc = sb_retire_previous(sb->name, cfg && cfg->force);
+	if (rc)
+		goto fail_sb;
+
+	dir_off = sizeof(struct wb_shm_header);
+	rec_off = (dir_off + (uint64_t)cap * 8 + 4095) & ~4095ull;
+	total = rec_off + (uint64_t)cap * sizeof(struct wb_shm_symbol);
+	fd = shm_open(sb->name, O_RDWR | O_CREAT | O_EXCL, 0644);
+	if (fd < 0) {
+		rc = errno == EACCES ? WB_EACCES : WB_ESYS;
+		goto fail_sb;
+	}
+	if (ftruncate(fd, (off_t)total) < 0 || fstat(fd, &st) < 0) {
+		rc = WB_ESYS;
+		close(fd);
+		shm_unlink(sb->name);
+		goto fail_sb;
+	}
+	mem = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (mem == MAP_FAILED) {
+		rc = WB_ESYS;
+		shm_unlink(sb->name);
+		goto fail_sb;
+	}
+	/* The pages are first touched by the publishing thread; bind them to
+	 * its node so readers on that node read local memory. */
+	if (sb->numa_node >= 0 && numa_available() >= 0)
+		numa_tonode_memory(mem, total, sb->numa_node);
+
+	sb->dev = st.st_dev;
+	sb->ino = st.st_ino;
+	sb->map_size = total;
+	h = sb->hdr = mem;
+	sb->dir = (uint64_t *)((char *)mem + dir_off);
+	sb->records = (char *)mem + rec_off;
+	h->abi_version = WB_BOOK_ABI_VERSION;
+	h->header_size = sizeof(*h);
+	h->record_size = sizeof(struct wb_shm_symbol);
+	h->capacity = cap;
+	h->depth = WB_BOOK_DEPTH;
+	h->venue_slots = WB_BOOK_VENUES;
+	h->total_size = total;
+	h->dir_offset = dir_off;
+	h->records_offset = rec_off;
+	h->created_ns = sb_now_ns();
+	h->instance_id = h->created_ns ^ ((uint64_t)getpid() << 40) ^ (uint64_t)st.st_ino;
+	h->builder_pid = (uint32_t)getpid();
+	h->symbols = 1;
+	h->heartbeat_ns = h->created_ns;
+	h->state = WB_SHM_LIVE;
+	wb_store_release(&h->magic, WB_SHM_MAGIC);
+
+	sb->sym = calloc(cap, sizeof(*sb->sym));
+	sb->dirty_list = calloc(cap, sizeof(*sb->dirty_list));
+	if (!sb->sym || !sb->dirty_list) {
+		rc = WB_ESYS;
+		superbook_destroy(sb);
+		goto fail;
+	}
+	if (err)
+		*err = 0;
+	return sb;
+
+fail_sb:
+	free(sb);
+fail:
+	if (err)
+		*err = rc;
+	return NULL;
+}
+
+void superbook_destroy(struct superbook *sb)
+{
+	struct stat st;
+	uint32_t i;
+	int v, s;
+
+	if (!sb)
+		return;
+	if (sb->hdr) {
+		char path[300];
+
+		sb_retire_mapping(sb->hdr, sb->map_size);
+		/* Unlink only our own object: a newer builder may own the name. */
+		snprintf(path, sizeof(path), "/dev/shm%s", sb->name);
+		if (stat(path, &st) == 0 && st.st_ino == sb->ino && st.st_dev == sb->dev)
+			shm_unlink(sb->name);
+		munmap(sb->hdr, sb->map_size);
+	}
+	if (sb->sym)
+		for (i = 0; i < sb->capacity; i++)
+			for (v = 0; v < WB_BOOK_VENUES; v++)
+				for (s = 0; s < 2; s++)
+					free(sb->sym[i].venue[v].side[s].lv);
+	free(sb->sym);
+	free(sb->dirty_list);
+	free(sb);
+}
+
+const struct superbook_counters *superbook_counters(const struct superbook *sb)
+{
+	return &sb->ctr;
+}
+
+const struct wb_shm_header *superbook_header(const struct superbook *sb)
+{
+	return sb->hdr;
+}
+
+const char *superbook_shm_name(const struct superbook *sb)
+{
+	return sb->name;
+}
+
+void superbook_set_state(struct superbook *sb, int state)
+{
+	wb_store_release(&sb->hdr->state, (uint32_t)state);
+}
+
+void superbook_heartbeat(struct superbook *sb, uint64_t now_ns)
+{
+	wb_store_relaxed(&sb->hdr->heartbeat_ns, now_ns);
+}
+
+/* ---- applying updates -------------------------------------------------- */
+
+static inline void sb_mark(struct superbook *sb, uint32_t inst, uint32_t bits)
+{
+	struct sb_symbol *y = &sb->sym[inst];
+
+	y->dirty |= bits;
+	if (!y->in_dirty_list) {
+		y->in_dirty_list = 1;
+		sb->dirty_list[sb->dirty_count++] = (uint16_t)inst;
+	}
+}
+
+static inline void sb_seen(struct superbook *sb, uint32_t inst)
+{
+	if (inst > sb->max_instrument)
+		sb->max_instrument = inst;
+}
+
+/* Index of key in the side, or where it would go (first element > key). */
+static inline uint32_t sb_search(const struct sb_side *sd, int64_t key, int *found)
+{
+	uint32_t lo = 0, hi = sd->count, i = sd->count;
+
+	/* Near the top first: that is where the market changes. */
+	while (i > 0 && hi - i < 8) {
+		int64_t k = sd->lv[i - 1].key;
+
+		if (k == key) {
+			*found = 1;
+			return i - 1;
+		}
+		if (k < key) {
+			*found = 0;
+			return i;
+		}
+		i--;
+	}
+	hi = i;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sd->lv[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < sd->count && sd->lv[lo].key == key;
+	return lo;
+}
+
+static int sb_grow(struct sb_side *sd)
+{
+	uint32_t cap = sd->cap ? sd->cap * 2 : SB_MIN_LEVEL_CAP;
+	struct sb_level *lv = realloc(sd->lv, cap * sizeof(*lv));
+
+	if (!lv)
+		return -1;
+	sd->lv = lv;
+	sd->cap = cap;
+	return 0;
+}
+
+static void sb_apply_level(struct superbook *sb, const struct book_update *u)
+{
+	struct sb_symbol *y = &sb->sym[u->instrument];
+	struct sb_venue *vn = &y->venue[u->venue];
+	int si = u->side == WB_SIDE_SELL;
+	struct sb_side *sd = &vn->side[si];
+	int64_t key = si ? -u->price : u->price;
+	uint32_t idx, from_top;
+	int found;
+
+	sb->ctr.levels++;
+	idx = sb_search(sd, key, &found);
+	if (u->qty == 0) {
+		if (!found) {
+			sb->ctr.level_missing++;
+			return;
+		}
+		from_top = sd->count - 1 - idx;
+		memmove(&sd->lv[idx], &sd->lv[idx + 1], (sd->count - idx - 1) * sizeof(sd->lv[0]));
+		sd->count--;
+	} else if (found) {
+		sd->lv[idx].qty = u->qty;
+		sd->lv[idx].orders = u->order_count;
+		from_top = sd->count - 1 - idx;
+	} else {
+		if (sd->count == sd->cap && sb_grow(sd) < 0) {
+			sb->ctr.alloc_failures++;
+			return;
+		}
+		memmove(&sd->lv[idx + 1], &sd->lv[idx], (sd->count - idx) * sizeof(sd->lv[0]));
+		sd->lv[idx].key = key;
+		sd->lv[idx].qty = u->qty;
+		sd->lv[idx].orders = u->order_count;
+		sd->count++;
+		from_top = sd->count - 1 - idx;
+		if (sd->count > sb->ctr.max_depth)
+			sb->ctr.max_depth = sd->count;
+	}
+	vn->exch_ts = u->exch_ts;
+	y->exch_ts = u->exch_ts;
+	y->recv_ts = u->recv_ts;
+	if (!(vn->flags & WB_VENF_PRESENT)) {
+		vn->flags |= WB_VENF_PRESENT;
+		y->venues_present |= (uint16_t)(1u << u->venue);
+		sb_mark(sb, u->instrument, SB_D_META);
+	}
+	/* A change below the venue's tenth level changes nothing published. */
+	if (from_top < WB_BOOK_DEPTH)
+		sb_mark(sb, u->instrument, SB_D_VENUE(u->venue, si) | (si ? SB_D_CONS_ASK : SB_D_CONS_BID));
+}
+
+static void sb_clear_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
+{
+	struct sb_venue *vn = &sb->sym[inst].venue[venue];
+
+	if (!vn->side[0].count && !vn->side[1].count && !(vn->flags & WB_VENF_GAP))
+		return;
+	vn->side[0].count = vn->side[1].count = 0;
+	/* A clear starts the venue's book afresh (new session or snapshot):
+	 * whatever a gap lost is gone with it. */
+	vn->flags &= (uint8_t)~WB_VENF_GAP;
+	sb_mark(sb, inst, SB_D_VENUE(venue, 0) | SB_D_VENUE(venue, 1) | SB_D_CONS_BID |
+				  SB_D_CONS_ASK | SB_D_META);
+}
+
+static void sb_gap_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
+{
+	struct sb_venue *vn = &sb->sym[inst].venue[venue];
+
+	vn->flags |= WB_VENF_GAP;
+	vn->gaps++;
+	sb_mark(sb, inst, SB_D_META);
+}
+
+static int sb_valid_instrument(struct superbook *sb, const struct book_update *u)
+{
+	if (wb_unlikely(u->instrument == 0 || u->instrument >= sb->capacity)) {
+		sb->ctr.bad_instrument++;
+		return 0;
+	}
+	return 1;
+}
+
+void superbook_apply(struct superbook *sb, const struct book_update *u)
+{
+	struct sb_symbol *y;
+	uint32_t i;
+
+	sb->ctr.updates++;
+	if (wb_unlikely(u->venue >= WB_BOOK_VENUES) && u->kind != BOOK_UP_BATCH_END &&
+	    u->kind != BOOK_UP_SYMBOL) {
+		sb->ctr.bad_venue++;
+		return;
+	}
+	switch (u->kind) {
+	case BOOK_UP_LEVEL:
+		if (!sb_valid_instrument(sb, u))
+			return;
+		if (wb_unlikely(u->side != WB_SIDE_BUY && u->side != WB_SIDE_SELL) || u->venue == 0) {
+			sb->ctr.bad_side++;
+			return;
+		}
+		sb_seen(sb, u->instrument);
+		sb_apply_level(sb, u);
+		return;
+	case BOOK_UP_BATCH_END:
+		sb->ctr.batches++;
+		superbook_publish(sb);
+		return;
+	case BOOK_UP_TRADE:
+		if (!sb_valid_instrument(sb, u))
+			return;
+		sb->ctr.trades++;
+		sb_seen(sb, u->instrument);
+		y = &sb->sym[u->instrument];
+		y->trade.price = u->price;
+		y->trade.qty = u->qty;
+		y->trade.exch_ts = u->exch_ts;
+		y->trade.match_id = u->u.match_id;
+		y->trade.venue = u->venue;
+		y->trade.flags = u->flags;
+		y->trade.count++;
+		if (u->flags & WB_EVF_PRINTABLE)
+			y->trade.volume += u->qty;
+		y->exch_ts = u->exch_ts;
+		y->recv_ts = u->recv_ts;
+		sb_mark(sb, u->instrument, SB_D_TRADE);
+		return;
+	case BOOK_UP_STATUS:
+		sb->ctr.statuses++;
+		if (u->instrument == 0)
+			return; /* venue-wide (system events): nothing per symbol */
+		if (!sb_valid_instrument(sb, u))
+			return;
+		sb_seen(sb, u->instrument);
+		y = &sb->sym[u->instrument];
+		y->state = u->u.status.state;
+		y->raw_state = u->u.status.raw_state;
+		memcpy(y->reason, u->u.status.reason, sizeof(y->reason));
+		y->state_venue = u->venue;
+		y->venue[u->venue].state = u->u.status.state;
+		sb_mark(sb, u->instrument, SB_D_STATUS | SB_D_META);
+		return;
+	case BOOK_UP_CLEAR:
+		sb->ctr.clears++;
+		if (u->instrument == 0) {
+			for (i = 1; i <= sb->max_instrument; i++)
+				sb_clear_venue(sb, i, u->venue);
+			return;
+		}
+		if (!sb_valid_instrument(sb, u))
+			return;
+		sb_clear_venue(sb, u->instrument, u->venue);
+		return;
+	case BOOK_UP_GAP:
+		sb->ctr.gaps++;
+		if (u->venue < WB_BOOK_VENUES)
+			wb_store_relaxed(&sb->hdr->venue_gaps[u->venue], sb->hdr->venue_gaps[u->venue] + 1);
+		if (u->instrument == 0) {
+			/* Unknown which symbols lost messages: all of them may. */
+			for (i = 1; i <= sb->max_instrument; i++)
+				sb_gap_venue(sb, i, u->venue);
+			return;
+		}
+		if (!sb_valid_instrument(sb, u))
+			return;
+		sb_gap_venue(sb, u->instrument, u->venue);
+		return;
+	case BOOK_UP_SYMBOL:
+		sb->ctr.symbols++;
+		if (!sb_valid_instrument(sb, u))
+			return;
+		superbook_add_symbol(sb, u->instrument, u->u.ticker);
+		return;
+	default:
+		sb->ctr.bad_kind++;
+		return;
+	}
+}
+
+int superbook_add_symbol(struct superbook *sb, uint16_t instrument, const char ticker[8])
+{
+	struct wb_shm_symbol *r;
+	uint64_t key;
+
+	if (instrument == 0 || instrument >= sb->capacity)
+		return WB_EINVAL;
+	memcpy(&key, ticker, 8);
+	sb_seen(sb, instrument);
+	r = sb_record(sb, instrument);
+	if (sb->dir[instrument] == key)
+		return 0;
+	/* The ticker lives outside the seqlocked part readers copy, but set
+	 * it under the lock anyway so a snapshot never pairs two tickers. */
+	wb_store_relaxed(&r->seq, r->seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	r->ticker = key;
+	wb_store_release(&r->seq, r->seq + 1);
+	/* Directory entry before the count that makes it visible. */
+	wb_store_release(&sb->dir[instrument], key);
+	if (sb->hdr->symbols < (uint64_t)instrument + 1)
+		wb_store_release(&sb->hdr->symbols, (uint64_t)instrument + 1);
+	return 0;
+}
+
+/* ---- publishing -------------------------------------------------------- */
+
+static void sb_write_venue_side(struct wb_level *out, uint8_t *count, const struct sb_side *sd, int ask)
+{
+	uint32_t n = sd->count < WB_BOOK_DEPTH ? sd->count : WB_BOOK_DEPTH;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct sb_level *l = &sd->lv[sd->count - 1 - i];
+
+		out[i].price = ask ? -l->key : l->key;
+		out[i].qty = l->qty;
+		out[i].orders = l->orders;
+		out[i].venues = 0;
+		out[i].reserved = 0;
+	}
+	*count = (uint8_t)n;
+}
+
+/* Merge the venues' tops into the best WB_BOOK_DEPTH consolidated levels. */
+static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOOK_VENUES],
+				     const struct sb_symbol *y, int si)
+{
+	int32_t head[WB_BOOK_VENUES];
+	uint32_t n = 0;
+	int v;
+
+	for (v = 0; v < WB_BOOK_VENUES; v++)
+		head[v] = (int32_t)y->venue[v].side[si].count - 1;
+	while (n < WB_BOOK_DEPTH) {
+		int64_t best = INT64_MIN;
+		uint64_t qty = 0;
+		uint32_t orders = 0;
+		uint16_t venues = 0;
+		int any = 0;
+
+		for (v = 1; v < WB_BOOK_VENUES; v++)
+			if (head[v] >= 0 && (!any || y->venue[v].side[si].lv[head[v]].key > best)) {
+				best = y->venue[v].side[si].lv[head[v]].key;
+				any = 1;
+			}
+		if (!any)
+			break;
+		vq[n][0] = 0;
+		for (v = 1; v < WB_BOOK_VENUES; v++) {
+			const struct sb_level *l;
+
+			if (head[v] < 0 || (l = &y->venue[v].side[si].lv[head[v]])->key != best) {
+				vq[n][v] = 0;
+				continue;
+			}
+			qty += l->qty;
+			orders += l->orders;
+			venues |= (uint16_t)(1u << v);
+			vq[n][v] = l->qty;
+			head[v]--;
+		}
+		out[n].price = si ? -best : best;
+		out[n].qty = qty;
+		out[n].orders = orders;
+		out[n].venues = venues;
+		out[n].reserved = 0;
+		n++;
+	}
+	return (uint8_t)n;
+}
+
+static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
+{
+	struct sb_symbol *y = &sb->sym[inst];
+	struct wb_shm_symbol *r = sb_record(sb, inst);
+	uint32_t d = y->dirty;
+	uint64_t seq = r->seq;
+	uint16_t flags = 0;
+	int v;
+
+	/* Seqlock write: odd, then a release fence so no data store below
+	 * becomes visible before the odd sequence. */
+	wb_store_relaxed(&r->seq, seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+
+	for (v = 1; v < WB_BOOK_VENUES; v++) {
+		struct sb_venue *vn = &y->venue[v];
+		struct wb_shm_venue *rv = &r->venue[v];
+
+		if (d & SB_D_VENUE(v, 0))
+			sb_write_venue_side(rv->bid, &rv->bid_count, &vn->side[0], 0);
+		if (d & SB_D_VENUE(v, 1))
+			sb_write_venue_side(rv->ask, &rv->ask_count, &vn->side[1], 1);
+		if (d & (SB_D_META | SB_D_VENUE(v, 0) | SB_D_VENUE(v, 1))) {
+			uint8_t vf = vn->flags;
+
+			if (rv->bid_count && rv->ask_count && rv->bid[0].price >= rv->ask[0].price)
+				vf |= WB_VENF_CROSSED;
+			rv->flags = vf;
+			rv->state = vn->state;
+			rv->gaps = vn->gaps;
+			rv->exch_ts = vn->exch_ts;
+		}
+		if (vn->flags & WB_VENF_GAP)
+			flags |= WB_SYMF_GAP;
+	}
+	if (d & SB_D_CONS_BID) {
+		r->bid_count = sb_write_consolidated(r->bid, r->bid_venue_qty, y, 0);
+		r->bid_price = r->bid_count ? r->bid[0].price : 0;
+		r->bid_qty = r->bid_count ? r->bid[0].qty : 0;
+		r->bid_venues = r->bid_count ? r->bid[0].venues : 0;
+	}
+	if (d & SB_D_CONS_ASK) {
+		r->ask_count = sb_write_consolidated(r->ask, r->ask_venue_qty, y, 1);
+		r->ask_price = r->ask_count ? r->ask[0].price : 0;
+		r->ask_qty = r->ask_count ? r->ask[0].qty : 0;
+		r->ask_venues = r->ask_count ? r->ask[0].venues : 0;
+	}
+	if (d & SB_D_TRADE)
+		r->last_trade = y->trade;
+	if (d & SB_D_STATUS) {
+		r->state = y->state;
+		r->raw_state = y->raw_state;
+		memcpy(r->reason, y->reason, sizeof(r->reason));
+		r->state_venue = y->state_venue;
+	}
+	if (r->bid_count && r->ask_count) {
+		if (r->bid_price == r->ask_price)
+			flags |= WB_SYMF_LOCKED;
+		else if (r->bid_price > r->ask_price)
+			flags |= WB_SYMF_CROSSED;
+	}
+	if (y->state == WB_STATE_HALTED || y->state == WB_STATE_PAUSED)
+		flags |= WB_SYMF_HALTED;
+	r->flags = flags;
+	r->venues_present = y->venues_present;
+	r->exch_ts = y->exch_ts;
+	r->recv_ts = y->recv_ts;
+	r->updates++;
+	wb_store_release(&r->seq, seq + 2);
+
+	y->dirty = 0;
+	y->in_dirty_list = 0;
+}
+
+unsigned superbook_publish(struct superbook *sb)
+{
+	uint32_t i, n = sb->dirty_count;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		sb_publish_symbol(sb, sb->dirty_list[i]);
+	sb->dirty_count = 0;
+	sb->ctr.publishes += n;
+	wb_store_release(&sb->hdr->updates, sb->hdr->updates + n);
+	return n;
+}

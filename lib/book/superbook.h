@@ -1,0 +1,71 @@
+/*
+ * The Super-Book: builder thread 2. Folds the per-venue level changes of
+ * thread 1 (struct book_update) into, per symbol, the full-depth level
+ * book of every venue, and publishes to shared memory (wirebook/book.h)
+ * the consolidated depth with its per-venue breakdown, per-venue BBO and
+ * depth, the NBBO with locked/crossed flags, last trade, trading status
+ * and gap flags.
+ *
+ * Publishing is batched: updates mark symbols dirty, superbook_publish()
+ * (called on BOOK_UP_BATCH_END, or by hand) writes each dirty symbol once
+ * under its seqlock. Single-threaded: one thread owns a superbook.
+ */
+#ifndef WIREBOOK_SUPERBOOK_H
+#define WIREBOOK_SUPERBOOK_H
+
+#include <stdint.h>
+#include "book/update.h"
+#include "wirebook/book.h"
+
+struct superbook;
+
+struct superbook_config {
+	const char *shm_name;	/* NULL: WB_SHM_DEFAULT_NAME */
+	uint32_t capacity;	/* symbol records (instrument ids < capacity); 0: 16384 */
+	int numa_node;		/* -1: no placement */
+	int force;		/* replace a book another live builder still owns */
+};
+
+struct superbook_counters {
+	uint64_t updates;		/* book_update records applied */
+	uint64_t levels;		/* LEVEL updates */
+	uint64_t trades;
+	uint64_t statuses;
+	uint64_t clears;
+	uint64_t symbols;
+	uint64_t gaps;
+	uint64_t batches;		/* BATCH_END seen */
+	uint64_t publishes;		/* symbol records written */
+	uint64_t bad_instrument;	/* instrument id outside the book: skipped */
+	uint64_t bad_venue;		/* venue outside WB_BOOK_VENUES: skipped */
+	uint64_t bad_side;
+	uint64_t bad_kind;
+	uint64_t level_missing;		/* a level removed that was never there */
+	uint64_t alloc_failures;	/* a level could not be stored (out of memory) */
+	uint64_t max_depth;		/* deepest venue side seen */
+};
+
+/* Error details from superbook_create (negative), with errno for WB_ESYS. */
+#define SUPERBOOK_EBUSY (-100)	/* another live builder owns the name (use force) */
+
+/* Creates the shared-memory book (retiring any previous one of that name). */
+struct superbook *superbook_create(const struct superbook_config *cfg, int *err);
+/* Retires the published book (readers get WB_ESTALE) and unlinks it. */
+void superbook_destroy(struct superbook *sb);
+
+void superbook_apply(struct superbook *sb, const struct book_update *u);
+/* Write every dirty symbol to shared memory; returns symbols written. */
+unsigned superbook_publish(struct superbook *sb);
+
+/* Make a ticker findable before its first update (subscriptions). */
+int superbook_add_symbol(struct superbook *sb, uint16_t instrument, const char ticker[8]);
+/* Publish header state (enum wb_shm_state) and heartbeat. */
+void superbook_set_state(struct superbook *sb, int state);
+void superbook_heartbeat(struct superbook *sb, uint64_t now_ns);
+
+const struct superbook_counters *superbook_counters(const struct superbook *sb);
+const struct wb_shm_header *superbook_header(const struct superbook *sb);
+/* Shared-memory name as opened ("/wirebook"). */
+const char *superbook_shm_name(const struct superbook *sb);
+
+#endif /* WIREBOOK_SUPERBOOK_H */

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * libwirebook: attach read-only to the books wirebookd publishes and read
+ * them without locks. The layout and the seqlock protocol are described
+ * in include/wirebook/book.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wirebook/book.h"
+#include "wirebook/barrier.h"
+
+/* A writer holds a record odd for well under a microsecond; a record odd
+ * for this many looks means the builder died mid-write. */
+#define WB_READ_SPINS (1u << 20)
+
+struct wb_book {
+	const struct wb_shm_header *hdr;
+	const uint64_t *dir;
+	const char *records;
+	uint64_t map_size;
+	uint32_t capacity;
+	uint32_t record_size;
+	uint64_t instance_id;
+	dev_t dev;
+	ino_t ino;
+	char name[256];
+};
+
+static inline void wb_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static int wb_attach(struct wb_book *b)
+{
+	struct stat st;
+	const struct wb_shm_header *h;
+	int fd, err = WB_OK;
+	void *mem;
+
+	fd = shm_open(b->name, O_RDONLY, 0);
+	if (fd < 0)
+		return errno == ENOENT ? WB_ENOSHM : errno == EACCES ? WB_EACCES : WB_ESYS;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return WB_ESYS;
+	}
+	if ((uint64_t)st.st_size < sizeof(struct wb_shm_header)) {
+		close(fd);
+		return WB_EBADMAGIC;
+	}
+	mem = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (mem == MAP_FAILED)
+		return WB_ESYS;
+	h = mem;
+	/* Magic is stored last by the builder (release): once it is there,
+	 * the geometry below it is final. */
+	if (wb_load_acquire(&h->magic) != WB_SHM_MAGIC)
+		err = WB_EBADMAGIC;
+	else if (h->abi_version != WB_BOOK_ABI_VERSION ||
+		 h->header_size != sizeof(struct wb_shm_header) ||
+		 h->record_size != sizeof(struct wb_shm_symbol) ||
+		 h->depth != WB_BOOK_DEPTH || h->venue_slots != WB_BOOK_VENUES)
+		err = WB_EABI;
+	else if (h->total_size > (uint64_t)st.st_size || h->capacity < 2 ||
+		 h->dir_offset + (uint64_t)h->capacity * 8 > h->total_size ||
+		 h->records_offset % 64 ||
+		 h->records_offset + (uint64_t)h->capacity * h->record_size > h->total_size)
+		err = WB_EBADMAGIC;
+	else if (wb_load_acquire(&h->state) == WB_SHM_RETIRED)
+		err = WB_ESTALE;
+	if (err) {
+		munmap(mem, (size_t)st.st_size);
+		return err;
+	}
+	b->hdr = h;
+	b->map_size = (uint64_t)st.st_size;
+	b->dir = (const uint64_t *)((const char *)mem + h->dir_offset);
+	b->records = (const char *)mem + h->records_offset;
+	b->capacity = h->capacity;
+	b->record_size = h->record_size;
+	b->instance_id = h->instance_id;
+	b->dev = st.st_dev;
+	b->ino = st.st_ino;
+	return WB_OK;
+}
+
+static void wb_detach(struct wb_book *b)
+{
+	if (b->hdr)
+		munmap((void *)b->hdr, b->map_size);
+	b->hdr = NULL;
+}
+
+struct wb_book *wb_open(const char *name, int *err)
+{
+	struct wb_book *b;
+	int rc;
+
+	if (!name)
+		name = WB_SHM_DEFAULT_NAME;
+	if (!*name || strlen(name) > 200 || strchr(name + (name[0] == '/'), '/')) {
+		if (err)
+			*err = WB_EINVAL;
+		return NULL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		if (err)
+			*err = WB_ESYS;
+		return NULL;
+	}
+	b->name[0] = '/';
+	strcpy(b->name + 1, name + (name[0] == '/'));
+	rc = wb_attach(b);
+	if (rc) {
+		free(b);
+		b = NULL;
+	}
+	if (err)
+		*err = rc;
+	return b;
+}
+
+void wb_close(struct wb_book *book)
+{
+	if (!book)
+		return;
+	wb_detach(book);
+	free(book);
+}
+
+int wb_reopen(struct wb_book *book)
+{
+	if (!book)
+		return WB_EINVAL;
+	wb_detach(book);
+	return wb_attach(book);
+}
+
+int wb_state(const struct wb_book *book)
+{
+	if (!book || !book->hdr)
+		return WB_EINVAL;
+	return (int)wb_load_acquire(&book->hdr->state);
+}
+
+int wb_check(struct wb_book *book)
+{
+	struct stat st;
+	char path[300];
+
+	if (!book || !book->hdr)
+		return WB_EINVAL;
+	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
+		return WB_ESTALE;
+	/* A builder that crashed never retired its object; the next one
+	 * replaced it under the same name. */
+	snprintf(path, sizeof(path), "/dev/shm%s", book->name);
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? WB_ESTALE : WB_OK; /* no /dev/shm: cannot tell */
+	if (st.st_ino != book->ino || st.st_dev != book->dev)
+		return WB_ESTALE;
+	return WB_OK;
+}
+
+static inline const struct wb_shm_symbol *wb_record(const struct wb_book *b, int sym)
+{
+	return (const struct wb_shm_symbol *)(b->records + (size_t)sym * b->record_size);
+}
+
+/* Validate the handle and index; the common prologue of every read. */
+#define WB_RECORD_OR_RETURN(book, sym, rec)                                    \
+	do {                                                                   \
+		if (wb_unlikely(!(book) || (unsigned)(sym) - 1u >= (book)->capacity - 1u)) \
+			return WB_EINVAL;                                      \
+		(rec) = wb_record((book), (sym));                              \
+	} while (0)
+
+/*
+ * The seqlock read: begin returns the even sequence to read under, or
+ * WB_SEQ_RETIRED; end says whether what was copied since is consistent.
+ * The acquire fence keeps the data loads before the second sequence load.
+ */
+static inline uint64_t wb_read_begin(const struct wb_shm_symbol *r, unsigned *spins)
+{
+	uint64_t s;
+
+	while ((s = wb_load_acquire(&r->seq)) & 1) {
+		if (s == WB_SEQ_RETIRED || ++*spins > WB_READ_SPINS)
+			return s;
+		wb_cpu_relax();
+	}
+	return s;
+}
+
+static inline int wb_read_retry(const struct wb_shm_symbol *r, uint64_t s)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return wb_load_relaxed(&r->seq) != s;
+}
+
+static inline int wb_odd_error(uint64_t s)
+{
+	return s == WB_SEQ_RETIRED ? WB_ESTALE : WB_EBUSY;
+}
+
+/* Runs BODY (copying out of rec) until a consistent snapshot is taken. */
+#define WB_SEQLOCK_READ(rec, ...)                                              \
+	do {                                                                   \
+		unsigned spins_ = 0;                                           \
+		uint64_t s_;                                                   \
+		do {                                                           \
+			s_ = wb_read_begin((rec), &spins_);                    \
+			if (wb_unlikely(s_ & 1))                               \
+				return wb_odd_error(s_);                       \
+			__VA_ARGS__;                                           \
+		} while (wb_unlikely(wb_read_retry((rec), s_)) && ++spins_); \
+	} while (0)
+
+int wb_top(const struct wb_book *book, int sym, struct wb_top *out)
+{
+	const struct wb_shm_symbol *r;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	if (wb_unlikely(!out))
+		return WB_EINVAL;
+	WB_SEQLOCK_READ(r, {
+		out->bid_price = r->bid_price;
+		out->bid_qty = r->bid_qty;
+		out->ask_price = r->ask_price;
+		out->ask_qty = r->ask_qty;
+		out->updates = r->updates;
+		out->flags = r->flags;
+		out->state = r->state;
+	});
+	return WB_OK;
+}
+
+int wb_nbbo(const struct wb_book *book, int sym, struct wb_nbbo *out)
+{
+	const struct wb_shm_symbol *r;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	if (!out)
+		return WB_EINVAL;
+	WB_SEQLOCK_READ(r, {
+		out->bid_price = r->bid_price;
+		out->bid_qty = r->bid_qty;
+		out->ask_price = r->ask_price;
+		out->ask_qty = r->ask_qty;
+		out->bid_venues = r->bid_venues;
+		out->ask_venues = r->ask_venues;
+		out->flags = r->flags;
+		out->state = r->state;
+		out->updates = r->updates;
+		out->exch_ts = r->exch_ts;
+		out->recv_ts = r->recv_ts;
+	});
+	return WB_OK;
+}
+
+int wb_depth(const struct wb_book *book, int sym, int venue, unsigned n, struct wb_depth *out)
+{
+	const struct wb_shm_symbol *r;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	if (!out || venue < 0 || venue >= WB_BOOK_VENUES || n > WB_BOOK_DEPTH)
+		return WB_EINVAL;
+	if (venue == WB_CONSOLIDATED) {
+		WB_SEQLOCK_READ(r, {
+			unsigned nb = r->bid_count < n ? r->bid_count : n;
+			unsigned na = r->ask_count < n ? r->ask_count : n;
+
+			out->bid_count = (uint8_t)nb;
+			out->ask_count = (uint8_t)na;
+			out->flags = r->flags;
+			out->updates = r->updates;
+			memcpy(out->bid, r->bid, nb * sizeof(r->bid[0]));
+			memcpy(out->ask, r->ask, na * sizeof(r->ask[0]));
+			memcpy(out->bid_venue_qty, r->bid_venue_qty, nb * sizeof(r->bid_venue_qty[0]));
+			memcpy(out->ask_venue_qty, r->ask_venue_qty, na * sizeof(r->ask_venue_qty[0]));
+		});
+	} else {
+		const struct wb_shm_venue *v = &r->venue[venue];
+
+		WB_SEQLOCK_READ(r, {
+			unsigned nb = v->bid_count < n ? v->bid_count : n;
+			unsigned na = v->ask_count < n ? v->ask_count : n;
+
+			out->bid_count = (uint8_t)nb;
+			out->ask_count = (uint8_t)na;
+			out->flags = v->flags;
+			out->updates = r->updates;
+			memcpy(out->bid, v->bid, nb * sizeof(v->bid[0]));
+			memcpy(out->ask, v->ask, na * sizeof(v->ask[0]));
+		});
+		memset(out->bid_venue_qty, 0, sizeof(out->bid_venue_qty));
+		memset(out->ask_venue_qty, 0, sizeof(out->ask_venue_qty));
+	}
+	/* A torn count cannot survive the retry, but never trust a count
+	 * beyond what was copied either. */
+	if (out->bid_count > n || out->ask_count > n)
+		return WB_EBUSY;
+	out->venue = (uint8_t)venue;
+	return WB_OK;
+}
+
+int wb_venue_bbo(const struct wb_book *book, int sym, int venue, struct wb_venue_bbo *out)
+{
+	const struct wb_shm_symbol *r;
+	const struct wb_shm_venue *v;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	if (!out || venue <= 0 || venue >= WB_BOOK_VENUES)
+		return WB_EINVAL;
+	v = &r->venue[venue];
+	WB_SEQLOCK_READ(r, {
+		int hb = v->bid_count > 0, ha = v->ask_count > 0;
+
+		out->bid_price = hb ? v->bid[0].price : 0;
+		out->bid_qty = hb ? v->bid[0].qty : 0;
+		out->bid_orders = hb ? v->bid[0].orders : 0;
+		out->ask_price = ha ? v->ask[0].price : 0;
+		out->ask_qty = ha ? v->ask[0].qty : 0;
+		out->ask_orders = ha ? v->ask[0].orders : 0;
+		out->flags = v->flags;
+		out->state = v->state;
+		out->gaps = v->gaps;
+		out->exch_ts = v->exch_ts;
+	});
+	return WB_OK;
+}
+
+int wb_last_trade(const struct wb_book *book, int sym, struct wb_trade *out)
+{
+	const struct wb_shm_symbol *r;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	if (!out)
+		return WB_EINVAL;
+	WB_SEQLOCK_READ(r, { *out = r->last_trade; });
+	return WB_OK;
+}
+
+int wb_status(const struct wb_book *book, int sym, struct wb_status *out)
+{
+	const struct wb_shm_symbol *r;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	if (!out)
+		return WB_EINVAL;
+	WB_SEQLOCK_READ(r, {
+		out->state = r->state;
+		out->raw_state = r->raw_state;
+		memcpy(out->reason, r->reason, sizeof(out->reason));
+		out->venue = r->state_venue;
+		out->flags = r->flags;
+	});
+	return WB_OK;
+}
+
+int wb_update_counter(const struct wb_book *book, int sym, uint64_t *out)
+{
+	const struct wb_shm_symbol *r;
+
+	if (!book || !out)
+		return WB_EINVAL;
+	if (sym == WB_ANY_SYMBOL) {
+		if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
+			return WB_ESTALE;
+		*out = wb_load_acquire(&book->hdr->updates);
+		return WB_OK;
+	}
+	WB_RECORD_OR_RETURN(book, sym, r);
+	/* The counter is one aligned word: no seqlock needed, but a retired
+	 * record must still say so. */
+	if (wb_load_acquire(&r->seq) == WB_SEQ_RETIRED)
+		return WB_ESTALE;
+	*out = wb_load_acquire(&r->updates);
+	return WB_OK;
+}
+
+int wb_symbol_count(const struct wb_book *book)
+{
+	uint64_t n;
+
+	if (!book)
+		return WB_EINVAL;
+	n = wb_load_acquire(&book->hdr->symbols);
+	return (int)(n < book->capacity ? n : book->capacity);
+}
+
+int wb_symbol(const struct wb_book *book, int sym, char out[9])
+{
+	uint64_t key;
+	int i;
+
+	if (!book || !out || (unsigned)sym - 1u >= book->capacity - 1u)
+		return WB_EINVAL;
+	key = wb_load_acquire(&book->dir[sym]);
+	if (!key)
+		return WB_ENOSYM;
+	memcpy(out, &key, 8);
+	for (i = 8; i > 0 && (out[i - 1] == ' ' || out[i - 1] == 0); i--)
+		;
+	out[i] = 0;
+	return WB_OK;
+}
+
+int wb_find(const struct wb_book *book, const char *ticker)
+{
+	char padded[8];
+	uint64_t key;
+	size_t len;
+	int i, n;
+
+	if (!book || !ticker)
+		return WB_EINVAL;
+	len = strlen(ticker);
+	if (len == 0 || len > 8)
+		return WB_EINVAL;
+	memset(padded, ' ', sizeof(padded));
+	memcpy(padded, ticker, len);
+	memcpy(&key, padded, 8);
+	n = wb_symbol_count(book);
+	/* Not a hot path: a linear scan of 8-byte keys (16K symbols is
+	 * 128 KiB, tens of microseconds). Cache the index. */
+	for (i = 1; i < n; i++)
+		if (wb_load_relaxed(&book->dir[i]) == key)
+			return i;
+	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
+		return WB_ESTALE;
+	return WB_ENOSYM;
+}
+
+const char *wb_strerror(int err)
+{
+	switch (err) {
+	case WB_OK: return "success";
+	case WB_ENOSHM: return "no book of that name in shared memory (is wirebookd running? check --shm)";
+	case WB_EACCES: return "permission denied opening the book";
+	case WB_EBADMAGIC: return "not a wirebook book (bad magic or truncated object)";
+	case WB_EABI: return "book ABI version mismatch: rebuild the reader against this wirebookd";
+	case WB_ESTALE: return "stale book: the builder restarted or exited; reopen";
+	case WB_ENOSYM: return "unknown symbol";
+	case WB_EINVAL: return "invalid argument";
+	case WB_EBUSY: return "record stayed mid-update (builder stalled); retry";
+	case WB_ESYS: return "system error (see errno)";
+	default: return "unknown wirebook error";
+	}
+}
+
+const char *wb_venue_name(int venue)
+{
+	static const char *const names[WB_BOOK_VENUES] = {
+		[WB_CONSOLIDATED] = "ALL",   [WB_VENUE_NASDAQ] = "NASDAQ", [WB_VENUE_BZX] = "BZX",
+		[WB_VENUE_BYX] = "BYX",	     [WB_VENUE_EDGX] = "EDGX",     [WB_VENUE_EDGA] = "EDGA",
+		[WB_VENUE_NYSE] = "NYSE",    [WB_VENUE_ARCA] = "ARCA",     [WB_VENUE_CQS] = "CQS",
+		[WB_VENUE_UQDF] = "UQDF",
+	};
+
+	if (venue < 0 || venue >= WB_BOOK_VENUES || !names[venue])
+		return "?";
+	return names[venue];
+}
+
+const char *wb_state_name(int state)
+{
+	switch (state) {
+	case WB_STATE_TRADING: return "trading";
+	case WB_STATE_HALTED: return "halted";
+	case WB_STATE_PAUSED: return "paused";
+	case WB_STATE_QUOTATION_ONLY: return "quotation-only";
+	case WB_STATE_CLOSED: return "closed";
+	case WB_STATE_PRE_OPEN: return "pre-open";
+	case WB_STATE_OPEN: return "open";
+	default: return "unknown";
+	}
+}
