@@ -29,8 +29,9 @@ struct book_update {
 	uint8_t side;		/* enum wb_side */
 	uint8_t flags;		/* WB_EVF_* of the causing event */
 	uint16_t instrument;
-	uint16_t reserved0;
-	uint32_t order_count;	/* LEVEL: orders resting at price after the change */
+	uint16_t line;		/* BATCH_END: feed line of the last event (was reserved0) */
+	uint32_t order_count;	/* LEVEL: orders resting at price after the change;
+				 * BATCH_END: ns from taking the batch off the ring to applied_ts */
 	uint32_t round_lot;	/* SYMBOL */
 	int64_t price;		/* LEVEL, TRADE */
 	uint64_t qty;		/* LEVEL: displayed total after the change (0: level gone); TRADE: shares */
@@ -46,7 +47,7 @@ struct book_update {
 		uint64_t match_id; /* TRADE */
 		uint64_t seq;	/* BATCH_END: source sequence of the last event */
 	} u;
-	uint64_t reserved1;
+	uint64_t applied_ts;	/* BATCH_END: thread 1 applied the batch, ns (was reserved1) */
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct book_update) == 64, "book_update is one cache line");
