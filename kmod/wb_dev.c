@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/wirebook: the control ioctls, the ring mappings and poll().
+ *
+ * Every ioctl argument is copied in once, validated in the kernel copy
+ * (reserved words zero, strings NUL-terminated, counts bounded) and only
+ * then used. State-changing ioctls need the file opened for writing.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/version.h>
+
+#include "wb.h"
+
+/* vm_flags became write-protected in 6.3: use the accessors there. */
+static void wb_vma_set(struct vm_area_struct *vma, vm_flags_t set, vm_flags_t clear)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+static void wb_line_to_ioc(const struct feed_line *l, int index, struct wb_ioc_feed *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->ip = l->ip;
+	f->port = l->port;
+	f->protocol = l->protocol;
+	f->venue = l->venue;
+	memcpy(f->name, l->name, min(sizeof(f->name) - 1, sizeof(l->name)));
+	f->line = index;
+}
+
+static void wb_counters_to_ioc(const struct feed_counters *c, struct wb_ioc_counters *o)
+{
+	unsigned int i;
+
+	memset(o, 0, sizeof(*o));
+	o->packets = c->packets;
+	o->bytes = c->bytes;
+	o->messages = c->messages;
+	o->events = c->events;
+	o->filtered = c->filtered;
+	o->ignored = c->ignored;
+	o->heartbeats = c->heartbeats;
+	o->gaps = c->gaps;
+	o->gap_messages = c->gap_messages;
+	o->duplicates = c->duplicates;
+	o->duplicate_messages = c->duplicate_messages;
+	o->session_changes = c->session_changes;
+	o->end_of_session = c->end_of_session;
+	o->ring_drops = c->ring_drops;
+	o->order_filter_full = c->order_filter_full;
+	o->gso_packets = c->gso_packets;
+	for (i = 0; i < FEED_ERR_COUNT; i++)
+		o->errors[i] = c->errors[i];
+}
+
+/* Copy every used feed line with its counters; out holds FEED_MAX_LINES. */
+unsigned int wb_stats_snapshot(struct wb_ioc_line_stats *out)
+{
+	unsigned int i, n = 0;
+
+	wb_engine_lock();
+	for (i = 0; i < wb.engine->line_count && i < FEED_MAX_LINES; i++) {
+		const struct feed_line *l = &wb.engine->lines[i];
+
+		if (!l->ip)
+			continue;
+		wb_line_to_ioc(l, i, &out[n].feed);
+		wb_counters_to_ioc(&l->counters, &out[n].counters);
+		n++;
+	}
+	wb_engine_unlock();
+	return n;
+}
+
+/* A NUL-terminated string of 1..max characters inside buf[size]. */
+static int wb_user_string_len(const char *buf, size_t size, size_t max)
+{
+	size_t n = strnlen(buf, size);
+
+	if (n == size || n == 0 || n > max)
+		return -EINVAL;
+	return (int)n;
+}
+
+static long wb_ioctl_feed_add(void __user *arg)
+{
+	struct wb_ioc_feed f;
+	int rc;
+
+	if (copy_from_user(&f, arg, sizeof(f)))
+		return -EFAULT;
+	if (f.reserved || !f.ip || !f.port ||
+	    wb_user_string_len(f.name, sizeof(f.name), FEED_LINE_NAME_LEN - 1) < 0)
+		return -EINVAL;
+	if (f.protocol <= FEED_PROTO_NONE || f.protocol >= FEED_PROTO_COUNT ||
+	    f.venue <= WB_VENUE_NONE || f.venue >= WB_VENUE_COUNT)
+		return -EINVAL;
+	mutex_lock(&wb_ctl_mutex);
+	rc = wb_feed_add(f.ip, f.port, f.protocol, f.venue, f.name);
+	mutex_unlock(&wb_ctl_mutex);
+	if (rc < 0)
+		return rc;
+	f.line = rc;
+	return copy_to_user(arg, &f, sizeof(f)) ? -EFAULT : 0;
+}
+
+static long wb_ioctl_feed_del(void __user *arg)
+{
+	struct wb_ioc_feed f;
+	int rc;
+
+	if (copy_from_user(&f, arg, sizeof(f)))
+		return -EFAULT;
+	if (f.reserved || !f.ip || !f.port)
+		return -EINVAL;
+	mutex_lock(&wb_ctl_mutex);
+	rc = wb_feed_remove(f.ip, f.port);
+	mutex_unlock(&wb_ctl_mutex);
+	return rc;
+}
+
+static long wb_ioctl_feed_list(void __user *arg)
+{
+	struct wb_ioc_list req;
+	struct wb_ioc_feed *out;
+	unsigned int i, n = 0;
+	long rc = 0;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	out = kcalloc(FEED_MAX_LINES, sizeof(*out), GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	wb_engine_lock();
+	for (i = 0; i < wb.engine->line_count && i < FEED_MAX_LINES; i++)
+		if (wb.engine->lines[i].ip)
+			wb_line_to_ioc(&wb.engine->lines[i], i, &out[n++]);
+	wb_engine_unlock();
+	if (req.capacity && copy_to_user(u64_to_user_ptr(req.entries), out,
+					 min(n, req.capacity) * sizeof(*out)))
+		rc = -EFAULT;
+	req.count = n;
+	if (!rc && copy_to_user(arg, &req, sizeof(req)))
+		rc = -EFAULT;
+	kfree(out);
+	return rc;
+}
+
+static long wb_ioctl_sub(void __user *arg, bool add)
+{
+	struct wb_ioc_symbol s;
+	int len, rc;
+
+	if (copy_from_user(&s, arg, sizeof(s)))
+		return -EFAULT;
+	len = wb_user_string_len(s.ticker, sizeof(s.ticker), 8);
+	if (len < 0)
+		return len;
+	mutex_lock(&wb_ctl_mutex);
+	wb_engine_lock();
+	rc = add ? feed_subscribe(wb.engine, s.ticker, len) :
+		   feed_unsubscribe(wb.engine, s.ticker, len);
+	wb_engine_unlock();
+	mutex_unlock(&wb_ctl_mutex);
+	if (rc < 0)
+		return wb_errno(rc);
+	if (!add)
+		return 0;
+	s.instrument = rc;
+	return copy_to_user(arg, &s, sizeof(s)) ? -EFAULT : 0;
+}
+
+static long wb_ioctl_sub_list(void __user *arg)
+{
+	struct wb_ioc_list req;
+	struct wb_ioc_symbol *out = NULL;
+	const struct feed_subs *subs;
+	unsigned int cap, n = 0, id;
+	long rc = 0;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	/* '*' plus every instrument id: no list is longer. */
+	cap = min_t(u32, req.capacity, FEED_MAX_INSTRUMENTS + 1);
+	if (cap) {
+		out = vzalloc(array_size(cap, sizeof(*out)));
+		if (!out)
+			return -ENOMEM;
+	}
+	wb_engine_lock();
+	subs = &wb.engine->subs;
+	if (subs->all) {
+		if (n < cap)
+			out[n].ticker[0] = '*';
+		n++;
+	}
+	for (id = 1; id <= subs->count && id < FEED_MAX_INSTRUMENTS; id++) {
+		if (!subs->subscribed[id])
+			continue;
+		if (n < cap) {
+			char text[9];
+
+			feed_ticker_text(subs->ticker[id], text);
+			memcpy(out[n].ticker, text, sizeof(text));
+			out[n].instrument = id;
+		}
+		n++;
+	}
+	wb_engine_unlock();
+	if (cap && copy_to_user(u64_to_user_ptr(req.entries), out,
+				min(n, cap) * sizeof(*out)))
+		rc = -EFAULT;
+	req.count = n;
+	if (!rc && copy_to_user(arg, &req, sizeof(req)))
+		rc = -EFAULT;
+	vfree(out);
+	return rc;
+}
+
+static long wb_ioctl_stats(void __user *arg)
+{
+	struct wb_ioc_stats req;
+	struct wb_ioc_line_stats *lines;
+	unsigned int n;
+	long rc = 0;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	lines = kvcalloc(FEED_MAX_LINES, sizeof(*lines), GFP_KERNEL);
+	if (!lines)
+		return -ENOMEM;
+	n = wb_stats_snapshot(lines);
+	wb_hook_stats_sum(&req.hook);
+	if (req.capacity && copy_to_user(u64_to_user_ptr(req.lines), lines,
+					 min(n, req.capacity) * sizeof(*lines)))
+		rc = -EFAULT;
+	req.count = n;
+	if (!rc && copy_to_user(arg, &req, sizeof(req)))
+		rc = -EFAULT;
+	kvfree(lines);
+	return rc;
+}
+
+/* Line counters and hook counters restart; ring counters never do (the
+ * ring ABI promises readers a monotonic dropped count). */
+static long wb_ioctl_stats_reset(void)
+{
+	unsigned int i, cpu;
+
+	mutex_lock(&wb_ctl_mutex);
+	wb_engine_lock();
+	for (i = 0; i < FEED_MAX_LINES; i++)
+		memset(&wb.engine->lines[i].counters, 0, sizeof(wb.engine->lines[i].counters));
+	wb_engine_unlock();
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(wb.pcpu, cpu), 0, sizeof(struct wb_hook_pcpu));
+	mutex_unlock(&wb_ctl_mutex);
+	return 0;
+}
+
+static long wb_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
+{
+	void __user *arg = (void __user *)uarg;
+	bool writer = file->f_mode & FMODE_WRITE;
+
+	switch (cmd) {
+	case WB_IOC_VERSION: {
+		struct wb_ioc_version v = {
+			.ctl_version = WB_CTL_VERSION,
+			.abi_version = WB_ABI_VERSION,
+			.ring_count = wb.ring_count,
+		};
+
+		return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
+	}
+	case WB_IOC_RING_INFO: {
+		struct wb_ioc_ring_info ri = {
+			.ring_count = wb.ring_count,
+			.slot_count = wb.ring_slots,
+			.slot_size = sizeof(struct wb_event),
+			.page_size = WB_RING_PAGE,
+			.ring_bytes = wb.ring_bytes,
+			.mmap_stride = wb.ring_stride,
+		};
+
+		return copy_to_user(arg, &ri, sizeof(ri)) ? -EFAULT : 0;
+	}
+	case WB_IOC_FEED_LIST:
+		return wb_ioctl_feed_list(arg);
+	case WB_IOC_SUB_LIST:
+		return wb_ioctl_sub_list(arg);
+	case WB_IOC_STATS:
+		return wb_ioctl_stats(arg);
+	case WB_IOC_FEED_ADD:
+	case WB_IOC_FEED_DEL:
+	case WB_IOC_SUB_ADD:
+	case WB_IOC_SUB_DEL:
+	case WB_IOC_STATS_RESET:
+		if (!writer)
+			return -EBADF;
+		break;
+	default:
+		return -ENOTTY;
+	}
+	switch (cmd) {
+	case WB_IOC_FEED_ADD:
+		return wb_ioctl_feed_add(arg);
+	case WB_IOC_FEED_DEL:
+		return wb_ioctl_feed_del(arg);
+	case WB_IOC_SUB_ADD:
+		return wb_ioctl_sub(arg, true);
+	case WB_IOC_SUB_DEL:
+		return wb_ioctl_sub(arg, false);
+	default:
+		return wb_ioctl_stats_reset();
+	}
+}
+
+/*
+ * Ring i is at offset i * ring_stride. Only its consumer page (page 1) may
+ * be mapped writable; a mapping touching the producer page or the slots is
+ * read-only for good (VM_MAYWRITE cleared, so mprotect cannot undo it).
+ */
+static int wb_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	unsigned long stride_pages = wb.ring_stride >> PAGE_SHIFT;
+	unsigned long pages = vma_pages(vma);
+	unsigned long ring = vma->vm_pgoff / stride_pages;
+	unsigned long first = vma->vm_pgoff % stride_pages;
+	bool read_only_part = first == 0 || first + pages > 2;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (ring >= wb.ring_count || !pages || pages > stride_pages - first)
+		return -EINVAL;
+	if (read_only_part) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		wb_vma_set(vma, 0, VM_MAYWRITE);
+	}
+	return remap_vmalloc_range(vma, wb.rings[ring].mem, first);
+}
+
+static __poll_t wb_poll(struct file *file, poll_table *wait)
+{
+	unsigned int i;
+
+	poll_wait(file, &wb.readers, wait);
+	for (i = 0; i < wb.ring_count; i++) {
+		const struct wb_ring_prod_page *pp = wb.rings[i].mem;
+		const struct wb_ring_cons_page *cp = wb.rings[i].mem + WB_RING_PAGE;
+
+		/* The tail is user-written: only used to answer "readable?". */
+		if (smp_load_acquire(&pp->head) != READ_ONCE(cp->tail))
+			return EPOLLIN | EPOLLRDNORM;
+	}
+	return 0;
+}
+
+static const struct file_operations wb_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = wb_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = wb_mmap,
+	.poll = wb_poll,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice wb_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "wirebook",
+	.fops = &wb_fops,
+	.mode = 0640,
+};
+
+int wb_dev_init(void)
+{
+	int rc = misc_register(&wb_misc);
+
+	if (rc)
+		pr_err("cannot register /dev/wirebook: %d\n", rc);
+	return rc;
+}
+
+void wb_dev_exit(void)
+{
+	misc_deregister(&wb_misc);
+}

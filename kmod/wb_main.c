@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wirebook: module parameters, the feed engine and its lock, the per-CPU
+ * event rings, load and unload.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/vmalloc.h>
+#include <linux/slab.h>
+#include <linux/bitmap.h>
+#include <linux/mutex.h>
+#include <linux/timekeeping.h>
+
+#include "wb.h"
+
+static char *ifaces;
+module_param(ifaces, charp, 0444);
+MODULE_PARM_DESC(ifaces, "Comma-separated interfaces to hook (hooked whenever they exist)");
+
+static unsigned int ring_slots = 65536;
+module_param(ring_slots, uint, 0444);
+MODULE_PARM_DESC(ring_slots, "Events per per-CPU ring: a power of two, 64..4194304 (default 65536)");
+
+bool wb_consume = true;
+module_param_named(consume, wb_consume, bool, 0644);
+MODULE_PARM_DESC(consume, "Keep decoded feed packets from the IP stack (default 1); 0 passes them on");
+
+bool wb_tap_fallback;
+module_param_named(tap_fallback, wb_tap_fallback, bool, 0444);
+MODULE_PARM_DESC(tap_fallback, "When a device's rx_handler slot is taken (bridge, bond, macvlan), "
+		 "hook it with a packet tap instead of failing (feed packets then also reach the stack)");
+
+#define WB_MIN_SLOTS 64u		/* one page of slots: rings stay page-sized */
+#define WB_MAX_SLOTS (1u << 22)		/* 256 MiB per ring */
+
+static_assert(PAGE_SIZE == WB_RING_PAGE, "the ring's protection granule is one page");
+static_assert(FEED_ERR_COUNT <= WB_IOC_ERROR_SLOTS, "ioctl stats hold every decode error");
+
+struct wb_module wb;
+
+/* Serializes control operations (ioctls) among themselves. */
+DEFINE_MUTEX(wb_ctl_mutex);
+
+/*
+ * The engine allocates per-venue state when a feed line is added, through
+ * these callbacks, while the caller holds the engine spinlock. vmalloc may
+ * sleep, so under the lock the allocator only hands out a reserve the
+ * control path allocated beforehand; without one it records the size and
+ * fails, and wb_feed_add allocates that much and tries again. Frees under
+ * the lock are deferred to unlock.
+ */
+static void *wb_engine_alloc(size_t bytes)
+{
+	void *p;
+
+	if (!wb.locked && !in_interrupt())
+		return vzalloc(bytes);
+	if (wb.reserve && wb.reserve_bytes >= bytes) {
+		p = wb.reserve;
+		wb.reserve = NULL;
+		wb.reserve_bytes = 0;
+		return p;
+	}
+	wb.wanted_bytes = bytes;
+	return NULL;
+}
+
+static void wb_engine_free(void *p)
+{
+	if (!wb.locked && !in_interrupt()) {
+		vfree(p);
+		return;
+	}
+	if (!WARN_ON_ONCE(wb.deferred_count >= ARRAY_SIZE(wb.deferred_free)))
+		wb.deferred_free[wb.deferred_count++] = p;
+}
+
+void wb_engine_lock(void)
+{
+	spin_lock_bh(&wb.lock);
+	wb.locked = true;
+}
+
+void wb_engine_unlock(void)
+{
+	void *to_free[ARRAY_SIZE(wb.deferred_free)];
+	unsigned int i, n = wb.deferred_count;
+
+	memcpy(to_free, wb.deferred_free, n * sizeof(to_free[0]));
+	wb.deferred_count = 0;
+	wb.locked = false;
+	spin_unlock_bh(&wb.lock);
+	for (i = 0; i < n; i++)
+		vfree(to_free[i]);
+}
+
+int wb_errno(int feed_err)
+{
+	switch (-feed_err) {
+	case FEED_EINVAL:
+		return -EINVAL;
+	case FEED_ENOSPC:
+		return -ENOSPC;
+	case FEED_EEXIST:
+		return -EEXIST;
+	case FEED_ENOENT:
+		return -ENOENT;
+	case FEED_ENOMEM:
+		return -ENOMEM;
+	case FEED_EPROTO:
+		return -EPROTO;
+	default:
+		return feed_err < 0 ? -EINVAL : feed_err;
+	}
+}
+
+/* Caller holds wb_ctl_mutex. Returns the line index or a negative errno. */
+int wb_feed_add(u32 ip, u16 port, int protocol, int venue, const char *name)
+{
+	int rc = -ENOMEM, attempt;
+	size_t wanted;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		wb_engine_lock();
+		wb.wanted_bytes = 0;
+		rc = feed_map_add(wb.engine, ip, port, protocol, venue, name);
+		if (rc >= 0)
+			set_bit(port, wb.port_map);
+		wanted = wb.wanted_bytes;
+		wb_engine_unlock();
+		if (rc != -FEED_ENOMEM || !wanted)
+			break;
+		vfree(wb.reserve);
+		wb.reserve = vzalloc(wanted);
+		wb.reserve_bytes = wb.reserve ? wanted : 0;
+		if (!wb.reserve) {
+			pr_err("cannot allocate %zu bytes of venue state\n", wanted);
+			return -ENOMEM;
+		}
+	}
+	/* An unused reserve is not kept: it may be large. */
+	vfree(wb.reserve);
+	wb.reserve = NULL;
+	wb.reserve_bytes = 0;
+	return rc < 0 ? wb_errno(rc) : rc;
+}
+
+/* Caller holds wb_ctl_mutex. */
+int wb_feed_remove(u32 ip, u16 port)
+{
+	int rc, i;
+	bool port_used = false;
+
+	wb_engine_lock();
+	rc = feed_map_remove(wb.engine, ip, port);
+	if (rc == 0) {
+		for (i = 0; i < (int)wb.engine->line_count; i++)
+			if (wb.engine->lines[i].ip && wb.engine->lines[i].port == port)
+				port_used = true;
+		if (!port_used)
+			clear_bit(port, wb.port_map);
+	}
+	wb_engine_unlock();
+	return rc < 0 ? wb_errno(rc) : 0;
+}
+
+void wb_hook_stats_sum(struct wb_ioc_hook_stats *out)
+{
+	unsigned int cpu, i;
+
+	memset(out, 0, sizeof(*out));
+	for_each_possible_cpu(cpu) {
+		const struct wb_hook_pcpu *c = per_cpu_ptr(wb.pcpu, cpu);
+
+		out->feed_frames += READ_ONCE(c->feed_frames);
+		out->consumed += READ_ONCE(c->consumed);
+		out->gso_frames += READ_ONCE(c->gso_frames);
+		out->gso_segments += READ_ONCE(c->gso_segments);
+		out->gso_undecoded += READ_ONCE(c->gso_undecoded);
+		out->oversize += READ_ONCE(c->oversize);
+		out->copy_errors += READ_ONCE(c->copy_errors);
+	}
+	for (i = 0; i < wb.ring_count; i++) {
+		const struct wb_ring_prod_page *pp = wb.rings[i].mem;
+
+		out->ring_published += READ_ONCE(pp->published);
+		out->ring_dropped += READ_ONCE(pp->dropped);
+		out->ring_wakeups += READ_ONCE(pp->wakeups);
+	}
+	out->hook_failures = READ_ONCE(wb.hook_failures);
+	for (i = 0; i < wb.hook_count; i++) {
+		if (READ_ONCE(wb.hooks[i].dev)) {
+			out->hooked_devices++;
+			if (READ_ONCE(wb.hooks[i].tap))
+				out->tap_devices++;
+		}
+	}
+}
+
+static void wb_rings_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; wb.rings && i < wb.ring_count; i++)
+		vfree(wb.rings[i].mem);
+	kfree(wb.rings);
+	wb.rings = NULL;
+}
+
+static int wb_rings_alloc(void)
+{
+	u64 now = ktime_get_real_ns();
+	unsigned int i;
+
+	wb.ring_count = nr_cpu_ids;
+	wb.ring_slots = ring_slots;
+	wb.ring_bytes = wb_ring_bytes(ring_slots);
+	wb.ring_stride = PAGE_ALIGN(wb.ring_bytes);
+	wb.rings = kcalloc(wb.ring_count, sizeof(*wb.rings), GFP_KERNEL);
+	if (!wb.rings)
+		return -ENOMEM;
+	for (i = 0; i < wb.ring_count; i++) {
+		/* Zeroed, page-aligned, and allowed to be mapped to user space. */
+		wb.rings[i].mem = vmalloc_user(wb.ring_stride);
+		if (!wb.rings[i].mem) {
+			pr_err("cannot allocate ring %u (%zu bytes): lower ring_slots\n", i,
+			       wb.ring_stride);
+			wb_rings_free();
+			return -ENOMEM;
+		}
+		/* Each ring carries its own creation time, so readers can tell
+		 * a reloaded module's rings from the old ones. */
+		wb_ring_format(wb.rings[i].mem, ring_slots, now + i);
+		wb_ring_producer_init(&wb.rings[i].prod, wb.rings[i].mem);
+	}
+	return 0;
+}
+
+static void wb_engine_free_all(void)
+{
+	if (wb.engine) {
+		feed_engine_destroy(wb.engine);
+		vfree(wb.engine);
+		wb.engine = NULL;
+	}
+	vfree(wb.scratch);
+	wb.scratch = NULL;
+	bitmap_free(wb.port_map);
+	wb.port_map = NULL;
+	free_percpu(wb.pcpu);
+	wb.pcpu = NULL;
+}
+
+/* The copy buffer holds the largest GSO super-packet plus headers. */
+#define WB_SCRATCH_BYTES (65536 + 256)
+
+static int wb_engine_setup(void)
+{
+	struct feed_engine_config cfg = {
+		.alloc = wb_engine_alloc,
+		.free = wb_engine_free,
+	};
+	int rc;
+
+	wb.engine = vzalloc(sizeof(*wb.engine));
+	wb.scratch = vmalloc(WB_SCRATCH_BYTES);
+	wb.port_map = bitmap_zalloc(65536, GFP_KERNEL);
+	wb.pcpu = alloc_percpu(struct wb_hook_pcpu);
+	if (!wb.engine || !wb.scratch || !wb.port_map || !wb.pcpu)
+		goto nomem;
+	rc = feed_engine_init(wb.engine, &cfg);
+	if (rc < 0) {
+		wb_engine_free_all();
+		return wb_errno(rc);
+	}
+	return 0;
+nomem:
+	wb_engine_free_all();
+	return -ENOMEM;
+}
+
+size_t wb_scratch_bytes(void)
+{
+	return WB_SCRATCH_BYTES;
+}
+
+static int __init wb_init(void)
+{
+	int rc;
+
+	if (ring_slots < WB_MIN_SLOTS || ring_slots > WB_MAX_SLOTS || !is_power_of_2(ring_slots)) {
+		pr_err("ring_slots=%u: must be a power of two from %u to %u\n", ring_slots,
+		       WB_MIN_SLOTS, WB_MAX_SLOTS);
+		return -EINVAL;
+	}
+	spin_lock_init(&wb.lock);
+	init_waitqueue_head(&wb.readers);
+
+	rc = wb_engine_setup();
+	if (rc)
+		return rc;
+	rc = wb_rings_alloc();
+	if (rc)
+		goto out_engine;
+	rc = wb_proc_init();
+	if (rc)
+		goto out_rings;
+	rc = wb_dev_init();
+	if (rc)
+		goto out_proc;
+	/* Hooks last: packets may arrive as soon as a device is hooked. */
+	rc = wb_hooks_init(ifaces);
+	if (rc)
+		goto out_dev;
+	pr_info("loaded: %u rings of %u events, consume=%d tap_fallback=%d ifaces=%s\n",
+		wb.ring_count, wb.ring_slots, wb_consume, wb_tap_fallback,
+		ifaces ? ifaces : "(none)");
+	return 0;
+
+out_dev:
+	wb_dev_exit();
+out_proc:
+	wb_proc_exit();
+out_rings:
+	wb_rings_free();
+out_engine:
+	wb_engine_free_all();
+	return rc;
+}
+
+static void __exit wb_exit(void)
+{
+	/* Unhooking waits for every receive handler still running. */
+	wb_hooks_exit();
+	/* No reader can hold the device: an open file pins the module. */
+	wb_dev_exit();
+	wb_proc_exit();
+	wb_rings_free();
+	vfree(wb.reserve);
+	wb_engine_free_all();
+	pr_info("unloaded\n");
+}
+
+module_init(wb_init);
+module_exit(wb_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("wirebook");
+MODULE_DESCRIPTION("wirebook: market-data feed decoding at the receive hook, into mmap'd event rings");
+MODULE_VERSION("0.1");
