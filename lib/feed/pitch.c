@@ -1,29 +1,826 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
-/* Cboe Multicast PITCH: placeholder until the decoder lands. */
+/*
+ * Cboe US Equities Multicast PITCH 2.x (BZX, BYX, EDGX, EDGA): Sequenced
+ * Unit Header framing, little-endian throughout. Layouts and semantics:
+ * ../../shared/specs/cboe-pitch.md (the section numbers below are its).
+ *
+ * Filtering. Adds, trades and status messages carry the symbol; executes,
+ * reduces, modifies and deletes carry only the order id. An Add of a
+ * subscribed symbol puts its id in the venue's order-id filter
+ * (order_filter.h) with the instrument; the other order messages pass
+ * exactly when their id is found there. The entry leaves with the order
+ * (delete, last share executed or cancelled), with its unit (Unit Clear,
+ * End of Session), or when its instrument is no longer subscribed.
+ *
+ * Filter full. An Add the filter cannot hold is not emitted (a book order
+ * whose later executes and deletes would all be filtered would sit in the
+ * book forever). Instead order_filter_full is counted and a GAP event for
+ * that instrument alone (gap.first = the Add's sequence, count 1) tells
+ * the book it is missing an order: the instrument's venue book is
+ * incomplete until a CLEAR. Later messages for the order miss in the
+ * filter and are filtered.
+ *
+ * Sequencing. Each of the 256 units has its own sequence space; A and B
+ * lines of a venue share the state, so the second copy of a packet is a
+ * duplicate. Gaps, duplicates and overlaps are handled as ITCH does
+ * (itch50.c), with gap.unit set. A heartbeat carries the next expected
+ * sequence (spec 4) and reveals a tail gap. A unit whose session ended, or
+ * a packet at sequence 1 holding a Unit Clear, starts the unit's new day.
+ *
+ * Time. exch_ts = the unit's last Time (seconds since midnight ET) * 1e9 +
+ * the message's offset. Until a unit's first Time, and after a gap on the
+ * unit (the Time may be in the lost range, spec 2), exch_ts is 0: unknown.
+ *
+ * Not multicast. Unit 0 (the TCP Gap Request Proxy and Spin sessions),
+ * unsequenced messages (sequence 0) and the TCP session message types are
+ * reported as FEED_ERR_NOT_MULTICAST and not decoded: a spin is a snapshot
+ * that only makes sense against buffered multicast, which is not this
+ * decoder's job.
+ *
+ * Events seq is the message's sequence number within its unit.
+ */
 #include "feed_internal.h"
+#include "order_filter.h"
+
+#define PITCH_HEADER_LEN 8
+#define PITCH_UNITS 256
+#define PITCH_LONG_PRICE_TO_WB 10000		/* 4 dp -> 1e-8 */
+#define PITCH_SHORT_PRICE_TO_WB 1000000		/* 2 dp -> 1e-8 */
+#define PITCH_ROUND_LOT 100
+#define PITCH_MAX_LONG_PRICE (0x7fffffffffffffffull / PITCH_LONG_PRICE_TO_WB)
+#define NS_PER_SEC 1000000000ull
+
+enum pitch_type {
+	PITCH_TIME = 0x20,
+	PITCH_ADD_LONG = 0x21,
+	PITCH_ADD_SHORT = 0x22,
+	PITCH_EXECUTED = 0x23,
+	PITCH_EXECUTED_AT_PRICE = 0x24,
+	PITCH_REDUCE_LONG = 0x25,
+	PITCH_REDUCE_SHORT = 0x26,
+	PITCH_MODIFY_LONG = 0x27,
+	PITCH_MODIFY_SHORT = 0x28,
+	PITCH_DELETE = 0x29,
+	PITCH_TRADE_LONG = 0x2A,
+	PITCH_TRADE_SHORT = 0x2B,
+	PITCH_TRADE_BREAK = 0x2C,
+	PITCH_END_OF_SESSION = 0x2D,
+	PITCH_SYMBOL_MAPPING = 0x2E,	/* options feeds only */
+	PITCH_ADD_EXPANDED = 0x2F,
+	PITCH_TRADE_EXPANDED = 0x30,
+	PITCH_TRADING_STATUS = 0x31,
+	PITCH_AUCTION_UPDATE = 0x95,
+	PITCH_AUCTION_SUMMARY = 0x96,
+	PITCH_UNIT_CLEAR = 0x97,
+	PITCH_RPI = 0x98,
+};
+
+#define PITCH_MODIFY_MAINTAIN_PRIORITY 0x02	/* Modify Flags bit 1 */
+#define PITCH_ADD_EXPANDED_WITH_PARTICIPANT 40	/* v2.41 length reaches Participant ID */
+
+/*
+ * Known prefix of each type (spec 3): shorter is FEED_ERR_BAD_LENGTH,
+ * longer is read up to here. 0 = not an equities multicast message.
+ */
+static const uint8_t pitch_min_len[256] = {
+	[PITCH_TIME] = 6,		[PITCH_ADD_LONG] = 34,
+	[PITCH_ADD_SHORT] = 26,		[PITCH_EXECUTED] = 26,
+	[PITCH_EXECUTED_AT_PRICE] = 38, [PITCH_REDUCE_LONG] = 18,
+	[PITCH_REDUCE_SHORT] = 16,	[PITCH_MODIFY_LONG] = 27,
+	[PITCH_MODIFY_SHORT] = 19,	[PITCH_DELETE] = 14,
+	[PITCH_TRADE_LONG] = 41,	[PITCH_TRADE_SHORT] = 33,
+	[PITCH_TRADE_BREAK] = 14,	[PITCH_END_OF_SESSION] = 6,
+	[PITCH_SYMBOL_MAPPING] = 2,	[PITCH_ADD_EXPANDED] = 36,
+	[PITCH_TRADE_EXPANDED] = 43,	[PITCH_TRADING_STATUS] = 18,
+	[PITCH_AUCTION_UPDATE] = 47,	[PITCH_AUCTION_SUMMARY] = 27,
+	[PITCH_UNIT_CLEAR] = 6,		[PITCH_RPI] = 15,
+};
+
+struct pitch_unit {
+	uint64_t next_seq;	/* next expected sequence, when started */
+	uint32_t time_sec;	/* last Time message */
+	bool started;
+	bool time_known;	/* time_sec is valid for the messages that follow */
+	bool ended;		/* End of Session seen */
+};
+
+struct pitch_state {
+	struct pitch_unit unit[PITCH_UNITS];
+	/* instrument id -> its SYMBOL event was emitted on this venue */
+	uint8_t announced[FEED_MAX_INSTRUMENTS / 8];
+	/* instrument id -> unit its messages last came on (0: none yet) */
+	uint8_t unit_of[FEED_MAX_INSTRUMENTS];
+	struct order_filter filter;
+	/* the filter's memory follows, 64-byte aligned */
+};
+
+#define PITCH_STATE_HEAD ((sizeof(struct pitch_state) + 63) & ~(size_t)63)
 
 static size_t pitch_state_size(const struct feed_engine_config *cfg)
 {
-	(void)cfg;
-	return 8;
-}
-
-static void pitch_state_init(void *state, const struct feed_engine_config *cfg)
-{
-	(void)state;
-	(void)cfg;
+	return PITCH_STATE_HEAD + order_filter_bytes(cfg->order_filter_capacity);
 }
 
 static void pitch_state_reset(void *state)
 {
-	(void)state;
+	struct pitch_state *st = state;
+
+	__builtin_memset(st->unit, 0, sizeof(st->unit));
+	__builtin_memset(st->announced, 0, sizeof(st->announced));
+	__builtin_memset(st->unit_of, 0, sizeof(st->unit_of));
+	order_filter_clear(&st->filter);
 }
 
-static void pitch_packet(struct feed_packet *pk, const uint8_t *payload, uint32_t len)
+static void pitch_state_init(void *state, const struct feed_engine_config *cfg)
 {
-	(void)payload;
-	(void)len;
-	pk->counters->ignored++;
+	struct pitch_state *st = state;
+
+	/* The engine allocated the filter with the state (pitch_state_size):
+	 * one allocation, freed by the engine, nothing to destroy here. */
+	order_filter_init(&st->filter, (char *)state + PITCH_STATE_HEAD,
+			  cfg->order_filter_capacity);
+}
+
+/* ---- field helpers -------------------------------------------------------- */
+
+static uint8_t side_of(uint8_t c)
+{
+	return c == 'B' ? WB_SIDE_BUY : c == 'S' ? WB_SIDE_SELL : WB_SIDE_NONE;
+}
+
+/* A Long Price (u64, 4 dp) in 1e-8; false when it does not fit an int64. */
+static bool long_price(const uint8_t *p, int64_t *out)
+{
+	uint64_t raw = feed_le64(p);
+
+	if (wb_unlikely(raw > PITCH_MAX_LONG_PRICE))
+		return false;
+	*out = (int64_t)raw * PITCH_LONG_PRICE_TO_WB;
+	return true;
+}
+
+static int64_t short_price(const uint8_t *p)
+{
+	return (int64_t)feed_le16(p) * PITCH_SHORT_PRICE_TO_WB;
+}
+
+static uint64_t exch_time(const struct pitch_unit *u, const uint8_t *m)
+{
+	if (wb_unlikely(!u->time_known))
+		return 0;
+	return (uint64_t)u->time_sec * NS_PER_SEC + feed_le32(m + 2);
+}
+
+static bool subscribed(const struct feed_engine *e, uint16_t inst)
+{
+	return e->subs.all || e->subs.subscribed[inst];
+}
+
+/* ---- event helpers -------------------------------------------------------- */
+
+/* Name the instrument on this venue before its first event. */
+static void announce(struct feed_packet *pk, struct pitch_state *st, uint16_t inst,
+		     uint8_t unit, uint64_t seq, uint64_t ts)
+{
+	struct wb_event *ev;
+
+	st->unit_of[inst] = unit;
+	if (wb_likely(st->announced[inst >> 3] & (1u << (inst & 7))))
+		return;
+	ev = feed_emit(pk, WB_EV_SYMBOL, inst, seq, ts);
+	if (!ev)
+		return;		/* ring full: announce again with the next event */
+	__builtin_memset(&ev->u, 0, sizeof(ev->u));
+	__builtin_memcpy(ev->u.symbol.ticker, &pk->engine->subs.ticker[inst], 8);
+	ev->u.symbol.round_lot = PITCH_ROUND_LOT;
+	feed_commit(pk);
+	st->announced[inst >> 3] |= (uint8_t)(1u << (inst & 7));
+}
+
+static bool announced(const struct pitch_state *st, uint16_t inst)
+{
+	return st->announced[inst >> 3] & (1u << (inst & 7));
+}
+
+static void emit_order(struct feed_packet *pk, uint8_t kind, uint16_t inst, uint64_t seq,
+		       uint64_t ts, uint8_t flags, uint64_t order_id, int64_t price,
+		       uint32_t qty, uint64_t ref)
+{
+	struct wb_event *ev = feed_emit(pk, kind, inst, seq, ts);
+
+	if (!ev)
+		return;
+	ev->flags = flags;
+	ev->u.order.order_id = order_id;
+	ev->u.order.price = price;
+	ev->u.order.qty = qty;
+	__builtin_memset(ev->u.order.mpid, 0, 4);
+	ev->u.order.ref = ref;
+	feed_commit(pk);
+}
+
+/* This instrument's venue book is missing the message at seq (see top). */
+static void emit_instrument_gap(struct feed_packet *pk, uint16_t inst, uint64_t seq,
+				uint8_t unit)
+{
+	struct wb_event *ev = feed_emit(pk, WB_EV_GAP, inst, seq, 0);
+
+	if (!ev)
+		return;
+	__builtin_memset(&ev->u, 0, sizeof(ev->u));
+	ev->u.gap.first = seq;
+	ev->u.gap.count = 1;
+	ev->u.gap.unit = unit;
+	feed_commit(pk);
+}
+
+static void emit_status(struct feed_packet *pk, uint16_t inst, uint64_t seq, uint64_t ts,
+			uint8_t state, uint8_t raw, uint8_t flags)
+{
+	struct wb_event *ev = feed_emit(pk, WB_EV_STATUS, inst, seq, ts);
+
+	if (!ev)
+		return;
+	ev->flags = flags;
+	__builtin_memset(&ev->u, 0, sizeof(ev->u));
+	ev->u.status.state = state;
+	ev->u.status.raw_state = (char)raw;
+	__builtin_memcpy(ev->u.status.reason, "    ", 4);
+	feed_commit(pk);
+}
+
+/* ---- messages ------------------------------------------------------------- */
+
+struct pitch_msg {
+	const uint8_t *m;
+	uint32_t len;
+	uint64_t seq;
+	uint64_t ts;
+	uint8_t unit;
+};
+
+static void decode_add(struct feed_packet *pk, struct pitch_state *st, const struct pitch_msg *msg,
+		       uint32_t qty, uint64_t key, int64_t price, const uint8_t *participant)
+{
+	const uint8_t *m = msg->m;
+	uint64_t order_id = feed_le64(m + 6);
+	uint8_t side = side_of(m[14]);
+	struct wb_event *ev;
+	uint16_t inst;
+
+	if (wb_unlikely(!side)) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		return;
+	}
+	inst = feed_instrument_for_key(pk->engine, key);
+	if (!inst) {
+		pk->counters->filtered++;
+		return;
+	}
+	announce(pk, st, inst, msg->unit, msg->seq, msg->ts);
+	if (wb_unlikely(!order_filter_insert(&st->filter, order_id, inst, msg->unit, qty))) {
+		pk->counters->order_filter_full++;
+		emit_instrument_gap(pk, inst, msg->seq, msg->unit);
+		return;
+	}
+	ev = feed_emit(pk, WB_EV_ADD, inst, msg->seq, msg->ts);
+	if (!ev)
+		return;
+	ev->side = side;
+	ev->u.order.order_id = order_id;
+	ev->u.order.price = price;
+	ev->u.order.qty = qty;
+	/* Participant ID: an MPID, "RTAL" for retail, spaces when unattributed. */
+	if (participant && __builtin_memcmp(participant, "    ", 4) != 0)
+		__builtin_memcpy(ev->u.order.mpid, participant, 4);
+	else
+		__builtin_memset(ev->u.order.mpid, 0, 4);
+	ev->u.order.ref = 0;
+	feed_commit(pk);
+}
+
+/*
+ * The filter entry of the order a message names, or NULL (counted as
+ * filtered). An entry whose instrument was unsubscribed since its Add goes
+ * now: its book is no longer kept.
+ */
+static struct order_filter_entry *tracked_order(struct feed_packet *pk, struct pitch_state *st,
+						uint64_t order_id)
+{
+	struct order_filter_entry *e = order_filter_find(&st->filter, order_id);
+
+	if (wb_likely(e) && wb_unlikely(!subscribed(pk->engine, e->instrument))) {
+		order_filter_erase(&st->filter, e);
+		e = 0;
+	}
+	if (!e)
+		pk->counters->filtered++;
+	return e;
+}
+
+/* qty leaves the order; the entry goes with its last share. */
+static void take_qty(struct pitch_state *st, struct order_filter_entry *e, uint32_t qty)
+{
+	if (qty >= e->qty)
+		order_filter_erase(&st->filter, e);
+	else
+		e->qty -= qty;
+}
+
+static void decode_executed(struct feed_packet *pk, struct pitch_state *st,
+			    const struct pitch_msg *msg)
+{
+	const uint8_t *m = msg->m;
+	uint64_t order_id = feed_le64(m + 6);
+	struct order_filter_entry *e = tracked_order(pk, st, order_id);
+	uint32_t qty = feed_le32(m + 14);
+
+	if (!e)
+		return;
+	emit_order(pk, WB_EV_EXECUTE, e->instrument, msg->seq, msg->ts, WB_EVF_PRINTABLE,
+		   order_id, 0, qty, feed_le64(m + 18));
+	take_qty(st, e, qty);
+}
+
+/*
+ * Executed at Price/Size gives the remaining quantity as an absolute
+ * value. When it is less than the executed quantity leaves, the rest is
+ * cancelled: a REDUCE follows. More than that (a refill) cannot be said
+ * with the event's fields, as the filter does not keep the order's price:
+ * the instrument gets a GAP (its book is then incomplete), counted as a bad
+ * field.
+ */
+static void decode_executed_at_price(struct feed_packet *pk, struct pitch_state *st,
+				     const struct pitch_msg *msg)
+{
+	const uint8_t *m = msg->m;
+	uint64_t order_id = feed_le64(m + 6);
+	uint32_t qty = feed_le32(m + 14), remaining = feed_le32(m + 18), left;
+	struct order_filter_entry *e;
+	uint16_t inst;
+	int64_t price;
+
+	if (wb_unlikely(!long_price(m + 30, &price))) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		return;
+	}
+	e = tracked_order(pk, st, order_id);
+	if (!e)
+		return;
+	inst = e->instrument;
+	left = e->qty > qty ? e->qty - qty : 0;
+	emit_order(pk, WB_EV_EXECUTE_AT_PRICE, inst, msg->seq, msg->ts, WB_EVF_PRINTABLE,
+		   order_id, price, qty, feed_le64(m + 22));
+	if (remaining < left) {
+		emit_order(pk, WB_EV_REDUCE, inst, msg->seq, msg->ts, 0, order_id, 0,
+			   left - remaining, 0);
+	} else if (wb_unlikely(remaining > left)) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		emit_instrument_gap(pk, inst, msg->seq, msg->unit);
+	}
+	if (remaining)
+		e->qty = remaining;
+	else
+		order_filter_erase(&st->filter, e);
+}
+
+static void decode_reduce(struct feed_packet *pk, struct pitch_state *st,
+			  const struct pitch_msg *msg, uint32_t qty)
+{
+	uint64_t order_id = feed_le64(msg->m + 6);
+	struct order_filter_entry *e = tracked_order(pk, st, order_id);
+
+	if (!e)
+		return;
+	emit_order(pk, WB_EV_REDUCE, e->instrument, msg->seq, msg->ts, 0, order_id, 0, qty, 0);
+	take_qty(st, e, qty);
+}
+
+/*
+ * Modify Flags bit 1 (Maintain Priority) says whether the order keeps its
+ * queue position; the v2.41 spec notes say to trust it (spec 3.3). A
+ * modify to quantity 0 leaves no order: it is sent as a DELETE so the book
+ * and the filter agree.
+ */
+static void decode_modify(struct feed_packet *pk, struct pitch_state *st,
+			  const struct pitch_msg *msg, uint32_t qty, int64_t price, uint8_t flags)
+{
+	uint64_t order_id = feed_le64(msg->m + 6);
+	struct order_filter_entry *e = tracked_order(pk, st, order_id);
+
+	if (!e)
+		return;
+	if (wb_unlikely(!qty)) {
+		emit_order(pk, WB_EV_DELETE, e->instrument, msg->seq, msg->ts, 0, order_id, 0, 0, 0);
+		order_filter_erase(&st->filter, e);
+		return;
+	}
+	emit_order(pk, WB_EV_MODIFY, e->instrument, msg->seq, msg->ts,
+		   flags & PITCH_MODIFY_MAINTAIN_PRIORITY ? WB_EVF_KEEPS_PRIORITY : 0,
+		   order_id, price, qty, 0);
+	e->qty = qty;
+}
+
+static void decode_delete(struct feed_packet *pk, struct pitch_state *st,
+			  const struct pitch_msg *msg)
+{
+	uint64_t order_id = feed_le64(msg->m + 6);
+	struct order_filter_entry *e = tracked_order(pk, st, order_id);
+
+	if (!e)
+		return;
+	emit_order(pk, WB_EV_DELETE, e->instrument, msg->seq, msg->ts, 0, order_id, 0, 0, 0);
+	order_filter_erase(&st->filter, e);
+}
+
+/* Trades of hidden or routed orders: no book change, carry the symbol. */
+static void decode_trade(struct feed_packet *pk, struct pitch_state *st,
+			 const struct pitch_msg *msg, uint32_t qty, uint64_t key, int64_t price,
+			 uint64_t match_id)
+{
+	const uint8_t *m = msg->m;
+	uint16_t inst = feed_instrument_for_key(pk->engine, key);
+	struct wb_event *ev;
+
+	if (!inst) {
+		pk->counters->filtered++;
+		return;
+	}
+	announce(pk, st, inst, msg->unit, msg->seq, msg->ts);
+	ev = feed_emit(pk, WB_EV_TRADE, inst, msg->seq, msg->ts);
+	if (!ev)
+		return;
+	__builtin_memset(&ev->u, 0, sizeof(ev->u));
+	ev->side = side_of(m[14]);
+	ev->flags = WB_EVF_PRINTABLE;
+	ev->u.trade.order_id = feed_le64(m + 6);
+	ev->u.trade.price = price;
+	ev->u.trade.qty = qty;
+	ev->u.trade.match_id = match_id;
+	feed_commit(pk);
+}
+
+static uint8_t trading_state(uint8_t code)
+{
+	switch (code) {
+	case 'T':
+		return WB_STATE_TRADING;
+	case 'H':
+		return WB_STATE_HALTED;
+	case 'Q':
+		return WB_STATE_QUOTATION_ONLY;
+	case 'A':
+		return WB_STATE_PRE_OPEN;	/* accepting orders for queuing */
+	case 'S':
+		return WB_STATE_PAUSED;		/* exchange-specific suspension */
+	default:
+		return WB_STATE_UNKNOWN;
+	}
+}
+
+static void decode_trading_status(struct feed_packet *pk, struct pitch_state *st,
+				  const struct pitch_msg *msg)
+{
+	const uint8_t *m = msg->m;
+	uint16_t inst = feed_instrument_for_key(pk->engine, feed_symbol8_key(m + 6));
+
+	if (!inst) {
+		pk->counters->filtered++;
+		return;
+	}
+	announce(pk, st, inst, msg->unit, msg->seq, msg->ts);
+	emit_status(pk, inst, msg->seq, msg->ts, trading_state(m[14]), m[14], 0);
+}
+
+/*
+ * The auction's total print. The orders executed in it are reported one
+ * by one as executions, so this print does not count toward volume again
+ * (no WB_EVF_PRINTABLE).
+ */
+static void decode_auction_summary(struct feed_packet *pk, struct pitch_state *st,
+				   const struct pitch_msg *msg)
+{
+	const uint8_t *m = msg->m;
+	uint16_t inst;
+	struct wb_event *ev;
+	int64_t price;
+
+	if (wb_unlikely(!long_price(m + 15, &price))) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		return;
+	}
+	inst = feed_instrument_for_key(pk->engine, feed_symbol8_key(m + 6));
+	if (!inst) {
+		pk->counters->filtered++;
+		return;
+	}
+	announce(pk, st, inst, msg->unit, msg->seq, msg->ts);
+	ev = feed_emit(pk, WB_EV_TRADE, inst, msg->seq, msg->ts);
+	if (!ev)
+		return;
+	__builtin_memset(&ev->u, 0, sizeof(ev->u));
+	ev->flags = WB_EVF_CROSS;
+	ev->u.trade.price = price;
+	ev->u.trade.qty = feed_le32(m + 23);
+	ev->u.trade.cross_type = (char)m[14];
+	feed_commit(pk);
+}
+
+/*
+ * Unit Clear: every order of the unit is gone. End of Session: the unit
+ * sends nothing more today, so its orders can leave the filter; the books
+ * keep their last state and learn that the session is over. Both are said
+ * per instrument, for the instruments this venue announced on that unit,
+ * because other units of the venue go on.
+ */
+static void decode_unit_end(struct feed_packet *pk, struct pitch_state *st,
+			    const struct pitch_msg *msg, bool clear)
+{
+	uint32_t inst, count = pk->engine->subs.count;
+
+	order_filter_clear_unit(&st->filter, msg->unit);
+	if (!clear) {
+		pk->counters->end_of_session++;
+		st->unit[msg->unit].ended = true;
+	}
+	for (inst = 1; inst <= count && inst < FEED_MAX_INSTRUMENTS; inst++) {
+		if (st->unit_of[inst] != msg->unit || !announced(st, (uint16_t)inst))
+			continue;
+		if (clear) {
+			struct wb_event *ev = feed_emit(pk, WB_EV_CLEAR, (uint16_t)inst, msg->seq,
+							msg->ts);
+
+			if (!ev)
+				continue;
+			__builtin_memset(&ev->u, 0, sizeof(ev->u));
+			feed_commit(pk);
+		} else {
+			emit_status(pk, (uint16_t)inst, msg->seq, msg->ts, WB_STATE_CLOSED,
+				    PITCH_END_OF_SESSION, WB_EVF_SESSION_END);
+		}
+	}
+}
+
+static bool is_session_message(uint8_t type)
+{
+	/* GRP/Spin TCP: login, gap request/response, spin (spec 4). */
+	return (type >= 0x01 && type <= 0x04) || (type >= 0x80 && type <= 0x86);
+}
+
+static void decode_message(struct feed_packet *pk, struct pitch_state *st, const uint8_t *m,
+			   uint32_t len, uint64_t seq, uint8_t unit)
+{
+	uint8_t type = m[1], min = pitch_min_len[type];
+	struct pitch_unit *u = &st->unit[unit];
+	struct pitch_msg msg;
+	int64_t price;
+
+	if (wb_unlikely(!min)) {
+		feed_count_error(pk, is_session_message(type) ? FEED_ERR_NOT_MULTICAST :
+			FEED_ERR_UNKNOWN_TYPE);
+		return;
+	}
+	if (wb_unlikely(len < min)) {
+		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		return;
+	}
+	pk->counters->messages++;
+	if (type == PITCH_TIME) {
+		u->time_sec = feed_le32(m + 2);
+		u->time_known = true;
+		pk->counters->ignored++;
+		return;
+	}
+	msg.m = m;
+	msg.len = len;
+	msg.seq = seq;
+	msg.unit = unit;
+	msg.ts = exch_time(u, m);
+
+	switch (type) {
+	case PITCH_ADD_SHORT:
+		decode_add(pk, st, &msg, feed_le16(m + 15), feed_symbol6_key(m + 17),
+			   short_price(m + 23), 0);
+		return;
+	case PITCH_ADD_LONG:
+		if (wb_unlikely(!long_price(m + 25, &price)))
+			goto bad_field;
+		decode_add(pk, st, &msg, feed_le32(m + 15), feed_symbol6_key(m + 19), price, 0);
+		return;
+	case PITCH_ADD_EXPANDED:
+		if (wb_unlikely(!long_price(m + 27, &price)))
+			goto bad_field;
+		decode_add(pk, st, &msg, feed_le32(m + 15), feed_symbol8_key(m + 19), price,
+			   len >= PITCH_ADD_EXPANDED_WITH_PARTICIPANT ? m + 36 : 0);
+		return;
+	case PITCH_EXECUTED:
+		decode_executed(pk, st, &msg);
+		return;
+	case PITCH_EXECUTED_AT_PRICE:
+		decode_executed_at_price(pk, st, &msg);
+		return;
+	case PITCH_REDUCE_LONG:
+		decode_reduce(pk, st, &msg, feed_le32(m + 14));
+		return;
+	case PITCH_REDUCE_SHORT:
+		decode_reduce(pk, st, &msg, feed_le16(m + 14));
+		return;
+	case PITCH_MODIFY_LONG:
+		if (wb_unlikely(!long_price(m + 18, &price)))
+			goto bad_field;
+		decode_modify(pk, st, &msg, feed_le32(m + 14), price, m[26]);
+		return;
+	case PITCH_MODIFY_SHORT:
+		decode_modify(pk, st, &msg, feed_le16(m + 14), short_price(m + 16), m[18]);
+		return;
+	case PITCH_DELETE:
+		decode_delete(pk, st, &msg);
+		return;
+	case PITCH_TRADE_SHORT:
+		decode_trade(pk, st, &msg, feed_le16(m + 15), feed_symbol6_key(m + 17),
+			     short_price(m + 23), feed_le64(m + 25));
+		return;
+	case PITCH_TRADE_LONG:
+		if (wb_unlikely(!long_price(m + 25, &price)))
+			goto bad_field;
+		decode_trade(pk, st, &msg, feed_le32(m + 15), feed_symbol6_key(m + 19), price,
+			     feed_le64(m + 33));
+		return;
+	case PITCH_TRADE_EXPANDED:
+		if (wb_unlikely(!long_price(m + 27, &price)))
+			goto bad_field;
+		decode_trade(pk, st, &msg, feed_le32(m + 15), feed_symbol8_key(m + 19), price,
+			     feed_le64(m + 35));
+		return;
+	case PITCH_TRADE_BREAK: {
+		/* Names only the execution id: venue-wide, the reader matches the id. */
+		struct wb_event *ev = feed_emit(pk, WB_EV_TRADE_BREAK, 0, seq, msg.ts);
+
+		if (!ev)
+			return;
+		__builtin_memset(&ev->u, 0, sizeof(ev->u));
+		ev->u.trade.match_id = feed_le64(m + 6);
+		feed_commit(pk);
+		return;
+	}
+	case PITCH_TRADING_STATUS:
+		decode_trading_status(pk, st, &msg);
+		return;
+	case PITCH_AUCTION_SUMMARY:
+		decode_auction_summary(pk, st, &msg);
+		return;
+	case PITCH_UNIT_CLEAR:
+		decode_unit_end(pk, st, &msg, true);
+		return;
+	case PITCH_END_OF_SESSION:
+		decode_unit_end(pk, st, &msg, false);
+		return;
+	default:
+		/* Auction Update, Retail Price Improvement, Symbol Mapping (options):
+		 * nothing a book needs. */
+		pk->counters->ignored++;
+		return;
+	}
+bad_field:
+	feed_count_error(pk, FEED_ERR_BAD_FIELD);
+}
+
+/* ---- framing and sequencing ----------------------------------------------- */
+
+static void unit_gap(struct feed_packet *pk, struct pitch_unit *u, uint8_t unit,
+		     uint64_t first, uint64_t count)
+{
+	feed_emit_gap(pk, first, count, unit);
+	/* The unit's last Time may be in the lost range (spec 2). */
+	u->time_known = false;
+}
+
+static void unit_start(struct feed_packet *pk, struct pitch_unit *u, uint8_t unit, uint64_t seq)
+{
+	if (seq > 1)
+		unit_gap(pk, u, unit, 1, seq - 1);
+	u->next_seq = seq;
+	u->started = true;
+}
+
+/* Sequence of a heartbeat: the next sequence the unit will send. */
+static void idle_sequence(struct feed_packet *pk, struct pitch_unit *u, uint8_t unit,
+			  uint64_t seq)
+{
+	if (!u->started) {
+		unit_start(pk, u, unit, seq);
+	} else if (seq > u->next_seq) {
+		unit_gap(pk, u, unit, u->next_seq, seq - u->next_seq);
+		u->next_seq = seq;
+	}
+}
+
+/* A packet at sequence 1 that clears the unit: the exchange's new day. */
+static bool starts_new_day(const uint8_t *p, uint32_t len, uint32_t count)
+{
+	uint32_t off = PITCH_HEADER_LEN, i;
+
+	for (i = 0; i < count && off + 2 <= len && p[off] >= 2; i++) {
+		if (p[off + 1] == PITCH_UNIT_CLEAR)
+			return true;
+		off += p[off];
+	}
+	return false;
+}
+
+static void pitch_packet(struct feed_packet *pk, const uint8_t *p, uint32_t len)
+{
+	struct pitch_state *st = pk->state;
+	struct pitch_unit *u;
+	uint32_t hdr_len, count, off = PITCH_HEADER_LEN, i;
+	uint64_t seq, skip;
+	uint8_t unit;
+
+	if (wb_unlikely(len < PITCH_HEADER_LEN)) {
+		feed_count_error(pk, FEED_ERR_TRUNCATED);
+		return;
+	}
+	hdr_len = feed_le16(p);
+	count = p[2];
+	unit = p[3];
+	seq = feed_le32(p + 4);
+	if (wb_unlikely(unit == 0)) {
+		/* TCP sessions (GRP, Spin) frame with unit 0; multicast units start at 1. */
+		feed_count_error(pk, FEED_ERR_NOT_MULTICAST);
+		return;
+	}
+	if (wb_unlikely(hdr_len != len)) {
+		if (hdr_len > len) {
+			feed_count_error(pk, FEED_ERR_TRUNCATED);
+			return;
+		}
+		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		if (hdr_len < PITCH_HEADER_LEN)
+			return;
+		len = hdr_len;	/* decode the block the header describes */
+	}
+	u = &st->unit[unit];
+	if (wb_unlikely(count == 0)) {
+		pk->counters->heartbeats++;
+		if (seq)	/* a second source sends unit heartbeats with sequence 0 */
+			idle_sequence(pk, u, unit, seq);
+		return;
+	}
+	if (wb_unlikely(seq == 0)) {
+		/* Unsequenced messages: a spin or a gap-proxy session, not multicast. */
+		feed_count_error(pk, FEED_ERR_NOT_MULTICAST);
+		return;
+	}
+	if (wb_unlikely(!u->started))
+		unit_start(pk, u, unit, seq);
+	if (wb_unlikely(seq != u->next_seq)) {
+		if (seq > u->next_seq) {
+			unit_gap(pk, u, unit, u->next_seq, seq - u->next_seq);
+			u->next_seq = seq;
+		} else if (u->ended || (seq == 1 && starts_new_day(p, len, count))) {
+			pk->counters->session_changes++;
+			u->next_seq = seq;
+			u->ended = false;
+			u->time_known = false;
+		} else if (seq + count <= u->next_seq) {
+			pk->counters->duplicates++;
+			pk->counters->duplicate_messages += count;
+			return;
+		}
+	}
+	/* An overlapping packet: its first messages were seen already. */
+	skip = u->next_seq - seq;
+	pk->counters->duplicate_messages += skip;
+
+	for (i = 0; i < count; i++) {
+		uint32_t mlen;
+
+		if (wb_unlikely(off + 2 > len))
+			goto truncated;
+		mlen = p[off];
+		if (wb_unlikely(mlen < 2)) {
+			/* A length that cannot cover its own header: nothing after it can
+			 * be framed. */
+			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+			goto lost;
+		}
+		if (wb_unlikely(mlen > len - off))
+			goto truncated;
+		if (wb_likely(i >= skip))
+			decode_message(pk, st, p + off, mlen, seq + i, unit);
+		off += mlen;
+	}
+	u->next_seq = seq + count;
+	if (wb_unlikely(off != len))
+		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+	return;
+truncated:
+	feed_count_error(pk, FEED_ERR_TRUNCATED);
+lost:
+	/* The rest of this packet is lost: the other line's copy or the next
+	 * packet fills it or reports it as a gap. */
+	if (seq + i > u->next_seq)
+		u->next_seq = seq + i;
 }
 
 const struct feed_protocol_ops feed_pitch_ops = {
