@@ -1,0 +1,428 @@
+/*
+ * The two-thread book builder; see builder.h.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <hwloc.h>
+
+#include "book/builder.h"
+#include "book/spsc.h"
+#include "book/venue_mem.h"
+
+#define BUILDER_DEFAULT_QUEUE (1u << 16)
+/* Events applied before a BATCH_END: bounds how long thread 2 waits to
+ * publish when the ring holds a large backlog (file replay). */
+#define BUILDER_MAX_BATCH 256u
+/* Idle loops spinning (a few tens of microseconds) before sleeping. */
+#define BUILDER_IDLE_SPINS 4096u
+#define BUILDER_IDLE_SLEEP_NS 50000L
+#define BUILDER_PREFETCH_AHEAD 4u
+
+struct builder {
+	struct builder_config cfg;
+	struct venue_books *vb;
+	struct superbook *sb;
+	struct book_update *queue_mem;
+	size_t queue_bytes;
+	struct book_queue q;
+	struct wb_ring_consumer ring;
+	builder_pump_fn pump;
+	void *pump_ctx;
+	hwloc_topology_t topo;
+	int have_topo;
+	pthread_t th[2];
+	int started;
+	int stop;		/* set by builder_stop */
+	int t1_done;		/* thread 1 queued its last update */
+	int done;		/* thread 2 published it */
+	struct builder_counters ctr;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Spin a while, then sleep a little: keeps latency low under traffic
+ * without owning a core forever when the feed is quiet (unless busy_poll). */
+static void idle_wait(struct builder *b, unsigned *idle, uint64_t *sleeps)
+{
+	if (b->cfg.busy_poll || ++*idle < BUILDER_IDLE_SPINS) {
+		cpu_relax();
+		return;
+	}
+	struct timespec ts = { 0, BUILDER_IDLE_SLEEP_NS };
+
+	nanosleep(&ts, NULL);
+	wb_store_relaxed(sleeps, *sleeps + 1);
+}
+
+/* ---- placement ---------------------------------------------------------- */
+
+/* The last two cores (one PU each) of the node's cpuset, else of the machine. */
+static void choose_cpus(struct builder *b, int out[2])
+{
+	hwloc_const_cpuset_t set = hwloc_topology_get_allowed_cpuset(b->topo);
+	hwloc_obj_t core = NULL, node;
+	int pus[64], n = 0;
+
+	out[0] = out[1] = -1;
+	if (b->cfg.numa_node >= 0) {
+		node = hwloc_get_numanode_obj_by_os_index(b->topo, (unsigned)b->cfg.numa_node);
+		if (node && node->cpuset && !hwloc_bitmap_iszero(node->cpuset))
+			set = node->cpuset;
+	}
+	while (n < 64 && (core = hwloc_get_next_obj_inside_cpuset_by_type(b->topo, set, HWLOC_OBJ_CORE, core))) {
+		int pu = hwloc_bitmap_first(core->cpuset);
+
+		if (pu >= 0 && hwloc_bitmap_isset(set, (unsigned)pu))
+			pus[n++] = pu;
+	}
+	if (n == 0)
+		return;
+	if (n == 1) {
+		out[0] = out[1] = pus[0];
+		return;
+	}
+	out[0] = pus[n - 2];
+	out[1] = pus[n - 1];
+}
+
+static void pin_self(struct builder *b, int cpu)
+{
+	hwloc_bitmap_t set;
+
+	if (!b->have_topo || cpu < 0)
+		return;
+	set = hwloc_bitmap_alloc();
+	if (!set)
+		return;
+	hwloc_bitmap_only(set, (unsigned)cpu);
+	hwloc_set_cpubind(b->topo, set, HWLOC_CPUBIND_THREAD);
+	hwloc_bitmap_free(set);
+}
+
+/* ---- thread 1: ring -> venue books -> queue ------------------------------ */
+
+static void queue_wait_space(struct builder *b, uint64_t want)
+{
+	unsigned idle = 0;
+
+	if (book_queue_space(&b->q, want) >= want)
+		return;
+	/* Let thread 2 see what is queued before waiting on it. */
+	book_queue_publish(&b->q);
+	b->q.p_full_waits++;
+	wb_store_relaxed(&b->ctr.queue_full_waits, b->q.p_full_waits);
+	while (book_queue_space(&b->q, want) < want)
+		idle_wait(b, &idle, &b->ctr.t1_idle_sleeps);
+}
+
+static void push_batch_end(struct builder *b, const struct wb_event *last, uint64_t read_ts)
+{
+	struct book_update u;
+
+	memset(&u, 0, sizeof(u));
+	u.kind = BOOK_UP_BATCH_END;
+	if (last) {
+		u.venue = last->venue;
+		u.line = last->line;
+		u.exch_ts = last->exch_ts;
+		u.recv_ts = last->recv_ts;
+		u.u.seq = last->seq;
+	}
+	if (read_ts) {
+		u.applied_ts = now_ns();
+		u.order_count = u.applied_ts - read_ts > UINT32_MAX ? UINT32_MAX
+								      : (uint32_t)(u.applied_ts - read_ts);
+	}
+	queue_wait_space(b, 1);
+	book_queue_push(&b->q, &u);
+}
+
+static void apply_batch(struct builder *b, uint64_t n)
+{
+	struct book_update ups[BOOK_MAX_UPDATES_PER_EVENT];
+	const struct wb_event *ev = NULL;
+	uint64_t read_ts = b->cfg.latency ? now_ns() : 0, queued = 0, i;
+	unsigned k, j;
+
+	for (i = 0; i < n; i++) {
+		ev = wb_ring_consumer_at(&b->ring, i);
+		if (i + BUILDER_PREFETCH_AHEAD < n)
+			venue_books_prefetch(b->vb, wb_ring_consumer_at(&b->ring, i + BUILDER_PREFETCH_AHEAD));
+		k = venue_books_apply(b->vb, ev, ups);
+		if (k) {
+			queue_wait_space(b, k);
+			for (j = 0; j < k; j++)
+				book_queue_push(&b->q, &ups[j]);
+			queued += k;
+		}
+	}
+	push_batch_end(b, ev, read_ts);
+	book_queue_publish(&b->q);
+	wb_ring_consumer_release(&b->ring, n);
+	wb_store_relaxed(&b->ctr.ring_batches, b->ctr.ring_batches + 1);
+	wb_store_relaxed(&b->ctr.events, b->ctr.events + n);
+	wb_store_relaxed(&b->ctr.updates_queued, b->ctr.updates_queued + queued + 1);
+}
+
+static void *thread1_main(void *arg)
+{
+	struct builder *b = arg;
+	int pump_state = b->pump ? BUILDER_PUMP_MORE : BUILDER_PUMP_IDLE;
+	unsigned idle = 0;
+
+	pin_self(b, b->ctr.cpu[0]);
+	for (;;) {
+		uint64_t n = wb_ring_consumer_available(&b->ring);
+
+		if (n == 0) {
+			if (wb_load_acquire(&b->stop))
+				break;
+			if (b->pump && pump_state != BUILDER_PUMP_EOF && pump_state != BUILDER_PUMP_ERROR)
+				pump_state = b->pump(b->pump_ctx);
+			n = wb_ring_consumer_available(&b->ring);
+			if (n == 0) {
+				if (pump_state == BUILDER_PUMP_EOF || pump_state == BUILDER_PUMP_ERROR)
+					break;
+				if (pump_state != BUILDER_PUMP_MORE)
+					idle_wait(b, &idle, &b->ctr.t1_idle_sleeps);
+				continue;
+			}
+		}
+		idle = 0;
+		apply_batch(b, n < BUILDER_MAX_BATCH ? n : BUILDER_MAX_BATCH);
+		wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
+	}
+	wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
+	push_batch_end(b, NULL, 0);
+	book_queue_publish(&b->q);
+	wb_store_release(&b->t1_done, 1);
+	return NULL;
+}
+
+/* ---- thread 2: queue -> Super-Book -> shm -------------------------------- */
+
+static void record_latency(struct builder *b, const struct book_update *u)
+{
+	struct latency_sample s;
+
+	if (!u->recv_ts)
+		return; /* the closing mark of a stop, not a packet */
+	memset(&s, 0, sizeof(s));
+	s.recv_ts = u->recv_ts;
+	s.book_applied_ts = u->applied_ts;
+	s.ring_read_ts = u->applied_ts - u->order_count;
+	s.published_ts = now_ns();
+	s.seq = u->u.seq;
+	s.line = u->line;
+	s.venue = u->venue;
+	latency_log_record(b->cfg.latency, &s);
+	wb_store_relaxed(&b->ctr.latency_samples, b->ctr.latency_samples + 1);
+}
+
+static void *thread2_main(void *arg)
+{
+	struct builder *b = arg;
+	unsigned idle = 0, beats = 0;
+
+	pin_self(b, b->ctr.cpu[1]);
+	for (;;) {
+		uint64_t n = book_queue_available(&b->q), i;
+
+		if (n == 0) {
+			if (wb_load_acquire(&b->t1_done) && book_queue_available(&b->q) == 0)
+				break;
+			if (idle == BUILDER_IDLE_SPINS - 1)
+				superbook_heartbeat(b->sb, now_ns());
+			idle_wait(b, &idle, &b->ctr.t2_idle_sleeps);
+			continue;
+		}
+		idle = 0;
+		for (i = 0; i < n; i++) {
+			const struct book_update *u = book_queue_at(&b->q, i);
+
+			superbook_apply(b->sb, u);
+			if (u->kind == BOOK_UP_BATCH_END && b->cfg.latency && u->applied_ts)
+				record_latency(b, u);
+		}
+		book_queue_release(&b->q, n);
+		if (++beats % 4096 == 0)
+			superbook_heartbeat(b->sb, now_ns());
+	}
+	superbook_publish(b->sb);
+	superbook_heartbeat(b->sb, now_ns());
+	wb_store_release(&b->done, 1);
+	return NULL;
+}
+
+/* ---- lifetime ------------------------------------------------------------ */
+
+struct builder *builder_create(const struct builder_config *cfg, int *err)
+{
+	struct builder *b = calloc(1, sizeof(*b));
+	struct venue_books_config vbc;
+	struct superbook_config sbc;
+	uint32_t slots;
+	int rc = 0, node;
+
+	if (!b) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	b->cfg = *cfg;
+	slots = cfg->queue_slots ? cfg->queue_slots : BUILDER_DEFAULT_QUEUE;
+	if (slots < 64 || (slots & (slots - 1))) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	node = venue_mem_node(cfg->numa_node);
+	b->ctr.numa_node = node;
+	vbc = cfg->books;
+	vbc.numa_node = node;
+	sbc = cfg->shm;
+	sbc.numa_node = node;
+	if (!sbc.capacity)
+		sbc.capacity = vbc.max_instruments ? vbc.max_instruments : VENUE_BOOKS_DEFAULT_INSTRUMENTS;
+
+	b->vb = venue_books_create(&vbc);
+	if (!b->vb) {
+		rc = -errno;
+		goto fail;
+	}
+	b->queue_bytes = (size_t)slots * sizeof(struct book_update);
+	b->queue_mem = venue_mem_alloc(b->queue_bytes, node);
+	if (!b->queue_mem) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	book_queue_init(&b->q, b->queue_mem, slots);
+	b->sb = superbook_create(&sbc, &rc);
+	if (!b->sb)
+		goto fail;
+
+	b->ctr.cpu[0] = cfg->cpus[0];
+	b->ctr.cpu[1] = cfg->cpus[1];
+	if (cfg->pin && hwloc_topology_init(&b->topo) == 0) {
+		if (hwloc_topology_load(b->topo) == 0) {
+			int chosen[2];
+
+			b->have_topo = 1;
+			choose_cpus(b, chosen);
+			if (b->ctr.cpu[0] < 0)
+				b->ctr.cpu[0] = chosen[0];
+			if (b->ctr.cpu[1] < 0)
+				b->ctr.cpu[1] = chosen[1];
+		} else {
+			hwloc_topology_destroy(b->topo);
+		}
+	}
+	if (!b->have_topo)
+		b->ctr.cpu[0] = b->ctr.cpu[1] = -1;
+	if (err)
+		*err = 0;
+	return b;
+fail:
+	builder_destroy(b);
+	if (err)
+		*err = rc;
+	return NULL;
+}
+
+int builder_start(struct builder *b, void *ring_mem, builder_pump_fn pump, void *pump_ctx)
+{
+	int rc;
+
+	if (b->started || wb_ring_check(ring_mem, UINT64_MAX) != WB_RING_OK)
+		return -EINVAL;
+	wb_ring_consumer_init(&b->ring, ring_mem);
+	b->pump = pump;
+	b->pump_ctx = pump_ctx;
+	rc = pthread_create(&b->th[1], NULL, thread2_main, b);
+	if (rc)
+		return -rc;
+	rc = pthread_create(&b->th[0], NULL, thread1_main, b);
+	if (rc) {
+		wb_store_release(&b->t1_done, 1);
+		pthread_join(b->th[1], NULL);
+		return -rc;
+	}
+	pthread_setname_np(b->th[0], "wb-books");
+	pthread_setname_np(b->th[1], "wb-superbook");
+	b->started = 1;
+	return 0;
+}
+
+int builder_done(const struct builder *b)
+{
+	return wb_load_acquire(&b->done);
+}
+
+void builder_stop(struct builder *b)
+{
+	if (!b || !b->started)
+		return;
+	wb_store_release(&b->stop, 1);
+	pthread_join(b->th[0], NULL);
+	pthread_join(b->th[1], NULL);
+	b->started = 0;
+}
+
+void builder_destroy(struct builder *b)
+{
+	if (!b)
+		return;
+	builder_stop(b);
+	superbook_destroy(b->sb);
+	if (b->queue_mem)
+		venue_mem_free(b->queue_mem, b->queue_bytes, b->ctr.numa_node);
+	venue_books_destroy(b->vb);
+	if (b->have_topo)
+		hwloc_topology_destroy(b->topo);
+	free(b);
+}
+
+struct superbook *builder_superbook(struct builder *b)
+{
+	return b->sb;
+}
+
+void builder_get_counters(const struct builder *b, struct builder_counters *out)
+{
+	out->ring_batches = wb_load_relaxed(&b->ctr.ring_batches);
+	out->events = wb_load_relaxed(&b->ctr.events);
+	out->updates_queued = wb_load_relaxed(&b->ctr.updates_queued);
+	out->queue_full_waits = wb_load_relaxed(&b->ctr.queue_full_waits);
+	out->t1_idle_sleeps = wb_load_relaxed(&b->ctr.t1_idle_sleeps);
+	out->t2_idle_sleeps = wb_load_relaxed(&b->ctr.t2_idle_sleeps);
+	out->latency_samples = wb_load_relaxed(&b->ctr.latency_samples);
+	out->ring_dropped = wb_load_relaxed(&b->ctr.ring_dropped);
+	out->cpu[0] = b->ctr.cpu[0];
+	out->cpu[1] = b->ctr.cpu[1];
+	out->numa_node = b->ctr.numa_node;
+}
+
+const struct venue_books_counters *builder_venue_counters(const struct builder *b)
+{
+	return venue_books_counters(b->vb);
+}
+
+const struct superbook_counters *builder_superbook_counters(const struct builder *b)
+{
+	return superbook_counters(b->sb);
+}

@@ -1,0 +1,87 @@
+/*
+ * The two-thread book builder:
+ *
+ *   event ring ──▶ thread 1: venue books ──▶ book_queue ──▶ thread 2: Super-Book ──▶ shm
+ *
+ * Thread 1 drains a wb_ring of normalized events (whoever fills it: a
+ * decoder thread, the kernel module, or thread 1 itself through the pump
+ * callback), applies each event to the venue books and queues the level
+ * changes, closing every ring batch with a BATCH_END that carries the
+ * batch's timestamps. Thread 2 folds them into the Super-Book and
+ * publishes at each BATCH_END, then records a latency sample.
+ *
+ * Placement: both threads are pinned with hwloc to cores of cfg.numa_node
+ * (the NIC's node; -1: the whole machine), the last two cores of the set
+ * so core 0's interrupts and housekeeping stay away; cfg.cpus overrides.
+ * Their memory comes from that node (libnuma). On a single-node machine
+ * the defaults just work.
+ */
+#ifndef WIREBOOK_BUILDER_H
+#define WIREBOOK_BUILDER_H
+
+#include <stdint.h>
+#include "book/superbook.h"
+#include "book/venue_book.h"
+#include "book/latency_log.h"
+#include "wirebook/ring.h"
+
+struct builder;
+
+/* What a pump callback reports (see builder_start). */
+enum builder_pump {
+	BUILDER_PUMP_MORE = 0,	/* made progress or may have more: call again soon */
+	BUILDER_PUMP_IDLE = 1,	/* nothing available now (live source) */
+	BUILDER_PUMP_EOF = 2,	/* the source ended: drain and finish */
+	BUILDER_PUMP_ERROR = 3,	/* the source failed: drain and finish */
+};
+
+/*
+ * Runs on thread 1 before each ring drain, with the ring empty: fill it
+ * (commit + publish events). NULL when another thread or the kernel
+ * fills the ring.
+ */
+typedef int (*builder_pump_fn)(void *ctx);
+
+struct builder_config {
+	struct venue_books_config books;
+	struct superbook_config shm;
+	uint32_t queue_slots;		/* thread 1 -> 2 queue, power of two; 0: 65536 */
+	int numa_node;			/* the NIC's node: cores and memory; -1: any */
+	int cpus[2];			/* cores for thread 1 and 2; -1: choose */
+	int pin;			/* 0: leave the threads unpinned */
+	int busy_poll;			/* never sleep when idle (burns both cores) */
+	struct latency_log *latency;	/* NULL: no latency samples */
+};
+
+struct builder_counters {
+	uint64_t ring_batches;		/* ring batches applied by thread 1 */
+	uint64_t events;		/* events applied */
+	uint64_t updates_queued;	/* book_update records sent to thread 2 */
+	uint64_t queue_full_waits;	/* thread 1 waited on a full queue */
+	uint64_t t1_idle_sleeps, t2_idle_sleeps;
+	uint64_t latency_samples;
+	uint64_t ring_dropped;		/* the event ring's producer drop counter */
+	int cpu[2];			/* cores the threads run on (-1 unpinned) */
+	int numa_node;
+};
+
+/* Creates the books and the shared memory (thread 2's superbook). NULL + *err
+ * (a wb_error, SUPERBOOK_EBUSY, or -errno) on failure. */
+struct builder *builder_create(const struct builder_config *cfg, int *err);
+
+/* Start both threads on ring_mem (a formatted wb_ring). 0 or -errno. */
+int builder_start(struct builder *b, void *ring_mem, builder_pump_fn pump, void *pump_ctx);
+/* True once the pump reported EOF/ERROR and everything was published. */
+int builder_done(const struct builder *b);
+/* Stop (after draining what is in the ring and queue) and join. */
+void builder_stop(struct builder *b);
+void builder_destroy(struct builder *b);
+
+/* Before builder_start only (single thread): make a ticker findable. */
+struct superbook *builder_superbook(struct builder *b);
+/* Readable from any thread while running (plain 64-bit reads, monotonic). */
+void builder_get_counters(const struct builder *b, struct builder_counters *out);
+const struct venue_books_counters *builder_venue_counters(const struct builder *b);
+const struct superbook_counters *builder_superbook_counters(const struct builder *b);
+
+#endif /* WIREBOOK_BUILDER_H */
