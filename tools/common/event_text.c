@@ -57,18 +57,26 @@ static void out_price(struct text_out *o, int64_t price)
 	out_printf(o, "%s", tmp);
 }
 
-/* Nanoseconds since midnight as HH:MM:SS.nnnnnnnnn; anything past a day raw. */
-static void out_time(struct text_out *o, uint64_t ns)
+size_t wb_time_format(uint64_t ns, char *buf, size_t n)
 {
 	const uint64_t sec = 1000000000ull;
+	int w;
 
-	if (ns >= 86400 * sec) {
-		out_printf(o, "%" PRIu64, ns);
-		return;
-	}
-	out_printf(o, "%02u:%02u:%02u.%09u", (unsigned)(ns / (3600 * sec)),
-		   (unsigned)(ns / (60 * sec) % 60), (unsigned)(ns / sec % 60),
-		   (unsigned)(ns % sec));
+	if (ns >= 86400 * sec)
+		w = snprintf(buf, n, "%" PRIu64, ns);
+	else
+		w = snprintf(buf, n, "%02u:%02u:%02u.%09u", (unsigned)(ns / (3600 * sec)),
+			     (unsigned)(ns / (60 * sec) % 60), (unsigned)(ns / sec % 60),
+			     (unsigned)(ns % sec));
+	return w < 0 ? 0 : (size_t)w;
+}
+
+static void out_time(struct text_out *o, uint64_t ns)
+{
+	char tmp[32];
+
+	wb_time_format(ns, tmp, sizeof(tmp));
+	out_printf(o, "%s", tmp);
 }
 
 /* A fixed-width, space- or NUL-padded text field, trailing padding dropped. */

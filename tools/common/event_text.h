@@ -11,8 +11,10 @@
  *
  *   <seq> <exch time> <venue>/<line> i=<instrument> <KIND> <kind fields> [f=<flags>]
  *
+ * KIND is wb_event_kind_name() (lib/feed).
+ *
  *   14757721 09:29:59.999894278 nasdaq/0 i=3 ADD ref=23508286 B 1600 @ 87.39
- *   14757722 09:29:59.999934561 nasdaq/0 i=7 EXECUTE ref=23499418 qty=25 match=255547
+ *   14757722 09:29:59.999934561 nasdaq/0 i=7 EXEC ref=23499418 qty=25 match=255547
  *   1 04:00:00.000000000 nasdaq/0 i=3 SYMBOL AAPL locate=13 lot=100 mkt=Q
  *
  * Tickers are not looked up here: the SYMBOL event of an instrument names
@@ -35,6 +37,9 @@ size_t wb_event_format(const struct wb_event *ev, char *buf, size_t n);
 
 /* A price in 1e-8 dollars as text ("87.39", "-0.0001"); returns the length. */
 size_t wb_price_format(int64_t price, char *buf, size_t n);
+
+/* Nanoseconds since midnight as HH:MM:SS.nnnnnnnnn (a day or more: raw). */
+size_t wb_time_format(uint64_t ns, char *buf, size_t n);
 
 #define WB_EVENT_TEXT_MAX 256
 
