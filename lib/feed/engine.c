@@ -491,6 +491,7 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 {
 	struct feed_line *l;
 	struct feed_packet pk;
+	uint64_t head, dropped;
 
 	if (wb_unlikely(line < 0 || line >= FEED_MAX_LINES))
 		return;
@@ -505,9 +506,13 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 	pk.recv_ts = recv_ts;
 	pk.line_index = (uint16_t)line;
 	pk.venue = l->venue;
+	head = out->head;
+	dropped = out->dropped;
 	l->counters.packets++;
 	l->counters.bytes += len;
 	protocol_ops[l->protocol]->packet(&pk, payload, len);
+	l->counters.events += out->head - head;
+	l->counters.ring_drops += out->dropped - dropped;
 }
 
 #define ETH_HLEN_ 14

@@ -90,8 +90,8 @@ static inline struct wb_event *feed_emit(struct feed_packet *pk, uint8_t kind,
 	struct wb_event *ev = wb_ring_producer_slot(pk->out);
 
 	if (wb_unlikely(!ev)) {
+		/* Counted per line by feed_process_payload from the ring's total. */
 		wb_ring_producer_drop(pk->out);
-		pk->counters->ring_drops++;
 		return 0;
 	}
 	ev->kind = kind;
@@ -106,10 +106,13 @@ static inline struct wb_event *feed_emit(struct feed_packet *pk, uint8_t kind,
 	return ev;
 }
 
+/*
+ * Events and ring drops are counted once per packet from the producer's
+ * indices, so the per-event path has no counter to update.
+ */
 static inline void feed_commit(struct feed_packet *pk)
 {
 	wb_ring_producer_commit(pk->out);
-	pk->counters->events++;
 }
 
 /* A gap event: messages [first, first + count) on this venue (and unit). */
