@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * wb-subscribe: add, remove and list subscribed symbols and feed-map
+ * entries, and read statistics, of the kernel module (/dev/wirebook) or of
+ * wirebookd's user-space capture (--daemon SOCKET). Same verbs, same
+ * output, either way.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/control.h"
+#include "common/feeds_conf.h"
+#include "feed/feed.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: wb-subscribe [--device PATH | --daemon SOCKET] COMMAND [ARGS]\n"
+"\n"
+"Control what the wirebook producer decodes: the kernel module through\n"
+"/dev/wirebook (default), or wirebookd's user-space capture through its\n"
+"control socket (--daemon, wirebookd --control SOCKET).\n"
+"\n"
+"Symbols:\n"
+"  add SYMBOL...             subscribe (e.g. add AAPL MSFT; '*' = every symbol)\n"
+"  del SYMBOL...             unsubscribe\n"
+"  list                      subscribed symbols and their instrument ids\n"
+"Feed map (which multicast groups are which feed line):\n"
+"  feeds add ADDR:PORT PROTOCOL VENUE LINE\n"
+"                            e.g. feeds add 233.54.12.111:26477 itch nasdaq A\n"
+"  feeds del ADDR:PORT\n"
+"  feeds list\n"
+"  feeds load FILE           add every entry of a feeds.conf\n"
+"Statistics:\n"
+"  stats [--json]            per feed line: packets, messages, events, filtered,\n"
+"                            gaps, duplicates, decode errors, ring drops, GSO\n"
+"  stats reset               zero the per-line and hook counters\n"
+"\n"
+"Options:\n"
+"  -d, --device PATH         the module's device (default " WB_DEVICE_PATH ")\n"
+"  -D, --daemon SOCKET       talk to wirebookd's control socket instead\n"
+"  -j, --json                JSON output for stats and lists\n"
+"  -h, --help\n"
+"\n"
+"Changing state needs write access to the device (root, or its group when\n"
+"the udev rule grants mode 0660). Exit status: 0 success, 1 a request\n"
+"failed, 2 usage error.\n");
+}
+
+static bool json;
+
+static int report(const char *what, const char *arg, int rc)
+{
+	if (rc >= 0)
+		return 0;
+	fprintf(stderr, "wb-subscribe: %s %s: %s%s\n", what, arg ? arg : "", strerror(-rc),
+		rc == -EBADF || rc == -EPERM ? " (open the device read-write: run as root?)" :
+		rc == -EEXIST ? " (already there)" :
+		rc == -ENOENT ? " (not there)" :
+		rc == -EPROTO ? " (venue already used by another protocol)" :
+		rc == -ENOSPC ? " (table full)" : "");
+	return 1;
+}
+
+static int parse_addr_port(const char *s, uint32_t *ip, uint16_t *port)
+{
+	char host[64];
+	const char *colon = strrchr(s, ':');
+	struct in_addr a;
+	char *end;
+	unsigned long p;
+
+	if (!colon || (size_t)(colon - s) >= sizeof(host))
+		return -1;
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = '\0';
+	if (inet_pton(AF_INET, host, &a) != 1)
+		return -1;
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (errno || *end || !p || p > 65535)
+		return -1;
+	*ip = ntohl(a.s_addr);
+	*port = (uint16_t)p;
+	return 0;
+}
+
+static void format_addr(uint32_t ip, uint16_t port, char *buf, size_t n)
+{
+	snprintf(buf, n, "%u.%u.%u.%u:%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff,
+		 ip & 0xff, port);
+}
+
+static int cmd_symbols(struct wb_control *c, bool add, int argc, char **argv)
+{
+	int i, failed = 0;
+
+	if (!argc) {
+		fprintf(stderr, "wb-subscribe: %s needs at least one SYMBOL\n", add ? "add" : "del");
+		return 2;
+	}
+	for (i = 0; i < argc; i++) {
+		struct wb_ioc_symbol s;
+		int rc;
+
+		memset(&s, 0, sizeof(s));
+		if (strlen(argv[i]) > 8 || !argv[i][0]) {
+			fprintf(stderr, "wb-subscribe: '%s': a symbol has 1 to 8 characters\n",
+				argv[i]);
+			failed = 1;
+			continue;
+		}
+		snprintf(s.ticker, sizeof(s.ticker), "%s", argv[i]);
+		rc = wb_control_call(c, add ? WB_IOC_SUB_ADD : WB_IOC_SUB_DEL, &s);
+		if (report(add ? "add" : "del", argv[i], rc)) {
+			failed = 1;
+			continue;
+		}
+		if (add)
+			printf("%-8s instrument %u\n", s.ticker, s.instrument);
+	}
+	return failed;
+}
+
+/* Run a list request, growing the array until everything fits. */
+static void *fetch_list(struct wb_control *c, unsigned long cmd, size_t esize, uint32_t *count,
+			void *req)
+{
+	uint32_t cap = 64;
+	void *buf = NULL;
+
+	for (;;) {
+		uint32_t *capp, *countp;
+		uint64_t *ptrp;
+		void *nb = realloc(buf, (size_t)cap * esize);
+		int rc;
+
+		if (!nb) {
+			free(buf);
+			fprintf(stderr, "wb-subscribe: out of memory\n");
+			return NULL;
+		}
+		buf = nb;
+		if (cmd == WB_IOC_STATS) {
+			struct wb_ioc_stats *st = req;
+
+			capp = &st->capacity;
+			countp = &st->count;
+			ptrp = &st->lines;
+		} else {
+			struct wb_ioc_list *l = req;
+
+			capp = &l->capacity;
+			countp = &l->count;
+			ptrp = &l->entries;
+		}
+		*capp = cap;
+		*countp = 0;
+		*ptrp = (uint64_t)(uintptr_t)buf;
+		rc = wb_control_call(c, cmd, req);
+		if (report("list", NULL, rc)) {
+			free(buf);
+			return NULL;
+		}
+		if (*countp <= cap) {
+			*count = *countp;
+			return buf;
+		}
+		cap = *countp + 16;
+	}
+}
+
+static int cmd_list(struct wb_control *c)
+{
+	struct wb_ioc_list req;
+	struct wb_ioc_symbol *s;
+	uint32_t i, n;
+
+	memset(&req, 0, sizeof(req));
+	s = fetch_list(c, WB_IOC_SUB_LIST, sizeof(*s), &n, &req);
+	if (!s)
+		return 1;
+	if (json) {
+		printf("[");
+		for (i = 0; i < n; i++)
+			printf("%s{\"symbol\":\"%s\",\"instrument\":%u}", i ? "," : "", s[i].ticker,
+			       s[i].instrument);
+		printf("]\n");
+	} else {
+		for (i = 0; i < n; i++)
+			printf("%-8s %u\n", s[i].ticker, s[i].instrument);
+		if (!n)
+			fprintf(stderr, "wb-subscribe: no symbols subscribed (nothing is decoded; "
+				"'add SYMBOL' or 'add \\*')\n");
+	}
+	free(s);
+	return 0;
+}
+
+static int feed_add(struct wb_control *c, uint32_t ip, uint16_t port, int protocol, int venue,
+		    const char *name)
+{
+	struct wb_ioc_feed f;
+	char addr[32];
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	f.ip = ip;
+	f.port = port;
+	f.protocol = (uint8_t)protocol;
+	f.venue = (uint8_t)venue;
+	snprintf(f.name, sizeof(f.name), "%s", name);
+	format_addr(ip, port, addr, sizeof(addr));
+	rc = wb_control_call(c, WB_IOC_FEED_ADD, &f);
+	if (report("feeds add", addr, rc))
+		return 1;
+	printf("line %d: %s %s %s %s\n", f.line, addr, feed_protocol_name(protocol),
+	       feed_venue_name(venue), f.name);
+	return 0;
+}
+
+static int cmd_feeds(struct wb_control *c, int argc, char **argv)
+{
+	uint32_t ip, i, n;
+	uint16_t port;
+
+	if (argc >= 1 && !strcmp(argv[0], "add")) {
+		char text[256] = "", name[FEED_LINE_NAME_LEN];
+		int protocol, venue, rc, k;
+
+		if (argc != 5) {
+			fprintf(stderr, "wb-subscribe: feeds add ADDR:PORT PROTOCOL VENUE LINE\n");
+			return 2;
+		}
+		for (k = 1; k < argc; k++) {
+			strncat(text, argv[k], sizeof(text) - strlen(text) - 2);
+			strcat(text, " ");
+		}
+		rc = feed_map_parse_line(text, strlen(text), &ip, &port, &protocol, &venue, name);
+		if (rc != 1) {
+			fprintf(stderr, "wb-subscribe: feeds add '%s': expected ADDR:PORT PROTOCOL "
+				"(itch, pitch) VENUE (nasdaq, bzx, byx, edgx, edga...) LINE (1-7 "
+				"characters)\n", text);
+			return 2;
+		}
+		return feed_add(c, ip, port, protocol, venue, name);
+	}
+	if (argc >= 1 && !strcmp(argv[0], "del")) {
+		struct wb_ioc_feed f;
+
+		if (argc != 2 || parse_addr_port(argv[1], &ip, &port)) {
+			fprintf(stderr, "wb-subscribe: feeds del ADDR:PORT\n");
+			return 2;
+		}
+		memset(&f, 0, sizeof(f));
+		f.ip = ip;
+		f.port = port;
+		return report("feeds del", argv[1], wb_control_call(c, WB_IOC_FEED_DEL, &f));
+	}
+	if (argc >= 1 && !strcmp(argv[0], "load")) {
+		struct feeds_conf_entry e[FEED_MAX_LINES];
+		char err[512];
+		int k, count, failed = 0;
+
+		if (argc != 2) {
+			fprintf(stderr, "wb-subscribe: feeds load FILE\n");
+			return 2;
+		}
+		count = feeds_conf_read(argv[1], e, FEED_MAX_LINES, err, sizeof(err));
+		if (count < 0) {
+			fprintf(stderr, "wb-subscribe: %s\n", err);
+			return 1;
+		}
+		for (k = 0; k < count; k++)
+			failed |= feed_add(c, e[k].ip, e[k].port, e[k].protocol, e[k].venue,
+					   e[k].name);
+		return failed;
+	}
+	if (argc == 1 && !strcmp(argv[0], "list")) {
+		struct wb_ioc_list req;
+		struct wb_ioc_feed *f;
+
+		memset(&req, 0, sizeof(req));
+		f = fetch_list(c, WB_IOC_FEED_LIST, sizeof(*f), &n, &req);
+		if (!f)
+			return 1;
+		for (i = 0; i < n; i++) {
+			char addr[32];
+
+			format_addr(f[i].ip, f[i].port, addr, sizeof(addr));
+			if (json)
+				printf("%s{\"line\":%d,\"address\":\"%s\",\"protocol\":\"%s\","
+				       "\"venue\":\"%s\",\"name\":\"%s\"}", i ? "," : "[", f[i].line,
+				       addr, feed_protocol_name(f[i].protocol),
+				       feed_venue_name(f[i].venue), f[i].name);
+			else
+				printf("%-4d %-22s %-7s %-8s %s\n", f[i].line, addr,
+				       feed_protocol_name(f[i].protocol), feed_venue_name(f[i].venue),
+				       f[i].name);
+		}
+		if (json)
+			printf("%s\n", n ? "]" : "[]");
+		return 0;
+	}
+	fprintf(stderr, "wb-subscribe: feeds add|del|list|load (see --help)\n");
+	return 2;
+}
+
+static uint64_t error_sum(const struct wb_ioc_counters *c)
+{
+	uint64_t s = 0;
+	int i;
+
+	for (i = 0; i < WB_IOC_ERROR_SLOTS; i++)
+		s += c->errors[i];
+	return s;
+}
+
+static void stats_json(const struct wb_ioc_stats *st, const struct wb_ioc_line_stats *l,
+		       uint32_t n)
+{
+	const struct wb_ioc_hook_stats *h = &st->hook;
+	uint32_t i;
+	int e;
+
+	printf("{\"lines\":[");
+	for (i = 0; i < n; i++) {
+		const struct wb_ioc_counters *c = &l[i].counters;
+		char addr[32];
+
+		format_addr(l[i].feed.ip, l[i].feed.port, addr, sizeof(addr));
+		printf("%s{\"line\":%d,\"venue\":\"%s\",\"name\":\"%s\",\"address\":\"%s\","
+		       "\"protocol\":\"%s\",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64
+		       ",\"messages\":%" PRIu64 ",\"events\":%" PRIu64 ",\"filtered\":%" PRIu64
+		       ",\"ignored\":%" PRIu64 ",\"heartbeats\":%" PRIu64 ",\"gaps\":%" PRIu64
+		       ",\"gap_messages\":%" PRIu64 ",\"duplicates\":%" PRIu64
+		       ",\"duplicate_messages\":%" PRIu64 ",\"session_changes\":%" PRIu64
+		       ",\"end_of_session\":%" PRIu64 ",\"ring_drops\":%" PRIu64
+		       ",\"order_filter_full\":%" PRIu64 ",\"gso_packets\":%" PRIu64
+		       ",\"decode_errors\":%" PRIu64 ",\"errors\":{",
+		       i ? "," : "", l[i].feed.line, feed_venue_name(l[i].feed.venue),
+		       l[i].feed.name, addr, feed_protocol_name(l[i].feed.protocol), c->packets,
+		       c->bytes, c->messages, c->events, c->filtered, c->ignored, c->heartbeats,
+		       c->gaps, c->gap_messages, c->duplicates, c->duplicate_messages,
+		       c->session_changes, c->end_of_session, c->ring_drops, c->order_filter_full,
+		       c->gso_packets, error_sum(c));
+		for (e = 0; e < FEED_ERR_COUNT; e++)
+			printf("%s\"%s\":%" PRIu64, e ? "," : "", feed_error_name(e), c->errors[e]);
+		printf("}}");
+	}
+	printf("],\"hook\":{\"feed_frames\":%" PRIu64 ",\"consumed\":%" PRIu64
+	       ",\"gso_frames\":%" PRIu64 ",\"gso_segments\":%" PRIu64 ",\"gso_undecoded\":%" PRIu64
+	       ",\"oversize\":%" PRIu64 ",\"copy_errors\":%" PRIu64 ",\"hooked_devices\":%" PRIu64
+	       ",\"tap_devices\":%" PRIu64 ",\"hook_failures\":%" PRIu64
+	       ",\"ring_published\":%" PRIu64 ",\"ring_dropped\":%" PRIu64
+	       ",\"ring_wakeups\":%" PRIu64 "}}\n",
+	       h->feed_frames, h->consumed, h->gso_frames, h->gso_segments, h->gso_undecoded,
+	       h->oversize, h->copy_errors, h->hooked_devices, h->tap_devices, h->hook_failures,
+	       h->ring_published, h->ring_dropped, h->ring_wakeups);
+}
+
+static int cmd_stats(struct wb_control *c, int argc, char **argv)
+{
+	struct wb_ioc_stats st;
+	struct wb_ioc_line_stats *l;
+	const struct wb_ioc_hook_stats *h = &st.hook;
+	uint32_t i, n;
+
+	if (argc == 1 && !strcmp(argv[0], "reset"))
+		return report("stats reset", NULL, wb_control_call(c, WB_IOC_STATS_RESET, NULL));
+	if (argc) {
+		fprintf(stderr, "wb-subscribe: stats [--json] | stats reset\n");
+		return 2;
+	}
+	memset(&st, 0, sizeof(st));
+	l = fetch_list(c, WB_IOC_STATS, sizeof(*l), &n, &st);
+	if (!l)
+		return 1;
+	if (json) {
+		stats_json(&st, l, n);
+		free(l);
+		return 0;
+	}
+	printf("%-4s %-7s %-4s %-22s %10s %10s %10s %10s %6s %6s %6s %8s %6s\n", "line", "venue",
+	       "name", "address", "packets", "messages", "events", "filtered", "gaps", "dups",
+	       "errors", "drops", "gso");
+	for (i = 0; i < n; i++) {
+		const struct wb_ioc_counters *k = &l[i].counters;
+		char addr[32];
+
+		format_addr(l[i].feed.ip, l[i].feed.port, addr, sizeof(addr));
+		printf("%-4d %-7s %-4s %-22s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+		       " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
+		       l[i].feed.line, feed_venue_name(l[i].feed.venue), l[i].feed.name, addr,
+		       k->packets, k->messages, k->events, k->filtered, k->gaps, k->duplicates,
+		       error_sum(k), k->ring_drops, k->gso_packets);
+	}
+	printf("hook: %" PRIu64 " feed frames (%" PRIu64 " consumed), %" PRIu64 " GSO (%" PRIu64
+	       " segments, %" PRIu64 " undecoded), %" PRIu64 " oversize, %" PRIu64 " copy errors, %"
+	       PRIu64 " devices hooked (%" PRIu64 " by tap), %" PRIu64 " hook failures\n"
+	       "rings: %" PRIu64 " events published, %" PRIu64 " dropped, %" PRIu64 " wakeups\n",
+	       h->feed_frames, h->consumed, h->gso_frames, h->gso_segments, h->gso_undecoded,
+	       h->oversize, h->copy_errors, h->hooked_devices, h->tap_devices, h->hook_failures,
+	       h->ring_published, h->ring_dropped, h->ring_wakeups);
+	free(l);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "daemon", required_argument, NULL, 'D' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *device = NULL, *daemon_socket = NULL, *verb;
+	struct wb_control c;
+	char err[512];
+	bool writes;
+	int opt, rc;
+
+	/* '+': stop at the verb, so "add -x" is not taken for an option... */
+	while ((opt = getopt_long(argc, argv, "+d:D:jh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			device = optarg;
+			break;
+		case 'D':
+			daemon_socket = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	/* ...but a trailing --json is accepted anywhere ("stats --json"). */
+	for (opt = 0; opt < argc; opt++) {
+		if (!strcmp(argv[opt], "--json") || !strcmp(argv[opt], "-j")) {
+			json = true;
+			memmove(&argv[opt], &argv[opt + 1], (size_t)(argc - opt - 1) * sizeof(*argv));
+			argc--;
+			opt--;
+		} else if (!strcmp(argv[opt], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+	}
+	if (argc < 1) {
+		usage(stderr);
+		return 2;
+	}
+	verb = argv[0];
+	writes = !strcmp(verb, "add") || !strcmp(verb, "del") ||
+		 (!strcmp(verb, "feeds") && argc > 1 && strcmp(argv[1], "list")) ||
+		 (!strcmp(verb, "stats") && argc > 1);
+	if (daemon_socket)
+		rc = wb_control_open_daemon(&c, daemon_socket, err, sizeof(err));
+	else
+		rc = wb_control_open_kernel(&c, device, writes, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "wb-subscribe: %s\n", err);
+		return 1;
+	}
+	if (!strcmp(verb, "add") || !strcmp(verb, "del"))
+		rc = cmd_symbols(&c, !strcmp(verb, "add"), argc - 1, argv + 1);
+	else if (!strcmp(verb, "list") && argc == 1)
+		rc = cmd_list(&c);
+	else if (!strcmp(verb, "feeds"))
+		rc = cmd_feeds(&c, argc - 1, argv + 1);
+	else if (!strcmp(verb, "stats"))
+		rc = cmd_stats(&c, argc - 1, argv + 1);
+	else {
+		fprintf(stderr, "wb-subscribe: unknown command '%s' (see --help)\n", verb);
+		rc = 2;
+	}
+	wb_control_close(&c);
+	return rc;
+}

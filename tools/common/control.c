@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* Control of the module (ioctls) or of wirebookd (the same requests on a unix socket). */
+#include "common/control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define CTL_MAGIC 0x57424354u /* "WBCT" */
+#define CTL_MAX_ENTRIES (FEED_MAX_INSTRUMENTS + 1)
+
+struct ctl_hdr {
+	uint32_t magic;
+	uint32_t cmd;
+	int32_t status;		/* reply: 0 or -errno */
+	uint32_t extra;		/* reply: bytes of entries after the struct */
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static bool known_cmd(unsigned long cmd)
+{
+	switch (cmd) {
+	case WB_IOC_VERSION: case WB_IOC_RING_INFO: case WB_IOC_FEED_ADD: case WB_IOC_FEED_DEL:
+	case WB_IOC_FEED_LIST: case WB_IOC_SUB_ADD: case WB_IOC_SUB_DEL: case WB_IOC_SUB_LIST:
+	case WB_IOC_STATS: case WB_IOC_STATS_RESET:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* For list requests: the entry size, the capacity and the pointer field. */
+static size_t list_geometry(unsigned long cmd, void *arg, uint32_t **capacity, uint64_t **ptr)
+{
+	switch (cmd) {
+	case WB_IOC_FEED_LIST:
+		*capacity = &((struct wb_ioc_list *)arg)->capacity;
+		*ptr = &((struct wb_ioc_list *)arg)->entries;
+		return sizeof(struct wb_ioc_feed);
+	case WB_IOC_SUB_LIST:
+		*capacity = &((struct wb_ioc_list *)arg)->capacity;
+		*ptr = &((struct wb_ioc_list *)arg)->entries;
+		return sizeof(struct wb_ioc_symbol);
+	case WB_IOC_STATS:
+		*capacity = &((struct wb_ioc_stats *)arg)->capacity;
+		*ptr = &((struct wb_ioc_stats *)arg)->lines;
+		return sizeof(struct wb_ioc_line_stats);
+	default:
+		return 0;
+	}
+}
+
+static uint32_t list_count(unsigned long cmd, const void *arg)
+{
+	if (cmd == WB_IOC_STATS)
+		return ((const struct wb_ioc_stats *)arg)->count;
+	return ((const struct wb_ioc_list *)arg)->count;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = recv(fd, p, n, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* ---- client ------------------------------------------------------------- */
+
+int wb_control_open_kernel(struct wb_control *c, const char *path, bool writable, char *err,
+			   size_t errlen)
+{
+	struct wb_ioc_version v;
+
+	memset(c, 0, sizeof(*c));
+	if (!path)
+		path = WB_DEVICE_PATH;
+	c->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (c->fd < 0)
+		return fail(err, errlen, "%s: %s%s", path, strerror(errno),
+			    errno == ENOENT ? " (is the wirebook module loaded? modprobe wirebook)" :
+			    errno == EACCES ? " (changing state needs write access: root or the "
+					      "device's group with mode 0660)" : "");
+	memset(&v, 0, sizeof(v));
+	if (ioctl(c->fd, WB_IOC_VERSION, &v) < 0 || v.ctl_version != WB_CTL_VERSION) {
+		int e = errno;
+
+		close(c->fd);
+		c->fd = -1;
+		if (v.ctl_version)
+			return fail(err, errlen, "%s: module control ABI v%u, this tool v%u: "
+				    "rebuild one of them", path, v.ctl_version, WB_CTL_VERSION);
+		return fail(err, errlen, "%s: %s (not a wirebook device?)", path, strerror(e));
+	}
+	return 0;
+}
+
+static int daemon_connect(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct timeval tv = { .tv_sec = 5 };
+
+	if (fd < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int wb_control_open_daemon(struct wb_control *c, const char *socket_path, char *err,
+			   size_t errlen)
+{
+	struct wb_ioc_version v;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	if (strlen(socket_path) >= sizeof(c->socket_path))
+		return fail(err, errlen, "%s: socket path too long", socket_path);
+	snprintf(c->socket_path, sizeof(c->socket_path), "%s", socket_path);
+	memset(&v, 0, sizeof(v));
+	rc = wb_control_call(c, WB_IOC_VERSION, &v);
+	if (rc < 0)
+		return fail(err, errlen, "%s: %s (is wirebookd running with --control %s?)",
+			    socket_path, strerror(-rc), socket_path);
+	if (v.ctl_version != WB_CTL_VERSION)
+		return fail(err, errlen, "%s: daemon control ABI v%u, this tool v%u", socket_path,
+			    v.ctl_version, WB_CTL_VERSION);
+	return 0;
+}
+
+void wb_control_close(struct wb_control *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+static int daemon_call(struct wb_control *c, unsigned long cmd, void *arg)
+{
+	size_t size = _IOC_SIZE(cmd), esize;
+	struct ctl_hdr h = { .magic = CTL_MAGIC, .cmd = (uint32_t)cmd };
+	uint32_t *cap = NULL, n;
+	uint64_t *ptr = NULL, user_ptr = 0;
+	int fd, rc = 0;
+
+	esize = list_geometry(cmd, arg, &cap, &ptr);
+	if (ptr)
+		user_ptr = *ptr;
+	fd = daemon_connect(c->socket_path);
+	if (fd < 0)
+		return -errno;
+	if (write_all(fd, &h, sizeof(h)) || (size && write_all(fd, arg, size)) ||
+	    read_all(fd, &h, sizeof(h)) || h.magic != CTL_MAGIC) {
+		rc = errno ? -errno : -EPROTO;
+		goto out;
+	}
+	if (h.status < 0) {
+		rc = h.status;
+		goto out;
+	}
+	if (size && read_all(fd, arg, size)) {
+		rc = -EPROTO;
+		goto out;
+	}
+	if (ptr)
+		*ptr = user_ptr;	/* the server's pointer means nothing here */
+	if (h.extra) {
+		n = list_count(cmd, arg);
+		if (!esize || h.extra % esize || h.extra / esize > *cap || h.extra / esize > n ||
+		    read_all(fd, (void *)(uintptr_t)user_ptr, h.extra)) {
+			rc = -EPROTO;
+			goto out;
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+int wb_control_call(struct wb_control *c, unsigned long cmd, void *arg)
+{
+	if (c->fd >= 0)
+		return ioctl(c->fd, cmd, arg) < 0 ? -errno : 0;
+	return daemon_call(c, cmd, arg);
+}
+
+/* ---- server ------------------------------------------------------------- */
+
+int wb_control_listen(const char *socket_path, char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	int fd;
+
+	if (strlen(socket_path) >= sizeof(sa.sun_path))
+		return fail(err, errlen, "%s: socket path too long", socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return fail(err, errlen, "socket: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", socket_path);
+	unlink(socket_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 8) < 0) {
+		fail(err, errlen, "%s: %s", socket_path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void serve_one(int fd, wb_control_handler handler, void *ctx)
+{
+	union {
+		struct wb_ioc_version v;
+		struct wb_ioc_ring_info ri;
+		struct wb_ioc_feed f;
+		struct wb_ioc_symbol s;
+		struct wb_ioc_list l;
+		struct wb_ioc_stats st;
+	} arg;
+	struct ctl_hdr h;
+	struct timeval tv = { .tv_usec = 200000 };
+	size_t size, esize;
+	uint32_t *cap = NULL, n = 0;
+	uint64_t *ptr = NULL;
+	void *entries = NULL;
+
+	/* A stalled client must not stall the capture loop for long. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (read_all(fd, &h, sizeof(h)) || h.magic != CTL_MAGIC)
+		return;
+	size = _IOC_SIZE(h.cmd);
+	memset(&arg, 0, sizeof(arg));
+	if (!known_cmd(h.cmd) || size > sizeof(arg)) {
+		h.status = -ENOTTY;
+		h.extra = 0;
+		write_all(fd, &h, sizeof(h));
+		return;
+	}
+	if (size && read_all(fd, &arg, size))
+		return;
+	esize = list_geometry(h.cmd, &arg, &cap, &ptr);
+	if (esize) {
+		if (*cap > CTL_MAX_ENTRIES)
+			*cap = CTL_MAX_ENTRIES;
+		entries = calloc(*cap ? *cap : 1, esize);
+		if (!entries) {
+			h.status = -ENOMEM;
+			h.extra = 0;
+			write_all(fd, &h, sizeof(h));
+			return;
+		}
+		*ptr = (uint64_t)(uintptr_t)entries;
+	}
+	h.status = handler(ctx, h.cmd, &arg);
+	h.extra = 0;
+	if (!h.status && esize) {
+		n = list_count(h.cmd, &arg);
+		h.extra = (uint32_t)((n < *cap ? n : *cap) * esize);
+	}
+	if (!write_all(fd, &h, sizeof(h)) && !h.status && size && !write_all(fd, &arg, size) &&
+	    h.extra)
+		write_all(fd, entries, h.extra);
+	free(entries);
+}
+
+int wb_control_serve(int listen_fd, wb_control_handler handler, void *ctx)
+{
+	int served = 0;
+
+	for (;;) {
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return served;
+		/* The accepted socket must block (with the timeouts above). */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		serve_one(fd, handler, ctx);
+		close(fd);
+		served++;
+	}
+}
+
+/* ---- a handler over a user-space feed engine ----------------------------- */
+
+static int feed_errno(int rc)
+{
+	switch (-rc) {
+	case FEED_EINVAL: return -EINVAL;
+	case FEED_ENOSPC: return -ENOSPC;
+	case FEED_EEXIST: return -EEXIST;
+	case FEED_ENOENT: return -ENOENT;
+	case FEED_ENOMEM: return -ENOMEM;
+	case FEED_EPROTO: return -EPROTO;
+	default: return rc < 0 ? -EINVAL : rc;
+	}
+}
+
+static void line_to_ioc(const struct feed_line *l, int index, struct wb_ioc_feed *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->ip = l->ip;
+	f->port = l->port;
+	f->protocol = l->protocol;
+	f->venue = l->venue;
+	memcpy(f->name, l->name, sizeof(f->name) - 1);
+	f->line = index;
+}
+
+static void counters_to_ioc(const struct feed_counters *c, struct wb_ioc_counters *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->packets = c->packets;
+	o->bytes = c->bytes;
+	o->messages = c->messages;
+	o->events = c->events;
+	o->filtered = c->filtered;
+	o->ignored = c->ignored;
+	o->heartbeats = c->heartbeats;
+	o->gaps = c->gaps;
+	o->gap_messages = c->gap_messages;
+	o->duplicates = c->duplicates;
+	o->duplicate_messages = c->duplicate_messages;
+	o->session_changes = c->session_changes;
+	o->end_of_session = c->end_of_session;
+	o->ring_drops = c->ring_drops;
+	o->order_filter_full = c->order_filter_full;
+	o->gso_packets = c->gso_packets;
+	for (i = 0; i < FEED_ERR_COUNT && i < WB_IOC_ERROR_SLOTS; i++)
+		o->errors[i] = c->errors[i];
+}
+
+static int string_len(const char *s, size_t size, size_t max)
+{
+	size_t n = strnlen(s, size);
+
+	return (n == size || n == 0 || n > max) ? -EINVAL : (int)n;
+}
+
+int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
+{
+	struct wb_control_engine *ce = ctx;
+	struct feed_engine *e = ce->engine;
+	uint32_t i, n = 0;
+	int rc;
+
+	switch (cmd) {
+	case WB_IOC_VERSION: {
+		struct wb_ioc_version *v = arg;
+
+		memset(v, 0, sizeof(*v));
+		v->ctl_version = WB_CTL_VERSION;
+		v->abi_version = WB_ABI_VERSION;
+		v->ring_count = ce->ring ? 1 : 0;
+		return 0;
+	}
+	case WB_IOC_FEED_ADD: {
+		struct wb_ioc_feed *f = arg;
+
+		if (f->reserved || string_len(f->name, sizeof(f->name), FEED_LINE_NAME_LEN - 1) < 0)
+			return -EINVAL;
+		rc = feed_map_add(e, f->ip, f->port, f->protocol, f->venue, f->name);
+		if (rc < 0)
+			return feed_errno(rc);
+		f->line = rc;
+		return 0;
+	}
+	case WB_IOC_FEED_DEL: {
+		struct wb_ioc_feed *f = arg;
+
+		return feed_errno(feed_map_remove(e, f->ip, f->port));
+	}
+	case WB_IOC_FEED_LIST: {
+		struct wb_ioc_list *l = arg;
+		struct wb_ioc_feed *out = (struct wb_ioc_feed *)(uintptr_t)l->entries;
+
+		for (i = 0; i < e->line_count; i++) {
+			if (!e->lines[i].ip)
+				continue;
+			if (n < l->capacity)
+				line_to_ioc(&e->lines[i], (int)i, &out[n]);
+			n++;
+		}
+		l->count = n;
+		return 0;
+	}
+	case WB_IOC_SUB_ADD:
+	case WB_IOC_SUB_DEL: {
+		struct wb_ioc_symbol *s = arg;
+		int len = string_len(s->ticker, sizeof(s->ticker), 8);
+
+		if (len < 0)
+			return len;
+		rc = cmd == WB_IOC_SUB_ADD ? feed_subscribe(e, s->ticker, (size_t)len) :
+					     feed_unsubscribe(e, s->ticker, (size_t)len);
+		if (rc < 0)
+			return feed_errno(rc);
+		s->instrument = cmd == WB_IOC_SUB_ADD ? (uint32_t)rc : 0;
+		return 0;
+	}
+	case WB_IOC_SUB_LIST: {
+		struct wb_ioc_list *l = arg;
+		struct wb_ioc_symbol *out = (struct wb_ioc_symbol *)(uintptr_t)l->entries;
+
+		if (e->subs.all) {
+			if (n < l->capacity) {
+				memset(&out[n], 0, sizeof(out[n]));
+				out[n].ticker[0] = '*';
+			}
+			n++;
+		}
+		for (i = 1; i <= e->subs.count && i < FEED_MAX_INSTRUMENTS; i++) {
+			if (!e->subs.subscribed[i])
+				continue;
+			if (n < l->capacity) {
+				char text[9];
+
+				feed_ticker_text(e->subs.ticker[i], text);
+				memset(&out[n], 0, sizeof(out[n]));
+				memcpy(out[n].ticker, text, sizeof(text));
+				out[n].instrument = i;
+			}
+			n++;
+		}
+		l->count = n;
+		return 0;
+	}
+	case WB_IOC_STATS: {
+		struct wb_ioc_stats *st = arg;
+		struct wb_ioc_line_stats *out = (struct wb_ioc_line_stats *)(uintptr_t)st->lines;
+
+		for (i = 0; i < e->line_count; i++) {
+			if (!e->lines[i].ip)
+				continue;
+			if (n < st->capacity) {
+				line_to_ioc(&e->lines[i], (int)i, &out[n].feed);
+				counters_to_ioc(&e->lines[i].counters, &out[n].counters);
+			}
+			n++;
+		}
+		st->count = n;
+		memset(&st->hook, 0, sizeof(st->hook));
+		if (ce->ring) {
+			st->hook.ring_published = wb_load_relaxed(&ce->ring->published);
+			st->hook.ring_dropped = wb_load_relaxed(&ce->ring->dropped);
+			st->hook.ring_wakeups = wb_load_relaxed(&ce->ring->wakeups);
+		}
+		return 0;
+	}
+	case WB_IOC_STATS_RESET:
+		for (i = 0; i < FEED_MAX_LINES; i++)
+			memset(&e->lines[i].counters, 0, sizeof(e->lines[i].counters));
+		return 0;
+	default:
+		return -ENOTTY;
+	}
+}

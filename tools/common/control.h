@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * One control interface for both producers: the kernel module (ioctls on
+ * /dev/wirebook) and wirebookd's user-space capture (a unix socket that
+ * carries the very same requests). wb-subscribe is written against
+ * wb_control_call and works the same in both modes.
+ *
+ * The socket protocol mirrors the ioctls: a request is a header and the
+ * ioctl's argument struct; the reply is a header, the struct as the
+ * handler left it and, for the list ioctls, the entries (the struct's user
+ * pointer is meaningless across processes, so entries travel inline).
+ * One request per connection; both ends are on the same machine, so
+ * structs travel in host byte order.
+ */
+#ifndef WIREBOOK_TOOLS_CONTROL_H
+#define WIREBOOK_TOOLS_CONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "wirebook/ioctl.h"
+#include "feed/feed.h"
+
+struct wb_control {
+	int fd;			/* the device (kernel mode); -1 in daemon mode */
+	char socket_path[108];	/* daemon mode: connect per call */
+};
+
+/* path NULL: WB_DEVICE_PATH. writable: open read-write (needed to change
+ * state). Returns 0, or -1 with a sentence in err. */
+int wb_control_open_kernel(struct wb_control *c, const char *path, bool writable, char *err,
+			   size_t errlen);
+/* Checks that the daemon answers. Returns 0, or -1 with a sentence in err. */
+int wb_control_open_daemon(struct wb_control *c, const char *socket_path, char *err,
+			   size_t errlen);
+void wb_control_close(struct wb_control *c);
+
+/* Perform one WB_IOC_* request. Returns 0 or a negative errno. */
+int wb_control_call(struct wb_control *c, unsigned long cmd, void *arg);
+
+/* ---- server side (wirebookd) ------------------------------------------ */
+
+/*
+ * Handles one request like the module's ioctl would: arg is the request
+ * struct, and for list requests its entries/lines pointer already points
+ * at a buffer of capacity entries. Returns 0 or a negative errno.
+ */
+typedef int (*wb_control_handler)(void *ctx, unsigned long cmd, void *arg);
+
+/* Listen on a unix socket (an old socket file is replaced). Returns the
+ * listening fd (non-blocking) or -1 with err. */
+int wb_control_listen(const char *socket_path, char *err, size_t errlen);
+
+/*
+ * Serve the requests pending on listen_fd without blocking on accept
+ * (call from a loop, or after poll() says it is readable). Returns the
+ * number of requests served.
+ */
+int wb_control_serve(int listen_fd, wb_control_handler handler, void *ctx);
+
+/* A handler for a user-space feed engine (the caller serializes it with
+ * its packet path, e.g. by serving between batches). ring may be NULL. */
+struct wb_control_engine {
+	struct feed_engine *engine;
+	const struct wb_ring_prod_page *ring;	/* for the stats' ring counters */
+};
+int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg);
+
+#endif /* WIREBOOK_TOOLS_CONTROL_H */
