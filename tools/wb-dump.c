@@ -389,13 +389,13 @@ static void print_stats(const struct dump *d)
 		printf("# line %u %s %u.%u.%u.%u:%u %s %s\n", i, l->name, l->ip >> 24,
 		       (l->ip >> 16) & 255, (l->ip >> 8) & 255, l->ip & 255, l->port,
 		       feed_protocol_name(l->protocol), feed_venue_name(l->venue));
-#define C(field) printf("#   %-20s %" PRIu64 "\n", #field, c->field)
+#define C(field) printf("#   %-22s %" PRIu64 "\n", #field, c->field)
 		C(packets); C(bytes); C(messages); C(events); C(filtered); C(ignored);
 		C(heartbeats); C(gaps); C(gap_messages); C(duplicates); C(duplicate_messages);
 		C(session_changes); C(end_of_session); C(ring_drops); C(order_filter_full);
 #undef C
 		for (int k = 0; k < FEED_ERR_COUNT; k++)
-			printf("#   errors.%-13s %" PRIu64 "\n", feed_error_name(k), c->errors[k]);
+			printf("#   errors.%-15s %" PRIu64 "\n", feed_error_name(k), c->errors[k]);
 	}
 }
 
@@ -445,7 +445,8 @@ int main(int argc, char **argv)
 
 	d->engine = calloc(1, sizeof(*d->engine));
 	d->locate_key = calloc(65536, sizeof(*d->locate_key));
-	d->ring = aligned_alloc(WB_RING_PAGE, wb_ring_bytes(DUMP_RING_SLOTS));
+	if (posix_memalign(&d->ring, WB_RING_PAGE, wb_ring_bytes(DUMP_RING_SLOTS)))
+		d->ring = NULL;
 	if (!d->engine || !d->locate_key || !d->ring || feed_engine_init(d->engine, &cfg)) {
 		fprintf(stderr, "wb-dump: out of memory\n");
 		return 1;
