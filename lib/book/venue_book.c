@@ -389,8 +389,12 @@ static inline void fifo_unlink(struct venue_books *vb, uint32_t slot)
 static inline void note_live(struct venue_books *vb)
 {
 	vb->c.live_orders = vb->ix.live;
-	if (vb->c.live_orders > vb->c.peak_live_orders)
+	if (vb->c.live_orders > vb->c.peak_live_orders) {
 		vb->c.peak_live_orders = vb->c.live_orders;
+		/* The index can only have doubled when the peak moved. */
+		vb->c.pool_grows = vb->ix.pool_grows;
+		vb->c.index_grows = vb->ix.index_grows;
+	}
 }
 
 /*
