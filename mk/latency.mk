@@ -1,6 +1,7 @@
 # Per-feed latency: `make latency` measures hook/receive-to-Super-Book latency
 # over a veth pair (scripts/latency.sh); `make latency-test` checks the
-# latency scripts' parsing and statistics on fixture logs (part of make check).
+# latency scripts' parsing and statistics on fixture logs, and wb-tune on fake
+# /proc and /sys trees (part of make check).
 #
 #   make latency                              100k messages/s, 10 s
 #   make latency LATENCY_ARGS="--pps 1000000 --seconds 5"
@@ -15,7 +16,8 @@ LATENCY_ARGS ?=
 latency: tools
 	scripts/latency.sh $(LATENCY_ARGS)
 
-latency-test: $(O)/wb-latency-text
+latency-test: $(O)/wb-latency-text $(O)/wb-tune
 	WB_LATENCY_TEXT=$(O)/wb-latency-text python3 latency-scripts/tests/test_latency_scripts.py
+	WB_TUNE=$(O)/wb-tune python3 latency-scripts/tests/test_wb_tune.py
 
 CHECK_EXTRA += latency-test

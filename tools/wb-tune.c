@@ -456,10 +456,20 @@ static void check_irq_affinity(struct tune *t)
 			    "veth, or a driver that names its vectors differently)", t->iface);
 		return;
 	}
-	/* Where the NIC's interrupts belong: its node, off the builder's cores. */
-	cpu_list_minus(&target, &node_cpus, t->cpus_given ? &t->cpus : &(struct cpu_list){ 0 });
+	/*
+	 * Where the NIC's interrupts belong: off the builder's cores (an IRQ
+	 * there preempts a polling thread), and on the NIC's node. When the
+	 * builder uses every cpu of the node, off the builder wins: the packet
+	 * crosses the interconnect once instead of stalling the book.
+	 */
+	struct cpu_list none = { { 0 } };
+	const struct cpu_list *builder = t->cpus_given ? &t->cpus : &none;
+
+	cpu_list_minus(&target, &node_cpus, builder);
 	if (cpu_list_count(&target) == 0)
-		target = node_cpus;
+		cpu_list_minus(&target, &t->online, builder);
+	if (cpu_list_count(&target) == 0)
+		target = node_cpus;	/* the builder has every cpu: nothing better */
 
 	for (int i = 0; i < n; i++) {
 		char text[1024];
@@ -470,10 +480,7 @@ static void check_irq_affinity(struct tune *t)
 			unreadable++;
 			continue;
 		}
-		bool bad_builder = t->cpus_given && cpu_list_intersects(&aff, &t->cpus);
-		bool bad_node = !cpu_list_subset(&aff, &node_cpus);
-
-		if (!bad_builder && !bad_node)
+		if (cpu_list_subset(&aff, &target))
 			continue;
 		if (t->apply) {
 			if (apply_write(t, write_text(t, fmt_cpus(&target, a, sizeof(a)),
@@ -484,14 +491,16 @@ static void check_irq_affinity(struct tune *t)
 			}
 			apply_failures++;
 		}
-		on_builder += bad_builder;
-		off_node += bad_node && !bad_builder;
+		if (cpu_list_intersects(&aff, builder))
+			on_builder++;
+		else
+			off_node++;
 	}
 	if (on_builder || off_node) {
-		report_warn(t, "irq-affinity", "%s: %d of %d IRQs can run on builder cpus %s, %d off "
-			    "the NIC's node cpus %s", t->iface, on_builder, n,
+		report_warn(t, "irq-affinity", "%s: %d of %d IRQs can run on builder cpus %s, %d more "
+			    "outside cpus %s (the NIC's node, off the builder)", t->iface, on_builder, n,
 			    t->cpus_given ? fmt_cpus(&t->cpus, b, sizeof(b)) : "(none given)",
-			    off_node, fmt_cpus(&node_cpus, a, sizeof(a)));
+			    off_node, fmt_cpus(&target, a, sizeof(a)));
 		recommend("echo %s > /proc/irq/N/smp_affinity_list for each NIC queue (wb-tune "
 			  "--apply does it), with irqbalance stopped", fmt_cpus(&target, a, sizeof(a)));
 		report_apply_failures(apply_failures, last_err);
@@ -501,8 +510,9 @@ static void check_irq_affinity(struct tune *t)
 		report_fixed(t, "irq-affinity", "%s: %d IRQs moved to cpus %s", t->iface, fixed,
 			     fmt_cpus(&target, a, sizeof(a)));
 	else
-		report_ok(t, "irq-affinity", "%s: %d IRQs on the NIC's node, off the builder cpus%s",
-			  t->iface, n - unreadable, unreadable ? " (some unreadable)" : "");
+		report_ok(t, "irq-affinity", "%s: %d IRQs on cpus %s (NIC's node, off the builder)%s",
+			  t->iface, n - unreadable, fmt_cpus(&target, a, sizeof(a)),
+			  unreadable ? "; some unreadable" : "");
 }
 
 static void check_governor(struct tune *t)

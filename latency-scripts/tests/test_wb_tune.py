@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""wb-tune against fake /proc and /sys trees (--root): what it reports, that
+--check writes nothing, what --apply changes, and that a host exposing
+nothing (a VM) gives SKIP lines, not errors. Needs WB_TUNE=build/wb-tune.
+"""
+
+import os
+import subprocess
+import tempfile
+import unittest
+
+WB_TUNE = os.environ.get("WB_TUNE")
+
+
+def write(root, rel, text):
+    path = os.path.join(root, rel.lstrip("/"))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel.lstrip("/"))) as f:
+        return f.read().strip()
+
+
+def snapshot(root):
+    out = {}
+    for d, _dirs, files in os.walk(root):
+        for name in files:
+            p = os.path.join(d, name)
+            with open(p) as f:
+                out[p] = f.read()
+    return out
+
+
+def untuned_server(root):
+    """Two NUMA nodes (cpus 0-1, 2-3); eth9 on node 0 with two queues whose
+    IRQs may run anywhere; powersave; a 100 us C-state; THP always;
+    irqbalance running; cpus 2-3 isolated and tickless."""
+    write(root, "/proc/cmdline", "ro quiet isolcpus=managed_irq,domain,2-3 nohz_full=2-3\n")
+    write(root, "/sys/devices/system/cpu/online", "0-3\n")
+    write(root, "/sys/devices/system/cpu/isolated", "2-3\n")
+    write(root, "/sys/devices/system/cpu/nohz_full", "2-3\n")
+    write(root, "/proc/1/comm", "systemd\n")
+    write(root, "/proc/812/comm", "irqbalance\n")
+    write(root, "/sys/class/net/eth9/device/numa_node", "0\n")
+    write(root, "/sys/devices/system/node/node0/cpulist", "0-1\n")
+    write(root, "/sys/devices/system/node/node1/cpulist", "2-3\n")
+    for irq in (40, 41):
+        write(root, f"/sys/class/net/eth9/device/msi_irqs/{irq}", "msix\n")
+        write(root, f"/proc/irq/{irq}/smp_affinity_list", "0-3\n")
+    for cpu in range(4):
+        base = f"/sys/devices/system/cpu/cpu{cpu}"
+        write(root, f"{base}/cpufreq/scaling_governor", "powersave\n")
+        write(root, f"{base}/cpufreq/scaling_available_governors", "performance powersave\n")
+        for state, (name, lat) in enumerate([("POLL", 0), ("C1", 2), ("C6", 100)]):
+            write(root, f"{base}/cpuidle/state{state}/name", name + "\n")
+            write(root, f"{base}/cpuidle/state{state}/latency", f"{lat}\n")
+            write(root, f"{base}/cpuidle/state{state}/disable", "0\n")
+    write(root, "/sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n")
+    write(root, "/sys/kernel/mm/transparent_hugepage/defrag", "always defer [madvise] never\n")
+
+
+def run(root, *args):
+    res = subprocess.run([WB_TUNE, "--root", root, *args], capture_output=True, text=True)
+    lines = {}
+    for ln in res.stdout.splitlines():
+        parts = ln.split(None, 2)
+        if len(parts) == 3 and parts[0] in ("OK", "WARN", "SKIP", "FIXED"):
+            lines.setdefault(parts[1], []).append((parts[0], parts[2]))
+    return res, lines
+
+
+@unittest.skipUnless(WB_TUNE, "WB_TUNE not set")
+class WbTune(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_check_reports_every_untuned_setting_and_changes_nothing(self):
+        untuned_server(self.root)
+        before = snapshot(self.root)
+        res, lines = run(self.root, "--check", "--iface", "eth9", "--cpus", "2-3")
+        self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
+        status = {k: v[0][0] for k, v in lines.items()}
+        self.assertEqual(status, {
+            "isolcpus": "OK", "nohz_full": "OK", "irqbalance": "WARN",
+            "irq-affinity": "WARN", "governor": "WARN", "c-states": "WARN",
+            "thp": "WARN", "nic-numa": "WARN"})
+        self.assertIn("2 of 2 IRQs can run on builder cpus 2-3", lines["irq-affinity"][0][1])
+        self.assertIn("C6", lines["c-states"][0][1])
+        self.assertIn("node 0 (cpus 0-1)", lines["nic-numa"][0][1])
+        self.assertEqual(len(lines["thp"]), 1)  # defrag is already madvise
+        self.assertIn("->", res.stdout)  # recommendations printed
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_apply_fixes_run_time_settings_only(self):
+        untuned_server(self.root)
+        res, lines = run(self.root, "--apply", "--iface", "eth9", "--cpus", "2-3")
+        self.assertIn(("FIXED", "eth9: 2 IRQs moved to cpus 0-1"), lines["irq-affinity"])
+        self.assertEqual(read(self.root, "/proc/irq/40/smp_affinity_list"), "0-1")
+        self.assertEqual(lines["governor"][0][0], "FIXED")
+        for cpu in (2, 3):  # only the builder cpus are touched
+            self.assertEqual(read(self.root, f"/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"),
+                             "performance")
+            self.assertEqual(read(self.root, f"/sys/devices/system/cpu/cpu{cpu}/cpuidle/state2/disable"), "1")
+            self.assertEqual(read(self.root, f"/sys/devices/system/cpu/cpu{cpu}/cpuidle/state1/disable"), "0")
+        self.assertEqual(read(self.root, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "powersave")
+        self.assertEqual(read(self.root, "/sys/kernel/mm/transparent_hugepage/enabled"), "madvise")
+        # Never stops a real irqbalance from a test tree; the NUMA mismatch is only reported.
+        self.assertEqual(lines["irqbalance"][0][0], "WARN")
+        self.assertEqual(lines["nic-numa"][0][0], "WARN")
+        self.assertEqual(res.returncode, 1)
+
+    def test_a_tuned_server_is_all_ok(self):
+        untuned_server(self.root)
+        os.remove(os.path.join(self.root, "proc/812/comm"))
+        write(self.root, "/sys/class/net/eth9/device/numa_node", "1\n")
+        for irq in (40, 41):
+            write(self.root, f"/proc/irq/{irq}/smp_affinity_list", "1\n")
+        res, lines = run(self.root, "--apply", "--iface", "eth9", "--cpus", "2-3")
+        self.assertEqual(lines["nic-numa"][0][0], "OK")
+        # The builder has every cpu of the NIC's node 1 (2-3): IRQs on cpu 1,
+        # off the node but off the builder, are the best left.
+        self.assertEqual(lines["irq-affinity"][0][0], "OK")
+        res, lines = run(self.root, "--check", "--iface", "eth9", "--cpus", "2-3")
+        self.assertEqual(res.returncode, 0, res.stdout)
+        self.assertEqual({v[0][0] for v in lines.values()}, {"OK"})
+
+    def test_a_vm_exposing_nothing_gets_skips_not_errors(self):
+        write(self.root, "/proc/cmdline", "console=ttyS0\n")
+        write(self.root, "/sys/class/net/ens3/address", "52:54:00:12:34:56\n")
+        res, lines = run(self.root, "--check", "--iface", "ens3")
+        self.assertIn(res.returncode, (0, 1), res.stderr)
+        for check in ("irq-affinity", "governor", "c-states", "thp", "nic-numa"):
+            self.assertEqual(lines[check][0][0], "SKIP", check)
+        self.assertEqual(res.stderr, "")
+
+    def test_an_unknown_interface_is_a_warning(self):
+        untuned_server(self.root)
+        _res, lines = run(self.root, "--iface", "nope0")
+        self.assertEqual(lines["nic-numa"][0], ("WARN", "no interface nope0"))
+
+    def test_bad_cpu_list_is_a_usage_error(self):
+        res = subprocess.run([WB_TUNE, "--cpus", "3-1"], capture_output=True, text=True)
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("--cpus", res.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
