@@ -275,7 +275,11 @@ static void *thread2_main(void *arg)
 
 struct builder *builder_create(const struct builder_config *cfg, int *err)
 {
-	struct builder *b = calloc(1, sizeof(*b));
+	/* struct builder holds 64-byte aligned queue indices: calloc's 16-byte
+	 * alignment let the compiler's aligned vector stores fault. */
+	struct builder *b = aligned_alloc(_Alignof(struct builder),
+					  (sizeof(*b) + _Alignof(struct builder) - 1) &
+						  ~(_Alignof(struct builder) - 1));
 	struct venue_books_config vbc;
 	struct superbook_config sbc;
 	uint32_t slots;
@@ -285,6 +289,7 @@ struct builder *builder_create(const struct builder_config *cfg, int *err)
 		rc = -ENOMEM;
 		goto fail;
 	}
+	memset(b, 0, sizeof(*b));
 	b->cfg = *cfg;
 	slots = cfg->queue_slots ? cfg->queue_slots : BUILDER_DEFAULT_QUEUE;
 	if (slots < 64 || (slots & (slots - 1))) {
