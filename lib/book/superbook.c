@@ -81,6 +81,7 @@ struct superbook {
 	uint64_t map_size;
 	uint32_t capacity;
 	uint32_t max_instrument;	/* highest instrument id seen */
+	uint8_t venue_gap[WB_BOOK_VENUES]; /* venue-wide gap since its last venue-wide clear */
 	struct sb_symbol *sym;
 	uint16_t *dirty_list;
 	uint32_t dirty_count;
@@ -420,6 +421,10 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 	y->recv_ts = u->recv_ts;
 	if (!(vn->flags & WB_VENF_PRESENT)) {
 		vn->flags |= WB_VENF_PRESENT;
+		/* A symbol first seen after a venue-wide gap may have lost
+		 * messages in it like every other. */
+		if (sb->venue_gap[u->venue])
+			vn->flags |= WB_VENF_GAP;
 		y->venues_present |= (uint16_t)(1u << u->venue);
 		sb_mark(sb, u->instrument, SB_D_META);
 	}
@@ -523,6 +528,7 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 	case BOOK_UP_CLEAR:
 		sb->ctr.clears++;
 		if (u->instrument == 0) {
+			sb->venue_gap[u->venue] = 0;
 			for (i = 1; i <= sb->max_instrument; i++)
 				sb_clear_venue(sb, i, u->venue);
 			return;
@@ -537,6 +543,7 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 			wb_store_relaxed(&sb->hdr->venue_gaps[u->venue], sb->hdr->venue_gaps[u->venue] + 1);
 		if (u->instrument == 0) {
 			/* Unknown which symbols lost messages: all of them may. */
+			sb->venue_gap[u->venue] = 1;
 			for (i = 1; i <= sb->max_instrument; i++)
 				sb_gap_venue(sb, i, u->venue);
 			return;

@@ -100,6 +100,8 @@ static void wb_detach(struct wb_book *b)
 	if (b->hdr)
 		munmap((void *)b->hdr, b->map_size);
 	b->hdr = NULL;
+	/* Every index check now fails: a handle whose reopen failed is inert. */
+	b->capacity = 1;
 }
 
 struct wb_book *wb_open(const char *name, int *err)
@@ -374,7 +376,7 @@ int wb_update_counter(const struct wb_book *book, int sym, uint64_t *out)
 {
 	const struct wb_shm_symbol *r;
 
-	if (!book || !out)
+	if (!book || !out || !book->hdr)
 		return WB_EINVAL;
 	if (sym == WB_ANY_SYMBOL) {
 		if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
@@ -395,7 +397,7 @@ int wb_symbol_count(const struct wb_book *book)
 {
 	uint64_t n;
 
-	if (!book)
+	if (!book || !book->hdr)
 		return WB_EINVAL;
 	n = wb_load_acquire(&book->hdr->symbols);
 	return (int)(n < book->capacity ? n : book->capacity);

@@ -275,6 +275,12 @@ START_TEST(test_superbook_gap_flags_venue_until_clear)
 	ck_assert(top.flags & WB_SYMF_GAP); /* symbol 4 could have lost NASDAQ adds too */
 	ck_assert_int_eq(wb_venue_bbo(bk, 4, WB_VENUE_BZX, &vb), 0);
 	ck_assert(!(vb.flags & WB_VENF_GAP));
+	/* a symbol NASDAQ first shows after the gap may have lost messages too */
+	u = level(6, WB_VENUE_NASDAQ, WB_SIDE_SELL, BASE, 100, 1);
+	superbook_apply(sb, &u);
+	batch_end(sb);
+	ck_assert_int_eq(wb_top(bk, 6, &top), 0);
+	ck_assert(top.flags & WB_SYMF_GAP);
 	u = (struct book_update){ .kind = BOOK_UP_CLEAR, .venue = WB_VENUE_NASDAQ, .instrument = 0 };
 	superbook_apply(sb, &u);
 	batch_end(sb);
@@ -283,6 +289,11 @@ START_TEST(test_superbook_gap_flags_venue_until_clear)
 	ck_assert_uint_eq(top.bid_qty, 0);
 	ck_assert_int_eq(wb_top(bk, 4, &top), 0);
 	ck_assert_uint_eq(top.bid_qty, 100); /* BZX untouched by a NASDAQ clear */
+	u = level(7, WB_VENUE_NASDAQ, WB_SIDE_SELL, BASE, 100, 1);
+	superbook_apply(sb, &u);
+	batch_end(sb);
+	ck_assert_int_eq(wb_top(bk, 7, &top), 0);
+	ck_assert(!(top.flags & WB_SYMF_GAP)); /* after the clear, a fresh book */
 	wb_close(bk);
 	superbook_destroy(sb);
 }

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * Packet sources: pcap file, Nasdaq BinaryFILE, live AF_PACKET ring.
+ * See source.h.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/source.h"
+#include "common/pcap_io.h"
+#include "common/itch_file.h"
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int source_open(struct source *s, const struct source_ops *ops, const struct source_options *opt)
+{
+	memset(s, 0, sizeof(*s));
+	s->ops = ops;
+	return ops->open(s, opt);
+}
+
+void source_close(struct source *s)
+{
+	if (s->ops && s->ops->close)
+		s->ops->close(s);
+	s->ops = NULL;
+}
+
+int source_find_line(const struct feed_engine *e, int protocol, int venue)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->line_count; i++)
+		if (e->lines[i].ip && e->lines[i].protocol == protocol && e->lines[i].venue == venue)
+			return (int)i;
+	return -1;
+}
+
+/* ---- pcap file ------------------------------------------------------------ */
+
+struct pcap_src {
+	struct pcap_reader rd;
+	double speed;
+	/* pacing: a record read but not yet due */
+	const uint8_t *held;
+	uint32_t held_len;
+	uint64_t held_ts;
+	uint64_t first_ts, start_mono;
+};
+
+static int pcap_src_open(struct source *s, const struct source_options *opt)
+{
+	struct pcap_src *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		return -1;
+	}
+	if (pcap_reader_open(&p->rd, opt->path, s->err, sizeof(s->err)) < 0) {
+		free(p);
+		return -1;
+	}
+	p->speed = opt->speed;
+	s->priv = p;
+	return 0;
+}
+
+static void process_frame(struct source *s, struct feed_engine *e, const uint8_t *frame,
+			  uint32_t len, uint64_t ts, struct wb_ring_producer *out)
+{
+	s->ctr.packets++;
+	s->ctr.bytes += len;
+	if (feed_process_frame(e, frame, len, ts, out) < 0)
+		s->ctr.unmapped++;
+}
+
+static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
+			 unsigned budget)
+{
+	struct pcap_src *p = s->priv;
+	unsigned done = 0;
+
+	while (done < budget) {
+		const uint8_t *frame;
+		uint32_t len;
+		uint64_t ts;
+		int rc;
+
+		if (p->held) {
+			frame = p->held;
+			len = p->held_len;
+			ts = p->held_ts;
+		} else {
+			rc = pcap_reader_next(&p->rd, &frame, &len, &ts, s->err, sizeof(s->err));
+			if (rc == 0)
+				return done ? SOURCE_MORE : SOURCE_EOF;
+			if (rc < 0)
+				return SOURCE_ERROR;
+		}
+		if (p->speed > 0) {
+			/* Recorded pace times speed: the record is due when the
+			 * wall clock has advanced (ts - first) / speed. Packets
+			 * then carry the time they were "received" now. */
+			uint64_t due, now = mono_ns();
+
+			if (!p->first_ts) {
+				p->first_ts = ts;
+				p->start_mono = now;
+			}
+			due = p->start_mono + (uint64_t)((double)(ts - p->first_ts) / p->speed);
+			if (now < due) {
+				p->held = frame;
+				p->held_len = len;
+				p->held_ts = ts;
+				if (due - now > 200000) { /* sleep in slices so a stop is noticed */
+					struct timespec sl = { 0, 100000 };
+
+					nanosleep(&sl, NULL);
+				}
+				return SOURCE_MORE;
+			}
+			p->held = NULL;
+			ts = wall_ns();
+		}
+		process_frame(s, e, frame, len, ts, out);
+		done++;
+	}
+	return SOURCE_MORE;
+}
+
+static void pcap_src_close(struct source *s)
+{
+	struct pcap_src *p = s->priv;
+
+	if (!p)
+		return;
+	pcap_reader_close(&p->rd);
+	free(p);
+	s->priv = NULL;
+}
+
+const struct source_ops source_pcap_ops = {
+	.name = "pcap",
+	.open = pcap_src_open,
+	.pump = pcap_src_pump,
+	.close = pcap_src_close,
+};
+
+/* ---- Nasdaq BinaryFILE ---------------------------------------------------- */
+
+/*
+ * BinaryFILE messages carry the same 2-byte length prefix MoldUDP64 uses
+ * inside a packet, so packets are built by copying: a 20-byte header
+ * (session, sequence of the first message, count) and the messages.
+ */
+#define ITCH_SRC_PAYLOAD_MAX 1400u
+#define ITCH_SRC_MSGS_MAX 64u
+#define MOLD_HEADER 20u
+
+struct itch_src {
+	struct itch_file f;
+	int line;
+	uint64_t next_seq;
+	uint8_t pkt[ITCH_SRC_PAYLOAD_MAX + 65536 + 2];
+};
+
+static int itch_src_open(struct source *s, const struct source_options *opt)
+{
+	struct itch_src *p;
+
+	if (opt->line < 0) {
+		snprintf(s->err, sizeof(s->err),
+			 "--itch-file needs an 'itch nasdaq' line in feeds.conf to decode the messages as");
+		return -1;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		return -1;
+	}
+	if (itch_file_open_read(&p->f, opt->path, s->err, sizeof(s->err)) < 0) {
+		free(p);
+		return -1;
+	}
+	p->line = opt->line;
+	p->next_seq = 1;
+	s->priv = p;
+	return 0;
+}
+
+static void put_be64(uint8_t *d, uint64_t v)
+{
+	int i;
+
+	for (i = 7; i >= 0; i--, v >>= 8)
+		d[i] = (uint8_t)v;
+}
+
+static int itch_src_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
+			 unsigned budget)
+{
+	struct itch_src *p = s->priv;
+	unsigned done;
+
+	for (done = 0; done < budget; done++) {
+		uint32_t len = MOLD_HEADER, count = 0;
+		int rc = 1;
+
+		while (count < ITCH_SRC_MSGS_MAX && len < ITCH_SRC_PAYLOAD_MAX) {
+			const uint8_t *msg;
+			uint16_t mlen;
+
+			rc = itch_file_next(&p->f, &msg, &mlen, s->err, sizeof(s->err));
+			if (rc <= 0)
+				break;
+			p->pkt[len] = (uint8_t)(mlen >> 8);
+			p->pkt[len + 1] = (uint8_t)mlen;
+			memcpy(p->pkt + len + 2, msg, mlen);
+			len += 2u + mlen;
+			count++;
+		}
+		if (count) {
+			memcpy(p->pkt, "BINFILE   ", 10);
+			put_be64(p->pkt + 10, p->next_seq);
+			p->pkt[18] = (uint8_t)(count >> 8);
+			p->pkt[19] = (uint8_t)count;
+			p->next_seq += count;
+			s->ctr.packets++;
+			s->ctr.bytes += len;
+			feed_process_payload(e, p->line, p->pkt, len, wall_ns(), out);
+		}
+		if (rc < 0)
+			return SOURCE_ERROR;
+		if (rc == 0)
+			return count ? SOURCE_MORE : SOURCE_EOF;
+	}
+	return SOURCE_MORE;
+}
+
+static void itch_src_close(struct source *s)
+{
+	struct itch_src *p = s->priv;
+	char err[ITCH_FILE_ERR_LEN];
+
+	if (!p)
+		return;
+	itch_file_close(&p->f, err, sizeof(err));
+	free(p);
+	s->priv = NULL;
+}
+
+const struct source_ops source_itch_file_ops = {
+	.name = "itch-file",
+	.open = itch_src_open,
+	.pump = itch_src_pump,
+	.close = itch_src_close,
+};
+
+/* ---- live AF_PACKET (TPACKET_V3) ------------------------------------------ */
+
+#define AFP_BLOCK_SIZE (1u << 18)	/* ~180 full frames: one block fits the event ring */
+#define AFP_BLOCK_NR 64u
+#define AFP_FRAME_SIZE 2048u
+#define AFP_BLOCK_TIMEOUT_MS 1u		/* a partly filled block is handed over after this */
+
+struct afp_src {
+	int fd;
+	int mcast_fd;			/* holds the IGMP joins of the feed groups */
+	int busy_poll;
+	uint8_t *map;
+	size_t map_len;
+	unsigned block;			/* next block to read */
+};
+
+/* Join every multicast group of the feed map on the interface, so the
+ * switch forwards them; a UDP socket holds the memberships. */
+static void afp_join_groups(struct afp_src *p, const struct feed_engine *e, int ifindex)
+{
+	uint32_t i;
+
+	p->mcast_fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (p->mcast_fd < 0)
+		return;
+	for (i = 0; i < e->line_count; i++) {
+		struct ip_mreqn m;
+
+		if (!e->lines[i].ip || (e->lines[i].ip >> 28) != 0xe)
+			continue;
+		memset(&m, 0, sizeof(m));
+		m.imr_multiaddr.s_addr = htonl(e->lines[i].ip);
+		m.imr_ifindex = ifindex;
+		setsockopt(p->mcast_fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof(m));
+	}
+}
+
+static int afp_open(struct source *s, const struct source_options *opt)
+{
+	struct tpacket_req3 req;
+	struct sockaddr_ll sll;
+	struct afp_src *p;
+	int version = TPACKET_V3, ifindex;
+
+	ifindex = (int)if_nametoindex(opt->iface);
+	if (!ifindex) {
+		snprintf(s->err, sizeof(s->err), "interface %s: %s", opt->iface, strerror(errno));
+		return -1;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		return -1;
+	}
+	p->mcast_fd = -1;
+	p->busy_poll = opt->busy_poll;
+	p->fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (p->fd < 0) {
+		snprintf(s->err, sizeof(s->err), "AF_PACKET socket: %s%s", strerror(errno),
+			 errno == EPERM ? " (needs root or CAP_NET_RAW)" : "");
+		goto fail;
+	}
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_VERSION, &version, sizeof(version)) < 0) {
+		snprintf(s->err, sizeof(s->err), "TPACKET_V3: %s", strerror(errno));
+		goto fail;
+	}
+	memset(&req, 0, sizeof(req));
+	req.tp_block_size = AFP_BLOCK_SIZE;
+	req.tp_block_nr = AFP_BLOCK_NR;
+	req.tp_frame_size = AFP_FRAME_SIZE;
+	req.tp_frame_nr = AFP_BLOCK_SIZE / AFP_FRAME_SIZE * AFP_BLOCK_NR;
+	req.tp_retire_blk_tov = AFP_BLOCK_TIMEOUT_MS;
+	if (setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0) {
+		snprintf(s->err, sizeof(s->err), "PACKET_RX_RING: %s", strerror(errno));
+		goto fail;
+	}
+	p->map_len = (size_t)AFP_BLOCK_SIZE * AFP_BLOCK_NR;
+	p->map = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_LOCKED, p->fd, 0);
+	if (p->map == MAP_FAILED)
+		p->map = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+	if (p->map == MAP_FAILED) {
+		p->map = NULL;
+		snprintf(s->err, sizeof(s->err), "mmap of the packet ring: %s", strerror(errno));
+		goto fail;
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = ifindex;
+	if (bind(p->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		snprintf(s->err, sizeof(s->err), "bind to %s: %s", opt->iface, strerror(errno));
+		goto fail;
+	}
+	if (opt->busy_poll) {
+		int usecs = 50;
+
+		setsockopt(p->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof(usecs));
+	}
+	if (opt->engine)
+		afp_join_groups(p, opt->engine, ifindex);
+	s->priv = p;
+	return 0;
+fail:
+	if (p->map)
+		munmap(p->map, p->map_len);
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p);
+	return -1;
+}
+
+static int afp_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
+		    unsigned budget)
+{
+	struct afp_src *p = s->priv;
+	struct tpacket_block_desc *bd = (struct tpacket_block_desc *)(p->map + (size_t)p->block * AFP_BLOCK_SIZE);
+	struct tpacket3_hdr *h;
+	uint32_t i, n;
+
+	(void)budget; /* a block is the unit: it is bounded by AFP_BLOCK_SIZE */
+	if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) {
+		if (!p->busy_poll) {
+			struct pollfd pfd = { .fd = p->fd, .events = POLLIN | POLLERR };
+
+			poll(&pfd, 1, 1);
+		}
+		return SOURCE_IDLE;
+	}
+	n = bd->hdr.bh1.num_pkts;
+	h = (struct tpacket3_hdr *)((uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt);
+	for (i = 0; i < n; i++) {
+		uint64_t ts = (uint64_t)h->tp_sec * 1000000000ull + h->tp_nsec;
+
+		if (h->tp_snaplen < h->tp_len)
+			s->ctr.truncated++;
+		process_frame(s, e, (const uint8_t *)h + h->tp_mac, h->tp_snaplen, ts, out);
+		h = (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
+	}
+	/* Hand the block back to the kernel only after every frame in it was
+	 * decoded: the events hold copies, not pointers. */
+	__atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+	p->block = (p->block + 1) % AFP_BLOCK_NR;
+	{
+		struct tpacket_stats_v3 st;
+		socklen_t sl = sizeof(st);
+
+		if ((s->ctr.packets & 0x3ff) < n &&
+		    getsockopt(p->fd, SOL_PACKET, PACKET_STATISTICS, &st, &sl) == 0)
+			s->ctr.kernel_drops += st.tp_drops; /* the kernel resets them on read */
+	}
+	return SOURCE_MORE;
+}
+
+static void afp_close(struct source *s)
+{
+	struct afp_src *p = s->priv;
+
+	if (!p)
+		return;
+	munmap(p->map, p->map_len);
+	close(p->fd);
+	if (p->mcast_fd >= 0)
+		close(p->mcast_fd);
+	free(p);
+	s->priv = NULL;
+}
+
+const struct source_ops source_afpacket_ops = {
+	.name = "afpacket",
+	.open = afp_open,
+	.pump = afp_pump,
+	.close = afp_close,
+};

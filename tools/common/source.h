@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * Packet sources for the user-space producer: each one reads its input
+ * and runs it through the feed engine into an event ring. A source is a
+ * small table of operations, so a new one (the kernel module's rings, a
+ * socket per group, ...) plugs in without touching the daemon:
+ *
+ *   pcap        a capture file, as fast as possible or at recorded pace x speed
+ *   itch-file   a Nasdaq BinaryFILE (plain or gzip), framed as MoldUDP64
+ *               packets of the ITCH line of feeds.conf
+ *   afpacket    live capture on an AF_PACKET TPACKET_V3 ring, with busy poll
+ *
+ * pump() decodes up to a budget of packets and commits their events to
+ * the ring; the caller publishes. It is called from one thread only.
+ */
+#ifndef WIREBOOK_TOOLS_SOURCE_H
+#define WIREBOOK_TOOLS_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "feed/feed.h"
+
+/* pump() results; the values match enum builder_pump. */
+enum source_status {
+	SOURCE_MORE = 0,	/* progress made (or pacing): call again */
+	SOURCE_IDLE = 1,	/* nothing to read right now */
+	SOURCE_EOF = 2,		/* input ended */
+	SOURCE_ERROR = 3,	/* input failed: message in source.err */
+};
+
+struct source_options {
+	const char *path;	/* pcap, itch-file */
+	const char *iface;	/* afpacket */
+	double speed;		/* pcap: 0 = as fast as possible, X = recorded pace times X */
+	int busy_poll;		/* afpacket: spin on the ring, SO_BUSY_POLL on the socket */
+	int line;		/* itch-file: feed line index the messages belong to */
+	const struct feed_engine *engine; /* afpacket: multicast groups to join */
+};
+
+struct source_counters {
+	uint64_t packets;	/* frames or packets read */
+	uint64_t bytes;
+	uint64_t unmapped;	/* frames to no feeds.conf line: ignored */
+	uint64_t truncated;	/* frames cut short by the capture (snaplen) */
+	uint64_t kernel_drops;	/* afpacket: the kernel's ring drops */
+};
+
+struct source;
+
+struct source_ops {
+	const char *name;
+	int (*open)(struct source *s, const struct source_options *opt);
+	int (*pump)(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
+		    unsigned budget);
+	void (*close)(struct source *s);
+};
+
+struct source {
+	const struct source_ops *ops;
+	void *priv;
+	struct source_counters ctr;
+	char err[512];
+};
+
+extern const struct source_ops source_pcap_ops;
+extern const struct source_ops source_itch_file_ops;
+extern const struct source_ops source_afpacket_ops;
+
+/* 0, or -1 with s->err saying what is wrong. */
+int source_open(struct source *s, const struct source_ops *ops, const struct source_options *opt);
+static inline int source_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
+			      unsigned budget)
+{
+	return s->ops->pump(s, e, out, budget);
+}
+void source_close(struct source *s);
+
+/* The first line of feed map entries with (protocol, venue), or -1. */
+int source_find_line(const struct feed_engine *e, int protocol, int venue);
+
+#endif /* WIREBOOK_TOOLS_SOURCE_H */

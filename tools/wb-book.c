@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * wb-book: a terminal view of the Super-Book wirebookd publishes: NBBO,
+ * per-venue BBO, consolidated depth with the per-venue breakdown, last
+ * trade and trading status, per symbol. Reads through libwirebook only.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wirebook/book.h"
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: wb-book [options] [SYMBOL...]\n"
+"Show the Super-Book of each SYMBOL (default: the most active symbols).\n"
+"  --shm NAME        book name (default %s)\n"
+"  --once            print once and exit (default: refresh until Ctrl-C)\n"
+"  --interval MS     refresh period (default 250)\n"
+"  --depth N         consolidated levels to show (1-%d, default %d)\n"
+"  --top N           without SYMBOLs: how many of the most active to show (default 5)\n"
+"  --wait-done SECS  first wait (up to SECS) until wirebookd says its file source ended\n"
+"  --help\n"
+"Exit status: 0, 1 when the book cannot be opened, 3 when a symbol is unknown.\n",
+		WB_SHM_DEFAULT_NAME, WB_BOOK_DEPTH, WB_BOOK_DEPTH);
+}
+
+/* 1e-8 fixed point as dollars, 4 decimals unless finer digits are set. */
+static const char *px(int64_t p, char *buf, size_t n)
+{
+	uint64_t a = p < 0 ? (uint64_t)-p : (uint64_t)p;
+	uint64_t whole = a / WB_PRICE_SCALE, frac = a % WB_PRICE_SCALE;
+
+	if (frac % 10000 == 0)
+		snprintf(buf, n, "%s%" PRIu64 ".%04" PRIu64, p < 0 ? "-" : "", whole, frac / 10000);
+	else
+		snprintf(buf, n, "%s%" PRIu64 ".%08" PRIu64, p < 0 ? "-" : "", whole, frac);
+	return buf;
+}
+
+static const char *venues_text(uint16_t mask, char *buf, size_t n)
+{
+	size_t used = 0;
+	int v;
+
+	buf[0] = 0;
+	for (v = 1; v < WB_BOOK_VENUES; v++)
+		if (mask & (1u << v))
+			used += (size_t)snprintf(buf + used, used < n ? n - used : 0, "%s%s",
+						 used ? "," : "", wb_venue_name(v));
+	return buf;
+}
+
+static int show_symbol(const struct wb_book *bk, int sym, unsigned depth)
+{
+	struct wb_nbbo nb;
+	struct wb_depth d;
+	struct wb_trade t;
+	struct wb_status st;
+	char tk[9], a[32], b[32], vm[64], vm2[64];
+	unsigned i;
+	int v, rc;
+
+	if ((rc = wb_symbol(bk, sym, tk)) || (rc = wb_nbbo(bk, sym, &nb)) ||
+	    (rc = wb_depth(bk, sym, WB_CONSOLIDATED, depth, &d)) || (rc = wb_last_trade(bk, sym, &t)) ||
+	    (rc = wb_status(bk, sym, &st)))
+		return rc;
+	printf("== %s (#%d)  status %s", tk, sym, wb_state_name(st.state));
+	if (st.raw_state)
+		printf(" ('%c' from %s)", st.raw_state, wb_venue_name(st.venue));
+	printf("  updates %" PRIu64 "%s%s%s%s\n", nb.updates,
+	       nb.flags & WB_SYMF_LOCKED ? "  LOCKED" : "", nb.flags & WB_SYMF_CROSSED ? "  CROSSED" : "",
+	       nb.flags & WB_SYMF_GAP ? "  GAP(book may be incomplete)" : "",
+	       nb.flags & WB_SYMF_HALTED ? "  HALTED" : "");
+	printf("NBBO   bid %s x %" PRIu64 " [%s]   ask %s x %" PRIu64 " [%s]\n",
+	       nb.bid_qty ? px(nb.bid_price, a, sizeof(a)) : "-", nb.bid_qty,
+	       venues_text(nb.bid_venues, vm, sizeof(vm)),
+	       nb.ask_qty ? px(nb.ask_price, b, sizeof(b)) : "-", nb.ask_qty,
+	       venues_text(nb.ask_venues, vm2, sizeof(vm2)));
+	for (v = 1; v < WB_BOOK_VENUES; v++) {
+		struct wb_venue_bbo vb;
+
+		if (wb_venue_bbo(bk, sym, v, &vb) || !(vb.flags & WB_VENF_PRESENT))
+			continue;
+		printf("  %-7s bid %12s x %-8" PRIu64 " (%u)  ask %12s x %-8" PRIu64 " (%u)%s%s\n",
+		       wb_venue_name(v), vb.bid_qty ? px(vb.bid_price, a, sizeof(a)) : "-", vb.bid_qty,
+		       vb.bid_orders, vb.ask_qty ? px(vb.ask_price, b, sizeof(b)) : "-", vb.ask_qty,
+		       vb.ask_orders, vb.flags & WB_VENF_GAP ? "  gap" : "",
+		       vb.flags & WB_VENF_CROSSED ? "  crossed" : "");
+	}
+	printf("  %3s %10s %8s %12s | %-12s %-8s %10s\n", "lvl", "venues", "bid qty", "bid", "ask",
+	       "ask qty", "venues");
+	for (i = 0; i < depth && (i < d.bid_count || i < d.ask_count); i++) {
+		int hb = i < d.bid_count, ha = i < d.ask_count;
+		char bq[24] = "", aq[24] = "";
+
+		if (hb)
+			snprintf(bq, sizeof(bq), "%" PRIu64, d.bid[i].qty);
+		if (ha)
+			snprintf(aq, sizeof(aq), "%" PRIu64, d.ask[i].qty);
+		printf("  %3u %10s %8s %12s | %-12s %-8s %10s\n", i + 1,
+		       hb ? venues_text(d.bid[i].venues, vm, sizeof(vm)) : "", bq,
+		       hb ? px(d.bid[i].price, a, sizeof(a)) : "", ha ? px(d.ask[i].price, b, sizeof(b)) : "",
+		       aq, ha ? venues_text(d.ask[i].venues, vm2, sizeof(vm2)) : "");
+	}
+	if (t.count)
+		printf("Last trade %s x %" PRIu64 " on %s; %u trades, volume %" PRIu64 "\n",
+		       px(t.price, a, sizeof(a)), t.qty, wb_venue_name(t.venue), t.count, t.volume);
+	else
+		printf("Last trade: none\n");
+	return 0;
+}
+
+/* The n symbols with the most updates. */
+static int most_active(const struct wb_book *bk, int *out, int n)
+{
+	uint64_t best[64];
+	int count = 0, i, j, total = wb_symbol_count(bk);
+
+	for (i = 1; i < total; i++) {
+		uint64_t u;
+
+		if (wb_update_counter(bk, i, &u) || u == 0)
+			continue;
+		for (j = count; j > 0 && best[j - 1] < u; j--)
+			if (j < n) {
+				best[j] = best[j - 1];
+				out[j] = out[j - 1];
+			}
+		if (j < n) {
+			best[j] = u;
+			out[j] = i;
+			if (count < n)
+				count++;
+		}
+	}
+	return count;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "shm", required_argument, 0, 's' },	  { "once", no_argument, 0, 'o' },
+		{ "interval", required_argument, 0, 'i' }, { "depth", required_argument, 0, 'd' },
+		{ "top", required_argument, 0, 't' },	  { "wait-done", required_argument, 0, 'w' },
+		{ "help", no_argument, 0, 'h' },	  { 0, 0, 0, 0 },
+	};
+	const char *name = NULL;
+	int once = 0, interval_ms = 250, top = 5, c, err, i, nsyms = 0, syms[64];
+	unsigned depth = WB_BOOK_DEPTH;
+	double wait_done = 0;
+	struct wb_book *bk;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': name = optarg; break;
+		case 'o': once = 1; break;
+		case 'i': interval_ms = atoi(optarg); break;
+		case 'd': depth = (unsigned)atoi(optarg); break;
+		case 't': top = atoi(optarg); break;
+		case 'w': wait_done = strtod(optarg, NULL); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (depth < 1 || depth > WB_BOOK_DEPTH || top < 1 || top > 64 || interval_ms < 1) {
+		usage(stderr);
+		return 2;
+	}
+	bk = wb_open(name, &err);
+	if (!bk) {
+		fprintf(stderr, "wb-book: %s: %s\n", name ? name : WB_SHM_DEFAULT_NAME, wb_strerror(err));
+		return 1;
+	}
+	for (i = 0; wait_done > 0 && wb_state(bk) == WB_SHM_LIVE && i < wait_done * 100; i++)
+		usleep(10000);
+	for (i = optind; i < argc && nsyms < 64; i++) {
+		int s = wb_find(bk, argv[i]);
+
+		if (s < 0) {
+			fprintf(stderr, "wb-book: %s: %s\n", argv[i], wb_strerror(s));
+			wb_close(bk);
+			return 3;
+		}
+		syms[nsyms++] = s;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	while (!g_stop) {
+		int n = nsyms ? nsyms : most_active(bk, syms, top);
+
+		if (!once)
+			printf("\033[H\033[J");
+		for (i = 0; i < n; i++) {
+			int rc = show_symbol(bk, syms[i], depth);
+
+			if (rc == WB_ESTALE) {
+				/* wirebookd restarted: attach to the new book */
+				if (wb_reopen(bk) == 0)
+					break;
+				fprintf(stderr, "wb-book: %s; waiting for wirebookd\n", wb_strerror(rc));
+				sleep(1);
+				break;
+			}
+			if (rc)
+				fprintf(stderr, "wb-book: symbol #%d: %s\n", syms[i], wb_strerror(rc));
+			printf("\n");
+		}
+		if (!n)
+			printf("(no symbol has updates yet)\n");
+		fflush(stdout);
+		if (once)
+			break;
+		usleep((useconds_t)interval_ms * 1000);
+	}
+	wb_close(bk);
+	return 0;
+}
