@@ -45,7 +45,7 @@ struct order_filter_entry {
 	uint32_t qty;		/* remaining displayed quantity */
 	uint16_t instrument;	/* 0 marks an empty slot */
 	uint8_t unit;		/* PITCH matching unit */
-	uint8_t reserved;
+	uint8_t side;		/* enum wb_side, for the caller's events */
 };
 
 WB_STATIC_ASSERT(sizeof(struct order_filter_entry) == 16, "four entries per cache line");

@@ -202,14 +202,16 @@ static bool announced(const struct pitch_state *st, uint16_t inst)
 	return st->announced[inst >> 3] & (1u << (inst & 7));
 }
 
-static void emit_order(struct feed_packet *pk, uint8_t kind, uint16_t inst, uint64_t seq,
-		       uint64_t ts, uint8_t flags, uint64_t order_id, int64_t price,
+/* An event about a tracked order: instrument and side come from its entry. */
+static void emit_order(struct feed_packet *pk, uint8_t kind, const struct order_filter_entry *e,
+		       uint64_t seq, uint64_t ts, uint8_t flags, uint64_t order_id, int64_t price,
 		       uint32_t qty, uint64_t ref)
 {
-	struct wb_event *ev = feed_emit(pk, kind, inst, seq, ts);
+	struct wb_event *ev = feed_emit(pk, kind, e->instrument, seq, ts);
 
 	if (!ev)
 		return;
+	ev->side = e->side;
 	ev->flags = flags;
 	ev->u.order.order_id = order_id;
 	ev->u.order.price = price;
@@ -265,6 +267,7 @@ static void decode_add(struct feed_packet *pk, struct pitch_state *st, const str
 	const uint8_t *m = msg->m;
 	uint64_t order_id = feed_le64(m + 6);
 	uint8_t side = side_of(m[14]);
+	struct order_filter_entry *e;
 	struct wb_event *ev;
 	uint16_t inst;
 
@@ -278,11 +281,13 @@ static void decode_add(struct feed_packet *pk, struct pitch_state *st, const str
 		return;
 	}
 	announce(pk, st, inst, msg->unit, msg->seq, msg->ts);
-	if (wb_unlikely(!order_filter_insert(&st->filter, order_id, inst, msg->unit, qty))) {
+	e = order_filter_insert(&st->filter, order_id, inst, msg->unit, qty);
+	if (wb_unlikely(!e)) {
 		pk->counters->order_filter_full++;
 		emit_instrument_gap(pk, inst, msg->seq, msg->unit);
 		return;
 	}
+	e->side = side;
 	ev = feed_emit(pk, WB_EV_ADD, inst, msg->seq, msg->ts);
 	if (!ev)
 		return;
@@ -337,7 +342,7 @@ static void decode_executed(struct feed_packet *pk, struct pitch_state *st,
 
 	if (!e)
 		return;
-	emit_order(pk, WB_EV_EXECUTE, e->instrument, msg->seq, msg->ts, WB_EVF_PRINTABLE,
+	emit_order(pk, WB_EV_EXECUTE, e, msg->seq, msg->ts, WB_EVF_PRINTABLE,
 		   order_id, 0, qty, feed_le64(m + 18));
 	take_qty(st, e, qty);
 }
@@ -369,10 +374,10 @@ static void decode_executed_at_price(struct feed_packet *pk, struct pitch_state 
 		return;
 	inst = e->instrument;
 	left = e->qty > qty ? e->qty - qty : 0;
-	emit_order(pk, WB_EV_EXECUTE_AT_PRICE, inst, msg->seq, msg->ts, WB_EVF_PRINTABLE,
+	emit_order(pk, WB_EV_EXECUTE_AT_PRICE, e, msg->seq, msg->ts, WB_EVF_PRINTABLE,
 		   order_id, price, qty, feed_le64(m + 22));
 	if (remaining < left) {
-		emit_order(pk, WB_EV_REDUCE, inst, msg->seq, msg->ts, 0, order_id, 0,
+		emit_order(pk, WB_EV_REDUCE, e, msg->seq, msg->ts, 0, order_id, 0,
 			   left - remaining, 0);
 	} else if (wb_unlikely(remaining > left)) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
@@ -392,7 +397,7 @@ static void decode_reduce(struct feed_packet *pk, struct pitch_state *st,
 
 	if (!e)
 		return;
-	emit_order(pk, WB_EV_REDUCE, e->instrument, msg->seq, msg->ts, 0, order_id, 0, qty, 0);
+	emit_order(pk, WB_EV_REDUCE, e, msg->seq, msg->ts, 0, order_id, 0, qty, 0);
 	take_qty(st, e, qty);
 }
 
@@ -411,11 +416,11 @@ static void decode_modify(struct feed_packet *pk, struct pitch_state *st,
 	if (!e)
 		return;
 	if (wb_unlikely(!qty)) {
-		emit_order(pk, WB_EV_DELETE, e->instrument, msg->seq, msg->ts, 0, order_id, 0, 0, 0);
+		emit_order(pk, WB_EV_DELETE, e, msg->seq, msg->ts, 0, order_id, 0, 0, 0);
 		order_filter_erase(&st->filter, e);
 		return;
 	}
-	emit_order(pk, WB_EV_MODIFY, e->instrument, msg->seq, msg->ts,
+	emit_order(pk, WB_EV_MODIFY, e, msg->seq, msg->ts,
 		   flags & PITCH_MODIFY_MAINTAIN_PRIORITY ? WB_EVF_KEEPS_PRIORITY : 0,
 		   order_id, price, qty, 0);
 	e->qty = qty;
@@ -429,7 +434,7 @@ static void decode_delete(struct feed_packet *pk, struct pitch_state *st,
 
 	if (!e)
 		return;
-	emit_order(pk, WB_EV_DELETE, e->instrument, msg->seq, msg->ts, 0, order_id, 0, 0, 0);
+	emit_order(pk, WB_EV_DELETE, e, msg->seq, msg->ts, 0, order_id, 0, 0, 0);
 	order_filter_erase(&st->filter, e);
 }
 

@@ -1,0 +1,1490 @@
+/*
+ * Cboe Multicast PITCH decoder: the real captures in pcaps/pitch decoded
+ * field by field, one golden message per type built from the spec
+ * (shared/specs/cboe-pitch.md), sequencing per unit, the order-id filter
+ * as the decoder uses it, and malformed input.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feed_harness.h"
+#include "common/event_text.h"
+
+#ifndef PCAP_DIR
+#define PCAP_DIR "pcaps/pitch/"
+#endif
+
+#define SEC_0930 34200u
+#define TS(off) ((uint64_t)SEC_0930 * 1000000000ull + (off))
+#define PRICE(dollars_x100) ((int64_t)(dollars_x100) * 1000000)	/* cents -> 1e-8 */
+
+/* ---- packet builder -------------------------------------------------------- */
+
+struct pkt {
+	uint8_t b[1500];
+	uint32_t len;
+	uint8_t count;
+};
+
+static void pkt_begin(struct pkt *p, uint8_t unit, uint32_t seq)
+{
+	memset(p, 0, sizeof(*p));
+	p->len = 8;
+	put_le(p->b, 8, 2);
+	p->b[3] = unit;
+	put_le(p->b + 4, seq, 4);
+}
+
+static uint8_t *pkt_msg(struct pkt *p, uint8_t type, uint8_t len, uint32_t offset)
+{
+	uint8_t *m = p->b + p->len;
+
+	memset(m, 0, len);
+	m[0] = len;
+	m[1] = type;
+	if (len >= 6)
+		put_le(m + 2, offset, 4);
+	p->len += len;
+	p->count++;
+	put_le(p->b, p->len, 2);
+	p->b[2] = p->count;
+	return m;
+}
+
+static void msg_time(struct pkt *p, uint32_t sec)
+{
+	pkt_msg(p, 0x20, 6, sec);
+}
+
+static void msg_add_short(struct pkt *p, uint32_t off, uint64_t id, char side, uint16_t qty,
+			  const char *sym, uint16_t cents)
+{
+	uint8_t *m = pkt_msg(p, 0x22, 26, off);
+
+	put_le(m + 6, id, 8);
+	m[14] = (uint8_t)side;
+	put_le(m + 15, qty, 2);
+	put_text(m + 17, sym, 6);
+	put_le(m + 23, cents, 2);
+	m[25] = 1;
+}
+
+static void msg_add_long(struct pkt *p, uint32_t off, uint64_t id, char side, uint32_t qty,
+			 const char *sym, uint64_t price4)
+{
+	uint8_t *m = pkt_msg(p, 0x21, 34, off);
+
+	put_le(m + 6, id, 8);
+	m[14] = (uint8_t)side;
+	put_le(m + 15, qty, 4);
+	put_text(m + 19, sym, 6);
+	put_le(m + 25, price4, 8);
+	m[33] = 1;
+}
+
+static void msg_add_expanded(struct pkt *p, uint8_t len, uint32_t off, uint64_t id, char side,
+			     uint32_t qty, const char *sym, uint64_t price4, const char *participant)
+{
+	uint8_t *m = pkt_msg(p, 0x2F, len, off);
+
+	put_le(m + 6, id, 8);
+	m[14] = (uint8_t)side;
+	put_le(m + 15, qty, 4);
+	put_text(m + 19, sym, 8);
+	put_le(m + 27, price4, 8);
+	m[35] = 1;
+	if (len >= 41) {
+		put_text(m + 36, participant, 4);
+		m[40] = ' ';
+	}
+}
+
+static void msg_executed(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty, uint64_t exec_id)
+{
+	uint8_t *m = pkt_msg(p, 0x23, 26, off);
+
+	put_le(m + 6, id, 8);
+	put_le(m + 14, qty, 4);
+	put_le(m + 18, exec_id, 8);
+}
+
+static void msg_executed_at_price(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty,
+				  uint32_t remaining, uint64_t exec_id, uint64_t price4)
+{
+	uint8_t *m = pkt_msg(p, 0x24, 38, off);
+
+	put_le(m + 6, id, 8);
+	put_le(m + 14, qty, 4);
+	put_le(m + 18, remaining, 4);
+	put_le(m + 22, exec_id, 8);
+	put_le(m + 30, price4, 8);
+}
+
+static void msg_reduce_long(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty)
+{
+	uint8_t *m = pkt_msg(p, 0x25, 18, off);
+
+	put_le(m + 6, id, 8);
+	put_le(m + 14, qty, 4);
+}
+
+static void msg_reduce_short(struct pkt *p, uint32_t off, uint64_t id, uint16_t qty)
+{
+	uint8_t *m = pkt_msg(p, 0x26, 16, off);
+
+	put_le(m + 6, id, 8);
+	put_le(m + 14, qty, 2);
+}
+
+static void msg_modify_long(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty,
+			    uint64_t price4, uint8_t flags)
+{
+	uint8_t *m = pkt_msg(p, 0x27, 27, off);
+
+	put_le(m + 6, id, 8);
+	put_le(m + 14, qty, 4);
+	put_le(m + 18, price4, 8);
+	m[26] = flags;
+}
+
+static void msg_modify_short(struct pkt *p, uint32_t off, uint64_t id, uint16_t qty,
+			     uint16_t cents, uint8_t flags)
+{
+	uint8_t *m = pkt_msg(p, 0x28, 19, off);
+
+	put_le(m + 6, id, 8);
+	put_le(m + 14, qty, 2);
+	put_le(m + 16, cents, 2);
+	m[18] = flags;
+}
+
+static void msg_delete(struct pkt *p, uint32_t off, uint64_t id)
+{
+	put_le(pkt_msg(p, 0x29, 14, off) + 6, id, 8);
+}
+
+static void msg_trade_long(struct pkt *p, uint32_t off, uint64_t id, char side, uint32_t qty,
+			   const char *sym, uint64_t price4, uint64_t exec_id)
+{
+	uint8_t *m = pkt_msg(p, 0x2A, 41, off);
+
+	put_le(m + 6, id, 8);
+	m[14] = (uint8_t)side;
+	put_le(m + 15, qty, 4);
+	put_text(m + 19, sym, 6);
+	put_le(m + 25, price4, 8);
+	put_le(m + 33, exec_id, 8);
+}
+
+static void msg_trade_short(struct pkt *p, uint32_t off, uint64_t id, char side, uint16_t qty,
+			    const char *sym, uint16_t cents, uint64_t exec_id)
+{
+	uint8_t *m = pkt_msg(p, 0x2B, 33, off);
+
+	put_le(m + 6, id, 8);
+	m[14] = (uint8_t)side;
+	put_le(m + 15, qty, 2);
+	put_text(m + 17, sym, 6);
+	put_le(m + 23, cents, 2);
+	put_le(m + 25, exec_id, 8);
+}
+
+static void msg_trade_expanded(struct pkt *p, uint32_t off, uint64_t id, char side, uint32_t qty,
+			       const char *sym, uint64_t price4, uint64_t exec_id)
+{
+	uint8_t *m = pkt_msg(p, 0x30, 43, off);
+
+	put_le(m + 6, id, 8);
+	m[14] = (uint8_t)side;
+	put_le(m + 15, qty, 4);
+	put_text(m + 19, sym, 8);
+	put_le(m + 27, price4, 8);
+	put_le(m + 35, exec_id, 8);
+}
+
+static void msg_trade_break(struct pkt *p, uint32_t off, uint64_t exec_id)
+{
+	put_le(pkt_msg(p, 0x2C, 14, off) + 6, exec_id, 8);
+}
+
+static void msg_trading_status(struct pkt *p, uint32_t off, const char *sym, char status)
+{
+	uint8_t *m = pkt_msg(p, 0x31, 18, off);
+
+	put_text(m + 6, sym, 8);
+	m[14] = (uint8_t)status;
+	m[15] = '0';
+}
+
+static void msg_auction_update(struct pkt *p, uint32_t off, const char *sym)
+{
+	uint8_t *m = pkt_msg(p, 0x95, 47, off);
+
+	put_text(m + 6, sym, 8);
+	m[14] = 'O';
+	put_le(m + 15, 200000, 8);
+	put_le(m + 23, 500, 4);
+	put_le(m + 27, 300, 4);
+	put_le(m + 31, 200100, 8);
+	put_le(m + 39, 200200, 8);
+}
+
+static void msg_auction_summary(struct pkt *p, uint32_t off, const char *sym, char type,
+				uint64_t price4, uint32_t shares)
+{
+	uint8_t *m = pkt_msg(p, 0x96, 27, off);
+
+	put_text(m + 6, sym, 8);
+	m[14] = (uint8_t)type;
+	put_le(m + 15, price4, 8);
+	put_le(m + 23, shares, 4);
+}
+
+static void msg_rpi(struct pkt *p, uint32_t off, const char *sym, char rpi)
+{
+	uint8_t *m = pkt_msg(p, 0x98, 15, off);
+
+	put_text(m + 6, sym, 8);
+	m[14] = (uint8_t)rpi;
+}
+
+/* ---- fixture --------------------------------------------------------------- */
+
+static struct harness h;
+static int line_a, line_b;
+
+static void setup_with_capacity(uint32_t capacity)
+{
+	struct feed_engine_config cfg = { .alloc = harness_alloc, .free = free,
+					  .order_filter_capacity = capacity };
+
+	harness_init(&h, HARNESS_RING_SLOTS);
+	ck_assert_int_eq(feed_engine_init(h.engine, &cfg), 0);
+	line_a = feed_map_add(h.engine, ipv4(224, 0, 62, 2), 30001, FEED_PROTO_PITCH, WB_VENUE_BZX, "A");
+	line_b = feed_map_add(h.engine, ipv4(224, 0, 62, 130), 30001, FEED_PROTO_PITCH,
+			      WB_VENUE_BZX, "B");
+	ck_assert_int_ge(line_a, 0);
+	ck_assert_int_ge(line_b, 0);
+}
+
+static void setup(void)
+{
+	setup_with_capacity(4096);
+}
+
+static void teardown(void)
+{
+	harness_free(&h);
+}
+
+static struct feed_counters *counters(int line)
+{
+	return &h.engine->lines[line].counters;
+}
+
+static void send_pkt(int line, const struct pkt *p)
+{
+	harness_payload(&h, line, p->b, p->len);
+}
+
+static const struct wb_event *last(void)
+{
+	ck_assert_uint_gt(h.n, 0);
+	return &h.events[h.n - 1];
+}
+
+static uint64_t total_errors(int line)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < FEED_ERR_COUNT; i++)
+		n += counters(line)->errors[i];
+	return n;
+}
+
+/* Unit 1 at sequence 1: Time 09:30:00, then an Add Short of 100 sym at 20.00. */
+static void start_with_order(uint64_t id, const char *sym)
+{
+	struct pkt p;
+
+	pkt_begin(&p, 1, 1);
+	msg_time(&p, SEC_0930);
+	msg_add_short(&p, 1000, id, 'B', 100, sym, 2000);
+	send_pkt(line_a, &p);
+}
+
+/* ---- the real captures ----------------------------------------------------- */
+
+static void expect_lines(const char *const *want, size_t n)
+{
+	char buf[WB_EVENT_TEXT_MAX];
+	size_t i;
+
+	for (i = 0; i < n && i < h.n; i++) {
+		wb_event_format(&h.events[i], buf, sizeof(buf));
+		ck_assert_msg(strcmp(buf, want[i]) == 0, "event %zu:\n got  %s\n want %s", i, buf,
+			      want[i]);
+	}
+	ck_assert_uint_eq(h.n, n);
+}
+
+static void map_byx_groups(void)
+{
+	/* The OMI BYX captures' groups: one unit per group. */
+	ck_assert_int_ge(feed_map_add(h.engine, ipv4(233, 209, 92, 196), 30217, FEED_PROTO_PITCH,
+				      WB_VENUE_BYX, "U17"), 0);
+	ck_assert_int_ge(feed_map_add(h.engine, ipv4(233, 209, 92, 195), 30215, FEED_PROTO_PITCH,
+				      WB_VENUE_BYX, "U15"), 0);
+	ck_assert_int_ge(feed_map_add(h.engine, ipv4(233, 209, 92, 199), 30231, FEED_PROTO_PITCH,
+				      WB_VENUE_BYX, "U31"), 0);
+	ck_assert_int_ge(feed_map_add(h.engine, ipv4(233, 209, 92, 194), 30211, FEED_PROTO_PITCH,
+				      WB_VENUE_BYX, "U11"), 0);
+}
+
+START_TEST(test_pitch_byx_add_order_short_capture_decodes_every_field)
+{
+	static const char *const want[] = {
+		"1 00:00:00.000000000 byx/2 i=0 GAP first=1 count=14002 unit=17",
+		"14003 00:00:00.000000000 byx/2 i=1 SYMBOL MAT locate=0 lot=100",
+		"14003 00:00:00.000000000 byx/2 i=1 ADD ref=2265901215303825392 B 400 @ 20.66",
+		"1 00:00:00.000000000 byx/3 i=0 GAP first=1 count=47689 unit=15",
+		"47691 09:30:00.000646000 byx/3 i=2 SYMBOL JDST locate=0 lot=100",
+		"47691 09:30:00.000646000 byx/3 i=2 ADD ref=2002657807619050517 B 21700 @ 7.56",
+		"47692 09:30:00.000674000 byx/3 i=3 SYMBOL IXN locate=0 lot=100",
+		"47692 09:30:00.000674000 byx/3 i=3 ADD ref=2002657807619050519 B 200 @ 59.90",
+		"47693 09:30:00.000771000 byx/3 i=4 SYMBOL IWO locate=0 lot=100",
+		"47693 09:30:00.000771000 byx/3 i=4 ADD ref=2002657807619050523 S 100 @ 235.26",
+		"47694 09:30:00.000777000 byx/3 i=4 ADD ref=2002657807619050524 B 100 @ 234.14",
+		"1 00:00:00.000000000 byx/4 i=0 GAP first=1 count=35741 unit=31",
+		"35743 09:30:00.000754000 byx/4 i=5 SYMBOL YANG locate=0 lot=100",
+		"35743 09:30:00.000754000 byx/4 i=5 ADD ref=4108605069095453401 B 8200 @ 11.33",
+		"35744 09:30:00.000772000 byx/4 i=6 SYMBOL XSVN locate=0 lot=100",
+		"35744 09:30:00.000772000 byx/4 i=6 ADD ref=4108605069095453402 B 100 @ 46.67",
+	};
+
+	feed_subscribe(h.engine, "*", 1);
+	map_byx_groups();
+	ck_assert_int_eq(harness_pcap(&h, PCAP_DIR "AddOrderShortMessage.pcap"), 5);
+	expect_lines(want, sizeof(want) / sizeof(want[0]));
+	/* No Time on unit 17 in the capture: its exchange time is unknown (0). */
+	ck_assert_uint_eq(h.events[2].exch_ts, 0);
+	ck_assert_uint_eq(h.events[5].exch_ts, TS(646000));
+	ck_assert_int_eq(h.events[5].u.order.price, 756000000);
+	ck_assert_uint_eq(h.events[5].u.order.order_id, 0x1BCADEAA5DCBCC15ull);
+}
+END_TEST
+
+START_TEST(test_pitch_byx_multiple_messages_capture_decodes_time_and_two_adds)
+{
+	static const char *const want[] = {
+		"1 00:00:00.000000000 byx/4 i=0 GAP first=1 count=35741 unit=31",
+		"35743 09:30:00.000754000 byx/4 i=1 SYMBOL YANG locate=0 lot=100",
+		"35743 09:30:00.000754000 byx/4 i=1 ADD ref=4108605069095453401 B 8200 @ 11.33",
+		"35744 09:30:00.000772000 byx/4 i=2 SYMBOL XSVN locate=0 lot=100",
+		"35744 09:30:00.000772000 byx/4 i=2 ADD ref=4108605069095453402 B 100 @ 46.67",
+	};
+
+	feed_subscribe(h.engine, "*", 1);
+	map_byx_groups();
+	harness_pcap(&h, PCAP_DIR "MultipleMessages.pcap");
+	expect_lines(want, sizeof(want) / sizeof(want[0]));
+	ck_assert_uint_eq(counters(4)->messages, 3);
+	ck_assert_uint_eq(counters(4)->ignored, 1);	/* the Time message */
+}
+END_TEST
+
+START_TEST(test_pitch_byx_modify_short_capture_modifies_a_known_order)
+{
+	static const char *const want[] = {
+		"121843 00:00:00.000000000 byx/5 i=1 MODIFY ref=1476170992250056087 S 100 @ 27.87",
+	};
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	map_byx_groups();
+	/* The capture's Modify alone names an order nobody added: filtered. */
+	harness_pcap(&h, PCAP_DIR "ModifyOrderShortMessage.pcap");
+	ck_assert_uint_eq(counters(5)->filtered, 1);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_MODIFY), 0);
+
+	/* With its Add seen first (one message earlier on unit 11), it applies. */
+	feed_engine_reset_state(h.engine);
+	h.n = 0;
+	pkt_begin(&p, 11, 121842);
+	msg_add_short(&p, 5, 0x147C69B244CCED97ull, 'S', 300, "ZVZZT", 2790);
+	harness_payload(&h, 5, p.b, p.len);
+	h.n = 0;
+	harness_pcap(&h, PCAP_DIR "ModifyOrderShortMessage.pcap");
+	/* Flags 0x01 (display only): the order loses its queue position. */
+	expect_lines(want, 1);
+	ck_assert_uint_eq(h.events[0].flags & WB_EVF_KEEPS_PRIORITY, 0);
+	ck_assert_int_eq(h.events[0].u.order.price, 2787000000);
+}
+END_TEST
+
+/*
+ * The BATS lab's real-time capture: unit 1 heartbeats announce sequence 1,
+ * the first data packet is sequence 3 (1-2 never reached the capture), and
+ * then every PITCH 2.x order message of 2016 comes by: add, execute, trade,
+ * modify, reduce, delete. A second source sends unit 1 heartbeats with
+ * sequence 0 to the .191 group.
+ */
+START_TEST(test_pitch_bats_realtime_capture_decodes_with_its_one_gap)
+{
+	static const char *const want[] = {
+		"1 00:00:00.000000000 bzx/2 i=0 GAP first=1 count=2 unit=1",
+		"4 21:07:31.544822000 bzx/2 i=1 SYMBOL A locate=0 lot=100",
+		"4 21:07:31.544822000 bzx/2 i=1 ADD ref=245620911467925505 B 100 @ 20.00",
+		"6 21:07:54.279119000 bzx/2 i=1 EXEC ref=245620911467925505 qty=100 match=146932807681 f=printable",
+		"8 21:08:24.614870000 bzx/2 i=1 TRADE ref=245620911467925510 B 100 @ 20.01 match=146932807682 f=printable",
+		"10 21:08:44.693912000 bzx/2 i=1 ADD ref=245620911467925511 B 100 @ 0.0025",
+		"12 21:08:54.270397000 bzx/2 i=1 EXEC ref=245620911467925511 qty=100 match=146932807683 f=printable",
+		"14 21:09:08.878354000 bzx/2 i=1 ADD ref=245620911467925515 B 100 @ 0.0025",
+		"16 21:09:25.397857000 bzx/2 i=1 EXEC ref=245620911467925515 qty=100 match=146932807684 f=printable",
+		"17 21:09:25.397857000 bzx/2 i=1 TRADE ref=245620911467925519 B 100 @ 0.0025 match=146932807685 f=printable",
+		"18 21:09:25.397857000 bzx/2 i=1 TRADE ref=245620911467925520 B 200 @ 0.0025 match=146932807686 f=printable",
+		"20 21:09:52.469206000 bzx/2 i=1 ADD ref=245620911467925521 B 300 @ 20.05",
+		"22 21:10:11.531588000 bzx/2 i=1 MODIFY ref=245620911467925521 B 400 @ 20.05",
+		"24 21:10:22.003334000 bzx/2 i=1 DELETE ref=245620911467925521",
+		"26 21:10:39.300327000 bzx/2 i=1 ADD ref=245620911467925522 B 1000 @ 0.0025",
+		"28 21:10:53.531568000 bzx/2 i=1 MODIFY ref=245620911467925522 B 1000 @ 0.0026",
+		"30 21:11:54.138521000 bzx/2 i=1 DELETE ref=245620911467925522",
+		"32 21:12:07.571882000 bzx/2 i=1 ADD ref=245620911467925523 B 1000 @ 20.04",
+		"34 21:12:16.095582000 bzx/2 i=1 REDUCE ref=245620911467925523 qty=100",
+		"36 21:12:22.058056000 bzx/2 i=1 DELETE ref=245620911467925523",
+		"38 21:12:30.355192000 bzx/2 i=1 ADD ref=245620911467925524 B 1000 @ 0.0029",
+		"40 21:12:46.936936000 bzx/2 i=1 REDUCE ref=245620911467925524 qty=100",
+		"42 21:13:10.793166000 bzx/2 i=1 DELETE ref=245620911467925524",
+	};
+	int a, b;
+
+	feed_subscribe(h.engine, "*", 1);
+	a = feed_map_add(h.engine, ipv4(239, 39, 62, 190), 32001, FEED_PROTO_PITCH, WB_VENUE_BZX, "RT");
+	b = feed_map_add(h.engine, ipv4(239, 39, 62, 191), 32001, FEED_PROTO_PITCH, WB_VENUE_BZX, "RT2");
+	harness_pcap(&h, PCAP_DIR "bats-mcastpitch_realtime_useq.pcap");
+	expect_lines(want, sizeof(want) / sizeof(want[0]));
+	/* Modify Long: 1000 at $0.0026, the price in 1e-8 exactly. */
+	ck_assert_int_eq(h.events[15].u.order.price, 260000);
+	ck_assert_uint_eq(h.events[2].u.order.order_id, 0x03689EEAE9741001ull);
+	ck_assert_uint_eq(counters(a)->messages, 40);
+	ck_assert_uint_eq(counters(a)->ignored, 19);	/* the Time messages */
+	ck_assert_uint_eq(counters(a)->gaps, 1);
+	ck_assert_uint_eq(counters(a)->gap_messages, 2);
+	ck_assert_uint_eq(total_errors(a), 0);
+	ck_assert_uint_eq(total_errors(b), 0);
+	ck_assert_uint_eq(counters(b)->heartbeats, counters(b)->packets);
+	ck_assert_uint_eq(counters(b)->events, 0);
+	ck_assert_uint_eq(counters(a)->duplicates, 0);
+	ck_assert_uint_eq(counters(a)->filtered, 0);
+}
+END_TEST
+
+/* TCP payloads of a capture, in order, fed to a PITCH line. */
+static int feed_tcp_payloads(const char *path, int line)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *hdr;
+	const u_char *d;
+	pcap_t *pc = pcap_open_offline(path, err);
+	int payloads = 0;
+
+	ck_assert_msg(pc != NULL, "%s: %s", path, err);
+	while (pcap_next_ex(pc, &hdr, &d) == 1) {
+		uint32_t ip = 14, ihl, total, tcp, doff;
+
+		ck_assert_uint_ge(hdr->caplen, 54);
+		ck_assert_uint_eq(d[12] << 8 | d[13], 0x0800);
+		ck_assert_uint_eq(d[ip + 9], 6);	/* TCP */
+		ihl = (d[ip] & 15u) * 4;
+		total = (uint32_t)d[ip + 2] << 8 | d[ip + 3];
+		tcp = ip + ihl;
+		doff = (d[tcp + 12] >> 4) * 4u;
+		if (total > ihl + doff) {
+			harness_payload(&h, line, d + tcp + doff, total - ihl - doff);
+			payloads++;
+		}
+	}
+	pcap_close(pc);
+	return payloads;
+}
+
+static void expect_not_multicast(const char *path)
+{
+	int n;
+
+	/* Through the frame path these TCP frames are not for any line at all. */
+	ck_assert_int_gt(harness_pcap(&h, path), 0);
+	ck_assert_uint_eq(counters(line_a)->packets, 0);
+	/* Their payloads handed to a PITCH line are each recognized and refused. */
+	n = feed_tcp_payloads(path, line_a);
+	ck_assert_int_gt(n, 0);
+	ck_assert_uint_eq(counters(line_a)->packets, (uint64_t)n);
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_NOT_MULTICAST], (uint64_t)n);
+	ck_assert_uint_eq(total_errors(line_a), (uint64_t)n);
+	ck_assert_uint_eq(counters(line_a)->messages, 0);
+	ck_assert_uint_eq(counters(line_a)->heartbeats, 0);
+	ck_assert_uint_eq(h.n, 0);
+}
+
+START_TEST(test_pitch_bats_gap_request_proxy_session_is_reported_as_not_multicast)
+{
+	feed_subscribe(h.engine, "*", 1);
+	expect_not_multicast(PCAP_DIR "bats-mcastpitch_grp_useq.pcap");
+}
+END_TEST
+
+START_TEST(test_pitch_bats_spin_session_is_reported_as_not_multicast)
+{
+	feed_subscribe(h.engine, "*", 1);
+	expect_not_multicast(PCAP_DIR "bats-mcastpitch_spin_useq.pcap");
+}
+END_TEST
+
+/* ---- one golden message per type ------------------------------------------ */
+
+START_TEST(test_pitch_time_composes_timestamps_per_unit)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_time(&p, SEC_0930);
+	msg_add_short(&p, 123456789, 1, 'B', 100, "AAA", 100);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->exch_ts, TS(123456789));
+	/* Unit 2 has no Time yet: unknown, not unit 1's. */
+	pkt_begin(&p, 2, 1);
+	msg_add_short(&p, 5, 2, 'B', 100, "AAA", 100);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->exch_ts, 0);
+	pkt_begin(&p, 2, 2);
+	msg_time(&p, SEC_0930 + 1);
+	msg_add_short(&p, 5, 3, 'B', 100, "AAA", 100);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->exch_ts, TS(1000000005));
+}
+END_TEST
+
+START_TEST(test_pitch_add_order_long_normalizes_its_4dp_price)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_time(&p, SEC_0930);
+	msg_add_long(&p, 77, 0xABCDEF0123ull, 'S', 1000000, "BRK", 7123456789ull);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 2);
+	ck_assert_uint_eq(h.events[0].kind, WB_EV_SYMBOL);
+	ck_assert_mem_eq(h.events[0].u.symbol.ticker, "BRK     ", 8);
+	ck_assert_uint_eq(h.events[0].u.symbol.round_lot, 100);
+	ck_assert_uint_eq(last()->kind, WB_EV_ADD);
+	ck_assert_uint_eq(last()->side, WB_SIDE_SELL);
+	ck_assert_uint_eq(last()->u.order.order_id, 0xABCDEF0123ull);
+	ck_assert_uint_eq(last()->u.order.qty, 1000000);
+	ck_assert_int_eq(last()->u.order.price, 71234567890000ll); /* $712,345.6789 */
+	ck_assert_uint_eq(last()->seq, 2);
+	ck_assert_uint_eq(last()->venue, WB_VENUE_BZX);
+	ck_assert_uint_eq(last()->line, line_a);
+	ck_assert_uint_eq(last()->exch_ts, TS(77));
+}
+END_TEST
+
+START_TEST(test_pitch_add_order_short_normalizes_its_2dp_price)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_add_short(&p, 0, 9, 'B', 65535, "ZVZZT", 65535);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_ADD);
+	ck_assert_uint_eq(last()->u.order.qty, 65535);
+	ck_assert_int_eq(last()->u.order.price, PRICE(65535));
+	ck_assert_uint_eq(last()->side, WB_SIDE_BUY);
+	ck_assert_mem_eq(last()->u.order.mpid, "\0\0\0\0", 4);
+}
+END_TEST
+
+START_TEST(test_pitch_add_order_expanded_reads_8_char_symbol_and_participant)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_add_expanded(&p, 41, 0, 10, 'B', 300, "BRK.B", 4123400, "RTAL");
+	msg_add_expanded(&p, 41, 0, 11, 'S', 200, "ABCDEFGH", 10000, "    ");
+	/* The 2015 layout ended at Add Flags (36 bytes): no participant. */
+	msg_add_expanded(&p, 36, 0, 12, 'S', 100, "ABCDEFGH", 20000, NULL);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 5);
+	ck_assert_mem_eq(h.events[0].u.symbol.ticker, "BRK.B   ", 8);
+	ck_assert_int_eq(h.events[1].u.order.price, 41234000000ll);
+	ck_assert_mem_eq(h.events[1].u.order.mpid, "RTAL", 4);
+	ck_assert_mem_eq(h.events[2].u.symbol.ticker, "ABCDEFGH", 8);
+	ck_assert_mem_eq(h.events[3].u.order.mpid, "\0\0\0\0", 4);
+	ck_assert_uint_eq(h.events[4].u.order.order_id, 12);
+	ck_assert_mem_eq(h.events[4].u.order.mpid, "\0\0\0\0", 4);
+	ck_assert_uint_eq(total_errors(line_a), 0);
+}
+END_TEST
+
+START_TEST(test_pitch_order_executed_names_the_order_instrument_and_removes_it_at_zero)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");
+	pkt_begin(&p, 1, 3);
+	msg_executed(&p, 2000, 500, 40, 0x77);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_EXECUTE);
+	ck_assert_uint_eq(last()->instrument, 1);
+	ck_assert_uint_eq(last()->side, WB_SIDE_BUY);
+	ck_assert_uint_eq(last()->u.order.order_id, 500);
+	ck_assert_uint_eq(last()->u.order.qty, 40);
+	ck_assert_uint_eq(last()->u.order.ref, 0x77);
+	ck_assert_uint_eq(last()->flags, WB_EVF_PRINTABLE);
+	ck_assert_uint_eq(last()->exch_ts, TS(2000));
+	/* The last 60 shares take the order out of the filter: nothing follows. */
+	pkt_begin(&p, 1, 4);
+	msg_executed(&p, 2001, 500, 60, 0x78);
+	msg_delete(&p, 2002, 500);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_EXECUTE);
+	ck_assert_uint_eq(last()->u.order.qty, 60);
+	ck_assert_uint_eq(counters(line_a)->filtered, 1);
+}
+END_TEST
+
+START_TEST(test_pitch_order_executed_at_price_reports_trade_price_and_reduces_to_remaining)
+{
+	struct pkt p;
+	size_t before;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");		/* 100 shares */
+	pkt_begin(&p, 1, 3);
+	msg_executed_at_price(&p, 3000, 500, 30, 70, 0x99, 200100);	/* remaining as expected */
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_EXECUTE_AT_PRICE);
+	ck_assert_uint_eq(last()->u.order.qty, 30);
+	ck_assert_int_eq(last()->u.order.price, 2001000000);
+	ck_assert_uint_eq(last()->u.order.ref, 0x99);
+	ck_assert_uint_eq(last()->flags, WB_EVF_PRINTABLE);
+	/* 70 left, 20 executed, 10 remain: the other 40 were cancelled. */
+	before = h.n;
+	pkt_begin(&p, 1, 4);
+	msg_executed_at_price(&p, 3001, 500, 20, 10, 0x9a, 200100);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, before + 2);
+	ck_assert_uint_eq(h.events[before].kind, WB_EV_EXECUTE_AT_PRICE);
+	ck_assert_uint_eq(h.events[before + 1].kind, WB_EV_REDUCE);
+	ck_assert_uint_eq(h.events[before + 1].u.order.qty, 40);
+	ck_assert_uint_eq(h.events[before + 1].seq, 4);
+	/* Remaining 0: the order is gone. */
+	pkt_begin(&p, 1, 5);
+	msg_executed_at_price(&p, 3002, 500, 10, 0, 0x9b, 200100);
+	msg_delete(&p, 3003, 500);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_EXECUTE_AT_PRICE);
+	ck_assert_uint_eq(counters(line_a)->filtered, 1);
+}
+END_TEST
+
+START_TEST(test_pitch_executed_at_price_refill_flags_the_instrument_book)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");		/* 100 shares */
+	pkt_begin(&p, 1, 3);
+	msg_executed_at_price(&p, 3000, 500, 100, 100, 0x99, 200100);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.events[h.n - 2].kind, WB_EV_EXECUTE_AT_PRICE);
+	ck_assert_uint_eq(last()->kind, WB_EV_GAP);
+	ck_assert_uint_eq(last()->instrument, 1);
+	ck_assert_uint_eq(last()->u.gap.first, 3);
+	ck_assert_uint_eq(last()->u.gap.count, 1);
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_FIELD], 1);
+}
+END_TEST
+
+START_TEST(test_pitch_reduce_size_long_and_short_cancel_part_of_the_order)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");
+	pkt_begin(&p, 1, 3);
+	msg_reduce_long(&p, 10, 500, 30);
+	msg_reduce_short(&p, 11, 500, 20);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.events[h.n - 2].kind, WB_EV_REDUCE);
+	ck_assert_uint_eq(h.events[h.n - 2].u.order.qty, 30);
+	ck_assert_uint_eq(last()->kind, WB_EV_REDUCE);
+	ck_assert_uint_eq(last()->u.order.qty, 20);
+	ck_assert_uint_eq(last()->u.order.order_id, 500);
+	ck_assert_uint_eq(last()->seq, 4);
+	/* 50 left; cancelling them all removes the order. */
+	pkt_begin(&p, 1, 5);
+	msg_reduce_short(&p, 12, 500, 50);
+	msg_delete(&p, 13, 500);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_REDUCE);
+	ck_assert_uint_eq(counters(line_a)->filtered, 1);
+}
+END_TEST
+
+START_TEST(test_pitch_modify_keeps_priority_only_when_the_flag_says_so)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");
+	pkt_begin(&p, 1, 3);
+	msg_modify_short(&p, 10, 500, 80, 2000, 0x03);	/* Display + Maintain Priority */
+	msg_modify_long(&p, 11, 500, 120, 200500, 0x01);	/* Display only */
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.events[h.n - 2].kind, WB_EV_MODIFY);
+	ck_assert_uint_eq(h.events[h.n - 2].flags, WB_EVF_KEEPS_PRIORITY);
+	ck_assert_uint_eq(h.events[h.n - 2].u.order.qty, 80);
+	ck_assert_int_eq(h.events[h.n - 2].u.order.price, PRICE(2000));
+	ck_assert_uint_eq(h.events[h.n - 2].side, WB_SIDE_BUY);
+	ck_assert_uint_eq(last()->kind, WB_EV_MODIFY);
+	ck_assert_uint_eq(last()->flags, 0);
+	ck_assert_uint_eq(last()->u.order.qty, 120);
+	ck_assert_int_eq(last()->u.order.price, 2005000000);
+	/* The modified size is what an execution then takes from. */
+	pkt_begin(&p, 1, 5);
+	msg_executed(&p, 12, 500, 120, 1);
+	msg_delete(&p, 13, 500);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->filtered, 1);
+}
+END_TEST
+
+START_TEST(test_pitch_modify_to_zero_is_a_delete)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");
+	pkt_begin(&p, 1, 3);
+	msg_modify_short(&p, 10, 500, 0, 2000, 0x01);
+	msg_executed(&p, 11, 500, 1, 1);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_DELETE);
+	ck_assert_uint_eq(last()->u.order.order_id, 500);
+	ck_assert_uint_eq(counters(line_a)->filtered, 1);
+}
+END_TEST
+
+START_TEST(test_pitch_delete_removes_the_order)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");
+	pkt_begin(&p, 1, 3);
+	msg_delete(&p, 10, 500);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_DELETE);
+	ck_assert_uint_eq(last()->instrument, 1);
+	ck_assert_uint_eq(last()->u.order.order_id, 500);
+	ck_assert_uint_eq(last()->exch_ts, TS(10));
+	/* A deleted id may come back later with a new Add (spec 3.2). */
+	pkt_begin(&p, 1, 4);
+	msg_add_short(&p, 11, 500, 'S', 10, "AAA", 2100);
+	msg_delete(&p, 12, 500);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_DELETE);
+	ck_assert_uint_eq(counters(line_a)->filtered, 0);
+}
+END_TEST
+
+START_TEST(test_pitch_trades_long_short_expanded_are_printable_and_carry_the_symbol)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_time(&p, SEC_0930);
+	msg_trade_long(&p, 1, 0, 'S', 250, "AAA", 201234, 0x1001);
+	msg_trade_short(&p, 2, 0, 'B', 50, "AAA", 2012, 0x1002);
+	msg_trade_expanded(&p, 3, 42, 'B', 70000, "LONGNAME", 99990000, 0x1003);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 5);
+	ck_assert_uint_eq(h.events[1].kind, WB_EV_TRADE);
+	ck_assert_uint_eq(h.events[1].side, WB_SIDE_SELL);
+	ck_assert_uint_eq(h.events[1].u.trade.qty, 250);
+	ck_assert_int_eq(h.events[1].u.trade.price, 2012340000);
+	ck_assert_uint_eq(h.events[1].u.trade.match_id, 0x1001);
+	ck_assert_uint_eq(h.events[1].flags, WB_EVF_PRINTABLE);
+	ck_assert_int_eq(h.events[2].u.trade.price, PRICE(2012));
+	ck_assert_uint_eq(h.events[2].u.trade.qty, 50);
+	ck_assert_mem_eq(h.events[3].u.symbol.ticker, "LONGNAME", 8);
+	ck_assert_uint_eq(h.events[4].u.trade.order_id, 42);
+	ck_assert_int_eq(h.events[4].u.trade.price, 999900000000ll);
+	ck_assert_uint_eq(h.events[4].u.trade.match_id, 0x1003);
+	ck_assert_uint_eq(h.events[4].exch_ts, TS(3));
+}
+END_TEST
+
+START_TEST(test_pitch_trade_break_is_venue_wide_with_the_execution_id)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "AAA", 3);
+	pkt_begin(&p, 1, 1);
+	msg_trade_break(&p, 5, 0xBEEF);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_TRADE_BREAK);
+	ck_assert_uint_eq(last()->instrument, 0);
+	ck_assert_uint_eq(last()->u.trade.match_id, 0xBEEF);
+}
+END_TEST
+
+START_TEST(test_pitch_trading_status_maps_every_state)
+{
+	static const struct {
+		char code;
+		uint8_t state;
+	} map[] = {
+		{ 'A', WB_STATE_PRE_OPEN }, { 'H', WB_STATE_HALTED }, { 'Q', WB_STATE_QUOTATION_ONLY },
+		{ 'S', WB_STATE_PAUSED },   { 'T', WB_STATE_TRADING }, { 'X', WB_STATE_UNKNOWN },
+	};
+	struct pkt p;
+	size_t i;
+
+	feed_subscribe(h.engine, "*", 1);
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		pkt_begin(&p, 1, (uint32_t)i + 1);
+		msg_trading_status(&p, 0, "ABCDEFGH", map[i].code);
+		send_pkt(line_a, &p);
+		ck_assert_uint_eq(last()->kind, WB_EV_STATUS);
+		ck_assert_uint_eq(last()->instrument, 1);
+		ck_assert_uint_eq(last()->u.status.state, map[i].state);
+		ck_assert_int_eq(last()->u.status.raw_state, map[i].code);
+	}
+}
+END_TEST
+
+START_TEST(test_pitch_auction_summary_is_a_cross_print_not_counted_twice)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_auction_summary(&p, 0, "AAA", 'C', 1234500, 98765);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_TRADE);
+	ck_assert_uint_eq(last()->flags, WB_EVF_CROSS);
+	ck_assert_int_eq(last()->u.trade.cross_type, 'C');
+	ck_assert_int_eq(last()->u.trade.price, 12345000000ll);
+	ck_assert_uint_eq(last()->u.trade.qty, 98765);
+}
+END_TEST
+
+START_TEST(test_pitch_auction_update_rpi_and_symbol_mapping_are_ignored)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_auction_update(&p, 0, "AAA");
+	msg_rpi(&p, 0, "AAA", 'A');
+	pkt_msg(&p, 0x2E, 30, 0);	/* options-only Symbol Mapping */
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 0);
+	ck_assert_uint_eq(counters(line_a)->messages, 3);
+	ck_assert_uint_eq(counters(line_a)->ignored, 3);
+	ck_assert_uint_eq(total_errors(line_a), 0);
+}
+END_TEST
+
+START_TEST(test_pitch_unit_clear_clears_that_units_instruments_and_orders)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");		/* unit 1, instrument 1 */
+	pkt_begin(&p, 2, 1);
+	msg_add_short(&p, 0, 600, 'S', 100, "BBB", 2000);	/* unit 2, instrument 2 */
+	send_pkt(line_a, &p);
+	h.n = 0;
+	pkt_begin(&p, 1, 3);
+	pkt_msg(&p, 0x97, 6, 50);
+	msg_executed(&p, 51, 500, 10, 1);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 1);
+	ck_assert_uint_eq(h.events[0].kind, WB_EV_CLEAR);
+	ck_assert_uint_eq(h.events[0].instrument, 1);
+	ck_assert_uint_eq(h.events[0].seq, 3);
+	ck_assert_uint_eq(h.events[0].exch_ts, TS(50));
+	ck_assert_uint_eq(counters(line_a)->filtered, 1);	/* order 500 went with the clear */
+	/* Unit 2's order is untouched. */
+	pkt_begin(&p, 2, 2);
+	msg_executed(&p, 0, 600, 10, 2);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_EXECUTE);
+	ck_assert_uint_eq(last()->instrument, 2);
+}
+END_TEST
+
+START_TEST(test_pitch_end_of_session_closes_the_units_instruments)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");
+	h.n = 0;
+	pkt_begin(&p, 1, 3);
+	pkt_msg(&p, 0x2D, 6, 99);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_STATUS);
+	ck_assert_uint_eq(last()->instrument, 1);
+	ck_assert_uint_eq(last()->u.status.state, WB_STATE_CLOSED);
+	ck_assert_uint_eq(last()->flags, WB_EVF_SESSION_END);
+	ck_assert_uint_eq(counters(line_a)->end_of_session, 1);
+	/* Heartbeats go on after the end of the session. */
+	pkt_begin(&p, 1, 4);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->heartbeats, 1);
+	ck_assert_uint_eq(counters(line_a)->gaps, 0);
+}
+END_TEST
+
+/* ---- sequencing -------------------------------------------------------------- */
+
+START_TEST(test_pitch_late_join_reports_the_missed_start_of_the_unit)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 7, 100);
+	msg_time(&p, SEC_0930);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_GAP);
+	ck_assert_uint_eq(last()->u.gap.first, 1);
+	ck_assert_uint_eq(last()->u.gap.count, 99);
+	ck_assert_uint_eq(last()->u.gap.unit, 7);
+}
+END_TEST
+
+START_TEST(test_pitch_gap_is_reported_per_unit_and_forgets_the_units_time)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");		/* unit 1, seq 1-2 */
+	pkt_begin(&p, 2, 1);
+	msg_time(&p, SEC_0930);
+	send_pkt(line_a, &p);
+	h.n = 0;
+	pkt_begin(&p, 1, 6);
+	msg_add_short(&p, 10, 501, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 2);
+	ck_assert_uint_eq(h.events[0].kind, WB_EV_GAP);
+	ck_assert_uint_eq(h.events[0].u.gap.first, 3);
+	ck_assert_uint_eq(h.events[0].u.gap.count, 3);
+	ck_assert_uint_eq(h.events[0].u.gap.unit, 1);
+	/* The lost range may have held a Time: unit 1's time is unknown now. */
+	ck_assert_uint_eq(h.events[1].exch_ts, 0);
+	ck_assert_uint_eq(counters(line_a)->gap_messages, 3);
+	/* Unit 2 lost nothing and keeps its time. */
+	pkt_begin(&p, 2, 2);
+	msg_add_short(&p, 10, 502, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_ADD);
+	ck_assert_uint_eq(last()->exch_ts, TS(10));
+	ck_assert_uint_eq(counters(line_a)->gaps, 1);
+}
+END_TEST
+
+START_TEST(test_pitch_b_line_copy_is_a_duplicate_and_fills_an_a_line_loss)
+{
+	struct pkt p1, p2, p3;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p1, 1, 1);
+	msg_add_short(&p1, 1, 1, 'B', 100, "AAA", 2000);
+	msg_add_short(&p1, 2, 2, 'B', 100, "AAA", 2000);
+	pkt_begin(&p2, 1, 3);
+	msg_add_short(&p2, 3, 3, 'B', 100, "AAA", 2000);
+	pkt_begin(&p3, 1, 4);
+	msg_delete(&p3, 4, 1);
+	send_pkt(line_a, &p1);
+	send_pkt(line_b, &p1);
+	send_pkt(line_b, &p2);	/* A lost it */
+	send_pkt(line_a, &p3);
+	send_pkt(line_b, &p3);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 3);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_DELETE), 1);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_GAP), 0);
+	ck_assert_uint_eq(counters(line_b)->duplicates, 2);
+	ck_assert_uint_eq(counters(line_b)->duplicate_messages, 3);
+	ck_assert_uint_eq(counters(line_a)->messages + counters(line_b)->messages, 4);
+}
+END_TEST
+
+START_TEST(test_pitch_overlapping_packet_decodes_only_its_new_messages)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_add_short(&p, 1, 1, 'B', 100, "AAA", 2000);
+	msg_add_short(&p, 2, 2, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	pkt_begin(&p, 1, 2);
+	msg_add_short(&p, 2, 2, 'B', 100, "AAA", 2000);
+	msg_add_short(&p, 3, 3, 'S', 100, "AAA", 2001);
+	send_pkt(line_b, &p);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 3);
+	ck_assert_uint_eq(last()->u.order.order_id, 3);
+	ck_assert_uint_eq(last()->seq, 3);
+	ck_assert_uint_eq(counters(line_b)->duplicate_messages, 1);
+	ck_assert_uint_eq(counters(line_b)->duplicates, 0);
+}
+END_TEST
+
+START_TEST(test_pitch_heartbeat_carries_next_sequence_and_reveals_a_tail_gap)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);		/* heartbeat: next is 1, nothing missed */
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 0);
+	start_with_order(500, "AAA");
+	pkt_begin(&p, 1, 3);		/* next is 3: in step */
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->gaps, 0);
+	pkt_begin(&p, 1, 5);		/* messages 3 and 4 were sent and lost */
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_GAP);
+	ck_assert_uint_eq(last()->u.gap.first, 3);
+	ck_assert_uint_eq(last()->u.gap.count, 2);
+	pkt_begin(&p, 1, 0);		/* sequence 0: counted, no sequence meaning */
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->heartbeats, 4);
+	ck_assert_uint_eq(counters(line_a)->gaps, 1);
+	ck_assert_uint_eq(total_errors(line_a), 0);
+}
+END_TEST
+
+START_TEST(test_pitch_unit_clear_at_sequence_one_starts_a_new_day)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");
+	pkt_begin(&p, 1, 1);
+	msg_time(&p, SEC_0930);
+	pkt_msg(&p, 0x97, 6, 0);
+	msg_add_short(&p, 5, 900, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->session_changes, 1);
+	ck_assert_uint_eq(counters(line_a)->duplicates, 0);
+	ck_assert_uint_eq(last()->kind, WB_EV_ADD);
+	ck_assert_uint_eq(last()->u.order.order_id, 900);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_CLEAR), 1);
+	/* Without a Unit Clear, sequence 1 again is just a duplicate. */
+	pkt_begin(&p, 1, 1);
+	msg_time(&p, SEC_0930);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->duplicates, 1);
+	ck_assert_uint_eq(counters(line_a)->session_changes, 1);
+}
+END_TEST
+
+START_TEST(test_pitch_after_end_of_session_sequence_restarts)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");
+	pkt_begin(&p, 1, 3);
+	pkt_msg(&p, 0x2D, 6, 0);
+	send_pkt(line_a, &p);
+	pkt_begin(&p, 1, 1);
+	msg_time(&p, SEC_0930 - 3600);
+	msg_add_short(&p, 5, 1, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->session_changes, 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_ADD);
+	ck_assert_uint_eq(last()->exch_ts, (uint64_t)(SEC_0930 - 3600) * 1000000000ull + 5);
+}
+END_TEST
+
+/* ---- filtering ---------------------------------------------------------------- */
+
+START_TEST(test_pitch_orders_of_unsubscribed_symbols_are_filtered_by_order_id)
+{
+	struct pkt p;
+
+	ck_assert_int_eq(feed_subscribe(h.engine, "AAA", 3), 1);
+	pkt_begin(&p, 1, 1);
+	msg_add_short(&p, 1, 1, 'B', 100, "AAA", 2000);
+	msg_add_short(&p, 2, 2, 'B', 100, "ZZZ", 2000);
+	msg_executed(&p, 3, 2, 10, 1);
+	msg_reduce_short(&p, 4, 2, 10);
+	msg_modify_short(&p, 5, 2, 50, 2000, 0);
+	msg_delete(&p, 6, 2);
+	msg_trade_short(&p, 7, 0, 'B', 10, "ZZZ", 2000, 9);
+	msg_trading_status(&p, 8, "ZZZ", 'T');
+	msg_executed(&p, 9, 1, 10, 2);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->filtered, 7);
+	ck_assert_uint_eq(h.n, 3);		/* SYMBOL, ADD, EXEC of AAA */
+	ck_assert_uint_eq(last()->kind, WB_EV_EXECUTE);
+	ck_assert_uint_eq(last()->instrument, 1);
+	ck_assert_uint_eq(h.engine->subs.count, 1);	/* no id handed to ZZZ */
+}
+END_TEST
+
+START_TEST(test_pitch_unsubscribing_drops_the_instruments_orders)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "AAA", 3);
+	start_with_order(500, "AAA");
+	feed_unsubscribe(h.engine, "AAA", 3);
+	pkt_begin(&p, 1, 3);
+	msg_executed(&p, 1, 500, 10, 1);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->filtered, 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_ADD);
+	/* Subscribed again: the old order is not resurrected. */
+	feed_subscribe(h.engine, "AAA", 3);
+	pkt_begin(&p, 1, 4);
+	msg_executed(&p, 1, 500, 10, 2);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->filtered, 2);
+}
+END_TEST
+
+START_TEST(test_pitch_symbol_is_announced_once_per_venue_before_its_first_event)
+{
+	struct pkt p;
+	int byx;
+
+	feed_subscribe(h.engine, "*", 1);
+	byx = feed_map_add(h.engine, ipv4(224, 0, 63, 2), 30101, FEED_PROTO_PITCH, WB_VENUE_BYX, "A");
+	pkt_begin(&p, 1, 1);
+	msg_trading_status(&p, 0, "AAA", 'T');
+	msg_add_short(&p, 1, 1, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	send_pkt(byx, &p);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_SYMBOL), 2);
+	ck_assert_uint_eq(h.events[0].kind, WB_EV_SYMBOL);
+	ck_assert_uint_eq(h.events[0].venue, WB_VENUE_BZX);
+	ck_assert_uint_eq(h.events[3].kind, WB_EV_SYMBOL);
+	ck_assert_uint_eq(h.events[3].venue, WB_VENUE_BYX);
+	ck_assert_uint_eq(h.events[3].instrument, h.events[0].instrument);
+}
+END_TEST
+
+START_TEST(test_pitch_full_order_filter_counts_and_flags_the_instrument_book)
+{
+	struct pkt p;
+	uint64_t id;
+
+	teardown();
+	setup_with_capacity(4);
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	for (id = 1; id <= 5; id++)
+		msg_add_short(&p, (uint32_t)id, id, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 4);
+	ck_assert_uint_eq(counters(line_a)->order_filter_full, 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_GAP);
+	ck_assert_uint_eq(last()->instrument, 1);
+	ck_assert_uint_eq(last()->u.gap.first, 5);
+	ck_assert_uint_eq(last()->u.gap.count, 1);
+	ck_assert_uint_eq(last()->u.gap.unit, 1);
+	/* The untracked order's later messages are filtered, never misapplied. */
+	pkt_begin(&p, 1, 6);
+	msg_delete(&p, 6, 5);
+	msg_delete(&p, 7, 1);
+	msg_add_short(&p, 8, 6, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->filtered, 1);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_DELETE), 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_ADD);	/* room again after the delete */
+	ck_assert_uint_eq(counters(line_a)->order_filter_full, 1);
+}
+END_TEST
+
+/* ---- malformed input ------------------------------------------------------------ */
+
+START_TEST(test_pitch_truncated_message_loses_the_rest_of_the_packet_until_b_fills_it)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_add_short(&p, 1, 1, 'B', 100, "AAA", 2000);
+	msg_add_short(&p, 2, 2, 'B', 100, "AAA", 2000);
+	/* A cut copy on A (header length adjusted to match), the whole one on B. */
+	{
+		struct pkt cut = p;
+
+		cut.len -= 5;
+		put_le(cut.b, cut.len, 2);
+		send_pkt(line_a, &cut);
+	}
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 1);
+	send_pkt(line_b, &p);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 2);
+	ck_assert_uint_eq(counters(line_b)->duplicate_messages, 1);
+}
+END_TEST
+
+START_TEST(test_pitch_header_length_must_match_the_datagram)
+{
+	struct pkt p;
+	uint8_t big[64];
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_add_short(&p, 1, 1, 'B', 100, "AAA", 2000);
+	harness_payload(&h, line_a, p.b, 20);	/* header says 34 */
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);
+	ck_assert_uint_eq(h.n, 0);
+	harness_payload(&h, line_a, p.b, 5);	/* not even a header */
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 2);
+	/* Trailing bytes after the block: counted, the block still decodes. */
+	memset(big, 0xEE, sizeof(big));
+	memcpy(big, p.b, p.len);
+	harness_payload(&h, line_a, big, sizeof(big));
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_LENGTH], 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_ADD);
+}
+END_TEST
+
+START_TEST(test_pitch_short_message_is_counted_and_skipped_by_its_length)
+{
+	struct pkt p;
+	uint8_t *m;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	m = pkt_msg(&p, 0x22, 20, 0);	/* an Add Short needs 26 */
+	m[14] = 'B';
+	msg_add_short(&p, 2, 2, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_LENGTH], 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_ADD);
+	ck_assert_uint_eq(last()->u.order.order_id, 2);
+	ck_assert_uint_eq(last()->seq, 2);
+}
+END_TEST
+
+START_TEST(test_pitch_longer_message_reads_its_known_prefix)
+{
+	struct pkt p;
+	uint8_t *m;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	m = pkt_msg(&p, 0x22, 40, 0);	/* a future Add Short with 14 more bytes */
+	put_le(m + 6, 77, 8);
+	m[14] = 'S';
+	put_le(m + 15, 300, 2);
+	put_text(m + 17, "AAA", 6);
+	put_le(m + 23, 1999, 2);
+	memset(m + 26, 0xFF, 14);
+	msg_delete(&p, 1, 77);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(total_errors(line_a), 0);
+	ck_assert_uint_eq(h.events[1].kind, WB_EV_ADD);
+	ck_assert_uint_eq(h.events[1].u.order.qty, 300);
+	ck_assert_int_eq(h.events[1].u.order.price, PRICE(1999));
+	ck_assert_uint_eq(last()->kind, WB_EV_DELETE);
+}
+END_TEST
+
+START_TEST(test_pitch_unknown_type_is_counted_and_skipped_by_its_length)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	pkt_msg(&p, 0x7A, 12, 0);
+	msg_add_short(&p, 2, 2, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_UNKNOWN_TYPE], 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_ADD);
+	ck_assert_uint_eq(last()->seq, 2);
+}
+END_TEST
+
+START_TEST(test_pitch_length_below_two_stops_the_packet)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_add_short(&p, 1, 1, 'B', 100, "AAA", 2000);
+	pkt_msg(&p, 0x22, 26, 0)[0] = 1;
+	msg_add_short(&p, 3, 3, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_LENGTH], 1);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 1);
+	/* The next packet reports the two lost messages. */
+	pkt_begin(&p, 1, 4);
+	msg_time(&p, SEC_0930);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(last()->kind, WB_EV_GAP);
+	ck_assert_uint_eq(last()->u.gap.first, 2);
+	ck_assert_uint_eq(last()->u.gap.count, 2);
+}
+END_TEST
+
+START_TEST(test_pitch_bad_side_and_overflowing_price_are_bad_fields)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 1, 1);
+	msg_add_short(&p, 1, 1, 'X', 100, "AAA", 2000);
+	msg_add_long(&p, 1, 2, 'B', 100, "AAA", 0xFFFFFFFFFFFFFFFFull);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_FIELD], 2);
+	ck_assert_uint_eq(h.n, 0);
+}
+END_TEST
+
+START_TEST(test_pitch_unsequenced_and_unit_zero_blocks_are_not_multicast)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	pkt_begin(&p, 0, 5);		/* unit 0: a TCP session */
+	msg_time(&p, SEC_0930);
+	send_pkt(line_a, &p);
+	pkt_begin(&p, 1, 0);		/* sequence 0 with messages: a spin */
+	msg_add_short(&p, 1, 1, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	pkt_begin(&p, 1, 1);		/* a session message inside a sequenced block */
+	pkt_msg(&p, 0x80, 6, 312);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_NOT_MULTICAST], 3);
+	ck_assert_uint_eq(h.n, 0);
+}
+END_TEST
+
+START_TEST(test_pitch_state_reset_forgets_orders_and_sequences)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	start_with_order(500, "AAA");
+	feed_engine_reset_state(h.engine);
+	h.n = 0;
+	pkt_begin(&p, 1, 3);
+	msg_delete(&p, 1, 500);
+	send_pkt(line_a, &p);
+	/* A fresh start: the first packet at 3 reports 1-2, the order is unknown. */
+	ck_assert_uint_eq(h.events[0].kind, WB_EV_GAP);
+	ck_assert_uint_eq(h.events[0].u.gap.count, 2);
+	ck_assert_uint_eq(counters(line_a)->filtered, 1);
+	/* And the symbol is announced again before its next event. */
+	pkt_begin(&p, 1, 4);
+	msg_add_short(&p, 1, 501, 'B', 100, "AAA", 2000);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_SYMBOL), 1);
+}
+END_TEST
+
+static Suite *pitch_suite(void)
+{
+	Suite *s = suite_create("pitch");
+	TCase *caps = tcase_create("captures");
+	TCase *msgs = tcase_create("messages");
+	TCase *seq = tcase_create("sequencing");
+	TCase *filt = tcase_create("filtering");
+	TCase *bad = tcase_create("malformed");
+
+	tcase_add_checked_fixture(caps, setup, teardown);
+	tcase_add_test(caps, test_pitch_byx_add_order_short_capture_decodes_every_field);
+	tcase_add_test(caps, test_pitch_byx_multiple_messages_capture_decodes_time_and_two_adds);
+	tcase_add_test(caps, test_pitch_byx_modify_short_capture_modifies_a_known_order);
+	tcase_add_test(caps, test_pitch_bats_realtime_capture_decodes_with_its_one_gap);
+	tcase_add_test(caps, test_pitch_bats_gap_request_proxy_session_is_reported_as_not_multicast);
+	tcase_add_test(caps, test_pitch_bats_spin_session_is_reported_as_not_multicast);
+	suite_add_tcase(s, caps);
+
+	tcase_add_checked_fixture(msgs, setup, teardown);
+	tcase_add_test(msgs, test_pitch_time_composes_timestamps_per_unit);
+	tcase_add_test(msgs, test_pitch_add_order_long_normalizes_its_4dp_price);
+	tcase_add_test(msgs, test_pitch_add_order_short_normalizes_its_2dp_price);
+	tcase_add_test(msgs, test_pitch_add_order_expanded_reads_8_char_symbol_and_participant);
+	tcase_add_test(msgs, test_pitch_order_executed_names_the_order_instrument_and_removes_it_at_zero);
+	tcase_add_test(msgs, test_pitch_order_executed_at_price_reports_trade_price_and_reduces_to_remaining);
+	tcase_add_test(msgs, test_pitch_executed_at_price_refill_flags_the_instrument_book);
+	tcase_add_test(msgs, test_pitch_reduce_size_long_and_short_cancel_part_of_the_order);
+	tcase_add_test(msgs, test_pitch_modify_keeps_priority_only_when_the_flag_says_so);
+	tcase_add_test(msgs, test_pitch_modify_to_zero_is_a_delete);
+	tcase_add_test(msgs, test_pitch_delete_removes_the_order);
+	tcase_add_test(msgs, test_pitch_trades_long_short_expanded_are_printable_and_carry_the_symbol);
+	tcase_add_test(msgs, test_pitch_trade_break_is_venue_wide_with_the_execution_id);
+	tcase_add_test(msgs, test_pitch_trading_status_maps_every_state);
+	tcase_add_test(msgs, test_pitch_auction_summary_is_a_cross_print_not_counted_twice);
+	tcase_add_test(msgs, test_pitch_auction_update_rpi_and_symbol_mapping_are_ignored);
+	tcase_add_test(msgs, test_pitch_unit_clear_clears_that_units_instruments_and_orders);
+	tcase_add_test(msgs, test_pitch_end_of_session_closes_the_units_instruments);
+	suite_add_tcase(s, msgs);
+
+	tcase_add_checked_fixture(seq, setup, teardown);
+	tcase_add_test(seq, test_pitch_late_join_reports_the_missed_start_of_the_unit);
+	tcase_add_test(seq, test_pitch_gap_is_reported_per_unit_and_forgets_the_units_time);
+	tcase_add_test(seq, test_pitch_b_line_copy_is_a_duplicate_and_fills_an_a_line_loss);
+	tcase_add_test(seq, test_pitch_overlapping_packet_decodes_only_its_new_messages);
+	tcase_add_test(seq, test_pitch_heartbeat_carries_next_sequence_and_reveals_a_tail_gap);
+	tcase_add_test(seq, test_pitch_unit_clear_at_sequence_one_starts_a_new_day);
+	tcase_add_test(seq, test_pitch_after_end_of_session_sequence_restarts);
+	suite_add_tcase(s, seq);
+
+	tcase_add_checked_fixture(filt, setup, teardown);
+	tcase_add_test(filt, test_pitch_orders_of_unsubscribed_symbols_are_filtered_by_order_id);
+	tcase_add_test(filt, test_pitch_unsubscribing_drops_the_instruments_orders);
+	tcase_add_test(filt, test_pitch_symbol_is_announced_once_per_venue_before_its_first_event);
+	tcase_add_test(filt, test_pitch_full_order_filter_counts_and_flags_the_instrument_book);
+	suite_add_tcase(s, filt);
+
+	tcase_add_checked_fixture(bad, setup, teardown);
+	tcase_add_test(bad, test_pitch_truncated_message_loses_the_rest_of_the_packet_until_b_fills_it);
+	tcase_add_test(bad, test_pitch_header_length_must_match_the_datagram);
+	tcase_add_test(bad, test_pitch_short_message_is_counted_and_skipped_by_its_length);
+	tcase_add_test(bad, test_pitch_longer_message_reads_its_known_prefix);
+	tcase_add_test(bad, test_pitch_unknown_type_is_counted_and_skipped_by_its_length);
+	tcase_add_test(bad, test_pitch_length_below_two_stops_the_packet);
+	tcase_add_test(bad, test_pitch_bad_side_and_overflowing_price_are_bad_fields);
+	tcase_add_test(bad, test_pitch_unsequenced_and_unit_zero_blocks_are_not_multicast);
+	tcase_add_test(bad, test_pitch_state_reset_forgets_orders_and_sequences);
+	suite_add_tcase(s, bad);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(pitch_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
