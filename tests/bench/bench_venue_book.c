@@ -1,0 +1,454 @@
+/*
+ * bench_venue_book: builder thread 1's cost per event.
+ *
+ * Generates in memory a day-like stream for ~8,000 instruments: an opening
+ * build-up to ~1M live orders, then a steady mix close to a Nasdaq TotalView
+ * day (adds 40%, deletes 38%, replaces 8%, executes 3%, partial cancels 3%,
+ * executes at another price and attributed adds for the rest). Every
+ * delete, execute, cancel and replace picks its order uniformly from the
+ * whole live set, so the books are hit the way a full market hits them,
+ * not only in the recently touched, cache-warm corner.
+ *
+ * Runs the stream twice per id style: dense ITCH-like refs (increasing)
+ * and sparse random 64-bit ids (PITCH/XDP-like); each both with plain
+ * venue_books_apply() and with venue_books_prefetch() issued a few events
+ * ahead, as builder thread 1 can do over a ring batch. Only the apply (and
+ * prefetch) loop is timed.
+ *
+ * Prints ns/event, instructions/event (perf_event_open; n/a when the PMU
+ * is not available), peak live orders, the books' resident memory and the
+ * process's peak RSS. A benchmark, never a test: it asserts nothing about
+ * time.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "book/venue_book.h"
+
+#define TICK 1000000LL			/* one cent at the 1e-8 price scale */
+#define PREFETCH_DISTANCE 8
+
+struct bench_opts {
+	uint32_t instruments;
+	uint32_t live;			/* orders added by the opening build-up */
+	uint32_t events;		/* steady-state events after it */
+	uint64_t seed;
+};
+
+/* ------------------------------------------------------------ random */
+
+static uint64_t rng;
+
+static inline uint64_t rnd(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static inline uint32_t rnd_below(uint32_t n)
+{
+	return (uint32_t)(((rnd() >> 32) * n) >> 32);
+}
+
+/* ------------------------------------------------------------ stream */
+
+struct gen_order {
+	uint64_t id;
+	int64_t price;
+	uint32_t qty;
+	uint16_t instrument;
+	uint8_t side;
+};
+
+struct generator {
+	const struct bench_opts *opt;
+	bool sparse;
+	uint8_t venue;
+	uint64_t next_id;
+	int64_t *mid;			/* per instrument, in ticks */
+	struct gen_order *live;
+	size_t nlive, cap;
+	uint64_t seq, ts;
+};
+
+/* Busy names trade far more than the tail: the least of three uniform draws. */
+static uint16_t pick_instrument(const struct generator *g)
+{
+	uint32_t a = rnd_below(g->opt->instruments), b = rnd_below(g->opt->instruments),
+		 c = rnd_below(g->opt->instruments);
+	uint32_t m = a < b ? a : b;
+
+	return (uint16_t)(1 + (m < c ? m : c));
+}
+
+static uint64_t fresh_id(struct generator *g)
+{
+	return g->sparse ? rnd() : g->next_id++;
+}
+
+/* Most orders rest within a few ticks of the touch; some far away. */
+static int64_t pick_price(struct generator *g, uint16_t instrument, uint8_t side)
+{
+	int64_t off = rnd_below(4) + (rnd_below(100) < 30 ? rnd_below(40) : 0);
+
+	if (rnd_below(64) == 0)		/* the market moves */
+		g->mid[instrument] += rnd_below(2) ? 1 : -1;
+	return (side == WB_SIDE_BUY ? g->mid[instrument] - 1 - off : g->mid[instrument] + 1 + off) * TICK;
+}
+
+static uint32_t pick_qty(void)
+{
+	return rnd_below(10) ? 100 * (1 + rnd_below(5)) : 1 + rnd_below(99);
+}
+
+static struct wb_event *next_event(struct generator *g, struct wb_event *ev, uint8_t kind)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->venue = g->venue;
+	ev->seq = ++g->seq;
+	g->ts += 1 + rnd_below(2000);
+	ev->exch_ts = g->ts;
+	ev->recv_ts = g->ts + 20000;
+	return ev;
+}
+
+static void gen_add(struct generator *g, struct wb_event *ev, bool attributed)
+{
+	struct gen_order *o = &g->live[g->nlive++];
+
+	o->instrument = pick_instrument(g);
+	o->side = rnd_below(2) ? WB_SIDE_BUY : WB_SIDE_SELL;
+	o->price = pick_price(g, o->instrument, o->side);
+	o->qty = pick_qty();
+	o->id = fresh_id(g);
+	next_event(g, ev, WB_EV_ADD);
+	ev->instrument = o->instrument;
+	ev->side = o->side;
+	ev->u.order.order_id = o->id;
+	ev->u.order.price = o->price;
+	ev->u.order.qty = o->qty;
+	if (attributed)
+		memcpy(ev->u.order.mpid, "GSCO", 4);
+}
+
+static void drop_live(struct generator *g, size_t i)
+{
+	g->live[i] = g->live[--g->nlive];
+}
+
+/* Executes and cancels carry only the order id, as on the wire. */
+static void gen_take(struct generator *g, struct wb_event *ev, uint8_t kind, size_t i, bool full)
+{
+	struct gen_order *o = &g->live[i];
+	uint32_t qty = full || o->qty == 1 ? o->qty : 1 + rnd_below(o->qty - 1);
+
+	next_event(g, ev, kind);
+	ev->u.order.order_id = o->id;
+	ev->u.order.qty = qty;
+	if (kind != WB_EV_REDUCE) {
+		ev->u.order.ref = g->seq;
+		ev->flags = WB_EVF_PRINTABLE;
+	}
+	if (kind == WB_EV_EXECUTE_AT_PRICE)
+		ev->u.order.price = o->price + (rnd_below(2) ? 0 : TICK);
+	if (qty == o->qty)
+		drop_live(g, i);
+	else
+		o->qty -= qty;
+}
+
+static void gen_replace(struct generator *g, struct wb_event *ev, size_t i)
+{
+	struct gen_order *o = &g->live[i];
+
+	next_event(g, ev, WB_EV_REPLACE);
+	ev->u.order.order_id = o->id;
+	o->id = fresh_id(g);
+	/* Mostly a size change or a step towards the touch. */
+	if (rnd_below(3))
+		o->price += (o->side == WB_SIDE_BUY ? TICK : -TICK) * (int64_t)rnd_below(3);
+	o->qty = pick_qty();
+	ev->u.order.ref = o->id;
+	ev->u.order.price = o->price;
+	ev->u.order.qty = o->qty;
+}
+
+/* One event of the steady mix. */
+static void gen_mixed(struct generator *g, struct wb_event *ev)
+{
+	uint32_t r = rnd_below(1000);
+	size_t i;
+
+	if (g->nlive == g->cap)			/* never at these rates; keeps the array in bounds */
+		r = 500;
+	if (r < 400 || g->nlive == 0) {
+		gen_add(g, ev, false);
+		return;
+	}
+	if (r >= 960 && g->nlive < g->cap) {				/* F: attributed add */
+		gen_add(g, ev, true);
+		return;
+	}
+	i = rnd_below((uint32_t)g->nlive);	/* anywhere in the live set */
+	if (r < 780) {
+		next_event(g, ev, WB_EV_DELETE);
+		ev->u.order.order_id = g->live[i].id;
+		drop_live(g, i);
+	} else if (r < 860) {
+		gen_replace(g, ev, i);
+	} else if (r < 890) {
+		gen_take(g, ev, WB_EV_EXECUTE, i, rnd_below(2));
+	} else if (r < 920) {
+		gen_take(g, ev, WB_EV_REDUCE, i, rnd_below(10) < 3);
+	} else {				/* C: execute at another price */
+		gen_take(g, ev, WB_EV_EXECUTE_AT_PRICE, i, rnd_below(2));
+	}
+}
+
+static void generate(const struct bench_opts *opt, bool sparse, struct wb_event *evs, size_t n)
+{
+	struct generator g = {
+		.opt = opt,
+		.sparse = sparse,
+		.venue = sparse ? WB_VENUE_BZX : WB_VENUE_NASDAQ,
+		.next_id = 4096,
+		.ts = 4ull * 3600 * 1000000000ull,
+	};
+	size_t k = 0;
+
+	rng = opt->seed + sparse;
+	g.cap = (size_t)opt->live + (size_t)opt->events / 2 + 16;
+	g.live = malloc(g.cap * sizeof(*g.live));
+	g.mid = malloc(((size_t)opt->instruments + 1) * sizeof(*g.mid));
+	if (!g.live || !g.mid) {
+		perror("bench_venue_book: generator");
+		exit(1);
+	}
+	for (uint32_t i = 0; i <= opt->instruments; i++)
+		g.mid[i] = 500 + rnd_below(50000);	/* $5 .. $505 */
+	for (; k < opt->live && k < n; k++)
+		gen_add(&g, &evs[k], false);
+	for (; k < n; k++)
+		gen_mixed(&g, &evs[k]);
+	free(g.live);
+	free(g.mid);
+}
+
+/* ----------------------------------------------------------- measuring */
+
+static int perf_open_instructions(void)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Resident bytes of this process now. */
+static uint64_t resident_bytes(void)
+{
+	unsigned long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+struct span {
+	size_t from, to;
+	uint64_t ns;
+	uint64_t instructions;
+	bool have_instructions;
+};
+
+static uint64_t sink;
+
+/* Apply evs[from, to), timing only the loop. */
+static void run_span(struct venue_books *vb, const struct wb_event *evs, size_t from, size_t to,
+		     bool prefetch, int perf_fd, struct span *sp)
+{
+	struct book_update out[BOOK_MAX_UPDATES_PER_EVENT];
+	uint64_t updates = 0, t0, t1, instructions = 0;
+
+	sp->from = from;
+	sp->to = to;
+	sp->have_instructions = false;
+	if (perf_fd >= 0) {
+		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
+		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
+	}
+	t0 = now_ns();
+	if (prefetch) {
+		for (size_t i = from; i < to; i++) {
+			if (i + PREFETCH_DISTANCE < to)
+				venue_books_prefetch(vb, &evs[i + PREFETCH_DISTANCE]);
+			updates += venue_books_apply(vb, &evs[i], out);
+		}
+	} else {
+		for (size_t i = from; i < to; i++)
+			updates += venue_books_apply(vb, &evs[i], out);
+	}
+	t1 = now_ns();
+	if (perf_fd >= 0) {
+		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+		sp->have_instructions = read(perf_fd, &instructions, sizeof(instructions)) == sizeof(instructions);
+	}
+	sp->ns = t1 - t0;
+	sp->instructions = instructions;
+	sink += updates + out[0].qty;
+}
+
+static void print_span(const char *what, const struct span *sp)
+{
+	double n = (double)(sp->to - sp->from);
+
+	printf("  %-22s %9zu events %8.1f ns/event  ", what, sp->to - sp->from, (double)sp->ns / n);
+	if (sp->have_instructions)
+		printf("%7.1f instructions/event\n", (double)sp->instructions / n);
+	else
+		printf("    n/a instructions/event\n");
+}
+
+static void run_one(const struct bench_opts *opt, const struct wb_event *evs, size_t n, const char *ids,
+		    bool prefetch, int perf_fd)
+{
+	struct venue_books_config cfg = {
+		.max_instruments = opt->instruments + 1,
+		.expected_orders = opt->live + opt->live / 4,
+		.numa_node = 0,
+	};
+	uint64_t rss0 = resident_bytes(), rss1;
+	struct venue_books *vb = venue_books_create(&cfg);
+	const struct venue_books_counters *c;
+	struct span build, steady;
+
+	if (!vb) {
+		fprintf(stderr, "bench_venue_book: venue_books_create: %s\n", strerror(errno));
+		exit(1);
+	}
+	run_span(vb, evs, 0, opt->live, prefetch, perf_fd, &build);
+	run_span(vb, evs, opt->live, n, prefetch, perf_fd, &steady);
+	rss1 = resident_bytes();
+	c = venue_books_counters(vb);
+
+	printf("%s ids, %s:\n", ids, prefetch ? "apply + prefetch " "8 ahead" : "apply");
+	print_span("opening build-up", &build);
+	print_span("steady mix", &steady);
+	{
+		struct span all = { .from = 0, .to = n, .ns = build.ns + steady.ns,
+				    .instructions = build.instructions + steady.instructions,
+				    .have_instructions = build.have_instructions && steady.have_instructions };
+
+		print_span("whole stream", &all);
+	}
+	printf("  peak live orders %" PRIu64 ", levels now %" PRIu64 ", books resident %.0f MiB"
+	       " (pool/index/level doublings %" PRIu64 "/%" PRIu64 "/%" PRIu64 ")\n",
+	       c->peak_live_orders, c->levels, (double)(rss1 - rss0) / (1 << 20), c->pool_grows,
+	       c->index_grows, c->level_grows);
+	printf("  adds %" PRIu64 " deletes %" PRIu64 " replaces %" PRIu64 " executes %" PRIu64 " reduces %" PRIu64
+	       " unknown %" PRIu64 " duplicate %" PRIu64 " overfill %" PRIu64 "\n",
+	       c->adds, c->deletes, c->replaces, c->executes, c->reduces, c->unknown_order, c->duplicate_order,
+	       c->overfill);
+	venue_books_destroy(vb);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bench_venue_book [--instruments N] [--live N] [--events N] [--seed N]\n"
+		"Time venue_books_apply over a generated day-like event stream.\n"
+		"  --instruments N  instruments (default 8000)\n"
+		"  --live N         orders added by the opening build-up (default 1000000)\n"
+		"  --events N       steady-mix events after the build-up (default 6000000)\n"
+		"  --seed N         generator seed (default 1)\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "instruments", required_argument, NULL, 'i' },
+		{ "live", required_argument, NULL, 'l' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bench_opts opt = { .instruments = 8000, .live = 1000000, .events = 6000000, .seed = 1 };
+	struct wb_event *evs;
+	struct rusage ru;
+	size_t n;
+	int c, perf_fd;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': opt.instruments = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'l': opt.live = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'e': opt.events = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (opt.instruments == 0 || opt.instruments > 16383 || opt.live == 0) {
+		usage(stderr);
+		return 2;
+	}
+	n = (size_t)opt.live + opt.events;
+	evs = aligned_alloc(64, n * sizeof(*evs));
+	if (!evs) {
+		perror("bench_venue_book: event stream");
+		return 1;
+	}
+	perf_fd = perf_open_instructions();
+	printf("bench_venue_book: %u instruments, %zu events (%u-order build-up + %u steady), stream %.0f MiB\n",
+	       opt.instruments, n, opt.live, opt.events, (double)(n * sizeof(*evs)) / (1 << 20));
+	if (perf_fd < 0)
+		printf("  (perf_event_open: %s: instructions n/a)\n", strerror(errno));
+
+	generate(&opt, false, evs, n);
+	run_one(&opt, evs, n, "dense ITCH-like", false, perf_fd);
+	run_one(&opt, evs, n, "dense ITCH-like", true, perf_fd);
+	generate(&opt, true, evs, n);
+	run_one(&opt, evs, n, "sparse 64-bit", false, perf_fd);
+	run_one(&opt, evs, n, "sparse 64-bit", true, perf_fd);
+
+	getrusage(RUSAGE_SELF, &ru);
+	printf("peak RSS %.0f MiB (the event stream included)\n", (double)ru.ru_maxrss / 1024);
+	free(evs);
+	if (perf_fd >= 0)
+		close(perf_fd);
+	return sink == 42 ? 3 : 0;
+}
