@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Command-line checks of wb-dump and wb-gen (make tools-test, part of make
+# check): the real captures print the values of the spec, bad inputs give a
+# clear error and a non-zero exit, the generator is deterministic, and its
+# pcap, BinaryFILE, gzip and A/B outputs all decode to the same events.
+set -u
+B=${B:-build}
+DUMP=$B/wb-dump
+GEN=$B/wb-gen
+P=pcaps/itch50
+T=$(mktemp -d /tmp/wb-tools-cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_line DESCRIPTION FILE TEXT: FILE has a line containing TEXT.
+expect_line() {
+	if grep -qF -- "$3" "$2"; then ok; else bad "$1: no line with '$3'"; sed 's/^/    /' "$2" | head -5; fi
+}
+
+# expect_exit DESCRIPTION CODE STDERR-TEXT CMD...
+expect_exit() {
+	local what=$1 code=$2 text=$3; shift 3
+	"$@" > "$T/out" 2> "$T/err"
+	local rc=$?
+	if [ $rc -ne "$code" ]; then bad "$what: exit $rc, expected $code"; return; fi
+	if [ -n "$text" ] && ! grep -qF -- "$text" "$T/err"; then
+		bad "$what: stderr lacks '$text': $(head -c 300 "$T/err")"; return
+	fi
+	ok
+}
+
+# ---- help and usage
+expect_exit "wb-dump --help" 0 "" $DUMP --help
+expect_exit "wb-gen --help" 0 "" $GEN --help
+expect_exit "wb-dump without a file" 2 "no capture file" $DUMP
+expect_exit "wb-gen without -o" 2 "no output file" $GEN
+expect_exit "wb-gen unknown profile" 2 "unknown profile" $GEN -p week -o "$T/x.pcap"
+
+# ---- bad inputs
+expect_exit "missing capture" 1 "No such file or directory" $DUMP "$T/missing.pcap"
+echo "just text, not a capture at all, long enough for a pcap header" > "$T/text.pcap"
+expect_exit "non-pcap capture" 1 "not a readable pcap" $DUMP "$T/text.pcap"
+expect_exit "directory as capture" 1 "is a directory" $DUMP "$T"
+: > "$T/empty.pcap"
+expect_exit "empty capture" 1 "empty.pcap" $DUMP "$T/empty.pcap"
+head -c 100 $P/Multiple.Packets.pcap > "$T/cut.pcap"
+expect_exit "capture cut inside a record" 1 "cut.pcap" $DUMP "$T/cut.pcap"
+expect_exit "missing BinaryFILE" 1 "No such file or directory" $DUMP --itch-file "$T/missing.itch"
+chmod 000 "$T/text.pcap"
+if [ "$(id -u)" -ne 0 ]; then
+	expect_exit "unreadable capture" 1 "Permission denied" $DUMP "$T/text.pcap"
+fi
+expect_exit "bad --symbols" 2 "not a ticker" $DUMP --symbols 'AAPL,TOOLONGTICKER' $P/OrderExecutedMessage.pcap
+printf '233.54.12.111 itch nasdaq A\n' > "$T/bad.conf"
+expect_exit "bad feeds.conf" 1 "bad.conf:1:" $DUMP --feeds "$T/bad.conf" $P/OrderExecutedMessage.pcap
+
+# ---- the real captures (pcaps/itch50), values from the spec
+$DUMP $P/AddOrderNoMpidAttributionMessage.pcap > "$T/add.txt"
+expect_line "AddOrder event" "$T/add.txt" "14757721 09:29:59.999894278 nasdaq/0 i=1 ADD ref=23508286 B 1600 @ 87.39"
+expect_line "AddOrder symbol" "$T/add.txt" "SYMBOL IVOO locate=5528 lot=100"
+$DUMP --raw $P/AddOrderNoMpidAttributionMessage.pcap > "$T/add.raw"
+expect_line "AddOrder raw" "$T/add.raw" "14757721 09:29:59.999894278 A locate=5528 track=0 ref=23508286 B 1600 IVOO @ 87.39"
+$DUMP --raw $P/OrderExecutedMessage.pcap > "$T/exec.raw"
+expect_line "OrderExecuted raw" "$T/exec.raw" "09:29:59.999934561 E locate=2345 track=2 ref=23499418 executed=25 match=255547"
+for pair in OrderDeleteMessage:D OrderReplaceMessage:U StockTradingActionMessage:H \
+	    NetOrderImbalanceIndicatorMessage:I MarketParticipantPositionMessage:L; do
+	f=${pair%%:*} t=${pair##*:}
+	$DUMP --raw $P/$f.pcap > "$T/$f.raw"
+	expect_line "$f raw" "$T/$f.raw" " $t locate="
+done
+$DUMP $P/StockTradingActionMessage.pcap > "$T/h.txt"
+expect_line "StockTradingAction event" "$T/h.txt" " STATUS "
+$DUMP $P/Multiple.Packets.pcap > "$T/multi.txt"
+expect_line "Multiple.Packets add" "$T/multi.txt" "19009117 09:30:38.952381153 nasdaq/0 i=1 ADD ref=7942047 B 1 @ 80.52"
+expect_line "Multiple.Packets attributed add" "$T/multi.txt" "ADD ref=9752743 B 5 @ 80.11 mpid=UBSS"
+expect_line "Multiple.Packets gap" "$T/multi.txt" "GAP first=14764497 count=4244620"
+$DUMP --stats -q $P/Multiple.Packets.pcap > "$T/stats.txt"
+expect_line "--stats line" "$T/stats.txt" "# line 0 A 233.54.12.111:26477 itch nasdaq"
+expect_line "--stats errors" "$T/stats.txt" "errors.unknown_locate"
+expect_line "--stats packets" "$T/stats.txt" "packets                2"
+$DUMP --symbols MSFT,IVOO $P/AddOrderNoMpidAttributionMessage.pcap > "$T/sym.txt"
+expect_line "--symbols includes IVOO" "$T/sym.txt" "ADD ref=23508286"
+$DUMP --symbols MSFT $P/AddOrderNoMpidAttributionMessage.pcap > "$T/sym2.txt"
+if grep -q " ADD " "$T/sym2.txt"; then bad "--symbols MSFT printed IVOO's add"; else ok; fi
+$DUMP --raw --symbols MSFT $P/AddOrderNoMpidAttributionMessage.pcap > "$T/sym3.txt"
+if [ -s "$T/sym3.txt" ]; then bad "--raw --symbols MSFT printed IVOO"; else ok; fi
+
+# ---- the generator
+$GEN -q -s 42 -o "$T/a.pcap" && $GEN -q -s 42 -o "$T/b.pcap" && $GEN -q -s 43 -o "$T/c.pcap"
+if cmp -s "$T/a.pcap" "$T/b.pcap"; then ok; else bad "same seed, different pcaps"; fi
+if cmp -s "$T/a.pcap" "$T/c.pcap"; then bad "different seeds, same pcap"; else ok; fi
+$GEN -q -s 42 -o "$T/a.itch.gz" && $GEN -q -s 42 -f itch-file -o "$T/a.itch"
+if [ "$(head -c 2 "$T/a.itch.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then ok; else bad ".gz output is not gzip"; fi
+
+$DUMP "$T/a.pcap" > "$T/a.txt"
+$DUMP --itch-file "$T/a.itch" > "$T/a-file.txt"
+$DUMP --itch-file "$T/a.itch.gz" > "$T/a-gz.txt"
+if cmp -s "$T/a.txt" "$T/a-file.txt"; then ok; else bad "pcap and BinaryFILE decode differently"; diff "$T/a.txt" "$T/a-file.txt" | head -5; fi
+if cmp -s "$T/a-file.txt" "$T/a-gz.txt"; then ok; else bad "plain and gzip BinaryFILE decode differently"; fi
+adds=$(grep -c " ADD " "$T/a.txt")
+msgs=$($DUMP --raw --itch-file "$T/a.itch" | wc -l)
+want=$($GEN -s 42 -o "$T/d.pcap" 2>&1 | sed -n 's/.* \([0-9]*\) ITCH messages.*/\1/p')
+if [ "$msgs" = "$want" ]; then ok; else bad "--raw printed $msgs messages, wb-gen wrote $want"; fi
+raw_adds=$($DUMP --raw "$T/a.pcap" | grep -cE ' [AF] locate=')
+if [ "$adds" = "$raw_adds" ] && [ "$adds" -gt 1000 ]; then ok; else bad "$adds ADD events for $raw_adds A/F messages"; fi
+
+$GEN -q -s 42 --ab -o "$T/ab.pcap"
+$DUMP "$T/ab.pcap" > "$T/ab.txt"
+if cmp -s "$T/a.txt" "$T/ab.txt"; then ok; else bad "A/B copies change the events"; diff "$T/a.txt" "$T/ab.txt" | head -5; fi
+$DUMP --stats -q "$T/ab.pcap" > "$T/ab.stats"
+expect_line "A/B: line B counted" "$T/ab.stats" "# line 1 B 233.49.196.111:26478 itch nasdaq"
+
+$GEN -s 42 --gap-every 100 --dup-every 30 -o "$T/gap.pcap" 2> "$T/gap.log"
+dropped=$(sed -n 's/.* \([0-9]*\) dropped (.*/\1/p' "$T/gap.log")
+gaps=$($DUMP "$T/gap.pcap" | grep -c " GAP ")
+if [ "$gaps" = "$dropped" ] && [ "$gaps" -gt 0 ]; then ok; else bad "$gaps GAP events for $dropped dropped packets"; fi
+
+# --auto: a capture on groups no feeds.conf knows
+printf '239.1.2.3:5000 itch nasdaq A\n' > "$T/other.conf"
+$GEN -q -s 42 --feeds "$T/other.conf" -o "$T/other.pcap"
+expect_exit "unknown groups give a hint" 0 "try --auto" $DUMP "$T/other.pcap"
+# The auto line comes after the lines of feeds.conf: compare all but its index.
+$DUMP --auto "$T/other.pcap" | sed 's#^\([^ ]* [^ ]* nasdaq\)/[0-9]*#\1/L#' > "$T/auto.txt"
+sed 's#^\([^ ]* [^ ]* nasdaq\)/[0-9]*#\1/L#' "$T/a.txt" > "$T/a-l.txt"
+if cmp -s "$T/a-l.txt" "$T/auto.txt"; then ok; else bad "--auto decodes differently"; diff "$T/a-l.txt" "$T/auto.txt" | head -3; fi
+
+
+echo "tools-test: $pass passed, $fail failed"
+[ $fail -eq 0 ]
