@@ -298,7 +298,13 @@ int main(void)
 		path = DEFAULT_PCAP;
 		mkdir("build", 0755);
 		mkdir("build/bench", 0755);
-		if ((stat(path, &st) != 0 || env_msgs) && generate_day(path, messages))
+		/* Regenerate when asked to, or when the generator may have changed
+		 * since (this binary is relinked whenever tools/common changes). */
+		struct stat self;
+		bool stale = stat(path, &st) != 0 || env_msgs ||
+			     (stat("/proc/self/exe", &self) == 0 && self.st_mtime > st.st_mtime);
+
+		if (stale && generate_day(path, messages))
 			return 1;
 	}
 	if (load_capture(path, &cap) || !cap.packets) {

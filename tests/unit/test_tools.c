@@ -625,6 +625,7 @@ static void decode_generated(const struct generated *g, uint64_t kinds[WB_EV_KIN
 		total->duplicate_messages += c->duplicate_messages;
 		total->ring_drops += c->ring_drops;
 		total->end_of_session += c->end_of_session;
+		total->heartbeats += c->heartbeats;
 		for (int k = 0; k < FEED_ERR_COUNT; k++)
 			total->errors[k] += c->errors[k];
 	}
@@ -655,6 +656,9 @@ START_TEST(test_gen_round_trip_engine_emits_one_event_per_generated_message)
 	ck_assert_uint_eq(c.duplicates, 0);
 	ck_assert_uint_eq(c.ring_drops, 0);
 	ck_assert_uint_eq(c.end_of_session, 1);
+	/* The demo idles for seconds before the open: heartbeats, as Nasdaq sends. */
+	ck_assert_uint_gt(g.itch.heartbeats, 0);
+	ck_assert_uint_eq(c.heartbeats, g.itch.heartbeats);
 	ck_assert_uint_eq(kinds[WB_EV_ADD], t['A'] + t['F']);
 	ck_assert_uint_eq(kinds[WB_EV_DELETE], t['D']);
 	ck_assert_uint_eq(kinds[WB_EV_EXECUTE], t['E']);

@@ -74,15 +74,16 @@ static const struct step day_steps[] = {
 };
 
 /*
- * The demo: the same shape compressed into about ten seconds around the
- * open, so a replay at capture speed takes seconds.
+ * The demo: the same shape compressed into about fifteen seconds around
+ * the open, so a replay at capture speed takes seconds. The idle seconds
+ * before the flow starts make the encoders send heartbeats.
  */
 static const struct step demo_steps[] = {
-	{ STEP_SYSTEM, 'O', HMS(9, 29, 50), 0, 0, 0 },
-	{ STEP_DIRECTORY, 0, HMS(9, 29, 50), HMS(9, 29, 50) + 1000000, 0, 0 },
-	{ STEP_SYSTEM, 'S', HMS(9, 29, 51), 0, 0, 0 },
-	{ STEP_TRADING, 0, HMS(9, 29, 51), HMS(9, 29, 51) + 1000000, 0, 0 },
-	{ STEP_FLOW, 0, HMS(9, 29, 52), HMS(9, 30, 0), 150, 550 },
+	{ STEP_SYSTEM, 'O', HMS(9, 29, 46), 0, 0, 0 },
+	{ STEP_DIRECTORY, 0, HMS(9, 29, 46), HMS(9, 29, 46) + 1000000, 0, 0 },
+	{ STEP_SYSTEM, 'S', HMS(9, 29, 48), 0, 0, 0 },	/* idle seconds: heartbeats */
+	{ STEP_TRADING, 0, HMS(9, 29, 48), HMS(9, 29, 48) + 1000000, 0, 0 },
+	{ STEP_FLOW, 0, HMS(9, 29, 50), HMS(9, 30, 0), 150, 550 },
 	{ STEP_SYSTEM, 'Q', HMS(9, 30, 0), 0, 0, 0 },
 	{ STEP_CROSS, 'O', HMS(9, 30, 0), HMS(9, 30, 0) + 1000000, 0, 0 },
 	{ STEP_FLOW, 0, HMS(9, 30, 0) + 1000000, HMS(9, 30, 1), 100, 950 },
@@ -261,10 +262,21 @@ static uint32_t pick_symbol(struct gen_flow *f)
 	return lo;
 }
 
+/* One of the venues the symbol trades on, uniformly. */
 static uint8_t pick_venue(struct gen_flow *f, uint32_t symbol)
 {
-	(void)symbol;
-	return f->venue_list[f->venue_count == 1 ? 0 : gen_rng_below(&f->rng, f->venue_count)];
+	uint32_t mask = f->symbols[symbol].venues;
+	uint8_t candidates[WB_VENUE_COUNT];
+	uint32_t n = 0;
+
+	if (f->venue_count == 1)
+		return f->venue_list[0];
+	for (uint32_t i = 0; i < f->venue_count; i++)
+		if (mask & (1u << f->venue_list[i]))
+			candidates[n++] = f->venue_list[i];
+	if (!n)
+		return f->venue_list[0];
+	return candidates[gen_rng_below(&f->rng, n)];
 }
 
 /* ---- lifetime ------------------------------------------------------------ */
