@@ -311,7 +311,9 @@ int main(int argc, char **argv)
 
 	while (!werr && gen_flow_next(flow, &a) == 1) {
 		last_ts = a.ts;
-		werr = gen_itch_action(g, flow, &a);
+		/* Each venue's actions go to its own encoder; ITCH is Nasdaq's. */
+		if (a.venue == WB_VENUE_NASDAQ)
+			werr = gen_itch_action(g, flow, &a);
 	}
 	if (!werr)
 		werr = gen_itch_finish(g, last_ts + 1000000);

@@ -788,9 +788,9 @@ START_TEST(test_gen_day_profile_has_8000_symbols_a_million_live_orders_and_nasda
 }
 END_TEST
 
-START_TEST(test_gen_books_never_cross)
+START_TEST(test_gen_books_never_cross_and_keep_the_tick_rules)
 {
-	struct gen_flow_config cfg = { .profile = GEN_PROFILE_DEMO, .seed = 11 };
+	struct gen_flow_config cfg = { .profile = GEN_PROFILE_DAY, .seed = 11, .messages = 300000 };
 	struct gen_flow *f = calloc(1, sizeof(*f));
 	struct gen_action a;
 
@@ -802,6 +802,8 @@ START_TEST(test_gen_books_never_cross)
 			continue;
 		ck_assert_int_gt(a.price, 0);
 		ck_assert_int_eq(a.price % s->tick, 0);
+		if (a.price >= WB_PRICE_SCALE)
+			ck_assert_int_eq(a.price % (WB_PRICE_SCALE / 100), 0); /* no sub-penny above $1 */
 		if (a.side == WB_SIDE_BUY)
 			ck_assert_int_le(a.price, s->mid);
 		else
@@ -839,7 +841,7 @@ static Suite *tools_suite(void)
 	tcase_add_test(tc, test_gen_injected_gaps_and_duplicates_are_what_the_engine_counts);
 	tcase_add_test(tc, test_gen_ab_copies_decode_to_the_same_events_as_one_line);
 	tcase_add_test(tc, test_gen_packets_stay_within_the_payload_limit);
-	tcase_add_test(tc, test_gen_books_never_cross);
+	tcase_add_test(tc, test_gen_books_never_cross_and_keep_the_tick_rules);
 	tcase_add_test(tc, test_gen_day_profile_has_8000_symbols_a_million_live_orders_and_nasdaq_mix);
 	suite_add_tcase(s, tc);
 	return s;

@@ -357,7 +357,12 @@ static int64_t resting_price(struct gen_flow *f, const struct gen_symbol *s, uin
 
 		return p >= s->tick ? p : s->tick;
 	}
-	return s->mid + s->tick + d;
+	int64_t p = s->mid + s->tick + d;
+
+	/* Sub-penny prices are allowed only below $1 (Reg NMS rule 612). */
+	if (s->tick < CENT && p >= WB_PRICE_SCALE)
+		p = (p + CENT - 1) / CENT * CENT;
+	return p;
 }
 
 static uint32_t random_shares(struct gen_rng *r)
