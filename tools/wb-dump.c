@@ -66,7 +66,8 @@ static void usage(FILE *out)
 "  --raw              one line per source message, every wire field, no\n"
 "                     normalization (duplicates and A/B copies included)\n"
 "  --symbols LIST     comma-separated tickers to show (default '*': all)\n"
-"  --stats            print the per-line counters at the end\n"
+"  --stats            print the per-line counters at the end (with --raw:\n"
+"                     frame and message totals only)\n"
 "  -q, --quiet        do not print events (with --stats: counters only)\n"
 "  -h, --help\n"
 "\n"
@@ -380,6 +381,12 @@ static void print_stats(const struct dump *d)
 
 	printf("# frames %" PRIu64 " not-on-a-feed %" PRIu64 " auto-lines %" PRIu64 "\n",
 	       d->frames, d->unmapped_frames, d->auto_lines);
+	if (d->raw) {
+		/* --raw prints the wire without the engine: no line counters. */
+		printf("# raw messages %" PRIu64 " non-itch-packets %" PRIu64 "\n", d->raw_messages,
+		       d->raw_non_itch);
+		return;
+	}
 	for (uint32_t i = 0; i < e->line_count; i++) {
 		const struct feed_line *l = &e->lines[i];
 		const struct feed_counters *c = &l->counters;
@@ -477,6 +484,9 @@ int main(int argc, char **argv)
 	if (!itch_path && !d->raw && rc == 0 && d->frames && d->unmapped_frames == d->frames)
 		fprintf(stderr, "wb-dump: none of the %" PRIu64 " frames went to a feed in %s; "
 			"try --auto or --feeds FILE\n", d->frames, feeds ? feeds : "the feed map");
+	if (d->raw_non_itch)
+		fprintf(stderr, "wb-dump: --raw prints ITCH only: %" PRIu64 " packets of other "
+			"protocols skipped\n", d->raw_non_itch);
 	if (d->stats)
 		print_stats(d);
 	for (uint32_t i = 0; i < d->engine->line_count; i++)
