@@ -188,7 +188,8 @@ if [ $kernel -eq 0 ]; then
 fi
 
 # ---- the daemon -------------------------------------------------------------
-daemon=("$build/wirebookd" --feeds "$feeds")
+# A book name of its own: never collides with a wirebookd already serving readers.
+daemon=("$build/wirebookd" --feeds "$feeds" --shm "wirebook-latency-$$")
 if [ $kernel -eq 1 ]; then
 	daemon+=(--kernel)
 else
@@ -206,7 +207,7 @@ daemon_pid=$!
 for _ in $(seq 1 50); do
 	sleep 0.1
 	kill -0 "$daemon_pid" 2>/dev/null || { cat "$out/wirebookd.log" >&2; die "wirebookd exited early"; }
-	grep -qiE 'capturing|listening|running|started|ready' "$out/wirebookd.log" 2>/dev/null && break
+	grep -qE ' -> /dev/shm/' "$out/wirebookd.log" 2>/dev/null && break	# its "started" line
 done
 sleep 0.5
 
