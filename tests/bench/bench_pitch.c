@@ -1,0 +1,267 @@
+/*
+ * Decode + filter speed of the Cboe PITCH decoder: ns/message and
+ * instructions/message through feed_process_payload, subscribed to every
+ * symbol and to 100 symbols. With 100 symbols almost every execute, reduce,
+ * modify and delete names an order the order-id filter must prove absent:
+ * that is where it works hardest.
+ *
+ * The stream is generated in memory by gen_flow + gen_pitch (day profile,
+ * seed 1, every order on BZX, WB_BENCH_MESSAGES order-flow messages,
+ * default 6,000,000). Only the engine calls and a drain of the ring are
+ * timed; best of PASSES. Not a test: nothing here fails on a slow result.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/gen_flow.h"
+#include "common/gen_pitch.h"
+#include "feed/feed.h"
+
+#define DAY_MESSAGES 6000000ull
+#define RING_SLOTS 4096u
+#define PASSES 5
+#define SUBSET_SYMBOLS 100
+#define GROUP_IP 0xe0003e02u	/* 224.0.62.2, feeds.conf's bzx A line */
+#define GROUP_PORT 30001
+/* The day profile peaks above 1M live orders, all on one venue here. */
+#define FILTER_CAPACITY (1u << 18)
+
+struct stream {
+	uint8_t *bytes;		/* every payload, back to back */
+	uint64_t *off;
+	uint32_t *len;
+	uint64_t packets, messages, size, cap, bytes_cap;
+};
+
+static int collect(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
+		   const uint8_t *payload, uint32_t len)
+{
+	struct stream *s = ctx;
+
+	(void)ts_ns;
+	(void)dst_ip;
+	(void)dst_port;
+	if (s->packets == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1u << 20;
+		s->off = realloc(s->off, s->cap * sizeof(*s->off));
+		s->len = realloc(s->len, s->cap * sizeof(*s->len));
+		if (!s->off || !s->len)
+			return -1;
+	}
+	if (s->size + len > s->bytes_cap) {
+		s->bytes_cap = s->bytes_cap ? s->bytes_cap * 2 : 64u << 20;
+		s->bytes = realloc(s->bytes, s->bytes_cap);
+		if (!s->bytes)
+			return -1;
+	}
+	memcpy(s->bytes + s->size, payload, len);
+	s->off[s->packets] = s->size;
+	s->len[s->packets] = len;
+	s->messages += payload[2];	/* Hdr Count; 0 for heartbeats */
+	s->size += len;
+	s->packets++;
+	return 0;
+}
+
+static int generate(struct stream *s, uint64_t messages, struct gen_flow *flow)
+{
+	struct gen_flow_config fcfg = { .profile = GEN_PROFILE_DAY, .seed = 1, .messages = messages,
+					.venues = 1u << WB_VENUE_BZX };
+	struct gen_pitch_config pcfg = { .venue = WB_VENUE_BZX, .unit = 1, .a_ip = GROUP_IP,
+					 .a_port = GROUP_PORT, .seed = 1,
+					 .sink = { .packet = collect, .ctx = s } };
+	struct gen_pitch *g = calloc(1, sizeof(*g));
+	struct gen_action a;
+	uint64_t last = 0;
+	int rc = 0;
+
+	if (!g || gen_flow_init(flow, &fcfg) || gen_pitch_init(g, &pcfg))
+		return -1;
+	while (!rc && gen_flow_next(flow, &a) == 1) {
+		last = a.ts;
+		rc = gen_pitch_action(g, flow, &a);
+	}
+	rc |= gen_pitch_finish(g, last + 1000);
+	gen_pitch_destroy(g);
+	free(g);
+	return rc;
+}
+
+static int instructions_counter(void)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.size = sizeof(attr);
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+struct result {
+	uint64_t ns, instructions, events, filtered, filter_full, errors;
+	bool have_instructions;
+};
+
+static void drain(struct wb_ring_producer *p, struct wb_ring_consumer *c)
+{
+	uint64_t n;
+
+	wb_ring_producer_publish(p);
+	n = wb_ring_consumer_available(c);
+	if (n)
+		wb_ring_consumer_release(c, n);
+}
+
+static struct result run_pass(struct feed_engine *e, int line, const struct stream *s, void *ring,
+			      int perf_fd)
+{
+	struct feed_counters *k = &e->lines[line].counters;
+	struct feed_counters before;
+	struct wb_ring_producer p;
+	struct wb_ring_consumer c;
+	struct result r = { 0 };
+	uint64_t t0, t1, instr = 0;
+	int i;
+
+	feed_engine_reset_state(e);
+	memset(ring, 0, wb_ring_bytes(RING_SLOTS));
+	wb_ring_format(ring, RING_SLOTS, 1);
+	wb_ring_producer_init(&p, ring);
+	wb_ring_consumer_init(&c, ring);
+	before = *k;
+	if (perf_fd >= 0) {
+		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
+		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
+	}
+	t0 = now_ns();
+	for (uint64_t n = 0; n < s->packets; n++) {
+		feed_process_payload(e, line, s->bytes + s->off[n], s->len[n], n, &p);
+		drain(&p, &c);
+	}
+	t1 = now_ns();
+	if (perf_fd >= 0) {
+		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (read(perf_fd, &instr, sizeof(instr)) == sizeof(instr)) {
+			r.instructions = instr;
+			r.have_instructions = true;
+		}
+	}
+	r.ns = t1 - t0;
+	r.events = k->events - before.events;
+	r.filtered = k->filtered - before.filtered;
+	r.filter_full = k->order_filter_full - before.order_filter_full;
+	for (i = 0; i < FEED_ERR_COUNT; i++)
+		r.errors += k->errors[i] - before.errors[i];
+	return r;
+}
+
+static void bench(struct feed_engine *e, int line, const struct stream *s, void *ring,
+		  const char *subscribed, int perf_fd)
+{
+	struct result best = { .ns = UINT64_MAX };
+	double msgs = (double)s->messages;
+	char instr[32];
+
+	run_pass(e, line, s, ring, perf_fd);	/* warm caches and page tables */
+	for (int i = 0; i < PASSES; i++) {
+		struct result r = run_pass(e, line, s, ring, perf_fd);
+
+		if (r.ns < best.ns)
+			best = r;
+	}
+	if (best.have_instructions)
+		snprintf(instr, sizeof(instr), "%.1f", (double)best.instructions / msgs);
+	else
+		snprintf(instr, sizeof(instr), "n/a");
+	printf("%-12s %8.2f %10s %10.3f %10.3f %9.1f %11" PRIu64 " %7" PRIu64 "\n", subscribed,
+	       (double)best.ns / msgs, instr, (double)best.events / msgs,
+	       (double)best.filtered / msgs, msgs / ((double)best.ns / 1e9) / 1e6,
+	       best.filter_full, best.errors);
+}
+
+static void *zalloc(size_t n)
+{
+	return calloc(1, n);
+}
+
+int main(int argc, char **argv)
+{
+	const char *env_msgs = getenv("WB_BENCH_MESSAGES");
+	uint64_t messages = env_msgs ? strtoull(env_msgs, NULL, 0) : DAY_MESSAGES;
+	struct feed_engine_config cfg = { .alloc = zalloc, .free = free,
+					  .order_filter_capacity = FILTER_CAPACITY };
+	struct feed_engine *e = calloc(1, sizeof(*e));
+	struct gen_flow *flow = calloc(1, sizeof(*flow));
+	struct stream s = { 0 };
+	void *ring = NULL;
+	uint32_t step;
+	int perf_fd, line;
+
+	if (argc > 1) {
+		printf("usage: bench_pitch\n\nPITCH decode+filter ns/message, all symbols and 100 "
+		       "symbols subscribed.\nWB_BENCH_MESSAGES=N sizes the generated day "
+		       "(default %llu).\n", DAY_MESSAGES);
+		return strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ? 0 : 2;
+	}
+	if (!e || !flow || generate(&s, messages, flow)) {
+		fprintf(stderr, "bench_pitch: cannot generate the stream\n");
+		return 1;
+	}
+	if (feed_engine_init(e, &cfg) || posix_memalign(&ring, WB_RING_PAGE, wb_ring_bytes(RING_SLOTS)))
+		return 1;
+	line = feed_map_add(e, GROUP_IP, GROUP_PORT, FEED_PROTO_PITCH, WB_VENUE_BZX, "A");
+	if (line < 0)
+		return 1;
+	perf_fd = instructions_counter();
+
+	printf("bench_pitch: generated BZX day: %" PRIu64 " PITCH messages in %" PRIu64
+	       " packets (%.1f per packet), %u symbols, peak %" PRIu64
+	       " live orders; best of %d passes\n",
+	       s.messages, s.packets, (double)s.messages / (double)s.packets, flow->symbol_count,
+	       flow->stats.peak_live, PASSES);
+	if (perf_fd < 0)
+		printf("bench_pitch: instructions: n/a (perf_event_open: %s)\n", strerror(errno));
+	printf("%-12s %8s %10s %10s %10s %9s %11s %7s\n", "subscribed", "ns/msg", "instr/msg",
+	       "events/msg", "filt/msg", "Mmsg/s", "filter_full", "errors");
+
+	feed_subscribe(e, "*", 1);
+	bench(e, line, &s, ring, "all (*)", perf_fd);
+
+	/* 100 symbols spread over the activity ranking (the most active included). */
+	feed_unsubscribe(e, "*", 1);
+	step = flow->symbol_count / SUBSET_SYMBOLS;
+	for (uint32_t i = 0; i < SUBSET_SYMBOLS; i++)
+		feed_subscribe(e, flow->symbols[i * step].ticker,
+			       strcspn(flow->symbols[i * step].ticker, " "));
+	bench(e, line, &s, ring, "100 symbols", perf_fd);
+
+	gen_flow_destroy(flow);
+	feed_engine_destroy(e);
+	free(flow);
+	free(e);
+	free(ring);
+	free(s.bytes);
+	free(s.off);
+	free(s.len);
+	return 0;
+}
