@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0 OR MIT)
+"""Host-side pcap helpers for the VM test (standard library only).
+
+  pcaptool.py split IN OUT1 OUT2        first half of the records, second half
+  pcaptool.py count IN                  number of records
+  pcaptool.py cat OUT IN...             the records of every IN, in order
+  pcaptool.py malform IN OUT [--seed N] [--corpus DIR]...
+        Malformed frames to the feed addresses of IN: truncations with honest
+        and with lying IP/UDP lengths, bit flips, garbage payloads, bogus IP
+        headers, fragments, MoldUDP64 headers with absurd counts and lengths,
+        and every fuzz-corpus file as a UDP payload.
+"""
+import os
+import random
+import struct
+import sys
+
+
+def read_pcap(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24:
+        sys.exit(f"{path}: not a pcap")
+    magic = struct.unpack("<I", data[:4])[0]
+    if magic not in (0xA1B2C3D4, 0xA1B23C4D):
+        sys.exit(f"{path}: not a little-endian classic pcap (magic {magic:#x})")
+    header = data[:24]
+    records, off = [], 24
+    while off + 16 <= len(data):
+        ts_s, ts_f, incl, orig = struct.unpack("<IIII", data[off:off + 16])
+        records.append((ts_s, ts_f, data[off + 16:off + 16 + incl]))
+        off += 16 + incl
+    return header, records
+
+
+def write_pcap(path, header, records):
+    with open(path, "wb") as f:
+        f.write(header)
+        for ts_s, ts_f, frame in records:
+            f.write(struct.pack("<IIII", ts_s, ts_f, len(frame), len(frame)))
+            f.write(frame)
+
+
+def udp_parts(frame):
+    """(eth, ip header, udp header, payload) of an untagged IPv4/UDP frame, or None."""
+    if len(frame) < 42 or frame[12:14] != b"\x08\x00" or frame[23] != 17:
+        return None
+    ihl = (frame[14] & 15) * 4
+    total = struct.unpack(">H", frame[16:18])[0]
+    udp = 14 + ihl
+    ulen = struct.unpack(">H", frame[udp + 4:udp + 6])[0]
+    if ihl < 20 or ulen < 8 or udp + ulen > len(frame) or 14 + total > len(frame):
+        return None
+    return frame[:14], frame[14:udp], frame[udp:udp + 8], frame[udp + 8:udp + ulen]
+
+
+def build(eth, ip, udp, payload, ip_total=None, udp_len=None):
+    ip = bytearray(ip)
+    udp = bytearray(udp)
+    if ip_total is None:
+        ip_total = len(ip) + 8 + len(payload)
+    if udp_len is None:
+        udp_len = 8 + len(payload)
+    ip[2:4] = struct.pack(">H", ip_total & 0xFFFF)
+    udp[4:6] = struct.pack(">H", udp_len & 0xFFFF)
+    return bytes(eth) + bytes(ip) + bytes(udp) + bytes(payload)
+
+
+def malform(src, dst, seed, corpora):
+    header, records = read_pcap(src)
+    rng = random.Random(seed)
+    feeds = [p for p in (udp_parts(r[2]) for r in records) if p and len(p[3]) > 20]
+    if not feeds:
+        sys.exit(f"{src}: no UDP feed packets to start from")
+    out = []
+
+    def add(frame):
+        out.append((1, len(out), frame))
+
+    for eth, ip, udp, payload in feeds[:200]:
+        n = len(payload)
+        # Honest lengths, payload cut anywhere (inside the MoldUDP64 header too).
+        add(build(eth, ip, udp, payload[:rng.randrange(0, n)]))
+        # Lying lengths: the headers claim the whole datagram, the frame is cut.
+        cut = rng.randrange(0, n)
+        add(build(eth, ip, udp, payload[:cut], ip_total=len(ip) + 8 + n, udp_len=8 + n))
+        # UDP length beyond the IP payload, and below its own header.
+        add(build(eth, ip, udp, payload, udp_len=8 + n + rng.randrange(1, 3000)))
+        add(build(eth, ip, udp, payload, udp_len=rng.randrange(0, 8)))
+        # Bit flips anywhere in the payload (message lengths, counts, types).
+        flipped = bytearray(payload)
+        for _ in range(rng.randrange(1, 8)):
+            i = rng.randrange(0, n)
+            flipped[i] ^= 1 << rng.randrange(0, 8)
+        add(build(eth, ip, udp, flipped))
+        # Absurd MoldUDP64 message count and first message length.
+        bad = bytearray(payload)
+        bad[18:20] = struct.pack(">H", rng.choice([0xFFFF, 0x8000, 0]))
+        if n >= 22:
+            bad[20:22] = struct.pack(">H", rng.choice([0xFFFF, 0, 1, n]))
+        add(build(eth, ip, udp, bad))
+        # Garbage payload.
+        add(build(eth, ip, udp, bytes(rng.getrandbits(8) for _ in range(rng.randrange(0, 1400)))))
+        # Bogus IP header length, and fragments.
+        bad_ip = bytearray(ip)
+        bad_ip[0] = 0x40 | rng.choice([0, 1, 4, 15])
+        add(build(eth, bad_ip, udp, payload))
+        frag = bytearray(ip)
+        frag[6:8] = struct.pack(">H", rng.choice([0x2000, 0x2001, 0x0010, 0x1FFF]))
+        add(build(eth, frag, udp, payload))
+        # Runt: the frame ends inside the UDP header.
+        add(bytes(eth) + bytes(ip) + bytes(udp[:rng.randrange(0, 8)]))
+
+    eth, ip, udp, _ = feeds[0]
+    for corpus in corpora:
+        if not os.path.isdir(corpus):
+            continue
+        for name in sorted(os.listdir(corpus))[:500]:
+            with open(os.path.join(corpus, name), "rb") as f:
+                blob = f.read()[:1400]
+            add(build(eth, ip, udp, blob))
+    write_pcap(dst, header, out)
+    print(f"pcaptool: {len(out)} malformed frames in {dst}")
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if len(argv) == 5 and argv[1] == "split":
+        header, records = read_pcap(argv[2])
+        half = len(records) // 2
+        write_pcap(argv[3], header, records[:half])
+        write_pcap(argv[4], header, records[half:])
+        return 0
+    if len(argv) >= 4 and argv[1] == "cat":
+        header, records = read_pcap(argv[3])
+        for path in argv[4:]:
+            records += read_pcap(path)[1]
+        write_pcap(argv[2], header, records)
+        return 0
+    if len(argv) == 3 and argv[1] == "count":
+        print(len(read_pcap(argv[2])[1]))
+        return 0
+    if len(argv) >= 4 and argv[1] == "malform":
+        seed, corpora, rest = 1, [], argv[4:]
+        while rest:
+            if rest[0] == "--seed" and len(rest) > 1:
+                seed = int(rest[1])
+            elif rest[0] == "--corpus" and len(rest) > 1:
+                corpora.append(rest[1])
+            else:
+                sys.exit(f"pcaptool: unknown option {rest[0]}")
+            rest = rest[2:]
+        malform(argv[2], argv[3], seed, corpora)
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0 OR MIT)
+# VM integration test of the kernel module (make vmtest).
+#
+# For every installed Debian kernel that has both headers
+# (/lib/modules/<kver>/build) and an image (/boot/vmlinuz-<kver>): build
+# wirebook.ko against it, pack a busybox-static initramfs with the module,
+# veth/macvlan, iproute2's ip, tcpreplay, wb-subscribe and the test reader,
+# boot it under qemu with TCG (never KVM: it hangs on these machines) and
+# run tests/vm/guest.sh inside. Prints one PASS/FAIL line per scenario and
+# kernel; exits non-zero if any scenario failed or a VM did not finish.
+#
+#   tests/vm/run.sh [--kernel KVER]... [--keep] [--timeout SECONDS]
+#
+# Host-side inputs: build/wb-gen (the capture), build/wb-dump (the expected
+# events), tests/vm/pcaptool.py (split and malformed captures).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=$ROOT/build
+W=$B/vmtest
+TIMEOUT=300
+KEEP=0
+KERNELS=()
+
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) KERNELS+=("$2"); shift 2 ;;
+	--keep) KEEP=1; shift ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "vmtest: unknown option $1" >&2; usage >&2; exit 2 ;;
+	esac
+done
+
+if [ ${#KERNELS[@]} -eq 0 ]; then
+	for mk in /lib/modules/*/build/Makefile; do
+		[ -e "$mk" ] || continue
+		k=$(basename "$(dirname "$(dirname "$mk")")")
+		if [ -e "/boot/vmlinuz-$k" ]; then
+			KERNELS+=("$k")
+		else
+			echo "vmtest: $k has headers but no /boot/vmlinuz-$k: not booted"
+		fi
+	done
+fi
+if [ ${#KERNELS[@]} -eq 0 ]; then
+	echo "vmtest: FAIL no kernel with both headers and image (apt-get install linux-image-amd64 linux-headers-amd64)" >&2
+	exit 1
+fi
+for tool in qemu-system-x86_64 tcpreplay cpio busybox python3; do
+	command -v "$tool" >/dev/null || { echo "vmtest: FAIL $tool missing (scripts/deps.sh)" >&2; exit 1; }
+done
+case "$(uname -m)" in x86_64) ;; *) echo "vmtest: FAIL only x86_64 hosts are supported" >&2; exit 1 ;; esac
+
+rm -rf "$W"
+mkdir -p "$W/data"
+
+# ---- user-space tools for the guest --------------------------------------
+# Built without -march=native: TCG does not emulate every host extension.
+echo "vmtest: building guest tools"
+make -s -C "$ROOT" O=build/vm-tools OPT="-O2 -g" \
+	build/vm-tools/wb-subscribe build/vm-tools/vm/vm-read >/dev/null
+GUEST_BINS=("$B/vm-tools/wb-subscribe" "$B/vm-tools/vm/vm-read")
+
+# ---- host-side inputs: capture, expected events, malformed frames --------
+D=$W/data
+cp "$ROOT/feeds.conf" "$D/feeds.conf"
+if [ -x "$B/wb-gen" ]; then
+	# Both A and B lines, a gap every 97 packets: arbitration and gap events.
+	"$B/wb-gen" -q -p demo -n 3000 --ab --gap-every 97 --feeds "$D/feeds.conf" -o "$D/feed.pcap"
+else
+	echo "vmtest: build/wb-gen missing: using the sample captures in pcaps/itch50"
+	python3 "$ROOT/tests/vm/pcaptool.py" cat "$D/feed.pcap" "$ROOT"/pcaps/itch50/*.pcap
+fi
+python3 "$ROOT/tests/vm/pcaptool.py" split "$D/feed.pcap" "$D/feed1.pcap" "$D/feed2.pcap"
+"$B/wb-dump" --feeds "$D/feeds.conf" "$D/feed.pcap" >"$D/expected.txt"
+python3 "$ROOT/tests/vm/pcaptool.py" malform "$D/feed.pcap" "$D/malformed.pcap" \
+	--corpus "$ROOT/tests/fuzz/corpus/fuzz_itch" >/dev/null
+python3 "$ROOT/tests/vm/pcaptool.py" count "$D/malformed.pcap" >"$D/malformed.count"
+echo "vmtest: capture $(python3 "$ROOT/tests/vm/pcaptool.py" count "$D/feed.pcap") frames," \
+     "$(wc -l <"$D/expected.txt") events expected (wb-dump), $(cat "$D/malformed.count") malformed frames"
+
+copy_with_libs() { # root binary [dest path]
+	local root=$1 bin=$2 dest=${3:-$2} lib
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$bin" "$root$dest"
+	for lib in $(ldd "$bin" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+kernel_module() { # kver name dest
+	local k=$1 name=$2 dest=$3 path
+	if grep -q "/$name.ko" "/lib/modules/$k/modules.builtin" 2>/dev/null; then
+		return 0
+	fi
+	path=$(grep -o "^kernel/[^:]*/$name\.ko[^:]*" "/lib/modules/$k/modules.dep" | head -1)
+	[ -n "$path" ] || { echo "vmtest: $name not found for $k" >&2; return 1; }
+	case "$path" in
+	*.xz) xz -dc "/lib/modules/$k/$path" >"$dest/$name.ko" ;;
+	*.zst) zstd -qdc "/lib/modules/$k/$path" >"$dest/$name.ko" ;;
+	*) cp "/lib/modules/$k/$path" "$dest/$name.ko" ;;
+	esac
+}
+
+build_initramfs() { # kver out
+	local k=$1 out=$2 r
+	r=$(dirname "$out")/root
+	rm -rf "$r"
+	mkdir -p "$r"/{bin,proc,sys,dev,tmp,mod,wb,data,usr/bin,usr/sbin}
+	cp /bin/busybox "$r/bin/busybox"
+	copy_with_libs "$r" "$(command -v tcpreplay)" /usr/bin/tcpreplay
+	copy_with_libs "$r" /usr/sbin/ip /usr/sbin/ip
+	for b in "${GUEST_BINS[@]}"; do
+		copy_with_libs "$r" "$b" "/wb/$(basename "$b")"
+	done
+	cp "$B/kmod/$k/wirebook.ko" "$r/mod/"
+	kernel_module "$k" veth "$r/mod"
+	kernel_module "$k" macvlan "$r/mod"
+	cp "$D"/* "$r/data/"
+	cp "$ROOT/tests/vm/guest.sh" "$r/guest.sh"
+	cat >"$r/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+for m in veth macvlan; do [ -e /mod/$m.ko ] && insmod /mod/$m.ko; done
+/usr/sbin/ip link set lo up
+echo "VMTEST-BEGIN $(uname -r) $(nproc) cpus"
+sh /guest.sh 2>&1
+echo "VMTEST-END"
+sync
+poweroff -f
+EOF
+	chmod +x "$r/init" "$r/guest.sh"
+	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
+}
+
+failures=0
+summary=()
+for k in "${KERNELS[@]}"; do
+	kw=$W/$k
+	mkdir -p "$kw"
+	echo "vmtest: $k: building the module"
+	if ! make -s -C "$ROOT/kmod" KVER="$k" STAGE="$B/kmod/$k" >"$kw/build.log" 2>&1 ||
+	   grep -q -i 'warning' "$kw/build.log"; then
+		cat "$kw/build.log"
+		summary+=("FAIL $k module-build (see above)")
+		failures=$((failures + 1))
+		continue
+	fi
+	summary+=("PASS $k module-build no warnings")
+	build_initramfs "$k" "$kw/initrd.gz"
+	echo "vmtest: $k: booting (TCG, timeout ${TIMEOUT}s)"
+	start=$(date +%s)
+	set +e
+	timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1024 \
+		-nographic -no-reboot -kernel "/boot/vmlinuz-$k" -initrd "$kw/initrd.gz" \
+		-append "console=ttyS0 quiet panic=-1 oops=panic" </dev/null >"$kw/console.log" 2>&1
+	rc=$?
+	set -e
+	tr -d '\r' <"$kw/console.log" >"$kw/console.txt"
+	echo "vmtest: $k: VM ran $(( $(date +%s) - start ))s (log: $kw/console.txt)"
+	while read -r _ verdict name detail; do
+		summary+=("$verdict $k $name $detail")
+		[ "$verdict" = PASS ] || failures=$((failures + 1))
+	done < <(grep -E '^VMTEST (PASS|FAIL) ' "$kw/console.txt" || true)
+	if ! grep -q '^VMTEST-END' "$kw/console.txt"; then
+		summary+=("FAIL $k vm-finished (qemu exit $rc; the guest did not reach the end: see $kw/console.txt)")
+		failures=$((failures + 1))
+		tail -40 "$kw/console.txt"
+	fi
+	if grep -q '^VMTEST FAIL' "$kw/console.txt"; then
+		sed -n '/^VMTEST-BEGIN/,/^VMTEST-END/p' "$kw/console.txt" | grep -v '^VMTEST PASS' | tail -80
+	fi
+done
+
+echo
+for line in "${summary[@]}"; do
+	echo "vmtest: $line"
+done
+if [ $KEEP -eq 0 ] && [ $failures -eq 0 ]; then
+	rm -rf "$W"/*/root
+fi
+if [ $failures -gt 0 ]; then
+	echo "vmtest: $failures failure(s)"
+	exit 1
+fi
+echo "vmtest: all scenarios passed on ${KERNELS[*]}"
