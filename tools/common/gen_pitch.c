@@ -1,0 +1,544 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* Cboe Multicast PITCH encoder for the generator (see gen_pitch.h). */
+#include "common/gen_pitch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER_LEN 8
+#define MAX_COUNT 255			/* Hdr Count is one byte */
+#define NS_PER_SEC 1000000000ull
+#define LONG_PRICE_DIVISOR (WB_PRICE_SCALE / 10000)	/* 1e-8 -> 4 dp */
+#define SHORT_PRICE_DIVISOR (WB_PRICE_SCALE / 100)	/* 1e-8 -> 2 dp */
+#define WIRE_DELAY_NS 20000
+#define B_LINE_SKEW_NS 1500
+#define FLASH_ID_BASE 0x7A00000000000000ull	/* far from the flow's ids */
+#define ALIAS_MIN_SLOTS 1024u
+
+enum {
+	T_TIME = 0x20, T_ADD_LONG = 0x21, T_ADD_SHORT = 0x22, T_EXECUTED = 0x23,
+	T_EXECUTED_AT_PRICE = 0x24, T_REDUCE_LONG = 0x25, T_REDUCE_SHORT = 0x26,
+	T_MODIFY_LONG = 0x27, T_MODIFY_SHORT = 0x28, T_DELETE = 0x29, T_TRADE_LONG = 0x2A,
+	T_TRADE_SHORT = 0x2B, T_END_OF_SESSION = 0x2D, T_ADD_EXPANDED = 0x2F,
+	T_TRADE_EXPANDED = 0x30, T_TRADING_STATUS = 0x31, T_AUCTION_SUMMARY = 0x96,
+	T_UNIT_CLEAR = 0x97,
+};
+
+#define MODIFY_DISPLAY 0x01
+
+static void le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void le32(uint8_t *p, uint32_t v)
+{
+	le16(p, (uint16_t)v);
+	le16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void le64(uint8_t *p, uint64_t v)
+{
+	le32(p, (uint32_t)v);
+	le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* ---- prices and symbols ----------------------------------------------------- */
+
+uint32_t gen_pitch_shade(uint8_t venue, uint32_t symbol, uint8_t side)
+{
+	uint64_t h = ((uint64_t)venue << 40 | (uint64_t)side << 32 | symbol) * 0x9E3779B97F4A7C15ull;
+	uint32_t r = (uint32_t)(h >> 59) % 10;	/* 0..9 */
+
+	return r < 5 ? 0 : r < 8 ? 1 : 2;
+}
+
+/* The venue's price for a flow price on side: shaded away from the touch. */
+static int64_t venue_price(const struct gen_pitch *g, const struct gen_symbol *s,
+			   uint32_t symbol, uint8_t side, int64_t price)
+{
+	int64_t shade;
+
+	if (g->cfg.no_flash)
+		return price;
+	shade = (int64_t)gen_pitch_shade(g->cfg.venue, symbol, side) * s->tick;
+	if (side == WB_SIDE_BUY)
+		return price - shade >= s->tick ? price - shade : price;
+	return price + shade;
+}
+
+static bool fits_short_price(int64_t price)
+{
+	return price >= 0 && price % SHORT_PRICE_DIVISOR == 0 &&
+	       price / SHORT_PRICE_DIVISOR <= 0xffff;
+}
+
+static bool fits_short_symbol(const struct gen_symbol *s)
+{
+	return s->ticker[6] == ' ' && s->ticker[7] == ' ';
+}
+
+static uint8_t side_char(uint8_t side)
+{
+	return side == WB_SIDE_SELL ? 'S' : 'B';
+}
+
+/* ---- replaced-order aliases --------------------------------------------------- */
+
+static uint64_t alias_home(const struct gen_pitch *g, uint64_t id)
+{
+	return (id * 0x9E3779B97F4A7C15ull >> 20) & g->alias_mask;
+}
+
+static struct gen_pitch_alias *alias_find(const struct gen_pitch *g, uint64_t flow_id)
+{
+	uint64_t i = alias_home(g, flow_id);
+
+	for (;; i = (i + 1) & g->alias_mask) {
+		if (!g->alias[i].flow_id)
+			return NULL;
+		if (g->alias[i].flow_id == flow_id)
+			return &g->alias[i];
+	}
+}
+
+static void alias_place(struct gen_pitch *g, uint64_t flow_id, uint64_t wire_id)
+{
+	uint64_t i = alias_home(g, flow_id);
+
+	while (g->alias[i].flow_id && g->alias[i].flow_id != flow_id)
+		i = (i + 1) & g->alias_mask;
+	if (!g->alias[i].flow_id)
+		g->alias_count++;
+	g->alias[i].flow_id = flow_id;
+	g->alias[i].wire_id = wire_id;
+}
+
+static int alias_put(struct gen_pitch *g, uint64_t flow_id, uint64_t wire_id)
+{
+	if ((g->alias_count + 1) * 2 > g->alias_mask + 1) {
+		struct gen_pitch_alias *old = g->alias;
+		uint64_t n = g->alias_mask + 1, i;
+
+		g->alias = calloc(n * 2, sizeof(*g->alias));
+		if (!g->alias) {
+			g->alias = old;
+			return -1;
+		}
+		g->alias_mask = n * 2 - 1;
+		g->alias_count = 0;
+		for (i = 0; i < n; i++)
+			if (old[i].flow_id)
+				alias_place(g, old[i].flow_id, old[i].wire_id);
+		free(old);
+	}
+	alias_place(g, flow_id, wire_id);
+	return 0;
+}
+
+/* Backward-shift removal, so a day of replaces leaves no tombstones. */
+static void alias_remove(struct gen_pitch *g, struct gen_pitch_alias *e)
+{
+	uint64_t hole = (uint64_t)(e - g->alias), j = hole;
+
+	g->alias_count--;
+	for (;;) {
+		uint64_t home;
+
+		j = (j + 1) & g->alias_mask;
+		if (!g->alias[j].flow_id)
+			break;
+		home = alias_home(g, g->alias[j].flow_id);
+		if (((j - home) & g->alias_mask) >= ((j - hole) & g->alias_mask)) {
+			g->alias[hole] = g->alias[j];
+			hole = j;
+		}
+	}
+	g->alias[hole].flow_id = 0;
+}
+
+/* The order id on the wire for a flow id; the alias goes when the order does. */
+static uint64_t wire_id(struct gen_pitch *g, uint64_t flow_id, bool order_ends)
+{
+	struct gen_pitch_alias *e = alias_find(g, flow_id);
+	uint64_t id;
+
+	if (!e)
+		return flow_id;
+	id = e->wire_id;
+	if (order_ends)
+		alias_remove(g, e);
+	return id;
+}
+
+/* ---- packets ------------------------------------------------------------------ */
+
+int gen_pitch_init(struct gen_pitch *g, const struct gen_pitch_config *cfg)
+{
+	memset(g, 0, sizeof(*g));
+	g->cfg = *cfg;
+	if (!g->cfg.unit)
+		g->cfg.unit = 1;
+	if (!g->cfg.max_payload || g->cfg.max_payload > 0xffff)
+		g->cfg.max_payload = GEN_PITCH_DEFAULT_PAYLOAD;
+	g->next_seq = 1;
+	g->len = HEADER_LEN;
+	gen_rng_seed(&g->rng, cfg->seed * 31 + cfg->venue);
+	g->adds_until_flash = GEN_PITCH_FLASH_EVERY;
+	g->next_flash_id = FLASH_ID_BASE + ((uint64_t)cfg->venue << 48);
+	g->alias = calloc(ALIAS_MIN_SLOTS, sizeof(*g->alias));
+	g->alias_mask = ALIAS_MIN_SLOTS - 1;
+	return g->alias ? 0 : -1;
+}
+
+void gen_pitch_destroy(struct gen_pitch *g)
+{
+	free(g->alias);
+	g->alias = NULL;
+}
+
+static int sink_send(struct gen_pitch *g, uint64_t ts, const uint8_t *p, uint32_t len)
+{
+	const struct gen_packet_sink *s = &g->cfg.sink;
+	uint64_t t = g->cfg.midnight_ns + ts + WIRE_DELAY_NS;
+
+	if (s->packet(s->ctx, t, g->cfg.a_ip, g->cfg.a_port, p, len))
+		return -1;
+	g->stats.packets_sent++;
+	if (g->cfg.ab) {
+		if (s->packet(s->ctx, t + B_LINE_SKEW_NS, g->cfg.b_ip, g->cfg.b_port, p, len))
+			return -1;
+		g->stats.packets_sent++;
+	}
+	return 0;
+}
+
+/* A heartbeat: count 0, the sequence the unit sends next (spec 4). */
+static int heartbeats_before(struct gen_pitch *g, uint64_t ts, uint32_t next_seq)
+{
+	uint8_t p[HEADER_LEN];
+
+	for (int n = 0; g->sent_any && n < GEN_PITCH_MAX_HEARTBEATS &&
+			ts > g->last_sent_ts + GEN_PITCH_HEARTBEAT_NS; n++) {
+		uint64_t t = g->last_sent_ts + GEN_PITCH_HEARTBEAT_NS;
+
+		le16(p, HEADER_LEN);
+		p[2] = 0;
+		p[3] = g->cfg.unit;
+		le32(p + 4, next_seq);
+		g->last_sent_ts = t;
+		if (sink_send(g, t, p, sizeof(p)))
+			return -1;
+		g->stats.heartbeats++;
+	}
+	return 0;
+}
+
+static int flush_packet(struct gen_pitch *g)
+{
+	int rc = 0;
+
+	if (!g->count)
+		return 0;
+	if (heartbeats_before(g, g->pkt_first_ts, g->pkt_seq))
+		return -1;
+	le16(g->pkt, (uint16_t)g->len);
+	g->pkt[2] = (uint8_t)g->count;
+	g->pkt[3] = g->cfg.unit;
+	le32(g->pkt + 4, g->pkt_seq);
+	g->stats.packets++;
+	g->last_sent_ts = g->pkt_last_ts;
+	g->sent_any = true;
+	if (g->cfg.gap_every && g->stats.packets % g->cfg.gap_every == 0) {
+		g->stats.dropped_packets++;
+		g->stats.dropped_messages += g->count;
+	} else {
+		rc = sink_send(g, g->pkt_last_ts, g->pkt, g->len);
+		if (!rc && g->cfg.dup_every && g->stats.packets % g->cfg.dup_every == 0) {
+			g->stats.duplicated_packets++;
+			rc = sink_send(g, g->pkt_last_ts, g->pkt, g->len);
+		}
+	}
+	g->len = HEADER_LEN;
+	g->count = 0;
+	return rc;
+}
+
+/* Room for a message of len bytes at ts; returns where to write it. */
+static uint8_t *append_raw(struct gen_pitch *g, uint64_t ts, uint8_t type, uint8_t len)
+{
+	uint8_t *m;
+
+	if (g->count && (g->len + len > g->cfg.max_payload || g->count == MAX_COUNT ||
+			 ts - g->pkt_first_ts > GEN_PITCH_PACKET_WINDOW_NS)) {
+		if (flush_packet(g))
+			g->error = 1;
+	}
+	if (!g->count) {
+		g->pkt_first_ts = ts;
+		g->pkt_seq = g->next_seq;
+	}
+	g->pkt_last_ts = ts;
+	m = g->pkt + g->len;
+	memset(m, 0, len);
+	m[0] = len;
+	m[1] = type;
+	g->len += len;
+	g->count++;
+	g->next_seq++;
+	g->stats.messages++;
+	g->stats.by_type[type]++;
+	return m;
+}
+
+/*
+ * A message with a Time Offset: a Time message goes first whenever the
+ * second changes (Time Offsets count from the unit's last Time).
+ */
+static uint8_t *append(struct gen_pitch *g, uint64_t ts, uint8_t type, uint8_t len)
+{
+	uint32_t sec = (uint32_t)(ts / NS_PER_SEC);
+	uint8_t *m;
+
+	if (!g->time_sent || sec != g->time_sec) {
+		le32(append_raw(g, ts, T_TIME, 6) + 2, sec);
+		g->time_sec = sec;
+		g->time_sent = true;
+	}
+	m = append_raw(g, ts, type, len);
+	le32(m + 2, (uint32_t)(ts % NS_PER_SEC));
+	return m;
+}
+
+/* ---- messages ------------------------------------------------------------------- */
+
+static void add_order(struct gen_pitch *g, const struct gen_symbol *s, uint64_t ts, uint64_t id,
+		      uint8_t side, uint32_t qty, int64_t price, const char *mpid)
+{
+	uint8_t *m;
+
+	if (!mpid && fits_short_symbol(s) && qty <= 0xffff && fits_short_price(price)) {
+		m = append(g, ts, T_ADD_SHORT, 26);
+		le64(m + 6, id);
+		m[14] = side_char(side);
+		le16(m + 15, (uint16_t)qty);
+		memcpy(m + 17, s->ticker, 6);
+		le16(m + 23, (uint16_t)(price / SHORT_PRICE_DIVISOR));
+		m[25] = 0x01;				/* Add Flags: displayed */
+	} else if (!mpid && fits_short_symbol(s)) {
+		m = append(g, ts, T_ADD_LONG, 34);
+		le64(m + 6, id);
+		m[14] = side_char(side);
+		le32(m + 15, qty);
+		memcpy(m + 19, s->ticker, 6);
+		le64(m + 25, (uint64_t)(price / LONG_PRICE_DIVISOR));
+		m[33] = 0x01;
+	} else {
+		m = append(g, ts, T_ADD_EXPANDED, 41);
+		le64(m + 6, id);
+		m[14] = side_char(side);
+		le32(m + 15, qty);
+		memcpy(m + 19, s->ticker, 8);
+		le64(m + 27, (uint64_t)(price / LONG_PRICE_DIVISOR));
+		m[35] = 0x01;
+		memcpy(m + 36, mpid ? mpid : "    ", 4);
+		m[40] = ' ';
+	}
+}
+
+static void delete_order(struct gen_pitch *g, uint64_t ts, uint64_t id)
+{
+	le64(append(g, ts, T_DELETE, 14) + 6, id);
+}
+
+/*
+ * Maybe add an order of the encoder's own that locks or crosses the other
+ * venues' touch (see gen_pitch.h), on a side where this venue's opposite
+ * side sits two ticks behind so its own book stays uncrossed.
+ */
+static void maybe_flash(struct gen_pitch *g, const struct gen_flow *flow, const struct gen_action *a)
+{
+	const struct gen_symbol *s = &flow->symbols[a->symbol];
+	struct gen_pitch_flash *f;
+	uint8_t side, other;
+	int64_t price;
+	bool cross;
+
+	if (g->cfg.no_flash || --g->adds_until_flash)
+		return;
+	side = gen_rng_below(&g->rng, 2) ? WB_SIDE_BUY : WB_SIDE_SELL;
+	other = side == WB_SIDE_BUY ? WB_SIDE_SELL : WB_SIDE_BUY;
+	cross = gen_rng_below(&g->rng, 3) == 0;
+	g->adds_until_flash = GEN_PITCH_FLASH_EVERY / 2 + gen_rng_below(&g->rng, GEN_PITCH_FLASH_EVERY);
+	if (g->flash_count == GEN_PITCH_MAX_FLASH || gen_pitch_shade(g->cfg.venue, a->symbol, other) != 2)
+		return;
+	/* The flow's touch: bids at mid, asks at mid + tick. */
+	if (side == WB_SIDE_BUY)
+		price = s->mid + s->tick * (cross ? 2 : 1);
+	else
+		price = s->mid - s->tick * (cross ? 1 : 0);
+	if (price < s->tick)
+		return;
+	f = &g->flash[g->flash_count++];
+	f->id = g->next_flash_id++;
+	f->expires = (uint32_t)g->stats.messages + GEN_PITCH_FLASH_LIFE / 2 +
+		     gen_rng_below(&g->rng, GEN_PITCH_FLASH_LIFE);
+	add_order(g, s, a->ts, f->id, side, 100, price, NULL);
+	if (cross)
+		g->stats.crossing_orders++;
+	else
+		g->stats.locking_orders++;
+}
+
+static void expire_flash(struct gen_pitch *g, uint64_t ts, bool all)
+{
+	uint32_t i = 0;
+
+	while (i < g->flash_count) {
+		if (all || g->flash[i].expires <= g->stats.messages) {
+			delete_order(g, ts, g->flash[i].id);
+			g->flash[i] = g->flash[--g->flash_count];
+		} else {
+			i++;
+		}
+	}
+}
+
+static void encode(struct gen_pitch *g, const struct gen_flow *flow, const struct gen_action *a)
+{
+	const struct gen_symbol *s = &flow->symbols[a->symbol];
+	uint64_t id;
+	int64_t price;
+	uint8_t *m;
+
+	switch (a->kind) {
+	case GEN_TRADING:
+		m = append(g, a->ts, T_TRADING_STATUS, 18);
+		memcpy(m + 6, s->ticker, 8);
+		m[14] = (uint8_t)a->code;	/* T trading, H halted: the PITCH codes too */
+		m[15] = '0';			/* no Reg SHO price test */
+		return;
+	case GEN_ADD:
+		price = venue_price(g, s, a->symbol, a->side, a->price);
+		add_order(g, s, a->ts, a->order_id, a->side, a->qty, price,
+			  a->attributed ? a->mpid : NULL);
+		maybe_flash(g, flow, a);
+		return;
+	case GEN_EXECUTE:
+		id = wire_id(g, a->order_id, a->remaining == 0);
+		m = append(g, a->ts, T_EXECUTED, 26);
+		le64(m + 6, id);
+		le32(m + 14, a->qty);
+		le64(m + 18, a->match_id);
+		return;
+	case GEN_EXECUTE_AT_PRICE:
+		id = wire_id(g, a->order_id, a->remaining == 0);
+		price = venue_price(g, s, a->symbol, a->side, a->price);
+		m = append(g, a->ts, T_EXECUTED_AT_PRICE, 38);
+		le64(m + 6, id);
+		le32(m + 14, a->qty);
+		le32(m + 18, a->remaining);
+		le64(m + 22, a->match_id);
+		le64(m + 30, (uint64_t)(price / LONG_PRICE_DIVISOR));
+		return;
+	case GEN_CANCEL:
+		id = wire_id(g, a->order_id, a->remaining == 0);
+		if (a->qty <= 0xffff) {
+			m = append(g, a->ts, T_REDUCE_SHORT, 16);
+			le16(m + 14, (uint16_t)a->qty);
+		} else {
+			m = append(g, a->ts, T_REDUCE_LONG, 18);
+			le32(m + 14, a->qty);
+		}
+		le64(m + 6, id);
+		return;
+	case GEN_DELETE:
+		delete_order(g, a->ts, wire_id(g, a->order_id, true));
+		return;
+	case GEN_REPLACE:
+		id = wire_id(g, a->order_id, true);
+		if (alias_put(g, a->new_order_id, id))
+			g->error = 1;
+		price = venue_price(g, s, a->symbol, a->side, a->price);
+		if (a->qty <= 0xffff && fits_short_price(price)) {
+			m = append(g, a->ts, T_MODIFY_SHORT, 19);
+			le16(m + 14, (uint16_t)a->qty);
+			le16(m + 16, (uint16_t)(price / SHORT_PRICE_DIVISOR));
+			m[18] = MODIFY_DISPLAY;
+		} else {
+			m = append(g, a->ts, T_MODIFY_LONG, 27);
+			le32(m + 14, a->qty);
+			le64(m + 18, (uint64_t)(price / LONG_PRICE_DIVISOR));
+			m[26] = MODIFY_DISPLAY;
+		}
+		le64(m + 6, id);
+		return;
+	case GEN_TRADE:
+		if (fits_short_symbol(s) && a->qty <= 0xffff && fits_short_price(a->price)) {
+			m = append(g, a->ts, T_TRADE_SHORT, 33);
+			le16(m + 15, (uint16_t)a->qty);
+			memcpy(m + 17, s->ticker, 6);
+			le16(m + 23, (uint16_t)(a->price / SHORT_PRICE_DIVISOR));
+			le64(m + 25, a->match_id);
+		} else if (fits_short_symbol(s)) {
+			m = append(g, a->ts, T_TRADE_LONG, 41);
+			le32(m + 15, a->qty);
+			memcpy(m + 19, s->ticker, 6);
+			le64(m + 25, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
+			le64(m + 33, a->match_id);
+		} else {
+			m = append(g, a->ts, T_TRADE_EXPANDED, 43);
+			le32(m + 15, a->qty);
+			memcpy(m + 19, s->ticker, 8);
+			le64(m + 27, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
+			le64(m + 35, a->match_id);
+		}
+		le64(m + 6, 0);			/* the hidden order: not disclosed */
+		m[14] = side_char(a->side);
+		return;
+	case GEN_CROSS:
+		/* Auction messages exist on BZX and BYX only (spec 3.5). */
+		if (g->cfg.venue != WB_VENUE_BZX && g->cfg.venue != WB_VENUE_BYX)
+			return;
+		m = append(g, a->ts, T_AUCTION_SUMMARY, 27);
+		memcpy(m + 6, s->ticker, 8);
+		m[14] = (uint8_t)a->code;	/* O open, C close */
+		le64(m + 15, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
+		le32(m + 23, a->qty);
+		return;
+	default:
+		/* GEN_SYSTEM, GEN_SYMBOL: PITCH has no system events or directory. */
+		return;
+	}
+}
+
+int gen_pitch_action(struct gen_pitch *g, const struct gen_flow *flow, const struct gen_action *a)
+{
+	if (g->error)
+		return -1;
+	if (a->venue != g->cfg.venue)
+		return 0;
+	if (!g->started) {
+		/* Each day starts with a Unit Clear (spec 3.1). */
+		append(g, a->ts, T_UNIT_CLEAR, 6);
+		g->started = true;
+	}
+	encode(g, flow, a);
+	if (g->flash_count)
+		expire_flash(g, a->ts, false);
+	return g->error ? -1 : 0;
+}
+
+int gen_pitch_finish(struct gen_pitch *g, uint64_t ts)
+{
+	if (g->error)
+		return -1;
+	if (g->started) {
+		expire_flash(g, ts, true);
+		append(g, ts, T_END_OF_SESSION, 6);
+	}
+	if (flush_packet(g) || heartbeats_before(g, ts, g->next_seq))
+		g->error = 1;
+	return g->error ? -1 : 0;
+}
