@@ -7,6 +7,12 @@ pkgs=(build-essential clang pkg-config libpcap-dev libnuma-dev libhwloc-dev
       check zlib1g-dev tcpreplay iproute2 python3 gnuplot-nox
       linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils)
 
+# The VM test boots every installed kernel: add Debian 12's 6.12 (security
+# suite) where apt knows it, to catch kernel API drift; skipped otherwise.
+for p in linux-image-6.12-amd64 linux-headers-6.12-amd64; do
+	apt-cache show "$p" >/dev/null 2>&1 && pkgs+=("$p")
+done
+
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
