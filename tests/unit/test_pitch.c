@@ -11,6 +11,8 @@
 
 #include "feed_harness.h"
 #include "common/event_text.h"
+#include "common/gen_flow.h"
+#include "common/gen_pitch.h"
 
 #ifndef PCAP_DIR
 #define PCAP_DIR "pcaps/pitch/"
@@ -1408,6 +1410,105 @@ START_TEST(test_pitch_state_reset_forgets_orders_and_sequences)
 }
 END_TEST
 
+/* ---- the generator's output -------------------------------------------------- */
+
+static const uint8_t cboe_venues[] = { WB_VENUE_BZX, WB_VENUE_BYX, WB_VENUE_EDGX, WB_VENUE_EDGA };
+
+struct gen_to_engine {
+	int line[WB_VENUE_COUNT];
+	uint32_t group[WB_VENUE_COUNT];
+};
+
+static int sink_to_engine(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
+			  const uint8_t *payload, uint32_t len)
+{
+	struct gen_to_engine *g = ctx;
+	int v;
+
+	(void)ts_ns;
+	(void)dst_port;
+	for (v = 0; v < WB_VENUE_COUNT; v++) {
+		if (g->group[v] && g->group[v] == dst_ip) {
+			feed_process_payload(h.engine, g->line[v], payload, len, 0, &h.prod);
+			harness_drain(&h);
+			h.n = 0;	/* keep counts, not events */
+			return 0;
+		}
+	}
+	ck_abort_msg("packet to an unknown group %08x", dst_ip);
+	return -1;
+}
+
+/*
+ * The demo day on the four Cboe venues, through the encoder and back
+ * through the decoder with every symbol subscribed: every order message
+ * must find its order (replaces became Modifies of aliased ids), nothing
+ * lost, nothing malformed, and the flash orders that lock and cross the
+ * other venues come and go.
+ */
+START_TEST(test_pitch_generated_day_on_four_venues_decodes_without_loss)
+{
+	struct gen_flow_config fcfg = { .profile = GEN_PROFILE_DEMO, .seed = 7 };
+	struct gen_flow *flow = calloc(1, sizeof(*flow));
+	struct gen_pitch *enc = calloc(4, sizeof(*enc));
+	struct gen_to_engine ctx = { { 0 } };
+	struct gen_action a;
+	uint64_t last = 0, flash = 0, adds[WB_VENUE_COUNT] = { 0 };
+	size_t i;
+
+	ck_assert_ptr_nonnull(flow);
+	ck_assert_ptr_nonnull(enc);
+	feed_subscribe(h.engine, "*", 1);
+	for (i = 0; i < 4; i++)
+		fcfg.venues |= 1u << cboe_venues[i];
+	ck_assert_int_eq(gen_flow_init(flow, &fcfg), 0);
+	for (i = 0; i < 4; i++) {
+		uint8_t v = cboe_venues[i];
+		struct gen_pitch_config cfg = { .venue = v, .unit = (uint8_t)(i + 1),
+						.a_ip = ipv4(224, 0, 70, v), .a_port = 30001,
+						.seed = 7, .dup_every = 50,
+						.sink = { .packet = sink_to_engine, .ctx = &ctx } };
+
+		ctx.group[v] = cfg.a_ip;
+		ctx.line[v] = feed_map_add(h.engine, cfg.a_ip, 30001, FEED_PROTO_PITCH, v, "A");
+		ck_assert_int_ge(ctx.line[v], 0);
+		ck_assert_int_eq(gen_pitch_init(&enc[i], &cfg), 0);
+	}
+	while (gen_flow_next(flow, &a) == 1) {
+		last = a.ts;
+		if (a.kind == GEN_ADD)
+			adds[a.venue]++;
+		for (i = 0; i < 4; i++)
+			ck_assert_int_eq(gen_pitch_action(&enc[i], flow, &a), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		uint8_t v = cboe_venues[i];
+		struct feed_counters *c = counters(ctx.line[v]);
+
+		ck_assert_int_eq(gen_pitch_finish(&enc[i], last + 1000), 0);
+		ck_assert_uint_gt(adds[v], 1000);
+		ck_assert_msg(total_errors(ctx.line[v]) == 0, "venue %u: errors", v);
+		ck_assert_uint_eq(c->gaps, 0);
+		ck_assert_uint_eq(c->filtered, 0);
+		ck_assert_uint_eq(c->order_filter_full, 0);
+		ck_assert_uint_eq(c->end_of_session, 1);
+		ck_assert_uint_eq(c->messages, enc[i].stats.messages);
+		ck_assert_uint_eq(c->duplicates, enc[i].stats.duplicated_packets);
+		ck_assert_uint_gt(enc[i].stats.by_type[0x28] + enc[i].stats.by_type[0x27], 0);
+		/* Every Add the decoder saw was the flow's or a flash order. */
+		ck_assert_uint_eq(enc[i].stats.by_type[0x21] + enc[i].stats.by_type[0x22] +
+				  enc[i].stats.by_type[0x2F],
+				  adds[v] + enc[i].stats.locking_orders + enc[i].stats.crossing_orders);
+		flash += enc[i].stats.locking_orders + enc[i].stats.crossing_orders;
+		gen_pitch_destroy(&enc[i]);
+	}
+	ck_assert_uint_gt(flash, 0);
+	gen_flow_destroy(flow);
+	free(flow);
+	free(enc);
+}
+END_TEST
+
 static Suite *pitch_suite(void)
 {
 	Suite *s = suite_create("pitch");
@@ -1416,6 +1517,7 @@ static Suite *pitch_suite(void)
 	TCase *seq = tcase_create("sequencing");
 	TCase *filt = tcase_create("filtering");
 	TCase *bad = tcase_create("malformed");
+	TCase *gen = tcase_create("generated");
 
 	tcase_add_checked_fixture(caps, setup, teardown);
 	tcase_add_test(caps, test_pitch_byx_add_order_short_capture_decodes_every_field);
@@ -1475,6 +1577,11 @@ static Suite *pitch_suite(void)
 	tcase_add_test(bad, test_pitch_unsequenced_and_unit_zero_blocks_are_not_multicast);
 	tcase_add_test(bad, test_pitch_state_reset_forgets_orders_and_sequences);
 	suite_add_tcase(s, bad);
+
+	tcase_add_checked_fixture(gen, setup, teardown);
+	tcase_set_timeout(gen, 60);
+	tcase_add_test(gen, test_pitch_generated_day_on_four_venues_decodes_without_loss);
+	suite_add_tcase(s, gen);
 	return s;
 }
 
