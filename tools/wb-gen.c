@@ -233,6 +233,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (to_file && (icfg.ab || icfg.gap_every || icfg.dup_every || icfg.max_payload)) {
+		/* A BinaryFILE has no packets to lose, copy or size. */
+		fprintf(stderr, "wb-gen: --ab, --gap-every, --dup-every and --max-payload need "
+				"--format pcap\n");
+		return 2;
+	}
+
 	char err[PCAP_IO_ERR_LEN];
 
 	/* A/B groups from feeds.conf when there is one. */

@@ -38,6 +38,7 @@ expect_exit "wb-gen --help" 0 "" $GEN --help
 expect_exit "wb-dump without a file" 2 "no capture file" $DUMP
 expect_exit "wb-gen without -o" 2 "no output file" $GEN
 expect_exit "wb-gen unknown profile" 2 "unknown profile" $GEN -p week -o "$T/x.pcap"
+expect_exit "wb-gen packet faults in a BinaryFILE" 2 "need --format pcap" $GEN --gap-every 5 -o "$T/x.itch.gz"
 
 # ---- bad inputs
 expect_exit "missing capture" 1 "No such file or directory" $DUMP "$T/missing.pcap"
