@@ -14,6 +14,7 @@
 #include "common/feeds_conf.h"
 #include "common/gen_flow.h"
 #include "common/gen_itch.h"
+#include "common/gen_pitch.h"
 #include "common/itch_file.h"
 #include "common/pcap_io.h"
 
@@ -25,6 +26,19 @@
 #define DEFAULT_B_PORT 26478
 #define SOURCE_IP 0x0a010101u		/* 10.1.1.1 */
 #define SOURCE_PORT 40001
+
+/* --pitch: the Cboe venues, and their default A/B groups (as feeds.conf's examples). */
+static const struct {
+	uint8_t venue;
+	uint32_t a_ip, b_ip;
+	uint16_t port;
+} pitch_venues[] = {
+	{ WB_VENUE_BZX, 0xe0003e02u, 0xe0003e82u, 30001 },	/* 224.0.62.2, 224.0.62.130 */
+	{ WB_VENUE_BYX, 0xe0003f02u, 0xe0003f82u, 30101 },	/* 224.0.63.2, 224.0.63.130 */
+	{ WB_VENUE_EDGX, 0xe0008202u, 0xe0008282u, 30201 },	/* 224.0.130.2, 224.0.130.130 */
+	{ WB_VENUE_EDGA, 0xe0008302u, 0xe0008382u, 30301 },	/* 224.0.131.2, 224.0.131.130 */
+};
+#define PITCH_VENUES (sizeof(pitch_venues) / sizeof(pitch_venues[0]))
 
 static void usage(FILE *out)
 {
@@ -54,6 +68,12 @@ static void usage(FILE *out)
 "                         233.54.12.111:26477 and 233.49.196.111:26478)\n"
 "      --session S        MoldUDP64 session (10 characters; default WBGEN<seed>)\n"
 "      --max-payload N    MoldUDP64 payload bytes per packet (default %u)\n"
+"      --pitch            also Cboe Multicast PITCH for BZX, BYX, EDGX and EDGA over\n"
+"                         the same symbols (pcap only): the flow is spread over the\n"
+"                         five venues, each Cboe venue on its own group (feeds.conf's\n"
+"                         pitch lines A and B, else 224.0.62.2:30001 ...), with\n"
+"                         prices that build an NBBO across venues and brief\n"
+"                         locked and crossed markets\n"
 "  -q, --quiet            no summary on stderr\n"
 "  -h, --help\n",
 		GEN_ITCH_DEFAULT_PAYLOAD);
@@ -123,7 +143,8 @@ static void print_summary(const struct gen_flow *flow, const struct gen_itch *g,
 			g->stats.end_of_session);
 }
 
-enum { OPT_GAP = 256, OPT_DUP, OPT_AB, OPT_FEEDS, OPT_SESSION, OPT_PAYLOAD, OPT_SYMBOLS };
+enum { OPT_GAP = 256, OPT_DUP, OPT_AB, OPT_FEEDS, OPT_SESSION, OPT_PAYLOAD, OPT_SYMBOLS,
+       OPT_PITCH };
 
 int main(int argc, char **argv)
 {
@@ -136,6 +157,7 @@ int main(int argc, char **argv)
 		{ "session", required_argument, 0, OPT_SESSION },
 		{ "max-payload", required_argument, 0, OPT_PAYLOAD },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS },
+		{ "pitch", no_argument, 0, OPT_PITCH },
 		{ "quiet", no_argument, 0, 'q' },	{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -146,7 +168,8 @@ int main(int argc, char **argv)
 		.midnight_ns = DEFAULT_MIDNIGHT_S * 1000000000ull,
 	};
 	const char *out = NULL, *format = NULL, *feeds = NULL, *session = NULL;
-	bool quiet = false;
+	struct gen_pitch_config pcfg[PITCH_VENUES];
+	bool quiet = false, pitch = false;
 	uint64_t v;
 	int c;
 
@@ -194,6 +217,7 @@ int main(int argc, char **argv)
 			*(c == OPT_GAP ? &icfg.gap_every : &icfg.dup_every) = (uint32_t)v;
 			break;
 		case OPT_AB: icfg.ab = true; break;
+		case OPT_PITCH: pitch = true; break;
 		case OPT_FEEDS: feeds = optarg; break;
 		case OPT_SESSION:
 			if (strlen(optarg) != 10) {
@@ -239,6 +263,22 @@ int main(int argc, char **argv)
 				"--format pcap\n");
 		return 2;
 	}
+	if (to_file && pitch) {
+		fprintf(stderr, "wb-gen: --pitch needs --format pcap (a BinaryFILE is ITCH only)\n");
+		return 2;
+	}
+	for (size_t i = 0; i < PITCH_VENUES; i++) {
+		pcfg[i] = (struct gen_pitch_config){
+			.venue = pitch_venues[i].venue, .unit = 1,
+			.a_ip = pitch_venues[i].a_ip, .a_port = pitch_venues[i].port,
+			.b_ip = pitch_venues[i].b_ip, .b_port = pitch_venues[i].port,
+			.ab = icfg.ab, .gap_every = icfg.gap_every, .dup_every = icfg.dup_every,
+			.max_payload = icfg.max_payload, .midnight_ns = icfg.midnight_ns,
+			.seed = fcfg.seed,
+		};
+		if (pitch)
+			fcfg.venues |= 1u << WB_VENUE_NASDAQ | 1u << pitch_venues[i].venue;
+	}
 
 	char err[PCAP_IO_ERR_LEN];
 
@@ -269,6 +309,18 @@ int main(int argc, char **argv)
 				a ? "B" : "A");
 			return 1;
 		}
+		for (size_t i = 0; pitch && i < PITCH_VENUES; i++) {
+			a = feeds_conf_find(entries, n, FEED_PROTO_PITCH, pcfg[i].venue, "A");
+			b = feeds_conf_find(entries, n, FEED_PROTO_PITCH, pcfg[i].venue, "B");
+			if (a) {
+				pcfg[i].a_ip = a->ip;
+				pcfg[i].a_port = a->port;
+			}
+			if (b) {
+				pcfg[i].b_ip = b->ip;
+				pcfg[i].b_port = b->port;
+			}
+		}
 	}
 	if (session) {
 		memcpy(icfg.session, session, 10);
@@ -281,13 +333,14 @@ int main(int argc, char **argv)
 
 	struct gen_flow *flow = calloc(1, sizeof(*flow));
 	struct gen_itch *g = calloc(1, sizeof(*g));
+	struct gen_pitch *pg = calloc(PITCH_VENUES, sizeof(*pg));
 	struct pcap_writer pw;
 	struct itch_file file;
 	struct timespec t0;
 	int rc = 1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!flow || !g || gen_flow_init(flow, &fcfg)) {
+	if (!flow || !g || !pg || gen_flow_init(flow, &fcfg)) {
 		fprintf(stderr, "wb-gen: out of memory\n");
 		return 1;
 	}
@@ -311,6 +364,13 @@ int main(int argc, char **argv)
 		icfg.sink.ctx = &pw;
 	}
 	gen_itch_init(g, &icfg);
+	for (size_t i = 0; pitch && i < PITCH_VENUES; i++) {
+		pcfg[i].sink = icfg.sink;
+		if (gen_pitch_init(&pg[i], &pcfg[i])) {
+			fprintf(stderr, "wb-gen: out of memory\n");
+			return 1;
+		}
+	}
 
 	struct gen_action a;
 	uint64_t last_ts = 0;
@@ -321,9 +381,13 @@ int main(int argc, char **argv)
 		/* Each venue's actions go to its own encoder; ITCH is Nasdaq's. */
 		if (a.venue == WB_VENUE_NASDAQ)
 			werr = gen_itch_action(g, flow, &a);
+		for (size_t i = 0; pitch && i < PITCH_VENUES && !werr; i++)
+			werr = gen_pitch_action(&pg[i], flow, &a);
 	}
 	if (!werr)
 		werr = gen_itch_finish(g, last_ts + 1000000);
+	for (size_t i = 0; pitch && i < PITCH_VENUES && !werr; i++)
+		werr = gen_pitch_finish(&pg[i], last_ts + 1000000);
 	if (to_file)
 		werr |= itch_file_close(&file, err, sizeof(err));
 	else
@@ -334,7 +398,16 @@ int main(int argc, char **argv)
 		rc = 0;
 		if (!quiet)
 			print_summary(flow, g, out, seconds_since(&t0));
+		for (size_t i = 0; pitch && !quiet && i < PITCH_VENUES; i++)
+			fprintf(stderr, "wb-gen: %s PITCH: %" PRIu64 " messages in %" PRIu64
+				" data packets, %" PRIu64 " heartbeats, %" PRIu64 " locking and %"
+				PRIu64 " crossing orders\n", feed_venue_name(pg[i].cfg.venue),
+				pg[i].stats.messages, pg[i].stats.packets, pg[i].stats.heartbeats,
+				pg[i].stats.locking_orders, pg[i].stats.crossing_orders);
 	}
+	for (size_t i = 0; pitch && i < PITCH_VENUES; i++)
+		gen_pitch_destroy(&pg[i]);
+	free(pg);
 	gen_flow_destroy(flow);
 	free(flow);
 	free(g);

@@ -354,14 +354,16 @@ static void delete_order(struct gen_pitch *g, uint64_t ts, uint64_t id)
 
 /*
  * Maybe add an order of the encoder's own that locks or crosses the other
- * venues' touch (see gen_pitch.h), on a side where this venue's opposite
- * side sits two ticks behind so its own book stays uncrossed.
+ * venues' touch (see gen_pitch.h): one tick through when this venue's
+ * opposite side sits at least one tick behind, two ticks (crossed) when it
+ * sits two behind, so the venue's own book never locks or crosses.
  */
 static void maybe_flash(struct gen_pitch *g, const struct gen_flow *flow, const struct gen_action *a)
 {
 	const struct gen_symbol *s = &flow->symbols[a->symbol];
 	struct gen_pitch_flash *f;
 	uint8_t side, other;
+	uint32_t behind;
 	int64_t price;
 	bool cross;
 
@@ -369,9 +371,11 @@ static void maybe_flash(struct gen_pitch *g, const struct gen_flow *flow, const 
 		return;
 	side = gen_rng_below(&g->rng, 2) ? WB_SIDE_BUY : WB_SIDE_SELL;
 	other = side == WB_SIDE_BUY ? WB_SIDE_SELL : WB_SIDE_BUY;
-	cross = gen_rng_below(&g->rng, 3) == 0;
+	behind = gen_pitch_shade(g->cfg.venue, a->symbol, other);
+	cross = behind == 2 && gen_rng_below(&g->rng, 2) == 0;
 	g->adds_until_flash = GEN_PITCH_FLASH_EVERY / 2 + gen_rng_below(&g->rng, GEN_PITCH_FLASH_EVERY);
-	if (g->flash_count == GEN_PITCH_MAX_FLASH || gen_pitch_shade(g->cfg.venue, a->symbol, other) != 2)
+	/* Through the touch by less than this venue sits behind it on the other side. */
+	if (g->flash_count == GEN_PITCH_MAX_FLASH || !behind)
 		return;
 	/* The flow's touch: bids at mid, asks at mid + tick. */
 	if (side == WB_SIDE_BUY)

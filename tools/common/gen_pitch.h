@@ -18,11 +18,11 @@
  * So that a Super-Book built from several venues looks real, prices are
  * shaded per (venue, symbol): on each side a venue sits at the flow's
  * touch or one or two ticks behind it, so the NBBO is built from different
- * venues on the bid and the ask. And now and then, on a side where the
- * venue sits two ticks behind, the encoder adds a short-lived order of its
- * own one tick through the touch (a locked market against the other
- * venues) or two (crossed), and deletes it a few messages later. The
- * venue's own book never locks or crosses.
+ * venues on the bid and the ask. And now and then the encoder adds a
+ * short-lived order of its own one tick through the touch (a locked market
+ * against the other venues) or two (crossed), and deletes it a few
+ * messages later; only where the venue's other side sits far enough
+ * behind, so the venue's own book never locks or crosses.
  */
 #ifndef WIREBOOK_TOOLS_GEN_PITCH_H
 #define WIREBOOK_TOOLS_GEN_PITCH_H
@@ -34,7 +34,7 @@
 #define GEN_PITCH_PACKET_WINDOW_NS 50000 /* messages further apart start a new packet */
 #define GEN_PITCH_HEARTBEAT_NS 1000000000ull
 #define GEN_PITCH_MAX_HEARTBEATS 3	/* per idle stretch */
-#define GEN_PITCH_FLASH_EVERY 400	/* adds between two locking/crossing orders, about */
+#define GEN_PITCH_FLASH_EVERY 150	/* adds between two locking/crossing orders, about */
 #define GEN_PITCH_FLASH_LIFE 24		/* messages a locking/crossing order lives, about */
 #define GEN_PITCH_MAX_FLASH 16
 
