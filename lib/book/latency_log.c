@@ -147,33 +147,36 @@ static FILE *latency_file_for(struct latency_log *log, unsigned int venue)
 	return f->fp;
 }
 
-static void latency_write_sample(struct latency_log *log, const struct latency_sample *s)
+/* Write n consecutive samples of one venue (one fwrite: the writer's cost
+ * per sample is then a copy into the stdio buffer). */
+static void latency_write_run(struct latency_log *log, const struct latency_sample *s, size_t n)
 {
+	unsigned int venue = s->venue;
 	struct latency_feed_file *f;
 	FILE *fp;
 
-	if (s->venue >= WB_VENUE_COUNT) {
-		log->bad_venue++;
-		log->dropped_io++;
+	if (venue >= WB_VENUE_COUNT) {
+		log->bad_venue += n;
+		log->dropped_io += n;
 		return;
 	}
-	fp = latency_file_for(log, s->venue);
-	f = &log->files[s->venue];
+	fp = latency_file_for(log, venue);
+	f = &log->files[venue];
 	if (!fp) {
-		log->dropped_io++;
+		log->dropped_io += n;
 		return;
 	}
-	if (fwrite(s, sizeof(*s), 1, fp) != 1) {
+	if (fwrite(s, sizeof(*s), n, fp) != n) {
 		if (!f->failed)
 			fprintf(stderr, "latency_log: write for venue %u failed: %s; "
-				"its samples are dropped from now on\n", s->venue, strerror(errno));
+				"its samples are dropped from now on\n", venue, strerror(errno));
 		f->failed = 1;
 		fclose(fp);
 		f->fp = NULL;
-		log->dropped_io++;
+		log->dropped_io += n;	/* a short write may have kept some: counted lost */
 		return;
 	}
-	log->written++;
+	log->written += n;
 }
 
 /* Write what the producer has published; returns the number of samples taken. */
@@ -187,8 +190,19 @@ static uint64_t latency_drain(struct latency_log *log)
 		uint64_t end = head - tail > LATENCY_DRAIN_BATCH ? tail + LATENCY_DRAIN_BATCH : head;
 
 		taken += end - tail;
-		for (; tail != end; tail++)
-			latency_write_sample(log, &log->slots[tail & (LATENCY_CAPACITY - 1)]);
+		while (tail != end) {
+			const struct latency_sample *run = &log->slots[tail & (LATENCY_CAPACITY - 1)];
+			/* A run: same venue, not past the batch end nor the buffer's wrap. */
+			uint64_t limit = LATENCY_CAPACITY - (tail & (LATENCY_CAPACITY - 1));
+			size_t n = 1;
+
+			if (limit > end - tail)
+				limit = end - tail;
+			while (n < limit && run[n].venue == run[0].venue)
+				n++;
+			latency_write_run(log, run, n);
+			tail += n;
+		}
 		/* The slots were copied into stdio buffers: hand them back. */
 		wb_store_release(&log->tail, tail);
 	}
