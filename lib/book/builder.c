@@ -154,15 +154,35 @@ static void push_batch_end(struct builder *b, const struct wb_event *last, uint6
 	book_queue_push(&b->q, &u);
 }
 
+static void push_packet_mark(struct builder *b, const struct wb_event *last)
+{
+	struct book_update u;
+
+	memset(&u, 0, sizeof(u));
+	u.kind = BOOK_UP_PACKET;
+	u.venue = last->venue;
+	u.line = last->line;
+	u.recv_ts = last->recv_ts;
+	u.u.seq = last->seq;
+	queue_wait_space(b, 1);
+	book_queue_push(&b->q, &u);
+}
+
 static void apply_batch(struct builder *b, uint64_t n)
 {
 	struct book_update ups[BOOK_MAX_UPDATES_PER_EVENT];
-	const struct wb_event *ev = NULL;
+	const struct wb_event *ev = NULL, *prev = NULL;
 	uint64_t read_ts = b->cfg.latency ? now_ns() : 0, queued = 0, i;
 	unsigned k, j;
 
 	for (i = 0; i < n; i++) {
 		ev = wb_ring_consumer_at(&b->ring, i);
+		/* A new packet starts: time the previous one as well as the last. */
+		if (read_ts && prev && (ev->recv_ts != prev->recv_ts || ev->line != prev->line)) {
+			push_packet_mark(b, prev);
+			queued++;
+		}
+		prev = ev;
 		if (i + BUILDER_PREFETCH_AHEAD < n)
 			venue_books_prefetch(b->vb, wb_ring_consumer_at(&b->ring, i + BUILDER_PREFETCH_AHEAD));
 		k = venue_books_apply(b->vb, ev, ups);
@@ -218,28 +238,52 @@ static void *thread1_main(void *arg)
 
 /* ---- thread 2: queue -> Super-Book -> shm -------------------------------- */
 
-static void record_latency(struct builder *b, const struct book_update *u)
+/* A packet of the current batch, kept by thread 2 until the batch is published. */
+struct packet_mark {
+	uint64_t recv_ts;
+	uint64_t seq;
+	uint16_t line;
+	uint8_t venue;
+};
+
+static void record_one(struct builder *b, const struct packet_mark *m,
+		       const struct book_update *end, uint64_t published_ts)
 {
 	struct latency_sample s;
 
-	if (!u->recv_ts)
-		return; /* the closing mark of a stop, not a packet */
 	memset(&s, 0, sizeof(s));
-	s.recv_ts = u->recv_ts;
-	s.book_applied_ts = u->applied_ts;
-	s.ring_read_ts = u->applied_ts - u->order_count;
-	s.published_ts = now_ns();
-	s.seq = u->u.seq;
-	s.line = u->line;
-	s.venue = u->venue;
+	s.recv_ts = m->recv_ts;
+	s.book_applied_ts = end->applied_ts;
+	s.ring_read_ts = end->applied_ts - end->order_count;
+	s.published_ts = published_ts;
+	s.seq = m->seq;
+	s.line = m->line;
+	s.venue = m->venue;
 	latency_log_record(b->cfg.latency, &s);
-	wb_store_relaxed(&b->ctr.latency_samples, b->ctr.latency_samples + 1);
+}
+
+/* At a batch's publish: one sample per packet of the batch, the earlier
+ * packets (PACKET marks, in queue order) first, then the last one. */
+static void record_latency(struct builder *b, const struct book_update *end,
+			   const struct packet_mark *marks, unsigned n_marks)
+{
+	uint64_t published_ts = now_ns();
+	struct packet_mark last = { end->recv_ts, end->u.seq, end->line, end->venue };
+
+	for (unsigned i = 0; i < n_marks; i++)
+		record_one(b, &marks[i], end, published_ts);
+	if (end->recv_ts) /* else the closing mark of a stop, not a packet */
+		record_one(b, &last, end, published_ts);
+	wb_store_relaxed(&b->ctr.latency_samples,
+			 b->ctr.latency_samples + n_marks + (end->recv_ts != 0));
 }
 
 static void *thread2_main(void *arg)
 {
 	struct builder *b = arg;
-	unsigned idle = 0, beats = 0;
+	/* Copies, not pointers: a batch may span two queue releases. */
+	struct packet_mark marks[BUILDER_MAX_BATCH];
+	unsigned idle = 0, beats = 0, n_marks = 0;
 
 	pin_self(b, b->ctr.cpu[1]);
 	for (;;) {
@@ -257,9 +301,20 @@ static void *thread2_main(void *arg)
 		for (i = 0; i < n; i++) {
 			const struct book_update *u = book_queue_at(&b->q, i);
 
+			if (u->kind == BOOK_UP_PACKET) {
+				/* At most BUILDER_MAX_BATCH - 1 per batch: one per packet
+				 * boundary inside a batch of at most BUILDER_MAX_BATCH events. */
+				if (n_marks < BUILDER_MAX_BATCH)
+					marks[n_marks++] = (struct packet_mark){ u->recv_ts, u->u.seq,
+										u->line, u->venue };
+				continue;
+			}
 			superbook_apply(b->sb, u);
-			if (u->kind == BOOK_UP_BATCH_END && b->cfg.latency && u->applied_ts)
-				record_latency(b, u);
+			if (u->kind == BOOK_UP_BATCH_END) {
+				if (b->cfg.latency && u->applied_ts)
+					record_latency(b, u, marks, n_marks);
+				n_marks = 0;
+			}
 		}
 		book_queue_release(&b->q, n);
 		if (++beats % 4096 == 0)

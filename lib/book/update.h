@@ -18,6 +18,8 @@ enum book_update_kind {
 	BOOK_UP_SYMBOL = 5,	/* instrument id -> ticker */
 	BOOK_UP_BATCH_END = 6,	/* end of the updates caused by one ring batch (latency mark) */
 	BOOK_UP_GAP = 7,	/* a sequence gap on the venue: its books may miss changes */
+	BOOK_UP_PACKET = 8,	/* latency mark: a packet of the batch ended (not the last one);
+				 * thread 2 times it at the batch's publish, never applies it */
 };
 
 /* Most updates one event can cause (REPLACE/MODIFY: two levels and a trade). */
