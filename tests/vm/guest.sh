@@ -11,8 +11,9 @@ KO=/mod/wirebook.ko
 D=/data
 T=/tmp
 
-pass() { echo "VMTEST PASS $*"; }
-fail() { echo "VMTEST FAIL $*"; }
+# The guest's uptime in each verdict shows where the time goes.
+pass() { echo "VMTEST PASS $* [t=$(cut -d' ' -f1 /proc/uptime)s]"; }
+fail() { echo "VMTEST FAIL $* [t=$(cut -d' ' -f1 /proc/uptime)s]"; }
 
 veth_up() {
 	$IP link add wbtx type veth peer name wbrx || return 1
@@ -134,6 +135,8 @@ if load ifaces=wbrx && configure; then
 	traffic=$!
 	sleep 1
 	veth_down
+	# tcpreplay --loop=0 keeps retrying a vanished device: stop it.
+	kill $traffic 2>/dev/null
 	wait $traffic 2>/dev/null
 	gone=$(grep -c 'iface wbrx not-hooked' /proc/wirebook/hooks)
 	veth_up
