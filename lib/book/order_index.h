@@ -1,27 +1,26 @@
 /*
  * The live orders of every venue, keyed by (venue, order id).
  *
- * Two flat arrays:
- *  - the order pool: one 32-byte struct order per live order, addressed by
- *    a 32-bit slot (0 is never used, so 0 means "none"). Freed slots go on
- *    a LIFO free list threaded through order.next, so a delete followed by
- *    an add reuses a slot that is still in cache, and the pool holds as many
- *    slots as the peak number of live orders, not the largest id seen.
- *  - the index: open addressing, linear probing, power-of-two buckets, load
- *    kept at or below 1/2. A bucket is 8 bytes (32-bit hash tag, 32-bit
- *    slot), eight per cache line; a hit is confirmed against the order
- *    itself, which the caller reads next anyway. Deletion shifts the
- *    cluster back (no tombstones), so probe lengths never degrade over a
- *    trading day of adds and deletes.
- * ITCH refs (dense, increasing) and PITCH/XDP ids (sparse 64-bit) go
- * through the same mixer, so neither pattern can cluster the table.
+ * The index *is* the order store: an open-addressing table (linear
+ * probing, power-of-two size, load kept at or below 1/2) whose 16-byte
+ * buckets hold the order itself: id, remaining shares, and its price level
+ * packed with its venue. Finding an order is one cache miss, not a bucket
+ * miss followed by an order-pool miss; on this class of machine a
+ * dependent DRAM miss costs ~100-200 ns, so that hop was most of an
+ * event's cost. Nothing points at a bucket (price levels list their
+ * orders by id), so deletion can shift the cluster back instead of
+ * leaving tombstones, and probe lengths never degrade over a day of adds
+ * and deletes. Memory follows the live orders: 32 bytes per live order at
+ * the fullest, 64 right after a doubling, never a function of the ids.
  *
- * Allocation: both arrays are sized from the expected number of live
- * orders at init. When the live count outgrows them they double; that
- * copy (pool) or rehash (index, from the tags alone: no order is read)
- * happens inside the insert that crosses the limit, so size
- * expected_orders for the day's peak to keep it off the trading hours.
- * Every doubling is counted (pool_grows, index_grows).
+ * ITCH refs (dense, increasing) and PITCH/XDP ids (sparse 64-bit) go
+ * through the same multiply-xorshift mixer, so neither pattern clusters.
+ *
+ * Allocation: sized from the expected number of live orders at init;
+ * when the live orders outgrow it the table doubles (a rehash of every
+ * live order) inside the insert that crosses the limit. Size
+ * expected_orders for the day's peak to keep that off the trading hours;
+ * every doubling is counted (grows).
  *
  * One writer thread, no locks. The fast path is inline here; growth,
  * init and teardown are in order_index.c.
@@ -30,53 +29,51 @@
 #define WIREBOOK_ORDER_INDEX_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#define ORDER_LEVEL_SHIFT 8		/* order.level_venue = level << 8 | venue */
+#define ORDER_MAX_LEVELS (1u << 24)	/* level indices that fit beside the venue */
+
 struct order {
-	uint64_t id;		/* the venue's order id */
-	uint32_t qty;		/* remaining displayed shares */
-	uint32_t prev;		/* FIFO neighbours at the price level (slots, 0 = none) */
-	uint32_t next;		/* also the free-list link while the slot is free */
-	uint32_t level;		/* the price level it rests on (level pool index) */
-	uint8_t venue;
-	uint8_t reserved[7];
+	uint64_t id;			/* the venue's order id */
+	uint32_t qty;			/* remaining displayed shares */
+	uint32_t level_venue;		/* price level << 8 | venue; 0: empty bucket */
 };
 
-_Static_assert(sizeof(struct order) == 32, "two orders per cache line");
+_Static_assert(sizeof(struct order) == 16, "four orders per cache line");
 
-struct order_index_bucket {
-	uint32_t tag;		/* low 32 bits of the key's hash; home bucket = tag & mask */
-	uint32_t slot;		/* 0: empty */
-};
+static inline uint32_t order_level(const struct order *o)
+{
+	return o->level_venue >> ORDER_LEVEL_SHIFT;
+}
+
+static inline uint8_t order_venue(const struct order *o)
+{
+	return (uint8_t)o->level_venue;
+}
 
 struct order_index {
-	struct order *orders;		/* [order_cap], slot 0 unused */
-	struct order_index_bucket *buckets; /* [mask + 1] */
-	uint32_t order_cap;
-	uint32_t order_bump;		/* slots [1, order_bump) have been handed out at least once */
-	uint32_t free_head;		/* LIFO free list of slots */
-	uint32_t live;
+	struct order *buckets;		/* [mask + 1] */
 	uint32_t mask;
-	uint32_t grow_at;		/* live count that doubles the index */
+	uint32_t live;
+	uint32_t grow_at;		/* live count that doubles the table */
 	int numa_node;			/* resolved: -1 = plain allocation */
-	uint64_t pool_grows;
-	uint64_t index_grows;
+	uint64_t grows;
 };
 
 /* 0 ok, -1 + errno. expected_orders 0 means a small default. */
 int order_index_init(struct order_index *ix, uint32_t expected_orders, int numa_node);
 void order_index_fini(struct order_index *ix);
 
-/* Slow paths of order_index_insert; 0 ok, -1 + errno (nothing changed). */
-int order_index_grow_pool(struct order_index *ix);
-int order_index_grow_buckets(struct order_index *ix);
-
+/* Slow path of order_index_insert; 0 ok, -1 + errno (nothing changed). */
+int order_index_grow(struct order_index *ix);
 
 static inline uint64_t order_index_hash(uint8_t venue, uint64_t id)
 {
 	/* Two multiply/xor-shift rounds: sequential and strided ids alike
-	 * spread over every bucket; the venue goes in before the first round
-	 * so equal ids on two venues land apart. */
+	 * spread over every bucket; the venue goes in first so equal ids on
+	 * two venues land apart. */
 	uint64_t h = id ^ ((uint64_t)venue << 56);
 
 	h *= 0x9e3779b97f4a7c15ull;
@@ -86,106 +83,84 @@ static inline uint64_t order_index_hash(uint8_t venue, uint64_t id)
 	return h;
 }
 
-static inline struct order *order_at(const struct order_index *ix, uint32_t slot)
+static inline uint32_t order_index_home(const struct order_index *ix, uint8_t venue, uint64_t id)
 {
-	return &ix->orders[slot];
-}
-
-/* Slot of the live order (venue, id), or 0. */
-static inline uint32_t order_index_find(const struct order_index *ix, uint8_t venue, uint64_t id)
-{
-	uint32_t tag = (uint32_t)order_index_hash(venue, id);
-	uint32_t mask = ix->mask;
-	uint32_t b = tag & mask;
-
-	for (;;) {
-		const struct order_index_bucket *bk = &ix->buckets[b];
-
-		if (bk->slot == 0)
-			return 0;
-		if (bk->tag == tag) {
-			const struct order *o = &ix->orders[bk->slot];
-
-			if (o->id == id && o->venue == venue)
-				return bk->slot;
-		}
-		b = (b + 1) & mask;
-	}
-}
-
-/* Warm the bucket an upcoming lookup of (venue, id) will read. */
-static inline void order_index_prefetch(const struct order_index *ix, uint8_t venue, uint64_t id)
-{
-	uint32_t tag = (uint32_t)order_index_hash(venue, id);
-
-	__builtin_prefetch(&ix->buckets[tag & ix->mask], 0, 3);
+	return (uint32_t)order_index_hash(venue, id) & ix->mask;
 }
 
 /*
- * Add (venue, id), which the caller knows is not live: returns its new slot
- * with id and venue set and every other field zero, or 0 when a needed
- * doubling failed (errno set, nothing changed).
+ * The live order (venue, id), or NULL. The pointer stays valid until the
+ * next insert or erase.
  */
-static inline uint32_t order_index_insert(struct order_index *ix, uint8_t venue, uint64_t id)
+static inline struct order *order_index_find(const struct order_index *ix, uint8_t venue, uint64_t id)
 {
-	uint32_t tag, b, slot;
-	struct order *o;
+	uint32_t mask = ix->mask;
+	uint32_t b = order_index_home(ix, venue, id);
 
-	if (__builtin_expect(ix->live >= ix->grow_at, 0) && order_index_grow_buckets(ix) < 0)
-		return 0;
-	slot = ix->free_head;
-	if (slot) {
-		ix->free_head = ix->orders[slot].next;
-	} else {
-		if (__builtin_expect(ix->order_bump >= ix->order_cap, 0) && order_index_grow_pool(ix) < 0)
-			return 0;
-		slot = ix->order_bump++;
+	for (;;) {
+		struct order *o = &ix->buckets[b];
+
+		if (o->level_venue == 0)
+			return NULL;
+		if (o->id == id && order_venue(o) == venue)
+			return o;
+		b = (b + 1) & mask;
 	}
-	o = &ix->orders[slot];
-	*o = (struct order){ .id = id, .venue = venue };
-
-	tag = (uint32_t)order_index_hash(venue, id);
-	b = tag & ix->mask;
-	while (ix->buckets[b].slot)
-		b = (b + 1) & ix->mask;
-	ix->buckets[b].tag = tag;
-	ix->buckets[b].slot = slot;
-	ix->live++;
-	return slot;
 }
 
-/* Remove a live order and free its slot. */
-static inline void order_index_erase(struct order_index *ix, uint32_t slot)
+/* Warm the bucket an upcoming lookup of (venue, id) starts at. */
+static inline void order_index_prefetch(const struct order_index *ix, uint8_t venue, uint64_t id)
 {
-	struct order *o = &ix->orders[slot];
-	uint32_t mask = ix->mask;
-	uint32_t tag = (uint32_t)order_index_hash(o->venue, o->id);
-	uint32_t hole = tag & mask;
+	__builtin_prefetch(&ix->buckets[order_index_home(ix, venue, id)], 1, 3);
+}
+
+/*
+ * Add (venue, id), which the caller knows is not live, resting on level
+ * (1 .. ORDER_MAX_LEVELS-1) with qty shares: the new order, or NULL when
+ * the table had to double and could not (errno set, nothing changed).
+ * Invalidates earlier order pointers.
+ */
+static inline struct order *order_index_insert(struct order_index *ix, uint8_t venue, uint64_t id,
+					       uint32_t qty, uint32_t level)
+{
 	uint32_t b;
 
-	while (ix->buckets[hole].slot != slot)
-		hole = (hole + 1) & mask;
-	/* Backward-shift deletion: pull later members of the cluster into the
-	 * hole when their home bucket is not between the hole and them. */
-	b = hole;
+	if (__builtin_expect(ix->live >= ix->grow_at, 0) && order_index_grow(ix) < 0)
+		return NULL;
+	b = order_index_home(ix, venue, id);
+	while (ix->buckets[b].level_venue)
+		b = (b + 1) & ix->mask;
+	ix->buckets[b] = (struct order){
+		.id = id, .qty = qty, .level_venue = level << ORDER_LEVEL_SHIFT | venue,
+	};
+	ix->live++;
+	return &ix->buckets[b];
+}
+
+/* Remove a live order. Invalidates earlier order pointers. */
+static inline void order_index_erase(struct order_index *ix, struct order *o)
+{
+	uint32_t mask = ix->mask;
+	uint32_t hole = (uint32_t)(o - ix->buckets);
+	uint32_t b = hole;
+
+	/* Backward-shift deletion: pull later members of the cluster into
+	 * the hole unless their home lies after the hole. */
 	for (;;) {
+		struct order *next;
 		uint32_t home;
 
 		b = (b + 1) & mask;
-		if (ix->buckets[b].slot == 0)
+		next = &ix->buckets[b];
+		if (next->level_venue == 0)
 			break;
-		home = ix->buckets[b].tag & mask;
+		home = order_index_home(ix, order_venue(next), next->id);
 		if (((b - home) & mask) >= ((b - hole) & mask)) {
-			ix->buckets[hole] = ix->buckets[b];
+			ix->buckets[hole] = *next;
 			hole = b;
 		}
 	}
-	ix->buckets[hole].slot = 0;
-	ix->buckets[hole].tag = 0;
-
-	o->next = ix->free_head;
-	o->id = 0;
-	ix->free_head = slot;
+	ix->buckets[hole] = (struct order){ 0 };
 	ix->live--;
 }
 

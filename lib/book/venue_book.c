@@ -1,14 +1,22 @@
 /*
  * Venue books: see venue_book.h for the contract.
  *
- * Layout, chosen for the ~2-4 cache misses an event can afford:
- *  - orders and the (venue, id) index: order_index.h;
- *  - price levels: a pool of 32-byte struct book_level (stable indices, so
- *    an order reaches its level in one load, without a price search); a
- *    level holds its totals, the head and tail of its FIFO (an intrusive
- *    doubly linked list through the orders) and what an update needs
- *    (price, instrument, venue, side), so a delete or execute emits its
- *    update from the level alone;
+ * Layout, chosen so an event costs as few DRAM misses as possible (a
+ * dependent miss is ~100-200 ns on the machines we measured, an event's
+ * budget is 50):
+ *  - orders live in the (venue, id) index itself (order_index.h): finding
+ *    an order is one miss, and the order holds its remaining shares and
+ *    its price level;
+ *  - price levels: a pool of 64-byte struct book_level with stable
+ *    indices. A level holds its totals, what an update needs (price,
+ *    instrument, venue, side) and its FIFO: the ids of its orders in
+ *    priority order, the first four inline in the same cache line, more in
+ *    an arena vector. A delete or execute thus touches the order's bucket
+ *    and its level and nothing else (a linked FIFO would also touch both
+ *    neighbours: two more random misses). Taking an order out of a long
+ *    queue costs a scan and a memmove of its tail, sequential and cheap
+ *    next to a miss; the scan starts at the back, where cancels of recent
+ *    orders land;
  *  - one struct book_side per (instrument, venue, side), directly indexed,
  *    bid and ask of one (instrument, venue) sharing a cache line; it holds
  *    a sorted array of sort keys (price for bids, ~price for asks, so both
@@ -18,10 +26,10 @@
  *    top moves only the few entries above it, and a price lookup scans a
  *    handful of keys backwards from the top (8 keys a cache line) before
  *    falling back to a binary search deep in the book;
- *  - those arrays live in a size-class arena (power-of-two capacities,
- *    free list per class) carved from large NUMA-placed chunks: a side
- *    outgrowing its array moves to the next class; nothing is malloc'd
- *    after create unless a chunk runs out (counted in level_grows).
+ *  - side arrays and spilled FIFOs come from a power-of-two block arena
+ *    (a free list per size) carved from large NUMA-placed chunks; nothing
+ *    is malloc'd after create unless a chunk runs out (counted in
+ *    level_grows).
  */
 #include "book/venue_book.h"
 #include "book/order_index.h"
@@ -32,30 +40,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LEVEL_INLINE_ORDERS 4u
+
 struct book_level {
 	int64_t price;
 	uint64_t qty;		/* total displayed shares */
-	uint32_t orders;	/* also the free-list link while the level is free */
-	uint32_t head, tail;	/* FIFO of order slots: head = first in priority */
+	uint32_t orders;	/* ids in the FIFO; also the free-list link while the level is free */
+	uint32_t cap;		/* FIFO capacity: LEVEL_INLINE_ORDERS while inline */
 	uint16_t instrument;
 	uint8_t venue, side;
+	uint32_t reserved;
+	union {
+		uint64_t inline_ids[LEVEL_INLINE_ORDERS];
+		uint64_t *ids;	/* cap > LEVEL_INLINE_ORDERS: arena vector */
+	} fifo;
 };
 
-_Static_assert(sizeof(struct book_level) == 32, "two levels per cache line");
+_Static_assert(sizeof(struct book_level) == 64, "a level is one cache line");
 
 struct book_side {
 	int64_t *keys;		/* ascending; best price at [count - 1] */
 	uint32_t *levels;	/* level pool index of keys[i] */
 	uint32_t count;
-	uint32_t cap;		/* power of two, 0 before the first level */
+	uint32_t cap;		/* 0 before the first level */
 	uint64_t reserved;
 };
 
 _Static_assert(sizeof(struct book_side) == 32, "bid and ask share a cache line");
 
-#define ARENA_MIN_CAP 8u
-#define ARENA_CLASSES 24u			/* capacities 8 .. 8 << 23 levels */
+#define ARENA_MIN_BLOCK 64u
+#define ARENA_CLASSES 26u			/* blocks of 64 B .. 2 GiB */
 #define ARENA_CHUNK_BYTES ((size_t)4 << 20)
+#define SIDE_ENTRY_BYTES (sizeof(int64_t) + sizeof(uint32_t))
 #define LEVEL_LINEAR_SCAN 16u			/* keys scanned from the top before bisecting */
 
 struct arena_chunk {
@@ -85,9 +101,19 @@ struct venue_books {
 
 /* ---------------------------------------------------------------- memory */
 
-static size_t side_array_bytes(uint32_t cap)
+/* Power-of-two block size for bytes (at least ARENA_MIN_BLOCK). */
+static size_t arena_block_bytes(size_t bytes)
 {
-	return ((size_t)cap * (sizeof(int64_t) + sizeof(uint32_t)) + 63) & ~(size_t)63;
+	size_t b = ARENA_MIN_BLOCK;
+
+	while (b < bytes)
+		b <<= 1;
+	return b;
+}
+
+static unsigned arena_class(size_t block_bytes)
+{
+	return (unsigned)(__builtin_ctzll(block_bytes) - __builtin_ctz(ARENA_MIN_BLOCK));
 }
 
 static int arena_add_chunk(struct venue_books *vb, size_t min_bytes)
@@ -108,11 +134,12 @@ static int arena_add_chunk(struct venue_books *vb, size_t min_bytes)
 	return 0;
 }
 
-static void *arena_alloc(struct venue_books *vb, uint32_t cap)
+/* A block of arena_block_bytes(bytes); NULL when out of memory. */
+static void *arena_alloc(struct venue_books *vb, size_t bytes)
 {
 	struct level_arena *a = &vb->arena;
-	unsigned k = (unsigned)__builtin_ctz(cap / ARENA_MIN_CAP);
-	size_t bytes = side_array_bytes(cap);
+	size_t block = arena_block_bytes(bytes);
+	unsigned k = arena_class(block);
 	void *p;
 
 	if (k >= ARENA_CLASSES)
@@ -122,29 +149,30 @@ static void *arena_alloc(struct venue_books *vb, uint32_t cap)
 		a->free_blocks[k] = *(void **)p;
 		return p;
 	}
-	if ((size_t)(a->end - a->bump) < bytes) {
-		if (arena_add_chunk(vb, bytes) < 0)
+	if ((size_t)(a->end - a->bump) < block) {
+		if (arena_add_chunk(vb, block) < 0)
 			return NULL;
 		vb->c.level_grows++;
 	}
 	p = a->bump;
-	a->bump += bytes;
+	a->bump += block;
 	return p;
 }
 
-static void arena_free(struct venue_books *vb, void *p, uint32_t cap)
+static void arena_free(struct venue_books *vb, void *p, size_t bytes)
 {
-	unsigned k = (unsigned)__builtin_ctz(cap / ARENA_MIN_CAP);
+	unsigned k = arena_class(arena_block_bytes(bytes));
 
 	*(void **)p = vb->arena.free_blocks[k];
 	vb->arena.free_blocks[k] = p;
 }
 
-/* Move a side to the next capacity class; 0 ok, -1 (side unchanged). */
+/* Move a side's arrays to a block twice the size; 0 ok, -1 (side unchanged). */
 static int side_grow(struct venue_books *vb, struct book_side *s)
 {
-	uint32_t cap = s->cap ? s->cap * 2 : ARENA_MIN_CAP;
-	char *block = arena_alloc(vb, cap);
+	size_t bytes = s->cap ? 2 * arena_block_bytes((size_t)s->cap * SIDE_ENTRY_BYTES) : 128;
+	uint32_t cap = (uint32_t)(bytes / SIDE_ENTRY_BYTES);
+	char *block = arena_alloc(vb, bytes);
 	int64_t *keys;
 	uint32_t *levels;
 
@@ -157,7 +185,7 @@ static int side_grow(struct venue_books *vb, struct book_side *s)
 		memcpy(levels, s->levels, (size_t)s->count * sizeof(*levels));
 	}
 	if (s->cap)
-		arena_free(vb, s->keys, s->cap);
+		arena_free(vb, s->keys, (size_t)s->cap * SIDE_ENTRY_BYTES);
 	s->keys = keys;
 	s->levels = levels;
 	s->cap = cap;
@@ -169,7 +197,7 @@ static int level_pool_grow(struct venue_books *vb)
 	uint32_t cap = vb->level_cap * 2;
 	struct book_level *bigger;
 
-	if (vb->level_cap >= (1u << 30)) {
+	if (cap > ORDER_MAX_LEVELS) {
 		errno = ENOSPC;
 		return -1;
 	}
@@ -213,6 +241,8 @@ struct venue_books *venue_books_create(const struct venue_books_config *cfg)
 	if (order_index_init(&vb->ix, orders, vb->numa_node) < 0)
 		goto fail;
 	vb->level_cap = orders / 2 > 1024 ? orders / 2 : 1024;
+	if (vb->level_cap > ORDER_MAX_LEVELS / 2)
+		vb->level_cap = ORDER_MAX_LEVELS / 2;
 	vb->level_bump = 1;
 	vb->levels = venue_mem_alloc((size_t)vb->level_cap * sizeof(struct book_level), vb->numa_node);
 	if (!vb->levels)
@@ -244,7 +274,7 @@ void venue_books_destroy(struct venue_books *vb)
 	venue_mem_free(vb->sides, (size_t)vb->max_instruments * WB_VENUE_COUNT * 2 * sizeof(struct book_side),
 		       vb->numa_node);
 	venue_mem_free(vb->levels, (size_t)vb->level_cap * sizeof(struct book_level), vb->numa_node);
-	if (vb->ix.orders)
+	if (vb->ix.buckets)
 		order_index_fini(&vb->ix);
 	free(vb);
 }
@@ -303,7 +333,6 @@ static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t v
 	int64_t key = sort_key(side, price);
 	uint32_t pos = side_upper_bound(s, key);
 	uint32_t li;
-	struct book_level *L;
 
 	if (pos && s->keys[pos - 1] == key)
 		return s->levels[pos - 1];
@@ -318,8 +347,9 @@ static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t v
 			return 0;
 		li = vb->level_bump++;
 	}
-	L = &vb->levels[li];
-	*L = (struct book_level){ .price = price, .instrument = instrument, .venue = venue, .side = side };
+	vb->levels[li] = (struct book_level){
+		.price = price, .cap = LEVEL_INLINE_ORDERS, .instrument = instrument, .venue = venue, .side = side,
+	};
 	if (pos < s->count) {
 		memmove(&s->keys[pos + 1], &s->keys[pos], (size_t)(s->count - pos) * sizeof(*s->keys));
 		memmove(&s->levels[pos + 1], &s->levels[pos], (size_t)(s->count - pos) * sizeof(*s->levels));
@@ -329,6 +359,23 @@ static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t v
 	s->count++;
 	vb->c.levels++;
 	return li;
+}
+
+static void fifo_free(struct venue_books *vb, struct book_level *L)
+{
+	if (L->cap > LEVEL_INLINE_ORDERS)
+		arena_free(vb, L->fifo.ids, (size_t)L->cap * sizeof(uint64_t));
+}
+
+/* Return a level, known to be off its side's array, to the pool. */
+static void level_free(struct venue_books *vb, uint32_t li)
+{
+	struct book_level *L = &vb->levels[li];
+
+	fifo_free(vb, L);
+	L->orders = vb->level_free;
+	vb->level_free = li;
+	vb->c.levels--;
 }
 
 /* Drop an empty level from its side and free it. */
@@ -343,45 +390,57 @@ static void level_release(struct venue_books *vb, uint32_t li)
 		memmove(&s->levels[pos], &s->levels[pos + 1], (size_t)(s->count - pos - 1) * sizeof(*s->levels));
 	}
 	s->count--;
-	L->orders = vb->level_free;
-	vb->level_free = li;
-	vb->c.levels--;
+	level_free(vb, li);
 }
 
 /* -------------------------------------------------------------- the FIFO */
 
-static inline void fifo_append(struct venue_books *vb, uint32_t slot, uint32_t li)
+static inline uint64_t *fifo_ids(struct book_level *L)
 {
-	struct book_level *L = &vb->levels[li];
-	struct order *o = order_at(&vb->ix, slot);
-
-	o->level = li;
-	o->prev = L->tail;
-	o->next = 0;
-	if (L->tail)
-		order_at(&vb->ix, L->tail)->next = slot;
-	else
-		L->head = slot;
-	L->tail = slot;
-	L->orders++;
-	L->qty += o->qty;
+	return L->cap > LEVEL_INLINE_ORDERS ? L->fifo.ids : L->fifo.inline_ids;
 }
 
-static inline void fifo_unlink(struct venue_books *vb, uint32_t slot)
+static inline const uint64_t *fifo_ids_const(const struct book_level *L)
 {
-	struct order *o = order_at(&vb->ix, slot);
-	struct book_level *L = &vb->levels[o->level];
+	return L->cap > LEVEL_INLINE_ORDERS ? L->fifo.ids : L->fifo.inline_ids;
+}
 
-	if (o->prev)
-		order_at(&vb->ix, o->prev)->next = o->next;
-	else
-		L->head = o->next;
-	if (o->next)
-		order_at(&vb->ix, o->next)->prev = o->prev;
-	else
-		L->tail = o->prev;
+static int fifo_grow(struct venue_books *vb, struct book_level *L)
+{
+	uint32_t cap = L->cap * 2;
+	uint64_t *ids = arena_alloc(vb, (size_t)cap * sizeof(uint64_t));
+
+	if (!ids)
+		return -1;
+	memcpy(ids, fifo_ids(L), (size_t)L->orders * sizeof(uint64_t));
+	fifo_free(vb, L);
+	L->fifo.ids = ids;
+	L->cap = cap;
+	return 0;
+}
+
+/* Queue id at the back of the level; 0 ok, -1 out of memory (nothing changed). */
+static inline int fifo_push(struct venue_books *vb, struct book_level *L, uint64_t id)
+{
+	if (__builtin_expect(L->orders == L->cap, 0) && fifo_grow(vb, L) < 0)
+		return -1;
+	fifo_ids(L)[L->orders++] = id;
+	return 0;
+}
+
+/* Take id out of the level's queue; the orders behind it move up. */
+static inline void fifo_remove(struct book_level *L, uint64_t id)
+{
+	uint64_t *ids = fifo_ids(L);
+	uint32_t i = L->orders;
+
+	/* From the back: most cancels hit recent orders. */
+	while (i > 0 && ids[i - 1] != id)
+		i--;
+	if (__builtin_expect(i == 0, 0))
+		return;		/* not queued here: cannot happen while the index and levels agree */
+	memmove(&ids[i - 1], &ids[i], (size_t)(L->orders - i) * sizeof(uint64_t));
 	L->orders--;
-	L->qty -= o->qty;
 }
 
 /* ------------------------------------------------------------ the orders */
@@ -392,43 +451,46 @@ static inline void note_live(struct venue_books *vb)
 	if (vb->c.live_orders > vb->c.peak_live_orders) {
 		vb->c.peak_live_orders = vb->c.live_orders;
 		/* The index can only have doubled when the peak moved. */
-		vb->c.pool_grows = vb->ix.pool_grows;
-		vb->c.index_grows = vb->ix.index_grows;
+		vb->c.index_grows = vb->ix.grows;
 	}
 }
 
 /*
- * Add a new order resting at (instrument, venue, side, price) at the tail
- * of its level; returns its level, or 0 when out of memory (counted, no
- * order added).
+ * Queue a new order at the back of (instrument, venue, side, price);
+ * returns its level, or 0 when out of memory (counted, nothing added).
  */
 static uint32_t order_add(struct venue_books *vb, uint8_t venue, uint64_t id, uint16_t instrument,
 			  uint8_t side, int64_t price, uint32_t qty)
 {
-	uint32_t slot = order_index_insert(&vb->ix, venue, id);
-	uint32_t li;
+	uint32_t li = level_get(vb, instrument, venue, side, price);
+	struct book_level *L;
 
-	if (!slot) {
-		vb->c.alloc_failures++;
-		return 0;
+	if (!li)
+		goto fail;
+	L = &vb->levels[li];
+	if (fifo_push(vb, L, id) < 0)
+		goto fail_level;
+	if (!order_index_insert(&vb->ix, venue, id, qty, li)) {
+		fifo_remove(L, id);
+		goto fail_level;
 	}
-	li = level_get(vb, instrument, venue, side, price);
-	if (!li) {
-		order_index_erase(&vb->ix, slot);
-		vb->c.alloc_failures++;
-		return 0;
-	}
-	order_at(&vb->ix, slot)->qty = qty;
-	fifo_append(vb, slot, li);
+	L->qty += qty;
 	note_live(vb);
 	return li;
+fail_level:
+	if (L->orders == 0)
+		level_release(vb, li);
+fail:
+	vb->c.alloc_failures++;
+	return 0;
 }
 
-/* Take a live order out of its level and out of the index. */
-static inline void order_remove(struct venue_books *vb, uint32_t slot)
+/* Take a live order off its level and out of the index. */
+static inline void order_remove(struct venue_books *vb, struct order *o, struct book_level *L)
 {
-	fifo_unlink(vb, slot);
-	order_index_erase(&vb->ix, slot);
+	L->qty -= o->qty;
+	fifo_remove(L, o->id);
+	order_index_erase(&vb->ix, o);
 	vb->c.live_orders = vb->ix.live;
 }
 
@@ -519,7 +581,7 @@ static unsigned apply_add(struct venue_books *vb, const struct wb_event *ev, str
 		vb->c.bad_field++;
 		return 0;
 	}
-	if (__builtin_expect(order_index_find(&vb->ix, ev->venue, e->order_id) != 0, 0)) {
+	if (__builtin_expect(order_index_find(&vb->ix, ev->venue, e->order_id) != NULL, 0)) {
 		vb->c.duplicate_order++;
 		return 0;
 	}
@@ -534,37 +596,32 @@ static unsigned apply_add(struct venue_books *vb, const struct wb_event *ev, str
 static unsigned apply_take(struct venue_books *vb, const struct wb_event *ev, struct book_update *out)
 {
 	const struct wb_ev_order *e = &ev->u.order;
-	uint32_t slot = order_index_find(&vb->ix, ev->venue, e->order_id);
-	struct order *o;
+	struct order *o = order_index_find(&vb->ix, ev->venue, e->order_id);
 	struct book_level *L;
 	uint32_t li, take;
-	int64_t resting_price;
-	unsigned n;
+	unsigned n = 0;
 
-	if (__builtin_expect(!slot, 0)) {
+	if (__builtin_expect(!o, 0)) {
 		vb->c.unknown_order++;
 		return 0;
 	}
-	o = order_at(&vb->ix, slot);
-	li = o->level;
+	li = order_level(o);
 	L = &vb->levels[li];
 	take = e->qty;
 	if (__builtin_expect(take > o->qty, 0)) {
 		vb->c.overfill++;
 		take = o->qty;
 	}
-	resting_price = L->price;
 	if (take == o->qty) {
-		order_remove(vb, slot);
+		order_remove(vb, o, L);
 	} else {
 		o->qty -= take;
 		L->qty -= take;
 	}
-	/* The trade record needs the level's identity; copy it before the
-	 * level may be freed. */
-	n = 0;
+	/* The trade goes after the level update but reads the level now,
+	 * before an emptied level is freed. */
 	if (ev->kind == WB_EV_EXECUTE)
-		n = emit_trade(&out[1], ev, L, resting_price, e->qty, e->ref);
+		n = emit_trade(&out[1], ev, L, L->price, e->qty, e->ref);
 	else if (ev->kind == WB_EV_EXECUTE_AT_PRICE && (ev->flags & WB_EVF_PRINTABLE))
 		n = emit_trade(&out[1], ev, L, e->price, e->qty, e->ref);
 	return emit_level_and_settle(vb, out, ev, li) + n;
@@ -572,63 +629,68 @@ static unsigned apply_take(struct venue_books *vb, const struct wb_event *ev, st
 
 static unsigned apply_delete(struct venue_books *vb, const struct wb_event *ev, struct book_update *out)
 {
-	uint32_t slot = order_index_find(&vb->ix, ev->venue, ev->u.order.order_id);
+	struct order *o = order_index_find(&vb->ix, ev->venue, ev->u.order.order_id);
 	uint32_t li;
 
-	if (__builtin_expect(!slot, 0)) {
+	if (__builtin_expect(!o, 0)) {
 		vb->c.unknown_order++;
 		return 0;
 	}
-	li = order_at(&vb->ix, slot)->level;
-	order_remove(vb, slot);
+	li = order_level(o);
+	order_remove(vb, o, &vb->levels[li]);
 	return emit_level_and_settle(vb, out, ev, li);
 }
 
 static unsigned apply_replace(struct venue_books *vb, const struct wb_event *ev, struct book_update *out)
 {
 	const struct wb_ev_order *e = &ev->u.order;
-	uint32_t slot = order_index_find(&vb->ix, ev->venue, e->order_id);
+	struct order *o = order_index_find(&vb->ix, ev->venue, e->order_id);
+	struct book_level *L;
 	uint32_t li, new_li;
-	uint16_t instrument;
-	uint8_t side;
 	bool new_id_live;
 	unsigned n;
 
-	if (__builtin_expect(!slot, 0)) {
+	if (__builtin_expect(!o, 0)) {
 		vb->c.unknown_order++;
 		return 0;
 	}
-	li = order_at(&vb->ix, slot)->level;
-	instrument = vb->levels[li].instrument;
-	side = vb->levels[li].side;
-	new_id_live = e->ref != e->order_id && order_index_find(&vb->ix, ev->venue, e->ref) != 0;
+	li = order_level(o);
+	L = &vb->levels[li];
+	new_id_live = e->ref != e->order_id && order_index_find(&vb->ix, ev->venue, e->ref) != NULL;
+	order_remove(vb, o, L);
 
-	if (!new_id_live && e->qty != 0 && vb->levels[li].price == e->price) {
+	if (!new_id_live && e->qty != 0 && L->price == e->price) {
 		/* Same price: the level stays (even if the old order was its
 		 * only one), the new order joins at the back, one update. */
-		order_remove(vb, slot);
-		slot = order_index_insert(&vb->ix, ev->venue, e->ref);
-		if (slot) {
-			order_at(&vb->ix, slot)->qty = e->qty;
-			fifo_append(vb, slot, li);
-			note_live(vb);
+		if (fifo_push(vb, L, e->ref) == 0) {
+			if (order_index_insert(&vb->ix, ev->venue, e->ref, e->qty, li)) {
+				L->qty += e->qty;
+				note_live(vb);
+			} else {
+				fifo_remove(L, e->ref);
+				vb->c.alloc_failures++;
+			}
 		} else {
 			vb->c.alloc_failures++;
 		}
 		return emit_level_and_settle(vb, out, ev, li);
 	}
 
-	order_remove(vb, slot);
-	n = emit_level_and_settle(vb, out, ev, li);
-	if (new_id_live) {
-		vb->c.duplicate_order++;
-		return n;
+	{
+		uint16_t instrument = L->instrument;
+		uint8_t side = L->side;
+
+		n = emit_level_and_settle(vb, out, ev, li);
+		if (new_id_live) {
+			vb->c.duplicate_order++;
+			return n;
+		}
+		if (e->qty == 0) {
+			vb->c.bad_field++;
+			return n;
+		}
+		new_li = order_add(vb, ev->venue, e->ref, instrument, side, e->price, e->qty);
 	}
-	if (e->qty == 0) {
-		vb->c.bad_field++;
-		return n;
-	}
-	new_li = order_add(vb, ev->venue, e->ref, instrument, side, e->price, e->qty);
 	if (!new_li)
 		return n;
 	emit_level(&out[n], ev, &vb->levels[new_li]);
@@ -638,72 +700,78 @@ static unsigned apply_replace(struct venue_books *vb, const struct wb_event *ev,
 static unsigned apply_modify(struct venue_books *vb, const struct wb_event *ev, struct book_update *out)
 {
 	const struct wb_ev_order *e = &ev->u.order;
-	uint32_t slot = order_index_find(&vb->ix, ev->venue, e->order_id);
-	struct order *o;
-	struct book_level *L;
+	struct order *o = order_index_find(&vb->ix, ev->venue, e->order_id);
+	struct book_level *L, *NL;
 	uint32_t li, new_li;
 	uint16_t instrument;
 	uint8_t side;
 	unsigned n;
 
-	if (__builtin_expect(!slot, 0)) {
+	if (__builtin_expect(!o, 0)) {
 		vb->c.unknown_order++;
 		return 0;
 	}
-	o = order_at(&vb->ix, slot);
-	li = o->level;
+	li = order_level(o);
 	L = &vb->levels[li];
 	if (e->qty == 0) {
 		/* Nothing left displayed: the order is gone. */
-		order_remove(vb, slot);
+		order_remove(vb, o, L);
 		return emit_level_and_settle(vb, out, ev, li);
 	}
 	if (L->price == e->price) {
-		if (ev->flags & WB_EVF_KEEPS_PRIORITY) {
-			L->qty = L->qty - o->qty + e->qty;
-			o->qty = e->qty;
-		} else {
-			fifo_unlink(vb, slot);
-			o->qty = e->qty;
-			fifo_append(vb, slot, li);
+		L->qty = L->qty - o->qty + e->qty;
+		o->qty = e->qty;
+		if (!(ev->flags & WB_EVF_KEEPS_PRIORITY)) {
+			/* Cannot fail: the removal just made room. */
+			fifo_remove(L, e->order_id);
+			fifo_push(vb, L, e->order_id);
 		}
 		emit_level(out, ev, L);
 		return 1;
 	}
-	/* New price: leave the old level, join the new one at its back. */
+	/* New price: leave the old level, join the new one at its back. The
+	 * order's bucket does not move: no index insert or erase until the
+	 * failure path. */
 	instrument = L->instrument;
 	side = L->side;
-	fifo_unlink(vb, slot);
+	L->qty -= o->qty;
+	fifo_remove(L, e->order_id);
 	n = emit_level_and_settle(vb, out, ev, li);
 	new_li = level_get(vb, instrument, ev->venue, side, e->price);
-	if (!new_li) {
-		order_index_erase(&vb->ix, slot);
-		vb->c.live_orders = vb->ix.live;
-		vb->c.alloc_failures++;
-		return n;
+	if (!new_li)
+		goto fail;
+	NL = &vb->levels[new_li];
+	if (fifo_push(vb, NL, e->order_id) < 0) {
+		if (NL->orders == 0)
+			level_release(vb, new_li);
+		goto fail;
 	}
-	order_at(&vb->ix, slot)->qty = e->qty;
-	fifo_append(vb, slot, new_li);
-	emit_level(&out[n], ev, &vb->levels[new_li]);
+	o->qty = e->qty;
+	o->level_venue = new_li << ORDER_LEVEL_SHIFT | ev->venue;
+	NL->qty += e->qty;
+	emit_level(&out[n], ev, NL);
 	return n + 1;
+fail:
+	order_index_erase(&vb->ix, o);
+	vb->c.live_orders = vb->ix.live;
+	vb->c.alloc_failures++;
+	return n;
 }
 
 /* Drop every order and level of one side. */
-static void side_clear(struct venue_books *vb, struct book_side *s)
+static void side_clear(struct venue_books *vb, struct book_side *s, uint8_t venue)
 {
 	for (uint32_t i = 0; i < s->count; i++) {
 		uint32_t li = s->levels[i];
-		uint32_t slot = vb->levels[li].head;
+		const uint64_t *ids = fifo_ids(&vb->levels[li]);
 
-		while (slot) {
-			uint32_t next = order_at(&vb->ix, slot)->next;
+		for (uint32_t k = 0; k < vb->levels[li].orders; k++) {
+			struct order *o = order_index_find(&vb->ix, venue, ids[k]);
 
-			order_index_erase(&vb->ix, slot);
-			slot = next;
+			if (o)
+				order_index_erase(&vb->ix, o);
 		}
-		vb->levels[li].orders = vb->level_free;
-		vb->level_free = li;
-		vb->c.levels--;
+		level_free(vb, li);
 	}
 	s->count = 0;
 }
@@ -720,8 +788,8 @@ static unsigned apply_clear(struct venue_books *vb, const struct wb_event *ev, s
 		return 0;
 	}
 	for (uint32_t i = first; i <= last; i++) {
-		side_clear(vb, side_of(vb, (uint16_t)i, ev->venue, WB_SIDE_BUY));
-		side_clear(vb, side_of(vb, (uint16_t)i, ev->venue, WB_SIDE_SELL));
+		side_clear(vb, side_of(vb, (uint16_t)i, ev->venue, WB_SIDE_BUY), ev->venue);
+		side_clear(vb, side_of(vb, (uint16_t)i, ev->venue, WB_SIDE_SELL), ev->venue);
 	}
 	vb->c.live_orders = vb->ix.live;
 	emit_plain(out, ev, BOOK_UP_CLEAR);
@@ -834,24 +902,44 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev, st
 	}
 }
 
+static inline bool is_order_event(uint8_t kind)
+{
+	return kind >= WB_EV_EXECUTE && kind <= WB_EV_MODIFY;
+}
+
+static inline bool add_ok(const struct venue_books *vb, const struct wb_event *ev)
+{
+	return ev->venue < WB_VENUE_COUNT && instrument_ok(vb, ev->instrument) && side_ok(ev->side);
+}
+
 void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev)
 {
-	switch (ev->kind) {
-	case WB_EV_ADD:
-		if (instrument_ok(vb, ev->instrument) && side_ok(ev->side) && ev->venue < WB_VENUE_COUNT)
+	if (ev->kind == WB_EV_ADD) {
+		if (add_ok(vb, ev))
 			__builtin_prefetch(side_of(vb, ev->instrument, ev->venue, ev->side), 0, 3);
 		order_index_prefetch(&vb->ix, ev->venue, ev->u.order.order_id);
-		break;
-	case WB_EV_EXECUTE:
-	case WB_EV_EXECUTE_AT_PRICE:
-	case WB_EV_REDUCE:
-	case WB_EV_DELETE:
-	case WB_EV_REPLACE:
-	case WB_EV_MODIFY:
+	} else if (is_order_event(ev->kind)) {
 		order_index_prefetch(&vb->ix, ev->venue, ev->u.order.order_id);
-		break;
-	default:
-		break;
+	}
+}
+
+void venue_books_prefetch_level(const struct venue_books *vb, const struct wb_event *ev)
+{
+	if (ev->kind == WB_EV_ADD) {
+		const struct book_side *s;
+
+		if (!add_ok(vb, ev))
+			return;
+		s = side_of(vb, ev->instrument, ev->venue, ev->side);
+		if (s->count) {
+			__builtin_prefetch(&s->keys[s->count - 1], 0, 3);
+			__builtin_prefetch(&s->levels[s->count - 1], 0, 3);
+		}
+	} else if (is_order_event(ev->kind)) {
+		const struct order *o = order_index_find(&vb->ix, ev->venue, ev->u.order.order_id);
+
+		if (o)
+			__builtin_prefetch(&vb->levels[order_level(o)], 1, 3);
 	}
 }
 
@@ -906,35 +994,37 @@ unsigned venue_books_depth(const struct venue_books *vb, uint8_t venue, uint16_t
 int venue_books_queue_position(const struct venue_books *vb, uint8_t venue, uint64_t order_id,
 			       uint64_t *shares_ahead, uint32_t *orders_ahead)
 {
-	uint32_t slot = order_index_find(&vb->ix, venue, order_id);
+	const struct order *o = order_index_find(&vb->ix, venue, order_id);
+	const struct book_level *L;
+	const uint64_t *ids;
 	uint64_t shares = 0;
-	uint32_t orders = 0;
+	uint32_t k;
 
-	if (!slot)
+	if (!o)
 		return -1;
-	for (uint32_t s = vb->levels[order_at(&vb->ix, slot)->level].head; s != slot;
-	     s = order_at(&vb->ix, s)->next) {
-		shares += order_at(&vb->ix, s)->qty;
-		orders++;
+	L = &vb->levels[order_level(o)];
+	ids = fifo_ids_const(L);
+	for (k = 0; k < L->orders && ids[k] != order_id; k++) {
+		const struct order *ahead = order_index_find(&vb->ix, venue, ids[k]);
+
+		shares += ahead ? ahead->qty : 0;
 	}
 	if (shares_ahead)
 		*shares_ahead = shares;
 	if (orders_ahead)
-		*orders_ahead = orders;
+		*orders_ahead = k;
 	return 0;
 }
 
 int venue_books_order(const struct venue_books *vb, uint8_t venue, uint64_t order_id,
 		      struct venue_order_info *info)
 {
-	uint32_t slot = order_index_find(&vb->ix, venue, order_id);
-	const struct order *o;
+	const struct order *o = order_index_find(&vb->ix, venue, order_id);
 	const struct book_level *L;
 
-	if (!slot)
+	if (!o)
 		return -1;
-	o = order_at(&vb->ix, slot);
-	L = &vb->levels[o->level];
+	L = &vb->levels[order_level(o)];
 	if (info)
 		*info = (struct venue_order_info){
 			.instrument = L->instrument, .side = L->side, .price = L->price, .qty = o->qty,

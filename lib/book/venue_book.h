@@ -8,9 +8,9 @@
  * read functions (bbo, depth, queue position, counters) are for that same
  * thread, or for another one only while the writer is stopped.
  *
- * Memory: the order pool, the order index, the level pool and the level
- * arenas are allocated at create on cfg->numa_node (libnuma) and sized from
- * cfg->expected_orders; nothing is allocated per order. When the live
+ * Memory: the order index, the level pool and the level arena are
+ * allocated at create on cfg->numa_node (libnuma), pre-faulted, and sized
+ * from cfg->expected_orders; nothing is allocated per order. When the live
  * orders outgrow that size a table doubles inside the apply that needs it
  * (a one-off stall, counted in *_grows): size expected_orders for the
  * day's peak.
@@ -50,12 +50,23 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
 			   struct book_update *out);
 
 /*
- * Optional: warm the cache lines venue_books_apply(ev) will read first
- * (the order's index bucket, or the book of an ADD). Call it a few events
- * ahead of apply, e.g. on ring slot i+4 while applying slot i: it overlaps
- * the cache misses of consecutive events. Never changes the books.
+ * Optional, and never changing the books: warm the cache lines
+ * venue_books_apply(ev) will need, so the misses of consecutive events
+ * overlap instead of queueing one after the other.
+ *
+ * venue_books_prefetch() warms what the event alone locates: the order's
+ * index bucket (the order itself), or for an ADD its book side and the
+ * bucket the new id goes to. venue_books_prefetch_level() reads those
+ * (warm by then) and warms the next hop: the order's price level, or the
+ * top of an ADD's book side. Best used as a two-stage pipeline over a ring
+ * batch:
+ *
+ *     prefetch(ev[i + 2*D]); prefetch_level(ev[i + D]); apply(ev[i]);
+ *
+ * with D around 4-8 (the benchmark measures the choices).
  */
 void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev);
+void venue_books_prefetch_level(const struct venue_books *vb, const struct wb_event *ev);
 
 struct venue_level {
 	int64_t price;
@@ -97,8 +108,9 @@ struct venue_books_counters {
 	uint64_t bad_venue;		/* venue 0 or >= WB_VENUE_COUNT: skipped */
 	uint64_t bad_field;		/* side not buy/sell, ADD/REPLACE of 0 shares: skipped */
 	uint64_t ignored;		/* kinds the venue books do not use (QUOTE, TRADE_BREAK, ...) */
-	uint64_t alloc_failures;	/* a table could not double: the event was skipped */
-	uint64_t pool_grows, index_grows, level_grows; /* off-size doublings (see above) */
+	uint64_t alloc_failures;	/* a table could not grow: the event was skipped */
+	uint64_t index_grows;		/* order index doublings (see above) */
+	uint64_t level_grows;		/* level pool doublings and new level-arena chunks */
 };
 
 const struct venue_books_counters *venue_books_counters(const struct venue_books *vb);

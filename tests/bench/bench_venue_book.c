@@ -37,13 +37,16 @@
 #include "book/venue_book.h"
 
 #define TICK 1000000LL			/* one cent at the 1e-8 price scale */
-#define PREFETCH_DISTANCE 8
 
 struct bench_opts {
 	uint32_t instruments;
 	uint32_t live;			/* orders added by the opening build-up */
 	uint32_t events;		/* steady-state events after it */
 	uint64_t seed;
+	unsigned runs;			/* report the best of this many runs */
+	unsigned distance;		/* prefetch distance, events */
+	int ids;			/* 0 dense, 1 sparse, 2 both */
+	int mode;			/* enum prefetch_mode, or -1 for all */
 };
 
 /* ------------------------------------------------------------ random */
@@ -265,11 +268,11 @@ static int perf_open_instructions(void)
 	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
 }
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -287,113 +290,166 @@ static uint64_t resident_bytes(void)
 	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+enum prefetch_mode {
+	PREFETCH_NONE,		/* apply only */
+	PREFETCH_BUCKET,	/* venue_books_prefetch D ahead */
+	PREFETCH_TWO_STAGE,	/* prefetch 2D ahead, prefetch_level D ahead */
+	PREFETCH_MODES
+};
+
+static const char *const prefetch_names[PREFETCH_MODES] = {
+	"apply",
+	"apply + prefetch",
+	"apply + 2-stage prefetch",
+};
+
 struct span {
-	size_t from, to;
-	uint64_t ns;
+	size_t events;
+	uint64_t wall_ns, cpu_ns;
 	uint64_t instructions;
 	bool have_instructions;
 };
 
 static uint64_t sink;
 
-/* Apply evs[from, to), timing only the loop. */
+/* Apply evs[from, to), timing only the loop (prefetches included). */
 static void run_span(struct venue_books *vb, const struct wb_event *evs, size_t from, size_t to,
-		     bool prefetch, int perf_fd, struct span *sp)
+		     enum prefetch_mode mode, unsigned dist, int perf_fd, struct span *sp)
 {
 	struct book_update out[BOOK_MAX_UPDATES_PER_EVENT];
-	uint64_t updates = 0, t0, t1, instructions = 0;
+	uint64_t updates = 0, w0, c0, w1, c1, instructions = 0;
 
-	sp->from = from;
-	sp->to = to;
-	sp->have_instructions = false;
+	memset(sp, 0, sizeof(*sp));
+	sp->events = to - from;
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	t0 = now_ns();
-	if (prefetch) {
-		for (size_t i = from; i < to; i++) {
-			if (i + PREFETCH_DISTANCE < to)
-				venue_books_prefetch(vb, &evs[i + PREFETCH_DISTANCE]);
-			updates += venue_books_apply(vb, &evs[i], out);
-		}
-	} else {
+	w0 = clock_ns(CLOCK_MONOTONIC);
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	switch (mode) {
+	case PREFETCH_NONE:
 		for (size_t i = from; i < to; i++)
 			updates += venue_books_apply(vb, &evs[i], out);
+		break;
+	case PREFETCH_BUCKET:
+		for (size_t i = from; i < to; i++) {
+			if (i + dist < to)
+				venue_books_prefetch(vb, &evs[i + dist]);
+			updates += venue_books_apply(vb, &evs[i], out);
+		}
+		break;
+	default:
+		for (size_t i = from; i < to; i++) {
+			if (i + 2 * dist < to)
+				venue_books_prefetch(vb, &evs[i + 2 * dist]);
+			if (i + dist < to)
+				venue_books_prefetch_level(vb, &evs[i + dist]);
+			updates += venue_books_apply(vb, &evs[i], out);
+		}
+		break;
 	}
-	t1 = now_ns();
+	c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	w1 = clock_ns(CLOCK_MONOTONIC);
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		sp->have_instructions = read(perf_fd, &instructions, sizeof(instructions)) == sizeof(instructions);
 	}
-	sp->ns = t1 - t0;
+	sp->wall_ns = w1 - w0;
+	sp->cpu_ns = c1 - c0;
 	sp->instructions = instructions;
 	sink += updates + out[0].qty;
 }
 
-static void print_span(const char *what, const struct span *sp)
+/* Keep the faster of two measurements of the same work (others share the machine). */
+static void keep_best(struct span *best, const struct span *sp, bool first)
 {
-	double n = (double)(sp->to - sp->from);
-
-	printf("  %-22s %9zu events %8.1f ns/event  ", what, sp->to - sp->from, (double)sp->ns / n);
-	if (sp->have_instructions)
-		printf("%7.1f instructions/event\n", (double)sp->instructions / n);
-	else
-		printf("    n/a instructions/event\n");
+	if (first || sp->cpu_ns < best->cpu_ns)
+		*best = *sp;
 }
 
-static void run_one(const struct bench_opts *opt, const struct wb_event *evs, size_t n, const char *ids,
-		    bool prefetch, int perf_fd)
+static void print_span(const char *what, const struct span *sp)
+{
+	double n = (double)sp->events;
+
+	printf("    %-17s %8zu events %7.1f ns/event (wall %6.1f)  ", what, sp->events, (double)sp->cpu_ns / n,
+	       (double)sp->wall_ns / n);
+	if (sp->have_instructions)
+		printf("%6.1f instructions/event\n", (double)sp->instructions / n);
+	else
+		printf("n/a instructions/event\n");
+}
+
+static void run_config(const struct bench_opts *opt, const struct wb_event *evs, size_t n, const char *ids,
+		       enum prefetch_mode mode, int perf_fd)
 {
 	struct venue_books_config cfg = {
 		.max_instruments = opt->instruments + 1,
 		.expected_orders = opt->live + opt->live / 4,
 		.numa_node = 0,
 	};
-	uint64_t rss0 = resident_bytes(), rss1;
-	struct venue_books *vb = venue_books_create(&cfg);
-	const struct venue_books_counters *c;
-	struct span build, steady;
+	struct span build = { 0 }, steady = { 0 }, sp;
+	struct venue_books_counters c = { 0 };
+	uint64_t books_bytes = 0;
 
-	if (!vb) {
-		fprintf(stderr, "bench_venue_book: venue_books_create: %s\n", strerror(errno));
-		exit(1);
+	for (unsigned r = 0; r < opt->runs; r++) {
+		uint64_t rss0 = resident_bytes();
+		struct venue_books *vb = venue_books_create(&cfg);
+
+		if (!vb) {
+			fprintf(stderr, "bench_venue_book: venue_books_create: %s\n", strerror(errno));
+			exit(1);
+		}
+		run_span(vb, evs, 0, opt->live, mode, opt->distance, perf_fd, &sp);
+		keep_best(&build, &sp, r == 0);
+		run_span(vb, evs, opt->live, n, mode, opt->distance, perf_fd, &sp);
+		keep_best(&steady, &sp, r == 0);
+		books_bytes = resident_bytes() - rss0;
+		c = *venue_books_counters(vb);
+		venue_books_destroy(vb);
 	}
-	run_span(vb, evs, 0, opt->live, prefetch, perf_fd, &build);
-	run_span(vb, evs, opt->live, n, prefetch, perf_fd, &steady);
-	rss1 = resident_bytes();
-	c = venue_books_counters(vb);
-
-	printf("%s ids, %s:\n", ids, prefetch ? "apply + prefetch " "8 ahead" : "apply");
+	printf("  %s ids, %s", ids, prefetch_names[mode]);
+	if (mode != PREFETCH_NONE)
+		printf(" (%u ahead)", opt->distance);
+	printf(", best of %u:\n", opt->runs);
 	print_span("opening build-up", &build);
 	print_span("steady mix", &steady);
-	{
-		struct span all = { .from = 0, .to = n, .ns = build.ns + steady.ns,
-				    .instructions = build.instructions + steady.instructions,
-				    .have_instructions = build.have_instructions && steady.have_instructions };
-
-		print_span("whole stream", &all);
-	}
-	printf("  peak live orders %" PRIu64 ", levels now %" PRIu64 ", books resident %.0f MiB"
-	       " (pool/index/level doublings %" PRIu64 "/%" PRIu64 "/%" PRIu64 ")\n",
-	       c->peak_live_orders, c->levels, (double)(rss1 - rss0) / (1 << 20), c->pool_grows,
-	       c->index_grows, c->level_grows);
-	printf("  adds %" PRIu64 " deletes %" PRIu64 " replaces %" PRIu64 " executes %" PRIu64 " reduces %" PRIu64
-	       " unknown %" PRIu64 " duplicate %" PRIu64 " overfill %" PRIu64 "\n",
-	       c->adds, c->deletes, c->replaces, c->executes, c->reduces, c->unknown_order, c->duplicate_order,
-	       c->overfill);
-	venue_books_destroy(vb);
+	sp = (struct span){ .events = build.events + steady.events, .wall_ns = build.wall_ns + steady.wall_ns,
+			    .cpu_ns = build.cpu_ns + steady.cpu_ns,
+			    .instructions = build.instructions + steady.instructions,
+			    .have_instructions = build.have_instructions && steady.have_instructions };
+	print_span("whole stream", &sp);
+	printf("    peak live orders %" PRIu64 ", levels at the end %" PRIu64 ", books resident %.0f MiB"
+	       " (index/level doublings %" PRIu64 "/%" PRIu64 ")\n",
+	       c.peak_live_orders, c.levels, (double)books_bytes / (1 << 20), c.index_grows, c.level_grows);
+	if (c.unknown_order || c.duplicate_order || c.overfill || c.alloc_failures)
+		printf("    unexpected: unknown %" PRIu64 " duplicate %" PRIu64 " overfill %" PRIu64
+		       " alloc failures %" PRIu64 "\n",
+		       c.unknown_order, c.duplicate_order, c.overfill, c.alloc_failures);
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: bench_venue_book [--instruments N] [--live N] [--events N] [--seed N]\n"
-		"Time venue_books_apply over a generated day-like event stream.\n"
+		"usage: bench_venue_book [options]\n"
+		"Time venue_books_apply over a generated day-like event stream; ns/event is\n"
+		"thread CPU time (wall clock in brackets), the best of --runs runs.\n"
 		"  --instruments N  instruments (default 8000)\n"
 		"  --live N         orders added by the opening build-up (default 1000000)\n"
 		"  --events N       steady-mix events after the build-up (default 6000000)\n"
+		"  --ids dense|sparse|both   id style (default both)\n"
+		"  --prefetch none|bucket|two-stage|all   prefetch mode (default all)\n"
+		"  --distance N     prefetch distance in events (default 8)\n"
+		"  --runs N         runs per configuration, best reported (default 2)\n"
 		"  --seed N         generator seed (default 1)\n");
+}
+
+static int parse_choice(const char *arg, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(arg, names[i]) == 0)
+			return i;
+	return -2;
 }
 
 int main(int argc, char **argv)
@@ -402,11 +458,18 @@ int main(int argc, char **argv)
 		{ "instruments", required_argument, NULL, 'i' },
 		{ "live", required_argument, NULL, 'l' },
 		{ "events", required_argument, NULL, 'e' },
+		{ "ids", required_argument, NULL, 'd' },
+		{ "prefetch", required_argument, NULL, 'p' },
+		{ "distance", required_argument, NULL, 'D' },
+		{ "runs", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bench_opts opt = { .instruments = 8000, .live = 1000000, .events = 6000000, .seed = 1 };
+	static const char *const id_names[] = { "dense", "sparse", "both" };
+	static const char *const mode_names[] = { "none", "bucket", "two-stage", "all" };
+	struct bench_opts opt = { .instruments = 8000, .live = 1000000, .events = 6000000, .seed = 1,
+				  .runs = 2, .distance = 8, .ids = 2, .mode = -1 };
 	struct wb_event *evs;
 	struct rusage ru;
 	size_t n;
@@ -417,12 +480,21 @@ int main(int argc, char **argv)
 		case 'i': opt.instruments = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'l': opt.live = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'e': opt.events = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'd': opt.ids = parse_choice(optarg, id_names, 3); break;
+		case 'p':
+			opt.mode = parse_choice(optarg, mode_names, 4);
+			if (opt.mode == 3)
+				opt.mode = -1;
+			break;
+		case 'D': opt.distance = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'r': opt.runs = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (opt.instruments == 0 || opt.instruments > 16383 || opt.live == 0) {
+	if (opt.instruments == 0 || opt.instruments > 16383 || opt.live == 0 || opt.runs == 0 ||
+	    opt.distance == 0 || opt.ids < 0 || opt.mode < -1) {
 		usage(stderr);
 		return 2;
 	}
@@ -438,12 +510,15 @@ int main(int argc, char **argv)
 	if (perf_fd < 0)
 		printf("  (perf_event_open: %s: instructions n/a)\n", strerror(errno));
 
-	generate(&opt, false, evs, n);
-	run_one(&opt, evs, n, "dense ITCH-like", false, perf_fd);
-	run_one(&opt, evs, n, "dense ITCH-like", true, perf_fd);
-	generate(&opt, true, evs, n);
-	run_one(&opt, evs, n, "sparse 64-bit", false, perf_fd);
-	run_one(&opt, evs, n, "sparse 64-bit", true, perf_fd);
+	for (int sparse = 0; sparse < 2; sparse++) {
+		if (opt.ids != 2 && opt.ids != sparse)
+			continue;
+		generate(&opt, sparse, evs, n);
+		for (int m = 0; m < PREFETCH_MODES; m++)
+			if (opt.mode < 0 || opt.mode == m)
+				run_config(&opt, evs, n, sparse ? "sparse 64-bit" : "dense ITCH-like",
+					   (enum prefetch_mode)m, perf_fd);
+	}
 
 	getrusage(RUSAGE_SELF, &ru);
 	printf("peak RSS %.0f MiB (the event stream included)\n", (double)ru.ru_maxrss / 1024);
