@@ -33,8 +33,9 @@ Input:
   --messages N        order messages to generate (default: mps x seconds)
   --pcap FILE         replay FILE instead of generating one with wb-gen
   --feeds FILE        feed map for wb-gen and wirebookd (default: feeds.conf)
-  --gen-args "ARGS"   extra wb-gen arguments (default: "--max-payload 200":
-                      about 3 messages per packet, like the real feed)
+  --gen-args "ARGS"   wb-gen arguments (default: "--pitch --max-payload 200":
+                      Nasdaq ITCH and Cboe PITCH for BZX, BYX, EDGX, EDGA, about
+                      3 messages per packet, like the real feeds)
   --loop N            replay the capture N times (tcpreplay --loop)
 
 Daemon and output:
@@ -57,7 +58,7 @@ EOF
 }
 
 rate_kind=mps rate=100000 seconds=10 messages= pcap= feeds=$repo/feeds.conf
-gen_args="--max-payload 200" loop=1 out= cpus= daemon_args= latency=1 plot=0 text=0
+gen_args="--pitch --max-payload 200" loop=1 out= cpus= daemon_args= latency=1 plot=0 text=0
 kernel=0 iface= replay_iface=
 
 while [ $# -gt 0 ]; do
@@ -97,6 +98,9 @@ command -v tcpreplay >/dev/null || die "tcpreplay missing: apt-get install tcpre
 if [ $kernel -eq 1 ]; then
 	[ -n "$iface" ] || die "--kernel needs --iface (the NIC the feed arrives on)"
 	[ -e "/sys/class/net/$iface" ] || die "no interface $iface"
+	"$build/wirebookd" --help 2>&1 | grep -q -- '--kernel' \
+		|| die "this wirebookd has no --kernel source (the module's rings) yet"
+	[ -e /dev/wirebook ] || die "/dev/wirebook missing: load the module (latency-scripts/README.md)"
 fi
 case $rate_kind in
 mps|pps|mbps|multiplier)
