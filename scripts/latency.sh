@@ -3,9 +3,9 @@
 # into wirebookd and summarize the latency logs it writes.
 #
 # Default (this machine, no NIC needed): two network namespaces joined by a
-# veth pair; wirebookd captures on one end (--iface, user-space AF_PACKET),
-# tcpreplay sends on the other. --kernel runs the same measurement on a real
-# server against a real NIC and the kernel module (runbook:
+# veth pair; wirebookd captures on one end (user-space AF_PACKET), tcpreplay
+# sends on the other. --iface runs the same measurement on a real server's
+# NIC, --kernel through the kernel module (runbook:
 # latency-scripts/README.md). Needs root (namespaces, raw sockets).
 set -euo pipefail
 
@@ -47,9 +47,10 @@ Daemon and output:
   --text              also write latency_<feed>.txt with wb-latency-text
 
 Real server (runbook in latency-scripts/README.md):
-  --kernel            use the kernel module (wirebookd --kernel) on --iface
-                      instead of a veth pair and user-space capture
-  --iface IF          the NIC the feed arrives on (with --kernel: required)
+  --iface IF          the NIC the feed arrives on, instead of a veth pair:
+                      wirebookd captures there (user space, AF_PACKET)
+  --kernel            use the kernel module (wirebookd --kernel) instead of
+                      user-space capture (needs --iface)
   --replay-iface IF   send the capture from this local port (cabled to --iface
                       or to the same switch); without it, nothing is replayed
                       and the run lasts --seconds of live traffic
@@ -95,6 +96,11 @@ for t in wirebookd wb-gen wb-dump; do
 done
 command -v tcpreplay >/dev/null || die "tcpreplay missing: apt-get install tcpreplay (scripts/deps.sh)"
 [ -r "$feeds" ] || die "feed map $feeds not readable"
+# No --iface: a veth pair on this machine. With one: that NIC, as it is.
+veth=0
+[ -z "$iface" ] && veth=1
+[ -n "$replay_iface" ] && [ $veth -eq 1 ] && die "--replay-iface needs --iface"
+[ -n "$iface" ] && [ $kernel -eq 0 ] && [ ! -e "/sys/class/net/$iface" ] && die "no interface $iface"
 if [ $kernel -eq 1 ]; then
 	[ -n "$iface" ] || die "--kernel needs --iface (the NIC the feed arrives on)"
 	[ -e "/sys/class/net/$iface" ] || die "no interface $iface"
@@ -120,7 +126,7 @@ cleanup() {
 		kill -TERM "$daemon_pid" 2>/dev/null
 		wait "$daemon_pid" 2>/dev/null
 	fi
-	if [ $kernel -eq 0 ]; then
+	if [ $veth -eq 1 ]; then
 		ip netns del "$ns_rx" 2>/dev/null
 		ip netns del "$ns_tx" 2>/dev/null
 	fi
@@ -130,7 +136,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- the capture --------------------------------------------------------
-if [ -z "$pcap" ] && { [ $kernel -eq 0 ] || [ -n "$replay_iface" ]; }; then
+if [ -z "$pcap" ] && { [ $veth -eq 1 ] || [ -n "$replay_iface" ]; }; then
 	if [ -z "$messages" ]; then
 		if [ "$rate_kind" = mps ]; then
 			messages=$(awk -v r="$rate" -v s="$seconds" 'BEGIN { printf "%d", r * s }')
@@ -175,7 +181,7 @@ fi
 
 # ---- the network ----------------------------------------------------------
 in_rx=() in_tx=()
-if [ $kernel -eq 0 ]; then
+if [ $veth -eq 1 ]; then
 	ip netns add "$ns_rx" || die "cannot create network namespace (is this a container without CAP_SYS_ADMIN?)"
 	ip netns add "$ns_tx"
 	ip link add wbrx netns "$ns_rx" type veth peer name wbtx netns "$ns_tx" \
