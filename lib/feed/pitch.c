@@ -31,6 +31,14 @@
  * the message's offset. Until a unit's first Time, and after a gap on the
  * unit (the Time may be in the lost range, spec 2), exch_ts is 0: unknown.
  *
+ * Subscribing mid-session. Orders added before an instrument was
+ * subscribed were never tracked, so its venue book would miss them
+ * silently: when the subscriptions change after the venue's first
+ * sequenced packet, each newly subscribed instrument gets a GAP event of
+ * its own (first 0, count 0: "earlier messages unknown"), and turning '*'
+ * on gets a venue-wide one. A CLEAR (Unit Clear, a new day) makes the book
+ * whole again.
+ *
  * Not multicast. Unit 0 (the TCP Gap Request Proxy and Spin sessions),
  * unsequenced messages (sequence 0) and the TCP session message types are
  * reported as FEED_ERR_NOT_MULTICAST and not decoded: a spin is a snapshot
@@ -110,6 +118,11 @@ struct pitch_state {
 	uint8_t announced[FEED_MAX_INSTRUMENTS / 8];
 	/* instrument id -> unit its messages last came on (0: none yet) */
 	uint8_t unit_of[FEED_MAX_INSTRUMENTS];
+	/* instrument id -> subscribed as of subs_generation */
+	uint8_t was_subscribed[FEED_MAX_INSTRUMENTS / 8];
+	bool was_all;
+	bool session_seen;	/* a sequenced packet came: orders may be untracked */
+	uint32_t subs_generation;
 	struct order_filter filter;
 	/* the filter's memory follows, 64-byte aligned */
 };
@@ -128,6 +141,7 @@ static void pitch_state_reset(void *state)
 	__builtin_memset(st->unit, 0, sizeof(st->unit));
 	__builtin_memset(st->announced, 0, sizeof(st->announced));
 	__builtin_memset(st->unit_of, 0, sizeof(st->unit_of));
+	st->session_seen = false;
 	order_filter_clear(&st->filter);
 }
 
@@ -178,13 +192,14 @@ static bool subscribed(const struct feed_engine *e, uint16_t inst)
 
 /* ---- event helpers -------------------------------------------------------- */
 
-/* Name the instrument on this venue before its first event. */
+/* Name the instrument on this venue before its first event (unit 0: not known). */
 static void announce(struct feed_packet *pk, struct pitch_state *st, uint16_t inst,
 		     uint8_t unit, uint64_t seq, uint64_t ts)
 {
 	struct wb_event *ev;
 
-	st->unit_of[inst] = unit;
+	if (unit)
+		st->unit_of[inst] = unit;
 	if (wb_likely(st->announced[inst >> 3] & (1u << (inst & 7))))
 		return;
 	ev = feed_emit(pk, WB_EV_SYMBOL, inst, seq, ts);
@@ -221,9 +236,12 @@ static void emit_order(struct feed_packet *pk, uint8_t kind, const struct order_
 	feed_commit(pk);
 }
 
-/* This instrument's venue book is missing the message at seq (see top). */
+/*
+ * This instrument's venue book is missing messages (see top): the one at
+ * seq (count 1), or those before a mid-session subscription (count 0).
+ */
 static void emit_instrument_gap(struct feed_packet *pk, uint16_t inst, uint64_t seq,
-				uint8_t unit)
+				uint64_t count, uint8_t unit)
 {
 	struct wb_event *ev = feed_emit(pk, WB_EV_GAP, inst, seq, 0);
 
@@ -231,7 +249,7 @@ static void emit_instrument_gap(struct feed_packet *pk, uint16_t inst, uint64_t 
 		return;
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
 	ev->u.gap.first = seq;
-	ev->u.gap.count = 1;
+	ev->u.gap.count = count;
 	ev->u.gap.unit = unit;
 	feed_commit(pk);
 }
@@ -284,7 +302,7 @@ static void decode_add(struct feed_packet *pk, struct pitch_state *st, const str
 	e = order_filter_insert(&st->filter, order_id, inst, msg->unit, qty);
 	if (wb_unlikely(!e)) {
 		pk->counters->order_filter_full++;
-		emit_instrument_gap(pk, inst, msg->seq, msg->unit);
+		emit_instrument_gap(pk, inst, msg->seq, 1, msg->unit);
 		return;
 	}
 	e->side = side;
@@ -381,7 +399,7 @@ static void decode_executed_at_price(struct feed_packet *pk, struct pitch_state 
 			   left - remaining, 0);
 	} else if (wb_unlikely(remaining > left)) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
-		emit_instrument_gap(pk, inst, msg->seq, msg->unit);
+		emit_instrument_gap(pk, inst, msg->seq, 1, msg->unit);
 	}
 	if (remaining)
 		e->qty = remaining;
@@ -700,6 +718,35 @@ static void unit_gap(struct feed_packet *pk, struct pitch_unit *u, uint8_t unit,
 	u->time_known = false;
 }
 
+/*
+ * The subscriptions changed: instruments that start passing the filter
+ * after the session began get their book flagged (see top).
+ */
+static void refresh_subscriptions(struct feed_packet *pk, struct pitch_state *st)
+{
+	const struct feed_subs *subs = &pk->engine->subs;
+	uint32_t inst;
+
+	st->subs_generation = subs->generation;
+	if (subs->all && !st->was_all && st->session_seen)
+		feed_emit_gap(pk, 0, 0, 0);
+	st->was_all = subs->all;
+	for (inst = 1; inst <= subs->count && inst < FEED_MAX_INSTRUMENTS; inst++) {
+		uint8_t bit = (uint8_t)(1u << (inst & 7));
+		bool now = subs->all || subs->subscribed[inst];
+
+		if (now && !(st->was_subscribed[inst >> 3] & bit)) {
+			st->was_subscribed[inst >> 3] |= bit;
+			if (st->session_seen && !subs->all) {
+				announce(pk, st, (uint16_t)inst, 0, 0, 0);
+				emit_instrument_gap(pk, (uint16_t)inst, 0, 0, 0);
+			}
+		} else if (!now) {
+			st->was_subscribed[inst >> 3] &= (uint8_t)~bit;
+		}
+	}
+}
+
 static void unit_start(struct feed_packet *pk, struct pitch_unit *u, uint8_t unit, uint64_t seq)
 {
 	if (seq > 1)
@@ -794,10 +841,14 @@ static void pitch_packet(struct feed_packet *pk, const uint8_t *p, uint32_t len)
 		len = hdr_len;	/* decode the block the header describes */
 	}
 	u = &st->unit[unit];
+	if (wb_unlikely(st->subs_generation != pk->engine->subs.generation))
+		refresh_subscriptions(pk, st);
 	if (wb_unlikely(count == 0)) {
 		pk->counters->heartbeats++;
 		if (seq)	/* a second source sends unit heartbeats with sequence 0 */
 			idle_sequence(pk, u, unit, seq);
+		if (seq > 1)
+			st->session_seen = true;
 		return;
 	}
 	if (wb_unlikely(seq == 0)) {
@@ -807,6 +858,7 @@ static void pitch_packet(struct feed_packet *pk, const uint8_t *p, uint32_t len)
 	}
 	if (wb_unlikely(!u->started))
 		unit_start(pk, u, unit, seq);
+	st->session_seen = true;
 	if (wb_unlikely(seq != u->next_seq)) {
 		if (seq > u->next_seq) {
 			unit_gap(pk, u, unit, u->next_seq, seq - u->next_seq);

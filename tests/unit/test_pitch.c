@@ -1195,6 +1195,73 @@ START_TEST(test_pitch_symbol_is_announced_once_per_venue_before_its_first_event)
 }
 END_TEST
 
+START_TEST(test_pitch_subscribing_before_the_session_flags_nothing)
+{
+	feed_subscribe(h.engine, "AAA", 3);
+	start_with_order(500, "AAA");
+	ck_assert_uint_eq(harness_count(&h, WB_EV_GAP), 0);
+	feed_subscribe(h.engine, "*", 1);	/* changed, but no packet since the start */
+	ck_assert_uint_eq(harness_count(&h, WB_EV_GAP), 0);
+}
+END_TEST
+
+START_TEST(test_pitch_subscribing_mid_session_flags_the_new_instruments_book)
+{
+	struct pkt p;
+	const struct wb_event *gap;
+	int bbb;
+
+	feed_subscribe(h.engine, "AAA", 3);
+	start_with_order(500, "AAA");
+	pkt_begin(&p, 1, 3);
+	msg_add_short(&p, 1, 600, 'S', 100, "BBB", 2100);	/* not tracked */
+	send_pkt(line_a, &p);
+	bbb = feed_subscribe(h.engine, "BBB", 3);
+	h.n = 0;
+	pkt_begin(&p, 1, 4);
+	msg_executed(&p, 2, 600, 10, 1);
+	send_pkt(line_a, &p);
+	/* BBB is named, then its book is flagged: order 600 is unknown to it. */
+	ck_assert_uint_eq(h.events[0].kind, WB_EV_SYMBOL);
+	ck_assert_int_eq(h.events[0].instrument, bbb);
+	gap = harness_find(&h, WB_EV_GAP, 0);
+	ck_assert_ptr_nonnull(gap);
+	ck_assert_int_eq(gap->instrument, bbb);
+	ck_assert_uint_eq(gap->u.gap.count, 0);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_GAP), 1);
+	ck_assert_uint_eq(counters(line_a)->filtered, 2);
+	/* Off and on again with no packet between: nothing was missed. */
+	feed_unsubscribe(h.engine, "BBB", 3);
+	feed_subscribe(h.engine, "BBB", 3);
+	pkt_begin(&p, 1, 5);
+	send_pkt(line_a, &p);	/* a heartbeat */
+	ck_assert_uint_eq(harness_count(&h, WB_EV_GAP), 1);
+	/* Off while packets pass, then on: flagged again. */
+	feed_unsubscribe(h.engine, "BBB", 3);
+	send_pkt(line_a, &p);
+	feed_subscribe(h.engine, "BBB", 3);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_GAP), 2);
+}
+END_TEST
+
+START_TEST(test_pitch_turning_on_all_mid_session_flags_the_whole_venue)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "AAA", 3);
+	start_with_order(500, "AAA");
+	feed_subscribe(h.engine, "*", 1);
+	h.n = 0;
+	pkt_begin(&p, 1, 3);
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(h.n, 1);
+	ck_assert_uint_eq(last()->kind, WB_EV_GAP);
+	ck_assert_uint_eq(last()->instrument, 0);
+	ck_assert_uint_eq(last()->venue, WB_VENUE_BZX);
+}
+END_TEST
+
 START_TEST(test_pitch_full_order_filter_counts_and_flags_the_instrument_book)
 {
 	struct pkt p;
@@ -1564,6 +1631,9 @@ static Suite *pitch_suite(void)
 	tcase_add_test(filt, test_pitch_unsubscribing_drops_the_instruments_orders);
 	tcase_add_test(filt, test_pitch_symbol_is_announced_once_per_venue_before_its_first_event);
 	tcase_add_test(filt, test_pitch_full_order_filter_counts_and_flags_the_instrument_book);
+	tcase_add_test(filt, test_pitch_subscribing_before_the_session_flags_nothing);
+	tcase_add_test(filt, test_pitch_subscribing_mid_session_flags_the_new_instruments_book);
+	tcase_add_test(filt, test_pitch_turning_on_all_mid_session_flags_the_whole_venue);
 	suite_add_tcase(s, filt);
 
 	tcase_add_checked_fixture(bad, setup, teardown);
