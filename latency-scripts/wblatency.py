@@ -50,22 +50,33 @@ class LogError(Exception):
 
 
 class FeedLog:
-    """The timestamps of one feed: four parallel sequences (recv, ring, book, pub)."""
+    """The stage latencies of one feed: one compact array of signed ns per
+    stage, holding only the packets where both of the stage's timestamps
+    are set (8 bytes per packet and stage; the timestamps are not kept)."""
 
-    def __init__(self, feed, columns, source):
+    def __init__(self, feed, source):
         self.feed = feed
-        self.columns = columns  # list of 4 sequences of int ns, 0 = not timed
         self.source = source
+        self.packets = 0
+        self.deltas = {key: array.array("q") for key, _l, _a, _b in STAGES}
 
     def __len__(self):
-        return len(self.columns[0])
+        return self.packets
+
+    def add(self, recv, ring, book, pub):
+        """Append packets given as four parallel sequences of timestamps."""
+        cols = (recv, ring, book, pub)
+        self.packets += len(recv)
+        for key, _label, a, b in STAGES:
+            self.deltas[key].extend(t1 - t0 for t0, t1 in zip(cols[a], cols[b]) if t0 and t1)
+
+    def merge(self, other):
+        self.packets += other.packets
+        for key in self.deltas:
+            self.deltas[key].extend(other.deltas[key])
 
     def stage_deltas(self, stage_key):
-        for key, _label, a, b in STAGES:
-            if key == stage_key:
-                return [t1 - t0 for t0, t1 in zip(self.columns[a], self.columns[b])
-                        if t0 and t1]
-        raise KeyError(stage_key)
+        return self.deltas[stage_key]
 
 
 def feed_from_filename(path):
@@ -73,29 +84,42 @@ def feed_from_filename(path):
     return m.group(1) if m else os.path.splitext(os.path.basename(path))[0]
 
 
+BIN_CHUNK_SAMPLES = 1 << 16
+
+
 def read_bin(path):
+    log = None
     with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < HEADER_SIZE or data[:8] != MAGIC:
-        raise LogError(f"{path}: not a wirebook latency log (bad magic)")
-    version = int.from_bytes(data[8:12], "little")
-    header_size = int.from_bytes(data[12:16], "little")
-    sample_size = int.from_bytes(data[16:20], "little")
-    if version != VERSION:
-        raise LogError(f"{path}: latency log version {version}, these scripts read {VERSION}")
-    if sample_size != SAMPLE_SIZE or header_size < HEADER_SIZE or header_size > len(data):
-        raise LogError(f"{path}: unexpected header/sample size {header_size}/{sample_size}")
-    body = data[header_size:]
-    partial = len(body) % SAMPLE_SIZE
-    if partial:
-        print(f"{path}: ignored a partial last record ({partial} bytes)", file=sys.stderr)
-        body = body[:len(body) - partial]
-    words = array.array("Q")
-    words.frombytes(body)
-    if sys.byteorder != "little":
-        words.byteswap()
-    columns = [words[i::U64_PER_SAMPLE] for i in range(4)]
-    return FeedLog(feed_from_filename(path), columns, path)
+        head = f.read(HEADER_SIZE)
+        if len(head) < HEADER_SIZE or head[:8] != MAGIC:
+            raise LogError(f"{path}: not a wirebook latency log (bad magic)")
+        version = int.from_bytes(head[8:12], "little")
+        header_size = int.from_bytes(head[12:16], "little")
+        sample_size = int.from_bytes(head[16:20], "little")
+        if version != VERSION:
+            raise LogError(f"{path}: latency log version {version}, these scripts read {VERSION}")
+        if sample_size != SAMPLE_SIZE or header_size < HEADER_SIZE:
+            raise LogError(f"{path}: unexpected header/sample size {header_size}/{sample_size}")
+        f.seek(header_size)
+        log = FeedLog(feed_from_filename(path), path)
+        # Chunks of whole samples: memory stays at the per-stage deltas.
+        while True:
+            body = f.read(BIN_CHUNK_SAMPLES * SAMPLE_SIZE)
+            if not body:
+                break
+            partial = len(body) % SAMPLE_SIZE
+            if partial:
+                # Only the file's end can cut a record: the daemon was killed mid-write.
+                print(f"{path}: ignored a partial last record ({partial} bytes)", file=sys.stderr)
+                body = body[:len(body) - partial]
+            words = array.array("Q")
+            words.frombytes(body)
+            if sys.byteorder != "little":
+                words.byteswap()
+            log.add(*(words[i::U64_PER_SAMPLE] for i in range(4)))
+            if partial:
+                break
+    return log
 
 
 def read_txt(path):
@@ -118,7 +142,9 @@ def read_txt(path):
                     columns[i].append(int(fields[2 + i]))
             except (ValueError, OverflowError) as e:
                 raise LogError(f"{path}:{lineno}: bad timestamp ({e})") from None
-    return FeedLog(feed or feed_from_filename(path), columns, path)
+    log = FeedLog(feed or feed_from_filename(path), path)
+    log.add(*columns)
+    return log
 
 
 def read_log(path):
@@ -154,8 +180,7 @@ def load_feeds(paths):
     for path in find_logs(paths):
         log = read_log(path)
         if log.feed in feeds:
-            for dst, src in zip(feeds[log.feed].columns, log.columns):
-                dst.extend(src)
+            feeds[log.feed].merge(log)
         else:
             feeds[log.feed] = log
     return feeds
@@ -196,10 +221,11 @@ def summarize(feeds):
             rows.append((feed, key, stats(feeds[feed].stage_deltas(key))))
     if feeds:
         for key, _label, _a, _b in STAGES:
-            merged = []
+            merged = array.array("q")
             for feed in sorted(feeds):
                 merged.extend(feeds[feed].stage_deltas(key))
             rows.append((ALL_FEEDS, key, stats(merged)))
+            del merged
     return rows
 
 
