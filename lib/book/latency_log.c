@@ -41,6 +41,7 @@
 struct latency_feed_file {
 	FILE *fp;
 	char *buffer;
+	uint64_t pending;	/* samples in the stdio buffer, not yet known to be on disk */
 	int failed;		/* open or write failed: samples of this venue are dropped */
 };
 
@@ -147,6 +148,27 @@ static FILE *latency_file_for(struct latency_log *log, unsigned int venue)
 	return f->fp;
 }
 
+/*
+ * A file that cannot be written: close it, count what its buffer held as
+ * dropped rather than written (it never reached the disk), and drop its
+ * later samples.
+ */
+static void latency_file_failed(struct latency_log *log, unsigned int venue, const char *what)
+{
+	struct latency_feed_file *f = &log->files[venue];
+
+	if (!f->failed)
+		fprintf(stderr, "latency_log: %s for venue %u failed: %s; its samples are "
+			"dropped from now on\n", what, venue, strerror(errno));
+	f->failed = 1;
+	if (f->fp)
+		fclose(f->fp);
+	f->fp = NULL;
+	log->written -= f->pending;
+	log->dropped_io += f->pending;
+	f->pending = 0;
+}
+
 /* Write n consecutive samples of one venue (one fwrite: the writer's cost
  * per sample is then a copy into the stdio buffer). */
 static void latency_write_run(struct latency_log *log, const struct latency_sample *s, size_t n)
@@ -167,15 +189,11 @@ static void latency_write_run(struct latency_log *log, const struct latency_samp
 		return;
 	}
 	if (fwrite(s, sizeof(*s), n, fp) != n) {
-		if (!f->failed)
-			fprintf(stderr, "latency_log: write for venue %u failed: %s; "
-				"its samples are dropped from now on\n", venue, strerror(errno));
-		f->failed = 1;
-		fclose(fp);
-		f->fp = NULL;
 		log->dropped_io += n;	/* a short write may have kept some: counted lost */
+		latency_file_failed(log, venue, "write");
 		return;
 	}
+	f->pending += n;
 	log->written += n;
 }
 
@@ -209,14 +227,20 @@ static uint64_t latency_drain(struct latency_log *log)
 	return taken;
 }
 
+/* Push buffered samples to the files; a file that fails is closed, what
+ * its buffer held and its later samples are dropped and counted. */
 static void latency_flush_all(struct latency_log *log)
 {
-	for (unsigned int v = 0; v < WB_VENUE_COUNT; v++)
-		if (log->files[v].fp && fflush(log->files[v].fp) != 0 && !log->files[v].failed) {
-			fprintf(stderr, "latency_log: flush for venue %u failed: %s\n", v,
-				strerror(errno));
-			log->files[v].failed = 1;
-		}
+	for (unsigned int v = 0; v < WB_VENUE_COUNT; v++) {
+		struct latency_feed_file *f = &log->files[v];
+
+		if (!f->fp)
+			continue;
+		if (fflush(f->fp) == 0)
+			f->pending = 0;
+		else
+			latency_file_failed(log, v, "writing the file");
+	}
 }
 
 static void *latency_writer_main(void *arg)
@@ -302,13 +326,14 @@ uint64_t latency_log_close(struct latency_log *log, uint64_t *dropped)
 	wb_store_release(&log->stop, 1);
 	pthread_join(log->writer, NULL);
 
+	/* Flush first: a failure still knows how many samples it lost. */
+	latency_flush_all(log);
 	for (unsigned int v = 0; v < WB_VENUE_COUNT; v++) {
 		struct latency_feed_file *f = &log->files[v];
 
-		if (f->fp && fclose(f->fp) != 0) {
+		if (f->fp && fclose(f->fp) != 0)
 			fprintf(stderr, "latency_log: closing the file of venue %u failed: %s\n", v,
 				strerror(errno));
-		}
 		free(f->buffer);
 	}
 	written = log->written;

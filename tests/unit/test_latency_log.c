@@ -174,6 +174,30 @@ START_TEST(test_latency_log_drops_and_counts_samples_of_an_unknown_venue)
 }
 END_TEST
 
+START_TEST(test_latency_log_counts_samples_lost_to_a_full_disk_as_dropped_not_written)
+{
+	char path[128];
+	struct latency_log *log;
+	uint64_t written, dropped;
+
+	make_tmpdir();
+	/* Every write to /dev/full fails with ENOSPC, but only when stdio flushes. */
+	snprintf(path, sizeof(path), "%s/latency_%s.bin", tmpdir, feed_venue_name(WB_VENUE_NASDAQ));
+	ck_assert_int_eq(symlink("/dev/full", path), 0);
+	log = latency_log_open(tmpdir);
+	ck_assert_ptr_nonnull(log);
+	for (uint64_t i = 1; i <= 100; i++) {
+		struct latency_sample s = sample(i % 2 ? WB_VENUE_NASDAQ : WB_VENUE_BZX, i);
+
+		latency_log_record(log, &s);
+	}
+	written = latency_log_close(log, &dropped);
+	ck_assert_uint_eq(written, 50);		/* bzx's file is fine */
+	ck_assert_uint_eq(dropped, 50);		/* nasdaq's never reached a disk */
+	remove_tmpdir();
+}
+END_TEST
+
 START_TEST(test_latency_log_open_creates_a_missing_directory)
 {
 	char sub[128];
@@ -222,6 +246,7 @@ static Suite *latency_log_suite(void)
 	tcase_add_test(tc, test_latency_log_writes_each_venue_to_its_own_file_in_order);
 	tcase_add_test(tc, test_latency_log_counts_every_sample_as_written_or_dropped_under_a_burst);
 	tcase_add_test(tc, test_latency_log_drops_and_counts_samples_of_an_unknown_venue);
+	tcase_add_test(tc, test_latency_log_counts_samples_lost_to_a_full_disk_as_dropped_not_written);
 	tcase_add_test(tc, test_latency_log_open_creates_a_missing_directory);
 	tcase_add_test(tc, test_latency_log_open_refuses_a_path_that_is_a_file);
 	suite_add_tcase(s, tc);
