@@ -5,6 +5,7 @@
  * as the decoder uses it, and malformed input.
  */
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 #include "feed_harness.h"
 #include "common/event_text.h"
 #include "common/gen_flow.h"
+#include "common/gen_itch.h"
 #include "common/gen_pitch.h"
+#include "book/venue_book.h"
 
 #ifndef PCAP_DIR
 #define PCAP_DIR "pcaps/pitch/"
@@ -1576,6 +1579,141 @@ START_TEST(test_pitch_generated_day_on_four_venues_decodes_without_loss)
 }
 END_TEST
 
+/*
+ * The same kind of day with Nasdaq ITCH next to the four Cboe venues, into
+ * venue books: no venue's own book ever locks or crosses, while the NBBO
+ * across venues sometimes does (the generator's flash orders), and most of
+ * the time it is built from more than one venue.
+ */
+struct nbbo_check {
+	struct venue_books *vb;
+	int line[WB_VENUE_COUNT];
+	uint32_t group[WB_VENUE_COUNT];
+	uint64_t own_crossed, nbbo_locked, nbbo_crossed, nbbo_checks, split_nbbo;
+};
+
+static void check_instrument(struct nbbo_check *c, uint16_t inst)
+{
+	struct venue_level bid[WB_VENUE_COUNT], ask[WB_VENUE_COUNT];
+	int64_t best_bid = 0, best_ask = 0;
+	bool one_venue_at_both = false;
+	int v;
+
+	for (v = WB_VENUE_NASDAQ; v <= WB_VENUE_EDGA; v++) {
+		ck_assert_int_eq(venue_books_bbo(c->vb, (uint8_t)v, inst, &bid[v], &ask[v]), 0);
+		if (bid[v].qty && ask[v].qty && bid[v].price >= ask[v].price)
+			c->own_crossed++;
+		if (bid[v].qty && (!best_bid || bid[v].price > best_bid))
+			best_bid = bid[v].price;
+		if (ask[v].qty && (!best_ask || ask[v].price < best_ask))
+			best_ask = ask[v].price;
+	}
+	if (!best_bid || !best_ask)
+		return;
+	for (v = WB_VENUE_NASDAQ; v <= WB_VENUE_EDGA; v++)
+		one_venue_at_both |= bid[v].qty && ask[v].qty && bid[v].price == best_bid &&
+				     ask[v].price == best_ask;
+	c->nbbo_checks++;
+	c->nbbo_locked += best_bid == best_ask;
+	c->nbbo_crossed += best_bid > best_ask;
+	/* No single venue shows the NBBO: it exists only across venues. */
+	c->split_nbbo += !one_venue_at_both;
+}
+
+static int sink_to_books(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
+			 const uint8_t *payload, uint32_t len)
+{
+	struct nbbo_check *c = ctx;
+	struct book_update out[BOOK_MAX_UPDATES_PER_EVENT];
+	size_t i;
+	int v;
+
+	(void)ts_ns;
+	(void)dst_port;
+	for (v = 0; v < WB_VENUE_COUNT && c->group[v] != dst_ip; v++)
+		;
+	ck_assert_int_lt(v, WB_VENUE_COUNT);
+	feed_process_payload(h.engine, c->line[v], payload, len, 0, &h.prod);
+	harness_drain(&h);
+	for (i = 0; i < h.n; i++) {
+		venue_books_apply(c->vb, &h.events[i], out);
+		if (h.events[i].instrument && h.events[i].kind <= WB_EV_MODIFY)
+			check_instrument(c, h.events[i].instrument);
+	}
+	h.n = 0;
+	return 0;
+}
+
+START_TEST(test_pitch_generated_nbbo_locks_and_crosses_across_venues_never_within_one)
+{
+	struct gen_flow_config fcfg = { .profile = GEN_PROFILE_DEMO, .seed = 3,
+					.venues = 1u << WB_VENUE_NASDAQ };
+	struct venue_books_config bcfg = { .max_instruments = 64, .expected_orders = 1u << 16,
+					   .numa_node = -1 };
+	struct gen_flow *flow = calloc(1, sizeof(*flow));
+	struct gen_pitch *enc = calloc(4, sizeof(*enc));
+	struct gen_itch *itch = calloc(1, sizeof(*itch));
+	struct gen_itch_config icfg = { .a_ip = ipv4(233, 54, 12, 111), .a_port = 26477 };
+	struct nbbo_check c = { 0 };
+	struct gen_action a;
+	uint64_t last = 0;
+	size_t i;
+
+	ck_assert_ptr_nonnull(flow);
+	ck_assert_ptr_nonnull(enc);
+	ck_assert_ptr_nonnull(itch);
+	c.vb = venue_books_create(&bcfg);
+	ck_assert_ptr_nonnull(c.vb);
+	feed_subscribe(h.engine, "*", 1);
+	c.group[WB_VENUE_NASDAQ] = icfg.a_ip;
+	c.line[WB_VENUE_NASDAQ] = feed_map_add(h.engine, icfg.a_ip, 26477, FEED_PROTO_ITCH50,
+					       WB_VENUE_NASDAQ, "A");
+	memcpy(icfg.session, "TESTPITCH1", 10);
+	icfg.sink = (struct gen_packet_sink){ .packet = sink_to_books, .ctx = &c };
+	gen_itch_init(itch, &icfg);
+	for (i = 0; i < 4; i++) {
+		uint8_t v = cboe_venues[i];
+		struct gen_pitch_config cfg = { .venue = v, .a_ip = ipv4(224, 0, 70, v),
+						.a_port = 30001, .seed = 3,
+						.sink = { .packet = sink_to_books, .ctx = &c } };
+
+		fcfg.venues |= 1u << v;
+		c.group[v] = cfg.a_ip;
+		c.line[v] = feed_map_add(h.engine, cfg.a_ip, 30001, FEED_PROTO_PITCH, v, "A");
+		ck_assert_int_eq(gen_pitch_init(&enc[i], &cfg), 0);
+	}
+	ck_assert_int_eq(gen_flow_init(flow, &fcfg), 0);
+	while (gen_flow_next(flow, &a) == 1) {
+		last = a.ts;
+		if (a.venue == WB_VENUE_NASDAQ)
+			ck_assert_int_eq(gen_itch_action(itch, flow, &a), 0);
+		for (i = 0; i < 4; i++)
+			ck_assert_int_eq(gen_pitch_action(&enc[i], flow, &a), 0);
+	}
+	ck_assert_int_eq(gen_itch_finish(itch, last + 1000), 0);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(gen_pitch_finish(&enc[i], last + 1000), 0);
+		gen_pitch_destroy(&enc[i]);
+	}
+	ck_assert_uint_eq(venue_books_counters(c.vb)->unknown_order, 0);
+	ck_assert_uint_eq(c.own_crossed, 0);
+	ck_assert_uint_gt(c.nbbo_checks, 10000);
+	ck_assert_uint_gt(c.nbbo_locked, 0);
+	ck_assert_uint_gt(c.nbbo_crossed, 0);
+	/* Brief moments, not the rule. */
+	ck_assert_uint_lt((c.nbbo_locked + c.nbbo_crossed) * 10, c.nbbo_checks);
+	ck_assert_uint_gt(c.split_nbbo * 100, c.nbbo_checks);
+	printf("generated NBBO: %" PRIu64 " checks, %" PRIu64 " locked, %" PRIu64 " crossed, %"
+	       PRIu64 " shown by no single venue\n", c.nbbo_checks, c.nbbo_locked, c.nbbo_crossed,
+	       c.split_nbbo);
+	venue_books_destroy(c.vb);
+	gen_flow_destroy(flow);
+	free(flow);
+	free(enc);
+	free(itch);
+}
+END_TEST
+
 static Suite *pitch_suite(void)
 {
 	Suite *s = suite_create("pitch");
@@ -1651,6 +1789,7 @@ static Suite *pitch_suite(void)
 	tcase_add_checked_fixture(gen, setup, teardown);
 	tcase_set_timeout(gen, 60);
 	tcase_add_test(gen, test_pitch_generated_day_on_four_venues_decodes_without_loss);
+	tcase_add_test(gen, test_pitch_generated_nbbo_locks_and_crosses_across_venues_never_within_one);
 	suite_add_tcase(s, gen);
 	return s;
 }

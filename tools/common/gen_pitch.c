@@ -375,8 +375,12 @@ static void maybe_flash(struct gen_pitch *g, const struct gen_flow *flow, const 
 	cross = behind == 2 && gen_rng_below(&g->rng, 2) == 0;
 	g->adds_until_flash = GEN_PITCH_FLASH_EVERY / 2 + gen_rng_below(&g->rng, GEN_PITCH_FLASH_EVERY);
 	/* Through the touch by less than this venue sits behind it on the other side. */
-	if (g->flash_count == GEN_PITCH_MAX_FLASH || !behind)
+	if (g->flash_count == GEN_PITCH_MAX_FLASH || !behind || s->mid < 4 * s->tick)
 		return;
+	/* A live flash order on the other side would meet this one on this venue. */
+	for (uint32_t i = 0; i < g->flash_count; i++)
+		if (g->flash[i].symbol == a->symbol && g->flash[i].side != side)
+			return;
 	/* The flow's touch: bids at mid, asks at mid + tick. */
 	if (side == WB_SIDE_BUY)
 		price = s->mid + s->tick * (cross ? 2 : 1);
@@ -386,6 +390,8 @@ static void maybe_flash(struct gen_pitch *g, const struct gen_flow *flow, const 
 		return;
 	f = &g->flash[g->flash_count++];
 	f->id = g->next_flash_id++;
+	f->symbol = a->symbol;
+	f->side = side;
 	f->expires = (uint32_t)g->stats.messages + GEN_PITCH_FLASH_LIFE / 2 +
 		     gen_rng_below(&g->rng, GEN_PITCH_FLASH_LIFE);
 	add_order(g, s, a->ts, f->id, side, 100, price, NULL);

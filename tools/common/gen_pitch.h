@@ -69,6 +69,8 @@ struct gen_pitch_stats {
 struct gen_pitch_flash {
 	uint64_t id;
 	uint32_t expires;		/* stats.messages at which it is deleted */
+	uint32_t symbol;
+	uint8_t side;
 };
 
 /* new flow order id -> wire order id, for replaced orders (open addressing) */
