@@ -17,15 +17,17 @@
  *    queue costs a scan and a memmove of its tail, sequential and cheap
  *    next to a miss; the scan starts at the back, where cancels of recent
  *    orders land;
- *  - one struct book_side per (instrument, venue, side), directly indexed,
- *    bid and ask of one (instrument, venue) sharing a cache line; it holds
- *    a sorted array of sort keys (price for bids, ~price for asks, so both
- *    sides sort ascending with the best price last) and, beside it, the
- *    level index of each key. Activity is at the top of the book, which is
- *    the end of the array: a new best level is an append, a level near the
- *    top moves only the few entries above it, and a price lookup scans a
- *    handful of keys backwards from the top (8 keys a cache line) before
- *    falling back to a binary search deep in the book;
+ *  - one 16-byte struct book_side per (venue, instrument, side), directly
+ *    indexed, venue-major so the books of a venue are contiguous (bid and
+ *    ask side by side, two instruments a cache line); it holds a sorted
+ *    array of (sort key, level index) pairs, the key being the price for
+ *    bids and ~price for asks, so both sides sort ascending with the best
+ *    price last. Activity is at the top of the book, which is the end of
+ *    the array: a new best level is an append, a level near the top moves
+ *    only the few entries above it, and a price lookup scans a handful of
+ *    entries backwards from the top (4 a cache line, key and level index
+ *    in the same line) before falling back to a binary search deep in the
+ *    book;
  *  - side arrays and spilled FIFOs come from a power-of-two block arena
  *    (a free list per size) carved from large NUMA-placed chunks; nothing
  *    is malloc'd after create unless a chunk runs out (counted in
@@ -58,20 +60,23 @@ struct book_level {
 
 _Static_assert(sizeof(struct book_level) == 64, "a level is one cache line");
 
-struct book_side {
-	int64_t *keys;		/* ascending; best price at [count - 1] */
-	uint32_t *levels;	/* level pool index of keys[i] */
-	uint32_t count;
-	uint32_t cap;		/* 0 before the first level */
-	uint64_t reserved;
+struct side_entry {
+	int64_t key;		/* sort_key(side, price) */
+	uint32_t level;		/* level pool index */
+	uint32_t reserved;
 };
 
-_Static_assert(sizeof(struct book_side) == 32, "bid and ask share a cache line");
+struct book_side {
+	struct side_entry *e;	/* ascending keys; best price at [count - 1] */
+	uint32_t count;
+	uint32_t cap;		/* 0 before the first level */
+};
+
+_Static_assert(sizeof(struct book_side) == 16, "two books' sides a cache line");
 
 #define ARENA_MIN_BLOCK 64u
 #define ARENA_CLASSES 26u			/* blocks of 64 B .. 2 GiB */
 #define ARENA_CHUNK_BYTES ((size_t)4 << 20)
-#define SIDE_ENTRY_BYTES (sizeof(int64_t) + sizeof(uint32_t))
 #define LEVEL_LINEAR_SCAN 16u			/* keys scanned from the top before bisecting */
 
 struct arena_chunk {
@@ -93,7 +98,7 @@ struct venue_books {
 	uint32_t level_bump;
 	uint32_t level_free;
 	uint32_t max_instruments;
-	struct book_side *sides;		/* [max_instruments][WB_VENUE_COUNT][2] */
+	struct book_side *sides;		/* [WB_VENUE_COUNT][max_instruments][2] */
 	struct level_arena arena;
 	int numa_node;				/* resolved: -1 = plain allocation */
 	struct venue_books_counters c;
@@ -167,27 +172,19 @@ static void arena_free(struct venue_books *vb, void *p, size_t bytes)
 	vb->arena.free_blocks[k] = p;
 }
 
-/* Move a side's arrays to a block twice the size; 0 ok, -1 (side unchanged). */
+/* Move a side's array to a block twice the size; 0 ok, -1 (side unchanged). */
 static int side_grow(struct venue_books *vb, struct book_side *s)
 {
-	size_t bytes = s->cap ? 2 * arena_block_bytes((size_t)s->cap * SIDE_ENTRY_BYTES) : 128;
-	uint32_t cap = (uint32_t)(bytes / SIDE_ENTRY_BYTES);
-	char *block = arena_alloc(vb, bytes);
-	int64_t *keys;
-	uint32_t *levels;
+	uint32_t cap = s->cap ? 2 * s->cap : 8;
+	struct side_entry *e = arena_alloc(vb, (size_t)cap * sizeof(*e));
 
-	if (!block)
+	if (!e)
 		return -1;
-	keys = (int64_t *)block;
-	levels = (uint32_t *)(block + (size_t)cap * sizeof(int64_t));
-	if (s->count) {
-		memcpy(keys, s->keys, (size_t)s->count * sizeof(*keys));
-		memcpy(levels, s->levels, (size_t)s->count * sizeof(*levels));
-	}
+	if (s->count)
+		memcpy(e, s->e, (size_t)s->count * sizeof(*e));
 	if (s->cap)
-		arena_free(vb, s->keys, (size_t)s->cap * SIDE_ENTRY_BYTES);
-	s->keys = keys;
-	s->levels = levels;
+		arena_free(vb, s->e, (size_t)s->cap * sizeof(*e));
+	s->e = e;
 	s->cap = cap;
 	return 0;
 }
@@ -295,7 +292,7 @@ static inline int64_t sort_key(uint8_t side, int64_t price)
 static inline struct book_side *side_of(const struct venue_books *vb, uint16_t instrument,
 					uint8_t venue, uint8_t side)
 {
-	size_t i = ((size_t)instrument * WB_VENUE_COUNT + venue) * 2 + (side - 1u);
+	size_t i = ((size_t)venue * vb->max_instruments + instrument) * 2 + (side - 1u);
 
 	return &vb->sides[i];
 }
@@ -303,12 +300,12 @@ static inline struct book_side *side_of(const struct venue_books *vb, uint16_t i
 /* Number of keys <= key: a match, if any, is at the returned index - 1. */
 static inline uint32_t side_upper_bound(const struct book_side *s, int64_t key)
 {
-	const int64_t *keys = s->keys;
+	const struct side_entry *e = s->e;
 	uint32_t i = s->count;
 	uint32_t stop = i > LEVEL_LINEAR_SCAN ? i - LEVEL_LINEAR_SCAN : 0;
 	uint32_t lo = 0, hi;
 
-	while (i > stop && keys[i - 1] > key)
+	while (i > stop && e[i - 1].key > key)
 		i--;
 	if (i > stop || i == 0)
 		return i;
@@ -317,7 +314,7 @@ static inline uint32_t side_upper_bound(const struct book_side *s, int64_t key)
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
-		if (keys[mid] > key)
+		if (e[mid].key > key)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -334,8 +331,8 @@ static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t v
 	uint32_t pos = side_upper_bound(s, key);
 	uint32_t li;
 
-	if (pos && s->keys[pos - 1] == key)
-		return s->levels[pos - 1];
+	if (pos && s->e[pos - 1].key == key)
+		return s->e[pos - 1].level;
 
 	if (__builtin_expect(s->count == s->cap, 0) && side_grow(vb, s) < 0)
 		return 0;
@@ -350,12 +347,9 @@ static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t v
 	vb->levels[li] = (struct book_level){
 		.price = price, .cap = LEVEL_INLINE_ORDERS, .instrument = instrument, .venue = venue, .side = side,
 	};
-	if (pos < s->count) {
-		memmove(&s->keys[pos + 1], &s->keys[pos], (size_t)(s->count - pos) * sizeof(*s->keys));
-		memmove(&s->levels[pos + 1], &s->levels[pos], (size_t)(s->count - pos) * sizeof(*s->levels));
-	}
-	s->keys[pos] = key;
-	s->levels[pos] = li;
+	if (pos < s->count)
+		memmove(&s->e[pos + 1], &s->e[pos], (size_t)(s->count - pos) * sizeof(*s->e));
+	s->e[pos] = (struct side_entry){ .key = key, .level = li };
 	s->count++;
 	vb->c.levels++;
 	return li;
@@ -385,10 +379,8 @@ static void level_release(struct venue_books *vb, uint32_t li)
 	struct book_side *s = side_of(vb, L->instrument, L->venue, L->side);
 	uint32_t pos = side_upper_bound(s, sort_key(L->side, L->price)) - 1;
 
-	if (pos + 1 < s->count) {
-		memmove(&s->keys[pos], &s->keys[pos + 1], (size_t)(s->count - pos - 1) * sizeof(*s->keys));
-		memmove(&s->levels[pos], &s->levels[pos + 1], (size_t)(s->count - pos - 1) * sizeof(*s->levels));
-	}
+	if (pos + 1 < s->count)
+		memmove(&s->e[pos], &s->e[pos + 1], (size_t)(s->count - pos - 1) * sizeof(*s->e));
 	s->count--;
 	level_free(vb, li);
 }
@@ -762,7 +754,7 @@ fail:
 static void side_clear(struct venue_books *vb, struct book_side *s, uint8_t venue)
 {
 	for (uint32_t i = 0; i < s->count; i++) {
-		uint32_t li = s->levels[i];
+		uint32_t li = s->e[i].level;
 		const uint64_t *ids = fifo_ids(&vb->levels[li]);
 
 		for (uint32_t k = 0; k < vb->levels[li].orders; k++) {
@@ -912,18 +904,18 @@ static inline bool add_ok(const struct venue_books *vb, const struct wb_event *e
 	return ev->venue < WB_VENUE_COUNT && instrument_ok(vb, ev->instrument) && side_ok(ev->side);
 }
 
-void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev)
+static void prefetch_bucket_stage(const struct venue_books *vb, const struct wb_event *ev)
 {
 	if (ev->kind == WB_EV_ADD) {
 		if (add_ok(vb, ev))
 			__builtin_prefetch(side_of(vb, ev->instrument, ev->venue, ev->side), 0, 3);
-		order_index_prefetch(&vb->ix, ev->venue, ev->u.order.order_id);
-	} else if (is_order_event(ev->kind)) {
-		order_index_prefetch(&vb->ix, ev->venue, ev->u.order.order_id);
+	} else if (ev->kind == WB_EV_REPLACE) {
+		order_index_prefetch(&vb->ix, ev->venue, ev->u.order.ref);
 	}
+	order_index_prefetch(&vb->ix, ev->venue, ev->u.order.order_id);
 }
 
-void venue_books_prefetch_level(const struct venue_books *vb, const struct wb_event *ev)
+static void prefetch_level_stage(const struct venue_books *vb, const struct wb_event *ev)
 {
 	if (ev->kind == WB_EV_ADD) {
 		const struct book_side *s;
@@ -931,16 +923,77 @@ void venue_books_prefetch_level(const struct venue_books *vb, const struct wb_ev
 		if (!add_ok(vb, ev))
 			return;
 		s = side_of(vb, ev->instrument, ev->venue, ev->side);
+		/* New orders mostly join the top few levels: the last two lines. */
 		if (s->count) {
-			__builtin_prefetch(&s->keys[s->count - 1], 0, 3);
-			__builtin_prefetch(&s->levels[s->count - 1], 0, 3);
+			__builtin_prefetch(&s->e[s->count - 1], 0, 3);
+			if (s->count > 4)
+				__builtin_prefetch(&s->e[s->count - 5], 0, 3);
 		}
-	} else if (is_order_event(ev->kind)) {
+	} else {
 		const struct order *o = order_index_find(&vb->ix, ev->venue, ev->u.order.order_id);
 
 		if (o)
 			__builtin_prefetch(&vb->levels[order_level(o)], 1, 3);
 	}
+}
+
+static void prefetch_fifo_stage(const struct venue_books *vb, const struct wb_event *ev)
+{
+	const struct book_level *L;
+
+	if (ev->kind == WB_EV_ADD) {
+		const struct book_side *s;
+		int64_t key;
+		uint32_t pos;
+
+		if (!add_ok(vb, ev))
+			return;
+		s = side_of(vb, ev->instrument, ev->venue, ev->side);
+		key = sort_key(ev->side, ev->u.order.price);
+		pos = side_upper_bound(s, key);
+		if (!pos || s->e[pos - 1].key != key)
+			return;		/* a new level: apply takes it off the free list */
+		L = &vb->levels[s->e[pos - 1].level];
+		__builtin_prefetch(L, 1, 3);
+		return;
+	} else {
+		const struct order *o = order_index_find(&vb->ix, ev->venue, ev->u.order.order_id);
+
+		if (!o)
+			return;
+		L = &vb->levels[order_level(o)];
+		if (L->cap > LEVEL_INLINE_ORDERS) {
+			/* The removal scans from the back; executes hit the front. */
+			__builtin_prefetch(&L->fifo.ids[L->orders - 1], 1, 3);
+			__builtin_prefetch(&L->fifo.ids[0], 1, 3);
+		}
+		if (L->orders == 1)	/* the level may go: its side's array moves */
+			__builtin_prefetch(side_of(vb, L->instrument, L->venue, L->side), 1, 3);
+	}
+}
+
+void venue_books_prefetch_stage(const struct venue_books *vb, const struct wb_event *ev, unsigned stage)
+{
+	if (ev->kind != WB_EV_ADD && !is_order_event(ev->kind))
+		return;
+	switch (stage) {
+	case 0:
+		prefetch_bucket_stage(vb, ev);
+		break;
+	case 1:
+		prefetch_level_stage(vb, ev);
+		break;
+	case 2:
+		prefetch_fifo_stage(vb, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev)
+{
+	venue_books_prefetch_stage(vb, ev, 0);
 }
 
 /* ------------------------------------------------------------------ reads */
@@ -958,7 +1011,7 @@ static void read_top(const struct venue_books *vb, const struct book_side *s, st
 		*out = (struct venue_level){ 0 };
 		return;
 	}
-	L = &vb->levels[s->levels[s->count - 1]];
+	L = &vb->levels[s->e[s->count - 1].level];
 	*out = (struct venue_level){ .price = L->price, .qty = L->qty, .orders = L->orders };
 }
 
@@ -984,7 +1037,7 @@ unsigned venue_books_depth(const struct venue_books *vb, uint8_t venue, uint16_t
 		return 0;
 	s = side_of(vb, instrument, venue, side);
 	for (uint32_t i = s->count; i > 0 && n < max_levels; i--, n++) {
-		const struct book_level *L = &vb->levels[s->levels[i - 1]];
+		const struct book_level *L = &vb->levels[s->e[i - 1].level];
 
 		out[n] = (struct venue_level){ .price = L->price, .qty = L->qty, .orders = L->orders };
 	}

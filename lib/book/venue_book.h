@@ -51,22 +51,37 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
 
 /*
  * Optional, and never changing the books: warm the cache lines
- * venue_books_apply(ev) will need, so the misses of consecutive events
- * overlap instead of queueing one after the other.
+ * venue_books_apply(ev) will need, so the DRAM misses of consecutive
+ * events overlap instead of queueing one after the other (an event's data
+ * is a chain of 2-4 dependent misses: index bucket -> price level -> level
+ * FIFO or book side).
  *
- * venue_books_prefetch() warms what the event alone locates: the order's
- * index bucket (the order itself), or for an ADD its book side and the
- * bucket the new id goes to. venue_books_prefetch_level() reads those
- * (warm by then) and warms the next hop: the order's price level, or the
- * top of an ADD's book side. Best used as a two-stage pipeline over a ring
- * batch:
+ * Stage s reads what stage s-1 warmed and warms the next hop:
+ *   0: the order's index bucket (the order itself); for an ADD its book
+ *      side and the bucket the new id goes to; for a REPLACE also the new
+ *      id's bucket;
+ *   1: the order's price level; for an ADD the top of its book side;
+ *   2: the level's spilled FIFO; for an ADD the level it joins.
+ * Run them as a pipeline over a ring batch, stage s on the event
+ * (VENUE_BOOKS_PREFETCH_STAGES - s) * D ahead of the one being applied:
  *
- *     prefetch(ev[i + 2*D]); prefetch_level(ev[i + D]); apply(ev[i]);
+ *     for (i = 0; i < n; i++) {
+ *         for (s = 0; s < VENUE_BOOKS_PREFETCH_STAGES; s++)
+ *             if (i + (VENUE_BOOKS_PREFETCH_STAGES - s) * D < n)
+ *                 venue_books_prefetch_stage(vb, &ev[i + (VENUE_BOOKS_PREFETCH_STAGES - s) * D], s);
+ *         venue_books_apply(vb, &ev[i], out);
+ *     }
  *
- * with D around 4-8 (the benchmark measures the choices).
+ * with D around 4-8 (bench_venue_book measures the choices). A stage run
+ * on its own is still correct, only less useful; stages past the first
+ * read memory an earlier stage should have warmed, so without it they
+ * stall where apply would have.
  */
+#define VENUE_BOOKS_PREFETCH_STAGES 3u
+void venue_books_prefetch_stage(const struct venue_books *vb, const struct wb_event *ev, unsigned stage);
+
+/* Stage 0 alone: venue_books_prefetch_stage(vb, ev, 0). */
 void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev);
-void venue_books_prefetch_level(const struct venue_books *vb, const struct wb_event *ev);
 
 struct venue_level {
 	int64_t price;

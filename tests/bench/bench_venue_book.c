@@ -290,17 +290,33 @@ static uint64_t resident_bytes(void)
 	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* Bytes of this process backed by transparent huge pages now. */
+static uint64_t huge_page_bytes(void)
+{
+	char line[256];
+	unsigned long kb = 0;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
 enum prefetch_mode {
 	PREFETCH_NONE,		/* apply only */
 	PREFETCH_BUCKET,	/* venue_books_prefetch D ahead */
-	PREFETCH_TWO_STAGE,	/* prefetch 2D ahead, prefetch_level D ahead */
+	PREFETCH_PIPELINE,	/* every venue_books_prefetch_stage, stage s (STAGES - s) * D ahead */
 	PREFETCH_MODES
 };
 
 static const char *const prefetch_names[PREFETCH_MODES] = {
 	"apply",
 	"apply + prefetch",
-	"apply + 2-stage prefetch",
+	"apply + prefetch pipeline",
 };
 
 struct span {
@@ -341,10 +357,12 @@ static void run_span(struct venue_books *vb, const struct wb_event *evs, size_t 
 		break;
 	default:
 		for (size_t i = from; i < to; i++) {
-			if (i + 2 * dist < to)
-				venue_books_prefetch(vb, &evs[i + 2 * dist]);
-			if (i + dist < to)
-				venue_books_prefetch_level(vb, &evs[i + dist]);
+			for (unsigned st = 0; st < VENUE_BOOKS_PREFETCH_STAGES; st++) {
+				size_t ahead = i + (VENUE_BOOKS_PREFETCH_STAGES - st) * dist;
+
+				if (ahead < to)
+					venue_books_prefetch_stage(vb, &evs[ahead], st);
+			}
 			updates += venue_books_apply(vb, &evs[i], out);
 		}
 		break;
@@ -390,7 +408,7 @@ static void run_config(const struct bench_opts *opt, const struct wb_event *evs,
 	};
 	struct span build = { 0 }, steady = { 0 }, sp;
 	struct venue_books_counters c = { 0 };
-	uint64_t books_bytes = 0;
+	uint64_t books_bytes = 0, huge_bytes = 0;
 
 	for (unsigned r = 0; r < opt->runs; r++) {
 		uint64_t rss0 = resident_bytes();
@@ -405,6 +423,7 @@ static void run_config(const struct bench_opts *opt, const struct wb_event *evs,
 		run_span(vb, evs, opt->live, n, mode, opt->distance, perf_fd, &sp);
 		keep_best(&steady, &sp, r == 0);
 		books_bytes = resident_bytes() - rss0;
+		huge_bytes = huge_page_bytes();
 		c = *venue_books_counters(vb);
 		venue_books_destroy(vb);
 	}
@@ -420,8 +439,9 @@ static void run_config(const struct bench_opts *opt, const struct wb_event *evs,
 			    .have_instructions = build.have_instructions && steady.have_instructions };
 	print_span("whole stream", &sp);
 	printf("    peak live orders %" PRIu64 ", levels at the end %" PRIu64 ", books resident %.0f MiB"
-	       " (index/level doublings %" PRIu64 "/%" PRIu64 ")\n",
-	       c.peak_live_orders, c.levels, (double)books_bytes / (1 << 20), c.index_grows, c.level_grows);
+	       " (%.0f MiB on huge pages; index/level doublings %" PRIu64 "/%" PRIu64 ")\n",
+	       c.peak_live_orders, c.levels, (double)books_bytes / (1 << 20), (double)huge_bytes / (1 << 20),
+	       c.index_grows, c.level_grows);
 	if (c.unknown_order || c.duplicate_order || c.overfill || c.alloc_failures)
 		printf("    unexpected: unknown %" PRIu64 " duplicate %" PRIu64 " overfill %" PRIu64
 		       " alloc failures %" PRIu64 "\n",
@@ -438,7 +458,7 @@ static void usage(FILE *f)
 		"  --live N         orders added by the opening build-up (default 1000000)\n"
 		"  --events N       steady-mix events after the build-up (default 6000000)\n"
 		"  --ids dense|sparse|both   id style (default both)\n"
-		"  --prefetch none|bucket|two-stage|all   prefetch mode (default all)\n"
+		"  --prefetch none|bucket|pipeline|all   prefetch mode (default all)\n"
 		"  --distance N     prefetch distance in events (default 8)\n"
 		"  --runs N         runs per configuration, best reported (default 2)\n"
 		"  --seed N         generator seed (default 1)\n");
@@ -467,7 +487,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const id_names[] = { "dense", "sparse", "both" };
-	static const char *const mode_names[] = { "none", "bucket", "two-stage", "all" };
+	static const char *const mode_names[] = { "none", "bucket", "pipeline", "all" };
 	struct bench_opts opt = { .instruments = 8000, .live = 1000000, .events = 6000000, .seed = 1,
 				  .runs = 2, .distance = 8, .ids = 2, .mode = -1 };
 	struct wb_event *evs;

@@ -708,6 +708,49 @@ START_TEST(test_tables_double_when_live_orders_exceed_the_hint)
 }
 END_TEST
 
+START_TEST(test_prefetch_of_any_event_leaves_the_books_unchanged)
+{
+	struct wb_event evs[] = {
+		ev_add(1, 2, WB_SIDE_BUY, 50, PX(10), 1),	/* joins a level */
+		ev_add(1, 2, WB_SIDE_SELL, 51, PX(30), 1),	/* a new level */
+		ev_add(0, 2, WB_SIDE_BUY, 52, PX(10), 1),	/* bad venue */
+		ev_add(200, 2, WB_SIDE_BUY, 52, PX(10), 1),
+		ev_add(1, 0, WB_SIDE_BUY, 53, PX(10), 1),	/* bad instrument */
+		ev_add(1, 9999, WB_SIDE_BUY, 53, PX(10), 1),
+		ev_add(1, 2, 7, 54, PX(10), 1),			/* bad side */
+		ev_order(WB_EV_DELETE, 1, 1, 0),		/* last order of its level */
+		ev_order(WB_EV_EXECUTE, 1, 2, 1),		/* in a spilled FIFO */
+		ev_order(WB_EV_REDUCE, 1, 999, 1),		/* unknown */
+		ev_replace(1, 3, 4000, PX(11), 5),
+		ev_modify(1, 3, PX(12), 5, 0),
+		ev_base(WB_EV_CLEAR, 1, 0),
+		ev_base(WB_EV_KIND_COUNT + 7, 1, 2),
+	};
+	struct venue_level before[16], after[16];
+	unsigned nb, na;
+
+	add(1, 2, WB_SIDE_BUY, 1, PX(9), 100);
+	for (uint64_t id = 2; id < 12; id++)
+		add(1, 2, WB_SIDE_BUY, id, PX(10), 100);
+	nb = venue_books_depth(vb, 1, 2, WB_SIDE_BUY, before, 16);
+	for (unsigned i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		venue_books_prefetch(vb, &evs[i]);
+		for (unsigned st = 0; st < VENUE_BOOKS_PREFETCH_STAGES + 2; st++)
+			venue_books_prefetch_stage(vb, &evs[i], st);
+	}
+	na = venue_books_depth(vb, 1, 2, WB_SIDE_BUY, after, 16);
+	ck_assert_uint_eq(na, nb);
+	for (unsigned i = 0; i < nb; i++) {
+		ck_assert_int_eq(after[i].price, before[i].price);
+		ck_assert_uint_eq(after[i].qty, before[i].qty);
+		ck_assert_uint_eq(after[i].orders, before[i].orders);
+	}
+	ck_assert_uint_eq(counters()->events, 11);
+	ck_assert_uint_eq(counters()->live_orders, 11);
+	assert_queue(1, 11, 900, 9);
+}
+END_TEST
+
 START_TEST(test_counters_track_live_and_peak_orders)
 {
 	for (uint64_t i = 1; i <= 10; i++)
@@ -1160,6 +1203,10 @@ static void run_model(bool sparse)
 			uint16_t touched = oi >= 0 ? m.o[oi].instrument : ev.instrument;
 
 			snprintf(where, sizeof(where), "seed %lu event %lu (kind %u)", seed, k, ev.kind);
+			/* Prefetching is a hint: it must never change what apply does. */
+			if (k & 1)
+				for (unsigned st = 0; st <= VENUE_BOOKS_PREFETCH_STAGES; st++)
+					venue_books_prefetch_stage(vb, &ev, st);
 			model_apply(&m, &ev, &x);
 			memset(up, 0x5a, sizeof(up));
 			n = venue_books_apply(vb, &ev, up);
@@ -1237,6 +1284,7 @@ static Suite *venue_book_suite(void)
 	tcase_add_test(spec, test_trade_status_symbol_and_gap_pass_through);
 	tcase_add_test(spec, test_sparse_64bit_ids_are_found);
 	tcase_add_test(spec, test_tables_double_when_live_orders_exceed_the_hint);
+	tcase_add_test(spec, test_prefetch_of_any_event_leaves_the_books_unchanged);
 	tcase_add_test(spec, test_counters_track_live_and_peak_orders);
 	tcase_add_test(spec, test_create_rejects_bad_config);
 	suite_add_tcase(s, spec);
