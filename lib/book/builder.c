@@ -132,7 +132,10 @@ static void queue_wait_space(struct builder *b, uint64_t want)
 		idle_wait(b, &idle, &b->ctr.t1_idle_sleeps);
 }
 
-static void push_batch_end(struct builder *b, const struct wb_event *last, uint64_t read_ts)
+/* packet_continues: the batch ends inside a packet, whose last change comes
+ * with the next batch; recv_ts 0 then tells thread 2 not to time it here. */
+static void push_batch_end(struct builder *b, const struct wb_event *last, uint64_t read_ts,
+			   int packet_continues)
 {
 	struct book_update u;
 
@@ -142,7 +145,7 @@ static void push_batch_end(struct builder *b, const struct wb_event *last, uint6
 		u.venue = last->venue;
 		u.line = last->line;
 		u.exch_ts = last->exch_ts;
-		u.recv_ts = last->recv_ts;
+		u.recv_ts = packet_continues ? 0 : last->recv_ts;
 		u.u.seq = last->seq;
 	}
 	if (read_ts) {
@@ -174,6 +177,7 @@ static void apply_batch(struct builder *b, uint64_t n)
 	const struct wb_event *ev = NULL, *prev = NULL;
 	uint64_t read_ts = b->cfg.latency ? now_ns() : 0, queued = 0, i;
 	unsigned k, j;
+	int split = 0;
 
 	for (i = 0; i < n; i++) {
 		ev = wb_ring_consumer_at(&b->ring, i);
@@ -193,7 +197,13 @@ static void apply_batch(struct builder *b, uint64_t n)
 			queued += k;
 		}
 	}
-	push_batch_end(b, ev, read_ts);
+	/* A batch cut at BUILDER_MAX_BATCH can end inside a packet. */
+	if (read_ts && ev && wb_ring_consumer_available(&b->ring) > n) {
+		const struct wb_event *next = wb_ring_consumer_at(&b->ring, n);
+
+		split = next->recv_ts == ev->recv_ts && next->line == ev->line;
+	}
+	push_batch_end(b, ev, read_ts, split);
 	book_queue_publish(&b->q);
 	wb_ring_consumer_release(&b->ring, n);
 	wb_store_relaxed(&b->ctr.ring_batches, b->ctr.ring_batches + 1);
@@ -230,7 +240,7 @@ static void *thread1_main(void *arg)
 		wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
 	}
 	wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
-	push_batch_end(b, NULL, 0);
+	push_batch_end(b, NULL, 0, 0);
 	book_queue_publish(&b->q);
 	wb_store_release(&b->t1_done, 1);
 	return NULL;
@@ -272,7 +282,7 @@ static void record_latency(struct builder *b, const struct book_update *end,
 
 	for (unsigned i = 0; i < n_marks; i++)
 		record_one(b, &marks[i], end, published_ts);
-	if (end->recv_ts) /* else the closing mark of a stop, not a packet */
+	if (end->recv_ts) /* else a stop's closing mark, or a packet the next batch ends */
 		record_one(b, &last, end, published_ts);
 	wb_store_relaxed(&b->ctr.latency_samples,
 			 b->ctr.latency_samples + n_marks + (end->recv_ts != 0));

@@ -85,16 +85,17 @@ static int pump_packets(void *arg)
 	return BUILDER_PUMP_MORE;
 }
 
-START_TEST(test_builder_records_every_stage_of_each_batch_in_order)
+/* Runs a builder with a latency log over what pump produces; returns the
+ * samples written (malloc'd) and their count. */
+static struct latency_sample *run_builder(builder_pump_fn pump, struct pump_ctx *pc, uint64_t *n)
 {
 	char dir[] = "/tmp/wb-builder-latency-XXXXXX", path[128], shm[64];
 	struct builder_config cfg;
 	struct builder *b;
-	struct pump_ctx pc;
 	struct latency_log *log;
 	struct latency_file_header hdr;
-	struct latency_sample s;
-	uint64_t written, dropped, n = 0;
+	struct latency_sample *samples;
+	uint64_t written, dropped;
 	void *ring;
 	FILE *f;
 	int err = 0;
@@ -122,9 +123,8 @@ START_TEST(test_builder_records_every_stage_of_each_batch_in_order)
 	ck_assert_ptr_nonnull(ring);
 	memset(ring, 0, wb_ring_bytes(SLOTS));
 	wb_ring_format(ring, SLOTS, 1);
-	memset(&pc, 0, sizeof(pc));
-	wb_ring_producer_init(&pc.prod, ring);
-	ck_assert_int_eq(builder_start(b, ring, pump_packets, &pc), 0);
+	wb_ring_producer_init(&pc->prod, ring);
+	ck_assert_int_eq(builder_start(b, ring, pump, pc), 0);
 	for (int i = 0; i < 5000 && !builder_done(b); i++)
 		usleep(1000);
 	ck_assert(builder_done(b));
@@ -132,31 +132,91 @@ START_TEST(test_builder_records_every_stage_of_each_batch_in_order)
 	written = latency_log_close(log, &dropped);
 	builder_destroy(b);
 	free(ring);
-
 	ck_assert_uint_eq(dropped, 0);
-	ck_assert_uint_eq(written, PACKETS);
+
 	snprintf(path, sizeof(path), "%s/latency_%s.bin", dir, feed_venue_name(WB_VENUE_NASDAQ));
 	f = fopen(path, "rb");
 	ck_assert_msg(f != NULL, "%s missing", path);
 	ck_assert_int_eq(fread(&hdr, sizeof(hdr), 1, f), 1);
 	ck_assert_uint_eq(hdr.venue, WB_VENUE_NASDAQ);
-	while (fread(&s, sizeof(s), 1, f) == 1) {
-		/* Packet n, in order, timed by the sequence of its last message. */
-		ck_assert_uint_eq(s.seq, 10 * n + (n % 2));
-		ck_assert_uint_eq(s.venue, WB_VENUE_NASDAQ);
-		ck_assert_uint_eq(s.line, 1);
-		ck_assert_uint_ge(s.recv_ts, pc.first_recv_ts);
-		ck_assert_uint_ge(s.ring_read_ts, s.recv_ts);
-		ck_assert_uint_ge(s.book_applied_ts, s.ring_read_ts);
-		ck_assert_uint_ge(s.published_ts, s.book_applied_ts);
-		/* A sample is microseconds to milliseconds, not a garbage difference. */
-		ck_assert_uint_lt(s.published_ts - s.recv_ts, 10ull * 1000000000ull);
-		n++;
-	}
+	samples = calloc(written + 1, sizeof(*samples));
+	ck_assert_ptr_nonnull(samples);
+	*n = fread(samples, sizeof(*samples), written + 1, f);
+	ck_assert_uint_eq(*n, written);
 	fclose(f);
-	ck_assert_uint_eq(n, PACKETS);
 	unlink(path);
 	rmdir(dir);
+	return samples;
+}
+
+static void check_stages(const struct latency_sample *s, const struct pump_ctx *pc)
+{
+	ck_assert_uint_eq(s->venue, WB_VENUE_NASDAQ);
+	ck_assert_uint_eq(s->line, 1);
+	ck_assert_uint_ge(s->recv_ts, pc->first_recv_ts);
+	ck_assert_uint_ge(s->ring_read_ts, s->recv_ts);
+	ck_assert_uint_ge(s->book_applied_ts, s->ring_read_ts);
+	ck_assert_uint_ge(s->published_ts, s->book_applied_ts);
+	/* A sample is microseconds to milliseconds, not a garbage difference. */
+	ck_assert_uint_lt(s->published_ts - s->recv_ts, 10ull * 1000000000ull);
+}
+
+START_TEST(test_builder_records_every_packet_of_a_batch_with_ordered_stages)
+{
+	struct pump_ctx pc;
+	struct latency_sample *s;
+	uint64_t n;
+
+	memset(&pc, 0, sizeof(pc));
+	s = run_builder(pump_packets, &pc, &n);
+	ck_assert_uint_eq(n, PACKETS);
+	for (uint64_t i = 0; i < n; i++) {
+		/* Packet i, in order, timed by the sequence of its last message. */
+		ck_assert_uint_eq(s[i].seq, 10 * i + (i % 2));
+		check_stages(&s[i], &pc);
+	}
+	free(s);
+}
+END_TEST
+
+/* Three packets at once; the middle one has more events than a batch holds. */
+#define BIG_PACKET_EVENTS 300u
+
+static int pump_a_packet_longer_than_a_batch(void *arg)
+{
+	struct pump_ctx *p = arg;
+	uint64_t t;
+
+	if (p->sent)
+		return BUILDER_PUMP_EOF;
+	t = realtime_ns();
+	p->first_recv_ts = t;
+	add_event(p, t, 1);
+	for (unsigned i = 0; i < BIG_PACKET_EVENTS; i++)
+		add_event(p, t + 1, 100 + i);
+	add_event(p, t + 2, 1000);
+	wb_ring_producer_publish(&p->prod);
+	p->sent = 3;
+	return BUILDER_PUMP_MORE;
+}
+
+START_TEST(test_builder_times_a_packet_split_across_batches_once_when_it_ends)
+{
+	struct pump_ctx pc;
+	struct latency_sample *s;
+	uint64_t n;
+
+	memset(&pc, 0, sizeof(pc));
+	s = run_builder(pump_a_packet_longer_than_a_batch, &pc, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(s[0].seq, 1);
+	ck_assert_uint_eq(s[1].seq, 100 + BIG_PACKET_EVENTS - 1);	/* its last message */
+	ck_assert_uint_eq(s[2].seq, 1000);
+	for (int i = 0; i < 3; i++)
+		check_stages(&s[i], &pc);
+	/* The big packet ended in the second batch, after the first was published. */
+	ck_assert_uint_gt(s[1].published_ts, s[0].published_ts);
+	free(s);
 }
 END_TEST
 
@@ -168,7 +228,8 @@ int main(void)
 	int failed;
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_builder_records_every_stage_of_each_batch_in_order);
+	tcase_add_test(tc, test_builder_records_every_packet_of_a_batch_with_ordered_stages);
+	tcase_add_test(tc, test_builder_times_a_packet_split_across_batches_once_when_it_ends);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
