@@ -23,11 +23,12 @@ module:
 		$(MAKE) --no-print-directory -s -C kmod KVER=$$k STAGE=$(abspath $(O))/kmod/$$k || exit 1; \
 	done
 
-$(O)/vm/vm-read: tests/vm/vm-read.c $(LIBS) $(HEADERS)
+# The VM test's helpers (tests/vm/vm-*.c): a ring reader and a GSO sender.
+$(O)/vm/%: tests/vm/%.c $(LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
 
-vmtest: module $(O)/vm/vm-read $(O)/wb-subscribe $(O)/wb-dump $(O)/wb-gen
+vmtest: module $(O)/vm/vm-read $(O)/vm/vm-gso-send $(O)/wb-subscribe $(O)/wb-dump $(O)/wb-gen
 	tests/vm/run.sh $(VMTEST_ARGS)
 
 ALL_EXTRA += module

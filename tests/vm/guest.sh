@@ -1,19 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: (GPL-2.0 OR MIT)
 # The module scenarios, run as root inside the test VM by /init (busybox sh).
-# Prints one "VMTEST PASS|FAIL <scenario> <detail>" line per scenario.
+# Prints one "VMTEST PASS|FAIL|SKIP <scenario> <detail>" line per scenario.
+# "vmtest.only=a,b" on the kernel command line runs only those scenarios.
 # Layout of the initramfs: /bin (busybox applets), /usr/sbin/ip,
-# /usr/bin/tcpreplay, /wb/{wb-subscribe,vm-read}, /mod/*.ko, /data/*.
+# /usr/bin/tcpreplay, /wb/{wb-subscribe,vm-read,vm-gso-send}, /mod/*.ko, /data/*.
 IP=/usr/sbin/ip
 SUB=/wb/wb-subscribe
 READ=/wb/vm-read
 KO=/mod/wirebook.ko
 D=/data
 T=/tmp
+RATE=--pps=3000
 
 # The guest's uptime in each verdict shows where the time goes.
-pass() { echo "VMTEST PASS $* [t=$(cut -d' ' -f1 /proc/uptime)s]"; }
-fail() { echo "VMTEST FAIL $* [t=$(cut -d' ' -f1 /proc/uptime)s]"; }
+verdict() { v=$1; shift; echo "VMTEST $v $* [t=$(cut -d' ' -f1 /proc/uptime)s]"; }
+pass() { verdict PASS "$@"; }
+fail() { verdict FAIL "$@"; }
+skip() { verdict SKIP "$@"; }
 
 veth_up() {
 	$IP link add wbtx type veth peer name wbrx || return 1
@@ -26,17 +30,21 @@ veth_down() { $IP link del wbtx 2>/dev/null; }
 # (veth), so the CPU chooses the ring and pinning keeps the order.
 replay() { # cpu pcap [extra tcpreplay options]
 	cpu=$1; pcap=$2; shift 2
-	taskset -c "$cpu" /usr/bin/tcpreplay -q -i wbtx --pps=3000 "$@" "$pcap" >$T/tcpreplay.log 2>&1
+	taskset -c "$cpu" /usr/bin/tcpreplay -q -i wbtx $RATE "$@" "$pcap" >$T/tcpreplay.log 2>&1
 }
 
 rings_sum() { # column: 5 published, 6 dropped
 	awk -v c="$1" 'NR > 1 { s += $c } END { print s + 0 }' /proc/wirebook/rings
 }
 
+stat_sum() { # a JSON counter of wb-subscribe stats, summed over lines
+	$SUB stats --json | tr '{,' '\n\n' | awk -F: -v k="\"$1\"" '$1 == k { s += $2 } END { print s + 0 }'
+}
+
 load() { insmod $KO "$@"; }
 unload() { rmmod wirebook 2>/dev/null; }
 
-configure() { # load the feed map and subscribe to everything, as wb-dump does
+configure() { # the feed map and '*', as wb-dump uses by default
 	$SUB feeds load $D/feeds.conf >$T/feeds.log 2>&1 && $SUB add '*' >$T/sub.log 2>&1
 }
 
@@ -44,54 +52,83 @@ kernel_clean() {
 	! dmesg | grep -E -q 'WARNING:|BUG:|Oops|general protection|Call Trace|RIP:'
 }
 
-echo 1000000 >/proc/sys/net/core/netdev_max_backlog
 expected_events=$(wc -l <$D/expected.txt)
 
-# ---- 1. load, hook, wb-subscribe verbs --------------------------------------
-veth_up
-if load ifaces=wbrx && grep -q 'iface wbrx rx_handler' /proc/wirebook/hooks &&
-   [ -c /dev/wirebook ] && configure && $SUB feeds list | grep -q '233.54.12.111:26477' &&
-   $SUB list | grep -q '^\*' && $SUB add AAPL MSFT >/dev/null && $SUB del AAPL MSFT &&
-   ! $SUB del NOSUCH 2>/dev/null && ! $SUB feeds add 1.2.3.4:5 itch nasdaq TOOLONGNAME 2>/dev/null &&
-   $SUB stats --json | grep -q '"lines":\[{' && $SUB stats reset; then
-	pass load-and-control "hooked wbrx, /dev/wirebook present, feeds/symbols/stats verbs work"
-else
-	fail load-and-control "$(cat $T/feeds.log $T/sub.log 2>/dev/null | tail -3)"
-fi
-ls -l /dev/wirebook
+# ---- scenarios ----------------------------------------------------------------
 
-# ---- 2. the module's events are exactly wb-dump's ---------------------------
+scenario_control() {
+	if load ifaces=wbrx && grep -q 'iface wbrx rx_handler' /proc/wirebook/hooks &&
+	   [ -c /dev/wirebook ] && configure && $SUB feeds list | grep -q '233.54.12.111:26477' &&
+	   $SUB list | grep -q '^\*' && $SUB add AAPL MSFT >/dev/null && $SUB del AAPL MSFT &&
+	   ! $SUB del NOSUCH 2>/dev/null && ! $SUB add TOOLONGSYMBOL 2>/dev/null &&
+	   ! $SUB feeds add 1.2.3.4:5 itch nasdaq TOOLONGNAME 2>/dev/null &&
+	   ! $SUB feeds add 233.54.12.111:26477 itch nasdaq A 2>/dev/null &&
+	   $SUB feeds del 233.54.12.111:26477 && ! $SUB feeds list | grep -q 26477 &&
+	   $SUB feeds add 233.54.12.111:26477 itch nasdaq A >/dev/null &&
+	   $SUB stats --json | grep -q '"lines":\[{' && $SUB stats reset; then
+		pass control "hooked wbrx; feeds add/del/list/load, add/del/list, stats --json/reset; bad input refused"
+	else
+		fail control "$(cat $T/feeds.log $T/sub.log 2>/dev/null | tail -3)"
+	fi
+	ls -l /dev/wirebook
+}
+
 # Two halves from two CPUs: the events land in two rings and the reader
 # must merge them back into decode order.
-replay 0 $D/feed1.pcap
-replay 1 $D/feed2.pcap
-$READ --idle-ms 1500 >$T/kernel.txt 2>$T/read.log
-got=$(wc -l <$T/kernel.txt)
-rings_used=$(awk 'NR > 1 && $5 > 0 { n++ } END { print n + 0 }' /proc/wirebook/rings)
-if cmp -s $T/kernel.txt $D/expected.txt; then
-	pass events-equal-wb-dump "$got events identical to wb-dump's, from $rings_used rings"
-else
-	fail events-equal-wb-dump "module $got events vs wb-dump $expected_events; $(cat $T/read.log)"
-	diff $T/kernel.txt $D/expected.txt | head -20
-fi
-$SUB stats
+scenario_equal() {
+	if ! load ifaces=wbrx || ! configure; then
+		fail events-equal-wb-dump "could not load and configure"
+		return
+	fi
+	replay 0 $D/feed1.pcap
+	replay 1 $D/feed2.pcap
+	$READ --idle-ms 1500 >$T/kernel.txt 2>$T/read.log
+	got=$(wc -l <$T/kernel.txt)
+	rings_used=$(awk 'NR > 1 && $5 > 0 { n++ } END { print n + 0 }' /proc/wirebook/rings)
+	if cmp -s $T/kernel.txt $D/expected.txt; then
+		pass events-equal-wb-dump "$got events identical to wb-dump's, from $rings_used rings"
+	else
+		fail events-equal-wb-dump "module $got events vs wb-dump $expected_events; $(cat $T/read.log)"
+		diff $T/kernel.txt $D/expected.txt | head -20
+	fi
+	$SUB stats
+	published=$(rings_sum 5)
+	line_events=$(stat_sum events)
+	if [ "$published" -eq "$expected_events" ] && [ "$line_events" -eq "$expected_events" ]; then
+		pass stats-consistent "rings published $published = per-line events $line_events"
+	else
+		fail stats-consistent "rings published $published, per-line events $line_events, expected $expected_events"
+	fi
+}
 
-# ---- 3. counters: per-line stats agree with the events ----------------------
-published=$(rings_sum 5)
-line_events=$($SUB stats --json | tr '{,' '\n\n' | awk -F: '$1 == "\"events\"" { s += $2 } END { print s + 0 }')
-if [ "$published" -eq "$expected_events" ] && [ "$line_events" -eq "$expected_events" ]; then
-	pass stats-consistent "rings published $published = per-line events $line_events"
-else
-	fail stats-consistent "rings published $published, per-line events $line_events, expected $expected_events"
-fi
-unload
+# A symbol subset: the filter in the kernel equals wb-dump --symbols.
+scenario_filtered() {
+	if ! load ifaces=wbrx || ! $SUB feeds load $D/feeds.conf >/dev/null ||
+	   ! $SUB add $(cat $D/symbols.txt) >/dev/null; then
+		fail filtered-equal-wb-dump "could not load and configure"
+		return
+	fi
+	replay 0 $D/feed.pcap
+	$READ --idle-ms 1000 >$T/kernel.txt 2>$T/read.log
+	got=$(wc -l <$T/kernel.txt)
+	filtered=$(stat_sum filtered)
+	if cmp -s $T/kernel.txt $D/expected-symbols.txt && [ "$filtered" -gt 0 ]; then
+		pass filtered-equal-wb-dump "$got events for $(cat $D/symbols.txt) identical to wb-dump --symbols; $filtered messages filtered"
+	else
+		fail filtered-equal-wb-dump "module $got events vs wb-dump $(wc -l <$D/expected-symbols.txt), filtered $filtered"
+		diff $T/kernel.txt $D/expected-symbols.txt | head -10
+	fi
+}
 
-# ---- 4. overflow accounting: tiny rings, no reader --------------------------
-if load ifaces=wbrx ring_slots=64 && configure; then
+scenario_overflow() {
+	if ! load ifaces=wbrx ring_slots=64 || ! configure; then
+		fail overflow-accounting "could not load with ring_slots=64"
+		return
+	fi
 	replay 0 $D/feed.pcap
 	published=$(rings_sum 5)
 	dropped=$(rings_sum 6)
-	line_drops=$($SUB stats --json | tr '{,' '\n\n' | awk -F: '$1 == "\"ring_drops\"" { s += $2 } END { print s + 0 }')
+	line_drops=$(stat_sum ring_drops)
 	$READ --idle-ms 500 >$T/overflow.txt 2>$T/read.log
 	delivered=$(wc -l <$T/overflow.txt)
 	if [ "$dropped" -gt 0 ] && [ $((published + dropped)) -eq "$expected_events" ] &&
@@ -101,13 +138,41 @@ if load ifaces=wbrx ring_slots=64 && configure; then
 	else
 		fail overflow-accounting "published $published dropped $dropped (line drops $line_drops) delivered $delivered, expected total $expected_events"
 	fi
-else
-	fail overflow-accounting "could not load with ring_slots=64"
-fi
-unload
+}
 
-# ---- 5. rmmod under traffic with a reader mapped ----------------------------
-if load ifaces=wbrx && configure; then
+# Subscriptions and the feed map change while packets flow, with a reader.
+scenario_control_under_traffic() {
+	if ! load ifaces=wbrx || ! configure; then
+		fail control-under-traffic "could not load"
+		return
+	fi
+	taskset -c 0 /usr/bin/tcpreplay -q -i wbtx --pps=5000 --loop=0 $D/feed.pcap >/dev/null 2>&1 &
+	traffic=$!
+	$READ --hold 2>/dev/null &
+	reader=$!
+	i=0
+	ok=yes
+	while [ $i -lt 8 ]; do
+		$SUB del '*' >/dev/null && $SUB add AAPL MSFT SPY >/dev/null &&
+		$SUB feeds del 233.49.196.111:26478 && $SUB stats reset &&
+		$SUB feeds add 233.49.196.111:26478 itch nasdaq B >/dev/null &&
+		$SUB del AAPL MSFT SPY && $SUB add '*' >/dev/null || ok=no
+		i=$((i + 1))
+	done
+	kill $traffic $reader
+	wait $traffic $reader 2>/dev/null
+	if [ $ok = yes ] && unload && kernel_clean; then
+		pass control-under-traffic "8 rounds of subscribe/unsubscribe/feed del+add/stats reset under traffic with a reader"
+	else
+		fail control-under-traffic "ok=$ok; $(dmesg | tail -3)"
+	fi
+}
+
+scenario_rmmod() {
+	if ! load ifaces=wbrx || ! configure; then
+		fail rmmod-under-traffic "could not load"
+		return
+	fi
 	taskset -c 0 /usr/bin/tcpreplay -q -i wbtx --pps=2000 --loop=0 $D/feed.pcap >/dev/null 2>&1 &
 	traffic=$!
 	$READ --hold 2>$T/hold.log &
@@ -124,13 +189,13 @@ if load ifaces=wbrx && configure; then
 	else
 		fail rmmod-under-traffic "refused=$refused removed=$removed $(cat $T/rmmod.log)"
 	fi
-else
-	fail rmmod-under-traffic "could not load"
-fi
-unload
+}
 
-# ---- 6. device deletion while hooked, and re-creation -----------------------
-if load ifaces=wbrx && configure; then
+scenario_device_deletion() {
+	if ! load ifaces=wbrx || ! configure; then
+		fail device-deletion "could not load"
+		return
+	fi
 	taskset -c 0 /usr/bin/tcpreplay -q -i wbtx --pps=2000 --loop=0 $D/feed.pcap >/dev/null 2>&1 &
 	traffic=$!
 	sleep 1
@@ -141,58 +206,101 @@ if load ifaces=wbrx && configure; then
 	gone=$(grep -c 'iface wbrx not-hooked' /proc/wirebook/hooks)
 	veth_up
 	back=$(grep -c 'iface wbrx rx_handler' /proc/wirebook/hooks)
-	before=$($SUB stats --json | tr '{,' '\n\n' | awk -F: '$1 == "\"feed_frames\"" { print $2 }')
+	before=$(stat_sum feed_frames)
 	replay 0 $D/feed1.pcap
-	after=$($SUB stats --json | tr '{,' '\n\n' | awk -F: '$1 == "\"feed_frames\"" { print $2 }')
-	if [ "$gone" = 1 ] && [ "$back" = 1 ] && [ "$after" -gt "$before" ] && unload && kernel_clean; then
-		pass device-deletion "unhooked when wbrx was deleted under traffic, re-hooked when it came back ($before -> $after feed frames)"
+	after=$(stat_sum feed_frames)
+	# A rename away from the configured name unhooks too.
+	$IP link set wbrx down; $IP link set wbrx name wbrx2
+	renamed=$(grep -c 'iface wbrx not-hooked' /proc/wirebook/hooks)
+	$IP link set wbrx2 name wbrx; $IP link set wbrx up
+	if [ "$gone" = 1 ] && [ "$back" = 1 ] && [ "$renamed" = 1 ] && [ "$after" -gt "$before" ] &&
+	   unload && kernel_clean; then
+		pass device-deletion "unhooked when wbrx was deleted under traffic or renamed, re-hooked when it came back ($before -> $after feed frames)"
 	else
-		fail device-deletion "gone=$gone back=$back frames $before -> $after"
+		fail device-deletion "gone=$gone back=$back renamed=$renamed frames $before -> $after"
 	fi
-else
-	fail device-deletion "could not load"
-fi
-unload
+}
 
-# ---- 7. rx_handler slot taken: clear error, then the tap fallback -----------
-$IP link add mv0 link wbrx type macvlan mode bridge
-if load ifaces=wbrx 2>$T/busy.log; then
-	fail busy-rx-handler "loaded on a device whose rx_handler belongs to macvlan"
-	unload
-elif dmesg | grep -q 'rx_handler slot is taken' && load ifaces=wbrx tap_fallback=1 &&
-     grep -q 'iface wbrx tap' /proc/wirebook/hooks && configure; then
-	replay 0 $D/feed1.pcap
-	frames=$($SUB stats --json | tr '{,' '\n\n' | awk -F: '$1 == "\"feed_frames\"" { print $2 }')
-	consumed=$($SUB stats --json | tr '{,' '\n\n' | awk -F: '$1 == "\"consumed\"" { print $2 }')
-	if [ "$frames" -gt 0 ] && [ "$consumed" -eq 0 ]; then
-		pass busy-rx-handler "load refused with a clear message; tap_fallback=1 decoded $frames frames without consuming"
+scenario_busy() {
+	$IP link add mv0 link wbrx type macvlan mode bridge
+	if load ifaces=wbrx 2>$T/busy.log; then
+		fail busy-rx-handler "loaded on a device whose rx_handler belongs to macvlan"
+	elif dmesg | grep -q 'rx_handler slot is taken' && load ifaces=wbrx tap_fallback=1 &&
+	     grep -q 'iface wbrx tap' /proc/wirebook/hooks && configure; then
+		replay 0 $D/feed1.pcap
+		frames=$(stat_sum feed_frames)
+		consumed=$(stat_sum consumed)
+		if [ "$frames" -gt 0 ] && [ "$consumed" -eq 0 ]; then
+			pass busy-rx-handler "load refused with a clear message; tap_fallback=1 decoded $frames frames without consuming"
+		else
+			fail busy-rx-handler "tap saw $frames feed frames, consumed $consumed"
+		fi
 	else
-		fail busy-rx-handler "tap saw $frames feed frames, consumed $consumed"
+		fail busy-rx-handler "$(cat $T/busy.log) $(dmesg | tail -3)"
 	fi
 	unload
-else
-	fail busy-rx-handler "$(cat $T/busy.log) $(dmesg | tail -3)"
-	unload
-fi
-$IP link del mv0
+	$IP link del mv0
+}
 
-# ---- 8. malformed packets ---------------------------------------------------
-if load ifaces=wbrx && configure; then
+# GSO super-packets reach the hook when GRO merges datagrams (UDP GRO
+# forwarding on) or when a local sender hands veth a GSO packet. The latter
+# is deterministic: vm-gso-send sends runs of equal-size datagrams as UDP
+# GSO super-packets, and the module must split them back into datagrams;
+# the events must still be exactly wb-dump's for the same capture.
+scenario_gso() {
+	if ! load ifaces=wbrx || ! configure; then
+		fail gso-super-packets "could not load"
+		return
+	fi
+	taskset -c 0 /wb/vm-gso-send wbtx $D/small.pcap 2>$T/gso.log
+	if [ $? -eq 3 ]; then
+		skip gso-super-packets "$(cat $T/gso.log)"
+		return
+	fi
+	$READ --idle-ms 1000 >$T/kernel.txt 2>$T/read.log
+	gso=$(stat_sum gso_frames)
+	segments=$(stat_sum gso_segments)
+	undecoded=$(stat_sum gso_undecoded)
+	line_gso=$(stat_sum gso_packets)
+	sent=$(sed -n 's/.*: \([0-9]*\) super-packets of \([0-9]*\) datagrams/\1 \2/p' $T/gso.log)
+	if [ "$gso" -gt 0 ] && [ "$sent" = "$gso $segments" ] && [ "$line_gso" -eq "$gso" ] &&
+	   [ "$undecoded" -eq 0 ] && cmp -s $T/kernel.txt $D/expected-small.txt; then
+		pass gso-super-packets "$gso super-packets split into $segments datagrams; $(wc -l <$T/kernel.txt) events identical to wb-dump's"
+	else
+		fail gso-super-packets "hook saw $gso super-packets / $segments segments (sent: $sent), undecoded $undecoded, line gso $line_gso; $(wc -l <$T/kernel.txt) events vs $(wc -l <$D/expected-small.txt); $(cat $T/gso.log)"
+		diff $T/kernel.txt $D/expected-small.txt | head -10
+	fi
+}
+
+scenario_malformed() {
+	if ! load ifaces=wbrx || ! configure; then
+		fail malformed-packets "could not load"
+		return
+	fi
 	replay 0 $D/malformed.pcap
 	replay 1 $D/malformed.pcap
 	$READ --idle-ms 500 >/dev/null 2>$T/read.log
-	errors=$($SUB stats --json | tr '{,' '\n\n' | awk -F: '$1 == "\"decode_errors\"" { s += $2 } END { print s + 0 }')
+	errors=$(stat_sum decode_errors)
 	if [ "$errors" -gt 0 ] && unload && kernel_clean; then
 		pass malformed-packets "$(cat $D/malformed.count) frames twice: $errors decode errors counted, no WARN/BUG/Oops"
 	else
 		fail malformed-packets "decode errors $errors; $(dmesg | grep -E 'WARNING|BUG|Oops' | head -3)"
 	fi
-else
-	fail malformed-packets "could not load"
-fi
-unload
+}
 
-# ---- 9. the kernel log over the whole run -----------------------------------
+# ---- run ----------------------------------------------------------------------
+
+echo 1000000 >/proc/sys/net/core/netdev_max_backlog
+only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vmtest\.only=//p' | tr ',' ' ')
+veth_up
+for s in control equal filtered overflow control_under_traffic rmmod device_deletion busy gso malformed; do
+	if [ -n "$only" ] && ! echo " $only " | grep -q " $s "; then
+		continue
+	fi
+	scenario_$s
+	unload
+done
+
 if kernel_clean; then
 	pass kernel-log-clean "no WARN, BUG, Oops or call trace in dmesg"
 else

@@ -5,6 +5,7 @@
   pcaptool.py split IN OUT1 OUT2        first half of the records, second half
   pcaptool.py count IN                  number of records
   pcaptool.py cat OUT IN...             the records of every IN, in order
+  pcaptool.py udpcsum IN OUT            every UDP checksum filled in
   pcaptool.py malform IN OUT [--seed N] [--corpus DIR]...
         Malformed frames to the feed addresses of IN: truncations with honest
         and with lying IP/UDP lengths, bit flips, garbage payloads, bogus IP
@@ -65,6 +66,27 @@ def build(eth, ip, udp, payload, ip_total=None, udp_len=None):
     ip[2:4] = struct.pack(">H", ip_total & 0xFFFF)
     udp[4:6] = struct.pack(">H", udp_len & 0xFFFF)
     return bytes(eth) + bytes(ip) + bytes(udp) + bytes(payload)
+
+
+def udp_checksum(frame):
+    """The frame with its IPv4/UDP checksum filled in (UDP GRO needs one)."""
+    parts = udp_parts(frame)
+    if not parts:
+        return frame
+    eth, ip, udp, payload = parts
+    ulen = 8 + len(payload)
+    data = bytearray(udp) + payload
+    data[6:8] = b"\0\0"
+    pseudo = ip[12:20] + struct.pack(">BBH", 0, 17, ulen)
+    blob = pseudo + data
+    if len(blob) % 2:
+        blob += b"\0"
+    total = sum(struct.unpack(">%dH" % (len(blob) // 2), blob))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    csum = (~total & 0xFFFF) or 0xFFFF
+    data[6:8] = struct.pack(">H", csum)
+    return bytes(eth) + bytes(ip) + bytes(data) + frame[len(eth) + len(ip) + ulen:]
 
 
 def malform(src, dst, seed, corpora):
@@ -139,6 +161,10 @@ def main(argv):
         for path in argv[4:]:
             records += read_pcap(path)[1]
         write_pcap(argv[2], header, records)
+        return 0
+    if len(argv) == 4 and argv[1] == "udpcsum":
+        header, records = read_pcap(argv[2])
+        write_pcap(argv[3], header, [(a, b, udp_checksum(f)) for a, b, f in records])
         return 0
     if len(argv) == 3 and argv[1] == "count":
         print(len(read_pcap(argv[2])[1]))
