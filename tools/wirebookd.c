@@ -26,7 +26,9 @@
 #include "book/builder.h"
 #include "book/latency_log.h"
 #include "common/cpu_list.h"
+#include "common/control.h"
 #include "common/feeds_conf.h"
+#include "common/kernel_source.h"
 #include "common/source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
@@ -58,6 +60,9 @@ struct wbd {
 	int source_thread;
 	int source_status;	/* last pump result (source thread) */
 	int source_finished;
+	int control_fd;		/* --control: listening socket, or -1 */
+	unsigned control_tick;
+	struct wb_control_engine control;
 };
 
 static void usage(FILE *f)
@@ -72,10 +77,13 @@ static void usage(FILE *f)
 "  --itch-file FILE     Nasdaq BinaryFILE, plain or gzip (decoded as the itch nasdaq line)\n"
 "  --iface IF           live capture on an AF_PACKET ring (joins the feed groups)\n"
 "    --busy-poll        spin on the ring instead of sleeping in poll()\n"
+"  --kernel[=DEVICE]    the wirebook kernel module's event rings (default /dev/wirebook);\n"
+"                       its feed map and symbols are set with wb-subscribe\n"
 "\n"
 "Options:\n"
 "  --feeds FILE         feed map (default: ./feeds.conf or the source tree's)\n"
 "  --subscribe LIST     symbols to build, comma separated, or '*' for all (default '*')\n"
+"  --control SOCKET     serve wb-subscribe --daemon SOCKET (feeds, symbols, stats)\n"
 "  --shm NAME           shared-memory book name (default %s: /dev/shm/%s)\n"
 "  --force              take over NAME even if another wirebookd still owns it\n"
 "  --cpus A,B           cores for thread 1 (venue books) and 2 (Super-Book)\n"
@@ -146,11 +154,23 @@ static int wbd_subscribe(struct wbd *d, const char *list)
 	return 0;
 }
 
+/* Serve control requests (wb-subscribe --daemon) from the thread that
+ * drives the engine, so they never race the packet path; every 1024
+ * pumps keeps the accept() syscall off the per-packet cost. */
+static void wbd_serve_control(struct wbd *d)
+{
+	if (d->control_fd >= 0 && (++d->control_tick & 1023) == 0)
+		wb_control_serve(d->control_fd, wb_control_engine_handler, &d->control);
+}
+
 /* Thread 1's pump (inline mode): decode a few packets, publish. */
 static int pump_inline(void *arg)
 {
 	struct wbd *d = arg;
-	int rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
+	int rc;
+
+	wbd_serve_control(d);
+	rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
 
 	wb_ring_producer_publish(&d->prod);
 	if (rc == SOURCE_ERROR)
@@ -174,6 +194,7 @@ static void *source_thread_main(void *arg)
 				continue;
 			}
 		}
+		wbd_serve_control(d);
 		rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
 		wb_ring_producer_publish(&d->prod);
 		if (rc == SOURCE_EOF || rc == SOURCE_ERROR)
@@ -256,7 +277,7 @@ static double mono_s(void)
 enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
-	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP,
+	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL,
 };
 
 int main(int argc, char **argv)
@@ -279,11 +300,14 @@ int main(int argc, char **argv)
 		{ "latency-dir", required_argument, 0, OPT_LATDIR },
 		{ "expected-orders", required_argument, 0, OPT_ORDERS },
 		{ "exit-at-eof", no_argument, 0, OPT_EXIT_EOF },
+		{ "kernel", optional_argument, 0, OPT_KERNEL },
+		{ "control", required_argument, 0, OPT_CONTROL },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
 	const char *pcap = NULL, *itch = NULL, *iface = NULL, *feeds = NULL, *subs = "*";
-	const char *latency_dir = NULL;
+	const char *latency_dir = NULL, *control = NULL, *kernel_dev = NULL;
+	int kernel = 0;
 	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
 	struct builder_config bcfg;
 	struct source_options sopt;
@@ -296,6 +320,7 @@ int main(int argc, char **argv)
 	char err[512];
 
 	memset(&d, 0, sizeof(d));
+	d.control_fd = -1;
 	memset(&bcfg, 0, sizeof(bcfg));
 	bcfg.cpus[0] = bcfg.cpus[1] = -1;
 	bcfg.pin = 1;
@@ -341,13 +366,20 @@ int main(int argc, char **argv)
 		case OPT_LATDIR: latency_dir = optarg; break;
 		case OPT_ORDERS: bcfg.books.expected_orders = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case OPT_EXIT_EOF: exit_at_eof = 1; break;
+		case OPT_KERNEL: kernel = 1; kernel_dev = optarg; sources++; break;
+		case OPT_CONTROL: control = optarg; break;
 		case OPT_HELP: case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	if (sources != 1 || optind != argc) {
-		fprintf(stderr, "wirebookd: give exactly one source (--pcap, --itch-file or --iface)\n");
+		fprintf(stderr, "wirebookd: give exactly one source (--pcap, --itch-file, --iface or --kernel)\n");
 		usage(stderr);
+		return 2;
+	}
+	if (kernel && control) {
+		fprintf(stderr, "wirebookd: with --kernel, control the module with wb-subscribe "
+			"(no --daemon); --control serves user-space sources\n");
 		return 2;
 	}
 	if (speed > 0 && !pcap) {
@@ -412,7 +444,10 @@ int main(int argc, char **argv)
 	sopt.speed = speed;
 	sopt.busy_poll = busy;
 	sopt.engine = d.engine;
-	if (pcap) {
+	if (kernel) {
+		ops = &source_kernel_ops;
+		sopt.path = kernel_dev;
+	} else if (pcap) {
 		ops = &source_pcap_ops;
 		sopt.path = pcap;
 	} else if (itch) {
@@ -423,11 +458,21 @@ int main(int argc, char **argv)
 		ops = &source_afpacket_ops;
 		sopt.iface = iface;
 	}
-	d.is_file = !iface;
+	d.is_file = !iface && !kernel;
 	if (source_open(&d.src, ops, &sopt) < 0) {
 		fprintf(stderr, "wirebookd: %s\n", d.src.err);
 		builder_destroy(d.builder);
 		return 1;
+	}
+	if (control) {
+		d.control.engine = d.engine;
+		d.control.ring = d.ring_mem;
+		d.control_fd = wb_control_listen(control, err, sizeof(err));
+		if (d.control_fd < 0) {
+			fprintf(stderr, "wirebookd: --control: %s\n", err);
+			builder_destroy(d.builder);
+			return 1;
+		}
 	}
 
 	memset(&sa, 0, sizeof(sa));
@@ -449,7 +494,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s'\n", ops->name,
-		pcap ? pcap : itch ? itch : iface, bcfg.shm.shm_name, subs);
+		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch : iface,
+		bcfg.shm.shm_name, subs);
 
 	t0 = mono_s();
 	next_stats = stats_every > 0 ? t0 + stats_every : 0;
@@ -484,6 +530,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)dropped);
 	}
 	source_close(&d.src);
+	if (d.control_fd >= 0) {
+		close(d.control_fd);
+		unlink(control);
+	}
 	builder_destroy(d.builder);
 	feed_engine_destroy(d.engine);
 	free(d.engine);

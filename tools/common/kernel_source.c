@@ -13,6 +13,7 @@
  * recv_ts order against everything visible in the second pass.
  */
 #include "common/kernel_source.h"
+#include "common/source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -278,3 +279,66 @@ uint64_t wb_kernel_source_published(const struct wb_kernel_source *ks)
 		n += wb_load_acquire(&ks->cons[i].prod->published);
 	return n;
 }
+
+/* ---- wirebookd source ------------------------------------------------------ */
+
+#define KSRC_EVENTS_PER_BUDGET 64
+
+static int ksrc_open(struct source *s, const struct source_options *opt)
+{
+	struct wb_kernel_source *ks = calloc(1, sizeof(*ks));
+
+	if (!ks) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		return -1;
+	}
+	if (wb_kernel_source_open(ks, opt->path, s->err, sizeof(s->err))) {
+		free(ks);
+		return -1;
+	}
+	s->priv = ks;
+	return 0;
+}
+
+static int ksrc_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
+		     unsigned budget)
+{
+	struct wb_kernel_source *ks = s->priv;
+	uint64_t n = 0, max = (uint64_t)budget * KSRC_EVENTS_PER_BUDGET;
+
+	(void)e;
+	while (n < max) {
+		struct wb_event *slot = wb_ring_producer_slot(out);
+		const struct wb_event *ev;
+
+		if (!slot)
+			break;	/* the builder is behind: leave the rest in the module's rings */
+		ev = wb_kernel_source_next(ks);
+		if (!ev)
+			break;
+		*slot = *ev;
+		wb_ring_producer_commit(out);
+		n++;
+	}
+	s->ctr.packets = ks->delivered;	/* events, for this source */
+	s->ctr.kernel_drops = wb_kernel_source_dropped(ks);
+	return n ? SOURCE_MORE : SOURCE_IDLE;
+}
+
+static void ksrc_close(struct source *s)
+{
+	struct wb_kernel_source *ks = s->priv;
+
+	if (ks) {
+		wb_kernel_source_close(ks);
+		free(ks);
+	}
+	s->priv = NULL;
+}
+
+const struct source_ops source_kernel_ops = {
+	.name = "kernel",
+	.open = ksrc_open,
+	.pump = ksrc_pump,
+	.close = ksrc_close,
+};

@@ -60,6 +60,16 @@ const struct wb_event *wb_kernel_source_next(struct wb_kernel_source *ks);
  */
 int wb_kernel_source_wait(struct wb_kernel_source *ks, int timeout_ms);
 
+/*
+ * The module's rings as a wirebookd packet source (tools/common/source.h):
+ * pump() copies up to budget x 64 events, in decode order, into the
+ * daemon's own ring; the feed engine argument is unused (the module
+ * decoded already). opt->path is the device (NULL: WB_DEVICE_PATH). The
+ * module's feed map and subscriptions are set with wb-subscribe.
+ */
+struct source_ops;
+extern const struct source_ops source_kernel_ops;
+
 /* Events the module dropped because a ring was full, summed over rings. */
 uint64_t wb_kernel_source_dropped(const struct wb_kernel_source *ks);
 /* Events the module published, summed over rings. */
