@@ -751,6 +751,38 @@ START_TEST(test_prefetch_of_any_event_leaves_the_books_unchanged)
 }
 END_TEST
 
+START_TEST(test_long_queue_keeps_priority_through_growth_and_removals)
+{
+	enum { N = 5000 };
+	uint64_t shares;
+	uint32_t ahead;
+
+	for (uint64_t id = 1; id <= N; id++)
+		add(1, 3, WB_SIDE_SELL, id, PX(50), (uint32_t)id);
+	/* Remove the first, the last and every third order in between. */
+	ck_assert_uint_eq(apply(ev_order(WB_EV_DELETE, 1, 1, 0)), 1);
+	ck_assert_uint_eq(apply(ev_order(WB_EV_EXECUTE, 1, N, N)), 2);
+	for (uint64_t id = 3; id < N; id += 3)
+		ck_assert_uint_eq(apply(ev_order(WB_EV_REDUCE, 1, id, (uint32_t)id)), 1);
+	/* The rest keep arrival order: shares ahead = sum of the ids ahead that remain. */
+	shares = 0;
+	ahead = 0;
+	for (uint64_t id = 2; id < N; id++) {
+		if (id % 3 == 0)
+			continue;
+		if (id % 97 == 0)
+			assert_queue(1, id, shares, ahead);
+		shares += id;
+		ahead++;
+	}
+	assert_level_update(&up[0], WB_SIDE_SELL, PX(50), shares, ahead);
+	/* Losing priority sends an order from the front to the back. */
+	ck_assert_uint_eq(apply(ev_modify(1, 2, PX(50), 2, 0)), 1);
+	assert_queue(1, 2, shares - 2, ahead - 1);
+	assert_queue(1, 4, 0, 0);
+}
+END_TEST
+
 START_TEST(test_counters_track_live_and_peak_orders)
 {
 	for (uint64_t i = 1; i <= 10; i++)
@@ -1285,6 +1317,7 @@ static Suite *venue_book_suite(void)
 	tcase_add_test(spec, test_sparse_64bit_ids_are_found);
 	tcase_add_test(spec, test_tables_double_when_live_orders_exceed_the_hint);
 	tcase_add_test(spec, test_prefetch_of_any_event_leaves_the_books_unchanged);
+	tcase_add_test(spec, test_long_queue_keeps_priority_through_growth_and_removals);
 	tcase_add_test(spec, test_counters_track_live_and_peak_orders);
 	tcase_add_test(spec, test_create_rejects_bad_config);
 	suite_add_tcase(s, spec);
