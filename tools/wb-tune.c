@@ -398,11 +398,27 @@ static int nic_node(const struct tune *t, struct cpu_list *node_cpus)
 	return node;
 }
 
-/* IRQ numbers of the NIC: its MSI vectors, else /proc/interrupts lines naming it. */
+/* "name" as a whole word in an /proc/interrupts line ("eth0-TxRx-3", not "eth01"). */
+static bool irq_line_names(const char *line, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = strstr(line, name); p; p = strstr(p + 1, name))
+		if (!isalnum((unsigned char)p[len]) && (p == line || !isalnum((unsigned char)p[-1])))
+			return true;
+	return false;
+}
+
+/*
+ * IRQ numbers of the NIC's queues: its PCI device's MSI vectors, else the
+ * /proc/interrupts lines naming the interface or its device ("virtio2-input.0"
+ * for a virtio NIC whose device is virtio2); configuration vectors are left out.
+ */
 static int nic_irqs(const struct tune *t, int *irqs, int max)
 {
-	char path[PATH_MAX], line[4096];
+	char path[PATH_MAX], link[PATH_MAX], line[4096], devname[PATH_MAX] = "";
 	struct dirent *e;
+	ssize_t len;
 	int n = 0;
 	DIR *d;
 	FILE *f;
@@ -417,22 +433,23 @@ static int nic_irqs(const struct tune *t, int *irqs, int max)
 		if (n)
 			return n;
 	}
+	snprintf(path, sizeof(path), "%s/sys/class/net/%s/device", t->root, t->iface);
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len > 0) {
+		link[len] = '\0';
+		snprintf(devname, sizeof(devname), "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+	}
 	snprintf(path, sizeof(path), "%s/proc/interrupts", t->root);
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
 	while (n < max && fgets(line, sizeof(line), f)) {
-		const char *name = strstr(line, t->iface);
-		size_t len = strlen(t->iface);
-		char *colon;
+		const char *first = line + strspn(line, " ");
 
-		/* "eth0", "eth0-TxRx-3", "eth0-rx-1"; not "eth01". */
-		if (!name || isalnum((unsigned char)name[len]) ||
-		    (name > line && isalnum((unsigned char)name[-1])))
+		if (!isdigit((unsigned char)*first) || strstr(line, "-config"))
 			continue;
-		colon = strchr(line, ':');
-		if (colon && isdigit((unsigned char)*(line + strspn(line, " "))))
-			irqs[n++] = atoi(line);
+		if (irq_line_names(line, t->iface) || (devname[0] && irq_line_names(line, devname)))
+			irqs[n++] = atoi(first);
 	}
 	fclose(f);
 	return n;
@@ -653,7 +670,7 @@ static void check_thp(struct tune *t)
 	if (!seen)
 		report_skip(t, "thp", "/sys/kernel/mm/transparent_hugepage missing");
 	else if (!bad && !fixed)
-		report_ok(t, "thp", "not 'always' (wirebook asks for huge pages where it wants them)");
+		report_ok(t, "thp", "not 'always' (no background collapsing or compaction stalls)");
 }
 
 static void check_numa(struct tune *t)

@@ -140,6 +140,28 @@ class WbTune(unittest.TestCase):
             self.assertEqual(lines[check][0][0], "SKIP", check)
         self.assertEqual(res.stderr, "")
 
+    def test_virtio_queues_are_found_by_device_name_in_proc_interrupts(self):
+        write(self.root, "/proc/cmdline", "console=ttyS0\n")
+        write(self.root, "/sys/devices/system/cpu/online", "0-1\n")
+        write(self.root, "/sys/devices/pci0000:00/0000:00:03.0/virtio2/vendor", "0x1af4\n")
+        os.makedirs(os.path.join(self.root, "sys/class/net/eth0"))
+        os.symlink("../../../devices/pci0000:00/0000:00:03.0/virtio2",
+                   os.path.join(self.root, "sys/class/net/eth0/device"))
+        write(self.root, "/proc/interrupts",
+              "           CPU0       CPU1\n"
+              " 37:          0          0 PCI-MSIX-0000:00:03.0   0-edge      virtio2-config\n"
+              " 38:          0       4800 PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0\n"
+              " 39:       3826          0 PCI-MSIX-0000:00:03.0   2-edge      virtio2-output.0\n"
+              " 40:          0          0 PCI-MSIX-0000:00:04.0   1-edge      virtio21-input.0\n")
+        for irq in (37, 38, 39, 40):
+            write(self.root, f"/proc/irq/{irq}/smp_affinity_list", "0-1\n")
+        res, lines = run(self.root, "--apply", "--iface", "eth0", "--cpus", "1")
+        self.assertEqual(lines["irq-affinity"][0], ("FIXED", "eth0: 2 IRQs moved to cpus 0"))
+        self.assertEqual(read(self.root, "/proc/irq/38/smp_affinity_list"), "0")
+        self.assertEqual(read(self.root, "/proc/irq/39/smp_affinity_list"), "0")
+        self.assertEqual(read(self.root, "/proc/irq/37/smp_affinity_list"), "0-1")  # config vector
+        self.assertEqual(read(self.root, "/proc/irq/40/smp_affinity_list"), "0-1")  # another device
+
     def test_an_unknown_interface_is_a_warning(self):
         untuned_server(self.root)
         _res, lines = run(self.root, "--iface", "nope0")
