@@ -21,6 +21,13 @@
 #define BUILDER_IDLE_SPINS 4096u
 #define BUILDER_IDLE_SLEEP_NS 50000L
 #define BUILDER_PREFETCH_AHEAD 4u
+/* Thread 2 publishes at a BATCH_END when it has caught up with thread 1;
+ * while more batches are already queued behind it, publishing the
+ * intermediate states would only be overwritten, so it defers (a backlog
+ * is worked off several times faster), but never for more than this many
+ * updates, nor for more latency samples than it can hold. */
+#define BUILDER_PUBLISH_EVERY 4096u
+#define BUILDER_PENDING_SAMPLES (4u * BUILDER_MAX_BATCH)
 
 struct builder {
 	struct builder_config cfg;
@@ -47,6 +54,14 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -242,6 +257,7 @@ static void *thread1_main(void *arg)
 	wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
 	push_batch_end(b, NULL, 0, 0);
 	book_queue_publish(&b->q);
+	b->ctr.cpu_ns[0] = thread_cpu_ns();
 	wb_store_release(&b->t1_done, 1);
 	return NULL;
 }
@@ -256,45 +272,68 @@ struct packet_mark {
 	uint8_t venue;
 };
 
-static void record_one(struct builder *b, const struct packet_mark *m,
-		       const struct book_update *end, uint64_t published_ts)
-{
-	struct latency_sample s;
+/* Thread 2's bookkeeping between publishes. */
+struct t2_state {
+	/* Copies, not pointers: a batch may span two queue releases. */
+	struct packet_mark marks[BUILDER_MAX_BATCH];	/* packets of the current batch */
+	unsigned n_marks;
+	struct latency_sample pending[BUILDER_PENDING_SAMPLES]; /* applied, not yet published */
+	unsigned n_pending;
+	uint64_t since_publish;		/* updates applied since the last publish */
+};
 
-	memset(&s, 0, sizeof(s));
-	s.recv_ts = m->recv_ts;
-	s.book_applied_ts = end->applied_ts;
-	s.ring_read_ts = end->applied_ts - end->order_count;
-	s.published_ts = published_ts;
-	s.seq = m->seq;
-	s.line = m->line;
-	s.venue = m->venue;
-	latency_log_record(b->cfg.latency, &s);
+static void pend_sample(struct t2_state *t, const struct packet_mark *m,
+			const struct book_update *end)
+{
+	struct latency_sample *s = &t->pending[t->n_pending++];
+
+	memset(s, 0, sizeof(*s));
+	s->recv_ts = m->recv_ts;
+	s->book_applied_ts = end->applied_ts;
+	s->ring_read_ts = end->applied_ts - end->order_count;
+	s->seq = m->seq;
+	s->line = m->line;
+	s->venue = m->venue;
 }
 
-/* At a batch's publish: one sample per packet of the batch, the earlier
- * packets (PACKET marks, in queue order) first, then the last one. */
-static void record_latency(struct builder *b, const struct book_update *end,
-			   const struct packet_mark *marks, unsigned n_marks)
+/* A batch ended: its packets (PACKET marks in queue order, then the last
+ * one) wait for the publish that makes them visible. */
+static void end_batch_samples(struct t2_state *t, const struct book_update *end)
 {
-	uint64_t published_ts = now_ns();
 	struct packet_mark last = { end->recv_ts, end->u.seq, end->line, end->venue };
 
-	for (unsigned i = 0; i < n_marks; i++)
-		record_one(b, &marks[i], end, published_ts);
+	for (unsigned i = 0; i < t->n_marks; i++)
+		pend_sample(t, &t->marks[i], end);
 	if (end->recv_ts) /* else a stop's closing mark, or a packet the next batch ends */
-		record_one(b, &last, end, published_ts);
-	wb_store_relaxed(&b->ctr.latency_samples,
-			 b->ctr.latency_samples + n_marks + (end->recv_ts != 0));
+		pend_sample(t, &last, end);
+	t->n_marks = 0;
+}
+
+static void t2_publish(struct builder *b, struct t2_state *t)
+{
+	uint64_t published_ts;
+
+	superbook_publish(b->sb);
+	t->since_publish = 0;
+	if (!t->n_pending)
+		return;
+	published_ts = now_ns();
+	for (unsigned i = 0; i < t->n_pending; i++) {
+		t->pending[i].published_ts = published_ts;
+		latency_log_record(b->cfg.latency, &t->pending[i]);
+	}
+	wb_store_relaxed(&b->ctr.latency_samples, b->ctr.latency_samples + t->n_pending);
+	t->n_pending = 0;
 }
 
 static void *thread2_main(void *arg)
 {
 	struct builder *b = arg;
-	/* Copies, not pointers: a batch may span two queue releases. */
-	struct packet_mark marks[BUILDER_MAX_BATCH];
-	unsigned idle = 0, beats = 0, n_marks = 0;
+	struct t2_state *t = calloc(1, sizeof(*t));
+	unsigned idle = 0, beats = 0;
 
+	if (!t)
+		abort(); /* 60 KiB at thread start: nothing sensible to run without */
 	pin_self(b, b->ctr.cpu[1]);
 	for (;;) {
 		uint64_t n = book_queue_available(&b->q), i;
@@ -314,24 +353,33 @@ static void *thread2_main(void *arg)
 			if (u->kind == BOOK_UP_PACKET) {
 				/* At most BUILDER_MAX_BATCH - 1 per batch: one per packet
 				 * boundary inside a batch of at most BUILDER_MAX_BATCH events. */
-				if (n_marks < BUILDER_MAX_BATCH)
-					marks[n_marks++] = (struct packet_mark){ u->recv_ts, u->u.seq,
-										u->line, u->venue };
+				if (t->n_marks < BUILDER_MAX_BATCH)
+					t->marks[t->n_marks++] = (struct packet_mark){ u->recv_ts, u->u.seq,
+										      u->line, u->venue };
 				continue;
 			}
-			superbook_apply(b->sb, u);
-			if (u->kind == BOOK_UP_BATCH_END) {
-				if (b->cfg.latency && u->applied_ts)
-					record_latency(b, u, marks, n_marks);
-				n_marks = 0;
+			if (u->kind != BOOK_UP_BATCH_END) {
+				superbook_apply(b->sb, u);
+				t->since_publish++;
+				continue;
 			}
+			if (b->cfg.latency && u->applied_ts)
+				end_batch_samples(t, u);
+			t->n_marks = 0;
+			/* Caught up (nothing queued behind this batch), or deferred
+			 * long enough: make it visible. */
+			if (i + 1 == n || t->since_publish >= BUILDER_PUBLISH_EVERY ||
+			    t->n_pending > BUILDER_PENDING_SAMPLES - BUILDER_MAX_BATCH)
+				t2_publish(b, t);
 		}
 		book_queue_release(&b->q, n);
 		if (++beats % 4096 == 0)
 			superbook_heartbeat(b->sb, now_ns());
 	}
-	superbook_publish(b->sb);
+	t2_publish(b, t);
 	superbook_heartbeat(b->sb, now_ns());
+	free(t);
+	b->ctr.cpu_ns[1] = thread_cpu_ns();
 	wb_store_release(&b->done, 1);
 	return NULL;
 }
@@ -482,6 +530,8 @@ void builder_get_counters(const struct builder *b, struct builder_counters *out)
 	out->t2_idle_sleeps = wb_load_relaxed(&b->ctr.t2_idle_sleeps);
 	out->latency_samples = wb_load_relaxed(&b->ctr.latency_samples);
 	out->ring_dropped = wb_load_relaxed(&b->ctr.ring_dropped);
+	out->cpu_ns[0] = wb_load_acquire(&b->t1_done) ? b->ctr.cpu_ns[0] : 0;
+	out->cpu_ns[1] = wb_load_acquire(&b->done) ? b->ctr.cpu_ns[1] : 0;
 	out->cpu[0] = b->ctr.cpu[0];
 	out->cpu[1] = b->ctr.cpu[1];
 	out->numa_node = b->ctr.numa_node;

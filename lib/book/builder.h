@@ -61,6 +61,7 @@ struct builder_counters {
 	uint64_t t1_idle_sleeps, t2_idle_sleeps;
 	uint64_t latency_samples;
 	uint64_t ring_dropped;		/* the event ring's producer drop counter */
+	uint64_t cpu_ns[2];		/* CPU time of thread 1 and 2, set when they end */
 	int cpu[2];			/* cores the threads run on (-1 unpinned) */
 	int numa_node;
 };

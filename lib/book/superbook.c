@@ -72,6 +72,7 @@ struct sb_symbol {
 	char reason[4];
 	uint8_t state_venue;
 	uint16_t venues_present;
+	uint16_t venues_known;	/* venues with levels, a gap or a status: published per venue */
 };
 
 struct superbook {
@@ -426,6 +427,7 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 		if (sb->venue_gap[u->venue])
 			vn->flags |= WB_VENF_GAP;
 		y->venues_present |= (uint16_t)(1u << u->venue);
+		y->venues_known |= (uint16_t)(1u << u->venue);
 		sb_mark(sb, u->instrument, SB_D_META);
 	}
 	/* A change below the venue's tenth level changes nothing published. */
@@ -453,6 +455,7 @@ static void sb_gap_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
 
 	vn->flags |= WB_VENF_GAP;
 	vn->gaps++;
+	sb->sym[inst].venues_known |= (uint16_t)(1u << venue);
 	sb_mark(sb, inst, SB_D_META);
 }
 
@@ -472,7 +475,7 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 
 	sb->ctr.updates++;
 	if (wb_unlikely(u->venue >= WB_BOOK_VENUES) && u->kind != BOOK_UP_BATCH_END &&
-	    u->kind != BOOK_UP_SYMBOL) {
+	    u->kind != BOOK_UP_SYMBOL && u->kind != BOOK_UP_PACKET) {
 		sb->ctr.bad_venue++;
 		return;
 	}
@@ -487,6 +490,8 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 		sb_seen(sb, u->instrument);
 		sb_apply_level(sb, u);
 		return;
+	case BOOK_UP_PACKET:
+		return; /* a latency mark for the builder, nothing in the book */
 	case BOOK_UP_BATCH_END:
 		sb->ctr.batches++;
 		superbook_publish(sb);
@@ -523,6 +528,7 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 		memcpy(y->reason, u->u.status.reason, sizeof(y->reason));
 		y->state_venue = u->venue;
 		y->venue[u->venue].state = u->u.status.state;
+		y->venues_known |= (uint16_t)(1u << u->venue);
 		sb_mark(sb, u->instrument, SB_D_STATUS | SB_D_META);
 		return;
 	case BOOK_UP_CLEAR:
@@ -608,16 +614,41 @@ static void sb_write_venue_side(struct wb_level *out, uint8_t *count, const stru
 	*count = (uint8_t)n;
 }
 
-/* Merge the venues' tops into the best WB_BOOK_DEPTH consolidated levels. */
+/* Merge the venues' tops into the best WB_BOOK_DEPTH consolidated levels.
+ * present: the venues with any level on this side (bit v). */
 static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOOK_VENUES],
-				     const struct sb_symbol *y, int si)
+				     const struct sb_symbol *y, int si, uint32_t present)
 {
+	const struct sb_side *sd[WB_BOOK_VENUES];
+	uint8_t vid[WB_BOOK_VENUES];
 	int32_t head[WB_BOOK_VENUES];
-	uint32_t n = 0;
-	int v;
+	uint32_t n = 0, nv = 0, i, m;
 
-	for (v = 0; v < WB_BOOK_VENUES; v++)
-		head[v] = (int32_t)y->venue[v].side[si].count - 1;
+	for (m = present; m; m &= m - 1) {
+		uint32_t v = (uint32_t)__builtin_ctz(m);
+
+		sd[nv] = &y->venue[v].side[si];
+		head[nv] = (int32_t)sd[nv]->count - 1;
+		vid[nv++] = (uint8_t)v;
+	}
+	if (nv == 1) {
+		/* One venue quoting (the common case per side): its top is the
+		 * consolidated top, no merge. */
+		uint32_t cnt = sd[0]->count < WB_BOOK_DEPTH ? sd[0]->count : WB_BOOK_DEPTH;
+
+		for (i = 0; i < cnt; i++) {
+			const struct sb_level *l = &sd[0]->lv[sd[0]->count - 1 - i];
+
+			out[i].price = si ? -l->key : l->key;
+			out[i].qty = l->qty;
+			out[i].orders = l->orders;
+			out[i].venues = (uint16_t)(1u << vid[0]);
+			out[i].reserved = 0;
+			memset(vq[i], 0, sizeof(vq[i]));
+			vq[i][vid[0]] = l->qty;
+		}
+		return (uint8_t)cnt;
+	}
 	while (n < WB_BOOK_DEPTH) {
 		int64_t best = INT64_MIN;
 		uint64_t qty = 0;
@@ -625,26 +656,24 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 		uint16_t venues = 0;
 		int any = 0;
 
-		for (v = 1; v < WB_BOOK_VENUES; v++)
-			if (head[v] >= 0 && (!any || y->venue[v].side[si].lv[head[v]].key > best)) {
-				best = y->venue[v].side[si].lv[head[v]].key;
+		for (i = 0; i < nv; i++)
+			if (head[i] >= 0 && (!any || sd[i]->lv[head[i]].key > best)) {
+				best = sd[i]->lv[head[i]].key;
 				any = 1;
 			}
 		if (!any)
 			break;
-		vq[n][0] = 0;
-		for (v = 1; v < WB_BOOK_VENUES; v++) {
+		memset(vq[n], 0, sizeof(vq[n]));
+		for (i = 0; i < nv; i++) {
 			const struct sb_level *l;
 
-			if (head[v] < 0 || (l = &y->venue[v].side[si].lv[head[v]])->key != best) {
-				vq[n][v] = 0;
+			if (head[i] < 0 || (l = &sd[i]->lv[head[i]])->key != best)
 				continue;
-			}
 			qty += l->qty;
 			orders += l->orders;
-			venues |= (uint16_t)(1u << v);
-			vq[n][v] = l->qty;
-			head[v]--;
+			venues |= (uint16_t)(1u << vid[i]);
+			vq[n][vid[i]] = l->qty;
+			head[i]--;
 		}
 		out[n].price = si ? -best : best;
 		out[n].qty = qty;
@@ -670,9 +699,19 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 	wb_store_relaxed(&r->seq, seq + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 
-	for (v = 1; v < WB_BOOK_VENUES; v++) {
-		struct sb_venue *vn = &y->venue[v];
-		struct wb_shm_venue *rv = &r->venue[v];
+	uint32_t m, side_present[2] = { 0, 0 };
+
+	for (m = y->venues_known; m; m &= m - 1) {
+		struct sb_venue *vn;
+		struct wb_shm_venue *rv;
+
+		v = __builtin_ctz(m);
+		vn = &y->venue[v];
+		rv = &r->venue[v];
+		if (vn->side[0].count)
+			side_present[0] |= 1u << v;
+		if (vn->side[1].count)
+			side_present[1] |= 1u << v;
 
 		if (d & SB_D_VENUE(v, 0))
 			sb_write_venue_side(rv->bid, &rv->bid_count, &vn->side[0], 0);
@@ -692,13 +731,13 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 			flags |= WB_SYMF_GAP;
 	}
 	if (d & SB_D_CONS_BID) {
-		r->bid_count = sb_write_consolidated(r->bid, r->bid_venue_qty, y, 0);
+		r->bid_count = sb_write_consolidated(r->bid, r->bid_venue_qty, y, 0, side_present[0]);
 		r->bid_price = r->bid_count ? r->bid[0].price : 0;
 		r->bid_qty = r->bid_count ? r->bid[0].qty : 0;
 		r->bid_venues = r->bid_count ? r->bid[0].venues : 0;
 	}
 	if (d & SB_D_CONS_ASK) {
-		r->ask_count = sb_write_consolidated(r->ask, r->ask_venue_qty, y, 1);
+		r->ask_count = sb_write_consolidated(r->ask, r->ask_venue_qty, y, 1, side_present[1]);
 		r->ask_price = r->ask_count ? r->ask[0].price : 0;
 		r->ask_qty = r->ask_count ? r->ask[0].qty : 0;
 		r->ask_venues = r->ask_count ? r->ask[0].venues : 0;

@@ -1,0 +1,244 @@
+/*
+ * bench_pipeline: the whole builder, ring -> thread 1 (venue books) ->
+ * thread 2 (Super-Book) -> shared memory, on a full-market ITCH day.
+ *
+ * The day is build/bench/day.pcap when it exists (bench_decode writes it;
+ * WB_BENCH_PCAP names another capture), else it is generated in memory by
+ * the wb-gen code (day profile, seed 1; WB_BENCH_MESSAGES sizes it). It is
+ * decoded by the feed engine into one event ring big enough for the whole
+ * day before the clock starts; then both builder threads are started on
+ * it and timed until thread 2 has published the last batch. So the figure
+ * is the builder's sustained rate on a backlog, with the publish batching
+ * (one BATCH_END per 256 events) a burst gets.
+ *
+ * Prints messages/s, ns/message, instructions/message (both threads,
+ * perf_event_open; n/a without a PMU), and the peak RSS with and without
+ * the in-memory input. Not a test: nothing fails on a slow result.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "book/builder.h"
+#include "common/gen_flow.h"
+#include "common/gen_itch.h"
+#include "common/pcap_io.h"
+#include "feed/feed.h"
+#include "wirebook/ring.h"
+
+#define ITCH_IP 0xe9360c6fu /* 233.54.12.111 */
+#define ITCH_PORT 26477
+#define RING_SLOTS_MAX (1u << 24)
+
+static struct feed_engine engine;
+static struct wb_ring_producer prod;
+
+static void *zalloc(size_t n)
+{
+	return calloc(1, n);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int gen_sink(void *ctx, uint64_t ts, uint32_t ip, uint16_t port, const uint8_t *payload,
+		    uint32_t len)
+{
+	(void)ctx;
+	(void)ip;
+	(void)port;
+	feed_process_payload(&engine, 0, payload, len, ts, &prod);
+	return 0;
+}
+
+static int load_pcap(const char *path)
+{
+	struct pcap_reader rd;
+	const uint8_t *frame;
+	uint32_t len;
+	uint64_t ts;
+	char err[PCAP_IO_ERR_LEN];
+	int rc;
+
+	if (pcap_reader_open(&rd, path, err, sizeof(err)) < 0)
+		return -1;
+	while ((rc = pcap_reader_next(&rd, &frame, &len, &ts, err, sizeof(err))) == 1)
+		feed_process_frame(&engine, frame, len, ts, &prod);
+	pcap_reader_close(&rd);
+	if (rc < 0)
+		fprintf(stderr, "bench_pipeline: %s\n", err);
+	return rc < 0 ? -1 : 0;
+}
+
+static int generate_day(uint64_t messages)
+{
+	struct gen_flow_config fc = { .profile = GEN_PROFILE_DAY, .seed = 1, .messages = messages };
+	struct gen_itch_config ic;
+	static struct gen_itch gi;
+	struct gen_flow flow;
+	struct gen_action a;
+
+	if (gen_flow_init(&flow, &fc) < 0)
+		return -1;
+	memset(&ic, 0, sizeof(ic));
+	memcpy(ic.session, "BENCHPIPE1", 10);
+	ic.a_ip = ITCH_IP;
+	ic.a_port = ITCH_PORT;
+	ic.sink.packet = gen_sink;
+	gen_itch_init(&gi, &ic);
+	while (gen_flow_next(&flow, &a) == 1)
+		gen_itch_action(&gi, &flow, &a);
+	gen_itch_finish(&gi, flow.ts);
+	printf("generated day: %" PRIu64 " ITCH messages, peak live orders %" PRIu64 "\n",
+	       gi.stats.messages, flow.stats.peak_live);
+	gen_flow_destroy(&flow);
+	return 0;
+}
+
+static int pump_done(void *ctx)
+{
+	(void)ctx;
+	return BUILDER_PUMP_EOF; /* the ring holds the whole day already */
+}
+
+static int perf_open_instructions(void)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.disabled = 1;
+	attr.inherit = 1; /* the builder threads are created after this */
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+int main(void)
+{
+	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+	struct builder_config bcfg;
+	struct builder_counters bc;
+	const struct venue_books_counters *vc;
+	const struct superbook_counters *sc;
+	struct builder *b;
+	struct rusage ru;
+	const char *pcap = getenv("WB_BENCH_PCAP");
+	const char *nmsg = getenv("WB_BENCH_MESSAGES");
+	uint64_t ring_bytes, events, t0, t1, instructions = 0, input_rss;
+	void *ring;
+	int err, perf_fd;
+	char shm[64];
+
+	if (!pcap && access("build/bench/day.pcap", R_OK) == 0)
+		pcap = "build/bench/day.pcap";
+	if (feed_engine_init(&engine, &ecfg) < 0 ||
+	    feed_map_add(&engine, ITCH_IP, ITCH_PORT, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "A") != 0 ||
+	    feed_subscribe(&engine, "*", 1) < 0) {
+		fprintf(stderr, "bench_pipeline: feed engine setup failed\n");
+		return 1;
+	}
+	ring_bytes = wb_ring_bytes(RING_SLOTS_MAX);
+	ring = aligned_alloc(WB_RING_PAGE, ring_bytes);
+	if (!ring)
+		return 1;
+	memset(ring, 0, WB_RING_SLOTS_OFFSET); /* slots are faulted in as the decoder fills them */
+	wb_ring_format(ring, RING_SLOTS_MAX, 1);
+	wb_ring_producer_init(&prod, ring);
+
+	if (pcap) {
+		printf("input: %s\n", pcap);
+		if (load_pcap(pcap) < 0)
+			return 1;
+	} else if (generate_day(nmsg ? strtoull(nmsg, NULL, 0) : 0) < 0) {
+		return 1;
+	}
+	wb_ring_producer_publish(&prod);
+	events = prod.head;
+	if (prod.dropped) {
+		fprintf(stderr, "bench_pipeline: the day does not fit the ring (%" PRIu64 " dropped)\n",
+			prod.dropped);
+		return 1;
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	input_rss = (uint64_t)ru.ru_maxrss * 1024;
+
+	memset(&bcfg, 0, sizeof(bcfg));
+	bcfg.numa_node = -1;
+	bcfg.cpus[0] = bcfg.cpus[1] = -1;
+	bcfg.pin = 1;
+	bcfg.books.expected_orders = 1u << 21;
+	snprintf(shm, sizeof(shm), "wb-bench-pipeline-%d", (int)getpid());
+	bcfg.shm.shm_name = shm;
+	b = builder_create(&bcfg, &err);
+	if (!b) {
+		fprintf(stderr, "bench_pipeline: builder_create: %d\n", err);
+		return 1;
+	}
+	perf_fd = perf_open_instructions();
+	if (perf_fd >= 0)
+		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
+	t0 = mono_ns();
+	if (builder_start(b, ring, pump_done, NULL) < 0)
+		return 1;
+	while (!builder_done(b)) {
+		struct timespec ts = { 0, 200000 };
+
+		nanosleep(&ts, NULL);
+	}
+	t1 = mono_ns();
+	builder_stop(b); /* joins: the threads' instruction counts fold into ours */
+	if (perf_fd >= 0) {
+		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (read(perf_fd, &instructions, sizeof(instructions)) != sizeof(instructions))
+			instructions = 0;
+		close(perf_fd);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+
+	builder_get_counters(b, &bc);
+	vc = builder_venue_counters(b);
+	sc = builder_superbook_counters(b);
+	printf("pipeline ring -> venue books -> Super-Book -> shm (threads on cpu %d,%d)\n",
+	       bc.cpu[0], bc.cpu[1]);
+	printf("  events          %" PRIu64 " (%" PRIu64 " ITCH messages decoded), %" PRIu64
+	       " level updates, %" PRIu64 " symbol publishes\n",
+	       events, engine.lines[0].counters.messages, sc->levels, sc->publishes);
+	printf("  peak live orders %" PRIu64 ", unknown order ids %" PRIu64 ", queue-full waits %" PRIu64 "\n",
+	       vc->peak_live_orders, vc->unknown_order, bc.queue_full_waits);
+	printf("  time            %.3f s (CPU: thread 1 %.1f ns/message, thread 2 %.1f ns/message)\n",
+	       (double)(t1 - t0) / 1e9, (double)bc.cpu_ns[0] / (double)events,
+	       (double)bc.cpu_ns[1] / (double)events);
+	printf("  throughput      %.2f M messages/s (target >= 10)\n",
+	       (double)events / ((double)(t1 - t0) / 1e9) / 1e6);
+	printf("  ns/message      %.1f (wall, two threads in parallel)\n",
+	       (double)(t1 - t0) / (double)events);
+	if (instructions)
+		printf("  instructions/message %.1f (both threads)\n", (double)instructions / (double)events);
+	else
+		printf("  instructions/message n/a (perf_event_open: %s)\n",
+		       perf_fd < 0 ? strerror(errno) : "no count");
+	printf("  peak RSS        %.0f MiB (input ring of the whole day: %.0f MiB of it; "
+	       "builder %.0f MiB)\n",
+	       (double)ru.ru_maxrss / 1024, (double)input_rss / (1 << 20),
+	       ((double)ru.ru_maxrss * 1024 - (double)input_rss) / (1 << 20));
+	builder_destroy(b);
+	free(ring);
+	feed_engine_destroy(&engine);
+	return 0;
+}
