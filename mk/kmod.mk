@@ -28,7 +28,8 @@ $(O)/vm/%: tests/vm/%.c $(LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
 
-vmtest: module $(O)/vm/vm-read $(O)/vm/vm-gso-send $(O)/wb-subscribe $(O)/wb-dump $(O)/wb-gen
+vmtest: module $(O)/vm/vm-read $(O)/vm/vm-gso-send $(O)/wb-subscribe $(O)/wb-dump $(O)/wb-gen \
+		$(O)/wirebookd $(O)/wb-book
 	tests/vm/run.sh $(VMTEST_ARGS)
 
 ALL_EXTRA += module

@@ -4,7 +4,7 @@
 # Prints one "VMTEST PASS|FAIL|SKIP <scenario> <detail>" line per scenario.
 # "vmtest.only=a,b" on the kernel command line runs only those scenarios.
 # Layout of the initramfs: /bin (busybox applets), /usr/sbin/ip,
-# /usr/bin/tcpreplay, /wb/{wb-subscribe,vm-read,vm-gso-send}, /mod/*.ko, /data/*.
+# /usr/bin/tcpreplay, /wb/{wb-subscribe,vm-read,vm-gso-send,wirebookd,wb-book}, /mod/*.ko, /data/*.
 IP=/usr/sbin/ip
 SUB=/wb/wb-subscribe
 READ=/wb/vm-read
@@ -272,6 +272,43 @@ scenario_gso() {
 	fi
 }
 
+# wirebookd --kernel consumes the module's rings into its books: they must
+# equal the books wirebookd built from the same capture in user space.
+scenario_books() {
+	if ! [ -x /wb/wirebookd ] || ! [ -s $D/expected-books.txt ]; then
+		skip books-match "wirebookd or the host's books are missing"
+		return
+	fi
+	if ! load ifaces=wbrx || ! configure; then
+		fail books-match "could not load"
+		return
+	fi
+	/wb/wirebookd --kernel --feeds $D/feeds.conf --no-pin --shm vmbook --force \
+		--expected-orders 100000 >$T/wirebookd.log 2>&1 &
+	wbd=$!
+	usleep 500000
+	replay 0 $D/feed1.pcap
+	replay 1 $D/feed2.pcap
+	# Until the daemon has consumed every ring (head == tail), at most 10 s.
+	i=0
+	while [ $i -lt 50 ] && ! awk 'NR > 1 && $3 != $4 { busy = 1 } END { exit busy }' /proc/wirebook/rings; do
+		usleep 200000
+		i=$((i + 1))
+	done
+	usleep 500000
+	/wb/wb-book --shm vmbook --once --depth 5 $(cat $D/book-symbols.txt) 2>&1 |
+		sed 's/ updates [0-9]*//' >$T/books.txt
+	kill $wbd
+	wait $wbd 2>/dev/null
+	if cmp -s $T/books.txt $D/expected-books.txt; then
+		pass books-match "wirebookd --kernel books of $(cat $D/book-symbols.txt) equal wirebookd --pcap's ($(grep -c '^==' $T/books.txt) books, depth 5)"
+	else
+		fail books-match "wirebookd --kernel books differ from wirebookd --pcap's"
+		diff $T/books.txt $D/expected-books.txt | head -20
+		tail -5 $T/wirebookd.log
+	fi
+}
+
 scenario_malformed() {
 	if ! load ifaces=wbrx || ! configure; then
 		fail malformed-packets "could not load"
@@ -293,7 +330,7 @@ scenario_malformed() {
 echo 1000000 >/proc/sys/net/core/netdev_max_backlog
 only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vmtest\.only=//p' | tr ',' ' ')
 veth_up
-for s in control equal filtered overflow control_under_traffic rmmod device_deletion busy gso malformed; do
+for s in control equal filtered overflow control_under_traffic rmmod device_deletion busy gso books malformed; do
 	if [ -n "$only" ] && ! echo " $only " | grep -q " $s "; then
 		continue
 	fi
