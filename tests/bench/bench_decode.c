@@ -281,9 +281,9 @@ static void bench(struct feed_engine *e, int line, const struct capture *cap, vo
 }
 
 /*
- * The floor under any decoder here: bringing every cache line of every
- * payload in once, as a decoder must (the capture is far larger than the
- * caches).
+ * The floor under any decoder here: streaming the in-memory capture once,
+ * one load per cache line (it is far larger than the caches, so every
+ * decoder pays at least this to bring its packets in).
  */
 static void memory_floor(const struct capture *cap)
 {
@@ -292,25 +292,17 @@ static void memory_floor(const struct capture *cap)
 	for (int pass = 0; pass < passes; pass++) {
 		uint64_t t0 = now_ns();
 
-		for (uint64_t i = 0; i < cap->packets; i++) {
-			const uint8_t *p = cap->bytes + cap->frame_off[i] + cap->payload_off[i];
-
-			uint32_t len = cap->payload_len[i];
-
-			/* One load per cache line: the memory traffic, not the work. */
-			for (uint32_t k = 0; k < len; k += 64)
-				sum += p[k];
-			if (len)
-				sum += p[len - 1];
-		}
+		for (uint64_t k = 0; k < cap->size; k += 64)
+			sum += cap->bytes[k];
 		uint64_t dt = now_ns() - t0;
 
 		if (dt < best)
 			best = dt;
 	}
-	printf("%-12s %-8s %8.2f %10s %10s %9.1f %8s   (one load per payload cache line; %" PRIx64 ")\n",
+	printf("%-12s %-8s %8.2f %10s %10s %9.1f %8s   (stream the capture: %.1f GB/s; %" PRIx64 ")\n",
 	       "-", "memory", (double)best / (double)cap->messages, "-", "-",
-	       (double)cap->messages / ((double)best / 1e9) / 1e6, "-", sum & 0xff);
+	       (double)cap->messages / ((double)best / 1e9) / 1e6, "-",
+	       (double)cap->size / (double)best, sum & 0xff);
 }
 
 static void *zalloc(size_t n)
