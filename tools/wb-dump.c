@@ -481,9 +481,12 @@ int main(int argc, char **argv)
 
 	rc = itch_path ? dump_itch_file(d, itch_path) : dump_pcap(d, argv[optind]);
 
-	if (!itch_path && !d->raw && rc == 0 && d->frames && d->unmapped_frames == d->frames)
-		fprintf(stderr, "wb-dump: none of the %" PRIu64 " frames went to a feed in %s; "
-			"try --auto or --feeds FILE\n", d->frames, feeds ? feeds : "the feed map");
+	if (!itch_path && rc == 0 && d->frames && d->unmapped_frames == d->frames)
+		fprintf(stderr, "wb-dump: none of the %" PRIu64 " frames went to a feed in %s%s; %s\n",
+			d->frames, feeds ? feeds : "the feed map",
+			d->auto_map ? " or looked like MoldUDP64" : "",
+			d->auto_map ? "give --feeds FILE with their groups (PITCH needs one)"
+				    : "try --auto or --feeds FILE");
 	if (d->raw_non_itch)
 		fprintf(stderr, "wb-dump: --raw prints ITCH only: %" PRIu64 " packets of other "
 			"protocols skipped\n", d->raw_non_itch);
