@@ -277,11 +277,16 @@ static void wb_hook_detach(struct wb_hook *h, const char *why)
 	pr_info("unhooked %s (%s)\n", dev->name, why);
 }
 
+/* Set under RTNL at unload: the notifier hooks nothing new from then on. */
+static bool wb_unloading;
+
 static int wb_netdev_event(struct notifier_block *nb, unsigned long event, void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct wb_hook *h;
 
+	if (wb_unloading && event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
 	switch (event) {
 	case NETDEV_REGISTER:
 		h = wb_hook_by_name(dev->name);
@@ -375,12 +380,13 @@ void wb_hooks_exit(void)
 {
 	unsigned int i;
 
-	/* Unregistering replays NETDEV_UNREGISTER, which unhooks; the explicit
-	 * pass below is for a device in another state. */
-	unregister_netdevice_notifier(&wb_netdev_nb);
 	rtnl_lock();
+	wb_unloading = true;
 	for (i = 0; i < wb.hook_count; i++)
 		wb_hook_detach(&wb.hooks[i], "module unload");
 	rtnl_unlock();
+	/* Unregistering also replays NETDEV_UNREGISTER for every device,
+	 * which would unhook anything still hooked. */
+	unregister_netdevice_notifier(&wb_netdev_nb);
 	synchronize_net();
 }
