@@ -21,7 +21,13 @@
 #define wb_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define wb_load_relaxed(p)	__atomic_load_n(p, __ATOMIC_RELAXED)
 #define wb_store_relaxed(p, v)	__atomic_store_n(p, v, __ATOMIC_RELAXED)
+#if defined(__x86_64__)
+/* A locked add to the stack orders like mfence at a fraction of its cost
+ * (the kernel's smp_mb does the same). */
+#define wb_full_fence()		__asm__ __volatile__("lock; addl $0,-4(%%rsp)" ::: "memory", "cc")
+#else
 #define wb_full_fence()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
 #endif
 
 #if defined(__GNUC__)
