@@ -66,8 +66,8 @@ scenario_control() {
 	   $SUB feeds del 233.54.12.111:26477 && ! $SUB feeds list | grep -q 26477 &&
 	   $SUB feeds add 233.54.12.111:26477 itch nasdaq A >/dev/null &&
 	   $SUB stats --json | grep -q '"lines":\[{' && $SUB stats reset &&
-	   $READ --check-protection >$T/prot.log 2>&1; then
-		pass control "hooked wbrx; feeds add/del/list/load, add/del/list, stats --json/reset; bad input refused; only the consumer page maps writable"
+	   $READ --check-protection >$T/prot.log 2>&1 && $READ --check-ioctls >>$T/prot.log 2>&1; then
+		pass control "hooked wbrx; feeds add/del/list/load, add/del/list, stats --json/reset; malformed ioctls refused with the right errno; only the consumer page maps writable"
 	else
 		fail control "$(cat $T/feeds.log $T/sub.log $T/prot.log 2>/dev/null | tail -4)"
 	fi

@@ -8,6 +8,10 @@
  * SIGTERM/SIGINT (the rmmod-under-traffic scenario). With --check-protection
  * it checks that the module refuses every writable mapping but the consumer
  * page's, and mappings that span rings, and prints "protection ok".
+ * With --check-ioctls it sends malformed requests (nonzero reserved words,
+ * unterminated strings, bad pointers, huge capacities, unknown numbers,
+ * state changes on a read-only descriptor) and prints "ioctls ok" when
+ * each is refused with the right errno. The feed map must not be empty.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -92,6 +96,97 @@ static int check_protection(const char *device)
 	return bad;
 }
 
+static int expect_errno(int fd, unsigned long cmd, void *arg, int err, const char *what)
+{
+	if (ioctl(fd, cmd, arg) == 0) {
+		fprintf(stderr, "vm-read: ioctl %s: accepted, should fail with %s\n", what,
+			strerror(err));
+		return 1;
+	}
+	if (errno != err) {
+		fprintf(stderr, "vm-read: ioctl %s: %s, expected %s\n", what, strerror(errno),
+			strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+static int check_ioctls(const char *device)
+{
+	const char *path = device ? device : WB_DEVICE_PATH;
+	int fd = open(path, O_RDWR), ro = open(path, O_RDONLY), bad = 0;
+	struct wb_ioc_feed f;
+	struct wb_ioc_symbol sym;
+	struct wb_ioc_list list;
+	struct wb_ioc_stats st;
+
+	if (fd < 0 || ro < 0) {
+		perror("vm-read: device");
+		return 1;
+	}
+	memset(&f, 0, sizeof(f));
+	f.ip = 0x0a000001;
+	f.port = 9;
+	f.protocol = 1;
+	f.venue = 1;
+	memcpy(f.name, "X", 2);
+	f.reserved = 1;
+	bad |= expect_errno(fd, WB_IOC_FEED_ADD, &f, EINVAL, "feed add, reserved set");
+	f.reserved = 0;
+	memcpy(f.name, "ABCDEFGH", 8);
+	bad |= expect_errno(fd, WB_IOC_FEED_ADD, &f, EINVAL, "feed add, name unterminated");
+	memcpy(f.name, "X", 2);
+	f.protocol = 99;
+	bad |= expect_errno(fd, WB_IOC_FEED_ADD, &f, EINVAL, "feed add, protocol 99");
+	f.protocol = 1;
+	f.venue = 200;
+	bad |= expect_errno(fd, WB_IOC_FEED_ADD, &f, EINVAL, "feed add, venue 200");
+	f.venue = 1;
+	f.port = 0;
+	bad |= expect_errno(fd, WB_IOC_FEED_ADD, &f, EINVAL, "feed add, port 0");
+	f.port = 9;
+	bad |= expect_errno(ro, WB_IOC_FEED_ADD, &f, EBADF, "feed add on a read-only fd");
+	bad |= expect_errno(fd, WB_IOC_FEED_DEL, &f, ENOENT, "feed del of an unknown address");
+	bad |= expect_errno(fd, WB_IOC_FEED_ADD, (void *)8, EFAULT, "feed add, bad pointer");
+
+	memset(&sym, 'A', sizeof(sym));
+	bad |= expect_errno(fd, WB_IOC_SUB_ADD, &sym, EINVAL, "subscribe, ticker unterminated");
+	memset(&sym, 0, sizeof(sym));
+	bad |= expect_errno(fd, WB_IOC_SUB_ADD, &sym, EINVAL, "subscribe, empty ticker");
+	memcpy(sym.ticker, "ABCDEFGHI", 10);
+	bad |= expect_errno(fd, WB_IOC_SUB_ADD, &sym, EINVAL, "subscribe, 9 characters");
+	memcpy(sym.ticker, "A\001B", 4);
+	bad |= expect_errno(fd, WB_IOC_SUB_ADD, &sym, EINVAL, "subscribe, control character");
+	memcpy(sym.ticker, "NOSUCH", 7);
+	bad |= expect_errno(fd, WB_IOC_SUB_DEL, &sym, ENOENT, "unsubscribe, not subscribed");
+	bad |= expect_errno(ro, WB_IOC_SUB_ADD, &sym, EBADF, "subscribe on a read-only fd");
+	bad |= expect_errno(ro, WB_IOC_STATS_RESET, NULL, EBADF, "stats reset on a read-only fd");
+
+	memset(&list, 0, sizeof(list));
+	list.capacity = 0xffffffffu;
+	list.entries = 8;
+	bad |= expect_errno(fd, WB_IOC_FEED_LIST, &list, EFAULT, "feed list, bad entries");
+	bad |= expect_errno(fd, WB_IOC_SUB_LIST, &list, EFAULT, "symbol list, huge capacity, bad entries");
+	memset(&st, 0, sizeof(st));
+	st.capacity = 1000;
+	st.lines = 8;
+	bad |= expect_errno(fd, WB_IOC_STATS, &st, EFAULT, "stats, bad lines");
+	/* Capacity 0: only the count comes back. */
+	memset(&list, 0, sizeof(list));
+	if (ioctl(ro, WB_IOC_FEED_LIST, &list) < 0 || list.count == 0) {
+		fprintf(stderr, "vm-read: feed list with capacity 0 should give the count\n");
+		bad = 1;
+	}
+	bad |= expect_errno(fd, _IO(WB_IOC_MAGIC, 200), NULL, ENOTTY, "unknown number");
+	bad |= expect_errno(fd, _IOR(WB_IOC_MAGIC, 0, struct wb_ioc_stats), &st, ENOTTY,
+			    "known number, wrong size");
+	close(fd);
+	close(ro);
+	if (!bad)
+		printf("ioctls ok\n");
+	return bad;
+}
+
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -106,6 +201,7 @@ int main(int argc, char **argv)
 		{ "idle-ms", required_argument, NULL, 'i' },
 		{ "hold", no_argument, NULL, 'H' },
 		{ "check-protection", no_argument, NULL, 'P' },
+		{ "check-ioctls", no_argument, NULL, 'I' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -114,9 +210,9 @@ int main(int argc, char **argv)
 	const char *device = NULL;
 	char err[256], line[WB_EVENT_TEXT_MAX];
 	uint64_t idle_ms = 2000, last;
-	int opt, hold = 0, protection = 0;
+	int opt, hold = 0, protection = 0, ioctls = 0;
 
-	while ((opt = getopt_long(argc, argv, "i:Hd:Ph", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:Hd:PIh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			idle_ms = strtoull(optarg, NULL, 10);
@@ -130,8 +226,12 @@ int main(int argc, char **argv)
 		case 'P':
 			protection = 1;
 			break;
+		case 'I':
+			ioctls = 1;
+			break;
 		case 'h':
-			printf("usage: vm-read [--idle-ms N | --hold | --check-protection] [--device PATH]\n");
+			printf("usage: vm-read [--idle-ms N | --hold | --check-protection | --check-ioctls]"
+			       " [--device PATH]\n");
 			return 0;
 		default:
 			return 2;
@@ -139,6 +239,8 @@ int main(int argc, char **argv)
 	}
 	if (protection)
 		return check_protection(device);
+	if (ioctls)
+		return check_ioctls(device);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	if (wb_kernel_source_open(&ks, device, err, sizeof(err))) {
