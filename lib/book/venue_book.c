@@ -62,7 +62,7 @@ _Static_assert(sizeof(struct book_level) == 64, "a level is one cache line");
 
 struct side_entry {
 	int64_t key;		/* sort_key(side, price) */
-	uint32_t level;		/* level pool index */
+	uint32_t level;		/* level pool index; 0: no orders at this price (see level_emptied) */
 	uint32_t reserved;
 };
 
@@ -322,21 +322,12 @@ static inline uint32_t side_upper_bound(const struct book_side *s, int64_t key)
 	return lo;
 }
 
-/* The level at (instrument, venue, side, price), created empty if absent; 0 when out of memory. */
-static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t venue, uint8_t side,
-			  int64_t price)
+/* A fresh level with no orders yet; 0 when the pool could not grow. */
+static uint32_t level_alloc(struct venue_books *vb, uint16_t instrument, uint8_t venue, uint8_t side,
+			    int64_t price)
 {
-	struct book_side *s = side_of(vb, instrument, venue, side);
-	int64_t key = sort_key(side, price);
-	uint32_t pos = side_upper_bound(s, key);
-	uint32_t li;
+	uint32_t li = vb->level_free;
 
-	if (pos && s->e[pos - 1].key == key)
-		return s->e[pos - 1].level;
-
-	if (__builtin_expect(s->count == s->cap, 0) && side_grow(vb, s) < 0)
-		return 0;
-	li = vb->level_free;
 	if (li) {
 		vb->level_free = vb->levels[li].orders;
 	} else {
@@ -347,11 +338,6 @@ static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t v
 	vb->levels[li] = (struct book_level){
 		.price = price, .cap = LEVEL_INLINE_ORDERS, .instrument = instrument, .venue = venue, .side = side,
 	};
-	if (pos < s->count)
-		memmove(&s->e[pos + 1], &s->e[pos], (size_t)(s->count - pos) * sizeof(*s->e));
-	s->e[pos] = (struct side_entry){ .key = key, .level = li };
-	s->count++;
-	vb->c.levels++;
 	return li;
 }
 
@@ -369,20 +355,85 @@ static void level_free(struct venue_books *vb, uint32_t li)
 	fifo_free(vb, L);
 	L->orders = vb->level_free;
 	vb->level_free = li;
-	vb->c.levels--;
 }
 
-/* Drop an empty level from its side and free it. */
-static void level_release(struct venue_books *vb, uint32_t li)
+/* Drop the entries of emptied prices (level 0) from a side. */
+static void side_compact(struct book_side *s)
 {
-	struct book_level *L = &vb->levels[li];
+	uint32_t w = 0;
+
+	for (uint32_t r = 0; r < s->count; r++)
+		if (s->e[r].level)
+			s->e[w++] = s->e[r];
+	s->count = w;
+}
+
+/*
+ * The level at (instrument, venue, side, price); if there is none, a new
+ * level with no orders yet, which the caller fills or hands back to
+ * level_emptied(). 0 when out of memory.
+ */
+static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t venue, uint8_t side,
+			  int64_t price)
+{
+	struct book_side *s = side_of(vb, instrument, venue, side);
+	int64_t key = sort_key(side, price);
+	uint32_t pos = side_upper_bound(s, key);
+	uint32_t li;
+
+	if (pos && s->e[pos - 1].key == key) {
+		li = s->e[pos - 1].level;
+		if (li)
+			return li;
+		/* The price's entry outlived its last level: refill it in place. */
+		li = level_alloc(vb, instrument, venue, side, price);
+		if (li) {
+			s->e[pos - 1].level = li;
+			vb->c.levels++;
+		}
+		return li;
+	}
+	if (__builtin_expect(s->count == s->cap, 0)) {
+		/* Reclaim the entries of emptied prices before growing. */
+		side_compact(s);
+		pos = side_upper_bound(s, key);
+		if (s->count == s->cap && side_grow(vb, s) < 0)
+			return 0;
+	}
+	li = level_alloc(vb, instrument, venue, side, price);
+	if (!li)
+		return 0;
+	if (pos < s->count)
+		memmove(&s->e[pos + 1], &s->e[pos], (size_t)(s->count - pos) * sizeof(*s->e));
+	s->e[pos] = (struct side_entry){ .key = key, .level = li };
+	s->count++;
+	vb->c.levels++;
+	return li;
+}
+
+/*
+ * A level lost its last order: free it. At the top of the book (where
+ * most levels come and go) its entry goes, with any emptied entries just
+ * under it, so the top entry always has orders. Deeper, the entry stays
+ * with level 0: no array move now, and an order arriving at that price
+ * again (prices oscillate) refills it in place; level_get reclaims such
+ * entries when the array fills up.
+ */
+static void level_emptied(struct venue_books *vb, uint32_t li)
+{
+	const struct book_level *L = &vb->levels[li];
 	struct book_side *s = side_of(vb, L->instrument, L->venue, L->side);
 	uint32_t pos = side_upper_bound(s, sort_key(L->side, L->price)) - 1;
 
-	if (pos + 1 < s->count)
-		memmove(&s->e[pos], &s->e[pos + 1], (size_t)(s->count - pos - 1) * sizeof(*s->e));
-	s->count--;
+	vb->c.levels--;
 	level_free(vb, li);
+	if (pos + 1 < s->count) {
+		s->e[pos].level = 0;
+		return;
+	}
+	do
+		s->count--;
+	while (s->count && s->e[s->count - 1].level == 0);
 }
 
 /* -------------------------------------------------------------- the FIFO */
@@ -471,7 +522,7 @@ static uint32_t order_add(struct venue_books *vb, uint8_t venue, uint64_t id, ui
 	return li;
 fail_level:
 	if (L->orders == 0)
-		level_release(vb, li);
+		level_emptied(vb, li);
 fail:
 	vb->c.alloc_failures++;
 	return 0;
@@ -512,7 +563,7 @@ static inline unsigned emit_level_and_settle(struct venue_books *vb, struct book
 
 	emit_level(u, ev, L);
 	if (L->orders == 0)
-		level_release(vb, li);
+		level_emptied(vb, li);
 	return 1;
 }
 
@@ -735,7 +786,7 @@ static unsigned apply_modify(struct venue_books *vb, const struct wb_event *ev, 
 	NL = &vb->levels[new_li];
 	if (fifo_push(vb, NL, e->order_id) < 0) {
 		if (NL->orders == 0)
-			level_release(vb, new_li);
+			level_emptied(vb, new_li);
 		goto fail;
 	}
 	o->qty = e->qty;
@@ -755,8 +806,11 @@ static void side_clear(struct venue_books *vb, struct book_side *s, uint8_t venu
 {
 	for (uint32_t i = 0; i < s->count; i++) {
 		uint32_t li = s->e[i].level;
-		const uint64_t *ids = fifo_ids(&vb->levels[li]);
+		const uint64_t *ids;
 
+		if (!li)
+			continue;
+		ids = fifo_ids(&vb->levels[li]);
 		for (uint32_t k = 0; k < vb->levels[li].orders; k++) {
 			struct order *o = order_index_find(&vb->ix, venue, ids[k]);
 
@@ -764,6 +818,7 @@ static void side_clear(struct venue_books *vb, struct book_side *s, uint8_t venu
 				order_index_erase(&vb->ix, o);
 		}
 		level_free(vb, li);
+		vb->c.levels--;
 	}
 	s->count = 0;
 }
@@ -923,12 +978,10 @@ static void prefetch_level_stage(const struct venue_books *vb, const struct wb_e
 		if (!add_ok(vb, ev))
 			return;
 		s = side_of(vb, ev->instrument, ev->venue, ev->side);
-		/* New orders mostly join the top few levels: the last two lines. */
-		if (s->count) {
-			__builtin_prefetch(&s->e[s->count - 1], 0, 3);
-			if (s->count > 4)
-				__builtin_prefetch(&s->e[s->count - 5], 0, 3);
-		}
+		/* New orders mostly join the top levels: warm the entries the
+		 * search scans before it bisects (four a cache line). */
+		for (uint32_t k = 1; k <= LEVEL_LINEAR_SCAN && k <= s->count; k += 4)
+			__builtin_prefetch(&s->e[s->count - k], 0, 3);
 	} else {
 		const struct order *o = order_index_find(&vb->ix, ev->venue, ev->u.order.order_id);
 
@@ -953,8 +1006,8 @@ static void prefetch_fifo_stage(const struct venue_books *vb, const struct wb_ev
 		pos = side_upper_bound(s, key);
 		if (!pos || s->e[pos - 1].key != key)
 			return;		/* a new level: apply takes it off the free list */
-		L = &vb->levels[s->e[pos - 1].level];
-		__builtin_prefetch(L, 1, 3);
+		if (s->e[pos - 1].level)
+			__builtin_prefetch(&vb->levels[s->e[pos - 1].level], 1, 3);
 		return;
 	} else {
 		const struct order *o = order_index_find(&vb->ix, ev->venue, ev->u.order.order_id);
@@ -1036,10 +1089,13 @@ unsigned venue_books_depth(const struct venue_books *vb, uint8_t venue, uint16_t
 	if (!book_ok(vb, venue, instrument) || !side_ok(side))
 		return 0;
 	s = side_of(vb, instrument, venue, side);
-	for (uint32_t i = s->count; i > 0 && n < max_levels; i--, n++) {
-		const struct book_level *L = &vb->levels[s->e[i - 1].level];
+	for (uint32_t i = s->count; i > 0 && n < max_levels; i--) {
+		const struct book_level *L;
 
-		out[n] = (struct venue_level){ .price = L->price, .qty = L->qty, .orders = L->orders };
+		if (!s->e[i - 1].level)
+			continue;
+		L = &vb->levels[s->e[i - 1].level];
+		out[n++] = (struct venue_level){ .price = L->price, .qty = L->qty, .orders = L->orders };
 	}
 	return n;
 }
