@@ -6,6 +6,7 @@
   pcaptool.py count IN                  number of records
   pcaptool.py cat OUT IN...             the records of every IN, in order
   pcaptool.py udpcsum IN OUT            every UDP checksum filled in
+  pcaptool.py pad IN OUT                1..46 random bytes after every datagram
   pcaptool.py malform IN OUT [--seed N] [--corpus DIR]...
         Malformed frames to the feed addresses of IN: truncations with honest
         and with lying IP/UDP lengths, bit flips, garbage payloads, bogus IP
@@ -161,6 +162,16 @@ def main(argv):
         for path in argv[4:]:
             records += read_pcap(path)[1]
         write_pcap(argv[2], header, records)
+        return 0
+    if len(argv) == 4 and argv[1] == "pad":
+        # Bytes after the datagram, as Ethernet padding (or a NIC's trailer)
+        # leaves them: the IP and UDP lengths, not the frame's, say where
+        # the payload ends.
+        header, records = read_pcap(argv[2])
+        rng = random.Random(7)
+        out = [(a, b, f + bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 47))))
+               for a, b, f in records]
+        write_pcap(argv[3], header, out)
         return 0
     if len(argv) == 4 and argv[1] == "udpcsum":
         header, records = read_pcap(argv[2])

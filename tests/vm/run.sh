@@ -80,6 +80,7 @@ else
 	python3 "$ROOT/tests/vm/pcaptool.py" cat "$D/feed.pcap" "$ROOT"/pcaps/itch50/*.pcap
 fi
 python3 "$ROOT/tests/vm/pcaptool.py" split "$D/feed.pcap" "$D/feed1.pcap" "$D/feed2.pcap"
+python3 "$ROOT/tests/vm/pcaptool.py" pad "$D/feed.pcap" "$D/padded.pcap"
 # One line, one or two messages per packet: many runs of equal-size
 # datagrams, which vm-gso-send turns into UDP GSO super-packets.
 if [ -x "$B/wb-gen" ]; then
