@@ -145,11 +145,13 @@ struct wb_shm_symbol {
 	uint8_t reserved1[32];
 	struct wb_trade last_trade;	/* 48 bytes */
 	uint8_t reserved2[16];
-	/* consolidated depth, best first, with the per-venue breakdown */
+	/* consolidated depth, best first, with the per-venue breakdown:
+	 * bid_venue_qty[v][i] is venue v's shares at bid[i] (venue-major, so
+	 * a symbol quoted on one venue publishes two cache lines, not 13) */
 	struct wb_level bid[WB_BOOK_DEPTH];
 	struct wb_level ask[WB_BOOK_DEPTH];
-	uint64_t bid_venue_qty[WB_BOOK_DEPTH][WB_BOOK_VENUES];
-	uint64_t ask_venue_qty[WB_BOOK_DEPTH][WB_BOOK_VENUES];
+	uint64_t bid_venue_qty[WB_BOOK_VENUES][WB_BOOK_DEPTH];
+	uint64_t ask_venue_qty[WB_BOOK_VENUES][WB_BOOK_DEPTH];
 	struct wb_shm_venue venue[WB_BOOK_VENUES];
 } __attribute__((aligned(64)));
 
@@ -240,9 +242,10 @@ struct wb_depth {
 	uint64_t updates;
 	struct wb_level bid[WB_BOOK_DEPTH];	/* best first */
 	struct wb_level ask[WB_BOOK_DEPTH];
-	/* consolidated only: shares of venue v at bid[i] (zero for a venue) */
-	uint64_t bid_venue_qty[WB_BOOK_DEPTH][WB_BOOK_VENUES];
-	uint64_t ask_venue_qty[WB_BOOK_DEPTH][WB_BOOK_VENUES];
+	/* consolidated only: bid_venue_qty[v][i] = shares of venue v at bid[i]
+	 * (zero beyond bid_count, and everywhere for a single venue's depth) */
+	uint64_t bid_venue_qty[WB_BOOK_VENUES][WB_BOOK_DEPTH];
+	uint64_t ask_venue_qty[WB_BOOK_VENUES][WB_BOOK_DEPTH];
 };
 
 /* Attach read-only to the book NAME (NULL: "wirebook"); *err says why not. */

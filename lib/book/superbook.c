@@ -30,15 +30,23 @@
 #define SB_MIN_LEVEL_CAP 16u
 
 /* Dirty bits per symbol: what superbook_publish must rewrite. */
-#define SB_D_CONS_BID	0x1u
-#define SB_D_CONS_ASK	0x2u
+#define SB_D_LEVELS	0x1u	/* some venue side changed in its top WB_BOOK_DEPTH */
 #define SB_D_TRADE	0x4u
 #define SB_D_STATUS	0x8u
 #define SB_D_META	0x10u	/* venue flags/state, presence */
-#define SB_D_VENUE_SHIFT 8	/* then bit 8 + 2*venue + side index */
-#define SB_D_VENUE(v, s) (1u << (SB_D_VENUE_SHIFT + 2 * (v) + (s)))
 
-WB_STATIC_ASSERT(SB_D_VENUE_SHIFT + 2 * WB_BOOK_VENUES <= 32, "dirty mask fits");
+/*
+ * Which published levels are stale is kept as "from level k down" (k from
+ * the top): a change at a venue's level k moves only that venue's levels
+ * k.. and the consolidated levels k.. (a price's consolidated rank is at
+ * least its rank on any venue quoting it). Stored as k + 1, 0 = clean, so
+ * zeroed memory is clean.
+ */
+static inline void sb_stale_from(uint8_t *from1, uint32_t k)
+{
+	if (*from1 == 0 || k + 1 < *from1)
+		*from1 = (uint8_t)(k + 1);
+}
 
 struct sb_level {
 	int64_t key;		/* price (bid) or -price (ask): best is the largest */
@@ -58,6 +66,7 @@ struct sb_venue {
 	uint32_t gaps;
 	uint8_t flags;		/* WB_VENF_PRESENT, WB_VENF_GAP */
 	uint8_t state;
+	uint8_t stale_from[2];	/* per side, see sb_stale_from */
 };
 
 struct sb_symbol {
@@ -73,6 +82,8 @@ struct sb_symbol {
 	uint8_t state_venue;
 	uint16_t venues_present;
 	uint16_t venues_known;	/* venues with levels, a gap or a status: published per venue */
+	uint16_t cols[2];	/* venues whose breakdown column may be nonzero in shm */
+	uint8_t cons_stale_from[2];
 };
 
 struct superbook {
@@ -431,8 +442,11 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 		sb_mark(sb, u->instrument, SB_D_META);
 	}
 	/* A change below the venue's tenth level changes nothing published. */
-	if (from_top < WB_BOOK_DEPTH)
-		sb_mark(sb, u->instrument, SB_D_VENUE(u->venue, si) | (si ? SB_D_CONS_ASK : SB_D_CONS_BID));
+	if (from_top < WB_BOOK_DEPTH) {
+		sb_stale_from(&vn->stale_from[si], from_top);
+		sb_stale_from(&y->cons_stale_from[si], from_top);
+		sb_mark(sb, u->instrument, SB_D_LEVELS);
+	}
 }
 
 static void sb_clear_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
@@ -445,8 +459,9 @@ static void sb_clear_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
 	/* A clear starts the venue's book afresh (new session or snapshot):
 	 * whatever a gap lost is gone with it. */
 	vn->flags &= (uint8_t)~WB_VENF_GAP;
-	sb_mark(sb, inst, SB_D_VENUE(venue, 0) | SB_D_VENUE(venue, 1) | SB_D_CONS_BID |
-				  SB_D_CONS_ASK | SB_D_META);
+	vn->stale_from[0] = vn->stale_from[1] = 1;
+	sb->sym[inst].cons_stale_from[0] = sb->sym[inst].cons_stale_from[1] = 1;
+	sb_mark(sb, inst, SB_D_LEVELS | SB_D_META);
 }
 
 static void sb_gap_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
@@ -597,12 +612,13 @@ int superbook_add_symbol(struct superbook *sb, uint16_t instrument, const char t
 
 /* ---- publishing -------------------------------------------------------- */
 
-static void sb_write_venue_side(struct wb_level *out, uint8_t *count, const struct sb_side *sd, int ask)
+static void sb_write_venue_side(struct wb_level *out, uint8_t *count, const struct sb_side *sd,
+				int ask, uint32_t from)
 {
 	uint32_t n = sd->count < WB_BOOK_DEPTH ? sd->count : WB_BOOK_DEPTH;
 	uint32_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = from; i < n; i++) {
 		const struct sb_level *l = &sd->lv[sd->count - 1 - i];
 
 		out[i].price = ask ? -l->key : l->key;
@@ -614,16 +630,23 @@ static void sb_write_venue_side(struct wb_level *out, uint8_t *count, const stru
 	*count = (uint8_t)n;
 }
 
-/* Merge the venues' tops into the best WB_BOOK_DEPTH consolidated levels.
- * present: the venues with any level on this side (bit v). */
-static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOOK_VENUES],
-				     const struct sb_symbol *y, int si, uint32_t present)
+/*
+ * Merge the venues' tops into the best WB_BOOK_DEPTH consolidated levels,
+ * writing levels from..; present: the venues with levels on this side.
+ * Breakdown columns are written for present venues from `from`, and
+ * cleared whole for venues that left (their leaving made from 0).
+ */
+static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOOK_DEPTH],
+				     struct sb_symbol *y, int si, uint32_t present, uint32_t from)
 {
 	const struct sb_side *sd[WB_BOOK_VENUES];
 	uint8_t vid[WB_BOOK_VENUES];
 	int32_t head[WB_BOOK_VENUES];
 	uint32_t n = 0, nv = 0, i, m;
 
+	for (m = y->cols[si] & ~present; m; m &= m - 1)
+		memset(vq[__builtin_ctz(m)], 0, sizeof(vq[0]));
+	y->cols[si] = (uint16_t)present;
 	for (m = present; m; m &= m - 1) {
 		uint32_t v = (uint32_t)__builtin_ctz(m);
 
@@ -632,11 +655,12 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 		vid[nv++] = (uint8_t)v;
 	}
 	if (nv == 1) {
-		/* One venue quoting (the common case per side): its top is the
+		/* One venue quoting (the common case): its top is the
 		 * consolidated top, no merge. */
 		uint32_t cnt = sd[0]->count < WB_BOOK_DEPTH ? sd[0]->count : WB_BOOK_DEPTH;
+		uint64_t *col = vq[vid[0]];
 
-		for (i = 0; i < cnt; i++) {
+		for (i = from; i < cnt; i++) {
 			const struct sb_level *l = &sd[0]->lv[sd[0]->count - 1 - i];
 
 			out[i].price = si ? -l->key : l->key;
@@ -644,8 +668,7 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 			out[i].orders = l->orders;
 			out[i].venues = (uint16_t)(1u << vid[0]);
 			out[i].reserved = 0;
-			memset(vq[i], 0, sizeof(vq[i]));
-			vq[i][vid[0]] = l->qty;
+			col[i] = l->qty;
 		}
 		return (uint8_t)cnt;
 	}
@@ -663,23 +686,27 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 			}
 		if (!any)
 			break;
-		memset(vq[n], 0, sizeof(vq[n]));
 		for (i = 0; i < nv; i++) {
 			const struct sb_level *l;
+			uint64_t q = 0;
 
-			if (head[i] < 0 || (l = &sd[i]->lv[head[i]])->key != best)
-				continue;
-			qty += l->qty;
-			orders += l->orders;
-			venues |= (uint16_t)(1u << vid[i]);
-			vq[n][vid[i]] = l->qty;
-			head[i]--;
+			if (head[i] >= 0 && (l = &sd[i]->lv[head[i]])->key == best) {
+				q = l->qty;
+				qty += q;
+				orders += l->orders;
+				venues |= (uint16_t)(1u << vid[i]);
+				head[i]--;
+			}
+			if (n >= from)
+				vq[vid[i]][n] = q;
 		}
-		out[n].price = si ? -best : best;
-		out[n].qty = qty;
-		out[n].orders = orders;
-		out[n].venues = venues;
-		out[n].reserved = 0;
+		if (n >= from) {
+			out[n].price = si ? -best : best;
+			out[n].qty = qty;
+			out[n].orders = orders;
+			out[n].venues = venues;
+			out[n].reserved = 0;
+		}
 		n++;
 	}
 	return (uint8_t)n;
@@ -689,7 +716,7 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 {
 	struct sb_symbol *y = &sb->sym[inst];
 	struct wb_shm_symbol *r = sb_record(sb, inst);
-	uint32_t d = y->dirty;
+	uint32_t d = y->dirty, m, side_present[2] = { 0, 0 };
 	uint64_t seq = r->seq;
 	uint16_t flags = 0;
 	int v;
@@ -698,8 +725,6 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 	 * becomes visible before the odd sequence. */
 	wb_store_relaxed(&r->seq, seq + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-
-	uint32_t m, side_present[2] = { 0, 0 };
 
 	for (m = y->venues_known; m; m &= m - 1) {
 		struct sb_venue *vn;
@@ -712,12 +737,11 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 			side_present[0] |= 1u << v;
 		if (vn->side[1].count)
 			side_present[1] |= 1u << v;
-
-		if (d & SB_D_VENUE(v, 0))
-			sb_write_venue_side(rv->bid, &rv->bid_count, &vn->side[0], 0);
-		if (d & SB_D_VENUE(v, 1))
-			sb_write_venue_side(rv->ask, &rv->ask_count, &vn->side[1], 1);
-		if (d & (SB_D_META | SB_D_VENUE(v, 0) | SB_D_VENUE(v, 1))) {
+		if (vn->stale_from[0])
+			sb_write_venue_side(rv->bid, &rv->bid_count, &vn->side[0], 0, vn->stale_from[0] - 1u);
+		if (vn->stale_from[1])
+			sb_write_venue_side(rv->ask, &rv->ask_count, &vn->side[1], 1, vn->stale_from[1] - 1u);
+		if ((d & SB_D_META) || vn->stale_from[0] || vn->stale_from[1]) {
 			uint8_t vf = vn->flags;
 
 			if (rv->bid_count && rv->ask_count && rv->bid[0].price >= rv->ask[0].price)
@@ -727,21 +751,25 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 			rv->gaps = vn->gaps;
 			rv->exch_ts = vn->exch_ts;
 		}
+		vn->stale_from[0] = vn->stale_from[1] = 0;
 		if (vn->flags & WB_VENF_GAP)
 			flags |= WB_SYMF_GAP;
 	}
-	if (d & SB_D_CONS_BID) {
-		r->bid_count = sb_write_consolidated(r->bid, r->bid_venue_qty, y, 0, side_present[0]);
+	if (y->cons_stale_from[0]) {
+		r->bid_count = sb_write_consolidated(r->bid, r->bid_venue_qty, y, 0, side_present[0],
+						     y->cons_stale_from[0] - 1u);
 		r->bid_price = r->bid_count ? r->bid[0].price : 0;
 		r->bid_qty = r->bid_count ? r->bid[0].qty : 0;
 		r->bid_venues = r->bid_count ? r->bid[0].venues : 0;
 	}
-	if (d & SB_D_CONS_ASK) {
-		r->ask_count = sb_write_consolidated(r->ask, r->ask_venue_qty, y, 1, side_present[1]);
+	if (y->cons_stale_from[1]) {
+		r->ask_count = sb_write_consolidated(r->ask, r->ask_venue_qty, y, 1, side_present[1],
+						     y->cons_stale_from[1] - 1u);
 		r->ask_price = r->ask_count ? r->ask[0].price : 0;
 		r->ask_qty = r->ask_count ? r->ask[0].qty : 0;
 		r->ask_venues = r->ask_count ? r->ask[0].venues : 0;
 	}
+	y->cons_stale_from[0] = y->cons_stale_from[1] = 0;
 	if (d & SB_D_TRADE)
 		r->last_trade = y->trade;
 	if (d & SB_D_STATUS) {
@@ -759,14 +787,43 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 	if (y->state == WB_STATE_HALTED || y->state == WB_STATE_PAUSED)
 		flags |= WB_SYMF_HALTED;
 	r->flags = flags;
-	r->venues_present = y->venues_present;
-	r->exch_ts = y->exch_ts;
-	r->recv_ts = y->recv_ts;
+	if (d & (SB_D_META | SB_D_LEVELS | SB_D_TRADE)) {
+		r->venues_present = y->venues_present;
+		r->exch_ts = y->exch_ts;
+		r->recv_ts = y->recv_ts;
+	}
 	r->updates++;
 	wb_store_release(&r->seq, seq + 2);
 
 	y->dirty = 0;
 	y->in_dirty_list = 0;
+}
+
+void superbook_prefetch(const struct superbook *sb, const struct book_update *u, int stage)
+{
+	const struct sb_venue *vn;
+
+	if (u->kind != BOOK_UP_LEVEL || u->instrument >= sb->capacity || u->venue >= WB_BOOK_VENUES)
+		return;
+	vn = &sb->sym[u->instrument].venue[u->venue];
+	if (stage == 0) {
+		__builtin_prefetch(vn);
+	} else {
+		const struct sb_side *sd = &vn->side[u->side == WB_SIDE_SELL];
+
+		if (sd->count)
+			__builtin_prefetch(&sd->lv[sd->count - 1]);
+	}
+}
+
+/* The record lines a publish writes first: line 0 and the top levels. */
+static inline void sb_prefetch_record(struct superbook *sb, uint32_t inst)
+{
+	struct wb_shm_symbol *r = sb_record(sb, inst);
+
+	__builtin_prefetch(r, 1);
+	__builtin_prefetch(&r->bid[0], 1);
+	__builtin_prefetch(&r->ask[0], 1);
 }
 
 unsigned superbook_publish(struct superbook *sb)
@@ -775,8 +832,13 @@ unsigned superbook_publish(struct superbook *sb)
 
 	if (!n)
 		return 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && i < 2; i++)
+		sb_prefetch_record(sb, sb->dirty_list[i]);
+	for (i = 0; i < n; i++) {
+		if (i + 2 < n)
+			sb_prefetch_record(sb, sb->dirty_list[i + 2]);
 		sb_publish_symbol(sb, sb->dirty_list[i]);
+	}
 	sb->dirty_count = 0;
 	sb->ctr.publishes += n;
 	wb_store_release(&sb->hdr->updates, sb->hdr->updates + n);

@@ -54,6 +54,12 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 void superbook_destroy(struct superbook *sb);
 
 void superbook_apply(struct superbook *sb, const struct book_update *u);
+/*
+ * Optional: warm what superbook_apply(u) will touch, a few updates ahead.
+ * Stage 0 (about 8 ahead) fetches the symbol's venue state, stage 1
+ * (about 4 ahead, reading that state) the top of the level array.
+ */
+void superbook_prefetch(const struct superbook *sb, const struct book_update *u, int stage);
 /* Write every dirty symbol to shared memory; returns symbols written. */
 unsigned superbook_publish(struct superbook *sb);
 

@@ -290,8 +290,8 @@ int wb_depth(const struct wb_book *book, int sym, int venue, unsigned n, struct 
 			out->updates = r->updates;
 			memcpy(out->bid, r->bid, nb * sizeof(r->bid[0]));
 			memcpy(out->ask, r->ask, na * sizeof(r->ask[0]));
-			memcpy(out->bid_venue_qty, r->bid_venue_qty, nb * sizeof(r->bid_venue_qty[0]));
-			memcpy(out->ask_venue_qty, r->ask_venue_qty, na * sizeof(r->ask_venue_qty[0]));
+			memcpy(out->bid_venue_qty, r->bid_venue_qty, sizeof(out->bid_venue_qty));
+			memcpy(out->ask_venue_qty, r->ask_venue_qty, sizeof(out->ask_venue_qty));
 		});
 	} else {
 		const struct wb_shm_venue *v = &r->venue[venue];
@@ -314,6 +314,17 @@ int wb_depth(const struct wb_book *book, int sym, int venue, unsigned n, struct 
 	 * beyond what was copied either. */
 	if (out->bid_count > n || out->ask_count > n)
 		return WB_EBUSY;
+	if (venue == WB_CONSOLIDATED) {
+		/* Entries past the levels asked for are stale builder memory. */
+		int v;
+
+		for (v = 0; v < WB_BOOK_VENUES; v++) {
+			memset(&out->bid_venue_qty[v][out->bid_count], 0,
+			       (WB_BOOK_DEPTH - out->bid_count) * sizeof(uint64_t));
+			memset(&out->ask_venue_qty[v][out->ask_count], 0,
+			       (WB_BOOK_DEPTH - out->ask_count) * sizeof(uint64_t));
+		}
+	}
 	out->venue = (uint8_t)venue;
 	return WB_OK;
 }

@@ -38,7 +38,7 @@ static double now_s(void)
 #define FAIL(...) do { fprintf(stderr, "reader %d: ", (int)getpid()); \
 	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)
 
-static int check_side(const struct wb_level *lv, uint64_t (*vq)[WB_BOOK_VENUES], int n, int ask,
+static int check_side(const struct wb_level *lv, uint64_t (*vq)[WB_BOOK_DEPTH], int n, int ask,
 		      int64_t round_of[WB_BOOK_VENUES])
 {
 	int i, v;
@@ -51,16 +51,16 @@ static int check_side(const struct wb_level *lv, uint64_t (*vq)[WB_BOOK_VENUES],
 		if (i && (ask ? lv[i].price <= lv[i - 1].price : lv[i].price >= lv[i - 1].price))
 			FAIL("%s depth not sorted at level %d", ask ? "ask" : "bid", i);
 		for (v = 0; v < WB_BOOK_VENUES; v++) {
-			sum += vq[i][v];
-			if (!!vq[i][v] != !!(lv[i].venues & (1u << v)))
+			sum += vq[v][i];
+			if (!!vq[v][i] != !!(lv[i].venues & (1u << v)))
 				FAIL("venue mask disagrees with the breakdown at level %d", i);
-			if (!vq[i][v])
+			if (!vq[v][i])
 				continue;
 			if (round_of[v] < 0)
-				round_of[v] = (int64_t)(vq[i][v] / 16);
-			else if (round_of[v] != (int64_t)(vq[i][v] / 16))
+				round_of[v] = (int64_t)(vq[v][i] / 16);
+			else if (round_of[v] != (int64_t)(vq[v][i] / 16))
 				FAIL("torn read: venue %d shows rounds %lld and %llu", v,
-				     (long long)round_of[v], (unsigned long long)(vq[i][v] / 16));
+				     (long long)round_of[v], (unsigned long long)(vq[v][i] / 16));
 		}
 		if (sum != lv[i].qty)
 			FAIL("per-venue sum %llu != consolidated %llu at level %d",

@@ -64,7 +64,7 @@ static void check_against_reference(struct wb_book *bk, int sym)
 	ck_assert_int_eq(wb_depth(bk, sym, WB_CONSOLIDATED, WB_BOOK_DEPTH, &d), 0);
 	for (side = 0; side < 2; side++) {
 		const struct wb_level *got = side ? d.ask : d.bid;
-		uint64_t (*vq)[WB_BOOK_VENUES] = side ? d.ask_venue_qty : d.bid_venue_qty;
+		uint64_t (*vq)[WB_BOOK_DEPTH] = side ? d.ask_venue_qty : d.bid_venue_qty;
 		int count = side ? d.ask_count : d.bid_count;
 
 		n = 0;
@@ -85,7 +85,7 @@ static void check_against_reference(struct wb_book *bk, int sym)
 			ck_assert_uint_eq(got[n].qty, total);
 			ck_assert_uint_eq(got[n].orders, orders);
 			for (v = 1; v <= NVENUES; v++) {
-				ck_assert_uint_eq(vq[n][v], ref_qty[sym][v][side][tick]);
+				ck_assert_uint_eq(vq[v][n], ref_qty[sym][v][side][tick]);
 				ck_assert_int_eq(!!(got[n].venues & (1u << v)),
 						 ref_qty[sym][v][side][tick] != 0);
 			}
