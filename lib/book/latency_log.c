@@ -11,9 +11,11 @@
  *
  * The writer thread polls (sleeping LATENCY_IDLE_SLEEP_NS between empty
  * polls) rather than being woken, so the producer never makes a syscall.
- * Files are opened lazily, on the first sample of each venue, and are
- * truncated: one directory holds one run.
+ * Files are opened lazily, on the first sample of each venue. One directory
+ * holds one run: opening a log removes the latency_*.bin and latency_*.txt
+ * an earlier run left there.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "wirebook/barrier.h"
 #include "wirebook/event.h"
@@ -267,6 +270,33 @@ static void *latency_writer_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A directory holds one run: the logs (and text copies) of an earlier run
+ * go, or a feed absent from this run would be summarized with it.
+ */
+static int latency_remove_old_logs(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		char path[PATH_MAX];
+
+		if (n < 13 || strncmp(e->d_name, "latency_", 8) != 0 ||
+		    (strcmp(e->d_name + n - 4, ".bin") != 0 && strcmp(e->d_name + n - 4, ".txt") != 0))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
+		    (unlink(path) != 0 && errno != ENOENT))
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
 struct latency_log *latency_log_open(const char *dir)
 {
 	struct latency_log *log;
@@ -284,6 +314,8 @@ struct latency_log *latency_log_open(const char *dir)
 		errno = ENOTDIR;
 		return NULL;
 	}
+	if (latency_remove_old_logs(dir) < 0)
+		return NULL;	/* errno from unlink/opendir: a run must not mix with another */
 
 	log = aligned_alloc(64, (sizeof(*log) + 63) & ~(size_t)63);
 	if (!log)

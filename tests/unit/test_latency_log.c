@@ -183,9 +183,10 @@ START_TEST(test_latency_log_counts_samples_lost_to_a_full_disk_as_dropped_not_wr
 	make_tmpdir();
 	/* Every write to /dev/full fails with ENOSPC, but only when stdio flushes. */
 	snprintf(path, sizeof(path), "%s/latency_%s.bin", tmpdir, feed_venue_name(WB_VENUE_NASDAQ));
-	ck_assert_int_eq(symlink("/dev/full", path), 0);
 	log = latency_log_open(tmpdir);
 	ck_assert_ptr_nonnull(log);
+	/* After open (which clears old logs), before the first sample opens it. */
+	ck_assert_int_eq(symlink("/dev/full", path), 0);
 	for (uint64_t i = 1; i <= 100; i++) {
 		struct latency_sample s = sample(i % 2 ? WB_VENUE_NASDAQ : WB_VENUE_BZX, i);
 
@@ -194,6 +195,43 @@ START_TEST(test_latency_log_counts_samples_lost_to_a_full_disk_as_dropped_not_wr
 	written = latency_log_close(log, &dropped);
 	ck_assert_uint_eq(written, 50);		/* bzx's file is fine */
 	ck_assert_uint_eq(dropped, 50);		/* nasdaq's never reached a disk */
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(test_latency_log_open_removes_the_logs_of_an_earlier_run)
+{
+	const char *old[] = { "latency_bzx.bin", "latency_bzx.txt", "latency_edgx.txt" };
+	char path[192];
+	struct latency_log *log;
+	struct latency_sample s = sample(WB_VENUE_NASDAQ, 1);
+	uint64_t dropped;
+	FILE *f;
+
+	make_tmpdir();
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, old[i]);
+		f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/notes.txt", tmpdir);	/* not ours: stays */
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+
+	log = latency_log_open(tmpdir);
+	ck_assert_ptr_nonnull(log);
+	latency_log_record(log, &s);
+	ck_assert_uint_eq(latency_log_close(log, &dropped), 1);
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, old[i]);
+		ck_assert_msg(access(path, F_OK) != 0, "%s survived", old[i]);
+	}
+	snprintf(path, sizeof(path), "%s/notes.txt", tmpdir);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/latency_%s.bin", tmpdir, feed_venue_name(WB_VENUE_NASDAQ));
+	ck_assert_int_eq(access(path, F_OK), 0);
 	remove_tmpdir();
 }
 END_TEST
@@ -247,6 +285,7 @@ static Suite *latency_log_suite(void)
 	tcase_add_test(tc, test_latency_log_counts_every_sample_as_written_or_dropped_under_a_burst);
 	tcase_add_test(tc, test_latency_log_drops_and_counts_samples_of_an_unknown_venue);
 	tcase_add_test(tc, test_latency_log_counts_samples_lost_to_a_full_disk_as_dropped_not_written);
+	tcase_add_test(tc, test_latency_log_open_removes_the_logs_of_an_earlier_run);
 	tcase_add_test(tc, test_latency_log_open_creates_a_missing_directory);
 	tcase_add_test(tc, test_latency_log_open_refuses_a_path_that_is_a_file);
 	suite_add_tcase(s, tc);
