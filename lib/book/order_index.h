@@ -115,6 +115,46 @@ static inline void order_index_prefetch(const struct order_index *ix, uint8_t ve
 }
 
 /*
+ * Make room for one more order, doubling the table if it is at its load
+ * limit: 0 ok, -1 + errno (nothing changed). Invalidates order pointers.
+ */
+static inline int order_index_reserve(struct order_index *ix)
+{
+	if (__builtin_expect(ix->live >= ix->grow_at, 0))
+		return order_index_grow(ix);
+	return 0;
+}
+
+/*
+ * One probe for a lookup that may turn into an insert: the live order
+ * (venue, id) if there is one, else the empty bucket it would go to
+ * (level_venue == 0), to be filled with order_index_fill() before any
+ * other insert, erase or reserve.
+ */
+static inline struct order *order_index_slot(const struct order_index *ix, uint8_t venue, uint64_t id)
+{
+	uint32_t mask = ix->mask;
+	uint32_t b = order_index_home(ix, venue, id);
+
+	for (;;) {
+		struct order *o = &ix->buckets[b];
+
+		if (o->level_venue == 0 || (o->id == id && order_venue(o) == venue))
+			return o;
+		b = (b + 1) & mask;
+	}
+}
+
+/* Store a new order in the empty bucket order_index_slot() returned (after a reserve). */
+static inline struct order *order_index_fill(struct order_index *ix, struct order *slot, uint8_t venue,
+					     uint64_t id, uint32_t qty, uint32_t level)
+{
+	*slot = (struct order){ .id = id, .qty = qty, .level_venue = level << ORDER_LEVEL_SHIFT | venue };
+	ix->live++;
+	return slot;
+}
+
+/*
  * Add (venue, id), which the caller knows is not live, resting on level
  * (1 .. ORDER_MAX_LEVELS-1) with qty shares: the new order, or NULL when
  * the table had to double and could not (errno set, nothing changed).
@@ -123,18 +163,9 @@ static inline void order_index_prefetch(const struct order_index *ix, uint8_t ve
 static inline struct order *order_index_insert(struct order_index *ix, uint8_t venue, uint64_t id,
 					       uint32_t qty, uint32_t level)
 {
-	uint32_t b;
-
-	if (__builtin_expect(ix->live >= ix->grow_at, 0) && order_index_grow(ix) < 0)
+	if (order_index_reserve(ix) < 0)
 		return NULL;
-	b = order_index_home(ix, venue, id);
-	while (ix->buckets[b].level_venue)
-		b = (b + 1) & ix->mask;
-	ix->buckets[b] = (struct order){
-		.id = id, .qty = qty, .level_venue = level << ORDER_LEVEL_SHIFT | venue,
-	};
-	ix->live++;
-	return &ix->buckets[b];
+	return order_index_fill(ix, order_index_slot(ix, venue, id), venue, id, qty, level);
 }
 
 /* Remove a live order. Invalidates earlier order pointers. */

@@ -499,11 +499,12 @@ static inline void note_live(struct venue_books *vb)
 }
 
 /*
- * Queue a new order at the back of (instrument, venue, side, price);
+ * Queue a new order at the back of (instrument, venue, side, price), into
+ * the empty index bucket slot (order_index_slot() after a reserve);
  * returns its level, or 0 when out of memory (counted, nothing added).
  */
-static uint32_t order_add(struct venue_books *vb, uint8_t venue, uint64_t id, uint16_t instrument,
-			  uint8_t side, int64_t price, uint32_t qty)
+static uint32_t order_add(struct venue_books *vb, struct order *slot, uint8_t venue, uint64_t id,
+			  uint16_t instrument, uint8_t side, int64_t price, uint32_t qty)
 {
 	uint32_t li = level_get(vb, instrument, venue, side, price);
 	struct book_level *L;
@@ -511,18 +512,16 @@ static uint32_t order_add(struct venue_books *vb, uint8_t venue, uint64_t id, ui
 	if (!li)
 		goto fail;
 	L = &vb->levels[li];
-	if (fifo_push(vb, L, id) < 0)
-		goto fail_level;
-	if (!order_index_insert(&vb->ix, venue, id, qty, li)) {
-		fifo_remove(L, id);
-		goto fail_level;
+	if (fifo_push(vb, L, id) < 0) {
+		if (L->orders == 0)
+			level_emptied(vb, li);
+		goto fail;
 	}
+	/* Nothing touched the index since the slot was found. */
+	order_index_fill(&vb->ix, slot, venue, id, qty, li);
 	L->qty += qty;
 	note_live(vb);
 	return li;
-fail_level:
-	if (L->orders == 0)
-		level_emptied(vb, li);
 fail:
 	vb->c.alloc_failures++;
 	return 0;
@@ -614,6 +613,7 @@ static inline bool side_ok(uint8_t side)
 static unsigned apply_add(struct venue_books *vb, const struct wb_event *ev, struct book_update *out)
 {
 	const struct wb_ev_order *e = &ev->u.order;
+	struct order *slot;
 	uint32_t li;
 
 	if (__builtin_expect(!instrument_ok(vb, ev->instrument), 0)) {
@@ -624,11 +624,16 @@ static unsigned apply_add(struct venue_books *vb, const struct wb_event *ev, str
 		vb->c.bad_field++;
 		return 0;
 	}
-	if (__builtin_expect(order_index_find(&vb->ix, ev->venue, e->order_id) != NULL, 0)) {
+	if (__builtin_expect(order_index_reserve(&vb->ix) < 0, 0)) {
+		vb->c.alloc_failures++;
+		return 0;
+	}
+	slot = order_index_slot(&vb->ix, ev->venue, e->order_id);
+	if (__builtin_expect(slot->level_venue != 0, 0)) {
 		vb->c.duplicate_order++;
 		return 0;
 	}
-	li = order_add(vb, ev->venue, e->order_id, ev->instrument, ev->side, e->price, e->qty);
+	li = order_add(vb, slot, ev->venue, e->order_id, ev->instrument, ev->side, e->price, e->qty);
 	if (!li)
 		return 0;
 	emit_level(out, ev, &vb->levels[li]);
@@ -732,7 +737,12 @@ static unsigned apply_replace(struct venue_books *vb, const struct wb_event *ev,
 			vb->c.bad_field++;
 			return n;
 		}
-		new_li = order_add(vb, ev->venue, e->ref, instrument, side, e->price, e->qty);
+		if (order_index_reserve(&vb->ix) < 0) {
+			vb->c.alloc_failures++;
+			return n;
+		}
+		new_li = order_add(vb, order_index_slot(&vb->ix, ev->venue, e->ref), ev->venue, e->ref,
+				   instrument, side, e->price, e->qty);
 	}
 	if (!new_li)
 		return n;
