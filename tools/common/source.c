@@ -415,9 +415,17 @@ static int afp_pump(struct source *s, struct feed_engine *e, struct wb_ring_prod
 	for (i = 0; i < n; i++) {
 		uint64_t ts = (uint64_t)h->tp_sec * 1000000000ull + h->tp_nsec;
 
+		const struct sockaddr_ll *ll =
+			(const struct sockaddr_ll *)((uint8_t *)h + TPACKET_ALIGN(sizeof(*h)));
+
+		/* Our own transmissions (lo, or a replay on this host) come
+		 * back as PACKET_OUTGOING copies: not received traffic. */
+		if (ll->sll_pkttype == PACKET_OUTGOING)
+			goto next;
 		if (h->tp_snaplen < h->tp_len)
 			s->ctr.truncated++;
 		process_frame(s, e, (const uint8_t *)h + h->tp_mac, h->tp_snaplen, ts, out);
+next:
 		h = (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
 	}
 	/* Hand the block back to the kernel only after every frame in it was
