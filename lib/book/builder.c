@@ -547,6 +547,11 @@ const struct venue_books_counters *builder_venue_counters(const struct builder *
 	return venue_books_counters(b->vb);
 }
 
+const struct venue_books *builder_venue_books(const struct builder *b)
+{
+	return b->vb;
+}
+
 const struct superbook_counters *builder_superbook_counters(const struct builder *b)
 {
 	return superbook_counters(b->sb);

@@ -83,6 +83,8 @@ struct superbook *builder_superbook(struct builder *b);
 /* Readable from any thread while running (plain 64-bit reads, monotonic). */
 void builder_get_counters(const struct builder *b, struct builder_counters *out);
 const struct venue_books_counters *builder_venue_counters(const struct builder *b);
+/* Thread 1's books, for reading after builder_stop (or before start) only. */
+const struct venue_books *builder_venue_books(const struct builder *b);
 const struct superbook_counters *builder_superbook_counters(const struct builder *b);
 
 #endif /* WIREBOOK_BUILDER_H */
