@@ -3,7 +3,9 @@
  *
  * Layout, chosen so an event costs as few DRAM misses as possible (a
  * dependent miss is ~100-200 ns on the machines we measured, an event's
- * budget is 50):
+ * budget is 50), and so that the misses it does cost can be started
+ * early by venue_books_prefetch_stage() (each hop's address is in the
+ * line the previous hop brought in):
  *  - orders live in the (venue, id) index itself (order_index.h): finding
  *    an order is one miss, and the order holds its remaining shares and
  *    its price level;
@@ -27,7 +29,9 @@
  *    only the few entries above it, and a price lookup scans a handful of
  *    entries backwards from the top (4 a cache line, key and level index
  *    in the same line) before falling back to a binary search deep in the
- *    book;
+ *    book. A price that empties below the top keeps its entry (level 0)
+ *    until an order returns to it or the array needs the room, so deep
+ *    levels coming and going move nothing (see level_emptied);
  *  - side arrays and spilled FIFOs come from a power-of-two block arena
  *    (a free list per size) carved from large NUMA-placed chunks; nothing
  *    is malloc'd after create unless a chunk runs out (counted in

@@ -46,6 +46,7 @@ struct bench_opts {
 	uint64_t seed;
 	unsigned runs;			/* report the best of this many runs */
 	unsigned distance;		/* prefetch distance, events */
+	unsigned stages;		/* pipeline: the first this many prefetch stages */
 	int ids;			/* 0 dense, 1 sparse, 2 both */
 	int mode;			/* enum prefetch_mode, or -1 for all */
 };
@@ -310,7 +311,7 @@ static uint64_t huge_page_bytes(void)
 enum prefetch_mode {
 	PREFETCH_NONE,		/* apply only */
 	PREFETCH_BUCKET,	/* venue_books_prefetch D ahead */
-	PREFETCH_PIPELINE,	/* every venue_books_prefetch_stage, stage s (STAGES - s) * D ahead */
+	PREFETCH_PIPELINE,	/* the first N venue_books_prefetch_stage()s, stage s (N - s) * D ahead */
 	PREFETCH_MODES
 };
 
@@ -331,7 +332,7 @@ static uint64_t sink;
 
 /* Apply evs[from, to), timing only the loop (prefetches included). */
 static void run_span(struct venue_books *vb, const struct wb_event *evs, size_t from, size_t to,
-		     enum prefetch_mode mode, unsigned dist, int perf_fd, struct span *sp)
+		     enum prefetch_mode mode, unsigned dist, unsigned stages, int perf_fd, struct span *sp)
 {
 	struct book_update out[BOOK_MAX_UPDATES_PER_EVENT];
 	uint64_t updates = 0, w0, c0, w1, c1, instructions = 0;
@@ -358,8 +359,8 @@ static void run_span(struct venue_books *vb, const struct wb_event *evs, size_t 
 		break;
 	default:
 		for (size_t i = from; i < to; i++) {
-			for (unsigned st = 0; st < VENUE_BOOKS_PREFETCH_STAGES; st++) {
-				size_t ahead = i + (VENUE_BOOKS_PREFETCH_STAGES - st) * dist;
+			for (unsigned st = 0; st < stages; st++) {
+				size_t ahead = i + (stages - st) * dist;
 
 				if (ahead < to)
 					venue_books_prefetch_stage(vb, &evs[ahead], st);
@@ -419,9 +420,9 @@ static void run_config(const struct bench_opts *opt, const struct wb_event *evs,
 			fprintf(stderr, "bench_venue_book: venue_books_create: %s\n", strerror(errno));
 			exit(1);
 		}
-		run_span(vb, evs, 0, opt->live, mode, opt->distance, perf_fd, &sp);
+		run_span(vb, evs, 0, opt->live, mode, opt->distance, opt->stages, perf_fd, &sp);
 		keep_best(&build, &sp, r == 0);
-		run_span(vb, evs, opt->live, n, mode, opt->distance, perf_fd, &sp);
+		run_span(vb, evs, opt->live, n, mode, opt->distance, opt->stages, perf_fd, &sp);
 		keep_best(&steady, &sp, r == 0);
 		books_bytes = resident_bytes() - rss0;
 		huge_bytes = huge_page_bytes();
@@ -429,8 +430,10 @@ static void run_config(const struct bench_opts *opt, const struct wb_event *evs,
 		venue_books_destroy(vb);
 	}
 	printf("  %s ids, %s", ids, prefetch_names[mode]);
-	if (mode != PREFETCH_NONE)
+	if (mode == PREFETCH_BUCKET)
 		printf(" (%u ahead)", opt->distance);
+	else if (mode == PREFETCH_PIPELINE)
+		printf(" (%u stages, %u apart)", opt->stages, opt->distance);
 	printf(", best of %u:\n", opt->runs);
 	print_span("opening build-up", &build);
 	print_span("steady mix", &steady);
@@ -461,6 +464,7 @@ static void usage(FILE *f)
 		"  --ids dense|sparse|both   id style (default both)\n"
 		"  --prefetch none|bucket|pipeline|all   prefetch mode (default all)\n"
 		"  --distance N     prefetch distance in events (default 4)\n"
+		"  --stages N       prefetch stages the pipeline runs, 1-3 (default 2)\n"
 		"  --runs N         runs per configuration, best reported (default 1)\n"
 		"  --seed N         generator seed (default 1)\n");
 }
@@ -482,6 +486,7 @@ int main(int argc, char **argv)
 		{ "ids", required_argument, NULL, 'd' },
 		{ "prefetch", required_argument, NULL, 'p' },
 		{ "distance", required_argument, NULL, 'D' },
+		{ "stages", required_argument, NULL, 'S' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -490,7 +495,7 @@ int main(int argc, char **argv)
 	static const char *const id_names[] = { "dense", "sparse", "both" };
 	static const char *const mode_names[] = { "none", "bucket", "pipeline", "all" };
 	struct bench_opts opt = { .instruments = 8000, .live = 1000000, .events = 6000000, .seed = 1,
-				  .runs = 1, .distance = 4, .ids = 2, .mode = -1 };
+				  .runs = 1, .distance = 4, .stages = 2, .ids = 2, .mode = -1 };
 	struct wb_event *evs;
 	struct rusage ru;
 	size_t n;
@@ -508,6 +513,7 @@ int main(int argc, char **argv)
 				opt.mode = -1;
 			break;
 		case 'D': opt.distance = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'S': opt.stages = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'r': opt.runs = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
@@ -515,7 +521,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (opt.instruments == 0 || opt.instruments > 16383 || opt.live == 0 || opt.runs == 0 ||
-	    opt.distance == 0 || opt.ids < 0 || opt.mode < -1) {
+	    opt.distance == 0 || opt.stages == 0 || opt.stages > VENUE_BOOKS_PREFETCH_STAGES || opt.ids < 0 ||
+	    opt.mode < -1) {
 		usage(stderr);
 		return 2;
 	}
