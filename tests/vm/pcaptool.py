@@ -101,7 +101,7 @@ def malform(src, dst, seed, corpora):
     def add(frame):
         out.append((1, len(out), frame))
 
-    for eth, ip, udp, payload in feeds[:200]:
+    for eth, ip, udp, payload in feeds[::max(1, len(feeds) // 300)][:300]:
         n = len(payload)
         # Honest lengths, payload cut anywhere (inside the MoldUDP64 header too).
         add(build(eth, ip, udp, payload[:rng.randrange(0, n)]))
@@ -135,14 +135,18 @@ def malform(src, dst, seed, corpora):
         # Runt: the frame ends inside the UDP header.
         add(bytes(eth) + bytes(ip) + bytes(udp[:rng.randrange(0, 8)]))
 
-    eth, ip, udp, _ = feeds[0]
+    # Every corpus file to every feed address: each decoder sees them all.
+    addresses = {}
+    for eth, ip, udp, _ in feeds:
+        addresses.setdefault((bytes(ip[16:20]), bytes(udp[2:4])), (eth, ip, udp))
     for corpus in corpora:
         if not os.path.isdir(corpus):
             continue
-        for name in sorted(os.listdir(corpus))[:500]:
+        for name in sorted(os.listdir(corpus))[:200]:
             with open(os.path.join(corpus, name), "rb") as f:
                 blob = f.read()[:1400]
-            add(build(eth, ip, udp, blob))
+            for eth, ip, udp in addresses.values():
+                add(build(eth, ip, udp, blob))
     write_pcap(dst, header, out)
     print(f"pcaptool: {len(out)} malformed frames in {dst}")
 

@@ -73,8 +73,11 @@ GUEST_BINS=("$B/vm-tools/wb-subscribe" "$B/vm-tools/vm/vm-read" "$B/vm-tools/vm/
 D=$W/data
 cp "$ROOT/feeds.conf" "$D/feeds.conf"
 if [ -x "$B/wb-gen" ]; then
-	# Both A and B lines, a gap every 97 packets: arbitration and gap events.
-	"$B/wb-gen" -q -p demo -n 3000 --ab --gap-every 97 --feeds "$D/feeds.conf" -o "$D/feed.pcap"
+	# Both A and B lines, a gap every 97 packets: arbitration and gap events;
+	# with --pitch the four Cboe venues too (a multi-feed capture).
+	pitch=
+	"$B/wb-gen" --help 2>&1 | grep -q -- '--pitch' && pitch=--pitch
+	"$B/wb-gen" -q -p demo -n 3000 --ab --gap-every 97 $pitch --feeds "$D/feeds.conf" -o "$D/feed.pcap"
 else
 	echo "vmtest: build/wb-gen missing: using the sample captures in pcaps/itch50"
 	python3 "$ROOT/tests/vm/pcaptool.py" cat "$D/feed.pcap" "$ROOT"/pcaps/itch50/*.pcap
@@ -106,10 +109,17 @@ for _ in $(seq 100); do [ -e "/dev/shm/$shm" ] && break; sleep 0.1; done
 	sed 's/ updates [0-9]*//' >"$D/expected-books.txt" || true
 kill "$wbd" 2>/dev/null || true
 wait "$wbd" 2>/dev/null || true
-python3 "$ROOT/tests/vm/pcaptool.py" malform "$D/feed.pcap" "$D/malformed.pcap" \
-	--corpus "$ROOT/tests/fuzz/corpus/fuzz_itch" >/dev/null
+corpora=()
+for dir in "$ROOT"/tests/fuzz/corpus/*/; do
+	[ -d "$dir" ] && corpora+=(--corpus "$dir")
+done
+python3 "$ROOT/tests/vm/pcaptool.py" malform "$D/feed.pcap" "$D/malformed.pcap" "${corpora[@]}" >/dev/null
 python3 "$ROOT/tests/vm/pcaptool.py" count "$D/malformed.pcap" >"$D/malformed.count"
-echo "vmtest: capture $(python3 "$ROOT/tests/vm/pcaptool.py" count "$D/feed.pcap") frames," \
+# The guest replays it twice: what wb-dump makes of both copies in a row.
+python3 "$ROOT/tests/vm/pcaptool.py" cat "$W/malformed2.pcap" "$D/malformed.pcap" "$D/malformed.pcap"
+"$B/wb-dump" --feeds "$D/feeds.conf" "$W/malformed2.pcap" >"$D/expected-malformed.txt"
+echo "vmtest: capture $(python3 "$ROOT/tests/vm/pcaptool.py" count "$D/feed.pcap") frames" \
+     "on $(awk '{ print $3 }' "$D/expected.txt" | sort -u | wc -l) feed lines," \
      "$(wc -l <"$D/expected.txt") events expected (wb-dump), $(cat "$D/malformed.count") malformed frames"
 
 copy_with_libs() { # root binary [dest path]
