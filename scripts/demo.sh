@@ -21,8 +21,12 @@ trap cleanup EXIT
 
 if [ -x "$B/wb-gen" ]; then
 	capture="$tmp/demo.pcap"
-	echo "== generating a demo session: $B/wb-gen --profile demo"
-	"$B/wb-gen" --profile demo --seed 7 -o "$capture"
+	# Nasdaq ITCH plus the four Cboe venues over PITCH when wb-gen can:
+	# then the Super-Book consolidates five venues.
+	multi=()
+	"$B/wb-gen" --help 2>&1 | grep -q -- '--pitch' && multi=(--pitch)
+	echo "== generating a demo session: $B/wb-gen --profile demo ${multi[*]}"
+	"$B/wb-gen" --profile demo --seed 7 "${multi[@]}" -o "$capture"
 	symbols=(AAPL MSFT SPY)
 else
 	capture=pcaps/itch50/Multiple.Packets.pcap

@@ -102,8 +102,8 @@ static int show_symbol(const struct wb_book *bk, int sym, unsigned depth)
 		       vb.ask_orders, vb.flags & WB_VENF_GAP ? "  gap" : "",
 		       vb.flags & WB_VENF_CROSSED ? "  crossed" : "");
 	}
-	printf("  %3s %10s %8s %12s | %-12s %-8s %10s\n", "lvl", "venues", "bid qty", "bid", "ask",
-	       "ask qty", "venues");
+	printf("  %3s %9s %12s | %-12s %-9s  %-30s %s\n", "lvl", "bid qty", "bid", "ask", "ask qty",
+	       "bid venues", "ask venues");
 	for (i = 0; i < depth && (i < d.bid_count || i < d.ask_count); i++) {
 		int hb = i < d.bid_count, ha = i < d.ask_count;
 		char bq[24] = "", aq[24] = "";
@@ -112,10 +112,10 @@ static int show_symbol(const struct wb_book *bk, int sym, unsigned depth)
 			snprintf(bq, sizeof(bq), "%" PRIu64, d.bid[i].qty);
 		if (ha)
 			snprintf(aq, sizeof(aq), "%" PRIu64, d.ask[i].qty);
-		printf("  %3u %10s %8s %12s | %-12s %-8s %10s\n", i + 1,
-		       hb ? venues_text(d.bid[i].venues, vm, sizeof(vm)) : "", bq,
+		printf("  %3u %9s %12s | %-12s %-9s  %-30s %s\n", i + 1, bq,
 		       hb ? px(d.bid[i].price, a, sizeof(a)) : "", ha ? px(d.ask[i].price, b, sizeof(b)) : "",
-		       aq, ha ? venues_text(d.ask[i].venues, vm2, sizeof(vm2)) : "");
+		       aq, hb ? venues_text(d.bid[i].venues, vm, sizeof(vm)) : "",
+		       ha ? venues_text(d.ask[i].venues, vm2, sizeof(vm2)) : "");
 	}
 	if (t.count)
 		printf("Last trade %s x %" PRIu64 " on %s; %u trades, volume %" PRIu64 "\n",

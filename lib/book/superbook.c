@@ -474,6 +474,22 @@ static void sb_gap_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
 	sb_mark(sb, inst, SB_D_META);
 }
 
+static inline int sb_is_halt(uint8_t state)
+{
+	return state == WB_STATE_HALTED || state == WB_STATE_PAUSED;
+}
+
+/* A venue whose last status for the symbol halts or pauses it, or -1. */
+static int sb_halting_venue(const struct sb_symbol *y)
+{
+	uint32_t m;
+
+	for (m = y->venues_known; m; m &= m - 1)
+		if (sb_is_halt(y->venue[__builtin_ctz(m)].state))
+			return __builtin_ctz(m);
+	return -1;
+}
+
 static int sb_valid_instrument(struct superbook *sb, const struct book_update *u)
 {
 	if (wb_unlikely(u->instrument == 0 || u->instrument >= sb->capacity)) {
@@ -538,12 +554,29 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 			return;
 		sb_seen(sb, u->instrument);
 		y = &sb->sym[u->instrument];
+		y->venue[u->venue].state = u->u.status.state;
+		y->venues_known |= (uint16_t)(1u << u->venue);
+		/* A halt or pause on any venue (a regulatory halt reaches every
+		 * feed, not all at once) is not lifted by another venue still
+		 * saying trading; otherwise the latest status stands. */
+		if (sb_halting_venue(y) >= 0 && !sb_is_halt(u->u.status.state) &&
+		    y->state_venue != u->venue) {
+			sb_mark(sb, u->instrument, SB_D_META);
+			return;
+		}
 		y->state = u->u.status.state;
 		y->raw_state = u->u.status.raw_state;
 		memcpy(y->reason, u->u.status.reason, sizeof(y->reason));
 		y->state_venue = u->venue;
-		y->venue[u->venue].state = u->u.status.state;
-		y->venues_known |= (uint16_t)(1u << u->venue);
+		if (!sb_is_halt(y->state) && sb_halting_venue(y) >= 0) {
+			/* the venue that set the halt lifted it; another still halts */
+			int hv = sb_halting_venue(y);
+
+			y->state = y->venue[hv].state;
+			y->raw_state = 0;
+			memset(y->reason, 0, sizeof(y->reason));
+			y->state_venue = (uint8_t)hv;
+		}
 		sb_mark(sb, u->instrument, SB_D_STATUS | SB_D_META);
 		return;
 	case BOOK_UP_CLEAR:

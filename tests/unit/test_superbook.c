@@ -343,6 +343,43 @@ START_TEST(test_superbook_trade_and_status_are_published)
 }
 END_TEST
 
+static void status(struct superbook *sb, uint16_t inst, uint8_t venue, uint8_t state, char raw)
+{
+	struct book_update u = { .kind = BOOK_UP_STATUS, .venue = venue, .instrument = inst };
+
+	u.u.status.state = state;
+	u.u.status.raw_state = raw;
+	superbook_apply(sb, &u);
+	batch_end(sb);
+}
+
+START_TEST(test_superbook_halt_on_one_venue_is_not_lifted_by_another)
+{
+	struct superbook *sb;
+	struct wb_book *bk;
+	struct wb_status st;
+	int err;
+
+	make_name("halt");
+	sb = make_book();
+	bk = wb_open(shm_name, &err);
+	ck_assert_ptr_nonnull(bk);
+	status(sb, 8, WB_VENUE_NASDAQ, WB_STATE_TRADING, 'T');
+	status(sb, 8, WB_VENUE_NASDAQ, WB_STATE_HALTED, 'H');
+	status(sb, 8, WB_VENUE_BZX, WB_STATE_TRADING, 'T');
+	ck_assert_int_eq(wb_status(bk, 8, &st), 0);
+	ck_assert_int_eq(st.state, WB_STATE_HALTED);
+	ck_assert_int_eq(st.venue, WB_VENUE_NASDAQ);
+	ck_assert(st.flags & WB_SYMF_HALTED);
+	status(sb, 8, WB_VENUE_NASDAQ, WB_STATE_TRADING, 'T');
+	ck_assert_int_eq(wb_status(bk, 8, &st), 0);
+	ck_assert_int_eq(st.state, WB_STATE_TRADING);
+	ck_assert(!(st.flags & WB_SYMF_HALTED));
+	wb_close(bk);
+	superbook_destroy(sb);
+}
+END_TEST
+
 START_TEST(test_superbook_counts_and_skips_bad_updates)
 {
 	struct superbook *sb;
@@ -382,6 +419,7 @@ int main(void)
 	tcase_add_test(tc, test_superbook_locked_market_names_both_venues);
 	tcase_add_test(tc, test_superbook_gap_flags_venue_until_clear);
 	tcase_add_test(tc, test_superbook_trade_and_status_are_published);
+	tcase_add_test(tc, test_superbook_halt_on_one_venue_is_not_lifted_by_another);
 	tcase_add_test(tc, test_superbook_counts_and_skips_bad_updates);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
