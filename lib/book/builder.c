@@ -20,6 +20,8 @@
 /* Idle loops spinning (a few tens of microseconds) before sleeping. */
 #define BUILDER_IDLE_SPINS 4096u
 #define BUILDER_IDLE_SLEEP_NS 50000L
+/* Venue-book prefetch pipeline (venue_book.h): stage 0 runs 2 x this many
+ * events ahead, stage 1 this many ahead, across ring batch boundaries. */
 #define BUILDER_PREFETCH_AHEAD 4u
 /* Thread 2 publishes at a BATCH_END when it has caught up with thread 1;
  * while more batches are already queued behind it, publishing the
@@ -186,7 +188,8 @@ static void push_packet_mark(struct builder *b, const struct wb_event *last)
 	book_queue_push(&b->q, &u);
 }
 
-static void apply_batch(struct builder *b, uint64_t n)
+/* Apply n events; avail (>= n) are readable in the ring, for prefetching. */
+static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 {
 	struct book_update ups[BOOK_MAX_UPDATES_PER_EVENT];
 	const struct wb_event *ev = NULL, *prev = NULL;
@@ -202,8 +205,10 @@ static void apply_batch(struct builder *b, uint64_t n)
 			queued++;
 		}
 		prev = ev;
-		if (i + BUILDER_PREFETCH_AHEAD < n)
-			venue_books_prefetch(b->vb, wb_ring_consumer_at(&b->ring, i + BUILDER_PREFETCH_AHEAD));
+		if (i + 2 * BUILDER_PREFETCH_AHEAD < avail)
+			venue_books_prefetch_stage(b->vb, wb_ring_consumer_at(&b->ring, i + 2 * BUILDER_PREFETCH_AHEAD), 0);
+		if (i + BUILDER_PREFETCH_AHEAD < avail)
+			venue_books_prefetch_stage(b->vb, wb_ring_consumer_at(&b->ring, i + BUILDER_PREFETCH_AHEAD), 1);
 		k = venue_books_apply(b->vb, ev, ups);
 		if (k) {
 			queue_wait_space(b, k);
@@ -251,7 +256,7 @@ static void *thread1_main(void *arg)
 			}
 		}
 		idle = 0;
-		apply_batch(b, n < BUILDER_MAX_BATCH ? n : BUILDER_MAX_BATCH);
+		apply_batch(b, n < BUILDER_MAX_BATCH ? n : BUILDER_MAX_BATCH, n);
 		wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
 	}
 	wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
