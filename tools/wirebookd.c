@@ -173,8 +173,10 @@ static int pump_inline(void *arg)
 	rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
 
 	wb_ring_producer_publish(&d->prod);
-	if (rc == SOURCE_ERROR)
+	if (rc == SOURCE_ERROR) {
 		fprintf(stderr, "wirebookd: source: %s\n", d->src.err);
+		d->source_status = rc;
+	}
 	return rc; /* source_status values are builder_pump values */
 }
 
@@ -529,6 +531,8 @@ int main(int argc, char **argv)
 		printf("latency samples: %llu written, %llu dropped\n", (unsigned long long)written,
 		       (unsigned long long)dropped);
 	}
+	if (d.source_status == SOURCE_ERROR)
+		exit_code = 1; /* the books stopped where the input broke */
 	source_close(&d.src);
 	if (d.control_fd >= 0) {
 		close(d.control_fd);
