@@ -120,6 +120,28 @@ scenario_padded() {
 	fi
 }
 
+# Two hooked interfaces: the halves of the capture arrive on different
+# devices (and CPUs); one engine, so the events are still wb-dump's.
+scenario_two_ifaces() {
+	$IP link add wbtx2 type veth peer name wbrx2 && $IP link set wbtx2 up && $IP link set wbrx2 up
+	if ! load ifaces=wbrx,wbrx2 || ! configure; then
+		fail two-interfaces "could not load"
+		$IP link del wbtx2
+		return
+	fi
+	hooked=$(grep -c 'rx_handler' /proc/wirebook/hooks)
+	replay 0 $D/feed1.pcap
+	taskset -c 1 /usr/bin/tcpreplay -q -i wbtx2 $RATE $D/feed2.pcap >$T/tcpreplay.log 2>&1
+	$READ --idle-ms 1000 >$T/kernel.txt 2>$T/read.log
+	if [ "$hooked" -eq 2 ] && cmp -s $T/kernel.txt $D/expected.txt; then
+		pass two-interfaces "wbrx and wbrx2 hooked; halves on each: $(wc -l <$T/kernel.txt) events identical to wb-dump's"
+	else
+		fail two-interfaces "$hooked hooked; $(wc -l <$T/kernel.txt) events vs $expected_events"
+	fi
+	unload
+	$IP link del wbtx2
+}
+
 # A symbol subset: the filter in the kernel equals wb-dump --symbols.
 scenario_filtered() {
 	if ! load ifaces=wbrx || ! $SUB feeds load $D/feeds.conf >/dev/null ||
@@ -379,7 +401,7 @@ scenario_malformed() {
 echo 1000000 >/proc/sys/net/core/netdev_max_backlog
 only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vmtest\.only=//p' | tr ',' ' ')
 veth_up
-for s in control equal padded filtered overflow control_under_traffic rmmod device_deletion busy gso books malformed; do
+for s in control equal padded two_ifaces filtered overflow control_under_traffic rmmod device_deletion busy gso books malformed; do
 	if [ -n "$only" ] && ! echo " $only " | grep -q " $s "; then
 		continue
 	fi
