@@ -9,8 +9,18 @@ pkgs=(build-essential clang pkg-config libpcap-dev libnuma-dev libhwloc-dev
 
 # The VM test boots every installed kernel: add Debian 12's 6.12 (security
 # suite) where apt knows it, to catch kernel API drift; skipped otherwise.
-for p in linux-image-6.12-amd64 linux-headers-6.12-amd64; do
-	apt-cache show "$p" >/dev/null 2>&1 && pkgs+=("$p")
+# A fresh machine's package lists may be empty: refresh them once to look.
+kernel612=(linux-image-6.12-amd64 linux-headers-6.12-amd64)
+if ! dpkg-query -W -f='${Status}' "${kernel612[0]}" 2>/dev/null | grep -q 'install ok installed' &&
+   ! apt-cache show "${kernel612[0]}" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+	apt-get update -qq || true
+fi
+for p in "${kernel612[@]}"; do
+	if apt-cache show "$p" >/dev/null 2>&1; then
+		pkgs+=("$p")
+	else
+		echo "deps: $p not available from apt: the VM test runs on the installed kernels only"
+	fi
 done
 
 missing=()
