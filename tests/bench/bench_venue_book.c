@@ -49,6 +49,7 @@ struct bench_opts {
 	unsigned stages;		/* pipeline: the first this many prefetch stages */
 	int ids;			/* 0 dense, 1 sparse, 2 both */
 	int mode;			/* enum prefetch_mode, or -1 for all */
+	bool recent;			/* most updates hit recent orders (default: uniform) */
 };
 
 /* ------------------------------------------------------------ random */
@@ -70,6 +71,10 @@ static inline uint32_t rnd_below(uint32_t n)
 }
 
 /* ------------------------------------------------------------ stream */
+
+/* --locality recent: this share of updates hits about the last RECENT_WINDOW orders added. */
+#define RECENT_SHARE 80u
+#define RECENT_WINDOW 50000u
 
 struct gen_order {
 	uint64_t id;
@@ -209,7 +214,15 @@ static void gen_mixed(struct generator *g, struct wb_event *ev)
 		gen_add(g, ev, true);
 		return;
 	}
-	i = rnd_below((uint32_t)g->nlive);	/* anywhere in the live set */
+	if (g->opt->recent && rnd_below(100) < RECENT_SHARE) {
+		/* Recently added orders sit near the end of the live array
+		 * (deletions swap the last one into the hole). */
+		uint32_t window = g->nlive < RECENT_WINDOW ? (uint32_t)g->nlive : RECENT_WINDOW;
+
+		i = g->nlive - 1 - rnd_below(window);
+	} else {
+		i = rnd_below((uint32_t)g->nlive);	/* anywhere in the live set */
+	}
 	if (r < 780) {
 		next_event(g, ev, WB_EV_DELETE);
 		ev->u.order.order_id = g->live[i].id;
@@ -462,6 +475,8 @@ static void usage(FILE *f)
 		"  --live N         orders added by the opening build-up (default 1000000)\n"
 		"  --events N       steady-mix events after the build-up (default 6000000)\n"
 		"  --ids dense|sparse|both   id style (default both)\n"
+		"  --locality uniform|recent  which live orders updates hit: uniformly any\n"
+		"                   (default), or 80%% among the ~50,000 most recent\n"
 		"  --prefetch none|bucket|pipeline|all   prefetch mode (default all)\n"
 		"  --distance N     prefetch distance in events (default 4)\n"
 		"  --stages N       prefetch stages the pipeline runs, 1-3 (default 2)\n"
@@ -484,6 +499,7 @@ int main(int argc, char **argv)
 		{ "live", required_argument, NULL, 'l' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "ids", required_argument, NULL, 'd' },
+		{ "locality", required_argument, NULL, 'L' },
 		{ "prefetch", required_argument, NULL, 'p' },
 		{ "distance", required_argument, NULL, 'D' },
 		{ "stages", required_argument, NULL, 'S' },
@@ -507,6 +523,12 @@ int main(int argc, char **argv)
 		case 'l': opt.live = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'e': opt.events = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'd': opt.ids = parse_choice(optarg, id_names, 3); break;
+		case 'L':
+			if (strcmp(optarg, "recent") == 0)
+				opt.recent = true;
+			else if (strcmp(optarg, "uniform") != 0)
+				opt.ids = -1;	/* reported as a usage error below */
+			break;
 		case 'p':
 			opt.mode = parse_choice(optarg, mode_names, 4);
 			if (opt.mode == 3)
@@ -536,8 +558,11 @@ int main(int argc, char **argv)
 	}
 	(void)madvise(evs, n * sizeof(*evs), MADV_HUGEPAGE);
 	perf_fd = perf_open_instructions();
-	printf("bench_venue_book: %u instruments, %zu events (%u-order build-up + %u steady), stream %.0f MiB\n",
-	       opt.instruments, n, opt.live, opt.events, (double)(n * sizeof(*evs)) / (1 << 20));
+	printf("bench_venue_book: %u instruments, %zu events (%u-order build-up + %u steady), stream %.0f MiB,\n"
+	       "  updates hit %s\n",
+	       opt.instruments, n, opt.live, opt.events, (double)(n * sizeof(*evs)) / (1 << 20),
+	       opt.recent ? "80% among the ~50,000 most recent orders, 20% any live order"
+			  : "any live order, uniformly");
 	if (perf_fd < 0)
 		printf("  (perf_event_open: %s: instructions n/a)\n", strerror(errno));
 
