@@ -1714,6 +1714,147 @@ START_TEST(test_pitch_generated_nbbo_locks_and_crosses_across_venues_never_withi
 }
 END_TEST
 
+/*
+ * Golden bytes: each message type written out by hand from the spec's
+ * offsets (shared/specs/cboe-pitch.md section 3), independent of the
+ * builders above, after a setup packet on unit 1: Time 09:30:00 (seq 1)
+ * and Add Short of order 171, B 100 ZVZZT at $20.00 (seq 2). The message
+ * under test is sequence 3 at offset 2,000 ns.
+ */
+static const char golden_setup[] =
+	"2800 02 01 01000000"
+	"06 20 98850000"
+	"1a 22 e8030000 ab00000000000000 42 6400 5a565a5a5420 d007 01";
+
+static const struct {
+	const char *name;
+	const char *message;		/* after the 8-byte header */
+	const char *event;		/* the last event, or NULL: none */
+} golden[] = {
+	{ "0x21 Add Order Long",
+	  "22 21 d0070000 ac00000000000000 53 a0860100 5a565a5a5420 a086010000000000 01",
+	  "3 09:30:00.000002000 bzx/0 i=1 ADD ref=172 S 100000 @ 10.00" },
+	{ "0x22 Add Order Short",
+	  "1a 22 d0070000 ac00000000000000 53 0a00 5a565a5a5420 e803 01",
+	  "3 09:30:00.000002000 bzx/0 i=1 ADD ref=172 S 10 @ 10.00" },
+	{ "0x2F Add Order Expanded",
+	  "29 2f d0070000 ad00000000000000 42 64000000 5a565a5a54202020 a086010000000000 01 5254414c 20",
+	  "3 09:30:00.000002000 bzx/0 i=1 ADD ref=173 B 100 @ 10.00 mpid=RTAL" },
+	{ "0x23 Order Executed",
+	  "1a 23 d0070000 ab00000000000000 32000000 0100000000000000",
+	  "3 09:30:00.000002000 bzx/0 i=1 EXEC ref=171 qty=50 match=1 f=printable" },
+	{ "0x24 Order Executed at Price",
+	  "26 24 d0070000 ab00000000000000 32000000 32000000 0200000000000000 a40f030000000000",
+	  "3 09:30:00.000002000 bzx/0 i=1 EXECP ref=171 qty=50 @ 20.0612 match=2 f=printable" },
+	{ "0x25 Reduce Size Long",
+	  "12 25 d0070000 ab00000000000000 0a000000",
+	  "3 09:30:00.000002000 bzx/0 i=1 REDUCE ref=171 qty=10" },
+	{ "0x26 Reduce Size Short",
+	  "10 26 d0070000 ab00000000000000 0b00",
+	  "3 09:30:00.000002000 bzx/0 i=1 REDUCE ref=171 qty=11" },
+	{ "0x27 Modify Order Long",
+	  "1b 27 d0070000 ab00000000000000 5a000000 204e000000000000 03",
+	  "3 09:30:00.000002000 bzx/0 i=1 MODIFY ref=171 B 90 @ 2.00 f=keeps-priority" },
+	{ "0x28 Modify Order Short",
+	  "13 28 d0070000 ab00000000000000 c800 d107 01",
+	  "3 09:30:00.000002000 bzx/0 i=1 MODIFY ref=171 B 200 @ 20.01" },
+	{ "0x29 Delete Order",
+	  "0e 29 d0070000 ab00000000000000",
+	  "3 09:30:00.000002000 bzx/0 i=1 DELETE ref=171" },
+	{ "0x2A Trade Long",
+	  "29 2a d0070000 0000000000000000 53 2c010000 5a565a5a5420 50c3000000000000 0300000000000000",
+	  "3 09:30:00.000002000 bzx/0 i=1 TRADE ref=0 S 300 @ 5.00 match=3 f=printable" },
+	{ "0x2B Trade Short",
+	  "21 2b d0070000 0000000000000000 42 6400 5a565a5a5420 f401 0400000000000000",
+	  "3 09:30:00.000002000 bzx/0 i=1 TRADE ref=0 B 100 @ 5.00 match=4 f=printable" },
+	{ "0x30 Trade Expanded",
+	  "2b 30 d0070000 0000000000000000 42 e8030000 5a565a5a54202020 50c3000000000000 0500000000000000",
+	  "3 09:30:00.000002000 bzx/0 i=1 TRADE ref=0 B 1000 @ 5.00 match=5 f=printable" },
+	{ "0x2C Trade Break",
+	  "0e 2c d0070000 0500000000000000",
+	  "3 09:30:00.000002000 bzx/0 i=0 BREAK match=5" },
+	{ "0x31 Trading Status",
+	  "12 31 d0070000 5a565a5a54202020 48 30 0000",
+	  "3 09:30:00.000002000 bzx/0 i=1 STATUS halted raw=H" },
+	{ "0x95 Auction Update",
+	  "2f 95 d0070000 5a565a5a54202020 4f 50c3000000000000 64000000 c8000000 50c3000000000000 50c3000000000000",
+	  NULL },
+	{ "0x96 Auction Summary",
+	  "1b 96 d0070000 5a565a5a54202020 43 50c3000000000000 10270000",
+	  "3 09:30:00.000002000 bzx/0 i=1 TRADE ref=0 10000 @ 5.00 match=0 cross=C f=cross" },
+	{ "0x98 Retail Price Improvement",
+	  "0f 98 d0070000 5a565a5a54202020 41",
+	  NULL },
+	{ "0x20 Time",
+	  "06 20 99850000",
+	  NULL },
+	{ "0x97 Unit Clear",
+	  "06 97 d0070000",
+	  "3 09:30:00.000002000 bzx/0 i=1 CLEAR" },
+	{ "0x2D End of Session",
+	  "06 2d d0070000",
+	  "3 09:30:00.000002000 bzx/0 i=1 STATUS closed raw=- f=session-end" },
+};
+
+/* Hex digits (spaces ignored) into bytes; returns the length. */
+static size_t unhex(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+	int hi = -1;
+
+	for (; *hex; hex++) {
+		int v;
+
+		if (*hex == ' ')
+			continue;
+		v = *hex <= '9' ? *hex - '0' : (*hex | 0x20) - 'a' + 10;
+		ck_assert_msg(v >= 0 && v < 16, "bad hex digit '%c'", *hex);
+		if (hi < 0) {
+			hi = v;
+		} else {
+			ck_assert_uint_lt(n, max);
+			out[n++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	ck_assert_int_lt(hi, 0);
+	return n;
+}
+
+START_TEST(test_pitch_golden_bytes_of_every_message_type)
+{
+	uint8_t buf[256];
+	char text[WB_EVENT_TEXT_MAX];
+	size_t n, i = (size_t)_i;
+
+	feed_subscribe(h.engine, "*", 1);
+	n = unhex(golden_setup, buf, sizeof(buf));
+	ck_assert_uint_eq(n, 40);
+	harness_payload(&h, line_a, buf, n);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 1);
+	h.n = 0;
+
+	n = unhex(golden[i].message, buf + 8, sizeof(buf) - 8);
+	ck_assert_msg(n == buf[8], "%s: the message is %zu bytes, its length byte says %u",
+		      golden[i].name, n, buf[8]);
+	put_le(buf, n + 8, 2);
+	buf[2] = 1;
+	buf[3] = 1;
+	put_le(buf + 4, 3, 4);
+	harness_payload(&h, line_a, buf, n + 8);
+	ck_assert_msg(total_errors(line_a) == 0, "%s: decode errors", golden[i].name);
+	ck_assert_uint_eq(counters(line_a)->messages, 3);
+	if (!golden[i].event) {
+		ck_assert_msg(h.n == 0, "%s: %zu unexpected events", golden[i].name, h.n);
+		return;
+	}
+	ck_assert_msg(h.n > 0, "%s: no event", golden[i].name);
+	wb_event_format(last(), text, sizeof(text));
+	ck_assert_msg(strcmp(text, golden[i].event) == 0, "%s:\n got  %s\n want %s",
+		      golden[i].name, text, golden[i].event);
+}
+END_TEST
+
 static Suite *pitch_suite(void)
 {
 	Suite *s = suite_create("pitch");
@@ -1734,6 +1875,8 @@ static Suite *pitch_suite(void)
 	suite_add_tcase(s, caps);
 
 	tcase_add_checked_fixture(msgs, setup, teardown);
+	tcase_add_loop_test(msgs, test_pitch_golden_bytes_of_every_message_type, 0,
+			    (int)(sizeof(golden) / sizeof(golden[0])));
 	tcase_add_test(msgs, test_pitch_time_composes_timestamps_per_unit);
 	tcase_add_test(msgs, test_pitch_add_order_long_normalizes_its_4dp_price);
 	tcase_add_test(msgs, test_pitch_add_order_short_normalizes_its_2dp_price);
