@@ -342,8 +342,13 @@ static inline void sb_mark(struct superbook *sb, uint32_t inst, uint32_t bits)
 
 static inline void sb_seen(struct superbook *sb, uint32_t inst)
 {
-	if (inst > sb->max_instrument)
+	if (wb_unlikely(inst > sb->max_instrument)) {
 		sb->max_instrument = inst;
+		/* Readers iterate (and a retirement marks) records below
+		 * header.symbols: cover records with data but no ticker yet. */
+		if (sb->hdr->symbols < (uint64_t)inst + 1)
+			wb_store_release(&sb->hdr->symbols, (uint64_t)inst + 1);
+	}
 }
 
 /* Index of key in the side, or where it would go (first element > key). */
@@ -514,7 +519,11 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 	case BOOK_UP_LEVEL:
 		if (!sb_valid_instrument(sb, u))
 			return;
-		if (wb_unlikely(u->side != WB_SIDE_BUY && u->side != WB_SIDE_SELL) || u->venue == 0) {
+		if (wb_unlikely(u->venue == 0)) {
+			sb->ctr.bad_venue++;
+			return;
+		}
+		if (wb_unlikely(u->side != WB_SIDE_BUY && u->side != WB_SIDE_SELL)) {
 			sb->ctr.bad_side++;
 			return;
 		}
@@ -626,7 +635,6 @@ int superbook_add_symbol(struct superbook *sb, uint16_t instrument, const char t
 	if (instrument == 0 || instrument >= sb->capacity)
 		return WB_EINVAL;
 	memcpy(&key, ticker, 8);
-	sb_seen(sb, instrument);
 	r = sb_record(sb, instrument);
 	if (sb->dir[instrument] == key)
 		return 0;
@@ -638,8 +646,7 @@ int superbook_add_symbol(struct superbook *sb, uint16_t instrument, const char t
 	wb_store_release(&r->seq, r->seq + 1);
 	/* Directory entry before the count that makes it visible. */
 	wb_store_release(&sb->dir[instrument], key);
-	if (sb->hdr->symbols < (uint64_t)instrument + 1)
-		wb_store_release(&sb->hdr->symbols, (uint64_t)instrument + 1);
+	sb_seen(sb, instrument);
 	return 0;
 }
 

@@ -167,10 +167,20 @@ START_TEST(test_reader_after_builder_exit_gets_estale_and_reopen_finds_nothing)
 
 	set_name("exit");
 	sb = builder_with_symbol();
+	{
+		/* a symbol whose directory entry has not come yet */
+		struct book_update u = { .kind = BOOK_UP_LEVEL, .venue = WB_VENUE_BZX,
+					 .side = WB_SIDE_SELL, .instrument = 9,
+					 .price = WB_PRICE_SCALE, .qty = 5, .order_count = 1 };
+
+		superbook_apply(sb, &u);
+		superbook_publish(sb);
+	}
 	bk = wb_open(name, &err);
 	ck_assert_ptr_nonnull(bk);
 	superbook_destroy(sb);
 	ck_assert_int_eq(wb_depth(bk, 3, WB_CONSOLIDATED, 5, &d), WB_ESTALE);
+	ck_assert_int_eq(wb_depth(bk, 9, WB_CONSOLIDATED, 5, &d), WB_ESTALE); /* data, no ticker */
 	ck_assert_int_eq(wb_find(bk, "ZZZZ"), WB_ESTALE);
 	ck_assert_int_eq(wb_reopen(bk), WB_ENOSHM);
 	/* the handle is inert, not dangling */

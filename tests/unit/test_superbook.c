@@ -393,12 +393,14 @@ START_TEST(test_superbook_counts_and_skips_bad_updates)
 	superbook_apply(sb, &u);
 	u = level(1, 200, WB_SIDE_BUY, BASE, 1, 1);
 	superbook_apply(sb, &u);
+	u = level(1, WB_VENUE_NONE, WB_SIDE_BUY, BASE, 1, 1);
+	superbook_apply(sb, &u);
 	u = level(1, WB_VENUE_NASDAQ, 7, BASE, 1, 1);
 	superbook_apply(sb, &u);
 	u = (struct book_update){ .kind = 99 };
 	superbook_apply(sb, &u);
 	ck_assert_uint_eq(superbook_counters(sb)->bad_instrument, 2);
-	ck_assert_uint_eq(superbook_counters(sb)->bad_venue, 1);
+	ck_assert_uint_eq(superbook_counters(sb)->bad_venue, 2);
 	ck_assert_uint_eq(superbook_counters(sb)->bad_side, 1);
 	ck_assert_uint_eq(superbook_counters(sb)->bad_kind, 1);
 	ck_assert_uint_eq(superbook_publish(sb), 0);
