@@ -271,9 +271,9 @@ static void emit_status(struct feed_packet *pk, uint16_t inst, uint64_t seq, uin
 
 /* ---- messages ------------------------------------------------------------- */
 
+/* What every message handler needs: the bytes, sequence, time and unit. */
 struct pitch_msg {
 	const uint8_t *m;
-	uint32_t len;
 	uint64_t seq;
 	uint64_t ts;
 	uint8_t unit;
@@ -615,7 +615,6 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 		return;
 	}
 	msg.m = m;
-	msg.len = len;
 	msg.seq = seq;
 	msg.unit = unit;
 	msg.ts = exch_time(u, m);
