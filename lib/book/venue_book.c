@@ -96,6 +96,27 @@ struct level_arena {
 	struct arena_chunk *chunks;
 };
 
+/*
+ * venue_books_prefetch() runs stage 1 on the event it was given
+ * PREFETCH_LAG calls earlier: state of the hints, not of the books, so it
+ * lives behind a pointer the const prefetch may write through.
+ */
+#define PREFETCH_LAG 2u
+
+/* What the prefetch stages need of an event. */
+struct prefetch_hint {
+	uint64_t order_id, ref;
+	int64_t price;
+	uint16_t instrument;
+	uint8_t kind;		/* 0: nothing to warm */
+	uint8_t venue, side;
+};
+
+struct prefetch_history {
+	struct prefetch_hint hints[PREFETCH_LAG];
+	unsigned next;
+};
+
 struct venue_books {
 	struct order_index ix;
 	struct book_level *levels;		/* [level_cap], index 0 unused */
@@ -106,6 +127,7 @@ struct venue_books {
 	struct book_side *sides;		/* [WB_VENUE_COUNT][max_instruments][2] */
 	struct level_arena arena;
 	int numa_node;				/* resolved: -1 = plain allocation */
+	struct prefetch_history *prefetch_history;
 	struct venue_books_counters c;
 };
 
@@ -240,6 +262,9 @@ struct venue_books *venue_books_create(const struct venue_books_config *cfg)
 		return NULL;
 	vb->numa_node = venue_mem_node(node);
 	vb->max_instruments = instruments;
+	vb->prefetch_history = calloc(1, sizeof(*vb->prefetch_history));
+	if (!vb->prefetch_history)
+		goto fail;
 	if (order_index_init(&vb->ix, orders, vb->numa_node) < 0)
 		goto fail;
 	vb->level_cap = orders / 2 > 1024 ? orders / 2 : 1024;
@@ -278,6 +303,7 @@ void venue_books_destroy(struct venue_books *vb)
 	venue_mem_free(vb->levels, (size_t)vb->level_cap * sizeof(struct book_level), vb->numa_node);
 	if (vb->ix.buckets)
 		order_index_fini(&vb->ix);
+	free(vb->prefetch_history);
 	free(vb);
 }
 
@@ -1014,63 +1040,75 @@ static inline bool is_order_event(uint8_t kind)
 	return kind >= WB_EV_EXECUTE && kind <= WB_EV_MODIFY;
 }
 
-static inline bool add_ok(const struct venue_books *vb, const struct wb_event *ev)
+static inline void hint_of(struct prefetch_hint *h, const struct wb_event *ev)
 {
-	return ev->venue < WB_VENUE_COUNT && instrument_ok(vb, ev->instrument) && side_ok(ev->side);
+	*h = (struct prefetch_hint){
+		.order_id = ev->u.order.order_id,
+		.ref = ev->u.order.ref,
+		.price = ev->u.order.price,
+		.instrument = ev->instrument,
+		.kind = ev->kind == WB_EV_ADD || is_order_event(ev->kind) ? ev->kind : 0,
+		.venue = ev->venue,
+		.side = ev->side,
+	};
 }
 
-static void prefetch_bucket_stage(const struct venue_books *vb, const struct wb_event *ev)
+static inline bool hint_add_ok(const struct venue_books *vb, const struct prefetch_hint *h)
 {
-	if (ev->kind == WB_EV_ADD) {
-		if (add_ok(vb, ev))
-			__builtin_prefetch(side_of(vb, ev->instrument, ev->venue, ev->side), 0, 3);
-	} else if (ev->kind == WB_EV_REPLACE) {
-		order_index_prefetch(&vb->ix, ev->venue, ev->u.order.ref);
+	return h->venue < WB_VENUE_COUNT && instrument_ok(vb, h->instrument) && side_ok(h->side);
+}
+
+static void prefetch_bucket_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+{
+	if (h->kind == WB_EV_ADD) {
+		if (hint_add_ok(vb, h))
+			__builtin_prefetch(side_of(vb, h->instrument, h->venue, h->side), 0, 3);
+	} else if (h->kind == WB_EV_REPLACE) {
+		order_index_prefetch(&vb->ix, h->venue, h->ref);
 	}
-	order_index_prefetch(&vb->ix, ev->venue, ev->u.order.order_id);
+	order_index_prefetch(&vb->ix, h->venue, h->order_id);
 }
 
-static void prefetch_level_stage(const struct venue_books *vb, const struct wb_event *ev)
+static void prefetch_level_stage(const struct venue_books *vb, const struct prefetch_hint *h)
 {
-	if (ev->kind == WB_EV_ADD) {
+	if (h->kind == WB_EV_ADD) {
 		const struct book_side *s;
 
-		if (!add_ok(vb, ev))
+		if (!hint_add_ok(vb, h))
 			return;
-		s = side_of(vb, ev->instrument, ev->venue, ev->side);
+		s = side_of(vb, h->instrument, h->venue, h->side);
 		/* New orders mostly join the top levels: warm the entries the
 		 * search scans before it bisects (four a cache line). */
 		for (uint32_t k = 1; k <= LEVEL_LINEAR_SCAN && k <= s->count; k += 4)
 			__builtin_prefetch(&s->e[s->count - k], 0, 3);
 	} else {
-		const struct order *o = order_index_find(&vb->ix, ev->venue, ev->u.order.order_id);
+		const struct order *o = order_index_find(&vb->ix, h->venue, h->order_id);
 
 		if (o)
 			__builtin_prefetch(&vb->levels[order_level(o)], 1, 3);
 	}
 }
 
-static void prefetch_fifo_stage(const struct venue_books *vb, const struct wb_event *ev)
+static void prefetch_fifo_stage(const struct venue_books *vb, const struct prefetch_hint *h)
 {
 	const struct book_level *L;
 
-	if (ev->kind == WB_EV_ADD) {
+	if (h->kind == WB_EV_ADD) {
 		const struct book_side *s;
 		int64_t key;
 		uint32_t pos;
 
-		if (!add_ok(vb, ev))
+		if (!hint_add_ok(vb, h))
 			return;
-		s = side_of(vb, ev->instrument, ev->venue, ev->side);
-		key = sort_key(ev->side, ev->u.order.price);
+		s = side_of(vb, h->instrument, h->venue, h->side);
+		key = sort_key(h->side, h->price);
 		pos = side_upper_bound(s, key);
 		if (!pos || s->e[pos - 1].key != key)
 			return;		/* a new level: apply takes it off the free list */
 		if (s->e[pos - 1].level)
 			__builtin_prefetch(&vb->levels[s->e[pos - 1].level], 1, 3);
-		return;
 	} else {
-		const struct order *o = order_index_find(&vb->ix, ev->venue, ev->u.order.order_id);
+		const struct order *o = order_index_find(&vb->ix, h->venue, h->order_id);
 
 		if (!o)
 			return;
@@ -1085,28 +1123,45 @@ static void prefetch_fifo_stage(const struct venue_books *vb, const struct wb_ev
 	}
 }
 
-void venue_books_prefetch_stage(const struct venue_books *vb, const struct wb_event *ev, unsigned stage)
+static void prefetch_hint_stage(const struct venue_books *vb, const struct prefetch_hint *h, unsigned stage)
 {
-	if (ev->kind != WB_EV_ADD && !is_order_event(ev->kind))
+	if (!h->kind)
 		return;
 	switch (stage) {
 	case 0:
-		prefetch_bucket_stage(vb, ev);
+		prefetch_bucket_stage(vb, h);
 		break;
 	case 1:
-		prefetch_level_stage(vb, ev);
+		prefetch_level_stage(vb, h);
 		break;
 	case 2:
-		prefetch_fifo_stage(vb, ev);
+		prefetch_fifo_stage(vb, h);
 		break;
 	default:
 		break;
 	}
 }
 
+void venue_books_prefetch_stage(const struct venue_books *vb, const struct wb_event *ev, unsigned stage)
+{
+	struct prefetch_hint h;
+
+	hint_of(&h, ev);
+	prefetch_hint_stage(vb, &h, stage);
+}
+
 void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev)
 {
-	venue_books_prefetch_stage(vb, ev, 0);
+	struct prefetch_history *ph = vb->prefetch_history;
+	struct prefetch_hint *h = &ph->hints[ph->next];
+
+	/* Second hop of the event hinted PREFETCH_LAG calls ago, whose bucket
+	 * has had time to arrive; the hint is a copy, as that event's ring
+	 * slot may be gone by now. Then the first hop of this one. */
+	prefetch_hint_stage(vb, h, 1);
+	hint_of(h, ev);
+	ph->next = (ph->next + 1) % PREFETCH_LAG;
+	prefetch_hint_stage(vb, h, 0);
 }
 
 /* ------------------------------------------------------------------ reads */

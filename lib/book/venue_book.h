@@ -52,40 +52,43 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
 /*
  * Optional, and never changing the books: warm the cache lines
  * venue_books_apply(ev) will need, so the DRAM misses of consecutive
- * events overlap instead of queueing one after the other (an event's data
- * is a chain of 2-4 dependent misses: index bucket -> price level -> level
- * FIFO or book side).
- *
- * Stage s reads what stage s-1 warmed and warms the next hop:
+ * events overlap instead of queueing one after the other. An event's data
+ * is a chain of 2-4 dependent misses (index bucket -> price level -> level
+ * FIFO or book side); a hint can only start the hop whose address is
+ * known, so the hops are stages, each reading what the previous one
+ * warmed:
  *   0: the order's index bucket (the order itself); for an ADD its book
  *      side and the bucket the new id goes to; for a REPLACE also the new
  *      id's bucket;
  *   1: the order's price level; for an ADD the top of its book side;
  *   2: the level's spilled FIFO; for an ADD the level it joins.
- * Run them as a pipeline over a ring batch, stage s on the event
- * (VENUE_BOOKS_PREFETCH_STAGES - s) * D ahead of the one being applied:
+ *
+ * The simple way: call venue_books_prefetch() once per event, in order,
+ * on the event D (4-8) ahead of the one being applied, from the thread
+ * that applies. It runs stage 0 on that event and stage 1 on the one it
+ * was given two calls earlier (from a copy of its fields: that event's
+ * ring slot may be gone by then). It keeps that small history, not book
+ * state, hence the const.
+ *
+ * Or run the stages yourself, stage s on the event (N - s) * D ahead:
  *
  *     for (i = 0; i < n; i++) {
- *         for (s = 0; s < VENUE_BOOKS_PREFETCH_STAGES; s++)
- *             if (i + (VENUE_BOOKS_PREFETCH_STAGES - s) * D < n)
- *                 venue_books_prefetch_stage(vb, &ev[i + (VENUE_BOOKS_PREFETCH_STAGES - s) * D], s);
+ *         for (s = 0; s < N; s++)
+ *             if (i + (N - s) * D < n)
+ *                 venue_books_prefetch_stage(vb, &ev[i + (N - s) * D], s);
  *         venue_books_apply(vb, &ev[i], out);
  *     }
  *
- * (or with the first two stages only, 2D and D ahead). Measured with
- * bench_venue_book (1M live orders hit uniformly): stages 0+1 at D = 4
- * took the steady mix from ~330 to ~210 ns/event of CPU time; stage 0
- * alone (venue_books_prefetch a few events ahead) gained nothing, as the
- * event's later misses still queue behind its first; adding stage 2
- * gained nothing more on that machine. A stage run on its own is still
- * correct, only less useful; stages past the first read memory an earlier
- * stage should have warmed, so without it they stall where apply would
- * have.
+ * Measured with bench_venue_book (1M live orders hit uniformly, CPU time
+ * on a shared 2-vCPU VM): steady mix ~310-330 ns/event without hints,
+ * ~210-230 with venue_books_prefetch() 4-8 ahead or stages 0-1 by hand;
+ * stage 0 alone gained nothing (the event's later misses still queue
+ * behind its first) and stage 2 gained nothing more. Stages past the
+ * first read memory an earlier stage should have warmed: run alone they
+ * are correct but stall where apply would have.
  */
 #define VENUE_BOOKS_PREFETCH_STAGES 3u
 void venue_books_prefetch_stage(const struct venue_books *vb, const struct wb_event *ev, unsigned stage);
-
-/* Stage 0 alone: venue_books_prefetch_stage(vb, ev, 0). */
 void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev);
 
 struct venue_level {

@@ -323,15 +323,15 @@ static uint64_t huge_page_bytes(void)
 
 enum prefetch_mode {
 	PREFETCH_NONE,		/* apply only */
-	PREFETCH_BUCKET,	/* venue_books_prefetch D ahead */
+	PREFETCH_BUCKET,	/* venue_books_prefetch D ahead (what builder thread 1 does) */
 	PREFETCH_PIPELINE,	/* the first N venue_books_prefetch_stage()s, stage s (N - s) * D ahead */
 	PREFETCH_MODES
 };
 
 static const char *const prefetch_names[PREFETCH_MODES] = {
 	"apply",
-	"apply + prefetch",
-	"apply + prefetch pipeline",
+	"apply + venue_books_prefetch",
+	"apply + prefetch stages",
 };
 
 struct span {
@@ -477,9 +477,10 @@ static void usage(FILE *f)
 		"  --ids dense|sparse|both   id style (default both)\n"
 		"  --locality uniform|recent  which live orders updates hit: uniformly any\n"
 		"                   (default), or 80%% among the ~50,000 most recent\n"
-		"  --prefetch none|bucket|pipeline|all   prefetch mode (default all)\n"
-		"  --distance N     prefetch distance in events (default 4)\n"
-		"  --stages N       prefetch stages the pipeline runs, 1-3 (default 2)\n"
+		"  --prefetch none|prefetch|stages|all   hints: none, venue_books_prefetch()\n"
+		"                   D ahead, or the first --stages stages by hand (default all)\n"
+		"  --distance N     prefetch distance D in events (default 4)\n"
+		"  --stages N       stages run by hand, 1-3 (default 2)\n"
 		"  --runs N         runs per configuration, best reported (default 1)\n"
 		"  --seed N         generator seed (default 1)\n");
 }
@@ -509,7 +510,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const id_names[] = { "dense", "sparse", "both" };
-	static const char *const mode_names[] = { "none", "bucket", "pipeline", "all" };
+	static const char *const mode_names[] = { "none", "prefetch", "stages", "all" };
 	struct bench_opts opt = { .instruments = 8000, .live = 1000000, .events = 6000000, .seed = 1,
 				  .runs = 1, .distance = 4, .stages = 2, .ids = 2, .mode = -1 };
 	struct wb_event *evs;

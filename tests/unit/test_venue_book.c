@@ -1239,6 +1239,8 @@ static void run_model(bool sparse)
 			if (k & 1)
 				for (unsigned st = 0; st <= VENUE_BOOKS_PREFETCH_STAGES; st++)
 					venue_books_prefetch_stage(vb, &ev, st);
+			else
+				venue_books_prefetch(vb, &ev);
 			model_apply(&m, &ev, &x);
 			memset(up, 0x5a, sizeof(up));
 			n = venue_books_apply(vb, &ev, up);
