@@ -13,7 +13,12 @@
  *
  * Prints messages/s, ns/message, instructions/message (both threads,
  * perf_event_open; n/a without a PMU), and the peak RSS with and without
- * the in-memory input. Not a test: nothing fails on a slow result.
+ * the in-memory input. Then, to tell which thread bounds the pipeline,
+ * each stage alone on one thread (CPU time, so time lost to other
+ * processes on a shared machine does not count): the venue books over the
+ * day's events, and the Super-Book over the updates they produced, with a
+ * publish every 256 events as thread 2 does on a backlog.
+ * Not a test: nothing fails on a slow result.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -112,6 +117,70 @@ static int pump_done(void *ctx)
 {
 	(void)ctx;
 	return BUILDER_PUMP_EOF; /* the ring holds the whole day already */
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Each builder stage alone, on this thread, timed in CPU time. */
+static void stage_costs(const struct wb_event *ev, uint64_t n)
+{
+	struct venue_books_config vc = { .expected_orders = 1u << 21, .numa_node = -1 };
+	struct superbook_config sc = { .numa_node = -1 };
+	struct venue_books *vb = venue_books_create(&vc);
+	struct book_update *ups = aligned_alloc(64, sizeof(*ups) * (n + n / 2 + 1024));
+	struct book_update end = { .kind = BOOK_UP_BATCH_END };
+	struct superbook *sb;
+	uint64_t nu = 0, i, t0, t1, publishes;
+	char name[64];
+	int err;
+
+	if (!vb || !ups) {
+		printf("stage costs: out of memory\n");
+		goto out;
+	}
+	t0 = cpu_ns();
+	for (i = 0; i < n; i++) {
+		if (i + 8 < n)
+			venue_books_prefetch_stage(vb, &ev[i + 8], 0);
+		if (i + 4 < n)
+			venue_books_prefetch_stage(vb, &ev[i + 4], 1);
+		nu += venue_books_apply(vb, &ev[i], &ups[nu]);
+		if ((i & 255) == 255)
+			ups[nu++] = end;
+	}
+	t1 = cpu_ns();
+	printf("stage costs, one thread each (CPU time):\n");
+	printf("  thread 1 alone (venue books)   %.1f ns/message\n", (double)(t1 - t0) / (double)n);
+	snprintf(name, sizeof(name), "wb-bench-stage-%d", (int)getpid());
+	sc.shm_name = name;
+	sb = superbook_create(&sc, &err);
+	if (!sb) {
+		printf("  superbook_create: %d\n", err);
+		goto out;
+	}
+	t0 = cpu_ns();
+	for (i = 0; i < nu; i++) {
+		if (i + 8 < nu)
+			superbook_prefetch(sb, &ups[i + 8], 0);
+		if (i + 4 < nu)
+			superbook_prefetch(sb, &ups[i + 4], 1);
+		superbook_apply(sb, &ups[i]);
+	}
+	t1 = cpu_ns();
+	publishes = superbook_counters(sb)->publishes;
+	printf("  thread 2 alone (Super-Book)    %.1f ns/message (%.2f updates and %.2f symbol "
+	       "publishes per message)\n", (double)(t1 - t0) / (double)n,
+	       (double)(nu - n / 256) / (double)n, (double)publishes / (double)n);
+	superbook_destroy(sb);
+out:
+	free(ups);
+	venue_books_destroy(vb);
 }
 
 static int perf_open_instructions(void)
@@ -238,6 +307,7 @@ int main(void)
 	       (double)ru.ru_maxrss / 1024, (double)input_rss / (1 << 20),
 	       ((double)ru.ru_maxrss * 1024 - (double)input_rss) / (1 << 20));
 	builder_destroy(b);
+	stage_costs((const struct wb_event *)((char *)ring + WB_RING_SLOTS_OFFSET), events);
 	free(ring);
 	feed_engine_destroy(&engine);
 	return 0;
