@@ -4,16 +4,19 @@
  * Generates in memory a day-like stream for ~8,000 instruments: an opening
  * build-up to ~1M live orders, then a steady mix close to a Nasdaq TotalView
  * day (adds 40%, deletes 38%, replaces 8%, executes 3%, partial cancels 3%,
- * executes at another price and attributed adds for the rest). Every
- * delete, execute, cancel and replace picks its order uniformly from the
- * whole live set, so the books are hit the way a full market hits them,
- * not only in the recently touched, cache-warm corner.
+ * executes at another price and attributed adds for the rest). By default
+ * every delete, execute, cancel and replace picks its order uniformly from
+ * the whole live set, so the books are hit the way a full market hits
+ * them, not only in the recently touched, cache-warm corner (--locality
+ * recent skews updates towards recent orders instead).
  *
- * Runs the stream twice per id style: dense ITCH-like refs (increasing)
- * and sparse random 64-bit ids (PITCH/XDP-like); each both with plain
- * venue_books_apply() and with venue_books_prefetch() issued a few events
- * ahead, as builder thread 1 can do over a ring batch. Only the apply (and
- * prefetch) loop is timed.
+ * The stream is applied once per id style, dense ITCH-like refs
+ * (increasing) and sparse random 64-bit ids (PITCH/XDP-like), and per hint
+ * mode: plain venue_books_apply(); with venue_books_prefetch() D events
+ * ahead, as builder thread 1 does over a ring batch; and with the prefetch
+ * stages run by hand. Only the apply (and hint) loop is timed, in thread
+ * CPU time (the machine is shared; wall clock is printed beside it), the
+ * best of --runs runs.
  *
  * Prints ns/event, instructions/event (perf_event_open; n/a when the PMU
  * is not available), peak live orders, the books' resident memory and the
