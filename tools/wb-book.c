@@ -15,6 +15,8 @@
 
 #include "wirebook/book.h"
 
+#define STALE_NS 5000000000ull	/* a venue's feed this far behind the newest is flagged */
+
 static volatile sig_atomic_t g_stop;
 
 static void on_signal(int sig)
@@ -91,16 +93,32 @@ static int show_symbol(const struct wb_book *bk, int sym, unsigned depth)
 	       venues_text(nb.bid_venues, vm, sizeof(vm)),
 	       nb.ask_qty ? px(nb.ask_price, b, sizeof(b)) : "-", nb.ask_qty,
 	       venues_text(nb.ask_venues, vm2, sizeof(vm2)));
+	/* A venue is stale when its feed is silent while another's moves:
+	 * compared with the newest data of any venue, so replays work too. */
+	uint64_t newest = 0, last[WB_BOOK_VENUES] = { 0 };
+
+	for (v = 1; v < WB_BOOK_VENUES; v++) {
+		struct wb_venue_status vs;
+
+		if (wb_venue_status(bk, v, &vs) == 0) {
+			last[v] = vs.last_recv_ns;
+			newest = vs.last_recv_ns > newest ? vs.last_recv_ns : newest;
+		}
+	}
 	for (v = 1; v < WB_BOOK_VENUES; v++) {
 		struct wb_venue_bbo vb;
+		char stale[48] = "";
 
 		if (wb_venue_bbo(bk, sym, v, &vb) || !(vb.flags & WB_VENF_PRESENT))
 			continue;
-		printf("  %-7s bid %12s x %-8" PRIu64 " (%u)  ask %12s x %-8" PRIu64 " (%u)%s%s\n",
+		if (last[v] && newest - last[v] > STALE_NS)
+			snprintf(stale, sizeof(stale), "  STALE (feed %.1fs behind)",
+				 (double)(newest - last[v]) / 1e9);
+		printf("  %-7s bid %12s x %-8" PRIu64 " (%u)  ask %12s x %-8" PRIu64 " (%u)%s%s%s\n",
 		       wb_venue_name(v), vb.bid_qty ? px(vb.bid_price, a, sizeof(a)) : "-", vb.bid_qty,
 		       vb.bid_orders, vb.ask_qty ? px(vb.ask_price, b, sizeof(b)) : "-", vb.ask_qty,
 		       vb.ask_orders, vb.flags & WB_VENF_GAP ? "  gap" : "",
-		       vb.flags & WB_VENF_CROSSED ? "  crossed" : "");
+		       vb.flags & WB_VENF_CROSSED ? "  crossed" : "", stale);
 	}
 	printf("  %3s %9s %12s | %-12s %-9s  %-30s %s\n", "lvl", "bid qty", "bid", "ask", "ask qty",
 	       "bid venues", "ask venues");

@@ -175,7 +175,10 @@ struct wb_shm_header {
 	uint64_t symbols;	/* directory entries in use (highest id + 1) */
 	uint64_t heartbeat_ns;	/* last time the builder published or idled */
 	uint64_t venue_gaps[WB_BOOK_VENUES]; /* gaps seen per venue */
-	uint8_t pad[4096 - 128 - 24 - 8 * WB_BOOK_VENUES];
+	/* receive time of the newest data from each venue (any symbol), set
+	 * at publish: a venue silent while others move is stale */
+	uint64_t venue_recv_ns[WB_BOOK_VENUES];
+	uint8_t pad[4096 - 128 - 24 - 16 * WB_BOOK_VENUES];
 } __attribute__((aligned(64)));
 
 WB_STATIC_ASSERT(sizeof(struct wb_level) == 24, "wb_level layout");
@@ -234,6 +237,11 @@ struct wb_status {
 	uint16_t flags;		/* WB_SYMF_* */
 };
 
+struct wb_venue_status {
+	uint64_t gaps;		/* sequence gaps seen on the venue's feed */
+	uint64_t last_recv_ns;	/* receive time (CLOCK_REALTIME) of its newest data; 0: none */
+};
+
 struct wb_depth {
 	uint8_t venue;		/* WB_CONSOLIDATED or the venue asked for */
 	uint8_t bid_count;	/* levels filled, <= the n asked for */
@@ -272,6 +280,8 @@ int wb_nbbo(const struct wb_book *book, int sym, struct wb_nbbo *out);
 int wb_depth(const struct wb_book *book, int sym, int venue, unsigned n, struct wb_depth *out);
 int wb_venue_bbo(const struct wb_book *book, int sym, int venue, struct wb_venue_bbo *out);
 int wb_last_trade(const struct wb_book *book, int sym, struct wb_trade *out);
+/* A venue's feed as a whole: gaps and the age of its newest data (staleness). */
+int wb_venue_status(const struct wb_book *book, int venue, struct wb_venue_status *out);
 int wb_status(const struct wb_book *book, int sym, struct wb_status *out);
 /* The symbol's update counter (WB_ANY_SYMBOL: the whole book's) into *out;
  * poll it: a change means something was published. */

@@ -94,6 +94,8 @@ struct superbook {
 	uint32_t capacity;
 	uint32_t max_instrument;	/* highest instrument id seen */
 	uint8_t venue_gap[WB_BOOK_VENUES]; /* venue-wide gap since its last venue-wide clear */
+	uint64_t venue_recv[WB_BOOK_VENUES]; /* newest recv_ts per venue, published with the batch */
+	uint32_t venue_recv_dirty;	/* venues whose venue_recv moved since the last publish */
 	struct sb_symbol *sym;
 	uint16_t *dirty_list;
 	uint32_t dirty_count;
@@ -515,6 +517,11 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 		sb->ctr.bad_venue++;
 		return;
 	}
+	if (u->venue < WB_BOOK_VENUES && u->kind != BOOK_UP_BATCH_END && u->kind != BOOK_UP_PACKET &&
+	    u->recv_ts > sb->venue_recv[u->venue]) {
+		sb->venue_recv[u->venue] = u->recv_ts;
+		sb->venue_recv_dirty |= 1u << u->venue;
+	}
 	switch (u->kind) {
 	case BOOK_UP_LEVEL:
 		if (!sb_valid_instrument(sb, u))
@@ -868,8 +875,12 @@ static inline void sb_prefetch_record(struct superbook *sb, uint32_t inst)
 
 unsigned superbook_publish(struct superbook *sb)
 {
-	uint32_t i, n = sb->dirty_count;
+	uint32_t i, n = sb->dirty_count, m;
 
+	for (m = sb->venue_recv_dirty; m; m &= m - 1)
+		wb_store_relaxed(&sb->hdr->venue_recv_ns[__builtin_ctz(m)],
+				 sb->venue_recv[__builtin_ctz(m)]);
+	sb->venue_recv_dirty = 0;
 	if (!n)
 		return 0;
 	for (i = 0; i < n && i < 2; i++)

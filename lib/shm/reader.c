@@ -366,6 +366,18 @@ int wb_last_trade(const struct wb_book *book, int sym, struct wb_trade *out)
 	return WB_OK;
 }
 
+int wb_venue_status(const struct wb_book *book, int venue, struct wb_venue_status *out)
+{
+	if (!book || !book->hdr || !out || venue <= 0 || venue >= WB_BOOK_VENUES)
+		return WB_EINVAL;
+	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
+		return WB_ESTALE;
+	/* Two independent counters: no snapshot consistency needed. */
+	out->gaps = wb_load_relaxed(&book->hdr->venue_gaps[venue]);
+	out->last_recv_ns = wb_load_relaxed(&book->hdr->venue_recv_ns[venue]);
+	return WB_OK;
+}
+
 int wb_status(const struct wb_book *book, int sym, struct wb_status *out)
 {
 	const struct wb_shm_symbol *r;

@@ -246,7 +246,7 @@ START_TEST(test_superbook_locked_market_names_both_venues)
 }
 END_TEST
 
-START_TEST(test_superbook_gap_flags_venue_until_clear)
+START_TEST(test_superbook_gap_flags_venue_until_clear_and_venue_status_counts_it)
 {
 	struct superbook *sb;
 	struct wb_book *bk;
@@ -260,8 +260,10 @@ START_TEST(test_superbook_gap_flags_venue_until_clear)
 	bk = wb_open(shm_name, &err);
 	ck_assert_ptr_nonnull(bk);
 	u = level(3, WB_VENUE_NASDAQ, WB_SIDE_BUY, BASE, 100, 1);
+	u.recv_ts = 5000;
 	superbook_apply(sb, &u);
 	u = level(4, WB_VENUE_BZX, WB_SIDE_BUY, BASE, 100, 1);
+	u.recv_ts = 4000;
 	superbook_apply(sb, &u);
 	u = (struct book_update){ .kind = BOOK_UP_GAP, .venue = WB_VENUE_NASDAQ, .instrument = 0 };
 	superbook_apply(sb, &u);
@@ -275,6 +277,19 @@ START_TEST(test_superbook_gap_flags_venue_until_clear)
 	ck_assert(top.flags & WB_SYMF_GAP); /* symbol 4 could have lost NASDAQ adds too */
 	ck_assert_int_eq(wb_venue_bbo(bk, 4, WB_VENUE_BZX, &vb), 0);
 	ck_assert(!(vb.flags & WB_VENF_GAP));
+	{
+		struct wb_venue_status vs;
+
+		ck_assert_int_eq(wb_venue_status(bk, WB_VENUE_NASDAQ, &vs), 0);
+		ck_assert_uint_eq(vs.gaps, 1);
+		ck_assert_uint_eq(vs.last_recv_ns, 5000); /* the newest NASDAQ data */
+		ck_assert_int_eq(wb_venue_status(bk, WB_VENUE_BZX, &vs), 0);
+		ck_assert_uint_eq(vs.gaps, 0);
+		ck_assert_uint_eq(vs.last_recv_ns, 4000);
+		ck_assert_int_eq(wb_venue_status(bk, WB_VENUE_EDGX, &vs), 0);
+		ck_assert_uint_eq(vs.last_recv_ns, 0); /* never heard from */
+		ck_assert_int_eq(wb_venue_status(bk, WB_CONSOLIDATED, &vs), WB_EINVAL);
+	}
 	/* a symbol NASDAQ first shows after the gap may have lost messages too */
 	u = level(6, WB_VENUE_NASDAQ, WB_SIDE_SELL, BASE, 100, 1);
 	superbook_apply(sb, &u);
@@ -419,7 +434,7 @@ int main(void)
 	tcase_add_test(tc, test_superbook_matches_brute_force_consolidation);
 	tcase_add_test(tc, test_superbook_deep_levels_surface_when_top_levels_go);
 	tcase_add_test(tc, test_superbook_locked_market_names_both_venues);
-	tcase_add_test(tc, test_superbook_gap_flags_venue_until_clear);
+	tcase_add_test(tc, test_superbook_gap_flags_venue_until_clear_and_venue_status_counts_it);
 	tcase_add_test(tc, test_superbook_trade_and_status_are_published);
 	tcase_add_test(tc, test_superbook_halt_on_one_venue_is_not_lifted_by_another);
 	tcase_add_test(tc, test_superbook_counts_and_skips_bad_updates);
