@@ -32,8 +32,8 @@
 #define SUBSET_SYMBOLS 100
 #define GROUP_IP 0xe0003e02u	/* 224.0.62.2, feeds.conf's bzx A line */
 #define GROUP_PORT 30001
-/* The day profile peaks above 1M live orders, all on one venue here. */
-#define FILTER_CAPACITY (1u << 21)
+/* The day profile peaks at 1.15M live orders, all on one venue here. */
+#define FILTER_CAPACITY 1250000u	/* 2Mi slots (32 MiB) */
 
 struct stream {
 	uint8_t *bytes;		/* every payload, back to back */
