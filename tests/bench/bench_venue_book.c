@@ -459,9 +459,9 @@ static void run_config(const struct bench_opts *opt, const struct wb_event *evs,
 			    .have_instructions = build.have_instructions && steady.have_instructions };
 	print_span("whole stream", &sp);
 	printf("    peak live orders %" PRIu64 ", levels at the end %" PRIu64 ", books resident %.0f MiB"
-	       " (%.0f MiB on huge pages; index/level doublings %" PRIu64 "/%" PRIu64 ")\n",
-	       c.peak_live_orders, c.levels, (double)books_bytes / (1 << 20), (double)huge_bytes / (1 << 20),
-	       c.index_grows, c.level_grows);
+	       " (index/level doublings %" PRIu64 "/%" PRIu64 "; process on huge pages %.0f MiB)\n",
+	       c.peak_live_orders, c.levels, (double)books_bytes / (1 << 20), c.index_grows, c.level_grows,
+	       (double)huge_bytes / (1 << 20));
 	if (c.unknown_order || c.duplicate_order || c.overfill || c.alloc_failures)
 		printf("    unexpected: unknown %" PRIu64 " duplicate %" PRIu64 " overfill %" PRIu64
 		       " alloc failures %" PRIu64 "\n",
