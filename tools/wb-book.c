@@ -35,7 +35,8 @@ static void usage(FILE *f)
 "  --interval MS     refresh period (default 250)\n"
 "  --depth N         consolidated levels to show (1-%d, default %d)\n"
 "  --top N           without SYMBOLs: how many of the most active to show (default 5)\n"
-"  --wait-done SECS  first wait (up to SECS) until wirebookd says its file source ended\n"
+"  --wait-done SECS  first wait (up to SECS) for the book to appear and for wirebookd\n"
+"                    to say its file source ended\n"
 "  --help\n"
 "Exit status: 0, 1 when the book cannot be opened, 3 when a symbol is unknown.\n",
 		WB_SHM_DEFAULT_NAME, WB_BOOK_DEPTH, WB_BOOK_DEPTH);
@@ -199,7 +200,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	bk = wb_open(name, &err);
+	/* With --wait-done, also wait for wirebookd to publish the book. */
+	for (i = 0; !(bk = wb_open(name, &err)) && err == WB_ENOSHM && i < wait_done * 100; i++)
+		usleep(10000);
 	if (!bk) {
 		fprintf(stderr, "wb-book: %s: %s\n", name ? name : WB_SHM_DEFAULT_NAME, wb_strerror(err));
 		return 1;

@@ -52,7 +52,7 @@ WB_STATIC_ASSERT(WB_VENUE_COUNT <= WB_BOOK_VENUES,
  * (negative) on failure. wb_strerror() names them. */
 enum wb_error {
 	WB_OK = 0,
-	WB_ENOSHM = -1,		/* no book of that name: is wirebookd running? */
+	WB_ENOSHM = -1,		/* no book of that name (yet): is wirebookd running? */
 	WB_EACCES = -2,		/* permission denied opening the book */
 	WB_EBADMAGIC = -3,	/* the object is not a wirebook book (or truncated) */
 	WB_EABI = -4,		/* built against another WB_BOOK_ABI_VERSION */
@@ -66,7 +66,7 @@ enum wb_error {
 
 /* header.state */
 enum wb_shm_state {
-	WB_SHM_CREATING = 0,	/* being laid out; readers wait or fail with WB_EBADMAGIC */
+	WB_SHM_CREATING = 0,	/* being laid out; wb_open says WB_ENOSHM until it is ready */
 	WB_SHM_LIVE = 1,	/* the builder is running and its source still produces */
 	WB_SHM_SOURCE_DONE = 2,	/* the source ended (file replay done); books final */
 	WB_SHM_RETIRED = 3,	/* the builder exited or was replaced: WB_ESTALE */

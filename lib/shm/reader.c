@@ -54,6 +54,11 @@ static int wb_attach(struct wb_book *b)
 		close(fd);
 		return WB_ESYS;
 	}
+	if (st.st_size == 0) {
+		/* wirebookd has created the object but not sized it yet. */
+		close(fd);
+		return WB_ENOSHM;
+	}
 	if ((uint64_t)st.st_size < sizeof(struct wb_shm_header)) {
 		close(fd);
 		return WB_EBADMAGIC;
@@ -65,7 +70,9 @@ static int wb_attach(struct wb_book *b)
 	h = mem;
 	/* Magic is stored last by the builder (release): once it is there,
 	 * the geometry below it is final. */
-	if (wb_load_acquire(&h->magic) != WB_SHM_MAGIC)
+	if (wb_load_acquire(&h->magic) == 0)
+		err = WB_ENOSHM; /* being laid out: the magic is stored last */
+	else if (wb_load_acquire(&h->magic) != WB_SHM_MAGIC)
 		err = WB_EBADMAGIC;
 	else if (h->abi_version != WB_BOOK_ABI_VERSION ||
 		 h->header_size != sizeof(struct wb_shm_header) ||

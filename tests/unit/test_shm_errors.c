@@ -67,6 +67,21 @@ START_TEST(test_open_without_a_book_is_enoshm)
 }
 END_TEST
 
+START_TEST(test_open_of_a_book_still_being_created_is_enoshm)
+{
+	int err = 0;
+
+	set_name("creating");
+	make_raw_object(0, NULL, 0); /* created, not sized yet */
+	ck_assert_ptr_null(wb_open(name, &err));
+	ck_assert_int_eq(err, WB_ENOSHM);
+	make_raw_object(sizeof(struct wb_shm_header) + 4096, NULL, 0); /* sized, magic not stored yet */
+	ck_assert_ptr_null(wb_open(name, &err));
+	ck_assert_int_eq(err, WB_ENOSHM);
+	shm_unlink(name);
+}
+END_TEST
+
 START_TEST(test_open_of_a_foreign_object_is_ebadmagic)
 {
 	char junk[8192];
@@ -340,6 +355,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, test_open_without_a_book_is_enoshm);
+	tcase_add_test(tc, test_open_of_a_book_still_being_created_is_enoshm);
 	tcase_add_test(tc, test_open_of_a_foreign_object_is_ebadmagic);
 	tcase_add_test(tc, test_open_of_a_truncated_object_is_ebadmagic);
 	tcase_add_test(tc, test_open_of_another_abi_version_is_eabi);
