@@ -44,7 +44,12 @@ void venue_books_destroy(struct venue_books *vb);
  * Order events (EXECUTE, REDUCE, DELETE, REPLACE, MODIFY) take the side and
  * instrument of their updates from the order as it was added: feeds whose
  * executes and cancels carry only an order id need not fill them in.
- * GAP updates carry gap.count in qty and gap.first in u.seq.
+ * Order of updates: an execute's LEVEL comes before its TRADE (whose qty
+ * is the event's, even when it overfilled the order); a REPLACE or MODIFY
+ * to a new price gives the old level, then the new one. A REPLACE whose
+ * new id is already live removes the old order and adds nothing
+ * (duplicate_order); a MODIFY to 0 shares removes the order. GAP updates
+ * carry gap.count in qty and gap.first in u.seq.
  */
 unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
 			   struct book_update *out);
@@ -126,7 +131,8 @@ struct venue_books_counters {
 		duplicate_order,	/* ADD (or REPLACE's new id) of a live id: skipped */
 		bad_instrument,		/* ADD/CLEAR/STATUS... instrument 0 or >= max_instruments */
 		overfill,		/* execute/reduce > remaining: clamped, order removed */
-		live_orders, peak_live_orders, levels;
+		live_orders, peak_live_orders,
+		levels;			/* price levels with orders, every book */
 	/* Added after the first contract; new fields only ever go at the end. */
 	uint64_t bad_venue;		/* venue 0 or >= WB_VENUE_COUNT: skipped */
 	uint64_t bad_field;		/* side not buy/sell, ADD/REPLACE of 0 shares: skipped */
