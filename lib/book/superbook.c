@@ -24,6 +24,7 @@
 #include <numaif.h>
 
 #include "book/superbook.h"
+#include "book/venue_mem.h"
 #include "wirebook/barrier.h"
 
 #define SB_DEFAULT_CAPACITY 16384u
@@ -60,6 +61,7 @@ struct sb_side {
 	uint32_t cap;
 };
 
+/* One cache line per venue: an update touches its venue's line only. */
 struct sb_venue {
 	struct sb_side side[2];	/* 0 bid, 1 ask */
 	uint64_t exch_ts;
@@ -67,24 +69,28 @@ struct sb_venue {
 	uint8_t flags;		/* WB_VENF_PRESENT, WB_VENF_GAP */
 	uint8_t state;
 	uint8_t stale_from[2];	/* per side, see sb_stale_from */
-};
+} __attribute__((aligned(64)));
 
 struct sb_symbol {
-	struct sb_venue venue[WB_BOOK_VENUES];
+	/* line 0: what every update touches besides its venue's line */
 	uint32_t dirty;
 	uint32_t in_dirty_list;
 	uint64_t exch_ts;
 	uint64_t recv_ts;
-	struct wb_trade trade;
-	uint8_t state;
-	char raw_state;
-	char reason[4];
-	uint8_t state_venue;
 	uint16_t venues_present;
 	uint16_t venues_known;	/* venues with levels, a gap or a status: published per venue */
 	uint16_t cols[2];	/* venues whose breakdown column may be nonzero in shm */
 	uint8_t cons_stale_from[2];
-};
+	uint8_t state;
+	char raw_state;
+	char reason[4];
+	uint8_t state_venue;
+	struct wb_trade trade;
+	struct sb_venue venue[WB_BOOK_VENUES];
+} __attribute__((aligned(64)));
+
+WB_STATIC_ASSERT(sizeof(struct sb_venue) == 64, "a venue's book state is one line");
+WB_STATIC_ASSERT(offsetof(struct sb_symbol, trade) < 64, "hot symbol fields in line 0");
 
 struct superbook {
 	struct wb_shm_header *hdr;
@@ -202,7 +208,7 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	sb->name[0] = '/';
 	strcpy(sb->name + 1, name + (name[0] == '/'));
 	sb->capacity = cap;
-	sb->numa_node = cfg ? cfg->numa_node : -1;
+	sb->numa_node = venue_mem_node(cfg ? cfg->numa_node : -1);
 
 	rc = sb_retire_previous(sb->name, cfg && cfg->force);
 	if (rc)
@@ -257,7 +263,9 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	h->state = WB_SHM_LIVE;
 	wb_store_release(&h->magic, WB_SHM_MAGIC);
 
-	sb->sym = calloc(cap, sizeof(*sb->sym));
+	/* 64-byte aligned (the compiler may store whole lines) and on the
+	 * builder's node. */
+	sb->sym = venue_mem_alloc((size_t)cap * sizeof(*sb->sym), sb->numa_node);
 	sb->dirty_list = calloc(cap, sizeof(*sb->dirty_list));
 	if (!sb->sym || !sb->dirty_list) {
 		rc = WB_ESYS;
@@ -299,7 +307,8 @@ void superbook_destroy(struct superbook *sb)
 			for (v = 0; v < WB_BOOK_VENUES; v++)
 				for (s = 0; s < 2; s++)
 					free(sb->sym[i].venue[v].side[s].lv);
-	free(sb->sym);
+	if (sb->sym)
+		venue_mem_free(sb->sym, (size_t)sb->capacity * sizeof(*sb->sym), sb->numa_node);
 	free(sb->dirty_list);
 	free(sb);
 }
@@ -854,7 +863,8 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
 		return;
 	vn = &sb->sym[u->instrument].venue[u->venue];
 	if (stage == 0) {
-		__builtin_prefetch(vn);
+		__builtin_prefetch(&sb->sym[u->instrument], 1);
+		__builtin_prefetch(vn, 1);
 	} else {
 		const struct sb_side *sd = &vn->side[u->side == WB_SIDE_SELL];
 
