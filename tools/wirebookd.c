@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,7 +353,18 @@ int main(int argc, char **argv)
 			int n = 0;
 			unsigned i;
 
-			if (cpu_list_parse(optarg, &cl) < 0) {
+			int a, b2;
+			char tail;
+
+			/* "A,B" in that order (thread 1 on A); any other cpu
+			 * list: its first two cpus. */
+			if (sscanf(optarg, "%d,%d%c", &a, &b2, &tail) == 2 && a >= 0 && b2 >= 0 &&
+			    a < CPU_LIST_MAX && b2 < CPU_LIST_MAX) {
+				bcfg.cpus[0] = a;
+				bcfg.cpus[1] = b2;
+				break;
+			}
+			if (cpu_list_parse(optarg, &cl) < 0 || cpu_list_count(&cl) == 0) {
 				fprintf(stderr, "wirebookd: --cpus '%s': expected a cpu list like 2,3\n", optarg);
 				return 2;
 			}
@@ -385,6 +397,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: with --kernel, control the module with wb-subscribe "
 			"(no --daemon); --control serves user-space sources\n");
 		return 2;
+	}
+	if (bcfg.cpus[0] >= 0) {
+		cpu_set_t allowed;
+		int k;
+
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+			for (k = 0; k < 2; k++)
+				if (bcfg.cpus[k] >= CPU_SETSIZE || !CPU_ISSET(bcfg.cpus[k], &allowed)) {
+					fprintf(stderr, "wirebookd: --cpus: cpu %d is not one this process "
+						"may run on\n", bcfg.cpus[k]);
+					return 2;
+				}
 	}
 	if (speed > 0 && !pcap) {
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
