@@ -30,6 +30,7 @@ struct itch_state {
 	bool started;		/* next_seq is meaningful */
 	uint64_t next_seq;	/* next expected MoldUDP64 sequence number */
 	uint32_t subs_generation;
+	uint32_t locate_end;	/* one past the highest locate with a directory entry */
 	uint16_t instrument[ITCH_LOCATES];	/* locate -> instrument id if subscribed */
 	struct itch_locate locate[ITCH_LOCATES];
 };
@@ -95,6 +96,8 @@ static void set_locate(struct feed_packet *pk, struct itch_state *st, uint16_t l
 	uint16_t inst;
 
 	st->locate[locate].key = key;
+	if ((uint32_t)locate >= st->locate_end)
+		st->locate_end = (uint32_t)locate + 1;
 	st->locate[locate].round_lot = round_lot;
 	st->locate[locate].market = market;
 	inst = feed_instrument_for_key(pk->engine, key);
@@ -109,7 +112,7 @@ static void refresh_filter(struct feed_packet *pk, struct itch_state *st, uint64
 	uint32_t locate;
 
 	st->subs_generation = pk->engine->subs.generation;
-	for (locate = 0; locate < ITCH_LOCATES; locate++) {
+	for (locate = 0; locate < st->locate_end; locate++) {
 		uint16_t before = st->instrument[locate], inst = 0;
 
 		if (st->locate[locate].key)
