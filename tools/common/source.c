@@ -282,12 +282,19 @@ const struct source_ops source_itch_file_ops = {
 	.close = itch_src_close,
 };
 
-/* ---- live AF_PACKET (TPACKET_V3) ------------------------------------------ */
+/* ---- live AF_PACKET (TPACKET_V2) ------------------------------------------ */
 
-#define AFP_BLOCK_SIZE (1u << 18)	/* ~180 full frames: one block fits the event ring */
-#define AFP_BLOCK_NR 64u
+/*
+ * A ring of fixed frames, each handed to user space the moment the kernel
+ * fills it. TPACKET_V3's blocks batch better but hold a part-full block
+ * until its retire timer (1 ms at the least) fires: at the rates of a real
+ * feed line that timer, not wirebook, set the median latency.
+ */
 #define AFP_FRAME_SIZE 2048u
-#define AFP_BLOCK_TIMEOUT_MS 1u		/* a partly filled block is handed over after this */
+#define AFP_BLOCK_SIZE (1u << 18)
+#define AFP_BLOCK_NR 64u
+#define AFP_FRAME_NR (AFP_BLOCK_SIZE / AFP_FRAME_SIZE * AFP_BLOCK_NR)
+#define AFP_POLL_MS 1
 
 struct afp_src {
 	int fd;
@@ -295,7 +302,7 @@ struct afp_src {
 	int busy_poll;
 	uint8_t *map;
 	size_t map_len;
-	unsigned block;			/* next block to read */
+	unsigned frame;			/* next frame to read */
 };
 
 /* Join every multicast group of the feed map on the interface, so the
@@ -321,10 +328,10 @@ static void afp_join_groups(struct afp_src *p, const struct feed_engine *e, int 
 
 static int afp_open(struct source *s, const struct source_options *opt)
 {
-	struct tpacket_req3 req;
+	struct tpacket_req req;
 	struct sockaddr_ll sll;
 	struct afp_src *p;
-	int version = TPACKET_V3, ifindex;
+	int version = TPACKET_V2, ifindex;
 
 	ifindex = (int)if_nametoindex(opt->iface);
 	if (!ifindex) {
@@ -345,15 +352,14 @@ static int afp_open(struct source *s, const struct source_options *opt)
 		goto fail;
 	}
 	if (setsockopt(p->fd, SOL_PACKET, PACKET_VERSION, &version, sizeof(version)) < 0) {
-		snprintf(s->err, sizeof(s->err), "TPACKET_V3: %s", strerror(errno));
+		snprintf(s->err, sizeof(s->err), "TPACKET_V2: %s", strerror(errno));
 		goto fail;
 	}
 	memset(&req, 0, sizeof(req));
 	req.tp_block_size = AFP_BLOCK_SIZE;
 	req.tp_block_nr = AFP_BLOCK_NR;
 	req.tp_frame_size = AFP_FRAME_SIZE;
-	req.tp_frame_nr = AFP_BLOCK_SIZE / AFP_FRAME_SIZE * AFP_BLOCK_NR;
-	req.tp_retire_blk_tov = AFP_BLOCK_TIMEOUT_MS;
+	req.tp_frame_nr = AFP_FRAME_NR;
 	if (setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0) {
 		snprintf(s->err, sizeof(s->err), "PACKET_RX_RING: %s", strerror(errno));
 		goto fail;
@@ -393,51 +399,54 @@ fail:
 	return -1;
 }
 
+static struct tpacket2_hdr *afp_frame(struct afp_src *p)
+{
+	return (struct tpacket2_hdr *)(p->map + (size_t)p->frame * AFP_FRAME_SIZE);
+}
+
+static int afp_frame_ready(struct afp_src *p)
+{
+	return __atomic_load_n(&afp_frame(p)->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER;
+}
+
 static int afp_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
 		    unsigned budget)
 {
 	struct afp_src *p = s->priv;
-	struct tpacket_block_desc *bd = (struct tpacket_block_desc *)(p->map + (size_t)p->block * AFP_BLOCK_SIZE);
-	struct tpacket3_hdr *h;
-	uint32_t i, n;
+	unsigned done = 0;
 
-	(void)budget; /* a block is the unit: it is bounded by AFP_BLOCK_SIZE */
-	if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) {
-		if (!p->busy_poll) {
-			struct pollfd pfd = { .fd = p->fd, .events = POLLIN | POLLERR };
+	if (!afp_frame_ready(p)) {
+		struct pollfd pfd = { .fd = p->fd, .events = POLLIN | POLLERR };
 
-			poll(&pfd, 1, 1);
-		}
-		return SOURCE_IDLE;
+		/* Sleep in the kernel until a frame lands, so it is handled the
+		 * moment it does; the caller's idle back-off is for silence. */
+		if (p->busy_poll || poll(&pfd, 1, AFP_POLL_MS) <= 0 || !afp_frame_ready(p))
+			return SOURCE_IDLE;
 	}
-	n = bd->hdr.bh1.num_pkts;
-	h = (struct tpacket3_hdr *)((uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt);
-	for (i = 0; i < n; i++) {
-		uint64_t ts = (uint64_t)h->tp_sec * 1000000000ull + h->tp_nsec;
-
+	while (done < budget && afp_frame_ready(p)) {
+		struct tpacket2_hdr *h = afp_frame(p);
 		const struct sockaddr_ll *ll =
 			(const struct sockaddr_ll *)((uint8_t *)h + TPACKET_ALIGN(sizeof(*h)));
+		uint64_t ts = (uint64_t)h->tp_sec * 1000000000ull + h->tp_nsec;
 
 		/* Our own transmissions (lo, or a replay on this host) come
 		 * back as PACKET_OUTGOING copies: not received traffic. */
-		if (ll->sll_pkttype == PACKET_OUTGOING)
-			goto next;
-		if (h->tp_snaplen < h->tp_len)
-			s->ctr.truncated++;
-		process_frame(s, e, (const uint8_t *)h + h->tp_mac, h->tp_snaplen, ts, out);
-next:
-		h = (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
+		if (ll->sll_pkttype != PACKET_OUTGOING) {
+			if (h->tp_snaplen < h->tp_len)
+				s->ctr.truncated++;
+			process_frame(s, e, (const uint8_t *)h + h->tp_mac, h->tp_snaplen, ts, out);
+		}
+		/* The frame goes back to the kernel only after it was decoded:
+		 * the events hold copies, not pointers. */
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+		p->frame = (p->frame + 1) % AFP_FRAME_NR;
+		done++;
 	}
-	/* Hand the block back to the kernel only after every frame in it was
-	 * decoded: the events hold copies, not pointers. */
-	__atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
-	p->block = (p->block + 1) % AFP_BLOCK_NR;
-	{
-		struct tpacket_stats_v3 st;
+	if ((s->ctr.packets & 0x3ff) < done) {
+		struct tpacket_stats st;
 		socklen_t sl = sizeof(st);
 
-		if ((s->ctr.packets & 0x3ff) < n &&
-		    getsockopt(p->fd, SOL_PACKET, PACKET_STATISTICS, &st, &sl) == 0)
+		if (getsockopt(p->fd, SOL_PACKET, PACKET_STATISTICS, &st, &sl) == 0)
 			s->ctr.kernel_drops += st.tp_drops; /* the kernel resets them on read */
 	}
 	return SOURCE_MORE;
