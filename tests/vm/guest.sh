@@ -4,10 +4,12 @@
 # Prints one "VMTEST PASS|FAIL|SKIP <scenario> <detail>" line per scenario.
 # "vmtest.only=a,b" on the kernel command line runs only those scenarios.
 # Layout of the initramfs: /bin (busybox applets), /usr/sbin/ip,
-# /usr/bin/tcpreplay, /wb/{wb-subscribe,vm-read,vm-gso-send,wirebookd,wb-book}, /mod/*.ko, /data/*.
+# /usr/bin/tcpreplay, /wb/{wb-subscribe,vm-read,vm-gso-send,wirebookd,wb-book,wb-kread},
+# /mod/*.ko, /data/*.
 IP=/usr/sbin/ip
 SUB=/wb/wb-subscribe
 READ=/wb/vm-read
+KREAD=/wb/wb-kread	# the user-facing reader: the main equality check goes through it
 KO=/mod/wirebook.ko
 D=/data
 T=/tmp
@@ -83,7 +85,7 @@ scenario_equal() {
 	fi
 	replay 0 $D/feed1.pcap
 	replay 1 $D/feed2.pcap
-	$READ --idle-ms 1500 >$T/kernel.txt 2>$T/read.log
+	$KREAD --idle-ms 1500 >$T/kernel.txt 2>$T/read.log
 	got=$(wc -l <$T/kernel.txt)
 	rings_used=$(awk 'NR > 1 && $5 > 0 { n++ } END { print n + 0 }' /proc/wirebook/rings)
 	if cmp -s $T/kernel.txt $D/expected.txt; then

@@ -65,9 +65,9 @@ mkdir -p "$W/data"
 echo "vmtest: building guest tools"
 make -s -C "$ROOT" O=build/vm-tools OPT="-O2 -g" \
 	build/vm-tools/wb-subscribe build/vm-tools/vm/vm-read build/vm-tools/vm/vm-gso-send \
-	build/vm-tools/wirebookd build/vm-tools/wb-book >/dev/null
+	build/vm-tools/wirebookd build/vm-tools/wb-book build/vm-tools/wb-kread >/dev/null
 GUEST_BINS=("$B/vm-tools/wb-subscribe" "$B/vm-tools/vm/vm-read" "$B/vm-tools/vm/vm-gso-send"
-	    "$B/vm-tools/wirebookd" "$B/vm-tools/wb-book")
+	    "$B/vm-tools/wirebookd" "$B/vm-tools/wb-book" "$B/vm-tools/wb-kread")
 
 # ---- host-side inputs: capture, expected events, malformed frames --------
 D=$W/data
