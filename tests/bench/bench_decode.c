@@ -28,6 +28,7 @@
 #include "common/gen_flow.h"
 #include "common/gen_itch.h"
 #include "common/pcap_io.h"
+#include "bench_util.h"
 #include "feed/feed.h"
 
 #define DEFAULT_PCAP "build/bench/day.pcap"
@@ -167,27 +168,7 @@ static int load_capture(const char *path, struct capture *c)
 
 /* ---- counters ----------------------------------------------------------------- */
 
-static int instructions_counter(void)
-{
-	struct perf_event_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.size = sizeof(attr);
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 /* ---- the timed loop ------------------------------------------------------------ */
 
@@ -224,7 +205,7 @@ static struct result run_pass(struct feed_engine *e, int line, const struct capt
 		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	if (frames) {
 		for (uint64_t i = 0; i < cap->packets; i++) {
 			feed_process_frame(e, cap->bytes + cap->frame_off[i], cap->frame_len[i],
@@ -240,7 +221,7 @@ static struct result run_pass(struct feed_engine *e, int line, const struct capt
 			drain(&p, &c);
 		}
 	}
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (read(perf_fd, &instr, sizeof(instr)) == sizeof(instr)) {
@@ -290,11 +271,11 @@ static void memory_floor(const struct capture *cap)
 	uint64_t best = UINT64_MAX, sum = 0;
 
 	for (int pass = 0; pass < passes; pass++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		for (uint64_t k = 0; k < cap->size; k += 64)
 			sum += cap->bytes[k];
-		uint64_t dt = now_ns() - t0;
+		uint64_t dt = bench_now_ns() - t0;
 
 		if (dt < best)
 			best = dt;
@@ -348,7 +329,7 @@ int main(void)
 	line = feed_map_add(e, cap.dst_ip, cap.dst_port, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "A");
 	if (line < 0)
 		return 1;
-	perf_fd = instructions_counter();
+	perf_fd = bench_instructions_open();
 
 	printf("bench_decode: %s: %" PRIu64 " ITCH messages in %" PRIu64
 	       " packets (%.1f per packet), best of %d passes\n",

@@ -18,33 +18,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #include "book/latency_log.h"
 #include "wirebook/event.h"
 
 #define BURST (1u << 16)	/* half of the log's buffer */
 #define BURSTS 64u
 
-static int perf_instructions_open(void)
-{
-	struct perf_event_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.size = sizeof(attr);
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 struct timing {
 	uint64_t ns, instructions, samples;
@@ -59,13 +41,13 @@ static void timed_burst(struct latency_log *log, struct latency_sample *s, uint3
 		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (uint32_t i = 0; i < n; i++) {
 		s->seq++;
 		s->published_ts += 7;
 		latency_log_record(log, s);
 	}
-	t->ns += now_ns() - t0;
+	t->ns += bench_now_ns() - t0;
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (read(perf_fd, &instr, sizeof(instr)) != sizeof(instr))
@@ -91,7 +73,7 @@ int main(int argc, char **argv)
 	struct timing stored = { 0 }, dropped_t = { 0 };
 	struct latency_log *log;
 	uint64_t written, dropped;
-	int perf_fd = perf_instructions_open();
+	int perf_fd = bench_instructions_open();
 	const struct timespec drain_wait = { 0, 20 * 1000 * 1000 };
 
 	(void)argv;

@@ -36,6 +36,7 @@
 #include "common/gen_flow.h"
 #include "common/gen_itch.h"
 #include "common/pcap_io.h"
+#include "bench_util.h"
 #include "feed/feed.h"
 #include "wirebook/ring.h"
 
@@ -183,20 +184,6 @@ out:
 	venue_books_destroy(vb);
 }
 
-static int perf_open_instructions(void)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-	attr.disabled = 1;
-	attr.inherit = 1; /* the builder threads are created after this */
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-}
 
 int main(void)
 {
@@ -259,7 +246,7 @@ int main(void)
 		fprintf(stderr, "bench_pipeline: builder_create: %d\n", err);
 		return 1;
 	}
-	perf_fd = perf_open_instructions();
+	perf_fd = bench_instructions_open();
 	if (perf_fd >= 0)
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	t0 = mono_ns();

@@ -24,6 +24,7 @@
 
 #include "common/gen_flow.h"
 #include "common/gen_pitch.h"
+#include "bench_util.h"
 #include "feed/feed.h"
 
 #define DAY_MESSAGES 6000000ull
@@ -96,27 +97,7 @@ static int generate(struct stream *s, uint64_t messages, struct gen_flow *flow)
 	return rc;
 }
 
-static int instructions_counter(void)
-{
-	struct perf_event_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.size = sizeof(attr);
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 struct result {
 	uint64_t ns, instructions, events, filtered, filter_full, errors;
@@ -154,12 +135,12 @@ static struct result run_pass(struct feed_engine *e, int line, const struct stre
 		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (uint64_t n = 0; n < s->packets; n++) {
 		feed_process_payload(e, line, s->bytes + s->off[n], s->len[n], n, &p);
 		drain(&p, &c);
 	}
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (read(perf_fd, &instr, sizeof(instr)) == sizeof(instr)) {
@@ -280,7 +261,7 @@ int main(int argc, char **argv)
 	line = feed_map_add(e, GROUP_IP, GROUP_PORT, FEED_PROTO_PITCH, WB_VENUE_BZX, "A");
 	if (line < 0)
 		return 1;
-	perf_fd = instructions_counter();
+	perf_fd = bench_instructions_open();
 
 	printf("bench_pitch: generated BZX day: %" PRIu64 " PITCH messages in %" PRIu64
 	       " packets (%.1f per packet), %u symbols, peak %" PRIu64

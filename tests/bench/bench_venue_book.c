@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #include "book/venue_book.h"
 
 #define TICK 1000000LL			/* one cent at the 1e-8 price scale */
@@ -272,19 +274,6 @@ static void generate(const struct bench_opts *opt, bool sparse, struct wb_event 
 
 /* ----------------------------------------------------------- measuring */
 
-static int perf_open_instructions(void)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-}
 
 static uint64_t clock_ns(clockid_t clk)
 {
@@ -561,7 +550,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	(void)madvise(evs, n * sizeof(*evs), MADV_HUGEPAGE);
-	perf_fd = perf_open_instructions();
+	perf_fd = bench_instructions_open();
 	printf("bench_venue_book: %u instruments, %zu events (%u-order build-up + %u steady), stream %.0f MiB,\n"
 	       "  updates hit %s\n",
 	       opt.instruments, n, opt.live, opt.events, (double)(n * sizeof(*evs)) / (1 << 20),

@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #include "book/superbook.h"
 #include "wirebook/book.h"
 
@@ -42,16 +44,7 @@ static int perf_fd = -1;
 
 static void perf_open_instructions(void)
 {
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	perf_fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	perf_fd = bench_instructions_open();
 }
 
 static void perf_start(void)
