@@ -86,7 +86,7 @@ static void drain(struct dump *d)
 {
 	uint64_t n;
 
-	wb_ring_producer_publish(&d->prod);
+	wb_ring_producer_publish_no_wakeup(&d->prod);
 	while ((n = wb_ring_consumer_available(&d->cons)) != 0) {
 		for (uint64_t i = 0; i < n; i++) {
 			if (d->quiet)

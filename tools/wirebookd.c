@@ -175,7 +175,7 @@ static int pump_inline(void *arg)
 	wbd_serve_control(d);
 	rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
 
-	wb_ring_producer_publish(&d->prod);
+	wb_ring_producer_publish_no_wakeup(&d->prod); /* thread 1 polls; it never sleeps on the ring */
 	if (rc == SOURCE_ERROR) {
 		fprintf(stderr, "wirebookd: source: %s\n", d->src.err);
 		d->source_status = rc;
@@ -201,7 +201,7 @@ static void *source_thread_main(void *arg)
 		}
 		wbd_serve_control(d);
 		rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
-		wb_ring_producer_publish(&d->prod);
+		wb_ring_producer_publish_no_wakeup(&d->prod);
 		if (rc == SOURCE_EOF || rc == SOURCE_ERROR)
 			break;
 	}

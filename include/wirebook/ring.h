@@ -156,10 +156,11 @@ static inline void wb_ring_producer_drop(struct wb_ring_producer *p)
 }
 
 /*
- * Make every committed slot visible with one release store. Returns
- * nonzero when the consumer said it sleeps and needs a wakeup.
+ * Make every committed slot visible with one release store, for a
+ * consumer that never sleeps on the ring (it polls): no wakeup check, so
+ * no full fence. Returns nonzero when anything new became visible.
  */
-static inline int wb_ring_producer_publish(struct wb_ring_producer *p)
+static inline int wb_ring_producer_publish_no_wakeup(struct wb_ring_producer *p)
 {
 	struct wb_ring_prod_page *pp = p->prod;
 
@@ -173,11 +174,22 @@ static inline int wb_ring_producer_publish(struct wb_ring_producer *p)
 	wb_store_relaxed(&pp->dropped, p->dropped);
 	wb_store_release(&pp->head, p->head);
 	p->published = p->head;
+	return 1;
+}
+
+/*
+ * Publish (as above) and report whether the consumer said it sleeps and
+ * needs a wakeup.
+ */
+static inline int wb_ring_producer_publish(struct wb_ring_producer *p)
+{
+	if (!wb_ring_producer_publish_no_wakeup(p))
+		return 0;
 	/* Pairs with the consumer's fence between setting sleeping and
 	 * re-reading head: one of the two sides sees the other. */
 	wb_full_fence();
 	if (wb_load_relaxed(&p->cons->sleeping)) {
-		wb_store_relaxed(&pp->wakeups, wb_load_relaxed(&pp->wakeups) + 1);
+		wb_store_relaxed(&p->prod->wakeups, wb_load_relaxed(&p->prod->wakeups) + 1);
 		return 1;
 	}
 	return 0;

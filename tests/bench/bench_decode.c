@@ -181,7 +181,7 @@ static void drain(struct wb_ring_producer *p, struct wb_ring_consumer *c)
 {
 	uint64_t n;
 
-	wb_ring_producer_publish(p);
+	wb_ring_producer_publish_no_wakeup(p);
 	n = wb_ring_consumer_available(c);
 	if (n)
 		wb_ring_consumer_release(c, n);

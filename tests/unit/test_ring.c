@@ -471,6 +471,29 @@ START_TEST(test_ring_producer_wakes_only_a_consumer_that_said_it_sleeps)
 }
 END_TEST
 
+START_TEST(test_ring_publish_no_wakeup_publishes_without_waking)
+{
+	struct test_ring r;
+	struct wb_ring_producer p;
+	struct wb_ring_consumer c;
+
+	ring_create(&r, 8);
+	wb_ring_producer_init(&p, r.mem);
+	wb_ring_consumer_init(&c, r.mem);
+	ck_assert_int_eq(wb_ring_consumer_prepare_sleep(&c), 0);
+	offer(&p, 0);
+	offer(&p, 1);
+	/* Visible, counted as one batch, but no wakeup asked or counted. */
+	ck_assert_int_eq(wb_ring_producer_publish_no_wakeup(&p), 1);
+	ck_assert_int_eq(wb_ring_producer_publish_no_wakeup(&p), 0);
+	ck_assert_uint_eq(prod_page(&r)->wakeups, 0);
+	ck_assert_uint_eq(prod_page(&r)->published, 2);
+	ck_assert_uint_eq(prod_page(&r)->batches, 1);
+	ck_assert_uint_eq(wb_ring_consumer_available(&c), 2);
+	ring_destroy(&r);
+}
+END_TEST
+
 START_TEST(test_ring_prepare_sleep_with_events_pending_does_not_sleep)
 {
 	struct test_ring r;
@@ -505,6 +528,7 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_ring_check_rejects_bad_magic_abi_and_geometry);
 	tcase_add_test(tc, test_ring_producer_wakes_only_a_consumer_that_said_it_sleeps);
 	tcase_add_test(tc, test_ring_prepare_sleep_with_events_pending_does_not_sleep);
+	tcase_add_test(tc, test_ring_publish_no_wakeup_publishes_without_waking);
 	tcase_add_test(tc, test_ring_two_threads_overflow_delivered_plus_dropped_equals_offered);
 	tcase_add_test(tc, test_ring_two_threads_deliver_every_event_once_in_order);
 	suite_add_tcase(s, tc);
