@@ -87,7 +87,7 @@ static inline void feed_count_error(struct feed_packet *pk, enum feed_error err)
 static inline struct wb_event *feed_emit(struct feed_packet *pk, uint8_t kind,
 					 uint16_t instrument, uint64_t seq, uint64_t exch_ts)
 {
-	struct wb_event *ev = wb_ring_producer_slot(pk->out);
+	struct wb_event *restrict ev = wb_ring_producer_slot(pk->out);
 
 	if (wb_unlikely(!ev)) {
 		/* Counted per line by feed_process_payload from the ring's total. */
