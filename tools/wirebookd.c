@@ -79,7 +79,7 @@ static void usage(FILE *f)
 "  --iface IF           live capture on an AF_PACKET ring (joins the feed groups)\n"
 "    --busy-poll        spin on the packet ring instead of sleeping in poll(), and\n"
 "                       never let the builder threads sleep when idle (lowest\n"
-"                       latency; burns their cores; default: spin ~50 us, then nap)\n"
+"                       latency; burns their cores; default: spin a while, then nap 10 us)\n"
 "  --kernel[=DEVICE]    the wirebook kernel module's event rings (default /dev/wirebook);\n"
 "                       its feed map and symbols are set with wb-subscribe\n"
 "\n"
