@@ -5,6 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define GEN_WIRE_DELAY_NS 20000	/* exchange time to the wire */
+#define GEN_B_LINE_SKEW_NS 1500	/* the B copy trails the A copy */
+
+int gen_sink_send(const struct gen_packet_sink *s, uint64_t exch_epoch_ns, uint32_t a_ip,
+		  uint16_t a_port, uint32_t b_ip, uint16_t b_port, bool ab,
+		  const uint8_t *payload, uint32_t len)
+{
+	uint64_t t = exch_epoch_ns + GEN_WIRE_DELAY_NS;
+
+	if (s->packet(s->ctx, t, a_ip, a_port, payload, len))
+		return -1;
+	if (!ab)
+		return 1;
+	if (s->packet(s->ctx, t + GEN_B_LINE_SKEW_NS, b_ip, b_port, payload, len))
+		return -1;
+	return 2;
+}
+
 #define NS_PER_SEC 1000000000ull
 #define HMS(h, m, s) (((uint64_t)(h) * 3600 + (uint64_t)(m) * 60 + (uint64_t)(s)) * NS_PER_SEC)
 #define CENT (WB_PRICE_SCALE / 100)

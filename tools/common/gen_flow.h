@@ -96,6 +96,16 @@ struct gen_packet_sink {
 	void *ctx;
 };
 
+/*
+ * Send one datagram the way every encoder does: it leaves a fixed wire
+ * delay after its exchange time (exch_epoch_ns) on the A line and, when
+ * ab is set, a little later on the B line. Returns the datagrams sent, or
+ * -1 when the sink failed.
+ */
+int gen_sink_send(const struct gen_packet_sink *s, uint64_t exch_epoch_ns, uint32_t a_ip,
+		  uint16_t a_port, uint32_t b_ip, uint16_t b_port, bool ab,
+		  const uint8_t *payload, uint32_t len);
+
 /* ---- symbols and actions ---------------------------------------------- */
 
 #define GEN_TICKER_LEN 8

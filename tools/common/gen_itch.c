@@ -8,8 +8,6 @@
 #define MOLD_END_OF_SESSION 0xffff
 #define PRICE4_DIVISOR (WB_PRICE_SCALE / 10000)
 /* Receive time in the pcap: the exchange time plus a wire delay. */
-#define WIRE_DELAY_NS 20000
-#define B_LINE_SKEW_NS 1500
 
 static void be16(uint8_t *p, uint16_t v)
 {
@@ -160,17 +158,12 @@ void gen_itch_init(struct gen_itch *g, const struct gen_itch_config *cfg)
 
 static int sink_send(struct gen_itch *g, uint64_t ts, const uint8_t *p, uint32_t len)
 {
-	const struct gen_packet_sink *s = &g->cfg.sink;
-	uint64_t t = g->cfg.midnight_ns + ts + WIRE_DELAY_NS;
+	int sent = gen_sink_send(&g->cfg.sink, g->cfg.midnight_ns + ts, g->cfg.a_ip, g->cfg.a_port,
+				 g->cfg.b_ip, g->cfg.b_port, g->cfg.ab, p, len);
 
-	if (s->packet(s->ctx, t, g->cfg.a_ip, g->cfg.a_port, p, len))
+	if (sent < 0)
 		return -1;
-	g->stats.packets_sent++;
-	if (g->cfg.ab) {
-		if (s->packet(s->ctx, t + B_LINE_SKEW_NS, g->cfg.b_ip, g->cfg.b_port, p, len))
-			return -1;
-		g->stats.packets_sent++;
-	}
+	g->stats.packets_sent += (uint64_t)sent;
 	return 0;
 }
 

@@ -10,8 +10,6 @@
 #define NS_PER_SEC 1000000000ull
 #define LONG_PRICE_DIVISOR (WB_PRICE_SCALE / 10000)	/* 1e-8 -> 4 dp */
 #define SHORT_PRICE_DIVISOR (WB_PRICE_SCALE / 100)	/* 1e-8 -> 2 dp */
-#define WIRE_DELAY_NS 20000
-#define B_LINE_SKEW_NS 1500
 #define FLASH_ID_BASE 0x7A00000000000000ull	/* far from the flow's ids */
 #define ALIAS_MIN_SLOTS 1024u
 
@@ -200,17 +198,12 @@ void gen_pitch_destroy(struct gen_pitch *g)
 
 static int sink_send(struct gen_pitch *g, uint64_t ts, const uint8_t *p, uint32_t len)
 {
-	const struct gen_packet_sink *s = &g->cfg.sink;
-	uint64_t t = g->cfg.midnight_ns + ts + WIRE_DELAY_NS;
+	int sent = gen_sink_send(&g->cfg.sink, g->cfg.midnight_ns + ts, g->cfg.a_ip, g->cfg.a_port,
+				 g->cfg.b_ip, g->cfg.b_port, g->cfg.ab, p, len);
 
-	if (s->packet(s->ctx, t, g->cfg.a_ip, g->cfg.a_port, p, len))
+	if (sent < 0)
 		return -1;
-	g->stats.packets_sent++;
-	if (g->cfg.ab) {
-		if (s->packet(s->ctx, t + B_LINE_SKEW_NS, g->cfg.b_ip, g->cfg.b_port, p, len))
-			return -1;
-		g->stats.packets_sent++;
-	}
+	g->stats.packets_sent += (uint64_t)sent;
 	return 0;
 }
 
