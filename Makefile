@@ -130,7 +130,7 @@ $(O)/bench/%: tests/bench/%.c $(LIBS) $(HEADERS)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
 
 # libFuzzer targets compile the freestanding decoders straight in.
-$(O)/fuzz/%: tests/fuzz/%.c $(FEED_SRC) $(HEADERS)
+$(O)/fuzz/%: tests/fuzz/%.c $(FEED_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all $< $(FEED_SRC) -o $@
