@@ -27,11 +27,6 @@ static inline uint32_t feed_be32(const uint8_t *p)
 	return __builtin_bswap32(v);
 }
 
-static inline uint64_t feed_be48(const uint8_t *p)
-{
-	return (uint64_t)feed_be16(p) << 32 | feed_be32(p + 2);
-}
-
 static inline uint64_t feed_be64(const uint8_t *p)
 {
 	uint64_t v;

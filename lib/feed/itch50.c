@@ -301,7 +301,7 @@ static int decode_other(struct feed_packet *pk, struct itch_state *st, const uin
 			uint64_t seq)
 {
 	uint8_t type = m[0];
-	uint64_t ts = feed_be48(m + 5);
+	uint64_t ts = itch_timestamp(m);
 	struct wb_event *ev;
 	uint16_t inst;
 
