@@ -36,17 +36,18 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the layout below or to the meaning of a field. */
-#define WB_BOOK_ABI_VERSION 1u
+#define WB_BOOK_ABI_VERSION 2u
 #define WB_SHM_MAGIC 0x4b4f4f4252495757ull /* "WWIRBOOK" little-endian */
 #define WB_SHM_DEFAULT_NAME "wirebook"
 
 #define WB_BOOK_DEPTH 10	/* levels per side, consolidated and per venue */
-#define WB_BOOK_VENUES 10	/* venue slots, indexed by enum wb_venue */
+#define WB_BOOK_VENUES 24	/* venue slots, indexed by enum wb_venue */
 #define WB_CONSOLIDATED 0	/* "venue" argument meaning the consolidated book */
 #define WB_ANY_SYMBOL 0		/* wb_update_counter(): the whole book's counter */
 
-WB_STATIC_ASSERT(WB_VENUE_COUNT <= WB_BOOK_VENUES,
-		 "a new venue needs WB_BOOK_VENUES and WB_BOOK_ABI_VERSION bumped");
+WB_STATIC_ASSERT(WB_VENUE_COUNT <= WB_BOOK_VENUES && WB_BOOK_VENUES <= 32,
+		 "a new venue needs WB_BOOK_VENUES and WB_BOOK_ABI_VERSION bumped; "
+		 "venue sets are 32-bit masks");
 
 /* Errors: every function returns 0 (or a count) on success, one of these
  * (negative) on failure. wb_strerror() names them. */
@@ -91,8 +92,7 @@ struct wb_level {
 	int64_t price;
 	uint64_t qty;		/* displayed shares at the price */
 	uint32_t orders;	/* orders resting at the price */
-	uint16_t venues;	/* consolidated: bit v set when venue v has size there */
-	uint16_t reserved;
+	uint32_t venues;	/* consolidated: bit v set when venue v has size there */
 };
 
 struct wb_trade {
@@ -127,13 +127,13 @@ struct wb_shm_symbol {
 	uint64_t bid_qty;	/* shares at the best bid, all venues; 0 = no bid */
 	int64_t ask_price;
 	uint64_t ask_qty;
-	uint16_t bid_venues;	/* venues at the best bid */
-	uint16_t ask_venues;
+	uint32_t bid_venues;	/* venues at the best bid */
+	uint32_t ask_venues;
 	uint16_t flags;		/* WB_SYMF_* */
 	uint8_t state;		/* enum wb_trading_state */
 	uint8_t bid_count;	/* consolidated levels filled */
 	uint8_t ask_count;
-	uint8_t reserved0[7];
+	uint8_t reserved0[3];
 	/* line 1 */
 	uint64_t ticker;	/* 8-byte space-padded ticker, little-endian load */
 	uint64_t exch_ts;	/* exchange time of the last change */
@@ -141,8 +141,9 @@ struct wb_shm_symbol {
 	char raw_state;		/* the feed's own status code */
 	char reason[4];
 	uint8_t state_venue;	/* venue that sent the status */
-	uint16_t venues_present; /* bit v: venue v has sent anything */
-	uint8_t reserved1[32];
+	uint8_t reserved1a[2];
+	uint32_t venues_present; /* bit v: venue v has sent anything */
+	uint8_t reserved1[28];
 	struct wb_trade last_trade;	/* 48 bytes */
 	uint8_t reserved2[16];
 	/* consolidated depth, best first, with the per-venue breakdown:
@@ -207,8 +208,8 @@ struct wb_nbbo {
 	uint64_t bid_qty;	/* all venues at the best bid */
 	int64_t ask_price;
 	uint64_t ask_qty;
-	uint16_t bid_venues;	/* bit v: venue v at the best bid */
-	uint16_t ask_venues;
+	uint32_t bid_venues;	/* bit v: venue v at the best bid */
+	uint32_t ask_venues;
 	uint16_t flags;		/* WB_SYMF_LOCKED / CROSSED name the venues above */
 	uint8_t state;
 	uint64_t updates;

@@ -24,14 +24,19 @@
 #include <linux/types.h>
 #include <linux/build_bug.h>
 #define WB_STATIC_ASSERT(c, m) static_assert(c, m)
+#define WB_ALIGNOF(t) __alignof__(t)
+#elif defined(__cplusplus)
+#include <stdint.h>
+#define WB_STATIC_ASSERT(c, m) static_assert(c, m)
+#define WB_ALIGNOF(t) alignof(t)
 #else
 #include <stdint.h>
-#include <assert.h>
 #define WB_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#define WB_ALIGNOF(t) _Alignof(t)
 #endif
 
 /* Bumped on any change to struct wb_event or the ring layout. */
-#define WB_ABI_VERSION 1u
+#define WB_ABI_VERSION 2u
 
 #define WB_PRICE_SCALE 100000000LL
 
@@ -54,17 +59,35 @@ enum wb_event_kind {
 	WB_EV_KIND_COUNT
 };
 
+/*
+ * Venues: every US equities exchange (and FINRA's ADF), whatever feed its
+ * data comes from. A venue whose direct order-by-order feed is decoded gets
+ * a book; every venue's quote also reaches wirebook through the SIPs (CQS,
+ * UQDF), as a second view of the same venue. The SIPs are feeds, not venues.
+ */
 enum wb_venue {
 	WB_VENUE_NONE = 0,
-	WB_VENUE_NASDAQ = 1,
-	WB_VENUE_BZX = 2,
-	WB_VENUE_BYX = 3,
-	WB_VENUE_EDGX = 4,
-	WB_VENUE_EDGA = 5,
-	WB_VENUE_NYSE = 6,
-	WB_VENUE_ARCA = 7,
-	WB_VENUE_CQS = 8,
-	WB_VENUE_UQDF = 9,
+	WB_VENUE_NASDAQ = 1,	/* Nasdaq Stock Market (ITCH) */
+	WB_VENUE_BZX = 2,	/* Cboe BZX (PITCH) */
+	WB_VENUE_BYX = 3,	/* Cboe BYX (PITCH) */
+	WB_VENUE_EDGX = 4,	/* Cboe EDGX (PITCH) */
+	WB_VENUE_EDGA = 5,	/* Cboe EDGA (PITCH) */
+	WB_VENUE_NYSE = 6,	/* New York Stock Exchange (XDP) */
+	WB_VENUE_ARCA = 7,	/* NYSE Arca (XDP) */
+	WB_VENUE_AMERICAN = 8,	/* NYSE American (XDP) */
+	WB_VENUE_NATIONAL = 9,	/* NYSE National (XDP) */
+	WB_VENUE_TEXAS = 10,	/* NYSE Texas, formerly NYSE Chicago (XDP) */
+	WB_VENUE_BX = 11,	/* Nasdaq BX, now Nasdaq Texas (ITCH format) */
+	WB_VENUE_PSX = 12,	/* Nasdaq PSX (ITCH format) */
+	WB_VENUE_IEX = 13,	/* Investors Exchange */
+	WB_VENUE_MEMX = 14,	/* Members Exchange */
+	WB_VENUE_MIAX = 15,	/* MIAX Pearl Equities */
+	WB_VENUE_LTSE = 16,	/* Long-Term Stock Exchange */
+	WB_VENUE_ISE = 17,	/* Nasdaq ISE */
+	WB_VENUE_CBOE = 18,	/* Cboe Stock Exchange (CBSX) */
+	WB_VENUE_24X = 19,	/* 24X National Exchange */
+	WB_VENUE_TXSE = 20,	/* Texas Stock Exchange */
+	WB_VENUE_FINRA = 21,	/* FINRA Alternative Display Facility */
 	WB_VENUE_COUNT
 };
 
@@ -126,18 +149,35 @@ struct wb_ev_status {
 };
 
 struct wb_ev_symbol {
-	char ticker[8];		/* space padded, as on the wire */
+	char ticker[8];		/* space padded */
 	uint32_t round_lot;
-	uint16_t locate;	/* the feed's own key (ITCH stock locate), 0 if none */
-	char listing_market;	/* ITCH market category, 0 if unknown */
-	uint8_t reserved[17];
+	uint32_t feed_key;	/* the feed's own key (ITCH locate, XDP SymbolIndex), 0 if none */
+	char listing_market;	/* the feed's listing market code, 0 if unknown */
+	uint8_t reserved[15];
 };
 
+/* wb_ev_gap.reason */
+enum wb_gap_reason {
+	WB_GAP_SEQUENCE = 0,	/* messages [first, first + count) of the stream were lost */
+	WB_GAP_LATE_SUBSCRIBE = 1, /* the instrument was subscribed after its stream began:
+				    * its earlier messages were never seen (count 0) */
+	WB_GAP_FILTER_FULL = 2,	/* an order of the instrument could not be tracked (count 1) */
+	WB_GAP_BAD_DATA = 3,	/* a message of the instrument could not be applied */
+};
+
+/*
+ * A gap names its sequence stream: (venue, channel, unit). channel is the
+ * feed map's channel of the line (0 when the map gives none); unit is the
+ * PITCH matching unit (0 for other protocols). instrument 0 means the whole
+ * stream; otherwise only that instrument's book is affected.
+ */
 struct wb_ev_gap {
 	uint64_t first;		/* first missing sequence number */
 	uint64_t count;		/* messages missing */
-	uint8_t unit;		/* PITCH unit, 0 otherwise */
-	uint8_t reserved[15];
+	uint16_t channel;
+	uint8_t unit;
+	uint8_t reason;		/* enum wb_gap_reason */
+	uint8_t reserved[12];
 };
 
 struct wb_event {
@@ -162,7 +202,7 @@ struct wb_event {
 } __attribute__((aligned(64)));
 
 WB_STATIC_ASSERT(sizeof(struct wb_event) == 64, "wb_event must be one cache line");
-WB_STATIC_ASSERT(_Alignof(struct wb_event) == 64, "wb_event must be cache-line aligned");
+WB_STATIC_ASSERT(WB_ALIGNOF(struct wb_event) == 64, "wb_event must be cache-line aligned");
 WB_STATIC_ASSERT(sizeof(struct wb_ev_order) == 32, "payload is 32 bytes");
 WB_STATIC_ASSERT(sizeof(struct wb_ev_trade) == 32, "payload is 32 bytes");
 WB_STATIC_ASSERT(sizeof(struct wb_ev_quote) == 32, "payload is 32 bytes");

@@ -77,9 +77,9 @@ struct sb_symbol {
 	uint32_t in_dirty_list;
 	uint64_t exch_ts;
 	uint64_t recv_ts;
-	uint16_t venues_present;
-	uint16_t venues_known;	/* venues with levels, a gap or a status: published per venue */
-	uint16_t cols[2];	/* venues whose breakdown column may be nonzero in shm */
+	uint32_t venues_present;
+	uint32_t venues_known;	/* venues with levels, a gap or a status: published per venue */
+	uint32_t cols[2];	/* venues whose breakdown column may be nonzero in shm */
 	uint8_t cons_stale_from[2];
 	uint8_t state;
 	char raw_state;
@@ -453,8 +453,8 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 		 * messages in it like every other. */
 		if (sb->venue_gap[u->venue])
 			vn->flags |= WB_VENF_GAP;
-		y->venues_present |= (uint16_t)(1u << u->venue);
-		y->venues_known |= (uint16_t)(1u << u->venue);
+		y->venues_present |= (uint32_t)(1u << u->venue);
+		y->venues_known |= (uint32_t)(1u << u->venue);
 		sb_mark(sb, u->instrument, SB_D_META);
 	}
 	/* A change below the venue's tenth level changes nothing published. */
@@ -486,7 +486,7 @@ static void sb_gap_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
 
 	vn->flags |= WB_VENF_GAP;
 	vn->gaps++;
-	sb->sym[inst].venues_known |= (uint16_t)(1u << venue);
+	sb->sym[inst].venues_known |= (uint32_t)(1u << venue);
 	sb_mark(sb, inst, SB_D_META);
 }
 
@@ -580,7 +580,7 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 		sb_seen(sb, u->instrument);
 		y = &sb->sym[u->instrument];
 		y->venue[u->venue].state = u->u.status.state;
-		y->venues_known |= (uint16_t)(1u << u->venue);
+		y->venues_known |= (uint32_t)(1u << u->venue);
 		/* A halt or pause on any venue (a regulatory halt reaches every
 		 * feed, not all at once) is not lifted by another venue still
 		 * saying trading; otherwise the latest status stands. */
@@ -681,7 +681,6 @@ static void sb_write_venue_side(struct wb_level *out, uint8_t *count, const stru
 		out[i].qty = l->qty;
 		out[i].orders = l->orders;
 		out[i].venues = 0;
-		out[i].reserved = 0;
 	}
 	*count = (uint8_t)n;
 }
@@ -702,7 +701,7 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 
 	for (m = y->cols[si] & ~present; m; m &= m - 1)
 		memset(vq[__builtin_ctz(m)], 0, sizeof(vq[0]));
-	y->cols[si] = (uint16_t)present;
+	y->cols[si] = present;
 	for (m = present; m; m &= m - 1) {
 		uint32_t v = (uint32_t)__builtin_ctz(m);
 
@@ -722,8 +721,7 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 			out[i].price = si ? -l->key : l->key;
 			out[i].qty = l->qty;
 			out[i].orders = l->orders;
-			out[i].venues = (uint16_t)(1u << vid[0]);
-			out[i].reserved = 0;
+			out[i].venues = 1u << vid[0];
 			col[i] = l->qty;
 		}
 		return (uint8_t)cnt;
@@ -732,7 +730,7 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 		int64_t best = INT64_MIN;
 		uint64_t qty = 0;
 		uint32_t orders = 0;
-		uint16_t venues = 0;
+		uint32_t venues = 0;
 		int any = 0;
 
 		for (i = 0; i < nv; i++)
@@ -750,7 +748,7 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 				q = l->qty;
 				qty += q;
 				orders += l->orders;
-				venues |= (uint16_t)(1u << vid[i]);
+				venues |= 1u << vid[i];
 				head[i]--;
 			}
 			if (n >= from)
@@ -761,7 +759,6 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 			out[n].qty = qty;
 			out[n].orders = orders;
 			out[n].venues = venues;
-			out[n].reserved = 0;
 		}
 		n++;
 	}

@@ -17,11 +17,17 @@ static const char *const protocol_names[FEED_PROTO_COUNT] = {
 };
 
 static const char *const venue_names[WB_VENUE_COUNT] = {
-	[WB_VENUE_NONE] = "none",	[WB_VENUE_NASDAQ] = "nasdaq",
-	[WB_VENUE_BZX] = "bzx",		[WB_VENUE_BYX] = "byx",
-	[WB_VENUE_EDGX] = "edgx",	[WB_VENUE_EDGA] = "edga",
-	[WB_VENUE_NYSE] = "nyse",	[WB_VENUE_ARCA] = "arca",
-	[WB_VENUE_CQS] = "cqs",		[WB_VENUE_UQDF] = "uqdf",
+	[WB_VENUE_NONE] = "none",	  [WB_VENUE_NASDAQ] = "nasdaq",
+	[WB_VENUE_BZX] = "bzx",		  [WB_VENUE_BYX] = "byx",
+	[WB_VENUE_EDGX] = "edgx",	  [WB_VENUE_EDGA] = "edga",
+	[WB_VENUE_NYSE] = "nyse",	  [WB_VENUE_ARCA] = "arca",
+	[WB_VENUE_AMERICAN] = "american", [WB_VENUE_NATIONAL] = "national",
+	[WB_VENUE_TEXAS] = "texas",	  [WB_VENUE_BX] = "bx",
+	[WB_VENUE_PSX] = "psx",		  [WB_VENUE_IEX] = "iex",
+	[WB_VENUE_MEMX] = "memx",	  [WB_VENUE_MIAX] = "miax",
+	[WB_VENUE_LTSE] = "ltse",	  [WB_VENUE_ISE] = "ise",
+	[WB_VENUE_CBOE] = "cboe",	  [WB_VENUE_24X] = "24x",
+	[WB_VENUE_TXSE] = "txse",	  [WB_VENUE_FINRA] = "finra",
 };
 
 static const char *const error_names[FEED_ERR_COUNT] = {
@@ -472,6 +478,7 @@ void feed_emit_gap(struct feed_packet *pk, uint64_t first, uint64_t count, uint8
 	ev->u.gap.first = first;
 	ev->u.gap.count = count;
 	ev->u.gap.unit = unit;
+	ev->u.gap.reason = WB_GAP_SEQUENCE;
 	feed_commit(pk);
 }
 

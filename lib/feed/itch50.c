@@ -81,7 +81,7 @@ static void emit_symbol(struct feed_packet *pk, struct itch_state *st, uint16_t 
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
 	__builtin_memcpy(ev->u.symbol.ticker, &loc->key, 8);
 	ev->u.symbol.round_lot = loc->round_lot;
-	ev->u.symbol.locate = locate;
+	ev->u.symbol.feed_key = locate;
 	ev->u.symbol.listing_market = loc->market;
 	feed_commit(pk);
 }

@@ -61,7 +61,7 @@ expect_exit "bad feeds.conf" 1 "bad.conf:1:" $DUMP --feeds "$T/bad.conf" $P/Orde
 # ---- the real captures (pcaps/itch50), values from the spec
 $DUMP $P/AddOrderNoMpidAttributionMessage.pcap > "$T/add.txt"
 expect_line "AddOrder event" "$T/add.txt" "14757721 09:29:59.999894278 nasdaq/0 i=1 ADD ref=23508286 B 1600 @ 87.39"
-expect_line "AddOrder symbol" "$T/add.txt" "SYMBOL IVOO locate=5528 lot=100"
+expect_line "AddOrder symbol" "$T/add.txt" "SYMBOL IVOO key=5528 lot=100"
 $DUMP --raw $P/AddOrderNoMpidAttributionMessage.pcap > "$T/add.raw"
 expect_line "AddOrder raw" "$T/add.raw" "14757721 09:29:59.999894278 A locate=5528 track=0 ref=23508286 B 1600 IVOO @ 87.39"
 $DUMP --raw $P/OrderExecutedMessage.pcap > "$T/exec.raw"

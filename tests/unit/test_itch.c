@@ -137,7 +137,7 @@ START_TEST(test_itch_capture_add_order_decodes_spec_values)
 	sym = harness_find(&h, WB_EV_SYMBOL, 0);
 	ck_assert_ptr_nonnull(sym);
 	ck_assert_mem_eq(sym->u.symbol.ticker, "IVOO    ", 8);
-	ck_assert_uint_eq(sym->u.symbol.locate, 5528);
+	ck_assert_uint_eq(sym->u.symbol.feed_key, 5528);
 	add = harness_find(&h, WB_EV_ADD, 0);
 	ck_assert_ptr_nonnull(add);
 	ck_assert_uint_eq(add->venue, WB_VENUE_NASDAQ);

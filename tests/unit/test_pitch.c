@@ -353,20 +353,20 @@ START_TEST(test_pitch_byx_add_order_short_capture_decodes_every_field)
 {
 	static const char *const want[] = {
 		"1 00:00:00.000000000 byx/2 i=0 GAP first=1 count=14002 unit=17",
-		"14003 00:00:00.000000000 byx/2 i=1 SYMBOL MAT locate=0 lot=100",
+		"14003 00:00:00.000000000 byx/2 i=1 SYMBOL MAT key=0 lot=100",
 		"14003 00:00:00.000000000 byx/2 i=1 ADD ref=2265901215303825392 B 400 @ 20.66",
 		"1 00:00:00.000000000 byx/3 i=0 GAP first=1 count=47689 unit=15",
-		"47691 09:30:00.000646000 byx/3 i=2 SYMBOL JDST locate=0 lot=100",
+		"47691 09:30:00.000646000 byx/3 i=2 SYMBOL JDST key=0 lot=100",
 		"47691 09:30:00.000646000 byx/3 i=2 ADD ref=2002657807619050517 B 21700 @ 7.56",
-		"47692 09:30:00.000674000 byx/3 i=3 SYMBOL IXN locate=0 lot=100",
+		"47692 09:30:00.000674000 byx/3 i=3 SYMBOL IXN key=0 lot=100",
 		"47692 09:30:00.000674000 byx/3 i=3 ADD ref=2002657807619050519 B 200 @ 59.90",
-		"47693 09:30:00.000771000 byx/3 i=4 SYMBOL IWO locate=0 lot=100",
+		"47693 09:30:00.000771000 byx/3 i=4 SYMBOL IWO key=0 lot=100",
 		"47693 09:30:00.000771000 byx/3 i=4 ADD ref=2002657807619050523 S 100 @ 235.26",
 		"47694 09:30:00.000777000 byx/3 i=4 ADD ref=2002657807619050524 B 100 @ 234.14",
 		"1 00:00:00.000000000 byx/4 i=0 GAP first=1 count=35741 unit=31",
-		"35743 09:30:00.000754000 byx/4 i=5 SYMBOL YANG locate=0 lot=100",
+		"35743 09:30:00.000754000 byx/4 i=5 SYMBOL YANG key=0 lot=100",
 		"35743 09:30:00.000754000 byx/4 i=5 ADD ref=4108605069095453401 B 8200 @ 11.33",
-		"35744 09:30:00.000772000 byx/4 i=6 SYMBOL XSVN locate=0 lot=100",
+		"35744 09:30:00.000772000 byx/4 i=6 SYMBOL XSVN key=0 lot=100",
 		"35744 09:30:00.000772000 byx/4 i=6 ADD ref=4108605069095453402 B 100 @ 46.67",
 	};
 
@@ -386,9 +386,9 @@ START_TEST(test_pitch_byx_multiple_messages_capture_decodes_time_and_two_adds)
 {
 	static const char *const want[] = {
 		"1 00:00:00.000000000 byx/4 i=0 GAP first=1 count=35741 unit=31",
-		"35743 09:30:00.000754000 byx/4 i=1 SYMBOL YANG locate=0 lot=100",
+		"35743 09:30:00.000754000 byx/4 i=1 SYMBOL YANG key=0 lot=100",
 		"35743 09:30:00.000754000 byx/4 i=1 ADD ref=4108605069095453401 B 8200 @ 11.33",
-		"35744 09:30:00.000772000 byx/4 i=2 SYMBOL XSVN locate=0 lot=100",
+		"35744 09:30:00.000772000 byx/4 i=2 SYMBOL XSVN key=0 lot=100",
 		"35744 09:30:00.000772000 byx/4 i=2 ADD ref=4108605069095453402 B 100 @ 46.67",
 	};
 
@@ -441,7 +441,7 @@ START_TEST(test_pitch_bats_realtime_capture_decodes_with_its_one_gap)
 {
 	static const char *const want[] = {
 		"1 00:00:00.000000000 bzx/2 i=0 GAP first=1 count=2 unit=1",
-		"4 21:07:31.544822000 bzx/2 i=1 SYMBOL A locate=0 lot=100",
+		"4 21:07:31.544822000 bzx/2 i=1 SYMBOL A key=0 lot=100",
 		"4 21:07:31.544822000 bzx/2 i=1 ADD ref=245620911467925505 B 100 @ 20.00",
 		"6 21:07:54.279119000 bzx/2 i=1 EXEC ref=245620911467925505 qty=100 match=146932807681 f=printable",
 		"8 21:08:24.614870000 bzx/2 i=1 TRADE ref=245620911467925510 B 100 @ 20.01 match=146932807682 f=printable",

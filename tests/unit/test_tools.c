@@ -113,11 +113,11 @@ START_TEST(test_event_text_prints_each_kind_with_its_fields)
 
 	ev = event(WB_EV_SYMBOL);
 	memcpy(ev.u.symbol.ticker, "AAPL    ", 8);
-	ev.u.symbol.locate = 13;
+	ev.u.symbol.feed_key = 13;
 	ev.u.symbol.round_lot = 100;
 	ev.u.symbol.listing_market = 'Q';
 	wb_event_format(&ev, buf, sizeof(buf));
-	ck_assert_ptr_nonnull(strstr(buf, " i=3 SYMBOL AAPL locate=13 lot=100 mkt=Q"));
+	ck_assert_ptr_nonnull(strstr(buf, " i=3 SYMBOL AAPL key=13 lot=100 mkt=Q"));
 
 	ev = event(WB_EV_TRADE);
 	ev.flags = WB_EVF_PRINTABLE | WB_EVF_CROSS;

@@ -245,7 +245,7 @@ size_t wb_event_format(const struct wb_event *ev, char *buf, size_t n)
 	case WB_EV_SYMBOL:
 		out_printf(&o, " ");
 		out_padded(&o, ev->u.symbol.ticker, sizeof(ev->u.symbol.ticker));
-		out_printf(&o, " locate=%u lot=%" PRIu32, ev->u.symbol.locate, ev->u.symbol.round_lot);
+		out_printf(&o, " key=%" PRIu32 " lot=%" PRIu32, ev->u.symbol.feed_key, ev->u.symbol.round_lot);
 		if (ev->u.symbol.listing_market) {
 			out_printf(&o, " mkt=");
 			out_padded(&o, &ev->u.symbol.listing_market, 1);
