@@ -15,7 +15,8 @@
 #   subscribe/NAME.c     -> build/NAME
 #   examples/NAME.c      -> build/examples/NAME
 #   tests/unit/test_*.c  -> build/test/test_*      (Check, sanitizers)
-#   tests/fuzz/fuzz_*.c  -> build/fuzz/fuzz_*      (libFuzzer)
+#   tests/fuzz/fuzz_feed.c -> build/fuzz/fuzz_<stem> (libFuzzer), one per row of
+#                        the protocol table (lib/feed/protocols.h)
 #   tests/bench/bench_*.c -> build/bench/bench_*
 #   mk/*.mk              extra rules (module, VM tests, latency); they may add
 #                        targets to CHECK_EXTRA, BENCH_EXTRA and ALL_EXTRA.
@@ -40,7 +41,8 @@ TCOMMON_SRC := $(wildcard tools/common/*.c)
 TOOL_SRC   := $(wildcard tools/*.c) $(wildcard subscribe/*.c)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 TEST_SRC   := $(wildcard tests/unit/test_*.c)
-FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+# The protocol table's stems: X(ID, stem) rows of lib/feed/protocols.h.
+PROTOCOL_STEMS := $(shell sed -n 's/^[[:space:]]*X([A-Z0-9_]*, *\([a-z0-9_]*\)).*/\1/p' lib/feed/protocols.h)
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 HEADERS    := $(wildcard include/wirebook/*.h lib/*/*.h tools/common/*.h)
 
@@ -65,7 +67,7 @@ SLIBS      := $(SLIB_TOOLS) $(SLIB_BOOK) $(SLIB_SHM) $(SLIB_FEED)
 TOOLS    := $(patsubst %.c,$(O)/%,$(notdir $(TOOL_SRC)))
 EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRC))
 TESTS    := $(patsubst tests/unit/%.c,$(O)/test/%,$(TEST_SRC))
-FUZZERS  := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRC))
+FUZZERS  := $(addprefix $(O)/fuzz/fuzz_,$(PROTOCOL_STEMS))
 BENCHES  := $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCH_SRC))
 
 CHECK_EXTRA :=
@@ -130,10 +132,10 @@ $(O)/bench/%: tests/bench/%.c $(LIBS) $(HEADERS)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
 
 # libFuzzer targets compile the freestanding decoders straight in.
-$(O)/fuzz/%: tests/fuzz/%.c $(FEED_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all $< $(FEED_SRC) -o $@
+	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -DFUZZ_STEM=$* -g -O1 \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) -o $@
 
 $(O)/wirebook.pc: scripts/wirebook.pc.in
 	@mkdir -p $(O)

@@ -16,6 +16,7 @@
 #include <linux/mutex.h>
 
 #include "feed/feed.h"
+#include "feed/feed_ioc.h"
 #include "wirebook/ioctl.h"
 
 #define WB_MAX_IFACES 8
@@ -56,13 +57,6 @@ struct wb_module {
 	struct feed_engine *engine;
 	u64 last_recv_ts;		/* recv_ts is strictly increasing (lock order) */
 	u8 *scratch;			/* frame copy buffer, used under lock */
-	/* Allocation for the engine while lock is held: see wb_main.c. */
-	bool locked;
-	void *reserve;
-	size_t reserve_bytes;
-	size_t wanted_bytes;
-	void *deferred_free[2 * WB_VENUE_COUNT];
-	unsigned int deferred_count;
 
 	unsigned long *port_map;	/* UDP ports of the feed map: lock-free prefilter */
 
@@ -87,9 +81,8 @@ extern struct mutex wb_ctl_mutex;
 /* wb_main.c: engine calls under the lock, with sleeping allocation around */
 void wb_engine_lock(void);
 void wb_engine_unlock(void);
-int wb_feed_add(u32 ip, u16 port, int protocol, int venue, const char *name);
+int wb_feed_add(const struct feed_map_entry *m);
 int wb_feed_remove(u32 ip, u16 port);
-int wb_errno(int feed_err);
 void wb_hook_stats_sum(struct wb_ioc_hook_stats *out);
 size_t wb_scratch_bytes(void);
 

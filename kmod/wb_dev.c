@@ -28,42 +28,6 @@ static void wb_vma_set(struct vm_area_struct *vma, vm_flags_t set, vm_flags_t cl
 #endif
 }
 
-static void wb_line_to_ioc(const struct feed_line *l, int index, struct wb_ioc_feed *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->ip = l->ip;
-	f->port = l->port;
-	f->protocol = l->protocol;
-	f->venue = l->venue;
-	memcpy(f->name, l->name, min(sizeof(f->name) - 1, sizeof(l->name)));
-	f->line = index;
-}
-
-static void wb_counters_to_ioc(const struct feed_counters *c, struct wb_ioc_counters *o)
-{
-	unsigned int i;
-
-	memset(o, 0, sizeof(*o));
-	o->packets = c->packets;
-	o->bytes = c->bytes;
-	o->messages = c->messages;
-	o->events = c->events;
-	o->filtered = c->filtered;
-	o->ignored = c->ignored;
-	o->heartbeats = c->heartbeats;
-	o->gaps = c->gaps;
-	o->gap_messages = c->gap_messages;
-	o->duplicates = c->duplicates;
-	o->duplicate_messages = c->duplicate_messages;
-	o->session_changes = c->session_changes;
-	o->end_of_session = c->end_of_session;
-	o->ring_drops = c->ring_drops;
-	o->order_filter_full = c->order_filter_full;
-	o->gso_packets = c->gso_packets;
-	for (i = 0; i < FEED_ERR_COUNT; i++)
-		o->errors[i] = c->errors[i];
-}
-
 /* Copy every used feed line with its counters; out holds FEED_MAX_LINES. */
 unsigned int wb_stats_snapshot(struct wb_ioc_line_stats *out)
 {
@@ -75,8 +39,8 @@ unsigned int wb_stats_snapshot(struct wb_ioc_line_stats *out)
 
 		if (!l->ip)
 			continue;
-		wb_line_to_ioc(l, i, &out[n].feed);
-		wb_counters_to_ioc(&l->counters, &out[n].counters);
+		feed_ioc_line(l, i, &out[n].feed);
+		feed_ioc_counters(&l->counters, &out[n].counters);
 		n++;
 	}
 	wb_engine_unlock();
@@ -96,23 +60,35 @@ static int wb_user_string_len(const char *buf, size_t size, size_t max)
 static long wb_ioctl_feed_add(void __user *arg)
 {
 	struct wb_ioc_feed f;
+	struct feed_map_entry m;
 	int rc;
 
 	if (copy_from_user(&f, arg, sizeof(f)))
 		return -EFAULT;
-	if (f.reserved || !f.ip || !f.port ||
-	    wb_user_string_len(f.name, sizeof(f.name), FEED_LINE_NAME_LEN - 1) < 0)
-		return -EINVAL;
-	if (f.protocol <= FEED_PROTO_NONE || f.protocol >= FEED_PROTO_COUNT ||
-	    f.venue <= WB_VENUE_NONE || f.venue >= WB_VENUE_COUNT)
+	if (feed_ioc_entry(&f, &m) < 0)
 		return -EINVAL;
 	mutex_lock(&wb_ctl_mutex);
-	rc = wb_feed_add(f.ip, f.port, f.protocol, f.venue, f.name);
+	rc = wb_feed_add(&m);
 	mutex_unlock(&wb_ctl_mutex);
 	if (rc < 0)
 		return rc;
 	f.line = rc;
 	return copy_to_user(arg, &f, sizeof(f)) ? -EFAULT : 0;
+}
+
+static long wb_ioctl_trading_date(void __user *arg)
+{
+	struct wb_ioc_date d;
+	int rc;
+
+	if (copy_from_user(&d, arg, sizeof(d)))
+		return -EFAULT;
+	mutex_lock(&wb_ctl_mutex);
+	wb_engine_lock();
+	rc = feed_ioc_trading_date(wb.engine, &d);
+	wb_engine_unlock();
+	mutex_unlock(&wb_ctl_mutex);
+	return feed_ioc_errno(rc);
 }
 
 static long wb_ioctl_feed_del(void __user *arg)
@@ -145,7 +121,7 @@ static long wb_ioctl_feed_list(void __user *arg)
 	wb_engine_lock();
 	for (i = 0; i < wb.engine->line_count && i < FEED_MAX_LINES; i++)
 		if (wb.engine->lines[i].ip)
-			wb_line_to_ioc(&wb.engine->lines[i], i, &out[n++]);
+			feed_ioc_line(&wb.engine->lines[i], i, &out[n++]);
 	wb_engine_unlock();
 	if (req.capacity && copy_to_user(u64_to_user_ptr(req.entries), out,
 					 min(n, req.capacity) * sizeof(*out)))
@@ -174,7 +150,7 @@ static long wb_ioctl_sub(void __user *arg, bool add)
 	wb_engine_unlock();
 	mutex_unlock(&wb_ctl_mutex);
 	if (rc < 0)
-		return wb_errno(rc);
+		return feed_ioc_errno(rc);
 	if (!add)
 		return 0;
 	s.instrument = rc;
@@ -307,6 +283,7 @@ static long wb_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 	case WB_IOC_SUB_ADD:
 	case WB_IOC_SUB_DEL:
 	case WB_IOC_STATS_RESET:
+	case WB_IOC_TRADING_DATE:
 		if (!writer)
 			return -EBADF;
 		break;
@@ -322,6 +299,8 @@ static long wb_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 		return wb_ioctl_sub(arg, true);
 	case WB_IOC_SUB_DEL:
 		return wb_ioctl_sub(arg, false);
+	case WB_IOC_TRADING_DATE:
+		return wb_ioctl_trading_date(arg);
 	default:
 		return wb_ioctl_stats_reset();
 	}

@@ -16,6 +16,8 @@
 #include <linux/skbuff.h>
 #include <linux/rtnetlink.h>
 #include <linux/timekeeping.h>
+#include <linux/timer.h>
+#include <linux/version.h>
 #include <net/net_namespace.h>
 #include <net/ip.h>
 
@@ -30,6 +32,39 @@ static u64 wb_next_recv_ts(void)
 		now = wb.last_recv_ts + 1;
 	wb.last_recv_ts = now;
 	return now;
+}
+
+/*
+ * A packet held behind a hole waits for the other line at most the
+ * engine's hold time; when the stream then goes quiet, nothing else would
+ * release it. This timer does, as feed_engine_poll() does for the
+ * user-space producers: armed while the engine has a hole, every tick.
+ */
+static struct timer_list wb_hole_timer;
+static bool wb_hole_timer_stopping;
+
+static void wb_hole_timer_arm(void)
+{
+	if (!READ_ONCE(wb_hole_timer_stopping) && !timer_pending(&wb_hole_timer))
+		mod_timer(&wb_hole_timer, jiffies + 1);
+}
+
+static void wb_hole_timer_fire(struct timer_list *t)
+{
+	struct wb_ring_producer *prod;
+	bool wake = false, holes;
+
+	spin_lock(&wb.lock);
+	prod = &wb.rings[smp_processor_id()].prod;
+	feed_engine_poll(wb.engine, wb_next_recv_ts(), prod);
+	if (wb_ring_producer_publish(prod))
+		wake = true;
+	holes = wb.engine->holes != 0;
+	spin_unlock(&wb.lock);
+	if (wake)
+		wake_up_interruptible(&wb.readers);
+	if (holes)
+		wb_hole_timer_arm();
 }
 
 /* Caller holds wb.lock. Returns the line index or -1. */
@@ -115,7 +150,7 @@ static bool wb_receive(struct sk_buff *skb)
 	unsigned int ihl;
 	const u8 *frame;
 	u32 frame_len;
-	bool wake = false;
+	bool wake = false, holes;
 	int line;
 	u64 ts;
 
@@ -163,10 +198,13 @@ static bool wb_receive(struct sk_buff *skb)
 			line = wb_decode_frame(buf, ETH_HLEN + skb->len, ts, &wake);
 		}
 	}
+	holes = wb.engine->holes != 0;
 	spin_unlock(&wb.lock);
 
 	if (wake)
 		wake_up_interruptible(&wb.readers);
+	if (unlikely(holes))
+		wb_hole_timer_arm();
 	if (line < 0)
 		return false;
 	stats->feed_frames++;
@@ -355,6 +393,7 @@ int wb_hooks_init(const char *ifaces)
 	rc = wb_parse_ifaces(ifaces);
 	if (rc)
 		return rc;
+	timer_setup(&wb_hole_timer, wb_hole_timer_fire, 0);
 	/* Registration replays NETDEV_REGISTER: existing devices get hooked. */
 	rc = register_netdevice_notifier(&wb_netdev_nb);
 	if (rc)
@@ -389,4 +428,10 @@ void wb_hooks_exit(void)
 	 * which would unhook anything still hooked. */
 	unregister_netdevice_notifier(&wb_netdev_nb);
 	synchronize_net();
+	WRITE_ONCE(wb_hole_timer_stopping, true);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	timer_delete_sync(&wb_hole_timer);
+#else
+	del_timer_sync(&wb_hole_timer);
+#endif
 }

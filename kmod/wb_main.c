@@ -29,6 +29,11 @@ MODULE_PARM_DESC(consume, "Keep decoded feed packets from the IP stack (default 
 
 bool wb_tap_fallback;
 module_param_named(tap_fallback, wb_tap_fallback, bool, 0444);
+
+static unsigned int hold_us = 1000;
+module_param(hold_us, uint, 0444);
+MODULE_PARM_DESC(hold_us, "Longest a packet behind a sequence hole waits for the other line, "
+		 "in us (default 1000; 0: never hold, a hole is a gap at once)");
 MODULE_PARM_DESC(tap_fallback, "When a device's rx_handler slot is taken (bridge, bond, macvlan), "
 		 "hook it with a packet tap instead of failing (feed packets then also reach the stack)");
 
@@ -44,107 +49,38 @@ struct wb_module wb;
 DEFINE_MUTEX(wb_ctl_mutex);
 
 /*
- * The engine allocates per-venue state when a feed line is added, through
- * these callbacks, while the caller holds the engine spinlock. vmalloc may
- * sleep, so under the lock the allocator only hands out a reserve the
- * control path allocated beforehand; without one it records the size and
- * fails, and wb_feed_add allocates that much and tries again. Frees under
- * the lock are deferred to unlock.
+ * The engine allocates per-venue and per-stream state when a feed line is
+ * added, on the control path and outside the engine lock: it takes the
+ * lock itself (feed_engine_config.lock) only to publish the new line.
  */
 static void *wb_engine_alloc(size_t bytes)
 {
-	void *p;
-
-	if (!wb.locked && !in_interrupt())
-		return vzalloc(bytes);
-	if (wb.reserve && wb.reserve_bytes >= bytes) {
-		p = wb.reserve;
-		wb.reserve = NULL;
-		wb.reserve_bytes = 0;
-		return p;
-	}
-	wb.wanted_bytes = bytes;
-	return NULL;
+	return vzalloc(bytes);
 }
 
 static void wb_engine_free(void *p)
 {
-	if (!wb.locked && !in_interrupt()) {
-		vfree(p);
-		return;
-	}
-	if (!WARN_ON_ONCE(wb.deferred_count >= ARRAY_SIZE(wb.deferred_free)))
-		wb.deferred_free[wb.deferred_count++] = p;
+	vfree(p);
 }
 
 void wb_engine_lock(void)
 {
 	spin_lock_bh(&wb.lock);
-	wb.locked = true;
 }
 
 void wb_engine_unlock(void)
 {
-	void *to_free[ARRAY_SIZE(wb.deferred_free)];
-	unsigned int i, n = wb.deferred_count;
-
-	memcpy(to_free, wb.deferred_free, n * sizeof(to_free[0]));
-	wb.deferred_count = 0;
-	wb.locked = false;
 	spin_unlock_bh(&wb.lock);
-	for (i = 0; i < n; i++)
-		vfree(to_free[i]);
 }
 
-int wb_errno(int feed_err)
+/* Caller holds wb_ctl_mutex. */
+int wb_feed_add(const struct feed_map_entry *m)
 {
-	switch (-feed_err) {
-	case FEED_EINVAL:
-		return -EINVAL;
-	case FEED_ENOSPC:
-		return -ENOSPC;
-	case FEED_EEXIST:
-		return -EEXIST;
-	case FEED_ENOENT:
-		return -ENOENT;
-	case FEED_ENOMEM:
-		return -ENOMEM;
-	case FEED_EPROTO:
-		return -EPROTO;
-	default:
-		return feed_err < 0 ? -EINVAL : feed_err;
-	}
-}
+	int rc = feed_map_add_entry(wb.engine, m);
 
-/* Caller holds wb_ctl_mutex. Returns the line index or a negative errno. */
-int wb_feed_add(u32 ip, u16 port, int protocol, int venue, const char *name)
-{
-	int rc = -ENOMEM, attempt;
-	size_t wanted;
-
-	for (attempt = 0; attempt < 3; attempt++) {
-		wb_engine_lock();
-		wb.wanted_bytes = 0;
-		rc = feed_map_add(wb.engine, ip, port, protocol, venue, name);
-		if (rc >= 0)
-			set_bit(port, wb.port_map);
-		wanted = wb.wanted_bytes;
-		wb_engine_unlock();
-		if (rc != -FEED_ENOMEM || !wanted)
-			break;
-		vfree(wb.reserve);
-		wb.reserve = vzalloc(wanted);
-		wb.reserve_bytes = wb.reserve ? wanted : 0;
-		if (!wb.reserve) {
-			pr_err("cannot allocate %zu bytes of venue state\n", wanted);
-			return -ENOMEM;
-		}
-	}
-	/* An unused reserve is not kept: it may be large. */
-	vfree(wb.reserve);
-	wb.reserve = NULL;
-	wb.reserve_bytes = 0;
-	return rc < 0 ? wb_errno(rc) : rc;
+	if (rc >= 0)
+		set_bit(m->port, wb.port_map);
+	return feed_ioc_errno(rc);
 }
 
 /* Caller holds wb_ctl_mutex. */
@@ -153,7 +89,6 @@ int wb_feed_remove(u32 ip, u16 port)
 	int rc, i;
 	bool port_used = false;
 
-	wb_engine_lock();
 	rc = feed_map_remove(wb.engine, ip, port);
 	if (rc == 0) {
 		for (i = 0; i < (int)wb.engine->line_count; i++)
@@ -162,8 +97,7 @@ int wb_feed_remove(u32 ip, u16 port)
 		if (!port_used)
 			clear_bit(port, wb.port_map);
 	}
-	wb_engine_unlock();
-	return rc < 0 ? wb_errno(rc) : 0;
+	return feed_ioc_errno(rc);
 }
 
 void wb_hook_stats_sum(struct wb_ioc_hook_stats *out)
@@ -261,6 +195,10 @@ static int wb_engine_setup(void)
 	struct feed_engine_config cfg = {
 		.alloc = wb_engine_alloc,
 		.free = wb_engine_free,
+		.lock = wb_engine_lock,
+		.unlock = wb_engine_unlock,
+		.hold_ns = (u64)hold_us * 1000,
+		.no_hold = hold_us == 0,
 	};
 	int rc;
 
@@ -273,7 +211,7 @@ static int wb_engine_setup(void)
 	rc = feed_engine_init(wb.engine, &cfg);
 	if (rc < 0) {
 		wb_engine_free_all();
-		return wb_errno(rc);
+		return feed_ioc_errno(rc);
 	}
 	return 0;
 nomem:
@@ -338,7 +276,6 @@ static void __exit wb_exit(void)
 	wb_dev_exit();
 	wb_proc_exit();
 	wb_rings_free();
-	vfree(wb.reserve);
 	wb_engine_free_all();
 	pr_info("unloaded\n");
 }

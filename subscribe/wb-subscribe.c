@@ -32,11 +32,14 @@ static void usage(FILE *out)
 "  del SYMBOL...             unsubscribe\n"
 "  list                      subscribed symbols and their instrument ids\n"
 "Feed map (which multicast groups are which feed line):\n"
-"  feeds add ADDR:PORT PROTOCOL VENUE LINE\n"
+"  feeds add ADDR:PORT PROTOCOL VENUE LINE [channel=N]\n"
 "                            e.g. feeds add 233.54.12.111:26477 itch nasdaq A\n"
 "  feeds del ADDR:PORT\n"
 "  feeds list\n"
 "  feeds load FILE           add every entry of a feeds.conf\n"
+"Trading day (of feeds that give time since midnight: ITCH, PITCH):\n"
+"  date YYYY-MM-DD           replaying another day's capture: put its times on that day\n"
+"  date clock                take the day from the receive clock again (the default)\n"
 "Statistics:\n"
 "  stats [--json]            per feed line: packets, messages, events, filtered,\n"
 "                            gaps, duplicates, decode errors, ring drops, GSO\n"
@@ -203,25 +206,28 @@ static int cmd_list(struct wb_control *c)
 	return 0;
 }
 
-static int feed_add(struct wb_control *c, uint32_t ip, uint16_t port, int protocol, int venue,
-		    const char *name)
+static int feed_add(struct wb_control *c, const struct feed_map_entry *m)
 {
 	struct wb_ioc_feed f;
 	char addr[32];
 	int rc;
 
 	memset(&f, 0, sizeof(f));
-	f.ip = ip;
-	f.port = port;
-	f.protocol = (uint8_t)protocol;
-	f.venue = (uint8_t)venue;
-	snprintf(f.name, sizeof(f.name), "%s", name);
-	format_addr(ip, port, addr, sizeof(addr));
+	f.ip = m->ip;
+	f.port = m->port;
+	f.protocol = m->protocol;
+	f.venue = m->venue;
+	f.channel = m->channel;
+	snprintf(f.name, sizeof(f.name), "%s", m->name);
+	format_addr(m->ip, m->port, addr, sizeof(addr));
 	rc = wb_control_call(c, WB_IOC_FEED_ADD, &f);
 	if (report("feeds add", addr, rc))
 		return 1;
-	printf("line %d: %s %s %s %s\n", f.line, addr, feed_protocol_name(protocol),
-	       feed_venue_name(venue), f.name);
+	printf("line %d: %s %s %s %s", f.line, addr, feed_protocol_name(m->protocol),
+	       feed_venue_name(m->venue), f.name);
+	if (m->channel)
+		printf(" channel=%u", m->channel);
+	printf("\n");
 	return 0;
 }
 
@@ -231,25 +237,32 @@ static int cmd_feeds(struct wb_control *c, int argc, char **argv)
 	uint16_t port;
 
 	if (argc >= 1 && !strcmp(argv[0], "add")) {
-		char text[256] = "", name[FEED_LINE_NAME_LEN];
-		int protocol, venue, rc, k;
+		char text[256] = "", venues[256];
+		struct feed_map_entry m;
+		int problem, rc, k;
 
-		if (argc != 5) {
-			fprintf(stderr, "wb-subscribe: feeds add ADDR:PORT PROTOCOL VENUE LINE\n");
+		if (argc != 5 && argc != 6) {
+			fprintf(stderr, "wb-subscribe: feeds add ADDR:PORT PROTOCOL VENUE LINE "
+				"[channel=N]\n");
 			return 2;
 		}
 		for (k = 1; k < argc; k++) {
 			strncat(text, argv[k], sizeof(text) - strlen(text) - 2);
 			strcat(text, " ");
 		}
-		rc = feed_map_parse_line(text, strlen(text), &ip, &port, &protocol, &venue, name);
+		rc = feed_map_parse_line(text, strlen(text), &m, &problem);
 		if (rc != 1) {
-			fprintf(stderr, "wb-subscribe: feeds add '%s': expected ADDR:PORT PROTOCOL "
-				"(itch, pitch) VENUE (nasdaq, bzx, byx, edgx, edga...) LINE (1-7 "
-				"characters)\n", text);
+			fprintf(stderr, "wb-subscribe: feeds add '%s': %s", text,
+				feed_map_problem_text(problem));
+			if (problem == FEED_MAP_VENUE_NOT_SERVED) {
+				feed_protocol_venue_list(m.protocol, venues, sizeof(venues));
+				fprintf(stderr, " (%s serves %s)", feed_protocol_name(m.protocol),
+					venues);
+			}
+			fprintf(stderr, "\n");
 			return 2;
 		}
-		return feed_add(c, ip, port, protocol, venue, name);
+		return feed_add(c, &m);
 	}
 	if (argc >= 1 && !strcmp(argv[0], "del")) {
 		struct wb_ioc_feed f;
@@ -264,7 +277,7 @@ static int cmd_feeds(struct wb_control *c, int argc, char **argv)
 		return report("feeds del", argv[1], wb_control_call(c, WB_IOC_FEED_DEL, &f));
 	}
 	if (argc >= 1 && !strcmp(argv[0], "load")) {
-		struct feeds_conf_entry e[FEED_MAX_LINES];
+		struct feed_map_entry e[FEED_MAX_LINES];
 		char err[512];
 		int k, count, failed = 0;
 
@@ -278,8 +291,7 @@ static int cmd_feeds(struct wb_control *c, int argc, char **argv)
 			return 1;
 		}
 		for (k = 0; k < count; k++)
-			failed |= feed_add(c, e[k].ip, e[k].port, e[k].protocol, e[k].venue,
-					   e[k].name);
+			failed |= feed_add(c, &e[k]);
 		return failed;
 	}
 	if (argc == 1 && !strcmp(argv[0], "list")) {
@@ -296,9 +308,13 @@ static int cmd_feeds(struct wb_control *c, int argc, char **argv)
 			format_addr(f[i].ip, f[i].port, addr, sizeof(addr));
 			if (json)
 				printf("%s{\"line\":%d,\"address\":\"%s\",\"protocol\":\"%s\","
-				       "\"venue\":\"%s\",\"name\":\"%s\"}", i ? "," : "[", f[i].line,
-				       addr, feed_protocol_name(f[i].protocol),
-				       feed_venue_name(f[i].venue), f[i].name);
+				       "\"venue\":\"%s\",\"name\":\"%s\",\"channel\":%u}", i ? "," : "[",
+				       f[i].line, addr, feed_protocol_name(f[i].protocol),
+				       feed_venue_name(f[i].venue), f[i].name, f[i].channel);
+			else if (f[i].channel)
+				printf("%-4d %-22s %-7s %-8s %-7s channel=%u\n", f[i].line, addr,
+				       feed_protocol_name(f[i].protocol), feed_venue_name(f[i].venue),
+				       f[i].name, f[i].channel);
 			else
 				printf("%-4d %-22s %-7s %-8s %s\n", f[i].line, addr,
 				       feed_protocol_name(f[i].protocol), feed_venue_name(f[i].venue),
@@ -363,6 +379,30 @@ static void stats_json(const struct wb_ioc_stats *st, const struct wb_ioc_line_s
 	       h->feed_frames, h->consumed, h->gso_frames, h->gso_segments, h->gso_undecoded,
 	       h->oversize, h->copy_errors, h->hooked_devices, h->tap_devices, h->hook_failures,
 	       h->ring_published, h->ring_dropped, h->ring_wakeups);
+}
+
+static int cmd_date(struct wb_control *c, int argc, char **argv)
+{
+	struct wb_ioc_date d;
+	int y, m, day;
+	char end;
+
+	memset(&d, 0, sizeof(d));
+	if (argc != 1 || (strcmp(argv[0], "clock") &&
+			  sscanf(argv[0], "%4d-%2d-%2d%c", &y, &m, &day, &end) != 3)) {
+		fprintf(stderr, "wb-subscribe: date YYYY-MM-DD | date clock\n");
+		return 2;
+	}
+	if (strcmp(argv[0], "clock")) {
+		if (y < 1970 || y > 9999 || m < 1 || m > 12 || day < 1 || day > 31) {
+			fprintf(stderr, "wb-subscribe: date: not a date: %s\n", argv[0]);
+			return 2;
+		}
+		d.year = (uint16_t)y;
+		d.month = (uint8_t)m;
+		d.day = (uint8_t)day;
+	}
+	return report("date", argv[0], wb_control_call(c, WB_IOC_TRADING_DATE, &d));
 }
 
 static int cmd_stats(struct wb_control *c, int argc, char **argv)
@@ -468,7 +508,7 @@ int main(int argc, char **argv)
 	verb = argv[0];
 	writes = !strcmp(verb, "add") || !strcmp(verb, "del") ||
 		 (!strcmp(verb, "feeds") && argc > 1 && strcmp(argv[1], "list")) ||
-		 (!strcmp(verb, "stats") && argc > 1);
+		 (!strcmp(verb, "stats") && argc > 1) || !strcmp(verb, "date");
 	if (daemon_socket)
 		rc = wb_control_open_daemon(&c, daemon_socket, err, sizeof(err));
 	else
@@ -485,6 +525,8 @@ int main(int argc, char **argv)
 		rc = cmd_feeds(&c, argc - 1, argv + 1);
 	else if (!strcmp(verb, "stats"))
 		rc = cmd_stats(&c, argc - 1, argv + 1);
+	else if (!strcmp(verb, "date"))
+		rc = cmd_date(&c, argc - 1, argv + 1);
 	else {
 		fprintf(stderr, "wb-subscribe: unknown command '%s' (see --help)\n", verb);
 		rc = 2;

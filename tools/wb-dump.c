@@ -14,7 +14,7 @@
 #include "common/event_text.h"
 #include "common/feeds_conf.h"
 #include "common/itch_file.h"
-#include "common/itch_text.h"
+#include "common/raw_text.h"
 #include "common/pcap_io.h"
 #include "feed/feed.h"
 
@@ -32,14 +32,15 @@ struct dump {
 	struct wb_ring_consumer cons;
 	bool raw, stats, quiet, auto_map;
 	const char *symbols;
-	/* --raw filtering without the engine: tickers asked for, and
-	 * locate -> ticker key learned from the messages themselves. */
+	/* --raw filtering without the engine: tickers asked for, and per
+	 * venue the feed's symbol key -> ticker key, learned from the messages
+	 * that carry both (ITCH locate and stock, XDP index and symbol). */
 	bool raw_all;
 	uint64_t raw_keys[FEED_MAX_INSTRUMENTS];
 	uint32_t raw_key_count;
-	uint64_t *locate_key;
+	uint64_t *symbol_ticker[FEED_SOURCE_COUNT];
 	/* totals */
-	uint64_t frames, unmapped_frames, auto_lines, raw_messages, raw_non_itch;
+	uint64_t frames, unmapped_frames, auto_lines, raw_messages;
 	uint64_t events_printed;
 	char text[1024];
 };
@@ -58,11 +59,22 @@ static void usage(FILE *out)
 "  --feeds FILE       feed map (ADDR:PORT PROTOCOL VENUE LINE); default\n"
 "                     ./feeds.conf, <repo>/feeds.conf or\n"
 "                     /usr/local/share/wirebook/feeds.conf\n"
-"  --auto             also decode every UDP packet that looks like MoldUDP64 as\n"
-"                     Nasdaq ITCH, whatever its address (one line per address)\n"
+"  --auto             also decode every UDP packet to an address the feed map\n"
+"                     lacks that looks like one of the protocols (tried in the\n"
+"                     order below), as that protocol's first venue\n"
+"  --proto PROTOCOL[:VENUE]\n"
+"                     decode every UDP payload the feed map does not name as\n"
+"                     PROTOCOL for VENUE (default: its first venue), whatever its\n"
+"                     address: anonymized captures (rewritten addresses, port 0)\n"
 "  --itch-file FILE   read a Nasdaq BinaryFILE (2-byte big-endian length before\n"
 "                     each message), plain or gzip, instead of a capture;\n"
 "                     messages are numbered from 1\n"
+"  --date YYYY-MM-DD  the trading day of feeds that give time since midnight\n"
+"                     (ITCH, PITCH); default: from the capture's record times\n"
+"                     (a BinaryFILE has none: its times stay since midnight)\n"
+"  --hold-us N        longest a packet behind a sequence hole waits for the other\n"
+"                     line, in microseconds of capture time (default 1000; 0: a\n"
+"                     hole is a GAP at once, whatever the timing)\n"
 "  --raw              one line per source message, every wire field, no\n"
 "                     normalization (duplicates and A/B copies included)\n"
 "  --symbols LIST     comma-separated tickers to show (default '*': all)\n"
@@ -72,7 +84,16 @@ static void usage(FILE *out)
 "  -h, --help\n"
 "\n"
 "Exit status: 0 on success, 1 if the input is missing, unreadable, not a\n"
-"capture or ends in the middle of a record, 2 on bad usage.\n");
+"capture or ends in the middle of a record, 2 on bad usage.\n"
+"\n"
+"Protocols (feed map PROTOCOL) and the venues each serves:\n");
+	for (int p = FEED_PROTO_NONE + 1; p < FEED_PROTO_COUNT; p++) {
+		char venues[256];
+
+		feed_protocol_venue_list(p, venues, sizeof(venues));
+		fprintf(out, "  %-8s %s\n           venues: %s\n", feed_protocol_name(p),
+			feed_protocol_title(p), venues);
+	}
 }
 
 static void *zalloc(size_t bytes)
@@ -100,53 +121,25 @@ static void drain(struct dump *d)
 	}
 }
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/* A MoldUDP64 packet whose message blocks exactly fill the payload. */
-static bool looks_like_moldudp64(const uint8_t *p, uint32_t len)
-{
-	uint32_t off = MOLD_HEADER, count;
-
-	if (len < MOLD_HEADER)
-		return false;
-	for (int i = 0; i < 10; i++)
-		if (p[i] < 0x20 || p[i] > 0x7e)
-			return false;
-	count = rd16(p + 18);
-	if (count == 0 || count == 0xffff)
-		return len == MOLD_HEADER;
-	for (uint32_t i = 0; i < count; i++) {
-		if (off + 2 > len)
-			return false;
-		off += 2 + rd16(p + off);
-	}
-	return off == len;
-}
-
-/* --auto: map the frame's destination as a nasdaq ITCH line if it is MoldUDP64. */
+/* --auto: map an unmapped destination to the first protocol it looks like. */
 static void auto_map(struct dump *d, const struct udp_view *u)
 {
-	char name[FEED_LINE_NAME_LEN];
+	struct feed_map_entry m;
 	int rc;
 
-	if (feed_map_lookup(d->engine, u->dst_ip, u->dst_port) >= 0 ||
-	    !looks_like_moldudp64(u->payload, u->len))
+	if (feed_map_lookup(d->engine, u->dst_ip, u->dst_port) >= 0)
 		return;
-	snprintf(name, sizeof(name), "auto%" PRIu64, d->auto_lines);
-	rc = feed_map_add(d->engine, u->dst_ip, u->dst_port, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ,
-			  name);
+	memset(&m, 0, sizeof(m));
+	for (int p = FEED_PROTO_NONE + 1; p < FEED_PROTO_COUNT && !m.protocol; p++)
+		if (feed_raw_looks_like(p, u->payload, u->len))
+			m.protocol = (uint8_t)p;
+	if (!m.protocol)
+		return;
+	m.ip = u->dst_ip;
+	m.port = u->dst_port;
+	m.venue = (uint8_t)__builtin_ctz(feed_protocol_venues(m.protocol));
+	snprintf(m.name, sizeof(m.name), "auto%" PRIu64, d->auto_lines);
+	rc = feed_map_add_entry(d->engine, &m);
 	if (rc >= 0)
 		d->auto_lines++;
 	else if (rc == -FEED_ENOSPC && d->auto_lines < FEED_MAX_LINES + 1)
@@ -157,69 +150,84 @@ static void auto_map(struct dump *d, const struct udp_view *u)
 
 /* ---- raw messages ------------------------------------------------------ */
 
-static bool raw_wanted(struct dump *d, const uint8_t *m, uint32_t len)
+static bool raw_wanted(struct dump *d, int protocol, int venue, const uint8_t *m, uint32_t len)
 {
-	const uint8_t *stock = itch_message_stock(m, len);
-	uint64_t key = 0;
-	uint16_t locate;
+	uint64_t *learned = d->symbol_ticker[venue];
+	uint32_t key = 0;
+	int has_key;
+	uint64_t ticker = raw_message_ticker(protocol, m, len, &key, &has_key);
 
-	if (len < 3)
-		return d->raw_all;
-	locate = rd16(m + 1);
-	if (stock) {
-		memcpy(&key, stock, 8);
-		d->locate_key[locate] = key;
-	} else {
-		key = d->locate_key[locate];
+	if (has_key && key < 65536) {
+		if (ticker)
+			learned[key] = ticker;
+		else
+			ticker = learned[key];
 	}
 	if (d->raw_all)
 		return true;
 	for (uint32_t i = 0; i < d->raw_key_count; i++)
-		if (d->raw_keys[i] == key)
+		if (d->raw_keys[i] == ticker)
 			return true;
 	return false;
 }
 
-static void raw_message(struct dump *d, const uint8_t *m, uint32_t len, uint64_t seq)
+static void raw_message(struct dump *d, int protocol, int venue, const uint8_t *m, uint32_t len,
+			uint64_t seq)
 {
 	d->raw_messages++;
-	if (d->quiet || !raw_wanted(d, m, len))
+	if (d->quiet || !raw_wanted(d, protocol, venue, m, len))
 		return;
-	itch_message_format(m, len, seq, d->text, sizeof(d->text));
+	raw_message_format(protocol, m, len, seq, d->text, sizeof(d->text));
 	fputs(d->text, stdout);
 	fputc('\n', stdout);
 }
 
-static void raw_moldudp64(struct dump *d, const uint8_t *p, uint32_t len)
+static void raw_packet(struct dump *d, const struct feed_line *l, const uint8_t *p, uint32_t len)
 {
-	uint64_t seq;
-	uint32_t off = MOLD_HEADER, count;
+	static const char *const kinds[] = {
+		[FEED_FRAME_HEARTBEAT] = "HEARTBEAT", [FEED_FRAME_END] = "END-OF-SESSION",
+	};
+	struct feed_frame f;
+	uint32_t off;
+	int err = feed_raw_frame(l->protocol, p, len, &f);
 
-	if (len < MOLD_HEADER) {
+	if (err) {
 		if (!d->quiet)
-			printf("- truncated MoldUDP64 header: %u bytes\n", len);
+			printf("- %s packet of %u bytes: %s\n", feed_protocol_name(l->protocol), len,
+			       feed_error_name(FEED_FRAME_ERROR_OF(err)));
 		return;
 	}
-	seq = rd64(p + 10);
-	count = rd16(p + 18);
-	if (count == 0 || count == 0xffff) {
-		if (!d->quiet && d->raw_all)
-			printf("%" PRIu64 " %s session=%.10s\n", seq,
-			       count ? "END-OF-SESSION" : "HEARTBEAT", (const char *)p);
+	if (f.kind == FEED_FRAME_HEARTBEAT || f.kind == FEED_FRAME_END) {
+		if (!d->quiet && d->raw_all) {
+			printf("%" PRIu64 " %s", f.seq, kinds[f.kind]);
+			if (f.has_session)
+				printf(" session=%.10s", (const char *)f.session);
+			if (f.unit)
+				printf(" unit=%u", f.unit);
+			printf("\n");
+		}
 		return;
 	}
-	for (uint32_t i = 0; i < count; i++, seq++) {
+	if (f.length < len && !d->quiet)
+		printf("- %u bytes after the %u the header covers\n", len - f.length, f.length);
+	if (f.length < len)
+		len = f.length;
+	off = f.offset;
+	for (uint32_t i = 0; i < f.count; i++) {
+		const uint8_t *m;
 		uint32_t mlen;
 
-		if (off + 2 > len || off + 2 + (mlen = rd16(p + off)) > len) {
+		if (feed_raw_next(l->protocol, p, len, &off, &m, &mlen) < 0) {
 			if (!d->quiet)
-				printf("%" PRIu64 " truncated packet: message %u of %u runs past byte %u\n",
-				       seq, i + 1, count, len);
+				printf("%" PRIu64 " truncated packet: message %u of %u runs past byte %u "
+				       "(or its length is broken at byte %u)\n", f.seq + i, i + 1, f.count,
+				       len, off);
 			return;
 		}
-		raw_message(d, p + off + 2, mlen, seq);
-		off += 2 + mlen;
+		raw_message(d, l->protocol, l->venue, m, mlen, f.seq + i);
 	}
+	if (off != len && !d->quiet)
+		printf("- %u bytes after the %u messages the header counts\n", len - off, f.count);
 }
 
 /* ---- inputs -------------------------------------------------------------- */
@@ -249,10 +257,8 @@ static int dump_pcap(struct dump *d, const char *path)
 
 			if (line < 0)
 				d->unmapped_frames++;
-			else if (d->engine->lines[line].protocol != FEED_PROTO_ITCH50)
-				d->raw_non_itch++;
 			else
-				raw_moldudp64(d, u.payload, u.len);
+				raw_packet(d, &d->engine->lines[line], u.payload, u.len);
 			continue;
 		}
 		if (feed_process_frame(d->engine, frame, len, ts, &d->prod) < 0)
@@ -302,7 +308,8 @@ static int dump_itch_file(struct dump *d, const char *path)
 	memcpy(pkt, FILE_SESSION, 10);
 	while ((rc = itch_file_next(f, &m, &mlen, err, sizeof(err))) == 1) {
 		if (d->raw) {
-			raw_message(d, m, mlen, seq++);
+			/* A BinaryFILE is Nasdaq ITCH without its transport. */
+			raw_message(d, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, m, mlen, seq++);
 			continue;
 		}
 		pkt[off] = (uint8_t)(mlen >> 8);
@@ -383,30 +390,74 @@ static void print_stats(const struct dump *d)
 	       d->frames, d->unmapped_frames, d->auto_lines);
 	if (d->raw) {
 		/* --raw prints the wire without the engine: no line counters. */
-		printf("# raw messages %" PRIu64 " non-itch-packets %" PRIu64 "\n", d->raw_messages,
-		       d->raw_non_itch);
+		printf("# raw messages %" PRIu64 "\n", d->raw_messages);
 		return;
 	}
 	for (uint32_t i = 0; i < e->line_count; i++) {
 		const struct feed_line *l = &e->lines[i];
 		const struct feed_counters *c = &l->counters;
 
-		if (!l->ip)
+		if (!l->ip && !l->any)
 			continue;
-		printf("# line %u %s %u.%u.%u.%u:%u %s %s\n", i, l->name, l->ip >> 24,
-		       (l->ip >> 16) & 255, (l->ip >> 8) & 255, l->ip & 255, l->port,
-		       feed_protocol_name(l->protocol), feed_venue_name(l->venue));
+		if (l->any)
+			printf("# line %u %s any-address %s %s", i, l->name,
+			       feed_protocol_name(l->protocol), feed_venue_name(l->venue));
+		else
+			printf("# line %u %s %u.%u.%u.%u:%u %s %s", i, l->name, l->ip >> 24,
+			       (l->ip >> 16) & 255, (l->ip >> 8) & 255, l->ip & 255, l->port,
+			       feed_protocol_name(l->protocol), feed_venue_name(l->venue));
+		if (l->channel)
+			printf(" channel=%u", l->channel);
+		printf("\n");
 #define C(field) printf("#   %-22s %" PRIu64 "\n", #field, c->field)
 		C(packets); C(bytes); C(messages); C(events); C(filtered); C(ignored);
 		C(heartbeats); C(gaps); C(gap_messages); C(duplicates); C(duplicate_messages);
 		C(session_changes); C(end_of_session); C(ring_drops); C(order_filter_full);
+		C(held); C(hold_full); C(stale_session);
 #undef C
 		for (int k = 0; k < FEED_ERR_COUNT; k++)
 			printf("#   errors.%-15s %" PRIu64 "\n", feed_error_name(k), c->errors[k]);
 	}
 }
 
-enum { OPT_FEEDS = 256, OPT_AUTO, OPT_ITCH_FILE, OPT_RAW, OPT_SYMBOLS, OPT_STATS };
+enum { OPT_FEEDS = 256, OPT_AUTO, OPT_ITCH_FILE, OPT_RAW, OPT_SYMBOLS, OPT_STATS, OPT_PROTO,
+       OPT_DATE, OPT_HOLD };
+
+/* --proto PROTOCOL[:VENUE]: a line for every address the feed map lacks. */
+static int add_proto_line(struct feed_engine *e, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	struct feed_map_entry m;
+	int p = feed_protocol_parse(arg, colon ? (size_t)(colon - arg) : strlen(arg)), v, rc;
+	char venues[256];
+
+	if (p < 0) {
+		fprintf(stderr, "wb-dump: --proto: unknown protocol '%.*s' (see --help)\n",
+			colon ? (int)(colon - arg) : (int)strlen(arg), arg);
+		return -1;
+	}
+	feed_protocol_venue_list(p, venues, sizeof(venues));
+	v = colon ? feed_venue_parse(colon + 1, strlen(colon + 1)) :
+		    __builtin_ctz(feed_protocol_venues(p));
+	if (v < 0 || !(feed_protocol_venues(p) & (1u << v))) {
+		fprintf(stderr, "wb-dump: --proto: %s serves %s, not '%s'\n", feed_protocol_name(p),
+			venues, colon + 1);
+		return -1;
+	}
+	memset(&m, 0, sizeof(m));
+	m.any = true;
+	m.protocol = (uint8_t)p;
+	m.venue = (uint8_t)v;
+	memcpy(m.name, "any", 3);
+	rc = feed_map_add_entry(e, &m);
+	if (rc < 0) {
+		fprintf(stderr, "wb-dump: --proto: %s\n", rc == -FEED_EPROTO ?
+			"the feed map already uses that venue with another protocol" :
+			"cannot add the line");
+		return -1;
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -417,12 +468,15 @@ int main(int argc, char **argv)
 		{ "raw", no_argument, 0, OPT_RAW },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS },
 		{ "stats", no_argument, 0, OPT_STATS },
+		{ "proto", required_argument, 0, OPT_PROTO },
+		{ "date", required_argument, 0, OPT_DATE },
+		{ "hold-us", required_argument, 0, OPT_HOLD },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	struct feed_engine_config cfg = { .alloc = zalloc, .free = free };
-	const char *feeds = NULL, *itch_path = NULL, *symbols = "*";
+	const char *feeds = NULL, *itch_path = NULL, *symbols = "*", *proto = NULL, *date = NULL;
 	struct dump *d = calloc(1, sizeof(*d));
 	char err[PCAP_IO_ERR_LEN];
 	int c, rc;
@@ -437,6 +491,23 @@ int main(int argc, char **argv)
 		case OPT_RAW: d->raw = true; break;
 		case OPT_SYMBOLS: symbols = optarg; break;
 		case OPT_STATS: d->stats = true; break;
+		case OPT_PROTO: proto = optarg; break;
+		case OPT_DATE: date = optarg; break;
+		case OPT_HOLD: {
+			char *end;
+			unsigned long us;
+
+			errno = 0;
+			us = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || us > 60000000) {
+				fprintf(stderr, "wb-dump: --hold-us: a number of microseconds "
+					"0..60000000: %s\n", optarg);
+				return 2;
+			}
+			cfg.hold_ns = us * 1000;
+			cfg.no_hold = us == 0;
+			break;
+		}
 		case 'q': d->quiet = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -451,12 +522,25 @@ int main(int argc, char **argv)
 	}
 
 	d->engine = calloc(1, sizeof(*d->engine));
-	d->locate_key = calloc(65536, sizeof(*d->locate_key));
+	for (int v = 0; v < FEED_SOURCE_COUNT; v++)
+		if (!(d->symbol_ticker[v] = calloc(65536, sizeof(uint64_t))))
+			return 1;
 	if (posix_memalign(&d->ring, WB_RING_PAGE, wb_ring_bytes(DUMP_RING_SLOTS)))
 		d->ring = NULL;
-	if (!d->engine || !d->locate_key || !d->ring || feed_engine_init(d->engine, &cfg)) {
+	if (!d->engine || !d->ring || feed_engine_init(d->engine, &cfg)) {
 		fprintf(stderr, "wb-dump: out of memory\n");
 		return 1;
+	}
+	if (date) {
+		int y, mo, dd;
+		char end;
+
+		if (sscanf(date, "%4d-%2d-%2d%c", &y, &mo, &dd, &end) != 3 ||
+		    feed_engine_set_trading_date(d->engine, y, mo, dd) < 0) {
+			fprintf(stderr, "wb-dump: --date: not a date YYYY-MM-DD (1970-01-02 or later): "
+				"%s\n", date);
+			return 2;
+		}
 	}
 	memset(d->ring, 0, wb_ring_bytes(DUMP_RING_SLOTS));
 	wb_ring_format(d->ring, DUMP_RING_SLOTS, 0);
@@ -471,25 +555,28 @@ int main(int argc, char **argv)
 				fprintf(stderr, "wb-dump: %s\n", err);
 				return 1;
 			}
-		} else if (!d->auto_map) {
-			fprintf(stderr, "wb-dump: no feeds.conf found: give --feeds FILE or --auto\n");
+		} else if (!d->auto_map && !proto) {
+			fprintf(stderr, "wb-dump: no feeds.conf found: give --feeds FILE, --auto or "
+				"--proto PROTOCOL\n");
 			return 2;
 		}
+		if (proto && add_proto_line(d->engine, proto))
+			return 2;
 	}
 	if (subscribe_list(d, symbols))
 		return 2;
 
 	rc = itch_path ? dump_itch_file(d, itch_path) : dump_pcap(d, argv[optind]);
+	/* The input ended: packets held behind a hole are decoded, the hole reported. */
+	feed_engine_flush(d->engine, &d->prod);
+	drain(d);
 
 	if (!itch_path && rc == 0 && d->frames && d->unmapped_frames == d->frames)
 		fprintf(stderr, "wb-dump: none of the %" PRIu64 " frames went to a feed in %s%s; %s\n",
 			d->frames, feeds ? feeds : "the feed map",
-			d->auto_map ? " or looked like MoldUDP64" : "",
-			d->auto_map ? "give --feeds FILE with their groups (PITCH needs one)"
-				    : "try --auto or --feeds FILE");
-	if (d->raw_non_itch)
-		fprintf(stderr, "wb-dump: --raw prints ITCH only: %" PRIu64 " packets of other "
-			"protocols skipped\n", d->raw_non_itch);
+			d->auto_map ? " or looked like a known protocol" : "",
+			d->auto_map ? "give --feeds FILE with their groups, or --proto PROTOCOL"
+				    : "try --auto, --proto PROTOCOL or --feeds FILE");
 	if (d->stats)
 		print_stats(d);
 	for (uint32_t i = 0; i < d->engine->line_count; i++)
@@ -502,7 +589,8 @@ int main(int argc, char **argv)
 	}
 	feed_engine_destroy(d->engine);
 	free(d->engine);
-	free(d->locate_key);
+	for (int v = 0; v < FEED_SOURCE_COUNT; v++)
+		free(d->symbol_ticker[v]);
 	free(d->ring);
 	free(d);
 	return rc;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
- * wb-gen: a deterministic generator of realistic Nasdaq TotalView-ITCH 5.0
- * traffic, as MoldUDP64 packets in a pcap or as a BinaryFILE.
+ * wb-gen: a deterministic generator of realistic market-data traffic: one
+ * synthetic order flow (gen_flow) spread over the venues asked for, each
+ * venue written by the encoder of its protocol (gen_proto.h) as UDP
+ * packets in a pcap, or, for ITCH alone, as a BinaryFILE.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,40 +15,42 @@
 
 #include "common/feeds_conf.h"
 #include "common/gen_flow.h"
-#include "common/gen_itch.h"
-#include "common/gen_pitch.h"
+#include "common/gen_proto.h"
 #include "common/itch_file.h"
 #include "common/pcap_io.h"
 
 /* 2026-02-19 00:00 US/Eastern (EST, UTC-5) in seconds since the epoch. */
 #define DEFAULT_MIDNIGHT_S 1771477200ull
-#define DEFAULT_A_IP 0xe9360c6fu	/* 233.54.12.111 */
-#define DEFAULT_A_PORT 26477
-#define DEFAULT_B_IP 0xe931c46fu	/* 233.49.196.111 */
-#define DEFAULT_B_PORT 26478
 #define SOURCE_IP 0x0a010101u		/* 10.1.1.1 */
 #define SOURCE_PORT 40001
 
-/* --pitch: the Cboe venues, and their default A/B groups (as feeds.conf's examples). */
+/*
+ * Groups of the sample feeds.conf, used when no feed map names a venue's A
+ * and B lines; other venues get 239.192.<venue>.1 and .2, port 31000 + venue.
+ */
 static const struct {
 	uint8_t venue;
 	uint32_t a_ip, b_ip;
-	uint16_t port;
-} pitch_venues[] = {
-	{ WB_VENUE_BZX, 0xe0003e02u, 0xe0003e82u, 30001 },	/* 224.0.62.2, 224.0.62.130 */
-	{ WB_VENUE_BYX, 0xe0003f02u, 0xe0003f82u, 30101 },	/* 224.0.63.2, 224.0.63.130 */
-	{ WB_VENUE_EDGX, 0xe0008202u, 0xe0008282u, 30201 },	/* 224.0.130.2, 224.0.130.130 */
-	{ WB_VENUE_EDGA, 0xe0008302u, 0xe0008382u, 30301 },	/* 224.0.131.2, 224.0.131.130 */
+	uint16_t a_port, b_port;
+} sample_groups[] = {
+	{ WB_VENUE_NASDAQ, 0xe9360c6fu, 0xe931c46fu, 26477, 26478 }, /* 233.54.12.111, 233.49.196.111 */
+	{ WB_VENUE_BZX, 0xe0003e02u, 0xe0003e82u, 30001, 30001 },	/* 224.0.62.2, 224.0.62.130 */
+	{ WB_VENUE_BYX, 0xe0003f02u, 0xe0003f82u, 30101, 30101 },	/* 224.0.63.2, 224.0.63.130 */
+	{ WB_VENUE_EDGX, 0xe0008202u, 0xe0008282u, 30201, 30201 },	/* 224.0.130.2, 224.0.130.130 */
+	{ WB_VENUE_EDGA, 0xe0008302u, 0xe0008382u, 30301, 30301 },	/* 224.0.131.2, 224.0.131.130 */
 };
-#define PITCH_VENUES (sizeof(pitch_venues) / sizeof(pitch_venues[0]))
+
+static const char pitch_venues[] = "nasdaq,bzx,byx,edgx,edga";
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 "usage: wb-gen [options] -o FILE\n"
 "\n"
-"Generate a deterministic, realistic Nasdaq TotalView-ITCH 5.0 session: a pcap\n"
-"of Ethernet/IPv4/UDP MoldUDP64 packets, or a Nasdaq BinaryFILE (2-byte\n"
+"Generate a deterministic, realistic trading session: one order flow over the\n"
+"venues asked for, each venue in its own protocol (the one its feed-map lines\n"
+"name, else the first protocol that serves it), as a pcap of\n"
+"Ethernet/IPv4/UDP packets, or, for Nasdaq alone, a Nasdaq BinaryFILE (2-byte\n"
 "big-endian length before each message), plain or gzip.\n"
 "\n"
 "  -o, --out FILE         output file ('-' for stdout, pcap only)\n"
@@ -58,30 +62,24 @@ static void usage(FILE *out)
 "  -n, --messages N       order-flow messages (A F D U E X C P), not counting the\n"
 "                         directory, system events and crosses\n"
 "      --symbols N        number of symbols (default: the profile's)\n"
+"      --venues LIST      comma-separated venues the flow trades on (default\n"
+"                         nasdaq); see wb-dump --help for the venue names\n"
+"      --pitch            the same as --venues %s\n"
 "  -f, --format F         pcap (default), itch-file, itch-file.gz; a FILE ending\n"
 "                         in .gz implies itch-file.gz\n"
-"      --gap-every N      drop every Nth data packet (a sequence gap)\n"
+"      --gap-every N      drop every Nth data packet of each venue (a sequence gap)\n"
 "      --dup-every N      send every Nth data packet twice\n"
 "      --ab               send every packet on the A and the B line\n"
-"      --feeds FILE       take the A/B groups from the nasdaq itch lines named\n"
-"                         A and B in FILE (default: feeds.conf if found, else\n"
-"                         233.54.12.111:26477 and 233.49.196.111:26478)\n"
+"      --feeds FILE       take each venue's protocol and A/B groups from its lines\n"
+"                         named A and B in FILE (default: feeds.conf if found; else\n"
+"                         the sample feeds.conf's groups, 239.192.<venue>.1/.2 for\n"
+"                         venues it lacks)\n"
 "      --session S        MoldUDP64 session (10 characters; default WBGEN<seed>)\n"
-"      --max-payload N    MoldUDP64 payload bytes per packet (default %u)\n"
-"      --pitch            also Cboe Multicast PITCH for BZX, BYX, EDGX and EDGA over\n"
-"                         the same symbols (pcap only): the flow is spread over the\n"
-"                         five venues, each Cboe venue on its own group (feeds.conf's\n"
-"                         pitch lines A and B, else 224.0.62.2:30001 ...), with\n"
-"                         prices that build an NBBO across venues and brief\n"
-"                         locked and crossed markets\n"
+"      --max-payload N    UDP payload bytes per packet (default 1400)\n"
 "  -q, --quiet            no summary on stderr\n"
 "  -h, --help\n",
-		GEN_ITCH_DEFAULT_PAYLOAD);
+		pitch_venues);
 }
-
-struct pcap_sink_ctx {
-	struct pcap_writer *w;
-};
 
 static int pcap_sink(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
 		     const uint8_t *payload, uint32_t len)
@@ -104,6 +102,28 @@ static int parse_u64(const char *opt, const char *s, uint64_t *out)
 	return 0;
 }
 
+/* "nasdaq,bzx" as a venue mask; 0 (with a message) on a bad name. */
+static uint32_t parse_venues(const char *list)
+{
+	uint32_t mask = 0;
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		int v = feed_venue_parse(p, n);
+
+		if (v <= 0) {
+			fprintf(stderr, "wb-gen: --venues: unknown venue '%.*s'\n", (int)n, p);
+			return 0;
+		}
+		mask |= 1u << v;
+		p += n + (p[n] == ',');
+	}
+	if (!mask)
+		fprintf(stderr, "wb-gen: --venues: empty list\n");
+	return mask;
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -112,39 +132,57 @@ static double seconds_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static void print_summary(const struct gen_flow *flow, const struct gen_itch *g,
-			  const char *out, double secs)
+/* One venue's encoder. */
+struct venue_out {
+	uint8_t venue;
+	int protocol;
+	const struct gen_proto *gp;
+	struct gen_encoder_config cfg;
+	void *enc;
+};
+
+/* The protocol of a venue: its feed-map lines', else the first that serves it. */
+static int venue_protocol(const struct feed_map_entry *map, int n, uint8_t venue)
 {
-	static const char types[] = "SRHQAFEXDUCP";
-	uint64_t flow_msgs = flow->stats.flow_messages;
+	for (int i = 0; i < n; i++)
+		if (map[i].venue == venue)
+			return map[i].protocol;
+	for (int p = FEED_PROTO_NONE + 1; p < FEED_PROTO_COUNT; p++)
+		if (feed_protocol_venues(p) & (1u << venue))
+			return p;
+	return -1;
+}
 
-	fprintf(stderr, "wb-gen: %s: %" PRIu64 " ITCH messages (%" PRIu64
-		" order flow) for %u symbols in %.2f s\n",
-		out, g->stats.messages, flow_msgs, flow->symbol_count, secs);
-	fprintf(stderr, "wb-gen: mix:");
-	for (const char *t = types; *t; t++) {
-		uint64_t n = g->stats.by_type[(int)*t];
+/* A and B groups of a venue: the feed map's lines A and B, else the defaults above. */
+static void venue_groups(const struct feed_map_entry *map, int n, struct venue_out *o)
+{
+	const struct feed_map_entry *a = feeds_conf_find(map, n, o->protocol, o->venue, "A");
+	const struct feed_map_entry *b = feeds_conf_find(map, n, o->protocol, o->venue, "B");
 
-		if (!n)
+	o->cfg.a_ip = 0xefc00001u | (uint32_t)o->venue << 8;	/* 239.192.<venue>.1 */
+	o->cfg.b_ip = o->cfg.a_ip + 1;
+	o->cfg.a_port = o->cfg.b_port = (uint16_t)(31000 + o->venue);
+	for (size_t i = 0; i < sizeof(sample_groups) / sizeof(sample_groups[0]); i++) {
+		if (sample_groups[i].venue != o->venue)
 			continue;
-		if (strchr("AFEXDUCP", *t) && flow_msgs)
-			fprintf(stderr, " %c %" PRIu64 " (%.1f%%)", *t, n, 100.0 * (double)n / (double)flow_msgs);
-		else
-			fprintf(stderr, " %c %" PRIu64, *t, n);
+		o->cfg.a_ip = sample_groups[i].a_ip;
+		o->cfg.b_ip = sample_groups[i].b_ip;
+		o->cfg.a_port = sample_groups[i].a_port;
+		o->cfg.b_port = sample_groups[i].b_port;
 	}
-	fprintf(stderr, "\nwb-gen: peak live orders %" PRIu64 ", live at the end %" PRIu64 "\n",
-		flow->stats.peak_live, flow->live_count);
-	if (!g->cfg.file)
-		fprintf(stderr, "wb-gen: %" PRIu64 " data packets, %" PRIu64 " datagrams written, %"
-			PRIu64 " dropped (%" PRIu64 " messages), %" PRIu64 " duplicated, %" PRIu64
-			" heartbeats, %" PRIu64 " end-of-session\n",
-			g->stats.packets, g->stats.packets_sent, g->stats.dropped_packets,
-			g->stats.dropped_messages, g->stats.duplicated_packets, g->stats.heartbeats,
-			g->stats.end_of_session);
+	if (a) {
+		o->cfg.a_ip = a->ip;
+		o->cfg.a_port = a->port;
+		o->cfg.channel = a->channel;
+	}
+	if (b) {
+		o->cfg.b_ip = b->ip;
+		o->cfg.b_port = b->port;
+	}
 }
 
 enum { OPT_GAP = 256, OPT_DUP, OPT_AB, OPT_FEEDS, OPT_SESSION, OPT_PAYLOAD, OPT_SYMBOLS,
-       OPT_PITCH };
+       OPT_PITCH, OPT_VENUES };
 
 int main(int argc, char **argv)
 {
@@ -158,18 +196,17 @@ int main(int argc, char **argv)
 		{ "max-payload", required_argument, 0, OPT_PAYLOAD },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS },
 		{ "pitch", no_argument, 0, OPT_PITCH },
+		{ "venues", required_argument, 0, OPT_VENUES },
 		{ "quiet", no_argument, 0, 'q' },	{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	struct gen_flow_config fcfg = { .profile = GEN_PROFILE_DEMO, .seed = 1 };
-	struct gen_itch_config icfg = {
-		.a_ip = DEFAULT_A_IP, .a_port = DEFAULT_A_PORT,
-		.b_ip = DEFAULT_B_IP, .b_port = DEFAULT_B_PORT,
-		.midnight_ns = DEFAULT_MIDNIGHT_S * 1000000000ull,
-	};
+	struct gen_encoder_config base = { .midnight_ns = DEFAULT_MIDNIGHT_S * 1000000000ull };
 	const char *out = NULL, *format = NULL, *feeds = NULL, *session = NULL;
-	struct gen_pitch_config pcfg[PITCH_VENUES];
-	bool quiet = false, pitch = false;
+	struct venue_out venues[WB_VENUE_COUNT];
+	uint32_t venue_mask = 1u << WB_VENUE_NASDAQ;
+	bool quiet = false;
+	int nvenues = 0;
 	uint64_t v;
 	int c;
 
@@ -214,10 +251,15 @@ int main(int argc, char **argv)
 					c == OPT_GAP ? "gap-every" : "dup-every", UINT32_MAX);
 				return 2;
 			}
-			*(c == OPT_GAP ? &icfg.gap_every : &icfg.dup_every) = (uint32_t)v;
+			*(c == OPT_GAP ? &base.gap_every : &base.dup_every) = (uint32_t)v;
 			break;
-		case OPT_AB: icfg.ab = true; break;
-		case OPT_PITCH: pitch = true; break;
+		case OPT_AB: base.ab = true; break;
+		case OPT_PITCH: venue_mask = parse_venues(pitch_venues); break;
+		case OPT_VENUES:
+			venue_mask = parse_venues(optarg);
+			if (!venue_mask)
+				return 2;
+			break;
 		case OPT_FEEDS: feeds = optarg; break;
 		case OPT_SESSION:
 			if (strlen(optarg) != 10) {
@@ -229,12 +271,12 @@ int main(int argc, char **argv)
 		case OPT_PAYLOAD:
 			if (parse_u64("--max-payload", optarg, &v))
 				return 2;
-			if (v < 20 + 2 + GEN_ITCH_MAX_MESSAGE || v > PCAP_WRITER_MAX_PAYLOAD) {
-				fprintf(stderr, "wb-gen: --max-payload must be %d..%u\n",
-					20 + 2 + GEN_ITCH_MAX_MESSAGE, PCAP_WRITER_MAX_PAYLOAD);
+			if (v > PCAP_WRITER_MAX_PAYLOAD) {
+				fprintf(stderr, "wb-gen: --max-payload must be at most %u\n",
+					PCAP_WRITER_MAX_PAYLOAD);
 				return 2;
 			}
-			icfg.max_payload = (uint32_t)v;
+			base.max_payload = (uint32_t)v;
 			break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return 0;
@@ -256,91 +298,79 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-gen: unknown format '%s' (pcap, itch-file, itch-file.gz)\n", format);
 		return 2;
 	}
-
-	if (to_file && (icfg.ab || icfg.gap_every || icfg.dup_every || icfg.max_payload)) {
+	if (to_file && (base.ab || base.gap_every || base.dup_every || base.max_payload)) {
 		/* A BinaryFILE has no packets to lose, copy or size. */
 		fprintf(stderr, "wb-gen: --ab, --gap-every, --dup-every and --max-payload need "
 				"--format pcap\n");
 		return 2;
 	}
-	if (to_file && pitch) {
-		fprintf(stderr, "wb-gen: --pitch needs --format pcap (a BinaryFILE is ITCH only)\n");
+	if (to_file && venue_mask != 1u << WB_VENUE_NASDAQ) {
+		fprintf(stderr, "wb-gen: a BinaryFILE holds Nasdaq ITCH only: --venues and --pitch "
+				"need --format pcap\n");
 		return 2;
 	}
-	for (size_t i = 0; i < PITCH_VENUES; i++) {
-		pcfg[i] = (struct gen_pitch_config){
-			.venue = pitch_venues[i].venue, .unit = 1,
-			.a_ip = pitch_venues[i].a_ip, .a_port = pitch_venues[i].port,
-			.b_ip = pitch_venues[i].b_ip, .b_port = pitch_venues[i].port,
-			.ab = icfg.ab, .gap_every = icfg.gap_every, .dup_every = icfg.dup_every,
-			.max_payload = icfg.max_payload, .midnight_ns = icfg.midnight_ns,
-			.seed = fcfg.seed,
-		};
-		if (pitch)
-			fcfg.venues |= 1u << WB_VENUE_NASDAQ | 1u << pitch_venues[i].venue;
-	}
+	fcfg.venues = venue_mask;
 
-	char err[PCAP_IO_ERR_LEN];
+	char err[PCAP_IO_ERR_LEN] = "";
+	struct feed_map_entry map[FEED_MAX_LINES];
+	int nmap = 0;
 
-	/* A/B groups from feeds.conf when there is one. */
+	/* Protocols and A/B groups from feeds.conf when there is one. */
 	if (!feeds)
 		feeds = feeds_conf_default_path();
 	if (feeds) {
-		struct feeds_conf_entry entries[FEED_MAX_LINES];
-		int n = feeds_conf_read(feeds, entries, FEED_MAX_LINES, err, sizeof(err));
-		const struct feeds_conf_entry *a, *b;
-
-		if (n < 0) {
+		nmap = feeds_conf_read(feeds, map, FEED_MAX_LINES, err, sizeof(err));
+		if (nmap < 0) {
 			fprintf(stderr, "wb-gen: %s\n", err);
 			return 1;
 		}
-		a = feeds_conf_find(entries, n, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "A");
-		b = feeds_conf_find(entries, n, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "B");
-		if (a) {
-			icfg.a_ip = a->ip;
-			icfg.a_port = a->port;
-		}
-		if (b) {
-			icfg.b_ip = b->ip;
-			icfg.b_port = b->port;
-		}
-		if (icfg.ab && (!a || !b)) {
-			fprintf(stderr, "wb-gen: --ab: %s has no nasdaq itch line %s\n", feeds,
-				a ? "B" : "A");
-			return 1;
-		}
-		for (size_t i = 0; pitch && i < PITCH_VENUES; i++) {
-			a = feeds_conf_find(entries, n, FEED_PROTO_PITCH, pcfg[i].venue, "A");
-			b = feeds_conf_find(entries, n, FEED_PROTO_PITCH, pcfg[i].venue, "B");
-			if (a) {
-				pcfg[i].a_ip = a->ip;
-				pcfg[i].a_port = a->port;
-			}
-			if (b) {
-				pcfg[i].b_ip = b->ip;
-				pcfg[i].b_port = b->port;
-			}
-		}
 	}
 	if (session) {
-		memcpy(icfg.session, session, 10);
+		memcpy(base.session, session, 10);
 	} else {
 		char s[16];
 
 		snprintf(s, sizeof(s), "WBGEN%05" PRIu64, fcfg.seed % 100000);
-		memcpy(icfg.session, s, 10);
+		memcpy(base.session, s, 10);
+	}
+	base.seed = fcfg.seed;
+	for (int venue = 1; venue < WB_VENUE_COUNT; venue++) {
+		struct venue_out *o = &venues[nvenues];
+
+		if (!(venue_mask & (1u << venue)))
+			continue;
+		o->venue = (uint8_t)venue;
+		o->protocol = venue_protocol(map, nmap, o->venue);
+		o->gp = gen_proto_get(o->protocol);
+		if (!o->gp) {
+			fprintf(stderr, "wb-gen: no generator for venue %s\n", feed_venue_name(venue));
+			return 2;
+		}
+		if (base.max_payload && base.max_payload < o->gp->min_payload) {
+			fprintf(stderr, "wb-gen: --max-payload must be at least %u for %s\n",
+				o->gp->min_payload, feed_protocol_name(o->protocol));
+			return 2;
+		}
+		o->cfg = base;
+		o->cfg.venue = o->venue;
+		venue_groups(map, nmap, o);
+		if (base.ab && feeds && (!feeds_conf_find(map, nmap, o->protocol, o->venue, "A") ||
+					 !feeds_conf_find(map, nmap, o->protocol, o->venue, "B"))) {
+			fprintf(stderr, "wb-gen: --ab: %s has no %s %s lines A and B\n", feeds,
+				feed_venue_name(venue), feed_protocol_name(o->protocol));
+			return 1;
+		}
+		nvenues++;
 	}
 
 	struct gen_flow *flow = calloc(1, sizeof(*flow));
-	struct gen_itch *g = calloc(1, sizeof(*g));
-	struct gen_pitch *pg = calloc(PITCH_VENUES, sizeof(*pg));
 	struct pcap_writer pw;
 	struct itch_file file;
 	struct timespec t0;
 	int rc = 1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!flow || !g || !pg || gen_flow_init(flow, &fcfg)) {
+	if (!flow || gen_flow_init(flow, &fcfg)) {
 		fprintf(stderr, "wb-gen: out of memory\n");
 		return 1;
 	}
@@ -354,19 +384,19 @@ int main(int argc, char **argv)
 			fprintf(stderr, "wb-gen: %s\n", err);
 			return 1;
 		}
-		icfg.file = &file;
-	} else {
-		if (pcap_writer_open(&pw, out, err, sizeof(err))) {
-			fprintf(stderr, "wb-gen: %s\n", err);
-			return 1;
-		}
-		icfg.sink.packet = pcap_sink;
-		icfg.sink.ctx = &pw;
+	} else if (pcap_writer_open(&pw, out, err, sizeof(err))) {
+		fprintf(stderr, "wb-gen: %s\n", err);
+		return 1;
 	}
-	gen_itch_init(g, &icfg);
-	for (size_t i = 0; pitch && i < PITCH_VENUES; i++) {
-		pcfg[i].sink = icfg.sink;
-		if (gen_pitch_init(&pg[i], &pcfg[i])) {
+	for (int i = 0; i < nvenues; i++) {
+		struct venue_out *o = &venues[i];
+
+		if (to_file)
+			o->cfg.file = &file;
+		else
+			o->cfg.sink = (struct gen_packet_sink){ .packet = pcap_sink, .ctx = &pw };
+		o->enc = calloc(1, o->gp->size);
+		if (!o->enc || o->gp->init(o->enc, &o->cfg)) {
 			fprintf(stderr, "wb-gen: out of memory\n");
 			return 1;
 		}
@@ -378,16 +408,13 @@ int main(int argc, char **argv)
 
 	while (!werr && gen_flow_next(flow, &a) == 1) {
 		last_ts = a.ts;
-		/* Each venue's actions go to its own encoder; ITCH is Nasdaq's. */
-		if (a.venue == WB_VENUE_NASDAQ)
-			werr = gen_itch_action(g, flow, &a);
-		for (size_t i = 0; pitch && i < PITCH_VENUES && !werr; i++)
-			werr = gen_pitch_action(&pg[i], flow, &a);
+		/* Each venue's actions go to its own encoder. */
+		for (int i = 0; i < nvenues && !werr; i++)
+			if (venues[i].venue == a.venue)
+				werr = venues[i].gp->action(venues[i].enc, flow, &a);
 	}
-	if (!werr)
-		werr = gen_itch_finish(g, last_ts + 1000000);
-	for (size_t i = 0; pitch && i < PITCH_VENUES && !werr; i++)
-		werr = gen_pitch_finish(&pg[i], last_ts + 1000000);
+	for (int i = 0; i < nvenues && !werr; i++)
+		werr = venues[i].gp->finish(venues[i].enc, last_ts + 1000000);
 	if (to_file)
 		werr |= itch_file_close(&file, err, sizeof(err));
 	else
@@ -396,20 +423,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-gen: %s: write failed: %s\n", out, err[0] ? err : strerror(errno));
 	} else {
 		rc = 0;
-		if (!quiet)
-			print_summary(flow, g, out, seconds_since(&t0));
-		for (size_t i = 0; pitch && !quiet && i < PITCH_VENUES; i++)
-			fprintf(stderr, "wb-gen: %s PITCH: %" PRIu64 " messages in %" PRIu64
-				" data packets, %" PRIu64 " heartbeats, %" PRIu64 " locking and %"
-				PRIu64 " crossing orders\n", feed_venue_name(pg[i].cfg.venue),
-				pg[i].stats.messages, pg[i].stats.packets, pg[i].stats.heartbeats,
-				pg[i].stats.locking_orders, pg[i].stats.crossing_orders);
+		if (!quiet) {
+			fprintf(stderr, "wb-gen: %s: %u symbols on %d venues in %.2f s; peak live orders %"
+				PRIu64 ", live at the end %" PRIu64 "\n", out, flow->symbol_count, nvenues,
+				seconds_since(&t0), flow->stats.peak_live, flow->live_count);
+			for (int i = 0; i < nvenues; i++)
+				venues[i].gp->summary(venues[i].enc, flow, stderr);
+		}
 	}
-	for (size_t i = 0; pitch && i < PITCH_VENUES; i++)
-		gen_pitch_destroy(&pg[i]);
-	free(pg);
+	for (int i = 0; i < nvenues; i++) {
+		venues[i].gp->destroy(venues[i].enc);
+		free(venues[i].enc);
+	}
 	gen_flow_destroy(flow);
 	free(flow);
-	free(g);
 	return rc;
 }

@@ -11,11 +11,20 @@
  * hold every exchange scale exactly (the finest, MWCB Price(8), included)
  * and still leave room for $92 billion per share.
  *
- * Timestamps: exch_ts is the exchange's own clock as the feed gives it, in
- * nanoseconds since midnight US/Eastern for ITCH and PITCH (the feeds carry
- * no date). recv_ts is the local receive time in nanoseconds since the Unix
- * epoch (CLOCK_REALTIME): taken at the hook in the module, the kernel's
- * packet timestamp in live capture, the record time in a pcap.
+ * Timestamps: both are nanoseconds since the Unix epoch (UTC), for every
+ * feed, so that events of two venues compare without knowing their feeds.
+ *   exch_ts  the exchange's own clock. XDP, CQS and UQDF give epoch time;
+ *            ITCH and PITCH give time since midnight US/Eastern, which the
+ *            decoder adds to that trading day's midnight: the day is taken
+ *            from the receive clock of the stream's first packet (a pcap's
+ *            record time), or set by the producer for input without one
+ *            (wb-dump --date for a BinaryFILE). 0 means unknown (a PITCH
+ *            unit before its first Time message). Without any date (receive
+ *            times before 1970-01-02, as in synthetic tests) ITCH and PITCH
+ *            times stay times since midnight.
+ *   recv_ts  the local receive time (CLOCK_REALTIME): taken at the hook in
+ *            the module, the kernel's packet timestamp in live capture, the
+ *            record time in a pcap.
  */
 #ifndef WIREBOOK_EVENT_H
 #define WIREBOOK_EVENT_H
@@ -51,11 +60,13 @@ enum wb_event_kind {
 	WB_EV_MODIFY = 7,	/* same order_id, new price/qty; see WB_EVF_KEEPS_PRIORITY */
 	WB_EV_TRADE = 8,	/* non-displayed or cross trade; no book change */
 	WB_EV_TRADE_BREAK = 9,	/* an earlier execution or trade was broken */
-	WB_EV_QUOTE = 10,	/* a venue's BBO from a SIP quote feed */
+	WB_EV_QUOTE = 10,	/* a venue's quote through a SIP (CQS, UQDF): venue = the participant */
 	WB_EV_STATUS = 11,	/* trading status of an instrument (or of the venue) */
 	WB_EV_CLEAR = 12,	/* clear the books of instrument (0 = every instrument of the line) */
 	WB_EV_SYMBOL = 13,	/* instrument id <-> ticker mapping; precedes its first event */
 	WB_EV_GAP = 14,		/* sequence gap: messages [gap.first, gap.first+gap.count) lost */
+	WB_EV_NBBO = 15,	/* the SIP's national best bid and offer (CQS, UQDF) */
+	WB_EV_LULD = 16,	/* limit up-limit down price band of an instrument */
 	WB_EV_KIND_COUNT
 };
 
@@ -103,6 +114,9 @@ enum wb_side {
 #define WB_EVF_CROSS		0x04 /* TRADE is an auction cross print */
 #define WB_EVF_SESSION_END	0x08 /* CLEAR/STATUS caused by end of session */
 #define WB_EVF_UNSEQUENCED	0x10 /* from an unsequenced message (seq is 0) */
+#define WB_EVF_SIP		0x20 /* from a SIP feed: the SIP's view, no direct book changes */
+#define WB_EVF_BID_INELIGIBLE	0x40 /* QUOTE: the bid may not set the NBBO (condition, LULD, none) */
+#define WB_EVF_ASK_INELIGIBLE	0x80 /* QUOTE: the ask may not set the NBBO */
 
 /* wb_event.status.state: feed-independent trading states. */
 enum wb_trading_state {
@@ -133,12 +147,43 @@ struct wb_ev_trade {
 	uint64_t match_id;	/* TRADE_BREAK: the broken match */
 };
 
+/*
+ * QUOTE: one participant's quote through a SIP. Sizes are shares (the SIPs
+ * sent round lots before 2025-11-03; the decoder converts by trade date).
+ * A side with price 0 and size 0 is absent. exch_ts is the participant's
+ * time, sip_ts the SIP's; the event's `side` byte holds the quote
+ * condition code as the feed gives it.
+ */
 struct wb_ev_quote {
 	int64_t bid_price;
 	int64_t ask_price;
 	uint32_t bid_qty;
 	uint32_t ask_qty;
-	uint8_t reserved[8];
+	uint64_t sip_ts;
+};
+
+/*
+ * NBBO: the SIP's national best bid and offer after a quote (exch_ts is the
+ * SIP's time). A side with price 0 and size 0 is absent (no NBB or NBO).
+ */
+struct wb_ev_nbbo {
+	int64_t bid_price;
+	int64_t ask_price;
+	uint32_t bid_qty;
+	uint32_t ask_qty;
+	uint8_t bid_venue;	/* enum wb_venue at the best bid, 0 if none */
+	uint8_t ask_venue;
+	char indicator;		/* the feed's NBBO indicator code */
+	char condition;		/* the feed's NBBO quote condition, 0 if none */
+	uint8_t reserved[4];
+};
+
+/* LULD: the instrument's price band (0: no band on that side). */
+struct wb_ev_luld {
+	int64_t lower;
+	int64_t upper;
+	char indicator;		/* the feed's band indicator code */
+	uint8_t reserved[15];
 };
 
 struct wb_ev_status {
@@ -194,6 +239,8 @@ struct wb_event {
 		struct wb_ev_order order;
 		struct wb_ev_trade trade;
 		struct wb_ev_quote quote;
+		struct wb_ev_nbbo nbbo;
+		struct wb_ev_luld luld;
 		struct wb_ev_status status;
 		struct wb_ev_symbol symbol;
 		struct wb_ev_gap gap;
@@ -206,6 +253,8 @@ WB_STATIC_ASSERT(WB_ALIGNOF(struct wb_event) == 64, "wb_event must be cache-line
 WB_STATIC_ASSERT(sizeof(struct wb_ev_order) == 32, "payload is 32 bytes");
 WB_STATIC_ASSERT(sizeof(struct wb_ev_trade) == 32, "payload is 32 bytes");
 WB_STATIC_ASSERT(sizeof(struct wb_ev_quote) == 32, "payload is 32 bytes");
+WB_STATIC_ASSERT(sizeof(struct wb_ev_nbbo) == 32, "payload is 32 bytes");
+WB_STATIC_ASSERT(sizeof(struct wb_ev_luld) == 32, "payload is 32 bytes");
 WB_STATIC_ASSERT(sizeof(struct wb_ev_status) == 32, "payload is 32 bytes");
 WB_STATIC_ASSERT(sizeof(struct wb_ev_symbol) == 32, "payload is 32 bytes");
 WB_STATIC_ASSERT(sizeof(struct wb_ev_gap) == 32, "payload is 32 bytes");

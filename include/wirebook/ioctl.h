@@ -36,7 +36,7 @@
 #endif
 
 #define WB_DEVICE_PATH "/dev/wirebook"
-#define WB_CTL_VERSION 1u
+#define WB_CTL_VERSION 2u
 #define WB_IOC_MAGIC 0xB7
 
 struct wb_ioc_version {
@@ -57,7 +57,8 @@ struct wb_ioc_ring_info {
 };
 
 /* One feed-map entry. protocol and venue take enum feed_protocol and enum
- * wb_venue values (names: feed_protocol_name / feed_venue_name). */
+ * wb_venue values (names: feed_protocol_name / feed_venue_name). Lines of
+ * one (venue, channel) are arbitrated as one sequence stream. */
 struct wb_ioc_feed {
 	uint32_t ip;		/* destination IPv4, host byte order */
 	uint16_t port;		/* destination UDP port */
@@ -65,7 +66,8 @@ struct wb_ioc_feed {
 	uint8_t venue;
 	char name[8];		/* line name, NUL-terminated (1..7 characters) */
 	int32_t line;		/* out: the feed-map index (wb_event.line) */
-	uint32_t reserved;	/* must be zero */
+	uint16_t channel;	/* 0: the venue's default stream */
+	uint16_t reserved;	/* must be zero */
 };
 
 /* A symbol: subscribe, unsubscribe, or one entry of the list. */
@@ -105,6 +107,9 @@ struct wb_ioc_counters {
 	uint64_t ring_drops;
 	uint64_t order_filter_full;
 	uint64_t gso_packets;
+	uint64_t held;
+	uint64_t hold_full;
+	uint64_t stale_session;
 	uint64_t errors[WB_IOC_ERROR_SLOTS];
 };
 
@@ -138,6 +143,18 @@ struct wb_ioc_stats {
 	struct wb_ioc_hook_stats hook; /* out */
 };
 
+/*
+ * The trading day of feeds that give time since midnight (ITCH, PITCH),
+ * for replays of another day's capture; all zero: take it from the receive
+ * clock again (the default).
+ */
+struct wb_ioc_date {
+	uint16_t year;
+	uint8_t month;
+	uint8_t day;
+	uint32_t reserved[3];	/* must be zero */
+};
+
 #define WB_IOC_VERSION		_IOR(WB_IOC_MAGIC, 0, struct wb_ioc_version)
 #define WB_IOC_RING_INFO	_IOR(WB_IOC_MAGIC, 1, struct wb_ioc_ring_info)
 #define WB_IOC_FEED_ADD		_IOWR(WB_IOC_MAGIC, 2, struct wb_ioc_feed)
@@ -148,5 +165,6 @@ struct wb_ioc_stats {
 #define WB_IOC_SUB_LIST		_IOWR(WB_IOC_MAGIC, 7, struct wb_ioc_list)
 #define WB_IOC_STATS		_IOWR(WB_IOC_MAGIC, 8, struct wb_ioc_stats)
 #define WB_IOC_STATS_RESET	_IO(WB_IOC_MAGIC, 9)
+#define WB_IOC_TRADING_DATE	_IOW(WB_IOC_MAGIC, 10, struct wb_ioc_date)
 
 #endif /* WIREBOOK_IOCTL_H */

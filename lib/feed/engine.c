@@ -5,18 +5,20 @@
  */
 #include "feed_internal.h"
 
-static const struct feed_protocol_ops *const protocol_ops[FEED_PROTO_COUNT] = {
-	[FEED_PROTO_ITCH50] = &feed_itch50_ops,
-	[FEED_PROTO_PITCH] = &feed_pitch_ops,
+static const struct feed_proto *const protocols[FEED_PROTO_COUNT] = {
+#define FEED_PROTOCOL_ROW(id, stem) [FEED_PROTO_##id] = &feed_proto_##stem,
+	FEED_PROTOCOLS(FEED_PROTOCOL_ROW)
+#undef FEED_PROTOCOL_ROW
 };
 
-static const char *const protocol_names[FEED_PROTO_COUNT] = {
-	[FEED_PROTO_NONE] = "none",
-	[FEED_PROTO_ITCH50] = "itch",
-	[FEED_PROTO_PITCH] = "pitch",
-};
+const struct feed_proto *feed_protocol_get(int protocol)
+{
+	if (protocol <= FEED_PROTO_NONE || protocol >= FEED_PROTO_COUNT)
+		return 0;
+	return protocols[protocol];
+}
 
-static const char *const venue_names[WB_VENUE_COUNT] = {
+static const char *const venue_names[FEED_SOURCE_COUNT] = {
 	[WB_VENUE_NONE] = "none",	  [WB_VENUE_NASDAQ] = "nasdaq",
 	[WB_VENUE_BZX] = "bzx",		  [WB_VENUE_BYX] = "byx",
 	[WB_VENUE_EDGX] = "edgx",	  [WB_VENUE_EDGA] = "edga",
@@ -28,6 +30,7 @@ static const char *const venue_names[WB_VENUE_COUNT] = {
 	[WB_VENUE_LTSE] = "ltse",	  [WB_VENUE_ISE] = "ise",
 	[WB_VENUE_CBOE] = "cboe",	  [WB_VENUE_24X] = "24x",
 	[WB_VENUE_TXSE] = "txse",	  [WB_VENUE_FINRA] = "finra",
+	[FEED_SOURCE_CQS] = "cqs",	  [FEED_SOURCE_UQDF] = "uqdf",
 };
 
 static const char *const error_names[FEED_ERR_COUNT] = {
@@ -35,9 +38,22 @@ static const char *const error_names[FEED_ERR_COUNT] = {
 	[FEED_ERR_BAD_LENGTH] = "bad_length",
 	[FEED_ERR_UNKNOWN_TYPE] = "unknown_type",
 	[FEED_ERR_BAD_FIELD] = "bad_field",
-	[FEED_ERR_UNKNOWN_LOCATE] = "unknown_locate",
+	[FEED_ERR_UNKNOWN_SYMBOL] = "unknown_symbol",
 	[FEED_ERR_NOT_MULTICAST] = "not_multicast",
 	[FEED_ERR_BAD_FRAME] = "bad_frame",
+	[FEED_ERR_BAD_COUNT] = "bad_count",
+	[FEED_ERR_BAD_CHECKSUM] = "bad_checksum",
+};
+
+static const char *const map_problems[FEED_MAP_PROBLEM_COUNT] = {
+	[FEED_MAP_OK] = "ok",
+	[FEED_MAP_FEW_COLUMNS] = "not an entry \"ADDR:PORT PROTOCOL VENUE LINE [channel=N]\"",
+	[FEED_MAP_BAD_ADDRESS] = "bad ADDR:PORT (an IPv4 address and a port 1-65535)",
+	[FEED_MAP_BAD_PROTOCOL] = "unknown protocol",
+	[FEED_MAP_BAD_VENUE] = "unknown venue",
+	[FEED_MAP_VENUE_NOT_SERVED] = "the protocol cannot serve this venue",
+	[FEED_MAP_BAD_LINE_NAME] = "bad line name (1-7 printable characters)",
+	[FEED_MAP_BAD_OPTION] = "unknown option (only channel=N, N 1-65535)",
 };
 
 static const char *const kind_names[WB_EV_KIND_COUNT] = {
@@ -48,19 +64,64 @@ static const char *const kind_names[WB_EV_KIND_COUNT] = {
 	[WB_EV_TRADE] = "TRADE",	[WB_EV_TRADE_BREAK] = "BREAK",
 	[WB_EV_QUOTE] = "QUOTE",	[WB_EV_STATUS] = "STATUS",
 	[WB_EV_CLEAR] = "CLEAR",	[WB_EV_SYMBOL] = "SYMBOL",
-	[WB_EV_GAP] = "GAP",
+	[WB_EV_GAP] = "GAP",		[WB_EV_NBBO] = "NBBO",
+	[WB_EV_LULD] = "LULD",
 };
 
 const char *feed_protocol_name(int protocol)
 {
-	if (protocol < 0 || protocol >= FEED_PROTO_COUNT)
+	const struct feed_proto *p = feed_protocol_get(protocol);
+
+	return p ? p->name : protocol == FEED_PROTO_NONE ? "none" : "?";
+}
+
+const char *feed_protocol_title(int protocol)
+{
+	const struct feed_proto *p = feed_protocol_get(protocol);
+
+	return p ? p->title : "?";
+}
+
+uint32_t feed_protocol_venues(int protocol)
+{
+	const struct feed_proto *p = feed_protocol_get(protocol);
+
+	return p ? p->venues : 0;
+}
+
+void feed_protocol_venue_list(int protocol, char *buf, size_t len)
+{
+	uint32_t venues = feed_protocol_venues(protocol);
+	size_t n = 0;
+	int v;
+
+	if (!len)
+		return;
+	for (v = 1; v < FEED_SOURCE_COUNT; v++) {
+		const char *name = venue_names[v];
+
+		if (!(venues & (1u << v)))
+			continue;
+		if (n && n + 2 < len) {
+			buf[n++] = ',';
+			buf[n++] = ' ';
+		}
+		while (*name && n + 1 < len)
+			buf[n++] = *name++;
+	}
+	buf[n] = 0;
+}
+
+const char *feed_map_problem_text(int problem)
+{
+	if (problem < 0 || problem >= FEED_MAP_PROBLEM_COUNT)
 		return "?";
-	return protocol_names[protocol];
+	return map_problems[problem];
 }
 
 const char *feed_venue_name(int venue)
 {
-	if (venue < 0 || venue >= WB_VENUE_COUNT)
+	if (venue < 0 || venue >= FEED_SOURCE_COUNT)
 		return "?";
 	return venue_names[venue];
 }
@@ -98,10 +159,11 @@ static bool word_equals(const char *s, size_t len, const char *word)
 
 int feed_protocol_parse(const char *s, size_t len)
 {
-	if (word_equals(s, len, "itch") || word_equals(s, len, "itch50"))
-		return FEED_PROTO_ITCH50;
-	if (word_equals(s, len, "pitch"))
-		return FEED_PROTO_PITCH;
+	int p;
+
+	for (p = FEED_PROTO_NONE + 1; p < FEED_PROTO_COUNT; p++)
+		if (word_equals(s, len, protocols[p]->name))
+			return p;
 	return -FEED_EINVAL;
 }
 
@@ -109,7 +171,7 @@ int feed_venue_parse(const char *s, size_t len)
 {
 	int v;
 
-	for (v = 1; v < WB_VENUE_COUNT; v++)
+	for (v = 1; v < FEED_SOURCE_COUNT; v++)
 		if (word_equals(s, len, venue_names[v]))
 			return v;
 	return -FEED_EINVAL;
@@ -125,40 +187,111 @@ int feed_engine_init(struct feed_engine *e, const struct feed_engine_config *cfg
 	e->cfg = *cfg;
 	if (!e->cfg.order_filter_capacity)
 		e->cfg.order_filter_capacity = 1u << 20;
+	if (!e->cfg.hold_packets)
+		e->cfg.hold_packets = 16;
 	e->last_line = -1;
+	e->any_line = -1;
 	return 0;
+}
+
+static void venue_free(struct feed_engine *e, struct feed_venue *v)
+{
+	if (v->state)
+		e->cfg.free(v->state);
+	feed_directory_free(&v->dir, &e->cfg);
+	e->cfg.free(v);
+}
+
+static void group_free(struct feed_engine *e, struct feed_group *g)
+{
+	if (g->hold)
+		e->cfg.free(g->hold);
+	e->cfg.free(g);
 }
 
 void feed_engine_destroy(struct feed_engine *e)
 {
-	int v;
+	int i;
 
-	for (v = 0; v < WB_VENUE_COUNT; v++) {
-		if (e->venue_state[v])
-			e->cfg.free(e->venue_state[v]);
-		e->venue_state[v] = 0;
+	for (i = 0; i < FEED_SOURCE_COUNT; i++) {
+		if (e->venue[i])
+			venue_free(e, e->venue[i]);
+		e->venue[i] = 0;
 	}
+	for (i = 0; i < FEED_MAX_LINES; i++) {
+		if (e->group[i])
+			group_free(e, e->group[i]);
+		e->group[i] = 0;
+	}
+}
+
+static void group_reset(struct feed_group *g)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->hold_slots; i++)
+		g->hold[i].used = false;
+	__builtin_memset(g->stream, 0, (size_t)g->units * sizeof(g->stream[0]));
+	g->holes = 0;
 }
 
 void feed_engine_reset_state(struct feed_engine *e)
 {
-	int v;
+	int i;
 
-	for (v = 0; v < WB_VENUE_COUNT; v++)
-		if (e->venue_state[v])
-			protocol_ops[e->venue_protocol[v]]->state_reset(e->venue_state[v]);
+	for (i = 0; i < FEED_SOURCE_COUNT; i++) {
+		struct feed_venue *v = e->venue[i];
+
+		if (!v)
+			continue;
+		feed_protocol_get(v->protocol)->state_reset(v->state);
+		feed_directory_clear(&v->dir);
+		v->session_seen = false;
+		v->midnight_ns = 0;
+		__builtin_memset(v->announced, 0, sizeof(v->announced));
+		__builtin_memset(v->stream_of, 0, sizeof(v->stream_of));
+	}
+	for (i = 0; i < FEED_MAX_LINES; i++)
+		if (e->group[i])
+			group_reset(e->group[i]);
+	e->holes = 0;
 }
 
-/* ---- feed map ------------------------------------------------------------ */
+int feed_engine_set_trading_date(struct feed_engine *e, int year, int month, int day)
+{
+	uint64_t midnight = year ? feed_et_midnight_of_date(year, month, day) : 0;
+	int i;
 
-int feed_map_lookup(struct feed_engine *e, uint32_t ip, uint16_t port)
+	if (year && !midnight)
+		return -FEED_EINVAL;
+	e->trading_day_ns = midnight;
+	for (i = 0; i < FEED_SOURCE_COUNT; i++)
+		if (e->venue[i])
+			e->venue[i]->midnight_ns = 0;
+	return 0;
+}
+
+void feed_packet_midnight(struct feed_packet *pk)
+{
+	struct feed_venue *v = pk->v;
+
+	if (wb_unlikely(!v->midnight_ns))
+		v->midnight_ns = pk->engine->trading_day_ns ? pk->engine->trading_day_ns :
+			feed_et_midnight_ns(pk->recv_ts);
+	pk->midnight_ns = v->midnight_ns;
+}
+
+/* ---- feed map -------------------------------------------------------------- */
+
+/* The line of exactly (ip, port), or -1. A free entry has ip 0, which no line has. */
+static int exact_lookup(struct feed_engine *e, uint32_t ip, uint16_t port)
 {
 	int i = e->last_line;
 
-	if (i >= 0 && e->lines[i].ip == ip && e->lines[i].port == port)
+	if (i >= 0 && e->lines[i].ip == ip && e->lines[i].port == port && !e->lines[i].any)
 		return i;
 	for (i = 0; i < (int)e->line_count; i++) {
-		if (e->lines[i].ip == ip && e->lines[i].port == port) {
+		if (e->lines[i].ip == ip && e->lines[i].port == port && !e->lines[i].any) {
 			e->last_line = i;
 			return i;
 		}
@@ -166,67 +299,223 @@ int feed_map_lookup(struct feed_engine *e, uint32_t ip, uint16_t port)
 	return -1;
 }
 
-int feed_map_add(struct feed_engine *e, uint32_t ip, uint16_t port, int protocol, int venue,
-		 const char *name)
+int feed_map_lookup(struct feed_engine *e, uint32_t ip, uint16_t port)
 {
+	int i = exact_lookup(e, ip, port);
+
+	return i >= 0 ? i : e->any_line;
+}
+
+static struct feed_venue *venue_new(struct feed_engine *e, const struct feed_proto *proto,
+				    int protocol)
+{
+	struct feed_venue *v = e->cfg.alloc(sizeof(*v));
+
+	if (!v)
+		return 0;
+	v->protocol = (uint8_t)protocol;
+	v->state = e->cfg.alloc(proto->state_size(&e->cfg));
+	if (!v->state || feed_directory_init(&v->dir, proto->directory_keys, &e->cfg) < 0) {
+		venue_free(e, v);
+		return 0;
+	}
+	proto->state_init(v->state, &e->cfg);
+	return v;
+}
+
+/* The group of (venue, channel), or -1 and a free index in *slot. */
+static int group_find(const struct feed_engine *e, int venue, uint16_t channel, int *slot)
+{
+	int i;
+
+	*slot = -1;
+	for (i = 0; i < FEED_MAX_LINES; i++) {
+		const struct feed_group *g = e->group[i];
+
+		if (g && g->venue == venue && g->channel == channel)
+			return i;
+		if (!g && *slot < 0)
+			*slot = i;
+	}
+	return -1;
+}
+
+static struct feed_group *group_new(struct feed_engine *e, const struct feed_proto *proto,
+				    int protocol, int venue, uint16_t channel, int id)
+{
+	uint32_t units = proto->units ? proto->units : 1;
+	struct feed_group *g = e->cfg.alloc(sizeof(*g) + units * sizeof(g->stream[0]));
+
+	if (!g)
+		return 0;
+	g->hold = e->cfg.alloc((size_t)e->cfg.hold_packets * sizeof(*g->hold));
+	if (!g->hold) {
+		group_free(e, g);
+		return 0;
+	}
+	g->hold_slots = e->cfg.hold_packets;
+	g->venue = (uint8_t)venue;
+	g->protocol = (uint8_t)protocol;
+	g->channel = channel;
+	g->units = (uint16_t)units;
+	g->id = (uint8_t)id;
+	return g;
+}
+
+static void lock(struct feed_engine *e)
+{
+	if (e->cfg.lock)
+		e->cfg.lock();
+}
+
+static void unlock(struct feed_engine *e)
+{
+	if (e->cfg.unlock)
+		e->cfg.unlock();
+}
+
+/*
+ * Everything is allocated first, outside the engine lock (the module's
+ * packet path takes it); the lock only covers publishing the new line.
+ */
+int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m)
+{
+	const struct feed_proto *proto = feed_protocol_get(m->protocol);
+	struct feed_venue *new_venue = 0;
+	struct feed_group *g, *new_group = 0;
 	struct feed_line *line;
-	int i, slot = -1;
+	int i, slot = -1, gi, gslot;
 	size_t n;
 
-	if (!ip || !port || protocol <= FEED_PROTO_NONE || protocol >= FEED_PROTO_COUNT ||
-	    venue <= WB_VENUE_NONE || venue >= WB_VENUE_COUNT || !name)
+	if (!proto || m->venue <= WB_VENUE_NONE || m->venue >= FEED_SOURCE_COUNT)
 		return -FEED_EINVAL;
-	for (n = 0; n < FEED_LINE_NAME_LEN && name[n]; n++)
-		if (name[n] <= ' ' || name[n] > '~')
+	if (m->any ? (m->ip || m->port) : (!m->ip || !m->port))
+		return -FEED_EINVAL;
+	for (n = 0; n < FEED_LINE_NAME_LEN && m->name[n]; n++)
+		if (m->name[n] <= ' ' || m->name[n] > '~')
 			return -FEED_EINVAL;
 	if (n == 0 || n == FEED_LINE_NAME_LEN)
 		return -FEED_EINVAL;
-	if (feed_map_lookup(e, ip, port) >= 0)
+	if (!(proto->venues & (1u << m->venue)))
+		return -FEED_EVENUE;
+	if (m->any ? e->any_line >= 0 : exact_lookup(e, m->ip, m->port) >= 0)
 		return -FEED_EEXIST;
-	if (e->venue_state[venue] && e->venue_protocol[venue] != protocol)
+	if (e->venue[m->venue] && e->venue[m->venue]->protocol != m->protocol)
 		return -FEED_EPROTO;
 	for (i = 0; i < FEED_MAX_LINES; i++) {
-		if (!e->lines[i].ip) {
+		if (!e->lines[i].ip && !e->lines[i].any) {
 			slot = i;
 			break;
 		}
 	}
 	if (slot < 0)
 		return -FEED_ENOSPC;
-	if (!e->venue_state[venue]) {
-		const struct feed_protocol_ops *ops = protocol_ops[protocol];
-		void *state = e->cfg.alloc(ops->state_size(&e->cfg));
-
-		if (!state)
+	gi = group_find(e, m->venue, m->channel, &gslot);
+	if (gi >= 0 && e->group[gi]->nlines == FEED_STREAM_MAX_LINES)
+		return -FEED_ENOSPC;
+	if (gi < 0 && gslot < 0)
+		return -FEED_ENOSPC;
+	if (!e->venue[m->venue]) {
+		new_venue = venue_new(e, proto, m->protocol);
+		if (!new_venue)
 			return -FEED_ENOMEM;
-		ops->state_init(state, &e->cfg);
-		e->venue_state[venue] = state;
-		e->venue_protocol[venue] = (uint8_t)protocol;
 	}
+	if (gi < 0) {
+		new_group = group_new(e, proto, m->protocol, m->venue, m->channel, gslot);
+		if (!new_group) {
+			if (new_venue)
+				venue_free(e, new_venue);
+			return -FEED_ENOMEM;
+		}
+	}
+
+	lock(e);
+	if (new_venue)
+		e->venue[m->venue] = new_venue;
+	if (new_group)
+		e->group[gslot] = new_group;
+	g = new_group ? new_group : e->group[gi];
 	line = &e->lines[slot];
 	__builtin_memset(line, 0, sizeof(*line));
-	line->port = port;
-	line->protocol = (uint8_t)protocol;
-	line->venue = (uint8_t)venue;
-	__builtin_memcpy(line->name, name, n);
+	line->port = m->port;
+	line->protocol = m->protocol;
+	line->venue = m->venue;
+	line->channel = m->channel;
+	line->group = g->id;
+	line->group_line = g->nlines;
+	g->line[g->nlines++] = (uint8_t)slot;
+	__builtin_memcpy(line->name, m->name, n);
 	/* The address goes last: a zero ip marks a free entry. */
-	line->ip = ip;
+	if (m->any) {
+		line->any = true;
+		e->any_line = slot;
+	}
+	line->ip = m->ip;
 	if ((uint32_t)slot >= e->line_count)
 		e->line_count = slot + 1;
+	unlock(e);
 	return slot;
+}
+
+int feed_map_add(struct feed_engine *e, uint32_t ip, uint16_t port, int protocol, int venue,
+		 const char *name)
+{
+	struct feed_map_entry m;
+	size_t n;
+
+	__builtin_memset(&m, 0, sizeof(m));
+	if (protocol < 0 || protocol > 255 || venue < 0 || venue > 255 || !name)
+		return -FEED_EINVAL;
+	m.ip = ip;
+	m.port = port;
+	m.protocol = (uint8_t)protocol;
+	m.venue = (uint8_t)venue;
+	for (n = 0; n < FEED_LINE_NAME_LEN && name[n]; n++)
+		m.name[n] = name[n];
+	if (n == FEED_LINE_NAME_LEN)
+		return -FEED_EINVAL;
+	return feed_map_add_entry(e, &m);
 }
 
 int feed_map_remove(struct feed_engine *e, uint32_t ip, uint16_t port)
 {
-	int i = feed_map_lookup(e, ip, port);
+	int i = feed_map_lookup(e, ip, port), gi;
+	struct feed_group *g, *gone = 0;
+	struct feed_line *l;
+	uint32_t k, j = 0;
 
-	if (i < 0)
+	if (i < 0 || (e->lines[i].any && (ip || port)))
 		return -FEED_ENOENT;
-	e->lines[i].ip = 0;
-	e->lines[i].port = 0;
+	l = &e->lines[i];
+	gi = l->group;
+	g = e->group[gi];
+	lock(e);
+	for (k = 0; k < g->nlines; k++)
+		if (g->line[k] != i)
+			g->line[j++] = g->line[k];
+	g->nlines = (uint8_t)j;
+	/* A line's place in the group changes: its arbitration history goes. */
+	for (k = 0; k < g->units; k++)
+		__builtin_memset(g->stream[k].line_next, 0, sizeof(g->stream[k].line_next));
+	for (k = 0; k < g->nlines; k++)
+		e->lines[g->line[k]].group_line = (uint8_t)k;
+	if (!g->nlines) {
+		gone = g;
+		e->group[gi] = 0;
+		e->holes -= g->holes;
+	}
+	if (l->any)
+		e->any_line = -1;
+	l->ip = 0;
+	l->port = 0;
+	l->any = false;
 	e->last_line = -1;
-	while (e->line_count && !e->lines[e->line_count - 1].ip)
+	while (e->line_count && !e->lines[e->line_count - 1].ip &&
+	       !e->lines[e->line_count - 1].any)
 		e->line_count--;
+	unlock(e);
+	if (gone)
+		group_free(e, gone);
 	return 0;
 }
 
@@ -301,28 +590,72 @@ static bool parse_ipv4_port(const char *s, size_t len, uint32_t *ip, uint16_t *p
 	return true;
 }
 
-int feed_map_parse_line(const char *text, size_t len, uint32_t *ip, uint16_t *port,
-			int *protocol, int *venue, char name[FEED_LINE_NAME_LEN])
+static bool starts_with(const char *s, size_t len, const char *prefix)
 {
-	const char *tok[4], *extra;
-	size_t tlen[4], extralen, pos = 0;
-	int n;
+	size_t i;
 
-	for (n = 0; n < 4; n++)
-		if (!next_token(text, len, &pos, &tok[n], &tlen[n]))
+	for (i = 0; prefix[i]; i++)
+		if (i >= len || lower((unsigned char)s[i]) != prefix[i])
+			return false;
+	return true;
+}
+
+int feed_map_parse_line(const char *text, size_t len, struct feed_map_entry *out, int *problem)
+{
+	const char *tok;
+	size_t tlen, pos = 0;
+	int n, protocol, venue;
+	uint32_t channel;
+
+	__builtin_memset(out, 0, sizeof(*out));
+	*problem = FEED_MAP_OK;
+	for (n = 0; next_token(text, len, &pos, &tok, &tlen); n++) {
+		switch (n) {
+		case 0:
+			if (!parse_ipv4_port(tok, tlen, &out->ip, &out->port))
+				*problem = FEED_MAP_BAD_ADDRESS;
 			break;
+		case 1:
+			protocol = feed_protocol_parse(tok, tlen);
+			if (protocol < 0)
+				*problem = FEED_MAP_BAD_PROTOCOL;
+			else
+				out->protocol = (uint8_t)protocol;
+			break;
+		case 2:
+			venue = feed_venue_parse(tok, tlen);
+			if (venue < 0)
+				*problem = FEED_MAP_BAD_VENUE;
+			else
+				out->venue = (uint8_t)venue;
+			break;
+		case 3:
+			if (tlen >= FEED_LINE_NAME_LEN)
+				*problem = FEED_MAP_BAD_LINE_NAME;
+			else
+				__builtin_memcpy(out->name, tok, tlen);
+			break;
+		default:
+			if (!starts_with(tok, tlen, "channel=") ||
+			    !parse_uint(tok + 8, tlen - 8, FEED_MAX_CHANNEL, &channel) || !channel)
+				*problem = FEED_MAP_BAD_OPTION;
+			else
+				out->channel = (uint16_t)channel;
+			break;
+		}
+		if (*problem)
+			return -FEED_EINVAL;
+	}
 	if (n == 0)
 		return 0;
-	if (n < 4 || next_token(text, len, &pos, &extra, &extralen))
+	if (n < 4) {
+		*problem = FEED_MAP_FEW_COLUMNS;
 		return -FEED_EINVAL;
-	if (!parse_ipv4_port(tok[0], tlen[0], ip, port))
+	}
+	if (!(feed_protocol_venues(out->protocol) & (1u << out->venue))) {
+		*problem = FEED_MAP_VENUE_NOT_SERVED;
 		return -FEED_EINVAL;
-	*protocol = feed_protocol_parse(tok[1], tlen[1]);
-	*venue = feed_venue_parse(tok[2], tlen[2]);
-	if (*protocol < 0 || *venue < 0 || tlen[3] >= FEED_LINE_NAME_LEN)
-		return -FEED_EINVAL;
-	__builtin_memset(name, 0, FEED_LINE_NAME_LEN);
-	__builtin_memcpy(name, tok[3], tlen[3]);
+	}
 	return 1;
 }
 
@@ -335,18 +668,30 @@ static bool ticker_char_ok(char c)
 	return c > ' ' && c <= '~' && c != '*' && c != ',';
 }
 
+/*
+ * Tickers are upper case on every feed, but for suffix letters in CQS
+ * symbology (BACpB): a ticker with no upper-case letter at all ("aapl")
+ * is taken in upper case; one in mixed case is kept as written.
+ */
 uint64_t feed_ticker_key(const char *ticker, size_t len)
 {
+	bool has_upper = false;
 	uint8_t b[8];
 	size_t i;
 
 	if (!len || len > 8)
 		return 0;
+	for (i = 0; i < len; i++)
+		has_upper |= ticker[i] >= 'A' && ticker[i] <= 'Z';
 	for (i = 0; i < 8; i++) {
 		if (i < len) {
-			if (!ticker_char_ok(ticker[i]))
+			char c = ticker[i];
+
+			if (!ticker_char_ok(c))
 				return 0;
-			b[i] = (uint8_t)ticker[i];
+			if (!has_upper && c >= 'a' && c <= 'z')
+				c = (char)(c - 32);
+			b[i] = (uint8_t)c;
 		} else {
 			b[i] = ' ';
 		}
@@ -463,28 +808,41 @@ uint16_t feed_instrument_for_key(struct feed_engine *e, uint64_t key)
 	return e->subs.all ? subs_intern(&e->subs, key) : 0;
 }
 
-/* ---- packet path --------------------------------------------------------- */
+/* ---- events -------------------------------------------------------------- */
 
-void feed_emit_gap(struct feed_packet *pk, uint64_t first, uint64_t count, uint8_t unit)
+static void emit_gap(struct feed_packet *pk, uint16_t inst, uint64_t first, uint64_t count,
+		     uint8_t unit, uint8_t reason)
 {
-	struct wb_event *ev;
+	struct wb_event *ev = feed_emit(pk, WB_EV_GAP, inst, first, 0);
 
-	pk->counters->gaps++;
-	pk->counters->gap_messages += count;
-	ev = feed_emit(pk, WB_EV_GAP, 0, first, 0);
 	if (!ev)
 		return;
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
 	ev->u.gap.first = first;
 	ev->u.gap.count = count;
+	ev->u.gap.channel = pk->line->channel;
 	ev->u.gap.unit = unit;
-	ev->u.gap.reason = WB_GAP_SEQUENCE;
+	ev->u.gap.reason = reason;
 	feed_commit(pk);
 }
 
-void feed_emit_clear(struct feed_packet *pk, uint64_t seq, uint64_t exch_ts, uint8_t flags)
+void feed_emit_gap(struct feed_packet *pk, uint64_t first, uint64_t count, uint8_t unit)
 {
-	struct wb_event *ev = feed_emit(pk, WB_EV_CLEAR, 0, seq, exch_ts);
+	pk->counters->gaps++;
+	pk->counters->gap_messages += count;
+	emit_gap(pk, 0, first, count, unit, WB_GAP_SEQUENCE);
+}
+
+void feed_emit_instrument_gap(struct feed_packet *pk, uint16_t inst, uint64_t first,
+			      uint64_t count, uint8_t unit, uint8_t reason)
+{
+	emit_gap(pk, inst, first, count, unit, reason);
+}
+
+void feed_emit_clear(struct feed_packet *pk, uint16_t inst, uint64_t seq, uint64_t exch_ts,
+		     uint8_t flags)
+{
+	struct wb_event *ev = feed_emit(pk, WB_EV_CLEAR, inst, seq, exch_ts);
 
 	if (!ev)
 		return;
@@ -493,33 +851,103 @@ void feed_emit_clear(struct feed_packet *pk, uint64_t seq, uint64_t exch_ts, uin
 	feed_commit(pk);
 }
 
+void feed_clear_stream(struct feed_packet *pk, uint8_t unit, uint64_t seq, uint64_t exch_ts,
+		       uint8_t flags)
+{
+	const struct feed_venue *v = pk->v;
+	uint16_t id = feed_stream_id(pk->group, unit);
+	uint32_t inst, count = pk->engine->subs.count;
+
+	for (inst = 1; inst <= count && inst < FEED_MAX_INSTRUMENTS; inst++)
+		if (v->stream_of[inst] == id && feed_announced(v, (uint16_t)inst))
+			feed_emit_clear(pk, (uint16_t)inst, seq, exch_ts, flags);
+}
+
+/* ---- packet path ---------------------------------------------------------- */
+
+static void packet_init(struct feed_packet *pk, struct feed_engine *e, int line,
+			uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	struct feed_line *l = &e->lines[line];
+
+	pk->engine = e;
+	pk->line = l;
+	pk->counters = &l->counters;
+	pk->v = e->venue[l->venue];
+	pk->group = e->group[l->group];
+	pk->state = pk->v->state;
+	pk->out = out;
+	pk->recv_ts = recv_ts;
+	pk->line_index = (uint16_t)line;
+	pk->venue = l->venue;
+	feed_packet_midnight(pk);
+}
+
 void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payload,
 			  uint32_t len, uint64_t recv_ts, struct wb_ring_producer *out)
 {
-	struct feed_line *l;
+	const struct feed_proto *proto;
 	struct feed_packet pk;
+	struct feed_frame f;
 	uint64_t head, dropped;
+	int err;
 
 	if (wb_unlikely(line < 0 || line >= FEED_MAX_LINES))
 		return;
-	l = &e->lines[line];
-	if (wb_unlikely(!l->ip))
+	if (wb_unlikely(!e->lines[line].ip && !e->lines[line].any))
 		return;
-	pk.engine = e;
-	pk.line = l;
-	pk.counters = &l->counters;
-	pk.state = e->venue_state[l->venue];
-	pk.out = out;
-	pk.recv_ts = recv_ts;
-	pk.line_index = (uint16_t)line;
-	pk.venue = l->venue;
+	packet_init(&pk, e, line, recv_ts, out);
+	proto = protocols[pk.line->protocol];
 	head = out->head;
 	dropped = out->dropped;
-	l->counters.packets++;
-	l->counters.bytes += len;
-	protocol_ops[l->protocol]->packet(&pk, payload, len);
-	l->counters.events += out->head - head;
-	l->counters.ring_drops += out->dropped - dropped;
+	pk.counters->packets++;
+	pk.counters->bytes += len;
+	if (wb_unlikely(pk.v->subs_generation != e->subs.generation))
+		feed_venue_refresh(&pk);
+	err = proto->frame(payload, len, &f);
+	if (wb_likely(!err)) {
+		if (wb_unlikely(f.length < len)) {
+			feed_count_error(&pk, FEED_ERR_BAD_LENGTH);
+			len = f.length;
+		}
+		feed_stream_packet(&pk, &f, payload, len);
+	} else {
+		feed_count_error(&pk, FEED_FRAME_ERROR_OF(err));
+	}
+	pk.counters->events += out->head - head;
+	pk.counters->ring_drops += out->dropped - dropped;
+}
+
+/* Release holes of every group (flush: all of them, else those older than hold_ns). */
+static void release_all(struct feed_engine *e, uint64_t now, bool flush,
+			struct wb_ring_producer *out)
+{
+	int i;
+
+	for (i = 0; i < FEED_MAX_LINES; i++) {
+		struct feed_group *g = e->group[i];
+		struct feed_line *l;
+		uint64_t head, dropped;
+
+		if (!g || !g->holes || !g->nlines)
+			continue;
+		l = &e->lines[g->line[0]];
+		head = out->head;
+		dropped = out->dropped;
+		feed_group_release(e, g, now, flush, out);
+		l->counters.events += out->head - head;
+		l->counters.ring_drops += out->dropped - dropped;
+	}
+}
+
+void feed_engine_poll(struct feed_engine *e, uint64_t now, struct wb_ring_producer *out)
+{
+	release_all(e, now, false, out);
+}
+
+void feed_engine_flush(struct feed_engine *e, struct wb_ring_producer *out)
+{
+	release_all(e, 0, true, out);
 }
 
 #define ETH_HLEN_ 14
@@ -568,4 +996,54 @@ int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len
 	}
 	feed_process_payload(e, line, udp + 8, udp_len - 8, recv_ts, out);
 	return line;
+}
+
+/* ---- raw view lookups (raw.h) --------------------------------------------- */
+
+int feed_raw_frame(int protocol, const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	const struct feed_proto *proto = feed_protocol_get(protocol);
+
+	return proto ? proto->frame(p, len, f) : FEED_FRAME_ERROR(FEED_ERR_BAD_FRAME);
+}
+
+int feed_raw_next(int protocol, const uint8_t *p, uint32_t len, uint32_t *off,
+		  const uint8_t **msg, uint32_t *mlen)
+{
+	const struct feed_proto *proto = feed_protocol_get(protocol);
+
+	return proto ? proto->next_message(p, len, off, msg, mlen) : -1;
+}
+
+const struct feed_msg_layout *feed_raw_layout(int protocol, const uint8_t *msg, uint32_t len)
+{
+	const struct feed_proto *proto = feed_protocol_get(protocol);
+
+	return proto ? proto->layout(msg, len) : 0;
+}
+
+uint32_t feed_raw_type(int protocol, const uint8_t *msg, uint32_t len)
+{
+	const struct feed_proto *proto = feed_protocol_get(protocol);
+
+	if (!proto || len < (uint32_t)proto->type_offset + proto->type_width)
+		return 0;
+	if (proto->type_width == 1)
+		return msg[proto->type_offset];
+	return proto->big_endian ? feed_be16(msg + proto->type_offset) :
+		feed_le16(msg + proto->type_offset);
+}
+
+bool feed_raw_looks_like(int protocol, const uint8_t *p, uint32_t len)
+{
+	const struct feed_proto *proto = feed_protocol_get(protocol);
+
+	return proto && proto->looks_like && proto->looks_like(p, len);
+}
+
+bool feed_raw_big_endian(int protocol)
+{
+	const struct feed_proto *proto = feed_protocol_get(protocol);
+
+	return proto && proto->big_endian;
 }

@@ -1,12 +1,22 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
- * The feed engine: feed map, subscriptions, sequence tracking and the
+ * The feed engine: feed map, subscriptions, sequence streams and the
  * protocol decoders, turning UDP payloads into normalized events in a ring.
  *
  * Freestanding: compiled into the kernel module and into user space. No
  * libc, no floating point, no allocation on the packet path (the engine
- * allocates per-venue state through the caller's allocator when a feed-map
- * entry is added, which is a control-path operation).
+ * allocates per-venue and per-stream state through the caller's allocator
+ * when a feed-map entry is added, which is a control-path operation).
+ *
+ * Layers, each in one place:
+ *   engine.c     feed map, subscriptions, frame parsing, dispatch
+ *   stream.c     sequence streams: A/B arbitration, duplicates, gaps,
+ *                resets, sessions, heartbeats (every protocol)
+ *   directory.c  the instrument cache fed by directory messages, SYMBOL
+ *                announcements, late-subscription gaps (every protocol)
+ *   feed_time.c  the one time convention (event.h): trading-day midnight
+ *   <stem>.c     a protocol: framing, messages, raw field layouts
+ *                (protocols.h lists them)
  *
  * Concurrency: one engine is driven by one thread at a time. The module
  * serializes control calls against the packet path itself.
@@ -16,6 +26,7 @@
 
 #include "wirebook/event.h"
 #include "wirebook/ring.h"
+#include "protocols.h"
 
 #ifndef __KERNEL__
 #include <stddef.h>
@@ -25,23 +36,33 @@
 #define FEED_MAX_LINES 64		/* feed-map entries */
 #define FEED_MAX_INSTRUMENTS 16384	/* instrument ids are 1..FEED_MAX_INSTRUMENTS-1 */
 #define FEED_LINE_NAME_LEN 8
+#define FEED_STREAM_MAX_LINES 4		/* lines arbitrated as one stream (A, B, ...) */
+#define FEED_MAX_CHANNEL 65535
 
-enum feed_protocol {
-	FEED_PROTO_NONE = 0,
-	FEED_PROTO_ITCH50 = 1,	/* Nasdaq TotalView-ITCH 5.0 over MoldUDP64 */
-	FEED_PROTO_PITCH = 2,	/* Cboe Multicast PITCH, Sequenced Unit Header */
-	FEED_PROTO_COUNT
+/*
+ * What a feed-map line names as its VENUE: a venue (enum wb_venue), or a
+ * SIP, whose lines carry the quotes of every venue (their events name each
+ * quote's own venue). The SIPs are sources of data, never venues.
+ */
+enum feed_source {
+	FEED_SOURCE_CQS = WB_VENUE_COUNT,	/* CTA Consolidated Quotation System */
+	FEED_SOURCE_UQDF,			/* UTP Quotation Data Feed */
+	FEED_SOURCE_COUNT
 };
+
+WB_STATIC_ASSERT(FEED_SOURCE_COUNT <= 32, "a protocol's venues are a 32-bit mask");
 
 /* Decode errors, each counted per line. */
 enum feed_error {
 	FEED_ERR_TRUNCATED = 0,	/* header or message runs past the packet end */
-	FEED_ERR_BAD_LENGTH,	/* message length shorter than its type needs */
+	FEED_ERR_BAD_LENGTH,	/* a length field disagrees with the bytes */
 	FEED_ERR_UNKNOWN_TYPE,	/* message type not in the spec: skipped by length */
-	FEED_ERR_BAD_FIELD,	/* a field outside its domain (side, count) */
-	FEED_ERR_UNKNOWN_LOCATE, /* ITCH: a locate with no Stock Directory entry */
-	FEED_ERR_NOT_MULTICAST,	/* PITCH: a GRP/Spin TCP session, not a multicast feed */
+	FEED_ERR_BAD_FIELD,	/* a field outside its domain (side, price, scale) */
+	FEED_ERR_UNKNOWN_SYMBOL, /* a symbol key (ITCH locate, XDP index) with no directory entry */
+	FEED_ERR_NOT_MULTICAST,	/* a TCP/recovery session, not a multicast feed */
 	FEED_ERR_BAD_FRAME,	/* frame to a mapped address that is not clean IPv4/UDP */
+	FEED_ERR_BAD_COUNT,	/* a packet's message count disagrees with its messages */
+	FEED_ERR_BAD_CHECKSUM,	/* a block checksum that does not match: block dropped */
 	FEED_ERR_COUNT
 };
 
@@ -53,15 +74,18 @@ struct feed_counters {
 	uint64_t filtered;	/* messages of unsubscribed instruments */
 	uint64_t ignored;	/* messages nothing in the book needs */
 	uint64_t heartbeats;
-	uint64_t gaps;		/* gap events */
+	uint64_t gaps;		/* gap events (one per lost range) */
 	uint64_t gap_messages;	/* messages lost in gaps */
 	uint64_t duplicates;	/* whole packets already seen (A/B copies) */
 	uint64_t duplicate_messages; /* messages skipped in duplicate or overlapping packets */
-	uint64_t session_changes;
+	uint64_t session_changes; /* new sessions, days and sequence resets */
 	uint64_t end_of_session;
 	uint64_t ring_drops;	/* events lost because the ring was full */
 	uint64_t order_filter_full; /* PITCH: subscribed orders not tracked, filter full */
 	uint64_t gso_packets;	/* module only: merged super-packets seen */
+	uint64_t held;		/* packets held until a hole before them was filled or lost */
+	uint64_t hold_full;	/* holes declared lost early: the hold buffer was full */
+	uint64_t stale_session;	/* packets of a session already replaced: dropped */
 	uint64_t errors[FEED_ERR_COUNT];
 };
 
@@ -69,9 +93,24 @@ struct feed_line {
 	uint32_t ip;		/* destination IPv4, host byte order; 0 = free entry */
 	uint16_t port;		/* destination UDP port */
 	uint8_t protocol;	/* enum feed_protocol */
-	uint8_t venue;		/* enum wb_venue */
+	uint8_t venue;		/* enum wb_venue, or a SIP (enum feed_source) */
 	char name[FEED_LINE_NAME_LEN]; /* NUL padded, e.g. "A" */
+	uint16_t channel;	/* the feed map's channel; 0 = the venue's default stream */
+	uint8_t group;		/* internal: its sequence-stream group */
+	uint8_t group_line;	/* internal: its index among the group's lines */
+	bool any;		/* matches every address (wb-dump/wirebookd --proto) */
 	struct feed_counters counters;
+};
+
+/* One feed-map entry: a line of the feed map, as feeds.conf writes it. */
+struct feed_map_entry {
+	uint32_t ip;		/* host byte order */
+	uint16_t port;
+	uint16_t channel;	/* 0: none (the venue's lines form one stream) */
+	uint8_t protocol;	/* enum feed_protocol */
+	uint8_t venue;		/* enum wb_venue, or a SIP (enum feed_source) */
+	bool any;		/* match every address (ip and port 0): user space only */
+	char name[FEED_LINE_NAME_LEN];
 };
 
 struct feed_subs {
@@ -90,28 +129,38 @@ struct feed_engine_config {
 	feed_alloc_fn alloc;
 	feed_free_fn free;
 	uint32_t order_filter_capacity; /* PITCH live subscribed orders per venue (0: default) */
+	/*
+	 * A packet that arrives after a hole in its stream is held while another
+	 * line of the stream may still deliver the missing packets, at most
+	 * hold_ns of receive time (0: 1 ms) and hold_packets per stream group
+	 * (0: 16). Then the hole is a GAP.
+	 */
+	uint64_t hold_ns;
+	uint32_t hold_packets;
+	bool no_hold;		/* never hold: a hole is a GAP at once (timing-free replays) */
+	/*
+	 * Optional: taken around the few stores that publish a feed-map change,
+	 * when another thread runs the packet path (the module's spinlock). Every
+	 * allocation happens before, outside it.
+	 */
+	void (*lock)(void);
+	void (*unlock)(void);
 };
+
+struct feed_venue;
+struct feed_group;
 
 struct feed_engine {
 	struct feed_engine_config cfg;
 	struct feed_line lines[FEED_MAX_LINES];
 	uint32_t line_count;	/* highest used index + 1 */
 	int last_line;		/* cache for the map lookup */
-	void *venue_state[WB_VENUE_COUNT];
-	uint8_t venue_protocol[WB_VENUE_COUNT];
+	int any_line;		/* the line matching every address, or -1 */
+	struct feed_venue *venue[FEED_SOURCE_COUNT];
+	struct feed_group *group[FEED_MAX_LINES];
+	uint64_t trading_day_ns; /* producer-set ET midnight (exch_ts base); 0: receive clock */
+	uint32_t holes;		/* streams with a hole open: feed_engine_poll() has work */
 	struct feed_subs subs;
-};
-
-/* Per-packet context handed to a protocol decoder. */
-struct feed_packet {
-	struct feed_engine *engine;
-	struct feed_line *line;
-	struct feed_counters *counters;
-	void *state;		/* the venue's protocol state */
-	struct wb_ring_producer *out;
-	uint64_t recv_ts;
-	uint16_t line_index;
-	uint8_t venue;
 };
 
 /* ---- engine lifetime ------------------------------------------------ */
@@ -119,25 +168,63 @@ int feed_engine_init(struct feed_engine *e, const struct feed_engine_config *cfg
 void feed_engine_destroy(struct feed_engine *e);
 /* Forget all sequence, directory and order state (not map or subscriptions). */
 void feed_engine_reset_state(struct feed_engine *e);
+/*
+ * The trading day for feeds that give time since midnight (ITCH, PITCH),
+ * when the receive clock cannot tell it (a BinaryFILE, a replay of another
+ * day). 0 on success, -FEED_EINVAL for an impossible date; year 0 goes
+ * back to the receive clock.
+ */
+int feed_engine_set_trading_date(struct feed_engine *e, int year, int month, int day);
+
+/* ---- time (feed_time.c): the convention of event.h ------------------ */
+/* Epoch ns of the US/Eastern midnight that starts the day of utc_ns; 0 before 1970-01-02. */
+uint64_t feed_et_midnight_ns(uint64_t utc_ns);
+/* Epoch ns of US/Eastern midnight of a civil date; 0 if impossible. */
+uint64_t feed_et_midnight_of_date(int year, int month, int day);
+/* US/Eastern offset from UTC at utc_ns, in seconds (-18000 or -14400). */
+int32_t feed_et_offset_s(uint64_t utc_ns);
 
 /* ---- feed map --------------------------------------------------------- */
 /* Returns the line index, or a negative FEED_E* code. */
+int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m);
+/* A line of the venue's default stream (channel 0). */
 int feed_map_add(struct feed_engine *e, uint32_t ip, uint16_t port, int protocol, int venue,
 		 const char *name);
 int feed_map_remove(struct feed_engine *e, uint32_t ip, uint16_t port);
 int feed_map_lookup(struct feed_engine *e, uint32_t ip, uint16_t port);
 
-/*
- * Parse one feeds.conf line: "ADDR:PORT PROTOCOL VENUE LINE" with '#'
- * comments and blank lines allowed. Returns 1 for an entry, 0 for a blank
- * or comment line, negative FEED_E* for an error.
- */
-int feed_map_parse_line(const char *text, size_t len, uint32_t *ip, uint16_t *port,
-			int *protocol, int *venue, char name[FEED_LINE_NAME_LEN]);
+/* What was wrong with a feed-map line (feed_map_parse_line's *problem). */
+enum feed_map_problem {
+	FEED_MAP_OK = 0,
+	FEED_MAP_FEW_COLUMNS,	/* fewer than ADDR:PORT PROTOCOL VENUE LINE */
+	FEED_MAP_BAD_ADDRESS,
+	FEED_MAP_BAD_PROTOCOL,
+	FEED_MAP_BAD_VENUE,
+	FEED_MAP_VENUE_NOT_SERVED, /* the protocol cannot serve the venue */
+	FEED_MAP_BAD_LINE_NAME,
+	FEED_MAP_BAD_OPTION,	/* a trailing token other than channel=N (1..65535) */
+	FEED_MAP_PROBLEM_COUNT
+};
 
+/*
+ * Parse one feeds.conf line: "ADDR:PORT PROTOCOL VENUE LINE [channel=N]"
+ * with '#' comments and blank lines allowed. Returns 1 for an entry, 0 for
+ * a blank or comment line, -FEED_EINVAL with *problem set otherwise.
+ */
+int feed_map_parse_line(const char *text, size_t len, struct feed_map_entry *out,
+			int *problem);
+const char *feed_map_problem_text(int problem);
+
+/* ---- names ------------------------------------------------------------ */
 int feed_protocol_parse(const char *s, size_t len);
+/* A venue or SIP source name ("nasdaq", "cqs"). */
 int feed_venue_parse(const char *s, size_t len);
 const char *feed_protocol_name(int protocol);
+const char *feed_protocol_title(int protocol);
+/* Bit v set: the protocol can serve venue (or SIP source) v. */
+uint32_t feed_protocol_venues(int protocol);
+/* The venues of a protocol as "a, b, c" into buf (always terminated). */
+void feed_protocol_venue_list(int protocol, char *buf, size_t len);
 const char *feed_venue_name(int venue);
 const char *feed_error_name(int err);
 const char *wb_event_kind_name(int kind);
@@ -166,6 +253,14 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
  */
 int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len,
 		       uint64_t recv_ts, struct wb_ring_producer *out);
+/*
+ * Holes older than hold_ns at receive time now become GAPs and the packets
+ * held behind them are decoded. Call it when the input is idle, so a lost
+ * packet with nothing after it is reported.
+ */
+void feed_engine_poll(struct feed_engine *e, uint64_t now, struct wb_ring_producer *out);
+/* The input ended: every hole is a GAP, every held packet is decoded. */
+void feed_engine_flush(struct feed_engine *e, struct wb_ring_producer *out);
 
 /* Error codes (negative returns). */
 #define FEED_EINVAL	1
@@ -174,5 +269,6 @@ int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len
 #define FEED_ENOENT	4
 #define FEED_ENOMEM	5
 #define FEED_EPROTO	6	/* venue already used by another protocol */
+#define FEED_EVENUE	7	/* the protocol cannot serve the venue */
 
 #endif /* WIREBOOK_FEED_H */

@@ -1,13 +1,30 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
- * What the protocol decoders share inside lib/feed: bounds-checked field
- * readers, the event emitter, and the hooks each protocol implements.
- * Not part of any public ABI.
+ * What the layers share inside lib/feed: bounds-checked field readers, the
+ * event emitter, the protocol descriptor each decoder fills in, and the
+ * sequencing, directory and time layers every protocol uses. Not part of
+ * any public ABI.
  */
 #ifndef WIREBOOK_FEED_INTERNAL_H
 #define WIREBOOK_FEED_INTERNAL_H
 
 #include "feed.h"
+#include "raw.h"
+
+/* Per-packet context handed to a protocol decoder. */
+struct feed_packet {
+	struct feed_engine *engine;
+	struct feed_line *line;
+	struct feed_counters *counters;
+	struct feed_venue *v;		/* the venue's shared state (instrument cache) */
+	struct feed_group *group;	/* the line's sequence streams */
+	void *state;			/* the venue's protocol state */
+	struct wb_ring_producer *out;
+	uint64_t recv_ts;
+	uint64_t midnight_ns;		/* exch_ts of a time since midnight: add this */
+	uint16_t line_index;
+	uint8_t venue;
+};
 
 /*
  * Field readers. Callers check the message length once against the
@@ -110,23 +127,228 @@ static inline void feed_commit(struct feed_packet *pk)
 	wb_ring_producer_commit(pk->out);
 }
 
-/* A gap event: messages [first, first + count) on this venue (and unit). */
-void feed_emit_gap(struct feed_packet *pk, uint64_t first, uint64_t count, uint8_t unit);
-/* A CLEAR event for the whole venue (instrument 0). */
-void feed_emit_clear(struct feed_packet *pk, uint64_t seq, uint64_t exch_ts, uint8_t flags);
+/* ---- protocols --------------------------------------------------------- */
 
-/* ---- protocol hooks (one set per enum feed_protocol) ------------------- */
-
-struct feed_protocol_ops {
-	/* Bytes of per-venue state; allocated zeroed by the engine. */
-	size_t (*state_size)(const struct feed_engine_config *cfg);
-	void (*state_init)(void *state, const struct feed_engine_config *cfg);
-	/* Forget sequence, directory and order state. */
-	void (*state_reset)(void *state);
-	void (*packet)(struct feed_packet *pk, const uint8_t *payload, uint32_t len);
+/* Why a stream starts over (struct feed_proto.stream_event). */
+enum feed_stream_event {
+	FEED_STREAM_GAP = 0,	/* messages were lost (a GAP was emitted) */
+	FEED_STREAM_NEW_SESSION, /* a new session id: yesterday's state is gone */
+	FEED_STREAM_RESET,	/* sequence reset: the stream's books start over */
+	FEED_STREAM_NEW_DAY,	/* the stream began again after its end of session */
 };
 
-extern const struct feed_protocol_ops feed_itch50_ops;
-extern const struct feed_protocol_ops feed_pitch_ops;
+/*
+ * A protocol (one row of protocols.h). Framing and decoding are split so
+ * that the shared sequencing layer (stream.c) owns arbitration, gaps,
+ * resets and sessions for every protocol: frame() only says where a
+ * packet's sequence is, decode() turns its messages into events.
+ */
+struct feed_proto {
+	const char *name;		/* the feeds.conf word, e.g. "itch" */
+	const char *title;		/* "Nasdaq TotalView-ITCH 5.0 over MoldUDP64" */
+	uint32_t venues;		/* bit v: the protocol can serve venue v */
+	uint16_t units;			/* sequence streams per channel (PITCH: 256); 0 = 1 */
+	uint8_t first_seq;		/* a session's first sequence number */
+	bool big_endian;		/* byte order of every field (raw view) */
+	uint8_t type_offset;		/* where a message's type is (raw view) */
+	uint8_t type_width;		/* 1 or 2 bytes */
+	uint32_t directory_keys;	/* symbol keys the directory holds densely (0: none) */
+	const char *sample_tickers;	/* comma-separated: symbols of pcaps/<stem>, for fuzzing */
+
+	/* Bytes of per-venue protocol state; allocated zeroed by the engine. */
+	size_t (*state_size)(const struct feed_engine_config *cfg);
+	void (*state_init)(void *state, const struct feed_engine_config *cfg);
+	/* Forget directory-independent decoder state (orders, times). */
+	void (*state_reset)(void *state);
+
+	/* Where the packet's sequence is: 0, or FEED_FRAME_ERROR(enum feed_error). */
+	int (*frame)(const uint8_t *p, uint32_t len, struct feed_frame *f);
+	/*
+	 * Decode messages skip..f->count-1. Returns how many messages were
+	 * framed (f->count unless the packet ends early: the rest is lost and
+	 * reported when the stream moves on).
+	 */
+	uint32_t (*decode)(struct feed_packet *pk, const uint8_t *p, uint32_t len,
+			   const struct feed_frame *f, uint32_t skip);
+	/* A stream (unit) of the venue lost messages or started over (NULL: nothing to do). */
+	void (*stream_event)(struct feed_packet *pk, uint8_t unit, enum feed_stream_event ev);
+
+	/* Raw view. next_message: the message at *off (*off advanced past
+	 * it): 0, or -1 when the framing is broken there. */
+	int (*next_message)(const uint8_t *p, uint32_t len, uint32_t *off, const uint8_t **msg,
+			    uint32_t *mlen);
+	/* The layout of a message, or NULL for an unknown type. */
+	const struct feed_msg_layout *(*layout)(const uint8_t *msg, uint32_t len);
+	/* Does an unmapped payload look like this protocol (wb-dump --auto)? */
+	bool (*looks_like)(const uint8_t *p, uint32_t len);
+};
+
+#define FEED_PROTOCOL_DECLARE(id, stem) extern const struct feed_proto feed_proto_##stem;
+FEED_PROTOCOLS(FEED_PROTOCOL_DECLARE)
+#undef FEED_PROTOCOL_DECLARE
+
+/* The descriptor of a protocol id, or NULL. */
+const struct feed_proto *feed_protocol_get(int protocol);
+
+/* ---- per-venue shared state: the instrument cache ------------------------- */
+
+struct feed_symbol {
+	uint64_t ticker;	/* ticker key; 0 = no directory entry */
+	uint32_t round_lot;
+	uint8_t price_scale;	/* decimal places of the feed's prices (XDP), else 0 */
+	char market;		/* listing market code, 0 if unknown */
+	uint16_t stream;	/* the stream it was last defined on (feed_stream_id) */
+};
+
+#define FEED_DIR_OVERFLOW 4096	/* keys above directory_keys, per venue */
+
+struct feed_directory {
+	uint32_t dense;			/* keys 0..dense-1 live in the arrays below */
+	uint32_t dense_end;		/* one past the highest dense key defined */
+	uint16_t *instrument;		/* [dense] key -> instrument id if it passes the filter */
+	struct feed_symbol *symbol;	/* [dense] */
+	uint32_t *overflow_key;		/* [FEED_DIR_OVERFLOW] keys >= dense, open addressing (0: free) */
+	uint16_t *overflow_instrument;
+	struct feed_symbol *overflow_symbol;
+	uint32_t overflow_used;
+};
+
+struct feed_venue {
+	uint8_t protocol;
+	bool session_seen;		/* sequenced data came: a new subscription missed some */
+	bool was_all;
+	uint32_t subs_generation;
+	uint64_t midnight_ns;		/* ET midnight of the trading day; 0: not known yet */
+	void *state;			/* the protocol's own state */
+	struct feed_directory dir;
+	uint8_t announced[FEED_MAX_INSTRUMENTS / 8];	/* SYMBOL emitted on this venue */
+	uint8_t was_subscribed[FEED_MAX_INSTRUMENTS / 8];
+	uint16_t stream_of[FEED_MAX_INSTRUMENTS];	/* instrument -> its stream (0: none) */
+};
+
+/* ---- sequence streams (stream.c) ----------------------------------------- */
+
+/* A packet kept while a hole before it may still be filled by another line. */
+#define FEED_HOLD_BYTES 1472	/* the largest UDP payload of a 1500-byte MTU */
+
+struct feed_hold {
+	struct feed_frame frame;
+	uint64_t recv_ts;
+	uint16_t len;
+	uint8_t line;		/* engine line index */
+	bool used;
+	uint8_t data[FEED_HOLD_BYTES];
+};
+
+struct feed_stream {
+	uint64_t next_seq;	/* next expected, when started */
+	uint64_t hole_since;	/* receive time the current hole opened; 0: none */
+	uint64_t hole_end;	/* a heartbeat or end says the stream reached here */
+	uint64_t line_next[FEED_STREAM_MAX_LINES]; /* per line: next after its newest packet */
+	uint64_t reset_token;	/* the last reset's token: its copy on another line is no new reset */
+	uint64_t restart_seq;	/* where the last reset or new day began */
+	uint16_t held;		/* its packets in the group's hold */
+	uint8_t epoch;		/* bumped by every reset and new day */
+	uint8_t line_epoch[FEED_STREAM_MAX_LINES]; /* a line still in an older epoch lags behind it */
+	bool started;
+	bool ended;		/* end of session seen: a lower sequence starts a new day */
+	bool has_session, has_prev_session;
+	uint8_t session[FEED_SESSION_LEN];
+	uint8_t prev_session[FEED_SESSION_LEN];
+};
+
+/* The streams of one (venue, channel): its lines share them. */
+struct feed_group {
+	uint8_t venue;
+	uint8_t protocol;
+	uint16_t channel;
+	uint8_t id;		/* index in engine->group */
+	uint8_t nlines;
+	uint8_t line[FEED_STREAM_MAX_LINES];	/* engine line indexes, by group_line */
+	uint16_t units;
+	uint16_t holes;		/* streams with a hole open */
+	uint32_t hold_slots;
+	struct feed_hold *hold;	/* [hold_slots] */
+	struct feed_stream stream[];	/* [units] */
+};
+
+/* The 16-bit stream id of (group, unit) kept in feed_venue.stream_of. */
+static inline uint16_t feed_stream_id(const struct feed_group *g, uint8_t unit)
+{
+	return (uint16_t)(((uint16_t)g->id + 1) << 8 | unit);
+}
+
+/* Sequence a framed packet and decode what is new in it, in order. */
+void feed_stream_packet(struct feed_packet *pk, const struct feed_frame *f, const uint8_t *p,
+			uint32_t len);
+/* The stream's session ended (a message said so): a lower sequence starts a new day. */
+void feed_stream_ended(struct feed_packet *pk, uint8_t unit);
+/* Declare the holes of g older than now - hold_ns (all of them when flush). */
+void feed_group_release(struct feed_engine *e, struct feed_group *g, uint64_t now, bool flush,
+			struct wb_ring_producer *out);
+
+/* ---- the instrument cache (directory.c) ---------------------------------- */
+
+int feed_directory_init(struct feed_directory *d, uint32_t dense, const struct feed_engine_config *cfg);
+void feed_directory_free(struct feed_directory *d, const struct feed_engine_config *cfg);
+void feed_directory_clear(struct feed_directory *d);
+
+/* The instrument of a symbol key if subscribed, else 0: one load for dense keys. */
+uint16_t feed_dir_instrument_slow(const struct feed_directory *d, uint32_t key);
+static inline uint16_t feed_dir_instrument(const struct feed_directory *d, uint32_t key)
+{
+	if (wb_likely(key < d->dense))
+		return d->instrument[key];
+	return feed_dir_instrument_slow(d, key);
+}
+/* The directory entry of key, or NULL (never defined, or no room). */
+struct feed_symbol *feed_dir_symbol(struct feed_directory *d, uint32_t key);
+
+/*
+ * A directory message defined key: store it, resolve its instrument, and
+ * announce it (SYMBOL) when it passes the filter. Returns the instrument (0:
+ * filtered). sym->stream is set from the packet's stream.
+ */
+uint16_t feed_dir_define(struct feed_packet *pk, uint32_t key, const struct feed_symbol *sym,
+			 uint64_t seq, uint64_t ts);
+/*
+ * A message names key, which has no directory entry, and carries its
+ * ticker: counted as FEED_ERR_UNKNOWN_SYMBOL and learned with defaults, so
+ * a capture that starts after the directory still decodes.
+ */
+uint16_t feed_dir_learn(struct feed_packet *pk, uint32_t key, uint64_t ticker, uint32_t round_lot,
+			uint64_t seq, uint64_t ts);
+
+/* Name inst on this venue (SYMBOL) unless done; note the stream (unit) it is on. */
+void feed_announce(struct feed_packet *pk, uint16_t inst, uint8_t unit, uint64_t seq, uint64_t ts);
+static inline bool feed_announced(const struct feed_venue *v, uint16_t inst)
+{
+	return v->announced[inst >> 3] & (1u << (inst & 7));
+}
+/* The subscriptions changed since the venue last looked (called per packet). */
+void feed_venue_refresh(struct feed_packet *pk);
+static inline bool feed_subscribed(const struct feed_engine *e, uint16_t inst)
+{
+	return e->subs.all || e->subs.subscribed[inst];
+}
+
+/* ---- time (feed_time.c) -------------------------------------------------- */
+
+/* Set pk->midnight_ns from the venue's trading day, learning it if needed. */
+void feed_packet_midnight(struct feed_packet *pk);
+
+/* ---- events -------------------------------------------------------------- */
+
+/* A gap event: messages [first, first + count) of the packet's stream (instrument 0). */
+void feed_emit_gap(struct feed_packet *pk, uint64_t first, uint64_t count, uint8_t unit);
+/* A gap of one instrument only (enum wb_gap_reason). */
+void feed_emit_instrument_gap(struct feed_packet *pk, uint16_t inst, uint64_t first,
+			      uint64_t count, uint8_t unit, uint8_t reason);
+/* A CLEAR event for one instrument, or the whole venue (instrument 0). */
+void feed_emit_clear(struct feed_packet *pk, uint16_t inst, uint64_t seq, uint64_t exch_ts,
+		     uint8_t flags);
+/* A CLEAR of every announced instrument on the packet's stream (unit). */
+void feed_clear_stream(struct feed_packet *pk, uint8_t unit, uint64_t seq, uint64_t exch_ts,
+		       uint8_t flags);
 
 #endif /* WIREBOOK_FEED_INTERNAL_H */

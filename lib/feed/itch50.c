@@ -1,38 +1,31 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
- * Nasdaq TotalView-ITCH 5.0 over MoldUDP64 (big-endian throughout).
+ * Nasdaq TotalView-ITCH 5.0 over MoldUDP64 (big-endian throughout); also
+ * the ITCH-format feeds of Nasdaq BX and PSX.
  *
- * Filtering is by stock locate: 'R' (Stock Directory) maps a locate to a
- * ticker, the subscription table maps the ticker to an instrument id, and
- * the per-locate cache makes the packet-path filter one array load. The
- * cache is rebuilt, off the per-message path, whenever the subscriptions
- * change, so subscribing before or after the directory both work.
+ * Sequencing is the shared layer's (stream.c): a stream is the MoldUDP64
+ * session; a new session id starts the venue's day over (its directory
+ * and books are cleared).
+ *
+ * Filtering is by stock locate: 'R' (Stock Directory) defines the locate
+ * in the venue's instrument cache (directory.c), which answers "is this
+ * subscribed" with one load per message. A message naming a locate the
+ * directory never defined is counted (unknown_symbol); when the message
+ * carries its stock (A, F, P, Q, H, h) the locate is learned from it, so
+ * captures that start mid-day still decode.
+ *
+ * Time: the 48-bit nanoseconds since midnight plus the trading day's
+ * midnight (feed_time.c), so exch_ts is epoch time like every feed's.
  */
-#include "feed_internal.h"
+#include "moldudp64.h"
 
-#define MOLD_HEADER_LEN 20
-#define MOLD_SESSION_LEN 10
-#define MOLD_END_OF_SESSION 0xffff
 #define ITCH_LOCATES 65536
 #define ITCH_PRICE4_TO_WB 10000		/* Price(4) -> 1e-8 */
 #define ITCH_DEFAULT_ROUND_LOT 100
 
-struct itch_locate {
-	uint64_t key;		/* ticker key; 0 = no directory entry */
-	uint32_t round_lot;
-	char market;		/* Market Category of 'R'; 0 when learned from an order */
-	uint8_t reserved[3];
-};
-
+/* Everything ITCH keeps lives in the venue's shared directory. */
 struct itch_state {
-	uint8_t session[MOLD_SESSION_LEN];
-	bool have_session;
-	bool started;		/* next_seq is meaningful */
-	uint64_t next_seq;	/* next expected MoldUDP64 sequence number */
-	uint32_t subs_generation;
-	uint32_t locate_end;	/* one past the highest locate with a directory entry */
-	uint16_t instrument[ITCH_LOCATES];	/* locate -> instrument id if subscribed */
-	struct itch_locate locate[ITCH_LOCATES];
+	uint8_t unused;
 };
 
 /* Minimum length of each message type (the spec's lengths); 0 = unknown type. */
@@ -51,13 +44,13 @@ static size_t itch_state_size(const struct feed_engine_config *cfg)
 
 static void itch_state_reset(void *state)
 {
-	__builtin_memset(state, 0, sizeof(struct itch_state));
+	(void)state;
 }
 
 static void itch_state_init(void *state, const struct feed_engine_config *cfg)
 {
+	(void)state;
 	(void)cfg;
-	itch_state_reset(state);
 }
 
 static int64_t price4(const uint8_t *p)
@@ -70,57 +63,16 @@ static uint8_t side_of(uint8_t c)
 	return c == 'B' ? WB_SIDE_BUY : c == 'S' ? WB_SIDE_SELL : WB_SIDE_NONE;
 }
 
-static void emit_symbol(struct feed_packet *pk, struct itch_state *st, uint16_t locate,
-			uint16_t instrument, uint64_t seq, uint64_t ts)
+/* Stock Directory: the locate's ticker, round lot and market. */
+static uint16_t define_locate(struct feed_packet *pk, const uint8_t *m, uint64_t seq, uint64_t ts)
 {
-	const struct itch_locate *loc = &st->locate[locate];
-	struct wb_event *ev = feed_emit(pk, WB_EV_SYMBOL, instrument, seq, ts);
+	struct feed_symbol sym = {
+		.ticker = feed_symbol8_key(m + 11),
+		.round_lot = feed_be32(m + 21),
+		.market = (char)m[19],
+	};
 
-	if (!ev)
-		return;
-	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	__builtin_memcpy(ev->u.symbol.ticker, &loc->key, 8);
-	ev->u.symbol.round_lot = loc->round_lot;
-	ev->u.symbol.feed_key = locate;
-	ev->u.symbol.listing_market = loc->market;
-	feed_commit(pk);
-}
-
-/*
- * Point locate at key and refresh its filter entry; a locate that starts
- * passing the filter announces its instrument with a SYMBOL event.
- */
-static void set_locate(struct feed_packet *pk, struct itch_state *st, uint16_t locate,
-		       uint64_t key, uint32_t round_lot, char market, uint64_t seq, uint64_t ts)
-{
-	uint16_t inst;
-
-	st->locate[locate].key = key;
-	if ((uint32_t)locate >= st->locate_end)
-		st->locate_end = (uint32_t)locate + 1;
-	st->locate[locate].round_lot = round_lot;
-	st->locate[locate].market = market;
-	inst = feed_instrument_for_key(pk->engine, key);
-	st->instrument[locate] = inst;
-	if (inst)
-		emit_symbol(pk, st, locate, inst, seq, ts);
-}
-
-/* Subscriptions changed since the cache was built: rebuild it. */
-static void refresh_filter(struct feed_packet *pk, struct itch_state *st, uint64_t seq)
-{
-	uint32_t locate;
-
-	st->subs_generation = pk->engine->subs.generation;
-	for (locate = 0; locate < st->locate_end; locate++) {
-		uint16_t before = st->instrument[locate], inst = 0;
-
-		if (st->locate[locate].key)
-			inst = feed_instrument_for_key(pk->engine, st->locate[locate].key);
-		st->instrument[locate] = inst;
-		if (inst && inst != before)
-			emit_symbol(pk, st, (uint16_t)locate, inst, seq, 0);
-	}
+	return feed_dir_define(pk, feed_be16(m + 1), &sym, seq, ts);
 }
 
 static uint8_t system_event_state(uint8_t code)
@@ -172,35 +124,32 @@ static void emit_status(struct feed_packet *pk, uint16_t inst, uint64_t seq, uin
 }
 
 /*
- * The instrument of a message that carries its stock at stock_off. A
- * message whose locate has no directory entry is counted, and its stock
- * field fills the gap, so a capture that starts after the directory still
- * decodes.
+ * The instrument of a message that carries its stock at stock_off: a
+ * locate the directory never defined is learned from it.
  */
-static uint16_t instrument_learning(struct feed_packet *pk, struct itch_state *st,
-				    const uint8_t *m, uint32_t stock_off, uint64_t seq, uint64_t ts)
+static uint16_t instrument_learning(struct feed_packet *pk, const uint8_t *m, uint32_t stock_off,
+				    uint64_t seq, uint64_t ts)
 {
-	uint16_t locate = feed_be16(m + 1), inst = st->instrument[locate];
+	const struct feed_directory *d = &pk->v->dir;
+	uint16_t locate = feed_be16(m + 1), inst = d->instrument[locate];
 
-	/* The small instrument cache answers the common case on its own. */
+	/* The instrument cache answers the common case on its own. */
 	if (wb_likely(inst))
 		return inst;
-	if (wb_unlikely(!st->locate[locate].key)) {
-		feed_count_error(pk, FEED_ERR_UNKNOWN_LOCATE);
-		set_locate(pk, st, locate, feed_symbol8_key(m + stock_off),
-			   ITCH_DEFAULT_ROUND_LOT, 0, seq, ts);
-	}
-	return st->instrument[locate];
+	if (wb_unlikely(!d->symbol[locate].ticker))
+		return feed_dir_learn(pk, locate, feed_symbol8_key(m + stock_off),
+				      ITCH_DEFAULT_ROUND_LOT, seq, ts);
+	return 0;
 }
 
 /* The instrument of an order message that names only its locate. */
-static uint16_t instrument_of(struct feed_packet *pk, const struct itch_state *st,
-			      const uint8_t *m)
+static uint16_t instrument_of(struct feed_packet *pk, const uint8_t *m)
 {
-	uint16_t locate = feed_be16(m + 1), inst = st->instrument[locate];
+	const struct feed_directory *d = &pk->v->dir;
+	uint16_t locate = feed_be16(m + 1), inst = d->instrument[locate];
 
-	if (wb_unlikely(!inst && !st->locate[locate].key))
-		feed_count_error(pk, FEED_ERR_UNKNOWN_LOCATE);
+	if (wb_unlikely(!inst && !d->symbol[locate].ticker))
+		feed_count_error(pk, FEED_ERR_UNKNOWN_SYMBOL);
 	return inst;
 }
 
@@ -239,13 +188,13 @@ static const struct itch_order_layout order_layout[256] = {
 };
 
 /* The instrument of an order message whose locate is not subscribed (yet). */
-static uint16_t order_instrument_slow(struct feed_packet *pk, struct itch_state *st,
-				      const uint8_t *m, uint64_t seq, uint64_t ts)
+static uint16_t order_instrument_slow(struct feed_packet *pk, const uint8_t *m, uint64_t seq,
+				      uint64_t ts)
 {
 	/* Adds carry their stock and can fill a missing directory entry. */
 	if (m[0] == 'A' || m[0] == 'F')
-		return instrument_learning(pk, st, m, 24, seq, ts);
-	return instrument_of(pk, st, m);
+		return instrument_learning(pk, m, 24, seq, ts);
+	return instrument_of(pk, m);
 }
 
 /*
@@ -259,11 +208,11 @@ static inline uint64_t itch_timestamp(const uint8_t *m)
 
 /* Returns 1 when the message was filtered out, 0 otherwise. */
 static inline __attribute__((always_inline)) int
-decode_order(struct feed_packet *pk, struct itch_state *st, const uint8_t *m, uint64_t seq,
+decode_order(struct feed_packet *pk, const uint16_t *inst_of, const uint8_t *m, uint64_t seq,
 	     const struct itch_order_layout *l)
 {
-	uint64_t ts = itch_timestamp(m);
-	uint16_t inst = st->instrument[feed_be16(m + 1)];
+	uint64_t ts = itch_timestamp(m) + pk->midnight_ns;
+	uint16_t inst = inst_of[feed_be16(m + 1)];
 	/* restrict: the event's stores cannot touch the producer's indices,
 	 * so they stay in registers across the message loop. */
 	struct wb_event *restrict ev;
@@ -272,7 +221,7 @@ decode_order(struct feed_packet *pk, struct itch_state *st, const uint8_t *m, ui
 	uint32_t mpid;
 
 	if (wb_unlikely(!inst)) {
-		inst = order_instrument_slow(pk, st, m, seq, ts);
+		inst = order_instrument_slow(pk, m, seq, ts);
 		if (!inst)
 			return 1;
 	}
@@ -297,17 +246,16 @@ decode_order(struct feed_packet *pk, struct itch_state *st, const uint8_t *m, ui
 }
 
 /* Everything but the order-book messages: trades, directory, status. */
-static int decode_other(struct feed_packet *pk, struct itch_state *st, const uint8_t *m,
-			uint64_t seq)
+static int decode_other(struct feed_packet *pk, const uint8_t *m, uint64_t seq)
 {
 	uint8_t type = m[0];
-	uint64_t ts = itch_timestamp(m);
+	uint64_t ts = itch_timestamp(m) + pk->midnight_ns;
 	struct wb_event *ev;
 	uint16_t inst;
 
 	switch (type) {
 	case 'P':
-		inst = instrument_learning(pk, st, m, 24, seq, ts);
+		inst = instrument_learning(pk, m, 24, seq, ts);
 		if (!inst)
 			return 1;
 		ev = feed_emit(pk, WB_EV_TRADE, inst, seq, ts);
@@ -325,7 +273,7 @@ static int decode_other(struct feed_packet *pk, struct itch_state *st, const uin
 	case 'Q': {
 		uint64_t shares = feed_be64(m + 11);
 
-		inst = instrument_learning(pk, st, m, 19, seq, ts);
+		inst = instrument_learning(pk, m, 19, seq, ts);
 		if (!inst)
 			return 1;
 		ev = feed_emit(pk, WB_EV_TRADE, inst, seq, ts);
@@ -342,7 +290,7 @@ static int decode_other(struct feed_packet *pk, struct itch_state *st, const uin
 		return 0;
 	}
 	case 'B':
-		inst = instrument_of(pk, st, m);
+		inst = instrument_of(pk, m);
 		if (!inst)
 			return 1;
 		ev = feed_emit(pk, WB_EV_TRADE_BREAK, inst, seq, ts);
@@ -352,15 +300,10 @@ static int decode_other(struct feed_packet *pk, struct itch_state *st, const uin
 		ev->u.trade.match_id = feed_be64(m + 11);
 		feed_commit(pk);
 		return 0;
-	case 'R': {
-		uint16_t locate = feed_be16(m + 1);
-
-		set_locate(pk, st, locate, feed_symbol8_key(m + 11), feed_be32(m + 21),
-			   (char)m[19], seq, ts);
-		return !st->instrument[locate];
-	}
+	case 'R':
+		return !define_locate(pk, m, seq, ts);
 	case 'H':
-		inst = instrument_learning(pk, st, m, 11, seq, ts);
+		inst = instrument_learning(pk, m, 11, seq, ts);
 		if (!inst)
 			return 1;
 		emit_status(pk, inst, seq, ts, trading_action_state(m[19]), m[19], m + 21, 0);
@@ -371,7 +314,7 @@ static int decode_other(struct feed_packet *pk, struct itch_state *st, const uin
 			pk->counters->ignored++;
 			return 0;
 		}
-		inst = instrument_learning(pk, st, m, 11, seq, ts);
+		inst = instrument_learning(pk, m, 11, seq, ts);
 		if (!inst)
 			return 1;
 		emit_status(pk, inst, seq, ts, m[20] == 'H' ? WB_STATE_HALTED : WB_STATE_TRADING,
@@ -390,7 +333,7 @@ static int decode_other(struct feed_packet *pk, struct itch_state *st, const uin
 
 /* Returns 1 when the message was filtered out, 0 otherwise. */
 static inline __attribute__((always_inline)) int
-decode_message(struct feed_packet *pk, struct itch_state *st, const uint8_t *m, uint32_t len,
+decode_message(struct feed_packet *pk, const uint16_t *inst_of, const uint8_t *m, uint32_t len,
 	       uint64_t seq)
 {
 	uint8_t type = m[0], min = itch_min_len[type];
@@ -401,88 +344,18 @@ decode_message(struct feed_packet *pk, struct itch_state *st, const uint8_t *m, 
 		return 0;
 	}
 	if (wb_likely(l->kind))
-		return decode_order(pk, st, m, seq, l);
-	return decode_other(pk, st, m, seq);
+		return decode_order(pk, inst_of, m, seq, l);
+	return decode_other(pk, m, seq);
 }
 
-static void new_session(struct feed_packet *pk, struct itch_state *st, const uint8_t *session)
+static uint32_t itch_decode(struct feed_packet *pk, const uint8_t *p, uint32_t len,
+			    const struct feed_frame *f, uint32_t skip)
 {
-	if (st->have_session) {
-		/* Locates and order references are only valid for one session. */
-		pk->counters->session_changes++;
-		itch_state_reset(st);
-		feed_emit_clear(pk, 0, 0, WB_EVF_SESSION_END);
-	}
-	__builtin_memcpy(st->session, session, MOLD_SESSION_LEN);
-	st->have_session = true;
-}
+	const uint16_t *inst_of = pk->v->dir.instrument;
+	uint64_t messages = 0, filtered = 0;
+	uint32_t off = MOLD_HEADER_LEN, i;
 
-/* Sequence of a packet that carries no messages (heartbeat, end of session). */
-static void idle_sequence(struct feed_packet *pk, struct itch_state *st, uint64_t seq)
-{
-	if (!st->started) {
-		if (seq > 1)
-			feed_emit_gap(pk, 1, seq - 1, 0);
-		st->next_seq = seq;
-		st->started = true;
-	} else if (seq > st->next_seq) {
-		feed_emit_gap(pk, st->next_seq, seq - st->next_seq, 0);
-		st->next_seq = seq;
-	}
-}
-
-static void itch_packet(struct feed_packet *pk, const uint8_t *p, uint32_t len)
-{
-	struct itch_state *st = pk->state;
-	uint64_t seq, skip, i, messages = 0, filtered = 0;
-	uint32_t off = MOLD_HEADER_LEN;
-	uint16_t count;
-
-	if (wb_unlikely(len < MOLD_HEADER_LEN)) {
-		feed_count_error(pk, FEED_ERR_TRUNCATED);
-		return;
-	}
-	if (wb_unlikely(!st->have_session ||
-			__builtin_memcmp(st->session, p, MOLD_SESSION_LEN) != 0))
-		new_session(pk, st, p);
-	seq = feed_be64(p + 10);
-	count = feed_be16(p + 18);
-	if (wb_unlikely(st->subs_generation != pk->engine->subs.generation))
-		refresh_filter(pk, st, seq);
-
-	if (wb_unlikely(count == 0 || count == MOLD_END_OF_SESSION)) {
-		if (count == 0)
-			pk->counters->heartbeats++;
-		else
-			pk->counters->end_of_session++;
-		idle_sequence(pk, st, seq);
-		return;
-	}
-	if (wb_unlikely(seq == 0)) {
-		feed_count_error(pk, FEED_ERR_BAD_FIELD);
-		return;
-	}
-	if (wb_unlikely(!st->started)) {
-		if (seq > 1)
-			feed_emit_gap(pk, 1, seq - 1, 0);
-		st->next_seq = seq;
-		st->started = true;
-	}
-	if (wb_unlikely(seq != st->next_seq)) {
-		if (seq > st->next_seq) {
-			feed_emit_gap(pk, st->next_seq, seq - st->next_seq, 0);
-			st->next_seq = seq;
-		} else if (seq + count <= st->next_seq) {
-			pk->counters->duplicates++;
-			pk->counters->duplicate_messages += count;
-			return;
-		}
-	}
-	/* An overlapping packet: its first messages were seen already. */
-	skip = st->next_seq - seq;
-	pk->counters->duplicate_messages += skip;
-
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < f->count; i++) {
 		uint32_t mlen;
 
 		if (wb_unlikely(off + 2 > len))
@@ -494,30 +367,191 @@ static void itch_packet(struct feed_packet *pk, const uint8_t *p, uint32_t len)
 		if (wb_unlikely(i < skip)) {
 			;
 		} else if (wb_likely(mlen)) {
-			filtered += (uint64_t)decode_message(pk, st, p + off, mlen, seq + i);
+			filtered += (uint64_t)decode_message(pk, inst_of, p + off, mlen, f->seq + i);
 			messages++;
 		} else {
 			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		}
 		off += mlen;
 	}
-	st->next_seq = seq + count;
 	if (wb_unlikely(off != len))
-		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		feed_count_error(pk, FEED_ERR_BAD_COUNT);
 	goto out;
 truncated:
-	/* The rest of this packet is lost: the next packet reports it as a gap. */
+	/* The rest of this packet is lost: the stream reports it unless the
+	 * other line's copy fills it. */
 	feed_count_error(pk, FEED_ERR_TRUNCATED);
-	if (seq + i > st->next_seq)
-		st->next_seq = seq + i;
 out:
 	pk->counters->messages += messages;
 	pk->counters->filtered += filtered;
+	return i;
 }
 
-const struct feed_protocol_ops feed_itch50_ops = {
+/* A new MoldUDP64 session is a new day: locates and order references are gone. */
+static void itch_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_stream_event ev)
+{
+	struct feed_venue *v = pk->v;
+
+	(void)unit;
+	if (ev != FEED_STREAM_NEW_SESSION)
+		return;
+	feed_directory_clear(&v->dir);
+	__builtin_memset(v->announced, 0, sizeof(v->announced));
+	__builtin_memset(v->stream_of, 0, sizeof(v->stream_of));
+	feed_emit_clear(pk, 0, 0, 0, WB_EVF_SESSION_END);
+}
+
+static int itch_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const uint8_t **msg,
+			     uint32_t *mlen)
+{
+	return mold_next(p, len, off, msg, mlen);
+}
+
+/* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
+
+#define ITCH_PREFIX FEED_F_TIME("", 5, 6), FEED_F_CHAR("", 0), FEED_F_KEY("locate", 1, 2), \
+	FEED_F_UINT("track", 3, 2)
+
+static const struct feed_field itch_S[] = { ITCH_PREFIX, FEED_F_CHAR("event", 11) };
+static const struct feed_field itch_R[] = {
+	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("market", 19), FEED_F_CHAR("fsi", 20),
+	FEED_F_UINT("lot", 21, 4), FEED_F_CHAR("lots_only", 25), FEED_F_CHAR("class", 26),
+	FEED_F_TEXT("subtype", 27, 2), FEED_F_CHAR("auth", 29), FEED_F_CHAR("ssti", 30),
+	FEED_F_CHAR("ipo", 31), FEED_F_CHAR("luld_tier", 32), FEED_F_CHAR("etp", 33),
+	FEED_F_UINT("leverage", 34, 4), FEED_F_CHAR("inverse", 38),
+};
+static const struct feed_field itch_H[] = {
+	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("state", 19), FEED_F_TEXT("reason", 21, 4),
+};
+static const struct feed_field itch_Y[] = {
+	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("regsho", 19),
+};
+static const struct feed_field itch_L[] = {
+	ITCH_PREFIX, FEED_F_TEXT("mpid", 11, 4), FEED_F_TICKER("", 15, 8), FEED_F_CHAR("primary", 23),
+	FEED_F_CHAR("mode", 24), FEED_F_CHAR("state", 25),
+};
+static const struct feed_field itch_V[] = {
+	ITCH_PREFIX, FEED_F_PRICE("level1", 11, 8, 8), FEED_F_PRICE("level2", 19, 8, 8),
+	FEED_F_PRICE("level3", 27, 8, 8),
+};
+static const struct feed_field itch_W[] = { ITCH_PREFIX, FEED_F_CHAR("breached", 11) };
+static const struct feed_field itch_K[] = {
+	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_UINT("release_s", 19, 4),
+	FEED_F_CHAR("qualifier", 23), FEED_F_PRICE("ipo_price", 24, 4, 4),
+};
+static const struct feed_field itch_J[] = {
+	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_PRICE("ref", 19, 4, 4),
+	FEED_F_PRICE("upper", 23, 4, 4), FEED_F_PRICE("lower", 27, 4, 4),
+	FEED_F_UINT("extension", 31, 4),
+};
+static const struct feed_field itch_h[] = {
+	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("market", 19), FEED_F_CHAR("action", 20),
+};
+static const struct feed_field itch_A[] = {
+	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_CHAR("", 19), FEED_F_UINT("", 20, 4),
+	FEED_F_TICKER("", 24, 8), FEED_F_PRICE("@", 32, 4, 4),
+};
+static const struct feed_field itch_F[] = {
+	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_CHAR("", 19), FEED_F_UINT("", 20, 4),
+	FEED_F_TICKER("", 24, 8), FEED_F_PRICE("@", 32, 4, 4), FEED_F_TEXT("mpid", 36, 4),
+};
+static const struct feed_field itch_E[] = {
+	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("executed", 19, 4),
+	FEED_F_UINT("match", 23, 8),
+};
+static const struct feed_field itch_C[] = {
+	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("executed", 19, 4),
+	FEED_F_UINT("match", 23, 8), FEED_F_CHAR("printable", 31), FEED_F_PRICE("price", 32, 4, 4),
+};
+static const struct feed_field itch_X[] = {
+	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("cancelled", 19, 4),
+};
+static const struct feed_field itch_D[] = { ITCH_PREFIX, FEED_F_UINT("ref", 11, 8) };
+static const struct feed_field itch_U[] = {
+	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("new_ref", 19, 8),
+	FEED_F_UINT("shares", 27, 4), FEED_F_PRICE("price", 31, 4, 4),
+};
+static const struct feed_field itch_P[] = {
+	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_CHAR("", 19), FEED_F_UINT("", 20, 4),
+	FEED_F_TICKER("", 24, 8), FEED_F_PRICE("@", 32, 4, 4), FEED_F_UINT("match", 36, 8),
+};
+static const struct feed_field itch_Q[] = {
+	ITCH_PREFIX, FEED_F_UINT("shares", 11, 8), FEED_F_TICKER("", 19, 8),
+	FEED_F_PRICE("price", 27, 4, 4), FEED_F_UINT("match", 31, 8), FEED_F_CHAR("cross", 39),
+};
+static const struct feed_field itch_B[] = { ITCH_PREFIX, FEED_F_UINT("match", 11, 8) };
+static const struct feed_field itch_I[] = {
+	ITCH_PREFIX, FEED_F_UINT("paired", 11, 8), FEED_F_UINT("imbalance", 19, 8),
+	FEED_F_CHAR("direction", 27), FEED_F_TICKER("", 28, 8), FEED_F_PRICE("far", 36, 4, 4),
+	FEED_F_PRICE("near", 40, 4, 4), FEED_F_PRICE("ref", 44, 4, 4), FEED_F_CHAR("cross", 48),
+	FEED_F_CHAR("variation", 49),
+};
+static const struct feed_field itch_N[] = {
+	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("interest", 19),
+};
+static const struct feed_field itch_O[] = {
+	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("eligible", 19),
+	FEED_F_PRICE("min", 20, 4, 4), FEED_F_PRICE("max", 24, 4, 4), FEED_F_PRICE("near", 28, 4, 4),
+	FEED_F_UINT("near_time", 32, 8), FEED_F_PRICE("lower_collar", 40, 4, 4),
+	FEED_F_PRICE("upper_collar", 44, 4, 4),
+};
+
+static const struct feed_msg_layout itch_layouts[128] = {
+	['S'] = FEED_LAYOUT("System Event", 12, itch_S),
+	['R'] = FEED_LAYOUT("Stock Directory", 39, itch_R),
+	['H'] = FEED_LAYOUT("Stock Trading Action", 25, itch_H),
+	['Y'] = FEED_LAYOUT("Reg SHO Restriction", 20, itch_Y),
+	['L'] = FEED_LAYOUT("Market Participant Position", 26, itch_L),
+	['V'] = FEED_LAYOUT("MWCB Decline Level", 35, itch_V),
+	['W'] = FEED_LAYOUT("MWCB Status", 12, itch_W),
+	['K'] = FEED_LAYOUT("IPO Quoting Period Update", 28, itch_K),
+	['J'] = FEED_LAYOUT("LULD Auction Collar", 35, itch_J),
+	['h'] = FEED_LAYOUT("Operational Halt", 21, itch_h),
+	['A'] = FEED_LAYOUT("Add Order", 36, itch_A),
+	['F'] = FEED_LAYOUT("Add Order with MPID", 40, itch_F),
+	['E'] = FEED_LAYOUT("Order Executed", 31, itch_E),
+	['C'] = FEED_LAYOUT("Order Executed with Price", 36, itch_C),
+	['X'] = FEED_LAYOUT("Order Cancel", 23, itch_X),
+	['D'] = FEED_LAYOUT("Order Delete", 19, itch_D),
+	['U'] = FEED_LAYOUT("Order Replace", 35, itch_U),
+	['P'] = FEED_LAYOUT("Trade", 44, itch_P),
+	['Q'] = FEED_LAYOUT("Cross Trade", 40, itch_Q),
+	['B'] = FEED_LAYOUT("Broken Trade", 19, itch_B),
+	['I'] = FEED_LAYOUT("NOII", 50, itch_I),
+	['N'] = FEED_LAYOUT("Retail Price Improvement Indicator", 20, itch_N),
+	['O'] = FEED_LAYOUT("DLCR Price Discovery", 48, itch_O),
+};
+
+static const struct feed_msg_layout *itch_layout(const uint8_t *m, uint32_t len)
+{
+	if (!len || m[0] >= 128 || !itch_layouts[m[0]].name)
+		return 0;
+	return &itch_layouts[m[0]];
+}
+
+static int itch_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	return mold_frame(p, len, f);
+}
+
+const struct feed_proto feed_proto_itch50 = {
+	.name = "itch",
+	.title = "Nasdaq TotalView-ITCH 5.0 over MoldUDP64",
+	.venues = 1u << WB_VENUE_NASDAQ | 1u << WB_VENUE_BX | 1u << WB_VENUE_PSX,
+	.units = 1,
+	.first_seq = 1,
+	.big_endian = true,
+	.type_offset = 0,
+	.type_width = 1,
+	.directory_keys = ITCH_LOCATES,
+	.sample_tickers = "META,IVOO",
 	.state_size = itch_state_size,
 	.state_init = itch_state_init,
 	.state_reset = itch_state_reset,
-	.packet = itch_packet,
+	.frame = itch_frame,
+	.decode = itch_decode,
+	.stream_event = itch_stream_event,
+	.next_message = itch_next_message,
+	.layout = itch_layout,
+	.looks_like = mold_looks_like,
 };

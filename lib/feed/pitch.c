@@ -20,24 +20,19 @@
  * incomplete until a CLEAR. Later messages for the order miss in the
  * filter and are filtered.
  *
- * Sequencing. Each of the 256 units has its own sequence space; A and B
- * lines of a venue share the state, so the second copy of a packet is a
- * duplicate. Gaps, duplicates and overlaps are handled as ITCH does
- * (itch50.c), with gap.unit set. A heartbeat carries the next expected
- * sequence (spec 4) and reveals a tail gap. A unit whose session ended, or
- * a packet at sequence 1 holding a Unit Clear, starts the unit's new day.
+ * Sequencing is the shared layer's (stream.c): each of the 256 units of a
+ * channel is a stream of its own (gap.unit set). A heartbeat carries the
+ * next expected sequence (spec 4). After a unit's End of Session, or at a
+ * packet at sequence 1 holding a Unit Clear (a reset), the unit starts its
+ * new day.
  *
- * Time. exch_ts = the unit's last Time (seconds since midnight ET) * 1e9 +
- * the message's offset. Until a unit's first Time, and after a gap on the
+ * Time. exch_ts = the trading day's midnight + the unit's last Time
+ * (seconds since midnight ET) * 1e9 + the message's offset, so it is epoch
+ * time like every feed's. Until a unit's first Time, and after a gap on the
  * unit (the Time may be in the lost range, spec 2), exch_ts is 0: unknown.
  *
- * Subscribing mid-session. Orders added before an instrument was
- * subscribed were never tracked, so its venue book would miss them
- * silently: when the subscriptions change after the venue's first
- * sequenced packet, each newly subscribed instrument gets a GAP event of
- * its own (first 0, count 0: "earlier messages unknown"), and turning '*'
- * on gets a venue-wide one. A CLEAR (Unit Clear, a new day) makes the book
- * whole again.
+ * Subscribing mid-session: the shared layer (directory.c) flags the books
+ * of instruments subscribed late, as for every protocol.
  *
  * Not multicast. Unit 0 (the TCP Gap Request Proxy and Spin sessions),
  * unsequenced messages (sequence 0) and the TCP session message types are
@@ -105,24 +100,12 @@ static const uint8_t pitch_min_len[256] = {
 };
 
 struct pitch_unit {
-	uint64_t next_seq;	/* next expected sequence, when started */
 	uint32_t time_sec;	/* last Time message */
-	bool started;
 	bool time_known;	/* time_sec is valid for the messages that follow */
-	bool ended;		/* End of Session seen */
 };
 
 struct pitch_state {
 	struct pitch_unit unit[PITCH_UNITS];
-	/* instrument id -> its SYMBOL event was emitted on this venue */
-	uint8_t announced[FEED_MAX_INSTRUMENTS / 8];
-	/* instrument id -> unit its messages last came on (0: none yet) */
-	uint8_t unit_of[FEED_MAX_INSTRUMENTS];
-	/* instrument id -> subscribed as of subs_generation */
-	uint8_t was_subscribed[FEED_MAX_INSTRUMENTS / 8];
-	bool was_all;
-	bool session_seen;	/* a sequenced packet came: orders may be untracked */
-	uint32_t subs_generation;
 	struct order_filter filter;
 	/* the filter's memory follows, 64-byte aligned */
 };
@@ -139,9 +122,6 @@ static void pitch_state_reset(void *state)
 	struct pitch_state *st = state;
 
 	__builtin_memset(st->unit, 0, sizeof(st->unit));
-	__builtin_memset(st->announced, 0, sizeof(st->announced));
-	__builtin_memset(st->unit_of, 0, sizeof(st->unit_of));
-	st->session_seen = false;
 	order_filter_clear(&st->filter);
 }
 
@@ -178,44 +158,15 @@ static int64_t short_price(const uint8_t *p)
 	return (int64_t)feed_le16(p) * PITCH_SHORT_PRICE_TO_WB;
 }
 
-static uint64_t exch_time(const struct pitch_unit *u, const uint8_t *m)
+static uint64_t exch_time(const struct feed_packet *pk, const struct pitch_unit *u,
+			  const uint8_t *m)
 {
 	if (wb_unlikely(!u->time_known))
 		return 0;
-	return (uint64_t)u->time_sec * NS_PER_SEC + feed_le32(m + 2);
-}
-
-static bool subscribed(const struct feed_engine *e, uint16_t inst)
-{
-	return e->subs.all || e->subs.subscribed[inst];
+	return pk->midnight_ns + (uint64_t)u->time_sec * NS_PER_SEC + feed_le32(m + 2);
 }
 
 /* ---- event helpers -------------------------------------------------------- */
-
-/* Name the instrument on this venue before its first event (unit 0: not known). */
-static void announce(struct feed_packet *pk, struct pitch_state *st, uint16_t inst,
-		     uint8_t unit, uint64_t seq, uint64_t ts)
-{
-	struct wb_event *ev;
-
-	if (unit)
-		st->unit_of[inst] = unit;
-	if (wb_likely(st->announced[inst >> 3] & (1u << (inst & 7))))
-		return;
-	ev = feed_emit(pk, WB_EV_SYMBOL, inst, seq, ts);
-	if (!ev)
-		return;		/* ring full: announce again with the next event */
-	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	__builtin_memcpy(ev->u.symbol.ticker, &pk->engine->subs.ticker[inst], 8);
-	ev->u.symbol.round_lot = PITCH_ROUND_LOT;
-	feed_commit(pk);
-	st->announced[inst >> 3] |= (uint8_t)(1u << (inst & 7));
-}
-
-static bool announced(const struct pitch_state *st, uint16_t inst)
-{
-	return st->announced[inst >> 3] & (1u << (inst & 7));
-}
 
 /* An event about a tracked order: instrument and side come from its entry. */
 static void emit_order(struct feed_packet *pk, uint8_t kind, const struct order_filter_entry *e,
@@ -233,24 +184,6 @@ static void emit_order(struct feed_packet *pk, uint8_t kind, const struct order_
 	ev->u.order.qty = qty;
 	__builtin_memset(ev->u.order.mpid, 0, 4);
 	ev->u.order.ref = ref;
-	feed_commit(pk);
-}
-
-/*
- * This instrument's venue book is missing messages (see top): the one at
- * seq (count 1), or those before a mid-session subscription (count 0).
- */
-static void emit_instrument_gap(struct feed_packet *pk, uint16_t inst, uint64_t seq,
-				uint64_t count, uint8_t unit)
-{
-	struct wb_event *ev = feed_emit(pk, WB_EV_GAP, inst, seq, 0);
-
-	if (!ev)
-		return;
-	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	ev->u.gap.first = seq;
-	ev->u.gap.count = count;
-	ev->u.gap.unit = unit;
 	feed_commit(pk);
 }
 
@@ -298,11 +231,11 @@ static void decode_add(struct feed_packet *pk, struct pitch_state *st, const str
 		pk->counters->filtered++;
 		return;
 	}
-	announce(pk, st, inst, msg->unit, msg->seq, msg->ts);
+	feed_announce(pk, inst, msg->unit, msg->seq, msg->ts);
 	e = order_filter_insert(&st->filter, order_id, inst, msg->unit, qty);
 	if (wb_unlikely(!e)) {
 		pk->counters->order_filter_full++;
-		emit_instrument_gap(pk, inst, msg->seq, 1, msg->unit);
+		feed_emit_instrument_gap(pk, inst, msg->seq, 1, msg->unit, WB_GAP_FILTER_FULL);
 		return;
 	}
 	e->side = side;
@@ -332,7 +265,7 @@ static struct order_filter_entry *tracked_order(struct feed_packet *pk, struct p
 {
 	struct order_filter_entry *e = order_filter_find(&st->filter, order_id);
 
-	if (wb_likely(e) && wb_unlikely(!subscribed(pk->engine, e->instrument))) {
+	if (wb_likely(e) && wb_unlikely(!feed_subscribed(pk->engine, e->instrument))) {
 		order_filter_erase(&st->filter, e);
 		e = 0;
 	}
@@ -399,7 +332,7 @@ static void decode_executed_at_price(struct feed_packet *pk, struct pitch_state 
 			   left - remaining, 0);
 	} else if (wb_unlikely(remaining > left)) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
-		emit_instrument_gap(pk, inst, msg->seq, 1, msg->unit);
+		feed_emit_instrument_gap(pk, inst, msg->seq, 1, msg->unit, WB_GAP_BAD_DATA);
 	}
 	if (remaining)
 		e->qty = remaining;
@@ -457,8 +390,8 @@ static void decode_delete(struct feed_packet *pk, struct pitch_state *st,
 }
 
 /* Trades of hidden or routed orders: no book change, carry the symbol. */
-static void decode_trade(struct feed_packet *pk, struct pitch_state *st,
-			 const struct pitch_msg *msg, uint32_t qty, uint64_t key, int64_t price,
+static void decode_trade(struct feed_packet *pk, const struct pitch_msg *msg, uint32_t qty,
+			 uint64_t key, int64_t price,
 			 uint64_t match_id)
 {
 	const uint8_t *m = msg->m;
@@ -469,7 +402,7 @@ static void decode_trade(struct feed_packet *pk, struct pitch_state *st,
 		pk->counters->filtered++;
 		return;
 	}
-	announce(pk, st, inst, msg->unit, msg->seq, msg->ts);
+	feed_announce(pk, inst, msg->unit, msg->seq, msg->ts);
 	ev = feed_emit(pk, WB_EV_TRADE, inst, msg->seq, msg->ts);
 	if (!ev)
 		return;
@@ -501,8 +434,7 @@ static uint8_t trading_state(uint8_t code)
 	}
 }
 
-static void decode_trading_status(struct feed_packet *pk, struct pitch_state *st,
-				  const struct pitch_msg *msg)
+static void decode_trading_status(struct feed_packet *pk, const struct pitch_msg *msg)
 {
 	const uint8_t *m = msg->m;
 	uint16_t inst = feed_instrument_for_key(pk->engine, feed_symbol8_key(m + 6));
@@ -511,7 +443,7 @@ static void decode_trading_status(struct feed_packet *pk, struct pitch_state *st
 		pk->counters->filtered++;
 		return;
 	}
-	announce(pk, st, inst, msg->unit, msg->seq, msg->ts);
+	feed_announce(pk, inst, msg->unit, msg->seq, msg->ts);
 	emit_status(pk, inst, msg->seq, msg->ts, trading_state(m[14]), m[14], 0);
 }
 
@@ -520,8 +452,7 @@ static void decode_trading_status(struct feed_packet *pk, struct pitch_state *st
  * by one as executions, so this print does not count toward volume again
  * (no WB_EVF_PRINTABLE).
  */
-static void decode_auction_summary(struct feed_packet *pk, struct pitch_state *st,
-				   const struct pitch_msg *msg)
+static void decode_auction_summary(struct feed_packet *pk, const struct pitch_msg *msg)
 {
 	const uint8_t *m = msg->m;
 	uint16_t inst;
@@ -537,7 +468,7 @@ static void decode_auction_summary(struct feed_packet *pk, struct pitch_state *s
 		pk->counters->filtered++;
 		return;
 	}
-	announce(pk, st, inst, msg->unit, msg->seq, msg->ts);
+	feed_announce(pk, inst, msg->unit, msg->seq, msg->ts);
 	ev = feed_emit(pk, WB_EV_TRADE, inst, msg->seq, msg->ts);
 	if (!ev)
 		return;
@@ -559,29 +490,21 @@ static void decode_auction_summary(struct feed_packet *pk, struct pitch_state *s
 static void decode_unit_end(struct feed_packet *pk, struct pitch_state *st,
 			    const struct pitch_msg *msg, bool clear)
 {
+	const struct feed_venue *v = pk->v;
+	uint16_t id = feed_stream_id(pk->group, msg->unit);
 	uint32_t inst, count = pk->engine->subs.count;
 
 	order_filter_clear_unit(&st->filter, msg->unit);
-	if (!clear) {
-		pk->counters->end_of_session++;
-		st->unit[msg->unit].ended = true;
+	if (clear) {
+		feed_clear_stream(pk, msg->unit, msg->seq, msg->ts, 0);
+		return;
 	}
-	for (inst = 1; inst <= count && inst < FEED_MAX_INSTRUMENTS; inst++) {
-		if (st->unit_of[inst] != msg->unit || !announced(st, (uint16_t)inst))
-			continue;
-		if (clear) {
-			struct wb_event *ev = feed_emit(pk, WB_EV_CLEAR, (uint16_t)inst, msg->seq,
-							msg->ts);
-
-			if (!ev)
-				continue;
-			__builtin_memset(&ev->u, 0, sizeof(ev->u));
-			feed_commit(pk);
-		} else {
+	pk->counters->end_of_session++;
+	feed_stream_ended(pk, msg->unit);
+	for (inst = 1; inst <= count && inst < FEED_MAX_INSTRUMENTS; inst++)
+		if (v->stream_of[inst] == id && feed_announced(v, (uint16_t)inst))
 			emit_status(pk, (uint16_t)inst, msg->seq, msg->ts, WB_STATE_CLOSED,
 				    PITCH_END_OF_SESSION, WB_EVF_SESSION_END);
-		}
-	}
 }
 
 static bool is_session_message(uint8_t type)
@@ -617,7 +540,7 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 	msg.m = m;
 	msg.seq = seq;
 	msg.unit = unit;
-	msg.ts = exch_time(u, m);
+	msg.ts = exch_time(pk, u, m);
 
 	switch (type) {
 	case PITCH_ADD_SHORT:
@@ -659,19 +582,19 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 		decode_delete(pk, st, &msg);
 		return;
 	case PITCH_TRADE_SHORT:
-		decode_trade(pk, st, &msg, feed_le16(m + 15), feed_symbol6_key(m + 17),
+		decode_trade(pk, &msg, feed_le16(m + 15), feed_symbol6_key(m + 17),
 			     short_price(m + 23), feed_le64(m + 25));
 		return;
 	case PITCH_TRADE_LONG:
 		if (wb_unlikely(!long_price(m + 25, &price)))
 			goto bad_field;
-		decode_trade(pk, st, &msg, feed_le32(m + 15), feed_symbol6_key(m + 19), price,
+		decode_trade(pk, &msg, feed_le32(m + 15), feed_symbol6_key(m + 19), price,
 			     feed_le64(m + 33));
 		return;
 	case PITCH_TRADE_EXPANDED:
 		if (wb_unlikely(!long_price(m + 27, &price)))
 			goto bad_field;
-		decode_trade(pk, st, &msg, feed_le32(m + 15), feed_symbol8_key(m + 19), price,
+		decode_trade(pk, &msg, feed_le32(m + 15), feed_symbol8_key(m + 19), price,
 			     feed_le64(m + 35));
 		return;
 	case PITCH_TRADE_BREAK: {
@@ -686,10 +609,10 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 		return;
 	}
 	case PITCH_TRADING_STATUS:
-		decode_trading_status(pk, st, &msg);
+		decode_trading_status(pk, &msg);
 		return;
 	case PITCH_AUCTION_SUMMARY:
-		decode_auction_summary(pk, st, &msg);
+		decode_auction_summary(pk, &msg);
 		return;
 	case PITCH_UNIT_CLEAR:
 		decode_unit_end(pk, st, &msg, true);
@@ -707,76 +630,79 @@ bad_field:
 	feed_count_error(pk, FEED_ERR_BAD_FIELD);
 }
 
-/* ---- framing and sequencing ----------------------------------------------- */
-
-static void unit_gap(struct feed_packet *pk, struct pitch_unit *u, uint8_t unit,
-		     uint64_t first, uint64_t count)
-{
-	feed_emit_gap(pk, first, count, unit);
-	/* The unit's last Time may be in the lost range (spec 2). */
-	u->time_known = false;
-}
+/* ---- framing ---------------------------------------------------------------- */
 
 /*
- * The subscriptions changed: instruments that start passing the filter
- * after the session began get their book flagged (see top).
+ * A packet at sequence 1 that clears the unit: the exchange's new day. Its
+ * token is the Time and the Unit Clear's offset, which the other line's
+ * copy repeats.
  */
-static void refresh_subscriptions(struct feed_packet *pk, struct pitch_state *st)
+static uint64_t new_day_token(const uint8_t *p, uint32_t len, uint32_t count)
 {
-	const struct feed_subs *subs = &pk->engine->subs;
-	uint32_t inst;
+	uint32_t off = PITCH_HEADER_LEN, i, time_sec = 0;
 
-	st->subs_generation = subs->generation;
-	if (subs->all && !st->was_all && st->session_seen)
-		feed_emit_gap(pk, 0, 0, 0);
-	st->was_all = subs->all;
-	for (inst = 1; inst <= subs->count && inst < FEED_MAX_INSTRUMENTS; inst++) {
-		uint8_t bit = (uint8_t)(1u << (inst & 7));
-		bool now = subs->all || subs->subscribed[inst];
-
-		if (now && !(st->was_subscribed[inst >> 3] & bit)) {
-			st->was_subscribed[inst >> 3] |= bit;
-			if (st->session_seen && !subs->all) {
-				announce(pk, st, (uint16_t)inst, 0, 0, 0);
-				emit_instrument_gap(pk, (uint16_t)inst, 0, 0, 0);
-			}
-		} else if (!now) {
-			st->was_subscribed[inst >> 3] &= (uint8_t)~bit;
-		}
-	}
-}
-
-static void unit_start(struct feed_packet *pk, struct pitch_unit *u, uint8_t unit, uint64_t seq)
-{
-	if (seq > 1)
-		unit_gap(pk, u, unit, 1, seq - 1);
-	u->next_seq = seq;
-	u->started = true;
-}
-
-/* Sequence of a heartbeat: the next sequence the unit will send. */
-static void idle_sequence(struct feed_packet *pk, struct pitch_unit *u, uint8_t unit,
-			  uint64_t seq)
-{
-	if (!u->started) {
-		unit_start(pk, u, unit, seq);
-	} else if (seq > u->next_seq) {
-		unit_gap(pk, u, unit, u->next_seq, seq - u->next_seq);
-		u->next_seq = seq;
-	}
-}
-
-/* A packet at sequence 1 that clears the unit: the exchange's new day. */
-static bool starts_new_day(const uint8_t *p, uint32_t len, uint32_t count)
-{
-	uint32_t off = PITCH_HEADER_LEN, i;
-
-	for (i = 0; i < count && off + 2 <= len && p[off] >= 2; i++) {
+	for (i = 0; i < count && off + 6 <= len && p[off] >= 6; i++) {
+		if (p[off + 1] == PITCH_TIME)
+			time_sec = feed_le32(p + off + 2);
 		if (p[off + 1] == PITCH_UNIT_CLEAR)
-			return true;
+			return ((uint64_t)time_sec << 32 | feed_le32(p + off + 2)) + 1;
 		off += p[off];
 	}
-	return false;
+	return 0;
+}
+
+static int pitch_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	uint32_t hdr_len;
+
+	if (len < PITCH_HEADER_LEN)
+		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
+	__builtin_memset(f, 0, sizeof(*f));
+	hdr_len = feed_le16(p);
+	f->count = p[2];
+	f->unit = p[3];
+	f->seq = feed_le32(p + 4);
+	f->offset = PITCH_HEADER_LEN;
+	/* TCP sessions (GRP, Spin) frame with unit 0; multicast units start at 1. */
+	if (f->unit == 0)
+		return FEED_FRAME_ERROR(FEED_ERR_NOT_MULTICAST);
+	if (hdr_len > len)
+		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
+	if (hdr_len < PITCH_HEADER_LEN)
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
+	f->length = hdr_len;
+	if (f->count == 0) {
+		/* A second source sends unit heartbeats with sequence 0: no news. */
+		f->kind = FEED_FRAME_HEARTBEAT;
+		return 0;
+	}
+	/* Unsequenced messages: a spin or a gap-proxy session, not multicast. */
+	if (f->seq == 0)
+		return FEED_FRAME_ERROR(FEED_ERR_NOT_MULTICAST);
+	f->kind = FEED_FRAME_DATA;
+	if (f->seq == 1) {
+		f->reset_token = new_day_token(p, len, f->count);
+		if (f->reset_token)
+			f->kind = FEED_FRAME_RESET;
+	}
+	return 0;
+}
+
+/* The message at *off: a length byte that counts itself, then the type. */
+static int pitch_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const uint8_t **msg,
+			      uint32_t *mlen)
+{
+	uint32_t n;
+
+	if (*off + 2 > len)
+		return -1;
+	n = p[*off];
+	if (n < 2 || n > len - *off)
+		return -1;
+	*msg = p + *off;
+	*mlen = n;
+	*off += n;
+	return 0;
 }
 
 /*
@@ -808,78 +734,15 @@ static void prefetch_orders(const struct feed_packet *pk, const struct pitch_sta
 	}
 }
 
-static void pitch_packet(struct feed_packet *pk, const uint8_t *p, uint32_t len)
+static uint32_t pitch_decode(struct feed_packet *pk, const uint8_t *p, uint32_t len,
+			     const struct feed_frame *f, uint32_t skip)
 {
 	struct pitch_state *st = pk->state;
-	struct pitch_unit *u;
-	uint32_t hdr_len, count, off = PITCH_HEADER_LEN, i;
-	uint64_t seq, skip;
-	uint8_t unit;
+	uint32_t off = PITCH_HEADER_LEN, i;
 
-	if (wb_unlikely(len < PITCH_HEADER_LEN)) {
-		feed_count_error(pk, FEED_ERR_TRUNCATED);
-		return;
-	}
-	hdr_len = feed_le16(p);
-	count = p[2];
-	unit = p[3];
-	seq = feed_le32(p + 4);
-	if (wb_unlikely(unit == 0)) {
-		/* TCP sessions (GRP, Spin) frame with unit 0; multicast units start at 1. */
-		feed_count_error(pk, FEED_ERR_NOT_MULTICAST);
-		return;
-	}
-	if (wb_unlikely(hdr_len != len)) {
-		if (hdr_len > len) {
-			feed_count_error(pk, FEED_ERR_TRUNCATED);
-			return;
-		}
-		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
-		if (hdr_len < PITCH_HEADER_LEN)
-			return;
-		len = hdr_len;	/* decode the block the header describes */
-	}
-	u = &st->unit[unit];
-	if (wb_unlikely(st->subs_generation != pk->engine->subs.generation))
-		refresh_subscriptions(pk, st);
-	if (wb_unlikely(count == 0)) {
-		pk->counters->heartbeats++;
-		if (seq)	/* a second source sends unit heartbeats with sequence 0 */
-			idle_sequence(pk, u, unit, seq);
-		if (seq > 1)
-			st->session_seen = true;
-		return;
-	}
-	if (wb_unlikely(seq == 0)) {
-		/* Unsequenced messages: a spin or a gap-proxy session, not multicast. */
-		feed_count_error(pk, FEED_ERR_NOT_MULTICAST);
-		return;
-	}
-	if (wb_unlikely(!u->started))
-		unit_start(pk, u, unit, seq);
-	st->session_seen = true;
-	if (wb_unlikely(seq != u->next_seq)) {
-		if (seq > u->next_seq) {
-			unit_gap(pk, u, unit, u->next_seq, seq - u->next_seq);
-			u->next_seq = seq;
-		} else if (u->ended || (seq == 1 && starts_new_day(p, len, count))) {
-			pk->counters->session_changes++;
-			u->next_seq = seq;
-			u->ended = false;
-			u->time_known = false;
-		} else if (seq + count <= u->next_seq) {
-			pk->counters->duplicates++;
-			pk->counters->duplicate_messages += count;
-			return;
-		}
-	}
-	/* An overlapping packet: its first messages were seen already. */
-	skip = u->next_seq - seq;
-	pk->counters->duplicate_messages += skip;
-	if (count > 1)
-		prefetch_orders(pk, st, p, len, count);
-
-	for (i = 0; i < count; i++) {
+	if (f->count > 1)
+		prefetch_orders(pk, st, p, len, f->count);
+	for (i = 0; i < f->count; i++) {
 		uint32_t mlen;
 
 		if (wb_unlikely(off + 2 > len))
@@ -889,30 +752,178 @@ static void pitch_packet(struct feed_packet *pk, const uint8_t *p, uint32_t len)
 			/* A length that cannot cover its own header: nothing after it can
 			 * be framed. */
 			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
-			goto lost;
+			return i;
 		}
 		if (wb_unlikely(mlen > len - off))
 			goto truncated;
 		if (wb_likely(i >= skip))
-			decode_message(pk, st, p + off, mlen, seq + i, unit);
+			decode_message(pk, st, p + off, mlen, f->seq + i, f->unit);
 		off += mlen;
 	}
-	u->next_seq = seq + count;
 	if (wb_unlikely(off != len))
-		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
-	return;
+		feed_count_error(pk, FEED_ERR_BAD_COUNT);
+	return i;
 truncated:
+	/* The rest of this packet is lost: the other line's copy or the stream
+	 * layer fills it or reports it as a gap. */
 	feed_count_error(pk, FEED_ERR_TRUNCATED);
-lost:
-	/* The rest of this packet is lost: the other line's copy or the next
-	 * packet fills it or reports it as a gap. */
-	if (seq + i > u->next_seq)
-		u->next_seq = seq + i;
+	return i;
 }
 
-const struct feed_protocol_ops feed_pitch_ops = {
+/* The unit's last Time may be in a lost range (spec 2); a new day has none yet. */
+static void pitch_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_stream_event ev)
+{
+	struct pitch_state *st = pk->state;
+
+	(void)ev;
+	st->unit[unit].time_known = false;
+}
+
+/* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
+
+#define PITCH_PREFIX FEED_F_UINT("", 1, 1), FEED_F_UINT("offset_ns", 2, 4)
+
+static const struct feed_field pitch_time[] = {
+	FEED_F_UINT("", 1, 1), FEED_F_UINT("time_s", 2, 4),
+};
+static const struct feed_field pitch_unit_event[] = { PITCH_PREFIX };
+static const struct feed_field pitch_add_long[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
+	FEED_F_TICKER("symbol", 19, 6), FEED_F_PRICE("price", 25, 8, 4), FEED_F_HEX("flags", 33, 1),
+};
+static const struct feed_field pitch_add_short[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 2),
+	FEED_F_TICKER("symbol", 17, 6), FEED_F_PRICE("price", 23, 2, 2), FEED_F_HEX("flags", 25, 1),
+};
+static const struct feed_field pitch_add_expanded[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
+	FEED_F_TICKER("symbol", 19, 8), FEED_F_PRICE("price", 27, 8, 4), FEED_F_HEX("flags", 35, 1),
+};
+static const struct feed_field pitch_executed[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("executed", 14, 4),
+	FEED_F_UINT("execution", 18, 8),
+};
+static const struct feed_field pitch_executed_at_price[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("executed", 14, 4),
+	FEED_F_UINT("remaining", 18, 4), FEED_F_UINT("execution", 22, 8),
+	FEED_F_PRICE("price", 30, 8, 4),
+};
+static const struct feed_field pitch_reduce_long[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("cancelled", 14, 4),
+};
+static const struct feed_field pitch_reduce_short[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("cancelled", 14, 2),
+};
+static const struct feed_field pitch_modify_long[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("qty", 14, 4),
+	FEED_F_PRICE("price", 18, 8, 4), FEED_F_HEX("flags", 26, 1),
+};
+static const struct feed_field pitch_modify_short[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("qty", 14, 2),
+	FEED_F_PRICE("price", 16, 2, 2), FEED_F_HEX("flags", 18, 1),
+};
+static const struct feed_field pitch_delete[] = { PITCH_PREFIX, FEED_F_UINT("order", 6, 8) };
+static const struct feed_field pitch_trade_long[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
+	FEED_F_TICKER("symbol", 19, 6), FEED_F_PRICE("price", 25, 8, 4),
+	FEED_F_UINT("execution", 33, 8),
+};
+static const struct feed_field pitch_trade_short[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 2),
+	FEED_F_TICKER("symbol", 17, 6), FEED_F_PRICE("price", 23, 2, 2),
+	FEED_F_UINT("execution", 25, 8),
+};
+static const struct feed_field pitch_trade_expanded[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
+	FEED_F_TICKER("symbol", 19, 8), FEED_F_PRICE("price", 27, 8, 4),
+	FEED_F_UINT("execution", 35, 8),
+};
+static const struct feed_field pitch_trade_break[] = {
+	PITCH_PREFIX, FEED_F_UINT("execution", 6, 8),
+};
+static const struct feed_field pitch_trading_status[] = {
+	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("status", 14),
+	FEED_F_CHAR("regsho", 15),
+};
+static const struct feed_field pitch_auction_update[] = {
+	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("auction", 14),
+	FEED_F_PRICE("reference", 15, 8, 4), FEED_F_UINT("buy", 23, 4), FEED_F_UINT("sell", 27, 4),
+	FEED_F_PRICE("indicative", 31, 8, 4), FEED_F_PRICE("auction_only", 39, 8, 4),
+};
+static const struct feed_field pitch_auction_summary[] = {
+	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("auction", 14),
+	FEED_F_PRICE("price", 15, 8, 4), FEED_F_UINT("shares", 23, 4),
+};
+static const struct feed_field pitch_rpi[] = {
+	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("rpi", 14),
+};
+
+static const struct feed_msg_layout pitch_layouts[256] = {
+	[PITCH_TIME] = FEED_LAYOUT("Time", 6, pitch_time),
+	[PITCH_ADD_LONG] = FEED_LAYOUT("Add Order Long", 34, pitch_add_long),
+	[PITCH_ADD_SHORT] = FEED_LAYOUT("Add Order Short", 26, pitch_add_short),
+	[PITCH_EXECUTED] = FEED_LAYOUT("Order Executed", 26, pitch_executed),
+	[PITCH_EXECUTED_AT_PRICE] = FEED_LAYOUT("Order Executed at Price/Size", 38,
+						pitch_executed_at_price),
+	[PITCH_REDUCE_LONG] = FEED_LAYOUT("Reduce Size Long", 18, pitch_reduce_long),
+	[PITCH_REDUCE_SHORT] = FEED_LAYOUT("Reduce Size Short", 16, pitch_reduce_short),
+	[PITCH_MODIFY_LONG] = FEED_LAYOUT("Modify Order Long", 27, pitch_modify_long),
+	[PITCH_MODIFY_SHORT] = FEED_LAYOUT("Modify Order Short", 19, pitch_modify_short),
+	[PITCH_DELETE] = FEED_LAYOUT("Delete Order", 14, pitch_delete),
+	[PITCH_TRADE_LONG] = FEED_LAYOUT("Trade Long", 41, pitch_trade_long),
+	[PITCH_TRADE_SHORT] = FEED_LAYOUT("Trade Short", 33, pitch_trade_short),
+	[PITCH_TRADE_BREAK] = FEED_LAYOUT("Trade Break", 14, pitch_trade_break),
+	[PITCH_END_OF_SESSION] = FEED_LAYOUT("End of Session", 6, pitch_unit_event),
+	[PITCH_ADD_EXPANDED] = FEED_LAYOUT("Add Order Expanded", 36, pitch_add_expanded),
+	[PITCH_TRADE_EXPANDED] = FEED_LAYOUT("Trade Expanded", 43, pitch_trade_expanded),
+	[PITCH_TRADING_STATUS] = FEED_LAYOUT("Trading Status", 18, pitch_trading_status),
+	[PITCH_AUCTION_UPDATE] = FEED_LAYOUT("Auction Update", 47, pitch_auction_update),
+	[PITCH_AUCTION_SUMMARY] = FEED_LAYOUT("Auction Summary", 27, pitch_auction_summary),
+	[PITCH_UNIT_CLEAR] = FEED_LAYOUT("Unit Clear", 6, pitch_unit_event),
+	[PITCH_RPI] = FEED_LAYOUT("Retail Price Improvement", 15, pitch_rpi),
+};
+
+static const struct feed_msg_layout *pitch_layout(const uint8_t *m, uint32_t len)
+{
+	if (len < 2 || !pitch_layouts[m[1]].name)
+		return 0;
+	return &pitch_layouts[m[1]];
+}
+
+/* Sequenced Unit Header whose messages exactly fill the datagram. */
+static bool pitch_looks_like(const uint8_t *p, uint32_t len)
+{
+	struct feed_frame f;
+	const uint8_t *m;
+	uint32_t off = PITCH_HEADER_LEN, mlen, i;
+
+	if (pitch_frame(p, len, &f) < 0 || f.length != len)
+		return false;
+	for (i = 0; i < f.count; i++)
+		if (pitch_next_message(p, len, &off, &m, &mlen) < 0 || !pitch_min_len[m[1]])
+			return false;
+	return off == len;
+}
+
+const struct feed_proto feed_proto_pitch = {
+	.name = "pitch",
+	.title = "Cboe US Equities Multicast PITCH (Sequenced Unit Header)",
+	.venues = 1u << WB_VENUE_BZX | 1u << WB_VENUE_BYX | 1u << WB_VENUE_EDGX |
+		  1u << WB_VENUE_EDGA,
+	.units = PITCH_UNITS,
+	.first_seq = 1,
+	.big_endian = false,
+	.type_offset = 1,
+	.type_width = 1,
+	.directory_keys = 0,
+	.sample_tickers = "MAT,YANG,A",
 	.state_size = pitch_state_size,
 	.state_init = pitch_state_init,
 	.state_reset = pitch_state_reset,
-	.packet = pitch_packet,
+	.frame = pitch_frame,
+	.decode = pitch_decode,
+	.stream_event = pitch_stream_event,
+	.next_message = pitch_next_message,
+	.layout = pitch_layout,
+	.looks_like = pitch_looks_like,
 };

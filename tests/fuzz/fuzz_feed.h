@@ -1,8 +1,10 @@
 /*
- * The harness every decoder fuzz target shares: one engine with an A and a
- * B line of a venue, a small ring drained after each packet, and one way
- * to present an input. The input's first byte is the mode:
- *   bit 0  subscribe '*'           bits 1, 4  subscribe the target's tickers
+ * The harness every decoder fuzz target shares (fuzz_feed.c, built once per
+ * row of the protocol table): one engine with an A and a B line of the
+ * protocol's first venue, a small ring drained after each packet, and one
+ * way to present an input. The input's first byte is the mode:
+ *   bit 0  subscribe '*'           bits 1, 4  subscribe the protocol's first
+ *                                             and second sample tickers
  *   bit 2  split the rest at 0xff 0xfe markers into packets alternating
  *          the A and B lines (sequencing, A/B arbitration)
  *   bit 3  the rest is an Ethernet frame (frame parsing)
@@ -23,7 +25,7 @@
 struct fuzz_target {
 	int protocol;
 	int venue;
-	uint32_t ip_a, ip_b;
+	uint32_t ip_b;		/* line B's group; line A takes every address */
 	uint16_t port;
 	uint32_t order_filter_capacity;	/* 0: the engine's default */
 	const char *ticker_bit1;	/* subscribed while mode bit 1 is set */
@@ -50,7 +52,11 @@ static void fuzz_setup(const struct fuzz_target *t)
 	fuzz_engine = calloc(1, sizeof(*fuzz_engine));
 	if (!mem || !fuzz_engine || feed_engine_init(fuzz_engine, &cfg))
 		abort();
-	fuzz_line_a = feed_map_add(fuzz_engine, t->ip_a, t->port, t->protocol, t->venue, "A");
+	/* Line A takes every address, so frames of any capture map to it. */
+	struct feed_map_entry any = { .any = true, .protocol = (uint8_t)t->protocol,
+				      .venue = (uint8_t)t->venue, .name = "A" };
+
+	fuzz_line_a = feed_map_add_entry(fuzz_engine, &any);
 	fuzz_line_b = feed_map_add(fuzz_engine, t->ip_b, t->port, t->protocol, t->venue, "B");
 	if (fuzz_line_a < 0 || fuzz_line_b < 0)
 		abort();
@@ -112,6 +118,9 @@ static int fuzz_one_input(const struct fuzz_target *t, const uint8_t *data, size
 	} else {
 		feed_process_payload(fuzz_engine, fuzz_line_a, data, (uint32_t)size, 0, &fuzz_prod);
 	}
+	fuzz_drain();
+	/* What a hole held back comes out too. */
+	feed_engine_flush(fuzz_engine, &fuzz_prod);
 	fuzz_drain();
 	return 0;
 }

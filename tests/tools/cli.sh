@@ -80,7 +80,7 @@ expect_line "Multiple.Packets attributed add" "$T/multi.txt" "ADD ref=9752743 B 
 expect_line "Multiple.Packets gap" "$T/multi.txt" "GAP first=14764497 count=4244620"
 $DUMP --stats -q $P/Multiple.Packets.pcap > "$T/stats.txt"
 expect_line "--stats line" "$T/stats.txt" "# line 0 A 233.54.12.111:26477 itch nasdaq"
-expect_line "--stats errors" "$T/stats.txt" "errors.unknown_locate"
+expect_line "--stats errors" "$T/stats.txt" "errors.unknown_symbol"
 expect_line "--stats packets" "$T/stats.txt" "packets                2"
 $DUMP --symbols MSFT,IVOO $P/AddOrderNoMpidAttributionMessage.pcap > "$T/sym.txt"
 expect_line "--symbols includes IVOO" "$T/sym.txt" "ADD ref=23508286"
@@ -103,7 +103,7 @@ if cmp -s "$T/a.txt" "$T/a-file.txt"; then ok; else bad "pcap and BinaryFILE dec
 if cmp -s "$T/a-file.txt" "$T/a-gz.txt"; then ok; else bad "plain and gzip BinaryFILE decode differently"; fi
 adds=$(grep -c " ADD " "$T/a.txt")
 msgs=$($DUMP --raw --itch-file "$T/a.itch" | wc -l)
-want=$($GEN -s 42 -o "$T/d.pcap" 2>&1 | sed -n 's/.* \([0-9]*\) ITCH messages.*/\1/p')
+want=$($GEN -s 42 -o "$T/d.pcap" 2>&1 | sed -n 's/.*ITCH: \([0-9]*\) messages.*/\1/p')
 if [ "$msgs" = "$want" ]; then ok; else bad "--raw printed $msgs messages, wb-gen wrote $want"; fi
 raw_adds=$($DUMP --raw "$T/a.pcap" | grep -cE ' [AF] locate=')
 if [ "$adds" = "$raw_adds" ] && [ "$adds" -gt 1000 ]; then ok; else bad "$adds ADD events for $raw_adds A/F messages"; fi

@@ -26,6 +26,9 @@ static void teardown(void)
 	harness_free(&h);
 }
 
+/* The OMI captures were recorded on 2023-08-22: their exchange times are that day's. */
+#define CAPTURE_DAY feed_et_midnight_of_date(2023, 8, 22)
+
 static const struct feed_counters *counters(int line)
 {
 	return &h.engine->lines[line].counters;
@@ -143,12 +146,12 @@ START_TEST(test_itch_capture_add_order_decodes_spec_values)
 	ck_assert_uint_eq(add->venue, WB_VENUE_NASDAQ);
 	ck_assert_uint_eq(add->instrument, sym->instrument);
 	ck_assert_uint_eq(add->seq, 14757721);
-	ck_assert_uint_eq(add->exch_ts, 34199999894278ull);
+	ck_assert_uint_eq(add->exch_ts, CAPTURE_DAY + 34199999894278ull);
 	ck_assert_uint_eq(add->u.order.order_id, 23508286);
 	ck_assert_uint_eq(add->side, WB_SIDE_BUY);
 	ck_assert_uint_eq(add->u.order.qty, 1600);
 	ck_assert_int_eq(add->u.order.price, 8739000000LL); /* $87.39 at 1e-8 */
-	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_UNKNOWN_LOCATE], 1);
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_UNKNOWN_SYMBOL], 1);
 	ck_assert_uint_eq(counters(line_a)->messages, 1);
 }
 END_TEST
@@ -164,7 +167,7 @@ START_TEST(test_itch_capture_order_executed)
 	ev = harness_find(&h, WB_EV_EXECUTE, 0);
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_uint_eq(ev->seq, 14757745);
-	ck_assert_uint_eq(ev->exch_ts, 34199999934561ull);
+	ck_assert_uint_eq(ev->exch_ts, CAPTURE_DAY + 34199999934561ull);
 	ck_assert_uint_eq(ev->u.order.order_id, 23499418);
 	ck_assert_uint_eq(ev->u.order.qty, 25);
 	ck_assert_uint_eq(ev->u.order.ref, 255547);
@@ -207,7 +210,7 @@ START_TEST(test_itch_capture_trading_action_is_status)
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_uint_eq(ev->u.status.state, WB_STATE_TRADING);
 	ck_assert_int_eq(ev->u.status.raw_state, 'T');
-	ck_assert_uint_eq(ev->exch_ts, 34763322465824ull);
+	ck_assert_uint_eq(ev->exch_ts, CAPTURE_DAY + 34763322465824ull);
 	ck_assert_ptr_nonnull(harness_find(&h, WB_EV_SYMBOL, 0));
 }
 END_TEST
@@ -636,7 +639,7 @@ START_TEST(test_itch_new_session_clears_books_and_directory)
 	ck_assert_ptr_nonnull(harness_find(&h, WB_EV_CLEAR, 0));
 	ck_assert_uint_eq(counters(line_a)->session_changes, 1);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_DELETE), 0);
-	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_UNKNOWN_LOCATE], 1);
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_UNKNOWN_SYMBOL], 1);
 }
 END_TEST
 
@@ -726,30 +729,55 @@ END_TEST
 
 START_TEST(test_feed_map_parses_conf_lines)
 {
-	uint32_t ip;
-	uint16_t port;
-	int proto, venue;
-	char name[FEED_LINE_NAME_LEN];
+	struct feed_map_entry m;
+	int problem;
 	const char *ok = "  233.54.12.111:26477  itch  NASDAQ A  # primary";
+	const char *ch = "233.125.89.1:40001 xdp nyse A channel=7";
 
-	ck_assert_int_eq(feed_map_parse_line(ok, strlen(ok), &ip, &port, &proto, &venue, name), 1);
-	ck_assert_uint_eq(ip, ipv4(233, 54, 12, 111));
-	ck_assert_uint_eq(port, 26477);
-	ck_assert_int_eq(proto, FEED_PROTO_ITCH50);
-	ck_assert_int_eq(venue, WB_VENUE_NASDAQ);
-	ck_assert_str_eq(name, "A");
-	ck_assert_int_eq(feed_map_parse_line("# x", 3, &ip, &port, &proto, &venue, name), 0);
-	ck_assert_int_eq(feed_map_parse_line("", 0, &ip, &port, &proto, &venue, name), 0);
-#define BAD(s) ck_assert_int_lt(feed_map_parse_line(s, strlen(s), &ip, &port, &proto, &venue, name), 0)
-	BAD("233.54.12.111 itch nasdaq A");
-	BAD("233.54.12.256:1 itch nasdaq A");
-	BAD("233.54.12.1:70000 itch nasdaq A");
-	BAD("233.54.12.1:1 fix nasdaq A");
-	BAD("233.54.12.1:1 itch nyce A");
-	BAD("233.54.12.1:1 itch nasdaq");
-	BAD("233.54.12.1:1 itch nasdaq A extra");
-	BAD("233.54.12.1:1 itch nasdaq LONGNAME1");
+	ck_assert_int_eq(feed_map_parse_line(ok, strlen(ok), &m, &problem), 1);
+	ck_assert_uint_eq(m.ip, ipv4(233, 54, 12, 111));
+	ck_assert_uint_eq(m.port, 26477);
+	ck_assert_int_eq(m.protocol, FEED_PROTO_ITCH50);
+	ck_assert_int_eq(m.venue, WB_VENUE_NASDAQ);
+	ck_assert_str_eq(m.name, "A");
+	ck_assert_uint_eq(m.channel, 0);
+	if (feed_protocol_parse("xdp", 3) > 0) {
+		ck_assert_int_eq(feed_map_parse_line(ch, strlen(ch), &m, &problem), 1);
+		ck_assert_uint_eq(m.channel, 7);
+	}
+	ck_assert_int_eq(feed_map_parse_line("# x", 3, &m, &problem), 0);
+	ck_assert_int_eq(feed_map_parse_line("", 0, &m, &problem), 0);
+#define BAD(s, why)                                                                  \
+	do {                                                                         \
+		ck_assert_int_lt(feed_map_parse_line(s, strlen(s), &m, &problem), 0); \
+		ck_assert_int_eq(problem, why);                                      \
+	} while (0)
+	BAD("233.54.12.111 itch nasdaq A", FEED_MAP_BAD_ADDRESS);
+	BAD("233.54.12.256:1 itch nasdaq A", FEED_MAP_BAD_ADDRESS);
+	BAD("233.54.12.1:70000 itch nasdaq A", FEED_MAP_BAD_ADDRESS);
+	BAD("233.54.12.1:1 fix nasdaq A", FEED_MAP_BAD_PROTOCOL);
+	BAD("233.54.12.1:1 itch nyce A", FEED_MAP_BAD_VENUE);
+	BAD("233.54.12.1:1 itch nyse A", FEED_MAP_VENUE_NOT_SERVED);
+	BAD("233.54.12.1:1 pitch nasdaq A", FEED_MAP_VENUE_NOT_SERVED);
+	BAD("233.54.12.1:1 itch nasdaq", FEED_MAP_FEW_COLUMNS);
+	BAD("233.54.12.1:1 itch nasdaq A extra", FEED_MAP_BAD_OPTION);
+	BAD("233.54.12.1:1 itch nasdaq A channel=0", FEED_MAP_BAD_OPTION);
+	BAD("233.54.12.1:1 itch nasdaq A channel=65536", FEED_MAP_BAD_OPTION);
+	BAD("233.54.12.1:1 itch nasdaq LONGNAME1", FEED_MAP_BAD_LINE_NAME);
 #undef BAD
+}
+END_TEST
+
+START_TEST(test_feed_map_refuses_a_venue_its_protocol_cannot_serve)
+{
+	char venues[128];
+
+	ck_assert_int_eq(feed_map_add(h.engine, ipv4(1, 2, 3, 4), 5, FEED_PROTO_ITCH50,
+				      WB_VENUE_NYSE, "A"), -FEED_EVENUE);
+	feed_protocol_venue_list(FEED_PROTO_ITCH50, venues, sizeof(venues));
+	ck_assert_str_eq(venues, "nasdaq, bx, psx");
+	feed_protocol_venue_list(FEED_PROTO_PITCH, venues, sizeof(venues));
+	ck_assert_str_eq(venues, "bzx, byx, edgx, edga");
 }
 END_TEST
 
@@ -757,8 +785,9 @@ START_TEST(test_feed_map_rejects_duplicates_and_protocol_clash)
 {
 	ck_assert_int_eq(feed_map_add(h.engine, ipv4(233, 54, 12, 111), 26477, FEED_PROTO_ITCH50,
 				      WB_VENUE_NASDAQ, "C"), -FEED_EEXIST);
-	ck_assert_int_eq(feed_map_add(h.engine, ipv4(1, 2, 3, 4), 5, FEED_PROTO_PITCH,
-				      WB_VENUE_NASDAQ, "C"), -FEED_EPROTO);
+	ck_assert_int_eq(feed_map_add(h.engine, ipv4(1, 2, 3, 4), 5, FEED_PROTO_ITCH50,
+				      WB_VENUE_BX, "C"), 2);
+	ck_assert_int_eq(feed_map_remove(h.engine, ipv4(1, 2, 3, 4), 5), 0);
 	ck_assert_int_eq(feed_map_add(h.engine, 0, 5, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "C"),
 			 -FEED_EINVAL);
 	ck_assert_int_eq(feed_map_remove(h.engine, ipv4(233, 54, 12, 111), 26477), 0);
@@ -805,6 +834,7 @@ static Suite *itch_suite(void)
 	tcase_add_test(tc, test_itch_instrument_ids_are_stable_across_resubscribe);
 	tcase_add_test(tc, test_itch_ring_overflow_drops_and_counts);
 	tcase_add_test(tc, test_feed_map_parses_conf_lines);
+	tcase_add_test(tc, test_feed_map_refuses_a_venue_its_protocol_cannot_serve);
 	tcase_add_test(tc, test_feed_map_rejects_duplicates_and_protocol_clash);
 	suite_add_tcase(s, tc);
 	return s;

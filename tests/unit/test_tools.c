@@ -17,7 +17,7 @@
 #include "common/gen_flow.h"
 #include "common/gen_itch.h"
 #include "common/itch_file.h"
-#include "common/itch_text.h"
+#include "common/raw_text.h"
 #include "common/pcap_io.h"
 
 #define PCAPS "pcaps/itch50/"
@@ -222,7 +222,8 @@ static void raw_lines(const char *path, char *out, size_t n)
 			uint32_t mlen = (uint32_t)u.payload[off] << 8 | u.payload[off + 1];
 
 			ck_assert_uint_le(off + 2 + mlen, u.len);
-			itch_message_format(u.payload + off + 2, mlen, seq + i, line, sizeof(line));
+			raw_message_format(FEED_PROTO_ITCH50, u.payload + off + 2, mlen, seq + i, line,
+					   sizeof(line));
 			used += (size_t)snprintf(out + used, n - used, "%s\n", line);
 			off += 2 + mlen;
 		}
@@ -263,12 +264,15 @@ START_TEST(test_raw_printer_never_reads_past_a_short_message)
 
 	memset(m, 0, sizeof(m));
 	m[0] = 'A';
-	itch_message_format(m, 20, 7, line, sizeof(line));
-	ck_assert_str_eq(line, "7 A truncated: 20 bytes, type needs 36");
+	raw_message_format(FEED_PROTO_ITCH50, m, 20, 7, line, sizeof(line));
+	ck_assert_str_eq(line, "7 Add Order truncated: 20 bytes, type needs 36");
 	m[0] = 'z';
-	itch_message_format(m, 5, 8, line, sizeof(line));
+	raw_message_format(FEED_PROTO_ITCH50, m, 5, 8, line, sizeof(line));
 	ck_assert_str_eq(line, "8 unknown type 0x7a length 5");
-	ck_assert_ptr_null(itch_message_stock(m, 5));
+	m[0] = 0x21;	/* PITCH Add Order Long, cut short */
+	m[1] = 0x21;
+	raw_message_format(FEED_PROTO_PITCH, m, 10, 9, line, sizeof(line));
+	ck_assert_str_eq(line, "9 Add Order Long truncated: 10 bytes, type needs 34");
 }
 END_TEST
 
@@ -468,10 +472,10 @@ END_TEST
 
 START_TEST(test_feeds_conf_sample_has_nasdaq_a_and_b_on_different_groups)
 {
-	struct feeds_conf_entry e[FEED_MAX_LINES];
+	struct feed_map_entry e[FEED_MAX_LINES];
 	char err[256];
 	int n = feeds_conf_read("feeds.conf", e, FEED_MAX_LINES, err, sizeof(err));
-	const struct feeds_conf_entry *a, *b;
+	const struct feed_map_entry *a, *b;
 
 	ck_assert_msg(n >= 2, "%s", err);
 	a = feeds_conf_find(e, n, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "A");
@@ -487,7 +491,7 @@ END_TEST
 START_TEST(test_feeds_conf_names_the_line_of_a_bad_entry)
 {
 	char err[256];
-	struct feeds_conf_entry e[4];
+	struct feed_map_entry e[4];
 	FILE *f;
 
 	make_tmpdir();

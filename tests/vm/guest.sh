@@ -376,7 +376,7 @@ scenario_books() {
 }
 
 scenario_malformed() {
-	if ! load ifaces=wbrx || ! configure; then
+	if ! load ifaces=wbrx hold_us=0 || ! configure || ! $SUB date 2026-02-19 >$T/date.log 2>&1; then
 		fail malformed-packets "could not load"
 		return
 	fi

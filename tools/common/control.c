@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Control of the module (ioctls) or of wirebookd (the same requests on a unix socket). */
 #include "common/control.h"
+#include "feed/feed_ioc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +41,7 @@ static bool known_cmd(unsigned long cmd)
 	switch (cmd) {
 	case WB_IOC_VERSION: case WB_IOC_RING_INFO: case WB_IOC_FEED_ADD: case WB_IOC_FEED_DEL:
 	case WB_IOC_FEED_LIST: case WB_IOC_SUB_ADD: case WB_IOC_SUB_DEL: case WB_IOC_SUB_LIST:
-	case WB_IOC_STATS: case WB_IOC_STATS_RESET:
+	case WB_IOC_STATS: case WB_IOC_STATS_RESET: case WB_IOC_TRADING_DATE:
 		return true;
 	default:
 		return false;
@@ -339,55 +340,6 @@ int wb_control_serve(int listen_fd, wb_control_handler handler, void *ctx)
 
 /* ---- a handler over a user-space feed engine ----------------------------- */
 
-static int feed_errno(int rc)
-{
-	switch (-rc) {
-	case FEED_EINVAL: return -EINVAL;
-	case FEED_ENOSPC: return -ENOSPC;
-	case FEED_EEXIST: return -EEXIST;
-	case FEED_ENOENT: return -ENOENT;
-	case FEED_ENOMEM: return -ENOMEM;
-	case FEED_EPROTO: return -EPROTO;
-	default: return rc < 0 ? -EINVAL : rc;
-	}
-}
-
-static void line_to_ioc(const struct feed_line *l, int index, struct wb_ioc_feed *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->ip = l->ip;
-	f->port = l->port;
-	f->protocol = l->protocol;
-	f->venue = l->venue;
-	memcpy(f->name, l->name, sizeof(f->name) - 1);
-	f->line = index;
-}
-
-static void counters_to_ioc(const struct feed_counters *c, struct wb_ioc_counters *o)
-{
-	int i;
-
-	memset(o, 0, sizeof(*o));
-	o->packets = c->packets;
-	o->bytes = c->bytes;
-	o->messages = c->messages;
-	o->events = c->events;
-	o->filtered = c->filtered;
-	o->ignored = c->ignored;
-	o->heartbeats = c->heartbeats;
-	o->gaps = c->gaps;
-	o->gap_messages = c->gap_messages;
-	o->duplicates = c->duplicates;
-	o->duplicate_messages = c->duplicate_messages;
-	o->session_changes = c->session_changes;
-	o->end_of_session = c->end_of_session;
-	o->ring_drops = c->ring_drops;
-	o->order_filter_full = c->order_filter_full;
-	o->gso_packets = c->gso_packets;
-	for (i = 0; i < FEED_ERR_COUNT && i < WB_IOC_ERROR_SLOTS; i++)
-		o->errors[i] = c->errors[i];
-}
-
 static int string_len(const char *s, size_t size, size_t max)
 {
 	size_t n = strnlen(s, size);
@@ -414,19 +366,20 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 	}
 	case WB_IOC_FEED_ADD: {
 		struct wb_ioc_feed *f = arg;
+		struct feed_map_entry m;
 
-		if (f->reserved || string_len(f->name, sizeof(f->name), FEED_LINE_NAME_LEN - 1) < 0)
-			return -EINVAL;
-		rc = feed_map_add(e, f->ip, f->port, f->protocol, f->venue, f->name);
+		rc = feed_ioc_entry(f, &m);
+		if (rc == 0)
+			rc = feed_map_add_entry(e, &m);
 		if (rc < 0)
-			return feed_errno(rc);
+			return feed_ioc_errno(rc);
 		f->line = rc;
 		return 0;
 	}
 	case WB_IOC_FEED_DEL: {
 		struct wb_ioc_feed *f = arg;
 
-		return feed_errno(feed_map_remove(e, f->ip, f->port));
+		return feed_ioc_errno(feed_map_remove(e, f->ip, f->port));
 	}
 	case WB_IOC_FEED_LIST: {
 		struct wb_ioc_list *l = arg;
@@ -436,7 +389,7 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 			if (!e->lines[i].ip)
 				continue;
 			if (n < l->capacity)
-				line_to_ioc(&e->lines[i], (int)i, &out[n]);
+				feed_ioc_line(&e->lines[i], (int)i, &out[n]);
 			n++;
 		}
 		l->count = n;
@@ -452,7 +405,7 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 		rc = cmd == WB_IOC_SUB_ADD ? feed_subscribe(e, s->ticker, (size_t)len) :
 					     feed_unsubscribe(e, s->ticker, (size_t)len);
 		if (rc < 0)
-			return feed_errno(rc);
+			return feed_ioc_errno(rc);
 		s->instrument = cmd == WB_IOC_SUB_ADD ? (uint32_t)rc : 0;
 		return 0;
 	}
@@ -491,8 +444,8 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 			if (!e->lines[i].ip)
 				continue;
 			if (n < st->capacity) {
-				line_to_ioc(&e->lines[i], (int)i, &out[n].feed);
-				counters_to_ioc(&e->lines[i].counters, &out[n].counters);
+				feed_ioc_line(&e->lines[i], (int)i, &out[n].feed);
+				feed_ioc_counters(&e->lines[i].counters, &out[n].counters);
 			}
 			n++;
 		}
@@ -509,6 +462,8 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 		for (i = 0; i < FEED_MAX_LINES; i++)
 			memset(&e->lines[i].counters, 0, sizeof(e->lines[i].counters));
 		return 0;
+	case WB_IOC_TRADING_DATE:
+		return feed_ioc_errno(feed_ioc_trading_date(e, arg));
 	default:
 		return -ENOTTY;
 	}

@@ -9,17 +9,7 @@
 
 #include "feed/feed.h"
 
-/* A bounded appender: keeps counting past the end like snprintf does. */
-struct text_out {
-	char *buf;
-	size_t n;
-	size_t len;
-};
-
-static void out_printf(struct text_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void out_printf(struct text_out *o, const char *fmt, ...)
+void text_printf(struct text_out *o, const char *fmt, ...)
 {
 	va_list ap;
 	size_t room = o->len < o->n ? o->n - o->len : 0;
@@ -54,20 +44,20 @@ static void out_price(struct text_out *o, int64_t price)
 	char tmp[32];
 
 	wb_price_format(price, tmp, sizeof(tmp));
-	out_printf(o, "%s", tmp);
+	text_printf(o, "%s", tmp);
 }
 
 size_t wb_time_format(uint64_t ns, char *buf, size_t n)
 {
-	const uint64_t sec = 1000000000ull;
+	const uint64_t sec = 1000000000ull, day = 86400 * sec;
 	int w;
 
-	if (ns >= 86400 * sec)
-		w = snprintf(buf, n, "%" PRIu64, ns);
-	else
-		w = snprintf(buf, n, "%02u:%02u:%02u.%09u", (unsigned)(ns / (3600 * sec)),
-			     (unsigned)(ns / (60 * sec) % 60), (unsigned)(ns / sec % 60),
-			     (unsigned)(ns % sec));
+	/* Epoch time (event.h): the exchanges' wall clock, US/Eastern. */
+	if (ns >= day)
+		ns = (uint64_t)((int64_t)(ns % day) + (int64_t)feed_et_offset_s(ns) * (int64_t)sec +
+				(int64_t)day) % day;
+	w = snprintf(buf, n, "%02u:%02u:%02u.%09u", (unsigned)(ns / (3600 * sec)),
+		     (unsigned)(ns / (60 * sec) % 60), (unsigned)(ns / sec % 60), (unsigned)(ns % sec));
 	return w < 0 ? 0 : (size_t)w;
 }
 
@@ -76,7 +66,7 @@ static void out_time(struct text_out *o, uint64_t ns)
 	char tmp[32];
 
 	wb_time_format(ns, tmp, sizeof(tmp));
-	out_printf(o, "%s", tmp);
+	text_printf(o, "%s", tmp);
 }
 
 /* A fixed-width, space- or NUL-padded text field, trailing padding dropped. */
@@ -91,9 +81,9 @@ static void out_padded(struct text_out *o, const char *s, size_t width)
 
 		/* Never let a control byte from the wire break the line format. */
 		if (c < 0x21 || c > 0x7e)
-			out_printf(o, "\\x%02x", c);
+			text_printf(o, "\\x%02x", c);
 		else
-			out_printf(o, "%c", c);
+			text_printf(o, "%c", c);
 	}
 }
 
@@ -101,11 +91,11 @@ static void out_padded(struct text_out *o, const char *s, size_t width)
 static void out_side(struct text_out *o, uint8_t side)
 {
 	if (side == WB_SIDE_BUY)
-		out_printf(o, " B");
+		text_printf(o, " B");
 	else if (side == WB_SIDE_SELL)
-		out_printf(o, " S");
+		text_printf(o, " S");
 	else if (side != WB_SIDE_NONE)
-		out_printf(o, " side%u", side);
+		text_printf(o, " side%u", side);
 }
 
 static const char *state_name(uint8_t state)
@@ -135,52 +125,52 @@ static void out_flags(struct text_out *o, uint8_t flags)
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (flags & names[i].bit) {
-			out_printf(o, "%s%s", sep, names[i].name);
+			text_printf(o, "%s%s", sep, names[i].name);
 			sep = ",";
 			flags &= (uint8_t)~names[i].bit;
 		}
 	}
 	if (flags)
-		out_printf(o, "%s0x%02x", sep, flags);
+		text_printf(o, "%s0x%02x", sep, flags);
 }
 
 static void out_order(struct text_out *o, const struct wb_event *ev)
 {
 	const struct wb_ev_order *ord = &ev->u.order;
 
-	out_printf(o, " ref=%" PRIu64, ord->order_id);
+	text_printf(o, " ref=%" PRIu64, ord->order_id);
 	switch (ev->kind) {
 	case WB_EV_ADD:
 		out_side(o, ev->side);
-		out_printf(o, " %" PRIu32 " @ ", ord->qty);
+		text_printf(o, " %" PRIu32 " @ ", ord->qty);
 		out_price(o, ord->price);
 		if (ord->mpid[0]) {
-			out_printf(o, " mpid=");
+			text_printf(o, " mpid=");
 			out_padded(o, ord->mpid, sizeof(ord->mpid));
 		}
 		break;
 	case WB_EV_EXECUTE:
-		out_printf(o, " qty=%" PRIu32 " match=%" PRIu64, ord->qty, ord->ref);
+		text_printf(o, " qty=%" PRIu32 " match=%" PRIu64, ord->qty, ord->ref);
 		break;
 	case WB_EV_EXECUTE_AT_PRICE:
-		out_printf(o, " qty=%" PRIu32 " @ ", ord->qty);
+		text_printf(o, " qty=%" PRIu32 " @ ", ord->qty);
 		out_price(o, ord->price);
-		out_printf(o, " match=%" PRIu64, ord->ref);
+		text_printf(o, " match=%" PRIu64, ord->ref);
 		break;
 	case WB_EV_REDUCE:
-		out_printf(o, " qty=%" PRIu32, ord->qty);
+		text_printf(o, " qty=%" PRIu32, ord->qty);
 		break;
 	case WB_EV_DELETE:
 		break;
 	case WB_EV_REPLACE:
-		out_printf(o, " new=%" PRIu64, ord->ref);
+		text_printf(o, " new=%" PRIu64, ord->ref);
 		out_side(o, ev->side);
-		out_printf(o, " %" PRIu32 " @ ", ord->qty);
+		text_printf(o, " %" PRIu32 " @ ", ord->qty);
 		out_price(o, ord->price);
 		break;
 	case WB_EV_MODIFY:
 		out_side(o, ev->side);
-		out_printf(o, " %" PRIu32 " @ ", ord->qty);
+		text_printf(o, " %" PRIu32 " @ ", ord->qty);
 		out_price(o, ord->price);
 		break;
 	}
@@ -193,13 +183,13 @@ size_t wb_event_format(const struct wb_event *ev, char *buf, size_t n)
 
 	if (n)
 		buf[0] = '\0';
-	out_printf(&o, "%" PRIu64 " ", ev->seq);
+	text_printf(&o, "%" PRIu64 " ", ev->seq);
 	out_time(&o, ev->exch_ts);
-	out_printf(&o, " %s/%u i=%u ", feed_venue_name(ev->venue), ev->line, ev->instrument);
+	text_printf(&o, " %s/%u i=%u ", feed_venue_name(ev->venue), ev->line, ev->instrument);
 	if (kind)
-		out_printf(&o, "%s", kind);
+		text_printf(&o, "%s", kind);
 	else
-		out_printf(&o, "KIND%u", ev->kind);
+		text_printf(&o, "KIND%u", ev->kind);
 
 	switch (ev->kind) {
 	case WB_EV_ADD:
@@ -212,55 +202,55 @@ size_t wb_event_format(const struct wb_event *ev, char *buf, size_t n)
 		out_order(&o, ev);
 		break;
 	case WB_EV_TRADE:
-		out_printf(&o, " ref=%" PRIu64, ev->u.trade.order_id);
+		text_printf(&o, " ref=%" PRIu64, ev->u.trade.order_id);
 		out_side(&o, ev->side);
-		out_printf(&o, " %" PRIu32 " @ ", ev->u.trade.qty);
+		text_printf(&o, " %" PRIu32 " @ ", ev->u.trade.qty);
 		out_price(&o, ev->u.trade.price);
-		out_printf(&o, " match=%" PRIu64, ev->u.trade.match_id);
+		text_printf(&o, " match=%" PRIu64, ev->u.trade.match_id);
 		if (ev->u.trade.cross_type)
-			out_printf(&o, " cross=%c", ev->u.trade.cross_type);
+			text_printf(&o, " cross=%c", ev->u.trade.cross_type);
 		break;
 	case WB_EV_TRADE_BREAK:
-		out_printf(&o, " match=%" PRIu64, ev->u.trade.match_id);
+		text_printf(&o, " match=%" PRIu64, ev->u.trade.match_id);
 		break;
 	case WB_EV_QUOTE:
-		out_printf(&o, " bid=%" PRIu32 " @ ", ev->u.quote.bid_qty);
+		text_printf(&o, " bid=%" PRIu32 " @ ", ev->u.quote.bid_qty);
 		out_price(&o, ev->u.quote.bid_price);
-		out_printf(&o, " ask=%" PRIu32 " @ ", ev->u.quote.ask_qty);
+		text_printf(&o, " ask=%" PRIu32 " @ ", ev->u.quote.ask_qty);
 		out_price(&o, ev->u.quote.ask_price);
 		break;
 	case WB_EV_STATUS:
-		out_printf(&o, " %s", state_name(ev->u.status.state));
+		text_printf(&o, " %s", state_name(ev->u.status.state));
 		if (ev->u.status.raw_state) {
-			out_printf(&o, " raw=");
+			text_printf(&o, " raw=");
 			out_padded(&o, &ev->u.status.raw_state, 1);
 		}
 		if (ev->u.status.reason[0] && ev->u.status.reason[0] != ' ') {
-			out_printf(&o, " reason=");
+			text_printf(&o, " reason=");
 			out_padded(&o, ev->u.status.reason, sizeof(ev->u.status.reason));
 		}
 		break;
 	case WB_EV_CLEAR:
 		break;
 	case WB_EV_SYMBOL:
-		out_printf(&o, " ");
+		text_printf(&o, " ");
 		out_padded(&o, ev->u.symbol.ticker, sizeof(ev->u.symbol.ticker));
-		out_printf(&o, " key=%" PRIu32 " lot=%" PRIu32, ev->u.symbol.feed_key, ev->u.symbol.round_lot);
+		text_printf(&o, " key=%" PRIu32 " lot=%" PRIu32, ev->u.symbol.feed_key, ev->u.symbol.round_lot);
 		if (ev->u.symbol.listing_market) {
-			out_printf(&o, " mkt=");
+			text_printf(&o, " mkt=");
 			out_padded(&o, &ev->u.symbol.listing_market, 1);
 		}
 		break;
 	case WB_EV_GAP:
-		out_printf(&o, " first=%" PRIu64 " count=%" PRIu64, ev->u.gap.first, ev->u.gap.count);
+		text_printf(&o, " first=%" PRIu64 " count=%" PRIu64, ev->u.gap.first, ev->u.gap.count);
 		if (ev->u.gap.unit)
-			out_printf(&o, " unit=%u", ev->u.gap.unit);
+			text_printf(&o, " unit=%u", ev->u.gap.unit);
 		break;
 	default:
 		/* An unknown kind from a newer producer: show its payload raw. */
-		out_printf(&o, " raw=");
+		text_printf(&o, " raw=");
 		for (size_t i = 0; i < sizeof(ev->u.raw); i++)
-			out_printf(&o, "%02x", ev->u.raw[i]);
+			text_printf(&o, "%02x", ev->u.raw[i]);
 		break;
 	}
 	if (ev->flags)

@@ -38,9 +38,19 @@ size_t wb_event_format(const struct wb_event *ev, char *buf, size_t n);
 /* A price in 1e-8 dollars as text ("87.39", "-0.0001"); returns the length. */
 size_t wb_price_format(int64_t price, char *buf, size_t n);
 
-/* Nanoseconds since midnight as HH:MM:SS.nnnnnnnnn (a day or more: raw). */
+/* A time as the US/Eastern wall clock, HH:MM:SS.nnnnnnnnn: epoch ns (event.h), or
+ * ns since midnight (times below a day, as ITCH carries them). */
 size_t wb_time_format(uint64_t ns, char *buf, size_t n);
 
 #define WB_EVENT_TEXT_MAX 256
+
+/* A bounded appender: keeps counting past the end like snprintf does. */
+struct text_out {
+	char *buf;
+	size_t n;
+	size_t len;
+};
+
+void text_printf(struct text_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* WIREBOOK_TOOLS_EVENT_TEXT_H */

@@ -47,7 +47,7 @@ const char *feeds_conf_default_path(void)
 	return NULL;
 }
 
-int feeds_conf_read(const char *path, struct feeds_conf_entry *out, int max, char *err,
+int feeds_conf_read(const char *path, struct feed_map_entry *out, int max, char *err,
 		    size_t err_len)
 {
 	FILE *f = fopen(path, "r");
@@ -59,18 +59,27 @@ int feeds_conf_read(const char *path, struct feeds_conf_entry *out, int max, cha
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		struct feeds_conf_entry e;
+		struct feed_map_entry e;
 		size_t len = strcspn(line, "\r\n");
-		int rc;
+		int rc, problem;
 
 		lineno++;
-		rc = feed_map_parse_line(line, len, &e.ip, &e.port, &e.protocol, &e.venue, e.name);
+		rc = feed_map_parse_line(line, len, &e, &problem);
 		if (rc == 0)
 			continue;
 		if (rc < 0) {
-			snprintf(err, err_len,
-				 "%s:%d: not an entry \"ADDR:PORT PROTOCOL VENUE LINE\": %.*s", path,
-				 lineno, (int)len, line);
+			char venues[256];
+
+			if (problem == FEED_MAP_VENUE_NOT_SERVED) {
+				feed_protocol_venue_list(e.protocol, venues, sizeof(venues));
+				snprintf(err, err_len,
+					 "%s:%d: protocol %s cannot serve venue %s (it serves %s): %.*s",
+					 path, lineno, feed_protocol_name(e.protocol),
+					 feed_venue_name(e.venue), venues, (int)len, line);
+			} else {
+				snprintf(err, err_len, "%s:%d: %s: %.*s", path, lineno,
+					 feed_map_problem_text(problem), (int)len, line);
+			}
 			fclose(f);
 			return -1;
 		}
@@ -87,19 +96,19 @@ int feeds_conf_read(const char *path, struct feeds_conf_entry *out, int max, cha
 
 int feeds_conf_load(struct feed_engine *e, const char *path, char *err, size_t err_len)
 {
-	struct feeds_conf_entry entries[FEED_MAX_LINES];
+	struct feed_map_entry entries[FEED_MAX_LINES];
 	int n = feeds_conf_read(path, entries, FEED_MAX_LINES, err, err_len);
 
 	for (int i = 0; i < n; i++) {
-		const struct feeds_conf_entry *c = &entries[i];
-		int rc = feed_map_add(e, c->ip, c->port, c->protocol, c->venue, c->name);
+		const struct feed_map_entry *c = &entries[i];
+		int rc = feed_map_add_entry(e, c);
 
 		if (rc < 0) {
 			snprintf(err, err_len, "%s: entry %d (%s %s %s): %s", path, i + 1,
 				 feed_protocol_name(c->protocol), feed_venue_name(c->venue), c->name,
 				 rc == -FEED_EEXIST  ? "address listed twice"
 				 : rc == -FEED_EPROTO ? "venue already used with another protocol"
-				 : rc == -FEED_ENOSPC ? "too many lines"
+				 : rc == -FEED_ENOSPC ? "too many lines (or more than 4 in one stream)"
 				 : rc == -FEED_ENOMEM ? "out of memory"
 						      : "invalid entry");
 			return -1;
@@ -108,7 +117,7 @@ int feeds_conf_load(struct feed_engine *e, const char *path, char *err, size_t e
 	return n;
 }
 
-const struct feeds_conf_entry *feeds_conf_find(const struct feeds_conf_entry *entries, int n,
+const struct feed_map_entry *feeds_conf_find(const struct feed_map_entry *entries, int n,
 					       int protocol, int venue, const char *name)
 {
 	for (int i = 0; i < n; i++)

@@ -12,14 +12,6 @@
 
 #include "feed/feed.h"
 
-struct feeds_conf_entry {
-	uint32_t ip;		/* host byte order */
-	uint16_t port;
-	int protocol;		/* enum feed_protocol */
-	int venue;		/* enum wb_venue */
-	char name[FEED_LINE_NAME_LEN];
-};
-
 /*
  * The feeds.conf to use when none is given: ./feeds.conf, then the one
  * next to the source tree the binary was built in (<exe>/../feeds.conf),
@@ -30,16 +22,17 @@ const char *feeds_conf_default_path(void);
 
 /*
  * Read every entry of path into out (up to max). Returns the number of
- * entries, or -1 with err naming the file and line of the first problem.
+ * entries, or -1 with err naming the file, the line and what is wrong
+ * (for a venue its protocol cannot serve: the venues it serves).
  */
-int feeds_conf_read(const char *path, struct feeds_conf_entry *out, int max, char *err,
+int feeds_conf_read(const char *path, struct feed_map_entry *out, int max, char *err,
 		    size_t err_len);
 
 /* Read path and feed_map_add every entry. Returns entries added or -1 + err. */
 int feeds_conf_load(struct feed_engine *e, const char *path, char *err, size_t err_len);
 
 /* The entry of (protocol, venue) named name, or NULL. */
-const struct feeds_conf_entry *feeds_conf_find(const struct feeds_conf_entry *entries, int n,
+const struct feed_map_entry *feeds_conf_find(const struct feed_map_entry *entries, int n,
 					       int protocol, int venue, const char *name);
 
 #endif /* WIREBOOK_TOOLS_FEEDS_CONF_H */

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* ITCH 5.0 / MoldUDP64 encoder for the generator (see gen_itch.h). */
 #include "common/gen_itch.h"
+#include "common/gen_proto.h"
+
+#include <inttypes.h>
 
 #include <string.h>
 
@@ -263,3 +266,75 @@ int gen_itch_finish(struct gen_itch *g, uint64_t ts)
 		g->stats.end_of_session++;
 	return g->error ? -1 : 0;
 }
+
+/* ---- the generator entry (gen_proto.h) ---------------------------------------- */
+
+static int itch_enc_init(void *enc, const struct gen_encoder_config *cfg)
+{
+	struct gen_itch_config icfg = {
+		.a_ip = cfg->a_ip, .b_ip = cfg->b_ip, .a_port = cfg->a_port, .b_port = cfg->b_port,
+		.ab = cfg->ab, .gap_every = cfg->gap_every, .dup_every = cfg->dup_every,
+		.max_payload = cfg->max_payload, .midnight_ns = cfg->midnight_ns,
+		.sink = cfg->sink, .file = cfg->file,
+	};
+
+	memcpy(icfg.session, cfg->session, sizeof(icfg.session));
+	gen_itch_init(enc, &icfg);
+	return 0;
+}
+
+static int itch_enc_action(void *enc, const struct gen_flow *flow, const struct gen_action *a)
+{
+	return a->venue == WB_VENUE_NASDAQ || a->venue == WB_VENUE_BX || a->venue == WB_VENUE_PSX ?
+		gen_itch_action(enc, flow, a) : 0;
+}
+
+static int itch_enc_finish(void *enc, uint64_t ts)
+{
+	return gen_itch_finish(enc, ts);
+}
+
+static void itch_enc_destroy(void *enc)
+{
+	(void)enc;
+}
+
+static void itch_enc_summary(const void *enc, const struct gen_flow *flow, FILE *out)
+{
+	static const char types[] = "SRHQAFEXDUCP";
+	const struct gen_itch *g = enc;
+	uint64_t flow_msgs = flow->stats.flow_messages;
+
+	fprintf(out, "wb-gen: ITCH: %" PRIu64 " messages (%" PRIu64 " order flow); mix:",
+		g->stats.messages, flow_msgs);
+	for (const char *t = types; *t; t++) {
+		uint64_t n = g->stats.by_type[(int)*t];
+
+		if (!n)
+			continue;
+		if (strchr("AFEXDUCP", *t) && flow_msgs)
+			fprintf(out, " %c %" PRIu64 " (%.1f%%)", *t, n,
+				100.0 * (double)n / (double)flow_msgs);
+		else
+			fprintf(out, " %c %" PRIu64, *t, n);
+	}
+	fprintf(out, "\n");
+	if (!g->cfg.file)
+		fprintf(out, "wb-gen: ITCH: %" PRIu64 " data packets, %" PRIu64 " datagrams written, %"
+			PRIu64 " dropped (%" PRIu64 " messages), %" PRIu64 " duplicated, %" PRIu64
+			" heartbeats, %" PRIu64 " end-of-session\n",
+			g->stats.packets, g->stats.packets_sent, g->stats.dropped_packets,
+			g->stats.dropped_messages, g->stats.duplicated_packets, g->stats.heartbeats,
+			g->stats.end_of_session);
+}
+
+const struct gen_proto gen_proto_itch50 = {
+	.size = sizeof(struct gen_itch),
+	.writes_files = true,
+	.min_payload = 20 + 2 + GEN_ITCH_MAX_MESSAGE,
+	.init = itch_enc_init,
+	.action = itch_enc_action,
+	.finish = itch_enc_finish,
+	.destroy = itch_enc_destroy,
+	.summary = itch_enc_summary,
+};

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Cboe Multicast PITCH encoder for the generator (see gen_pitch.h). */
 #include "common/gen_pitch.h"
+#include "common/gen_proto.h"
+
+#include <inttypes.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -545,3 +548,55 @@ int gen_pitch_finish(struct gen_pitch *g, uint64_t ts)
 		g->error = 1;
 	return g->error ? -1 : 0;
 }
+
+/* ---- the generator entry (gen_proto.h) ---------------------------------------- */
+
+static int pitch_enc_init(void *enc, const struct gen_encoder_config *cfg)
+{
+	struct gen_pitch_config pcfg = {
+		.venue = cfg->venue, .unit = 1,
+		.a_ip = cfg->a_ip, .b_ip = cfg->b_ip, .a_port = cfg->a_port, .b_port = cfg->b_port,
+		.ab = cfg->ab, .gap_every = cfg->gap_every, .dup_every = cfg->dup_every,
+		.max_payload = cfg->max_payload, .midnight_ns = cfg->midnight_ns, .seed = cfg->seed,
+		.sink = cfg->sink,
+	};
+
+	return gen_pitch_init(enc, &pcfg);
+}
+
+static int pitch_enc_action(void *enc, const struct gen_flow *flow, const struct gen_action *a)
+{
+	return gen_pitch_action(enc, flow, a);
+}
+
+static int pitch_enc_finish(void *enc, uint64_t ts)
+{
+	return gen_pitch_finish(enc, ts);
+}
+
+static void pitch_enc_destroy(void *enc)
+{
+	gen_pitch_destroy(enc);
+}
+
+static void pitch_enc_summary(const void *enc, const struct gen_flow *flow, FILE *out)
+{
+	const struct gen_pitch *g = enc;
+
+	(void)flow;
+	fprintf(out, "wb-gen: %s PITCH: %" PRIu64 " messages in %" PRIu64 " data packets, %" PRIu64
+		" heartbeats, %" PRIu64 " locking and %" PRIu64 " crossing orders\n",
+		feed_venue_name(g->cfg.venue), g->stats.messages, g->stats.packets,
+		g->stats.heartbeats, g->stats.locking_orders, g->stats.crossing_orders);
+}
+
+const struct gen_proto gen_proto_pitch = {
+	.size = sizeof(struct gen_pitch),
+	.writes_files = false,
+	.min_payload = 8 + GEN_PITCH_MAX_MESSAGE,
+	.init = pitch_enc_init,
+	.action = pitch_enc_action,
+	.finish = pitch_enc_finish,
+	.destroy = pitch_enc_destroy,
+	.summary = pitch_enc_summary,
+};

@@ -118,8 +118,13 @@ static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 			ts = p->held_ts;
 		} else {
 			rc = pcap_reader_next(&p->rd, &frame, &len, &ts, s->err, sizeof(s->err));
-			if (rc == 0)
-				return done ? SOURCE_MORE : SOURCE_EOF;
+			if (rc == 0 && done)
+				return SOURCE_MORE;
+			if (rc == 0) {
+				/* Packets held behind a hole are decoded, the hole reported. */
+				feed_engine_flush(e, out);
+				return SOURCE_EOF;
+			}
 			if (rc < 0)
 				return SOURCE_ERROR;
 		}
@@ -257,8 +262,12 @@ static int itch_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 		}
 		if (rc < 0)
 			return SOURCE_ERROR;
-		if (rc == 0)
-			return count ? SOURCE_MORE : SOURCE_EOF;
+		if (rc == 0 && count)
+			return SOURCE_MORE;
+		if (rc == 0) {
+			feed_engine_flush(e, out);
+			return SOURCE_EOF;
+		}
 	}
 	return SOURCE_MORE;
 }
@@ -420,8 +429,11 @@ static int afp_pump(struct source *s, struct feed_engine *e, struct wb_ring_prod
 
 		/* Sleep in the kernel until a frame lands, so it is handled the
 		 * moment it does; the caller's idle back-off is for silence. */
-		if (p->busy_poll || poll(&pfd, 1, AFP_POLL_MS) <= 0 || !afp_frame_ready(p))
+		if (p->busy_poll || poll(&pfd, 1, AFP_POLL_MS) <= 0 || !afp_frame_ready(p)) {
+			/* Silence: a hole nothing can fill any more is a gap now. */
+			feed_engine_poll(e, wall_ns(), out);
 			return SOURCE_IDLE;
+		}
 	}
 	while (done < budget && afp_frame_ready(p)) {
 		struct tpacket2_hdr *h = afp_frame(p);

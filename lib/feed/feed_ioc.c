@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* Control-ABI conversions shared by the module and user space (feed_ioc.h). */
+#include "feed_ioc.h"
+
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#else
+#include <errno.h>
+#endif
+
+void feed_ioc_line(const struct feed_line *l, int index, struct wb_ioc_feed *f)
+{
+	__builtin_memset(f, 0, sizeof(*f));
+	f->ip = l->ip;
+	f->port = l->port;
+	f->protocol = l->protocol;
+	f->venue = l->venue;
+	__builtin_memcpy(f->name, l->name, sizeof(f->name) - 1);
+	f->line = index;
+	f->channel = l->channel;
+}
+
+void feed_ioc_counters(const struct feed_counters *c, struct wb_ioc_counters *o)
+{
+	int i;
+
+	__builtin_memset(o, 0, sizeof(*o));
+	o->packets = c->packets;
+	o->bytes = c->bytes;
+	o->messages = c->messages;
+	o->events = c->events;
+	o->filtered = c->filtered;
+	o->ignored = c->ignored;
+	o->heartbeats = c->heartbeats;
+	o->gaps = c->gaps;
+	o->gap_messages = c->gap_messages;
+	o->duplicates = c->duplicates;
+	o->duplicate_messages = c->duplicate_messages;
+	o->session_changes = c->session_changes;
+	o->end_of_session = c->end_of_session;
+	o->ring_drops = c->ring_drops;
+	o->order_filter_full = c->order_filter_full;
+	o->gso_packets = c->gso_packets;
+	o->held = c->held;
+	o->hold_full = c->hold_full;
+	o->stale_session = c->stale_session;
+	for (i = 0; i < FEED_ERR_COUNT && i < WB_IOC_ERROR_SLOTS; i++)
+		o->errors[i] = c->errors[i];
+}
+
+int feed_ioc_entry(const struct wb_ioc_feed *f, struct feed_map_entry *m)
+{
+	size_t n;
+
+	if (f->reserved || !f->ip || !f->port)
+		return -FEED_EINVAL;
+	for (n = 0; n < sizeof(f->name) && f->name[n]; n++)
+		;
+	if (n == 0 || n == sizeof(f->name))
+		return -FEED_EINVAL;
+	__builtin_memset(m, 0, sizeof(*m));
+	m->ip = f->ip;
+	m->port = f->port;
+	m->channel = f->channel;
+	m->protocol = f->protocol;
+	m->venue = f->venue;
+	__builtin_memcpy(m->name, f->name, n);
+	return 0;
+}
+
+int feed_ioc_trading_date(struct feed_engine *e, const struct wb_ioc_date *d)
+{
+	if (d->reserved[0] || d->reserved[1] || d->reserved[2])
+		return -FEED_EINVAL;
+	return feed_engine_set_trading_date(e, d->year, d->month, d->day);
+}
+
+int feed_ioc_errno(int rc)
+{
+	switch (-rc) {
+	case 0: return 0;
+	case FEED_EINVAL: return -EINVAL;
+	case FEED_ENOSPC: return -ENOSPC;
+	case FEED_EEXIST: return -EEXIST;
+	case FEED_ENOENT: return -ENOENT;
+	case FEED_ENOMEM: return -ENOMEM;
+	case FEED_EPROTO: return -EPROTO;
+	case FEED_EVENUE: return -EPROTONOSUPPORT;
+	default: return rc < 0 ? -EINVAL : rc;
+	}
+}

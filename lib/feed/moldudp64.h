@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * MoldUDP64 framing (Nasdaq MoldUDP64 1.00), shared by the protocols that
+ * ride on it (ITCH 5.0, UQDF): a 20-byte header, session(10) seq(u64)
+ * count(u16), then count message blocks of a u16 length and the message.
+ * Big-endian. Count 0 is a heartbeat and 0xFFFF the end of the session,
+ * both carrying the next sequence number.
+ */
+#ifndef WIREBOOK_FEED_MOLDUDP64_H
+#define WIREBOOK_FEED_MOLDUDP64_H
+
+#include "feed_internal.h"
+
+#define MOLD_HEADER_LEN 20
+#define MOLD_SESSION_LEN 10
+#define MOLD_END_OF_SESSION 0xffff
+
+static inline int mold_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	uint16_t count;
+
+	if (len < MOLD_HEADER_LEN)
+		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
+	__builtin_memset(f, 0, sizeof(*f));
+	f->seq = feed_be64(p + 10);
+	count = feed_be16(p + 18);
+	f->offset = MOLD_HEADER_LEN;
+	f->length = len;
+	f->has_session = true;
+	__builtin_memcpy(f->session, p, MOLD_SESSION_LEN);
+	if (count == 0) {
+		f->kind = FEED_FRAME_HEARTBEAT;
+	} else if (count == MOLD_END_OF_SESSION) {
+		f->kind = FEED_FRAME_END;
+	} else {
+		if (wb_unlikely(f->seq == 0))
+			return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
+		f->kind = FEED_FRAME_DATA;
+		f->count = count;
+	}
+	return 0;
+}
+
+/* The message block at *off: 0 with *msg and *mlen, -1 when it runs past len. */
+static inline int mold_next(const uint8_t *p, uint32_t len, uint32_t *off, const uint8_t **msg,
+			    uint32_t *mlen)
+{
+	uint32_t n;
+
+	if (*off + 2 > len)
+		return -1;
+	n = feed_be16(p + *off);
+	if (n > len - *off - 2)
+		return -1;
+	*msg = p + *off + 2;
+	*mlen = n;
+	*off += 2 + n;
+	return 0;
+}
+
+/* A MoldUDP64 packet whose header is printable and whose blocks exactly fill it. */
+static inline bool mold_looks_like(const uint8_t *p, uint32_t len)
+{
+	struct feed_frame f;
+	const uint8_t *m;
+	uint32_t off = MOLD_HEADER_LEN, mlen, i;
+
+	if (mold_frame(p, len, &f) < 0)
+		return false;
+	for (i = 0; i < MOLD_SESSION_LEN; i++)
+		if (p[i] < 0x20 || p[i] > 0x7e)
+			return false;
+	for (i = 0; i < f.count; i++)
+		if (mold_next(p, len, &off, &m, &mlen) < 0)
+			return false;
+	return off == len;
+}
+
+#endif /* WIREBOOK_FEED_MOLDUDP64_H */
