@@ -200,8 +200,14 @@ static void raw_packet(struct dump *d, const struct feed_line *l, const uint8_t 
 	if (f.kind == FEED_FRAME_HEARTBEAT || f.kind == FEED_FRAME_END) {
 		if (!d->quiet && d->raw_all) {
 			printf("%" PRIu64 " %s", f.seq, kinds[f.kind]);
-			if (f.has_session)
-				printf(" session=%.10s", (const char *)f.session);
+			if (f.has_session) {
+				char session[11];
+
+				memcpy(session, &f.session, 8);
+				memcpy(session + 8, &f.session_tail, 2);
+				session[10] = 0;
+				printf(" session=%s", session);
+			}
 			if (f.unit)
 				printf(" unit=%u", f.unit);
 			printf("\n");

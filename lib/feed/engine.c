@@ -271,14 +271,13 @@ int feed_engine_set_trading_date(struct feed_engine *e, int year, int month, int
 	return 0;
 }
 
-void feed_packet_midnight(struct feed_packet *pk)
+uint64_t feed_venue_learn_midnight(struct feed_packet *pk)
 {
 	struct feed_venue *v = pk->v;
 
-	if (wb_unlikely(!v->midnight_ns))
-		v->midnight_ns = pk->engine->trading_day_ns ? pk->engine->trading_day_ns :
-			feed_et_midnight_ns(pk->recv_ts);
-	pk->midnight_ns = v->midnight_ns;
+	v->midnight_ns = pk->engine->trading_day_ns ? pk->engine->trading_day_ns :
+		feed_et_midnight_ns(pk->recv_ts);
+	return v->midnight_ns;
 }
 
 /* ---- feed map -------------------------------------------------------------- */
@@ -871,6 +870,7 @@ static void packet_init(struct feed_packet *pk, struct feed_engine *e, int line,
 	struct feed_line *l = &e->lines[line];
 
 	pk->engine = e;
+	pk->proto = protocols[l->protocol];
 	pk->line = l;
 	pk->counters = &l->counters;
 	pk->v = e->venue[l->venue];
@@ -897,7 +897,7 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 	if (wb_unlikely(!e->lines[line].ip && !e->lines[line].any))
 		return;
 	packet_init(&pk, e, line, recv_ts, out);
-	proto = protocols[pk.line->protocol];
+	proto = pk.proto;
 	head = out->head;
 	dropped = out->dropped;
 	pk.counters->packets++;

@@ -14,6 +14,7 @@
 /* Per-packet context handed to a protocol decoder. */
 struct feed_packet {
 	struct feed_engine *engine;
+	const struct feed_proto *proto;
 	struct feed_line *line;
 	struct feed_counters *counters;
 	struct feed_venue *v;		/* the venue's shared state (instrument cache) */
@@ -253,8 +254,8 @@ struct feed_stream {
 	bool started;
 	bool ended;		/* end of session seen: a lower sequence starts a new day */
 	bool has_session, has_prev_session;
-	uint8_t session[FEED_SESSION_LEN];
-	uint8_t prev_session[FEED_SESSION_LEN];
+	uint16_t session_tail, prev_session_tail;
+	uint64_t session, prev_session;	/* as in struct feed_frame */
 };
 
 /* The streams of one (venue, channel): its lines share them. */
@@ -334,8 +335,15 @@ static inline bool feed_subscribed(const struct feed_engine *e, uint16_t inst)
 
 /* ---- time (feed_time.c) -------------------------------------------------- */
 
-/* Set pk->midnight_ns from the venue's trading day, learning it if needed. */
-void feed_packet_midnight(struct feed_packet *pk);
+/* The venue's trading day, learned from the packet's receive time when unknown. */
+uint64_t feed_venue_learn_midnight(struct feed_packet *pk);
+/* Set pk->midnight_ns from the venue's trading day. */
+static inline void feed_packet_midnight(struct feed_packet *pk)
+{
+	uint64_t m = pk->v->midnight_ns;
+
+	pk->midnight_ns = wb_likely(m) ? m : feed_venue_learn_midnight(pk);
+}
 
 /* ---- events -------------------------------------------------------------- */
 

@@ -32,7 +32,8 @@ struct feed_frame {
 	uint8_t kind;		/* enum feed_frame_kind */
 	uint8_t unit;		/* sequence stream within the channel (PITCH unit), else 0 */
 	bool has_session;	/* session names the session (MoldUDP64) */
-	uint8_t session[FEED_SESSION_LEN];
+	uint64_t session;	/* its 10 bytes: 8 here (little-endian load) ... */
+	uint16_t session_tail;	/* ... and 2 here */
 	/* FEED_FRAME_RESET: what tells this reset from another (the packet's
 	 * time), so the copy of it on the other line is not a second reset */
 	uint64_t reset_token;

@@ -39,17 +39,10 @@
 
 #define DEFAULT_HOLD_NS 1000000ull	/* 1 ms */
 
-static const struct feed_proto *protocol_of(const struct feed_packet *pk)
-{
-	return feed_protocol_get(pk->line->protocol);
-}
-
 static void notify(struct feed_packet *pk, uint8_t unit, enum feed_stream_event ev)
 {
-	const struct feed_proto *proto = protocol_of(pk);
-
-	if (proto->stream_event)
-		proto->stream_event(pk, unit, ev);
+	if (pk->proto->stream_event)
+		pk->proto->stream_event(pk, unit, ev);
 }
 
 static uint64_t hold_ns(const struct feed_engine *e)
@@ -149,7 +142,7 @@ static void hold_drop_unit(struct feed_group *g, struct feed_stream *s, uint8_t 
 }
 
 /* Decode the part of a packet the stream has not seen (f->seq <= next). */
-static void decode_new(struct feed_packet *pk, struct feed_stream *s, const struct feed_frame *f,
+static inline __attribute__((always_inline)) void decode_new(struct feed_packet *pk, struct feed_stream *s, const struct feed_frame *f,
 		       const uint8_t *p, uint32_t len)
 {
 	uint64_t skip = s->next_seq - f->seq;
@@ -157,7 +150,7 @@ static void decode_new(struct feed_packet *pk, struct feed_stream *s, const stru
 
 	pk->counters->duplicate_messages += skip;
 	pk->v->session_seen = true;
-	framed = protocol_of(pk)->decode(pk, p, len, f, (uint32_t)skip);
+	framed = pk->proto->decode(pk, p, len, f, (uint32_t)skip);
 	if (f->seq + framed > s->next_seq)
 		s->next_seq = f->seq + framed;
 }
@@ -228,7 +221,7 @@ static void advance(struct feed_packet *pk, struct feed_stream *s, uint8_t unit,
 /* The stream's first packet: anything before it in the session was missed. */
 static void start(struct feed_packet *pk, struct feed_stream *s, uint8_t unit, uint64_t seq)
 {
-	uint64_t first = protocol_of(pk)->first_seq;
+	uint64_t first = pk->proto->first_seq;
 
 	s->started = true;
 	s->next_seq = seq;
@@ -276,22 +269,22 @@ static void restart(struct feed_packet *pk, struct feed_stream *s, const struct 
 static bool session_current(struct feed_packet *pk, struct feed_stream *s,
 			    const struct feed_frame *f)
 {
-	if (wb_likely(s->has_session &&
-		      __builtin_memcmp(s->session, f->session, FEED_SESSION_LEN) == 0))
-		return true;
 	if (!s->has_session) {
-		__builtin_memcpy(s->session, f->session, FEED_SESSION_LEN);
+		s->session = f->session;
+		s->session_tail = f->session_tail;
 		s->has_session = true;
 		return true;
 	}
-	if (s->has_prev_session &&
-	    __builtin_memcmp(s->prev_session, f->session, FEED_SESSION_LEN) == 0) {
+	if (s->has_prev_session && s->prev_session == f->session &&
+	    s->prev_session_tail == f->session_tail) {
 		pk->counters->stale_session++;
 		return false;
 	}
-	__builtin_memcpy(s->prev_session, s->session, FEED_SESSION_LEN);
+	s->prev_session = s->session;
+	s->prev_session_tail = s->session_tail;
 	s->has_prev_session = true;
-	__builtin_memcpy(s->session, f->session, FEED_SESSION_LEN);
+	s->session = f->session;
+	s->session_tail = f->session_tail;
 	restart(pk, s, f, FEED_STREAM_NEW_SESSION);
 	return true;
 }
@@ -377,8 +370,18 @@ void feed_stream_packet(struct feed_packet *pk, const struct feed_frame *f, cons
 		return;
 	}
 	s = &g->stream[f->unit];
-	if (f->has_session && !session_current(pk, s, f))
+	if (f->has_session && wb_unlikely(!s->has_session || s->session != f->session ||
+					  s->session_tail != f->session_tail) &&
+	    !session_current(pk, s, f))
 		return;
+	end = f->seq + f->count;
+	/* The common case: the next packet of a quiet stream. */
+	if (wb_likely(f->kind == FEED_FRAME_DATA && f->seq == s->next_seq && s->started &&
+		      !s->hole_since && s->line_epoch[li] == s->epoch)) {
+		s->line_next[li] = end;
+		decode_new(pk, s, f, p, len);
+		return;
+	}
 	if (wb_unlikely(s->line_epoch[li] != s->epoch) && !joins_epoch(pk, s, f))
 		return;
 	switch (f->kind) {
@@ -399,13 +402,12 @@ void feed_stream_packet(struct feed_packet *pk, const struct feed_frame *f, cons
 		break;
 	default:
 		if (wb_unlikely(s->ended && f->seq < s->next_seq &&
-				f->seq == protocol_of(pk)->first_seq))
+				f->seq == pk->proto->first_seq))
 			restart(pk, s, f, FEED_STREAM_NEW_DAY);
 		break;
 	}
 	if (wb_unlikely(!s->started))
 		start(pk, s, f->unit, f->seq);
-	end = f->seq + f->count;
 	if (end > s->line_next[li])
 		s->line_next[li] = end;
 	if (wb_unlikely(f->seq != s->next_seq)) {
@@ -440,6 +442,7 @@ void feed_group_release(struct feed_engine *e, struct feed_group *g, uint64_t no
 		return;
 	__builtin_memset(&pk, 0, sizeof(pk));
 	pk.engine = e;
+	pk.proto = feed_protocol_get(g->protocol);
 	pk.line_index = g->line[0];
 	pk.line = &e->lines[pk.line_index];
 	pk.counters = &pk.line->counters;

@@ -372,6 +372,44 @@ START_TEST(test_stream_packet_lost_on_both_lines_is_exactly_one_gap)
 }
 END_TEST
 
+START_TEST(test_stream_input_end_reports_the_hole_and_decodes_what_was_held)
+{
+	char want[512], tail[256];
+
+	setup_fixture(_i, true);
+	send_data(line_b, 1);	/* B is alive, so A's packet after the hole waits */
+	send_data(line_a, 1);
+	send_data(line_a, 3);
+	ck_assert_msg(strstr(story(), "G") == NULL, "%s: %s", fx->name, story());
+	feed_engine_flush(h.engine, &h.prod);
+	harness_drain(&h);
+	adds_of(want, sizeof(want), 1, 1);
+	adds_of(tail, sizeof(tail), 3, 3);
+	snprintf(want + strlen(want), sizeof(want) - strlen(want), " G%" PRIu64 "+%d %s", seq_of(2, 0),
+		 ORDERS_PER_PACKET, tail);
+	ck_assert_msg(!strcmp(story(), want), "%s: got %s, want %s", fx->name, story(), want);
+	ck_assert_uint_eq(h.engine->holes, 0);
+	harness_free(&h);
+}
+END_TEST
+
+START_TEST(test_stream_quiet_hole_ages_into_a_gap_when_polled)
+{
+	setup_fixture(_i, true);
+	send_data(line_b, 1);
+	send_data(line_a, 1);
+	send_data(line_a, 3);
+	feed_engine_poll(h.engine, now_ns + 10, &h.prod);	/* younger than hold_ns: waits */
+	harness_drain(&h);
+	ck_assert_msg(strstr(story(), "G") == NULL, "%s: %s", fx->name, story());
+	feed_engine_poll(h.engine, now_ns + 2000000, &h.prod);	/* 2 ms later */
+	harness_drain(&h);
+	ck_assert_msg(strstr(story(), "G") != NULL, "%s: %s", fx->name, story());
+	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 2 * ORDERS_PER_PACKET);
+	harness_free(&h);
+}
+END_TEST
+
 START_TEST(test_stream_reordered_packets_are_decoded_in_sequence)
 {
 	char want[512];
@@ -512,6 +550,9 @@ static Suite *streams_suite(void)
 	tcase_add_loop_test(tc, test_stream_packet_lost_on_both_lines_is_exactly_one_gap, 0,
 			    NFIXTURES);
 	tcase_add_loop_test(tc, test_stream_reordered_packets_are_decoded_in_sequence, 0, NFIXTURES);
+	tcase_add_loop_test(tc, test_stream_input_end_reports_the_hole_and_decodes_what_was_held, 0,
+			    NFIXTURES);
+	tcase_add_loop_test(tc, test_stream_quiet_hole_ages_into_a_gap_when_polled, 0, NFIXTURES);
 	tcase_add_loop_test(tc, test_stream_heartbeat_reveals_a_lost_tail, 0, NFIXTURES);
 	tcase_add_loop_test(tc, test_stream_sequence_reset_starts_over_without_a_gap, 0, NFIXTURES);
 	tcase_add_loop_test(tc, test_stream_new_session_clears_and_starts_at_its_first_sequence, 0,
