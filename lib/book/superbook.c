@@ -23,6 +23,7 @@
 #include <numa.h>
 #include <numaif.h>
 
+#include "book/checksum.h"
 #include "book/superbook.h"
 #include "book/venue_mem.h"
 #include "wirebook/barrier.h"
@@ -901,4 +902,59 @@ unsigned superbook_publish(struct superbook *sb)
 	sb->ctr.publishes += n;
 	wb_store_release(&sb->hdr->updates, sb->hdr->updates + n);
 	return n;
+}
+
+static uint64_t sb_checksum_levels(uint64_t h, const struct wb_level *lv, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		h = book_checksum_mix(h, (uint64_t)lv[i].price);
+		h = book_checksum_mix(h, lv[i].qty);
+		h = book_checksum_mix(h, (uint64_t)lv[i].orders << 32 | lv[i].venues);
+	}
+	return h;
+}
+
+uint64_t superbook_checksum(const struct superbook *sb)
+{
+	uint64_t h = BOOK_CHECKSUM_SEED, symbols = sb->hdr->symbols;
+
+	for (uint32_t i = 1; i < symbols && i < sb->capacity; i++) {
+		const struct wb_shm_symbol *r =
+			(const struct wb_shm_symbol *)(sb->records + (size_t)i * sizeof(*r));
+		const struct wb_trade *t = &r->last_trade;
+
+		h = book_checksum_mix(h, i);
+		h = book_checksum_mix(h, r->ticker);
+		h = book_checksum_mix(h, (uint64_t)r->flags << 48 | (uint64_t)r->state << 40 |
+					 (uint64_t)(uint8_t)r->raw_state << 32 | r->state_venue);
+		h = book_checksum_mix(h, (uint64_t)r->bid_venues << 32 | r->ask_venues);
+		h = book_checksum_mix(h, r->venues_present);
+		h = book_checksum_mix(h, (uint64_t)r->bid_price);
+		h = book_checksum_mix(h, r->bid_qty);
+		h = book_checksum_mix(h, (uint64_t)r->ask_price);
+		h = book_checksum_mix(h, r->ask_qty);
+		h = book_checksum_mix(h, (uint64_t)t->price);
+		h = book_checksum_mix(h, t->qty);
+		h = book_checksum_mix(h, t->exch_ts);
+		h = book_checksum_mix(h, t->match_id);
+		h = book_checksum_mix(h, t->volume);
+		h = book_checksum_mix(h, (uint64_t)t->count << 16 | (uint64_t)t->venue << 8 | t->flags);
+		h = book_checksum_mix(h, (uint64_t)r->bid_count << 8 | r->ask_count);
+		h = sb_checksum_levels(h, r->bid, r->bid_count);
+		h = sb_checksum_levels(h, r->ask, r->ask_count);
+		for (uint32_t v = 0; v < WB_BOOK_VENUES; v++) {
+			const struct wb_shm_venue *rv = &r->venue[v];
+
+			for (uint32_t k = 0; k < r->bid_count; k++)
+				h = book_checksum_mix(h, r->bid_venue_qty[v][k]);
+			for (uint32_t k = 0; k < r->ask_count; k++)
+				h = book_checksum_mix(h, r->ask_venue_qty[v][k]);
+			h = book_checksum_mix(h, (uint64_t)rv->flags << 24 | (uint64_t)rv->state << 16 |
+						 (uint64_t)rv->bid_count << 8 | rv->ask_count);
+			h = book_checksum_mix(h, rv->gaps);
+			h = sb_checksum_levels(h, rv->bid, rv->bid_count);
+			h = sb_checksum_levels(h, rv->ask, rv->ask_count);
+		}
+	}
+	return h;
 }

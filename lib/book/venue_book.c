@@ -38,6 +38,7 @@
  *    level_grows).
  */
 #include "book/venue_book.h"
+#include "book/checksum.h"
 #include "book/order_index.h"
 #include "book/venue_mem.h"
 
@@ -1254,4 +1255,36 @@ int venue_books_order(const struct venue_books *vb, uint8_t venue, uint64_t orde
 			.instrument = L->instrument, .side = L->side, .price = L->price, .qty = o->qty,
 		};
 	return 0;
+}
+
+uint64_t venue_books_checksum(const struct venue_books *vb)
+{
+	uint64_t h = BOOK_CHECKSUM_SEED;
+
+	for (uint32_t v = 1; v < WB_VENUE_COUNT; v++)
+		for (uint32_t i = 1; i < vb->max_instruments; i++)
+			for (uint8_t side = WB_SIDE_BUY; side <= WB_SIDE_SELL; side++) {
+				const struct book_side *s = side_of(vb, (uint16_t)i, (uint8_t)v, side);
+
+				for (uint32_t k = s->count; k > 0; k--) {
+					const struct book_level *L;
+					const uint64_t *ids;
+
+					if (!s->e[k - 1].level)
+						continue;
+					L = &vb->levels[s->e[k - 1].level];
+					ids = fifo_ids_const(L);
+					h = book_checksum_mix(h, (uint64_t)v << 32 | i << 8 | side);
+					h = book_checksum_mix(h, (uint64_t)L->price);
+					h = book_checksum_mix(h, L->qty);
+					h = book_checksum_mix(h, L->orders);
+					for (uint32_t q = 0; q < L->orders; q++) {
+						const struct order *o = order_index_find(&vb->ix, (uint8_t)v, ids[q]);
+
+						h = book_checksum_mix(h, ids[q]);
+						h = book_checksum_mix(h, o ? o->qty : UINT64_MAX);
+					}
+				}
+			}
+	return book_checksum_mix(h, vb->ix.live);
 }

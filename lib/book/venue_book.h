@@ -124,6 +124,14 @@ struct venue_order_info {
 int venue_books_order(const struct venue_books *vb, uint8_t venue, uint64_t order_id,
 		      struct venue_order_info *info);
 
+/*
+ * A checksum of every book's content: per (venue, instrument, side), each
+ * level best first (price, shares, orders) and its queue in priority order
+ * (order id, remaining shares). Equal books give equal checksums whatever
+ * their layout; empty books add nothing. Slow (walks every level).
+ */
+uint64_t venue_books_checksum(const struct venue_books *vb);
+
 struct venue_books_counters {
 	uint64_t events, adds, executes, reduces, deletes, replaces, modifies,
 		trades, clears, gaps, statuses, symbols,

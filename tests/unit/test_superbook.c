@@ -423,6 +423,50 @@ START_TEST(test_superbook_counts_and_skips_bad_updates)
 }
 END_TEST
 
+START_TEST(test_superbook_checksum_follows_the_book_not_the_publish_cadence)
+{
+	struct superbook *every, *once;
+	char every_name[64];
+	unsigned seed = 777;
+	uint64_t before;
+
+	/* The same updates, published after each one and once at the end:
+	 * the same book, so the same checksum (stale levels past a side's
+	 * count and publish counters stay out). */
+	make_name("sum_every");
+	snprintf(every_name, sizeof(every_name), "%s", shm_name);
+	every = make_book();
+	make_name("sum_once");
+	once = make_book();
+	for (int i = 0; i < 3000; i++) {
+		int side = rand_r(&seed) % 2, remove = rand_r(&seed) % 3 == 0;
+		struct book_update u = level((uint16_t)(1 + rand_r(&seed) % NSYMS),
+					     (uint8_t)(1 + rand_r(&seed) % NVENUES),
+					     side ? WB_SIDE_SELL : WB_SIDE_BUY,
+					     BASE + (side ? 15 + rand_r(&seed) % 25 : rand_r(&seed) % 25) * TICK,
+					     remove ? 0 : 1 + rand_r(&seed) % 5000, remove ? 0 : 1 + rand_r(&seed) % 9);
+
+		superbook_apply(every, &u);
+		batch_end(every);
+		superbook_apply(once, &u);
+	}
+	batch_end(once);
+	ck_assert_uint_eq(superbook_checksum(every), superbook_checksum(once));
+
+	/* A share more anywhere is another book. */
+	before = superbook_checksum(once);
+	{
+		struct book_update u = level(1, 1, WB_SIDE_BUY, BASE + 60 * TICK, 1, 1);
+
+		superbook_apply(once, &u);
+		batch_end(once);
+	}
+	ck_assert_uint_ne(superbook_checksum(once), before);
+	superbook_destroy(every);
+	superbook_destroy(once);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("superbook");
@@ -438,6 +482,7 @@ int main(void)
 	tcase_add_test(tc, test_superbook_trade_and_status_are_published);
 	tcase_add_test(tc, test_superbook_halt_on_one_venue_is_not_lifted_by_another);
 	tcase_add_test(tc, test_superbook_counts_and_skips_bad_updates);
+	tcase_add_test(tc, test_superbook_checksum_follows_the_book_not_the_publish_cadence);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

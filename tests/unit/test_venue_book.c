@@ -797,6 +797,45 @@ START_TEST(test_counters_track_live_and_peak_orders)
 }
 END_TEST
 
+START_TEST(test_checksum_follows_content_not_history)
+{
+	struct venue_books *other = create_small(64, 0);
+	struct venue_books *mine = vb;
+	uint64_t a, b;
+
+	/* The same book reached two ways: directly, and through an order
+	 * that came and went and a level that emptied and refilled. */
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 1, PX(1000), 100);
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 2, PX(1000), 200);
+	add(WB_VENUE_BZX, 4, WB_SIDE_SELL, 7, PX(1001), 300);
+	a = venue_books_checksum(vb);
+
+	vb = other;
+	add(WB_VENUE_BZX, 4, WB_SIDE_SELL, 9, PX(1001), 50);
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 1, PX(1000), 100);
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 5, PX(999), 10);
+	apply(ev_order(WB_EV_DELETE, WB_VENUE_BZX, 9, 0));
+	add(WB_VENUE_BZX, 4, WB_SIDE_SELL, 7, PX(1001), 300);
+	apply(ev_order(WB_EV_DELETE, WB_VENUE_NASDAQ, 5, 0));
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 2, PX(1000), 200);
+	b = venue_books_checksum(vb);
+	ck_assert_uint_eq(a, b);
+
+	/* Queue order is content: a change of priority changes the checksum. */
+	apply(ev_modify(WB_VENUE_NASDAQ, 1, PX(1000), 100, 0));
+	ck_assert_uint_ne(venue_books_checksum(vb), a);
+	/* So does a share count. */
+	apply(ev_modify(WB_VENUE_NASDAQ, 1, PX(1000), 100, 0));
+	apply(ev_modify(WB_VENUE_NASDAQ, 2, PX(1000), 200, 0));
+	ck_assert_uint_eq(venue_books_checksum(vb), a);
+	apply(ev_order(WB_EV_REDUCE, WB_VENUE_NASDAQ, 2, 1));
+	ck_assert_uint_ne(venue_books_checksum(vb), a);
+
+	venue_books_destroy(other);
+	vb = mine;
+}
+END_TEST
+
 START_TEST(test_create_rejects_bad_config)
 {
 	struct venue_books_config cfg = { .max_instruments = 70000, .numa_node = -1 };
@@ -1322,6 +1361,7 @@ static Suite *venue_book_suite(void)
 	tcase_add_test(spec, test_long_queue_keeps_priority_through_growth_and_removals);
 	tcase_add_test(spec, test_counters_track_live_and_peak_orders);
 	tcase_add_test(spec, test_create_rejects_bad_config);
+	tcase_add_test(spec, test_checksum_follows_content_not_history);
 	suite_add_tcase(s, spec);
 
 	tcase_set_timeout(model, 600);

@@ -26,6 +26,7 @@ int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t
 
 	f->gz = NULL;
 	f->messages = 0;
+	f->pending_error = 0;
 	if (stat(path, &st) != 0) {
 		snprintf(err, err_len, "%s: %s", path, strerror(errno));
 		return -1;
@@ -117,6 +118,51 @@ int itch_file_close(struct itch_file *f, char *err, size_t err_len)
 		return -1;
 	}
 	return 0;
+}
+
+#define MOLD_HEADER 20u
+
+static void put_be64(uint8_t *d, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		d[i] = (uint8_t)v;
+}
+
+int itch_file_next_packet(struct itch_file *f, uint8_t *pkt, uint64_t *next_seq, char *err,
+			  size_t err_len)
+{
+	uint32_t len = MOLD_HEADER, count = 0;
+	int rc = 1;
+
+	if (f->pending_error) {
+		f->pending_error = 0;
+		return -1;
+	}
+	/* BinaryFILE messages carry the same 2-byte length prefix MoldUDP64
+	 * uses inside a packet: a packet is a header and the messages as read. */
+	while (count < ITCH_FILE_PACKET_MESSAGES && len < ITCH_FILE_PACKET_PAYLOAD) {
+		const uint8_t *msg;
+		uint16_t mlen;
+
+		rc = itch_file_next(f, &msg, &mlen, err, err_len);
+		if (rc <= 0)
+			break;
+		pkt[len] = (uint8_t)(mlen >> 8);
+		pkt[len + 1] = (uint8_t)mlen;
+		memcpy(pkt + len + 2, msg, mlen);
+		len += 2u + mlen;
+		count++;
+	}
+	if (!count)
+		return rc;
+	if (rc < 0)
+		f->pending_error = 1;	/* err already says what; reported on the next call */
+	memcpy(pkt, "BINFILE   ", 10);
+	put_be64(pkt + 10, *next_seq);
+	pkt[18] = (uint8_t)(count >> 8);
+	pkt[19] = (uint8_t)count;
+	*next_seq += count;
+	return (int)len;
 }
 
 bool itch_file_path_is_gz(const char *path)
