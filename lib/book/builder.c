@@ -23,9 +23,6 @@
 #define BUILDER_IDLE_SLEEP_NS 10000L
 /* The kernel's default 50 us timer slack would dwarf the idle sleep. */
 #define BUILDER_TIMER_SLACK_NS 1000
-/* Venue-book prefetch pipeline (venue_book.h): stage 0 runs 2 x this many
- * events ahead, stage 1 this many ahead, across ring batch boundaries. */
-#define BUILDER_PREFETCH_AHEAD 4u
 /* Thread 2 publishes at a BATCH_END when it has caught up with thread 1;
  * while more batches are already queued behind it, publishing the
  * intermediate states would only be overwritten, so it defers (on the day
@@ -193,35 +190,43 @@ static void push_packet_mark(struct builder *b, const struct wb_event *last)
 	book_queue_push(&b->q, &u);
 }
 
+/* What thread 1 keeps across the events of one ring batch. */
+struct t1_batch {
+	struct builder *b;
+	const struct wb_event *prev;	/* the event before, for packet boundaries */
+	uint64_t queued;		/* updates pushed for the batch */
+	int timed;			/* latency samples wanted */
+};
+
+/* Each event's updates go to thread 2; a new packet first closes the last one's timing. */
+static void t1_emit(void *arg, const struct wb_event *ev, const struct book_update *ups, unsigned k)
+{
+	struct t1_batch *t = arg;
+	struct builder *b = t->b;
+
+	if (t->timed && t->prev && (ev->recv_ts != t->prev->recv_ts || ev->line != t->prev->line)) {
+		push_packet_mark(b, t->prev);
+		t->queued++;
+	}
+	t->prev = ev;
+	if (!k)
+		return;
+	queue_wait_space(b, k);
+	for (unsigned j = 0; j < k; j++)
+		book_queue_push(&b->q, &ups[j]);
+	t->queued += k;
+}
+
 /* Apply n events; avail (>= n) are readable in the ring, for prefetching. */
 static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 {
-	struct book_update ups[BOOK_MAX_UPDATES_PER_EVENT];
-	const struct wb_event *ev = NULL, *prev = NULL;
-	uint64_t read_ts = b->cfg.latency ? now_ns() : 0, queued = 0, i;
-	unsigned k, j;
+	uint64_t read_ts = b->cfg.latency ? now_ns() : 0;
+	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
+	const struct wb_event *ev;
 	int split = 0;
 
-	for (i = 0; i < n; i++) {
-		ev = wb_ring_consumer_at(&b->ring, i);
-		/* A new packet starts: time the previous one as well as the last. */
-		if (read_ts && prev && (ev->recv_ts != prev->recv_ts || ev->line != prev->line)) {
-			push_packet_mark(b, prev);
-			queued++;
-		}
-		prev = ev;
-		if (i + 2 * BUILDER_PREFETCH_AHEAD < avail)
-			venue_books_prefetch_stage(b->vb, wb_ring_consumer_at(&b->ring, i + 2 * BUILDER_PREFETCH_AHEAD), 0);
-		if (i + BUILDER_PREFETCH_AHEAD < avail)
-			venue_books_prefetch_stage(b->vb, wb_ring_consumer_at(&b->ring, i + BUILDER_PREFETCH_AHEAD), 1);
-		k = venue_books_apply(b->vb, ev, ups);
-		if (k) {
-			queue_wait_space(b, k);
-			for (j = 0; j < k; j++)
-				book_queue_push(&b->q, &ups[j]);
-			queued += k;
-		}
-	}
+	venue_books_apply_batch(b->vb, b->ring.slots, b->ring.mask, b->ring.tail, n, avail, t1_emit, &t);
+	ev = t.prev;
 	/* A batch cut at BUILDER_MAX_BATCH can end inside a packet. */
 	if (read_ts && ev && wb_ring_consumer_available(&b->ring) > n) {
 		const struct wb_event *next = wb_ring_consumer_at(&b->ring, n);
@@ -233,7 +238,7 @@ static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 	wb_ring_consumer_release(&b->ring, n);
 	wb_store_relaxed(&b->ctr.ring_batches, b->ctr.ring_batches + 1);
 	wb_store_relaxed(&b->ctr.events, b->ctr.events + n);
-	wb_store_relaxed(&b->ctr.updates_queued, b->ctr.updates_queued + queued + 1);
+	wb_store_relaxed(&b->ctr.updates_queued, b->ctr.updates_queued + t.queued + 1);
 }
 
 static void *thread1_main(void *arg)

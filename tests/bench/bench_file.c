@@ -98,6 +98,7 @@ struct row_result {
 	uint64_t books_sum, super_sum, events_sum;
 	uint64_t updates_sum;	/* every update the venue books emitted, in order */
 	uint64_t peak_rss;
+	uint64_t thread_cpu_ns[2];	/* pipeline: CPU time of builder thread 1 and 2 */
 	int have_books, have_super;
 };
 
@@ -238,9 +239,6 @@ static void ring_fresh(struct bench *b)
 
 /* ---- single-thread rows --------------------------------------------------- */
 
-/* What builder thread 1 does with a ring batch, minus the queue to thread 2. */
-#define PREFETCH_AHEAD 4u
-
 static uint64_t hash_words(uint64_t h, const void *p, size_t bytes)
 {
 	const uint64_t *w = p;
@@ -250,29 +248,31 @@ static uint64_t hash_words(uint64_t h, const void *p, size_t bytes)
 	return h;
 }
 
-/* *update_hash: NULL, or a checksum folding in every update the books emit. */
-static uint64_t apply_events(struct venue_books *vb, struct superbook *sb, struct wb_ring_consumer *c,
-			     uint64_t n, uint64_t *update_hash)
+/* What builder thread 1 hands thread 2, here: the Super-Book, a checksum, or nothing. */
+struct emit_ctx {
+	struct superbook *sb;
+	uint64_t *update_hash;	/* NULL, or a checksum of every update, in order */
+};
+
+static void emit_updates(void *arg, const struct wb_event *ev, const struct book_update *u, unsigned k)
 {
-	struct book_update ups[BOOK_MAX_UPDATES_PER_EVENT];
-	uint64_t updates = 0;
+	struct emit_ctx *c = arg;
 
-	for (uint64_t i = 0; i < n; i++) {
-		unsigned k;
+	(void)ev;
+	if (c->update_hash)
+		*c->update_hash = hash_words(*c->update_hash, u, k * sizeof(*u));
+	if (c->sb)
+		for (unsigned j = 0; j < k; j++)
+			superbook_apply(c->sb, &u[j]);
+}
 
-		if (i + 2 * PREFETCH_AHEAD < n)
-			venue_books_prefetch_stage(vb, wb_ring_consumer_at(c, i + 2 * PREFETCH_AHEAD), 0);
-		if (i + PREFETCH_AHEAD < n)
-			venue_books_prefetch_stage(vb, wb_ring_consumer_at(c, i + PREFETCH_AHEAD), 1);
-		k = venue_books_apply(vb, wb_ring_consumer_at(c, i), ups);
-		updates += k;
-		if (update_hash)
-			*update_hash = hash_words(*update_hash, ups, k * sizeof(ups[0]));
-		if (sb)
-			for (unsigned j = 0; j < k; j++)
-				superbook_apply(sb, &ups[j]);
-	}
-	return updates;
+/* Builder thread 1's apply of a ring batch, and thread 2's if sb. */
+static void apply_events(struct venue_books *vb, struct superbook *sb, struct wb_ring_consumer *c,
+			 uint64_t n, uint64_t *update_hash)
+{
+	struct emit_ctx ctx = { .sb = sb, .update_hash = update_hash };
+
+	venue_books_apply_batch(vb, c->slots, c->mask, c->tail, n, n, emit_updates, &ctx);
 }
 
 static uint64_t hash_events(uint64_t h, const struct wb_ring_consumer *c, uint64_t n)
@@ -415,6 +415,8 @@ static int run_pipeline(struct bench *b, struct row_result *r)
 	builder_stop(bld);
 	builder_get_counters(bld, &ctr);
 	r->cpu_ns = r->wall_ns;
+	r->thread_cpu_ns[0] = ctr.cpu_ns[0];
+	r->thread_cpu_ns[1] = ctr.cpu_ns[1];
 	r->messages = engine_messages(b->engine);
 	r->events = ctr.events;
 	r->have_books = r->have_super = 1;
@@ -448,9 +450,13 @@ static void print_row(enum row row, const struct row_result *r, unsigned runs)
 		printf(" updates %016" PRIx64, r->updates_sum);
 	if (r->have_super)
 		printf(" super-book %016" PRIx64, r->super_sum);
-	printf("  (%s, %" PRIu64 " events, %s)\n",
-	       row == ROW_PIPELINE ? "wall, two threads" : "thread CPU", r->events,
-	       runs > 1 ? "best run" : "one run");
+	if (row == ROW_PIPELINE)
+		printf("  (wall, two threads; CPU: thread 1 %.1f, thread 2 %.1f ns/msg",
+		       (double)r->thread_cpu_ns[0] / (double)(r->messages ? r->messages : 1),
+		       (double)r->thread_cpu_ns[1] / (double)(r->messages ? r->messages : 1));
+	else
+		printf("  (thread CPU");
+	printf(", %" PRIu64 " events, %s)\n", r->events, runs > 1 ? "best run" : "one run");
 	fflush(stdout);
 }
 

@@ -87,20 +87,22 @@ void phase_decode(void)
 	capture_replay(&cap, 0, cap.count, line, &engine, &prod);
 }
 
+static void keep_updates(void *ctx, const struct wb_event *ev, const struct book_update *u, unsigned k)
+{
+	(void)ctx;
+	(void)ev;
+	memcpy(&updates[n_updates], u, k * sizeof(*u));
+	n_updates += k;
+}
+
 void phase_venue_books(struct venue_books *vb)
 {
-	struct book_update *out = updates;
+	for (uint64_t i = 0; i < n_events; i += PUBLISH_EVERY) {
+		uint64_t n = n_events - i < PUBLISH_EVERY ? n_events - i : PUBLISH_EVERY;
 
-	for (uint64_t i = 0; i < n_events; i++) {
-		if (i + 8 < n_events)
-			venue_books_prefetch_stage(vb, &events[i + 8], 0);
-		if (i + 4 < n_events)
-			venue_books_prefetch_stage(vb, &events[i + 4], 1);
-		out += venue_books_apply(vb, &events[i], out);
-		if ((i + 1) % PUBLISH_EVERY == 0)
-			*out++ = (struct book_update){ .kind = BOOK_UP_BATCH_END };
+		venue_books_apply_batch(vb, events, UINT64_MAX, i, n, n_events - i, keep_updates, NULL);
+		updates[n_updates++] = (struct book_update){ .kind = BOOK_UP_BATCH_END };
 	}
-	n_updates = (uint64_t)(out - updates);
 }
 
 void phase_super_book(struct superbook *sb)
