@@ -115,14 +115,14 @@ static void check_against_reference(struct wb_book *bk, int sym)
 	}
 }
 
-START_TEST(test_superbook_matches_brute_force_consolidation)
+/* Random level changes on venues 1..venues, checked after every batch. */
+static void brute_force_rounds(unsigned venues, unsigned seed)
 {
 	struct superbook *sb;
 	struct wb_book *bk;
-	unsigned seed = 12345, round, i;
+	unsigned round, i;
 	int err, sym;
 
-	make_name("brute");
 	memset(ref_qty, 0, sizeof(ref_qty));
 	memset(ref_orders, 0, sizeof(ref_orders));
 	sb = make_book();
@@ -133,7 +133,7 @@ START_TEST(test_superbook_matches_brute_force_consolidation)
 
 		for (i = 0; i < n; i++) {
 			int s = 1 + rand_r(&seed) % NSYMS;
-			int v = 1 + rand_r(&seed) % NVENUES;
+			int v = 1 + rand_r(&seed) % venues;
 			int side = rand_r(&seed) % 2;
 			/* bids mostly low, asks mostly high, with overlap so the
 			 * book locks and crosses now and then */
@@ -168,6 +168,22 @@ START_TEST(test_superbook_matches_brute_force_consolidation)
 	ck_assert_uint_gt(superbook_counters(sb)->level_missing, 0); /* removals of absent levels happened */
 	wb_close(bk);
 	superbook_destroy(sb);
+}
+
+START_TEST(test_superbook_matches_brute_force_consolidation)
+{
+	make_name("brute");
+	brute_force_rounds(NVENUES, 12345);
+}
+END_TEST
+
+/* One venue a symbol: only the levels that changed are rewritten (a new
+ * size at a standing price rewrites that level alone); what readers see
+ * must still be the whole book. */
+START_TEST(test_superbook_single_venue_symbols_match_brute_force)
+{
+	make_name("brute1");
+	brute_force_rounds(1, 777);
 }
 END_TEST
 
@@ -476,6 +492,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_superbook_matches_brute_force_consolidation);
+	tcase_add_test(tc, test_superbook_single_venue_symbols_match_brute_force);
 	tcase_add_test(tc, test_superbook_deep_levels_surface_when_top_levels_go);
 	tcase_add_test(tc, test_superbook_locked_market_names_both_venues);
 	tcase_add_test(tc, test_superbook_gap_flags_venue_until_clear_and_venue_status_counts_it);
