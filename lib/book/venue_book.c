@@ -1324,29 +1324,64 @@ void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *e
 #define BATCH_STAGE0_AHEAD 8u
 #define BATCH_STAGE1_AHEAD 4u
 
-void venue_books_apply_batch(struct venue_books *vb, const struct wb_event *slots, uint64_t mask,
-			     uint64_t first, uint64_t n, uint64_t avail, venue_books_emit_fn emit, void *ctx)
+/* Where the events of a batch are: a ring's slots, or a list of pointers. */
+struct event_run {
+	const struct wb_event *slots;
+	uint64_t mask, first;
+	const struct wb_event *const *list;
+};
+
+static inline const struct wb_event *ring_event(const struct event_run *r, uint64_t i)
+{
+	return &r->slots[(r->first + i) & r->mask];
+}
+
+static inline const struct wb_event *list_event(const struct event_run *r, uint64_t i)
+{
+	return r->list[i];
+}
+
+/* Apply event i after warming what events i + BATCH_STAGEs_AHEAD need; inlined
+ * with its accessor, so neither form pays for the other. */
+static inline __attribute__((always_inline)) void
+apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n, uint64_t avail,
+		const struct wb_event *(*at)(const struct event_run *, uint64_t), venue_books_emit_fn emit,
+		void *ctx)
 {
 	struct book_update ups[BOOK_MAX_UPDATES_PER_EVENT];
 
 	for (uint64_t i = 0; i < n; i++) {
-		const struct wb_event *ev = &slots[(first + i) & mask];
+		const struct wb_event *ev = at(run, i);
 		struct prefetch_hint h;
-		unsigned k;
 
 		if (i + BATCH_STAGE0_AHEAD < avail) {
-			hint_of(&h, &slots[(first + i + BATCH_STAGE0_AHEAD) & mask]);
+			hint_of(&h, at(run, i + BATCH_STAGE0_AHEAD));
 			if (h.kind)
 				prefetch_bucket_stage(vb, &h);
 		}
 		if (i + BATCH_STAGE1_AHEAD < avail) {
-			hint_of(&h, &slots[(first + i + BATCH_STAGE1_AHEAD) & mask]);
+			hint_of(&h, at(run, i + BATCH_STAGE1_AHEAD));
 			if (h.kind)
 				prefetch_level_stage(vb, &h);
 		}
-		k = venue_books_apply(vb, ev, ups);
-		emit(ctx, ev, ups, k);
+		emit(ctx, ev, ups, venue_books_apply(vb, ev, ups));
 	}
+}
+
+void venue_books_apply_batch(struct venue_books *vb, const struct wb_event *slots, uint64_t mask,
+			     uint64_t first, uint64_t n, uint64_t avail, venue_books_emit_fn emit, void *ctx)
+{
+	const struct event_run run = { .slots = slots, .mask = mask, .first = first };
+
+	apply_pipelined(vb, &run, n, avail, ring_event, emit, ctx);
+}
+
+void venue_books_apply_list(struct venue_books *vb, const struct wb_event *const *evs, uint64_t n,
+			    venue_books_emit_fn emit, void *ctx)
+{
+	const struct event_run run = { .list = evs };
+
+	apply_pipelined(vb, &run, n, n, list_event, emit, ctx);
 }
 
 /* ------------------------------------------------------------------ reads */

@@ -109,6 +109,9 @@ typedef void (*venue_books_emit_fn)(void *ctx, const struct wb_event *ev,
 				    const struct book_update *updates, unsigned k);
 void venue_books_apply_batch(struct venue_books *vb, const struct wb_event *slots, uint64_t mask,
 			     uint64_t first, uint64_t n, uint64_t avail, venue_books_emit_fn emit, void *ctx);
+/* The same for n events given by pointer (events read in place, scattered). */
+void venue_books_apply_list(struct venue_books *vb, const struct wb_event *const *evs, uint64_t n,
+			    venue_books_emit_fn emit, void *ctx);
 void venue_books_prefetch_stage(const struct venue_books *vb, const struct wb_event *ev, unsigned stage);
 void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev);
 
