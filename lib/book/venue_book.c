@@ -1343,7 +1343,7 @@ static inline const struct wb_event *list_event(const struct event_run *r, uint6
 
 /* Apply event i after warming what events i + BATCH_STAGEs_AHEAD need; inlined
  * with its accessor, so neither form pays for the other. */
-static inline __attribute__((always_inline)) void
+static inline void
 apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n, uint64_t avail,
 		const struct wb_event *(*at)(const struct event_run *, uint64_t), venue_books_emit_fn emit,
 		void *ctx)

@@ -116,7 +116,7 @@ static void check_against_reference(struct wb_book *bk, int sym)
 }
 
 /* Random level changes on venues 1..venues, checked after every batch. */
-static void brute_force_rounds(unsigned venues, unsigned seed)
+static void brute_force_rounds(unsigned venues, unsigned seed, unsigned rounds)
 {
 	struct superbook *sb;
 	struct wb_book *bk;
@@ -128,7 +128,7 @@ static void brute_force_rounds(unsigned venues, unsigned seed)
 	sb = make_book();
 	bk = wb_open(shm_name, &err);
 	ck_assert_msg(bk, "wb_open: %s", wb_strerror(err));
-	for (round = 0; round < 20000; round++) {
+	for (round = 0; round < rounds; round++) {
 		unsigned n = 1 + rand_r(&seed) % 12;
 
 		for (i = 0; i < n; i++) {
@@ -173,7 +173,7 @@ static void brute_force_rounds(unsigned venues, unsigned seed)
 START_TEST(test_superbook_matches_brute_force_consolidation)
 {
 	make_name("brute");
-	brute_force_rounds(NVENUES, 12345);
+	brute_force_rounds(NVENUES, 12345, 20000);
 }
 END_TEST
 
@@ -183,7 +183,7 @@ END_TEST
 START_TEST(test_superbook_single_venue_symbols_match_brute_force)
 {
 	make_name("brute1");
-	brute_force_rounds(1, 777);
+	brute_force_rounds(1, 777, 6000);
 }
 END_TEST
 
