@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <zlib.h>
 
 #define GZ_BUFFER_BYTES (256u * 1024u)
@@ -20,6 +22,8 @@ static void gz_error_text(gzFile gz, char *err, size_t err_len, const char *what
 	snprintf(err, err_len, "%s: %s", what, msg && *msg ? msg : "unknown error");
 }
 
+#define READ_BUFFER_BYTES (1u << 20)	/* > the longest message and its length */
+
 int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t err_len)
 {
 	struct stat st;
@@ -27,6 +31,9 @@ int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t
 	f->gz = NULL;
 	f->messages = 0;
 	f->pending_error = 0;
+	f->buf = NULL;
+	f->pos = f->len = 0;
+	f->eof = 0;
 	if (stat(path, &st) != 0) {
 		snprintf(err, err_len, "%s: %s", path, strerror(errno));
 		return -1;
@@ -35,47 +42,74 @@ int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t
 		snprintf(err, err_len, "%s: is a directory, not an ITCH file", path);
 		return -1;
 	}
+	f->buf = malloc(READ_BUFFER_BYTES);
+	if (!f->buf) {
+		snprintf(err, err_len, "%s: out of memory", path);
+		return -1;
+	}
 	f->gz = gzopen(path, "rb");
 	if (!f->gz) {
 		snprintf(err, err_len, "%s: %s", path, errno ? strerror(errno) : "cannot open");
+		free(f->buf);
+		f->buf = NULL;
 		return -1;
 	}
 	gzbuffer(f->gz, GZ_BUFFER_BYTES);
 	return 0;
 }
 
+/* At least want bytes unread in the buffer, unless the file ends first:
+ * returns the bytes unread, or -1 on a read error (err set). */
+static ssize_t fill(struct itch_file *f, size_t want, char *err, size_t err_len)
+{
+	while (f->len - f->pos < want && !f->eof) {
+		int got;
+
+		if (f->pos) {
+			memmove(f->buf, f->buf + f->pos, f->len - f->pos);
+			f->len -= f->pos;
+			f->pos = 0;
+		}
+		got = gzread(f->gz, f->buf + f->len, (unsigned)(READ_BUFFER_BYTES - f->len));
+		if (got < 0) {
+			gz_error_text(f->gz, err, err_len, "read error");
+			return -1;
+		}
+		if (got == 0)
+			f->eof = 1;
+		f->len += (size_t)got;
+	}
+	return (ssize_t)(f->len - f->pos);
+}
+
 int itch_file_next(struct itch_file *f, const uint8_t **msg, uint16_t *len, char *err,
 		   size_t err_len)
 {
-	uint8_t hdr[2];
-	int got = gzread(f->gz, hdr, 2);
+	ssize_t have = fill(f, 2, err, err_len);
 	uint16_t n;
 
-	if (got == 0)
-		return 0;
-	if (got < 0) {
-		gz_error_text(f->gz, err, err_len, "read error");
+	if (have < 0)
 		return -1;
-	}
-	if (got == 1) {
+	if (have == 0)
+		return 0;
+	if (have == 1) {
 		snprintf(err, err_len, "file ends inside the length of message %llu",
 			 (unsigned long long)f->messages + 1);
 		return -1;
 	}
-	n = (uint16_t)(hdr[0] << 8 | hdr[1]);
-	got = n ? gzread(f->gz, f->msg, n) : 0;
-	if (got < 0) {
-		gz_error_text(f->gz, err, err_len, "read error");
+	n = (uint16_t)(f->buf[f->pos] << 8 | f->buf[f->pos + 1]);
+	have = fill(f, 2u + n, err, err_len);
+	if (have < 0)
 		return -1;
-	}
-	if (got != n) {
+	if ((size_t)have < 2u + n) {
 		snprintf(err, err_len, "file ends inside message %llu (%d of %u bytes)",
-			 (unsigned long long)f->messages + 1, got, n);
+			 (unsigned long long)f->messages + 1, (int)have - 2, n);
 		return -1;
 	}
 	f->messages++;
-	*msg = f->msg;
+	*msg = f->buf + f->pos + 2;
 	*len = n;
+	f->pos += 2u + n;
 	return 1;
 }
 
@@ -83,6 +117,7 @@ int itch_file_open_write(struct itch_file *f, const char *path, bool gzip, char 
 			 size_t err_len)
 {
 	f->messages = 0;
+	f->buf = NULL;
 	/* "T" writes plain bytes through the same gz interface; level 1 keeps a
 	 * generated day well under a minute at little cost in size. */
 	f->gz = gzopen(path, gzip ? "wb1" : "wbT");
@@ -108,6 +143,8 @@ int itch_file_close(struct itch_file *f, char *err, size_t err_len)
 {
 	int rc;
 
+	free(f->buf);
+	f->buf = NULL;
 	if (!f->gz)
 		return 0;
 	rc = gzclose(f->gz);

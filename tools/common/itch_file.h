@@ -19,7 +19,11 @@ struct itch_file {
 	void *gz;		/* gzFile */
 	uint64_t messages;	/* messages read or written */
 	int pending_error;	/* itch_file_next_packet: damage found after a packet's messages */
-	uint8_t msg[65536];	/* the message last read */
+	/* Reading: the file in large chunks, messages handed out in place
+	 * (two gzread calls a message cost more than decoding it). */
+	uint8_t *buf;
+	size_t pos, len;
+	int eof;		/* gzread has nothing more */
 };
 
 /* Open for reading. Returns 0, or -1 with a message naming the file. */
