@@ -108,6 +108,8 @@ struct superbook {
 	uint64_t venue_recv[WB_BOOK_VENUES]; /* newest recv_ts per venue, published with the batch */
 	uint32_t venue_recv_dirty;	/* venues whose venue_recv moved since the last publish */
 	struct sb_symbol *sym;
+	/* The venue sides' level arrays: on the builder's node, on huge pages. */
+	struct venue_arena arena;
 	uint16_t *dirty_list;
 	uint32_t dirty_count;
 	int numa_node;
@@ -272,7 +274,7 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	 * builder's node. */
 	sb->sym = venue_mem_alloc((size_t)cap * sizeof(*sb->sym), sb->numa_node);
 	sb->dirty_list = calloc(cap, sizeof(*sb->dirty_list));
-	if (!sb->sym || !sb->dirty_list) {
+	if (!sb->sym || !sb->dirty_list || venue_arena_init(&sb->arena, sb->numa_node) < 0) {
 		rc = WB_ESYS;
 		superbook_destroy(sb);
 		goto fail;
@@ -292,8 +294,6 @@ fail:
 void superbook_destroy(struct superbook *sb)
 {
 	struct stat st;
-	uint32_t i;
-	int v, s;
 
 	if (!sb)
 		return;
@@ -307,11 +307,7 @@ void superbook_destroy(struct superbook *sb)
 			shm_unlink(sb->name);
 		munmap(sb->hdr, sb->map_size);
 	}
-	if (sb->sym)
-		for (i = 0; i < sb->capacity; i++)
-			for (v = 0; v < WB_BOOK_VENUES; v++)
-				for (s = 0; s < 2; s++)
-					free(sb->sym[i].venue[v].side[s].lv);
+	venue_arena_destroy(&sb->arena);
 	if (sb->sym)
 		venue_mem_free(sb->sym, (size_t)sb->capacity * sizeof(*sb->sym), sb->numa_node);
 	free(sb->dirty_list);
@@ -399,13 +395,17 @@ static inline uint32_t sb_search(const struct sb_side *sd, int64_t key, int *fou
 	return lo;
 }
 
-static int sb_grow(struct sb_side *sd)
+static int sb_grow(struct superbook *sb, struct sb_side *sd)
 {
 	uint32_t cap = sd->cap ? sd->cap * 2 : SB_MIN_LEVEL_CAP;
-	struct sb_level *lv = realloc(sd->lv, cap * sizeof(*lv));
+	struct sb_level *lv = venue_arena_alloc(&sb->arena, cap * sizeof(*lv));
 
 	if (!lv)
 		return -1;
+	if (sd->cap) {
+		memcpy(lv, sd->lv, sd->count * sizeof(*lv));
+		venue_arena_free(&sb->arena, sd->lv, sd->cap * sizeof(*lv));
+	}
 	sd->lv = lv;
 	sd->cap = cap;
 	return 0;
@@ -437,7 +437,7 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 		from_top = sd->count - 1 - idx;
 		in_place = 1;
 	} else {
-		if (sd->count == sd->cap && sb_grow(sd) < 0) {
+		if (sd->count == sd->cap && sb_grow(sb, sd) < 0) {
 			sb->ctr.alloc_failures++;
 			return;
 		}

@@ -99,23 +99,8 @@ struct book_side {
 
 _Static_assert(sizeof(struct book_side) == 16, "two books' sides a cache line");
 
-#define ARENA_MIN_BLOCK 64u
-#define ARENA_CLASSES 26u			/* blocks of 64 B .. 2 GiB */
-#define ARENA_CHUNK_BYTES ((size_t)4 << 20)
 #define LEVEL_LINEAR_SCAN 16u			/* keys scanned from the top before bisecting */
 #define SIDE_WINDOW 8u				/* keys compared at once, without a branch each */
-
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t bytes;
-	uint8_t pad[48];			/* blocks start 64-byte aligned */
-};
-
-struct level_arena {
-	void *free_blocks[ARENA_CLASSES];	/* singly linked through the first word */
-	char *bump, *end;
-	struct arena_chunk *chunks;
-};
 
 /*
  * venue_books_prefetch() runs stage 1 on the event it was given
@@ -149,7 +134,7 @@ struct venue_books {
 	struct level_slot *prices;		/* the price index, [prices_mask + 1] */
 	uint32_t prices_mask;
 	uint32_t prices_live;
-	struct level_arena arena;
+	struct venue_arena arena;		/* side arrays and spilled queues */
 	int numa_node;				/* resolved: -1 = plain allocation */
 	struct prefetch_history *prefetch_history;
 	struct venue_books_counters c;
@@ -157,72 +142,19 @@ struct venue_books {
 
 /* ---------------------------------------------------------------- memory */
 
-/* Power-of-two block size for bytes (at least ARENA_MIN_BLOCK). */
-static size_t arena_block_bytes(size_t bytes)
-{
-	size_t b = ARENA_MIN_BLOCK;
-
-	while (b < bytes)
-		b <<= 1;
-	return b;
-}
-
-static unsigned arena_class(size_t block_bytes)
-{
-	return (unsigned)(__builtin_ctzll(block_bytes) - __builtin_ctz(ARENA_MIN_BLOCK));
-}
-
-static int arena_add_chunk(struct venue_books *vb, size_t min_bytes)
-{
-	size_t bytes = ARENA_CHUNK_BYTES;
-	struct arena_chunk *ch;
-
-	if (bytes < min_bytes + sizeof(*ch))
-		bytes = min_bytes + sizeof(*ch);
-	ch = venue_mem_alloc(bytes, vb->numa_node);
-	if (!ch)
-		return -1;
-	ch->next = vb->arena.chunks;
-	ch->bytes = bytes;
-	vb->arena.chunks = ch;
-	vb->arena.bump = (char *)(ch + 1);
-	vb->arena.end = (char *)ch + bytes;
-	return 0;
-}
-
-/* A block of arena_block_bytes(bytes); NULL when out of memory. */
+/* A block of the arena; a new chunk is a one-off stall, counted. */
 static void *arena_alloc(struct venue_books *vb, size_t bytes)
 {
-	struct level_arena *a = &vb->arena;
-	size_t block = arena_block_bytes(bytes);
-	unsigned k = arena_class(block);
-	void *p;
+	uint64_t chunks = vb->arena.chunks_added;
+	void *p = venue_arena_alloc(&vb->arena, bytes);
 
-	if (k >= ARENA_CLASSES)
-		return NULL;
-	p = a->free_blocks[k];
-	if (p) {
-		a->free_blocks[k] = *(void **)p;
-		if (a->free_blocks[k])
-			__builtin_prefetch(a->free_blocks[k], 1, 3);
-		return p;
-	}
-	if ((size_t)(a->end - a->bump) < block) {
-		if (arena_add_chunk(vb, block) < 0)
-			return NULL;
-		vb->c.level_grows++;
-	}
-	p = a->bump;
-	a->bump += block;
+	vb->c.level_grows += vb->arena.chunks_added - chunks;
 	return p;
 }
 
 static void arena_free(struct venue_books *vb, void *p, size_t bytes)
 {
-	unsigned k = arena_class(arena_block_bytes(bytes));
-
-	*(void **)p = vb->arena.free_blocks[k];
-	vb->arena.free_blocks[k] = p;
+	venue_arena_free(&vb->arena, p, bytes);
 }
 
 /* Move a side's array to a block twice the size; 0 ok, -1 (side unchanged). */
@@ -310,7 +242,7 @@ struct venue_books *venue_books_create(const struct venue_books_config *cfg)
 	vb->prices = venue_mem_alloc(((size_t)vb->prices_mask + 1) * sizeof(struct level_slot), vb->numa_node);
 	if (!vb->prices)
 		goto fail;
-	if (arena_add_chunk(vb, 0) < 0)
+	if (venue_arena_init(&vb->arena, vb->numa_node) < 0)
 		goto fail;
 	return vb;
 fail:
@@ -322,14 +254,9 @@ fail:
 
 void venue_books_destroy(struct venue_books *vb)
 {
-	struct arena_chunk *ch, *next;
-
 	if (!vb)
 		return;
-	for (ch = vb->arena.chunks; ch; ch = next) {
-		next = ch->next;
-		venue_mem_free(ch, ch->bytes, vb->numa_node);
-	}
+	venue_arena_destroy(&vb->arena);
 	venue_mem_free(vb->sides, (size_t)vb->max_instruments * WB_VENUE_COUNT * 2 * sizeof(struct book_side),
 		       vb->numa_node);
 	venue_mem_free(vb->levels, (size_t)vb->level_cap * sizeof(struct book_level), vb->numa_node);
