@@ -5,7 +5,8 @@ set -euo pipefail
 
 pkgs=(build-essential clang pkg-config libpcap-dev libnuma-dev libhwloc-dev
       check zlib1g-dev tcpreplay iproute2 python3 gnuplot-nox
-      linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils)
+      linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils
+      valgrind)
 
 # The VM test boots every installed kernel: add Debian 12's 6.12 (security
 # suite) where apt knows it, to catch kernel API drift; skipped otherwise.

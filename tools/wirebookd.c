@@ -80,7 +80,8 @@ static void usage(FILE *f)
 "    --busy-poll        spin on the packet ring instead of sleeping in poll(), and\n"
 "                       never let the builder threads sleep when idle (lowest\n"
 "                       latency; burns their cores; default: spin a while, then nap 10 us)\n"
-"  --kernel[=DEVICE]    the wirebook kernel module's event rings (default /dev/wirebook);\n"
+"  --kernel[=DEVICE]    the wirebook kernel module's event rings (default /dev/wirebook),\n"
+"                       applied in place, without a copy;\n"
 "                       its feed map and symbols are set with wb-subscribe\n"
 "\n"
 "Options:\n"
@@ -514,6 +515,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		rc = builder_start(d.builder, d.ring_mem, pump_watch_source_thread, &d);
+	} else if (kernel) {
+		/* Thread 1 applies the events where the module wrote them. */
+		struct builder_source in_place;
+
+		wb_kernel_source_builder(&d.src, &in_place);
+		rc = builder_start_source(d.builder, &in_place);
 	} else {
 		rc = builder_start(d.builder, d.ring_mem, pump_inline, &d);
 	}

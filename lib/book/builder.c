@@ -23,9 +23,6 @@
 #define BUILDER_IDLE_SLEEP_NS 10000L
 /* The kernel's default 50 us timer slack would dwarf the idle sleep. */
 #define BUILDER_TIMER_SLACK_NS 1000
-/* Venue-book prefetch pipeline (venue_book.h): stage 0 runs 2 x this many
- * events ahead, stage 1 this many ahead, across ring batch boundaries. */
-#define BUILDER_PREFETCH_AHEAD 4u
 /* Thread 2 publishes at a BATCH_END when it has caught up with thread 1;
  * while more batches are already queued behind it, publishing the
  * intermediate states would only be overwritten, so it defers (on the day
@@ -45,6 +42,7 @@ struct builder {
 	struct wb_ring_consumer ring;
 	builder_pump_fn pump;
 	void *pump_ctx;
+	struct builder_source src;	/* builder_start_source: read in place */
 	hwloc_topology_t topo;
 	int have_topo;
 	pthread_t th[2];
@@ -193,47 +191,73 @@ static void push_packet_mark(struct builder *b, const struct wb_event *last)
 	book_queue_push(&b->q, &u);
 }
 
+/* What thread 1 keeps across the events of one ring batch. */
+struct t1_batch {
+	struct builder *b;
+	const struct wb_event *prev;	/* the event before, for packet boundaries */
+	uint64_t queued;		/* updates pushed for the batch */
+	int timed;			/* latency samples wanted */
+};
+
+/* Each event's updates go to thread 2; a new packet first closes the last one's timing. */
+static void t1_emit(void *arg, const struct wb_event *ev, const struct book_update *ups, unsigned k)
+{
+	struct t1_batch *t = arg;
+	struct builder *b = t->b;
+
+	if (t->timed && t->prev && (ev->recv_ts != t->prev->recv_ts || ev->line != t->prev->line)) {
+		push_packet_mark(b, t->prev);
+		t->queued++;
+	}
+	t->prev = ev;
+	if (!k)
+		return;
+	queue_wait_space(b, k);
+	for (unsigned j = 0; j < k; j++)
+		book_queue_push(&b->q, &ups[j]);
+	t->queued += k;
+}
+
+/* Close a batch of n applied events: its BATCH_END, one publish to thread 2. */
+static void end_batch(struct builder *b, const struct t1_batch *t, uint64_t read_ts, int split, uint64_t n)
+{
+	push_batch_end(b, t->prev, read_ts, split);
+	book_queue_publish(&b->q);
+	wb_store_relaxed(&b->ctr.ring_batches, b->ctr.ring_batches + 1);
+	wb_store_relaxed(&b->ctr.events, b->ctr.events + n);
+	wb_store_relaxed(&b->ctr.updates_queued, b->ctr.updates_queued + t->queued + 1);
+}
+
 /* Apply n events; avail (>= n) are readable in the ring, for prefetching. */
 static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 {
-	struct book_update ups[BOOK_MAX_UPDATES_PER_EVENT];
-	const struct wb_event *ev = NULL, *prev = NULL;
-	uint64_t read_ts = b->cfg.latency ? now_ns() : 0, queued = 0, i;
-	unsigned k, j;
+	uint64_t read_ts = b->cfg.latency ? now_ns() : 0;
+	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
 	int split = 0;
 
-	for (i = 0; i < n; i++) {
-		ev = wb_ring_consumer_at(&b->ring, i);
-		/* A new packet starts: time the previous one as well as the last. */
-		if (read_ts && prev && (ev->recv_ts != prev->recv_ts || ev->line != prev->line)) {
-			push_packet_mark(b, prev);
-			queued++;
-		}
-		prev = ev;
-		if (i + 2 * BUILDER_PREFETCH_AHEAD < avail)
-			venue_books_prefetch_stage(b->vb, wb_ring_consumer_at(&b->ring, i + 2 * BUILDER_PREFETCH_AHEAD), 0);
-		if (i + BUILDER_PREFETCH_AHEAD < avail)
-			venue_books_prefetch_stage(b->vb, wb_ring_consumer_at(&b->ring, i + BUILDER_PREFETCH_AHEAD), 1);
-		k = venue_books_apply(b->vb, ev, ups);
-		if (k) {
-			queue_wait_space(b, k);
-			for (j = 0; j < k; j++)
-				book_queue_push(&b->q, &ups[j]);
-			queued += k;
-		}
-	}
+	venue_books_apply_batch(b->vb, b->ring.slots, b->ring.mask, b->ring.tail, n, avail, t1_emit, &t);
 	/* A batch cut at BUILDER_MAX_BATCH can end inside a packet. */
-	if (read_ts && ev && wb_ring_consumer_available(&b->ring) > n) {
+	if (read_ts && t.prev && wb_ring_consumer_available(&b->ring) > n) {
 		const struct wb_event *next = wb_ring_consumer_at(&b->ring, n);
 
-		split = next->recv_ts == ev->recv_ts && next->line == ev->line;
+		split = next->recv_ts == t.prev->recv_ts && next->line == t.prev->line;
 	}
-	push_batch_end(b, ev, read_ts, split);
-	book_queue_publish(&b->q);
+	end_batch(b, &t, read_ts, split, n);
 	wb_ring_consumer_release(&b->ring, n);
-	wb_store_relaxed(&b->ctr.ring_batches, b->ctr.ring_batches + 1);
-	wb_store_relaxed(&b->ctr.events, b->ctr.events + n);
-	wb_store_relaxed(&b->ctr.updates_queued, b->ctr.updates_queued + queued + 1);
+}
+
+/* Apply n events read in place from a builder_source. */
+static void apply_source_batch(struct builder *b, const struct wb_event *const *evs, uint64_t n)
+{
+	uint64_t read_ts = b->cfg.latency ? now_ns() : 0;
+	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
+
+	venue_books_apply_list(b->vb, evs, n, t1_emit, &t);
+	/* A full batch may end inside a packet, and what follows is not
+	 * looked at: its last packet is timed when it ends (a packet that
+	 * did end here goes untimed; only under a backlog). */
+	end_batch(b, &t, read_ts, n == BUILDER_MAX_BATCH, n);
+	b->src.release(b->src.ctx);
 }
 
 static void *thread1_main(void *arg)
@@ -265,6 +289,35 @@ static void *thread1_main(void *arg)
 		wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
 	}
 	wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
+	push_batch_end(b, NULL, 0, 0);
+	book_queue_publish(&b->q);
+	b->ctr.cpu_ns[0] = thread_cpu_ns();
+	wb_store_release(&b->t1_done, 1);
+	return NULL;
+}
+
+/* Thread 1 on a builder_source: the same, reading events in place. */
+static void *thread1_source_main(void *arg)
+{
+	struct builder *b = arg;
+	const struct wb_event *evs[BUILDER_MAX_BATCH];
+	unsigned idle = 0;
+
+	pin_self(b, b->ctr.cpu[0]);
+	for (;;) {
+		uint64_t n = b->src.peek(b->src.ctx, evs, BUILDER_MAX_BATCH);
+
+		if (n == 0) {
+			if (wb_load_acquire(&b->stop))
+				break;
+			idle_wait(b, &idle, &b->ctr.t1_idle_sleeps);
+			continue;
+		}
+		idle = 0;
+		apply_source_batch(b, evs, n);
+		wb_store_relaxed(&b->ctr.ring_dropped, b->src.dropped(b->src.ctx));
+	}
+	wb_store_relaxed(&b->ctr.ring_dropped, b->src.dropped(b->src.ctx));
 	push_batch_end(b, NULL, 0, 0);
 	book_queue_publish(&b->q);
 	b->ctr.cpu_ns[0] = thread_cpu_ns();
@@ -477,19 +530,13 @@ fail:
 	return NULL;
 }
 
-int builder_start(struct builder *b, void *ring_mem, builder_pump_fn pump, void *pump_ctx)
+static int start_threads(struct builder *b, void *(*thread1)(void *))
 {
-	int rc;
+	int rc = pthread_create(&b->th[1], NULL, thread2_main, b);
 
-	if (b->started || wb_ring_check(ring_mem, UINT64_MAX) != WB_RING_OK)
-		return -EINVAL;
-	wb_ring_consumer_init(&b->ring, ring_mem);
-	b->pump = pump;
-	b->pump_ctx = pump_ctx;
-	rc = pthread_create(&b->th[1], NULL, thread2_main, b);
 	if (rc)
 		return -rc;
-	rc = pthread_create(&b->th[0], NULL, thread1_main, b);
+	rc = pthread_create(&b->th[0], NULL, thread1, b);
 	if (rc) {
 		wb_store_release(&b->t1_done, 1);
 		pthread_join(b->th[1], NULL);
@@ -499,6 +546,24 @@ int builder_start(struct builder *b, void *ring_mem, builder_pump_fn pump, void 
 	pthread_setname_np(b->th[1], "wb-superbook");
 	b->started = 1;
 	return 0;
+}
+
+int builder_start(struct builder *b, void *ring_mem, builder_pump_fn pump, void *pump_ctx)
+{
+	if (b->started || wb_ring_check(ring_mem, UINT64_MAX) != WB_RING_OK)
+		return -EINVAL;
+	wb_ring_consumer_init(&b->ring, ring_mem);
+	b->pump = pump;
+	b->pump_ctx = pump_ctx;
+	return start_threads(b, thread1_main);
+}
+
+int builder_start_source(struct builder *b, const struct builder_source *src)
+{
+	if (b->started || !src || !src->peek || !src->release || !src->dropped)
+		return -EINVAL;
+	b->src = *src;
+	return start_threads(b, thread1_source_main);
 }
 
 int builder_done(const struct builder *b)

@@ -72,6 +72,24 @@ struct builder *builder_create(const struct builder_config *cfg, int *err);
 
 /* Start both threads on ring_mem (a formatted wb_ring). 0 or -errno. */
 int builder_start(struct builder *b, void *ring_mem, builder_pump_fn pump, void *pump_ctx);
+/*
+ * An event producer thread 1 reads in place, instead of a ring (the kernel
+ * module's per-CPU rings, merged): no event is copied on the way to the
+ * books. peek() hands out up to max events in order as pointers that stay
+ * valid until release(), which thread 1 calls once a peeked batch is
+ * applied; 0 events means none now. dropped() is the producer's count of
+ * events lost to full rings. All three run on thread 1.
+ */
+struct builder_source {
+	uint64_t (*peek)(void *ctx, const struct wb_event **evs, uint64_t max);
+	void (*release)(void *ctx);
+	uint64_t (*dropped)(void *ctx);
+	void *ctx;
+};
+
+/* Start both threads on a builder_source (copied). 0 or -errno. */
+int builder_start_source(struct builder *b, const struct builder_source *src);
+
 /* True once the pump reported EOF/ERROR and everything was published. */
 int builder_done(const struct builder *b);
 /* Stop (after draining what is in the ring and queue) and join. */

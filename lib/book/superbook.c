@@ -23,6 +23,7 @@
 #include <numa.h>
 #include <numaif.h>
 
+#include "book/checksum.h"
 #include "book/superbook.h"
 #include "book/venue_mem.h"
 #include "wirebook/barrier.h"
@@ -37,16 +38,20 @@
 #define SB_D_META	0x10u	/* venue flags/state, presence */
 
 /*
- * Which published levels are stale is kept as "from level k down" (k from
- * the top): a change at a venue's level k moves only that venue's levels
- * k.. and the consolidated levels k.. (a price's consolidated rank is at
- * least its rank on any venue quoting it). Stored as k + 1, 0 = clean, so
- * zeroed memory is clean.
+ * Which published levels are stale: a bit per level from the top. A new
+ * or vanished price at a venue's level k moves that venue's levels k..
+ * (bits k and below); a new size at an existing price changes level k
+ * alone, the common case (orders joining, leaving or trading at a price
+ * that stays). Consolidated levels: a price's consolidated rank is at
+ * least its rank on any venue quoting it, so a change at venue level k
+ * marks consolidated levels k..; when the venue is the symbol's only one,
+ * the ranks are equal and the venue's bits serve. Zeroed memory is clean.
  */
-static inline void sb_stale_from(uint8_t *from1, uint32_t k)
+#define SB_ALL_LEVELS ((uint16_t)((1u << WB_BOOK_DEPTH) - 1))
+
+static inline uint16_t sb_levels_from(uint32_t k)
 {
-	if (*from1 == 0 || k + 1 < *from1)
-		*from1 = (uint8_t)(k + 1);
+	return (uint16_t)(SB_ALL_LEVELS & ~((1u << k) - 1));
 }
 
 struct sb_level {
@@ -68,7 +73,7 @@ struct sb_venue {
 	uint32_t gaps;
 	uint8_t flags;		/* WB_VENF_PRESENT, WB_VENF_GAP */
 	uint8_t state;
-	uint8_t stale_from[2];	/* per side, see sb_stale_from */
+	uint16_t stale[2];	/* per side: published levels to rewrite (SB_ALL_LEVELS) */
 } __attribute__((aligned(64)));
 
 struct sb_symbol {
@@ -80,7 +85,7 @@ struct sb_symbol {
 	uint32_t venues_present;
 	uint32_t venues_known;	/* venues with levels, a gap or a status: published per venue */
 	uint32_t cols[2];	/* venues whose breakdown column may be nonzero in shm */
-	uint8_t cons_stale_from[2];
+	uint16_t cons_stale[2];	/* consolidated levels to rewrite, per side */
 	uint8_t state;
 	char raw_state;
 	char reason[4];
@@ -103,6 +108,8 @@ struct superbook {
 	uint64_t venue_recv[WB_BOOK_VENUES]; /* newest recv_ts per venue, published with the batch */
 	uint32_t venue_recv_dirty;	/* venues whose venue_recv moved since the last publish */
 	struct sb_symbol *sym;
+	/* The venue sides' level arrays: on the builder's node, on huge pages. */
+	struct venue_arena arena;
 	uint16_t *dirty_list;
 	uint32_t dirty_count;
 	int numa_node;
@@ -267,7 +274,7 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	 * builder's node. */
 	sb->sym = venue_mem_alloc((size_t)cap * sizeof(*sb->sym), sb->numa_node);
 	sb->dirty_list = calloc(cap, sizeof(*sb->dirty_list));
-	if (!sb->sym || !sb->dirty_list) {
+	if (!sb->sym || !sb->dirty_list || venue_arena_init(&sb->arena, sb->numa_node) < 0) {
 		rc = WB_ESYS;
 		superbook_destroy(sb);
 		goto fail;
@@ -287,8 +294,6 @@ fail:
 void superbook_destroy(struct superbook *sb)
 {
 	struct stat st;
-	uint32_t i;
-	int v, s;
 
 	if (!sb)
 		return;
@@ -302,11 +307,7 @@ void superbook_destroy(struct superbook *sb)
 			shm_unlink(sb->name);
 		munmap(sb->hdr, sb->map_size);
 	}
-	if (sb->sym)
-		for (i = 0; i < sb->capacity; i++)
-			for (v = 0; v < WB_BOOK_VENUES; v++)
-				for (s = 0; s < 2; s++)
-					free(sb->sym[i].venue[v].side[s].lv);
+	venue_arena_destroy(&sb->arena);
 	if (sb->sym)
 		venue_mem_free(sb->sym, (size_t)sb->capacity * sizeof(*sb->sym), sb->numa_node);
 	free(sb->dirty_list);
@@ -394,13 +395,17 @@ static inline uint32_t sb_search(const struct sb_side *sd, int64_t key, int *fou
 	return lo;
 }
 
-static int sb_grow(struct sb_side *sd)
+static int sb_grow(struct superbook *sb, struct sb_side *sd)
 {
 	uint32_t cap = sd->cap ? sd->cap * 2 : SB_MIN_LEVEL_CAP;
-	struct sb_level *lv = realloc(sd->lv, cap * sizeof(*lv));
+	struct sb_level *lv = venue_arena_alloc(&sb->arena, cap * sizeof(*lv));
 
 	if (!lv)
 		return -1;
+	if (sd->cap) {
+		memcpy(lv, sd->lv, sd->count * sizeof(*lv));
+		venue_arena_free(&sb->arena, sd->lv, sd->cap * sizeof(*lv));
+	}
 	sd->lv = lv;
 	sd->cap = cap;
 	return 0;
@@ -414,7 +419,7 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 	struct sb_side *sd = &vn->side[si];
 	int64_t key = si ? -u->price : u->price;
 	uint32_t idx, from_top;
-	int found;
+	int found, in_place = 0;
 
 	sb->ctr.levels++;
 	idx = sb_search(sd, key, &found);
@@ -430,8 +435,9 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 		sd->lv[idx].qty = u->qty;
 		sd->lv[idx].orders = u->order_count;
 		from_top = sd->count - 1 - idx;
+		in_place = 1;
 	} else {
-		if (sd->count == sd->cap && sb_grow(sd) < 0) {
+		if (sd->count == sd->cap && sb_grow(sb, sd) < 0) {
 			sb->ctr.alloc_failures++;
 			return;
 		}
@@ -459,8 +465,11 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 	}
 	/* A change below the venue's tenth level changes nothing published. */
 	if (from_top < WB_BOOK_DEPTH) {
-		sb_stale_from(&vn->stale_from[si], from_top);
-		sb_stale_from(&y->cons_stale_from[si], from_top);
+		uint16_t moved = sb_levels_from(from_top);
+		uint16_t changed = in_place ? (uint16_t)(1u << from_top) : moved;
+
+		vn->stale[si] |= changed;
+		y->cons_stale[si] |= (y->venues_known & ~(1u << u->venue)) == 0 ? changed : moved;
 		sb_mark(sb, u->instrument, SB_D_LEVELS);
 	}
 }
@@ -475,8 +484,8 @@ static void sb_clear_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
 	/* A clear starts the venue's book afresh (new session or snapshot):
 	 * whatever a gap lost is gone with it. */
 	vn->flags &= (uint8_t)~WB_VENF_GAP;
-	vn->stale_from[0] = vn->stale_from[1] = 1;
-	sb->sym[inst].cons_stale_from[0] = sb->sym[inst].cons_stale_from[1] = 1;
+	vn->stale[0] = vn->stale[1] = SB_ALL_LEVELS;
+	sb->sym[inst].cons_stale[0] = sb->sym[inst].cons_stale[1] = SB_ALL_LEVELS;
 	sb_mark(sb, inst, SB_D_LEVELS | SB_D_META);
 }
 
@@ -669,12 +678,12 @@ int superbook_add_symbol(struct superbook *sb, uint16_t instrument, const char t
 /* ---- publishing -------------------------------------------------------- */
 
 static void sb_write_venue_side(struct wb_level *out, uint8_t *count, const struct sb_side *sd,
-				int ask, uint32_t from)
+				int ask, uint16_t stale)
 {
 	uint32_t n = sd->count < WB_BOOK_DEPTH ? sd->count : WB_BOOK_DEPTH;
-	uint32_t i;
 
-	for (i = from; i < n; i++) {
+	for (uint32_t m = stale & ((1u << n) - 1); m; m &= m - 1) {
+		uint32_t i = (uint32_t)__builtin_ctz(m);
 		const struct sb_level *l = &sd->lv[sd->count - 1 - i];
 
 		out[i].price = ask ? -l->key : l->key;
@@ -687,17 +696,18 @@ static void sb_write_venue_side(struct wb_level *out, uint8_t *count, const stru
 
 /*
  * Merge the venues' tops into the best WB_BOOK_DEPTH consolidated levels,
- * writing levels from..; present: the venues with levels on this side.
- * Breakdown columns are written for present venues from `from`, and
- * cleared whole for venues that left (their leaving made from 0).
+ * writing the stale ones; present: the venues with levels on this side.
+ * Breakdown columns are written for present venues from the first stale
+ * level (one venue: the stale levels), and cleared whole for venues that
+ * left (their leaving made every level stale).
  */
 static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOOK_DEPTH],
-				     struct sb_symbol *y, int si, uint32_t present, uint32_t from)
+				     struct sb_symbol *y, int si, uint32_t present, uint16_t stale)
 {
 	const struct sb_side *sd[WB_BOOK_VENUES];
 	uint8_t vid[WB_BOOK_VENUES];
 	int32_t head[WB_BOOK_VENUES];
-	uint32_t n = 0, nv = 0, i, m;
+	uint32_t n = 0, nv = 0, i, m, from = (uint32_t)__builtin_ctz(stale);
 
 	for (m = y->cols[si] & ~present; m; m &= m - 1)
 		memset(vq[__builtin_ctz(m)], 0, sizeof(vq[0]));
@@ -715,8 +725,11 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 		uint32_t cnt = sd[0]->count < WB_BOOK_DEPTH ? sd[0]->count : WB_BOOK_DEPTH;
 		uint64_t *col = vq[vid[0]];
 
-		for (i = from; i < cnt; i++) {
-			const struct sb_level *l = &sd[0]->lv[sd[0]->count - 1 - i];
+		for (m = stale & ((1u << cnt) - 1); m; m &= m - 1) {
+			const struct sb_level *l;
+
+			i = (uint32_t)__builtin_ctz(m);
+			l = &sd[0]->lv[sd[0]->count - 1 - i];
 
 			out[i].price = si ? -l->key : l->key;
 			out[i].qty = l->qty;
@@ -790,11 +803,11 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 			side_present[0] |= 1u << v;
 		if (vn->side[1].count)
 			side_present[1] |= 1u << v;
-		if (vn->stale_from[0])
-			sb_write_venue_side(rv->bid, &rv->bid_count, &vn->side[0], 0, vn->stale_from[0] - 1u);
-		if (vn->stale_from[1])
-			sb_write_venue_side(rv->ask, &rv->ask_count, &vn->side[1], 1, vn->stale_from[1] - 1u);
-		if ((d & SB_D_META) || vn->stale_from[0] || vn->stale_from[1]) {
+		if (vn->stale[0])
+			sb_write_venue_side(rv->bid, &rv->bid_count, &vn->side[0], 0, vn->stale[0]);
+		if (vn->stale[1])
+			sb_write_venue_side(rv->ask, &rv->ask_count, &vn->side[1], 1, vn->stale[1]);
+		if ((d & SB_D_META) || vn->stale[0] || vn->stale[1]) {
 			uint8_t vf = vn->flags;
 
 			if (rv->bid_count && rv->ask_count && rv->bid[0].price >= rv->ask[0].price)
@@ -804,25 +817,25 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 			rv->gaps = vn->gaps;
 			rv->exch_ts = vn->exch_ts;
 		}
-		vn->stale_from[0] = vn->stale_from[1] = 0;
+		vn->stale[0] = vn->stale[1] = 0;
 		if (vn->flags & WB_VENF_GAP)
 			flags |= WB_SYMF_GAP;
 	}
-	if (y->cons_stale_from[0]) {
+	if (y->cons_stale[0]) {
 		r->bid_count = sb_write_consolidated(r->bid, r->bid_venue_qty, y, 0, side_present[0],
-						     y->cons_stale_from[0] - 1u);
+						     y->cons_stale[0]);
 		r->bid_price = r->bid_count ? r->bid[0].price : 0;
 		r->bid_qty = r->bid_count ? r->bid[0].qty : 0;
 		r->bid_venues = r->bid_count ? r->bid[0].venues : 0;
 	}
-	if (y->cons_stale_from[1]) {
+	if (y->cons_stale[1]) {
 		r->ask_count = sb_write_consolidated(r->ask, r->ask_venue_qty, y, 1, side_present[1],
-						     y->cons_stale_from[1] - 1u);
+						     y->cons_stale[1]);
 		r->ask_price = r->ask_count ? r->ask[0].price : 0;
 		r->ask_qty = r->ask_count ? r->ask[0].qty : 0;
 		r->ask_venues = r->ask_count ? r->ask[0].venues : 0;
 	}
-	y->cons_stale_from[0] = y->cons_stale_from[1] = 0;
+	y->cons_stale[0] = y->cons_stale[1] = 0;
 	if (d & SB_D_TRADE)
 		r->last_trade = y->trade;
 	if (d & SB_D_STATUS) {
@@ -901,4 +914,59 @@ unsigned superbook_publish(struct superbook *sb)
 	sb->ctr.publishes += n;
 	wb_store_release(&sb->hdr->updates, sb->hdr->updates + n);
 	return n;
+}
+
+static uint64_t sb_checksum_levels(uint64_t h, const struct wb_level *lv, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		h = book_checksum_mix(h, (uint64_t)lv[i].price);
+		h = book_checksum_mix(h, lv[i].qty);
+		h = book_checksum_mix(h, (uint64_t)lv[i].orders << 32 | lv[i].venues);
+	}
+	return h;
+}
+
+uint64_t superbook_checksum(const struct superbook *sb)
+{
+	uint64_t h = BOOK_CHECKSUM_SEED, symbols = sb->hdr->symbols;
+
+	for (uint32_t i = 1; i < symbols && i < sb->capacity; i++) {
+		const struct wb_shm_symbol *r =
+			(const struct wb_shm_symbol *)(sb->records + (size_t)i * sizeof(*r));
+		const struct wb_trade *t = &r->last_trade;
+
+		h = book_checksum_mix(h, i);
+		h = book_checksum_mix(h, r->ticker);
+		h = book_checksum_mix(h, (uint64_t)r->flags << 48 | (uint64_t)r->state << 40 |
+					 (uint64_t)(uint8_t)r->raw_state << 32 | r->state_venue);
+		h = book_checksum_mix(h, (uint64_t)r->bid_venues << 32 | r->ask_venues);
+		h = book_checksum_mix(h, r->venues_present);
+		h = book_checksum_mix(h, (uint64_t)r->bid_price);
+		h = book_checksum_mix(h, r->bid_qty);
+		h = book_checksum_mix(h, (uint64_t)r->ask_price);
+		h = book_checksum_mix(h, r->ask_qty);
+		h = book_checksum_mix(h, (uint64_t)t->price);
+		h = book_checksum_mix(h, t->qty);
+		h = book_checksum_mix(h, t->exch_ts);
+		h = book_checksum_mix(h, t->match_id);
+		h = book_checksum_mix(h, t->volume);
+		h = book_checksum_mix(h, (uint64_t)t->count << 16 | (uint64_t)t->venue << 8 | t->flags);
+		h = book_checksum_mix(h, (uint64_t)r->bid_count << 8 | r->ask_count);
+		h = sb_checksum_levels(h, r->bid, r->bid_count);
+		h = sb_checksum_levels(h, r->ask, r->ask_count);
+		for (uint32_t v = 0; v < WB_BOOK_VENUES; v++) {
+			const struct wb_shm_venue *rv = &r->venue[v];
+
+			for (uint32_t k = 0; k < r->bid_count; k++)
+				h = book_checksum_mix(h, r->bid_venue_qty[v][k]);
+			for (uint32_t k = 0; k < r->ask_count; k++)
+				h = book_checksum_mix(h, r->ask_venue_qty[v][k]);
+			h = book_checksum_mix(h, (uint64_t)rv->flags << 24 | (uint64_t)rv->state << 16 |
+						 (uint64_t)rv->bid_count << 8 | rv->ask_count);
+			h = book_checksum_mix(h, rv->gaps);
+			h = sb_checksum_levels(h, rv->bid, rv->bid_count);
+			h = sb_checksum_levels(h, rv->ask, rv->ask_count);
+		}
+	}
+	return h;
 }

@@ -69,6 +69,15 @@ int superbook_add_symbol(struct superbook *sb, uint16_t instrument, const char t
 void superbook_set_state(struct superbook *sb, int state);
 void superbook_heartbeat(struct superbook *sb, uint64_t now_ns);
 
+/*
+ * A checksum of the published book as readers see it: per symbol its
+ * ticker, consolidated depth with the per-venue breakdown, NBBO, flags,
+ * status, last trade and each venue's depth, flags, state and gaps.
+ * Times of last change and publish counters stay out: they follow when
+ * publishes happened, not what the book holds. Call with the writer idle.
+ */
+uint64_t superbook_checksum(const struct superbook *sb);
+
 const struct superbook_counters *superbook_counters(const struct superbook *sb);
 const struct wb_shm_header *superbook_header(const struct superbook *sb);
 /* Shared-memory name as opened ("/wirebook"). */

@@ -19,6 +19,10 @@
  *    queue costs a scan and a memmove of its tail, sequential and cheap
  *    next to a miss; the scan starts at the back, where cancels of recent
  *    orders land;
+ *  - a price index, (book side, price) -> level, hashed like the order
+ *    index: an ADD's level is one miss whose address the event gives,
+ *    prefetched with the order's bucket; the sorted side arrays below are
+ *    walked only when a price gains its first order or loses its last;
  *  - one 16-byte struct book_side per (venue, instrument, side), directly
  *    indexed, venue-major so the books of a venue are contiguous (bid and
  *    ask side by side, two instruments a cache line); it holds a sorted
@@ -38,6 +42,7 @@
  *    level_grows).
  */
 #include "book/venue_book.h"
+#include "book/checksum.h"
 #include "book/order_index.h"
 #include "book/venue_mem.h"
 
@@ -70,6 +75,22 @@ struct side_entry {
 	uint32_t reserved;
 };
 
+/*
+ * The price index: (book side, price) -> level, open addressing like the
+ * order index (linear probing, load at most 1/2, backward-shift erase).
+ * Its bucket's address follows from the event alone, so an ADD's level is
+ * one prefetchable miss away instead of a walk from the book side to its
+ * sorted array; the sorted array is touched only when a price gains its
+ * first order or loses its last.
+ */
+struct level_slot {
+	int64_t price;
+	uint32_t book;		/* side_of() index of the book side */
+	uint32_t level;		/* level pool index; 0: empty bucket */
+};
+
+_Static_assert(sizeof(struct level_slot) == 16, "four price buckets a cache line");
+
 struct book_side {
 	struct side_entry *e;	/* ascending keys; best price at [count - 1] */
 	uint32_t count;
@@ -78,23 +99,8 @@ struct book_side {
 
 _Static_assert(sizeof(struct book_side) == 16, "two books' sides a cache line");
 
-#define ARENA_MIN_BLOCK 64u
-#define ARENA_CLASSES 26u			/* blocks of 64 B .. 2 GiB */
-#define ARENA_CHUNK_BYTES ((size_t)4 << 20)
 #define LEVEL_LINEAR_SCAN 16u			/* keys scanned from the top before bisecting */
 #define SIDE_WINDOW 8u				/* keys compared at once, without a branch each */
-
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t bytes;
-	uint8_t pad[48];			/* blocks start 64-byte aligned */
-};
-
-struct level_arena {
-	void *free_blocks[ARENA_CLASSES];	/* singly linked through the first word */
-	char *bump, *end;
-	struct arena_chunk *chunks;
-};
 
 /*
  * venue_books_prefetch() runs stage 1 on the event it was given
@@ -125,7 +131,10 @@ struct venue_books {
 	uint32_t level_free;
 	uint32_t max_instruments;
 	struct book_side *sides;		/* [WB_VENUE_COUNT][max_instruments][2] */
-	struct level_arena arena;
+	struct level_slot *prices;		/* the price index, [prices_mask + 1] */
+	uint32_t prices_mask;
+	uint32_t prices_live;
+	struct venue_arena arena;		/* side arrays and spilled queues */
 	int numa_node;				/* resolved: -1 = plain allocation */
 	struct prefetch_history *prefetch_history;
 	struct venue_books_counters c;
@@ -133,70 +142,19 @@ struct venue_books {
 
 /* ---------------------------------------------------------------- memory */
 
-/* Power-of-two block size for bytes (at least ARENA_MIN_BLOCK). */
-static size_t arena_block_bytes(size_t bytes)
-{
-	size_t b = ARENA_MIN_BLOCK;
-
-	while (b < bytes)
-		b <<= 1;
-	return b;
-}
-
-static unsigned arena_class(size_t block_bytes)
-{
-	return (unsigned)(__builtin_ctzll(block_bytes) - __builtin_ctz(ARENA_MIN_BLOCK));
-}
-
-static int arena_add_chunk(struct venue_books *vb, size_t min_bytes)
-{
-	size_t bytes = ARENA_CHUNK_BYTES;
-	struct arena_chunk *ch;
-
-	if (bytes < min_bytes + sizeof(*ch))
-		bytes = min_bytes + sizeof(*ch);
-	ch = venue_mem_alloc(bytes, vb->numa_node);
-	if (!ch)
-		return -1;
-	ch->next = vb->arena.chunks;
-	ch->bytes = bytes;
-	vb->arena.chunks = ch;
-	vb->arena.bump = (char *)(ch + 1);
-	vb->arena.end = (char *)ch + bytes;
-	return 0;
-}
-
-/* A block of arena_block_bytes(bytes); NULL when out of memory. */
+/* A block of the arena; a new chunk is a one-off stall, counted. */
 static void *arena_alloc(struct venue_books *vb, size_t bytes)
 {
-	struct level_arena *a = &vb->arena;
-	size_t block = arena_block_bytes(bytes);
-	unsigned k = arena_class(block);
-	void *p;
+	uint64_t chunks = vb->arena.chunks_added;
+	void *p = venue_arena_alloc(&vb->arena, bytes);
 
-	if (k >= ARENA_CLASSES)
-		return NULL;
-	p = a->free_blocks[k];
-	if (p) {
-		a->free_blocks[k] = *(void **)p;
-		return p;
-	}
-	if ((size_t)(a->end - a->bump) < block) {
-		if (arena_add_chunk(vb, block) < 0)
-			return NULL;
-		vb->c.level_grows++;
-	}
-	p = a->bump;
-	a->bump += block;
+	vb->c.level_grows += vb->arena.chunks_added - chunks;
 	return p;
 }
 
 static void arena_free(struct venue_books *vb, void *p, size_t bytes)
 {
-	unsigned k = arena_class(arena_block_bytes(bytes));
-
-	*(void **)p = vb->arena.free_blocks[k];
-	vb->arena.free_blocks[k] = p;
+	venue_arena_free(&vb->arena, p, bytes);
 }
 
 /* Move a side's array to a block twice the size; 0 ok, -1 (side unchanged). */
@@ -278,7 +236,13 @@ struct venue_books *venue_books_create(const struct venue_books_config *cfg)
 				    vb->numa_node);
 	if (!vb->sides)
 		goto fail;
-	if (arena_add_chunk(vb, 0) < 0)
+	vb->prices_mask = 2048 - 1;
+	while (vb->prices_mask / 2 < vb->level_cap)
+		vb->prices_mask = vb->prices_mask * 2 + 1;
+	vb->prices = venue_mem_alloc(((size_t)vb->prices_mask + 1) * sizeof(struct level_slot), vb->numa_node);
+	if (!vb->prices)
+		goto fail;
+	if (venue_arena_init(&vb->arena, vb->numa_node) < 0)
 		goto fail;
 	return vb;
 fail:
@@ -290,17 +254,13 @@ fail:
 
 void venue_books_destroy(struct venue_books *vb)
 {
-	struct arena_chunk *ch, *next;
-
 	if (!vb)
 		return;
-	for (ch = vb->arena.chunks; ch; ch = next) {
-		next = ch->next;
-		venue_mem_free(ch, ch->bytes, vb->numa_node);
-	}
+	venue_arena_destroy(&vb->arena);
 	venue_mem_free(vb->sides, (size_t)vb->max_instruments * WB_VENUE_COUNT * 2 * sizeof(struct book_side),
 		       vb->numa_node);
 	venue_mem_free(vb->levels, (size_t)vb->level_cap * sizeof(struct book_level), vb->numa_node);
+	venue_mem_free(vb->prices, ((size_t)vb->prices_mask + 1) * sizeof(struct level_slot), vb->numa_node);
 	if (vb->ix.buckets)
 		order_index_fini(&vb->ix);
 	free(vb->prefetch_history);
@@ -320,12 +280,95 @@ static inline int64_t sort_key(uint8_t side, int64_t price)
 	return side == WB_SIDE_BUY ? price : ~price;
 }
 
+static inline uint32_t book_of(const struct venue_books *vb, uint16_t instrument, uint8_t venue, uint8_t side)
+{
+	return ((uint32_t)venue * vb->max_instruments + instrument) * 2 + (side - 1u);
+}
+
 static inline struct book_side *side_of(const struct venue_books *vb, uint16_t instrument,
 					uint8_t venue, uint8_t side)
 {
-	size_t i = ((size_t)venue * vb->max_instruments + instrument) * 2 + (side - 1u);
+	return &vb->sides[book_of(vb, instrument, venue, side)];
+}
 
-	return &vb->sides[i];
+/* ------------------------------------------------------------ price index */
+
+static inline uint32_t price_home(const struct venue_books *vb, uint32_t book, int64_t price)
+{
+	/* Prices of one book sit a tick apart: mix them apart, and the book in. */
+	uint64_t h = (uint64_t)price * 0x9e3779b97f4a7c15ull ^ (uint64_t)book * 0xc2b2ae3d27d4eb4full;
+
+	h ^= h >> 31;
+	h *= 0xd6e8feb86659fd93ull;
+	h ^= h >> 32;
+	return (uint32_t)h & vb->prices_mask;
+}
+
+/* The bucket of (book, price): its level, or the empty bucket it would go in. */
+static inline struct level_slot *price_slot(const struct venue_books *vb, uint32_t book, int64_t price)
+{
+	uint32_t b = price_home(vb, book, price);
+
+	for (;;) {
+		struct level_slot *ls = &vb->prices[b];
+
+		if (ls->level == 0 || (ls->price == price && ls->book == book))
+			return ls;
+		b = (b + 1) & vb->prices_mask;
+	}
+}
+
+static inline void price_prefetch(const struct venue_books *vb, uint32_t book, int64_t price)
+{
+	__builtin_prefetch(&vb->prices[price_home(vb, book, price)], 1, 3);
+}
+
+/* Double the price index when it is half full; 0 ok, -1 (unchanged). */
+static int prices_reserve(struct venue_books *vb)
+{
+	size_t old_n = (size_t)vb->prices_mask + 1, n = 2 * old_n;
+	struct level_slot *old = vb->prices, *bigger;
+
+	if (__builtin_expect(vb->prices_live < old_n / 2, 1))
+		return 0;
+	if (n > ((size_t)1 << 31))
+		return -1;
+	bigger = venue_mem_alloc(n * sizeof(*bigger), vb->numa_node);
+	if (!bigger)
+		return -1;
+	vb->prices = bigger;
+	vb->prices_mask = (uint32_t)(n - 1);
+	for (size_t i = 0; i < old_n; i++)
+		if (old[i].level)
+			*price_slot(vb, old[i].book, old[i].price) = old[i];
+	venue_mem_free(old, old_n * sizeof(*old), vb->numa_node);
+	vb->c.level_grows++;
+	return 0;
+}
+
+/* Remove (book, price), which is in the index. */
+static void price_erase(struct venue_books *vb, uint32_t book, int64_t price)
+{
+	uint32_t mask = vb->prices_mask;
+	uint32_t hole = (uint32_t)(price_slot(vb, book, price) - vb->prices), b = hole;
+
+	/* Backward-shift deletion, as in order_index_erase. */
+	for (;;) {
+		struct level_slot *next;
+		uint32_t home;
+
+		b = (b + 1) & mask;
+		next = &vb->prices[b];
+		if (next->level == 0)
+			break;
+		home = price_home(vb, next->book, next->price);
+		if (((b - home) & mask) >= ((b - hole) & mask)) {
+			vb->prices[hole] = *next;
+			hole = b;
+		}
+	}
+	vb->prices[hole] = (struct level_slot){ 0 };
+	vb->prices_live--;
 }
 
 /*
@@ -387,6 +430,8 @@ static uint32_t level_alloc(struct venue_books *vb, uint16_t instrument, uint8_t
 
 	if (li) {
 		vb->level_free = vb->levels[li].orders;
+		/* The next allocation reads the new head's link: fetch it now. */
+		__builtin_prefetch(&vb->levels[vb->level_free], 1, 3);
 	} else {
 		if (__builtin_expect(vb->level_bump >= vb->level_cap, 0) && level_pool_grow(vb) < 0)
 			return 0;
@@ -409,6 +454,7 @@ static void level_free(struct venue_books *vb, uint32_t li)
 {
 	struct book_level *L = &vb->levels[li];
 
+	price_erase(vb, book_of(vb, L->instrument, L->venue, L->side), L->price);
 	fifo_free(vb, L);
 	L->orders = vb->level_free;
 	vb->level_free = li;
@@ -433,19 +479,29 @@ static void side_compact(struct book_side *s)
 static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t venue, uint8_t side,
 			  int64_t price)
 {
-	struct book_side *s = side_of(vb, instrument, venue, side);
-	int64_t key = sort_key(side, price);
-	uint32_t pos = side_upper_bound(s, key);
-	uint32_t li;
+	uint32_t book = book_of(vb, instrument, venue, side);
+	struct level_slot *ls = price_slot(vb, book, price);
+	struct book_side *s;
+	int64_t key;
+	uint32_t pos, li;
 
+	if (ls->level)
+		return ls->level;
+	/* A new price for the book: a level, in the index and in the side's
+	 * sorted array. The slot moves if the index doubles. */
+	if (prices_reserve(vb) < 0)
+		return 0;
+	ls = price_slot(vb, book, price);
+	s = &vb->sides[book];
+	key = sort_key(side, price);
+	pos = side_upper_bound(s, key);
 	if (pos && s->e[pos - 1].key == key) {
-		li = s->e[pos - 1].level;
-		if (li)
-			return li;
 		/* The price's entry outlived its last level: refill it in place. */
 		li = level_alloc(vb, instrument, venue, side, price);
 		if (li) {
 			s->e[pos - 1].level = li;
+			*ls = (struct level_slot){ .price = price, .book = book, .level = li };
+			vb->prices_live++;
 			vb->c.levels++;
 		}
 		return li;
@@ -464,6 +520,8 @@ static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t v
 		memmove(&s->e[pos + 1], &s->e[pos], (size_t)(s->count - pos) * sizeof(*s->e));
 	s->e[pos] = (struct side_entry){ .key = key, .level = li };
 	s->count++;
+	*ls = (struct level_slot){ .price = price, .book = book, .level = li };
+	vb->prices_live++;
 	vb->c.levels++;
 	return li;
 }
@@ -1053,77 +1111,133 @@ static inline void hint_of(struct prefetch_hint *h, const struct wb_event *ev)
 	};
 }
 
-static inline bool hint_add_ok(const struct venue_books *vb, const struct prefetch_hint *h)
+/* The book side an ADD hint goes to, or UINT32_MAX when the hint is not a valid ADD. */
+static inline uint32_t hint_add_book(const struct venue_books *vb, const struct prefetch_hint *h)
 {
-	return h->venue < WB_VENUE_COUNT && instrument_ok(vb, h->instrument) && side_ok(h->side);
+	if (h->venue >= WB_VENUE_COUNT || !instrument_ok(vb, h->instrument) || !side_ok(h->side))
+		return UINT32_MAX;
+	return book_of(vb, h->instrument, h->venue, h->side);
 }
 
-static void prefetch_bucket_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+/* Stage 0: what the event's own fields address. */
+static inline void prefetch_bucket_stage(const struct venue_books *vb, const struct prefetch_hint *h)
 {
 	if (h->kind == WB_EV_ADD) {
-		if (hint_add_ok(vb, h))
-			__builtin_prefetch(side_of(vb, h->instrument, h->venue, h->side), 0, 3);
+		uint32_t book = hint_add_book(vb, h);
+
+		if (book != UINT32_MAX) {
+			price_prefetch(vb, book, h->price);
+			__builtin_prefetch(&vb->sides[book], 0, 3);
+		}
 	} else if (h->kind == WB_EV_REPLACE) {
 		order_index_prefetch(&vb->ix, h->venue, h->ref);
 	}
 	order_index_prefetch(&vb->ix, h->venue, h->order_id);
 }
 
-static void prefetch_level_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+/* Warm the top of a side's sorted array, where a search starts (four entries a line). */
+static inline void prefetch_side_top(const struct book_side *s)
 {
-	if (h->kind == WB_EV_ADD) {
-		const struct book_side *s;
-
-		if (!hint_add_ok(vb, h))
-			return;
-		s = side_of(vb, h->instrument, h->venue, h->side);
-		/* New orders mostly join the top levels: warm the entries the
-		 * search scans before it bisects (four a cache line). */
-		for (uint32_t k = 1; k <= LEVEL_LINEAR_SCAN && k <= s->count; k += 4)
-			__builtin_prefetch(&s->e[s->count - k], 0, 3);
-	} else {
-		const struct order *o = order_index_find(&vb->ix, h->venue, h->order_id);
-
-		if (o)
-			__builtin_prefetch(&vb->levels[order_level(o)], 1, 3);
-	}
+	for (uint32_t k = 1; k <= LEVEL_LINEAR_SCAN && k <= s->count; k += 4)
+		__builtin_prefetch(&s->e[s->count - k], 0, 3);
 }
 
-static void prefetch_fifo_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+/*
+ * Stage 1: the order's level; for an ADD its level, or the side's top if
+ * the price is new. Returns the level it warmed (0: none), for the later
+ * stages of apply_pipelined to start from without probing again.
+ */
+static inline uint32_t prefetch_level_stage(const struct venue_books *vb, const struct prefetch_hint *h)
 {
-	const struct book_level *L;
-
 	if (h->kind == WB_EV_ADD) {
-		const struct book_side *s;
-		int64_t key;
-		uint32_t pos;
+		const struct level_slot *ls;
+		uint32_t book = hint_add_book(vb, h);
 
-		if (!hint_add_ok(vb, h))
-			return;
-		s = side_of(vb, h->instrument, h->venue, h->side);
-		key = sort_key(h->side, h->price);
-		pos = side_upper_bound(s, key);
-		if (!pos || s->e[pos - 1].key != key)
-			return;		/* a new level: apply takes it off the free list */
-		if (s->e[pos - 1].level)
-			__builtin_prefetch(&vb->levels[s->e[pos - 1].level], 1, 3);
+		if (book == UINT32_MAX)
+			return 0;
+		ls = price_slot(vb, book, h->price);
+		if (ls->level) {
+			__builtin_prefetch(&vb->levels[ls->level], 1, 3);
+			return ls->level;
+		}
+		/* A new price: its place in the side's array is searched from the top. */
+		prefetch_side_top(&vb->sides[book]);
+		return 0;
 	} else {
 		const struct order *o = order_index_find(&vb->ix, h->venue, h->order_id);
 
 		if (!o)
-			return;
-		L = &vb->levels[order_level(o)];
-		if (L->cap > LEVEL_INLINE_ORDERS) {
-			/* The removal scans from the back; executes hit the front. */
-			__builtin_prefetch(&L->fifo.ids[L->orders - 1], 1, 3);
-			__builtin_prefetch(&L->fifo.ids[0], 1, 3);
-		}
-		if (L->orders == 1)	/* the level may go: its side's array moves */
-			__builtin_prefetch(side_of(vb, L->instrument, L->venue, L->side), 1, 3);
+			return 0;
+		__builtin_prefetch(&vb->levels[order_level(o)], 1, 3);
+		return order_level(o);
 	}
 }
 
-static void prefetch_hint_stage(const struct venue_books *vb, const struct prefetch_hint *h, unsigned stage)
+/*
+ * Stage 2, from the level stage 1 found (a hint: by now the level may be
+ * gone or reused, which costs a useless prefetch, nothing else): a
+ * spilled queue's ends, and the side when the level may lose its last
+ * order. Returns the side to warm the top of in stage 3, or NULL.
+ */
+static inline const struct book_side *prefetch_queue_stage(const struct venue_books *vb, uint8_t kind,
+							   uint32_t li)
+{
+	const struct book_level *L = &vb->levels[li];
+	const struct book_side *s;
+
+	if (L->cap > LEVEL_INLINE_ORDERS) {
+		/* Adds push at the back, removals scan from the back, executes take the front. */
+		__builtin_prefetch(&L->fifo.ids[L->orders ? L->orders - 1 : 0], 1, 3);
+		if (kind != WB_EV_ADD)
+			__builtin_prefetch(&L->fifo.ids[0], 1, 3);
+	}
+	if (kind == WB_EV_ADD || L->orders != 1 || L->venue >= WB_VENUE_COUNT || !side_ok(L->side) ||
+	    !instrument_ok(vb, L->instrument))
+		return NULL;
+	s = side_of(vb, L->instrument, L->venue, L->side);
+	__builtin_prefetch(s, 1, 3);
+	return s;
+}
+
+/* Stage 2: what the order's level leads to: its spilled queue, its side
+ * when it may empty, the level of a new price. */
+static inline void prefetch_fifo_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+{
+	const struct book_level *L;
+	const struct order *o;
+
+	if (h->kind == WB_EV_ADD) {
+		const struct level_slot *ls;
+		uint32_t book = hint_add_book(vb, h);
+
+		if (book == UINT32_MAX)
+			return;
+		ls = price_slot(vb, book, h->price);
+		if (ls->level && vb->levels[ls->level].cap > LEVEL_INLINE_ORDERS)
+			__builtin_prefetch(&vb->levels[ls->level].fifo.ids[vb->levels[ls->level].orders], 1, 3);
+		return;
+	}
+	o = order_index_find(&vb->ix, h->venue, h->order_id);
+	if (!o)
+		return;
+	L = &vb->levels[order_level(o)];
+	if (L->cap > LEVEL_INLINE_ORDERS) {
+		/* The removal scans from the back; executes hit the front. */
+		__builtin_prefetch(&L->fifo.ids[L->orders - 1], 1, 3);
+		__builtin_prefetch(&L->fifo.ids[0], 1, 3);
+	}
+	if (L->orders == 1)	/* the level may go: its side's array moves */
+		__builtin_prefetch(side_of(vb, L->instrument, L->venue, L->side), 1, 3);
+	if ((h->kind == WB_EV_REPLACE || h->kind == WB_EV_MODIFY) && h->price != L->price) {
+		uint32_t book = book_of(vb, L->instrument, L->venue, L->side);
+
+		price_prefetch(vb, book, h->price);
+		__builtin_prefetch(&vb->sides[book], 0, 3);
+	}
+}
+
+static inline void prefetch_hint_stage(const struct venue_books *vb, const struct prefetch_hint *h,
+				       unsigned stage)
 {
 	if (!h->kind)
 		return;
@@ -1162,6 +1276,94 @@ void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *e
 	hint_of(h, ev);
 	ph->next = (ph->next + 1) % PREFETCH_LAG;
 	prefetch_hint_stage(vb, h, 0);
+}
+
+/* Each stage at its distance ahead of the event being applied, in events. */
+/* Distances ahead of the event being applied, in events (see apply_pipelined). */
+#define BATCH_STAGE0_AHEAD 8u
+#define BATCH_STAGE1_AHEAD 4u
+#define BATCH_STAGE2_AHEAD 2u
+#define BATCH_STAGE3_AHEAD 1u
+
+/* Where the events of a batch are: a ring's slots, or a list of pointers. */
+struct event_run {
+	const struct wb_event *slots;
+	uint64_t mask, first;
+	const struct wb_event *const *list;
+};
+
+static inline const struct wb_event *ring_event(const struct event_run *r, uint64_t i)
+{
+	return &r->slots[(r->first + i) & r->mask];
+}
+
+static inline const struct wb_event *list_event(const struct event_run *r, uint64_t i)
+{
+	return r->list[i];
+}
+
+/*
+ * Apply event i after warming what the events ahead of it need: stage 0
+ * (buckets) 8 ahead, stage 1 (the level) 4 ahead, stage 2 (a spilled
+ * queue, the side of a level about to empty) 2 ahead from the level stage
+ * 1 found, stage 3 (that side's sorted array) 1 ahead. Stages 2 and 3
+ * carry what the earlier stage found in a small ring instead of probing
+ * again. Inlined with its accessor, so neither form pays for the other.
+ */
+#define PIPE_SLOTS 8u	/* > BATCH_STAGE1_AHEAD */
+
+static inline void
+apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n, uint64_t avail,
+		const struct wb_event *(*at)(const struct event_run *, uint64_t), venue_books_emit_fn emit,
+		void *ctx)
+{
+	struct book_update ups[BOOK_MAX_UPDATES_PER_EVENT];
+	uint32_t level_of[PIPE_SLOTS] = { 0 };			/* stage 1's finding, by event */
+	const struct book_side *side_of_event[PIPE_SLOTS] = { 0 };	/* stage 2's */
+
+	for (uint64_t i = 0; i < n; i++) {
+		const struct wb_event *ev = at(run, i);
+		struct prefetch_hint h;
+		uint64_t j;
+
+		if (i + BATCH_STAGE0_AHEAD < avail) {
+			hint_of(&h, at(run, i + BATCH_STAGE0_AHEAD));
+			if (h.kind)
+				prefetch_bucket_stage(vb, &h);
+		}
+		j = i + BATCH_STAGE1_AHEAD;
+		level_of[j % PIPE_SLOTS] = 0;
+		if (j < avail) {
+			hint_of(&h, at(run, j));
+			if (h.kind)
+				level_of[j % PIPE_SLOTS] = prefetch_level_stage(vb, &h);
+		}
+		j = i + BATCH_STAGE2_AHEAD;
+		side_of_event[j % PIPE_SLOTS] = NULL;
+		if (j < avail && level_of[j % PIPE_SLOTS])
+			side_of_event[j % PIPE_SLOTS] =
+				prefetch_queue_stage(vb, at(run, j)->kind, level_of[j % PIPE_SLOTS]);
+		j = i + BATCH_STAGE3_AHEAD;
+		if (j < avail && side_of_event[j % PIPE_SLOTS])
+			prefetch_side_top(side_of_event[j % PIPE_SLOTS]);
+		emit(ctx, ev, ups, venue_books_apply(vb, ev, ups));
+	}
+}
+
+void venue_books_apply_batch(struct venue_books *vb, const struct wb_event *slots, uint64_t mask,
+			     uint64_t first, uint64_t n, uint64_t avail, venue_books_emit_fn emit, void *ctx)
+{
+	const struct event_run run = { .slots = slots, .mask = mask, .first = first };
+
+	apply_pipelined(vb, &run, n, avail, ring_event, emit, ctx);
+}
+
+void venue_books_apply_list(struct venue_books *vb, const struct wb_event *const *evs, uint64_t n,
+			    venue_books_emit_fn emit, void *ctx)
+{
+	const struct event_run run = { .list = evs };
+
+	apply_pipelined(vb, &run, n, n, list_event, emit, ctx);
 }
 
 /* ------------------------------------------------------------------ reads */
@@ -1254,4 +1456,36 @@ int venue_books_order(const struct venue_books *vb, uint8_t venue, uint64_t orde
 			.instrument = L->instrument, .side = L->side, .price = L->price, .qty = o->qty,
 		};
 	return 0;
+}
+
+uint64_t venue_books_checksum(const struct venue_books *vb)
+{
+	uint64_t h = BOOK_CHECKSUM_SEED;
+
+	for (uint32_t v = 1; v < WB_VENUE_COUNT; v++)
+		for (uint32_t i = 1; i < vb->max_instruments; i++)
+			for (uint8_t side = WB_SIDE_BUY; side <= WB_SIDE_SELL; side++) {
+				const struct book_side *s = side_of(vb, (uint16_t)i, (uint8_t)v, side);
+
+				for (uint32_t k = s->count; k > 0; k--) {
+					const struct book_level *L;
+					const uint64_t *ids;
+
+					if (!s->e[k - 1].level)
+						continue;
+					L = &vb->levels[s->e[k - 1].level];
+					ids = fifo_ids_const(L);
+					h = book_checksum_mix(h, (uint64_t)v << 32 | i << 8 | side);
+					h = book_checksum_mix(h, (uint64_t)L->price);
+					h = book_checksum_mix(h, L->qty);
+					h = book_checksum_mix(h, L->orders);
+					for (uint32_t q = 0; q < L->orders; q++) {
+						const struct order *o = order_index_find(&vb->ix, (uint8_t)v, ids[q]);
+
+						h = book_checksum_mix(h, ids[q]);
+						h = book_checksum_mix(h, o ? o->qty : UINT64_MAX);
+					}
+				}
+			}
+	return book_checksum_mix(h, vb->ix.live);
 }

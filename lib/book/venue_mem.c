@@ -63,3 +63,97 @@ void venue_mem_free(void *p, size_t bytes, int node)
 	else
 		munmap(p, len);
 }
+
+/* ---- arena ---------------------------------------------------------------- */
+
+#define ARENA_CHUNK_BYTES ((size_t)4 << 20)
+
+struct venue_arena_chunk {
+	struct venue_arena_chunk *next;
+	size_t bytes;
+	uint8_t pad[48];			/* blocks start 64-byte aligned */
+};
+
+static size_t arena_block_bytes(size_t bytes)
+{
+	size_t b = VENUE_ARENA_MIN_BLOCK;
+
+	while (b < bytes)
+		b <<= 1;
+	return b;
+}
+
+static unsigned arena_class(size_t block_bytes)
+{
+	return (unsigned)(__builtin_ctzll(block_bytes) - __builtin_ctz(VENUE_ARENA_MIN_BLOCK));
+}
+
+static int arena_add_chunk(struct venue_arena *a, size_t min_bytes)
+{
+	size_t bytes = ARENA_CHUNK_BYTES;
+	struct venue_arena_chunk *ch;
+
+	if (bytes < min_bytes + sizeof(*ch))
+		bytes = min_bytes + sizeof(*ch);
+	ch = venue_mem_alloc(bytes, a->node);
+	if (!ch)
+		return -1;
+	ch->next = a->chunks;
+	ch->bytes = bytes;
+	a->chunks = ch;
+	a->bump = (char *)(ch + 1);
+	a->end = (char *)ch + bytes;
+	return 0;
+}
+
+int venue_arena_init(struct venue_arena *a, int node)
+{
+	memset(a, 0, sizeof(*a));
+	a->node = node;
+	return arena_add_chunk(a, 0);
+}
+
+void venue_arena_destroy(struct venue_arena *a)
+{
+	struct venue_arena_chunk *ch, *next;
+
+	for (ch = a->chunks; ch; ch = next) {
+		next = ch->next;
+		venue_mem_free(ch, ch->bytes, a->node);
+	}
+	a->chunks = NULL;
+}
+
+void *venue_arena_alloc(struct venue_arena *a, size_t bytes)
+{
+	size_t block = arena_block_bytes(bytes);
+	unsigned k = arena_class(block);
+	void *p;
+
+	if (k >= VENUE_ARENA_CLASSES)
+		return NULL;
+	p = a->free_blocks[k];
+	if (p) {
+		a->free_blocks[k] = *(void **)p;
+		/* The next allocation of this size reads the new head's link. */
+		if (a->free_blocks[k])
+			__builtin_prefetch(a->free_blocks[k], 1, 3);
+		return p;
+	}
+	if ((size_t)(a->end - a->bump) < block) {
+		if (arena_add_chunk(a, block) < 0)
+			return NULL;
+		a->chunks_added++;
+	}
+	p = a->bump;
+	a->bump += block;
+	return p;
+}
+
+void venue_arena_free(struct venue_arena *a, void *p, size_t bytes)
+{
+	unsigned k = arena_class(arena_block_bytes(bytes));
+
+	*(void **)p = a->free_blocks[k];
+	a->free_blocks[k] = p;
+}

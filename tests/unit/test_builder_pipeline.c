@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "book/builder.h"
+#include "book/superbook.h"
 #include "common/gen_flow.h"
 #include "common/gen_itch.h"
 #include "feed/feed.h"
@@ -163,6 +164,139 @@ START_TEST(test_builder_publishes_exactly_the_venue_books_of_a_session)
 }
 END_TEST
 
+/* A builder_source over an array of decoded events: pointers into it, as
+ * the kernel rings hand out theirs. Checks the in-place contract. */
+struct array_source {
+	const struct wb_event *events;
+	uint64_t n, next;
+	uint64_t held;		/* peeked, not released */
+	uint64_t peeks, releases;
+	int misuse;		/* a peek while events were held, or a release of nothing */
+};
+
+static uint64_t array_peek(void *ctx, const struct wb_event **evs, uint64_t max)
+{
+	struct array_source *a = ctx;
+	uint64_t k = 0;
+
+	if (a->held)
+		a->misuse = 1;
+	/* Hand out odd-sized runs, so batches end anywhere. */
+	if (max > 1 + a->peeks % 97)
+		max = 1 + a->peeks % 97;
+	while (k < max && a->next < a->n)
+		evs[k++] = &a->events[a->next++];
+	a->held = k;
+	a->peeks++;
+	return k;
+}
+
+static void array_release(void *ctx)
+{
+	struct array_source *a = ctx;
+
+	if (!a->held)
+		a->misuse = 1;
+	a->held = 0;
+	a->releases++;
+}
+
+static uint64_t array_dropped(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static int pump_nothing(void *arg)
+{
+	(void)arg;
+	return BUILDER_PUMP_EOF;
+}
+
+/* Run a builder on the decoded session, from the ring or in place; its checksums. */
+static void run_builder(void *ring, struct array_source *in_place, uint64_t sums[2])
+{
+	struct builder_config bc;
+	struct builder *b;
+	char name[64];
+	int err, n;
+
+	memset(&bc, 0, sizeof(bc));
+	bc.numa_node = -1;
+	bc.cpus[0] = bc.cpus[1] = -1;
+	bc.books.max_instruments = 64;
+	bc.books.expected_orders = 1u << 14;
+	snprintf(name, sizeof(name), "wbtest_in_place_%d_%d", (int)getpid(), in_place != NULL);
+	bc.shm.shm_name = name;
+	b = builder_create(&bc, &err);
+	ck_assert_msg(b, "builder_create: %d", err);
+	if (in_place) {
+		struct builder_source src = { array_peek, array_release, array_dropped, in_place };
+
+		/* A source never ends: the stop drains what it still holds. */
+		ck_assert_int_eq(builder_start_source(b, &src), 0);
+	} else {
+		ck_assert_int_eq(builder_start(b, ring, pump_nothing, NULL), 0);
+		for (n = 0; !builder_done(b) && n < 60000; n++)
+			usleep(1000);
+	}
+	builder_stop(b);
+	ck_assert_uint_eq(builder_venue_counters(b)->unknown_order, 0);
+	ck_assert_uint_gt(builder_venue_counters(b)->events, 20000);
+	sums[0] = venue_books_checksum(builder_venue_books(b));
+	sums[1] = superbook_checksum(builder_superbook(b));
+	builder_destroy(b);
+}
+
+START_TEST(test_builder_reading_events_in_place_builds_the_books_a_ring_builds)
+{
+	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+	struct gen_flow_config fc = { .profile = GEN_PROFILE_DEMO, .seed = 5 };
+	struct gen_itch_config ic;
+	struct gen_action a;
+	struct array_source src;
+	uint64_t from_ring[2], in_place[2];
+	void *ring;
+
+	ck_assert_int_eq(feed_engine_init(&engine, &ecfg), 0);
+	ck_assert_int_eq(feed_map_add(&engine, ITCH_IP, ITCH_PORT, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "A"), 0);
+	ck_assert_int_ge(feed_subscribe(&engine, "*", 1), 0);
+	ck_assert_int_eq(gen_flow_init(&flow, &fc), 0);
+	memset(&ic, 0, sizeof(ic));
+	memcpy(ic.session, "TESTPLACE1", 10);
+	ic.a_ip = ITCH_IP;
+	ic.a_port = ITCH_PORT;
+	ic.sink.packet = sink;
+	gen_itch_init(&gi, &ic);
+	/* The whole session decoded into one ring first. */
+	ring = aligned_alloc(WB_RING_PAGE, wb_ring_bytes(1u << 16));
+	ck_assert_ptr_nonnull(ring);
+	memset(ring, 0, wb_ring_bytes(1u << 16));
+	wb_ring_format(ring, 1u << 16, 1);
+	wb_ring_producer_init(&prod, ring);
+	while (gen_flow_next(&flow, &a) == 1)
+		gen_itch_action(&gi, &flow, &a);
+	gen_itch_finish(&gi, flow.ts);
+	wb_ring_producer_publish(&prod);
+	ck_assert_uint_eq(prod.dropped, 0);
+	ck_assert_uint_gt(prod.head, 20000);
+
+	memset(&src, 0, sizeof(src));
+	src.events = (const struct wb_event *)((const char *)ring + WB_RING_SLOTS_OFFSET);
+	src.n = prod.head;
+	run_builder(NULL, &src, in_place);
+	ck_assert_int_eq(src.misuse, 0);
+	ck_assert_uint_eq(src.held, 0);
+	ck_assert_uint_ge(src.releases, src.n / 97);
+	run_builder(ring, NULL, from_ring);
+	ck_assert_uint_eq(in_place[0], from_ring[0]);
+	ck_assert_uint_eq(in_place[1], from_ring[1]);
+	gen_flow_destroy(&flow);
+	feed_engine_destroy(&engine);
+	free(ring);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("builder_pipeline");
@@ -172,6 +306,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_builder_publishes_exactly_the_venue_books_of_a_session);
+	tcase_add_test(tc, test_builder_reading_events_in_place_builds_the_books_a_ring_builds);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

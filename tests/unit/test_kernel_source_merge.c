@@ -115,6 +115,49 @@ START_TEST(test_kernel_source_releases_slots_so_full_rings_flow_again)
 }
 END_TEST
 
+START_TEST(test_kernel_source_peek_hands_out_ring_slots_in_order_and_holds_them_until_release)
+{
+	struct fixture f;
+	const struct wb_event *evs[2 * SLOTS];
+	uint64_t ts = 1, expect = 1, n;
+	unsigned i, r;
+
+	fixture_init(&f);
+	/* Packets alternate over the rings, as CPUs take turns. */
+	for (i = 0; i < 30; i++)
+		ck_assert(put(&f, i % RINGS, ts++));
+	n = wb_kernel_source_peek(&f.ks, evs, 10);
+	ck_assert_uint_eq(n, 10);
+	n += wb_kernel_source_peek(&f.ks, evs + n, 2 * SLOTS);
+	ck_assert_uint_eq(n, 30);
+	for (i = 0; i < n; i++) {
+		const char *slots = (const char *)f.mem[i % RINGS] + WB_RING_SLOTS_OFFSET;
+
+		/* In place: the event is the ring's own slot, not a copy. */
+		ck_assert_uint_eq(evs[i]->recv_ts, expect++);
+		ck_assert((const char *)evs[i] >= slots &&
+			  (const char *)evs[i] < slots + SLOTS * sizeof(struct wb_event));
+	}
+	/* Held: the producers still see their slots taken until the release. */
+	for (r = 0; r < RINGS; r++)
+		ck_assert_uint_eq(wb_load_acquire(&f.ks.cons[r].cons->tail), 0);
+	ck_assert_uint_eq(wb_kernel_source_peek(&f.ks, evs, 2 * SLOTS), 0);
+	wb_kernel_source_release(&f.ks);
+	for (r = 0; r < RINGS; r++)
+		ck_assert_uint_eq(wb_load_acquire(&f.ks.cons[r].cons->tail), 10);
+	/* A full ring flows again after a release, and the order holds. */
+	while (put(&f, 1, ts))
+		ts++;
+	ck_assert_uint_eq(wb_kernel_source_peek(&f.ks, evs, 2 * SLOTS), SLOTS);
+	ck_assert_uint_eq(evs[0]->recv_ts, 31);
+	ck_assert_uint_eq(evs[SLOTS - 1]->recv_ts, ts - 1);
+	wb_kernel_source_release(&f.ks);
+	ck_assert(put(&f, 1, ts));
+	ck_assert_uint_eq(f.ks.delivered, 30 + SLOTS);
+	fixture_free(&f);
+}
+END_TEST
+
 START_TEST(test_kernel_source_counts_drops_of_every_ring)
 {
 	struct fixture f;
@@ -141,6 +184,7 @@ int main(void)
 	tcase_add_test(tc, test_kernel_source_merges_rings_in_recv_ts_order);
 	tcase_add_test(tc, test_kernel_source_releases_slots_so_full_rings_flow_again);
 	tcase_add_test(tc, test_kernel_source_counts_drops_of_every_ring);
+	tcase_add_test(tc, test_kernel_source_peek_hands_out_ring_slots_in_order_and_holds_them_until_release);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

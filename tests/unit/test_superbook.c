@@ -115,25 +115,25 @@ static void check_against_reference(struct wb_book *bk, int sym)
 	}
 }
 
-START_TEST(test_superbook_matches_brute_force_consolidation)
+/* Random level changes on venues 1..venues, checked after every batch. */
+static void brute_force_rounds(unsigned venues, unsigned seed, unsigned rounds)
 {
 	struct superbook *sb;
 	struct wb_book *bk;
-	unsigned seed = 12345, round, i;
+	unsigned round, i;
 	int err, sym;
 
-	make_name("brute");
 	memset(ref_qty, 0, sizeof(ref_qty));
 	memset(ref_orders, 0, sizeof(ref_orders));
 	sb = make_book();
 	bk = wb_open(shm_name, &err);
 	ck_assert_msg(bk, "wb_open: %s", wb_strerror(err));
-	for (round = 0; round < 20000; round++) {
+	for (round = 0; round < rounds; round++) {
 		unsigned n = 1 + rand_r(&seed) % 12;
 
 		for (i = 0; i < n; i++) {
 			int s = 1 + rand_r(&seed) % NSYMS;
-			int v = 1 + rand_r(&seed) % NVENUES;
+			int v = 1 + rand_r(&seed) % venues;
 			int side = rand_r(&seed) % 2;
 			/* bids mostly low, asks mostly high, with overlap so the
 			 * book locks and crosses now and then */
@@ -168,6 +168,22 @@ START_TEST(test_superbook_matches_brute_force_consolidation)
 	ck_assert_uint_gt(superbook_counters(sb)->level_missing, 0); /* removals of absent levels happened */
 	wb_close(bk);
 	superbook_destroy(sb);
+}
+
+START_TEST(test_superbook_matches_brute_force_consolidation)
+{
+	make_name("brute");
+	brute_force_rounds(NVENUES, 12345, 20000);
+}
+END_TEST
+
+/* One venue a symbol: only the levels that changed are rewritten (a new
+ * size at a standing price rewrites that level alone); what readers see
+ * must still be the whole book. */
+START_TEST(test_superbook_single_venue_symbols_match_brute_force)
+{
+	make_name("brute1");
+	brute_force_rounds(1, 777, 6000);
 }
 END_TEST
 
@@ -423,6 +439,50 @@ START_TEST(test_superbook_counts_and_skips_bad_updates)
 }
 END_TEST
 
+START_TEST(test_superbook_checksum_follows_the_book_not_the_publish_cadence)
+{
+	struct superbook *every, *once;
+	char every_name[64];
+	unsigned seed = 777;
+	uint64_t before;
+
+	/* The same updates, published after each one and once at the end:
+	 * the same book, so the same checksum (stale levels past a side's
+	 * count and publish counters stay out). */
+	make_name("sum_every");
+	snprintf(every_name, sizeof(every_name), "%s", shm_name);
+	every = make_book();
+	make_name("sum_once");
+	once = make_book();
+	for (int i = 0; i < 3000; i++) {
+		int side = rand_r(&seed) % 2, remove = rand_r(&seed) % 3 == 0;
+		struct book_update u = level((uint16_t)(1 + rand_r(&seed) % NSYMS),
+					     (uint8_t)(1 + rand_r(&seed) % NVENUES),
+					     side ? WB_SIDE_SELL : WB_SIDE_BUY,
+					     BASE + (side ? 15 + rand_r(&seed) % 25 : rand_r(&seed) % 25) * TICK,
+					     remove ? 0 : 1 + rand_r(&seed) % 5000, remove ? 0 : 1 + rand_r(&seed) % 9);
+
+		superbook_apply(every, &u);
+		batch_end(every);
+		superbook_apply(once, &u);
+	}
+	batch_end(once);
+	ck_assert_uint_eq(superbook_checksum(every), superbook_checksum(once));
+
+	/* A share more anywhere is another book. */
+	before = superbook_checksum(once);
+	{
+		struct book_update u = level(1, 1, WB_SIDE_BUY, BASE + 60 * TICK, 1, 1);
+
+		superbook_apply(once, &u);
+		batch_end(once);
+	}
+	ck_assert_uint_ne(superbook_checksum(once), before);
+	superbook_destroy(every);
+	superbook_destroy(once);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("superbook");
@@ -432,12 +492,14 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_superbook_matches_brute_force_consolidation);
+	tcase_add_test(tc, test_superbook_single_venue_symbols_match_brute_force);
 	tcase_add_test(tc, test_superbook_deep_levels_surface_when_top_levels_go);
 	tcase_add_test(tc, test_superbook_locked_market_names_both_venues);
 	tcase_add_test(tc, test_superbook_gap_flags_venue_until_clear_and_venue_status_counts_it);
 	tcase_add_test(tc, test_superbook_trade_and_status_are_published);
 	tcase_add_test(tc, test_superbook_halt_on_one_venue_is_not_lifted_by_another);
 	tcase_add_test(tc, test_superbook_counts_and_skips_bad_updates);
+	tcase_add_test(tc, test_superbook_checksum_follows_the_book_not_the_publish_cadence);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

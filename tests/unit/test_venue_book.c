@@ -797,6 +797,101 @@ START_TEST(test_counters_track_live_and_peak_orders)
 }
 END_TEST
 
+START_TEST(test_checksum_follows_content_not_history)
+{
+	struct venue_books *other = create_small(64, 0);
+	struct venue_books *mine = vb;
+	uint64_t a, b;
+
+	/* The same book reached two ways: directly, and through an order
+	 * that came and went and a level that emptied and refilled. */
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 1, PX(1000), 100);
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 2, PX(1000), 200);
+	add(WB_VENUE_BZX, 4, WB_SIDE_SELL, 7, PX(1001), 300);
+	a = venue_books_checksum(vb);
+
+	vb = other;
+	add(WB_VENUE_BZX, 4, WB_SIDE_SELL, 9, PX(1001), 50);
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 1, PX(1000), 100);
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 5, PX(999), 10);
+	apply(ev_order(WB_EV_DELETE, WB_VENUE_BZX, 9, 0));
+	add(WB_VENUE_BZX, 4, WB_SIDE_SELL, 7, PX(1001), 300);
+	apply(ev_order(WB_EV_DELETE, WB_VENUE_NASDAQ, 5, 0));
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 2, PX(1000), 200);
+	b = venue_books_checksum(vb);
+	ck_assert_uint_eq(a, b);
+
+	/* Queue order is content: a change of priority changes the checksum. */
+	apply(ev_modify(WB_VENUE_NASDAQ, 1, PX(1000), 100, 0));
+	ck_assert_uint_ne(venue_books_checksum(vb), a);
+	/* So does a share count. */
+	apply(ev_modify(WB_VENUE_NASDAQ, 1, PX(1000), 100, 0));
+	apply(ev_modify(WB_VENUE_NASDAQ, 2, PX(1000), 200, 0));
+	ck_assert_uint_eq(venue_books_checksum(vb), a);
+	apply(ev_order(WB_EV_REDUCE, WB_VENUE_NASDAQ, 2, 1));
+	ck_assert_uint_ne(venue_books_checksum(vb), a);
+
+	venue_books_destroy(other);
+	vb = mine;
+}
+END_TEST
+
+/* What venue_books_apply_batch handed on: each event and its updates, in order. */
+struct batch_log {
+	const struct wb_event *events[64];
+	struct book_update updates[64 * BOOK_MAX_UPDATES_PER_EVENT];
+	unsigned n_events, n_updates;
+};
+
+static void log_emit(void *ctx, const struct wb_event *ev, const struct book_update *u, unsigned k)
+{
+	struct batch_log *log = ctx;
+
+	log->events[log->n_events++] = ev;
+	memcpy(&log->updates[log->n_updates], u, k * sizeof(*u));
+	log->n_updates += k;
+}
+
+START_TEST(test_apply_batch_equals_applying_each_event_across_a_ring_wrap)
+{
+	enum { SLOTS = 16 };
+	struct venue_books *one_by_one = create_small(64, 0);
+	struct wb_event ring[SLOTS] __attribute__((aligned(64)));
+	struct wb_event evs[12];
+	struct book_update u[BOOK_MAX_UPDATES_PER_EVENT];
+	struct batch_log log = { 0 };
+	unsigned n = 0, expect = 0;
+
+	evs[n++] = ev_add(WB_VENUE_NASDAQ, 5, WB_SIDE_BUY, 10, PX(100), 100);
+	evs[n++] = ev_add(WB_VENUE_NASDAQ, 5, WB_SIDE_BUY, 11, PX(100), 200);
+	evs[n++] = ev_add(WB_VENUE_NASDAQ, 5, WB_SIDE_SELL, 12, PX(101), 300);
+	evs[n++] = ev_order(WB_EV_EXECUTE, WB_VENUE_NASDAQ, 10, 40);
+	evs[n++] = ev_replace(WB_VENUE_NASDAQ, 11, 13, PX(99), 50);
+	evs[n++] = ev_order(WB_EV_DELETE, WB_VENUE_NASDAQ, 10, 0);
+	evs[n++] = ev_modify(WB_VENUE_NASDAQ, 12, PX(102), 10, 0);
+	evs[n++] = ev_order(WB_EV_DELETE, WB_VENUE_NASDAQ, 999, 0);	/* unknown: no update */
+	evs[n++] = ev_add(WB_VENUE_NASDAQ, 5, WB_SIDE_BUY, 14, PX(99), 5);
+	evs[n++] = ev_order(WB_EV_REDUCE, WB_VENUE_NASDAQ, 13, 50);
+	/* The events sit in a ring from slot 10 on: they wrap to slot 0. */
+	for (unsigned i = 0; i < n; i++)
+		ring[(10 + i) % SLOTS] = evs[i];
+	/* All are applied; the stages look ahead only within avail. */
+	venue_books_apply_batch(vb, ring, SLOTS - 1, 10, n, n, log_emit, &log);
+	ck_assert_uint_eq(log.n_events, n);
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = venue_books_apply(one_by_one, &evs[i], u);
+
+		ck_assert_ptr_eq(log.events[i], &ring[(10 + i) % SLOTS]);
+		ck_assert_int_eq(memcmp(u, &log.updates[expect], k * sizeof(*u)), 0);
+		expect += k;
+	}
+	ck_assert_uint_eq(expect, log.n_updates);
+	ck_assert_uint_eq(venue_books_checksum(vb), venue_books_checksum(one_by_one));
+	ck_assert_uint_eq(counters()->unknown_order, 1);
+	venue_books_destroy(one_by_one);
+}
+END_TEST
+
 START_TEST(test_create_rejects_bad_config)
 {
 	struct venue_books_config cfg = { .max_instruments = 70000, .numa_node = -1 };
@@ -1322,6 +1417,8 @@ static Suite *venue_book_suite(void)
 	tcase_add_test(spec, test_long_queue_keeps_priority_through_growth_and_removals);
 	tcase_add_test(spec, test_counters_track_live_and_peak_orders);
 	tcase_add_test(spec, test_create_rejects_bad_config);
+	tcase_add_test(spec, test_checksum_follows_content_not_history);
+	tcase_add_test(spec, test_apply_batch_equals_applying_each_event_across_a_ring_wrap);
 	suite_add_tcase(s, spec);
 
 	tcase_set_timeout(model, 600);

@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <zlib.h>
 
 #define GZ_BUFFER_BYTES (256u * 1024u)
@@ -20,12 +22,18 @@ static void gz_error_text(gzFile gz, char *err, size_t err_len, const char *what
 	snprintf(err, err_len, "%s: %s", what, msg && *msg ? msg : "unknown error");
 }
 
+#define READ_BUFFER_BYTES (1u << 20)	/* > the longest message and its length */
+
 int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t err_len)
 {
 	struct stat st;
 
 	f->gz = NULL;
 	f->messages = 0;
+	f->pending_error = 0;
+	f->buf = NULL;
+	f->pos = f->len = 0;
+	f->eof = 0;
 	if (stat(path, &st) != 0) {
 		snprintf(err, err_len, "%s: %s", path, strerror(errno));
 		return -1;
@@ -34,47 +42,74 @@ int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t
 		snprintf(err, err_len, "%s: is a directory, not an ITCH file", path);
 		return -1;
 	}
+	f->buf = malloc(READ_BUFFER_BYTES);
+	if (!f->buf) {
+		snprintf(err, err_len, "%s: out of memory", path);
+		return -1;
+	}
 	f->gz = gzopen(path, "rb");
 	if (!f->gz) {
 		snprintf(err, err_len, "%s: %s", path, errno ? strerror(errno) : "cannot open");
+		free(f->buf);
+		f->buf = NULL;
 		return -1;
 	}
 	gzbuffer(f->gz, GZ_BUFFER_BYTES);
 	return 0;
 }
 
+/* At least want bytes unread in the buffer, unless the file ends first:
+ * returns the bytes unread, or -1 on a read error (err set). */
+static ssize_t fill(struct itch_file *f, size_t want, char *err, size_t err_len)
+{
+	while (f->len - f->pos < want && !f->eof) {
+		int got;
+
+		if (f->pos) {
+			memmove(f->buf, f->buf + f->pos, f->len - f->pos);
+			f->len -= f->pos;
+			f->pos = 0;
+		}
+		got = gzread(f->gz, f->buf + f->len, (unsigned)(READ_BUFFER_BYTES - f->len));
+		if (got < 0) {
+			gz_error_text(f->gz, err, err_len, "read error");
+			return -1;
+		}
+		if (got == 0)
+			f->eof = 1;
+		f->len += (size_t)got;
+	}
+	return (ssize_t)(f->len - f->pos);
+}
+
 int itch_file_next(struct itch_file *f, const uint8_t **msg, uint16_t *len, char *err,
 		   size_t err_len)
 {
-	uint8_t hdr[2];
-	int got = gzread(f->gz, hdr, 2);
+	ssize_t have = fill(f, 2, err, err_len);
 	uint16_t n;
 
-	if (got == 0)
-		return 0;
-	if (got < 0) {
-		gz_error_text(f->gz, err, err_len, "read error");
+	if (have < 0)
 		return -1;
-	}
-	if (got == 1) {
+	if (have == 0)
+		return 0;
+	if (have == 1) {
 		snprintf(err, err_len, "file ends inside the length of message %llu",
 			 (unsigned long long)f->messages + 1);
 		return -1;
 	}
-	n = (uint16_t)(hdr[0] << 8 | hdr[1]);
-	got = n ? gzread(f->gz, f->msg, n) : 0;
-	if (got < 0) {
-		gz_error_text(f->gz, err, err_len, "read error");
+	n = (uint16_t)(f->buf[f->pos] << 8 | f->buf[f->pos + 1]);
+	have = fill(f, 2u + n, err, err_len);
+	if (have < 0)
 		return -1;
-	}
-	if (got != n) {
+	if ((size_t)have < 2u + n) {
 		snprintf(err, err_len, "file ends inside message %llu (%d of %u bytes)",
-			 (unsigned long long)f->messages + 1, got, n);
+			 (unsigned long long)f->messages + 1, (int)have - 2, n);
 		return -1;
 	}
 	f->messages++;
-	*msg = f->msg;
+	*msg = f->buf + f->pos + 2;
 	*len = n;
+	f->pos += 2u + n;
 	return 1;
 }
 
@@ -82,6 +117,7 @@ int itch_file_open_write(struct itch_file *f, const char *path, bool gzip, char 
 			 size_t err_len)
 {
 	f->messages = 0;
+	f->buf = NULL;
 	/* "T" writes plain bytes through the same gz interface; level 1 keeps a
 	 * generated day well under a minute at little cost in size. */
 	f->gz = gzopen(path, gzip ? "wb1" : "wbT");
@@ -107,6 +143,8 @@ int itch_file_close(struct itch_file *f, char *err, size_t err_len)
 {
 	int rc;
 
+	free(f->buf);
+	f->buf = NULL;
 	if (!f->gz)
 		return 0;
 	rc = gzclose(f->gz);
@@ -117,6 +155,51 @@ int itch_file_close(struct itch_file *f, char *err, size_t err_len)
 		return -1;
 	}
 	return 0;
+}
+
+#define MOLD_HEADER 20u
+
+static void put_be64(uint8_t *d, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		d[i] = (uint8_t)v;
+}
+
+int itch_file_next_packet(struct itch_file *f, uint8_t *pkt, uint64_t *next_seq, char *err,
+			  size_t err_len)
+{
+	uint32_t len = MOLD_HEADER, count = 0;
+	int rc = 1;
+
+	if (f->pending_error) {
+		f->pending_error = 0;
+		return -1;
+	}
+	/* BinaryFILE messages carry the same 2-byte length prefix MoldUDP64
+	 * uses inside a packet: a packet is a header and the messages as read. */
+	while (count < ITCH_FILE_PACKET_MESSAGES && len < ITCH_FILE_PACKET_PAYLOAD) {
+		const uint8_t *msg;
+		uint16_t mlen;
+
+		rc = itch_file_next(f, &msg, &mlen, err, err_len);
+		if (rc <= 0)
+			break;
+		pkt[len] = (uint8_t)(mlen >> 8);
+		pkt[len + 1] = (uint8_t)mlen;
+		memcpy(pkt + len + 2, msg, mlen);
+		len += 2u + mlen;
+		count++;
+	}
+	if (!count)
+		return rc;
+	if (rc < 0)
+		f->pending_error = 1;	/* err already says what; reported on the next call */
+	memcpy(pkt, "BINFILE   ", 10);
+	put_be64(pkt + 10, *next_seq);
+	pkt[18] = (uint8_t)(count >> 8);
+	pkt[19] = (uint8_t)count;
+	*next_seq += count;
+	return (int)len;
 }
 
 bool itch_file_path_is_gz(const char *path)

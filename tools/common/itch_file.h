@@ -18,7 +18,12 @@
 struct itch_file {
 	void *gz;		/* gzFile */
 	uint64_t messages;	/* messages read or written */
-	uint8_t msg[65536];	/* the message last read */
+	int pending_error;	/* itch_file_next_packet: damage found after a packet's messages */
+	/* Reading: the file in large chunks, messages handed out in place
+	 * (two gzread calls a message cost more than decoding it). */
+	uint8_t *buf;
+	size_t pos, len;
+	int eof;		/* gzread has nothing more */
 };
 
 /* Open for reading. Returns 0, or -1 with a message naming the file. */
@@ -41,6 +46,22 @@ int itch_file_write(struct itch_file *f, const uint8_t *msg, uint16_t len);
 
 /* Flush and close (both modes). Returns 0 or -1 + err if writing failed. */
 int itch_file_close(struct itch_file *f, char *err, size_t err_len);
+
+/*
+ * The next messages as one MoldUDP64 packet (session "BINFILE   ", the
+ * sequence of its first message *next_seq, advanced by its count), the
+ * way a BinaryFILE is replayed through the feed engine: up to
+ * ITCH_FILE_PACKET_MESSAGES messages while the payload is under
+ * ITCH_FILE_PACKET_PAYLOAD bytes. pkt holds ITCH_FILE_PACKET_MAX bytes.
+ * Returns the payload length (> 0), 0 at the clean end of the file, -1
+ * when the file is damaged (message in err; the messages before the damage
+ * come first, in their own packet).
+ */
+#define ITCH_FILE_PACKET_MESSAGES 64u
+#define ITCH_FILE_PACKET_PAYLOAD 1400u
+#define ITCH_FILE_PACKET_MAX (ITCH_FILE_PACKET_PAYLOAD + 2u + 65535u)
+int itch_file_next_packet(struct itch_file *f, uint8_t *pkt, uint64_t *next_seq, char *err,
+			  size_t err_len);
 
 /* True when path ends in ".gz". */
 bool itch_file_path_is_gz(const char *path);

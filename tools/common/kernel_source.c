@@ -12,6 +12,7 @@
  * visible in the second, and only first-pass events are handed out, in
  * recv_ts order against everything visible in the second pass.
  */
+#include "book/builder.h"
 #include "common/kernel_source.h"
 #include "common/source.h"
 
@@ -181,17 +182,26 @@ static uint64_t visible(const struct wb_kernel_source *ks, uint32_t i)
 	return n > ks->pending[i] ? n - ks->pending[i] : 0;
 }
 
-static void refresh(struct wb_kernel_source *ks)
+/* Read every head twice (see the top of the file); slots handed out stay held. */
+static void refresh_heads(struct wb_kernel_source *ks)
 {
 	uint32_t i;
 
 	for (i = 0; i < ks->ring_count; i++) {
-		release_pending(ks, i);
 		ks->cons[i].cached_head = wb_load_acquire(&ks->cons[i].prod->head);
 		ks->limit[i] = visible(ks, i);
 	}
 	for (i = 0; i < ks->ring_count; i++)
 		ks->cons[i].cached_head = wb_load_acquire(&ks->cons[i].prod->head);
+}
+
+static void refresh(struct wb_kernel_source *ks)
+{
+	uint32_t i;
+
+	for (i = 0; i < ks->ring_count; i++)
+		release_pending(ks, i);
+	refresh_heads(ks);
 }
 
 /* The ring whose next visible event has the smallest recv_ts, or -1. */
@@ -235,6 +245,35 @@ const struct wb_event *wb_kernel_source_next(struct wb_kernel_source *ks)
 		refresh(ks);
 	}
 	return NULL;
+}
+
+uint64_t wb_kernel_source_peek(struct wb_kernel_source *ks, const struct wb_event **evs, uint64_t max)
+{
+	uint64_t n = 0;
+	int refreshed = 0;
+
+	while (n < max) {
+		int64_t r = earliest_ring(ks);
+
+		if (r >= 0 && ks->limit[r]) {
+			/* The slot stays the consumer's until the release: no copy. */
+			evs[n++] = wb_ring_consumer_at(&ks->cons[r], ks->pending[r]++);
+			ks->limit[r]--;
+			continue;
+		}
+		if (refreshed)
+			break;
+		refresh_heads(ks);
+		refreshed = 1;
+	}
+	ks->delivered += n;
+	return n;
+}
+
+void wb_kernel_source_release(struct wb_kernel_source *ks)
+{
+	for (uint32_t i = 0; i < ks->ring_count; i++)
+		release_pending(ks, i);
 }
 
 int wb_kernel_source_wait(struct wb_kernel_source *ks, int timeout_ms)
@@ -334,6 +373,41 @@ static void ksrc_close(struct source *s)
 		free(ks);
 	}
 	s->priv = NULL;
+}
+
+/* ---- builder thread 1 reading the rings in place ----------------------------- */
+
+static uint64_t kbuild_peek(void *ctx, const struct wb_event **evs, uint64_t max)
+{
+	struct source *s = ctx;
+	struct wb_kernel_source *ks = s->priv;
+	uint64_t n = wb_kernel_source_peek(ks, evs, max);
+
+	wb_store_relaxed(&s->ctr.packets, ks->delivered);	/* events, for this source */
+	return n;
+}
+
+static void kbuild_release(void *ctx)
+{
+	struct source *s = ctx;
+
+	wb_kernel_source_release(s->priv);
+}
+
+static uint64_t kbuild_dropped(void *ctx)
+{
+	struct source *s = ctx;
+	uint64_t n = wb_kernel_source_dropped(s->priv);
+
+	wb_store_relaxed(&s->ctr.kernel_drops, n);
+	return n;
+}
+
+void wb_kernel_source_builder(struct source *s, struct builder_source *out)
+{
+	*out = (struct builder_source){
+		.peek = kbuild_peek, .release = kbuild_release, .dropped = kbuild_dropped, .ctx = s,
+	};
 }
 
 const struct source_ops source_kernel_ops = {

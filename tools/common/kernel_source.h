@@ -53,6 +53,16 @@ void wb_kernel_source_close(struct wb_kernel_source *ks);
 const struct wb_event *wb_kernel_source_next(struct wb_kernel_source *ks);
 
 /*
+ * Zero-copy: up to max events in decode order, as pointers into the
+ * rings' slots; returns how many (0: none ready). The slots stay held,
+ * and the pointers valid, until wb_kernel_source_release(), which hands
+ * back every slot peeked so far; peek again only after it. Do not mix
+ * with wb_kernel_source_next() between two releases.
+ */
+uint64_t wb_kernel_source_peek(struct wb_kernel_source *ks, const struct wb_event **evs, uint64_t max);
+void wb_kernel_source_release(struct wb_kernel_source *ks);
+
+/*
  * Sleep until an event may be ready or timeout_ms passes (-1: forever),
  * setting each ring's sleeping flag so the module wakes this reader only
  * when it sleeps. Returns 1 when events may be ready, 0 on timeout, -1 on
@@ -63,12 +73,23 @@ int wb_kernel_source_wait(struct wb_kernel_source *ks, int timeout_ms);
 /*
  * The module's rings as a wirebookd packet source (tools/common/source.h):
  * pump() copies up to budget x 64 events, in decode order, into the
- * daemon's own ring; the feed engine argument is unused (the module
+ * daemon's own ring (wirebookd --kernel --source-thread only; by default
+ * builder thread 1 reads the rings in place, below); the feed engine argument is unused (the module
  * decoded already). opt->path is the device (NULL: WB_DEVICE_PATH). The
  * module's feed map and subscriptions are set with wb-subscribe.
  */
 struct source_ops;
 extern const struct source_ops source_kernel_ops;
+
+/*
+ * The same rings for builder thread 1 to read in place (builder.h's
+ * struct builder_source, builder_start_source): no copy into a ring of
+ * the daemon's. s is a source opened with source_kernel_ops; its counters
+ * (events delivered, kernel drops) keep being updated.
+ */
+struct source;
+struct builder_source;
+void wb_kernel_source_builder(struct source *s, struct builder_source *out);
 
 /* Events the module dropped because a ring was full, summed over rings. */
 uint64_t wb_kernel_source_dropped(const struct wb_kernel_source *ks);

@@ -179,20 +179,11 @@ const struct source_ops source_pcap_ops = {
 
 /* ---- Nasdaq BinaryFILE ---------------------------------------------------- */
 
-/*
- * BinaryFILE messages carry the same 2-byte length prefix MoldUDP64 uses
- * inside a packet, so packets are built by copying: a 20-byte header
- * (session, sequence of the first message, count) and the messages.
- */
-#define ITCH_SRC_PAYLOAD_MAX 1400u
-#define ITCH_SRC_MSGS_MAX 64u
-#define MOLD_HEADER 20u
-
 struct itch_src {
 	struct itch_file f;
 	int line;
 	uint64_t next_seq;
-	uint8_t pkt[ITCH_SRC_PAYLOAD_MAX + 65536 + 2];
+	uint8_t pkt[ITCH_FILE_PACKET_MAX];
 };
 
 static int itch_src_open(struct source *s, const struct source_options *opt)
@@ -219,14 +210,6 @@ static int itch_src_open(struct source *s, const struct source_options *opt)
 	return 0;
 }
 
-static void put_be64(uint8_t *d, uint64_t v)
-{
-	int i;
-
-	for (i = 7; i >= 0; i--, v >>= 8)
-		d[i] = (uint8_t)v;
-}
-
 static int itch_src_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
 			 unsigned budget)
 {
@@ -234,40 +217,20 @@ static int itch_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 	unsigned done;
 
 	for (done = 0; done < budget; done++) {
-		uint32_t len = MOLD_HEADER, count = 0;
-		int rc = 1;
+		int len = itch_file_next_packet(&p->f, p->pkt, &p->next_seq, s->err, sizeof(s->err));
 
-		while (count < ITCH_SRC_MSGS_MAX && len < ITCH_SRC_PAYLOAD_MAX) {
-			const uint8_t *msg;
-			uint16_t mlen;
-
-			rc = itch_file_next(&p->f, &msg, &mlen, s->err, sizeof(s->err));
-			if (rc <= 0)
-				break;
-			p->pkt[len] = (uint8_t)(mlen >> 8);
-			p->pkt[len + 1] = (uint8_t)mlen;
-			memcpy(p->pkt + len + 2, msg, mlen);
-			len += 2u + mlen;
-			count++;
-		}
-		if (count) {
-			memcpy(p->pkt, "BINFILE   ", 10);
-			put_be64(p->pkt + 10, p->next_seq);
-			p->pkt[18] = (uint8_t)(count >> 8);
-			p->pkt[19] = (uint8_t)count;
-			p->next_seq += count;
-			s->ctr.packets++;
-			s->ctr.bytes += len;
-			feed_process_payload(e, p->line, p->pkt, len, wall_ns(), out);
-		}
-		if (rc < 0)
+		if (len < 0)
 			return SOURCE_ERROR;
-		if (rc == 0 && count)
+		if (len == 0 && done)
 			return SOURCE_MORE;
-		if (rc == 0) {
+		if (len == 0) {
+			/* Packets held behind a hole are decoded, the hole reported. */
 			feed_engine_flush(e, out);
 			return SOURCE_EOF;
 		}
+		s->ctr.packets++;
+		s->ctr.bytes += (uint64_t)len;
+		feed_process_payload(e, p->line, p->pkt, (uint32_t)len, wall_ns(), out);
 	}
 	return SOURCE_MORE;
 }

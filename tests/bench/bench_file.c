@@ -1,0 +1,623 @@
+/*
+ * bench_file: decode and book building on any day file, row by row.
+ *
+ *   bench_file [options] FILE          a pcap (through feeds.conf) or a Nasdaq
+ *                                      BinaryFILE, plain or gzip
+ *   bench_file [options] --generate N  a generated ITCH day of N order messages
+ *
+ * The input is loaded whole into memory first (tools/common/capture.h);
+ * then each row replays it from the start through a fresh feed engine:
+ *
+ *   decode only                         the feed engine into an event ring
+ *   decode + venue books                ... and builder thread 1's venue books
+ *   decode + venue books + Super-Book   ... and thread 2's Super-Book, on one thread
+ *   pipeline                            the two-thread builder (decoding on
+ *                                       thread 1, as wirebookd does by default)
+ *
+ * Each row is one line: its name, then `N ns/msg` (per source message;
+ * single-thread rows in thread CPU time, best of --runs, since the machine
+ * may be shared; the pipeline in wall time), the target, messages/s, the
+ * peak RSS during the row (the in-memory input included; its size is on
+ * the first line), the live orders at the end, and checksums: of the event
+ * stream for decode only, of the venue books (venue_books_checksum) and of
+ * the published Super-Book (superbook_checksum) for the others, and for
+ * decode + venue books also of every update the books emitted on the way
+ * (event-for-event equality, not only equal final books). Equal
+ * checksums mean equal books, so two runs, two rows or two builds compare
+ * for equality. A benchmark, never a test: nothing fails on a slow figure.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "book/builder.h"
+#include "book/checksum.h"
+#include "book/superbook.h"
+#include "book/venue_book.h"
+#include "common/capture.h"
+#include "common/feeds_conf.h"
+#include "common/gen_flow.h"
+#include "common/gen_itch.h"
+#include "feed/feed.h"
+#include "wirebook/ring.h"
+
+#define ITCH_IP 0xe9360c6fu	/* 233.54.12.111:26477, feeds.conf's nasdaq A */
+#define ITCH_PORT 26477
+#define MAX_FEEDS 64
+#define RING_SLOTS (1u << 16)
+/* Packets decoded before their events are applied: wirebookd's pump budget. */
+#define PUMP_PACKETS 32u
+#define ROW_NAME_WIDTH 36
+
+enum row { ROW_DECODE, ROW_BOOKS, ROW_SUPERBOOK, ROW_PIPELINE, ROWS };
+
+static const char *const row_names[ROWS] = {
+	"decode only",
+	"decode + venue books",
+	"decode + venue books + Super-Book",
+	"pipeline",
+};
+static const char *const row_keys[ROWS] = { "decode", "books", "superbook", "pipeline" };
+/* The targets, per source message. */
+static const double row_target_ns[ROWS] = { 5, 55, 100, 100 };
+
+struct opts {
+	const char *feeds;
+	unsigned runs;
+	unsigned rows;		/* bit per enum row */
+	uint32_t expected_orders;
+	uint64_t generate;	/* messages; 0: read FILE */
+	uint32_t symbols;
+	uint64_t seed;
+};
+
+struct bench {
+	struct opts o;
+	struct capture cap;
+	struct feeds_conf_entry feeds[MAX_FEEDS];
+	int nfeeds;
+	void *ring;
+	struct feed_engine *engine;
+	struct wb_ring_producer prod;
+	struct wb_ring_consumer cons;
+	int line;		/* payload captures: the ITCH line */
+	uint64_t next_packet;	/* pipeline pump position */
+	uint64_t shm_serial;
+};
+
+struct row_result {
+	uint64_t cpu_ns, wall_ns;
+	uint64_t messages, events;
+	uint64_t live_orders;
+	uint64_t books_sum, super_sum, events_sum;
+	uint64_t updates_sum;	/* every update the venue books emitted, in order */
+	uint64_t peak_rss;
+	uint64_t thread_cpu_ns[2];	/* pipeline: CPU time of builder thread 1 and 2 */
+	int have_books, have_super;
+};
+
+static void *zalloc(size_t n)
+{
+	return calloc(1, n);
+}
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Peak RSS since the last reset_peak_rss(), bytes (VmHWM). */
+static uint64_t peak_rss(void)
+{
+	char line[256];
+	unsigned long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %lu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
+static void reset_peak_rss(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+
+	if (f) {
+		fputs("5", f);	/* 5: reset the peak RSS to the current RSS */
+		fclose(f);
+	}
+}
+
+/* ---- the input ------------------------------------------------------------ */
+
+static int gen_sink(void *ctx, uint64_t ts, uint32_t ip, uint16_t port, const uint8_t *payload,
+		    uint32_t len)
+{
+	(void)ip;
+	(void)port;
+	return capture_add(ctx, payload, len, ts);
+}
+
+static int generate(struct bench *b)
+{
+	struct gen_flow_config fc = { .profile = GEN_PROFILE_DAY, .seed = b->o.seed,
+				      .messages = b->o.generate, .symbols = b->o.symbols };
+	struct gen_itch_config ic;
+	struct gen_itch *gi = calloc(1, sizeof(*gi));
+	struct gen_flow *flow = calloc(1, sizeof(*flow));
+	struct gen_action a;
+	int rc = -1;
+
+	capture_init(&b->cap, CAPTURE_PAYLOADS, "generated");
+	if (!gi || !flow || gen_flow_init(flow, &fc) < 0)
+		goto out;
+	memset(&ic, 0, sizeof(ic));
+	memcpy(ic.session, "BENCHFILE1", 10);
+	ic.a_ip = ITCH_IP;
+	ic.a_port = ITCH_PORT;
+	ic.midnight_ns = 1771477200ull * 1000000000ull;
+	ic.sink.packet = gen_sink;
+	ic.sink.ctx = &b->cap;
+	gen_itch_init(gi, &ic);
+	while (gen_flow_next(flow, &a) == 1)
+		if (gen_itch_action(gi, flow, &a) < 0)
+			goto out_flow;
+	if (gen_itch_finish(gi, flow->ts) < 0)
+		goto out_flow;
+	printf("generated day: %" PRIu64 " order messages, %u symbols, seed %" PRIu64
+	       ", peak live orders %" PRIu64 "\n",
+	       b->o.generate, flow->symbol_count, b->o.seed, flow->stats.peak_live);
+	rc = 0;
+out_flow:
+	gen_flow_destroy(flow);
+out:
+	free(gi);
+	free(flow);
+	return rc;
+}
+
+/* A fresh engine: the feed map, '*' subscribed, no sequence state. */
+static int engine_fresh(struct bench *b)
+{
+	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+
+	if (b->engine) {
+		feed_engine_destroy(b->engine);
+		free(b->engine);
+	}
+	b->engine = calloc(1, sizeof(*b->engine));
+	if (!b->engine || feed_engine_init(b->engine, &ecfg) < 0)
+		return -1;
+	b->line = -1;
+	for (int i = 0; i < b->nfeeds; i++) {
+		const struct feeds_conf_entry *f = &b->feeds[i];
+		int line = feed_map_add(b->engine, f->ip, f->port, f->protocol, f->venue, f->name);
+
+		if (line < 0)
+			return -1;
+		if (b->line < 0 && f->protocol == FEED_PROTO_ITCH50 && f->venue == WB_VENUE_NASDAQ)
+			b->line = line;
+	}
+	if (b->line < 0) {
+		b->line = feed_map_add(b->engine, ITCH_IP, ITCH_PORT, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "A");
+		if (b->line < 0)
+			return -1;
+	}
+	return feed_subscribe(b->engine, "*", 1) < 0 ? -1 : 0;
+}
+
+/* Source messages decoded so far, every line. */
+static uint64_t engine_messages(const struct feed_engine *e)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < e->line_count; i++)
+		n += e->lines[i].counters.messages;
+	return n;
+}
+
+static void ring_fresh(struct bench *b)
+{
+	memset(b->ring, 0, WB_RING_SLOTS_OFFSET);
+	wb_ring_format(b->ring, RING_SLOTS, 1);
+	wb_ring_producer_init(&b->prod, b->ring);
+	wb_ring_consumer_init(&b->cons, b->ring);
+}
+
+/* ---- single-thread rows --------------------------------------------------- */
+
+static uint64_t hash_words(uint64_t h, const void *p, size_t bytes)
+{
+	const uint64_t *w = p;
+
+	for (size_t k = 0; k < bytes / 8; k++)
+		h = book_checksum_mix(h, w[k]);
+	return h;
+}
+
+/* What builder thread 1 hands thread 2, here: the Super-Book, a checksum, or nothing. */
+struct emit_ctx {
+	struct superbook *sb;
+	uint64_t *update_hash;	/* NULL, or a checksum of every update, in order */
+};
+
+static void emit_updates(void *arg, const struct wb_event *ev, const struct book_update *u, unsigned k)
+{
+	struct emit_ctx *c = arg;
+
+	(void)ev;
+	if (c->update_hash)
+		*c->update_hash = hash_words(*c->update_hash, u, k * sizeof(*u));
+	if (c->sb)
+		for (unsigned j = 0; j < k; j++)
+			superbook_apply(c->sb, &u[j]);
+}
+
+/* Builder thread 1's apply of a ring batch, and thread 2's if sb. */
+static void apply_events(struct venue_books *vb, struct superbook *sb, struct wb_ring_consumer *c,
+			 uint64_t n, uint64_t *update_hash)
+{
+	struct emit_ctx ctx = { .sb = sb, .update_hash = update_hash };
+
+	venue_books_apply_batch(vb, c->slots, c->mask, c->tail, n, n, emit_updates, &ctx);
+}
+
+static uint64_t hash_events(uint64_t h, const struct wb_ring_consumer *c, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		struct wb_event ev = *wb_ring_consumer_at(c, i);
+
+		ev.recv_ts = 0;	/* the replay's clock, not the feed's data */
+		h = hash_words(h, &ev, sizeof(ev));
+	}
+	return h;
+}
+
+static char *shm_name(struct bench *b, char *buf, size_t len)
+{
+	snprintf(buf, len, "wb-bench-file-%d-%" PRIu64, (int)getpid(), b->shm_serial++);
+	return buf;
+}
+
+static int run_single(struct bench *b, enum row row, int hash, struct row_result *r)
+{
+	struct venue_books_config vc = { .expected_orders = b->o.expected_orders, .numa_node = -1 };
+	struct superbook_config sc = { .numa_node = -1 };
+	struct venue_books *vb = NULL;
+	struct superbook *sb = NULL;
+	uint64_t c0, w0, events = 0, h = BOOK_CHECKSUM_SEED;
+	char name[64];
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (engine_fresh(b) < 0) {
+		fprintf(stderr, "bench_file: feed engine setup failed\n");
+		return -1;
+	}
+	ring_fresh(b);
+	if (row >= ROW_BOOKS && !(vb = venue_books_create(&vc))) {
+		fprintf(stderr, "bench_file: venue_books_create: %s\n", strerror(errno));
+		return -1;
+	}
+	if (row >= ROW_SUPERBOOK) {
+		sc.shm_name = shm_name(b, name, sizeof(name));
+		sb = superbook_create(&sc, &err);
+		if (!sb) {
+			fprintf(stderr, "bench_file: superbook_create: %d\n", err);
+			venue_books_destroy(vb);
+			return -1;
+		}
+	}
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	w0 = clock_ns(CLOCK_MONOTONIC);
+	for (uint64_t p = 0; p < b->cap.count; p += PUMP_PACKETS) {
+		uint64_t n;
+
+		capture_replay(&b->cap, p, p + PUMP_PACKETS, b->line, b->engine, &b->prod);
+		wb_ring_producer_publish_no_wakeup(&b->prod);
+		n = wb_ring_consumer_available(&b->cons);
+		if (hash && !vb)
+			h = hash_events(h, &b->cons, n);
+		if (vb)
+			apply_events(vb, sb, &b->cons, n, hash ? &h : NULL);
+		if (sb)
+			superbook_publish(sb);
+		wb_ring_consumer_release(&b->cons, n);
+		events += n;
+	}
+	r->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	r->wall_ns = clock_ns(CLOCK_MONOTONIC) - w0;
+	r->messages = engine_messages(b->engine);
+	r->events = events;
+	r->events_sum = r->updates_sum = h;
+	if (b->prod.dropped)
+		fprintf(stderr, "bench_file: %" PRIu64 " events dropped: a pump overran the ring\n",
+			b->prod.dropped);
+	if (vb) {
+		r->have_books = 1;
+		r->books_sum = venue_books_checksum(vb);
+		r->live_orders = venue_books_counters(vb)->live_orders;
+	}
+	if (sb) {
+		r->have_super = 1;
+		r->super_sum = superbook_checksum(sb);
+	}
+	superbook_destroy(sb);
+	venue_books_destroy(vb);
+	return 0;
+}
+
+/* ---- the pipeline --------------------------------------------------------- */
+
+static int pump_capture(void *ctx)
+{
+	struct bench *b = ctx;
+
+	if (b->next_packet >= b->cap.count)
+		return BUILDER_PUMP_EOF;
+	capture_replay(&b->cap, b->next_packet, b->next_packet + PUMP_PACKETS, b->line, b->engine,
+		       &b->prod);
+	b->next_packet += PUMP_PACKETS;
+	wb_ring_producer_publish_no_wakeup(&b->prod);
+	return BUILDER_PUMP_MORE;
+}
+
+static int run_pipeline(struct bench *b, struct row_result *r)
+{
+	struct builder_config bc;
+	struct builder_counters ctr;
+	struct builder *bld;
+	uint64_t w0;
+	char name[64];
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (engine_fresh(b) < 0)
+		return -1;
+	ring_fresh(b);
+	b->next_packet = 0;
+	memset(&bc, 0, sizeof(bc));
+	bc.numa_node = -1;
+	bc.cpus[0] = bc.cpus[1] = -1;
+	bc.pin = 1;
+	/* As wirebookd runs by default: a thread waiting on the other spins a
+	 * while, then naps 10 us (busy polling both threads measured 30x
+	 * slower on a shared 2-core machine: a spinner holds the core its
+	 * peer needs). */
+	bc.busy_poll = 0;
+	bc.books.expected_orders = b->o.expected_orders;
+	bc.shm.shm_name = shm_name(b, name, sizeof(name));
+	bld = builder_create(&bc, &err);
+	if (!bld) {
+		fprintf(stderr, "bench_file: builder_create: %d\n", err);
+		return -1;
+	}
+	w0 = clock_ns(CLOCK_MONOTONIC);
+	if (builder_start(bld, b->ring, pump_capture, b) < 0) {
+		builder_destroy(bld);
+		return -1;
+	}
+	while (!builder_done(bld)) {
+		struct timespec ts = { 0, 100000 };
+
+		nanosleep(&ts, NULL);
+	}
+	r->wall_ns = clock_ns(CLOCK_MONOTONIC) - w0;
+	builder_stop(bld);
+	builder_get_counters(bld, &ctr);
+	r->cpu_ns = r->wall_ns;
+	r->thread_cpu_ns[0] = ctr.cpu_ns[0];
+	r->thread_cpu_ns[1] = ctr.cpu_ns[1];
+	r->messages = engine_messages(b->engine);
+	r->events = ctr.events;
+	r->have_books = r->have_super = 1;
+	r->books_sum = venue_books_checksum(builder_venue_books(bld));
+	r->super_sum = superbook_checksum(builder_superbook(bld));
+	r->live_orders = builder_venue_counters(bld)->live_orders;
+	if (ctr.ring_dropped)
+		fprintf(stderr, "bench_file: pipeline: %" PRIu64 " events dropped\n", ctr.ring_dropped);
+	builder_destroy(bld);
+	return 0;
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+static void print_row(enum row row, const struct row_result *r, unsigned runs)
+{
+	double ns = (double)r->cpu_ns / (double)(r->messages ? r->messages : 1);
+
+	printf("%-*s %7.1f ns/msg (target <= %.0f)  %6.2f M msg/s  peak RSS %5.0f MiB  live orders ",
+	       ROW_NAME_WIDTH, row_names[row], ns, row_target_ns[row], 1e3 / ns,
+	       (double)r->peak_rss / (1 << 20));
+	if (r->have_books)
+		printf("%7" PRIu64, r->live_orders);
+	else
+		printf("%7s", "-");
+	if (row == ROW_DECODE)
+		printf("  checksum events %016" PRIx64, r->events_sum);
+	else
+		printf("  checksum books %016" PRIx64, r->books_sum);
+	if (row == ROW_BOOKS)
+		printf(" updates %016" PRIx64, r->updates_sum);
+	if (r->have_super)
+		printf(" super-book %016" PRIx64, r->super_sum);
+	if (row == ROW_PIPELINE)
+		printf("  (wall, two threads; CPU: thread 1 %.1f, thread 2 %.1f ns/msg",
+		       (double)r->thread_cpu_ns[0] / (double)(r->messages ? r->messages : 1),
+		       (double)r->thread_cpu_ns[1] / (double)(r->messages ? r->messages : 1));
+	else
+		printf("  (thread CPU");
+	printf(", %" PRIu64 " events, %s)\n", r->events, runs > 1 ? "best run" : "one run");
+	fflush(stdout);
+}
+
+static int run_row(struct bench *b, enum row row, struct row_result *best)
+{
+	struct row_result r;
+
+	reset_peak_rss();
+	for (unsigned i = 0; i < b->o.runs; i++) {
+		/* The checksum of the events costs time: a run of its own. */
+		if ((row == ROW_PIPELINE ? run_pipeline(b, &r) : run_single(b, row, 0, &r)) < 0)
+			return -1;
+		if (i == 0 || r.cpu_ns < best->cpu_ns)
+			*best = r;
+	}
+	best->peak_rss = peak_rss();
+	if (row == ROW_DECODE || row == ROW_BOOKS) {
+		if (run_single(b, row, 1, &r) < 0)
+			return -1;
+		best->events_sum = r.events_sum;
+		best->updates_sum = r.updates_sum;
+	}
+	print_row(row, best, b->o.runs);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: bench_file [options] FILE\n"
+"       bench_file [options] --generate N\n"
+"Decode and book-building speed on a day file, one line a row: decode only,\n"
+"decode + venue books, decode + venue books + Super-Book, pipeline. FILE is a\n"
+"pcap (frames to feeds.conf's lines) or a Nasdaq BinaryFILE, plain or gzip\n"
+"(decoded as the nasdaq itch line).\n"
+"  --generate N        a generated ITCH day of N order messages instead of FILE\n"
+"  --symbols N         symbols of the generated day (default 8000)\n"
+"  --seed N            seed of the generated day (default 1)\n"
+"  --feeds FILE        feed map (default: ./feeds.conf or the source tree's)\n"
+"  --rows LIST         decode,books,superbook,pipeline (default: all)\n"
+"  --runs N            runs per row, best shown (default 3)\n"
+"  --expected-orders N size the order tables for N live orders (default 1Mi)\n");
+}
+
+static int parse_rows(const char *arg, unsigned *rows)
+{
+	char buf[256], *tok, *save = NULL;
+
+	*rows = 0;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = 0; k < ROWS && strcmp(tok, row_keys[k]); k++)
+			;
+		if (k == ROWS)
+			return -1;
+		*rows |= 1u << k;
+	}
+	return *rows ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "generate", required_argument, NULL, 'g' },
+		{ "symbols", required_argument, NULL, 'y' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "feeds", required_argument, NULL, 'f' },
+		{ "rows", required_argument, NULL, 'r' },
+		{ "runs", required_argument, NULL, 'n' },
+		{ "expected-orders", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct bench b;
+	struct row_result res[ROWS] = { 0 };
+	char err[CAPTURE_ERR_LEN];
+	int c;
+
+	b.o = (struct opts){ .runs = 3, .rows = (1u << ROWS) - 1, .seed = 1 };
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'g': b.o.generate = strtoull(optarg, NULL, 0); break;
+		case 'y': b.o.symbols = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 's': b.o.seed = strtoull(optarg, NULL, 0); break;
+		case 'f': b.o.feeds = optarg; break;
+		case 'r':
+			if (parse_rows(optarg, &b.o.rows) < 0) {
+				usage(stderr);
+				return 2;
+			}
+			break;
+		case 'n': b.o.runs = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'o': b.o.expected_orders = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (b.o.runs == 0 || (b.o.generate ? optind != argc : optind + 1 != argc)) {
+		usage(stderr);
+		return 2;
+	}
+	if (!b.o.feeds)
+		b.o.feeds = feeds_conf_default_path();
+	if (b.o.feeds) {
+		b.nfeeds = feeds_conf_read(b.o.feeds, b.feeds, MAX_FEEDS, err, sizeof(err));
+		if (b.nfeeds < 0) {
+			fprintf(stderr, "bench_file: %s\n", err);
+			return 1;
+		}
+	}
+	b.ring = aligned_alloc(WB_RING_PAGE, wb_ring_bytes(RING_SLOTS));
+	if (!b.ring || engine_fresh(&b) < 0) {
+		fprintf(stderr, "bench_file: setup failed\n");
+		return 1;
+	}
+	memset(b.ring, 0, wb_ring_bytes(RING_SLOTS));
+	if (b.o.generate) {
+		if (generate(&b) < 0) {
+			fprintf(stderr, "bench_file: generating the day failed\n");
+			return 1;
+		}
+	} else if (capture_load(&b.cap, argv[optind], b.line, err, sizeof(err)) < 0) {
+		fprintf(stderr, "bench_file: %s\n", err);
+		return 1;
+	}
+	printf("input: %s (%s), %" PRIu64 " packets, %.0f MiB in memory; feeds %s\n",
+	       b.o.generate ? "generated day" : argv[optind], b.cap.format, b.cap.count,
+	       (double)(b.cap.size + b.cap.count * sizeof(struct capture_packet)) / (1 << 20),
+	       b.o.feeds ? b.o.feeds : "(built-in nasdaq itch line)");
+	fflush(stdout);
+	for (int row = 0; row < ROWS; row++) {
+		if (!(b.o.rows & (1u << row)))
+			continue;
+		if (run_row(&b, (enum row)row, &res[row]) < 0)
+			return 1;
+	}
+	if ((b.o.rows & 3u) == 3u) {
+		double books = (double)(res[ROW_BOOKS].cpu_ns - res[ROW_DECODE].cpu_ns) /
+			       (double)(res[ROW_BOOKS].events ? res[ROW_BOOKS].events : 1);
+
+		printf("venue books alone (row 2 - row 1): %.1f ns/event (target <= 50)\n", books);
+	}
+	if ((b.o.rows & 0xeu) && res[ROW_BOOKS].have_books) {
+		int same = 1;
+
+		for (int row = ROW_SUPERBOOK; row < ROWS; row++)
+			if ((b.o.rows & (1u << row)) && res[row].books_sum != res[ROW_BOOKS].books_sum)
+				same = 0;
+		if ((b.o.rows & 0xcu) == 0xcu && res[ROW_SUPERBOOK].super_sum != res[ROW_PIPELINE].super_sum)
+			same = 0;
+		printf("books equal across rows: %s\n", same ? "yes" : "NO");
+	}
+	capture_free(&b.cap);
+	feed_engine_destroy(b.engine);
+	free(b.engine);
+	free(b.ring);
+	return 0;
+}
