@@ -80,7 +80,7 @@ struct opts {
 struct bench {
 	struct opts o;
 	struct capture cap;
-	struct feeds_conf_entry feeds[MAX_FEEDS];
+	struct feed_map_entry feeds[MAX_FEEDS];
 	int nfeeds;
 	void *ring;
 	struct feed_engine *engine;
@@ -203,8 +203,8 @@ static int engine_fresh(struct bench *b)
 		return -1;
 	b->line = -1;
 	for (int i = 0; i < b->nfeeds; i++) {
-		const struct feeds_conf_entry *f = &b->feeds[i];
-		int line = feed_map_add(b->engine, f->ip, f->port, f->protocol, f->venue, f->name);
+		const struct feed_map_entry *f = &b->feeds[i];
+		int line = feed_map_add_entry(b->engine, f);
 
 		if (line < 0)
 			return -1;
