@@ -41,6 +41,7 @@ static const struct {
 };
 
 static const char pitch_venues[] = "nasdaq,bzx,byx,edgx,edga";
+static const char xdp_venues[] = "nyse,arca";
 
 static void usage(FILE *out)
 {
@@ -65,6 +66,8 @@ static void usage(FILE *out)
 "      --venues LIST      comma-separated venues the flow trades on (default\n"
 "                         nasdaq); see wb-dump --help for the venue names\n"
 "      --pitch            the same as --venues %s\n"
+"      --xdp              add %s (NYSE Integrated Feed) to the venues, each\n"
+"                         over the channels its feed-map lines name (channel=N)\n"
 "  -f, --format F         pcap (default), itch-file, itch-file.gz; a FILE ending\n"
 "                         in .gz implies itch-file.gz\n"
 "      --gap-every N      drop every Nth data packet of each venue (a sequence gap)\n"
@@ -78,7 +81,7 @@ static void usage(FILE *out)
 "      --max-payload N    UDP payload bytes per packet (default 1400)\n"
 "  -q, --quiet            no summary on stderr\n"
 "  -h, --help\n",
-		pitch_venues);
+		pitch_venues, xdp_venues);
 }
 
 static int pcap_sink(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
@@ -182,7 +185,7 @@ static void venue_groups(const struct feed_map_entry *map, int n, struct venue_o
 }
 
 enum { OPT_GAP = 256, OPT_DUP, OPT_AB, OPT_FEEDS, OPT_SESSION, OPT_PAYLOAD, OPT_SYMBOLS,
-       OPT_PITCH, OPT_VENUES };
+       OPT_PITCH, OPT_XDP, OPT_VENUES };
 
 int main(int argc, char **argv)
 {
@@ -196,6 +199,7 @@ int main(int argc, char **argv)
 		{ "max-payload", required_argument, 0, OPT_PAYLOAD },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS },
 		{ "pitch", no_argument, 0, OPT_PITCH },
+		{ "xdp", no_argument, 0, OPT_XDP },
 		{ "venues", required_argument, 0, OPT_VENUES },
 		{ "quiet", no_argument, 0, 'q' },	{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -204,7 +208,7 @@ int main(int argc, char **argv)
 	struct gen_encoder_config base = { .midnight_ns = DEFAULT_MIDNIGHT_S * 1000000000ull };
 	const char *out = NULL, *format = NULL, *feeds = NULL, *session = NULL;
 	struct venue_out venues[WB_VENUE_COUNT];
-	uint32_t venue_mask = 1u << WB_VENUE_NASDAQ;
+	uint32_t venue_mask = 1u << WB_VENUE_NASDAQ, added_venues = 0;
 	bool quiet = false;
 	int nvenues = 0;
 	uint64_t v;
@@ -255,6 +259,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_AB: base.ab = true; break;
 		case OPT_PITCH: venue_mask = parse_venues(pitch_venues); break;
+		case OPT_XDP: added_venues |= parse_venues(xdp_venues); break;
 		case OPT_VENUES:
 			venue_mask = parse_venues(optarg);
 			if (!venue_mask)
@@ -304,9 +309,10 @@ int main(int argc, char **argv)
 				"--format pcap\n");
 		return 2;
 	}
+	venue_mask |= added_venues;
 	if (to_file && venue_mask != 1u << WB_VENUE_NASDAQ) {
-		fprintf(stderr, "wb-gen: a BinaryFILE holds Nasdaq ITCH only: --venues and --pitch "
-				"need --format pcap\n");
+		fprintf(stderr, "wb-gen: a BinaryFILE holds Nasdaq ITCH only: --venues, --pitch and "
+				"--xdp need --format pcap\n");
 		return 2;
 	}
 	fcfg.venues = venue_mask;
@@ -353,6 +359,8 @@ int main(int argc, char **argv)
 		}
 		o->cfg = base;
 		o->cfg.venue = o->venue;
+		o->cfg.map = map;
+		o->cfg.map_len = nmap;
 		venue_groups(map, nmap, o);
 		if (base.ab && feeds && (!feeds_conf_find(map, nmap, o->protocol, o->venue, "A") ||
 					 !feeds_conf_find(map, nmap, o->protocol, o->venue, "B"))) {

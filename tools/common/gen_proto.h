@@ -29,6 +29,10 @@ struct gen_encoder_config {
 	char session[10];		/* MoldUDP64 session, for protocols on MoldUDP64 */
 	struct gen_packet_sink sink;
 	struct itch_file *file;		/* messages without transport (BinaryFILE), if writes_files */
+	/* The feed map wb-gen read (may be empty): an encoder that spreads a
+	 * venue over several channels (XDP) takes each channel's lines from it. */
+	const struct feed_map_entry *map;
+	int map_len;
 };
 
 struct gen_proto {
