@@ -78,6 +78,9 @@ static void usage(FILE *out)
 "                         the sample feeds.conf's groups, 239.192.<venue>.1/.2 for\n"
 "                         venues it lacks)\n"
 "      --session S        MoldUDP64 session (10 characters; default WBGEN<seed>)\n"
+"      --until HH:MM:SS[.fff]  stop the session at that exchange time, without\n"
+"                         closing it (no end of session, no close): a capture that\n"
+"                         ends mid-day\n"
 "      --max-payload N    UDP payload bytes per packet (default 1400)\n"
 "  -q, --quiet            no summary on stderr\n"
 "  -h, --help\n",
@@ -103,6 +106,26 @@ static int parse_u64(const char *opt, const char *s, uint64_t *out)
 		return -1;
 	}
 	return 0;
+}
+
+/* "HH:MM:SS" or "HH:MM:SS.fff..." as ns since midnight; -1 if malformed. */
+static int parse_time_of_day(const char *s, uint64_t *ns)
+{
+	unsigned h, m, sec;
+	int n = 0;
+	uint64_t frac = 0, scale = 100000000;
+
+	if (sscanf(s, "%2u:%2u:%2u%n", &h, &m, &sec, &n) != 3 || h > 23 || m > 59 || sec > 59)
+		return -1;
+	s += n;
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9' && scale; s++, scale /= 10)
+			frac += (uint64_t)(*s - '0') * scale;
+	}
+	if (*s)
+		return -1;
+	*ns = ((uint64_t)h * 3600 + m * 60 + sec) * 1000000000ull + frac;
+	return *ns ? 0 : -1;
 }
 
 /* "nasdaq,bzx" as a venue mask; 0 (with a message) on a bad name. */
@@ -185,7 +208,7 @@ static void venue_groups(const struct feed_map_entry *map, int n, struct venue_o
 }
 
 enum { OPT_GAP = 256, OPT_DUP, OPT_AB, OPT_FEEDS, OPT_SESSION, OPT_PAYLOAD, OPT_SYMBOLS,
-       OPT_PITCH, OPT_XDP, OPT_VENUES };
+       OPT_PITCH, OPT_XDP, OPT_VENUES, OPT_UNTIL };
 
 int main(int argc, char **argv)
 {
@@ -196,6 +219,7 @@ int main(int argc, char **argv)
 		{ "dup-every", required_argument, 0, OPT_DUP }, { "ab", no_argument, 0, OPT_AB },
 		{ "feeds", required_argument, 0, OPT_FEEDS },
 		{ "session", required_argument, 0, OPT_SESSION },
+		{ "until", required_argument, 0, OPT_UNTIL },
 		{ "max-payload", required_argument, 0, OPT_PAYLOAD },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS },
 		{ "pitch", no_argument, 0, OPT_PITCH },
@@ -210,6 +234,7 @@ int main(int argc, char **argv)
 	struct venue_out venues[WB_VENUE_COUNT];
 	uint32_t venue_mask = 1u << WB_VENUE_NASDAQ, added_venues = 0;
 	bool quiet = false;
+	uint64_t until = 0;	/* exchange time (ns since midnight) to stop at; 0: the whole day */
 	int nvenues = 0;
 	uint64_t v;
 	int c;
@@ -266,6 +291,12 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_FEEDS: feeds = optarg; break;
+		case OPT_UNTIL:
+			if (parse_time_of_day(optarg, &until)) {
+				fprintf(stderr, "wb-gen: --until: not a time HH:MM:SS[.fff]: %s\n", optarg);
+				return 2;
+			}
+			break;
 		case OPT_SESSION:
 			if (strlen(optarg) != 10) {
 				fprintf(stderr, "wb-gen: --session needs exactly 10 characters\n");
@@ -414,7 +445,13 @@ int main(int argc, char **argv)
 	uint64_t last_ts = 0;
 	int werr = 0;
 
+	bool stopped = false;
+
 	while (!werr && gen_flow_next(flow, &a) == 1) {
+		if (until && a.ts >= until) {
+			stopped = true;
+			break;
+		}
 		last_ts = a.ts;
 		/* Each venue's actions go to its own encoder. */
 		for (int i = 0; i < nvenues && !werr; i++)
@@ -422,7 +459,8 @@ int main(int argc, char **argv)
 				werr = venues[i].gp->action(venues[i].enc, flow, &a);
 	}
 	for (int i = 0; i < nvenues && !werr; i++)
-		werr = venues[i].gp->finish(venues[i].enc, last_ts + 1000000);
+		werr = stopped ? venues[i].gp->stop(venues[i].enc) :
+			venues[i].gp->finish(venues[i].enc, last_ts + 1000000);
 	if (to_file)
 		werr |= itch_file_close(&file, err, sizeof(err));
 	else

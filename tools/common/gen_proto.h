@@ -45,6 +45,9 @@ struct gen_proto {
 	int (*action)(void *enc, const struct gen_flow *flow, const struct gen_action *a);
 	/* Flush and close the session at exchange time ts: 0 or -1. */
 	int (*finish)(void *enc, uint64_t ts);
+	/* Send what is buffered and stop without closing the session, as a
+	 * capture that ends mid-session (wb-gen --until): 0 or -1. */
+	int (*stop)(void *enc);
 	void (*destroy)(void *enc);
 	/* A few lines on what was written, for wb-gen's summary. */
 	void (*summary)(const void *enc, const struct gen_flow *flow, FILE *out);

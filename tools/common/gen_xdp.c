@@ -650,6 +650,15 @@ static int xdp_enc_finish(void *enc, uint64_t ts)
 	return g->error ? -1 : 0;
 }
 
+static int xdp_enc_stop(void *enc)
+{
+	struct gen_xdp *g = enc;
+
+	if (!g->error && flush_until(g, ~0ull))
+		g->error = 1;
+	return g->error ? -1 : 0;
+}
+
 static void xdp_enc_destroy(void *enc)
 {
 	struct gen_xdp *g = enc;
@@ -680,6 +689,7 @@ const struct gen_proto gen_proto_xdp = {
 	.init = xdp_enc_init,
 	.action = xdp_enc_action,
 	.finish = xdp_enc_finish,
+	.stop = xdp_enc_stop,
 	.destroy = xdp_enc_destroy,
 	.summary = xdp_enc_summary,
 };
