@@ -271,14 +271,10 @@ int feed_engine_set_trading_date(struct feed_engine *e, int year, int month, int
 	return 0;
 }
 
-void feed_packet_midnight(struct feed_packet *pk)
+void feed_venue_learn_midnight(struct feed_packet *pk)
 {
-	struct feed_venue *v = pk->v;
-
-	if (wb_unlikely(!v->midnight_ns))
-		v->midnight_ns = pk->engine->trading_day_ns ? pk->engine->trading_day_ns :
-			feed_et_midnight_ns(pk->recv_ts);
-	pk->midnight_ns = v->midnight_ns;
+	pk->v->midnight_ns = pk->engine->trading_day_ns ? pk->engine->trading_day_ns :
+		feed_et_midnight_ns(pk->recv_ts);
 }
 
 /* ---- feed map -------------------------------------------------------------- */

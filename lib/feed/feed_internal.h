@@ -334,8 +334,17 @@ static inline bool feed_subscribed(const struct feed_engine *e, uint16_t inst)
 
 /* ---- time (feed_time.c) -------------------------------------------------- */
 
-/* Set pk->midnight_ns from the venue's trading day, learning it if needed. */
-void feed_packet_midnight(struct feed_packet *pk);
+/* The venue's trading-day midnight, learned from the engine's date or the receive clock. */
+void feed_venue_learn_midnight(struct feed_packet *pk);
+
+/* Set pk->midnight_ns from the venue's trading day, learning it if needed
+ * (inline: every packet of every protocol passes here). */
+static inline void feed_packet_midnight(struct feed_packet *pk)
+{
+	if (wb_unlikely(!pk->v->midnight_ns))
+		feed_venue_learn_midnight(pk);
+	pk->midnight_ns = pk->v->midnight_ns;
+}
 
 /* ---- events -------------------------------------------------------------- */
 

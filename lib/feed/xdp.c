@@ -348,15 +348,28 @@ static inline uint32_t firm_mpid(const uint8_t *m, const struct xdp_order_layout
 	return firm == 0x20202020u ? 0 : firm;
 }
 
+/*
+ * What every message of a packet needs, loaded once per packet; the
+ * message and filter counts are added to the line once, as ITCH does.
+ */
+struct xdp_batch {
+	struct feed_packet *pk;
+	struct xdp_state *st;
+	struct xdp_clock *clock;
+	const uint16_t *inst_of;	/* the directory's dense instrument cache */
+	uint64_t messages, filtered;
+};
+
 static inline __attribute__((always_inline)) void
-decode_order(struct feed_packet *pk, struct xdp_state *st, const struct xdp_clock *c,
-	     const uint8_t *m, uint32_t len, uint64_t seq, const struct xdp_order_layout *l)
+decode_order(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq,
+	     const struct xdp_order_layout *l)
 {
+	struct feed_packet *pk = b->pk;
 	/* restrict: the event's stores cannot touch the producer's indices. */
 	struct wb_event *restrict ev;
 	uint32_t key, firm;
 	uint16_t inst;
-	uint8_t side_char, side;
+	uint8_t side_char, side, scale;
 	int64_t multiplier;
 
 	/* This one check bounds every read below (the layout's offsets). */
@@ -364,14 +377,23 @@ decode_order(struct feed_packet *pk, struct xdp_state *st, const struct xdp_cloc
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	pk->counters->messages++;
+	b->messages++;
 	key = feed_le32(m + 8);
-	inst = feed_dir_instrument(&pk->v->dir, key);
+	if (wb_likely(key < XDP_DIRECTORY_KEYS)) {
+		inst = b->inst_of[key];
+		scale = b->st->key[key].scale;
+	} else {
+		inst = feed_dir_instrument_slow(&pk->v->dir, key);
+		scale = scale_of(pk, b->st, key);
+	}
 	if (wb_unlikely(!inst)) {
-		instrument_of(pk, st, key);
+		if (wb_likely(scale))
+			b->filtered++;
+		else
+			feed_count_error(pk, FEED_ERR_UNKNOWN_SYMBOL);
 		return;
 	}
-	multiplier = price_multiplier[scale_of(pk, st, key)];
+	multiplier = price_multiplier[scale];
 	side_char = m[l->side_off];
 	side = (uint8_t)(((side_char == 'B') | (side_char == 'S') << 1) & l->side_mask);
 	if (wb_unlikely((!multiplier && l->uses_price) || (l->kind == WB_EV_ADD && !side))) {
@@ -379,7 +401,7 @@ decode_order(struct feed_packet *pk, struct xdp_state *st, const struct xdp_cloc
 		return;
 	}
 	firm = firm_mpid(m, l);
-	ev = feed_emit(pk, l->kind, inst, seq, message_time(st, c, key, m));
+	ev = feed_emit(pk, l->kind, inst, seq, message_time(b->st, b->clock, key, m));
 	if (wb_unlikely(!ev))
 		return;
 	ev->side = side;
@@ -666,28 +688,27 @@ static void decode_other(struct feed_packet *pk, struct xdp_state *st, struct xd
 }
 
 static inline __attribute__((always_inline)) void
-decode_message(struct feed_packet *pk, struct xdp_state *st, struct xdp_clock *c,
-	       const uint8_t *m, uint32_t len, uint64_t seq)
+decode_message(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq)
 {
 	uint32_t type = feed_le16(m + 2), order = type - XDP_ADD_ORDER;
 	uint8_t min;
 
 	if (wb_likely(order < 5)) {
-		decode_order(pk, st, c, m, len, seq, &order_layouts[order]);
+		decode_order(b, m, len, seq, &order_layouts[order]);
 		return;
 	}
 	min = type < XDP_TYPE_LIMIT ? xdp_min_len[type] : 0;
 	if (wb_unlikely(!min)) {
-		feed_count_error(pk, is_request_server_message(type) ? FEED_ERR_NOT_MULTICAST :
+		feed_count_error(b->pk, is_request_server_message(type) ? FEED_ERR_NOT_MULTICAST :
 				 FEED_ERR_UNKNOWN_TYPE);
 		return;
 	}
 	if (wb_unlikely(len < min)) {
-		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		feed_count_error(b->pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	pk->counters->messages++;
-	decode_other(pk, st, c, m, type, seq);
+	b->messages++;
+	decode_other(b->pk, b->st, b->clock, m, type, seq);
 }
 
 /* ---- framing ------------------------------------------------------------------- */
@@ -698,15 +719,19 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 
 	if (len < XDP_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	__builtin_memset(f, 0, sizeof(*f));
 	pkt_size = feed_le16(p);
 	if (pkt_size < XDP_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
 	if (pkt_size > len)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
+	/* Every field the sequencing layer reads (no session: it is unused). */
 	f->length = pkt_size;
 	f->offset = XDP_HEADER_LEN;
 	f->count = p[3];
+	f->unit = 0;
+	f->has_session = false;
+	f->reset_token = 0;
+	f->seq = 0;
 	if (!f->count) {
 		/* DeliveryFlag 1: what its SeqNum means is not specified (notes). */
 		f->kind = FEED_FRAME_HEARTBEAT;
@@ -746,8 +771,10 @@ static int xdp_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const
 static uint32_t xdp_decode(struct feed_packet *pk, const uint8_t *p, uint32_t len,
 			   const struct feed_frame *f, uint32_t skip)
 {
-	struct xdp_state *st = pk->state;
-	struct xdp_clock *c = clock_of(pk, st);
+	struct xdp_batch b = {
+		.pk = pk, .st = pk->state, .clock = clock_of(pk, pk->state),
+		.inst_of = pk->v->dir.instrument,
+	};
 	uint32_t off = XDP_HEADER_LEN, i;
 
 	for (i = 0; i < f->count; i++) {
@@ -756,25 +783,28 @@ static uint32_t xdp_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 		if (wb_unlikely(off + XDP_MSG_HEADER_LEN > len)) {
 			/* The messages end with the packet: NumberMsgs says more than it holds. */
 			feed_count_error(pk, off == len ? FEED_ERR_BAD_COUNT : FEED_ERR_TRUNCATED);
-			return i;
+			goto out;
 		}
 		mlen = feed_le16(p + off);
 		if (wb_unlikely(mlen < XDP_MSG_HEADER_LEN)) {
 			/* A size that cannot cover its own header: nothing after it can be framed. */
 			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
-			return i;
+			goto out;
 		}
 		if (wb_unlikely(mlen > len - off)) {
 			/* The rest is lost: the other line's copy or a GAP reports it. */
 			feed_count_error(pk, FEED_ERR_TRUNCATED);
-			return i;
+			goto out;
 		}
 		if (wb_likely(i >= skip))
-			decode_message(pk, st, c, p + off, mlen, f->seq + i);
+			decode_message(&b, p + off, mlen, f->seq + i);
 		off += mlen;
 	}
 	if (wb_unlikely(off != len))
 		feed_count_error(pk, FEED_ERR_BAD_COUNT);
+out:
+	pk->counters->messages += b.messages;
+	pk->counters->filtered += b.filtered;
 	return i;
 }
 

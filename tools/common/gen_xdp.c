@@ -129,8 +129,10 @@ static int send_packet(struct gen_xdp *g, struct gen_xdp_channel *c)
 		g->stats.dropped_packets++;
 		g->stats.dropped_messages += c->count;
 		c->last_sent_ts = c->pkt_last_ts;
+		c->idle_heartbeats = 0;
 	} else {
 		rc = send_datagram(g, c, c->pkt_last_ts, c->pkt, c->len);
+		c->idle_heartbeats = 0;
 		if (!rc && g->dup_every && c->packets % g->dup_every == 0) {
 			g->stats.duplicated_packets++;
 			rc = send_datagram(g, c, c->pkt_last_ts, c->pkt, c->len);
@@ -174,8 +176,9 @@ static int flush_channel(struct gen_xdp *g, struct gen_xdp_channel *c)
 }
 
 /*
- * Heartbeats of channels idle for a second before time ts, and packets
- * whose window closed: the channels keep pace with the flow. The SeqNum of
+ * Heartbeats of channels idle for a second before time ts (at most
+ * GEN_XDP_MAX_HEARTBEATS per idle stretch), and packets whose window
+ * closed: the channels keep pace with the flow. The SeqNum of
  * a heartbeat is the next the channel will send (the decoder relies on
  * none: the spec does not say).
  */
@@ -191,8 +194,9 @@ static int keep_pace(struct gen_xdp *g, uint64_t ts)
 	for (uint32_t i = 0; i < g->nch; i++) {
 		struct gen_xdp_channel *c = &g->ch[i];
 
-		for (int n = 0; c->started && c->sent_any && !c->count && n < GEN_XDP_MAX_HEARTBEATS &&
-				ts > c->last_sent_ts + GEN_XDP_HEARTBEAT_NS; n++) {
+		while (c->started && c->sent_any && !c->count &&
+		       c->idle_heartbeats < GEN_XDP_MAX_HEARTBEATS &&
+		       ts > c->last_sent_ts + GEN_XDP_HEARTBEAT_NS) {
 			uint64_t t = c->last_sent_ts + GEN_XDP_HEARTBEAT_NS;
 			uint8_t p[HEADER_LEN];
 
@@ -201,6 +205,7 @@ static int keep_pace(struct gen_xdp *g, uint64_t ts)
 			header(p, HEADER_LEN, FLAG_HEARTBEAT, 0, c->next_seq, g->midnight_ns + t);
 			if (send_datagram(g, c, t, p, sizeof(p)))
 				return -1;
+			c->idle_heartbeats++;
 			g->stats.heartbeats++;
 		}
 	}

@@ -29,7 +29,8 @@
  *    mapping, a Symbol Clear, its last Security Status and an Add Order
  *    Refresh for each live order, then the last Source Time Reference;
  *    the channel's sequence starts over at 1;
- *  - heartbeats (DeliveryFlag 1) on a channel idle for a second.
+ *  - heartbeats (DeliveryFlag 1) on a channel idle for a second, a few
+ *    per idle stretch (as the ITCH and PITCH encoders do).
  *
  * Channels come from the feed map (gen_encoder_config.map): each channel=N
  * of the venue with a line A (and B); symbols are dealt to the channels by
@@ -49,7 +50,7 @@
 #define GEN_XDP_DEFAULT_PAYLOAD 1400	/* the spec's largest packet */
 #define GEN_XDP_PACKET_WINDOW_NS 50000	/* messages further apart start a new packet */
 #define GEN_XDP_HEARTBEAT_NS 1000000000ull
-#define GEN_XDP_MAX_HEARTBEATS 3	/* per idle stretch */
+#define GEN_XDP_MAX_HEARTBEATS 3	/* per idle stretch, so a quiet hour stays small (as ITCH) */
 #define GEN_XDP_MAX_MESSAGE 46		/* Security Status, the longest written */
 #define GEN_XDP_HALT_PERMILLE 450	/* of the day's order flow: the halt... */
 #define GEN_XDP_RESUME_PERMILLE 470	/* ...and the resume */
@@ -76,6 +77,7 @@ struct gen_xdp_channel {
 	bool ref_sent;
 	bool started;			/* Sequence Number Reset sent */
 	bool sent_any;
+	uint32_t idle_heartbeats;	/* sent since the channel's last data packet */
 	uint64_t last_sent_ts;
 	uint64_t packets;		/* data packets made, for gap/dup faults */
 };
