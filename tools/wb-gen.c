@@ -51,7 +51,7 @@ static void usage(FILE *out)
 "Generate a deterministic, realistic trading session: one order flow over the\n"
 "venues asked for, each venue in its own protocol (the one its feed-map lines\n"
 "name, else the first protocol that serves it), as a pcap of\n"
-"Ethernet/IPv4/UDP packets, or, for Nasdaq alone, a Nasdaq BinaryFILE (2-byte\n"
+"Ethernet/IPv4/UDP packets in time order, or, for Nasdaq alone, a Nasdaq BinaryFILE (2-byte\n"
 "big-endian length before each message), plain or gzip.\n"
 "\n"
 "  -o, --out FILE         output file ('-' for stdout, pcap only)\n"
@@ -87,12 +87,87 @@ static void usage(FILE *out)
 		pitch_venues, xdp_venues);
 }
 
+/*
+ * Each encoder writes its packets in time order, but a venue holds a
+ * packet until its window closes while other venues write theirs, and a B
+ * copy trails its A copy: the run's packets are held here and written at
+ * the end sorted by time (stable), so the capture replays as the exchanges
+ * sent it. Memory: the capture's size, once.
+ */
+struct held_packet {
+	uint64_t ts;
+	uint64_t off;		/* in time_order.bytes; also the tie-break: arrival order */
+	uint32_t ip, len;
+	uint16_t port;
+};
+
+struct time_order {
+	struct pcap_writer *w;
+	uint8_t *bytes;
+	size_t used, cap;
+	struct held_packet *held;
+	size_t n, held_cap;
+};
+
 static int pcap_sink(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
 		     const uint8_t *payload, uint32_t len)
 {
-	struct pcap_writer *w = ctx;
+	struct time_order *t = ctx;
 
-	return pcap_writer_udp(w, ts_ns, SOURCE_IP, SOURCE_PORT, dst_ip, dst_port, payload, len);
+	if (len > PCAP_WRITER_MAX_PAYLOAD)
+		return -1;
+	if (t->n == t->held_cap) {
+		size_t cap = t->held_cap ? t->held_cap * 2 : 1u << 16;
+		struct held_packet *h = realloc(t->held, cap * sizeof(*h));
+
+		if (!h)
+			return -1;
+		t->held = h;
+		t->held_cap = cap;
+	}
+	if (t->used + len > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1u << 22;
+		uint8_t *b;
+
+		while (cap < t->used + len)
+			cap *= 2;
+		b = realloc(t->bytes, cap);
+		if (!b)
+			return -1;
+		t->bytes = b;
+		t->cap = cap;
+	}
+	memcpy(t->bytes + t->used, payload, len);
+	t->held[t->n++] = (struct held_packet){ ts_ns, t->used, dst_ip, len, dst_port };
+	t->used += len;
+	return 0;
+}
+
+static int earlier(const void *a, const void *b)
+{
+	const struct held_packet *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int write_in_time_order(struct time_order *t)
+{
+	int rc = 0;
+
+	qsort(t->held, t->n, sizeof(*t->held), earlier);
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		const struct held_packet *h = &t->held[i];
+
+		rc = pcap_writer_udp(t->w, h->ts, SOURCE_IP, SOURCE_PORT, h->ip, h->port,
+				     t->bytes + h->off, h->len);
+	}
+	free(t->held);
+	free(t->bytes);
+	t->held = NULL;
+	t->bytes = NULL;
+	return rc;
 }
 
 static int parse_u64(const char *opt, const char *s, uint64_t *out)
@@ -404,6 +479,7 @@ int main(int argc, char **argv)
 
 	struct gen_flow *flow = calloc(1, sizeof(*flow));
 	struct pcap_writer pw;
+	struct time_order order = { .w = &pw };
 	struct itch_file file;
 	struct timespec t0;
 	int rc = 1;
@@ -433,7 +509,7 @@ int main(int argc, char **argv)
 		if (to_file)
 			o->cfg.file = &file;
 		else
-			o->cfg.sink = (struct gen_packet_sink){ .packet = pcap_sink, .ctx = &pw };
+			o->cfg.sink = (struct gen_packet_sink){ .packet = pcap_sink, .ctx = &order };
 		o->enc = calloc(1, o->gp->size);
 		if (!o->enc || o->gp->init(o->enc, &o->cfg)) {
 			fprintf(stderr, "wb-gen: out of memory\n");
@@ -461,10 +537,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nvenues && !werr; i++)
 		werr = stopped ? venues[i].gp->stop(venues[i].enc) :
 			venues[i].gp->finish(venues[i].enc, last_ts + 1000000);
-	if (to_file)
+	if (to_file) {
 		werr |= itch_file_close(&file, err, sizeof(err));
-	else
+	} else {
+		if (!werr)
+			werr = write_in_time_order(&order);
 		werr |= pcap_writer_close(&pw, err, sizeof(err));
+	}
 	if (werr) {
 		fprintf(stderr, "wb-gen: %s: write failed: %s\n", out, err[0] ? err : strerror(errno));
 	} else {
