@@ -345,8 +345,11 @@ static inline uint32_t firm_mpid(const uint8_t *m, const struct xdp_order_layout
 {
 	uint32_t firm = feed_le32(m + l->firm_off) & l->firm_mask;
 
-	return firm == 0x20202020u ? 0 : firm;
+	return firm ^ (firm == 0x20202020u) * 0x20202020u;
 }
+
+/* A side code as enum wb_side: one load, no branch. */
+static const uint8_t side_code[256] = { ['B'] = WB_SIDE_BUY, ['S'] = WB_SIDE_SELL };
 
 /*
  * What every message of a packet needs, loaded once per packet; the
@@ -358,7 +361,25 @@ struct xdp_batch {
 	struct xdp_clock *clock;
 	const uint16_t *inst_of;	/* the directory's dense instrument cache */
 	uint64_t messages, filtered;
+	/* The clock as the order messages read it (batch_clock after it changes). */
+	uint64_t time_base, time_known;
+	bool time_by_partition;		/* several reference IDs: message_time() */
 };
+
+static inline void batch_clock(struct xdp_batch *b)
+{
+	b->time_base = b->clock->base_ns;
+	b->time_known = b->clock->known;
+	b->time_by_partition = b->clock->ids > 1;
+}
+
+/* The time of an order message: the channel's reference, or its symbol partition's. */
+static inline uint64_t batch_time(const struct xdp_batch *b, uint32_t key, const uint8_t *m)
+{
+	if (wb_unlikely(b->time_by_partition))
+		return message_time(b->st, b->clock, key, m);
+	return (b->time_base + feed_le32(m + 4)) & b->time_known;
+}
 
 static inline __attribute__((always_inline)) void
 decode_order(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq,
@@ -369,7 +390,7 @@ decode_order(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq,
 	struct wb_event *restrict ev;
 	uint32_t key, firm;
 	uint16_t inst;
-	uint8_t side_char, side, scale;
+	uint8_t side, scale;
 	int64_t multiplier;
 
 	/* This one check bounds every read below (the layout's offsets). */
@@ -394,14 +415,14 @@ decode_order(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq,
 		return;
 	}
 	multiplier = price_multiplier[scale];
-	side_char = m[l->side_off];
-	side = (uint8_t)(((side_char == 'B') | (side_char == 'S') << 1) & l->side_mask);
-	if (wb_unlikely((!multiplier && l->uses_price) || (l->kind == WB_EV_ADD && !side))) {
+	side = side_code[m[l->side_off]] & l->side_mask;
+	/* No price where the type has one (scale above 8), no side on an Add. */
+	if (wb_unlikely(((multiplier == 0) & l->uses_price) | ((side == 0) & (l->side_mask != 0)))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return;
 	}
 	firm = firm_mpid(m, l);
-	ev = feed_emit(pk, l->kind, inst, seq, message_time(b->st, b->clock, key, m));
+	ev = feed_emit(pk, l->kind, inst, seq, batch_time(b, key, m));
 	if (wb_unlikely(!ev))
 		return;
 	ev->side = side;
@@ -647,12 +668,16 @@ static void decode_trade_cancel(struct feed_packet *pk, struct xdp_state *st,
 	feed_commit(pk);
 }
 
-static void decode_other(struct feed_packet *pk, struct xdp_state *st, struct xdp_clock *c,
-			 const uint8_t *m, uint32_t type, uint64_t seq)
+static void decode_other(struct xdp_batch *b, const uint8_t *m, uint32_t type, uint64_t seq)
 {
+	struct feed_packet *pk = b->pk;
+	struct xdp_state *st = b->st;
+	struct xdp_clock *c = b->clock;
+
 	switch (type) {
 	case XDP_TIME_REFERENCE:
 		clock_reference(c, feed_le32(m + 4), feed_le32(m + 12));
+		batch_clock(b);
 		pk->counters->ignored++;
 		return;
 	case XDP_SYMBOL_MAPPING:
@@ -708,7 +733,7 @@ decode_message(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq
 		return;
 	}
 	b->messages++;
-	decode_other(b->pk, b->st, b->clock, m, type, seq);
+	decode_other(b, m, type, seq);
 }
 
 /* ---- framing ------------------------------------------------------------------- */
@@ -777,6 +802,7 @@ static uint32_t xdp_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 	};
 	uint32_t off = XDP_HEADER_LEN, i;
 
+	batch_clock(&b);
 	for (i = 0; i < f->count; i++) {
 		uint32_t mlen;
 
