@@ -78,6 +78,7 @@ static void usage(FILE *out)
 "                         the sample feeds.conf's groups, 239.192.<venue>.1/.2 for\n"
 "                         venues it lacks)\n"
 "      --session S        MoldUDP64 session (10 characters; default WBGEN<seed>)\n"
+"      --date YYYY-MM-DD  the trading day (default 2026-02-19)\n"
 "      --until HH:MM:SS[.fff]  stop the session at that exchange time, without\n"
 "                         closing it (no end of session, no close): a capture that\n"
 "                         ends mid-day\n"
@@ -283,7 +284,7 @@ static void venue_groups(const struct feed_map_entry *map, int n, struct venue_o
 }
 
 enum { OPT_GAP = 256, OPT_DUP, OPT_AB, OPT_FEEDS, OPT_SESSION, OPT_PAYLOAD, OPT_SYMBOLS,
-       OPT_PITCH, OPT_XDP, OPT_VENUES, OPT_UNTIL };
+       OPT_PITCH, OPT_XDP, OPT_VENUES, OPT_UNTIL, OPT_DATE };
 
 int main(int argc, char **argv)
 {
@@ -295,6 +296,7 @@ int main(int argc, char **argv)
 		{ "feeds", required_argument, 0, OPT_FEEDS },
 		{ "session", required_argument, 0, OPT_SESSION },
 		{ "until", required_argument, 0, OPT_UNTIL },
+		{ "date", required_argument, 0, OPT_DATE },
 		{ "max-payload", required_argument, 0, OPT_PAYLOAD },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS },
 		{ "pitch", no_argument, 0, OPT_PITCH },
@@ -366,6 +368,17 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_FEEDS: feeds = optarg; break;
+		case OPT_DATE: {
+			int y, mo, dd;
+			char end;
+
+			if (sscanf(optarg, "%4d-%2d-%2d%c", &y, &mo, &dd, &end) != 3 ||
+			    !(base.midnight_ns = feed_et_midnight_of_date(y, mo, dd))) {
+				fprintf(stderr, "wb-gen: --date: not a date YYYY-MM-DD: %s\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case OPT_UNTIL:
 			if (parse_time_of_day(optarg, &until)) {
 				fprintf(stderr, "wb-gen: --until: not a time HH:MM:SS[.fff]: %s\n", optarg);
