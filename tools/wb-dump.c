@@ -41,6 +41,9 @@ struct dump {
 	uint64_t *symbol_ticker[FEED_SOURCE_COUNT];
 	/* totals */
 	uint64_t frames, unmapped_frames, auto_lines, raw_messages;
+	/* --auto: addresses refused (each said once) */
+	struct { uint32_t ip; uint16_t port; } auto_refused[FEED_MAX_LINES];
+	uint32_t auto_refused_count;
 	uint64_t events_printed;
 	char text[1024];
 };
@@ -140,12 +143,24 @@ static void auto_map(struct dump *d, const struct udp_view *u)
 	m.venue = (uint8_t)__builtin_ctz(feed_protocol_venues(m.protocol));
 	snprintf(m.name, sizeof(m.name), "auto%" PRIu64, d->auto_lines);
 	rc = feed_map_add_entry(d->engine, &m);
-	if (rc >= 0)
+	if (rc >= 0) {
 		d->auto_lines++;
-	else if (rc == -FEED_ENOSPC && d->auto_lines < FEED_MAX_LINES + 1)
-		fprintf(stderr, "wb-dump: --auto: feed map full, %u.%u.%u.%u:%u not decoded\n",
+		return;
+	}
+	for (uint32_t i = 0; i < d->auto_refused_count; i++)
+		if (d->auto_refused[i].ip == u->dst_ip && d->auto_refused[i].port == u->dst_port)
+			return;
+	if (d->auto_refused_count == FEED_MAX_LINES)
+		return;
+	d->auto_refused[d->auto_refused_count].ip = u->dst_ip;
+	d->auto_refused[d->auto_refused_count++].port = u->dst_port;
+	if (rc == -FEED_ENOSPC)
+		fprintf(stderr, "wb-dump: --auto: %u.%u.%u.%u:%u looks like %s but is not decoded: "
+			"the feed map is full, or %s's one stream already has its %d lines (a feed "
+			"of many channels, like xdp, needs its channel=N lines in --feeds)\n",
 			u->dst_ip >> 24, (u->dst_ip >> 16) & 255, (u->dst_ip >> 8) & 255,
-			u->dst_ip & 255, u->dst_port);
+			u->dst_ip & 255, u->dst_port, feed_protocol_name(m.protocol),
+			feed_venue_name(m.venue), FEED_STREAM_MAX_LINES);
 }
 
 /* ---- raw messages ------------------------------------------------------ */

@@ -22,7 +22,8 @@
 
 #define FEED_PROTOCOLS(X)	\
 	X(ITCH50, itch50)	\
-	X(PITCH, pitch)
+	X(PITCH, pitch)		\
+	X(XDP, xdp)
 
 enum feed_protocol {
 	FEED_PROTO_NONE = 0,

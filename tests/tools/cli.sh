@@ -128,6 +128,66 @@ $DUMP --auto "$T/other.pcap" | sed 's#^\([^ ]* [^ ]* nasdaq\)/[0-9]*#\1/L#' > "$
 sed 's#^\([^ ]* [^ ]* nasdaq\)/[0-9]*#\1/L#' "$T/a.txt" > "$T/a-l.txt"
 if cmp -s "$T/a-l.txt" "$T/auto.txt"; then ok; else bad "--auto decodes differently"; diff "$T/a-l.txt" "$T/auto.txt" | head -3; fi
 
+# ---- NYSE XDP: the real captures (pcaps/xdp), values read from their bytes
+X=pcaps/xdp
+$DUMP $X/SymbolIndexMappingMessage.pcap > "$T/xdp-map.txt"
+expect_line "XDP mapping event" "$T/xdp-map.txt" "i=1 SYMBOL ABG key=1169 lot=100 mkt=N"
+$DUMP --raw $X/SymbolIndexMappingMessage.pcap > "$T/xdp-map.raw"
+expect_line "XDP mapping raw" "$T/xdp-map.raw" "2 3 index=1169 ABG reserved=41 market=1 system=7 exchange=N scale=4 type=A lot=100 prev_close=508500"
+$DUMP --raw $X/AddOrderMessage.pcap > "$T/xdp-add.raw"
+expect_line "XDP add raw" "$T/xdp-add.raw" "1243006 100 ns=726504000 index=2511 symbol_seq=6683 order=1390859 price=488700 volume=61 side=B"
+$DUMP --raw $X/SequenceResetMessage.pcap > "$T/xdp-reset.raw"
+expect_line "XDP reset raw" "$T/xdp-reset.raw" "1 1 time=14:50:41.000000000 ns=200130690 product=11 channel=1"
+$DUMP --stats -q $X/AddOrderMessage.pcap > "$T/xdp-add.stats"
+expect_line "XDP add without its mapping: unknown symbol" "$T/xdp-add.stats" "errors.unknown_symbol  1"
+$DUMP --stats -q $X/SecurityStatusMessage.pcap > "$T/xdp-status.stats"
+expect_line "XDP status on channel 2" "$T/xdp-status.stats" "233.125.89.36:11106 xdp nyse channel=2"
+# A packet whose PktSize is longer than its datagram: wb-dump --raw says so.
+python3 - "$X/AddOrderMessage.pcap" "$T/xdp-cut.pcap" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d[24 + 16 + 42] += 1          # PktSize of the one packet, one byte too long
+open(sys.argv[2], 'wb').write(d)
+PY
+$DUMP --raw "$T/xdp-cut.pcap" > "$T/xdp-cut.raw"
+expect_line "XDP PktSize past the datagram" "$T/xdp-cut.raw" "- xdp packet of 55 bytes: truncated"
+
+# ---- NYSE XDP: the generator
+$GEN -q -s 42 --xdp -o "$T/x1.pcap" && $GEN -q -s 42 --xdp -o "$T/x2.pcap"
+if cmp -s "$T/x1.pcap" "$T/x2.pcap"; then ok; else bad "--xdp: same seed, different pcaps"; fi
+$DUMP "$T/x1.pcap" > "$T/x1.txt"
+for v in nyse arca; do
+	if grep -q " $v/.* ADD " "$T/x1.txt"; then ok; else bad "--xdp: no $v adds"; fi
+done
+for k in MODIFY REPLACE EXECP DELETE CLEAR; do
+	if grep -q " nyse/.* $k" "$T/x1.txt"; then ok; else bad "--xdp: no nyse $k events"; fi
+done
+$DUMP --stats -q "$T/x1.pcap" > "$T/x1.stats"
+if grep -E 'errors\.[a-z_]+ +[1-9]' "$T/x1.stats" | grep -q .; then bad "--xdp: decode errors"; else ok; fi
+expect_line "--xdp: channel 3 of nyse" "$T/x1.stats" "233.125.89.48:11148 xdp nyse channel=3"
+$GEN -q -s 42 --xdp --ab -o "$T/xab.pcap"
+$DUMP "$T/xab.pcap" > "$T/xab.txt"
+if cmp -s "$T/x1.txt" "$T/xab.txt"; then ok; else bad "--xdp: A/B copies change the events"; diff "$T/x1.txt" "$T/xab.txt" | head -5; fi
+$GEN -s 42 --xdp --gap-every 40 -o "$T/xgap.pcap" 2> "$T/xgap.log"
+dropped=$(sed -n 's/.*XDP: .*; \([0-9]*\) dropped,.*/\1/p' "$T/xgap.log" | awk '{ s += $1 } END { print s + 0 }')
+gaps=$($DUMP "$T/xgap.pcap" | grep -E ' (nyse|arca)/' | grep -c " GAP ")
+# A channel's last packet lost is seen by no later packet (XDP heartbeats carry no sequence).
+if [ "$gaps" -gt 0 ] && [ "$gaps" -le "$dropped" ] && [ $((dropped - gaps)) -le 5 ]; then ok
+else bad "--xdp: $gaps GAP events for $dropped dropped packets"; fi
+# Packets in time order, every venue's together, A and B copies too.
+$GEN -q -s 42 --xdp --pitch --ab -o "$T/xall.pcap"
+if python3 - "$T/xall.pcap" <<'PY'; then ok; else bad "wb-gen: pcap not in time order"; fi
+import struct, sys
+d = open(sys.argv[1], 'rb').read(); off = 24; last = 0
+while off < len(d):
+    s, ns, n, _ = struct.unpack('<IIII', d[off:off + 16]); t = s * 10**9 + ns
+    if t < last: sys.exit(1)
+    last = t; off += 16 + n
+PY
+$GEN -q -s 42 --xdp --pitch --until 09:30:05 -o "$T/xuntil.pcap"
+$DUMP "$T/xuntil.pcap" > "$T/xuntil.txt"
+if grep -q 'STATUS closed' "$T/xuntil.txt"; then bad "--until: the session was closed"; else ok; fi
+expect_exit "--until bad time" 2 "not a time" $GEN --until 9:75:00 -o "$T/x.pcap"
 
 echo "tools-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]

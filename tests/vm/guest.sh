@@ -398,12 +398,49 @@ scenario_malformed() {
 	fi
 }
 
+# NYSE and Arca over XDP: the module decodes every channel as its own
+# stream (A/B arbitration, gaps) with the user-space code; with every
+# symbol and with a subset (the SymbolIndex filter in the kernel), its
+# events are wb-dump's.
+scenario_xdp() {
+	if ! load ifaces=wbrx hold_us=0 || ! configure; then
+		fail xdp-equal-wb-dump "could not load and configure"
+		return
+	fi
+	replay 0 $D/xdp.pcap
+	$KREAD --idle-ms 1500 >$T/kernel-xdp.txt 2>$T/read.log
+	got=$(wc -l <$T/kernel-xdp.txt)
+	if cmp -s $T/kernel-xdp.txt $D/expected-xdp.txt && grep -q ' nyse/' $T/kernel-xdp.txt &&
+	   grep -q ' arca/' $T/kernel-xdp.txt && grep -q ' GAP ' $T/kernel-xdp.txt; then
+		pass xdp-equal-wb-dump "$got NYSE and Arca events over $(grep -c '^[^#]* xdp ' $D/feeds.conf) XDP lines identical to wb-dump's, gaps included"
+	else
+		fail xdp-equal-wb-dump "module $got events vs wb-dump $(wc -l <$D/expected-xdp.txt); $(cat $T/read.log)"
+		diff $T/kernel-xdp.txt $D/expected-xdp.txt | head -20
+	fi
+	unload
+	if ! load ifaces=wbrx hold_us=0 || ! $SUB feeds load $D/feeds.conf >/dev/null ||
+	   ! $SUB add $(cat $D/symbols.txt) >/dev/null; then
+		fail xdp-filtered-equal-wb-dump "could not load and configure"
+		return
+	fi
+	replay 0 $D/xdp.pcap
+	$KREAD --idle-ms 1500 >$T/kernel-xdp.txt 2>$T/read.log
+	got=$(wc -l <$T/kernel-xdp.txt)
+	filtered=$(stat_sum filtered)
+	if cmp -s $T/kernel-xdp.txt $D/expected-xdp-symbols.txt && [ "$filtered" -gt 0 ]; then
+		pass xdp-filtered-equal-wb-dump "$got events for $(cat $D/symbols.txt) identical to wb-dump --symbols; $filtered messages filtered by SymbolIndex"
+	else
+		fail xdp-filtered-equal-wb-dump "module $got events vs wb-dump $(wc -l <$D/expected-xdp-symbols.txt), filtered $filtered"
+		diff $T/kernel-xdp.txt $D/expected-xdp-symbols.txt | head -10
+	fi
+}
+
 # ---- run ----------------------------------------------------------------------
 
 echo 1000000 >/proc/sys/net/core/netdev_max_backlog
 only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vmtest\.only=//p' | tr ',' ' ')
 veth_up
-for s in control equal padded two_ifaces filtered overflow control_under_traffic rmmod device_deletion busy gso books malformed; do
+for s in control equal padded two_ifaces filtered overflow control_under_traffic rmmod device_deletion busy gso books malformed xdp; do
 	if [ -n "$only" ] && ! echo " $only " | grep -q " $s "; then
 		continue
 	fi
