@@ -994,6 +994,11 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev, st
 		vb->c.bad_venue++;
 		return 0;
 	}
+	/* The SIP's view of a venue (event.h) never changes its direct book. */
+	if (__builtin_expect(ev->flags & WB_EVF_SIP, 0)) {
+		vb->c.ignored++;
+		return 0;
+	}
 	switch (ev->kind) {
 	case WB_EV_ADD:
 		vb->c.adds++;
