@@ -133,12 +133,14 @@ static int send_control(struct gen_cqs *g, char type, uint32_t seq, uint64_t ts)
 	return send_block(g, p, sizeof(p), ts);
 }
 
-/* Line Integrity while the line is idle: the last sequence sent. */
+/* Line Integrity while the line is idle: the last sequence sent (not the block being filled). */
 static int integrity_before(struct gen_cqs *g, uint64_t ts)
 {
+	uint32_t last = (g->count ? g->block_seq : g->next_seq) - 1;
+
 	for (int n = 0; g->started && n < CQS_MAX_IDLE_INTEGRITY &&
 			ts > g->last_sent_ts + CQS_LINE_INTEGRITY_NS; n++) {
-		if (send_control(g, 'T', g->next_seq - 1, g->last_sent_ts + CQS_LINE_INTEGRITY_NS))
+		if (send_control(g, 'T', last, g->last_sent_ts + CQS_LINE_INTEGRITY_NS))
 			return -1;
 		g->integrity++;
 	}
