@@ -155,29 +155,19 @@ struct cqs_msg {
  * offer, F only the bid; anything else neither. The LULD Indicator marks a
  * side non-executable: A the bid, B the offer.
  */
-static uint8_t cqs_ineligible(uint8_t condition, uint8_t luld)
-{
-	uint8_t flags;
+#define CQS_NEITHER (WB_EVF_BID_INELIGIBLE | WB_EVF_ASK_INELIGIBLE)
+/* The sides a condition lets set the NBBO (as ineligible bits to clear). */
+static const uint8_t cqs_condition_eligible[256] = {
+	['A'] = CQS_NEITHER, ['B'] = CQS_NEITHER, ['H'] = CQS_NEITHER, ['O'] = CQS_NEITHER,
+	['R'] = CQS_NEITHER, ['W'] = CQS_NEITHER,
+	['E'] = WB_EVF_ASK_INELIGIBLE, ['F'] = WB_EVF_BID_INELIGIBLE,
+};
 
-	switch (condition) {
-	case 'A': case 'B': case 'H': case 'O': case 'R': case 'W':
-		flags = 0;
-		break;
-	case 'E':
-		flags = WB_EVF_BID_INELIGIBLE;
-		break;
-	case 'F':
-		flags = WB_EVF_ASK_INELIGIBLE;
-		break;
-	default:
-		flags = WB_EVF_BID_INELIGIBLE | WB_EVF_ASK_INELIGIBLE;
-		break;
-	}
-	if (luld == 'A')
-		flags |= WB_EVF_BID_INELIGIBLE;
-	else if (luld == 'B')
-		flags |= WB_EVF_ASK_INELIGIBLE;
-	return flags;
+static inline uint8_t cqs_ineligible(uint8_t condition, uint8_t luld)
+{
+	return (uint8_t)((CQS_NEITHER & ~cqs_condition_eligible[condition]) |
+			 (luld == 'A' ? WB_EVF_BID_INELIGIBLE : 0) |
+			 (luld == 'B' ? WB_EVF_ASK_INELIGIBLE : 0));
 }
 
 /* Security Status Indicator (A.4) to a trading state. */
@@ -197,18 +187,18 @@ static uint8_t cqs_status_state(uint8_t status)
 
 /* One NBBO side from an appendage; false when its price is broken. */
 static bool cqs_appendage(struct feed_packet *pk, uint8_t news, const uint8_t *a, uint32_t lot,
-			  uint64_t sip_ts, struct sip_best *best, char *condition)
+			  struct sip_best *best, char *condition)
 {
 	if (news == CQS_SIDE_SHORT) {
 		best->venue = cqs_venue(a[0]);
 		best->price = sip_price2(a + 1);
-		best->qty = sip_shares(feed_be16(a + 3), lot, sip_ts);
+		best->qty = sip_shares(feed_be16(a + 3), lot);
 		return true;
 	}
 	best->venue = cqs_venue(a[0]);
 	if (!*condition)
 		*condition = (char)a[1];
-	best->qty = sip_shares(feed_be32(a + 10), lot, sip_ts);
+	best->qty = sip_shares(feed_be32(a + 10), lot);
 	if (wb_unlikely(!sip_price6(a + 2, &best->price))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return false;
@@ -222,11 +212,10 @@ static bool cqs_appendage(struct feed_packet *pk, uint8_t news, const uint8_t *a
  */
 static bool cqs_nbbo(struct feed_packet *pk, struct cqs_state *st, uint16_t inst,
 		     const struct cqs_msg *msg, uint8_t code, uint8_t luld, const uint8_t *app,
-		     const struct sip_quote *q, struct sip_nbbo *n)
+		     uint32_t lot, const struct sip_quote *q, struct sip_nbbo *n)
 {
 	uint8_t bid = cqs_nbbo_codes[code - 'A'].bid, offer = cqs_nbbo_codes[code - 'A'].offer;
 	struct cqs_nbbo_state *last = &st->nbbo[inst];
-	uint32_t lot = sip_round_lot(pk, inst);
 
 	__builtin_memset(n, 0, sizeof(*n));
 	n->sip_ts = msg->sip_ts;
@@ -247,7 +236,7 @@ static bool cqs_nbbo(struct feed_packet *pk, struct cqs_state *st, uint16_t inst
 		n->sides |= WB_NBBO_BID_STATED;
 		break;
 	default:
-		if (!cqs_appendage(pk, bid, app, lot, msg->sip_ts, &n->bid, &n->condition))
+		if (!cqs_appendage(pk, bid, app, lot, &n->bid, &n->condition))
 			return false;
 		app += cqs_appendage_len[bid];
 		n->sides |= WB_NBBO_BID_STATED;
@@ -268,7 +257,7 @@ static bool cqs_nbbo(struct feed_packet *pk, struct cqs_state *st, uint16_t inst
 		n->sides |= WB_NBBO_ASK_STATED;
 		break;
 	default:
-		if (!cqs_appendage(pk, offer, app, lot, msg->sip_ts, &n->ask, &n->condition))
+		if (!cqs_appendage(pk, offer, app, lot, &n->ask, &n->condition))
 			return false;
 		n->sides |= WB_NBBO_ASK_STATED;
 		break;
@@ -347,7 +336,7 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 	inst = sip_instrument(pk, m + CQS_MSG_HEADER_LEN, l->symbol_width, msg->seq, msg->ts);
 	if (!inst)
 		return;
-	lot = sip_round_lot(pk, inst);
+	lot = sip_size_unit(pk, inst, msg->sip_ts);
 	q.ts = msg->ts;
 	q.sip_ts = msg->sip_ts;
 	q.condition = l->condition ? m[l->condition] : 'R';
@@ -357,20 +346,20 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 			feed_count_error(pk, FEED_ERR_BAD_FIELD);
 			return;
 		}
-		q.bid_qty = sip_shares(feed_be32(m + l->bid_size), lot, msg->sip_ts);
-		q.ask_qty = sip_shares(feed_be32(m + l->ask_size), lot, msg->sip_ts);
+		q.bid_qty = sip_shares(feed_be32(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(feed_be32(m + l->ask_size), lot);
 	} else {
 		q.bid_price = sip_price2(m + l->bid_price);
 		q.ask_price = sip_price2(m + l->ask_price);
-		q.bid_qty = sip_shares(feed_be16(m + l->bid_size), lot, msg->sip_ts);
-		q.ask_qty = sip_shares(feed_be16(m + l->ask_size), lot, msg->sip_ts);
+		q.bid_qty = sip_shares(feed_be16(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(feed_be16(m + l->ask_size), lot);
 	}
 	q.flags = cqs_ineligible(q.condition, luld);
 	if (l->ask_condition)
 		q.flags = (uint8_t)((q.flags & ~WB_EVF_ASK_INELIGIBLE) |
 				    (cqs_ineligible(m[l->ask_condition], luld) & WB_EVF_ASK_INELIGIBLE));
 	if (nbbo && !cqs_nbbo(pk, st, inst, msg, code, l->nbbo_luld ? m[l->nbbo_luld] : ' ',
-			      m + l->body, &q, &n))
+			      m + l->body, lot, &q, &n))
 		return;
 
 	if (wb_unlikely(status != ' ')) {

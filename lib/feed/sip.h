@@ -66,22 +66,25 @@ static inline uint16_t sip_instrument(struct feed_packet *pk, const uint8_t *sym
 	return inst;
 }
 
-/* The round lot of an instrument: its directory entry's, else 100. */
-static inline uint32_t sip_round_lot(struct feed_packet *pk, uint16_t inst)
+/*
+ * Shares per unit of a size field at SIP time sip_ts: 1 since 2025-11-03;
+ * before, the instrument's round lot (its directory entry's, else 100).
+ */
+static inline uint32_t sip_size_unit(struct feed_packet *pk, uint16_t inst, uint64_t sip_ts)
 {
-	const struct feed_symbol *s = feed_dir_symbol(&pk->v->dir, inst);
+	const struct feed_symbol *s;
 
+	if (wb_likely(sip_ts >= SIP_SHARES_SINCE_NS))
+		return 1;
+	s = feed_dir_symbol(&pk->v->dir, inst);
 	return s && s->round_lot ? s->round_lot : SIP_DEFAULT_ROUND_LOT;
 }
 
-/* Shares a size means: the size itself since 2025-11-03, else lots of the round lot. */
-static inline uint32_t sip_shares(uint32_t size, uint32_t lot, uint64_t sip_ts)
+/* A size field in shares (saturated: a lot count times a round lot may not fit). */
+static inline uint32_t sip_shares(uint32_t size, uint32_t unit)
 {
-	uint64_t shares;
+	uint64_t shares = (uint64_t)size * unit;
 
-	if (sip_ts >= SIP_SHARES_SINCE_NS)
-		return size;
-	shares = (uint64_t)size * lot;
 	return shares > 0xffffffffu ? 0xffffffffu : (uint32_t)shares;
 }
 

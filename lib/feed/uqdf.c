@@ -161,21 +161,21 @@ static uint8_t uqdf_ineligible(uint8_t condition, uint8_t luld)
 
 /* The NBBO appendage at a: '2' short, '3' long. False when a price is broken. */
 static bool uqdf_nbbo_appendage(struct feed_packet *pk, uint8_t indicator, const uint8_t *a,
-				uint32_t lot, uint64_t sip_ts, struct sip_nbbo *n)
+				uint32_t lot, struct sip_nbbo *n)
 {
 	n->condition = (char)a[0];
 	n->bid.venue = uqdf_venue(a[1]);
 	if (indicator == '2') {
 		n->bid.price = sip_price2(a + 2);
-		n->bid.qty = sip_shares(feed_be16(a + 4), lot, sip_ts);
+		n->bid.qty = sip_shares(feed_be16(a + 4), lot);
 		n->ask.venue = uqdf_venue(a[6]);
 		n->ask.price = sip_price2(a + 7);
-		n->ask.qty = sip_shares(feed_be16(a + 9), lot, sip_ts);
+		n->ask.qty = sip_shares(feed_be16(a + 9), lot);
 		return true;
 	}
-	n->bid.qty = sip_shares(feed_be32(a + 10), lot, sip_ts);
+	n->bid.qty = sip_shares(feed_be32(a + 10), lot);
 	n->ask.venue = uqdf_venue(a[14]);
-	n->ask.qty = sip_shares(feed_be32(a + 23), lot, sip_ts);
+	n->ask.qty = sip_shares(feed_be32(a + 23), lot);
 	if (wb_unlikely(!sip_price6(a + 2, &n->bid.price) || !sip_price6(a + 15, &n->ask.price))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return false;
@@ -213,7 +213,7 @@ static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
 	inst = sip_instrument(pk, m + l->symbol, l->symbol_width, msg->seq, msg->ts);
 	if (!inst)
 		return;
-	lot = sip_round_lot(pk, inst);
+	lot = sip_size_unit(pk, inst, msg->sip_ts);
 	q.ts = msg->ts;
 	q.sip_ts = msg->sip_ts;
 	q.condition = m[l->condition];
@@ -223,13 +223,13 @@ static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
 			feed_count_error(pk, FEED_ERR_BAD_FIELD);
 			return;
 		}
-		q.bid_qty = sip_shares(feed_be32(m + l->bid_size), lot, msg->sip_ts);
-		q.ask_qty = sip_shares(feed_be32(m + l->ask_size), lot, msg->sip_ts);
+		q.bid_qty = sip_shares(feed_be32(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(feed_be32(m + l->ask_size), lot);
 	} else {
 		q.bid_price = sip_price2(m + l->bid_price);
 		q.ask_price = sip_price2(m + l->ask_price);
-		q.bid_qty = sip_shares(feed_be16(m + l->bid_size), lot, msg->sip_ts);
-		q.ask_qty = sip_shares(feed_be16(m + l->ask_size), lot, msg->sip_ts);
+		q.bid_qty = sip_shares(feed_be16(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(feed_be16(m + l->ask_size), lot);
 	}
 	q.flags = uqdf_ineligible(q.condition, m[l->luld]);
 
@@ -245,7 +245,7 @@ static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
 			n.bid = (struct sip_best){ q.bid_price, q.bid_qty, q.venue };
 			n.ask = (struct sip_best){ q.ask_price, q.ask_qty, q.venue };
 		} else if (indicator != '1' &&
-			   !uqdf_nbbo_appendage(pk, indicator, m + l->body, lot, msg->sip_ts, &n)) {
+			   !uqdf_nbbo_appendage(pk, indicator, m + l->body, lot, &n)) {
 			return;
 		}
 	}
