@@ -36,10 +36,7 @@ enum { NEWS_UNCHANGED = 0, NEWS_QUOTE = 1, NEWS_SHORT = 2, NEWS_LONG = 3, NEWS_N
 
 struct gen_cqs {
 	struct gen_encoder_config cfg;
-	struct gen_sip_book book;
-	struct gen_sip_bbo *nbbo;	/* [symbols]: as last published */
-	uint8_t *listed;		/* [symbols]: Symbol Reference Data sent */
-	uint32_t venues;		/* the flow's venues */
+	struct gen_sip_view view;
 	bool started, error;
 	uint32_t next_seq;
 	uint8_t block[CQS_MAX_BLOCK];
@@ -199,26 +196,16 @@ static uint8_t *append(struct gen_cqs *g, uint64_t ts, uint16_t len)
 	return g->block + g->len - len;
 }
 
-static bool fits_short_price(int64_t price)
-{
-	return price % (WB_PRICE_SCALE / 100) == 0 && price / (WB_PRICE_SCALE / 100) <= 0xffff;
-}
-
-static bool same(const struct gen_sip_best *a, const struct gen_sip_best *b)
-{
-	return a->price == b->price && a->qty == b->qty && (a->venue == b->venue || !a->qty);
-}
-
 static int side_news(const struct gen_sip_best *was, const struct gen_sip_best *now,
 		     const struct gen_sip_best *quote)
 {
-	if (same(was, now))
+	if (gen_sip_same(was, now))
 		return NEWS_UNCHANGED;
 	if (!now->qty)
 		return NEWS_NONE;
-	if (now->venue == quote->venue && same(now, quote))
+	if (now->venue == quote->venue && gen_sip_same(now, quote))
 		return NEWS_QUOTE;
-	return fits_short_price(now->price) && now->qty <= 0xffff ? NEWS_SHORT : NEWS_LONG;
+	return gen_sip_fits_short(now->price, now->qty) ? NEWS_SHORT : NEWS_LONG;
 }
 
 /* The National BBO Indicator of (bid news, offer news); appendages widened to fit it. */
@@ -273,7 +260,7 @@ static void quote(struct gen_cqs *g, const struct gen_flow *flow, uint32_t symbo
 		  uint64_t ts)
 {
 	const struct gen_symbol *s = &flow->symbols[symbol];
-	struct gen_sip_bbo q, nbbo, *was = &g->nbbo[symbol];
+	struct gen_sip_bbo q, nbbo, *was = &g->view.published[symbol];
 	uint32_t tlen = gen_sip_ticker_len(s);
 	int bid, offer;
 	char code;
@@ -283,13 +270,13 @@ static void quote(struct gen_cqs *g, const struct gen_flow *flow, uint32_t symbo
 
 	if (!participant(venue))
 		return;
-	gen_sip_venue_bbo(&g->book, symbol, venue, &q);
-	gen_sip_nbbo(&g->book, symbol, g->venues, &nbbo);
+	gen_sip_venue_bbo(&g->view.book, symbol, venue, &q);
+	gen_sip_nbbo(&g->view.book, symbol, g->view.venues, &nbbo);
 	bid = side_news(&was->bid, &nbbo.bid, &q.bid);
 	offer = side_news(&was->ask, &nbbo.ask, &q.ask);
 	code = nbbo_code(&bid, &offer);
-	shrt = tlen <= 5 && fits_short_price(q.bid.price) && fits_short_price(q.ask.price) &&
-	       q.bid.qty <= 0xffff && q.ask.qty <= 0xffff &&
+	shrt = tlen <= 5 && gen_sip_fits_short(q.bid.price, q.bid.qty) &&
+	       gen_sip_fits_short(q.ask.price, q.ask.qty) &&
 	       (bid == NEWS_UNCHANGED || bid == NEWS_QUOTE || bid == NEWS_NONE || bid == NEWS_SHORT) &&
 	       (offer != NEWS_LONG);
 	len = (uint16_t)((shrt ? CQS_SHORT_QUOTE : CQS_LONG_QUOTE) + appendage_len(bid) +
@@ -371,12 +358,12 @@ static int cqs_enc_action(void *enc, const struct gen_flow *flow, const struct g
 	if (gen_sip_nasdaq_listed(s))
 		return 0;
 	if (a->kind == GEN_SYMBOL) {
-		if (!g->listed[a->symbol])
+		if (!g->view.listed[a->symbol])
 			symbol_reference(g, s, a->ts);
-		g->listed[a->symbol] = 1;
+		g->view.listed[a->symbol] = 1;
 		return g->error ? -1 : 0;
 	}
-	changed = gen_sip_book_apply(&g->book, flow, a);
+	changed = gen_sip_book_apply(&g->view.book, flow, a);
 	if (changed < 0)
 		return -1;
 	if (changed)
@@ -408,28 +395,19 @@ static int cqs_enc_init(void *enc, const struct gen_encoder_config *cfg)
 	return 0;
 }
 
-/* The books need the flow's symbols: allocated at the first action. */
+/* The books need the flow's symbols: opened at the first action. */
 static int cqs_enc_action_first(void *enc, const struct gen_flow *flow, const struct gen_action *a)
 {
 	struct gen_cqs *g = enc;
 
-	if (!g->nbbo) {
-		g->venues = flow->cfg.venues;
-		g->nbbo = calloc(flow->symbol_count, sizeof(*g->nbbo));
-		g->listed = calloc(flow->symbol_count, 1);
-		if (!g->nbbo || !g->listed || gen_sip_book_init(&g->book, flow->symbol_count))
-			return -1;
-	}
+	if (gen_sip_view_open(&g->view, flow))
+		return -1;
 	return cqs_enc_action(enc, flow, a);
 }
 
 static void cqs_enc_destroy(void *enc)
 {
-	struct gen_cqs *g = enc;
-
-	gen_sip_book_destroy(&g->book);
-	free(g->nbbo);
-	free(g->listed);
+	gen_sip_view_close(&((struct gen_cqs *)enc)->view);
 }
 
 static void cqs_enc_summary(const void *enc, const struct gen_flow *flow, FILE *out)

@@ -266,3 +266,36 @@ uint32_t gen_sip_ticker_len(const struct gen_symbol *s)
 		n--;
 	return n;
 }
+
+int gen_sip_view_open(struct gen_sip_view *v, const struct gen_flow *flow)
+{
+	if (v->published)
+		return 0;
+	v->venues = flow->cfg.venues;
+	v->published = calloc(flow->symbol_count, sizeof(*v->published));
+	v->listed = calloc(flow->symbol_count, 1);
+	if (!v->published || !v->listed || gen_sip_book_init(&v->book, flow->symbol_count)) {
+		gen_sip_view_close(v);
+		return -1;
+	}
+	return 0;
+}
+
+void gen_sip_view_close(struct gen_sip_view *v)
+{
+	gen_sip_book_destroy(&v->book);
+	free(v->published);
+	free(v->listed);
+	memset(v, 0, sizeof(*v));
+}
+
+bool gen_sip_same(const struct gen_sip_best *a, const struct gen_sip_best *b)
+{
+	return a->price == b->price && a->qty == b->qty && (a->venue == b->venue || !a->qty);
+}
+
+bool gen_sip_fits_short(int64_t price, uint32_t qty)
+{
+	return price % (WB_PRICE_SCALE / 100) == 0 && price / (WB_PRICE_SCALE / 100) <= 0xffff &&
+	       qty <= 0xffff;
+}

@@ -82,6 +82,28 @@ void gen_sip_venue_bbo(const struct gen_sip_book *b, uint32_t symbol, uint8_t ve
 void gen_sip_nbbo(const struct gen_sip_book *b, uint32_t symbol, uint32_t venue_mask,
 		  struct gen_sip_bbo *out);
 
+/*
+ * What a SIP encoder keeps of the flow: the venues' books, the NBBO it last
+ * published per symbol, and the symbols whose directory entry it sent.
+ * Opened at the encoder's first action, when the flow's symbols are known.
+ */
+struct gen_sip_view {
+	struct gen_sip_book book;
+	struct gen_sip_bbo *published;	/* [symbols] */
+	uint8_t *listed;		/* [symbols] */
+	uint32_t venues;		/* the flow's venues: those the NBBO is over */
+};
+
+/* 0, or -1 when out of memory; nothing to do once open. */
+int gen_sip_view_open(struct gen_sip_view *v, const struct gen_flow *flow);
+void gen_sip_view_close(struct gen_sip_view *v);
+
+/* The same best quote (price and size; the venue too, unless there is none). */
+bool gen_sip_same(const struct gen_sip_best *a, const struct gen_sip_best *b);
+
+/* Fits the SIPs' short forms: a whole-cent price up to 655.35 and a 16-bit size. */
+bool gen_sip_fits_short(int64_t price, uint32_t qty);
+
 /* Nasdaq-listed (UQDF) or not (CQS), by the flow's listing market code. */
 bool gen_sip_nasdaq_listed(const struct gen_symbol *s);
 

@@ -36,10 +36,7 @@
 
 struct gen_uqdf {
 	struct gen_encoder_config cfg;
-	struct gen_sip_book book;
-	struct gen_sip_bbo *nbbo;	/* [symbols]: as last published */
-	uint8_t *listed;
-	uint32_t venues;
+	struct gen_sip_view view;
 	bool started, error;
 	uint64_t next_seq;
 	uint8_t pkt[UQDF_MAX_PAYLOAD];
@@ -167,19 +164,9 @@ static uint8_t *append(struct gen_uqdf *g, uint64_t ts, uint64_t participant_ts,
 	return m;
 }
 
-static bool fits_short_price(int64_t price)
-{
-	return price % (WB_PRICE_SCALE / 100) == 0 && price / (WB_PRICE_SCALE / 100) <= 0xffff;
-}
-
 static bool fits_short(const struct gen_sip_best *b)
 {
-	return fits_short_price(b->price) && b->qty <= 0xffff;
-}
-
-static bool same(const struct gen_sip_best *a, const struct gen_sip_best *b)
-{
-	return a->price == b->price && a->qty == b->qty && (a->venue == b->venue || !a->qty);
+	return gen_sip_fits_short(b->price, b->qty);
 }
 
 static void put_symbol(uint8_t *p, const struct gen_symbol *s, uint32_t width)
@@ -192,7 +179,7 @@ static void quote(struct gen_uqdf *g, const struct gen_flow *flow, uint32_t symb
 		  uint64_t ts)
 {
 	const struct gen_symbol *s = &flow->symbols[symbol];
-	struct gen_sip_bbo q, nbbo, *was = &g->nbbo[symbol];
+	struct gen_sip_bbo q, nbbo, *was = &g->view.published[symbol];
 	char indicator;
 	bool shrt;
 	uint8_t *m, *a;
@@ -200,13 +187,13 @@ static void quote(struct gen_uqdf *g, const struct gen_flow *flow, uint32_t symb
 
 	if (!market_center(venue))
 		return;
-	gen_sip_venue_bbo(&g->book, symbol, venue, &q);
-	gen_sip_nbbo(&g->book, symbol, g->venues, &nbbo);
-	if (same(&was->bid, &nbbo.bid) && same(&was->ask, &nbbo.ask))
+	gen_sip_venue_bbo(&g->view.book, symbol, venue, &q);
+	gen_sip_nbbo(&g->view.book, symbol, g->view.venues, &nbbo);
+	if (gen_sip_same(&was->bid, &nbbo.bid) && gen_sip_same(&was->ask, &nbbo.ask))
 		indicator = '0';
 	else if (!nbbo.bid.qty && !nbbo.ask.qty)
 		indicator = '1';
-	else if (same(&nbbo.bid, &q.bid) && same(&nbbo.ask, &q.ask) && nbbo.bid.venue == venue &&
+	else if (gen_sip_same(&nbbo.bid, &q.bid) && gen_sip_same(&nbbo.ask, &q.ask) && nbbo.bid.venue == venue &&
 		 nbbo.ask.venue == venue)
 		indicator = '4';
 	else
@@ -291,13 +278,8 @@ static int uqdf_enc_action(void *enc, const struct gen_flow *flow, const struct 
 	const struct gen_symbol *s;
 	int changed;
 
-	if (!g->nbbo) {
-		g->venues = flow->cfg.venues;
-		g->nbbo = calloc(flow->symbol_count, sizeof(*g->nbbo));
-		g->listed = calloc(flow->symbol_count, 1);
-		if (!g->nbbo || !g->listed || gen_sip_book_init(&g->book, flow->symbol_count))
-			return -1;
-	}
+	if (gen_sip_view_open(&g->view, flow))
+		return -1;
 	if (g->error)
 		return -1;
 	if (!g->started) {
@@ -317,9 +299,9 @@ static int uqdf_enc_action(void *enc, const struct gen_flow *flow, const struct 
 	if (!gen_sip_nasdaq_listed(s))
 		return 0;
 	if (a->kind == GEN_SYMBOL) {
-		if (!g->listed[a->symbol])
+		if (!g->view.listed[a->symbol])
 			directory(g, s, a->ts);
-		g->listed[a->symbol] = 1;
+		g->view.listed[a->symbol] = 1;
 		return g->error ? -1 : 0;
 	}
 	if (a->kind == GEN_TRADING) {
@@ -327,7 +309,7 @@ static int uqdf_enc_action(void *enc, const struct gen_flow *flow, const struct 
 			trading_action(g, s, a->ts, a->code);
 		return g->error ? -1 : 0;
 	}
-	changed = gen_sip_book_apply(&g->book, flow, a);
+	changed = gen_sip_book_apply(&g->view.book, flow, a);
 	if (changed < 0)
 		return -1;
 	if (changed)
@@ -364,11 +346,7 @@ static int uqdf_enc_init(void *enc, const struct gen_encoder_config *cfg)
 
 static void uqdf_enc_destroy(void *enc)
 {
-	struct gen_uqdf *g = enc;
-
-	gen_sip_book_destroy(&g->book);
-	free(g->nbbo);
-	free(g->listed);
+	gen_sip_view_close(&((struct gen_uqdf *)enc)->view);
 }
 
 static void uqdf_enc_summary(const void *enc, const struct gen_flow *flow, FILE *out)
