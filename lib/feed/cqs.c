@@ -308,18 +308,22 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 			 const struct cqs_quote_layout *l)
 {
 	const uint8_t *m = msg->m;
-	uint8_t code = m[l->body - 1], status = l->status ? m[l->status] : ' ';
-	uint8_t luld = l->luld ? m[l->luld] : ' ';
+	uint8_t code, status, luld;
 	uint32_t need = l->body, lot;
-	bool nbbo = code >= 'B' && code <= 'W', emit_quote = true;
+	bool nbbo, emit_quote = true;
 	struct sip_quote q;
 	struct sip_nbbo n;
 	uint16_t inst;
 
+	/* This one check bounds every read of the body below. */
 	if (wb_unlikely(msg->len < l->body)) {
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
+	code = m[l->body - 1];
+	status = l->status ? m[l->status] : ' ';
+	luld = l->luld ? m[l->luld] : ' ';
+	nbbo = code >= 'B' && code <= 'W';
 	q.venue = cqs_venue(m[4]);
 	if (wb_unlikely(!q.venue || (code != ' ' && (code < 'A' || code > 'W')))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);

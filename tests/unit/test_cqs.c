@@ -974,6 +974,34 @@ START_TEST(test_cqs_lengths_that_lie_emit_nothing_wrong)
 }
 END_TEST
 
+/*
+ * Regression (found by fuzz_cqs): a quote shorter than its type had its
+ * NBBO indicator and status read before the length check, past the end of
+ * the datagram. Here the message ends the buffer exactly.
+ */
+START_TEST(test_cqs_short_finra_quote_at_the_end_of_the_datagram_reads_nothing_past_it)
+{
+	static const char types[] = { 'S', 'L', 'Q' };
+
+	subscribe_all();
+	for (size_t i = 0; i < sizeof(types); i++) {
+		struct blk k;
+		uint8_t *copy;
+
+		blk_start(&k);
+		put_text(blk_msg(&k, 30, 'Q', types[i], 'N', T2026, 0) + 26, "IBM", 4);
+		blk_finish(&k, 1 + i, T2026);
+		copy = malloc(k.len);
+		ck_assert_ptr_nonnull(copy);
+		memcpy(copy, k.b, k.len);
+		harness_payload(&h, line_a, copy, k.len);
+		free(copy);
+	}
+	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_LENGTH], 3);
+	ck_assert_uint_eq(harness_count(&h, WB_EV_QUOTE), 0);
+}
+END_TEST
+
 START_TEST(test_cqs_block_header_errors)
 {
 	struct blk k;
@@ -1073,6 +1101,7 @@ static Suite *cqs_suite(void)
 	tcase_add_test(bad, test_cqs_unknown_category_or_type_is_skipped_by_length);
 	tcase_add_test(bad, test_cqs_lengths_that_lie_emit_nothing_wrong);
 	tcase_add_test(bad, test_cqs_block_header_errors);
+	tcase_add_test(bad, test_cqs_short_finra_quote_at_the_end_of_the_datagram_reads_nothing_past_it);
 	suite_add_tcase(s, bad);
 	return s;
 }
