@@ -483,6 +483,30 @@ START_TEST(test_uqdf_is_told_from_itch_by_its_first_message)
 }
 END_TEST
 
+START_TEST(test_uqdf_raw_layouts_cover_every_known_message)
+{
+	static const char *const types[] = { "QE", "QF", "QC", "QD", "QA", "QB", "QM", "AA", "AH",
+					     "AK", "AB", "AV", "AP", "AC", "AD", "AE", "AR", "CI",
+					     "CJ", "CO", "CC", "CZ", "CP" };
+	uint8_t m[128] = { '1' };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		const struct feed_msg_layout *l;
+
+		m[1] = (uint8_t)types[i][0];
+		m[2] = (uint8_t)types[i][1];
+		l = feed_raw_layout(FEED_PROTO_UQDF, m, sizeof(m));
+		ck_assert_msg(l != NULL, "%s", types[i]);
+		for (int f = 0; f < l->nfields; f++)
+			ck_assert_msg(l->fields[f].offset + l->fields[f].width <= l->min_len, "%s %s",
+				      types[i], l->fields[f].name);
+	}
+	m[1] = 'A';
+	m[2] = 'F';
+	ck_assert_ptr_null(feed_raw_layout(FEED_PROTO_UQDF, m, sizeof(m)));
+}
+END_TEST
+
 static Suite *uqdf_suite(void)
 {
 	Suite *s = suite_create("uqdf");
@@ -504,6 +528,7 @@ static Suite *uqdf_suite(void)
 	tcase_add_test(gold, test_uqdf_mwcb_wipe_out_and_session_messages);
 	tcase_add_test(gold, test_uqdf_new_session_clears_the_sips_quotes);
 	tcase_add_test(gold, test_uqdf_is_told_from_itch_by_its_first_message);
+	tcase_add_test(gold, test_uqdf_raw_layouts_cover_every_known_message);
 	suite_add_tcase(s, gold);
 
 	tcase_add_checked_fixture(bad, setup, teardown);
