@@ -308,7 +308,7 @@ int main(int argc, char **argv)
 	struct gen_flow_config fcfg = { .profile = GEN_PROFILE_DEMO, .seed = 1 };
 	struct gen_encoder_config base = { .midnight_ns = DEFAULT_MIDNIGHT_S * 1000000000ull };
 	const char *out = NULL, *format = NULL, *feeds = NULL, *session = NULL;
-	struct venue_out venues[WB_VENUE_COUNT];
+	struct venue_out venues[FEED_SOURCE_COUNT];
 	uint32_t venue_mask = 1u << WB_VENUE_NASDAQ, added_venues = 0;
 	bool quiet = false;
 	uint64_t until = 0;	/* exchange time (ns since midnight) to stop at; 0: the whole day */
@@ -434,7 +434,8 @@ int main(int argc, char **argv)
 				"--xdp need --format pcap\n");
 		return 2;
 	}
-	fcfg.venues = venue_mask;
+	/* The SIPs (cqs, uqdf) quote the venues that trade; they trade nothing themselves. */
+	fcfg.venues = venue_mask & ((1u << WB_VENUE_COUNT) - 1);
 
 	char err[PCAP_IO_ERR_LEN] = "";
 	struct feed_map_entry map[FEED_MAX_LINES];
@@ -459,7 +460,7 @@ int main(int argc, char **argv)
 		memcpy(base.session, s, 10);
 	}
 	base.seed = fcfg.seed;
-	for (int venue = 1; venue < WB_VENUE_COUNT; venue++) {
+	for (int venue = 1; venue < FEED_SOURCE_COUNT; venue++) {
 		struct venue_out *o = &venues[nvenues];
 
 		if (!(venue_mask & (1u << venue)))
@@ -542,9 +543,9 @@ int main(int argc, char **argv)
 			break;
 		}
 		last_ts = a.ts;
-		/* Each venue's actions go to its own encoder. */
+		/* Each venue's actions go to its own encoder, and every action to a SIP's. */
 		for (int i = 0; i < nvenues && !werr; i++)
-			if (venues[i].venue == a.venue)
+			if (venues[i].venue == a.venue || venues[i].venue >= WB_VENUE_COUNT)
 				werr = venues[i].gp->action(venues[i].enc, flow, &a);
 	}
 	for (int i = 0; i < nvenues && !werr; i++)

@@ -188,6 +188,40 @@ $GEN -q -s 42 --xdp --pitch --until 09:30:05 -o "$T/xuntil.pcap"
 $DUMP "$T/xuntil.pcap" > "$T/xuntil.txt"
 if grep -q 'STATUS closed' "$T/xuntil.txt"; then bad "--until: the session was closed"; else ok; fi
 expect_exit "--until bad time" 2 "not a time" $GEN --until 9:75:00 -o "$T/x.pcap"
+# ---- the SIPs: CQS and UQDF (pcaps/cqs, pcaps/uqdf), values from the spec
+printf '224.0.203.134:45007 cqs cqs A channel=1\n233.46.176.16:55630 uqdf uqdf A channel=1\n' > "$T/sip.conf"
+$DUMP --feeds "$T/sip.conf" pcaps/cqs/Q_L_Long_Quote.pcap > "$T/cqs.txt"
+expect_line "CQS Long Quote (A.6)" "$T/cqs.txt" "203 00:27:27.291945405 nyse/0 i=1 QUOTE bid=0 @ 0.00 ask=0 @ 0.00 cond=R sip=01:30:04.485738569 f=sip,bid-ineligible,ask-ineligible"
+expect_line "CQS NBBO O" "$T/cqs.txt" "NBBO bid=0 @ 0.00 none ask=0 @ 0.00 none ind=O sides=BA f=sip"
+$DUMP --feeds "$T/sip.conf" pcaps/uqdf/QuoteLongFormMessage.pcap > "$T/uqdf.txt"
+expect_line "UQDF QF NBBO (B.5)" "$T/uqdf.txt" "19969935 13:28:53.164962647 uqdf/1 i=1 NBBO bid=300 @ 767.25 edgx ask=100 @ 767.26 bzx ind=3 cond=R luld=A sides=BA f=sip"
+$DUMP --auto --raw pcaps/uqdf/LimitUpLimitDownPriceBandMessage.pcap > "$T/uqdf.raw"
+expect_line "UQDF AP raw, told from ITCH by --auto" "$T/uqdf.raw" "A P mc=E sub=\x20 sip=13:28:34.774117456 ts1=00:00:00.000000000 ANDA band=C at=09:45:00.000930317 down=8.87 up=10.84"
+# A bad checksum: the raw view says so, the block is dropped and counted.
+python3 -c 'import sys; d=bytearray(open(sys.argv[1],"rb").read()); d[-30]^=1; open(sys.argv[2],"wb").write(d)' \
+	pcaps/cqs/Q_L_Long_Quote.pcap "$T/cksum.pcap"
+$DUMP --feeds "$T/sip.conf" --raw "$T/cksum.pcap" > "$T/cksum.raw"
+expect_line "CQS bad checksum in --raw" "$T/cksum.raw" "- cqs packet of 108 bytes: bad_checksum"
+$DUMP --feeds "$T/sip.conf" --stats "$T/cksum.pcap" > "$T/cksum.stats"
+expect_line "CQS bad checksum counted" "$T/cksum.stats" "errors.bad_checksum    1"
+# A capture of another year (2018, block version 0, lots), as a new user
+# reads it: a feed map naming its group, nothing else.
+python3 tests/tools/cqs_2018_capture.py "$T/cqs2018.pcap" 224.0.89.1 15701
+printf '224.0.89.1:15701 cqs cqs A channel=3\n' > "$T/user.conf"
+$DUMP --feeds "$T/user.conf" "$T/cqs2018.pcap" > "$T/cqs2018.txt"
+expect_line "CQS 2018 quote in shares" "$T/cqs2018.txt" "1 10:00:00.000001000 arca/0 i=1 QUOTE bid=100 @ 29.45 ask=100 @ 29.47 cond=R"
+expect_line "CQS 2018 NBBO U" "$T/cqs2018.txt" "NBBO bid=300 @ 29.46 bzx ask=200 @ 29.47 bzx ind=U cond=R sides=BA f=sip"
+# The SIP generators: A/B copies change nothing, no gap, no error (Line
+# Integrity once named a block not yet sent: a false gap on line B).
+$GEN -q -s 7 --venues nasdaq,bzx,edgx,cqs,uqdf -o "$T/sip1.pcap"
+$GEN -q -s 7 --venues nasdaq,bzx,edgx,cqs,uqdf --ab -o "$T/sip2.pcap"
+$DUMP "$T/sip1.pcap" > "$T/sip1.txt"
+$DUMP "$T/sip2.pcap" > "$T/sip2.txt"
+if cmp -s "$T/sip1.txt" "$T/sip2.txt"; then ok; else bad "SIP A/B copies change the events"; diff "$T/sip1.txt" "$T/sip2.txt" | head -5; fi
+$DUMP --stats -q "$T/sip2.pcap" > "$T/sip2.stats"
+if grep -E "^#   (gaps|errors\.[a-z_]+) +[1-9]" "$T/sip2.stats"; then bad "SIP generator: gaps or errors"; else ok; fi
+quotes=$(grep -c " QUOTE " "$T/sip1.txt"); nbbos=$(grep -c " NBBO " "$T/sip1.txt")
+if [ "$quotes" -gt 500 ] && [ "$nbbos" -gt 100 ]; then ok; else bad "SIP generator: $quotes quotes, $nbbos NBBOs"; fi
 
 echo "tools-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]

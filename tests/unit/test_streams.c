@@ -281,6 +281,132 @@ static int xdp_end(struct packet *out, uint32_t s, uint64_t seq)
 	return 0;
 }
 
+/* ---- CQS (CTA Pillar binary) --------------------------------------------- */
+
+/*
+ * A block of count Long Quotes (or one control message) at seq. Start of
+ * Day sits at sequence 0, before the first data sequence (1) the scenarios
+ * count from, so its opening holds no message they count.
+ */
+#define CQS_LONG_QUOTE 87
+
+static void cqs_finish(struct packet *p, uint64_t seq, uint8_t count, uint64_t sip_s)
+{
+	uint32_t sum = 0;
+
+	if (p->len & 1)
+		p->b[p->len++] = 0;
+	p->b[0] = 2;
+	be16(p->b + 1, p->len);
+	p->b[3] = 'Q';
+	p->b[4] = 'O';
+	be32(p->b + 5, seq);
+	p->b[9] = count;
+	be32(p->b + 10, sip_s);
+	be32(p->b + 14, 0);
+	for (size_t i = 0; i < p->len; i++)
+		sum += i == 18 || i == 19 ? 0 : p->b[i];
+	be16(p->b + 18, sum);
+}
+
+static uint8_t *cqs_message(struct packet *p, uint16_t len, char category, char type)
+{
+	uint8_t *m = p->b + p->len;
+
+	memset(m, 0, len);
+	be16(m, len);
+	m[2] = (uint8_t)category;
+	m[3] = (uint8_t)type;
+	m[4] = 'S';
+	p->len += len;
+	return m;
+}
+
+static void cqs_control(struct packet *p, char type, uint64_t seq, uint64_t sip_s)
+{
+	p->len = 20;
+	cqs_message(p, 26, 'C', type);
+	cqs_finish(p, seq, 1, sip_s);
+}
+
+static int cqs_open(struct packet *out, uint32_t s, uint64_t *msgs)
+{
+	cqs_control(out, 'A', 0, 1000000 + s);
+	*msgs = 0;
+	return 1;
+}
+
+static void cqs_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count)
+{
+	p->len = 20;
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t *m = cqs_message(p, CQS_LONG_QUOTE, 'Q', 'L');
+
+		m[4] = 'N';
+		be32(m + 5, 1000000 + s);
+		memcpy(m + 26, "STRM       0R ", 14);
+		be64(m + 40, 10000000);
+		be32(m + 48, 1);
+		be64(m + 52, 10010000);
+		be32(m + 60, 1);
+		memset(m + 64, ' ', 23);
+		memset(m + 72, 0, 8);
+		m[86] = 'A';
+	}
+	cqs_finish(p, seq, (uint8_t)count, 1000000 + s);
+}
+
+/* Line Integrity names the last sequence sent. */
+static void cqs_heartbeat(struct packet *p, uint32_t s, uint64_t next)
+{
+	cqs_control(p, 'T', next - 1, 1000000 + s);
+}
+
+/* Reset Block Sequence Number at sequence 1: the block holds it. */
+static void cqs_reset(struct packet *p, uint32_t s, uint32_t resets, uint64_t *msgs)
+{
+	cqs_control(p, 'L', 1, 2000000 + s * 100 + resets);
+	*msgs = 1;
+}
+
+static int cqs_end(struct packet *out, uint32_t s, uint64_t seq)
+{
+	cqs_control(out, 'Z', seq, 1000000 + s);
+	return 1;
+}
+
+/* ---- UQDF (UTP binary over MoldUDP64) ------------------------------------- */
+
+static int uqdf_open(struct packet *out, uint32_t s, uint64_t *msgs)
+{
+	uint8_t *m;
+
+	mold_header(out, s, 1, 1);
+	m = mold_message(out, 90);
+	memcpy(m, "1ABE ", 5);
+	memcpy(m + 29, "STRM       ", 11);
+	be16(m + 87, 100);
+	*msgs = 1;
+	return 1;
+}
+
+static void uqdf_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count)
+{
+	mold_header(p, s, seq, (uint16_t)count);
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t *m = mold_message(p, 48);
+
+		memcpy(m, "1QEQ ", 5);
+		be64(m + 5, 1000 * (seq + i));
+		memcpy(m + 29, "STRM ", 5);
+		be16(m + 34, 1000);
+		be16(m + 36, 1);
+		be16(m + 38, 1001);
+		be16(m + 40, 1);
+		memcpy(m + 42, "R   0 ", 6);
+	}
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct fixture fixtures[] = {
@@ -290,6 +416,11 @@ static const struct fixture fixtures[] = {
 	  pitch_heartbeat, pitch_reset, pitch_end },
 	{ "xdp", FEED_PROTO_XDP, WB_VENUE_NYSE, "STRM", xdp_open, xdp_data, xdp_heartbeat,
 	  xdp_reset, xdp_end, true },
+	{ "cqs", FEED_PROTO_CQS, FEED_SOURCE_CQS, "STRM", cqs_open, cqs_data, cqs_heartbeat,
+	  cqs_reset, cqs_end },
+	/* MoldUDP64 has no reset: a new session is UQDF's restart, as ITCH's. */
+	{ "uqdf", FEED_PROTO_UQDF, FEED_SOURCE_UQDF, "STRM", uqdf_open, uqdf_data,
+	  itch_heartbeat, NULL, itch_end },
 };
 #define NFIXTURES (int)(sizeof(fixtures) / sizeof(fixtures[0]))
 
@@ -353,9 +484,11 @@ static const char *story(void)
 	for (size_t i = 0; i < h.n && n < sizeof(text) - 32; i++) {
 		const struct wb_event *ev = &h.events[i];
 
-		if (ev->kind == WB_EV_ADD)
+		/* A data message decoded: an Add (its order id is its sequence) or a
+		 * SIP quote. */
+		if (ev->kind == WB_EV_ADD || ev->kind == WB_EV_QUOTE)
 			n += (size_t)snprintf(text + n, sizeof(text) - n, "%sA%" PRIu64, n ? " " : "",
-					      ev->u.order.order_id);
+					      ev->seq);
 		else if (ev->kind == WB_EV_GAP)
 			n += (size_t)snprintf(text + n, sizeof(text) - n, "%sG%" PRIu64 "+%" PRIu64 "%s",
 					      n ? " " : "", ev->u.gap.first, ev->u.gap.count,
@@ -381,6 +514,12 @@ static void adds_of(char *out, size_t len, int first, int last)
 static uint64_t sum(uint64_t (*get)(const struct feed_counters *))
 {
 	return get(&h.engine->lines[line_a].counters) + get(&h.engine->lines[line_b].counters);
+}
+
+/* The data messages decoded: Adds, or the SIPs' quotes. */
+static size_t decoded(void)
+{
+	return harness_count(&h, WB_EV_ADD) + harness_count(&h, WB_EV_QUOTE);
 }
 
 static uint64_t gaps_of(const struct feed_counters *c) { return c->gaps; }
@@ -497,7 +636,7 @@ START_TEST(test_stream_quiet_hole_ages_into_a_gap_when_polled)
 	feed_engine_poll(h.engine, now_ns + 2000000, &h.prod);	/* 2 ms later */
 	harness_drain(&h);
 	ck_assert_msg(strstr(story(), "G") != NULL, "%s: %s", fx->name, story());
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 2 * ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), 2 * ORDERS_PER_PACKET);
 	harness_free(&h);
 }
 END_TEST
@@ -589,7 +728,7 @@ START_TEST(test_stream_sequence_reset_starts_over_without_a_gap)
 		      fx->name, story());
 	ck_assert_msg(strstr(story(), "G") == NULL, "%s: a reset is no gap: %s", fx->name, story());
 	ck_assert_uint_eq(sum(changes_of), 1);
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 3 * ORDERS_PER_PACKET + ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), 3 * ORDERS_PER_PACKET + ORDERS_PER_PACKET);
 	harness_free(&h);
 }
 END_TEST
@@ -620,7 +759,7 @@ START_TEST(test_stream_new_session_clears_and_starts_at_its_first_sequence)
 		      story());
 	ck_assert_msg(strstr(story(), " C") != NULL, "%s: the old session's books stay: %s", fx->name,
 		      story());
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 3 * ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), 3 * ORDERS_PER_PACKET);
 	ck_assert_uint_eq(h.engine->lines[line_b].counters.stale_session, 1);
 	ck_assert_uint_eq(sum(changes_of), 1);
 	harness_free(&h);

@@ -163,6 +163,32 @@ scenario_filtered() {
 	fi
 }
 
+# The SIPs' quotes through the module, filter on (CQS for SPY and IWM, UQDF
+# for AAPL): wb-dump's events, with QUOTE and NBBO events of both SIPs.
+scenario_sip() {
+	if [ ! -s $D/sip.pcap ] || ! grep -q ' NBBO ' $D/expected-sip.txt; then
+		skip sip-equal-wb-dump "the capture has no SIP lines"
+		return
+	fi
+	if ! load ifaces=wbrx || ! $SUB feeds load $D/feeds.conf >/dev/null ||
+	   ! $SUB add $(cat $D/sip-symbols.txt) >/dev/null; then
+		fail sip-equal-wb-dump "could not load and configure"
+		return
+	fi
+	replay 0 $D/sip.pcap
+	$KREAD --idle-ms 1000 >$T/kernel.txt 2>$T/read.log
+	quotes=$(grep -c ' QUOTE ' $T/kernel.txt)
+	cqs=$(grep -c ' cqs/[0-9]* i=[0-9]* NBBO ' $T/kernel.txt)
+	uqdf=$(grep -c ' uqdf/[0-9]* i=[0-9]* NBBO ' $T/kernel.txt)
+	if cmp -s $T/kernel.txt $D/expected-sip.txt && [ "$quotes" -gt 0 ] && [ "$cqs" -gt 0 ] &&
+	   [ "$uqdf" -gt 0 ]; then
+		pass sip-equal-wb-dump "$(cat $D/sip-symbols.txt): $(wc -l <$T/kernel.txt) events identical to wb-dump --symbols; $quotes SIP quotes, $cqs CQS and $uqdf UQDF NBBOs"
+	else
+		fail sip-equal-wb-dump "module $(wc -l <$T/kernel.txt) events vs wb-dump $(wc -l <$D/expected-sip.txt); quotes $quotes, NBBO cqs $cqs uqdf $uqdf"
+		diff $T/kernel.txt $D/expected-sip.txt | head -10
+	fi
+}
+
 # Tiny rings, no reader. The ITCH-only capture: every event the engine
 # attempts is then one wb-dump prints (PITCH re-announces a SYMBOL whose
 # event was dropped, so under overflow it attempts more events than
@@ -440,7 +466,7 @@ scenario_xdp() {
 echo 1000000 >/proc/sys/net/core/netdev_max_backlog
 only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vmtest\.only=//p' | tr ',' ' ')
 veth_up
-for s in control equal padded two_ifaces filtered overflow control_under_traffic rmmod device_deletion busy gso books malformed xdp; do
+for s in control equal padded two_ifaces filtered sip overflow control_under_traffic rmmod device_deletion busy gso books malformed xdp; do
 	if [ -n "$only" ] && ! echo " $only " | grep -q " $s "; then
 		continue
 	fi

@@ -105,6 +105,15 @@ echo "AAPL MSFT SPY" >"$D/symbols.txt"
 "$B/wb-dump" --feeds "$D/feeds.conf" --hold-us 0 "$D/xdp.pcap" >"$D/expected-xdp.txt"
 "$B/wb-dump" --feeds "$D/feeds.conf" --hold-us 0 --symbols AAPL,MSFT,SPY "$D/xdp.pcap" \
 	>"$D/expected-xdp-symbols.txt"
+# The SIPs' view: the same venues plus CQS (SPY and IWM, Arca-listed) and
+# UQDF (AAPL) quoting them, A and B, no gap (so no hole whose verdict could
+# depend on arrival timing).
+if grep -q '^[^#]* cqs ' "$D/feeds.conf" && grep -q '^[^#]* uqdf ' "$D/feeds.conf"; then
+	"$B/wb-gen" -q -p demo -n 3000 --ab --venues nasdaq,bzx,byx,edgx,edga,cqs,uqdf \
+		--feeds "$D/feeds.conf" -o "$D/sip.pcap"
+	echo "SPY IWM AAPL" >"$D/sip-symbols.txt"
+	"$B/wb-dump" --feeds "$D/feeds.conf" --symbols SPY,IWM,AAPL "$D/sip.pcap" >"$D/expected-sip.txt"
+fi
 # The books wirebookd builds from the same capture in user space, for the
 # books-match scenario (wirebookd --kernel in the VM). "updates N" counts
 # publishes, which depend on batching: left out.
