@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -38,6 +39,8 @@
 
 #define RING_SLOTS (1u << 16)
 #define PUMP_BUDGET 32u
+/* The main loop's period: stats, heartbeat, control once the source ended. */
+#define MAIN_TICK_MS 20
 /* A source thread reading a file waits until this much of the ring is
  * free, so a fast file never overruns the books into drops. */
 #define FILE_RING_HEADROOM (RING_SLOTS / 4)
@@ -269,6 +272,14 @@ static void print_stats(struct wbd *d, double elapsed)
 				    rd(&sc->bad_side) + rd(&sc->bad_kind)),
 	       bc.cpu[0], bc.cpu[1], bc.numa_node);
 	fflush(stdout);
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static double mono_s(void)
@@ -528,11 +539,25 @@ int main(int argc, char **argv)
 	t0 = mono_s();
 	next_stats = stats_every > 0 ? t0 + stats_every : 0;
 	while (!g_stop) {
-		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		double now;
 
-		nanosleep(&ts, NULL);
+		/* Once the source has ended, no pump runs and the engine is
+		 * ours: serve the control socket here, for as long as the
+		 * books stay published. */
+		if (reported_eof && d.control_fd >= 0) {
+			struct pollfd p = { .fd = d.control_fd, .events = POLLIN };
+
+			if (poll(&p, 1, MAIN_TICK_MS) > 0)
+				wb_control_serve(d.control_fd, wb_control_engine_handler, &d.control);
+		} else {
+			struct timespec ts = { 0, MAIN_TICK_MS * 1000L * 1000L };
+
+			nanosleep(&ts, NULL);
+		}
 		now = mono_s();
+		/* The writer's liveness for readers (wb_health): beats while
+		 * this process runs, whether or not the feed is quiet. */
+		superbook_heartbeat(builder_superbook(d.builder), wall_ns());
 		if (next_stats && now >= next_stats) {
 			print_stats(&d, now - t0);
 			next_stats += stats_every;
