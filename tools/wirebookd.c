@@ -465,6 +465,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "wirebookd: cannot create the builder: %s\n", strerror(-rc));
 		return 1;
 	}
+	superbook_set_heartbeat_period(builder_superbook(d.builder), MAIN_TICK_MS * 1000000ull);
 	if (wbd_subscribe(&d, subs) < 0) {
 		builder_destroy(d.builder);
 		return 2;

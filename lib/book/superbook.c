@@ -338,6 +338,16 @@ void superbook_heartbeat(struct superbook *sb, uint64_t now_ns)
 	wb_store_relaxed(&sb->hdr->heartbeat_ns, now_ns);
 }
 
+void superbook_set_heartbeat_period(struct superbook *sb, uint64_t period_ns)
+{
+	wb_store_relaxed(&sb->hdr->heartbeat_period_ns, period_ns);
+}
+
+void superbook_set_recovering(struct superbook *sb, uint32_t venues)
+{
+	wb_store_release(&sb->hdr->recovering_venues, venues);
+}
+
 /* ---- applying updates -------------------------------------------------- */
 
 static inline void sb_mark(struct superbook *sb, uint32_t inst, uint32_t bits)
