@@ -335,6 +335,7 @@ int main(int argc, char **argv)
 	struct gen_itch *g = calloc(1, sizeof(*g));
 	struct gen_pitch *pg = calloc(PITCH_VENUES, sizeof(*pg));
 	struct pcap_writer pw;
+	struct gen_reorder order = { 0 };
 	struct itch_file file;
 	struct timespec t0;
 	int rc = 1;
@@ -360,8 +361,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "wb-gen: %s\n", err);
 			return 1;
 		}
-		icfg.sink.packet = pcap_sink;
-		icfg.sink.ctx = &pw;
+		struct gen_packet_sink file_sink = { .packet = pcap_sink, .ctx = &pw };
+
+		/* Every encoder writes through one reorder buffer: time order. */
+		gen_reorder_init(&order, &file_sink);
+		icfg.sink = gen_reorder_sink(&order);
 	}
 	gen_itch_init(g, &icfg);
 	for (size_t i = 0; pitch && i < PITCH_VENUES; i++) {
@@ -377,17 +381,34 @@ int main(int argc, char **argv)
 	int werr = 0;
 
 	while (!werr && gen_flow_next(flow, &a) == 1) {
+		uint64_t low;
+
 		last_ts = a.ts;
 		/* Each venue's actions go to its own encoder; ITCH is Nasdaq's. */
 		if (a.venue == WB_VENUE_NASDAQ)
 			werr = gen_itch_action(g, flow, &a);
 		for (size_t i = 0; pitch && i < PITCH_VENUES && !werr; i++)
 			werr = gen_pitch_action(&pg[i], flow, &a);
+		if (to_file || werr)
+			continue;
+		/* Nothing earlier than this can come any more: write it out. */
+		low = icfg.midnight_ns + a.ts;
+		if (gen_itch_low_water(g) < low)
+			low = gen_itch_low_water(g);
+		for (size_t i = 0; pitch && i < PITCH_VENUES; i++)
+			if (gen_pitch_low_water(&pg[i]) < low)
+				low = gen_pitch_low_water(&pg[i]);
+		werr = gen_reorder_release(&order, low);
 	}
 	if (!werr)
 		werr = gen_itch_finish(g, last_ts + 1000000);
 	for (size_t i = 0; pitch && i < PITCH_VENUES && !werr; i++)
 		werr = gen_pitch_finish(&pg[i], last_ts + 1000000);
+	if (!to_file && gen_reorder_finish(&order) && !werr) {
+		fprintf(stderr, "wb-gen: %s: %s\n", out, order.error ? "a datagram out of time "
+			"order (generator bug) or a write error" : "out of memory");
+		werr = 1;
+	}
 	if (to_file)
 		werr |= itch_file_close(&file, err, sizeof(err));
 	else

@@ -23,6 +23,113 @@ int gen_sink_send(const struct gen_packet_sink *s, uint64_t exch_epoch_ns, uint3
 	return 2;
 }
 
+/* ---- time order across encoders ------------------------------------------ */
+
+struct gen_reorder_item {
+	uint64_t ts, seq;
+	uint32_t dst_ip, len;
+	uint16_t dst_port;
+	uint8_t *payload;
+};
+
+static int item_before(const struct gen_reorder_item *a, const struct gen_reorder_item *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
+
+static int reorder_packet(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
+			  const uint8_t *payload, uint32_t len)
+{
+	struct gen_reorder *r = ctx;
+	struct gen_reorder_item it = { ts_ns, r->seq++, dst_ip, len, dst_port, NULL };
+	size_t i;
+
+	if (r->error)
+		return -1;
+	if (ts_ns < r->last_ts) {
+		r->error = 1; /* would step back: a low-water mark was wrong */
+		return -1;
+	}
+	if (r->count == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 1024;
+		struct gen_reorder_item *h = realloc(r->heap, cap * sizeof(*h));
+
+		if (!h)
+			return -1;
+		r->heap = h;
+		r->cap = cap;
+	}
+	it.payload = malloc(len ? len : 1);
+	if (!it.payload)
+		return -1;
+	memcpy(it.payload, payload, len);
+	for (i = r->count++; i > 0 && item_before(&it, &r->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		r->heap[i] = r->heap[(i - 1) / 2];
+	r->heap[i] = it;
+	if (r->count > r->peak)
+		r->peak = r->count;
+	return 0;
+}
+
+static void heap_pop(struct gen_reorder *r)
+{
+	struct gen_reorder_item last = r->heap[--r->count];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= r->count)
+			break;
+		if (c + 1 < r->count && item_before(&r->heap[c + 1], &r->heap[c]))
+			c++;
+		if (!item_before(&r->heap[c], &last))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	if (r->count)
+		r->heap[i] = last;
+}
+
+void gen_reorder_init(struct gen_reorder *r, const struct gen_packet_sink *out)
+{
+	memset(r, 0, sizeof(*r));
+	r->out = *out;
+}
+
+struct gen_packet_sink gen_reorder_sink(struct gen_reorder *r)
+{
+	return (struct gen_packet_sink){ .packet = reorder_packet, .ctx = r };
+}
+
+int gen_reorder_release(struct gen_reorder *r, uint64_t ts_ns)
+{
+	while (r->count && r->heap[0].ts < ts_ns) {
+		struct gen_reorder_item it = r->heap[0];
+
+		heap_pop(r);
+		if (!r->error && r->out.packet(r->out.ctx, it.ts, it.dst_ip, it.dst_port, it.payload, it.len))
+			r->error = 1;
+		r->last_ts = it.ts;
+		free(it.payload);
+	}
+	return r->error ? -1 : 0;
+}
+
+int gen_reorder_finish(struct gen_reorder *r)
+{
+	int rc = gen_reorder_release(r, UINT64_MAX);
+
+	while (r->count) { /* only after a failure */
+		free(r->heap[0].payload);
+		heap_pop(r);
+	}
+	free(r->heap);
+	r->heap = NULL;
+	return rc;
+}
+
 #define NS_PER_SEC 1000000000ull
 #define HMS(h, m, s) (((uint64_t)(h) * 3600 + (uint64_t)(m) * 60 + (uint64_t)(s)) * NS_PER_SEC)
 #define CENT (WB_PRICE_SCALE / 100)

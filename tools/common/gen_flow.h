@@ -106,6 +106,35 @@ int gen_sink_send(const struct gen_packet_sink *s, uint64_t exch_epoch_ns, uint3
 		  uint16_t a_port, uint32_t b_ip, uint16_t b_port, bool ab,
 		  const uint8_t *payload, uint32_t len);
 
+/*
+ * Time order across encoders. Each encoder stamps a packet when it sends
+ * it, and several encoders (ITCH, four PITCH venues) share one capture: a
+ * venue that sends a packet or a heartbeat late would step the capture's
+ * time back. The reorder sink takes every encoder's datagrams, holds them
+ * in a heap and writes them in time order (ties in arrival order) once
+ * nothing earlier can come: the driver says so with gen_reorder_release
+ * (every encoder's gen_*_low_water and the flow's time).
+ */
+struct gen_reorder_item;
+struct gen_reorder {
+	struct gen_packet_sink out;	/* where ordered datagrams go */
+	struct gen_reorder_item *heap;
+	size_t count, cap;
+	uint64_t seq;			/* arrival order, for ties */
+	uint64_t last_ts;		/* newest written */
+	uint64_t peak;			/* most datagrams held at once */
+	int error;
+};
+
+void gen_reorder_init(struct gen_reorder *r, const struct gen_packet_sink *out);
+/* The sink encoders write into. */
+struct gen_packet_sink gen_reorder_sink(struct gen_reorder *r);
+/* Write every held datagram stamped before ts_ns. 0 or -1 (sink failed). */
+int gen_reorder_release(struct gen_reorder *r, uint64_t ts_ns);
+/* Write the rest and free. 0 or -1 (a sink failed, or a datagram came
+ * stamped before one already written: a bug in the low-water marks). */
+int gen_reorder_finish(struct gen_reorder *r);
+
 /* ---- symbols and actions ---------------------------------------------- */
 
 #define GEN_TICKER_LEN 8

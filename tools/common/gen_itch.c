@@ -263,3 +263,14 @@ int gen_itch_finish(struct gen_itch *g, uint64_t ts)
 		g->stats.end_of_session++;
 	return g->error ? -1 : 0;
 }
+
+uint64_t gen_itch_low_water(const struct gen_itch *g)
+{
+	uint64_t low = UINT64_MAX;
+
+	if (g->count)
+		low = g->pkt_first_ts;
+	if (g->sent_any && g->last_sent_ts + GEN_ITCH_HEARTBEAT_NS < low)
+		low = g->last_sent_ts + GEN_ITCH_HEARTBEAT_NS;
+	return low == UINT64_MAX ? low : g->cfg.midnight_ns + low;
+}

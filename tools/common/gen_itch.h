@@ -71,4 +71,11 @@ int gen_itch_finish(struct gen_itch *g, uint64_t ts);
  */
 uint32_t gen_itch_encode(const struct gen_flow *flow, const struct gen_action *a, uint8_t *out);
 
+/*
+ * The earliest time (epoch ns) a datagram this encoder has not sent yet
+ * can carry, given no action before the flow's current time follows: its
+ * open packet's first message, or its next heartbeat. UINT64_MAX: none.
+ */
+uint64_t gen_itch_low_water(const struct gen_itch *g);
+
 #endif /* WIREBOOK_TOOLS_GEN_ITCH_H */

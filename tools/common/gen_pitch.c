@@ -545,3 +545,14 @@ int gen_pitch_finish(struct gen_pitch *g, uint64_t ts)
 		g->error = 1;
 	return g->error ? -1 : 0;
 }
+
+uint64_t gen_pitch_low_water(const struct gen_pitch *g)
+{
+	uint64_t low = UINT64_MAX;
+
+	if (g->count)
+		low = g->pkt_first_ts;
+	if (g->sent_any && g->last_sent_ts + GEN_PITCH_HEARTBEAT_NS < low)
+		low = g->last_sent_ts + GEN_PITCH_HEARTBEAT_NS;
+	return low == UINT64_MAX ? low : g->cfg.midnight_ns + low;
+}

@@ -119,4 +119,11 @@ int gen_pitch_finish(struct gen_pitch *g, uint64_t ts);
 /* Venue shading (see above): ticks a venue sits behind the flow's touch. */
 uint32_t gen_pitch_shade(uint8_t venue, uint32_t symbol, uint8_t side);
 
+/*
+ * The earliest time (epoch ns) a datagram this encoder has not sent yet
+ * can carry, given no action before the flow's current time follows: its
+ * open packet's first message, or its next heartbeat. UINT64_MAX: none.
+ */
+uint64_t gen_pitch_low_water(const struct gen_pitch *g);
+
 #endif /* WIREBOOK_TOOLS_GEN_PITCH_H */
