@@ -16,6 +16,7 @@
 #include "common/itch_file.h"
 #include "common/itch_text.h"
 #include "common/pcap_io.h"
+#include "common/unmapped.h"
 #include "feed/feed.h"
 
 /* Holds the events of the largest packet, and a full re-announcement of
@@ -40,6 +41,7 @@ struct dump {
 	uint64_t *locate_key;
 	/* totals */
 	uint64_t frames, unmapped_frames, auto_lines, raw_messages, raw_non_itch;
+	struct unmapped_seen unmapped;
 	uint64_t events_printed;
 	char text[1024];
 };
@@ -247,16 +249,20 @@ static int dump_pcap(struct dump *d, const char *path)
 		if (d->raw) {
 			int line = udp ? feed_map_lookup(d->engine, u.dst_ip, u.dst_port) : -1;
 
-			if (line < 0)
+			if (line < 0) {
 				d->unmapped_frames++;
+				unmapped_note(&d->unmapped, frame, len);
+			}
 			else if (d->engine->lines[line].protocol != FEED_PROTO_ITCH50)
 				d->raw_non_itch++;
 			else
 				raw_moldudp64(d, u.payload, u.len);
 			continue;
 		}
-		if (feed_process_frame(d->engine, frame, len, ts, &d->prod) < 0)
+		if (feed_process_frame(d->engine, frame, len, ts, &d->prod) < 0) {
 			d->unmapped_frames++;
+			unmapped_note(&d->unmapped, frame, len);
+		}
 		drain(d);
 	}
 	pcap_reader_close(&r);
@@ -481,12 +487,16 @@ int main(int argc, char **argv)
 
 	rc = itch_path ? dump_itch_file(d, itch_path) : dump_pcap(d, argv[optind]);
 
-	if (!itch_path && rc == 0 && d->frames && d->unmapped_frames == d->frames)
-		fprintf(stderr, "wb-dump: none of the %" PRIu64 " frames went to a feed in %s%s; %s\n",
-			d->frames, feeds ? feeds : "the feed map",
-			d->auto_map ? " or looked like MoldUDP64" : "",
+	if (!itch_path && rc == 0 && d->frames && d->unmapped_frames == d->frames) {
+		char seen[512];
+
+		unmapped_describe(&d->unmapped, seen, sizeof(seen));
+		fprintf(stderr, "wb-dump: none of the %" PRIu64 " frames went to a feed in %s%s "
+			"(they went to: %s); %s\n", d->frames, feeds ? feeds : "the feed map",
+			d->auto_map ? " or looked like MoldUDP64" : "", seen,
 			d->auto_map ? "give --feeds FILE with their groups (PITCH needs one)"
 				    : "try --auto or --feeds FILE");
+	}
 	if (d->raw_non_itch)
 		fprintf(stderr, "wb-dump: --raw prints ITCH only: %" PRIu64 " packets of other "
 			"protocols skipped\n", d->raw_non_itch);

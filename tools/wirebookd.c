@@ -231,7 +231,7 @@ static void print_stats(struct wbd *d, double elapsed)
 	uint32_t i;
 
 	builder_get_counters(d->builder, &bc);
-	printf("--- wirebookd stats at %.1fs (source %s: %llu packets, %llu unmapped",
+	printf("--- wirebookd stats at %.1fs (source %s: %llu frames, %llu not on a feed",
 	       elapsed, d->src.ops->name, (unsigned long long)rd(&d->src.ctr.packets),
 	       (unsigned long long)rd(&d->src.ctr.unmapped));
 	if (rd(&d->src.ctr.kernel_drops))
@@ -585,6 +585,17 @@ int main(int argc, char **argv)
 	}
 	if (d.source_status == SOURCE_ERROR)
 		exit_code = 1; /* the books stopped where the input broke */
+	if (rd(&d.src.ctr.packets) && rd(&d.src.ctr.unmapped) == rd(&d.src.ctr.packets)) {
+		char seen[512];
+
+		unmapped_describe(&d.src.unmapped, seen, sizeof(seen));
+		fprintf(stderr, "wirebookd: warning: none of the %llu frames went to a line of the feed "
+			"map %s (the books are empty); they went to: %s. Add those groups to the feed "
+			"map (--feeds FILE)\n", (unsigned long long)rd(&d.src.ctr.packets),
+			feeds ? feeds : "", seen);
+		if (exit_at_eof && d.is_file && exit_code == 0)
+			exit_code = 1;
+	}
 	source_close(&d.src);
 	if (d.control_fd >= 0) {
 		close(d.control_fd);

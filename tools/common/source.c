@@ -96,8 +96,10 @@ static void process_frame(struct source *s, struct feed_engine *e, const uint8_t
 {
 	s->ctr.packets++;
 	s->ctr.bytes += len;
-	if (feed_process_frame(e, frame, len, ts, out) < 0)
+	if (feed_process_frame(e, frame, len, ts, out) < 0) {
 		s->ctr.unmapped++;
+		unmapped_note(&s->unmapped, frame, len);
+	}
 }
 
 static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
