@@ -12,9 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *opt_origin;
+
 static int bad(const char *prog, const char *opt, const char *val, const char *expect)
 {
-	fprintf(stderr, "%s: %s '%s': %s\n", prog, opt, val ? val : "", expect);
+	fprintf(stderr, "%s: %s%s%s '%s': %s\n", prog, opt_origin ? opt_origin : "",
+		opt_origin ? ": " : "", opt, val ? val : "", expect);
 	return -1;
 }
 

@@ -14,6 +14,10 @@
 
 #include <stdint.h>
 
+/* Where the value being checked came from ("FILE:LINE" of a config
+ * file), printed before the option; NULL: the command line. */
+extern const char *opt_origin;
+
 /* Decimal, or 0x hex; min <= value <= max. */
 int opt_u64(const char *prog, const char *opt, const char *val, uint64_t min, uint64_t max,
 	    uint64_t *out);
