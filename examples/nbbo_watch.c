@@ -1,10 +1,18 @@
 /* nbbo_watch SYMBOL [book-name]: print every NBBO change of one symbol, and
  * the book's health when it changes (live / stale / retired / recovering).
  * Links only libwirebook: cc nbbo_watch.c $(pkg-config --cflags --libs wirebook) */
+#define _POSIX_C_SOURCE 200809L	/* nanosleep under -std=c11 too */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+#include <time.h>
 #include "wirebook/book.h"
+
+static void nap_us(long us)
+{
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
 
 static void print_px(int64_t p)
 {
@@ -28,7 +36,7 @@ int main(int argc, char **argv)
 		if (health != -2)
 			fprintf(stderr, "nbbo_watch: waiting for the book (is wirebookd running?)\n");
 		health = -2;
-		usleep(100000);
+		nap_us(100000);
 	}
 	if (!book || (sym = wb_find(book, argv[1])) < 0) {
 		fprintf(stderr, "nbbo_watch: %s: %s\n", argv[1], wb_strerror(book ? WB_ENOSYM : err));
@@ -45,13 +53,13 @@ int main(int argc, char **argv)
 		/* Polling the update counter is one load; read only when it moves. */
 		err = wb_update_counter(book, sym, &counter);
 		if (err == 0 && counter == seen) {
-			usleep(100);
+			nap_us(100);
 			continue;
 		}
 		if (err == 0)
 			err = wb_nbbo(book, sym, &now);
 		if (err == WB_ESTALE) {	/* restarting: not in the new book yet */
-			usleep(100);
+			nap_us(100);
 			continue;
 		}
 		if (err) {
