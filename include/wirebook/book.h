@@ -138,7 +138,8 @@ struct wb_shm_venue {
 struct wb_shm_symbol {
 	/* line 0 */
 	uint64_t seq;		/* seqlock: odd while the builder writes */
-	uint64_t updates;	/* publishes of this symbol */
+	uint64_t updates;	/* changes applied to this symbol (not publishes: the
+				 * same on every run of the same input) */
 	int64_t bid_price;	/* best consolidated bid, 0 when none */
 	uint64_t bid_qty;	/* shares at the best bid, all venues; 0 = no bid */
 	int64_t ask_price;
@@ -188,7 +189,7 @@ struct wb_shm_header {
 	uint32_t builder_pid;
 	uint32_t state;		/* enum wb_shm_state (release store) */
 	/* line 2: changes while running */
-	uint64_t updates __attribute__((aligned(64))); /* publishes, all symbols */
+	uint64_t updates __attribute__((aligned(64))); /* changes, all symbols */
 	uint64_t symbols;	/* directory entries in use (highest id + 1) */
 	uint64_t heartbeat_ns;	/* last time the builder published or idled */
 	uint64_t venue_gaps[WB_BOOK_VENUES]; /* gaps seen per venue */
