@@ -76,7 +76,7 @@ CHECK_EXTRA :=
 BENCH_EXTRA :=
 ALL_EXTRA   :=
 
-.PHONY: all deps check demo bench install clean unit fuzz tools
+.PHONY: all deps deps-demo check demo bench install clean unit fuzz tools
 .DEFAULT_GOAL := all
 
 -include $(sort $(wildcard mk/*.mk))
@@ -86,7 +86,11 @@ all: tools $(EXAMPLES) $(O)/wirebook.pc $(O)/wirebookd@.service $(ALL_EXTRA)
 tools: $(LIBS) $(LIB_SHM_SO) $(TOOLS)
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh --for check
+
+# The demo needs the build packages only (no qemu, kernels or test tools).
+deps-demo:
+	@scripts/deps.sh --for demo
 
 $(O)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -167,7 +171,7 @@ check: deps
 	@for t in $(CHECK_EXTRA); do $(MAKE) $$t || exit 1; done
 	@echo "make check: all passed"
 
-demo: deps
+demo: deps-demo
 	$(MAKE) all
 	@scripts/demo.sh
 
