@@ -259,8 +259,9 @@ static void print_stats(struct wbd *d, double elapsed)
 	if (rd(&d->src.ctr.kernel_drops))
 		printf(", %llu kernel drops", (unsigned long long)rd(&d->src.ctr.kernel_drops));
 	printf(")\n");
-	printf("%-6s %-7s %-5s %12s %12s %12s %12s %8s %10s %8s\n", "line", "venue", "proto",
-	       "packets", "messages", "events", "filtered", "gaps", "ring-drops", "errors");
+	printf("%-6s %-7s %-5s %12s %12s %12s %12s %8s %10s %8s %10s\n", "line", "venue", "proto",
+	       "packets", "messages", "events", "filtered", "gaps", "ring-drops", "errors",
+	       "gap-msgs");
 	for (i = 0; i < d->engine->line_count; i++) {
 		const struct feed_line *l = &d->engine->lines[i];
 		uint64_t errs = 0;
@@ -270,14 +271,15 @@ static void print_stats(struct wbd *d, double elapsed)
 			continue;
 		for (k = 0; k < FEED_ERR_COUNT; k++)
 			errs += rd(&l->counters.errors[k]);
-		printf("%-6.*s %-7s %-5s %12llu %12llu %12llu %12llu %8llu %10llu %8llu\n",
+		printf("%-6.*s %-7s %-5s %12llu %12llu %12llu %12llu %8llu %10llu %8llu %10llu\n",
 		       FEED_LINE_NAME_LEN, l->name, feed_venue_name(l->venue),
 		       feed_protocol_name(l->protocol), (unsigned long long)rd(&l->counters.packets),
 		       (unsigned long long)rd(&l->counters.messages),
 		       (unsigned long long)rd(&l->counters.events),
 		       (unsigned long long)rd(&l->counters.filtered),
 		       (unsigned long long)rd(&l->counters.gaps),
-		       (unsigned long long)rd(&l->counters.ring_drops), (unsigned long long)errs);
+		       (unsigned long long)rd(&l->counters.ring_drops), (unsigned long long)errs,
+		       (unsigned long long)rd(&l->counters.gap_messages));
 	}
 	printf("books: events %llu, live orders %llu (peak %llu), unknown order ids %llu, "
 	       "levels %llu; ring batches %llu, ring drops %llu, queue-full waits %llu\n",

@@ -347,7 +347,11 @@ static int afp_open(struct source *s, const struct source_options *opt)
 	}
 	p->mcast_fd = -1;
 	p->busy_poll = opt->busy_poll;
-	p->fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	/* Protocol 0: capture nothing until bind() names the interface and
+	 * the protocol. A socket made with ETH_P_ALL captures every interface
+	 * at once, and the bind that narrows it drops what arrives meanwhile:
+	 * a restarted wirebookd saw a sequence gap in its first milliseconds. */
+	p->fd = socket(AF_PACKET, SOCK_RAW, 0);
 	if (p->fd < 0) {
 		snprintf(s->err, sizeof(s->err), "AF_PACKET socket: %s%s", strerror(errno),
 			 errno == EPERM ? " (needs root or CAP_NET_RAW)" : "");
