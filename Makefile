@@ -198,7 +198,9 @@ install: all
 		install -m 644 feeds.conf $(DESTDIR)$(SYSCONFDIR)/wirebook/feeds.conf
 	@echo "installed under $(DESTDIR)$(PREFIX); config in $(DESTDIR)$(SYSCONFDIR)/wirebook;" \
 		"unit $(DESTDIR)$(UNITDIR)/wirebookd@.service"
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+	@# the dynamic linker's cache knows only the system prefixes
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null && \
+		case "$(PREFIX)" in /usr|/usr/local) true ;; *) false ;; esac; then ldconfig; fi
 
 clean:
 	rm -rf $(O)

@@ -58,9 +58,13 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	struct wb_health h;
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: soak-reader BOOK [SYMBOLS]\n");
-		return 2;
+	if (argc < 2 || argc > 3 || !strcmp(argv[1], "--help")) {
+		int help = argc >= 2 && !strcmp(argv[1], "--help");
+
+		fprintf(help ? stdout : stderr, "usage: soak-reader BOOK [SYMBOLS (1-%d, 10)]\n"
+			"Watch the soak symbols SK000.. and measure sender-to-reader latency; "
+			"stats on SIGTERM.\n", MAX_SYMS);
+		return help ? 0 : 2;
 	}
 	if (argc == 3)
 		nsym = atoi(argv[2]);
