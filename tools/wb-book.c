@@ -40,7 +40,8 @@ static void usage(FILE *f)
 "                    wirebookd to say its file source ended\n"
 "  --help\n"
 "The first line says whether the book is live, stale (no heartbeat from wirebookd:\n"
-"it died or hangs), retired (stopped) or recovering (a venue rebuilt after a gap).\n"
+"it died or hangs), retired (stopped) or recovering (a venue rebuilt after a gap);\n"
+"with --once only when it is not live.\n"
 "A wirebookd restart is followed without leaving wb-book.\n"
 "Exit status: 0, 1 when the book cannot be opened, 2 bad usage, 3 when a symbol\n"
 "is unknown.\n",
@@ -272,7 +273,10 @@ int main(int argc, char **argv)
 		n = nsyms ? nsyms : most_active(bk, syms, top);
 		if (!once)
 			printf("\033[H\033[J");
-		print_health(bk, name);
+		/* --once prints what scripts compare: the health line only
+		 * when the book is not live (then it matters more than diffs). */
+		if (!once || health != WB_BOOK_LIVE)
+			print_health(bk, name);
 		for (i = 0; i < n; i++) {
 			int rc = show_symbol(bk, syms[i], depth);
 			char tk[9];

@@ -49,6 +49,16 @@ static void nap(long ns)
 	nanosleep(&ts, NULL);
 }
 
+/* Say a followed restart at once: a reader may be killed any moment. */
+static uint32_t say_reattaches(const struct wb_health *h, uint32_t said)
+{
+	if (h->reattaches > said) {
+		printf("followed_restart=%u\n", h->reattaches);
+		fflush(stdout);
+	}
+	return h->reattaches > said ? h->reattaches : said;
+}
+
 int main(int argc, char **argv)
 {
 	struct wb_book *bk;
@@ -56,7 +66,8 @@ int main(int argc, char **argv)
 	uint64_t last[MAX_SYMS], samples = 0, changes = 0, polls = 0, regressions = 0;
 	uint64_t errors = 0, stale = 0, instance = 0;
 	struct sigaction sa;
-	struct wb_health h;
+	struct wb_health h = { 0 };
+	uint32_t said = 0;
 
 	if (argc < 2 || argc > 3 || !strcmp(argv[1], "--help")) {
 		int help = argc >= 2 && !strcmp(argv[1], "--help");
@@ -85,6 +96,7 @@ int main(int argc, char **argv)
 	while (!g_stop) {
 		if (polls++ % 1024 == 0) {
 			wb_health(bk, &h);
+			said = say_reattaches(&h, said);
 			if (h.instance_id != instance) { /* a new run: counters start again */
 				instance = h.instance_id;
 				memset(last, 0, sizeof(last));
@@ -119,6 +131,7 @@ int main(int argc, char **argv)
 				/* Within one run a counter never goes back; across a
 				 * restart it starts again. */
 				wb_health(bk, &h);
+				said = say_reattaches(&h, said);
 				if (h.instance_id != instance) {
 					instance = h.instance_id;
 					memset(last, 0, sizeof(last));

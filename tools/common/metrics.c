@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -257,6 +258,28 @@ static void line_labels(char *buf, size_t n, const struct wb_ioc_feed *fd)
 		 (fd->ip >> 16) & 255, (fd->ip >> 8) & 255, fd->ip & 255, fd->port);
 }
 
+/* One counter summed over each venue's lines. */
+static void stream_sum(FILE *f, const char *name, const char *help,
+		       const struct wb_ioc_line_stats *lines, uint32_t n, size_t off)
+{
+	uint32_t i;
+	int v;
+
+	metrics_family(f, name, "counter", help);
+	for (v = 1; v < WB_VENUE_COUNT; v++) {
+		uint64_t sum = 0;
+		int seen = 0;
+
+		for (i = 0; i < n; i++)
+			if (lines[i].feed.venue == v) {
+				sum += *(const uint64_t *)((const char *)&lines[i].counters + off);
+				seen = 1;
+			}
+		if (seen)
+			fprintf(f, "%s{venue=\"%s\"} %" PRIu64 "\n", name, feed_venue_name(v), sum);
+	}
+}
+
 #define LINE_COUNTER(field, help)                                                          \
 	{ "wirebook_line_" #field "_total", help, offsetof(struct wb_ioc_counters, field) }
 
@@ -286,7 +309,7 @@ void metrics_render_lines(FILE *f, const struct wb_ioc_stats *st,
 	};
 	char lab[160];
 	uint32_t i, k;
-	int e, v;
+	int e;
 
 	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
 		metrics_family(f, c[k].name, "counter", c[k].help);
@@ -306,36 +329,12 @@ void metrics_render_lines(FILE *f, const struct wb_ioc_stats *st,
 	}
 	/* A venue's lines (A and B) are one sequenced stream: arbitrated,
 	 * gap-checked and deduplicated together. */
-	metrics_family(f, "wirebook_stream_messages_total", "counter",
-		       "Messages decoded on the venue's sequenced stream (all its lines)");
-	for (v = 1; v < WB_VENUE_COUNT; v++) {
-		uint64_t msgs = 0;
-		int seen = 0;
-
-		for (i = 0; i < n; i++)
-			if (lines[i].feed.venue == v) {
-				msgs += rd(&lines[i].counters.messages);
-				seen = 1;
-			}
-		if (seen)
-			fprintf(f, "wirebook_stream_messages_total{venue=\"%s\"} %" PRIu64 "\n",
-				feed_venue_name(v), msgs);
-	}
-	metrics_family(f, "wirebook_stream_gap_messages_total", "counter",
-		       "Messages the venue's stream lost in gaps (all lines)");
-	for (v = 1; v < WB_VENUE_COUNT; v++) {
-		uint64_t lost = 0;
-		int seen = 0;
-
-		for (i = 0; i < n; i++)
-			if (lines[i].feed.venue == v) {
-				lost += rd(&lines[i].counters.gap_messages);
-				seen = 1;
-			}
-		if (seen)
-			fprintf(f, "wirebook_stream_gap_messages_total{venue=\"%s\"} %" PRIu64 "\n",
-				feed_venue_name(v), lost);
-	}
+	stream_sum(f, "wirebook_stream_messages_total",
+		   "Messages decoded on the venue's sequenced stream (all its lines)", lines, n,
+		   offsetof(struct wb_ioc_counters, messages));
+	stream_sum(f, "wirebook_stream_gap_messages_total",
+		   "Messages the venue's stream lost in gaps (all lines)", lines, n,
+		   offsetof(struct wb_ioc_counters, gap_messages));
 	metrics_family(f, "wirebook_feed_lines", "gauge", "Feed-map lines");
 	fprintf(f, "wirebook_feed_lines %u\n", st->count);
 	if (!kernel)
