@@ -498,20 +498,42 @@ static inline const struct wb_shm_symbol *wb_record(const struct wb_book *b, int
 }
 
 /* Validate the handle and index; the common prologue of every read. */
+/* The slow half of the index check, out of the read path: a bad handle or
+ * index, or a handle that followed a restart (its indices translate). */
+static __attribute__((noinline, cold)) int wb_slow_index(const struct wb_book *b, int sym)
+{
+	int j;
+
+	if (!b)
+		return WB_EINVAL;
+	if (!b->xlat)
+		return WB_EINVAL;	/* out of range */
+	j = wb_translate((struct wb_book *)b, sym);
+	if (j > 0 && (unsigned)j - 1u >= b->capacity - 1u)
+		return WB_EINVAL;
+	return j;
+}
+
+/* Validate the handle and index (one predictable branch when the handle
+ * never followed a restart); the common prologue of every read. */
 #define WB_RECORD_OR_RETURN(book, sym, rec)                                    \
 	do {                                                                   \
-		if (wb_unlikely(!(book)))                                      \
-			return WB_EINVAL;                                      \
-		if (wb_unlikely((book)->xlat != NULL)) {                       \
-			int j_ = wb_translate((struct wb_book *)(book), (sym)); \
+		if (wb_unlikely(!(book) || (book)->xlat ||                     \
+				(unsigned)(sym) - 1u >= (book)->capacity - 1u)) { \
+			int j_ = wb_slow_index((book), (sym));                 \
 			if (j_ < 0)                                            \
 				return j_;                                     \
 			(sym) = j_;                                            \
 		}                                                              \
-		if (wb_unlikely((unsigned)(sym) - 1u >= (book)->capacity - 1u)) \
-			return WB_EINVAL;                                      \
 		(rec) = wb_record((book), (sym));                              \
 	} while (0)
+
+/* Out of the read path: follow a restart; 1 when the read should be tried
+ * again on the new book. */
+static __attribute__((noinline, cold)) int wb_follow_restart(const struct wb_book *b)
+{
+	return b && wb_reattach((struct wb_book *)b, 0) == WB_OK;
+}
 
 /*
  * A read that finds the book retired follows the restart (rate-limited)
@@ -521,8 +543,7 @@ static inline const struct wb_shm_symbol *wb_record(const struct wb_book *b, int
 #define WB_READ_FOLLOWING_RESTARTS(book, call)                                 \
 	do {                                                                   \
 		int rc_ = (call);                                              \
-		if (wb_unlikely(rc_ == WB_ESTALE) && (book) &&                 \
-		    wb_reattach((struct wb_book *)(book), 0) == WB_OK)         \
+		if (wb_unlikely(rc_ == WB_ESTALE) && wb_follow_restart(book))  \
 			rc_ = (call);                                          \
 		return rc_;                                                    \
 	} while (0)
@@ -568,7 +589,7 @@ static inline int wb_odd_error(uint64_t s)
 		} while (wb_unlikely(wb_read_retry((rec), s_)) && ++spins_); \
 	} while (0)
 
-static inline int wb_top_once(const struct wb_book *book, int sym, struct wb_top *out)
+static inline __attribute__((always_inline)) int wb_top_once(const struct wb_book *book, int sym, struct wb_top *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -592,7 +613,7 @@ int wb_top(const struct wb_book *book, int sym, struct wb_top *out)
 	WB_READ_FOLLOWING_RESTARTS(book, wb_top_once(book, sym, out));
 }
 
-static inline int wb_nbbo_once(const struct wb_book *book, int sym, struct wb_nbbo *out)
+static inline __attribute__((always_inline)) int wb_nbbo_once(const struct wb_book *book, int sym, struct wb_nbbo *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -620,7 +641,7 @@ int wb_nbbo(const struct wb_book *book, int sym, struct wb_nbbo *out)
 	WB_READ_FOLLOWING_RESTARTS(book, wb_nbbo_once(book, sym, out));
 }
 
-static inline int wb_depth_once(const struct wb_book *book, int sym, int venue, unsigned n, struct wb_depth *out)
+static inline __attribute__((always_inline)) int wb_depth_once(const struct wb_book *book, int sym, int venue, unsigned n, struct wb_depth *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -682,7 +703,7 @@ int wb_depth(const struct wb_book *book, int sym, int venue, unsigned n, struct 
 	WB_READ_FOLLOWING_RESTARTS(book, wb_depth_once(book, sym, venue, n, out));
 }
 
-static inline int wb_venue_bbo_once(const struct wb_book *book, int sym, int venue, struct wb_venue_bbo *out)
+static inline __attribute__((always_inline)) int wb_venue_bbo_once(const struct wb_book *book, int sym, int venue, struct wb_venue_bbo *out)
 {
 	const struct wb_shm_symbol *r;
 	const struct wb_shm_venue *v;
@@ -713,7 +734,7 @@ int wb_venue_bbo(const struct wb_book *book, int sym, int venue, struct wb_venue
 	WB_READ_FOLLOWING_RESTARTS(book, wb_venue_bbo_once(book, sym, venue, out));
 }
 
-static inline int wb_last_trade_once(const struct wb_book *book, int sym, struct wb_trade *out)
+static inline __attribute__((always_inline)) int wb_last_trade_once(const struct wb_book *book, int sym, struct wb_trade *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -729,7 +750,7 @@ int wb_last_trade(const struct wb_book *book, int sym, struct wb_trade *out)
 	WB_READ_FOLLOWING_RESTARTS(book, wb_last_trade_once(book, sym, out));
 }
 
-static inline int wb_venue_status_once(const struct wb_book *book, int venue, struct wb_venue_status *out)
+static inline __attribute__((always_inline)) int wb_venue_status_once(const struct wb_book *book, int venue, struct wb_venue_status *out)
 {
 	if (!book || !book->hdr || !out || venue <= 0 || venue >= WB_BOOK_VENUES)
 		return WB_EINVAL;
@@ -747,7 +768,7 @@ int wb_venue_status(const struct wb_book *book, int venue, struct wb_venue_statu
 	WB_READ_FOLLOWING_RESTARTS(book, wb_venue_status_once(book, venue, out));
 }
 
-static inline int wb_status_once(const struct wb_book *book, int sym, struct wb_status *out)
+static inline __attribute__((always_inline)) int wb_status_once(const struct wb_book *book, int sym, struct wb_status *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -769,7 +790,7 @@ int wb_status(const struct wb_book *book, int sym, struct wb_status *out)
 	WB_READ_FOLLOWING_RESTARTS(book, wb_status_once(book, sym, out));
 }
 
-static inline int wb_update_counter_once(const struct wb_book *book, int sym, uint64_t *out)
+static inline __attribute__((always_inline)) int wb_update_counter_once(const struct wb_book *book, int sym, uint64_t *out)
 {
 	const struct wb_shm_symbol *r;
 
