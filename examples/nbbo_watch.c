@@ -38,10 +38,22 @@ int main(int argc, char **argv)
 		health = -2;
 		nap_us(100000);
 	}
-	if (!book || (sym = wb_find(book, argv[1])) < 0) {
-		fprintf(stderr, "nbbo_watch: %s: %s\n", argv[1], wb_strerror(book ? WB_ENOSYM : err));
+	if (!book) {
+		fprintf(stderr, "nbbo_watch: %s\n", wb_strerror(err));
 		return 1;
 	}
+	/* A new book learns its symbols from the feed: wait for this one. */
+	while ((sym = wb_find(book, argv[1])) == WB_ENOSYM || sym == WB_ESTALE) {
+		if (health != -3)
+			fprintf(stderr, "nbbo_watch: waiting for %s to appear in the book\n", argv[1]);
+		health = -3;
+		nap_us(100000);
+	}
+	if (sym < 0) {
+		fprintf(stderr, "nbbo_watch: %s: %s\n", argv[1], wb_strerror(sym));
+		return 1;
+	}
+	health = -1;
 	memset(&last, 0, sizeof(last));
 	for (;;) {
 		/* Health every ~100 ms; a wirebookd restart is followed inside the calls. */
