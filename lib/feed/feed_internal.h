@@ -249,6 +249,7 @@ struct feed_stream {
 	uint64_t reset_token;	/* the last reset's token: its copy on another line is no new reset */
 	uint64_t restart_seq;	/* where the last reset or new day began */
 	uint16_t held;		/* its packets in the group's hold */
+	uint16_t hole_line;	/* engine line index whose packet opened the hole */
 	uint8_t epoch;		/* bumped by every reset and new day */
 	uint8_t line_epoch[FEED_STREAM_MAX_LINES]; /* a line still in an older epoch lags behind it */
 	bool started;

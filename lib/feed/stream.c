@@ -55,6 +55,7 @@ static void open_hole(struct feed_packet *pk, struct feed_stream *s)
 	if (s->hole_since)
 		return;
 	s->hole_since = pk->recv_ts ? pk->recv_ts : 1;
+	s->hole_line = pk->line_index;
 	pk->group->holes++;
 	pk->engine->holes++;
 }
@@ -175,10 +176,21 @@ static void hold_release(struct feed_packet *pk, struct feed_stream *s, struct f
 	decode_new(&held, s, &h->frame, h->data, h->len);
 }
 
-/* The hole [next, target) is lost. */
+/*
+ * The hole [next, target) is lost. The line whose packet opened the hole
+ * names it: which packet or timer tick finally declares it depends on
+ * arrival timing, and the GAP (its line, the per-line count) must not.
+ */
 static void declare(struct feed_packet *pk, struct feed_stream *s, uint8_t unit, uint64_t target)
 {
-	feed_emit_gap(pk, s->next_seq, target - s->next_seq, unit);
+	struct feed_packet at = *pk;
+
+	if (s->hole_since && s->hole_line != pk->line_index) {
+		at.line = &pk->engine->lines[s->hole_line];
+		at.line_index = s->hole_line;
+		at.counters = &at.line->counters;
+	}
+	feed_emit_gap(&at, s->next_seq, target - s->next_seq, unit);
 	s->next_seq = target;
 	notify(pk, unit, FEED_STREAM_GAP);
 }
