@@ -403,7 +403,7 @@ int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m)
 	if (e->venue[m->venue] && e->venue[m->venue]->protocol != m->protocol)
 		return -FEED_EPROTO;
 	for (i = 0; i < FEED_MAX_LINES; i++) {
-		if (!e->lines[i].ip && !e->lines[i].any) {
+		if (!feed_line_in_use(&e->lines[i])) {
 			slot = i;
 			break;
 		}
