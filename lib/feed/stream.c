@@ -269,7 +269,7 @@ static void restart(struct feed_packet *pk, struct feed_stream *s, const struct 
 		s->reset_token = f->reset_token;
 	if (ev != FEED_STREAM_RESET) {
 		/* A new day may have begun: learn its date again. */
-		pk->v->midnight_ns = 0;
+		pk->v->midnight_ns = FEED_MIDNIGHT_UNKNOWN;
 		feed_packet_midnight(pk);
 	}
 	if (ev == FEED_STREAM_NEW_SESSION)
