@@ -907,7 +907,7 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 
 	if (wb_unlikely(line < 0 || line >= FEED_MAX_LINES))
 		return;
-	if (wb_unlikely(!e->lines[line].ip && !e->lines[line].any))
+	if (wb_unlikely(!feed_line_in_use(&e->lines[line])))
 		return;
 	packet_init(&pk, e, line, recv_ts, out);
 	proto = pk.proto;
