@@ -269,6 +269,7 @@ static void print_stats(struct wbd *d, double elapsed)
 	       "gap-msgs");
 	for (i = 0; i < d->engine->line_count; i++) {
 		const struct feed_line *l = &d->engine->lines[i];
+		char name[FEED_LINE_NAME_LEN + 8];
 		uint64_t errs = 0;
 		int k;
 
@@ -276,8 +277,14 @@ static void print_stats(struct wbd *d, double elapsed)
 			continue;
 		for (k = 0; k < FEED_ERR_COUNT; k++)
 			errs += rd(&l->counters.errors[k]);
-		printf("%-6.*s %-7s %-5s %12llu %12llu %12llu %12llu %8llu %10llu %8llu %10llu\n",
-		       FEED_LINE_NAME_LEN, l->name, feed_venue_name(l->venue),
+		/* A channel's lines are told apart by it: "A:12". */
+		if (l->channel)
+			snprintf(name, sizeof(name), "%.*s:%u", FEED_LINE_NAME_LEN, l->name,
+				 l->channel);
+		else
+			snprintf(name, sizeof(name), "%.*s", FEED_LINE_NAME_LEN, l->name);
+		printf("%-6s %-7s %-5s %12llu %12llu %12llu %12llu %8llu %10llu %8llu %10llu\n",
+		       name, feed_venue_name(l->venue),
 		       feed_protocol_name(l->protocol), (unsigned long long)rd(&l->counters.packets),
 		       (unsigned long long)rd(&l->counters.messages),
 		       (unsigned long long)rd(&l->counters.events),
