@@ -24,6 +24,7 @@
 #include <numaif.h>
 
 #include "book/checksum.h"
+#include "book/sipview.h"
 #include "book/superbook.h"
 #include "book/venue_mem.h"
 #include "wirebook/barrier.h"
@@ -92,6 +93,7 @@ struct sb_symbol {
 	char raw_state;
 	char reason[4];
 	uint8_t state_venue;
+	uint8_t sip;		/* has a SIP view: report top-of-book changes to it */
 	struct wb_trade trade;
 	struct sb_venue venue[WB_BOOK_VENUES];
 } __attribute__((aligned(64)));
@@ -111,6 +113,7 @@ struct superbook {
 	uint32_t venue_recv_dirty;	/* venues whose venue_recv moved since the last publish */
 	uint64_t publish_changes;	/* changes written by the publish under way */
 	struct sb_symbol *sym;
+	struct sipview *sv;		/* the SIP view beside the Super-Book */
 	/* The venue sides' level arrays: on the builder's node, on huge pages. */
 	struct venue_arena arena;
 	uint16_t *dirty_list;
@@ -152,6 +155,15 @@ static void sb_retire_mapping(struct wb_shm_header *h, uint64_t size)
 	n = h->symbols < h->capacity ? h->symbols : h->capacity;
 	for (i = 0; i < n; i++) {
 		struct wb_shm_symbol *r = (struct wb_shm_symbol *)(records + i * h->record_size);
+
+		wb_store_release(&r->seq, WB_SEQ_RETIRED);
+	}
+	if (h->sip_record_size != sizeof(struct wb_shm_sip) ||
+	    h->sip_offset + (uint64_t)h->capacity * h->sip_record_size > size)
+		return;
+	records = (char *)h + h->sip_offset;
+	for (i = 0; i < n; i++) {
+		struct wb_shm_sip *r = (struct wb_shm_sip *)(records + i * h->sip_record_size);
 
 		wb_store_release(&r->seq, WB_SEQ_RETIRED);
 	}
@@ -200,7 +212,7 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	struct wb_shm_header *h;
 	const char *name = cfg && cfg->shm_name ? cfg->shm_name : WB_SHM_DEFAULT_NAME;
 	uint32_t cap = cfg && cfg->capacity ? cfg->capacity : SB_DEFAULT_CAPACITY;
-	uint64_t dir_off, rec_off, total;
+	uint64_t dir_off, rec_off, sip_off, stats_off, total;
 	struct stat st;
 	int fd, rc;
 	void *mem;
@@ -226,7 +238,9 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 
 	dir_off = sizeof(struct wb_shm_header);
 	rec_off = (dir_off + (uint64_t)cap * 8 + 4095) & ~4095ull;
-	total = rec_off + (uint64_t)cap * sizeof(struct wb_shm_symbol);
+	sip_off = (rec_off + (uint64_t)cap * sizeof(struct wb_shm_symbol) + 4095) & ~4095ull;
+	stats_off = (sip_off + (uint64_t)cap * sizeof(struct wb_shm_sip) + 4095) & ~4095ull;
+	total = stats_off + sizeof(struct wb_shm_sipstats);
 	fd = shm_open(sb->name, O_RDWR | O_CREAT | O_EXCL, 0644);
 	if (fd < 0) {
 		rc = errno == EACCES ? WB_EACCES : WB_ESYS;
@@ -265,6 +279,10 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	h->total_size = total;
 	h->dir_offset = dir_off;
 	h->records_offset = rec_off;
+	h->sip_offset = sip_off;
+	h->sip_record_size = sizeof(struct wb_shm_sip);
+	h->sipstats_offset = stats_off;
+	h->sipstats_size = sizeof(struct wb_shm_sipstats);
 	h->created_ns = sb_now_ns();
 	h->instance_id = h->created_ns ^ ((uint64_t)getpid() << 40) ^ (uint64_t)st.st_ino;
 	h->builder_pid = (uint32_t)getpid();
@@ -277,7 +295,9 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	 * builder's node. */
 	sb->sym = venue_mem_alloc((size_t)cap * sizeof(*sb->sym), sb->numa_node);
 	sb->dirty_list = calloc(cap, sizeof(*sb->dirty_list));
-	if (!sb->sym || !sb->dirty_list || venue_arena_init(&sb->arena, sb->numa_node) < 0) {
+	sb->sv = sipview_create((struct wb_shm_sip *)((char *)mem + sip_off),
+				(struct wb_shm_sipstats *)((char *)mem + stats_off), cap, sb->numa_node);
+	if (!sb->sym || !sb->dirty_list || !sb->sv || venue_arena_init(&sb->arena, sb->numa_node) < 0) {
 		rc = WB_ESYS;
 		superbook_destroy(sb);
 		goto fail;
@@ -314,6 +334,7 @@ void superbook_destroy(struct superbook *sb)
 	if (sb->sym)
 		venue_mem_free(sb->sym, (size_t)sb->capacity * sizeof(*sb->sym), sb->numa_node);
 	free(sb->dirty_list);
+	sipview_destroy(sb->sv);
 	free(sb);
 }
 
@@ -423,6 +444,90 @@ static int sb_grow(struct superbook *sb, struct sb_side *sd)
 	return 0;
 }
 
+/* ---- the SIP view's window on the direct books ------------------------- */
+
+static inline int64_t sb_top_price(const struct sb_side *sd, int si)
+{
+	int64_t k = sd->lv[sd->count - 1].key;
+
+	return si ? -k : k;
+}
+
+/* The symbol's direct side as the SIP view compares it (sipview.h). */
+static void sb_sip_direct(const struct sb_symbol *y, struct sip_direct *d)
+{
+	uint32_t m;
+
+	memset(d, 0, sizeof(*d));
+	for (m = y->venues_present; m; m &= m - 1) {
+		const struct sb_venue *vn = &y->venue[__builtin_ctz(m)];
+		int64_t p;
+
+		if (vn->side[0].count) {
+			p = sb_top_price(&vn->side[0], 0);
+			if (!d->bid || p > d->bid)
+				d->bid = p;
+			d->present |= 1u << __builtin_ctz(m);
+		}
+		if (vn->side[1].count) {
+			p = sb_top_price(&vn->side[1], 1);
+			if (!d->ask || p < d->ask)
+				d->ask = p;
+			d->present |= 1u << __builtin_ctz(m);
+		}
+	}
+	if (!d->bid || !d->ask || d->bid < d->ask)
+		return;
+	for (m = d->present; m; m &= m - 1) {
+		const struct sb_venue *vn = &y->venue[__builtin_ctz(m)];
+
+		if (vn->side[0].count && sb_top_price(&vn->side[0], 0) >= d->ask)
+			d->lock_bid_venues |= 1u << __builtin_ctz(m);
+		if (vn->side[1].count && sb_top_price(&vn->side[1], 1) <= d->bid)
+			d->lock_ask_venues |= 1u << __builtin_ctz(m);
+	}
+}
+
+/* A venue's top changed on a symbol with a SIP view. */
+static __attribute__((noinline)) void sb_sip_top(struct superbook *sb, const struct book_update *u)
+{
+	const struct sb_symbol *y = &sb->sym[u->instrument];
+	const struct sb_venue *vn = &y->venue[u->venue];
+	struct sip_direct d;
+	struct sip_bbo b = { 0, 0, 0, 0 };
+
+	if (vn->side[0].count) {
+		b.bid = sb_top_price(&vn->side[0], 0);
+		b.bid_qty = vn->side[0].lv[vn->side[0].count - 1].qty;
+	}
+	if (vn->side[1].count) {
+		b.ask = sb_top_price(&vn->side[1], 1);
+		b.ask_qty = vn->side[1].lv[vn->side[1].count - 1].qty;
+	}
+	sb_sip_direct(y, &d);
+	sipview_direct_top(sb->sv, u->instrument, u->venue, &b, &d, u->exch_ts, u->recv_ts);
+}
+
+static void sb_apply_sip(struct superbook *sb, const struct book_update *u)
+{
+	struct sip_direct d;
+
+	sb->ctr.sip++;
+	if (wb_unlikely(u->instrument >= sb->capacity)) {
+		sb->ctr.bad_instrument++;
+		return;
+	}
+	if (u->instrument == 0) {
+		memset(&d, 0, sizeof(d));
+		sipview_apply(sb->sv, u, &d);
+		return;
+	}
+	sb_seen(sb, u->instrument);
+	sb_sip_direct(&sb->sym[u->instrument], &d);
+	if (sipview_apply(sb->sv, u, &d))
+		sb->sym[u->instrument].sip = 1;
+}
+
 static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 {
 	struct sb_symbol *y = &sb->sym[u->instrument];
@@ -488,6 +593,8 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 		y->cons_stale[si] |= (y->venues_known & ~(1u << u->venue)) == 0 ? changed : moved;
 		sb_mark(sb, u->instrument, SB_D_LEVELS);
 	}
+	if (wb_unlikely(y->sip) && from_top == 0)
+		sb_sip_top(sb, u);
 }
 
 static void sb_clear_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
@@ -546,6 +653,11 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 	uint32_t i;
 
 	sb->ctr.updates++;
+	if (wb_unlikely(u->kind >= BOOK_UP_SIP_QUOTE && u->kind <= BOOK_UP_SIP_CLEAR)) {
+		/* the SIP's view: no venue book, no venue freshness */
+		sb_apply_sip(sb, u);
+		return;
+	}
 	if (wb_unlikely(u->venue >= WB_BOOK_VENUES) && u->kind != BOOK_UP_BATCH_END &&
 	    u->kind != BOOK_UP_SYMBOL && u->kind != BOOK_UP_PACKET) {
 		sb->ctr.bad_venue++;

@@ -4,7 +4,8 @@
  * book of every venue, and publishes to shared memory (wirebook/book.h)
  * the consolidated depth with its per-venue breakdown, per-venue BBO and
  * depth, the NBBO with locked/crossed flags, last trade, trading status
- * and gap flags.
+ * and gap flags; and, beside it, the SIP view with its comparison against
+ * the direct books (sipview.h).
  *
  * Publishing is batched: updates mark symbols dirty, superbook_publish()
  * (called on BOOK_UP_BATCH_END, or by hand) writes each dirty symbol once
@@ -43,6 +44,7 @@ struct superbook_counters {
 	uint64_t level_missing;		/* a level removed that was never there */
 	uint64_t alloc_failures;	/* a level could not be stored (out of memory) */
 	uint64_t max_depth;		/* deepest venue side seen */
+	uint64_t sip;			/* SIP updates given to the SIP view */
 };
 
 /* Error details from superbook_create (negative), with errno for WB_ESYS. */

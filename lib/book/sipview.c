@@ -1,0 +1,612 @@
+/*
+ * The SIP view and the SIP-vs-direct comparison (builder thread 2); see
+ * sipview.h and "The SIP view" in wirebook/book.h.
+ *
+ * Shared memory holds what readers see: a seqlocked record per symbol and
+ * the book-wide statistics (single-word counters stored relaxed, episode
+ * rings with a seqlock per entry). What only the comparison needs (each
+ * venue's recent direct BBOs, the episodes under way) stays here, per
+ * symbol, allocated at the symbol's first SIP update.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "book/sipview.h"
+#include "book/venue_mem.h"
+#include "wirebook/barrier.h"
+
+#define SV_DIRECT 0	/* who changed: the direct books */
+#define SV_SIP 1	/* the SIP */
+
+/* One direct BBO of a venue, as the direct feed delivered it. */
+struct sv_entry {
+	int64_t bid, ask;
+	uint64_t bid_qty, ask_qty;
+	uint64_t exch_ts, recv_ts;
+};
+
+/* A venue's recent direct BBOs: entry n (absolute) at e[n % WB_SIP_BBO_HISTORY]. */
+struct sv_hist {
+	struct sv_entry e[WB_SIP_BBO_HISTORY];
+	uint64_t written;	/* entries ever pushed */
+	uint64_t unshown;	/* the first the SIP has not shown (nor skipped) */
+};
+
+/* A locked/crossed episode under way. */
+struct sv_lock {
+	uint64_t start_recv, start_exch;
+	int64_t bid, ask;
+	uint32_t bid_venues, ask_venues;
+	uint8_t open, crossed;
+};
+
+struct sv_symbol {
+	struct sv_hist *hist[WB_BOOK_VENUES];
+	struct sv_lock lc[2];		/* WB_VIEW_DIRECT, WB_VIEW_SIP */
+	/* the disagreement under way */
+	uint64_t dis_recv, dis_exch;
+	int64_t dis_bid, dis_ask;	/* the direct NBBO at its start */
+	int64_t dis_diff;		/* its largest price difference so far */
+	uint8_t dis_open;
+};
+
+struct sipview {
+	struct wb_shm_sip *rec;
+	struct wb_shm_sipstats *st;
+	uint32_t capacity;
+	int numa_node;
+	struct sv_symbol **sym;		/* [capacity]: NULL until the symbol's first SIP update */
+	uint64_t symbols;
+};
+
+/* A counter readers load without locks: one relaxed store per change. */
+static inline void sv_add(uint64_t *p, uint64_t v)
+{
+	wb_store_relaxed(p, *p + v);
+}
+
+static inline void sv_max(uint64_t *p, uint64_t v)
+{
+	if (v > *p)
+		wb_store_relaxed(p, v);
+}
+
+static inline int64_t sv_abs(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+static inline void sv_begin(struct wb_shm_sip *r)
+{
+	wb_store_relaxed(&r->seq, r->seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void sv_end(struct wb_shm_sip *r)
+{
+	wb_store_release(&r->seq, r->seq + 1);
+}
+
+struct sipview *sipview_create(struct wb_shm_sip *records, struct wb_shm_sipstats *stats,
+			       uint32_t capacity, int numa_node)
+{
+	struct sipview *sv = calloc(1, sizeof(*sv));
+
+	if (!sv)
+		return NULL;
+	sv->rec = records;
+	sv->st = stats;
+	sv->capacity = capacity;
+	sv->numa_node = numa_node;
+	sv->sym = calloc(capacity, sizeof(*sv->sym));
+	if (!sv->sym) {
+		free(sv);
+		return NULL;
+	}
+	return sv;
+}
+
+void sipview_destroy(struct sipview *sv)
+{
+	if (!sv)
+		return;
+	for (uint32_t i = 0; i < sv->capacity; i++) {
+		if (!sv->sym[i])
+			continue;
+		for (int v = 0; v < WB_BOOK_VENUES; v++)
+			free(sv->sym[i]->hist[v]);
+		free(sv->sym[i]);
+	}
+	free(sv->sym);
+	free(sv);
+}
+
+uint64_t sipview_symbols(const struct sipview *sv)
+{
+	return sv->symbols;
+}
+
+/* ---- statistics ------------------------------------------------------------ */
+
+static void sv_delay(struct wb_sip_delay *d, uint64_t ns)
+{
+	if (!d->count || ns < d->min_ns)
+		wb_store_relaxed(&d->min_ns, ns);
+	sv_max(&d->max_ns, ns);
+	sv_add(&d->sum_ns, ns);
+	sv_add(&d->hist[wb_delay_bucket(ns)], 1);
+	sv_add(&d->count, 1);
+}
+
+/* Append an ended episode to its ring (entry seqlock: 2 x the times written). */
+static void sv_episode(struct sipview *sv, const struct wb_sip_episode *e)
+{
+	struct wb_sip_summary *sum = &sv->st->summary;
+	int dis = e->kind == WB_EPI_DISAGREE;
+	uint64_t *written = dis ? &sum->disagree_written : &sum->lock_written;
+	struct wb_sip_episode *slot = &(dis ? sv->st->disagree : sv->st->lock)[*written & (WB_SIP_EPISODES - 1)];
+	uint64_t seq = slot->seq;
+
+	wb_store_relaxed(&slot->seq, seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy((char *)slot + sizeof(slot->seq), (const char *)e + sizeof(e->seq),
+	       sizeof(*e) - sizeof(e->seq));
+	wb_store_release(&slot->seq, seq + 2);
+	wb_store_release(written, *written + 1);
+}
+
+/* ---- the symbol's state ------------------------------------------------------ */
+
+static struct sv_symbol *sv_symbol(struct sipview *sv, uint16_t inst)
+{
+	struct sv_symbol *s = sv->sym[inst];
+
+	if (wb_likely(s))
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	sv->sym[inst] = s;
+	sv->symbols++;
+	sv_add(&sv->st->summary.symbols, 1);
+	return s;
+}
+
+/* Remember a venue's new direct BBO; one message's updates are one BBO. */
+static void sv_push(struct sipview *sv, struct sv_symbol *s, uint8_t venue, const struct sip_bbo *b,
+		    uint64_t exch_ts, uint64_t recv_ts)
+{
+	struct sv_hist *h = s->hist[venue];
+	struct sv_entry *last;
+
+	if (!h) {
+		h = s->hist[venue] = calloc(1, sizeof(*h));
+		if (!h)
+			return;
+	}
+	if (h->written) {
+		last = &h->e[(h->written - 1) % WB_SIP_BBO_HISTORY];
+		if (last->bid == b->bid && last->ask == b->ask && last->bid_qty == b->bid_qty &&
+		    last->ask_qty == b->ask_qty)
+			return; /* no visible change (the order count moved) */
+		if (h->written > h->unshown && last->exch_ts == exch_ts && last->recv_ts == recv_ts) {
+			/* the same message's next update: it replaces the state between */
+			last->bid = b->bid;
+			last->ask = b->ask;
+			last->bid_qty = b->bid_qty;
+			last->ask_qty = b->ask_qty;
+			return;
+		}
+	}
+	if (h->written - h->unshown == WB_SIP_BBO_HISTORY) {
+		/* the oldest unshown falls out of the history: the SIP never showed it in time */
+		h->unshown++;
+		sv_add(&sv->st->venue[venue].never_shown, 1);
+	}
+	h->e[h->written % WB_SIP_BBO_HISTORY] = (struct sv_entry){
+		b->bid, b->ask, b->bid_qty, b->ask_qty, exch_ts, recv_ts,
+	};
+	h->written++;
+	sv_add(&sv->st->venue[venue].direct_changes, 1);
+}
+
+static inline int sv_same_prices(const struct sv_entry *e, const struct wb_sip_quote *q)
+{
+	return e->bid == q->bid_price && e->ask == q->ask_price;
+}
+
+/* A SIP quote of a venue with a direct book: which direct BBO does it show? */
+static void sv_match(struct sipview *sv, struct sv_symbol *s, uint8_t venue, const struct wb_sip_quote *q)
+{
+	struct wb_sip_venue_stats *vs = &sv->st->venue[venue];
+	struct sv_hist *h = s->hist[venue];
+	uint64_t i, found = UINT64_MAX;
+	int exact = 0;
+
+	sv_add(&vs->compared, 1);
+	if (!h || h->written == 0) {
+		sv_add(&vs->unmatched, 1);
+		return;
+	}
+	for (i = h->unshown; i < h->written; i++) {
+		const struct sv_entry *e = &h->e[i % WB_SIP_BBO_HISTORY];
+
+		if (sv_same_prices(e, q) && e->bid_qty == q->bid_qty && e->ask_qty == q->ask_qty) {
+			found = i;
+			exact = 1;
+			break;
+		}
+	}
+	for (i = h->unshown; found == UINT64_MAX && i < h->written; i++)
+		if (sv_same_prices(&h->e[i % WB_SIP_BBO_HISTORY], q))
+			found = i;
+	if (found == UINT64_MAX) {
+		/* the SIP repeating what it showed last is no news */
+		if (h->unshown && h->written - h->unshown < WB_SIP_BBO_HISTORY &&
+		    sv_same_prices(&h->e[(h->unshown - 1) % WB_SIP_BBO_HISTORY], q))
+			return;
+		sv_add(&vs->unmatched, 1);
+		return;
+	}
+	const struct sv_entry *e = &h->e[found % WB_SIP_BBO_HISTORY];
+
+	sv_add(&vs->never_shown, found - h->unshown);
+	h->unshown = found + 1;
+	sv_add(exact ? &vs->matched : &vs->size_differs, 1);
+	if (q->recv_ts >= e->recv_ts)
+		sv_delay(&vs->delay, q->recv_ts - e->recv_ts);
+	else
+		sv_add(&vs->sip_first, 1);
+}
+
+/* ---- the two NBBOs ------------------------------------------------------------ */
+
+static void sv_compare(struct sipview *sv, uint16_t inst, struct sv_symbol *s, struct wb_sip_view *v,
+		       const struct sip_direct *d, int who, uint64_t exch_ts, uint64_t recv_ts)
+{
+	const struct wb_sip_nbbo *n = &v->nbbo;
+	struct wb_sip_compare *tot = &sv->st->summary.total;
+	int64_t diff = 0;
+	uint64_t dur;
+	int covered = n->feed && n->bid_venue < 32 && n->ask_venue < 32 &&
+		      (!n->bid_venue || (d->present >> n->bid_venue & 1)) &&
+		      (!n->ask_venue || (d->present >> n->ask_venue & 1));
+
+	if (!covered) {
+		v->flags &= ~(uint32_t)(WB_SIPF_COVERED | WB_SIPF_DISAGREE);
+		if (who == SV_SIP) {
+			v->cmp.uncovered++;
+			sv_add(&tot->uncovered, 1);
+		}
+		/* not comparable: an episode under way is dropped, not counted */
+		s->dis_open = 0;
+		v->cmp.open_recv_ts = v->cmp.open_exch_ts = 0;
+		return;
+	}
+	v->flags |= WB_SIPF_COVERED;
+	v->cmp.compared++;
+	sv_add(&tot->compared, 1);
+	if (d->bid && n->bid_price)
+		diff = sv_abs(d->bid - n->bid_price);
+	if (d->ask && n->ask_price && sv_abs(d->ask - n->ask_price) > diff)
+		diff = sv_abs(d->ask - n->ask_price);
+	if (d->bid != n->bid_price || d->ask != n->ask_price) {
+		if (!s->dis_open) {
+			s->dis_open = 1;
+			s->dis_recv = recv_ts;
+			s->dis_exch = exch_ts;
+			s->dis_bid = d->bid;
+			s->dis_ask = d->ask;
+			s->dis_diff = diff;
+			v->cmp.open_recv_ts = recv_ts;
+			v->cmp.open_exch_ts = exch_ts;
+			v->flags |= WB_SIPF_DISAGREE;
+		} else if (diff > s->dis_diff) {
+			s->dis_diff = diff;
+		}
+		return;
+	}
+	if (!s->dis_open)
+		return;
+	s->dis_open = 0;
+	v->flags &= ~(uint32_t)WB_SIPF_DISAGREE;
+	v->cmp.open_recv_ts = v->cmp.open_exch_ts = 0;
+	if (recv_ts == s->dis_recv && exch_ts == s->dis_exch)
+		return; /* a state between two updates of one message */
+	dur = recv_ts > s->dis_recv ? recv_ts - s->dis_recv : 0;
+
+	struct wb_sip_episode e = {
+		.start_recv_ts = s->dis_recv, .start_exch_ts = s->dis_exch,
+		.end_recv_ts = recv_ts, .end_exch_ts = exch_ts,
+		.bid_price = s->dis_bid, .ask_price = s->dis_ask, .price_diff = s->dis_diff,
+		.instrument = inst, .kind = WB_EPI_DISAGREE,
+		.flags = who == SV_SIP ? WB_EPF_DIRECT_AHEAD : WB_EPF_SIP_AHEAD,
+	};
+
+	v->cmp.episodes++;
+	v->cmp.disagree_ns += dur;
+	if (dur > v->cmp.max_ns)
+		v->cmp.max_ns = dur;
+	v->cmp.price_diff_sum += (uint64_t)s->dis_diff;
+	if (s->dis_diff > v->cmp.max_price_diff)
+		v->cmp.max_price_diff = s->dis_diff;
+	if (who == SV_SIP) {
+		v->cmp.direct_ahead++;
+		v->cmp.direct_ahead_ns += dur;
+		sv_add(&tot->direct_ahead, 1);
+		sv_add(&tot->direct_ahead_ns, dur);
+	} else {
+		v->cmp.sip_ahead++;
+		v->cmp.sip_ahead_ns += dur;
+		sv_add(&tot->sip_ahead, 1);
+		sv_add(&tot->sip_ahead_ns, dur);
+	}
+	sv_add(&tot->episodes, 1);
+	sv_add(&tot->disagree_ns, dur);
+	sv_max(&tot->max_ns, dur);
+	sv_add(&tot->price_diff_sum, (uint64_t)s->dis_diff);
+	if (s->dis_diff > tot->max_price_diff)
+		wb_store_relaxed(&tot->max_price_diff, s->dis_diff);
+	sv_episode(sv, &e);
+}
+
+/* One view's NBBO after a change: a locked/crossed episode starts, goes on or ends. */
+static void sv_lock(struct sipview *sv, uint16_t inst, struct sv_symbol *s, struct wb_sip_view *v,
+		    int view, int64_t bid, int64_t ask, uint32_t bid_venues, uint32_t ask_venues,
+		    uint64_t exch_ts, uint64_t recv_ts)
+{
+	struct sv_lock *l = &s->lc[view];
+	struct wb_sip_lockcross *pl = &v->lc[view], *tl = &sv->st->summary.lc[view];
+	uint64_t dur;
+
+	if (bid > 0 && ask > 0 && bid >= ask) {
+		if (!l->open) {
+			*l = (struct sv_lock){ recv_ts, exch_ts, bid, ask, bid_venues, ask_venues, 1, bid > ask };
+			pl->open_recv_ts = recv_ts;
+			pl->open_exch_ts = exch_ts;
+		} else {
+			l->crossed |= bid > ask;
+			l->bid_venues |= bid_venues;
+			l->ask_venues |= ask_venues;
+		}
+		pl->bid_venues = l->bid_venues;
+		pl->ask_venues = l->ask_venues;
+		return;
+	}
+	if (!l->open)
+		return;
+	l->open = 0;
+	pl->open_recv_ts = pl->open_exch_ts = 0;
+	pl->bid_venues = pl->ask_venues = 0;
+	if (recv_ts == l->start_recv && exch_ts == l->start_exch)
+		return; /* a state between two updates of one message */
+	dur = recv_ts > l->start_recv ? recv_ts - l->start_recv : 0;
+
+	struct wb_sip_episode e = {
+		.start_recv_ts = l->start_recv, .start_exch_ts = l->start_exch,
+		.end_recv_ts = recv_ts, .end_exch_ts = exch_ts,
+		.bid_price = l->bid, .ask_price = l->ask,
+		.bid_venues = l->bid_venues, .ask_venues = l->ask_venues,
+		.instrument = inst, .kind = view == WB_VIEW_DIRECT ? WB_EPI_DIRECT_LOCK : WB_EPI_SIP_LOCK,
+		.flags = l->crossed ? WB_EPF_CROSSED : 0,
+	};
+
+	pl->episodes++;
+	pl->crossed += l->crossed;
+	pl->total_ns += dur;
+	if (dur > pl->max_ns)
+		pl->max_ns = dur;
+	sv_add(&tl->episodes, 1);
+	sv_add(&tl->crossed, l->crossed);
+	sv_add(&tl->total_ns, dur);
+	sv_max(&tl->max_ns, dur);
+	sv_episode(sv, &e);
+}
+
+/* The SIP's view after an NBBO: its flags and the participants that lock or cross it. */
+static void sv_sip_nbbo_changed(struct sipview *sv, uint16_t inst, struct sv_symbol *s,
+				struct wb_sip_view *v, const struct sip_direct *d, uint64_t exch_ts,
+				uint64_t recv_ts)
+{
+	const struct wb_sip_nbbo *n = &v->nbbo;
+	uint32_t bv = 0, av = 0, m;
+
+	v->flags &= ~(uint32_t)(WB_SIPF_LOCKED | WB_SIPF_CROSSED);
+	if (n->bid_price > 0 && n->ask_price > 0 && n->bid_price >= n->ask_price) {
+		v->flags |= n->bid_price == n->ask_price ? WB_SIPF_LOCKED : WB_SIPF_CROSSED;
+		for (m = v->quotes_present; m; m &= m - 1) {
+			const struct wb_sip_quote *q = &v->quote[__builtin_ctz(m)];
+
+			if (q->bid_price > 0 && q->bid_price >= n->ask_price)
+				bv |= 1u << __builtin_ctz(m);
+			if (q->ask_price > 0 && q->ask_price <= n->bid_price)
+				av |= 1u << __builtin_ctz(m);
+		}
+	}
+	sv_compare(sv, inst, s, v, d, SV_SIP, exch_ts, recv_ts);
+	sv_lock(sv, inst, s, v, WB_VIEW_SIP, n->bid_price, n->ask_price, bv, av, exch_ts, recv_ts);
+}
+
+/* ---- applying -------------------------------------------------------------------- */
+
+static void sv_clear_quotes(struct wb_shm_sip *r, uint8_t venue)
+{
+	int sip = venue >= WB_VENUE_SIP_CQS;
+
+	sv_begin(r);
+	for (uint32_t m = r->v.quotes_present; m; m &= m - 1) {
+		uint32_t p = (uint32_t)__builtin_ctz(m);
+		struct wb_sip_quote *q = &r->v.quote[p];
+
+		if (sip ? q->feed == venue || q->feed == 0 : p == venue) {
+			memset(q, 0, sizeof(*q));
+			r->v.quotes_present &= ~(1u << p);
+		}
+	}
+	if (sip && r->v.nbbo.feed == venue) {
+		memset(&r->v.nbbo, 0, sizeof(r->v.nbbo));
+		r->v.flags &= ~(uint32_t)(WB_SIPF_LOCKED | WB_SIPF_CROSSED);
+	}
+	sv_end(r);
+}
+
+static void sv_status(struct sipview *sv, const struct book_update *u)
+{
+	struct wb_sip_status st = {
+		.sip_ts = u->exch_ts, .recv_ts = u->recv_ts, .state = u->u.status.state,
+		.raw_state = u->u.status.raw_state, .venue = u->venue,
+	};
+	struct wb_shm_sip *r;
+
+	memcpy(st.reason, u->u.status.reason, sizeof(st.reason));
+	if (u->instrument == 0) {
+		/* market-wide (MWCB levels, a line's end of day): one writer, a few
+		 * fields: readers copy it under no lock, like the counters */
+		struct wb_sip_status *m = &sv->st->summary.mwcb;
+
+		wb_store_relaxed(&m->sip_ts, 0);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		m->recv_ts = st.recv_ts;
+		m->state = st.state;
+		m->raw_state = st.raw_state;
+		memcpy(m->reason, st.reason, sizeof(m->reason));
+		m->venue = st.venue;
+		wb_store_release(&m->sip_ts, st.sip_ts ? st.sip_ts : 1);
+		return;
+	}
+	r = &sv->rec[u->instrument];
+	sv_begin(r);
+	r->v.status = st;
+	r->v.updates++;
+	r->v.recv_ts = st.recv_ts;
+	if (u->venue < WB_BOOK_VENUES && u->venue != WB_VENUE_SIP_CQS && u->venue != WB_VENUE_SIP_UQDF)
+		r->v.quote[u->venue].state = st.state;
+	if (st.state == WB_STATE_HALTED || st.state == WB_STATE_PAUSED)
+		r->v.flags |= WB_SIPF_HALTED;
+	else
+		r->v.flags &= ~(uint32_t)WB_SIPF_HALTED;
+	sv_end(r);
+}
+
+int sipview_apply(struct sipview *sv, const struct book_update *u, const struct sip_direct *d)
+{
+	uint16_t inst = u->instrument;
+	struct sv_symbol *s;
+	struct wb_shm_sip *r;
+	struct wb_sip_view *v;
+
+	sv_add(&sv->st->summary.sip_events, 1);
+	if (u->kind == BOOK_UP_SIP_STATUS && inst == 0) {
+		sv_status(sv, u);
+		return 0;
+	}
+	if (u->kind == BOOK_UP_SIP_CLEAR && inst == 0) {
+		for (uint32_t i = 1; i < sv->capacity; i++)
+			if (sv->sym[i])
+				sv_clear_quotes(&sv->rec[i], u->venue);
+		return 0;
+	}
+	if (inst == 0 || inst >= sv->capacity)
+		return 0;
+	s = sv_symbol(sv, inst);
+	if (!s)
+		return 0;
+	r = &sv->rec[inst];
+	v = &r->v;
+	switch (u->kind) {
+	case BOOK_UP_SIP_QUOTE: {
+		struct wb_sip_quote *q;
+		struct wb_sip_venue_stats *vs;
+
+		if (u->venue == 0 || u->venue >= WB_VENUE_COUNT)
+			return 1;
+		vs = &sv->st->venue[u->venue];
+		sv_begin(r);
+		q = &v->quote[u->venue];
+		q->bid_price = u->price;
+		q->ask_price = u->u.ask_price;
+		q->bid_qty = u->order_count;
+		q->ask_qty = u->round_lot;
+		q->exch_ts = u->exch_ts;
+		q->sip_ts = u->qty;
+		q->recv_ts = u->recv_ts;
+		q->quotes++;
+		q->condition = (char)u->side;
+		q->flags = u->flags;
+		/* a symbol is quoted through one SIP: its NBBO's (unknown before one) */
+		q->feed = v->nbbo.feed;
+		v->quotes_present |= 1u << u->venue;
+		v->updates++;
+		v->recv_ts = u->recv_ts;
+		sv_end(r);
+		sv_add(&vs->sip_quotes, 1);
+		if (u->qty >= u->exch_ts && u->exch_ts)
+			sv_delay(&vs->sip_latency, u->qty - u->exch_ts);
+		if (d->present >> u->venue & 1)
+			sv_match(sv, s, u->venue, q);
+		return 1;
+	}
+	case BOOK_UP_SIP_NBBO: {
+		struct wb_ev_nbbo n;
+
+		book_sip_nbbo_unpack(u->qty, &n);
+		sv_begin(r);
+		v->nbbo.bid_price = u->price;
+		v->nbbo.ask_price = u->u.ask_price;
+		v->nbbo.bid_qty = u->order_count;
+		v->nbbo.ask_qty = u->round_lot;
+		v->nbbo.bid_venue = n.bid_venue;
+		v->nbbo.ask_venue = n.ask_venue;
+		v->nbbo.indicator = n.indicator;
+		v->nbbo.condition = n.condition;
+		v->nbbo.sides = n.sides;
+		v->nbbo.luld = n.luld;
+		v->nbbo.feed = u->venue;
+		v->nbbo.sip_ts = u->exch_ts;
+		v->nbbo.recv_ts = u->recv_ts;
+		v->updates++;
+		v->recv_ts = u->recv_ts;
+		sv_sip_nbbo_changed(sv, inst, s, v, d, u->exch_ts, u->recv_ts);
+		sv_end(r);
+		return 1;
+	}
+	case BOOK_UP_SIP_LULD:
+		sv_begin(r);
+		v->luld.lower = u->price;
+		v->luld.upper = u->u.ask_price;
+		v->luld.sip_ts = u->exch_ts ? u->exch_ts : 1;
+		v->luld.indicator = (char)u->side;
+		v->luld.feed = u->venue;
+		v->updates++;
+		v->recv_ts = u->recv_ts;
+		sv_end(r);
+		return 1;
+	case BOOK_UP_SIP_STATUS:
+		sv_status(sv, u);
+		return 1;
+	case BOOK_UP_SIP_CLEAR:
+		sv_clear_quotes(r, u->venue);
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+void sipview_direct_top(struct sipview *sv, uint16_t instrument, uint8_t venue,
+			const struct sip_bbo *bbo, const struct sip_direct *d, uint64_t exch_ts,
+			uint64_t recv_ts)
+{
+	struct sv_symbol *s = instrument < sv->capacity ? sv->sym[instrument] : NULL;
+	struct wb_shm_sip *r;
+
+	if (!s)
+		return;
+	if (venue < WB_BOOK_VENUES)
+		sv_push(sv, s, venue, bbo, exch_ts, recv_ts);
+	r = &sv->rec[instrument];
+	sv_begin(r);
+	sv_compare(sv, instrument, s, &r->v, d, SV_DIRECT, exch_ts, recv_ts);
+	sv_lock(sv, instrument, s, &r->v, WB_VIEW_DIRECT, d->bid, d->ask, d->lock_bid_venues,
+		d->lock_ask_venues, exch_ts, recv_ts);
+	sv_end(r);
+}
