@@ -37,6 +37,7 @@ enum { NEWS_UNCHANGED = 0, NEWS_QUOTE = 1, NEWS_SHORT = 2, NEWS_LONG = 3, NEWS_N
 struct gen_cqs {
 	struct gen_encoder_config cfg;
 	struct gen_sip_view view;
+	struct gen_sip_clock clock;	/* participant time -> SIP time */
 	bool started, error;
 	uint32_t next_seq;
 	uint8_t block[CQS_MAX_BLOCK];
@@ -281,7 +282,7 @@ static void quote(struct gen_cqs *g, const struct gen_flow *flow, uint32_t symbo
 	       (offer != NEWS_LONG);
 	len = (uint16_t)((shrt ? CQS_SHORT_QUOTE : CQS_LONG_QUOTE) + appendage_len(bid) +
 			 appendage_len(offer));
-	m = append(g, ts + GEN_SIP_LATENCY_NS, len);
+	m = append(g, gen_sip_clock_time(&g->clock, ts), len);
 	message_header(m, len, 'Q', shrt ? 'Q' : 'L', participant(venue), g->cfg.midnight_ns + ts,
 		       (uint8_t)g->count);
 	if (shrt) {
@@ -392,6 +393,7 @@ static int cqs_enc_init(void *enc, const struct gen_encoder_config *cfg)
 	memset(g, 0, sizeof(*g));
 	g->cfg = *cfg;
 	g->len = CQS_BLOCK_HEADER;
+	gen_sip_clock_init(&g->clock, cfg->sip_lag, cfg->seed, cfg->sip_lag_record);
 	return 0;
 }
 
