@@ -380,10 +380,21 @@ static int cqs_enc_finish(void *enc, uint64_t ts)
 		return -1;
 	if (!g->started)
 		return 0;
+	/* never before the line's last (lagged) message */
+	if (ts < g->clock.last)
+		ts = g->clock.last;
 	if (integrity_before(g, ts) || send_control(g, 'Z', g->next_seq++, ts) ||
 	    send_control(g, 'T', g->next_seq - 1, ts + 1000))
 		return -1;
 	return 0;
+}
+
+/* wb-gen --until: send what is buffered, no End of Day. */
+static int cqs_enc_stop(void *enc)
+{
+	struct gen_cqs *g = enc;
+
+	return g->error || flush_block(g) ? -1 : 0;
 }
 
 static int cqs_enc_init(void *enc, const struct gen_encoder_config *cfg)
@@ -429,6 +440,7 @@ const struct gen_proto gen_proto_cqs = {
 	.init = cqs_enc_init,
 	.action = cqs_enc_action_first,
 	.finish = cqs_enc_finish,
+	.stop = cqs_enc_stop,
 	.destroy = cqs_enc_destroy,
 	.summary = cqs_enc_summary,
 };

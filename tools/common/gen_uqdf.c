@@ -327,11 +327,22 @@ static int uqdf_enc_finish(void *enc, uint64_t ts)
 		return -1;
 	if (!g->started)
 		return 0;
+	/* never before the line's last (lagged) message */
+	if (ts < g->clock.last)
+		ts = g->clock.last;
 	append(g, ts, ts, 'C', 'Z', 'E', UQDF_HEADER);
 	if (g->error || flush_packet(g) || heartbeats_before(g, ts))
 		return -1;
 	mold_header(g, p, g->next_seq, 0xffff);
 	return send_packet(g, p, sizeof(p), ts + 1000);
+}
+
+/* wb-gen --until: send what is buffered, no End of Day. */
+static int uqdf_enc_stop(void *enc)
+{
+	struct gen_uqdf *g = enc;
+
+	return g->error || flush_packet(g) ? -1 : 0;
 }
 
 static int uqdf_enc_init(void *enc, const struct gen_encoder_config *cfg)
@@ -368,6 +379,7 @@ const struct gen_proto gen_proto_uqdf = {
 	.init = uqdf_enc_init,
 	.action = uqdf_enc_action,
 	.finish = uqdf_enc_finish,
+	.stop = uqdf_enc_stop,
 	.destroy = uqdf_enc_destroy,
 	.summary = uqdf_enc_summary,
 };
