@@ -154,16 +154,22 @@ static struct gen_sip_level top(const struct gen_sip_side *s)
 	return s->n ? s->level[0] : (struct gen_sip_level){ 0, 0 };
 }
 
-/* The venue's wire price of a flow price: Cboe venues shade as gen_pitch does. */
+/* The venue's wire price of a flow price: Cboe venues shade as gen_pitch does,
+ * and the XDP venues the same way (gen_xdp's venue_price). */
 static int64_t wire_price(const struct gen_flow *flow, uint8_t venue, uint32_t symbol, uint8_t side,
 			  int64_t price)
 {
 	const struct gen_symbol *s = &flow->symbols[symbol];
 	int64_t shade;
 
-	if (venue != WB_VENUE_BZX && venue != WB_VENUE_BYX && venue != WB_VENUE_EDGX &&
-	    venue != WB_VENUE_EDGA)
+	switch (venue) {
+	case WB_VENUE_BZX: case WB_VENUE_BYX: case WB_VENUE_EDGX: case WB_VENUE_EDGA:
+	case WB_VENUE_NYSE: case WB_VENUE_ARCA: case WB_VENUE_AMERICAN: case WB_VENUE_NATIONAL:
+	case WB_VENUE_TEXAS:
+		break;
+	default:
 		return price;
+	}
 	shade = (int64_t)gen_pitch_shade(venue, symbol, side) * s->tick;
 	if (side == WB_SIDE_BUY)
 		return price - shade >= s->tick ? price - shade : price;

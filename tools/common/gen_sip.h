@@ -11,7 +11,7 @@
  * (GEN_SIP_LATENCY_NS unless wb-gen --sip-lag-us says otherwise) or drawn
  * per message; the capture carries the message at that time.
  *
- * Prices are the venues' wire prices: a Cboe venue's prices are shaded as
+ * Prices are the venues' wire prices: a Cboe or XDP venue's prices are shaded as
  * gen_pitch shades them (gen_pitch_shade), so the SIP's view matches the
  * direct books; the encoders' short-lived locking/crossing orders are not
  * seen by the SIP.
