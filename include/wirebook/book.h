@@ -458,6 +458,8 @@ struct wb_sip_episode {
 struct wb_sip_summary {
 	uint64_t sip_events;	/* SIP events applied, all symbols */
 	uint64_t symbols;	/* symbols with a SIP record */
+	uint64_t dropped;	/* updates the SIP view lost: it fell behind the Super-Book
+				 * (its figures then miss some changes) */
 	uint64_t lock_written;	/* lock/cross episodes ever ended: entry n is at n % WB_SIP_EPISODES */
 	uint64_t disagree_written;
 	struct wb_sip_compare total;		/* every symbol's (no open episode) */

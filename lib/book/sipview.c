@@ -18,19 +18,25 @@
 #define SV_DIRECT 0	/* who changed: the direct books */
 #define SV_SIP 1	/* the SIP */
 
-/* One direct BBO of a venue, as the direct feed delivered it. */
+/* One direct BBO of a venue, as the direct feed delivered it (40 bytes). */
 struct sv_entry {
 	int64_t bid, ask;
-	uint64_t bid_qty, ask_qty;
+	uint32_t bid_qty, ask_qty;
 	uint64_t exch_ts, recv_ts;
 };
 
-/* A venue's recent direct BBOs: entry n (absolute) at e[n % WB_SIP_BBO_HISTORY]. */
+/*
+ * A venue's recent direct BBOs of a symbol: entry n (absolute) at
+ * e[n % WB_SIP_BBO_HISTORY]. The head is one cache line at an address
+ * computed from (symbol, venue), so the Super-Book can warm it ahead
+ * (sipview_prefetch); it holds the newest entry, all a push compares with.
+ */
 struct sv_hist {
-	struct sv_entry e[WB_SIP_BBO_HISTORY];
 	uint64_t written;	/* entries ever pushed */
 	uint64_t unshown;	/* the first the SIP has not shown (nor skipped) */
-};
+	struct sv_entry last;	/* the newest entry (also in e[]) */
+	struct sv_entry *e;	/* WB_SIP_BBO_HISTORY entries, allocated at the first push */
+} __attribute__((aligned(64)));
 
 /* A locked/crossed episode under way. */
 struct sv_lock {
@@ -40,22 +46,37 @@ struct sv_lock {
 	uint8_t open, crossed;
 };
 
+/*
+ * A symbol's comparison state. The direct side is kept here as each
+ * venue's top prices (told by the Super-Book at every top change), so the
+ * direct NBBO is a pass over a few lines of this struct, not over the
+ * Super-Book's level arrays.
+ */
 struct sv_symbol {
-	struct sv_hist *hist[WB_BOOK_VENUES];
+	/* line 0: what every direct top change reads */
+	uint8_t active;			/* has a SIP view */
+	uint8_t dis_open;		/* a disagreement under way */
+	uint32_t present;		/* venues with a direct top (a bid or an ask) */
+	int64_t direct_bid, direct_ask;	/* the direct NBBO last compared */
+	uint32_t direct_present;	/* and the venues present then */
+	/* each venue's direct top, 0: none (the low venue ids, the busy
+	 * ones, share the first line of each array) */
+	int64_t top_bid[WB_BOOK_VENUES] __attribute__((aligned(64)));
+	int64_t top_ask[WB_BOOK_VENUES];
 	struct sv_lock lc[2];		/* WB_VIEW_DIRECT, WB_VIEW_SIP */
 	/* the disagreement under way */
 	uint64_t dis_recv, dis_exch;
 	int64_t dis_bid, dis_ask;	/* the direct NBBO at its start */
 	int64_t dis_diff;		/* its largest price difference so far */
-	uint8_t dis_open;
-};
+} __attribute__((aligned(64)));
 
 struct sipview {
 	struct wb_shm_sip *rec;
 	struct wb_shm_sipstats *st;
 	uint32_t capacity;
 	int numa_node;
-	struct sv_symbol **sym;		/* [capacity]: NULL until the symbol's first SIP update */
+	struct sv_symbol *sym;		/* [capacity] */
+	struct sv_hist *hist;		/* [capacity][WB_BOOK_VENUES] */
 	uint64_t symbols;
 };
 
@@ -98,9 +119,12 @@ struct sipview *sipview_create(struct wb_shm_sip *records, struct wb_shm_sipstat
 	sv->st = stats;
 	sv->capacity = capacity;
 	sv->numa_node = numa_node;
-	sv->sym = calloc(capacity, sizeof(*sv->sym));
-	if (!sv->sym) {
-		free(sv);
+	/* Zeroed and touched only where a symbol has a SIP view: the pages
+	 * of the others are never faulted in. */
+	sv->sym = venue_mem_alloc((size_t)capacity * sizeof(*sv->sym), numa_node);
+	sv->hist = venue_mem_alloc((size_t)capacity * WB_BOOK_VENUES * sizeof(*sv->hist), numa_node);
+	if (!sv->sym || !sv->hist) {
+		sipview_destroy(sv);
 		return NULL;
 	}
 	return sv;
@@ -110,15 +134,56 @@ void sipview_destroy(struct sipview *sv)
 {
 	if (!sv)
 		return;
-	for (uint32_t i = 0; i < sv->capacity; i++) {
-		if (!sv->sym[i])
-			continue;
-		for (int v = 0; v < WB_BOOK_VENUES; v++)
-			free(sv->sym[i]->hist[v]);
-		free(sv->sym[i]);
+	if (sv->hist) {
+		for (uint32_t i = 0; i < sv->capacity; i++) {
+			if (!sv->sym || !sv->sym[i].active)
+				continue;
+			for (int v = 0; v < WB_BOOK_VENUES; v++)
+				free(sv->hist[(size_t)i * WB_BOOK_VENUES + v].e);
+		}
+		venue_mem_free(sv->hist, (size_t)sv->capacity * WB_BOOK_VENUES * sizeof(*sv->hist),
+			       sv->numa_node);
 	}
-	free(sv->sym);
+	if (sv->sym)
+		venue_mem_free(sv->sym, (size_t)sv->capacity * sizeof(*sv->sym), sv->numa_node);
 	free(sv);
+}
+
+void sipview_prefetch(const struct sipview *sv, uint16_t instrument, uint8_t venue)
+{
+	const struct sv_symbol *s;
+
+	if (instrument >= sv->capacity || venue >= WB_BOOK_VENUES)
+		return;
+	s = &sv->sym[instrument];
+	__builtin_prefetch(s, 1);
+	__builtin_prefetch(&s->top_bid[venue], 1);
+	__builtin_prefetch(&s->top_ask[venue], 1);
+	__builtin_prefetch(&sv->hist[(size_t)instrument * WB_BOOK_VENUES + venue], 1);
+}
+
+void sipview_prefetch_update(const struct sipview *sv, const struct book_update *u, int stage)
+{
+	const struct wb_shm_sip *r;
+	const struct sv_hist *h;
+
+	if (u->instrument == 0 || u->instrument >= sv->capacity || u->venue >= WB_BOOK_VENUES)
+		return;
+	r = &sv->rec[u->instrument];
+	h = &sv->hist[(size_t)u->instrument * WB_BOOK_VENUES + u->venue];
+	if (stage == 0) {
+		sipview_prefetch(sv, u->instrument, u->venue);
+		if (u->kind == BOOK_UP_SIP_TOP)
+			return;
+		__builtin_prefetch(r, 1);
+		if (u->kind == BOOK_UP_SIP_QUOTE)
+			__builtin_prefetch(&r->v.quote[u->venue], 1);
+		else if (u->kind == BOOK_UP_SIP_NBBO)
+			__builtin_prefetch(&r->v.nbbo, 1);
+	} else if (u->kind == BOOK_UP_SIP_QUOTE && h->e && h->written > h->unshown) {
+		/* the direct BBO a quote most likely shows: the oldest not shown */
+		__builtin_prefetch(&h->e[h->unshown % WB_SIP_BBO_HISTORY]);
+	}
 }
 
 uint64_t sipview_symbols(const struct sipview *sv)
@@ -157,55 +222,66 @@ static void sv_episode(struct sipview *sv, const struct wb_sip_episode *e)
 
 /* ---- the symbol's state ------------------------------------------------------ */
 
-static struct sv_symbol *sv_symbol(struct sipview *sv, uint16_t inst)
+static inline struct sv_hist *sv_hist(struct sipview *sv, uint16_t inst, uint8_t venue)
 {
-	struct sv_symbol *s = sv->sym[inst];
+	return &sv->hist[(size_t)inst * WB_BOOK_VENUES + venue];
+}
 
-	if (wb_likely(s))
-		return s;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	sv->sym[inst] = s;
-	sv->symbols++;
-	sv_add(&sv->st->summary.symbols, 1);
-	return s;
+/* The direct NBBO from the venues' tops, and who locks or crosses it. */
+static void sv_direct(const struct sv_symbol *s, struct sip_direct *d)
+{
+	uint32_t m;
+
+	memset(d, 0, sizeof(*d));
+	d->present = s->present;
+	for (m = s->present; m; m &= m - 1) {
+		int v = __builtin_ctz(m);
+
+		if (s->top_bid[v] > d->bid)
+			d->bid = s->top_bid[v];
+		if (s->top_ask[v] && (!d->ask || s->top_ask[v] < d->ask))
+			d->ask = s->top_ask[v];
+	}
+	if (!d->bid || !d->ask || d->bid < d->ask)
+		return;
+	for (m = s->present; m; m &= m - 1) {
+		int v = __builtin_ctz(m);
+
+		if (s->top_bid[v] && s->top_bid[v] >= d->ask)
+			d->lock_bid_venues |= 1u << v;
+		if (s->top_ask[v] && s->top_ask[v] <= d->bid)
+			d->lock_ask_venues |= 1u << v;
+	}
 }
 
 /* Remember a venue's new direct BBO; one message's updates are one BBO. */
-static void sv_push(struct sipview *sv, struct sv_symbol *s, uint8_t venue, const struct sip_bbo *b,
-		    uint64_t exch_ts, uint64_t recv_ts)
+static void sv_push(struct sipview *sv, struct sv_hist *h, uint8_t venue, struct sv_entry n)
 {
-	struct sv_hist *h = s->hist[venue];
-	struct sv_entry *last;
+	struct sv_entry *last = &h->last;
+	uint64_t exch_ts = n.exch_ts, recv_ts = n.recv_ts;
 
-	if (!h) {
-		h = s->hist[venue] = calloc(1, sizeof(*h));
-		if (!h)
-			return;
-	}
 	if (h->written) {
-		last = &h->e[(h->written - 1) % WB_SIP_BBO_HISTORY];
-		if (last->bid == b->bid && last->ask == b->ask && last->bid_qty == b->bid_qty &&
-		    last->ask_qty == b->ask_qty)
+		if (last->bid == n.bid && last->ask == n.ask && last->bid_qty == n.bid_qty &&
+		    last->ask_qty == n.ask_qty)
 			return; /* no visible change (the order count moved) */
 		if (h->written > h->unshown && last->exch_ts == exch_ts && last->recv_ts == recv_ts) {
 			/* the same message's next update: it replaces the state between */
-			last->bid = b->bid;
-			last->ask = b->ask;
-			last->bid_qty = b->bid_qty;
-			last->ask_qty = b->ask_qty;
+			*last = n;
+			h->e[(h->written - 1) % WB_SIP_BBO_HISTORY] = n;
 			return;
 		}
+	} else if (!h->e) {
+		h->e = calloc(WB_SIP_BBO_HISTORY, sizeof(*h->e));
+		if (!h->e)
+			return;
 	}
 	if (h->written - h->unshown == WB_SIP_BBO_HISTORY) {
 		/* the oldest unshown falls out of the history: the SIP never showed it in time */
 		h->unshown++;
 		sv_add(&sv->st->venue[venue].never_shown, 1);
 	}
-	h->e[h->written % WB_SIP_BBO_HISTORY] = (struct sv_entry){
-		b->bid, b->ask, b->bid_qty, b->ask_qty, exch_ts, recv_ts,
-	};
+	h->e[h->written % WB_SIP_BBO_HISTORY] = n;
+	*last = n;
 	h->written++;
 	sv_add(&sv->st->venue[venue].direct_changes, 1);
 }
@@ -216,15 +292,14 @@ static inline int sv_same_prices(const struct sv_entry *e, const struct wb_sip_q
 }
 
 /* A SIP quote of a venue with a direct book: which direct BBO does it show? */
-static void sv_match(struct sipview *sv, struct sv_symbol *s, uint8_t venue, const struct wb_sip_quote *q)
+static void sv_match(struct sipview *sv, struct sv_hist *h, uint8_t venue, const struct wb_sip_quote *q)
 {
 	struct wb_sip_venue_stats *vs = &sv->st->venue[venue];
-	struct sv_hist *h = s->hist[venue];
 	uint64_t i, found = UINT64_MAX;
 	int exact = 0;
 
 	sv_add(&vs->compared, 1);
-	if (!h || h->written == 0) {
+	if (h->written == 0 || !h->e) {
 		sv_add(&vs->unmatched, 1);
 		return;
 	}
@@ -488,29 +563,90 @@ static void sv_status(struct sipview *sv, const struct book_update *u)
 	sv_end(r);
 }
 
-int sipview_apply(struct sipview *sv, const struct book_update *u, const struct sip_direct *d)
+/* A direct venue's top of one side changed (BOOK_UP_SIP_TOP). */
+static void sv_direct_top(struct sipview *sv, uint16_t inst, struct sv_symbol *s,
+			  const struct book_update *u)
+{
+	struct sv_hist *h;
+	struct wb_shm_sip *r;
+	struct sip_direct d;
+	struct sv_entry n;
+	uint8_t venue = u->venue;
+	uint32_t qty = u->qty > UINT32_MAX ? UINT32_MAX : (uint32_t)u->qty;
+
+	if (venue == 0 || venue >= WB_VENUE_COUNT)
+		return;
+	h = sv_hist(sv, inst, venue);
+	n = h->written ? h->last : (struct sv_entry){ s->top_bid[venue], s->top_ask[venue], 0, 0, 0, 0 };
+	if (u->side == WB_SIDE_SELL) {
+		s->top_ask[venue] = u->price;
+		n.ask = u->price;
+		n.ask_qty = qty;
+	} else {
+		s->top_bid[venue] = u->price;
+		n.bid = u->price;
+		n.bid_qty = qty;
+	}
+	if (s->top_bid[venue] || s->top_ask[venue])
+		s->present |= 1u << venue;
+	else
+		s->present &= ~(1u << venue);
+	n.exch_ts = u->exch_ts;
+	n.recv_ts = u->recv_ts;
+	sv_push(sv, h, venue, n);
+	sv_direct(s, &d);
+	/* Most top changes leave the direct NBBO's prices as they were (a size
+	 * changes, a venue behind the best moves): nothing to compare, and the
+	 * shared record is not touched. A locked/crossed episode under way
+	 * still learns of every change (its venues). */
+	if (d.bid == s->direct_bid && d.ask == s->direct_ask && d.present == s->direct_present &&
+	    !s->lc[WB_VIEW_DIRECT].open)
+		return;
+	s->direct_bid = d.bid;
+	s->direct_ask = d.ask;
+	s->direct_present = d.present;
+	r = &sv->rec[inst];
+	sv_begin(r);
+	sv_compare(sv, inst, s, &r->v, &d, SV_DIRECT, u->exch_ts, u->recv_ts);
+	sv_lock(sv, inst, s, &r->v, WB_VIEW_DIRECT, d.bid, d.ask, d.lock_bid_venues,
+		d.lock_ask_venues, u->exch_ts, u->recv_ts);
+	sv_end(r);
+}
+
+int sipview_apply(struct sipview *sv, const struct book_update *u)
 {
 	uint16_t inst = u->instrument;
 	struct sv_symbol *s;
 	struct wb_shm_sip *r;
 	struct wb_sip_view *v;
+	struct sip_direct dd, *d = &dd;
 
-	sv_add(&sv->st->summary.sip_events, 1);
+	if (u->kind != BOOK_UP_SIP_TOP)
+		sv_add(&sv->st->summary.sip_events, 1);
 	if (u->kind == BOOK_UP_SIP_STATUS && inst == 0) {
 		sv_status(sv, u);
 		return 0;
 	}
 	if (u->kind == BOOK_UP_SIP_CLEAR && inst == 0) {
 		for (uint32_t i = 1; i < sv->capacity; i++)
-			if (sv->sym[i])
+			if (sv->sym[i].active)
 				sv_clear_quotes(&sv->rec[i], u->venue);
 		return 0;
 	}
 	if (inst == 0 || inst >= sv->capacity)
 		return 0;
-	s = sv_symbol(sv, inst);
-	if (!s)
-		return 0;
+	s = &sv->sym[inst];
+	if (!s->active) {
+		/* the Super-Book sends the direct tops as they stand first */
+		s->active = 1;
+		sv->symbols++;
+		sv_add(&sv->st->summary.symbols, 1);
+	}
+	if (u->kind == BOOK_UP_SIP_TOP) {
+		sv_direct_top(sv, inst, s, u);
+		return 1;
+	}
+	sv_direct(s, d);
 	r = &sv->rec[inst];
 	v = &r->v;
 	switch (u->kind) {
@@ -543,7 +679,7 @@ int sipview_apply(struct sipview *sv, const struct book_update *u, const struct 
 		if (u->qty >= u->exch_ts && u->exch_ts)
 			sv_delay(&vs->sip_latency, u->qty - u->exch_ts);
 		if (d->present >> u->venue & 1)
-			sv_match(sv, s, u->venue, q);
+			sv_match(sv, sv_hist(sv, inst, u->venue), u->venue, q);
 		return 1;
 	}
 	case BOOK_UP_SIP_NBBO: {
@@ -592,21 +728,3 @@ int sipview_apply(struct sipview *sv, const struct book_update *u, const struct 
 	}
 }
 
-void sipview_direct_top(struct sipview *sv, uint16_t instrument, uint8_t venue,
-			const struct sip_bbo *bbo, const struct sip_direct *d, uint64_t exch_ts,
-			uint64_t recv_ts)
-{
-	struct sv_symbol *s = instrument < sv->capacity ? sv->sym[instrument] : NULL;
-	struct wb_shm_sip *r;
-
-	if (!s)
-		return;
-	if (venue < WB_BOOK_VENUES)
-		sv_push(sv, s, venue, bbo, exch_ts, recv_ts);
-	r = &sv->rec[instrument];
-	sv_begin(r);
-	sv_compare(sv, instrument, s, &r->v, d, SV_DIRECT, exch_ts, recv_ts);
-	sv_lock(sv, instrument, s, &r->v, WB_VIEW_DIRECT, d->bid, d->ask, d->lock_bid_venues,
-		d->lock_ask_venues, exch_ts, recv_ts);
-	sv_end(r);
-}

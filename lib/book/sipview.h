@@ -4,11 +4,17 @@
  * in shared memory, and compares the SIP's view with the direct books'
  * (see "The SIP view" in wirebook/book.h for what is measured and how).
  *
- * The Super-Book owns the direct books; it tells the SIP view, for a
- * symbol that has one, what the direct side looks like now (struct
- * sip_direct) whenever a venue's top of book changes. Symbols without SIP
- * traffic cost the Super-Book one predictable branch per top change.
- * Single-threaded, like the Super-Book.
+ * The Super-Book owns the direct books; for a symbol with a SIP view it
+ * tells the SIP view each venue's new top of a side whenever it changes
+ * (BOOK_UP_SIP_TOP; every venue's tops when the view starts), and the SIP
+ * view keeps those tops to compute the direct NBBO itself.
+ *
+ * It runs on its own thread in the builder (thread 3): the Super-Book
+ * thread only copies these updates, in order, into a queue (superbook.h:
+ * superbook_set_sip_queue), so the comparison costs it a queue push, and
+ * a SIP view that falls behind drops (counted), never slows it. Without a
+ * queue the Super-Book applies them itself. Single-threaded: one thread
+ * owns a sipview.
  */
 #ifndef WIREBOOK_SIPVIEW_H
 #define WIREBOOK_SIPVIEW_H
@@ -19,18 +25,12 @@
 
 struct sipview;
 
-/* The direct books' side of one symbol, as the Super-Book holds it now. */
+/* The direct books' side of one symbol, from the venues' tops. */
 struct sip_direct {
 	int64_t bid, ask;		/* best consolidated prices; 0: none */
 	uint32_t present;		/* venues with a direct book (levels) of the symbol */
 	uint32_t lock_bid_venues;	/* venues bidding at or above the best ask */
 	uint32_t lock_ask_venues;	/* venues offering at or below the best bid */
-};
-
-/* One venue's direct top of book. */
-struct sip_bbo {
-	int64_t bid, ask;		/* 0: side empty */
-	uint64_t bid_qty, ask_qty;
 };
 
 /* records: capacity SIP records, stats: the book-wide block (both zeroed). */
@@ -39,21 +39,17 @@ struct sipview *sipview_create(struct wb_shm_sip *records, struct wb_shm_sipstat
 void sipview_destroy(struct sipview *sv);
 
 /*
- * Apply a BOOK_UP_SIP_* update (instrument already checked < capacity, or
- * 0 for a market-wide one); d: the symbol's direct side (zeros when it has
- * none). Returns 1 when the symbol has a SIP view now and the Super-Book
- * should report its direct top changes, else 0.
+ * Apply a BOOK_UP_SIP_* update (instrument < capacity, or 0 for a
+ * market-wide one), or a direct top change (BOOK_UP_SIP_TOP). A symbol's
+ * view starts at its first update; the Super-Book sends the direct tops
+ * as they stand just before it. Returns 1 when the symbol has a view.
  */
-int sipview_apply(struct sipview *sv, const struct book_update *u, const struct sip_direct *d);
+int sipview_apply(struct sipview *sv, const struct book_update *u);
 
-/*
- * A direct venue's top of book of a SIP-viewed symbol changed (after the
- * change): bbo is that venue's, d the symbol's; exch_ts and recv_ts the
- * change's. Updates of one message (same times) are one change.
- */
-void sipview_direct_top(struct sipview *sv, uint16_t instrument, uint8_t venue,
-			const struct sip_bbo *bbo, const struct sip_direct *d, uint64_t exch_ts,
-			uint64_t recv_ts);
+/* Warm what sipview_apply(u) will touch: stage 0 about 8 updates ahead,
+ * stage 1 (reading what stage 0 warmed) about 4. */
+void sipview_prefetch_update(const struct sipview *sv, const struct book_update *u, int stage);
+void sipview_prefetch(const struct sipview *sv, uint16_t instrument, uint8_t venue);
 
 /* Symbols with a SIP view. */
 uint64_t sipview_symbols(const struct sipview *sv);

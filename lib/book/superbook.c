@@ -25,6 +25,7 @@
 
 #include "book/checksum.h"
 #include "book/sipview.h"
+#include "book/spsc.h"
 #include "book/superbook.h"
 #include "book/venue_mem.h"
 #include "wirebook/barrier.h"
@@ -114,6 +115,8 @@ struct superbook {
 	uint64_t publish_changes;	/* changes written by the publish under way */
 	struct sb_symbol *sym;
 	struct sipview *sv;		/* the SIP view beside the Super-Book */
+	struct book_queue *sipq;	/* to the SIP view's thread; NULL: applied here */
+	struct wb_shm_sipstats *sipstats;
 	/* The venue sides' level arrays: on the builder's node, on huge pages. */
 	struct venue_arena arena;
 	uint16_t *dirty_list;
@@ -295,8 +298,9 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	 * builder's node. */
 	sb->sym = venue_mem_alloc((size_t)cap * sizeof(*sb->sym), sb->numa_node);
 	sb->dirty_list = calloc(cap, sizeof(*sb->dirty_list));
-	sb->sv = sipview_create((struct wb_shm_sip *)((char *)mem + sip_off),
-				(struct wb_shm_sipstats *)((char *)mem + stats_off), cap, sb->numa_node);
+	sb->sipstats = (struct wb_shm_sipstats *)((char *)mem + stats_off);
+	sb->sv = sipview_create((struct wb_shm_sip *)((char *)mem + sip_off), sb->sipstats, cap,
+				sb->numa_node);
 	if (!sb->sym || !sb->dirty_list || !sb->sv || venue_arena_init(&sb->arena, sb->numa_node) < 0) {
 		rc = WB_ESYS;
 		superbook_destroy(sb);
@@ -336,6 +340,16 @@ void superbook_destroy(struct superbook *sb)
 	free(sb->dirty_list);
 	sipview_destroy(sb->sv);
 	free(sb);
+}
+
+void superbook_set_sip_queue(struct superbook *sb, struct book_queue *q)
+{
+	sb->sipq = q;
+}
+
+struct sipview *superbook_sipview(struct superbook *sb)
+{
+	return sb->sv;
 }
 
 const struct superbook_counters *superbook_counters(const struct superbook *sb)
@@ -453,79 +467,62 @@ static inline int64_t sb_top_price(const struct sb_side *sd, int si)
 	return si ? -k : k;
 }
 
-/* The symbol's direct side as the SIP view compares it (sipview.h). */
-static void sb_sip_direct(const struct sb_symbol *y, struct sip_direct *d)
+/* An update for the SIP view: into its queue (thread 3), or applied here. */
+static inline void sb_sip_forward(struct superbook *sb, const struct book_update *u)
 {
-	uint32_t m;
-
-	memset(d, 0, sizeof(*d));
-	for (m = y->venues_present; m; m &= m - 1) {
-		const struct sb_venue *vn = &y->venue[__builtin_ctz(m)];
-		int64_t p;
-
-		if (vn->side[0].count) {
-			p = sb_top_price(&vn->side[0], 0);
-			if (!d->bid || p > d->bid)
-				d->bid = p;
-			d->present |= 1u << __builtin_ctz(m);
-		}
-		if (vn->side[1].count) {
-			p = sb_top_price(&vn->side[1], 1);
-			if (!d->ask || p < d->ask)
-				d->ask = p;
-			d->present |= 1u << __builtin_ctz(m);
-		}
-	}
-	if (!d->bid || !d->ask || d->bid < d->ask)
+	if (!sb->sipq) {
+		sipview_apply(sb->sv, u);
 		return;
-	for (m = d->present; m; m &= m - 1) {
-		const struct sb_venue *vn = &y->venue[__builtin_ctz(m)];
-
-		if (vn->side[0].count && sb_top_price(&vn->side[0], 0) >= d->ask)
-			d->lock_bid_venues |= 1u << __builtin_ctz(m);
-		if (vn->side[1].count && sb_top_price(&vn->side[1], 1) <= d->bid)
-			d->lock_ask_venues |= 1u << __builtin_ctz(m);
 	}
+	if (wb_unlikely(book_queue_space(sb->sipq, 1) < 1)) {
+		/* the SIP view is behind: it loses this, the Super-Book waits for nothing */
+		sb->ctr.sip_dropped++;
+		wb_store_relaxed(&sb->sipstats->summary.dropped, sb->ctr.sip_dropped);
+		return;
+	}
+	book_queue_push(sb->sipq, u);
 }
 
-/* A venue's top changed on a symbol with a SIP view. */
-static __attribute__((noinline)) void sb_sip_top(struct superbook *sb, const struct book_update *u)
+/* A venue's top of one side, for the SIP view of a symbol. */
+static void sb_sip_side(struct superbook *sb, uint16_t inst, uint8_t venue, int si, uint64_t exch_ts,
+			uint64_t recv_ts)
 {
-	const struct sb_symbol *y = &sb->sym[u->instrument];
-	const struct sb_venue *vn = &y->venue[u->venue];
-	struct sip_direct d;
-	struct sip_bbo b = { 0, 0, 0, 0 };
+	const struct sb_side *sd = &sb->sym[inst].venue[venue].side[si];
+	struct book_update t = {
+		.kind = BOOK_UP_SIP_TOP, .venue = venue, .side = si ? WB_SIDE_SELL : WB_SIDE_BUY,
+		.instrument = inst, .exch_ts = exch_ts, .recv_ts = recv_ts,
+	};
 
-	if (vn->side[0].count) {
-		b.bid = sb_top_price(&vn->side[0], 0);
-		b.bid_qty = vn->side[0].lv[vn->side[0].count - 1].qty;
+	if (sd->count) {
+		t.price = sb_top_price(sd, si);
+		t.qty = sd->lv[sd->count - 1].qty;
 	}
-	if (vn->side[1].count) {
-		b.ask = sb_top_price(&vn->side[1], 1);
-		b.ask_qty = vn->side[1].lv[vn->side[1].count - 1].qty;
-	}
-	sb_sip_direct(y, &d);
-	sipview_direct_top(sb->sv, u->instrument, u->venue, &b, &d, u->exch_ts, u->recv_ts);
+	sb_sip_forward(sb, &t);
 }
 
 static void sb_apply_sip(struct superbook *sb, const struct book_update *u)
 {
-	struct sip_direct d;
+	struct sb_symbol *y;
 
 	sb->ctr.sip++;
 	if (wb_unlikely(u->instrument >= sb->capacity)) {
 		sb->ctr.bad_instrument++;
 		return;
 	}
-	if (u->instrument == 0) {
-		memset(&d, 0, sizeof(d));
-		sipview_apply(sb->sv, u, &d);
-		return;
+	if (u->instrument) {
+		sb_seen(sb, u->instrument);
+		y = &sb->sym[u->instrument];
+		if (!y->sip) {
+			/* the view starts from the direct books as they stand */
+			y->sip = 1;
+			for (uint32_t m = y->venues_present; m; m &= m - 1)
+				for (int si = 0; si < 2; si++)
+					if (y->venue[__builtin_ctz(m)].side[si].count)
+						sb_sip_side(sb, u->instrument, (uint8_t)__builtin_ctz(m), si,
+							    u->exch_ts, u->recv_ts);
+		}
 	}
-	sb_seen(sb, u->instrument);
-	sb_sip_direct(&sb->sym[u->instrument], &d);
-	if (sipview_apply(sb->sv, u, &d))
-		sb->sym[u->instrument].sip = 1;
+	sb_sip_forward(sb, u);
 }
 
 static void sb_apply_level(struct superbook *sb, const struct book_update *u)
@@ -594,7 +591,7 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 		sb_mark(sb, u->instrument, SB_D_LEVELS);
 	}
 	if (wb_unlikely(y->sip) && from_top == 0)
-		sb_sip_top(sb, u);
+		sb_sip_side(sb, u->instrument, u->venue, si, u->exch_ts, u->recv_ts);
 }
 
 static void sb_clear_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
@@ -610,6 +607,19 @@ static void sb_clear_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
 	vn->stale[0] = vn->stale[1] = SB_ALL_LEVELS;
 	sb->sym[inst].cons_stale[0] = sb->sym[inst].cons_stale[1] = SB_ALL_LEVELS;
 	sb_mark(sb, inst, SB_D_LEVELS | SB_D_META);
+}
+
+/* A clear, told to the SIP view of a symbol that has one (its tops went). */
+static void sb_clear_venue_seen(struct superbook *sb, uint32_t inst, const struct book_update *u)
+{
+	const struct sb_venue *vn = &sb->sym[inst].venue[u->venue];
+	int had = vn->side[0].count || vn->side[1].count;
+
+	sb_clear_venue(sb, inst, u->venue);
+	if (wb_unlikely(sb->sym[inst].sip) && had) {
+		sb_sip_side(sb, (uint16_t)inst, u->venue, 0, u->exch_ts, u->recv_ts);
+		sb_sip_side(sb, (uint16_t)inst, u->venue, 1, u->exch_ts, u->recv_ts);
+	}
 }
 
 static void sb_gap_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
@@ -746,12 +756,12 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 		if (u->instrument == 0) {
 			sb->venue_gap[u->venue] = 0;
 			for (i = 1; i <= sb->max_instrument; i++)
-				sb_clear_venue(sb, i, u->venue);
+				sb_clear_venue_seen(sb, i, u);
 			return;
 		}
 		if (!sb_valid_instrument(sb, u))
 			return;
-		sb_clear_venue(sb, u->instrument, u->venue);
+		sb_clear_venue_seen(sb, u->instrument, u);
 		return;
 	case BOOK_UP_GAP:
 		sb->ctr.gaps++;
@@ -998,6 +1008,11 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
 {
 	const struct sb_venue *vn;
 
+	if (wb_unlikely(u->kind >= BOOK_UP_SIP_QUOTE && u->kind <= BOOK_UP_SIP_CLEAR)) {
+		if (!sb->sipq)
+			sipview_prefetch_update(sb->sv, u, stage);
+		return;
+	}
 	if (u->kind != BOOK_UP_LEVEL || u->instrument >= sb->capacity || u->venue >= WB_BOOK_VENUES)
 		return;
 	vn = &sb->sym[u->instrument].venue[u->venue];
@@ -1009,6 +1024,9 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
 
 		if (sd->count)
 			__builtin_prefetch(&sd->lv[sd->count - 1]);
+		/* the symbol's line was warmed at stage 0 */
+		if (wb_unlikely(sb->sym[u->instrument].sip) && !sb->sipq)
+			sipview_prefetch(sb->sv, u->instrument, u->venue);
 	}
 }
 
@@ -1026,6 +1044,8 @@ unsigned superbook_publish(struct superbook *sb)
 {
 	uint32_t i, n = sb->dirty_count, m;
 
+	if (sb->sipq)
+		book_queue_publish(sb->sipq);
 	for (m = sb->venue_recv_dirty; m; m &= m - 1)
 		wb_store_relaxed(&sb->hdr->venue_recv_ns[__builtin_ctz(m)],
 				 sb->venue_recv[__builtin_ctz(m)]);

@@ -31,6 +31,10 @@ enum book_update_kind {
 	BOOK_UP_SIP_STATUS = 12, /* u.status; instrument 0: market-wide (MWCB) */
 	BOOK_UP_SIP_CLEAR = 13,	/* the SIP's quotes of (venue, instrument) are gone; instrument 0:
 				 * every instrument's; venue a SIP id: every participant's */
+	/* Thread 2 -> the SIP view only (sipview.h): a direct venue's top of
+	 * one side changed on a symbol with a SIP view; price and qty of the
+	 * new top (0: the side is empty), exch_ts and recv_ts of the change. */
+	BOOK_UP_SIP_TOP = 14,
 };
 
 /* Most updates one event can cause (REPLACE/MODIFY: two levels and a trade). */

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "book/sipview.h"
+#include "book/spsc.h"
 #include "book/superbook.h"
 #include "book/venue_book.h"
 #include "wirebook/book.h"
@@ -485,6 +487,52 @@ START_TEST(test_sipview_episode_ring_keeps_the_newest_and_refuses_overwritten)
 }
 END_TEST
 
+/* As in the builder: thread 2 only queues, whoever drains the queue applies. */
+START_TEST(test_sipview_with_a_queue_sees_nothing_until_drained_then_the_same)
+{
+	static struct book_update slots[64] __attribute__((aligned(64)));
+	struct book_queue q;
+	struct wb_sip_view v;
+	uint64_t n;
+
+	book_queue_init(&q, slots, 64);
+	superbook_set_sip_queue(sb, &q);
+	level(WB_VENUE_NASDAQ, WB_SIDE_BUY, P(10, 0), 100, T0 + 100);
+	level(WB_VENUE_NASDAQ, WB_SIDE_SELL, P(10, 2), 100, T0 + 100);
+	sip_nbbo(P(10, 0), WB_VENUE_NASDAQ, P(10, 2), WB_VENUE_NASDAQ, T0 + 500);
+	level(WB_VENUE_NASDAQ, WB_SIDE_BUY, P(10, 1), 100, T0 + 2000);
+	sip_nbbo(P(10, 1), WB_VENUE_NASDAQ, P(10, 2), WB_VENUE_NASDAQ, T0 + 2700);
+	publish();
+	ck_assert_int_eq(wb_sip_view(bk, 1, &v), WB_ENOSYM);
+	n = book_queue_available(&q);
+	/* the two direct tops as they stood, two NBBOs, one top change */
+	ck_assert_uint_eq(n, 5);
+	for (uint64_t i = 0; i < n; i++)
+		sipview_apply(superbook_sipview(sb), book_queue_at(&q, i));
+	book_queue_release(&q, n);
+	v = view();
+	ck_assert_uint_eq(v.cmp.episodes, 1);
+	ck_assert_uint_eq(v.cmp.direct_ahead, 1);
+	ck_assert_uint_eq(v.cmp.disagree_ns, 700);
+}
+END_TEST
+
+START_TEST(test_sipview_full_queue_drops_and_counts_never_waits)
+{
+	static struct book_update slots[64] __attribute__((aligned(64)));
+	struct book_queue q;
+
+	book_queue_init(&q, slots, 64);
+	superbook_set_sip_queue(sb, &q);
+	for (int i = 0; i < 70; i++)
+		sip_quote(WB_VENUE_NASDAQ, P(10, 0), 100 + i, P(10, 2), 100, T0 + 1000 * i);
+	publish();
+	ck_assert_uint_eq(book_queue_available(&q), 64);
+	ck_assert_uint_eq(superbook_counters(sb)->sip_dropped, 6);
+	ck_assert_uint_eq(summary().dropped, 6);
+}
+END_TEST
+
 START_TEST(test_delay_buckets_hold_their_values_within_a_32nd)
 {
 	uint64_t v = 1;
@@ -529,6 +577,8 @@ int main(void)
 	tcase_add_test(tc, test_sipview_a_lock_between_two_updates_of_one_message_is_no_episode);
 	tcase_add_test(tc, test_sipview_sip_locked_nbbo_names_the_participants_that_lock_it);
 	tcase_add_test(tc, test_sipview_episode_ring_keeps_the_newest_and_refuses_overwritten);
+	tcase_add_test(tc, test_sipview_with_a_queue_sees_nothing_until_drained_then_the_same);
+	tcase_add_test(tc, test_sipview_full_queue_drops_and_counts_never_waits);
 	tcase_add_test(tc, test_delay_buckets_hold_their_values_within_a_32nd);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
