@@ -204,10 +204,12 @@ static int show_sip(const struct wb_book *bk, int sym)
 		       x->sip_ts >= x->exch_ts ? (double)(x->sip_ts - x->exch_ts) / 1e3 : 0.0);
 	}
 	printf("SIP vs direct: %s; %" PRIu64 " disagreements (%.1f us in all, direct ahead %" PRIu64
-	       ", SIP ahead %" PRIu64 "); locked/crossed: direct %" PRIu64 ", SIP %" PRIu64 "\n",
+	       ", SIP ahead %" PRIu64 ", direct only %" PRIu64 "); locked/crossed: direct %" PRIu64
+	       ", SIP %" PRIu64 "\n",
 	       !(v.flags & WB_SIPF_COVERED) ? "not comparable now (a venue at the SIP's NBBO has no direct feed)"
 	       : v.flags & WB_SIPF_DISAGREE ? "DIFFER now" : "agree now",
 	       v.cmp.episodes, (double)v.cmp.disagree_ns / 1e3, v.cmp.direct_ahead, v.cmp.sip_ahead,
+	       v.cmp.direct_only,
 	       v.lc[WB_VIEW_DIRECT].episodes, v.lc[WB_VIEW_SIP].episodes);
 	return 0;
 }

@@ -70,6 +70,13 @@ static const char *venues(uint32_t mask, char *buf, size_t n)
 	return buf;
 }
 
+/* Who began and who ended a disagreement (wirebook/book.h). */
+static const char *ahead_name(uint8_t flags)
+{
+	return flags & WB_EPF_DIRECT_AHEAD ? "direct-ahead" : flags & WB_EPF_SIP_AHEAD ? "sip-ahead" :
+	       flags & WB_EPF_DIRECT_ONLY ? "direct-only" : "sip-only";
+}
+
 static const char *kind_name(int kind)
 {
 	switch (kind) {
@@ -183,10 +190,12 @@ static void json_compare(const struct wb_sip_compare *c)
 	printf("{\"compared\":%" PRIu64 ",\"uncovered\":%" PRIu64 ",\"episodes\":%" PRIu64
 	       ",\"disagree_us\":%.3f,\"mean_us\":%.3f,\"max_us\":%.3f,\"direct_ahead\":%" PRIu64
 	       ",\"direct_ahead_us\":%.3f,\"sip_ahead\":%" PRIu64 ",\"sip_ahead_us\":%.3f,"
-	       "\"mean_price_diff\":%.8f,\"max_price_diff\":%.8f}",
+	       "\"direct_only\":%" PRIu64 ",\"direct_only_us\":%.3f,\"sip_only\":%" PRIu64
+	       ",\"sip_only_us\":%.3f,\"mean_price_diff\":%.8f,\"max_price_diff\":%.8f}",
 	       c->compared, c->uncovered, c->episodes, us(c->disagree_ns),
 	       c->episodes ? us(c->disagree_ns) / (double)c->episodes : 0.0, us(c->max_ns),
 	       c->direct_ahead, us(c->direct_ahead_ns), c->sip_ahead, us(c->sip_ahead_ns),
+	       c->direct_only, us(c->direct_only_ns), c->sip_only, us(c->sip_only_ns),
 	       c->episodes ? px((int64_t)(c->price_diff_sum / c->episodes)) : 0.0, px(c->max_price_diff));
 }
 
@@ -209,8 +218,7 @@ static void json_episode(const struct wb_book *bk, const struct wb_sip_episode *
 	       e->end_exch_ts, us(e->end_recv_ts - e->start_recv_ts), px(e->bid_price),
 	       px(e->ask_price));
 	if (e->kind == WB_EPI_DISAGREE)
-		printf(",\"ahead\":\"%s\",\"price_diff\":%.8f}",
-		       e->flags & WB_EPF_DIRECT_AHEAD ? "direct" : "sip", px(e->price_diff));
+		printf(",\"ahead\":\"%s\",\"price_diff\":%.8f}", ahead_name(e->flags), px(e->price_diff));
 	else
 		printf(",\"crossed\":%s,\"bid_venues\":\"%s\",\"ask_venues\":\"%s\"}",
 		       e->flags & WB_EPF_CROSSED ? "true" : "false", venues(e->bid_venues, bv, sizeof(bv)),
@@ -227,8 +235,7 @@ static void text_episode(const struct wb_book *bk, const struct wb_sip_episode *
 	       tk, e->start_recv_ts, e->start_exch_ts, us(e->end_recv_ts - e->start_recv_ts),
 	       px(e->bid_price), px(e->ask_price));
 	if (e->kind == WB_EPI_DISAGREE)
-		printf("  %s ahead by %.4f\n", e->flags & WB_EPF_DIRECT_AHEAD ? "direct" : "SIP",
-		       px(e->price_diff));
+		printf("  %s, by %.4f\n", ahead_name(e->flags), px(e->price_diff));
 	else
 		printf("  %s  bids %s  asks %s\n", e->flags & WB_EPF_CROSSED ? "crossed" : "locked",
 		       venues(e->bid_venues, bv, sizeof(bv)), venues(e->ask_venues, av, sizeof(av)));
@@ -348,9 +355,11 @@ static int report(struct wb_book *bk, int json, unsigned n_episodes, unsigned n_
 	printf("  disagreed %" PRIu64 " times, %.1f us in all, mean %.1f us, longest %.1f us\n",
 	       s.total.episodes, us(s.total.disagree_ns),
 	       s.total.episodes ? us(s.total.disagree_ns) / (double)s.total.episodes : 0.0, us(s.total.max_ns));
-	printf("  direct ahead %" PRIu64 " times (%.1f us), SIP ahead %" PRIu64 " times (%.1f us); "
-	       "price difference mean %.4f, max %.4f\n",
+	printf("  direct ahead %" PRIu64 " times (%.1f us), SIP ahead %" PRIu64 " times (%.1f us);\n"
+	       "  shown by the direct feeds only %" PRIu64 " times (%.1f us), by the SIP only %" PRIu64
+	       " times (%.1f us);\n  price difference mean %.4f, max %.4f\n",
 	       s.total.direct_ahead, us(s.total.direct_ahead_ns), s.total.sip_ahead, us(s.total.sip_ahead_ns),
+	       s.total.direct_only, us(s.total.direct_only_ns), s.total.sip_only, us(s.total.sip_only_ns),
 	       s.total.episodes ? px((int64_t)(s.total.price_diff_sum / s.total.episodes)) : 0.0,
 	       px(s.total.max_price_diff));
 	printf("\nper venue: direct BBO vs its quote through the SIP (delay = SIP receive - direct receive)\n");
@@ -382,8 +391,8 @@ static int report(struct wb_book *bk, int json, unsigned n_episodes, unsigned n_
 
 			wb_symbol(bk, rows[i].sym, tk);
 			printf("  %-8s %8" PRIu64 " times %12.1f us  direct ahead %" PRIu64 ", SIP ahead %" PRIu64
-			       "; locked/crossed direct %" PRIu64 ", SIP %" PRIu64 "\n",
-			       tk, c->episodes, us(c->disagree_ns), c->direct_ahead, c->sip_ahead,
+			       ", direct only %" PRIu64 "; locked/crossed direct %" PRIu64 ", SIP %" PRIu64 "\n",
+			       tk, c->episodes, us(c->disagree_ns), c->direct_ahead, c->sip_ahead, c->direct_only,
 			       rows[i].lc[WB_VIEW_DIRECT].episodes, rows[i].lc[WB_VIEW_SIP].episodes);
 		}
 	}

@@ -241,8 +241,10 @@ WB_STATIC_ASSERT(sizeof(struct wb_shm_symbol) % 64 == 0, "records are cache-line
  *  - NBBO: where every venue at the SIP's NBB and NBO has a direct book of
  *    the symbol ("covered"), the Super-Book's best bid and ask (prices) are
  *    compared with the SIP's after every change of either. An episode is
- *    the time they differ; the view that moved last to end it was behind
- *    (the SIP catching up: the direct feeds were ahead).
+ *    the time they differ. Begun by the direct books and ended by the SIP
+ *    (catching up): the direct feeds were ahead; begun by the SIP and ended
+ *    by the direct books: the SIP was ahead; begun and ended by the same
+ *    side: that side showed something the other never did.
  *  - Per venue: each change of a venue's direct BBO (prices and sizes, one
  *    per message) is remembered (the last WB_SIP_BBO_HISTORY); a SIP quote
  *    of the venue is matched to the oldest remembered BBO not yet shown
@@ -323,21 +325,26 @@ struct wb_sip_status {
 	uint8_t reserved;
 };
 
-/* Super-Book NBBO against SIP NBBO (128 bytes); see the comment above. */
+/* Super-Book NBBO against SIP NBBO (160 bytes); see the comment above. */
 struct wb_sip_compare {
 	uint64_t compared;	/* changes of either view where both were covered */
 	uint64_t uncovered;	/* SIP NBBO changes at a venue without a direct book */
 	uint64_t episodes;	/* times the two started to differ */
 	uint64_t disagree_ns;	/* receive-clock time they differed (ended episodes) */
 	uint64_t max_ns;	/* the longest episode */
-	uint64_t direct_ahead;	/* episodes the SIP ended (it was behind) */
+	uint64_t direct_ahead;	/* episodes the direct books began and the SIP ended (it was behind) */
 	uint64_t direct_ahead_ns;
-	uint64_t sip_ahead;	/* episodes the direct books ended */
+	uint64_t sip_ahead;	/* episodes the SIP began and the direct books ended */
 	uint64_t sip_ahead_ns;
 	uint64_t price_diff_sum; /* per episode its largest |direct - SIP| price on a side */
 	int64_t max_price_diff;
 	uint64_t open_recv_ts;	/* the episode under way: its start; 0 when they agree */
 	uint64_t open_exch_ts;
+	uint64_t direct_only;	/* episodes the direct books began and ended: a quote the SIP
+				 * never showed (e.g. a short-lived locking order) */
+	uint64_t direct_only_ns;
+	uint64_t sip_only;	/* episodes the SIP began and ended: one the direct books never had */
+	uint64_t sip_only_ns;
 	uint64_t reserved[3];
 };
 
@@ -434,8 +441,10 @@ struct wb_sip_venue_stats {
 #define WB_EPI_DISAGREE 3	/* the Super-Book's NBBO differed from the SIP's */
 /* wb_sip_episode.flags */
 #define WB_EPF_CROSSED 0x01	/* lock episode: crossed at some moment */
-#define WB_EPF_DIRECT_AHEAD 0x02 /* disagreement ended by the SIP */
-#define WB_EPF_SIP_AHEAD 0x04	/* disagreement ended by the direct books */
+#define WB_EPF_DIRECT_AHEAD 0x02 /* disagreement begun by the direct books, ended by the SIP */
+#define WB_EPF_SIP_AHEAD 0x04	/* begun by the SIP, ended by the direct books */
+#define WB_EPF_DIRECT_ONLY 0x08	/* begun and ended by the direct books (the SIP never showed it) */
+#define WB_EPF_SIP_ONLY 0x10	/* begun and ended by the SIP */
 
 /* One ended episode (80 bytes), with every timestamp it had. */
 struct wb_sip_episode {
@@ -479,7 +488,7 @@ struct wb_shm_sipstats {
 
 WB_STATIC_ASSERT(sizeof(struct wb_sip_quote) == 64, "wb_sip_quote layout");
 WB_STATIC_ASSERT(sizeof(struct wb_sip_nbbo) == 48, "wb_sip_nbbo layout");
-WB_STATIC_ASSERT(sizeof(struct wb_sip_compare) == 128, "wb_sip_compare layout");
+WB_STATIC_ASSERT(sizeof(struct wb_sip_compare) == 160, "wb_sip_compare layout");
 WB_STATIC_ASSERT(sizeof(struct wb_sip_lockcross) == 64, "wb_sip_lockcross layout");
 WB_STATIC_ASSERT(sizeof(struct wb_sip_episode) == 80, "wb_sip_episode layout");
 WB_STATIC_ASSERT(sizeof(struct wb_shm_sip) % 64 == 0, "SIP records are cache-line aligned");

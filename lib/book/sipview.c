@@ -56,6 +56,7 @@ struct sv_symbol {
 	/* line 0: what every direct top change reads */
 	uint8_t active;			/* has a SIP view */
 	uint8_t dis_open;		/* a disagreement under way */
+	uint8_t dis_who;		/* who began it: SV_DIRECT or SV_SIP */
 	uint32_t present;		/* venues with a direct top (a bid or an ask) */
 	int64_t direct_bid, direct_ask;	/* the direct NBBO last compared */
 	uint32_t direct_present;	/* and the venues present then */
@@ -368,6 +369,7 @@ static void sv_compare(struct sipview *sv, uint16_t inst, struct sv_symbol *s, s
 	if (d->bid != n->bid_price || d->ask != n->ask_price) {
 		if (!s->dis_open) {
 			s->dis_open = 1;
+			s->dis_who = (uint8_t)who;
 			s->dis_recv = recv_ts;
 			s->dis_exch = exch_ts;
 			s->dis_bid = d->bid;
@@ -395,8 +397,8 @@ static void sv_compare(struct sipview *sv, uint16_t inst, struct sv_symbol *s, s
 		.end_recv_ts = recv_ts, .end_exch_ts = exch_ts,
 		.bid_price = s->dis_bid, .ask_price = s->dis_ask, .price_diff = s->dis_diff,
 		.instrument = inst, .kind = WB_EPI_DISAGREE,
-		.flags = who == SV_SIP ? WB_EPF_DIRECT_AHEAD : WB_EPF_SIP_AHEAD,
 	};
+	uint64_t *cnt, *ns, *tcnt, *tns;
 
 	v->cmp.episodes++;
 	v->cmp.disagree_ns += dur;
@@ -405,17 +407,27 @@ static void sv_compare(struct sipview *sv, uint16_t inst, struct sv_symbol *s, s
 	v->cmp.price_diff_sum += (uint64_t)s->dis_diff;
 	if (s->dis_diff > v->cmp.max_price_diff)
 		v->cmp.max_price_diff = s->dis_diff;
-	if (who == SV_SIP) {
-		v->cmp.direct_ahead++;
-		v->cmp.direct_ahead_ns += dur;
-		sv_add(&tot->direct_ahead, 1);
-		sv_add(&tot->direct_ahead_ns, dur);
+	if (s->dis_who == SV_DIRECT && who == SV_SIP) {
+		e.flags = WB_EPF_DIRECT_AHEAD;
+		cnt = &v->cmp.direct_ahead, ns = &v->cmp.direct_ahead_ns;
+		tcnt = &tot->direct_ahead, tns = &tot->direct_ahead_ns;
+	} else if (s->dis_who == SV_SIP && who == SV_DIRECT) {
+		e.flags = WB_EPF_SIP_AHEAD;
+		cnt = &v->cmp.sip_ahead, ns = &v->cmp.sip_ahead_ns;
+		tcnt = &tot->sip_ahead, tns = &tot->sip_ahead_ns;
+	} else if (who == SV_DIRECT) {
+		e.flags = WB_EPF_DIRECT_ONLY;
+		cnt = &v->cmp.direct_only, ns = &v->cmp.direct_only_ns;
+		tcnt = &tot->direct_only, tns = &tot->direct_only_ns;
 	} else {
-		v->cmp.sip_ahead++;
-		v->cmp.sip_ahead_ns += dur;
-		sv_add(&tot->sip_ahead, 1);
-		sv_add(&tot->sip_ahead_ns, dur);
+		e.flags = WB_EPF_SIP_ONLY;
+		cnt = &v->cmp.sip_only, ns = &v->cmp.sip_only_ns;
+		tcnt = &tot->sip_only, tns = &tot->sip_only_ns;
 	}
+	++*cnt;
+	*ns += dur;
+	sv_add(tcnt, 1);
+	sv_add(tns, dur);
 	sv_add(&tot->episodes, 1);
 	sv_add(&tot->disagree_ns, dur);
 	sv_max(&tot->max_ns, dur);

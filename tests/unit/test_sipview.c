@@ -386,6 +386,26 @@ START_TEST(test_sipview_disagreement_ended_by_the_direct_books_means_sip_was_ahe
 }
 END_TEST
 
+START_TEST(test_sipview_a_direct_quote_the_sip_never_showed_is_direct_only)
+{
+	struct wb_sip_episode e;
+
+	level(WB_VENUE_NASDAQ, WB_SIDE_BUY, P(10, 0), 100, T0 + 100);
+	level(WB_VENUE_NASDAQ, WB_SIDE_SELL, P(10, 2), 100, T0 + 100);
+	sip_nbbo(P(10, 0), WB_VENUE_NASDAQ, P(10, 2), WB_VENUE_NASDAQ, T0 + 500);
+	level(WB_VENUE_BZX, WB_SIDE_SELL, P(10, 1), 100, T0 + 1000);	/* a flash */
+	level(WB_VENUE_BZX, WB_SIDE_SELL, P(10, 1), 0, T0 + 1300);
+
+	struct wb_sip_view v = view();
+
+	ck_assert_uint_eq(v.cmp.direct_only, 1);
+	ck_assert_uint_eq(v.cmp.direct_only_ns, 300);
+	ck_assert_uint_eq(v.cmp.sip_ahead + v.cmp.direct_ahead, 0);
+	ck_assert_int_eq(wb_sip_episode(bk, WB_EPI_DISAGREE, 0, &e), WB_OK);
+	ck_assert_uint_eq(e.flags, WB_EPF_DIRECT_ONLY);
+}
+END_TEST
+
 START_TEST(test_sipview_nbbo_at_a_venue_without_direct_feed_is_not_compared)
 {
 	level(WB_VENUE_NASDAQ, WB_SIDE_BUY, P(10, 0), 100, T0 + 100);
@@ -572,6 +592,7 @@ int main(void)
 	tcase_add_test(tc, test_sipview_size_only_match_and_sip_first_are_told_apart);
 	tcase_add_test(tc, test_sipview_disagreement_ended_by_the_sip_means_direct_was_ahead);
 	tcase_add_test(tc, test_sipview_disagreement_ended_by_the_direct_books_means_sip_was_ahead);
+	tcase_add_test(tc, test_sipview_a_direct_quote_the_sip_never_showed_is_direct_only);
 	tcase_add_test(tc, test_sipview_nbbo_at_a_venue_without_direct_feed_is_not_compared);
 	tcase_add_test(tc, test_sipview_direct_locked_then_crossed_episode_names_its_venues);
 	tcase_add_test(tc, test_sipview_a_lock_between_two_updates_of_one_message_is_no_episode);
