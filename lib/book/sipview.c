@@ -187,11 +187,6 @@ void sipview_prefetch_update(const struct sipview *sv, const struct book_update 
 	}
 }
 
-uint64_t sipview_symbols(const struct sipview *sv)
-{
-	return sv->symbols;
-}
-
 /* ---- statistics ------------------------------------------------------------ */
 
 static void sv_delay(struct wb_sip_delay *d, uint64_t ns)

@@ -51,7 +51,4 @@ int sipview_apply(struct sipview *sv, const struct book_update *u);
 void sipview_prefetch_update(const struct sipview *sv, const struct book_update *u, int stage);
 void sipview_prefetch(const struct sipview *sv, uint16_t instrument, uint8_t venue);
 
-/* Symbols with a SIP view. */
-uint64_t sipview_symbols(const struct sipview *sv);
-
 #endif /* WIREBOOK_SIPVIEW_H */
