@@ -116,6 +116,8 @@ struct superbook {
 	struct sb_symbol *sym;
 	struct sipview *sv;		/* the SIP view beside the Super-Book */
 	struct book_queue *sipq;	/* to the SIP view's thread; NULL: applied here */
+	uint64_t *sip_started;		/* bit i: instrument i's SIP view has started (a SIP
+					 * update need not touch the symbol's line to know) */
 	struct wb_shm_sipstats *sipstats;
 	/* The venue sides' level arrays: on the builder's node, on huge pages. */
 	struct venue_arena arena;
@@ -298,10 +300,12 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	 * builder's node. */
 	sb->sym = venue_mem_alloc((size_t)cap * sizeof(*sb->sym), sb->numa_node);
 	sb->dirty_list = calloc(cap, sizeof(*sb->dirty_list));
+	sb->sip_started = calloc((cap + 63) / 64, sizeof(*sb->sip_started));
 	sb->sipstats = (struct wb_shm_sipstats *)((char *)mem + stats_off);
 	sb->sv = sipview_create((struct wb_shm_sip *)((char *)mem + sip_off), sb->sipstats, cap,
 				sb->numa_node);
-	if (!sb->sym || !sb->dirty_list || !sb->sv || venue_arena_init(&sb->arena, sb->numa_node) < 0) {
+	if (!sb->sym || !sb->dirty_list || !sb->sip_started || !sb->sv ||
+	    venue_arena_init(&sb->arena, sb->numa_node) < 0) {
 		rc = WB_ESYS;
 		superbook_destroy(sb);
 		goto fail;
@@ -338,6 +342,7 @@ void superbook_destroy(struct superbook *sb)
 	if (sb->sym)
 		venue_mem_free(sb->sym, (size_t)sb->capacity * sizeof(*sb->sym), sb->numa_node);
 	free(sb->dirty_list);
+	free(sb->sip_started);
 	sipview_destroy(sb->sv);
 	free(sb);
 }
@@ -509,18 +514,17 @@ static void sb_apply_sip(struct superbook *sb, const struct book_update *u)
 		sb->ctr.bad_instrument++;
 		return;
 	}
-	if (u->instrument) {
+	if (u->instrument && !(sb->sip_started[u->instrument / 64] >> (u->instrument % 64) & 1)) {
+		/* the view starts from the direct books as they stand */
 		sb_seen(sb, u->instrument);
+		sb->sip_started[u->instrument / 64] |= 1ull << (u->instrument % 64);
 		y = &sb->sym[u->instrument];
-		if (!y->sip) {
-			/* the view starts from the direct books as they stand */
-			y->sip = 1;
-			for (uint32_t m = y->venues_present; m; m &= m - 1)
-				for (int si = 0; si < 2; si++)
-					if (y->venue[__builtin_ctz(m)].side[si].count)
-						sb_sip_side(sb, u->instrument, (uint8_t)__builtin_ctz(m), si,
-							    u->exch_ts, u->recv_ts);
-		}
+		y->sip = 1;
+		for (uint32_t m = y->venues_present; m; m &= m - 1)
+			for (int si = 0; si < 2; si++)
+				if (y->venue[__builtin_ctz(m)].side[si].count)
+					sb_sip_side(sb, u->instrument, (uint8_t)__builtin_ctz(m), si,
+						    u->exch_ts, u->recv_ts);
 	}
 	sb_sip_forward(sb, u);
 }
