@@ -11,3 +11,12 @@ bench-sip-callgrind: $(O)/cg/bench/bench_sip
 	@scripts/bench-sip-callgrind.sh $(O)/cg/bench/bench_sip
 
 BENCH_EXTRA += bench-sip-callgrind
+
+# The SIP-vs-direct comparison against a generated day whose lag and
+# locked/crossed episodes wb-gen knows (tests/tools/sip_compare.sh).
+.PHONY: sip-compare-test
+
+sip-compare-test: $(O)/wb-gen $(O)/wb-sipstat $(O)/wirebookd
+	B=$(O) tests/tools/sip_compare.sh
+
+CHECK_EXTRA += sip-compare-test

@@ -26,9 +26,16 @@ if [ -x "$B/wb-gen" ]; then
 	# The session is cut just before its close: at their close the XDP
 	# venues cancel every order (Security Status X), so a book of the whole
 	# day would show NYSE and Arca empty.
+	# With the SIPs (CQS, UQDF) quoting the same venues 500 us late, the
+	# Super-Book is shown beside its SIP view and the SIP-vs-direct figures.
 	multi=()
 	help=$("$B/wb-gen" --help 2>&1)
 	grep -q -- '--pitch' <<<"$help" && multi=(--pitch)
+	sip=0
+	if grep -q -- '--sip-lag-us' <<<"$help" && [ -x "$B/wb-sipstat" ]; then
+		multi=(--venues nasdaq,bzx,byx,edgx,edga,cqs,uqdf --sip-lag-us 500)
+		sip=1
+	fi
 	grep -q -- '--xdp' <<<"$help" && multi+=(--xdp)
 	grep -q -- '--until' <<<"$help" && multi+=(--until 09:30:09)
 	echo "== generating a demo session: $B/wb-gen --profile demo ${multi[*]}"
@@ -54,7 +61,16 @@ done
 
 echo "== the Super-Book (wb-book --once)"
 echo
-"$B/wb-book" --shm "$shm" --once --wait-done 30 --depth 5 --top 3 "${symbols[@]}"
+sipview=()
+[ "${sip:-0}" = 1 ] && sipview=(--sip)
+"$B/wb-book" --shm "$shm" --once --wait-done 30 --depth 5 --top 3 "${sipview[@]}" "${symbols[@]}"
+
+if [ "${sip:-0}" = 1 ]; then
+	echo "== the SIP's NBBO against the direct feeds' (wb-sipstat --episodes 3)"
+	echo
+	"$B/wb-sipstat" --shm "$shm" --episodes 3 --symbols 3
+	echo
+fi
 
 echo "== stopping wirebookd (SIGINT): its final per-feed stats"
 kill -INT "$pid"

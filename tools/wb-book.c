@@ -2,7 +2,9 @@
 /*
  * wb-book: a terminal view of the Super-Book wirebookd publishes: NBBO,
  * per-venue BBO, consolidated depth with the per-venue breakdown, last
- * trade and trading status, per symbol. Reads through libwirebook only.
+ * trade and trading status, per symbol; with --sip the SIP's view beside
+ * it (participants' quotes, SIP NBBO, LULD, status, SIP vs direct). Reads
+ * through libwirebook only.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -36,6 +38,9 @@ static void usage(FILE *f)
 "  --interval MS     refresh period (1-3600000, default 250)\n"
 "  --depth N         consolidated levels to show (1-%d, default %d)\n"
 "  --top N           without SYMBOLs: how many of the most active to show (1-64, default 5)\n"
+"  --sip             show the SIP view beside each Super-Book: every participant's\n"
+"                    quote through CQS/UQDF, the SIP's NBBO, LULD band and status,\n"
+"                    and how the SIP's NBBO compares with the Super-Book's\n"
 "  --wait-done SECS  first wait (up to SECS, 0-86400) for the book to appear and for\n"
 "                    wirebookd to say its file source ended\n"
 "  --help\n"
@@ -150,6 +155,65 @@ static int show_symbol(const struct wb_book *bk, int sym, unsigned depth)
 	return 0;
 }
 
+static const char *sip_name(uint8_t feed)
+{
+	return feed == WB_VENUE_SIP_CQS ? "CQS" : feed == WB_VENUE_SIP_UQDF ? "UQDF" : "SIP";
+}
+
+/* The SIP's view of the symbol, and the line comparing it with the Super-Book. */
+static int show_sip(const struct wb_book *bk, int sym)
+{
+	struct wb_sip_view v;
+	const struct wb_sip_nbbo *n = &v.nbbo;
+	char a[32], b[32];
+	int rc = wb_sip_view(bk, sym, &v);
+
+	if (rc == WB_ENOSYM) {
+		printf("SIP    (no SIP traffic for the symbol)\n");
+		return 0;
+	}
+	if (rc)
+		return rc;
+	printf("SIP    NBBO bid %s x %u [%s]   ask %s x %u [%s]   (%s, indicator '%c')%s%s%s\n",
+	       n->bid_qty ? px(n->bid_price, a, sizeof(a)) : "-", n->bid_qty,
+	       n->bid_venue ? wb_venue_name(n->bid_venue) : "-",
+	       n->ask_qty ? px(n->ask_price, b, sizeof(b)) : "-", n->ask_qty,
+	       n->ask_venue ? wb_venue_name(n->ask_venue) : "-", sip_name(n->feed),
+	       n->indicator ? n->indicator : ' ', v.flags & WB_SIPF_LOCKED ? "  LOCKED" : "",
+	       v.flags & WB_SIPF_CROSSED ? "  CROSSED" : "", v.flags & WB_SIPF_HALTED ? "  HALTED" : "");
+	if (v.luld.sip_ts)
+		printf("       LULD band %s - %s", v.luld.lower ? px(v.luld.lower, a, sizeof(a)) : "none",
+		       v.luld.upper ? px(v.luld.upper, b, sizeof(b)) : "none");
+	else
+		printf("       LULD band none received");
+	printf("   status %s", v.status.sip_ts ? wb_state_name(v.status.state) : "none received");
+	if (v.status.sip_ts && v.status.reason[0] > ' ')
+		printf(" (%.4s)", v.status.reason);
+	printf("\n");
+	for (int q = 1; q < WB_BOOK_VENUES; q++) {
+		const struct wb_sip_quote *x = &v.quote[q];
+
+		if (!(v.quotes_present & (1u << q)))
+			continue;
+		printf("  %-7s sip %12s x %-8u       %12s x %-8u     cond '%c'%s%s  sip-participant %.1f us\n",
+		       wb_venue_name(q), x->bid_qty ? px(x->bid_price, a, sizeof(a)) : "-", x->bid_qty,
+		       x->ask_qty ? px(x->ask_price, b, sizeof(b)) : "-", x->ask_qty,
+		       x->condition > ' ' ? x->condition : ' ',
+		       x->flags & WB_EVF_BID_INELIGIBLE ? "  bid-inelig" : "",
+		       x->flags & WB_EVF_ASK_INELIGIBLE ? "  ask-inelig" : "",
+		       x->sip_ts >= x->exch_ts ? (double)(x->sip_ts - x->exch_ts) / 1e3 : 0.0);
+	}
+	printf("SIP vs direct: %s; %" PRIu64 " disagreements (%.1f us in all, direct ahead %" PRIu64
+	       ", SIP ahead %" PRIu64 ", direct only %" PRIu64 "); locked/crossed: direct %" PRIu64
+	       ", SIP %" PRIu64 "\n",
+	       !(v.flags & WB_SIPF_COVERED) ? "not comparable now (a venue at the SIP's NBBO has no direct feed)"
+	       : v.flags & WB_SIPF_DISAGREE ? "DIFFER now" : "agree now",
+	       v.cmp.episodes, (double)v.cmp.disagree_ns / 1e3, v.cmp.direct_ahead, v.cmp.sip_ahead,
+	       v.cmp.direct_only,
+	       v.lc[WB_VIEW_DIRECT].episodes, v.lc[WB_VIEW_SIP].episodes);
+	return 0;
+}
+
 /* The book's liveness: one line, and a warning that cannot be missed when
  * the data is not current. */
 static void print_health(struct wb_book *bk, const char *name)
@@ -204,10 +268,11 @@ int main(int argc, char **argv)
 		{ "shm", required_argument, 0, 's' },	  { "once", no_argument, 0, 'o' },
 		{ "interval", required_argument, 0, 'i' }, { "depth", required_argument, 0, 'd' },
 		{ "top", required_argument, 0, 't' },	  { "wait-done", required_argument, 0, 'w' },
-		{ "help", no_argument, 0, 'h' },	  { 0, 0, 0, 0 },
+		{ "sip", no_argument, 0, 'S' },		  { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *name = NULL;
-	int once = 0, interval_ms = 250, top = 5, c, err, i, nsyms = 0, syms[64];
+	int once = 0, interval_ms = 250, top = 5, c, err, i, nsyms = 0, syms[64], sip = 0;
 	unsigned depth = WB_BOOK_DEPTH;
 	double wait_done = 0;
 	struct wb_book *bk;
@@ -216,6 +281,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's': name = optarg; break;
 		case 'o': once = 1; break;
+		case 'S': sip = 1; break;
 		case 'i':
 			if (opt_int("wb-book", "--interval", optarg, 1, 3600000, &interval_ms))
 				return 2;
@@ -281,6 +347,8 @@ int main(int argc, char **argv)
 			int rc = show_symbol(bk, syms[i], depth);
 			char tk[9];
 
+			if (!rc && sip)
+				rc = show_sip(bk, syms[i]);
 			if (rc == WB_ESTALE) {
 				if (wb_symbol(bk, syms[i], tk))
 					snprintf(tk, sizeof(tk), "#%d", syms[i]);

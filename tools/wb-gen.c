@@ -16,6 +16,7 @@
 #include "common/feeds_conf.h"
 #include "common/gen_flow.h"
 #include "common/gen_proto.h"
+#include "common/gen_truth.h"
 #include "common/itch_file.h"
 #include "common/pcap_io.h"
 
@@ -83,6 +84,14 @@ static void usage(FILE *out)
 "                         closing it (no end of session, no close): a capture that\n"
 "                         ends mid-day\n"
 "      --max-payload N    UDP payload bytes per packet (default 1400)\n"
+"      --sip-lag-us LAG   the SIPs' (cqs, uqdf) lag behind the participants' own\n"
+"                         time, in microseconds: N (fixed; default 20),\n"
+"                         uniform:A:B or exp:MEAN (drawn per message; a line\n"
+"                         never goes back in time, so a draw is raised to the\n"
+"                         line's previous message's time when it would)\n"
+"      --truth FILE       write what the day holds for a test to check against:\n"
+"                         the locked and crossed episodes of the NBBO across the\n"
+"                         direct feeds (start, end, venues; tools/common/gen_truth.h)\n"
 "  -q, --quiet            no summary on stderr\n"
 "  -h, --help\n",
 		pitch_venues, xdp_venues);
@@ -284,7 +293,7 @@ static void venue_groups(const struct feed_map_entry *map, int n, struct venue_o
 }
 
 enum { OPT_GAP = 256, OPT_DUP, OPT_AB, OPT_FEEDS, OPT_SESSION, OPT_PAYLOAD, OPT_SYMBOLS,
-       OPT_PITCH, OPT_XDP, OPT_VENUES, OPT_UNTIL, OPT_DATE };
+       OPT_PITCH, OPT_XDP, OPT_VENUES, OPT_UNTIL, OPT_DATE, OPT_SIP_LAG, OPT_TRUTH };
 
 int main(int argc, char **argv)
 {
@@ -302,12 +311,16 @@ int main(int argc, char **argv)
 		{ "pitch", no_argument, 0, OPT_PITCH },
 		{ "xdp", no_argument, 0, OPT_XDP },
 		{ "venues", required_argument, 0, OPT_VENUES },
+		{ "sip-lag-us", required_argument, 0, OPT_SIP_LAG },
+		{ "truth", required_argument, 0, OPT_TRUTH },
 		{ "quiet", no_argument, 0, 'q' },	{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	struct gen_flow_config fcfg = { .profile = GEN_PROFILE_DEMO, .seed = 1 };
 	struct gen_encoder_config base = { .midnight_ns = DEFAULT_MIDNIGHT_S * 1000000000ull };
-	const char *out = NULL, *format = NULL, *feeds = NULL, *session = NULL;
+	const char *out = NULL, *format = NULL, *feeds = NULL, *session = NULL, *truth_path = NULL;
+	struct gen_lag sip_lag;
+	bool have_sip_lag = false;
 	struct venue_out venues[FEED_SOURCE_COUNT];
 	uint32_t venue_mask = 1u << WB_VENUE_NASDAQ, added_venues = 0;
 	bool quiet = false;
@@ -368,6 +381,15 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_FEEDS: feeds = optarg; break;
+		case OPT_SIP_LAG:
+			if (gen_lag_parse(optarg, &sip_lag)) {
+				fprintf(stderr, "wb-gen: --sip-lag-us: not N, uniform:A:B (A <= B) or exp:MEAN "
+						"(microseconds): %s\n", optarg);
+				return 2;
+			}
+			have_sip_lag = true;
+			break;
+		case OPT_TRUTH: truth_path = optarg; break;
 		case OPT_DATE: {
 			int y, mo, dd;
 			char end;
@@ -460,6 +482,26 @@ int main(int argc, char **argv)
 		memcpy(base.session, s, 10);
 	}
 	base.seed = fcfg.seed;
+	if (have_sip_lag)
+		base.sip_lag = &sip_lag;
+
+	struct gen_truth truth;
+	struct gen_lag_record lags;
+
+	memset(&truth, 0, sizeof(truth));
+	memset(&lags, 0, sizeof(lags));
+	if (truth_path) {
+		char lagtext[64], comment[160];
+
+		snprintf(comment, sizeof(comment), "seed %" PRIu64 ", sip-lag-us %s", fcfg.seed,
+			 have_sip_lag ? gen_lag_format(&sip_lag, lagtext, sizeof(lagtext)) : "20.000");
+		if (gen_truth_open(&truth, truth_path, base.midnight_ns, comment)) {
+			fprintf(stderr, "wb-gen: --truth %s: %s\n", truth_path, strerror(errno));
+			return 1;
+		}
+		base.observer = &truth.observer;
+		base.sip_lag_record = &lags;
+	}
 	for (int venue = 1; venue < FEED_SOURCE_COUNT; venue++) {
 		struct venue_out *o = &venues[nvenues];
 
@@ -543,6 +585,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		last_ts = a.ts;
+		if (truth_path && !werr && gen_truth_action(&truth, flow, &a)) {
+			fprintf(stderr, "wb-gen: out of memory\n");
+			werr = -1;
+		}
 		/* Each venue's actions go to its own encoder, and every action to a SIP's. */
 		for (int i = 0; i < nvenues && !werr; i++)
 			if (venues[i].venue == a.venue || venues[i].venue >= WB_VENUE_COUNT)
@@ -551,6 +597,20 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nvenues && !werr; i++)
 		werr = stopped ? venues[i].gp->stop(venues[i].enc) :
 			venues[i].gp->finish(venues[i].enc, last_ts + 1000000);
+	if (truth_path) {
+		char note[160];
+
+		/* what the SIP lines applied, raised where a line would have gone back */
+		snprintf(note, sizeof(note), "sip-lag-applied messages %zu mean_ns %" PRIu64 " p50_ns %" PRIu64 "%s",
+			 lags.n, lags.n ? lags.sum / lags.n : 0, gen_lag_record_median(&lags),
+			 lags.error ? " (incomplete: out of memory)" : "");
+		gen_truth_note(&truth, note);
+		free(lags.lag);
+	}
+	if (truth_path && gen_truth_close(&truth)) {
+		fprintf(stderr, "wb-gen: --truth %s: write failed\n", truth_path);
+		werr = -1;
+	}
 	if (to_file) {
 		werr |= itch_file_close(&file, err, sizeof(err));
 	} else {

@@ -307,6 +307,9 @@ static void print_stats(struct wbd *d, double elapsed)
 	       (unsigned long long)(rd(&sc->bad_instrument) + rd(&sc->bad_venue) +
 				    rd(&sc->bad_side) + rd(&sc->bad_kind)),
 	       bc.cpu[0], bc.cpu[1], bc.numa_node);
+	if (rd(&sc->sip))
+		printf("sip view: updates %llu, dropped %llu (lost while its thread was behind)\n",
+		       (unsigned long long)rd(&sc->sip), (unsigned long long)rd(&sc->sip_dropped));
 	fflush(stdout);
 }
 

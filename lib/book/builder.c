@@ -11,6 +11,7 @@
 #include <hwloc.h>
 
 #include "book/builder.h"
+#include "book/sipview.h"
 #include "book/spsc.h"
 #include "book/venue_mem.h"
 
@@ -31,6 +32,9 @@
  * latency samples than it can hold. */
 #define BUILDER_PUBLISH_EVERY 4096u
 #define BUILDER_PENDING_SAMPLES (4u * BUILDER_MAX_BATCH)
+/* Thread 2 -> thread 3 (the SIP view): at a few hundred thousand SIP
+ * quotes a second, 64 Ki slots are ~0.1 s of slack. */
+#define BUILDER_SIP_QUEUE (1u << 16)
 
 struct builder {
 	struct builder_config cfg;
@@ -39,17 +43,21 @@ struct builder {
 	struct book_update *queue_mem;
 	size_t queue_bytes;
 	struct book_queue q;
+	struct book_update *sipq_mem;	/* thread 2 -> thread 3 */
+	size_t sipq_bytes;
+	struct book_queue sipq;
 	struct wb_ring_consumer ring;
 	builder_pump_fn pump;
 	void *pump_ctx;
 	struct builder_source src;	/* builder_start_source: read in place */
 	hwloc_topology_t topo;
 	int have_topo;
-	pthread_t th[2];
+	pthread_t th[3];
 	int started;
 	int stop;		/* set by builder_stop */
 	int t1_done;		/* thread 1 queued its last update */
-	int done;		/* thread 2 published it */
+	int t2_done;		/* thread 2 published it */
+	int done;		/* and thread 3 applied the SIP view's last update */
 	struct builder_counters ctr;
 };
 
@@ -448,6 +456,38 @@ static void *thread2_main(void *arg)
 	superbook_heartbeat(b->sb, now_ns());
 	free(t);
 	b->ctr.cpu_ns[1] = thread_cpu_ns();
+	wb_store_release(&b->t2_done, 1);
+	return NULL;
+}
+
+/* ---- thread 3: thread 2's updates for the SIP view -> its records in shm -- */
+
+static void *thread3_main(void *arg)
+{
+	struct builder *b = arg;
+	struct sipview *sv = superbook_sipview(b->sb);
+	unsigned idle = 0;
+
+	for (;;) {
+		uint64_t n = book_queue_available(&b->sipq), i;
+
+		if (n == 0) {
+			if (wb_load_acquire(&b->t2_done) && book_queue_available(&b->sipq) == 0)
+				break;
+			idle_wait(b, &idle, &b->ctr.t3_idle_sleeps);
+			continue;
+		}
+		idle = 0;
+		for (i = 0; i < n; i++) {
+			if (i + 8 < n)
+				sipview_prefetch_update(sv, book_queue_at(&b->sipq, i + 8), 0);
+			if (i + 4 < n)
+				sipview_prefetch_update(sv, book_queue_at(&b->sipq, i + 4), 1);
+			sipview_apply(sv, book_queue_at(&b->sipq, i));
+		}
+		book_queue_release(&b->sipq, n);
+	}
+	b->ctr.t3_cpu_ns = thread_cpu_ns();
 	wb_store_release(&b->done, 1);
 	return NULL;
 }
@@ -501,6 +541,14 @@ struct builder *builder_create(const struct builder_config *cfg, int *err)
 	b->sb = superbook_create(&sbc, &rc);
 	if (!b->sb)
 		goto fail;
+	b->sipq_bytes = (size_t)BUILDER_SIP_QUEUE * sizeof(struct book_update);
+	b->sipq_mem = venue_mem_alloc(b->sipq_bytes, node);
+	if (!b->sipq_mem) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	book_queue_init(&b->sipq, b->sipq_mem, BUILDER_SIP_QUEUE);
+	superbook_set_sip_queue(b->sb, &b->sipq);
 
 	b->ctr.cpu[0] = cfg->cpus[0];
 	b->ctr.cpu[1] = cfg->cpus[1];
@@ -532,18 +580,26 @@ fail:
 
 static int start_threads(struct builder *b, void *(*thread1)(void *))
 {
-	int rc = pthread_create(&b->th[1], NULL, thread2_main, b);
+	int rc = pthread_create(&b->th[2], NULL, thread3_main, b);
 
 	if (rc)
 		return -rc;
+	rc = pthread_create(&b->th[1], NULL, thread2_main, b);
+	if (rc) {
+		wb_store_release(&b->t2_done, 1);
+		pthread_join(b->th[2], NULL);
+		return -rc;
+	}
 	rc = pthread_create(&b->th[0], NULL, thread1, b);
 	if (rc) {
 		wb_store_release(&b->t1_done, 1);
 		pthread_join(b->th[1], NULL);
+		pthread_join(b->th[2], NULL);
 		return -rc;
 	}
 	pthread_setname_np(b->th[0], "wb-books");
 	pthread_setname_np(b->th[1], "wb-superbook");
+	pthread_setname_np(b->th[2], "wb-sipview");
 	b->started = 1;
 	return 0;
 }
@@ -578,6 +634,7 @@ void builder_stop(struct builder *b)
 	wb_store_release(&b->stop, 1);
 	pthread_join(b->th[0], NULL);
 	pthread_join(b->th[1], NULL);
+	pthread_join(b->th[2], NULL);
 	b->started = 0;
 }
 
@@ -587,6 +644,8 @@ void builder_destroy(struct builder *b)
 		return;
 	builder_stop(b);
 	superbook_destroy(b->sb);
+	if (b->sipq_mem)
+		venue_mem_free(b->sipq_mem, b->sipq_bytes, b->ctr.numa_node);
 	if (b->queue_mem)
 		venue_mem_free(b->queue_mem, b->queue_bytes, b->ctr.numa_node);
 	venue_books_destroy(b->vb);
@@ -611,7 +670,9 @@ void builder_get_counters(const struct builder *b, struct builder_counters *out)
 	out->latency_samples = wb_load_relaxed(&b->ctr.latency_samples);
 	out->ring_dropped = wb_load_relaxed(&b->ctr.ring_dropped);
 	out->cpu_ns[0] = wb_load_acquire(&b->t1_done) ? b->ctr.cpu_ns[0] : 0;
-	out->cpu_ns[1] = wb_load_acquire(&b->done) ? b->ctr.cpu_ns[1] : 0;
+	out->cpu_ns[1] = wb_load_acquire(&b->t2_done) ? b->ctr.cpu_ns[1] : 0;
+	out->t3_cpu_ns = wb_load_acquire(&b->done) ? b->ctr.t3_cpu_ns : 0;
+	out->t3_idle_sleeps = wb_load_relaxed(&b->ctr.t3_idle_sleeps);
 	out->cpu[0] = b->ctr.cpu[0];
 	out->cpu[1] = b->ctr.cpu[1];
 	out->numa_node = b->ctr.numa_node;

@@ -8,7 +8,10 @@
  * callback), applies each event to the venue books and queues the level
  * changes, closing every ring batch with a BATCH_END that carries the
  * batch's timestamps. Thread 2 folds them into the Super-Book and
- * publishes at each BATCH_END, then records a latency sample.
+ * publishes at each BATCH_END, then records a latency sample. Thread 3
+ * keeps the SIP view and its comparison with the direct books
+ * (sipview.h) from what thread 2 hands it (the SIP updates, the direct
+ * top-of-book changes of symbols with SIP traffic), off thread 2's path.
  *
  * Placement: both threads are pinned with hwloc to cores of cfg.numa_node
  * (the NIC's node; -1: the whole machine), the last two cores of the set
@@ -64,6 +67,9 @@ struct builder_counters {
 	uint64_t cpu_ns[2];		/* CPU time of thread 1 and 2, set when they end */
 	int cpu[2];			/* cores the threads run on (-1 unpinned) */
 	int numa_node;
+	/* thread 3, the SIP view (unpinned; idle unless there is SIP traffic) */
+	uint64_t t3_cpu_ns;		/* its CPU time, set when it ends */
+	uint64_t t3_idle_sleeps;
 };
 
 /* Creates the books and the shared memory (thread 2's superbook). NULL + *err

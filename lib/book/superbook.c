@@ -24,6 +24,8 @@
 #include <numaif.h>
 
 #include "book/checksum.h"
+#include "book/sipview.h"
+#include "book/spsc.h"
 #include "book/superbook.h"
 #include "book/venue_mem.h"
 #include "wirebook/barrier.h"
@@ -92,6 +94,7 @@ struct sb_symbol {
 	char raw_state;
 	char reason[4];
 	uint8_t state_venue;
+	uint8_t sip;		/* has a SIP view: report top-of-book changes to it */
 	struct wb_trade trade;
 	struct sb_venue venue[WB_BOOK_VENUES];
 } __attribute__((aligned(64)));
@@ -111,6 +114,11 @@ struct superbook {
 	uint32_t venue_recv_dirty;	/* venues whose venue_recv moved since the last publish */
 	uint64_t publish_changes;	/* changes written by the publish under way */
 	struct sb_symbol *sym;
+	struct sipview *sv;		/* the SIP view beside the Super-Book */
+	struct book_queue *sipq;	/* to the SIP view's thread; NULL: applied here */
+	uint64_t *sip_started;		/* bit i: instrument i's SIP view has started (a SIP
+					 * update need not touch the symbol's line to know) */
+	struct wb_shm_sipstats *sipstats;
 	/* The venue sides' level arrays: on the builder's node, on huge pages. */
 	struct venue_arena arena;
 	uint16_t *dirty_list;
@@ -152,6 +160,15 @@ static void sb_retire_mapping(struct wb_shm_header *h, uint64_t size)
 	n = h->symbols < h->capacity ? h->symbols : h->capacity;
 	for (i = 0; i < n; i++) {
 		struct wb_shm_symbol *r = (struct wb_shm_symbol *)(records + i * h->record_size);
+
+		wb_store_release(&r->seq, WB_SEQ_RETIRED);
+	}
+	if (h->sip_record_size != sizeof(struct wb_shm_sip) ||
+	    h->sip_offset + (uint64_t)h->capacity * h->sip_record_size > size)
+		return;
+	records = (char *)h + h->sip_offset;
+	for (i = 0; i < n; i++) {
+		struct wb_shm_sip *r = (struct wb_shm_sip *)(records + i * h->sip_record_size);
 
 		wb_store_release(&r->seq, WB_SEQ_RETIRED);
 	}
@@ -200,7 +217,7 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	struct wb_shm_header *h;
 	const char *name = cfg && cfg->shm_name ? cfg->shm_name : WB_SHM_DEFAULT_NAME;
 	uint32_t cap = cfg && cfg->capacity ? cfg->capacity : SB_DEFAULT_CAPACITY;
-	uint64_t dir_off, rec_off, total;
+	uint64_t dir_off, rec_off, sip_off, stats_off, total;
 	struct stat st;
 	int fd, rc;
 	void *mem;
@@ -226,7 +243,9 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 
 	dir_off = sizeof(struct wb_shm_header);
 	rec_off = (dir_off + (uint64_t)cap * 8 + 4095) & ~4095ull;
-	total = rec_off + (uint64_t)cap * sizeof(struct wb_shm_symbol);
+	sip_off = (rec_off + (uint64_t)cap * sizeof(struct wb_shm_symbol) + 4095) & ~4095ull;
+	stats_off = (sip_off + (uint64_t)cap * sizeof(struct wb_shm_sip) + 4095) & ~4095ull;
+	total = stats_off + sizeof(struct wb_shm_sipstats);
 	fd = shm_open(sb->name, O_RDWR | O_CREAT | O_EXCL, 0644);
 	if (fd < 0) {
 		rc = errno == EACCES ? WB_EACCES : WB_ESYS;
@@ -265,6 +284,10 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	h->total_size = total;
 	h->dir_offset = dir_off;
 	h->records_offset = rec_off;
+	h->sip_offset = sip_off;
+	h->sip_record_size = sizeof(struct wb_shm_sip);
+	h->sipstats_offset = stats_off;
+	h->sipstats_size = sizeof(struct wb_shm_sipstats);
 	h->created_ns = sb_now_ns();
 	h->instance_id = h->created_ns ^ ((uint64_t)getpid() << 40) ^ (uint64_t)st.st_ino;
 	h->builder_pid = (uint32_t)getpid();
@@ -277,7 +300,12 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 	 * builder's node. */
 	sb->sym = venue_mem_alloc((size_t)cap * sizeof(*sb->sym), sb->numa_node);
 	sb->dirty_list = calloc(cap, sizeof(*sb->dirty_list));
-	if (!sb->sym || !sb->dirty_list || venue_arena_init(&sb->arena, sb->numa_node) < 0) {
+	sb->sip_started = calloc((cap + 63) / 64, sizeof(*sb->sip_started));
+	sb->sipstats = (struct wb_shm_sipstats *)((char *)mem + stats_off);
+	sb->sv = sipview_create((struct wb_shm_sip *)((char *)mem + sip_off), sb->sipstats, cap,
+				sb->numa_node);
+	if (!sb->sym || !sb->dirty_list || !sb->sip_started || !sb->sv ||
+	    venue_arena_init(&sb->arena, sb->numa_node) < 0) {
 		rc = WB_ESYS;
 		superbook_destroy(sb);
 		goto fail;
@@ -314,7 +342,19 @@ void superbook_destroy(struct superbook *sb)
 	if (sb->sym)
 		venue_mem_free(sb->sym, (size_t)sb->capacity * sizeof(*sb->sym), sb->numa_node);
 	free(sb->dirty_list);
+	free(sb->sip_started);
+	sipview_destroy(sb->sv);
 	free(sb);
+}
+
+void superbook_set_sip_queue(struct superbook *sb, struct book_queue *q)
+{
+	sb->sipq = q;
+}
+
+struct sipview *superbook_sipview(struct superbook *sb)
+{
+	return sb->sv;
 }
 
 const struct superbook_counters *superbook_counters(const struct superbook *sb)
@@ -423,6 +463,72 @@ static int sb_grow(struct superbook *sb, struct sb_side *sd)
 	return 0;
 }
 
+/* ---- the SIP view's window on the direct books ------------------------- */
+
+static inline int64_t sb_top_price(const struct sb_side *sd, int si)
+{
+	int64_t k = sd->lv[sd->count - 1].key;
+
+	return si ? -k : k;
+}
+
+/* An update for the SIP view: into its queue (thread 3), or applied here. */
+static inline void sb_sip_forward(struct superbook *sb, const struct book_update *u)
+{
+	if (!sb->sipq) {
+		sipview_apply(sb->sv, u);
+		return;
+	}
+	if (wb_unlikely(book_queue_space(sb->sipq, 1) < 1)) {
+		/* the SIP view is behind: it loses this, the Super-Book waits for nothing */
+		sb->ctr.sip_dropped++;
+		wb_store_relaxed(&sb->sipstats->summary.dropped, sb->ctr.sip_dropped);
+		return;
+	}
+	book_queue_push(sb->sipq, u);
+}
+
+/* A venue's top of one side, for the SIP view of a symbol. */
+static void sb_sip_side(struct superbook *sb, uint16_t inst, uint8_t venue, int si, uint64_t exch_ts,
+			uint64_t recv_ts)
+{
+	const struct sb_side *sd = &sb->sym[inst].venue[venue].side[si];
+	struct book_update t = {
+		.kind = BOOK_UP_SIP_TOP, .venue = venue, .side = si ? WB_SIDE_SELL : WB_SIDE_BUY,
+		.instrument = inst, .exch_ts = exch_ts, .recv_ts = recv_ts,
+	};
+
+	if (sd->count) {
+		t.price = sb_top_price(sd, si);
+		t.qty = sd->lv[sd->count - 1].qty;
+	}
+	sb_sip_forward(sb, &t);
+}
+
+static void sb_apply_sip(struct superbook *sb, const struct book_update *u)
+{
+	struct sb_symbol *y;
+
+	sb->ctr.sip++;
+	if (wb_unlikely(u->instrument >= sb->capacity)) {
+		sb->ctr.bad_instrument++;
+		return;
+	}
+	if (u->instrument && !(sb->sip_started[u->instrument / 64] >> (u->instrument % 64) & 1)) {
+		/* the view starts from the direct books as they stand */
+		sb_seen(sb, u->instrument);
+		sb->sip_started[u->instrument / 64] |= 1ull << (u->instrument % 64);
+		y = &sb->sym[u->instrument];
+		y->sip = 1;
+		for (uint32_t m = y->venues_present; m; m &= m - 1)
+			for (int si = 0; si < 2; si++)
+				if (y->venue[__builtin_ctz(m)].side[si].count)
+					sb_sip_side(sb, u->instrument, (uint8_t)__builtin_ctz(m), si,
+						    u->exch_ts, u->recv_ts);
+	}
+	sb_sip_forward(sb, u);
+}
+
 static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 {
 	struct sb_symbol *y = &sb->sym[u->instrument];
@@ -488,6 +594,8 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 		y->cons_stale[si] |= (y->venues_known & ~(1u << u->venue)) == 0 ? changed : moved;
 		sb_mark(sb, u->instrument, SB_D_LEVELS);
 	}
+	if (wb_unlikely(y->sip) && from_top == 0)
+		sb_sip_side(sb, u->instrument, u->venue, si, u->exch_ts, u->recv_ts);
 }
 
 static void sb_clear_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
@@ -503,6 +611,19 @@ static void sb_clear_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
 	vn->stale[0] = vn->stale[1] = SB_ALL_LEVELS;
 	sb->sym[inst].cons_stale[0] = sb->sym[inst].cons_stale[1] = SB_ALL_LEVELS;
 	sb_mark(sb, inst, SB_D_LEVELS | SB_D_META);
+}
+
+/* A clear, told to the SIP view of a symbol that has one (its tops went). */
+static void sb_clear_venue_seen(struct superbook *sb, uint32_t inst, const struct book_update *u)
+{
+	const struct sb_venue *vn = &sb->sym[inst].venue[u->venue];
+	int had = vn->side[0].count || vn->side[1].count;
+
+	sb_clear_venue(sb, inst, u->venue);
+	if (wb_unlikely(sb->sym[inst].sip) && had) {
+		sb_sip_side(sb, (uint16_t)inst, u->venue, 0, u->exch_ts, u->recv_ts);
+		sb_sip_side(sb, (uint16_t)inst, u->venue, 1, u->exch_ts, u->recv_ts);
+	}
 }
 
 static void sb_gap_venue(struct superbook *sb, uint32_t inst, uint32_t venue)
@@ -546,6 +667,11 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 	uint32_t i;
 
 	sb->ctr.updates++;
+	if (wb_unlikely(u->kind >= BOOK_UP_SIP_QUOTE && u->kind <= BOOK_UP_SIP_CLEAR)) {
+		/* the SIP's view: no venue book, no venue freshness */
+		sb_apply_sip(sb, u);
+		return;
+	}
 	if (wb_unlikely(u->venue >= WB_BOOK_VENUES) && u->kind != BOOK_UP_BATCH_END &&
 	    u->kind != BOOK_UP_SYMBOL && u->kind != BOOK_UP_PACKET) {
 		sb->ctr.bad_venue++;
@@ -634,12 +760,12 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 		if (u->instrument == 0) {
 			sb->venue_gap[u->venue] = 0;
 			for (i = 1; i <= sb->max_instrument; i++)
-				sb_clear_venue(sb, i, u->venue);
+				sb_clear_venue_seen(sb, i, u);
 			return;
 		}
 		if (!sb_valid_instrument(sb, u))
 			return;
-		sb_clear_venue(sb, u->instrument, u->venue);
+		sb_clear_venue_seen(sb, u->instrument, u);
 		return;
 	case BOOK_UP_GAP:
 		sb->ctr.gaps++;
@@ -886,6 +1012,11 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
 {
 	const struct sb_venue *vn;
 
+	if (wb_unlikely(u->kind >= BOOK_UP_SIP_QUOTE && u->kind <= BOOK_UP_SIP_CLEAR)) {
+		if (!sb->sipq)
+			sipview_prefetch_update(sb->sv, u, stage);
+		return;
+	}
 	if (u->kind != BOOK_UP_LEVEL || u->instrument >= sb->capacity || u->venue >= WB_BOOK_VENUES)
 		return;
 	vn = &sb->sym[u->instrument].venue[u->venue];
@@ -897,6 +1028,9 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
 
 		if (sd->count)
 			__builtin_prefetch(&sd->lv[sd->count - 1]);
+		/* the symbol's line was warmed at stage 0 */
+		if (wb_unlikely(sb->sym[u->instrument].sip) && !sb->sipq)
+			sipview_prefetch(sb->sv, u->instrument, u->venue);
 	}
 }
 
@@ -914,6 +1048,8 @@ unsigned superbook_publish(struct superbook *sb)
 {
 	uint32_t i, n = sb->dirty_count, m;
 
+	if (sb->sipq)
+		book_queue_publish(sb->sipq);
 	for (m = sb->venue_recv_dirty; m; m &= m - 1)
 		wb_store_relaxed(&sb->hdr->venue_recv_ns[__builtin_ctz(m)],
 				 sb->venue_recv[__builtin_ctz(m)]);

@@ -4,7 +4,8 @@
  * book of every venue, and publishes to shared memory (wirebook/book.h)
  * the consolidated depth with its per-venue breakdown, per-venue BBO and
  * depth, the NBBO with locked/crossed flags, last trade, trading status
- * and gap flags.
+ * and gap flags; and, beside it, the SIP view with its comparison against
+ * the direct books (sipview.h).
  *
  * Publishing is batched: updates mark symbols dirty, superbook_publish()
  * (called on BOOK_UP_BATCH_END, or by hand) writes each dirty symbol once
@@ -43,6 +44,8 @@ struct superbook_counters {
 	uint64_t level_missing;		/* a level removed that was never there */
 	uint64_t alloc_failures;	/* a level could not be stored (out of memory) */
 	uint64_t max_depth;		/* deepest venue side seen */
+	uint64_t sip;			/* SIP updates given to the SIP view */
+	uint64_t sip_dropped;		/* updates for the SIP view lost to its full queue */
 };
 
 /* Error details from superbook_create (negative), with errno for WB_ESYS. */
@@ -62,6 +65,19 @@ void superbook_apply(struct superbook *sb, const struct book_update *u);
 void superbook_prefetch(const struct superbook *sb, const struct book_update *u, int stage);
 /* Write every dirty symbol to shared memory; returns symbols written. */
 unsigned superbook_publish(struct superbook *sb);
+
+/*
+ * The SIP view (sipview.h) on a thread of its own: the SIP updates and the
+ * direct top changes of symbols with a SIP view go into q (published with
+ * each superbook_publish) instead of being applied here; whoever drains q
+ * applies them with sipview_apply(superbook_sipview(sb), u). A full q
+ * drops them (counted: sip_dropped, and the SIP summary's dropped).
+ * Before the threads start; NULL: applied here again.
+ */
+struct book_queue;
+struct sipview;
+void superbook_set_sip_queue(struct superbook *sb, struct book_queue *q);
+struct sipview *superbook_sipview(struct superbook *sb);
 
 /* Make a ticker findable before its first update (subscriptions). */
 int superbook_add_symbol(struct superbook *sb, uint16_t instrument, const char ticker[8]);

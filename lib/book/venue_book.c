@@ -1045,9 +1045,57 @@ static unsigned apply_gap(struct venue_books *vb, const struct wb_event *ev, str
 	return 1;
 }
 
+/* A SIP event (the SIP's view of a venue, event.h) changes no direct book:
+ * it goes on to thread 2's SIP view as it is. */
+static unsigned apply_sip(struct venue_books *vb, const struct wb_event *ev, struct book_update *out)
+{
+	struct book_update *u;
+
+	switch (ev->kind) {
+	case WB_EV_QUOTE:
+		u = emit_plain(out, ev, BOOK_UP_SIP_QUOTE);
+		u->price = ev->u.quote.bid_price;
+		u->u.ask_price = ev->u.quote.ask_price;
+		u->order_count = ev->u.quote.bid_qty;
+		u->round_lot = ev->u.quote.ask_qty;
+		u->qty = ev->u.quote.sip_ts;
+		break;
+	case WB_EV_NBBO:
+		u = emit_plain(out, ev, BOOK_UP_SIP_NBBO);
+		u->price = ev->u.nbbo.bid_price;
+		u->u.ask_price = ev->u.nbbo.ask_price;
+		u->order_count = ev->u.nbbo.bid_qty;
+		u->round_lot = ev->u.nbbo.ask_qty;
+		u->qty = book_sip_nbbo_pack(&ev->u.nbbo);
+		break;
+	case WB_EV_LULD:
+		u = emit_plain(out, ev, BOOK_UP_SIP_LULD);
+		u->price = ev->u.luld.lower;
+		u->u.ask_price = ev->u.luld.upper;
+		u->side = (uint8_t)ev->u.luld.indicator;
+		break;
+	case WB_EV_STATUS:
+		u = emit_plain(out, ev, BOOK_UP_SIP_STATUS);
+		u->u.status.state = ev->u.status.state;
+		u->u.status.raw_state = ev->u.status.raw_state;
+		memcpy(u->u.status.reason, ev->u.status.reason, sizeof(u->u.status.reason));
+		break;
+	case WB_EV_CLEAR:
+		emit_plain(out, ev, BOOK_UP_SIP_CLEAR);
+		break;
+	default:
+		vb->c.ignored++;
+		return 0;
+	}
+	vb->c.sip++;
+	return 1;
+}
+
 unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev, struct book_update *out)
 {
 	vb->c.events++;
+	if (__builtin_expect(ev->flags & WB_EVF_SIP, 0))
+		return apply_sip(vb, ev, out);
 	if (__builtin_expect(ev->venue == WB_VENUE_NONE || ev->venue >= WB_VENUE_COUNT, 0)) {
 		/* What a SIP line says of itself (its gaps, symbols, clears, NBBO)
 		 * is no book's; an order event from it would be a bad venue. */

@@ -49,7 +49,8 @@ void venue_books_destroy(struct venue_books *vb);
  * to a new price gives the old level, then the new one. A REPLACE whose
  * new id is already live removes the old order and adds nothing
  * (duplicate_order); a MODIFY to 0 shares removes the order. GAP updates
- * carry gap.count in qty and gap.first in u.seq.
+ * carry gap.count in qty and gap.first in u.seq. A SIP event (WB_EVF_SIP)
+ * changes no book: it becomes one BOOK_UP_SIP_* update (update.h).
  */
 unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
 			   struct book_update *out);
@@ -167,6 +168,7 @@ struct venue_books_counters {
 	uint64_t alloc_failures;	/* a table could not grow: the event was skipped */
 	uint64_t index_grows;		/* order index doublings (see above) */
 	uint64_t level_grows;		/* level pool doublings and new level-arena chunks */
+	uint64_t sip;			/* SIP events passed on to thread 2's SIP view */
 };
 
 const struct venue_books_counters *venue_books_counters(const struct venue_books *vb);

@@ -44,6 +44,9 @@ struct wb_book {
 	uint32_t synced;	/* book indices below this are in keys */
 	uint32_t reattaches;
 	uint64_t next_attempt_ns;
+	/* the SIP view (ABI 4) */
+	const char *sip_records;
+	const struct wb_shm_sipstats *sipstats;
 	char name[256];
 };
 
@@ -112,7 +115,11 @@ static int wb_attach(struct wb_book *b)
 	else if (h->total_size > (uint64_t)st.st_size || h->capacity < 2 ||
 		 h->dir_offset + (uint64_t)h->capacity * 8 > h->total_size ||
 		 h->records_offset % 64 ||
-		 h->records_offset + (uint64_t)h->capacity * h->record_size > h->total_size)
+		 h->records_offset + (uint64_t)h->capacity * h->record_size > h->total_size ||
+		 h->sip_record_size != sizeof(struct wb_shm_sip) || h->sip_offset % 64 ||
+		 h->sip_offset + (uint64_t)h->capacity * h->sip_record_size > h->total_size ||
+		 h->sipstats_size != sizeof(struct wb_shm_sipstats) || h->sipstats_offset % 64 ||
+		 h->sipstats_offset + h->sipstats_size > h->total_size)
 		err = WB_EBADMAGIC;
 	else if (wb_load_acquire(&h->state) == WB_SHM_RETIRED)
 		err = WB_ESTALE;
@@ -124,6 +131,8 @@ static int wb_attach(struct wb_book *b)
 	b->map_size = (uint64_t)st.st_size;
 	b->dir = (const uint64_t *)((const char *)mem + h->dir_offset);
 	b->records = (const char *)mem + h->records_offset;
+	b->sip_records = (const char *)mem + h->sip_offset;
+	b->sipstats = (const struct wb_shm_sipstats *)((const char *)mem + h->sipstats_offset);
 	b->capacity = h->capacity;
 	b->record_size = h->record_size;
 	b->instance_id = h->instance_id;
@@ -814,6 +823,213 @@ static inline __attribute__((always_inline)) int wb_update_counter_once(const st
 int wb_update_counter(const struct wb_book *book, int sym, uint64_t *out)
 {
 	WB_READ_FOLLOWING_RESTARTS(book, wb_update_counter_once(book, sym, out));
+}
+
+/* ---- the SIP view ------------------------------------------------------- */
+
+static inline const struct wb_shm_sip *wb_sip_record(const struct wb_book *b, int sym)
+{
+	return (const struct wb_shm_sip *)(b->sip_records + (size_t)sym * sizeof(struct wb_shm_sip));
+}
+
+/* The seqlock read of a SIP record: the same protocol as WB_SEQLOCK_READ. */
+#define WB_SIP_SEQLOCK_READ(rec, ...)                                          \
+	do {                                                                   \
+		unsigned spins_ = 0;                                           \
+		uint64_t s_;                                                   \
+		do {                                                           \
+			while ((s_ = wb_load_acquire(&(rec)->seq)) & 1) {      \
+				if (s_ == WB_SEQ_RETIRED || ++spins_ > WB_READ_SPINS) \
+					return wb_odd_error(s_);               \
+				wb_cpu_relax();                                \
+			}                                                      \
+			__VA_ARGS__;                                           \
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);               \
+		} while (wb_load_relaxed(&(rec)->seq) != s_ && ++spins_);      \
+	} while (0)
+
+static int wb_sip_view_once(const struct wb_book *book, int sym, struct wb_sip_view *out)
+{
+	const struct wb_shm_symbol *r;
+	const struct wb_shm_sip *p;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	(void)r;
+	if (!out)
+		return WB_EINVAL;
+	p = wb_sip_record(book, sym);
+	WB_SIP_SEQLOCK_READ(p, { memcpy(out, &p->v, sizeof(*out)); });
+	return out->updates ? WB_OK : WB_ENOSYM;
+}
+
+int wb_sip_view(const struct wb_book *book, int sym, struct wb_sip_view *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_view_once(book, sym, out));
+}
+
+static int wb_sip_quote_once(const struct wb_book *book, int sym, int venue, struct wb_sip_quote *out)
+{
+	const struct wb_shm_symbol *r;
+	const struct wb_shm_sip *p;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	(void)r;
+	if (!out || venue <= 0 || venue >= WB_BOOK_VENUES)
+		return WB_EINVAL;
+	p = wb_sip_record(book, sym);
+	WB_SIP_SEQLOCK_READ(p, { *out = p->v.quote[venue]; });
+	return WB_OK;
+}
+
+int wb_sip_quote(const struct wb_book *book, int sym, int venue, struct wb_sip_quote *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_quote_once(book, sym, venue, out));
+}
+
+static int wb_sip_nbbo_once(const struct wb_book *book, int sym, struct wb_sip_nbbo *out, uint32_t *flags)
+{
+	const struct wb_shm_symbol *r;
+	const struct wb_shm_sip *p;
+	uint32_t f = 0;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	(void)r;
+	if (!out)
+		return WB_EINVAL;
+	p = wb_sip_record(book, sym);
+	WB_SIP_SEQLOCK_READ(p, {
+		*out = p->v.nbbo;
+		f = p->v.flags;
+	});
+	if (flags)
+		*flags = f;
+	return WB_OK;
+}
+
+int wb_sip_nbbo(const struct wb_book *book, int sym, struct wb_sip_nbbo *out, uint32_t *flags)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_nbbo_once(book, sym, out, flags));
+}
+
+/* Copy n 64-bit counters the builder stores one at a time. */
+static void wb_copy_counters(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = wb_load_relaxed(&src[i]);
+}
+
+static int wb_sip_summary_once(const struct wb_book *book, struct wb_sip_summary *out)
+{
+	const struct wb_sip_status *m;
+	uint64_t ts;
+
+	if (!book || !book->hdr || !out)
+		return WB_EINVAL;
+	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
+		return WB_ESTALE;
+	WB_STATIC_ASSERT(offsetof(struct wb_sip_summary, mwcb) % 8 == 0, "counters first");
+	wb_copy_counters((uint64_t *)out, (const uint64_t *)&book->sipstats->summary,
+			 offsetof(struct wb_sip_summary, mwcb) / 8);
+	/* the market-wide status: sip_ts is 0 while the builder writes it */
+	m = &book->sipstats->summary.mwcb;
+	for (unsigned spins = 0; spins < WB_READ_SPINS; spins++) {
+		ts = wb_load_acquire(&m->sip_ts);
+		out->mwcb = *m;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (ts == wb_load_relaxed(&m->sip_ts) && (ts || !out->mwcb.recv_ts)) {
+			out->mwcb.sip_ts = ts;
+			return WB_OK;
+		}
+	}
+	return WB_EBUSY;
+}
+
+int wb_sip_summary(const struct wb_book *book, struct wb_sip_summary *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_summary_once(book, out));
+}
+
+static int wb_sip_venue_stats_once(const struct wb_book *book, int venue, struct wb_sip_venue_stats *out)
+{
+	if (!book || !book->hdr || !out || venue <= 0 || venue >= WB_BOOK_VENUES)
+		return WB_EINVAL;
+	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
+		return WB_ESTALE;
+	WB_STATIC_ASSERT(sizeof(struct wb_sip_venue_stats) % 8 == 0, "counters only");
+	wb_copy_counters((uint64_t *)out, (const uint64_t *)&book->sipstats->venue[venue],
+			 sizeof(*out) / 8);
+	return WB_OK;
+}
+
+int wb_sip_venue_stats(const struct wb_book *book, int venue, struct wb_sip_venue_stats *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_venue_stats_once(book, venue, out));
+}
+
+static int wb_sip_episode_once(const struct wb_book *book, int kind, uint64_t n, struct wb_sip_episode *out)
+{
+	const struct wb_sip_episode *e;
+	uint64_t written, want;
+	int dis = kind == WB_EPI_DISAGREE;
+
+	if (!book || !book->hdr || !out || kind < WB_EPI_DIRECT_LOCK || kind > WB_EPI_DISAGREE)
+		return WB_EINVAL;
+	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
+		return WB_ESTALE;
+	written = wb_load_acquire(dis ? &book->sipstats->summary.disagree_written
+				      : &book->sipstats->summary.lock_written);
+	if (n >= written)
+		return WB_EINVAL;
+	if (written - n > WB_SIP_EPISODES)
+		return WB_ENOSYM;
+	e = &(dis ? book->sipstats->disagree : book->sipstats->lock)[n & (WB_SIP_EPISODES - 1)];
+	/* entry n is the slot's (n / WB_SIP_EPISODES + 1)th write */
+	want = 2 * (n / WB_SIP_EPISODES + 1);
+	for (unsigned spins = 0; spins < WB_READ_SPINS; spins++) {
+		uint64_t s = wb_load_acquire(&e->seq);
+
+		if (s & 1)
+			continue;
+		if (s != want)
+			return WB_ENOSYM; /* overwritten */
+		*out = *e;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (wb_load_relaxed(&e->seq) == s)
+			return WB_OK;
+	}
+	return WB_EBUSY;
+}
+
+int wb_sip_episode(const struct wb_book *book, int kind, uint64_t n, struct wb_sip_episode *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_episode_once(book, kind, n, out));
+}
+
+uint64_t wb_delay_quantile(const struct wb_sip_delay *d, uint32_t q_ppm)
+{
+	uint64_t need, seen = 0;
+
+	if (!d || !d->count)
+		return 0;
+	if (q_ppm >= 1000000)
+		return d->max_ns;
+	/* the smallest value with at least q of the samples at or below it */
+	need = (d->count * q_ppm + 999999) / 1000000;
+	if (!need)
+		need = 1;
+	for (unsigned b = 0; b < WB_DELAY_BUCKETS; b++) {
+		seen += d->hist[b];
+		if (seen >= need) {
+			uint64_t mid = wb_delay_bucket_low(b) + wb_delay_bucket_width(b) / 2;
+
+			if (mid > d->max_ns)
+				mid = d->max_ns;
+			if (mid < d->min_ns)
+				mid = d->min_ns;
+			return mid;
+		}
+	}
+	return d->max_ns;
 }
 
 int wb_symbol_count(const struct wb_book *book)

@@ -661,21 +661,26 @@ START_TEST(test_trade_status_symbol_and_gap_pass_through)
 }
 END_TEST
 
-/* A SIP's view of a venue (its halts, its quote wipe-outs) never touches the direct book. */
+/* A SIP's view of a venue (its halts, its quote wipe-outs) never touches the direct
+ * book: it only goes on to the SIP view. */
 START_TEST(test_sip_status_and_clear_leave_the_direct_book_alone)
 {
 	struct book_update out[8];
 	struct wb_event ev;
-	uint64_t bad = counters()->bad_venue, ignored = counters()->ignored;
+	uint64_t bad = counters()->bad_venue, ignored = counters()->ignored, sip = counters()->sip;
 
 	add(WB_VENUE_NYSE, 4, WB_SIDE_BUY, 77, PX(10), 100);
 	ev = ev_base(WB_EV_CLEAR, WB_VENUE_NYSE, 0);
 	ev.flags = WB_EVF_SIP;
-	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 0);
+	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 1);
+	ck_assert_uint_eq(out[0].kind, BOOK_UP_SIP_CLEAR);
 	ev = ev_base(WB_EV_STATUS, WB_VENUE_NYSE, 4);
 	ev.flags = WB_EVF_SIP;
 	ev.u.status.state = WB_STATE_HALTED;
-	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 0);
+	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 1);
+	ck_assert_uint_eq(out[0].kind, BOOK_UP_SIP_STATUS);
+	ck_assert_uint_eq(out[0].u.status.state, WB_STATE_HALTED);
+	ck_assert_uint_eq(counters()->sip, sip + 2);
 	ck_assert_int_eq(venue_books_queue_position(vb, WB_VENUE_NYSE, 77, NULL, NULL), 0);
 	/* A SIP line's own gap or symbol is no book's either, and not a bad venue. */
 	ev = ev_base(WB_EV_GAP, WB_VENUE_SIP_CQS, 0);
@@ -683,7 +688,7 @@ START_TEST(test_sip_status_and_clear_leave_the_direct_book_alone)
 	ev = ev_base(WB_EV_SYMBOL, WB_VENUE_SIP_UQDF, 4);
 	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 0);
 	ck_assert_uint_eq(counters()->bad_venue, bad);
-	ck_assert_uint_eq(counters()->ignored, ignored + 4);
+	ck_assert_uint_eq(counters()->ignored, ignored + 2);
 	ck_assert_uint_eq(counters()->clears, 0);
 }
 END_TEST

@@ -37,6 +37,7 @@ enum { NEWS_UNCHANGED = 0, NEWS_QUOTE = 1, NEWS_SHORT = 2, NEWS_LONG = 3, NEWS_N
 struct gen_cqs {
 	struct gen_encoder_config cfg;
 	struct gen_sip_view view;
+	struct gen_sip_clock clock;	/* participant time -> SIP time */
 	bool started, error;
 	uint32_t next_seq;
 	uint8_t block[CQS_MAX_BLOCK];
@@ -281,7 +282,7 @@ static void quote(struct gen_cqs *g, const struct gen_flow *flow, uint32_t symbo
 	       (offer != NEWS_LONG);
 	len = (uint16_t)((shrt ? CQS_SHORT_QUOTE : CQS_LONG_QUOTE) + appendage_len(bid) +
 			 appendage_len(offer));
-	m = append(g, ts + GEN_SIP_LATENCY_NS, len);
+	m = append(g, gen_sip_clock_time(&g->clock, ts), len);
 	message_header(m, len, 'Q', shrt ? 'Q' : 'L', participant(venue), g->cfg.midnight_ns + ts,
 		       (uint8_t)g->count);
 	if (shrt) {
@@ -379,10 +380,21 @@ static int cqs_enc_finish(void *enc, uint64_t ts)
 		return -1;
 	if (!g->started)
 		return 0;
+	/* never before the line's last (lagged) message */
+	if (ts < g->clock.last)
+		ts = g->clock.last;
 	if (integrity_before(g, ts) || send_control(g, 'Z', g->next_seq++, ts) ||
 	    send_control(g, 'T', g->next_seq - 1, ts + 1000))
 		return -1;
 	return 0;
+}
+
+/* wb-gen --until: send what is buffered, no End of Day. */
+static int cqs_enc_stop(void *enc)
+{
+	struct gen_cqs *g = enc;
+
+	return g->error || flush_block(g) ? -1 : 0;
 }
 
 static int cqs_enc_init(void *enc, const struct gen_encoder_config *cfg)
@@ -392,6 +404,7 @@ static int cqs_enc_init(void *enc, const struct gen_encoder_config *cfg)
 	memset(g, 0, sizeof(*g));
 	g->cfg = *cfg;
 	g->len = CQS_BLOCK_HEADER;
+	gen_sip_clock_init(&g->clock, cfg->sip_lag, cfg->seed, cfg->sip_lag_record);
 	return 0;
 }
 
@@ -427,6 +440,7 @@ const struct gen_proto gen_proto_cqs = {
 	.init = cqs_enc_init,
 	.action = cqs_enc_action_first,
 	.finish = cqs_enc_finish,
+	.stop = cqs_enc_stop,
 	.destroy = cqs_enc_destroy,
 	.summary = cqs_enc_summary,
 };

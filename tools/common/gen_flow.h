@@ -97,6 +97,18 @@ struct gen_packet_sink {
 };
 
 /*
+ * Told of the orders an encoder adds and deletes of its own, outside the
+ * flow (gen_pitch's short-lived locking and crossing orders), so a model
+ * of the direct books (wb-gen --truth) can include them. price is the
+ * wire price; ts the exchange time (ns since midnight).
+ */
+struct gen_order_observer {
+	void (*order)(void *ctx, uint8_t venue, uint32_t symbol, uint8_t side, int64_t price,
+		      uint32_t qty, uint64_t id, uint64_t ts, bool add);
+	void *ctx;
+};
+
+/*
  * Send one datagram the way every encoder does: it leaves a fixed wire
  * delay after its exchange time (exch_epoch_ns) on the A line and, when
  * ab is set, a little later on the B line. Returns the datagrams sent, or

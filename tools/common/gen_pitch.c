@@ -388,9 +388,13 @@ static void maybe_flash(struct gen_pitch *g, const struct gen_flow *flow, const 
 	f->id = g->next_flash_id++;
 	f->symbol = a->symbol;
 	f->side = side;
+	f->price = price;
 	f->expires = (uint32_t)g->stats.messages + GEN_PITCH_FLASH_LIFE / 2 +
 		     gen_rng_below(&g->rng, GEN_PITCH_FLASH_LIFE);
 	add_order(g, s, a->ts, f->id, side, 100, price, NULL);
+	if (g->cfg.observer)
+		g->cfg.observer->order(g->cfg.observer->ctx, g->cfg.venue, f->symbol, side, price, 100,
+				       f->id, a->ts, true);
 	if (cross)
 		g->stats.crossing_orders++;
 	else
@@ -404,6 +408,10 @@ static void expire_flash(struct gen_pitch *g, uint64_t ts, bool all)
 	while (i < g->flash_count) {
 		if (all || g->flash[i].expires <= g->stats.messages) {
 			delete_order(g, ts, g->flash[i].id);
+			if (g->cfg.observer)
+				g->cfg.observer->order(g->cfg.observer->ctx, g->cfg.venue, g->flash[i].symbol,
+						       g->flash[i].side, g->flash[i].price, 0,
+						       g->flash[i].id, ts, false);
 			g->flash[i] = g->flash[--g->flash_count];
 		} else {
 			i++;
@@ -558,7 +566,7 @@ static int pitch_enc_init(void *enc, const struct gen_encoder_config *cfg)
 		.a_ip = cfg->a_ip, .b_ip = cfg->b_ip, .a_port = cfg->a_port, .b_port = cfg->b_port,
 		.ab = cfg->ab, .gap_every = cfg->gap_every, .dup_every = cfg->dup_every,
 		.max_payload = cfg->max_payload, .midnight_ns = cfg->midnight_ns, .seed = cfg->seed,
-		.sink = cfg->sink,
+		.sink = cfg->sink, .observer = cfg->observer,
 	};
 
 	return gen_pitch_init(enc, &pcfg);

@@ -51,6 +51,7 @@ struct gen_pitch_config {
 	uint64_t midnight_ns;		/* epoch ns of the exchange day's midnight */
 	uint64_t seed;			/* for the locking/crossing orders */
 	struct gen_packet_sink sink;
+	const struct gen_order_observer *observer; /* told of the locking/crossing orders */
 };
 
 struct gen_pitch_stats {
@@ -68,6 +69,7 @@ struct gen_pitch_stats {
 
 struct gen_pitch_flash {
 	uint64_t id;
+	int64_t price;
 	uint32_t expires;		/* stats.messages at which it is deleted */
 	uint32_t symbol;
 	uint8_t side;

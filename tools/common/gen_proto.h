@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "common/gen_flow.h"
+#include "common/gen_sip.h"
 #include "common/itch_file.h"
 #include "feed/feed.h"
 
@@ -33,6 +34,12 @@ struct gen_encoder_config {
 	 * venue over several channels (XDP) takes each channel's lines from it. */
 	const struct feed_map_entry *map;
 	int map_len;
+	/* The SIP encoders' lag after the participant's time (NULL: the fixed
+	 * GEN_SIP_LATENCY_NS). */
+	const struct gen_lag *sip_lag;
+	struct gen_lag_record *sip_lag_record;	/* the lags applied, NULL: not kept */
+	/* Told of orders an encoder adds of its own (NULL: nobody). */
+	const struct gen_order_observer *observer;
 };
 
 struct gen_proto {

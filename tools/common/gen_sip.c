@@ -2,6 +2,9 @@
 /* The venues' books as a SIP sees them, for the SIP encoders (see gen_sip.h). */
 #include "common/gen_sip.h"
 
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,16 +154,22 @@ static struct gen_sip_level top(const struct gen_sip_side *s)
 	return s->n ? s->level[0] : (struct gen_sip_level){ 0, 0 };
 }
 
-/* The venue's wire price of a flow price: Cboe venues shade as gen_pitch does. */
+/* The venue's wire price of a flow price: Cboe venues shade as gen_pitch does,
+ * and the XDP venues the same way (gen_xdp's venue_price). */
 static int64_t wire_price(const struct gen_flow *flow, uint8_t venue, uint32_t symbol, uint8_t side,
 			  int64_t price)
 {
 	const struct gen_symbol *s = &flow->symbols[symbol];
 	int64_t shade;
 
-	if (venue != WB_VENUE_BZX && venue != WB_VENUE_BYX && venue != WB_VENUE_EDGX &&
-	    venue != WB_VENUE_EDGA)
+	switch (venue) {
+	case WB_VENUE_BZX: case WB_VENUE_BYX: case WB_VENUE_EDGX: case WB_VENUE_EDGA:
+	case WB_VENUE_NYSE: case WB_VENUE_ARCA: case WB_VENUE_AMERICAN: case WB_VENUE_NATIONAL:
+	case WB_VENUE_TEXAS:
+		break;
+	default:
 		return price;
+	}
 	shade = (int64_t)gen_pitch_shade(venue, symbol, side) * s->tick;
 	if (side == WB_SIDE_BUY)
 		return price - shade >= s->tick ? price - shade : price;
@@ -298,4 +307,134 @@ bool gen_sip_fits_short(int64_t price, uint32_t qty)
 {
 	return price % (WB_PRICE_SCALE / 100) == 0 && price / (WB_PRICE_SCALE / 100) <= 0xffff &&
 	       qty <= 0xffff;
+}
+
+/* ---- the SIP's lag ------------------------------------------------------------ */
+
+/* Microseconds with up to three decimals, as ns; -1 when not a number. */
+static int64_t parse_us(const char *s, const char **end)
+{
+	uint64_t whole = 0, frac = 0;
+	int digits = 0, fd = 0;
+
+	while (*s >= '0' && *s <= '9' && digits < 12) {
+		whole = whole * 10 + (uint64_t)(*s++ - '0');
+		digits++;
+	}
+	if (*s == '.') {
+		s++;
+		while (*s >= '0' && *s <= '9') {
+			if (fd < 3) {
+				frac = frac * 10 + (uint64_t)(*s - '0');
+				fd++;
+			}
+			s++;
+		}
+	}
+	if (!digits && !fd)
+		return -1;
+	while (fd++ < 3)
+		frac *= 10;
+	*end = s;
+	return (int64_t)(whole * 1000 + frac);
+}
+
+int gen_lag_parse(const char *text, struct gen_lag *out)
+{
+	const char *p = text;
+	int64_t a, b;
+
+	memset(out, 0, sizeof(*out));
+	if (strncmp(p, "uniform:", 8) == 0) {
+		p += 8;
+		if ((a = parse_us(p, &p)) < 0 || *p++ != ':' || (b = parse_us(p, &p)) < 0 || *p || b < a)
+			return -1;
+		*out = (struct gen_lag){ GEN_LAG_UNIFORM, (uint64_t)a, (uint64_t)b };
+		return 0;
+	}
+	if (strncmp(p, "exp:", 4) == 0) {
+		p += 4;
+		if ((a = parse_us(p, &p)) <= 0 || *p)
+			return -1;
+		*out = (struct gen_lag){ GEN_LAG_EXP, (uint64_t)a, 0 };
+		return 0;
+	}
+	if ((a = parse_us(p, &p)) < 0 || *p)
+		return -1;
+	*out = (struct gen_lag){ GEN_LAG_FIXED, (uint64_t)a, 0 };
+	return 0;
+}
+
+const char *gen_lag_format(const struct gen_lag *lag, char *buf, size_t n)
+{
+	if (lag->kind == GEN_LAG_UNIFORM)
+		snprintf(buf, n, "uniform:%.3f:%.3f", lag->a_ns / 1e3, lag->b_ns / 1e3);
+	else if (lag->kind == GEN_LAG_EXP)
+		snprintf(buf, n, "exp:%.3f", lag->a_ns / 1e3);
+	else
+		snprintf(buf, n, "%.3f", lag->a_ns / 1e3);
+	return buf;
+}
+
+void gen_sip_clock_init(struct gen_sip_clock *c, const struct gen_lag *lag, uint64_t seed,
+			struct gen_lag_record *rec)
+{
+	memset(c, 0, sizeof(*c));
+	c->rec = rec;
+	if (lag)
+		c->lag = *lag;
+	else
+		c->lag = (struct gen_lag){ GEN_LAG_FIXED, GEN_SIP_LATENCY_NS, 0 };
+	gen_rng_seed(&c->rng, seed ^ 0x5157u);
+}
+
+uint64_t gen_sip_clock_time(struct gen_sip_clock *c, uint64_t ts)
+{
+	uint64_t lag = c->lag.a_ns, t;
+
+	if (c->lag.kind == GEN_LAG_UNIFORM && c->lag.b_ns > c->lag.a_ns) {
+		lag += gen_rng_next(&c->rng) % (c->lag.b_ns - c->lag.a_ns + 1);
+	} else if (c->lag.kind == GEN_LAG_EXP) {
+		/* inverse transform of a uniform in (0, 1] */
+		double u = ((double)(gen_rng_next(&c->rng) >> 11) + 1.0) / 9007199254740992.0;
+
+		lag = (uint64_t)(-log(u) * (double)c->lag.a_ns);
+	}
+	t = ts + lag;
+	if (t < c->last)
+		t = c->last;
+	c->last = t;
+	if (c->rec && !c->rec->error) {
+		struct gen_lag_record *r = c->rec;
+
+		if (r->n == r->cap) {
+			size_t cap = r->cap ? r->cap * 2 : 4096;
+			uint64_t *p = realloc(r->lag, cap * sizeof(*p));
+
+			if (!p) {
+				r->error = true;
+				return t;
+			}
+			r->lag = p;
+			r->cap = cap;
+		}
+		r->lag[r->n++] = t - ts;
+		r->sum += t - ts;
+	}
+	return t;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t gen_lag_record_median(struct gen_lag_record *r)
+{
+	if (!r->n)
+		return 0;
+	qsort(r->lag, r->n, sizeof(*r->lag), cmp_u64);
+	return r->lag[(r->n - 1) / 2];
 }

@@ -6,11 +6,12 @@
  * across them, and a quote stream that says, action by action, which
  * venue's BBO changed and what the NBBO became.
  *
- * It is a reusable piece on purpose: a SIP-vs-direct day delays these
- * quotes by a lag before handing them to an encoder; here the SIP time is
- * the participant's time plus GEN_SIP_LATENCY_NS.
+ * The encoders stamp each message with the SIP time of a struct
+ * gen_sip_clock: the participant's time plus a lag, fixed
+ * (GEN_SIP_LATENCY_NS unless wb-gen --sip-lag-us says otherwise) or drawn
+ * per message; the capture carries the message at that time.
  *
- * Prices are the venues' wire prices: a Cboe venue's prices are shaded as
+ * Prices are the venues' wire prices: a Cboe or XDP venue's prices are shaded as
  * gen_pitch shades them (gen_pitch_shade), so the SIP's view matches the
  * direct books; the encoders' short-lived locking/crossing orders are not
  * seen by the SIP.
@@ -19,11 +20,56 @@
 #define WIREBOOK_TOOLS_GEN_SIP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/gen_flow.h"
 
-#define GEN_SIP_LATENCY_NS 20000	/* participant time -> SIP time */
+#define GEN_SIP_LATENCY_NS 20000	/* participant time -> SIP time, by default */
+
+/*
+ * The SIP's lag after the participant's time (wb-gen --sip-lag-us): fixed,
+ * or drawn per message from a uniform or an exponential distribution. A
+ * SIP line keeps its order, so a draw that would put a message before the
+ * line's previous one is raised to it (the line queues), as a real SIP's
+ * does: under a distribution the lags come out a little larger than drawn
+ * when messages are closer together than the lags' spread.
+ */
+enum gen_lag_kind { GEN_LAG_FIXED = 0, GEN_LAG_UNIFORM = 1, GEN_LAG_EXP = 2 };
+
+struct gen_lag {
+	uint8_t kind;		/* enum gen_lag_kind */
+	uint64_t a_ns;		/* FIXED: the lag; UNIFORM: the least; EXP: the mean */
+	uint64_t b_ns;		/* UNIFORM: the most */
+};
+
+/* "N", "uniform:A:B" or "exp:MEAN" (microseconds, decimals allowed): 0 or -1. */
+int gen_lag_parse(const char *text, struct gen_lag *out);
+/* The lag as parse takes it, into buf. */
+const char *gen_lag_format(const struct gen_lag *lag, char *buf, size_t n);
+
+/* The lags a day's SIP lines applied (after raising), for wb-gen --truth. */
+struct gen_lag_record {
+	uint64_t *lag;		/* ns, one per message */
+	size_t n, cap;
+	uint64_t sum;
+	bool error;		/* out of memory: incomplete */
+};
+
+struct gen_sip_clock {
+	struct gen_lag lag;
+	struct gen_rng rng;
+	uint64_t last;		/* the line's latest SIP time */
+	struct gen_lag_record *rec;	/* NULL: not recorded */
+};
+
+/* lag NULL: fixed GEN_SIP_LATENCY_NS; rec NULL: lags not recorded. */
+void gen_sip_clock_init(struct gen_sip_clock *c, const struct gen_lag *lag, uint64_t seed,
+			struct gen_lag_record *rec);
+/* The median of the recorded lags (sorts them), 0 when none. */
+uint64_t gen_lag_record_median(struct gen_lag_record *r);
+/* The SIP time of a message whose participant time is ts (ns since midnight). */
+uint64_t gen_sip_clock_time(struct gen_sip_clock *c, uint64_t ts);
 
 struct gen_sip_level {
 	int64_t price;

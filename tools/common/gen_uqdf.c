@@ -37,6 +37,7 @@
 struct gen_uqdf {
 	struct gen_encoder_config cfg;
 	struct gen_sip_view view;
+	struct gen_sip_clock clock;	/* participant time -> SIP time */
 	bool started, error;
 	uint64_t next_seq;
 	uint8_t pkt[UQDF_MAX_PAYLOAD];
@@ -202,7 +203,7 @@ static void quote(struct gen_uqdf *g, const struct gen_flow *flow, uint32_t symb
 	       indicator != '3';
 	len = shrt ? UQDF_QE : UQDF_QF;
 	len = (uint16_t)(len + (indicator == '2' ? 11 : indicator == '3' ? 27 : 0));
-	m = append(g, ts + GEN_SIP_LATENCY_NS, ts, 'Q', shrt ? 'E' : 'F', market_center(venue), len);
+	m = append(g, gen_sip_clock_time(&g->clock, ts), ts, 'Q', shrt ? 'E' : 'F', market_center(venue), len);
 	if (shrt) {
 		put_symbol(m + 29, s, 5);
 		be16(m + 34, (uint64_t)(q.bid.price / (WB_PRICE_SCALE / 100)));
@@ -250,7 +251,7 @@ static void quote(struct gen_uqdf *g, const struct gen_flow *flow, uint32_t symb
 
 static void directory(struct gen_uqdf *g, const struct gen_symbol *s, uint64_t ts)
 {
-	uint8_t *m = append(g, ts + GEN_SIP_LATENCY_NS, ts, 'A', 'B', 'E', UQDF_DIRECTORY);
+	uint8_t *m = append(g, gen_sip_clock_time(&g->clock, ts), ts, 'A', 'B', 'E', UQDF_DIRECTORY);
 
 	put_symbol(m + 29, s, 11);
 	memset(m + 40, ' ', 49);
@@ -264,7 +265,7 @@ static void directory(struct gen_uqdf *g, const struct gen_symbol *s, uint64_t t
 
 static void trading_action(struct gen_uqdf *g, const struct gen_symbol *s, uint64_t ts, char code)
 {
-	uint8_t *m = append(g, ts + GEN_SIP_LATENCY_NS, ts, 'A', 'H', 'E', UQDF_TRADING_ACTION);
+	uint8_t *m = append(g, gen_sip_clock_time(&g->clock, ts), ts, 'A', 'H', 'E', UQDF_TRADING_ACTION);
 
 	put_symbol(m + 29, s, 11);
 	m[40] = code == 'H' ? 'H' : 'T';
@@ -283,13 +284,13 @@ static int uqdf_enc_action(void *enc, const struct gen_flow *flow, const struct 
 	if (g->error)
 		return -1;
 	if (!g->started) {
-		append(g, a->ts + GEN_SIP_LATENCY_NS, a->ts, 'C', 'I', 'E', UQDF_HEADER);
+		append(g, gen_sip_clock_time(&g->clock, a->ts), a->ts, 'C', 'I', 'E', UQDF_HEADER);
 		g->started = true;
 	}
 	if (a->kind == GEN_SYSTEM) {
 		/* The market session of the listing market, Nasdaq's. */
 		if (a->venue == WB_VENUE_NASDAQ && (a->code == 'Q' || a->code == 'M'))
-			append(g, a->ts + GEN_SIP_LATENCY_NS, a->ts, 'C', a->code == 'Q' ? 'O' : 'C', 'E',
+			append(g, gen_sip_clock_time(&g->clock, a->ts), a->ts, 'C', a->code == 'Q' ? 'O' : 'C', 'E',
 			       UQDF_HEADER);
 		return g->error ? -1 : 0;
 	}
@@ -326,11 +327,22 @@ static int uqdf_enc_finish(void *enc, uint64_t ts)
 		return -1;
 	if (!g->started)
 		return 0;
+	/* never before the line's last (lagged) message */
+	if (ts < g->clock.last)
+		ts = g->clock.last;
 	append(g, ts, ts, 'C', 'Z', 'E', UQDF_HEADER);
 	if (g->error || flush_packet(g) || heartbeats_before(g, ts))
 		return -1;
 	mold_header(g, p, g->next_seq, 0xffff);
 	return send_packet(g, p, sizeof(p), ts + 1000);
+}
+
+/* wb-gen --until: send what is buffered, no End of Day. */
+static int uqdf_enc_stop(void *enc)
+{
+	struct gen_uqdf *g = enc;
+
+	return g->error || flush_packet(g) ? -1 : 0;
 }
 
 static int uqdf_enc_init(void *enc, const struct gen_encoder_config *cfg)
@@ -340,6 +352,7 @@ static int uqdf_enc_init(void *enc, const struct gen_encoder_config *cfg)
 	memset(g, 0, sizeof(*g));
 	g->cfg = *cfg;
 	g->next_seq = 1;
+	gen_sip_clock_init(&g->clock, cfg->sip_lag, cfg->seed, cfg->sip_lag_record);
 	g->len = MOLD_HEADER;
 	return 0;
 }
@@ -366,6 +379,7 @@ const struct gen_proto gen_proto_uqdf = {
 	.init = uqdf_enc_init,
 	.action = uqdf_enc_action,
 	.finish = uqdf_enc_finish,
+	.stop = uqdf_enc_stop,
 	.destroy = uqdf_enc_destroy,
 	.summary = uqdf_enc_summary,
 };
