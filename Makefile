@@ -4,7 +4,7 @@
 #   make check      dependencies, build, unit tests (ASan+UBSan), fuzzers, VM tests
 #   make demo       dependencies, build, a generated capture through the books
 #   make bench      benchmarks (ns/message, instructions/message); never a test
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local [DESTDIR=/stage] [SYSCONFDIR=/etc] [UNITDIR=...]
 #
 # Sources are found by convention, so adding a file rarely touches this file:
 #   lib/feed/*.c         -> build/libwbfeed.a      (freestanding decoders)
@@ -24,6 +24,10 @@
 CC      ?= cc
 CLANG   ?= clang
 PREFIX  ?= /usr/local
+# Config files: /etc for the system prefixes, PREFIX/etc for any other
+# (a private install never writes outside its prefix).
+SYSCONFDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 O       := build
 FUZZ_SECONDS ?= 20
 
@@ -74,17 +78,21 @@ CHECK_EXTRA :=
 BENCH_EXTRA :=
 ALL_EXTRA   :=
 
-.PHONY: all deps check demo bench install clean unit fuzz tools
+.PHONY: all deps deps-demo check demo bench install clean unit fuzz tools
 .DEFAULT_GOAL := all
 
 -include $(sort $(wildcard mk/*.mk))
 
-all: tools $(EXAMPLES) $(O)/wirebook.pc $(ALL_EXTRA)
+all: tools $(EXAMPLES) $(O)/wirebook.pc $(O)/wirebookd@.service $(ALL_EXTRA)
 
 tools: $(LIBS) $(LIB_SHM_SO) $(TOOLS)
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh --for check
+
+# The demo needs the build packages only (no qemu, kernels or test tools).
+deps-demo:
+	@scripts/deps.sh --for demo
 
 $(O)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -137,9 +145,20 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(HEADERS) $(wildcard tests
 	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -DFUZZ_STEM=$* -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) -o $@
 
-$(O)/wirebook.pc: scripts/wirebook.pc.in
+# Files that name the install locations are made again whenever PREFIX or
+# SYSCONFDIR differ from the last build's (a stamp holds them).
+$(O)/.install-dirs: FORCE
 	@mkdir -p $(O)
+	@echo '$(PREFIX) $(SYSCONFDIR)' | cmp -s - $@ || echo '$(PREFIX) $(SYSCONFDIR)' > $@
+
+$(O)/wirebook.pc: scripts/wirebook.pc.in $(O)/.install-dirs
 	sed 's|@PREFIX@|$(PREFIX)|g' $< > $@
+
+$(O)/wirebookd@.service: scripts/wirebookd@.service.in $(O)/.install-dirs
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
+
+.PHONY: FORCE
+FORCE:
 
 unit: $(TESTS)
 	@scripts/run-unit-tests.sh $(TESTS)
@@ -154,7 +173,7 @@ check: deps
 	@for t in $(CHECK_EXTRA); do $(MAKE) $$t || exit 1; done
 	@echo "make check: all passed"
 
-demo: deps
+demo: deps-demo
 	$(MAKE) all
 	@scripts/demo.sh
 
@@ -164,7 +183,8 @@ bench: all $(BENCHES)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/include/wirebook $(DESTDIR)$(PREFIX)/share/wirebook
+		$(DESTDIR)$(PREFIX)/include/wirebook $(DESTDIR)$(PREFIX)/share/wirebook/examples \
+		$(DESTDIR)$(SYSCONFDIR)/wirebook $(DESTDIR)$(UNITDIR)
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/wirebook/*.h $(DESTDIR)$(PREFIX)/include/wirebook/
 	install -m 644 $(LIB_SHM) $(DESTDIR)$(PREFIX)/lib/
@@ -172,6 +192,17 @@ install: all
 	ln -sf libwirebook.so.$(WB_SOVERSION) $(DESTDIR)$(PREFIX)/lib/libwirebook.so
 	install -m 644 $(O)/wirebook.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 feeds.conf $(DESTDIR)$(PREFIX)/share/wirebook/feeds.conf.sample
+	install -m 644 scripts/wirebookd.conf.sample $(DESTDIR)$(PREFIX)/share/wirebook/
+	install -m 644 examples/*.c $(DESTDIR)$(PREFIX)/share/wirebook/examples/
+	install -m 644 $(O)/wirebookd@.service $(DESTDIR)$(UNITDIR)/
+	@# config files are the operator's: never overwritten
+	@test -e $(DESTDIR)$(SYSCONFDIR)/wirebook/feeds.conf || \
+		install -m 644 feeds.conf $(DESTDIR)$(SYSCONFDIR)/wirebook/feeds.conf
+	@echo "installed under $(DESTDIR)$(PREFIX); config in $(DESTDIR)$(SYSCONFDIR)/wirebook;" \
+		"unit $(DESTDIR)$(UNITDIR)/wirebookd@.service"
+	@# the dynamic linker's cache knows only the system prefixes
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null && \
+		case "$(PREFIX)" in /usr|/usr/local) true ;; *) false ;; esac; then ldconfig; fi
 
 clean:
 	rm -rf $(O)

@@ -261,3 +261,20 @@ def select_feeds(feeds, wanted):
         raise LogError("no log for feed(s): " + ", ".join(missing) +
                        " (found: " + ", ".join(sorted(feeds)) + ")")
     return {f: feeds[f] for f in wanted}
+
+
+def run(main):
+    """Run a script's main() as the command: its return code is the exit
+    status; a reader that stops early (`summarize DIR | head`) or Ctrl-C
+    ends it quietly instead of with a traceback."""
+    try:
+        rc = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at /dev/null first.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        rc = 0
+    except KeyboardInterrupt:
+        rc = 130
+    sys.exit(rc)

@@ -21,10 +21,16 @@ trap cleanup EXIT
 
 if [ -x "$B/wb-gen" ]; then
 	capture="$tmp/demo.pcap"
-	# Nasdaq ITCH plus the four Cboe venues over PITCH when wb-gen can:
-	# then the Super-Book consolidates five venues.
+	# Nasdaq ITCH, the four Cboe venues over PITCH and NYSE and Arca over
+	# XDP when wb-gen can: then the Super-Book consolidates seven venues.
+	# The session is cut just before its close: at their close the XDP
+	# venues cancel every order (Security Status X), so a book of the whole
+	# day would show NYSE and Arca empty.
 	multi=()
-	"$B/wb-gen" --help 2>&1 | grep -q -- '--pitch' && multi=(--pitch)
+	help=$("$B/wb-gen" --help 2>&1)
+	grep -q -- '--pitch' <<<"$help" && multi=(--pitch)
+	grep -q -- '--xdp' <<<"$help" && multi+=(--xdp)
+	grep -q -- '--until' <<<"$help" && multi+=(--until 09:30:09)
 	echo "== generating a demo session: $B/wb-gen --profile demo ${multi[*]}"
 	"$B/wb-gen" --profile demo --seed 7 "${multi[@]}" -o "$capture"
 	symbols=(AAPL MSFT SPY)

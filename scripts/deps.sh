@@ -1,28 +1,63 @@
 #!/usr/bin/env bash
 # Install the Debian packages wirebook needs, only those missing.
-# Runs as root (apt-get); prints what it would install otherwise.
+#
+#   scripts/deps.sh [--for check|demo|build] [--list]
+#
+# --for says what they are for: 'build' (compile everything user space),
+# 'demo' (build and run the demo: the same), 'check' (the default: also the
+# unit tests, fuzzers, service tests, and the kernel module tests in qemu,
+# which need kernels, headers and qemu). --list prints the packages that
+# purpose needs and changes nothing. Runs as root (apt-get); prints what it
+# would install otherwise.
 set -euo pipefail
 
-pkgs=(build-essential clang pkg-config libpcap-dev libnuma-dev libhwloc-dev
-      check zlib1g-dev tcpreplay iproute2 python3 gnuplot-nox
-      linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils
-      valgrind)
-
-# The VM test boots every installed kernel: add Debian 12's 6.12 (security
-# suite) where apt knows it, to catch kernel API drift; skipped otherwise.
-# A fresh machine's package lists may be empty: refresh them once to look.
-kernel612=(linux-image-6.12-amd64 linux-headers-6.12-amd64)
-if ! dpkg-query -W -f='${Status}' "${kernel612[0]}" 2>/dev/null | grep -q 'install ok installed' &&
-   ! apt-cache show "${kernel612[0]}" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
-	apt-get update -qq || true
-fi
-for p in "${kernel612[@]}"; do
-	if apt-cache show "$p" >/dev/null 2>&1; then
-		pkgs+=("$p")
-	else
-		echo "deps: $p not available from apt: the VM test runs on the installed kernels only"
-	fi
+purpose=check list=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--for) purpose=${2:-}; shift 2 ;;
+	--for=*) purpose=${1#--for=}; shift ;;
+	--list) list=1; shift ;;
+	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "deps: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
 done
+
+build=(build-essential pkg-config libpcap-dev libnuma-dev libhwloc-dev zlib1g-dev python3)
+# What the tests add: sanitizers and fuzzers (clang), Check, tcpreplay and
+# iproute2 (veth, namespaces), gnuplot (latency plots), curl-free HTTP via
+# python3; the VM test's kernels, headers, qemu and initramfs tools.
+check=(clang check tcpreplay iproute2 gnuplot-nox
+       linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils)
+case "$purpose" in
+build|demo) pkgs=("${build[@]}") ;;
+check) pkgs=("${build[@]}" "${check[@]}") ;;
+*) echo "deps: --for '$purpose': expected check, demo or build" >&2; exit 2 ;;
+esac
+
+if [ "$purpose" = check ]; then
+	# The VM test boots every installed kernel: add Debian 12's 6.12
+	# (security suite) where apt knows it, to catch kernel API drift;
+	# skipped otherwise. A fresh machine's package lists may be empty:
+	# refresh them once to look.
+	kernel612=(linux-image-6.12-amd64 linux-headers-6.12-amd64)
+	if [ "$list" -eq 0 ] &&
+	   ! dpkg-query -W -f='${Status}' "${kernel612[0]}" 2>/dev/null | grep -q 'install ok installed' &&
+	   ! apt-cache show "${kernel612[0]}" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+		apt-get update -qq || true
+	fi
+	for p in "${kernel612[@]}"; do
+		if apt-cache show "$p" >/dev/null 2>&1; then
+			pkgs+=("$p")
+		elif [ "$list" -eq 0 ]; then
+			echo "deps: $p not available from apt: the VM test runs on the installed kernels only"
+		fi
+	done
+fi
+
+if [ "$list" -eq 1 ]; then
+	printf '%s\n' "${pkgs[@]}"
+	exit 0
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -30,7 +65,7 @@ for p in "${pkgs[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "deps: installing ${missing[*]}"
+echo "deps ($purpose): installing ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps: not root; install these yourself: apt-get install ${missing[*]}" >&2
 	exit 1

@@ -33,9 +33,10 @@ Input:
   --messages N        order messages to generate (default: mps x seconds)
   --pcap FILE         replay FILE instead of generating one with wb-gen
   --feeds FILE        feed map for wb-gen and wirebookd (default: feeds.conf)
-  --gen-args "ARGS"   wb-gen arguments (default: "--pitch --max-payload 200":
-                      Nasdaq ITCH and Cboe PITCH for BZX, BYX, EDGX, EDGA, about
-                      3 messages per packet, like the real feeds)
+  --gen-args "ARGS"   wb-gen arguments (default: "--pitch --xdp --max-payload 200":
+                      Nasdaq ITCH, Cboe PITCH for BZX, BYX, EDGX, EDGA and the NYSE
+                      Integrated Feed (XDP) for NYSE and Arca over their channels,
+                      about 3 messages per packet, like the real feeds)
   --loop N            replay the capture N times (tcpreplay --loop)
 
 Daemon and output:
@@ -59,7 +60,7 @@ EOF
 }
 
 rate_kind=mps rate=100000 seconds=10 messages= pcap= feeds=$repo/feeds.conf
-gen_args="--pitch --max-payload 200" loop=1 out= cpus= daemon_args= latency=1 plot=0 text=0
+gen_args="--pitch --xdp --max-payload 200" loop=1 out= cpus= daemon_args= latency=1 plot=0 text=0
 kernel=0 iface= replay_iface=
 
 while [ $# -gt 0 ]; do

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/control.h"
+#include "common/options.h"
 #include "common/feeds_conf.h"
 #include "feed/feed.h"
 
@@ -48,6 +49,8 @@ static void usage(FILE *out)
 "Options:\n"
 "  -d, --device PATH         the module's device (default " WB_DEVICE_PATH ")\n"
 "  -D, --daemon SOCKET       talk to wirebookd's control socket instead\n"
+"  -t, --timeout SECS        daemon: give up when wirebookd does not answer within\n"
+"                            SECS (0.1-3600, default 5; connecting: at most 2)\n"
 "  -j, --json                JSON output for stats and lists\n"
 "  -h, --help\n"
 "\n"
@@ -57,11 +60,16 @@ static void usage(FILE *out)
 }
 
 static bool json;
+static const struct wb_control *g_ctl;	/* for the daemon's failure details */
 
 static int report(const char *what, const char *arg, int rc)
 {
 	if (rc >= 0)
 		return 0;
+	if (g_ctl && g_ctl->what[0]) {
+		fprintf(stderr, "wb-subscribe: %s %s: %s\n", what, arg ? arg : "", g_ctl->what);
+		return 1;
+	}
 	fprintf(stderr, "wb-subscribe: %s %s: %s%s\n", what, arg ? arg : "", strerror(-rc),
 		rc == -EBADF || rc == -EPERM ? " (open the device read-write: run as root?)" :
 		rc == -EEXIST ? " (already there)" :
@@ -458,6 +466,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "daemon", required_argument, NULL, 'D' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -466,9 +475,10 @@ int main(int argc, char **argv)
 	char err[512];
 	bool writes;
 	int opt, rc;
+	double timeout_s = WB_CONTROL_REPLY_MS / 1000.0;
 
 	/* '+': stop at the verb, so "add -x" is not taken for an option... */
-	while ((opt = getopt_long(argc, argv, "+d:D:jh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+d:D:jt:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			device = optarg;
@@ -478,6 +488,10 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 't':
+			if (opt_double("wb-subscribe", "--timeout", optarg, 0.1, 0, 3600, &timeout_s) < 0)
+				return 2;
 			break;
 		case 'h':
 			usage(stdout);
@@ -509,8 +523,14 @@ int main(int argc, char **argv)
 	writes = !strcmp(verb, "add") || !strcmp(verb, "del") ||
 		 (!strcmp(verb, "feeds") && argc > 1 && strcmp(argv[1], "list")) ||
 		 (!strcmp(verb, "stats") && argc > 1) || !strcmp(verb, "date");
-	if (daemon_socket)
-		rc = wb_control_open_daemon(&c, daemon_socket, err, sizeof(err));
+	if (daemon_socket) {
+		unsigned reply_ms = (unsigned)(timeout_s * 1000);
+
+		rc = wb_control_open_daemon_timeout(&c, daemon_socket,
+						    reply_ms < WB_CONTROL_CONNECT_MS ? reply_ms :
+						    WB_CONTROL_CONNECT_MS, reply_ms, err, sizeof(err));
+		g_ctl = &c;
+	}
 	else
 		rc = wb_control_open_kernel(&c, device, writes, err, sizeof(err));
 	if (rc) {

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/options.h"
 #include "wirebook/book.h"
 
 #define STALE_NS 5000000000ull	/* a venue's feed this far behind the newest is flagged */
@@ -32,13 +33,18 @@ static void usage(FILE *f)
 "Show the Super-Book of each SYMBOL (default: the most active symbols).\n"
 "  --shm NAME        book name (default %s)\n"
 "  --once            print once and exit (default: refresh until Ctrl-C)\n"
-"  --interval MS     refresh period (default 250)\n"
+"  --interval MS     refresh period (1-3600000, default 250)\n"
 "  --depth N         consolidated levels to show (1-%d, default %d)\n"
-"  --top N           without SYMBOLs: how many of the most active to show (default 5)\n"
-"  --wait-done SECS  first wait (up to SECS) for the book to appear and for wirebookd\n"
-"                    to say its file source ended\n"
+"  --top N           without SYMBOLs: how many of the most active to show (1-64, default 5)\n"
+"  --wait-done SECS  first wait (up to SECS, 0-86400) for the book to appear and for\n"
+"                    wirebookd to say its file source ended\n"
 "  --help\n"
-"Exit status: 0, 1 when the book cannot be opened, 3 when a symbol is unknown.\n",
+"The first line says whether the book is live, stale (no heartbeat from wirebookd:\n"
+"it died or hangs), retired (stopped) or recovering (a venue rebuilt after a gap);\n"
+"with --once only when it is not live.\n"
+"A wirebookd restart is followed without leaving wb-book.\n"
+"Exit status: 0, 1 when the book cannot be opened, 2 bad usage, 3 when a symbol\n"
+"is unknown.\n",
 		WB_SHM_DEFAULT_NAME, WB_BOOK_DEPTH, WB_BOOK_DEPTH);
 }
 
@@ -144,6 +150,28 @@ static int show_symbol(const struct wb_book *bk, int sym, unsigned depth)
 	return 0;
 }
 
+/* The book's liveness: one line, and a warning that cannot be missed when
+ * the data is not current. */
+static void print_health(struct wb_book *bk, const char *name)
+{
+	struct wb_health h;
+
+	if (wb_health(bk, &h) < 0)
+		return;
+	printf("book %s: %s (heartbeat %.2fs ago, builder pid %u%s, restarts followed %u%s)\n",
+	       name ? name : WB_SHM_DEFAULT_NAME, wb_health_name(h.state), (double)h.age_ns / 1e9,
+	       h.writer_pid, h.writer_alive == 0 ? " gone" : "", h.reattaches,
+	       h.shm_state == WB_SHM_SOURCE_DONE ? ", source ended" : "");
+	if (h.state == WB_BOOK_STALE)
+		printf("!! STALE: no heartbeat for %.1fs (wirebookd died or hangs): prices below are "
+		       "frozen\n", (double)h.age_ns / 1e9);
+	else if (h.state == WB_BOOK_RETIRED)
+		printf("!! RETIRED: wirebookd stopped; prices below are final until it restarts\n");
+	else if (h.state == WB_BOOK_RECOVERING)
+		printf("!! RECOVERING: venues 0x%x are being rebuilt after a gap\n",
+		       h.recovering_venues);
+}
+
 /* The n symbols with the most updates. */
 static int most_active(const struct wb_book *bk, int *out, int n)
 {
@@ -188,10 +216,26 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's': name = optarg; break;
 		case 'o': once = 1; break;
-		case 'i': interval_ms = atoi(optarg); break;
-		case 'd': depth = (unsigned)atoi(optarg); break;
-		case 't': top = atoi(optarg); break;
-		case 'w': wait_done = strtod(optarg, NULL); break;
+		case 'i':
+			if (opt_int("wb-book", "--interval", optarg, 1, 3600000, &interval_ms))
+				return 2;
+			break;
+		case 'd': {
+			int dd;
+
+			if (opt_int("wb-book", "--depth", optarg, 1, WB_BOOK_DEPTH, &dd))
+				return 2;
+			depth = (unsigned)dd;
+			break;
+		}
+		case 't':
+			if (opt_int("wb-book", "--top", optarg, 1, 64, &top))
+				return 2;
+			break;
+		case 'w':
+			if (opt_double("wb-book", "--wait-done", optarg, 0, 0, 86400, &wait_done))
+				return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -222,23 +266,30 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	while (!g_stop) {
-		int n = nsyms ? nsyms : most_active(bk, syms, top);
+		int n, health;
 
+		/* Follows a restart by itself (the symbol indices stay). */
+		health = wb_health(bk, NULL);
+		n = nsyms ? nsyms : most_active(bk, syms, top);
 		if (!once)
 			printf("\033[H\033[J");
+		/* --once prints what scripts compare: the health line only
+		 * when the book is not live (then it matters more than diffs). */
+		if (!once || health != WB_BOOK_LIVE)
+			print_health(bk, name);
 		for (i = 0; i < n; i++) {
 			int rc = show_symbol(bk, syms[i], depth);
+			char tk[9];
 
 			if (rc == WB_ESTALE) {
-				/* wirebookd restarted: attach to the new book */
-				if (wb_reopen(bk) == 0)
-					break;
-				fprintf(stderr, "wb-book: %s; waiting for wirebookd\n", wb_strerror(rc));
-				sleep(1);
-				break;
-			}
-			if (rc)
+				if (wb_symbol(bk, syms[i], tk))
+					snprintf(tk, sizeof(tk), "#%d", syms[i]);
+				printf("== %s: not in the book %s\n", tk,
+				       health == WB_BOOK_RETIRED ? "(wirebookd stopped; waiting for it)" :
+				       "yet (wirebookd restarted; waiting for its first data)");
+			} else if (rc) {
 				fprintf(stderr, "wb-book: symbol #%d: %s\n", syms[i], wb_strerror(rc));
+			}
 			printf("\n");
 		}
 		if (!n)

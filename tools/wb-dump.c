@@ -16,6 +16,7 @@
 #include "common/itch_file.h"
 #include "common/raw_text.h"
 #include "common/pcap_io.h"
+#include "common/unmapped.h"
 #include "feed/feed.h"
 
 /* Holds the events of the largest packet, and a full re-announcement of
@@ -41,6 +42,10 @@ struct dump {
 	uint64_t *symbol_ticker[FEED_SOURCE_COUNT];
 	/* totals */
 	uint64_t frames, unmapped_frames, auto_lines, raw_messages;
+	struct unmapped_seen unmapped;
+	/* --auto: addresses refused (each said once) */
+	struct { uint32_t ip; uint16_t port; } auto_refused[FEED_MAX_LINES];
+	uint32_t auto_refused_count;
 	uint64_t events_printed;
 	char text[1024];
 };
@@ -140,12 +145,24 @@ static void auto_map(struct dump *d, const struct udp_view *u)
 	m.venue = (uint8_t)__builtin_ctz(feed_protocol_venues(m.protocol));
 	snprintf(m.name, sizeof(m.name), "auto%" PRIu64, d->auto_lines);
 	rc = feed_map_add_entry(d->engine, &m);
-	if (rc >= 0)
+	if (rc >= 0) {
 		d->auto_lines++;
-	else if (rc == -FEED_ENOSPC && d->auto_lines < FEED_MAX_LINES + 1)
-		fprintf(stderr, "wb-dump: --auto: feed map full, %u.%u.%u.%u:%u not decoded\n",
+		return;
+	}
+	for (uint32_t i = 0; i < d->auto_refused_count; i++)
+		if (d->auto_refused[i].ip == u->dst_ip && d->auto_refused[i].port == u->dst_port)
+			return;
+	if (d->auto_refused_count == FEED_MAX_LINES)
+		return;
+	d->auto_refused[d->auto_refused_count].ip = u->dst_ip;
+	d->auto_refused[d->auto_refused_count++].port = u->dst_port;
+	if (rc == -FEED_ENOSPC)
+		fprintf(stderr, "wb-dump: --auto: %u.%u.%u.%u:%u looks like %s but is not decoded: "
+			"the feed map is full, or %s's one stream already has its %d lines (a feed "
+			"of many channels, like xdp, needs its channel=N lines in --feeds)\n",
 			u->dst_ip >> 24, (u->dst_ip >> 16) & 255, (u->dst_ip >> 8) & 255,
-			u->dst_ip & 255, u->dst_port);
+			u->dst_ip & 255, u->dst_port, feed_protocol_name(m.protocol),
+			feed_venue_name(m.venue), FEED_STREAM_MAX_LINES);
 }
 
 /* ---- raw messages ------------------------------------------------------ */
@@ -261,14 +278,18 @@ static int dump_pcap(struct dump *d, const char *path)
 		if (d->raw) {
 			int line = udp ? feed_map_lookup(d->engine, u.dst_ip, u.dst_port) : -1;
 
-			if (line < 0)
+			if (line < 0) {
 				d->unmapped_frames++;
-			else
+				unmapped_note(&d->unmapped, frame, len);
+			} else {
 				raw_packet(d, &d->engine->lines[line], u.payload, u.len);
+			}
 			continue;
 		}
-		if (feed_process_frame(d->engine, frame, len, ts, &d->prod) < 0)
+		if (feed_process_frame(d->engine, frame, len, ts, &d->prod) < 0) {
 			d->unmapped_frames++;
+			unmapped_note(&d->unmapped, frame, len);
+		}
 		drain(d);
 	}
 	pcap_reader_close(&r);
@@ -577,12 +598,16 @@ int main(int argc, char **argv)
 	feed_engine_flush(d->engine, &d->prod);
 	drain(d);
 
-	if (!itch_path && rc == 0 && d->frames && d->unmapped_frames == d->frames)
-		fprintf(stderr, "wb-dump: none of the %" PRIu64 " frames went to a feed in %s%s; %s\n",
-			d->frames, feeds ? feeds : "the feed map",
-			d->auto_map ? " or looked like a known protocol" : "",
+	if (!itch_path && rc == 0 && d->frames && d->unmapped_frames == d->frames) {
+		char seen[512];
+
+		unmapped_describe(&d->unmapped, seen, sizeof(seen));
+		fprintf(stderr, "wb-dump: none of the %" PRIu64 " frames went to a feed in %s%s "
+			"(they went to: %s); %s\n", d->frames, feeds ? feeds : "the feed map",
+			d->auto_map ? " or looked like a known protocol" : "", seen,
 			d->auto_map ? "give --feeds FILE with their groups, or --proto PROTOCOL"
 				    : "try --auto, --proto PROTOCOL or --feeds FILE");
+	}
 	if (d->stats)
 		print_stats(d);
 	for (uint32_t i = 0; i < d->engine->line_count; i++)

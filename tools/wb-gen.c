@@ -41,6 +41,7 @@ static const struct {
 };
 
 static const char pitch_venues[] = "nasdaq,bzx,byx,edgx,edga";
+static const char xdp_venues[] = "nyse,arca";
 
 static void usage(FILE *out)
 {
@@ -50,7 +51,7 @@ static void usage(FILE *out)
 "Generate a deterministic, realistic trading session: one order flow over the\n"
 "venues asked for, each venue in its own protocol (the one its feed-map lines\n"
 "name, else the first protocol that serves it), as a pcap of\n"
-"Ethernet/IPv4/UDP packets, or, for Nasdaq alone, a Nasdaq BinaryFILE (2-byte\n"
+"Ethernet/IPv4/UDP packets in time order, or, for Nasdaq alone, a Nasdaq BinaryFILE (2-byte\n"
 "big-endian length before each message), plain or gzip.\n"
 "\n"
 "  -o, --out FILE         output file ('-' for stdout, pcap only)\n"
@@ -65,6 +66,8 @@ static void usage(FILE *out)
 "      --venues LIST      comma-separated venues the flow trades on (default\n"
 "                         nasdaq); see wb-dump --help for the venue names\n"
 "      --pitch            the same as --venues %s\n"
+"      --xdp              add %s (NYSE Integrated Feed) to the venues, each\n"
+"                         over the channels its feed-map lines name (channel=N)\n"
 "  -f, --format F         pcap (default), itch-file, itch-file.gz; a FILE ending\n"
 "                         in .gz implies itch-file.gz\n"
 "      --gap-every N      drop every Nth data packet of each venue (a sequence gap)\n"
@@ -75,18 +78,97 @@ static void usage(FILE *out)
 "                         the sample feeds.conf's groups, 239.192.<venue>.1/.2 for\n"
 "                         venues it lacks)\n"
 "      --session S        MoldUDP64 session (10 characters; default WBGEN<seed>)\n"
+"      --date YYYY-MM-DD  the trading day (default 2026-02-19)\n"
+"      --until HH:MM:SS[.fff]  stop the session at that exchange time, without\n"
+"                         closing it (no end of session, no close): a capture that\n"
+"                         ends mid-day\n"
 "      --max-payload N    UDP payload bytes per packet (default 1400)\n"
 "  -q, --quiet            no summary on stderr\n"
 "  -h, --help\n",
-		pitch_venues);
+		pitch_venues, xdp_venues);
 }
+
+/*
+ * Each encoder writes its packets in time order, but a venue holds a
+ * packet until its window closes while other venues write theirs, and a B
+ * copy trails its A copy: the run's packets are held here and written at
+ * the end sorted by time (stable), so the capture replays as the exchanges
+ * sent it. Memory: the capture's size, once.
+ */
+struct held_packet {
+	uint64_t ts;
+	uint64_t off;		/* in time_order.bytes; also the tie-break: arrival order */
+	uint32_t ip, len;
+	uint16_t port;
+};
+
+struct time_order {
+	struct pcap_writer *w;
+	uint8_t *bytes;
+	size_t used, cap;
+	struct held_packet *held;
+	size_t n, held_cap;
+};
 
 static int pcap_sink(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
 		     const uint8_t *payload, uint32_t len)
 {
-	struct pcap_writer *w = ctx;
+	struct time_order *t = ctx;
 
-	return pcap_writer_udp(w, ts_ns, SOURCE_IP, SOURCE_PORT, dst_ip, dst_port, payload, len);
+	if (len > PCAP_WRITER_MAX_PAYLOAD)
+		return -1;
+	if (t->n == t->held_cap) {
+		size_t cap = t->held_cap ? t->held_cap * 2 : 1u << 16;
+		struct held_packet *h = realloc(t->held, cap * sizeof(*h));
+
+		if (!h)
+			return -1;
+		t->held = h;
+		t->held_cap = cap;
+	}
+	if (t->used + len > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1u << 22;
+		uint8_t *b;
+
+		while (cap < t->used + len)
+			cap *= 2;
+		b = realloc(t->bytes, cap);
+		if (!b)
+			return -1;
+		t->bytes = b;
+		t->cap = cap;
+	}
+	memcpy(t->bytes + t->used, payload, len);
+	t->held[t->n++] = (struct held_packet){ ts_ns, t->used, dst_ip, len, dst_port };
+	t->used += len;
+	return 0;
+}
+
+static int earlier(const void *a, const void *b)
+{
+	const struct held_packet *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int write_in_time_order(struct time_order *t)
+{
+	int rc = 0;
+
+	qsort(t->held, t->n, sizeof(*t->held), earlier);
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		const struct held_packet *h = &t->held[i];
+
+		rc = pcap_writer_udp(t->w, h->ts, SOURCE_IP, SOURCE_PORT, h->ip, h->port,
+				     t->bytes + h->off, h->len);
+	}
+	free(t->held);
+	free(t->bytes);
+	t->held = NULL;
+	t->bytes = NULL;
+	return rc;
 }
 
 static int parse_u64(const char *opt, const char *s, uint64_t *out)
@@ -100,6 +182,26 @@ static int parse_u64(const char *opt, const char *s, uint64_t *out)
 		return -1;
 	}
 	return 0;
+}
+
+/* "HH:MM:SS" or "HH:MM:SS.fff..." as ns since midnight; -1 if malformed. */
+static int parse_time_of_day(const char *s, uint64_t *ns)
+{
+	unsigned h, m, sec;
+	int n = 0;
+	uint64_t frac = 0, scale = 100000000;
+
+	if (sscanf(s, "%2u:%2u:%2u%n", &h, &m, &sec, &n) != 3 || h > 23 || m > 59 || sec > 59)
+		return -1;
+	s += n;
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9' && scale; s++, scale /= 10)
+			frac += (uint64_t)(*s - '0') * scale;
+	}
+	if (*s)
+		return -1;
+	*ns = ((uint64_t)h * 3600 + m * 60 + sec) * 1000000000ull + frac;
+	return *ns ? 0 : -1;
 }
 
 /* "nasdaq,bzx" as a venue mask; 0 (with a message) on a bad name. */
@@ -182,7 +284,7 @@ static void venue_groups(const struct feed_map_entry *map, int n, struct venue_o
 }
 
 enum { OPT_GAP = 256, OPT_DUP, OPT_AB, OPT_FEEDS, OPT_SESSION, OPT_PAYLOAD, OPT_SYMBOLS,
-       OPT_PITCH, OPT_VENUES };
+       OPT_PITCH, OPT_XDP, OPT_VENUES, OPT_UNTIL, OPT_DATE };
 
 int main(int argc, char **argv)
 {
@@ -193,9 +295,12 @@ int main(int argc, char **argv)
 		{ "dup-every", required_argument, 0, OPT_DUP }, { "ab", no_argument, 0, OPT_AB },
 		{ "feeds", required_argument, 0, OPT_FEEDS },
 		{ "session", required_argument, 0, OPT_SESSION },
+		{ "until", required_argument, 0, OPT_UNTIL },
+		{ "date", required_argument, 0, OPT_DATE },
 		{ "max-payload", required_argument, 0, OPT_PAYLOAD },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS },
 		{ "pitch", no_argument, 0, OPT_PITCH },
+		{ "xdp", no_argument, 0, OPT_XDP },
 		{ "venues", required_argument, 0, OPT_VENUES },
 		{ "quiet", no_argument, 0, 'q' },	{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -203,9 +308,10 @@ int main(int argc, char **argv)
 	struct gen_flow_config fcfg = { .profile = GEN_PROFILE_DEMO, .seed = 1 };
 	struct gen_encoder_config base = { .midnight_ns = DEFAULT_MIDNIGHT_S * 1000000000ull };
 	const char *out = NULL, *format = NULL, *feeds = NULL, *session = NULL;
-	struct venue_out venues[WB_VENUE_COUNT];
-	uint32_t venue_mask = 1u << WB_VENUE_NASDAQ;
+	struct venue_out venues[FEED_SOURCE_COUNT];
+	uint32_t venue_mask = 1u << WB_VENUE_NASDAQ, added_venues = 0;
 	bool quiet = false;
+	uint64_t until = 0;	/* exchange time (ns since midnight) to stop at; 0: the whole day */
 	int nvenues = 0;
 	uint64_t v;
 	int c;
@@ -255,12 +361,30 @@ int main(int argc, char **argv)
 			break;
 		case OPT_AB: base.ab = true; break;
 		case OPT_PITCH: venue_mask = parse_venues(pitch_venues); break;
+		case OPT_XDP: added_venues |= parse_venues(xdp_venues); break;
 		case OPT_VENUES:
 			venue_mask = parse_venues(optarg);
 			if (!venue_mask)
 				return 2;
 			break;
 		case OPT_FEEDS: feeds = optarg; break;
+		case OPT_DATE: {
+			int y, mo, dd;
+			char end;
+
+			if (sscanf(optarg, "%4d-%2d-%2d%c", &y, &mo, &dd, &end) != 3 ||
+			    !(base.midnight_ns = feed_et_midnight_of_date(y, mo, dd))) {
+				fprintf(stderr, "wb-gen: --date: not a date YYYY-MM-DD: %s\n", optarg);
+				return 2;
+			}
+			break;
+		}
+		case OPT_UNTIL:
+			if (parse_time_of_day(optarg, &until)) {
+				fprintf(stderr, "wb-gen: --until: not a time HH:MM:SS[.fff]: %s\n", optarg);
+				return 2;
+			}
+			break;
 		case OPT_SESSION:
 			if (strlen(optarg) != 10) {
 				fprintf(stderr, "wb-gen: --session needs exactly 10 characters\n");
@@ -304,12 +428,14 @@ int main(int argc, char **argv)
 				"--format pcap\n");
 		return 2;
 	}
+	venue_mask |= added_venues;
 	if (to_file && venue_mask != 1u << WB_VENUE_NASDAQ) {
-		fprintf(stderr, "wb-gen: a BinaryFILE holds Nasdaq ITCH only: --venues and --pitch "
-				"need --format pcap\n");
+		fprintf(stderr, "wb-gen: a BinaryFILE holds Nasdaq ITCH only: --venues, --pitch and "
+				"--xdp need --format pcap\n");
 		return 2;
 	}
-	fcfg.venues = venue_mask;
+	/* The SIPs (cqs, uqdf) quote the venues that trade; they trade nothing themselves. */
+	fcfg.venues = venue_mask & ((1u << WB_VENUE_COUNT) - 1);
 
 	char err[PCAP_IO_ERR_LEN] = "";
 	struct feed_map_entry map[FEED_MAX_LINES];
@@ -334,7 +460,7 @@ int main(int argc, char **argv)
 		memcpy(base.session, s, 10);
 	}
 	base.seed = fcfg.seed;
-	for (int venue = 1; venue < WB_VENUE_COUNT; venue++) {
+	for (int venue = 1; venue < FEED_SOURCE_COUNT; venue++) {
 		struct venue_out *o = &venues[nvenues];
 
 		if (!(venue_mask & (1u << venue)))
@@ -353,6 +479,8 @@ int main(int argc, char **argv)
 		}
 		o->cfg = base;
 		o->cfg.venue = o->venue;
+		o->cfg.map = map;
+		o->cfg.map_len = nmap;
 		venue_groups(map, nmap, o);
 		if (base.ab && feeds && (!feeds_conf_find(map, nmap, o->protocol, o->venue, "A") ||
 					 !feeds_conf_find(map, nmap, o->protocol, o->venue, "B"))) {
@@ -365,6 +493,7 @@ int main(int argc, char **argv)
 
 	struct gen_flow *flow = calloc(1, sizeof(*flow));
 	struct pcap_writer pw;
+	struct time_order order = { .w = &pw };
 	struct itch_file file;
 	struct timespec t0;
 	int rc = 1;
@@ -394,7 +523,7 @@ int main(int argc, char **argv)
 		if (to_file)
 			o->cfg.file = &file;
 		else
-			o->cfg.sink = (struct gen_packet_sink){ .packet = pcap_sink, .ctx = &pw };
+			o->cfg.sink = (struct gen_packet_sink){ .packet = pcap_sink, .ctx = &order };
 		o->enc = calloc(1, o->gp->size);
 		if (!o->enc || o->gp->init(o->enc, &o->cfg)) {
 			fprintf(stderr, "wb-gen: out of memory\n");
@@ -406,19 +535,29 @@ int main(int argc, char **argv)
 	uint64_t last_ts = 0;
 	int werr = 0;
 
+	bool stopped = false;
+
 	while (!werr && gen_flow_next(flow, &a) == 1) {
+		if (until && a.ts >= until) {
+			stopped = true;
+			break;
+		}
 		last_ts = a.ts;
-		/* Each venue's actions go to its own encoder. */
+		/* Each venue's actions go to its own encoder, and every action to a SIP's. */
 		for (int i = 0; i < nvenues && !werr; i++)
-			if (venues[i].venue == a.venue)
+			if (venues[i].venue == a.venue || venues[i].venue >= WB_VENUE_COUNT)
 				werr = venues[i].gp->action(venues[i].enc, flow, &a);
 	}
 	for (int i = 0; i < nvenues && !werr; i++)
-		werr = venues[i].gp->finish(venues[i].enc, last_ts + 1000000);
-	if (to_file)
+		werr = stopped ? venues[i].gp->stop(venues[i].enc) :
+			venues[i].gp->finish(venues[i].enc, last_ts + 1000000);
+	if (to_file) {
 		werr |= itch_file_close(&file, err, sizeof(err));
-	else
+	} else {
+		if (!werr)
+			werr = write_in_time_order(&order);
 		werr |= pcap_writer_close(&pw, err, sizeof(err));
+	}
 	if (werr) {
 		fprintf(stderr, "wb-gen: %s: write failed: %s\n", out, err[0] ? err : strerror(errno));
 	} else {

@@ -13,6 +13,7 @@
 
 #include "common/event_text.h"
 #include "common/kernel_source.h"
+#include "common/options.h"
 
 static volatile sig_atomic_t stop;
 
@@ -72,8 +73,14 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "d:i:n:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': device = optarg; break;
-		case 'i': idle_ms = strtoull(optarg, NULL, 10); break;
-		case 'n': count = strtoull(optarg, NULL, 10); break;
+		case 'i':
+			if (opt_u64("wb-kread", "--idle-ms", optarg, 0, 86400000, &idle_ms))
+				return 2;
+			break;
+		case 'n':
+			if (opt_u64("wb-kread", "--count", optarg, 0, UINT64_MAX, &count))
+				return 2;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

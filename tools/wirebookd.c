@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,10 +27,12 @@
 
 #include "book/builder.h"
 #include "book/latency_log.h"
-#include "common/cpu_list.h"
+#include "common/config.h"
 #include "common/control.h"
 #include "common/feeds_conf.h"
 #include "common/kernel_source.h"
+#include "common/metrics.h"
+#include "common/options.h"
 #include "common/source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
@@ -38,6 +41,8 @@
 
 #define RING_SLOTS (1u << 16)
 #define PUMP_BUDGET 32u
+/* The main loop's period: stats, heartbeat, control once the source ended. */
+#define MAIN_TICK_MS 20
 /* A source thread reading a file waits until this much of the ring is
  * free, so a fast file never overruns the books into drops. */
 #define FILE_RING_HEADROOM (RING_SLOTS / 4)
@@ -64,6 +69,9 @@ struct wbd {
 	int control_fd;		/* --control: listening socket, or -1 */
 	unsigned control_tick;
 	struct wb_control_engine control;
+	int kernel;
+	struct wb_control kctl;		/* --kernel with --metrics: the module's stats */
+	struct wb_ioc_line_stats metrics_lines[FEED_MAX_LINES];
 };
 
 static void usage(FILE *f)
@@ -74,7 +82,8 @@ static void usage(FILE *f)
 "\n"
 "Sources (one):\n"
 "  --pcap FILE          a capture file, as fast as possible\n"
-"    --speed X          ... at the recorded pace times X instead (recv_ts = now)\n"
+"    --speed X          ... at the recorded pace times X instead (recv_ts = now;\n"
+"                       X above 0, at most 1000000)\n"
 "  --itch-file FILE     Nasdaq BinaryFILE, plain or gzip (decoded as the itch nasdaq line)\n"
 "  --iface IF           live capture on an AF_PACKET ring (joins the feed groups)\n"
 "    --busy-poll        spin on the packet ring instead of sleeping in poll(), and\n"
@@ -85,22 +94,38 @@ static void usage(FILE *f)
 "                       its feed map and symbols are set with wb-subscribe\n"
 "\n"
 "Options:\n"
-"  --feeds FILE         feed map (default: ./feeds.conf or the source tree's)\n"
+"  --config FILE        read options from FILE, one per line without the dashes\n"
+"                       ('subscribe AAPL,MSFT'); the command line's win\n"
+"  --feeds FILE         feed map (default: ./feeds.conf, then the installed one:\n"
+"                       PREFIX/etc/wirebook/feeds.conf, /etc/wirebook/feeds.conf,\n"
+"                       PREFIX/share/wirebook/feeds.conf[.sample]; --itch-file\n"
+"                       needs none)\n"
 "  --subscribe LIST     symbols to build, comma separated, or '*' for all (default '*')\n"
 "  --control SOCKET     serve wb-subscribe --daemon SOCKET (feeds, symbols, stats)\n"
+"  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+"                       (e.g. 127.0.0.1:9464; port 0: any free port, printed)\n"
 "  --shm NAME           shared-memory book name (default %s: /dev/shm/%s)\n"
 "  --force              take over NAME even if another wirebookd still owns it\n"
-"  --cpus A,B           cores for thread 1 (venue books) and 2 (Super-Book)\n"
+"  --cpus A,B           cores for thread 1 (venue books) and 2 (Super-Book), two\n"
+"                       different cpus this process may run on; one cpu: both there\n"
 "  --no-pin             do not pin the threads\n"
-"  --numa-node N        NUMA node for threads and memory (default: the NIC's, or any)\n"
+"  --numa-node N        NUMA node for threads and memory (0-1023, an existing node;\n"
+"                       default: the NIC's, or any)\n"
 "  --source-thread      decode on a separate thread (default: on thread 1)\n"
-"  --stats SECONDS      print per-line and book stats every SECONDS\n"
-"  --latency-dir DIR    write per-feed latency samples (latency_<feed>.bin) there\n"
-"  --expected-orders N  size the order tables for N live orders (default 1Mi)\n"
+"  --stats SECONDS      print per-line and book stats every SECONDS (0.01-86400)\n"
+"  --latency-dir DIR    write per-feed latency samples (latency_<feed>.bin) there;\n"
+"                       with --pcap, only meaningful with --speed (else the receive\n"
+"                       times are the capture's, not now)\n"
+"  --expected-orders N  size the order tables for N live orders (1-268435456,\n"
+"                       default 1Mi)\n"
 "  --exit-at-eof        exit when a file source ends (default: keep serving the books)\n"
 "  --help\n"
 "\n"
-"SIGINT/SIGTERM: stop, print the final stats, retire the book (readers get WB_ESTALE).\n",
+"\n"
+"SIGINT/SIGTERM: stop, print the final stats, retire the book (readers see it\n"
+"retired and follow the next run). Exit status: 0; 1 when the source failed, the\n"
+"book could not be made, or (--exit-at-eof) no frame went to the feed map; 2 bad\n"
+"usage (every option value is checked: the message names the option and range).\n",
 		WB_SHM_DEFAULT_NAME, WB_SHM_DEFAULT_NAME);
 }
 
@@ -229,14 +254,15 @@ static void print_stats(struct wbd *d, double elapsed)
 	uint32_t i;
 
 	builder_get_counters(d->builder, &bc);
-	printf("--- wirebookd stats at %.1fs (source %s: %llu packets, %llu unmapped",
+	printf("--- wirebookd stats at %.1fs (source %s: %llu frames, %llu not on a feed",
 	       elapsed, d->src.ops->name, (unsigned long long)rd(&d->src.ctr.packets),
 	       (unsigned long long)rd(&d->src.ctr.unmapped));
 	if (rd(&d->src.ctr.kernel_drops))
 		printf(", %llu kernel drops", (unsigned long long)rd(&d->src.ctr.kernel_drops));
 	printf(")\n");
-	printf("%-6s %-7s %-5s %12s %12s %12s %12s %8s %10s %8s\n", "line", "venue", "proto",
-	       "packets", "messages", "events", "filtered", "gaps", "ring-drops", "errors");
+	printf("%-6s %-7s %-5s %12s %12s %12s %12s %8s %10s %8s %10s\n", "line", "venue", "proto",
+	       "packets", "messages", "events", "filtered", "gaps", "ring-drops", "errors",
+	       "gap-msgs");
 	for (i = 0; i < d->engine->line_count; i++) {
 		const struct feed_line *l = &d->engine->lines[i];
 		uint64_t errs = 0;
@@ -246,14 +272,15 @@ static void print_stats(struct wbd *d, double elapsed)
 			continue;
 		for (k = 0; k < FEED_ERR_COUNT; k++)
 			errs += rd(&l->counters.errors[k]);
-		printf("%-6.*s %-7s %-5s %12llu %12llu %12llu %12llu %8llu %10llu %8llu\n",
+		printf("%-6.*s %-7s %-5s %12llu %12llu %12llu %12llu %8llu %10llu %8llu %10llu\n",
 		       FEED_LINE_NAME_LEN, l->name, feed_venue_name(l->venue),
 		       feed_protocol_name(l->protocol), (unsigned long long)rd(&l->counters.packets),
 		       (unsigned long long)rd(&l->counters.messages),
 		       (unsigned long long)rd(&l->counters.events),
 		       (unsigned long long)rd(&l->counters.filtered),
 		       (unsigned long long)rd(&l->counters.gaps),
-		       (unsigned long long)rd(&l->counters.ring_drops), (unsigned long long)errs);
+		       (unsigned long long)rd(&l->counters.ring_drops), (unsigned long long)errs,
+		       (unsigned long long)rd(&l->counters.gap_messages));
 	}
 	printf("books: events %llu, live orders %llu (peak %llu), unknown order ids %llu, "
 	       "levels %llu; ring batches %llu, ring drops %llu, queue-full waits %llu\n",
@@ -272,6 +299,14 @@ static void print_stats(struct wbd *d, double elapsed)
 	fflush(stdout);
 }
 
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -283,8 +318,95 @@ static double mono_s(void)
 enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
-	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL,
+	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS,
 };
+
+/* The metrics endpoint's view: the same counters --stats prints, and more. */
+static void wbd_render_metrics(void *arg, FILE *f)
+{
+	struct wbd *d = arg;
+	struct wb_ioc_stats st;
+	struct builder_counters bc;
+	const struct venue_books_counters *vc = builder_venue_counters(d->builder);
+	const struct superbook_counters *sc = builder_superbook_counters(d->builder);
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	st.capacity = FEED_MAX_LINES;
+	st.lines = (uint64_t)(uintptr_t)d->metrics_lines;
+	rc = d->kernel ? wb_control_call(&d->kctl, WB_IOC_STATS, &st)
+		       : wb_control_engine_handler(&d->control, WB_IOC_STATS, &st);
+	metrics_family(f, "wirebook_up", "gauge", "1 while the per-line counters can be read");
+	fprintf(f, "wirebook_up %d\n", rc == 0);
+	if (rc == 0)
+		metrics_render_lines(f, &st, d->metrics_lines,
+				     st.count < FEED_MAX_LINES ? st.count : FEED_MAX_LINES, d->kernel);
+#define C(name, help, v)                                                                   \
+	do {                                                                               \
+		metrics_family(f, "wirebook_" name, "counter", help);                       \
+		fprintf(f, "wirebook_" name " %llu\n", (unsigned long long)(v));            \
+	} while (0)
+#define G(name, help, v)                                                                   \
+	do {                                                                               \
+		metrics_family(f, "wirebook_" name, "gauge", help);                         \
+		fprintf(f, "wirebook_" name " %llu\n", (unsigned long long)(v));            \
+	} while (0)
+	C("source_frames_total", "Frames (or packets) the source read", rd(&d->src.ctr.packets));
+	C("source_bytes_total", "Bytes the source read", rd(&d->src.ctr.bytes));
+	C("source_unmapped_frames_total", "Frames to no feed-map line", rd(&d->src.ctr.unmapped));
+	C("source_truncated_frames_total", "Frames cut short by the capture length",
+	  rd(&d->src.ctr.truncated));
+	C("source_kernel_drops_total", "Live capture: frames the kernel dropped",
+	  rd(&d->src.ctr.kernel_drops));
+	builder_get_counters(d->builder, &bc);
+	C("builder_ring_batches_total", "Event ring batches applied by thread 1", bc.ring_batches);
+	C("builder_events_total", "Events applied by thread 1", bc.events);
+	C("builder_updates_queued_total", "Level changes sent to thread 2", bc.updates_queued);
+	C("builder_queue_full_waits_total", "Thread 1 waited on a full queue to thread 2",
+	  bc.queue_full_waits);
+	C("builder_ring_dropped_total", "Events the ring dropped (as the builder saw it)", bc.ring_dropped);
+	C("latency_samples_total", "Latency samples taken (--latency-dir)", bc.latency_samples);
+	C("books_events_total", "Events applied to venue books", rd(&vc->events));
+	C("books_unknown_order_total", "Events for an order id not live: skipped",
+	  rd(&vc->unknown_order));
+	C("books_duplicate_order_total", "Adds of a live order id: skipped", rd(&vc->duplicate_order));
+	C("books_overfill_total", "Executes or reduces larger than the order: clamped",
+	  rd(&vc->overfill));
+	C("books_bad_events_total", "Events with a bad instrument, venue or field: skipped",
+	  rd(&vc->bad_instrument) + rd(&vc->bad_venue) + rd(&vc->bad_field));
+	C("books_alloc_failures_total", "Book tables that could not grow: event skipped",
+	  rd(&vc->alloc_failures));
+	C("books_index_grows_total", "Order index doublings", rd(&vc->index_grows));
+	G("books_live_orders", "Live orders in the venue books", rd(&vc->live_orders));
+	G("books_peak_live_orders", "Most live orders at once", rd(&vc->peak_live_orders));
+	G("books_levels", "Price levels with orders, every book", rd(&vc->levels));
+	C("superbook_updates_total", "Level, trade and status changes applied", rd(&sc->updates));
+	C("superbook_publishes_total", "Symbol records written to shared memory", rd(&sc->publishes));
+	C("superbook_trades_total", "Trades", rd(&sc->trades));
+	C("superbook_gaps_total", "Gaps marked in the Super-Book", rd(&sc->gaps));
+	C("superbook_bad_updates_total", "Updates with a bad instrument, venue, side or kind",
+	  rd(&sc->bad_instrument) + rd(&sc->bad_venue) + rd(&sc->bad_side) + rd(&sc->bad_kind));
+	C("superbook_level_missing_total", "A level removed that was never there",
+	  rd(&sc->level_missing));
+	C("superbook_alloc_failures_total", "Levels that could not be stored", rd(&sc->alloc_failures));
+#undef C
+#undef G
+	metrics_render_ring(f, d->ring_mem);
+	metrics_render_book(f, superbook_header(builder_superbook(d->builder)));
+}
+
+static int valid_shm_name(const char *name)
+{
+	return *name && strlen(name) <= 200 && !strchr(name + (name[0] == '/'), '/');
+}
+
+/* The engine needs a line to decode a BinaryFILE as; without a feed map,
+ * Nasdaq's first TotalView group (the sample feeds.conf's). */
+static int itch_default_line(struct feed_engine *e)
+{
+	return feed_map_add(e, 0xe9360c6fu /* 233.54.12.111 */, 26477, FEED_PROTO_ITCH50,
+			    WB_VENUE_NASDAQ, "A");
+}
 
 int main(int argc, char **argv)
 {
@@ -308,11 +430,15 @@ int main(int argc, char **argv)
 		{ "exit-at-eof", no_argument, 0, OPT_EXIT_EOF },
 		{ "kernel", optional_argument, 0, OPT_KERNEL },
 		{ "control", required_argument, 0, OPT_CONTROL },
+		{ "config", required_argument, 0, OPT_CONFIG },
+		{ "metrics", required_argument, 0, OPT_METRICS },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
 	const char *pcap = NULL, *itch = NULL, *iface = NULL, *feeds = NULL, *subs = "*";
-	const char *latency_dir = NULL, *control = NULL, *kernel_dev = NULL;
+	const char *latency_dir = NULL, *control = NULL, *kernel_dev = NULL, *metrics_at = NULL;
+	struct metrics_server *metrics = NULL;
+	struct config_args cargs;
 	int kernel = 0;
 	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
 	struct builder_config bcfg;
@@ -325,70 +451,117 @@ int main(int argc, char **argv)
 	pthread_t src_th;
 	char err[512];
 
+	/* First of all: a SIGINT while the 100+ MB book is being made must
+	 * still retire and unlink it, not kill the process half way. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
 	memset(&d, 0, sizeof(d));
 	d.control_fd = -1;
+	d.kctl.fd = -1;
 	memset(&bcfg, 0, sizeof(bcfg));
 	bcfg.cpus[0] = bcfg.cpus[1] = -1;
 	bcfg.pin = 1;
 	bcfg.numa_node = -1;
 	bcfg.shm.shm_name = WB_SHM_DEFAULT_NAME;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	if (config_args_build(&cargs, argc, argv, opts, err, sizeof(err))) {
+		fprintf(stderr, "wirebookd: %s\n", err);
+		return 2;
+	}
+	argc = cargs.argc;
+	argv = cargs.argv;
+#define BAD_VALUE() do { config_args_free(&cargs); return 2; } while (0)
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		/* Messages about this option name its config line, if any. */
+		opt_origin = optind > 0 && optind <= argc ? cargs.origin[optind - 1] : NULL;
 		switch (c) {
 		case OPT_PCAP: pcap = optarg; sources++; break;
 		case OPT_SPEED:
-			speed = strtod(optarg, NULL);
-			if (speed <= 0) {
-				fprintf(stderr, "wirebookd: --speed needs a positive factor\n");
-				return 2;
-			}
+			if (opt_double("wirebookd", "--speed", optarg, 0, 1, 1e6, &speed))
+				BAD_VALUE();
 			break;
 		case OPT_ITCH: itch = optarg; sources++; break;
 		case OPT_IFACE: iface = optarg; sources++; break;
 		case OPT_BUSY: busy = 1; break;
 		case OPT_FEEDS: feeds = optarg; break;
 		case OPT_SUB: subs = optarg; break;
-		case OPT_SHM: bcfg.shm.shm_name = optarg; break;
+		case OPT_SHM:
+			if (!valid_shm_name(optarg)) {
+				fprintf(stderr, "wirebookd: %s%s--shm '%s': a name of 1-200 characters "
+					"without '/' (the book is /dev/shm/NAME)\n",
+					opt_origin ? opt_origin : "", opt_origin ? ": " : "", optarg);
+				BAD_VALUE();
+			}
+			bcfg.shm.shm_name = optarg;
+			break;
 		case OPT_FORCE: bcfg.shm.force = 1; break;
-		case OPT_CPUS: {
-			struct cpu_list cl;
-			int n = 0;
-			unsigned i;
+		case OPT_CPUS:
+			if (opt_cpu_pair("wirebookd", "--cpus", optarg, bcfg.cpus))
+				BAD_VALUE();
+			break;
+		case OPT_NOPIN: bcfg.pin = 0; break;
+		case OPT_NODE: {
+			char path[64];
 
-			int a, b2;
-			char tail;
-
-			/* "A,B" in that order (thread 1 on A); any other cpu
-			 * list: its first two cpus. */
-			if (sscanf(optarg, "%d,%d%c", &a, &b2, &tail) == 2 && a >= 0 && b2 >= 0 &&
-			    a < CPU_LIST_MAX && b2 < CPU_LIST_MAX) {
-				bcfg.cpus[0] = a;
-				bcfg.cpus[1] = b2;
-				break;
+			if (opt_int("wirebookd", "--numa-node", optarg, 0, 1023, &bcfg.numa_node))
+				BAD_VALUE();
+			snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", bcfg.numa_node);
+			if (access("/sys/devices/system/node", F_OK) == 0 && access(path, F_OK) != 0) {
+				fprintf(stderr, "wirebookd: %s%s--numa-node '%s': no such NUMA node on this "
+					"machine (see /sys/devices/system/node)\n",
+					opt_origin ? opt_origin : "", opt_origin ? ": " : "", optarg);
+				BAD_VALUE();
 			}
-			if (cpu_list_parse(optarg, &cl) < 0 || cpu_list_count(&cl) == 0) {
-				fprintf(stderr, "wirebookd: --cpus '%s': expected a cpu list like 2,3\n", optarg);
-				return 2;
-			}
-			for (i = 0; i < CPU_LIST_MAX && n < 2; i++)
-				if (cpu_list_has(&cl, i))
-					bcfg.cpus[n++] = (int)i;
-			if (n == 1)
-				bcfg.cpus[1] = bcfg.cpus[0];
 			break;
 		}
-		case OPT_NOPIN: bcfg.pin = 0; break;
-		case OPT_NODE: bcfg.numa_node = atoi(optarg); break;
 		case OPT_SRCTHREAD: d.source_thread = 1; break;
-		case OPT_STATS: stats_every = strtod(optarg, NULL); break;
+		case OPT_STATS:
+			if (opt_double("wirebookd", "--stats", optarg, 0.01, 0, 86400, &stats_every))
+				BAD_VALUE();
+			break;
 		case OPT_LATDIR: latency_dir = optarg; break;
-		case OPT_ORDERS: bcfg.books.expected_orders = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case OPT_ORDERS: {
+			uint64_t n;
+
+			if (opt_u64("wirebookd", "--expected-orders", optarg, 1, 1u << 28, &n))
+				BAD_VALUE();
+			bcfg.books.expected_orders = (uint32_t)n;
+			break;
+		}
 		case OPT_EXIT_EOF: exit_at_eof = 1; break;
 		case OPT_KERNEL: kernel = 1; kernel_dev = optarg; sources++; break;
 		case OPT_CONTROL: control = optarg; break;
-		case OPT_HELP: case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case OPT_METRICS: {
+			uint32_t ip;
+			uint16_t port;
+
+			if (metrics_parse_address(optarg, &ip, &port, err, sizeof(err))) {
+				fprintf(stderr, "wirebookd: %s%s--metrics %s\n", opt_origin ? opt_origin : "",
+					opt_origin ? ": " : "", err);
+				BAD_VALUE();
+			}
+			metrics_at = optarg;
+			break;
+		}
+		case OPT_CONFIG:
+			fprintf(stderr, "wirebookd: --config: give one config file\n");
+			BAD_VALUE();
+		case OPT_HELP: case 'h': usage(stdout); config_args_free(&cargs); return 0;
+		case ':':
+			fprintf(stderr, "wirebookd: %s%s%s needs a value\n", opt_origin ? opt_origin : "",
+				opt_origin ? ": " : "", argv[optind - 1]);
+			BAD_VALUE();
+		default:
+			fprintf(stderr, "wirebookd: %s%sunknown option '%s'\n", opt_origin ? opt_origin : "",
+				opt_origin ? ": " : "", argv[optind - 1]);
+			usage(stderr);
+			BAD_VALUE();
 		}
 	}
+	opt_origin = NULL;
 	if (sources != 1 || optind != argc) {
 		fprintf(stderr, "wirebookd: give exactly one source (--pcap, --itch-file, --iface or --kernel)\n");
 		usage(stderr);
@@ -399,35 +572,33 @@ int main(int argc, char **argv)
 			"(no --daemon); --control serves user-space sources\n");
 		return 2;
 	}
-	if (bcfg.cpus[0] >= 0) {
-		cpu_set_t allowed;
-		int k;
-
-		if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
-			for (k = 0; k < 2; k++)
-				if (bcfg.cpus[k] >= CPU_SETSIZE || !CPU_ISSET(bcfg.cpus[k], &allowed)) {
-					fprintf(stderr, "wirebookd: --cpus: cpu %d is not one this process "
-						"may run on\n", bcfg.cpus[k]);
-					return 2;
-				}
-	}
 	if (speed > 0 && !pcap) {
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
 		return 2;
 	}
+	if (latency_dir && pcap && speed == 0)
+		fprintf(stderr, "wirebookd: warning: --latency-dir with --pcap but no --speed: the "
+			"receive times are the capture's record times, so the latencies logged are "
+			"meaningless (replay with --speed X for real ones)\n");
 
 	d.engine = calloc(1, sizeof(*d.engine));
 	if (!d.engine || feed_engine_init(d.engine, &ecfg) < 0) {
 		fprintf(stderr, "wirebookd: cannot initialise the feed engine\n");
 		return 1;
 	}
-	if (!feeds)
+	if (!feeds && !kernel)
 		feeds = feeds_conf_default_path();
-	if (!feeds) {
-		fprintf(stderr, "wirebookd: no feeds.conf found; give --feeds FILE\n");
-		return 1;
-	}
-	if (feeds_conf_load(d.engine, feeds, err, sizeof(err)) < 0) {
+	if (!feeds && itch) {
+		/* A BinaryFILE needs no feed map: decode it as Nasdaq's line. */
+		if (itch_default_line(d.engine) < 0) {
+			fprintf(stderr, "wirebookd: cannot add the default itch nasdaq line\n");
+			return 1;
+		}
+	} else if (!feeds && !kernel) {
+		fprintf(stderr, "wirebookd: no feed map found (looked in %s); give --feeds FILE\n",
+			feeds_conf_searched());
+		return 2;
+	} else if (feeds && feeds_conf_load(d.engine, feeds, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wirebookd: %s\n", err);
 		return 1;
 	}
@@ -443,6 +614,7 @@ int main(int argc, char **argv)
 	}
 	bcfg.busy_poll = busy;
 
+	d.kernel = kernel;
 	d.builder = builder_create(&bcfg, &rc);
 	if (!d.builder) {
 		if (rc == SUPERBOOK_EBUSY)
@@ -455,6 +627,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "wirebookd: cannot create the builder: %s\n", strerror(-rc));
 		return 1;
 	}
+	superbook_set_heartbeat_period(builder_superbook(d.builder), MAIN_TICK_MS * 1000000ull);
 	if (wbd_subscribe(&d, subs) < 0) {
 		builder_destroy(d.builder);
 		return 2;
@@ -493,9 +666,9 @@ int main(int argc, char **argv)
 		builder_destroy(d.builder);
 		return 1;
 	}
+	d.control.engine = d.engine;
+	d.control.ring = d.ring_mem;
 	if (control) {
-		d.control.engine = d.engine;
-		d.control.ring = d.ring_mem;
 		d.control_fd = wb_control_listen(control, err, sizeof(err));
 		if (d.control_fd < 0) {
 			fprintf(stderr, "wirebookd: --control: %s\n", err);
@@ -504,10 +677,17 @@ int main(int argc, char **argv)
 		}
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (metrics_at) {
+		if (kernel && wb_control_open_kernel(&d.kctl, kernel_dev, false, err, sizeof(err)))
+			fprintf(stderr, "wirebookd: --metrics: the module's counters: %s\n", err);
+		metrics = metrics_start(metrics_at, wbd_render_metrics, &d, err, sizeof(err));
+		if (!metrics) {
+			fprintf(stderr, "wirebookd: --metrics %s\n", err);
+			builder_destroy(d.builder);
+			return 1;
+		}
+		fprintf(stderr, "wirebookd: metrics at http://%s/metrics\n", metrics_address(metrics));
+	}
 
 	if (d.source_thread) {
 		if (pthread_create(&src_th, NULL, source_thread_main, &d)) {
@@ -535,11 +715,25 @@ int main(int argc, char **argv)
 	t0 = mono_s();
 	next_stats = stats_every > 0 ? t0 + stats_every : 0;
 	while (!g_stop) {
-		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		double now;
 
-		nanosleep(&ts, NULL);
+		/* Once the source has ended, no pump runs and the engine is
+		 * ours: serve the control socket here, for as long as the
+		 * books stay published. */
+		if (reported_eof && d.control_fd >= 0) {
+			struct pollfd p = { .fd = d.control_fd, .events = POLLIN };
+
+			if (poll(&p, 1, MAIN_TICK_MS) > 0)
+				wb_control_serve(d.control_fd, wb_control_engine_handler, &d.control);
+		} else {
+			struct timespec ts = { 0, MAIN_TICK_MS * 1000L * 1000L };
+
+			nanosleep(&ts, NULL);
+		}
 		now = mono_s();
+		/* The writer's liveness for readers (wb_health): beats while
+		 * this process runs, whether or not the feed is quiet. */
+		superbook_heartbeat(builder_superbook(d.builder), wall_ns());
 		if (next_stats && now >= next_stats) {
 			print_stats(&d, now - t0);
 			next_stats += stats_every;
@@ -556,6 +750,8 @@ int main(int argc, char **argv)
 	g_stop = 1;
 	if (d.source_thread)
 		pthread_join(src_th, NULL);
+	metrics_stop(metrics);	/* before the counters it reads go away */
+	wb_control_close(&d.kctl);
 	builder_stop(d.builder);
 	print_stats(&d, mono_s() - t0);
 	if (d.latency) {
@@ -566,6 +762,17 @@ int main(int argc, char **argv)
 	}
 	if (d.source_status == SOURCE_ERROR)
 		exit_code = 1; /* the books stopped where the input broke */
+	if (rd(&d.src.ctr.packets) && rd(&d.src.ctr.unmapped) == rd(&d.src.ctr.packets)) {
+		char seen[512];
+
+		unmapped_describe(&d.src.unmapped, seen, sizeof(seen));
+		fprintf(stderr, "wirebookd: warning: none of the %llu frames went to a line of the feed "
+			"map %s (the books are empty); they went to: %s. Add those groups to the feed "
+			"map (--feeds FILE)\n", (unsigned long long)rd(&d.src.ctr.packets),
+			feeds ? feeds : "", seen);
+		if (exit_at_eof && d.is_file && exit_code == 0)
+			exit_code = 1;
+	}
 	source_close(&d.src);
 	if (d.control_fd >= 0) {
 		close(d.control_fd);
@@ -575,5 +782,6 @@ int main(int argc, char **argv)
 	feed_engine_destroy(d.engine);
 	free(d.engine);
 	free(d.ring_mem);
+	config_args_free(&cargs);
 	return exit_code;
 }

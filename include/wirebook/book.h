@@ -18,9 +18,18 @@
  *
  * Restarts: each builder run stamps header.instance_id. A builder that
  * starts (or exits cleanly) retires the previous object: its state becomes
- * WB_SHM_RETIRED and every record's sequence becomes WB_SEQ_RETIRED, so a
- * reader still mapping it gets WB_ESTALE from its next call and can
- * wb_reopen() to attach to the new run.
+ * WB_SHM_RETIRED and every record's sequence becomes WB_SEQ_RETIRED. A
+ * reader's next call notices and reattaches by itself to the new run
+ * (at most one attempt per WB_REATTACH_INTERVAL_NS while none is there);
+ * the symbol indices it holds keep naming the same tickers. Until the new
+ * run has a symbol, reads of it return WB_ESTALE; retry later.
+ *
+ * Liveness: the builder stores CLOCK_REALTIME in header.heartbeat_ns every
+ * header.heartbeat_period_ns (wirebookd: 20 ms), whether or not the feed
+ * moves. wb_health() turns it into a state: live, stale (no heartbeat for
+ * wb_stale_after_ns(): the builder died or hangs), retired (stopped, no
+ * successor yet) or recovering (a venue's book is being rebuilt by gap
+ * recovery: header.recovering_venues).
  *
  * Prices are int64 in units of 1e-8 dollars (WB_PRICE_SCALE, event.h).
  */
@@ -36,7 +45,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the layout below or to the meaning of a field. */
-#define WB_BOOK_ABI_VERSION 2u
+#define WB_BOOK_ABI_VERSION 3u	/* 3: heartbeat period, recovering venues */
 #define WB_SHM_MAGIC 0x4b4f4f4252495757ull /* "WWIRBOOK" little-endian */
 #define WB_SHM_DEFAULT_NAME "wirebook"
 
@@ -44,6 +53,12 @@ extern "C" {
 #define WB_BOOK_VENUES 24	/* venue slots, indexed by enum wb_venue */
 #define WB_CONSOLIDATED 0	/* "venue" argument meaning the consolidated book */
 #define WB_ANY_SYMBOL 0		/* wb_update_counter(): the whole book's counter */
+
+/* A book is stale when its heartbeat is older than the larger of these. */
+#define WB_STALE_MIN_NS 1000000000ull		/* 1 s */
+#define WB_STALE_PERIODS 10u			/* x header.heartbeat_period_ns */
+/* A retired book is looked for again at most this often per handle. */
+#define WB_REATTACH_INTERVAL_NS 10000000ull	/* 10 ms */
 
 WB_STATIC_ASSERT(WB_VENUE_COUNT <= WB_BOOK_VENUES && WB_BOOK_VENUES <= 32,
 		 "a new venue needs WB_BOOK_VENUES and WB_BOOK_ABI_VERSION bumped; "
@@ -57,7 +72,8 @@ enum wb_error {
 	WB_EACCES = -2,		/* permission denied opening the book */
 	WB_EBADMAGIC = -3,	/* the object is not a wirebook book (or truncated) */
 	WB_EABI = -4,		/* built against another WB_BOOK_ABI_VERSION */
-	WB_ESTALE = -5,		/* the builder restarted or exited: wb_reopen() */
+	WB_ESTALE = -5,		/* the builder exited, or restarted and has not got this symbol
+				 * (yet): retry later (calls reattach by themselves) */
 	WB_ENOSYM = -6,		/* symbol not in the book */
 	WB_EINVAL = -7,		/* bad argument (NULL, index or venue out of range) */
 	WB_EBUSY = -8,		/* the record stayed mid-update too long; retry */
@@ -122,7 +138,8 @@ struct wb_shm_venue {
 struct wb_shm_symbol {
 	/* line 0 */
 	uint64_t seq;		/* seqlock: odd while the builder writes */
-	uint64_t updates;	/* publishes of this symbol */
+	uint64_t updates;	/* changes applied to this symbol (not publishes: the
+				 * same on every run of the same input) */
 	int64_t bid_price;	/* best consolidated bid, 0 when none */
 	uint64_t bid_qty;	/* shares at the best bid, all venues; 0 = no bid */
 	int64_t ask_price;
@@ -172,14 +189,21 @@ struct wb_shm_header {
 	uint32_t builder_pid;
 	uint32_t state;		/* enum wb_shm_state (release store) */
 	/* line 2: changes while running */
-	uint64_t updates __attribute__((aligned(64))); /* publishes, all symbols */
+	uint64_t updates __attribute__((aligned(64))); /* changes, all symbols */
 	uint64_t symbols;	/* directory entries in use (highest id + 1) */
 	uint64_t heartbeat_ns;	/* last time the builder published or idled */
 	uint64_t venue_gaps[WB_BOOK_VENUES]; /* gaps seen per venue */
 	/* receive time of the newest data from each venue (any symbol), set
 	 * at publish: a venue silent while others move is stale */
 	uint64_t venue_recv_ns[WB_BOOK_VENUES];
-	uint8_t pad[4096 - 128 - 24 - 16 * WB_BOOK_VENUES];
+	/* ABI 3 */
+	uint64_t heartbeat_period_ns; /* how often heartbeat_ns moves; 0: irregularly */
+	/* bit v: venue v's book is being rebuilt by gap recovery (snapshot,
+	 * retransmission); its levels may be incomplete until the bit clears.
+	 * Written by the builder only; 0 until gap recovery exists. */
+	uint32_t recovering_venues;
+	uint32_t reserved3;
+	uint8_t pad[4096 - 128 - 24 - 16 * WB_BOOK_VENUES - 16];
 } __attribute__((aligned(64)));
 
 WB_STATIC_ASSERT(sizeof(struct wb_level) == 24, "wb_level layout");
@@ -241,6 +265,32 @@ struct wb_status {
 struct wb_venue_status {
 	uint64_t gaps;		/* sequence gaps seen on the venue's feed */
 	uint64_t last_recv_ns;	/* receive time (CLOCK_REALTIME) of its newest data; 0: none */
+	uint32_t recovering;	/* 1 while gap recovery rebuilds the venue's book */
+};
+
+/* wb_health() states, most urgent last. */
+enum wb_book_health {
+	WB_BOOK_LIVE = 0,	/* the builder beats: data is current (or the feed is quiet) */
+	WB_BOOK_STALE = 1,	/* no heartbeat for wb_stale_after_ns(): builder dead or hung;
+				 * the data is as it was left, do not trade on it */
+	WB_BOOK_RETIRED = 2,	/* the builder stopped and no successor is up yet: the
+				 * data is final; calls reattach when one comes */
+	WB_BOOK_RECOVERING = 3,	/* live, but some venue's book is being rebuilt after a
+				 * gap (recovering_venues): its levels may be incomplete */
+};
+
+struct wb_health {
+	int state;			/* enum wb_book_health (also the return value) */
+	uint32_t shm_state;		/* enum wb_shm_state (SOURCE_DONE: replay over) */
+	uint64_t age_ns;		/* now - heartbeat_ns (CLOCK_REALTIME); 0 if ahead */
+	uint64_t heartbeat_ns;		/* the builder's last heartbeat */
+	uint64_t stale_after_ns;	/* the age past which the book is stale */
+	uint64_t last_update_age_ns;	/* now - the newest venue data's receive time; 0: none */
+	uint32_t writer_pid;		/* the builder's pid (in its pid namespace) */
+	int writer_alive;		/* kill(pid, 0): 1 yes, 0 no, -1 cannot tell */
+	uint32_t recovering_venues;	/* bit v: venue v recovering */
+	uint32_t reattaches;		/* restarts this handle followed */
+	uint64_t instance_id;		/* the builder run now attached */
 };
 
 struct wb_depth {
@@ -257,18 +307,32 @@ struct wb_depth {
 	uint64_t ask_venue_qty[WB_BOOK_VENUES][WB_BOOK_DEPTH];
 };
 
-/* Attach read-only to the book NAME (NULL: "wirebook"); *err says why not. */
+/*
+ * Attach read-only to the book NAME (NULL: "wirebook"); *err says why not.
+ * A handle belongs to one thread at a time: any call may reattach it
+ * after a restart. Open one handle per reading thread (they share pages).
+ */
 struct wb_book *wb_open(const char *name, int *err);
 void wb_close(struct wb_book *book);
-/* Detach and attach again by name (after WB_ESTALE). 0 or a wb_error. */
+/* Attach now to the current book of that name, keeping symbol indices;
+ * on failure the handle stays on what it had. 0 or a wb_error. */
 int wb_reopen(struct wb_book *book);
-/* 0 while the builder that made this mapping is live, else WB_ESTALE;
- * also notices a crashed builder replaced by a new one (one stat call). */
+/* 0 while attached to a live builder's book (following a restart, or a
+ * crashed builder replaced by a new one, when one happened: one stat
+ * call); WB_ESTALE while the builder is gone and no successor is up. */
 int wb_check(struct wb_book *book);
+/* The book's liveness (see the comment at the top); fills *out when not
+ * NULL. Returns enum wb_book_health, or a negative wb_error. Follows a
+ * restart like wb_check. */
+int wb_health(struct wb_book *book, struct wb_health *out);
+const char *wb_health_name(int state);
+/* The heartbeat age past which wb_health() says stale. */
+uint64_t wb_stale_after_ns(const struct wb_book *book);
 /* enum wb_shm_state of the attached book. */
 int wb_state(const struct wb_book *book);
 
-/* Symbol index (> 0) of TICKER ("AAPL"), or WB_ENOSYM / WB_EINVAL. */
+/* Symbol index (> 0) of TICKER ("AAPL"), or WB_ENOSYM / WB_EINVAL. The
+ * index stays valid across builder restarts. */
 int wb_find(const struct wb_book *book, const char *ticker);
 /* The ticker of index SYM into out[9]; 0 or a wb_error. */
 int wb_symbol(const struct wb_book *book, int sym, char out[9]);

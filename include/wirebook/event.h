@@ -148,11 +148,22 @@ struct wb_ev_trade {
 };
 
 /*
+ * The SIP events (QUOTE, NBBO, LULD, and STATUS or CLEAR with WB_EVF_SIP)
+ * are the SIP's view of the venues, never direct book changes. venue is
+ * the participant whose quote or status it is; what the SIP says itself
+ * (NBBO, LULD bands, market-wide halts, MWCB) carries the SIP's own id
+ * instead: WB_VENUE_SIP_CQS or WB_VENUE_SIP_UQDF, which follow the venues.
+ */
+#define WB_VENUE_SIP_CQS	WB_VENUE_COUNT
+#define WB_VENUE_SIP_UQDF	(WB_VENUE_COUNT + 1)
+
+/*
  * QUOTE: one participant's quote through a SIP. Sizes are shares (the SIPs
  * sent round lots before 2025-11-03; the decoder converts by trade date).
  * A side with price 0 and size 0 is absent. exch_ts is the participant's
  * time, sip_ts the SIP's; the event's `side` byte holds the quote
- * condition code as the feed gives it.
+ * condition code as the feed gives it. WB_EVF_BID/ASK_INELIGIBLE say which
+ * sides may not set the NBBO.
  */
 struct wb_ev_quote {
 	int64_t bid_price;
@@ -165,6 +176,10 @@ struct wb_ev_quote {
 /*
  * NBBO: the SIP's national best bid and offer after a quote (exch_ts is the
  * SIP's time). A side with price 0 and size 0 is absent (no NBB or NBO).
+ * A message may state one side only (CQS indicators B-F, H-N, P-S): the
+ * other side repeats the last NBBO of the instrument on that stream, and
+ * `sides` says which were stated; a side neither stated nor known since
+ * the stream (re)started is zero with its UNKNOWN bit set.
  */
 struct wb_ev_nbbo {
 	int64_t bid_price;
@@ -175,8 +190,15 @@ struct wb_ev_nbbo {
 	uint8_t ask_venue;
 	char indicator;		/* the feed's NBBO indicator code */
 	char condition;		/* the feed's NBBO quote condition, 0 if none */
-	uint8_t reserved[4];
+	uint8_t sides;		/* WB_NBBO_* */
+	char luld;		/* the feed's NBBO LULD indicator, 0 if none */
+	uint8_t reserved[2];
 };
+
+#define WB_NBBO_BID_STATED	0x01	/* this message set the bid */
+#define WB_NBBO_ASK_STATED	0x02	/* this message set the ask */
+#define WB_NBBO_BID_UNKNOWN	0x04	/* bid neither stated nor known */
+#define WB_NBBO_ASK_UNKNOWN	0x08
 
 /* LULD: the instrument's price band (0: no band on that side). */
 struct wb_ev_luld {

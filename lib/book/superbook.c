@@ -79,7 +79,9 @@ struct sb_venue {
 struct sb_symbol {
 	/* line 0: what every update touches besides its venue's line */
 	uint32_t dirty;
-	uint32_t in_dirty_list;
+	uint32_t changes;	/* changes since the last publish (> 0: in the dirty
+				 * list); the published counter counts changes, not
+				 * publishes, so it is the same on every run of an input */
 	uint64_t exch_ts;
 	uint64_t recv_ts;
 	uint32_t venues_present;
@@ -107,6 +109,7 @@ struct superbook {
 	uint8_t venue_gap[WB_BOOK_VENUES]; /* venue-wide gap since its last venue-wide clear */
 	uint64_t venue_recv[WB_BOOK_VENUES]; /* newest recv_ts per venue, published with the batch */
 	uint32_t venue_recv_dirty;	/* venues whose venue_recv moved since the last publish */
+	uint64_t publish_changes;	/* changes written by the publish under way */
 	struct sb_symbol *sym;
 	/* The venue sides' level arrays: on the builder's node, on huge pages. */
 	struct venue_arena arena;
@@ -339,6 +342,16 @@ void superbook_heartbeat(struct superbook *sb, uint64_t now_ns)
 	wb_store_relaxed(&sb->hdr->heartbeat_ns, now_ns);
 }
 
+void superbook_set_heartbeat_period(struct superbook *sb, uint64_t period_ns)
+{
+	wb_store_relaxed(&sb->hdr->heartbeat_period_ns, period_ns);
+}
+
+void superbook_set_recovering(struct superbook *sb, uint32_t venues)
+{
+	wb_store_release(&sb->hdr->recovering_venues, venues);
+}
+
 /* ---- applying updates -------------------------------------------------- */
 
 static inline void sb_mark(struct superbook *sb, uint32_t inst, uint32_t bits)
@@ -346,8 +359,7 @@ static inline void sb_mark(struct superbook *sb, uint32_t inst, uint32_t bits)
 	struct sb_symbol *y = &sb->sym[inst];
 
 	y->dirty |= bits;
-	if (!y->in_dirty_list) {
-		y->in_dirty_list = 1;
+	if (!y->changes++) {
 		sb->dirty_list[sb->dirty_count++] = (uint16_t)inst;
 	}
 }
@@ -461,7 +473,11 @@ static void sb_apply_level(struct superbook *sb, const struct book_update *u)
 			vn->flags |= WB_VENF_GAP;
 		y->venues_present |= (uint32_t)(1u << u->venue);
 		y->venues_known |= (uint32_t)(1u << u->venue);
-		sb_mark(sb, u->instrument, SB_D_META);
+		/* One change, counted once: with the level below, or alone. */
+		if (from_top < WB_BOOK_DEPTH)
+			y->dirty |= SB_D_META;
+		else
+			sb_mark(sb, u->instrument, SB_D_META);
 	}
 	/* A change below the venue's tenth level changes nothing published. */
 	if (from_top < WB_BOOK_DEPTH) {
@@ -858,11 +874,12 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 		r->exch_ts = y->exch_ts;
 		r->recv_ts = y->recv_ts;
 	}
-	r->updates++;
+	r->updates += y->changes;
+	sb->publish_changes += y->changes;
+	y->changes = 0;
 	wb_store_release(&r->seq, seq + 2);
 
 	y->dirty = 0;
-	y->in_dirty_list = 0;
 }
 
 void superbook_prefetch(const struct superbook *sb, const struct book_update *u, int stage)
@@ -912,7 +929,8 @@ unsigned superbook_publish(struct superbook *sb)
 	}
 	sb->dirty_count = 0;
 	sb->ctr.publishes += n;
-	wb_store_release(&sb->hdr->updates, sb->hdr->updates + n);
+	wb_store_release(&sb->hdr->updates, sb->hdr->updates + sb->publish_changes);
+	sb->publish_changes = 0;
 	return n;
 }
 

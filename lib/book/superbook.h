@@ -68,6 +68,12 @@ int superbook_add_symbol(struct superbook *sb, uint16_t instrument, const char t
 /* Publish header state (enum wb_shm_state) and heartbeat. */
 void superbook_set_state(struct superbook *sb, int state);
 void superbook_heartbeat(struct superbook *sb, uint64_t now_ns);
+/* How often the caller beats (readers call the book stale after
+ * WB_STALE_PERIODS of them, at least WB_STALE_MIN_NS); 0: irregularly. */
+void superbook_set_heartbeat_period(struct superbook *sb, uint64_t period_ns);
+/* Venues (bit v) whose books gap recovery is rebuilding: readers see
+ * WB_BOOK_RECOVERING until the mask is 0 again. */
+void superbook_set_recovering(struct superbook *sb, uint32_t venues);
 
 /*
  * A checksum of the published book as readers see it: per symbol its

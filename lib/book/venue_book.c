@@ -1049,7 +1049,13 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev, st
 {
 	vb->c.events++;
 	if (__builtin_expect(ev->venue == WB_VENUE_NONE || ev->venue >= WB_VENUE_COUNT, 0)) {
-		vb->c.bad_venue++;
+		/* What a SIP line says of itself (its gaps, symbols, clears, NBBO)
+		 * is no book's; an order event from it would be a bad venue. */
+		if ((ev->venue == WB_VENUE_SIP_CQS || ev->venue == WB_VENUE_SIP_UQDF) &&
+		    ev->kind >= WB_EV_QUOTE)
+			vb->c.ignored++;
+		else
+			vb->c.bad_venue++;
 		return 0;
 	}
 	switch (ev->kind) {
@@ -1076,11 +1082,18 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev, st
 		vb->c.trades++;
 		return apply_trade(vb, ev, out);
 	case WB_EV_STATUS:
+	case WB_EV_CLEAR:
+		/* The SIP's view of a venue (event.h) never changes its direct book. */
+		if (__builtin_expect(ev->flags & WB_EVF_SIP, 0)) {
+			vb->c.ignored++;
+			return 0;
+		}
+		if (ev->kind == WB_EV_CLEAR) {
+			vb->c.clears++;
+			return apply_clear(vb, ev, out);
+		}
 		vb->c.statuses++;
 		return apply_status(vb, ev, out);
-	case WB_EV_CLEAR:
-		vb->c.clears++;
-		return apply_clear(vb, ev, out);
 	case WB_EV_SYMBOL:
 		vb->c.symbols++;
 		return apply_symbol(vb, ev, out);

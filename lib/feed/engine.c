@@ -43,6 +43,7 @@ static const char *const error_names[FEED_ERR_COUNT] = {
 	[FEED_ERR_BAD_FRAME] = "bad_frame",
 	[FEED_ERR_BAD_COUNT] = "bad_count",
 	[FEED_ERR_BAD_CHECKSUM] = "bad_checksum",
+	[FEED_ERR_RECOVERY] = "recovery",
 };
 
 static const char *const map_problems[FEED_MAP_PROBLEM_COUNT] = {

@@ -45,10 +45,12 @@
  * quote's own venue). The SIPs are sources of data, never venues.
  */
 enum feed_source {
-	FEED_SOURCE_CQS = WB_VENUE_COUNT,	/* CTA Consolidated Quotation System */
+	FEED_SOURCE_CQS = WB_VENUE_SIP_CQS,	/* CTA Consolidated Quotation System */
 	FEED_SOURCE_UQDF,			/* UTP Quotation Data Feed */
 	FEED_SOURCE_COUNT
 };
+
+WB_STATIC_ASSERT(FEED_SOURCE_UQDF == WB_VENUE_SIP_UQDF, "a SIP's events name it by its source id");
 
 WB_STATIC_ASSERT(FEED_SOURCE_COUNT <= 32, "a protocol's venues are a 32-bit mask");
 
@@ -63,6 +65,8 @@ enum feed_error {
 	FEED_ERR_BAD_FRAME,	/* frame to a mapped address that is not clean IPv4/UDP */
 	FEED_ERR_BAD_COUNT,	/* a packet's message count disagrees with its messages */
 	FEED_ERR_BAD_CHECKSUM,	/* a block checksum that does not match: block dropped */
+	FEED_ERR_RECOVERY,	/* recovery traffic nobody here asked for (a CQS retransmitted
+				 * or snapshot block): not decoded */
 	FEED_ERR_COUNT
 };
 

@@ -533,6 +533,23 @@ static const struct feed_msg_layout *itch_layout(const uint8_t *m, uint32_t len)
 	return &itch_layouts[m[0]];
 }
 
+/*
+ * MoldUDP64 whose first message is an ITCH type of at least its length:
+ * UQDF rides on MoldUDP64 too, and its messages start with '1'.
+ */
+static bool itch_looks_like(const uint8_t *p, uint32_t len)
+{
+	uint16_t count;
+
+	if (!mold_looks_like(p, len))
+		return false;
+	count = feed_be16(p + 18);
+	if (count == 0 || count == MOLD_END_OF_SESSION)
+		return true;
+	return len >= MOLD_HEADER_LEN + 3 && itch_min_len[p[MOLD_HEADER_LEN + 2]] &&
+	       feed_be16(p + MOLD_HEADER_LEN) >= itch_min_len[p[MOLD_HEADER_LEN + 2]];
+}
+
 static int itch_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 {
 	return mold_frame(p, len, f);
@@ -558,5 +575,5 @@ const struct feed_proto feed_proto_itch50 = {
 	.stream_event = itch_stream_event,
 	.next_message = itch_next_message,
 	.layout = itch_layout,
-	.looks_like = mold_looks_like,
+	.looks_like = itch_looks_like,
 };

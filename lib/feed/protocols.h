@@ -22,7 +22,10 @@
 
 #define FEED_PROTOCOLS(X)	\
 	X(ITCH50, itch50)	\
-	X(PITCH, pitch)
+	X(PITCH, pitch)		\
+	X(XDP, xdp)		\
+	X(CQS, cqs)		\
+	X(UQDF, uqdf)
 
 enum feed_protocol {
 	FEED_PROTO_NONE = 0,

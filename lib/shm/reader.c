@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wirebook/book.h"
@@ -21,17 +23,45 @@
 #define WB_READ_SPINS (1u << 20)
 
 struct wb_book {
-	const struct wb_shm_header *hdr;
-	const uint64_t *dir;
+	/* hot: what every read touches */
 	const char *records;
-	uint64_t map_size;
 	uint32_t capacity;
 	uint32_t record_size;
+	int32_t *xlat;		/* after a restart: reader index -> index in this
+				 * book (0: not there yet); NULL before any */
+	const struct wb_shm_header *hdr;
+	const uint64_t *dir;
+	uint64_t map_size;
 	uint64_t instance_id;
 	dev_t dev;
 	ino_t ino;
+	/* The reader's symbol indices, kept across restarts: the first
+	 * book's, then tickers found since appended. */
+	uint64_t *keys;		/* reader index -> ticker key */
+	uint32_t *hash;		/* ticker key -> reader index (open addressing) */
+	uint32_t nkeys;		/* highest reader index + 1 */
+	uint32_t keys_cap;	/* entries of keys and xlat; hash has 2x */
+	uint32_t synced;	/* book indices below this are in keys */
+	uint32_t reattaches;
+	uint64_t next_attempt_ns;
 	char name[256];
 };
+
+static uint64_t wb_mono_coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t wb_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static inline void wb_cpu_relax(void)
 {
@@ -107,8 +137,222 @@ static void wb_detach(struct wb_book *b)
 	if (b->hdr)
 		munmap((void *)b->hdr, b->map_size);
 	b->hdr = NULL;
-	/* Every index check now fails: a handle whose reopen failed is inert. */
-	b->capacity = 1;
+	b->capacity = 1;	/* every index check now fails */
+}
+
+/* ---- restarts: one index space across books ------------------------------ */
+
+static inline uint32_t wb_key_slot(uint64_t key, uint32_t mask)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+}
+
+/* The reader index of key, or 0. */
+static uint32_t wb_key_find(const struct wb_book *b, uint64_t key)
+{
+	uint32_t mask = 2 * b->keys_cap - 1, i = wb_key_slot(key, mask), r;
+
+	while ((r = b->hash[i]) != 0) {
+		if (b->keys[r] == key)
+			return r;
+		i = (i + 1) & mask;
+	}
+	return 0;
+}
+
+static int wb_keys_grow(struct wb_book *b, uint32_t need)
+{
+	uint32_t cap = b->keys_cap ? b->keys_cap : 64, i;
+	uint64_t *keys;
+	int32_t *xlat;
+	uint32_t *hash;
+
+	while (cap < need)
+		cap *= 2;
+	if (cap == b->keys_cap)
+		return 0;
+	keys = calloc(cap, sizeof(*keys));
+	xlat = calloc(cap, sizeof(*xlat));
+	hash = calloc(2 * (size_t)cap, sizeof(*hash));
+	if (!keys || !xlat || !hash) {
+		free(keys);
+		free(xlat);
+		free(hash);
+		return WB_ESYS;
+	}
+	if (b->keys) {
+		memcpy(keys, b->keys, b->nkeys * sizeof(*keys));
+		memcpy(xlat, b->xlat, b->nkeys * sizeof(*xlat));
+	}
+	free(b->keys);
+	free(b->xlat);
+	free(b->hash);
+	b->keys = keys;
+	b->xlat = xlat;
+	b->hash = hash;
+	b->keys_cap = cap;
+	for (i = 1; i < b->nkeys; i++) {
+		uint32_t mask = 2 * cap - 1, h = wb_key_slot(keys[i], mask);
+
+		if (!keys[i])
+			continue;
+		while (hash[h])
+			h = (h + 1) & mask;
+		hash[h] = i;
+	}
+	return 0;
+}
+
+/* Reader index for key (appended when new), or 0 when out of memory. */
+static uint32_t wb_key_intern(struct wb_book *b, uint64_t key)
+{
+	uint32_t r = wb_key_find(b, key), mask, h;
+
+	if (r)
+		return r;
+	if (b->nkeys + 1 > b->keys_cap && wb_keys_grow(b, b->nkeys + 1))
+		return 0;
+	r = b->nkeys++;
+	b->keys[r] = key;
+	b->xlat[r] = 0;
+	mask = 2 * b->keys_cap - 1;
+	h = wb_key_slot(key, mask);
+	while (b->hash[h])
+		h = (h + 1) & mask;
+	b->hash[h] = r;
+	return r;
+}
+
+/* Map the tickers the book has gained since the last look. */
+static void wb_sync(struct wb_book *b)
+{
+	uint64_t n = wb_load_acquire(&b->hdr->symbols);
+	uint32_t j, first_hole = 0;
+
+	if (n > b->capacity)
+		n = b->capacity;
+	for (j = b->synced; j < n; j++) {
+		uint64_t key = wb_load_acquire(&b->dir[j]);
+		uint32_t r;
+
+		if (!key) {	/* data before its ticker: look again next time */
+			if (!first_hole)
+				first_hole = j;
+			continue;
+		}
+		r = wb_key_intern(b, key);
+		if (r)
+			b->xlat[r] = (int32_t)j;
+	}
+	b->synced = first_hole ? first_hole : (uint32_t)n;
+}
+
+/* A reader index to the mapped book's index, after a restart. */
+static int wb_translate(struct wb_book *b, int sym)
+{
+	if ((unsigned)sym - 1u >= b->nkeys - 1u)
+		return WB_EINVAL;
+	if (b->xlat[sym] <= 0)
+		wb_sync(b);
+	return b->xlat[sym] > 0 ? b->xlat[sym] : WB_ESTALE;
+}
+
+/*
+ * Follow a restart: attach to the book now under our name and carry the
+ * reader's symbol indices over. The old mapping stays until the new one
+ * is attached, so a failure leaves the handle as it was. At most one try
+ * per WB_REATTACH_INTERVAL_NS unless now.
+ */
+static int wb_reattach(struct wb_book *b, int now)
+{
+	struct wb_book nb;
+	uint64_t t = wb_mono_coarse_ns(), i, n;
+	int rc;
+
+	if (!now && t < b->next_attempt_ns)
+		return WB_ESTALE;
+	b->next_attempt_ns = t + WB_REATTACH_INTERVAL_NS;
+	memset(&nb, 0, sizeof(nb));
+	memcpy(nb.name, b->name, sizeof(nb.name));
+	rc = wb_attach(&nb);
+	if (rc)
+		return rc == WB_ENOSHM ? WB_ESTALE : rc;
+	if (b->hdr && nb.dev == b->dev && nb.ino == b->ino) {
+		munmap((void *)nb.hdr, nb.map_size); /* the same live book */
+		return WB_OK;
+	}
+	if (!b->xlat && b->hdr) {
+		/* First restart: the reader's indices are the old book's. */
+		n = wb_load_acquire(&b->hdr->symbols);
+		if (n > b->capacity)
+			n = b->capacity;
+		if (wb_keys_grow(b, (uint32_t)n + 1)) {
+			munmap((void *)nb.hdr, nb.map_size);
+			return WB_ESYS;
+		}
+		b->nkeys = 1;
+		for (i = 1; i < n; i++) {
+			uint64_t key = wb_load_acquire(&b->dir[i]);
+			uint32_t mask = 2 * b->keys_cap - 1, h;
+
+			b->keys[i] = key;
+			b->nkeys = (uint32_t)i + 1;
+			if (!key || wb_key_find(b, key))
+				continue;
+			h = wb_key_slot(key, mask);
+			while (b->hash[h])
+				h = (h + 1) & mask;
+			b->hash[h] = (uint32_t)i;
+		}
+	} else if (!b->xlat && wb_keys_grow(b, 2)) {
+		munmap((void *)nb.hdr, nb.map_size);
+		return WB_ESYS;
+	} else if (!b->xlat) {
+		b->nkeys = 1;
+	}
+	wb_detach(b);
+	b->hdr = nb.hdr;
+	b->map_size = nb.map_size;
+	b->dir = nb.dir;
+	b->records = nb.records;
+	b->capacity = nb.capacity;
+	b->record_size = nb.record_size;
+	b->instance_id = nb.instance_id;
+	b->dev = nb.dev;
+	b->ino = nb.ino;
+	memset(b->xlat, 0, b->keys_cap * sizeof(*b->xlat));
+	b->synced = 1;
+	wb_sync(b);
+	b->reattaches++;
+	return WB_OK;
+}
+
+/* Why the name cannot be attached now (for wb_reopen's answer). */
+static int wb_attach_error(struct wb_book *b)
+{
+	struct wb_book nb;
+	int rc;
+
+	memset(&nb, 0, sizeof(nb));
+	memcpy(nb.name, b->name, sizeof(nb.name));
+	rc = wb_attach(&nb);
+	if (rc == WB_OK) {
+		munmap((void *)nb.hdr, nb.map_size);
+		return WB_ESTALE;
+	}
+	return rc;
+}
+
+/* True when the object under our name is no longer the one mapped. */
+static int wb_replaced(const struct wb_book *b)
+{
+	struct stat st;
+	char path[300];
+
+	snprintf(path, sizeof(path), "/dev/shm%s", b->name);
+	if (stat(path, &st) < 0)
+		return 0; /* gone (exited: it retired its book) or no /dev/shm: cannot tell */
+	return st.st_ino != b->ino || st.st_dev != b->dev;
 }
 
 struct wb_book *wb_open(const char *name, int *err)
@@ -146,6 +390,9 @@ void wb_close(struct wb_book *book)
 	if (!book)
 		return;
 	wb_detach(book);
+	free(book->keys);
+	free(book->xlat);
+	free(book->hash);
 	free(book);
 }
 
@@ -153,8 +400,7 @@ int wb_reopen(struct wb_book *book)
 {
 	if (!book)
 		return WB_EINVAL;
-	wb_detach(book);
-	return wb_attach(book);
+	return wb_reattach(book, 1) == WB_OK ? WB_OK : wb_attach_error(book);
 }
 
 int wb_state(const struct wb_book *book)
@@ -166,21 +412,84 @@ int wb_state(const struct wb_book *book)
 
 int wb_check(struct wb_book *book)
 {
-	struct stat st;
-	char path[300];
+	if (!book || !book->hdr)
+		return WB_EINVAL;
+	/* A builder that crashed never retired its object; the next one
+	 * may have replaced it under the same name. */
+	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED || wb_replaced(book))
+		return wb_reattach(book, 1) == WB_OK ? WB_OK : WB_ESTALE;
+	return WB_OK;
+}
+
+uint64_t wb_stale_after_ns(const struct wb_book *book)
+{
+	uint64_t period, after = WB_STALE_MIN_NS;
+
+	if (book && book->hdr) {
+		period = wb_load_relaxed(&book->hdr->heartbeat_period_ns);
+		if (period && period < WB_STALE_MIN_NS && period * WB_STALE_PERIODS > after)
+			after = period * WB_STALE_PERIODS;
+	}
+	return after;
+}
+
+int wb_health(struct wb_book *book, struct wb_health *out)
+{
+	struct wb_health h;
+	const struct wb_shm_header *hd;
+	uint64_t now, newest = 0;
+	int v;
 
 	if (!book || !book->hdr)
 		return WB_EINVAL;
-	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
-		return WB_ESTALE;
-	/* A builder that crashed never retired its object; the next one
-	 * replaced it under the same name. */
-	snprintf(path, sizeof(path), "/dev/shm%s", book->name);
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? WB_ESTALE : WB_OK; /* no /dev/shm: cannot tell */
-	if (st.st_ino != book->ino || st.st_dev != book->dev)
-		return WB_ESTALE;
-	return WB_OK;
+	wb_check(book);		/* follow a restart if there was one */
+	hd = book->hdr;
+	memset(&h, 0, sizeof(h));
+	now = wb_wall_ns();
+	h.shm_state = wb_load_acquire(&hd->state);
+	h.heartbeat_ns = wb_load_relaxed(&hd->heartbeat_ns);
+	h.age_ns = now > h.heartbeat_ns ? now - h.heartbeat_ns : 0;
+	h.stale_after_ns = wb_stale_after_ns(book);
+	for (v = 1; v < WB_BOOK_VENUES; v++) {
+		uint64_t t = wb_load_relaxed(&hd->venue_recv_ns[v]);
+
+		newest = t > newest ? t : newest;
+	}
+	h.last_update_age_ns = newest && now > newest ? now - newest : 0;
+	h.writer_pid = hd->builder_pid;
+	h.writer_alive = -1;
+	if (h.writer_pid > 0) {
+		if (kill((pid_t)h.writer_pid, 0) == 0 || errno == EPERM)
+			h.writer_alive = 1;
+		else if (errno == ESRCH)
+			h.writer_alive = 0;
+	}
+	h.recovering_venues = wb_load_relaxed(&hd->recovering_venues);
+	h.reattaches = book->reattaches;
+	h.instance_id = book->instance_id;
+	/* The heartbeat decides: a pid may belong to another pid namespace. */
+	if (h.shm_state == WB_SHM_RETIRED)
+		h.state = WB_BOOK_RETIRED;
+	else if (h.age_ns > h.stale_after_ns)
+		h.state = WB_BOOK_STALE;
+	else if (h.recovering_venues)
+		h.state = WB_BOOK_RECOVERING;
+	else
+		h.state = WB_BOOK_LIVE;
+	if (out)
+		*out = h;
+	return h.state;
+}
+
+const char *wb_health_name(int state)
+{
+	switch (state) {
+	case WB_BOOK_LIVE: return "live";
+	case WB_BOOK_STALE: return "stale";
+	case WB_BOOK_RETIRED: return "retired";
+	case WB_BOOK_RECOVERING: return "recovering";
+	default: return "unknown";
+	}
 }
 
 static inline const struct wb_shm_symbol *wb_record(const struct wb_book *b, int sym)
@@ -189,11 +498,54 @@ static inline const struct wb_shm_symbol *wb_record(const struct wb_book *b, int
 }
 
 /* Validate the handle and index; the common prologue of every read. */
+/* The slow half of the index check, out of the read path: a bad handle or
+ * index, or a handle that followed a restart (its indices translate). */
+static __attribute__((noinline, cold)) int wb_slow_index(const struct wb_book *b, int sym)
+{
+	int j;
+
+	if (!b)
+		return WB_EINVAL;
+	if (!b->xlat)
+		return WB_EINVAL;	/* out of range */
+	j = wb_translate((struct wb_book *)b, sym);
+	if (j > 0 && (unsigned)j - 1u >= b->capacity - 1u)
+		return WB_EINVAL;
+	return j;
+}
+
+/* Validate the handle and index (one predictable branch when the handle
+ * never followed a restart); the common prologue of every read. */
 #define WB_RECORD_OR_RETURN(book, sym, rec)                                    \
 	do {                                                                   \
-		if (wb_unlikely(!(book) || (unsigned)(sym) - 1u >= (book)->capacity - 1u)) \
-			return WB_EINVAL;                                      \
+		if (wb_unlikely(!(book) || (book)->xlat ||                     \
+				(unsigned)(sym) - 1u >= (book)->capacity - 1u)) { \
+			int j_ = wb_slow_index((book), (sym));                 \
+			if (j_ < 0)                                            \
+				return j_;                                     \
+			(sym) = j_;                                            \
+		}                                                              \
 		(rec) = wb_record((book), (sym));                              \
+	} while (0)
+
+/* Out of the read path: follow a restart; 1 when the read should be tried
+ * again on the new book. */
+static __attribute__((noinline, cold)) int wb_follow_restart(const struct wb_book *b)
+{
+	return b && wb_reattach((struct wb_book *)b, 0) == WB_OK;
+}
+
+/*
+ * A read that finds the book retired follows the restart (rate-limited)
+ * and reads once more. The handle is the caller's alone (see wb_open), so
+ * the const the read API promises is about the book, not the handle.
+ */
+#define WB_READ_FOLLOWING_RESTARTS(book, call)                                 \
+	do {                                                                   \
+		int rc_ = (call);                                              \
+		if (wb_unlikely(rc_ == WB_ESTALE) && wb_follow_restart(book))  \
+			rc_ = (call);                                          \
+		return rc_;                                                    \
 	} while (0)
 
 /*
@@ -237,7 +589,7 @@ static inline int wb_odd_error(uint64_t s)
 		} while (wb_unlikely(wb_read_retry((rec), s_)) && ++spins_); \
 	} while (0)
 
-int wb_top(const struct wb_book *book, int sym, struct wb_top *out)
+static inline __attribute__((always_inline)) int wb_top_once(const struct wb_book *book, int sym, struct wb_top *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -256,7 +608,12 @@ int wb_top(const struct wb_book *book, int sym, struct wb_top *out)
 	return WB_OK;
 }
 
-int wb_nbbo(const struct wb_book *book, int sym, struct wb_nbbo *out)
+int wb_top(const struct wb_book *book, int sym, struct wb_top *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_top_once(book, sym, out));
+}
+
+static inline __attribute__((always_inline)) int wb_nbbo_once(const struct wb_book *book, int sym, struct wb_nbbo *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -279,7 +636,12 @@ int wb_nbbo(const struct wb_book *book, int sym, struct wb_nbbo *out)
 	return WB_OK;
 }
 
-int wb_depth(const struct wb_book *book, int sym, int venue, unsigned n, struct wb_depth *out)
+int wb_nbbo(const struct wb_book *book, int sym, struct wb_nbbo *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_nbbo_once(book, sym, out));
+}
+
+static inline __attribute__((always_inline)) int wb_depth_once(const struct wb_book *book, int sym, int venue, unsigned n, struct wb_depth *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -336,7 +698,12 @@ int wb_depth(const struct wb_book *book, int sym, int venue, unsigned n, struct 
 	return WB_OK;
 }
 
-int wb_venue_bbo(const struct wb_book *book, int sym, int venue, struct wb_venue_bbo *out)
+int wb_depth(const struct wb_book *book, int sym, int venue, unsigned n, struct wb_depth *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_depth_once(book, sym, venue, n, out));
+}
+
+static inline __attribute__((always_inline)) int wb_venue_bbo_once(const struct wb_book *book, int sym, int venue, struct wb_venue_bbo *out)
 {
 	const struct wb_shm_symbol *r;
 	const struct wb_shm_venue *v;
@@ -362,7 +729,12 @@ int wb_venue_bbo(const struct wb_book *book, int sym, int venue, struct wb_venue
 	return WB_OK;
 }
 
-int wb_last_trade(const struct wb_book *book, int sym, struct wb_trade *out)
+int wb_venue_bbo(const struct wb_book *book, int sym, int venue, struct wb_venue_bbo *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_venue_bbo_once(book, sym, venue, out));
+}
+
+static inline __attribute__((always_inline)) int wb_last_trade_once(const struct wb_book *book, int sym, struct wb_trade *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -373,7 +745,12 @@ int wb_last_trade(const struct wb_book *book, int sym, struct wb_trade *out)
 	return WB_OK;
 }
 
-int wb_venue_status(const struct wb_book *book, int venue, struct wb_venue_status *out)
+int wb_last_trade(const struct wb_book *book, int sym, struct wb_trade *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_last_trade_once(book, sym, out));
+}
+
+static inline __attribute__((always_inline)) int wb_venue_status_once(const struct wb_book *book, int venue, struct wb_venue_status *out)
 {
 	if (!book || !book->hdr || !out || venue <= 0 || venue >= WB_BOOK_VENUES)
 		return WB_EINVAL;
@@ -382,10 +759,16 @@ int wb_venue_status(const struct wb_book *book, int venue, struct wb_venue_statu
 	/* Two independent counters: no snapshot consistency needed. */
 	out->gaps = wb_load_relaxed(&book->hdr->venue_gaps[venue]);
 	out->last_recv_ns = wb_load_relaxed(&book->hdr->venue_recv_ns[venue]);
+	out->recovering = (wb_load_relaxed(&book->hdr->recovering_venues) >> venue) & 1u;
 	return WB_OK;
 }
 
-int wb_status(const struct wb_book *book, int sym, struct wb_status *out)
+int wb_venue_status(const struct wb_book *book, int venue, struct wb_venue_status *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_venue_status_once(book, venue, out));
+}
+
+static inline __attribute__((always_inline)) int wb_status_once(const struct wb_book *book, int sym, struct wb_status *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -402,7 +785,12 @@ int wb_status(const struct wb_book *book, int sym, struct wb_status *out)
 	return WB_OK;
 }
 
-int wb_update_counter(const struct wb_book *book, int sym, uint64_t *out)
+int wb_status(const struct wb_book *book, int sym, struct wb_status *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_status_once(book, sym, out));
+}
+
+static inline __attribute__((always_inline)) int wb_update_counter_once(const struct wb_book *book, int sym, uint64_t *out)
 {
 	const struct wb_shm_symbol *r;
 
@@ -423,12 +811,21 @@ int wb_update_counter(const struct wb_book *book, int sym, uint64_t *out)
 	return WB_OK;
 }
 
+int wb_update_counter(const struct wb_book *book, int sym, uint64_t *out)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_update_counter_once(book, sym, out));
+}
+
 int wb_symbol_count(const struct wb_book *book)
 {
 	uint64_t n;
 
 	if (!book || !book->hdr)
 		return WB_EINVAL;
+	if (book->xlat) {
+		wb_sync((struct wb_book *)book);
+		return (int)book->nkeys;
+	}
 	n = wb_load_acquire(&book->hdr->symbols);
 	return (int)(n < book->capacity ? n : book->capacity);
 }
@@ -438,9 +835,17 @@ int wb_symbol(const struct wb_book *book, int sym, char out[9])
 	uint64_t key;
 	int i;
 
-	if (!book || !out || (unsigned)sym - 1u >= book->capacity - 1u)
+	if (!book || !out)
 		return WB_EINVAL;
-	key = wb_load_acquire(&book->dir[sym]);
+	if (book->xlat) {
+		if ((unsigned)sym - 1u >= book->nkeys - 1u)
+			return WB_EINVAL;
+		key = book->keys[sym];
+	} else {
+		if ((unsigned)sym - 1u >= book->capacity - 1u)
+			return WB_EINVAL;
+		key = wb_load_acquire(&book->dir[sym]);
+	}
 	if (!key)
 		return WB_ENOSYM;
 	memcpy(out, &key, 8);
@@ -450,14 +855,14 @@ int wb_symbol(const struct wb_book *book, int sym, char out[9])
 	return WB_OK;
 }
 
-int wb_find(const struct wb_book *book, const char *ticker)
+static int wb_find_once(const struct wb_book *book, const char *ticker)
 {
 	char padded[8];
 	uint64_t key;
 	size_t len;
 	int i, n;
 
-	if (!book || !ticker)
+	if (!book || !ticker || !book->hdr)
 		return WB_EINVAL;
 	len = strlen(ticker);
 	if (len == 0 || len > 8)
@@ -465,15 +870,28 @@ int wb_find(const struct wb_book *book, const char *ticker)
 	memset(padded, ' ', sizeof(padded));
 	memcpy(padded, ticker, len);
 	memcpy(&key, padded, 8);
-	n = wb_symbol_count(book);
-	/* Not a hot path: a linear scan of 8-byte keys (16K symbols is
-	 * 128 KiB, tens of microseconds). Cache the index. */
-	for (i = 1; i < n; i++)
-		if (wb_load_relaxed(&book->dir[i]) == key)
+	if (book->xlat) {
+		/* Indices from before a restart stay; new tickers get new ones. */
+		wb_sync((struct wb_book *)book);
+		i = (int)wb_key_find(book, key);
+		if (i > 0)
 			return i;
+	} else {
+		n = wb_symbol_count(book);
+		/* Not a hot path: a linear scan of 8-byte keys (16K symbols is
+		 * 128 KiB, tens of microseconds). Cache the index. */
+		for (i = 1; i < n; i++)
+			if (wb_load_relaxed(&book->dir[i]) == key)
+				return i;
+	}
 	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
 		return WB_ESTALE;
 	return WB_ENOSYM;
+}
+
+int wb_find(const struct wb_book *book, const char *ticker)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_find_once(book, ticker));
 }
 
 const char *wb_strerror(int err)

@@ -128,6 +128,100 @@ $DUMP --auto "$T/other.pcap" | sed 's#^\([^ ]* [^ ]* nasdaq\)/[0-9]*#\1/L#' > "$
 sed 's#^\([^ ]* [^ ]* nasdaq\)/[0-9]*#\1/L#' "$T/a.txt" > "$T/a-l.txt"
 if cmp -s "$T/a-l.txt" "$T/auto.txt"; then ok; else bad "--auto decodes differently"; diff "$T/a-l.txt" "$T/auto.txt" | head -3; fi
 
+# ---- NYSE XDP: the real captures (pcaps/xdp), values read from their bytes
+X=pcaps/xdp
+$DUMP $X/SymbolIndexMappingMessage.pcap > "$T/xdp-map.txt"
+expect_line "XDP mapping event" "$T/xdp-map.txt" "i=1 SYMBOL ABG key=1169 lot=100 mkt=N"
+$DUMP --raw $X/SymbolIndexMappingMessage.pcap > "$T/xdp-map.raw"
+expect_line "XDP mapping raw" "$T/xdp-map.raw" "2 3 index=1169 ABG reserved=41 market=1 system=7 exchange=N scale=4 type=A lot=100 prev_close=508500"
+$DUMP --raw $X/AddOrderMessage.pcap > "$T/xdp-add.raw"
+expect_line "XDP add raw" "$T/xdp-add.raw" "1243006 100 ns=726504000 index=2511 symbol_seq=6683 order=1390859 price=488700 volume=61 side=B"
+$DUMP --raw $X/SequenceResetMessage.pcap > "$T/xdp-reset.raw"
+expect_line "XDP reset raw" "$T/xdp-reset.raw" "1 1 time=14:50:41.000000000 ns=200130690 product=11 channel=1"
+$DUMP --stats -q $X/AddOrderMessage.pcap > "$T/xdp-add.stats"
+expect_line "XDP add without its mapping: unknown symbol" "$T/xdp-add.stats" "errors.unknown_symbol  1"
+$DUMP --stats -q $X/SecurityStatusMessage.pcap > "$T/xdp-status.stats"
+expect_line "XDP status on channel 2" "$T/xdp-status.stats" "233.125.89.36:11106 xdp nyse channel=2"
+# A packet whose PktSize is longer than its datagram: wb-dump --raw says so.
+python3 - "$X/AddOrderMessage.pcap" "$T/xdp-cut.pcap" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d[24 + 16 + 42] += 1          # PktSize of the one packet, one byte too long
+open(sys.argv[2], 'wb').write(d)
+PY
+$DUMP --raw "$T/xdp-cut.pcap" > "$T/xdp-cut.raw"
+expect_line "XDP PktSize past the datagram" "$T/xdp-cut.raw" "- xdp packet of 55 bytes: truncated"
+
+# ---- NYSE XDP: the generator
+$GEN -q -s 42 --xdp -o "$T/x1.pcap" && $GEN -q -s 42 --xdp -o "$T/x2.pcap"
+if cmp -s "$T/x1.pcap" "$T/x2.pcap"; then ok; else bad "--xdp: same seed, different pcaps"; fi
+$DUMP "$T/x1.pcap" > "$T/x1.txt"
+for v in nyse arca; do
+	if grep -q " $v/.* ADD " "$T/x1.txt"; then ok; else bad "--xdp: no $v adds"; fi
+done
+for k in MODIFY REPLACE EXECP DELETE CLEAR; do
+	if grep -q " nyse/.* $k" "$T/x1.txt"; then ok; else bad "--xdp: no nyse $k events"; fi
+done
+$DUMP --stats -q "$T/x1.pcap" > "$T/x1.stats"
+if grep -E 'errors\.[a-z_]+ +[1-9]' "$T/x1.stats" | grep -q .; then bad "--xdp: decode errors"; else ok; fi
+expect_line "--xdp: channel 3 of nyse" "$T/x1.stats" "233.125.89.48:11148 xdp nyse channel=3"
+$GEN -q -s 42 --xdp --ab -o "$T/xab.pcap"
+$DUMP "$T/xab.pcap" > "$T/xab.txt"
+if cmp -s "$T/x1.txt" "$T/xab.txt"; then ok; else bad "--xdp: A/B copies change the events"; diff "$T/x1.txt" "$T/xab.txt" | head -5; fi
+$GEN -s 42 --xdp --gap-every 40 -o "$T/xgap.pcap" 2> "$T/xgap.log"
+dropped=$(sed -n 's/.*XDP: .*; \([0-9]*\) dropped,.*/\1/p' "$T/xgap.log" | awk '{ s += $1 } END { print s + 0 }')
+gaps=$($DUMP "$T/xgap.pcap" | grep -E ' (nyse|arca)/' | grep -c " GAP ")
+# A channel's last packet lost is seen by no later packet (XDP heartbeats carry no sequence).
+if [ "$gaps" -gt 0 ] && [ "$gaps" -le "$dropped" ] && [ $((dropped - gaps)) -le 5 ]; then ok
+else bad "--xdp: $gaps GAP events for $dropped dropped packets"; fi
+# Packets in time order, every venue's together, A and B copies too.
+$GEN -q -s 42 --xdp --pitch --ab -o "$T/xall.pcap"
+if python3 - "$T/xall.pcap" <<'PY'; then ok; else bad "wb-gen: pcap not in time order"; fi
+import struct, sys
+d = open(sys.argv[1], 'rb').read(); off = 24; last = 0
+while off < len(d):
+    s, ns, n, _ = struct.unpack('<IIII', d[off:off + 16]); t = s * 10**9 + ns
+    if t < last: sys.exit(1)
+    last = t; off += 16 + n
+PY
+$GEN -q -s 42 --xdp --pitch --until 09:30:05 -o "$T/xuntil.pcap"
+$DUMP "$T/xuntil.pcap" > "$T/xuntil.txt"
+if grep -q 'STATUS closed' "$T/xuntil.txt"; then bad "--until: the session was closed"; else ok; fi
+expect_exit "--until bad time" 2 "not a time" $GEN --until 9:75:00 -o "$T/x.pcap"
+# ---- the SIPs: CQS and UQDF (pcaps/cqs, pcaps/uqdf), values from the spec
+printf '224.0.203.134:45007 cqs cqs A channel=1\n233.46.176.16:55630 uqdf uqdf A channel=1\n' > "$T/sip.conf"
+$DUMP --feeds "$T/sip.conf" pcaps/cqs/Q_L_Long_Quote.pcap > "$T/cqs.txt"
+expect_line "CQS Long Quote (A.6)" "$T/cqs.txt" "203 00:27:27.291945405 nyse/0 i=1 QUOTE bid=0 @ 0.00 ask=0 @ 0.00 cond=R sip=01:30:04.485738569 f=sip,bid-ineligible,ask-ineligible"
+expect_line "CQS NBBO O" "$T/cqs.txt" "NBBO bid=0 @ 0.00 none ask=0 @ 0.00 none ind=O sides=BA f=sip"
+$DUMP --feeds "$T/sip.conf" pcaps/uqdf/QuoteLongFormMessage.pcap > "$T/uqdf.txt"
+expect_line "UQDF QF NBBO (B.5)" "$T/uqdf.txt" "19969935 13:28:53.164962647 uqdf/1 i=1 NBBO bid=300 @ 767.25 edgx ask=100 @ 767.26 bzx ind=3 cond=R luld=A sides=BA f=sip"
+$DUMP --auto --raw pcaps/uqdf/LimitUpLimitDownPriceBandMessage.pcap > "$T/uqdf.raw"
+expect_line "UQDF AP raw, told from ITCH by --auto" "$T/uqdf.raw" "A P mc=E sub=\x20 sip=13:28:34.774117456 ts1=00:00:00.000000000 ANDA band=C at=09:45:00.000930317 down=8.87 up=10.84"
+# A bad checksum: the raw view says so, the block is dropped and counted.
+python3 -c 'import sys; d=bytearray(open(sys.argv[1],"rb").read()); d[-30]^=1; open(sys.argv[2],"wb").write(d)' \
+	pcaps/cqs/Q_L_Long_Quote.pcap "$T/cksum.pcap"
+$DUMP --feeds "$T/sip.conf" --raw "$T/cksum.pcap" > "$T/cksum.raw"
+expect_line "CQS bad checksum in --raw" "$T/cksum.raw" "- cqs packet of 108 bytes: bad_checksum"
+$DUMP --feeds "$T/sip.conf" --stats "$T/cksum.pcap" > "$T/cksum.stats"
+expect_line "CQS bad checksum counted" "$T/cksum.stats" "errors.bad_checksum    1"
+# A capture of another year (2018, block version 0, lots), as a new user
+# reads it: a feed map naming its group, nothing else.
+python3 tests/tools/cqs_2018_capture.py "$T/cqs2018.pcap" 224.0.89.1 15701
+printf '224.0.89.1:15701 cqs cqs A channel=3\n' > "$T/user.conf"
+$DUMP --feeds "$T/user.conf" "$T/cqs2018.pcap" > "$T/cqs2018.txt"
+expect_line "CQS 2018 quote in shares" "$T/cqs2018.txt" "1 10:00:00.000001000 arca/0 i=1 QUOTE bid=100 @ 29.45 ask=100 @ 29.47 cond=R"
+expect_line "CQS 2018 NBBO U" "$T/cqs2018.txt" "NBBO bid=300 @ 29.46 bzx ask=200 @ 29.47 bzx ind=U cond=R sides=BA f=sip"
+# The SIP generators: A/B copies change nothing, no gap, no error (Line
+# Integrity once named a block not yet sent: a false gap on line B).
+$GEN -q -s 7 --venues nasdaq,bzx,edgx,cqs,uqdf -o "$T/sip1.pcap"
+$GEN -q -s 7 --venues nasdaq,bzx,edgx,cqs,uqdf --ab -o "$T/sip2.pcap"
+$DUMP "$T/sip1.pcap" > "$T/sip1.txt"
+$DUMP "$T/sip2.pcap" > "$T/sip2.txt"
+if cmp -s "$T/sip1.txt" "$T/sip2.txt"; then ok; else bad "SIP A/B copies change the events"; diff "$T/sip1.txt" "$T/sip2.txt" | head -5; fi
+$DUMP --stats -q "$T/sip2.pcap" > "$T/sip2.stats"
+if grep -E "^#   (gaps|errors\.[a-z_]+) +[1-9]" "$T/sip2.stats"; then bad "SIP generator: gaps or errors"; else ok; fi
+quotes=$(grep -c " QUOTE " "$T/sip1.txt"); nbbos=$(grep -c " NBBO " "$T/sip1.txt")
+if [ "$quotes" -gt 500 ] && [ "$nbbos" -gt 100 ]; then ok; else bad "SIP generator: $quotes quotes, $nbbos NBBOs"; fi
 
 echo "tools-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -144,4 +144,29 @@ static inline void put_text(uint8_t *p, const char *s, int width)
 		p[i] = (uint8_t)(i < n ? s[i] : ' ');
 }
 
+/* Hex digits (spaces ignored) into bytes, for golden vectors; returns the length. */
+static inline size_t harness_unhex(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+	int hi = -1;
+
+	for (; *hex; hex++) {
+		int v;
+
+		if (*hex == ' ')
+			continue;
+		v = *hex <= '9' ? *hex - '0' : (*hex | 0x20) - 'a' + 10;
+		ck_assert_msg(v >= 0 && v < 16, "bad hex digit '%c'", *hex);
+		if (hi < 0) {
+			hi = v;
+		} else {
+			ck_assert_uint_lt(n, max);
+			out[n++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	ck_assert_int_lt(hi, 0);
+	return n;
+}
+
 #endif

@@ -1796,31 +1796,6 @@ static const struct {
 	  "3 09:30:00.000002000 bzx/0 i=1 STATUS closed raw=- f=session-end" },
 };
 
-/* Hex digits (spaces ignored) into bytes; returns the length. */
-static size_t unhex(const char *hex, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-	int hi = -1;
-
-	for (; *hex; hex++) {
-		int v;
-
-		if (*hex == ' ')
-			continue;
-		v = *hex <= '9' ? *hex - '0' : (*hex | 0x20) - 'a' + 10;
-		ck_assert_msg(v >= 0 && v < 16, "bad hex digit '%c'", *hex);
-		if (hi < 0) {
-			hi = v;
-		} else {
-			ck_assert_uint_lt(n, max);
-			out[n++] = (uint8_t)(hi << 4 | v);
-			hi = -1;
-		}
-	}
-	ck_assert_int_lt(hi, 0);
-	return n;
-}
-
 START_TEST(test_pitch_golden_bytes_of_every_message_type)
 {
 	uint8_t buf[256];
@@ -1828,13 +1803,13 @@ START_TEST(test_pitch_golden_bytes_of_every_message_type)
 	size_t n, i = (size_t)_i;
 
 	feed_subscribe(h.engine, "*", 1);
-	n = unhex(golden_setup, buf, sizeof(buf));
+	n = harness_unhex(golden_setup, buf, sizeof(buf));
 	ck_assert_uint_eq(n, 40);
 	harness_payload(&h, line_a, buf, n);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 1);
 	h.n = 0;
 
-	n = unhex(golden[i].message, buf + 8, sizeof(buf) - 8);
+	n = harness_unhex(golden[i].message, buf + 8, sizeof(buf) - 8);
 	ck_assert_msg(n == buf[8], "%s: the message is %zu bytes, its length byte says %u",
 		      golden[i].name, n, buf[8]);
 	put_le(buf, n + 8, 2);

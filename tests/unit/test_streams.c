@@ -51,8 +51,12 @@ struct fixture {
 	void (*reset)(struct packet *p, uint32_t s, uint32_t resets, uint64_t *msgs);
 	/* A new session: the packet(s) ending session s before it (0 if none). */
 	int (*end)(struct packet *out, uint32_t s, uint64_t seq);
+	/* Its heartbeats carry no sequence the spec defines (XDP): a lost tail
+	 * shows at the next data packet instead. */
+	bool heartbeat_unsequenced;
 	/* A snapshot packet (the protocol's snapshot framing) holding what the
-	 * open makes known and count Add Orders with ids first, first+1, ... */
+	 * open makes known and count Add Orders with ids first, first+1, ...
+	 * (NULL: no snapshot framing in the decoder yet). */
 	void (*snapshot)(struct packet *p, uint32_t s, uint64_t first, uint32_t count);
 	/* The venue is one stream: a snapshot clears it whole (CLEAR of instrument
 	 * 0), else only the instruments seen on the stream. */
@@ -241,13 +245,232 @@ static int pitch_end(struct packet *out, uint32_t s, uint64_t seq)
 	return 1;
 }
 
+/* ---- NYSE XDP -------------------------------------------------------------- */
+
+#define XDP_INDEX 7
+
+static void xdp_header(struct packet *p, uint64_t seq, uint8_t flag)
+{
+	memset(p->b, 0, 16);
+	p->len = 16;
+	le16(p->b, 16);
+	p->b[2] = flag;
+	le32(p->b + 4, seq);
+}
+
+static uint8_t *xdp_message(struct packet *p, uint16_t type, uint16_t len)
+{
+	uint8_t *m = p->b + p->len;
+
+	memset(m, 0, len);
+	le16(m, len);
+	le16(m + 2, type);
+	p->len += len;
+	p->b[3]++;
+	le16(p->b, p->len);
+	return m;
+}
+
+/* A Sequence Number Reset at 1; its SourceTime tells session and reset apart. */
+static void xdp_reset(struct packet *p, uint32_t s, uint32_t resets, uint64_t *msgs)
+{
+	uint8_t *m;
+
+	xdp_header(p, 1, 12);
+	m = xdp_message(p, 1, 14);
+	le32(m + 4, 1771511400 + s * 100 + resets);
+	m[12] = 11;
+	m[13] = 1;
+	*msgs = 1;
+}
+
+/* The reset, then the spin's mapping of STRM (scale 4). */
+static int xdp_open(struct packet *out, uint32_t s, uint64_t *msgs)
+{
+	uint8_t *m;
+
+	xdp_reset(&out[0], s, 0, msgs);
+	xdp_header(&out[1], 2, 11);
+	m = xdp_message(&out[1], 3, 44);
+	le32(m + 4, XDP_INDEX);
+	memcpy(m + 8, "STRM", 4);
+	m[24] = 4;
+	le16(m + 26, 100);
+	*msgs = 2;
+	return 2;
+}
+
+static void xdp_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count)
+{
+	(void)s;
+	xdp_header(p, seq, 11);
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t *m = xdp_message(p, 100, 39);
+
+		le32(m + 4, (uint32_t)(seq + i));
+		le32(m + 8, XDP_INDEX);
+		le64(m + 16, seq + i);
+		le32(m + 24, 100000);
+		le32(m + 28, 100);
+		m[32] = 'B';
+	}
+}
+
+static void xdp_heartbeat(struct packet *p, uint32_t s, uint64_t next)
+{
+	(void)s;
+	xdp_header(p, next, 1);
+}
+
+/* XDP has no end of session: a new day is a Sequence Number Reset of its own. */
+static int xdp_end(struct packet *out, uint32_t s, uint64_t seq)
+{
+	(void)out;
+	(void)s;
+	(void)seq;
+	return 0;
+}
+
+/* ---- CQS (CTA Pillar binary) --------------------------------------------- */
+
+/*
+ * A block of count Long Quotes (or one control message) at seq. Start of
+ * Day sits at sequence 0, before the first data sequence (1) the scenarios
+ * count from, so its opening holds no message they count.
+ */
+#define CQS_LONG_QUOTE 87
+
+static void cqs_finish(struct packet *p, uint64_t seq, uint8_t count, uint64_t sip_s)
+{
+	uint32_t sum = 0;
+
+	if (p->len & 1)
+		p->b[p->len++] = 0;
+	p->b[0] = 2;
+	be16(p->b + 1, p->len);
+	p->b[3] = 'Q';
+	p->b[4] = 'O';
+	be32(p->b + 5, seq);
+	p->b[9] = count;
+	be32(p->b + 10, sip_s);
+	be32(p->b + 14, 0);
+	for (size_t i = 0; i < p->len; i++)
+		sum += i == 18 || i == 19 ? 0 : p->b[i];
+	be16(p->b + 18, sum);
+}
+
+static uint8_t *cqs_message(struct packet *p, uint16_t len, char category, char type)
+{
+	uint8_t *m = p->b + p->len;
+
+	memset(m, 0, len);
+	be16(m, len);
+	m[2] = (uint8_t)category;
+	m[3] = (uint8_t)type;
+	m[4] = 'S';
+	p->len += len;
+	return m;
+}
+
+static void cqs_control(struct packet *p, char type, uint64_t seq, uint64_t sip_s)
+{
+	p->len = 20;
+	cqs_message(p, 26, 'C', type);
+	cqs_finish(p, seq, 1, sip_s);
+}
+
+static int cqs_open(struct packet *out, uint32_t s, uint64_t *msgs)
+{
+	cqs_control(out, 'A', 0, 1000000 + s);
+	*msgs = 0;
+	return 1;
+}
+
+static void cqs_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count)
+{
+	p->len = 20;
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t *m = cqs_message(p, CQS_LONG_QUOTE, 'Q', 'L');
+
+		m[4] = 'N';
+		be32(m + 5, 1000000 + s);
+		memcpy(m + 26, "STRM       0R ", 14);
+		be64(m + 40, 10000000);
+		be32(m + 48, 1);
+		be64(m + 52, 10010000);
+		be32(m + 60, 1);
+		memset(m + 64, ' ', 23);
+		memset(m + 72, 0, 8);
+		m[86] = 'A';
+	}
+	cqs_finish(p, seq, (uint8_t)count, 1000000 + s);
+}
+
+/* Line Integrity names the last sequence sent. */
+static void cqs_heartbeat(struct packet *p, uint32_t s, uint64_t next)
+{
+	cqs_control(p, 'T', next - 1, 1000000 + s);
+}
+
+/* Reset Block Sequence Number at sequence 1: the block holds it. */
+static void cqs_reset(struct packet *p, uint32_t s, uint32_t resets, uint64_t *msgs)
+{
+	cqs_control(p, 'L', 1, 2000000 + s * 100 + resets);
+	*msgs = 1;
+}
+
+static int cqs_end(struct packet *out, uint32_t s, uint64_t seq)
+{
+	cqs_control(out, 'Z', seq, 1000000 + s);
+	return 1;
+}
+
+/* ---- UQDF (UTP binary over MoldUDP64) ------------------------------------- */
+
+static int uqdf_open(struct packet *out, uint32_t s, uint64_t *msgs)
+{
+	uint8_t *m;
+
+	mold_header(out, s, 1, 1);
+	m = mold_message(out, 90);
+	memcpy(m, "1ABE ", 5);
+	memcpy(m + 29, "STRM       ", 11);
+	be16(m + 87, 100);
+	*msgs = 1;
+	return 1;
+}
+
+static void uqdf_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count)
+{
+	mold_header(p, s, seq, (uint16_t)count);
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t *m = mold_message(p, 48);
+
+		memcpy(m, "1QEQ ", 5);
+		be64(m + 5, 1000 * (seq + i));
+		memcpy(m + 29, "STRM ", 5);
+		be16(m + 34, 1000);
+		be16(m + 36, 1);
+		be16(m + 38, 1001);
+		be16(m + 40, 1);
+		memcpy(m + 42, "R   0 ", 6);
+	}
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct fixture fixtures[] = {
 	{ "itch", FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "STRM", itch_open, itch_data,
-	  itch_heartbeat, NULL, itch_end, itch_snapshot, true },
+	  itch_heartbeat, NULL, itch_end, false, itch_snapshot, true },
 	{ "pitch", FEED_PROTO_PITCH, WB_VENUE_BZX, "STRM", pitch_open, pitch_data,
-	  pitch_heartbeat, pitch_reset, pitch_end, pitch_snapshot, false },
+	  pitch_heartbeat, pitch_reset, pitch_end, false, pitch_snapshot, false },
+	{ "xdp", FEED_PROTO_XDP, WB_VENUE_NYSE, "STRM", xdp_open, xdp_data, xdp_heartbeat,
+	  xdp_reset, xdp_end, true },
+	{ "cqs", FEED_PROTO_CQS, FEED_SOURCE_CQS, "STRM", cqs_open, cqs_data, cqs_heartbeat,
+	  cqs_reset, cqs_end },
+	/* MoldUDP64 has no reset: a new session is UQDF's restart, as ITCH's. */
+	{ "uqdf", FEED_PROTO_UQDF, FEED_SOURCE_UQDF, "STRM", uqdf_open, uqdf_data,
+	  itch_heartbeat, NULL, itch_end },
 };
 #define NFIXTURES (int)(sizeof(fixtures) / sizeof(fixtures[0]))
 
@@ -311,9 +534,11 @@ static const char *story(void)
 	for (size_t i = 0; i < h.n && n < sizeof(text) - 32; i++) {
 		const struct wb_event *ev = &h.events[i];
 
-		if (ev->kind == WB_EV_ADD)
+		/* A data message decoded: an Add (its order id is its sequence) or a
+		 * SIP quote. */
+		if (ev->kind == WB_EV_ADD || ev->kind == WB_EV_QUOTE)
 			n += (size_t)snprintf(text + n, sizeof(text) - n, "%sA%" PRIu64, n ? " " : "",
-					      ev->u.order.order_id);
+					      ev->kind == WB_EV_ADD ? ev->u.order.order_id : ev->seq);
 		else if (ev->kind == WB_EV_GAP && ev->u.gap.reason == WB_GAP_RECOVERING)
 			n += (size_t)snprintf(text + n, sizeof(text) - n, "%sR%" PRIu64 "+%" PRIu64,
 					      n ? " " : "", ev->u.gap.first, ev->u.gap.count);
@@ -348,9 +573,16 @@ static uint64_t sum(uint64_t (*get)(const struct feed_counters *))
 	return get(&h.engine->lines[line_a].counters) + get(&h.engine->lines[line_b].counters);
 }
 
+/* The data messages decoded: Adds, or the SIPs' quotes. */
+static size_t decoded(void)
+{
+	return harness_count(&h, WB_EV_ADD) + harness_count(&h, WB_EV_QUOTE);
+}
+
 static uint64_t gaps_of(const struct feed_counters *c) { return c->gaps; }
 static uint64_t dups_of(const struct feed_counters *c) { return c->duplicates; }
 static uint64_t changes_of(const struct feed_counters *c) { return c->session_changes; }
+static uint64_t heartbeats_of(const struct feed_counters *c) { return c->heartbeats; }
 
 /* ---- the scenarios --------------------------------------------------------- */
 
@@ -461,7 +693,7 @@ START_TEST(test_stream_quiet_hole_ages_into_a_gap_when_polled)
 	feed_engine_poll(h.engine, now_ns + 2000000, &h.prod);	/* 2 ms later */
 	harness_drain(&h);
 	ck_assert_msg(strstr(story(), "G") != NULL, "%s: %s", fx->name, story());
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 2 * ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), 2 * ORDERS_PER_PACKET);
 	harness_free(&h);
 }
 END_TEST
@@ -501,6 +733,22 @@ START_TEST(test_stream_heartbeat_reveals_a_lost_tail)
 	harness_payload(&h, line_a, p.b, p.len);
 	harness_payload(&h, line_b, p.b, p.len);
 	adds_of(want, sizeof(want), 1, 2);
+	if (fx->heartbeat_unsequenced) {
+		char tail[256];
+
+		/* Nothing to learn from the heartbeat: no gap, and no false one. */
+		ck_assert_msg(!strcmp(story(), want), "%s: got %s, want %s", fx->name, story(), want);
+		send_data(line_a, 4);
+		send_data(line_b, 4);
+		adds_of(tail, sizeof(tail), 4, 4);
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), " G%" PRIu64 "+%d %s",
+			 seq_of(3, 0), ORDERS_PER_PACKET, tail);
+		ck_assert_msg(!strcmp(story(), want), "%s: got %s, want %s", fx->name, story(), want);
+		ck_assert_uint_eq(sum(gaps_of), 1);
+		ck_assert_uint_eq(sum(heartbeats_of), 2);
+		harness_free(&h);
+		return;
+	}
 	snprintf(want + strlen(want), sizeof(want) - strlen(want), " G%" PRIu64 "+%d", seq_of(3, 0),
 		 ORDERS_PER_PACKET);
 	ck_assert_msg(!strcmp(story(), want), "%s: got %s, want %s", fx->name, story(), want);
@@ -537,7 +785,7 @@ START_TEST(test_stream_sequence_reset_starts_over_without_a_gap)
 		      fx->name, story());
 	ck_assert_msg(strstr(story(), "G") == NULL, "%s: a reset is no gap: %s", fx->name, story());
 	ck_assert_uint_eq(sum(changes_of), 1);
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 3 * ORDERS_PER_PACKET + ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), 3 * ORDERS_PER_PACKET + ORDERS_PER_PACKET);
 	harness_free(&h);
 }
 END_TEST
@@ -568,7 +816,7 @@ START_TEST(test_stream_new_session_clears_and_starts_at_its_first_sequence)
 		      story());
 	ck_assert_msg(strstr(story(), " C") != NULL, "%s: the old session's books stay: %s", fx->name,
 		      story());
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 3 * ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), 3 * ORDERS_PER_PACKET);
 	ck_assert_uint_eq(h.engine->lines[line_b].counters.stale_session, 1);
 	ck_assert_uint_eq(sum(changes_of), 1);
 	harness_free(&h);
@@ -692,7 +940,7 @@ START_TEST(test_recovery_hole_is_announced_then_filled_in_sequence_order)
 	send_data(line_b, 3);
 	ck_assert_msg(!strcmp(story(), want), "%s: got %s", fx->name, story());
 	send_both(6);
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 6 * ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), 6 * ORDERS_PER_PACKET);
 	harness_free(&h);
 }
 END_TEST
@@ -791,7 +1039,7 @@ START_TEST(test_recovery_full_buffer_gives_up_the_stream_holding_most)
 			  h.engine->lines[line_b].counters.rec_buffer_full, 1);
 	/* The recovered packet that comes too late changes nothing. */
 	ck_assert_int_eq(recover(2), 0);
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), (2 + slots) * ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), (2 + slots) * ORDERS_PER_PACKET);
 	harness_free(&h);
 }
 END_TEST
@@ -803,7 +1051,7 @@ START_TEST(test_recovery_duplicate_recovered_packets_are_dropped)
 	send_both(3);
 	ck_assert_int_eq(recover(2), 0);
 	ck_assert_int_eq(recover(2), 0);	/* a second reply to a retried request */
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 3 * ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), 3 * ORDERS_PER_PACKET);
 	ck_assert_uint_eq(rsum(rec_msgs_of), ORDERS_PER_PACKET);
 	ck_assert_uint_ge(sum(dups_of), 3);
 	harness_free(&h);
@@ -814,6 +1062,11 @@ START_TEST(test_recovery_heartbeat_tail_hole_is_recovered)
 {
 	struct packet p;
 	char want[1024] = "";
+
+	/* XDP heartbeats say nothing of the sequence: the hole shows at the next
+	 * data packet, as test_recovery_hole_is_announced_then_filled_in_sequence_order. */
+	if (fixtures[_i].heartbeat_unsequenced)
+		return;
 
 	setup_recovery(_i, 0);
 	send_both(1);
@@ -859,6 +1112,12 @@ START_TEST(test_recovery_list_says_what_to_ask_for)
 }
 END_TEST
 
+/* Snapshot scenarios run for the protocols with a snapshot framing. */
+static bool fx_has_snapshot(int i)
+{
+	return fixtures[i].snapshot != NULL;
+}
+
 /* The fixture's stream in recovery mode before anything of it was seen. */
 static uint64_t setup_late(int i)
 {
@@ -880,12 +1139,15 @@ START_TEST(test_recovery_late_join_is_filled_from_the_first_sequence)
 {
 	struct packet p[4];
 	char want[1024] = "";
-	uint64_t msgs = setup_late(_i);
+	uint64_t msgs = setup_late(_i), first, missing;
 	int n;
 
 	send_both(3);		/* joined late: the open, P1 and P2 went by */
 	send_both(4);
-	append(want, sizeof(want), "R1+%" PRIu64, msgs + 2 * ORDERS_PER_PACKET);
+	/* The late join's range starts at the session's first sequence (CQS: 0). */
+	first = fx->protocol == FEED_PROTO_CQS ? 0 : 1;
+	missing = first_data - first + 2 * ORDERS_PER_PACKET;
+	append(want, sizeof(want), "R%" PRIu64 "+%" PRIu64, first, missing);
 	ck_assert_msg(!strcmp(story(), want), "%s: got %s, want %s", fx->name, story(), want);
 	n = fx->open(p, 1, &msgs);
 	for (int k = 0; k < n; k++)
@@ -893,9 +1155,9 @@ START_TEST(test_recovery_late_join_is_filled_from_the_first_sequence)
 						     now_ns, &h.prod), 0);
 	ck_assert_int_eq(recover(1), 0);
 	ck_assert_int_eq(recover(2), 0);
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 4 * ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), 4 * ORDERS_PER_PACKET);
 	append_adds(want, sizeof(want), 1, 4);
-	append(want, sizeof(want), " F1+%" PRIu64 "/0", msgs + 2 * ORDERS_PER_PACKET);
+	append(want, sizeof(want), " F%" PRIu64 "+%" PRIu64 "/0", first, missing);
 	ck_assert_msg(!strcmp(story(), want), "%s: got %s, want %s", fx->name, story(), want);
 	ck_assert_uint_eq(sum(gaps_of), 0);
 	harness_free(&h);
@@ -908,6 +1170,11 @@ START_TEST(test_snapshot_late_join_applies_it_then_what_came_after_its_sequence)
 	char want[1024] = "";
 	uint64_t msgs = setup_late(_i);
 	uint8_t unit;
+
+	if (!fx_has_snapshot(_i)) {
+		harness_free(&h);
+		return;
+	}
 
 	send_both(2);		/* joined late; the snapshot will reach to P3 */
 	send_both(3);
@@ -941,6 +1208,9 @@ START_TEST(test_snapshot_mid_day_replaces_the_books_and_skips_what_it_covers)
 	char want[1024] = "";
 	uint8_t unit;
 
+	if (!fx_has_snapshot(_i))
+		return;
+
 	setup_recovery(_i, 0);
 	send_both(1);
 	unit = unit_of_fixture();
@@ -967,6 +1237,11 @@ START_TEST(test_snapshot_abandoned_declares_what_it_should_have_covered)
 	char want[1024] = "";
 	uint64_t msgs = setup_late(_i);
 	uint8_t unit = unit_of_fixture();
+
+	if (!fx_has_snapshot(_i)) {
+		harness_free(&h);
+		return;
+	}
 
 	send_both(3);
 	ck_assert_int_eq(feed_snapshot_begin(h.engine, line_a, unit, now_ns, &h.prod), 0);
@@ -1015,7 +1290,7 @@ START_TEST(test_recovery_disabled_ends_open_recoveries_as_lost)
 	ck_assert_int_eq(feed_recovery_disable(h.engine, fx->venue, 0, now_ns, &h.prod), 0);
 	harness_drain(&h);
 	ck_assert_msg(strstr(story(), " F") != NULL, "%s: %s", fx->name, story());
-	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 2 * ORDERS_PER_PACKET);
+	ck_assert_uint_eq(decoded(), 2 * ORDERS_PER_PACKET);
 	/* Back to GAPs. */
 	send_both(5);
 	ck_assert_uint_eq(sum(gaps_of), 2);
@@ -1026,7 +1301,7 @@ END_TEST
 START_TEST(test_recovery_of_one_stream_never_holds_up_another)
 {
 	struct feed_map_entry m = { .ip = 0xe9000003, .port = 4000, .channel = 9, .name = "A" };
-	struct packet p;
+	struct packet p[4];
 	uint64_t msgs;
 	int other, n, before;
 
@@ -1036,17 +1311,19 @@ START_TEST(test_recovery_of_one_stream_never_holds_up_another)
 	other = feed_map_add_entry(h.engine, &m);
 	ck_assert_int_ge(other, 0);
 	ck_assert_int_eq(feed_recovery_enable(h.engine, fx->venue, 9, 0), 0);
-	fx->open(&p, 1, &msgs);
-	harness_payload(&h, other, p.b, p.len);
+	/* The open may be several packets (XDP's). */
+	n = fx->open(p, 1, &msgs);
+	for (int k = 0; k < n; k++)
+		harness_payload(&h, other, p[k].b, p[k].len);
 	send_both(1);
 	send_both(3);		/* the first stream now recovers 2 */
-	before = (int)harness_count(&h, WB_EV_ADD);
+	before = (int)decoded();
 	for (int k = 1; k <= 3; k++) {
-		fx->data(&p, 1, first_data + (uint64_t)(k - 1) * ORDERS_PER_PACKET,
+		fx->data(&p[0], 1, first_data + (uint64_t)(k - 1) * ORDERS_PER_PACKET,
 			 ORDERS_PER_PACKET);
-		harness_payload(&h, other, p.b, p.len);
+		harness_payload(&h, other, p[0].b, p[0].len);
 	}
-	n = (int)harness_count(&h, WB_EV_ADD) - before;
+	n = (int)decoded() - before;
 	ck_assert_int_eq(n, 3 * ORDERS_PER_PACKET);
 	harness_free(&h);
 }

@@ -173,7 +173,7 @@ static void brute_force_rounds(unsigned venues, unsigned seed, unsigned rounds)
 START_TEST(test_superbook_matches_brute_force_consolidation)
 {
 	make_name("brute");
-	brute_force_rounds(NVENUES, 12345, 20000);
+	brute_force_rounds(NVENUES, 12345, 8000);
 }
 END_TEST
 
@@ -183,7 +183,7 @@ END_TEST
 START_TEST(test_superbook_single_venue_symbols_match_brute_force)
 {
 	make_name("brute1");
-	brute_force_rounds(1, 777, 6000);
+	brute_force_rounds(1, 777, 3000);
 }
 END_TEST
 
@@ -490,7 +490,7 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_superbook_matches_brute_force_consolidation);
 	tcase_add_test(tc, test_superbook_single_venue_symbols_match_brute_force);
 	tcase_add_test(tc, test_superbook_deep_levels_surface_when_top_levels_go);

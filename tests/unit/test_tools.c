@@ -257,6 +257,26 @@ START_TEST(test_raw_printer_shows_the_spec_values_of_the_real_captures)
 }
 END_TEST
 
+/* wb-dump --raw --symbols: an 11-byte SIP symbol longer than a key names no ticker. */
+START_TEST(test_raw_ticker_of_a_sip_symbol_longer_than_a_key_is_none)
+{
+	uint8_t m[87];
+	uint32_t key;
+	int has_key;
+
+	memset(m, ' ', sizeof(m));
+	m[0] = 0;
+	m[1] = 87;
+	m[2] = 'Q';
+	m[3] = 'L';
+	memcpy(m + 26, "ABCDEFGHI.W", 11);
+	ck_assert_uint_eq(raw_message_ticker(FEED_PROTO_CQS, m, sizeof(m), &key, &has_key), 0);
+	memcpy(m + 26, "LVWR.WS    ", 11);
+	ck_assert_uint_eq(raw_message_ticker(FEED_PROTO_CQS, m, sizeof(m), &key, &has_key),
+			  feed_ticker_key("LVWR.WS", 7));
+}
+END_TEST
+
 START_TEST(test_raw_printer_never_reads_past_a_short_message)
 {
 	uint8_t m[64];
@@ -832,6 +852,7 @@ static Suite *tools_suite(void)
 	tcase_add_test(tc, test_price_text_uses_two_to_eight_decimals_and_integer_math);
 	tcase_add_test(tc, test_raw_printer_shows_the_spec_values_of_the_real_captures);
 	tcase_add_test(tc, test_raw_printer_never_reads_past_a_short_message);
+	tcase_add_test(tc, test_raw_ticker_of_a_sip_symbol_longer_than_a_key_is_none);
 	tcase_add_test(tc, test_engine_decodes_add_order_capture_to_the_spec_values);
 	tcase_add_test(tc, test_pcap_reader_says_why_a_file_cannot_be_read);
 	tcase_add_test(tc, test_pcap_writer_frames_read_back_with_valid_ipv4_checksum);

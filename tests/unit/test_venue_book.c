@@ -661,6 +661,33 @@ START_TEST(test_trade_status_symbol_and_gap_pass_through)
 }
 END_TEST
 
+/* A SIP's view of a venue (its halts, its quote wipe-outs) never touches the direct book. */
+START_TEST(test_sip_status_and_clear_leave_the_direct_book_alone)
+{
+	struct book_update out[8];
+	struct wb_event ev;
+	uint64_t bad = counters()->bad_venue, ignored = counters()->ignored;
+
+	add(WB_VENUE_NYSE, 4, WB_SIDE_BUY, 77, PX(10), 100);
+	ev = ev_base(WB_EV_CLEAR, WB_VENUE_NYSE, 0);
+	ev.flags = WB_EVF_SIP;
+	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 0);
+	ev = ev_base(WB_EV_STATUS, WB_VENUE_NYSE, 4);
+	ev.flags = WB_EVF_SIP;
+	ev.u.status.state = WB_STATE_HALTED;
+	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 0);
+	ck_assert_int_eq(venue_books_queue_position(vb, WB_VENUE_NYSE, 77, NULL, NULL), 0);
+	/* A SIP line's own gap or symbol is no book's either, and not a bad venue. */
+	ev = ev_base(WB_EV_GAP, WB_VENUE_SIP_CQS, 0);
+	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 0);
+	ev = ev_base(WB_EV_SYMBOL, WB_VENUE_SIP_UQDF, 4);
+	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 0);
+	ck_assert_uint_eq(counters()->bad_venue, bad);
+	ck_assert_uint_eq(counters()->ignored, ignored + 4);
+	ck_assert_uint_eq(counters()->clears, 0);
+}
+END_TEST
+
 START_TEST(test_sparse_64bit_ids_are_found)
 {
 	uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -1412,6 +1439,7 @@ static Suite *venue_book_suite(void)
 	tcase_add_test(spec, test_clear_of_whole_venue_drops_every_book_of_that_venue);
 	tcase_add_test(spec, test_trade_status_symbol_and_gap_pass_through);
 	tcase_add_test(spec, test_sparse_64bit_ids_are_found);
+	tcase_add_test(spec, test_sip_status_and_clear_leave_the_direct_book_alone);
 	tcase_add_test(spec, test_tables_double_when_live_orders_exceed_the_hint);
 	tcase_add_test(spec, test_prefetch_of_any_event_leaves_the_books_unchanged);
 	tcase_add_test(spec, test_long_queue_keeps_priority_through_growth_and_removals);

@@ -163,6 +163,32 @@ scenario_filtered() {
 	fi
 }
 
+# The SIPs' quotes through the module, filter on (CQS for SPY and IWM, UQDF
+# for AAPL): wb-dump's events, with QUOTE and NBBO events of both SIPs.
+scenario_sip() {
+	if [ ! -s $D/sip.pcap ] || ! grep -q ' NBBO ' $D/expected-sip.txt; then
+		skip sip-equal-wb-dump "the capture has no SIP lines"
+		return
+	fi
+	if ! load ifaces=wbrx || ! $SUB feeds load $D/feeds.conf >/dev/null ||
+	   ! $SUB add $(cat $D/sip-symbols.txt) >/dev/null; then
+		fail sip-equal-wb-dump "could not load and configure"
+		return
+	fi
+	replay 0 $D/sip.pcap
+	$KREAD --idle-ms 1000 >$T/kernel.txt 2>$T/read.log
+	quotes=$(grep -c ' QUOTE ' $T/kernel.txt)
+	cqs=$(grep -c ' cqs/[0-9]* i=[0-9]* NBBO ' $T/kernel.txt)
+	uqdf=$(grep -c ' uqdf/[0-9]* i=[0-9]* NBBO ' $T/kernel.txt)
+	if cmp -s $T/kernel.txt $D/expected-sip.txt && [ "$quotes" -gt 0 ] && [ "$cqs" -gt 0 ] &&
+	   [ "$uqdf" -gt 0 ]; then
+		pass sip-equal-wb-dump "$(cat $D/sip-symbols.txt): $(wc -l <$T/kernel.txt) events identical to wb-dump --symbols; $quotes SIP quotes, $cqs CQS and $uqdf UQDF NBBOs"
+	else
+		fail sip-equal-wb-dump "module $(wc -l <$T/kernel.txt) events vs wb-dump $(wc -l <$D/expected-sip.txt); quotes $quotes, NBBO cqs $cqs uqdf $uqdf"
+		diff $T/kernel.txt $D/expected-sip.txt | head -10
+	fi
+}
+
 # Tiny rings, no reader. The ITCH-only capture: every event the engine
 # attempts is then one wb-dump prints (PITCH re-announces a SYMBOL whose
 # event was dropped, so under overflow it attempts more events than
@@ -398,12 +424,49 @@ scenario_malformed() {
 	fi
 }
 
+# NYSE and Arca over XDP: the module decodes every channel as its own
+# stream (A/B arbitration, gaps) with the user-space code; with every
+# symbol and with a subset (the SymbolIndex filter in the kernel), its
+# events are wb-dump's.
+scenario_xdp() {
+	if ! load ifaces=wbrx hold_us=0 || ! configure; then
+		fail xdp-equal-wb-dump "could not load and configure"
+		return
+	fi
+	replay 0 $D/xdp.pcap
+	$KREAD --idle-ms 1500 >$T/kernel-xdp.txt 2>$T/read.log
+	got=$(wc -l <$T/kernel-xdp.txt)
+	if cmp -s $T/kernel-xdp.txt $D/expected-xdp.txt && grep -q ' nyse/' $T/kernel-xdp.txt &&
+	   grep -q ' arca/' $T/kernel-xdp.txt && grep -q ' GAP ' $T/kernel-xdp.txt; then
+		pass xdp-equal-wb-dump "$got NYSE and Arca events over $(grep -c '^[^#]* xdp ' $D/feeds.conf) XDP lines identical to wb-dump's, gaps included"
+	else
+		fail xdp-equal-wb-dump "module $got events vs wb-dump $(wc -l <$D/expected-xdp.txt); $(cat $T/read.log)"
+		diff $T/kernel-xdp.txt $D/expected-xdp.txt | head -20
+	fi
+	unload
+	if ! load ifaces=wbrx hold_us=0 || ! $SUB feeds load $D/feeds.conf >/dev/null ||
+	   ! $SUB add $(cat $D/symbols.txt) >/dev/null; then
+		fail xdp-filtered-equal-wb-dump "could not load and configure"
+		return
+	fi
+	replay 0 $D/xdp.pcap
+	$KREAD --idle-ms 1500 >$T/kernel-xdp.txt 2>$T/read.log
+	got=$(wc -l <$T/kernel-xdp.txt)
+	filtered=$(stat_sum filtered)
+	if cmp -s $T/kernel-xdp.txt $D/expected-xdp-symbols.txt && [ "$filtered" -gt 0 ]; then
+		pass xdp-filtered-equal-wb-dump "$got events for $(cat $D/symbols.txt) identical to wb-dump --symbols; $filtered messages filtered by SymbolIndex"
+	else
+		fail xdp-filtered-equal-wb-dump "module $got events vs wb-dump $(wc -l <$D/expected-xdp-symbols.txt), filtered $filtered"
+		diff $T/kernel-xdp.txt $D/expected-xdp-symbols.txt | head -10
+	fi
+}
+
 # ---- run ----------------------------------------------------------------------
 
 echo 1000000 >/proc/sys/net/core/netdev_max_backlog
 only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vmtest\.only=//p' | tr ',' ' ')
 veth_up
-for s in control equal padded two_ifaces filtered overflow control_under_traffic rmmod device_deletion busy gso books malformed; do
+for s in control equal padded two_ifaces filtered sip overflow control_under_traffic rmmod device_deletion busy gso books malformed xdp; do
 	if [ -n "$only" ] && ! echo " $only " | grep -q " $s "; then
 		continue
 	fi

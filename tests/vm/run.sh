@@ -95,6 +95,25 @@ fi
 "$B/wb-dump" --feeds "$D/feeds.conf" "$D/feed.pcap" >"$D/expected.txt"
 echo "AAPL MSFT SPY" >"$D/symbols.txt"
 "$B/wb-dump" --feeds "$D/feeds.conf" --symbols AAPL,MSFT,SPY "$D/feed.pcap" >"$D/expected-symbols.txt"
+# NYSE and Arca over XDP alone: every channel of the feed map a stream of
+# its own with A and B lines, a packet lost on both every 53, the start
+# of day, a halt, a failover and the close. Both sides declare a hole at
+# once (--hold-us 0, hold_us=0): which line's packet declares it would
+# otherwise depend on the VM's timing, and the GAP names that line.
+"$B/wb-gen" -q -p demo -n 3000 --venues nyse,arca --ab --gap-every 53 --feeds "$D/feeds.conf" \
+	-o "$D/xdp.pcap"
+"$B/wb-dump" --feeds "$D/feeds.conf" --hold-us 0 "$D/xdp.pcap" >"$D/expected-xdp.txt"
+"$B/wb-dump" --feeds "$D/feeds.conf" --hold-us 0 --symbols AAPL,MSFT,SPY "$D/xdp.pcap" \
+	>"$D/expected-xdp-symbols.txt"
+# The SIPs' view: the same venues plus CQS (SPY and IWM, Arca-listed) and
+# UQDF (AAPL) quoting them, A and B, no gap (so no hole whose verdict could
+# depend on arrival timing).
+if grep -q '^[^#]* cqs ' "$D/feeds.conf" && grep -q '^[^#]* uqdf ' "$D/feeds.conf"; then
+	"$B/wb-gen" -q -p demo -n 3000 --ab --venues nasdaq,bzx,byx,edgx,edga,cqs,uqdf \
+		--feeds "$D/feeds.conf" -o "$D/sip.pcap"
+	echo "SPY IWM AAPL" >"$D/sip-symbols.txt"
+	"$B/wb-dump" --feeds "$D/feeds.conf" --symbols SPY,IWM,AAPL "$D/sip.pcap" >"$D/expected-sip.txt"
+fi
 # The books wirebookd builds from the same capture in user space, for the
 # books-match scenario (wirebookd --kernel in the VM). "updates N" counts
 # publishes, which depend on batching: left out.

@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CTL_MAGIC 0x57424354u /* "WBCT" */
@@ -140,48 +142,165 @@ int wb_control_open_kernel(struct wb_control *c, const char *path, bool writable
 	return 0;
 }
 
-static int daemon_connect(const char *path)
+static uint64_t ctl_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Wait until fd is ready for events or the deadline passes: 1, 0 (timed
+ * out) or -1. */
+static int ctl_wait(int fd, short events, uint64_t deadline_ms)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = events };
+		uint64_t now = ctl_mono_ms();
+		int rc;
+
+		if (now >= deadline_ms)
+			return 0;
+		rc = poll(&p, 1, (int)(deadline_ms - now));
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0)
+			return rc;
+		return 1;
+	}
+}
+
+/* Non-blocking I/O with one deadline for the whole reply: a daemon that
+ * accepted but never answers cannot hold the caller. -1 with errno
+ * (ETIMEDOUT, EPIPE, ECONNRESET, ...); a peer that closed early: EPROTO. */
+static int io_all(int fd, void *buf, size_t n, int writing, uint64_t deadline_ms)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = writing ? send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT)
+				    : recv(fd, p, n, MSG_DONTWAIT);
+
+		if (r > 0) {
+			p += r;
+			n -= (size_t)r;
+			continue;
+		}
+		if (r == 0) {
+			errno = EPROTO;
+			return -1;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -1;
+		r = ctl_wait(fd, writing ? POLLOUT : POLLIN, deadline_ms);
+		if (r == 0)
+			errno = ETIMEDOUT;
+		if (r <= 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Connect within timeout_ms. A unix socket whose accept queue is full
+ * answers a non-blocking connect with EAGAIN at once (a blocking one would
+ * wait forever): retry until the deadline.
+ */
+static int daemon_connect(struct wb_control *c, unsigned timeout_ms)
 {
 	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct timeval tv = { .tv_sec = 5 };
+	uint64_t deadline = ctl_mono_ms() + timeout_ms;
+	int fd, e;
 
-	if (fd < 0)
-		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", c->socket_path);
+	for (;;) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			e = errno;
+			snprintf(c->what, sizeof(c->what), "socket(): %s", strerror(e));
+			errno = e;
+			return -1;
+		}
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return fd;
+		e = errno;
 		close(fd);
+		if ((e == EAGAIN || e == EINTR) && ctl_mono_ms() < deadline) {
+			struct timespec nap = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&nap, NULL);
+			continue;
+		}
+		if (e == EAGAIN) {
+			snprintf(c->what, sizeof(c->what),
+				 "connect to %s: timed out after %u ms (a process listens there but "
+				 "accepts no connections: wirebookd stopped or stuck?)",
+				 c->socket_path, timeout_ms);
+			e = ETIMEDOUT;
+		} else {
+			snprintf(c->what, sizeof(c->what), "connect to %s: %s%s", c->socket_path,
+				 strerror(e),
+				 e == ENOENT ? " (no such socket: is wirebookd running with --control "
+					       "this path?)" :
+				 e == ECONNREFUSED ? " (no process listens there: wirebookd exited "
+						     "and left the socket file?)" :
+				 e == EACCES ? " (permission denied on the socket or its directory)" :
+				 "");
+		}
 		errno = e;
 		return -1;
 	}
-	return fd;
 }
 
-int wb_control_open_daemon(struct wb_control *c, const char *socket_path, char *err,
-			   size_t errlen)
+static const char *cmd_name(unsigned long cmd)
+{
+	switch (cmd) {
+	case WB_IOC_VERSION: return "version";
+	case WB_IOC_RING_INFO: return "ring info";
+	case WB_IOC_FEED_ADD: return "feeds add";
+	case WB_IOC_FEED_DEL: return "feeds del";
+	case WB_IOC_FEED_LIST: return "feeds list";
+	case WB_IOC_SUB_ADD: return "add";
+	case WB_IOC_SUB_DEL: return "del";
+	case WB_IOC_SUB_LIST: return "list";
+	case WB_IOC_STATS: return "stats";
+	case WB_IOC_STATS_RESET: return "stats reset";
+	default: return "unknown";
+	}
+}
+
+int wb_control_open_daemon_timeout(struct wb_control *c, const char *socket_path,
+				   unsigned connect_ms, unsigned reply_ms, char *err, size_t errlen)
 {
 	struct wb_ioc_version v;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	c->connect_timeout_ms = connect_ms;
+	c->reply_timeout_ms = reply_ms;
 	if (strlen(socket_path) >= sizeof(c->socket_path))
-		return fail(err, errlen, "%s: socket path too long", socket_path);
+		return fail(err, errlen, "%s: socket path too long (at most %zu bytes)", socket_path,
+			    sizeof(c->socket_path) - 1);
 	snprintf(c->socket_path, sizeof(c->socket_path), "%s", socket_path);
 	memset(&v, 0, sizeof(v));
 	rc = wb_control_call(c, WB_IOC_VERSION, &v);
 	if (rc < 0)
-		return fail(err, errlen, "%s: %s (is wirebookd running with --control %s?)",
-			    socket_path, strerror(-rc), socket_path);
+		return fail(err, errlen, "%s", c->what[0] ? c->what : strerror(-rc));
 	if (v.ctl_version != WB_CTL_VERSION)
 		return fail(err, errlen, "%s: daemon control ABI v%u, this tool v%u", socket_path,
 			    v.ctl_version, WB_CTL_VERSION);
 	return 0;
+}
+
+int wb_control_open_daemon(struct wb_control *c, const char *socket_path, char *err,
+			   size_t errlen)
+{
+	return wb_control_open_daemon_timeout(c, socket_path, 0, 0, err, errlen);
 }
 
 void wb_control_close(struct wb_control *c)
@@ -196,41 +315,60 @@ static int daemon_call(struct wb_control *c, unsigned long cmd, void *arg)
 	size_t size = _IOC_SIZE(cmd), esize;
 	struct ctl_hdr h = { .magic = CTL_MAGIC, .cmd = (uint32_t)cmd };
 	uint32_t *cap = NULL, n;
-	uint64_t *ptr = NULL, user_ptr = 0;
+	uint64_t *ptr = NULL, user_ptr = 0, deadline;
+	unsigned reply_ms = c->reply_timeout_ms ? c->reply_timeout_ms : WB_CONTROL_REPLY_MS;
 	int fd, rc = 0;
 
+	c->what[0] = 0;
 	esize = list_geometry(cmd, arg, &cap, &ptr);
 	if (ptr)
 		user_ptr = *ptr;
-	fd = daemon_connect(c->socket_path);
+	fd = daemon_connect(c, c->connect_timeout_ms ? c->connect_timeout_ms : WB_CONTROL_CONNECT_MS);
 	if (fd < 0)
 		return -errno;
-	if (write_all(fd, &h, sizeof(h)) || (size && write_all(fd, arg, size)) ||
-	    read_all(fd, &h, sizeof(h)) || h.magic != CTL_MAGIC) {
-		rc = errno ? -errno : -EPROTO;
-		goto out;
+	deadline = ctl_mono_ms() + reply_ms;
+	if (io_all(fd, &h, sizeof(h), 1, deadline) || (size && io_all(fd, arg, size, 1, deadline)) ||
+	    io_all(fd, &h, sizeof(h), 0, deadline)) {
+		rc = -errno;
+		goto fail_io;
+	}
+	if (h.magic != CTL_MAGIC) {
+		rc = -EPROTO;
+		goto fail_io;
 	}
 	if (h.status < 0) {
 		rc = h.status;
 		goto out;
 	}
-	if (size && read_all(fd, arg, size)) {
-		rc = -EPROTO;
-		goto out;
+	if (size && io_all(fd, arg, size, 0, deadline)) {
+		rc = errno == ETIMEDOUT ? -ETIMEDOUT : -EPROTO;
+		goto fail_io;
 	}
 	if (ptr)
 		*ptr = user_ptr;	/* the server's pointer means nothing here */
 	if (h.extra) {
 		n = list_count(cmd, arg);
 		if (!esize || h.extra % esize || h.extra / esize > *cap || h.extra / esize > n ||
-		    read_all(fd, (void *)(uintptr_t)user_ptr, h.extra)) {
-			rc = -EPROTO;
-			goto out;
+		    io_all(fd, (void *)(uintptr_t)user_ptr, h.extra, 0, deadline)) {
+			rc = errno == ETIMEDOUT ? -ETIMEDOUT : -EPROTO;
+			goto fail_io;
 		}
 	}
 out:
 	close(fd);
 	return rc;
+fail_io:
+	if (rc == -ETIMEDOUT)
+		snprintf(c->what, sizeof(c->what),
+			 "%s: connected, but no reply to the '%s' request within %u ms "
+			 "(wirebookd is not serving its control socket: stopped, stuck or overloaded?)",
+			 c->socket_path, cmd_name(cmd), reply_ms);
+	else
+		snprintf(c->what, sizeof(c->what), "%s: the '%s' request failed: %s%s", c->socket_path,
+			 cmd_name(cmd), strerror(-rc),
+			 rc == -EPROTO ? " (the daemon closed the connection or sent a malformed "
+					 "reply: another program on this socket?)" : "");
+	goto out;
 }
 
 int wb_control_call(struct wb_control *c, unsigned long cmd, void *arg)
@@ -256,7 +394,7 @@ int wb_control_listen(const char *socket_path, char *err, size_t errlen)
 	sa.sun_family = AF_UNIX;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", socket_path);
 	unlink(socket_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 8) < 0) {
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
 		fail(err, errlen, "%s: %s", socket_path, strerror(errno));
 		close(fd);
 		return -1;

@@ -25,18 +25,34 @@
 struct wb_control {
 	int fd;			/* the device (kernel mode); -1 in daemon mode */
 	char socket_path[108];	/* daemon mode: connect per call */
+	/* Daemon mode: how long a call may wait to connect and for the
+	 * reply (0: WB_CONTROL_CONNECT_MS / WB_CONTROL_REPLY_MS). A call
+	 * never blocks longer than their sum. */
+	unsigned connect_timeout_ms;
+	unsigned reply_timeout_ms;
+	/* Daemon mode: after a failed call, what was tried and what happened
+	 * ("connect to S: timed out after 2000 ms (...)"); "" after success. */
+	char what[256];
 };
+
+#define WB_CONTROL_CONNECT_MS 2000u
+#define WB_CONTROL_REPLY_MS 5000u
 
 /* path NULL: WB_DEVICE_PATH. writable: open read-write (needed to change
  * state). Returns 0, or -1 with a sentence in err. */
 int wb_control_open_kernel(struct wb_control *c, const char *path, bool writable, char *err,
 			   size_t errlen);
-/* Checks that the daemon answers. Returns 0, or -1 with a sentence in err. */
+/* Checks that the daemon answers. Returns 0, or -1 with a sentence in err
+ * naming the socket, what was tried and what happened. */
 int wb_control_open_daemon(struct wb_control *c, const char *socket_path, char *err,
 			   size_t errlen);
+/* The same with explicit timeouts (ms; 0: the defaults). */
+int wb_control_open_daemon_timeout(struct wb_control *c, const char *socket_path,
+				   unsigned connect_ms, unsigned reply_ms, char *err, size_t errlen);
 void wb_control_close(struct wb_control *c);
 
-/* Perform one WB_IOC_* request. Returns 0 or a negative errno. */
+/* Perform one WB_IOC_* request. Returns 0 or a negative errno (-ETIMEDOUT
+ * when the daemon did not accept or answer in time; c->what says which). */
 int wb_control_call(struct wb_control *c, unsigned long cmd, void *arg);
 
 /* ---- server side (wirebookd) ------------------------------------------ */

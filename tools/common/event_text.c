@@ -119,7 +119,8 @@ static void out_flags(struct text_out *o, uint8_t flags)
 	} names[] = {
 		{ WB_EVF_PRINTABLE, "printable" },   { WB_EVF_KEEPS_PRIORITY, "keeps-priority" },
 		{ WB_EVF_CROSS, "cross" },	     { WB_EVF_SESSION_END, "session-end" },
-		{ WB_EVF_UNSEQUENCED, "unsequenced" },
+		{ WB_EVF_UNSEQUENCED, "unsequenced" }, { WB_EVF_SIP, "sip" },
+		{ WB_EVF_BID_INELIGIBLE, "bid-ineligible" }, { WB_EVF_ASK_INELIGIBLE, "ask-ineligible" },
 	};
 	const char *sep = " f=";
 
@@ -218,6 +219,41 @@ size_t wb_event_format(const struct wb_event *ev, char *buf, size_t n)
 		out_price(&o, ev->u.quote.bid_price);
 		text_printf(&o, " ask=%" PRIu32 " @ ", ev->u.quote.ask_qty);
 		out_price(&o, ev->u.quote.ask_price);
+		text_printf(&o, " cond=");
+		out_padded(&o, (const char *)&ev->side, 1);
+		text_printf(&o, " sip=");
+		out_time(&o, ev->u.quote.sip_ts);
+		break;
+	case WB_EV_NBBO: {
+		const struct wb_ev_nbbo *nb = &ev->u.nbbo;
+
+		text_printf(&o, " bid=%" PRIu32 " @ ", nb->bid_qty);
+		out_price(&o, nb->bid_price);
+		text_printf(&o, " %s ask=%" PRIu32 " @ ", feed_venue_name(nb->bid_venue), nb->ask_qty);
+		out_price(&o, nb->ask_price);
+		text_printf(&o, " %s ind=", feed_venue_name(nb->ask_venue));
+		out_padded(&o, &nb->indicator, 1);
+		if (nb->condition) {
+			text_printf(&o, " cond=");
+			out_padded(&o, &nb->condition, 1);
+		}
+		if (nb->luld) {
+			text_printf(&o, " luld=");
+			out_padded(&o, &nb->luld, 1);
+		}
+		text_printf(&o, " sides=%s%s%s%s", nb->sides & WB_NBBO_BID_STATED ? "B" : "",
+			    nb->sides & WB_NBBO_ASK_STATED ? "A" : "",
+			    nb->sides & WB_NBBO_BID_UNKNOWN ? "?b" : "",
+			    nb->sides & WB_NBBO_ASK_UNKNOWN ? "?a" : "");
+		break;
+	}
+	case WB_EV_LULD:
+		text_printf(&o, " lower=");
+		out_price(&o, ev->u.luld.lower);
+		text_printf(&o, " upper=");
+		out_price(&o, ev->u.luld.upper);
+		text_printf(&o, " ind=");
+		out_padded(&o, &ev->u.luld.indicator, 1);
 		break;
 	case WB_EV_STATUS:
 		text_printf(&o, " %s", state_name(ev->u.status.state));

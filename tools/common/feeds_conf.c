@@ -14,10 +14,23 @@ static int readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
-const char *feeds_conf_default_path(void)
+/*
+ * Where a feed map is looked for, in order: the working directory, the
+ * source tree (a build/ binary), then the install prefix the binary runs
+ * from (PREFIX/bin/TOOL: PREFIX/etc, then /etc, then PREFIX/share), then
+ * the usual prefixes. Paths relative to the binary make an install under
+ * any PREFIX (or DESTDIR staged, then moved) find its own files.
+ */
+static int search_paths(char paths[][PATH_MAX + 48], int max)
 {
-	static char beside_exe[PATH_MAX + 32];
-	static const char *const installed[] = {
+	static const char *const beside[] = {
+		"%s/../feeds.conf",			/* build/ in the source tree */
+		"%s/../etc/wirebook/feeds.conf",	/* PREFIX/etc */
+		"/etc/wirebook/feeds.conf",
+		"%s/../share/wirebook/feeds.conf",
+		"%s/../share/wirebook/feeds.conf.sample",
+	};
+	static const char *const fixed[] = {
 		"/usr/local/share/wirebook/feeds.conf",
 		"/usr/local/share/wirebook/feeds.conf.sample",
 		"/usr/share/wirebook/feeds.conf",
@@ -25,26 +38,54 @@ const char *feeds_conf_default_path(void)
 	};
 	char exe[PATH_MAX];
 	ssize_t n;
+	int k = 0;
+	size_t i;
 
-	if (readable("feeds.conf"))
-		return "feeds.conf";
+	snprintf(paths[k++], PATH_MAX + 48, "feeds.conf");
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		char *slash;
 
 		exe[n] = 0;
 		slash = strrchr(exe, '/');
-		if (slash) {
+		if (slash)
 			*slash = 0;
-			snprintf(beside_exe, sizeof(beside_exe), "%s/../feeds.conf", exe);
-			if (readable(beside_exe))
-				return beside_exe;
-		}
+		for (i = 0; i < sizeof(beside) / sizeof(beside[0]) && k < max; i++)
+			snprintf(paths[k++], PATH_MAX + 48, beside[i], exe);
 	}
-	for (size_t i = 0; i < sizeof(installed) / sizeof(installed[0]); i++)
-		if (readable(installed[i]))
-			return installed[i];
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]) && k < max; i++)
+		snprintf(paths[k++], PATH_MAX + 48, "%s", fixed[i]);
+	return k;
+}
+
+const char *feeds_conf_default_path(void)
+{
+	static char paths[12][PATH_MAX + 48];
+	int n = search_paths(paths, 12);
+
+	for (int i = 0; i < n; i++)
+		if (readable(paths[i]))
+			return paths[i];
 	return NULL;
+}
+
+const char *feeds_conf_searched(void)
+{
+	static char list[4096];
+	char paths[12][PATH_MAX + 48];
+	size_t used = 0;
+	int n = search_paths(paths, 12);
+
+	list[0] = 0;
+	for (int i = 0; i < n && used < sizeof(list); i++) {
+		char real[PATH_MAX];
+		const char *shown = realpath(paths[i], real) ? real : paths[i];
+		int k = snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", shown);
+
+		if (k > 0)
+			used += (size_t)k;
+	}
+	return list;
 }
 
 int feeds_conf_read(const char *path, struct feed_map_entry *out, int max, char *err,

@@ -13,12 +13,15 @@
 #include "feed/feed.h"
 
 /*
- * The feeds.conf to use when none is given: ./feeds.conf, then the one
- * next to the source tree the binary was built in (<exe>/../feeds.conf),
- * then $PREFIX/share/wirebook/feeds.conf(.sample) for PREFIX /usr/local
- * and /usr. NULL if none exists.
+ * The feeds.conf to use when none is given: ./feeds.conf, the source
+ * tree's (<exe>/../feeds.conf), then relative to the install prefix the
+ * binary runs from (PREFIX/bin): PREFIX/etc/wirebook/feeds.conf,
+ * /etc/wirebook/feeds.conf, PREFIX/share/wirebook/feeds.conf(.sample),
+ * then /usr/local and /usr. NULL if none exists.
  */
 const char *feeds_conf_default_path(void);
+/* The places feeds_conf_default_path looks, for a message ("a, b, c"). */
+const char *feeds_conf_searched(void);
 
 /*
  * Read every entry of path into out (up to max). Returns the number of

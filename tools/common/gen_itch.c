@@ -294,6 +294,15 @@ static int itch_enc_finish(void *enc, uint64_t ts)
 	return gen_itch_finish(enc, ts);
 }
 
+static int itch_enc_stop(void *enc)
+{
+	struct gen_itch *g = enc;
+
+	if (g->cfg.file || g->error)
+		return g->error ? -1 : 0;
+	return flush_packet(g);
+}
+
 static void itch_enc_destroy(void *enc)
 {
 	(void)enc;
@@ -335,6 +344,7 @@ const struct gen_proto gen_proto_itch50 = {
 	.init = itch_enc_init,
 	.action = itch_enc_action,
 	.finish = itch_enc_finish,
+	.stop = itch_enc_stop,
 	.destroy = itch_enc_destroy,
 	.summary = itch_enc_summary,
 };

@@ -574,6 +574,13 @@ static int pitch_enc_finish(void *enc, uint64_t ts)
 	return gen_pitch_finish(enc, ts);
 }
 
+static int pitch_enc_stop(void *enc)
+{
+	struct gen_pitch *g = enc;
+
+	return g->error ? -1 : flush_packet(g);
+}
+
 static void pitch_enc_destroy(void *enc)
 {
 	gen_pitch_destroy(enc);
@@ -597,6 +604,7 @@ const struct gen_proto gen_proto_pitch = {
 	.init = pitch_enc_init,
 	.action = pitch_enc_action,
 	.finish = pitch_enc_finish,
+	.stop = pitch_enc_stop,
 	.destroy = pitch_enc_destroy,
 	.summary = pitch_enc_summary,
 };

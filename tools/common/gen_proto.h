@@ -29,6 +29,10 @@ struct gen_encoder_config {
 	char session[10];		/* MoldUDP64 session, for protocols on MoldUDP64 */
 	struct gen_packet_sink sink;
 	struct itch_file *file;		/* messages without transport (BinaryFILE), if writes_files */
+	/* The feed map wb-gen read (may be empty): an encoder that spreads a
+	 * venue over several channels (XDP) takes each channel's lines from it. */
+	const struct feed_map_entry *map;
+	int map_len;
 };
 
 struct gen_proto {
@@ -41,6 +45,9 @@ struct gen_proto {
 	int (*action)(void *enc, const struct gen_flow *flow, const struct gen_action *a);
 	/* Flush and close the session at exchange time ts: 0 or -1. */
 	int (*finish)(void *enc, uint64_t ts);
+	/* Send what is buffered and stop without closing the session, as a
+	 * capture that ends mid-session (wb-gen --until): 0 or -1. */
+	int (*stop)(void *enc);
 	void (*destroy)(void *enc);
 	/* A few lines on what was written, for wb-gen's summary. */
 	void (*summary)(const void *enc, const struct gen_flow *flow, FILE *out);

@@ -10,6 +10,16 @@
 
 /* ---- reading ---------------------------------------------------------- */
 
+#define ETH_HDR_LEN 14u
+#define SLL_HDR_LEN 16u
+#define SLL2_HDR_LEN 20u
+#ifndef DLT_LINUX_SLL2
+#define DLT_LINUX_SLL2 276
+#endif
+#ifndef DLT_IPV4
+#define DLT_IPV4 228
+#endif
+
 int pcap_reader_open(struct pcap_reader *r, const char *path, char *err, size_t err_len)
 {
 	char pcap_err[PCAP_ERRBUF_SIZE];
@@ -39,16 +49,71 @@ int pcap_reader_open(struct pcap_reader *r, const char *path, char *err, size_t 
 		return -1;
 	}
 	r->linktype = pcap_datalink(p);
-	if (r->linktype != DLT_EN10MB) {
+	switch (r->linktype) {
+	case DLT_EN10MB:
+		break;
+	case DLT_LINUX_SLL:
+		r->link_hdr = SLL_HDR_LEN;
+		break;
+	case DLT_LINUX_SLL2:
+		r->link_hdr = SLL2_HDR_LEN;
+		break;
+	case DLT_RAW:
+	case DLT_IPV4:
+		r->link_hdr = 0;
+		break;
+	default: {
 		const char *name = pcap_datalink_val_to_name(r->linktype);
 
-		snprintf(err, err_len, "%s: link type %s (%d) not supported; need Ethernet (EN10MB)",
+		snprintf(err, err_len, "%s: link type %s (%d) not supported; readable: Ethernet "
+			 "(EN10MB), Linux cooked (LINUX_SLL, LINUX_SLL2: tcpdump -i any), raw IPv4",
 			 path, name ? name : "unknown", r->linktype);
 		pcap_close(p);
 		return -1;
 	}
+	}
+	if (r->linktype != DLT_EN10MB) {
+		r->frame = malloc(ETH_HDR_LEN + 65536 + 262144);
+		if (!r->frame) {
+			snprintf(err, err_len, "%s: out of memory", path);
+			pcap_close(p);
+			return -1;
+		}
+	}
 	r->handle = p;
 	return 0;
+}
+
+/*
+ * A record of another link type as an Ethernet frame: zero MAC addresses
+ * and the ethertype the link header names (SLL, SLL2) or IPv4 (raw), then
+ * the packet. 0 when the record is shorter than its link header.
+ */
+static int as_ethernet(struct pcap_reader *r, const uint8_t **frame, uint32_t *len)
+{
+	const uint8_t *p = *frame;
+	uint16_t proto;
+
+	if (*len < r->link_hdr)
+		return 0;
+	switch (r->linktype) {
+	case DLT_LINUX_SLL:	/* type, ARPHRD, addr len, addr[8], protocol */
+		proto = (uint16_t)(p[14] << 8 | p[15]);
+		break;
+	case DLT_LINUX_SLL2:	/* protocol, reserved, ifindex, ARPHRD, type, addr len, addr[8] */
+		proto = (uint16_t)(p[0] << 8 | p[1]);
+		break;
+	default:		/* raw: the version nibble says */
+		proto = *len && (p[0] >> 4) == 6 ? 0x86dd : 0x0800;
+		break;
+	}
+	memset(r->frame, 0, 12);
+	r->frame[12] = (uint8_t)(proto >> 8);
+	r->frame[13] = (uint8_t)proto;
+	memcpy(r->frame + ETH_HDR_LEN, p + r->link_hdr, *len - r->link_hdr);
+	*len = *len - r->link_hdr + ETH_HDR_LEN;
+	*frame = r->frame;
+	return 1;
 }
 
 int pcap_reader_next(struct pcap_reader *r, const uint8_t **frame, uint32_t *len,
@@ -70,6 +135,13 @@ int pcap_reader_next(struct pcap_reader *r, const uint8_t **frame, uint32_t *len
 	*len = hdr->caplen;
 	/* Opened with nanosecond precision: tv_usec holds nanoseconds. */
 	*ts_ns = (uint64_t)hdr->ts.tv_sec * 1000000000ull + (uint64_t)hdr->ts.tv_usec;
+	if (r->frame && !as_ethernet(r, frame, len)) {
+		/* Cut inside its link header: an empty frame, counted, so
+		 * every tool still counts one frame per record. */
+		r->short_link++;
+		*frame = r->frame;
+		*len = 0;
+	}
 	return 1;
 }
 
@@ -78,6 +150,8 @@ void pcap_reader_close(struct pcap_reader *r)
 	if (r->handle)
 		pcap_close((pcap_t *)r->handle);
 	r->handle = NULL;
+	free(r->frame);
+	r->frame = NULL;
 }
 
 static uint16_t rd16(const uint8_t *p)

@@ -17,14 +17,20 @@
 struct pcap_reader {
 	void *handle;		/* pcap_t */
 	int linktype;		/* DLT_* of the file */
+	uint32_t link_hdr;	/* bytes of the link-layer header replaced (not Ethernet) */
 	uint64_t packets;	/* records returned so far */
+	uint64_t short_link;	/* records shorter than their link-layer header: skipped */
+	uint8_t *frame;		/* not Ethernet: the record rebuilt as an Ethernet frame */
 };
 
 /*
  * Open a capture file for reading; nanosecond timestamps are kept when
- * the file has them. Only Ethernet captures are accepted (the feed engine
- * reads Ethernet frames). Returns 0, or -1 with a message in err naming
- * the file and what is wrong (missing, unreadable, not a pcap, link type).
+ * the file has them. Every tool reads Ethernet frames (the feed engine
+ * does), so records of other link types are handed out as Ethernet frames
+ * carrying the same network-layer packet: Linux cooked captures SLL and
+ * SLL2 (what tcpdump -i any writes) and raw IPv4 (DLT_RAW, LINKTYPE_IPV4)
+ * are read too. Returns 0, or -1 with a message in err naming the file and
+ * what is wrong (missing, unreadable, not a pcap, link type).
  */
 int pcap_reader_open(struct pcap_reader *r, const char *path, char *err, size_t err_len);
 

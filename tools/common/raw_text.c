@@ -159,6 +159,10 @@ uint64_t raw_message_ticker(int protocol, const uint8_t *m, uint32_t len, uint32
 			while (w > 0 && (t[w - 1] == ' ' || t[w - 1] == 0))
 				w--;
 			ticker = feed_ticker_key(t, (size_t)w);
+			/* A symbol longer than a key (CQS, UQDF: 11 bytes) names no ticker. */
+			for (int k = 8; k < f->width; k++)
+				if (p[k] != ' ' && p[k] != 0)
+					ticker = 0;
 		}
 	}
 	return ticker;

@@ -96,8 +96,10 @@ static void process_frame(struct source *s, struct feed_engine *e, const uint8_t
 {
 	s->ctr.packets++;
 	s->ctr.bytes += len;
-	if (feed_process_frame(e, frame, len, ts, out) < 0)
+	if (feed_process_frame(e, frame, len, ts, out) < 0) {
 		s->ctr.unmapped++;
+		unmapped_note(&s->unmapped, frame, len);
+	}
 }
 
 static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
@@ -317,7 +319,11 @@ static int afp_open(struct source *s, const struct source_options *opt)
 	}
 	p->mcast_fd = -1;
 	p->busy_poll = opt->busy_poll;
-	p->fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	/* Protocol 0: capture nothing until bind() names the interface and
+	 * the protocol. A socket made with ETH_P_ALL captures every interface
+	 * at once, and the bind that narrows it drops what arrives meanwhile:
+	 * a restarted wirebookd saw a sequence gap in its first milliseconds. */
+	p->fd = socket(AF_PACKET, SOCK_RAW, 0);
 	if (p->fd < 0) {
 		snprintf(s->err, sizeof(s->err), "AF_PACKET socket: %s%s", strerror(errno),
 			 errno == EPERM ? " (needs root or CAP_NET_RAW)" : "");

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "feed/feed.h"
+#include "common/unmapped.h"
 
 /* pump() results; the values match enum builder_pump. */
 enum source_status {
@@ -59,6 +60,7 @@ struct source {
 	const struct source_ops *ops;
 	void *priv;
 	struct source_counters ctr;
+	struct unmapped_seen unmapped;	/* where the unmapped frames went */
 	char err[512];
 };
 

@@ -1,0 +1,809 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * CQS, the CTA Consolidated Quotation System: CTA Pillar binary output,
+ * block versions 0, 1 and 2 (they share every layout used here).
+ * Big-endian. Layouts and semantics: ../../shared/specs/cqs-uqdf.md Part A
+ * (section numbers below are its); what was learned beyond it is in
+ * lib/feed/SIP-NOTES.md.
+ *
+ * Framing (A.1). One block per datagram: a 20-byte block header whose
+ * Block Size must be the datagram's (a shorter block is decoded and the
+ * surplus counted as bad_length; a longer one is truncated), whose 16-bit
+ * checksum (the sum of every other byte) must match (else the block is
+ * dropped: bad_checksum), then Messages In Block messages, each advanced
+ * by its own Message Length, then an optional pad byte. A count that
+ * disagrees with the messages is bad_count. Retransmitted blocks (V) and
+ * snapshot blocks (version 11) are recovery traffic nobody here asked
+ * for: counted as recovery, not decoded.
+ *
+ * Sequencing (A.2) is the shared layer's (stream.c): a line is a stream;
+ * give each line its own feeds.conf channel (24 lines, 2 networks), its A
+ * and B copies the same channel. The block sequence is the first
+ * message's; Start of Day (sequence 0) and Reset Block Sequence Number
+ * restart the stream at their sequence without a gap (the copy on the
+ * other line is recognized by the block's SIP timestamp) and clear its
+ * quotes; Line Integrity carries the last sequence sent, so it is a
+ * heartbeat saying the next is that + 1; End of Day ends the stream.
+ *
+ * Events (event.h, the SIP events): a Long, Short or FINRA quote is a QUOTE
+ * of its participant (venue = the participant) and, when its National BBO
+ * Indicator says the NBBO changed, an NBBO (venue = cqs) carrying both
+ * sides: a side the indicator leaves unchanged repeats the instrument's
+ * last NBBO on the stream (WB_NBBO_* say which sides were stated). A
+ * quote whose Security Status is a LULD band (0, 9) is a LULD event; any
+ * other status is a STATUS of that participant (or of the SIP, for S) and
+ * the quote, ineligible on both sides. MWCB Status is a market-wide
+ * STATUS; FINRA open/close and End of Day are STATUS of FINRA and of the
+ * line. Symbol Reference Data is the directory (round lots). Decline
+ * levels, auction status, administrative text and the other control
+ * messages are counted as ignored.
+ */
+#include "sip.h"
+
+#define CQS_BLOCK_HEADER_LEN 20
+#define CQS_MSG_HEADER_LEN 26
+#define CQS_SNAPSHOT_VERSION 11
+#define CQS_MAX_VERSION 2
+#define CQS_LONG_QUOTE_LEN 87
+#define CQS_SHORT_QUOTE_LEN 41
+#define CQS_FINRA_QUOTE_LEN 120
+#define CQS_SYMBOL_REFERENCE_LEN 209
+#define CQS_MWCB_DECLINE_LEN 51
+#define CQS_MWCB_STATUS_LEN 28
+#define CQS_AUCTION_STATUS_LEN 128
+#define CQS_SHORT_APPENDAGE 5
+#define CQS_LONG_APPENDAGE 18
+
+/* What a National BBO Indicator says of one side (A.5). */
+enum cqs_side_news {
+	CQS_SIDE_UNCHANGED = 0,	/* the NBBO side did not change */
+	CQS_SIDE_QUOTE,		/* this quote is that side of the NBBO */
+	CQS_SIDE_NONE,		/* there is no such side any more */
+	CQS_SIDE_SHORT,		/* a short appendage follows */
+	CQS_SIDE_LONG,		/* a long appendage follows */
+};
+
+/*
+ * The whole A-W table of the National BBO Indicator (the v2.10a code
+ * table, checked against the OMI v2.10a dissector): codes A-O combine
+ * {unchanged, quote, none} for the bid with {unchanged, quote, short,
+ * long, none} for the offer; P-W give a bid appendage.
+ */
+static const struct {
+	uint8_t bid, offer;
+} cqs_nbbo_codes['W' - 'A' + 1] = {
+	{ CQS_SIDE_UNCHANGED, CQS_SIDE_UNCHANGED }, /* A */ { CQS_SIDE_UNCHANGED, CQS_SIDE_QUOTE },
+	{ CQS_SIDE_UNCHANGED, CQS_SIDE_SHORT },	   { CQS_SIDE_UNCHANGED, CQS_SIDE_LONG },
+	{ CQS_SIDE_UNCHANGED, CQS_SIDE_NONE },	   { CQS_SIDE_QUOTE, CQS_SIDE_UNCHANGED }, /* F */
+	{ CQS_SIDE_QUOTE, CQS_SIDE_QUOTE },	   { CQS_SIDE_QUOTE, CQS_SIDE_SHORT },
+	{ CQS_SIDE_QUOTE, CQS_SIDE_LONG },	   { CQS_SIDE_QUOTE, CQS_SIDE_NONE },
+	{ CQS_SIDE_NONE, CQS_SIDE_UNCHANGED },	   /* K */ { CQS_SIDE_NONE, CQS_SIDE_QUOTE },
+	{ CQS_SIDE_NONE, CQS_SIDE_SHORT },	   { CQS_SIDE_NONE, CQS_SIDE_LONG },
+	{ CQS_SIDE_NONE, CQS_SIDE_NONE },	   { CQS_SIDE_SHORT, CQS_SIDE_UNCHANGED }, /* P */
+	{ CQS_SIDE_LONG, CQS_SIDE_UNCHANGED },	   { CQS_SIDE_SHORT, CQS_SIDE_QUOTE },
+	{ CQS_SIDE_LONG, CQS_SIDE_QUOTE },	   { CQS_SIDE_SHORT, CQS_SIDE_SHORT },
+	{ CQS_SIDE_LONG, CQS_SIDE_LONG },	   { CQS_SIDE_SHORT, CQS_SIDE_NONE },
+	{ CQS_SIDE_LONG, CQS_SIDE_NONE },	   /* W */
+};
+
+static const uint8_t cqs_appendage_len[] = {
+	[CQS_SIDE_SHORT] = CQS_SHORT_APPENDAGE, [CQS_SIDE_LONG] = CQS_LONG_APPENDAGE,
+};
+
+/* Participant IDs (A.4) to venues; S, the SIP itself, is the line's source. */
+static const uint8_t cqs_venues[128] = {
+	['A'] = WB_VENUE_AMERICAN, ['B'] = WB_VENUE_BX,    ['C'] = WB_VENUE_NATIONAL,
+	['D'] = WB_VENUE_FINRA,	   ['G'] = WB_VENUE_24X,   ['H'] = WB_VENUE_MIAX,
+	['I'] = WB_VENUE_ISE,	   ['J'] = WB_VENUE_EDGA,  ['K'] = WB_VENUE_EDGX,
+	['L'] = WB_VENUE_LTSE,	   ['M'] = WB_VENUE_TEXAS, ['N'] = WB_VENUE_NYSE,
+	['P'] = WB_VENUE_ARCA,	   ['S'] = WB_VENUE_SIP_CQS, ['T'] = WB_VENUE_NASDAQ,
+	['U'] = WB_VENUE_MEMX,	   ['V'] = WB_VENUE_IEX,   ['W'] = WB_VENUE_CBOE,
+	['X'] = WB_VENUE_PSX,	   ['Y'] = WB_VENUE_BYX,   ['Z'] = WB_VENUE_BZX,
+};
+
+static uint8_t cqs_venue(uint8_t participant)
+{
+	return participant < 128 ? cqs_venues[participant] : 0;
+}
+
+/* The last NBBO of each instrument, for the side a message leaves unchanged. */
+struct cqs_nbbo_state {
+	struct sip_best bid, ask;
+	uint8_t known;		/* WB_NBBO_BID_STATED | WB_NBBO_ASK_STATED */
+};
+
+struct cqs_state {
+	struct cqs_nbbo_state nbbo[FEED_MAX_INSTRUMENTS];
+};
+
+static size_t cqs_state_size(const struct feed_engine_config *cfg)
+{
+	(void)cfg;
+	return sizeof(struct cqs_state);
+}
+
+static void cqs_state_reset(void *state)
+{
+	__builtin_memset(state, 0, sizeof(struct cqs_state));
+}
+
+static void cqs_state_init(void *state, const struct feed_engine_config *cfg)
+{
+	(void)cfg;
+	cqs_state_reset(state);
+}
+
+/* Seconds and nanoseconds since the epoch (two u32) as epoch ns. */
+static inline uint64_t cqs_time(const uint8_t *p)
+{
+	return (uint64_t)feed_be32(p) * NS_PER_SEC + feed_be32(p + 4);
+}
+
+/* ---- quotes ---------------------------------------------------------------- */
+
+/* What every message handler needs. */
+struct cqs_msg {
+	const uint8_t *m;
+	uint32_t len;
+	uint64_t seq;
+	uint64_t ts;		/* Timestamp 1: the participant's time (the SIP's for S) */
+	uint64_t sip_ts;	/* the block's SIP timestamp */
+};
+
+/*
+ * Quote Condition (A.4): A B H O R W are eligible for the NBBO; E only the
+ * offer, F only the bid; anything else neither. The LULD Indicator marks a
+ * side non-executable: A the bid, B the offer.
+ */
+#define CQS_NEITHER (WB_EVF_BID_INELIGIBLE | WB_EVF_ASK_INELIGIBLE)
+/* The sides a condition lets set the NBBO (as ineligible bits to clear). */
+static const uint8_t cqs_condition_eligible[256] = {
+	['A'] = CQS_NEITHER, ['B'] = CQS_NEITHER, ['H'] = CQS_NEITHER, ['O'] = CQS_NEITHER,
+	['R'] = CQS_NEITHER, ['W'] = CQS_NEITHER,
+	['E'] = WB_EVF_ASK_INELIGIBLE, ['F'] = WB_EVF_BID_INELIGIBLE,
+};
+
+static inline uint8_t cqs_ineligible(uint8_t condition, uint8_t luld)
+{
+	return (uint8_t)((CQS_NEITHER & ~cqs_condition_eligible[condition]) |
+			 (luld == 'A' ? WB_EVF_BID_INELIGIBLE : 0) |
+			 (luld == 'B' ? WB_EVF_ASK_INELIGIBLE : 0));
+}
+
+/* Security Status Indicator (A.4) to a trading state. */
+static uint8_t cqs_status_state(uint8_t status)
+{
+	switch (status) {
+	case 'T':
+		return WB_STATE_TRADING;
+	case 'M':
+		return WB_STATE_PAUSED;		/* LULD trading pause */
+	case 'G':
+		return WB_STATE_QUOTATION_ONLY;	/* a trading-range indication before reopening */
+	default:
+		return WB_STATE_HALTED;		/* regulatory, non-regulatory and MWCB halts */
+	}
+}
+
+/* One NBBO side from an appendage; false when its price is broken. */
+static bool cqs_appendage(struct feed_packet *pk, uint8_t news, const uint8_t *a, uint32_t lot,
+			  struct sip_best *best, char *condition)
+{
+	if (news == CQS_SIDE_SHORT) {
+		best->venue = cqs_venue(a[0]);
+		best->price = sip_price2(a + 1);
+		best->qty = sip_shares(feed_be16(a + 3), lot);
+		return true;
+	}
+	best->venue = cqs_venue(a[0]);
+	if (!*condition)
+		*condition = (char)a[1];
+	best->qty = sip_shares(feed_be32(a + 10), lot);
+	if (wb_unlikely(!sip_price6(a + 2, &best->price))) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The NBBO a quote's indicator announces, with its appendages at app.
+ * Returns false (nothing emitted) when an appendage is broken.
+ */
+static bool cqs_nbbo(struct feed_packet *pk, struct cqs_state *st, uint16_t inst,
+		     const struct cqs_msg *msg, uint8_t code, uint8_t luld, const uint8_t *app,
+		     uint32_t lot, const struct sip_quote *q, struct sip_nbbo *n)
+{
+	uint8_t bid = cqs_nbbo_codes[code - 'A'].bid, offer = cqs_nbbo_codes[code - 'A'].offer;
+	struct cqs_nbbo_state *last = &st->nbbo[inst];
+
+	__builtin_memset(n, 0, sizeof(*n));
+	n->sip_ts = msg->sip_ts;
+	n->indicator = (char)code;
+	n->luld = luld == ' ' ? 0 : (char)luld;
+	switch (bid) {
+	case CQS_SIDE_UNCHANGED:
+		if (last->known & WB_NBBO_BID_STATED)
+			n->bid = last->bid;
+		else
+			n->sides |= WB_NBBO_BID_UNKNOWN;
+		break;
+	case CQS_SIDE_QUOTE:
+		n->bid = (struct sip_best){ q->bid_price, q->bid_qty, q->venue };
+		n->sides |= WB_NBBO_BID_STATED;
+		break;
+	case CQS_SIDE_NONE:
+		n->sides |= WB_NBBO_BID_STATED;
+		break;
+	default:
+		if (!cqs_appendage(pk, bid, app, lot, &n->bid, &n->condition))
+			return false;
+		app += cqs_appendage_len[bid];
+		n->sides |= WB_NBBO_BID_STATED;
+		break;
+	}
+	switch (offer) {
+	case CQS_SIDE_UNCHANGED:
+		if (last->known & WB_NBBO_ASK_STATED)
+			n->ask = last->ask;
+		else
+			n->sides |= WB_NBBO_ASK_UNKNOWN;
+		break;
+	case CQS_SIDE_QUOTE:
+		n->ask = (struct sip_best){ q->ask_price, q->ask_qty, q->venue };
+		n->sides |= WB_NBBO_ASK_STATED;
+		break;
+	case CQS_SIDE_NONE:
+		n->sides |= WB_NBBO_ASK_STATED;
+		break;
+	default:
+		if (!cqs_appendage(pk, offer, app, lot, &n->ask, &n->condition))
+			return false;
+		n->sides |= WB_NBBO_ASK_STATED;
+		break;
+	}
+	return true;
+}
+
+static void cqs_nbbo_commit(struct cqs_state *st, uint16_t inst, const struct sip_nbbo *n)
+{
+	struct cqs_nbbo_state *last = &st->nbbo[inst];
+
+	if (n->sides & WB_NBBO_BID_STATED)
+		last->bid = n->bid;
+	if (n->sides & WB_NBBO_ASK_STATED)
+		last->ask = n->ask;
+	last->known |= n->sides & (WB_NBBO_BID_STATED | WB_NBBO_ASK_STATED);
+}
+
+/* Where a quote type keeps its fields. */
+struct cqs_quote_layout {
+	uint16_t body;		/* bytes before the NBBO appendages */
+	uint8_t symbol_width;
+	bool long_prices;
+	uint8_t bid_price, bid_size, ask_price, ask_size;
+	uint8_t condition;	/* 0: implied regular ('R') */
+	uint8_t ask_condition;	/* the offer's own condition, 0: the same */
+	uint8_t status;		/* Security Status Indicator, 0: none */
+	uint8_t luld;		/* the quote's LULD indicator, 0: none */
+	uint8_t nbbo_luld;	/* 0: none */
+};
+
+static const struct cqs_quote_layout cqs_long_quote = {
+	CQS_LONG_QUOTE_LEN, 11, true, 40, 48, 52, 60, 38, 0, 39, 84, 85,
+};
+static const struct cqs_quote_layout cqs_short_quote = {
+	CQS_SHORT_QUOTE_LEN, 5, false, 31, 33, 35, 37, 0, 0, 0, 0, 0,
+};
+/* FINRA's venue quote is its BBO: the FINRA Best Bid and Best Offer fields. */
+static const struct cqs_quote_layout cqs_finra_quote = {
+	CQS_FINRA_QUOTE_LEN, 11, true, 72, 80, 89, 97, 71, 88, 39, 117, 118,
+};
+
+/*
+ * A quote (Q L, Q Q, Q S): the participant's QUOTE, its status or LULD
+ * band, and the NBBO its indicator announces.
+ */
+static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const struct cqs_msg *msg,
+			 const struct cqs_quote_layout *l)
+{
+	const uint8_t *m = msg->m;
+	uint8_t code, status, luld;
+	uint32_t need = l->body, lot;
+	bool nbbo, emit_quote = true;
+	struct sip_quote q;
+	struct sip_nbbo n;
+	uint16_t inst;
+
+	/* This one check bounds every read of the body below. */
+	if (wb_unlikely(msg->len < l->body)) {
+		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		return;
+	}
+	code = m[l->body - 1];
+	status = l->status ? m[l->status] : ' ';
+	luld = l->luld ? m[l->luld] : ' ';
+	nbbo = code >= 'B' && code <= 'W';
+	q.venue = cqs_venue(m[4]);
+	if (wb_unlikely(!q.venue || (code != ' ' && (code < 'A' || code > 'W')))) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		return;
+	}
+	if (nbbo)
+		need += cqs_appendage_len[cqs_nbbo_codes[code - 'A'].bid] +
+			cqs_appendage_len[cqs_nbbo_codes[code - 'A'].offer];
+	/* Message Length must cover the appendages its indicator announces. */
+	if (wb_unlikely(msg->len < need)) {
+		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		return;
+	}
+	inst = sip_instrument(pk, m + CQS_MSG_HEADER_LEN, l->symbol_width, msg->seq, msg->ts);
+	if (!inst)
+		return;
+	lot = sip_size_unit(pk, inst, msg->sip_ts);
+	q.ts = msg->ts;
+	q.sip_ts = msg->sip_ts;
+	q.condition = l->condition ? m[l->condition] : 'R';
+	if (l->long_prices) {
+		if (wb_unlikely(!sip_price6(m + l->bid_price, &q.bid_price) ||
+				!sip_price6(m + l->ask_price, &q.ask_price))) {
+			feed_count_error(pk, FEED_ERR_BAD_FIELD);
+			return;
+		}
+		q.bid_qty = sip_shares(feed_be32(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(feed_be32(m + l->ask_size), lot);
+	} else {
+		q.bid_price = sip_price2(m + l->bid_price);
+		q.ask_price = sip_price2(m + l->ask_price);
+		q.bid_qty = sip_shares(feed_be16(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(feed_be16(m + l->ask_size), lot);
+	}
+	q.flags = cqs_ineligible(q.condition, luld);
+	if (l->ask_condition)
+		q.flags = (uint8_t)((q.flags & ~WB_EVF_ASK_INELIGIBLE) |
+				    (cqs_ineligible(m[l->ask_condition], luld) & WB_EVF_ASK_INELIGIBLE));
+	if (nbbo && !cqs_nbbo(pk, st, inst, msg, code, l->nbbo_luld ? m[l->nbbo_luld] : ' ',
+			      m + l->body, lot, &q, &n))
+		return;
+
+	if (wb_unlikely(status != ' ')) {
+		if (status == '0' || status == '9') {
+			/* A LULD band the SIP publishes: bid = lower, offer = upper. */
+			sip_emit_luld(pk, inst, msg->seq, msg->ts, q.bid_price, q.ask_price,
+				      (char)status);
+			emit_quote = false;
+		} else {
+			char reason[4] = { ' ', ' ', ' ', ' ' };
+
+			if (status >= '1' && status <= '3')
+				sip_mwcb_reason((char)status, reason);
+			sip_emit_status(pk, inst, q.venue, msg->seq, msg->ts, cqs_status_state(status),
+					(char)status, reason, 0);
+			/* Any status takes the participant out of the NBBO. */
+			q.flags = WB_EVF_BID_INELIGIBLE | WB_EVF_ASK_INELIGIBLE;
+		}
+	}
+	/*
+	 * FINRA ADF in a Long Quote: one market maker's quote. FINRA's venue
+	 * quote is its BBO, which Q S carries; A = the BBO did not change, B =
+	 * there is none.
+	 */
+	if (l == &cqs_long_quote && q.venue == WB_VENUE_FINRA) {
+		if (m[71] == 'A')
+			emit_quote = false;
+		else if (m[71] == 'B')
+			q.bid_price = q.ask_price = 0, q.bid_qty = q.ask_qty = 0;
+	}
+	if (q.venue == WB_VENUE_SIP_CQS)
+		emit_quote = false;	/* the SIP quotes for no one */
+	if (emit_quote)
+		sip_emit_quote(pk, inst, msg->seq, &q);
+	if (nbbo) {
+		sip_emit_nbbo(pk, inst, msg->seq, &n);
+		cqs_nbbo_commit(st, inst, &n);
+	}
+	if (!emit_quote && !nbbo && status == ' ')
+		pk->counters->ignored++;
+}
+
+/* ---- the other categories --------------------------------------------------- */
+
+/* A S: the directory entry of a symbol, for its round lot (A.3). */
+static void decode_symbol_reference(struct feed_packet *pk, const struct cqs_msg *msg)
+{
+	const uint8_t *m = msg->m;
+	uint16_t lot;
+
+	if (wb_unlikely(msg->len < CQS_SYMBOL_REFERENCE_LEN)) {
+		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		return;
+	}
+	lot = feed_be16(m + 65);
+	sip_define(pk, m + CQS_MSG_HEADER_LEN, 11, lot ? lot : SIP_DEFAULT_ROUND_LOT, (char)m[48],
+		   msg->seq, msg->ts);
+}
+
+/* M L: a market-wide circuit breaker level was breached: every symbol halts. */
+static void decode_mwcb_status(struct feed_packet *pk, const struct cqs_msg *msg)
+{
+	uint8_t level;
+	char reason[4];
+
+	if (wb_unlikely(msg->len < CQS_MWCB_STATUS_LEN)) {
+		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		return;
+	}
+	level = msg->m[26];
+	if (wb_unlikely(level < '1' || level > '3')) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		return;
+	}
+	sip_mwcb_reason((char)level, reason);
+	sip_emit_status(pk, 0, pk->venue, msg->seq, msg->ts, WB_STATE_HALTED, (char)level, reason, 0);
+}
+
+static void decode_control(struct feed_packet *pk, const struct cqs_msg *msg)
+{
+	static const char no_reason[4] = { ' ', ' ', ' ', ' ' };
+
+	switch (msg->m[3]) {
+	case 'Z':
+		/* End of Day: the line is done; Line Integrity goes on. */
+		feed_stream_ended(pk, 0);
+		sip_emit_status(pk, 0, pk->venue, msg->seq, msg->ts, WB_STATE_CLOSED, 'Z', no_reason,
+				WB_EVF_SESSION_END);
+		return;
+	case 'O':
+	case 'C':
+		/* FINRA open and close: the ADF's market session. */
+		sip_emit_status(pk, 0, WB_VENUE_FINRA, msg->seq, msg->ts,
+				msg->m[3] == 'O' ? WB_STATE_OPEN : WB_STATE_CLOSED, (char)msg->m[3],
+				no_reason, 0);
+		return;
+	case 'A':	/* Start of Day and Reset: the stream layer restarted (cqs_frame) */
+	case 'L':
+	case 'T':	/* Line Integrity: a heartbeat (cqs_frame) */
+	case 'P':	/* DR data center activation */
+	case 'M':	/* start and end of test cycle (v1.91) */
+	case 'N':
+		pk->counters->ignored++;
+		return;
+	default:
+		feed_count_error(pk, FEED_ERR_UNKNOWN_TYPE);
+		return;
+	}
+}
+
+static void decode_message(struct feed_packet *pk, struct cqs_state *st, const struct cqs_msg *msg)
+{
+	const uint8_t *m = msg->m;
+
+	switch (m[2] << 8 | m[3]) {
+	case 'Q' << 8 | 'L':
+		decode_quote(pk, st, msg, &cqs_long_quote);
+		return;
+	case 'Q' << 8 | 'Q':
+		decode_quote(pk, st, msg, &cqs_short_quote);
+		return;
+	case 'Q' << 8 | 'S':
+		decode_quote(pk, st, msg, &cqs_finra_quote);
+		return;
+	case 'A' << 8 | 'S':
+		decode_symbol_reference(pk, msg);
+		return;
+	case 'M' << 8 | 'L':
+		decode_mwcb_status(pk, msg);
+		return;
+	case 'M' << 8 | 'K':	/* MWCB Decline Level Status (v2) */
+	case 'M' << 8 | 'M':	/* the same in v1.91 */
+	case 'Q' << 8 | 'A':	/* Auction Status: collars no view needs */
+	case 'A' << 8 | 'H':	/* administrative text (v1.91) */
+		pk->counters->ignored++;
+		return;
+	default:
+		if (m[2] == 'C') {
+			decode_control(pk, msg);
+			return;
+		}
+		feed_count_error(pk, FEED_ERR_UNKNOWN_TYPE);
+		return;
+	}
+}
+
+static uint32_t cqs_decode(struct feed_packet *pk, const uint8_t *p, uint32_t len,
+			   const struct feed_frame *f, uint32_t skip)
+{
+	struct cqs_state *st = pk->state;
+	struct cqs_msg msg;
+	uint32_t off = CQS_BLOCK_HEADER_LEN, i;
+
+	msg.sip_ts = cqs_time(p + 10);
+	for (i = 0; i < f->count; i++) {
+		uint32_t mlen;
+
+		if (wb_unlikely(off + 2 > len))
+			goto truncated;
+		mlen = feed_be16(p + off);
+		if (wb_unlikely(mlen < 4)) {
+			/* Too short to name its own type: nothing after it can be framed. */
+			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+			return i;
+		}
+		if (wb_unlikely(mlen > len - off))
+			goto truncated;
+		if (wb_likely(i >= skip)) {
+			pk->counters->messages++;
+			if (wb_unlikely(mlen < CQS_MSG_HEADER_LEN)) {
+				feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+			} else {
+				msg.m = p + off;
+				msg.len = mlen;
+				msg.seq = f->seq + i;
+				msg.ts = cqs_time(p + off + 5);
+				decode_message(pk, st, &msg);
+			}
+		}
+		off += mlen;
+	}
+	/* The pad byte that makes the block size even is the only thing that may follow. */
+	if (wb_unlikely(off != len && !(off + 1 == len && p[off] == 0)))
+		feed_count_error(pk, FEED_ERR_BAD_COUNT);
+	return i;
+truncated:
+	feed_count_error(pk, FEED_ERR_TRUNCATED);
+	return i;
+}
+
+/*
+ * The stream lost messages or started over: the last NBBO of its
+ * instruments is no longer known; a restart (Start of Day, Reset) also
+ * clears their quotes.
+ */
+static void cqs_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_stream_event ev)
+{
+	struct cqs_state *st = pk->state;
+	uint16_t id = feed_stream_id(pk->group, unit);
+	uint32_t inst, count = pk->engine->subs.count;
+
+	for (inst = 1; inst <= count && inst < FEED_MAX_INSTRUMENTS; inst++)
+		if (pk->v->stream_of[inst] == id)
+			st->nbbo[inst].known = 0;
+	if (ev != FEED_STREAM_GAP)
+		feed_clear_stream(pk, unit, 0, 0, WB_EVF_SIP | WB_EVF_SESSION_END);
+}
+
+/* ---- framing ---------------------------------------------------------------- */
+
+/* The low 16 bits of the sum of every byte but the checksum's own two (A.1). */
+static uint16_t cqs_checksum(const uint8_t *p, uint32_t len)
+{
+	uint64_t even = 0, odd = 0, sum;
+	uint32_t i = 0, words = 0;
+
+	/* Eight bytes at a time into 16-bit lanes, folded before a lane can carry. */
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = feed_le64(p + i);
+
+		even += w & 0x00ff00ff00ff00ffull;
+		odd += (w >> 8) & 0x00ff00ff00ff00ffull;
+		if (wb_unlikely(++words == 256)) {
+			sum = 0;
+			for (int k = 0; k < 4; k++)
+				sum += (even >> (16 * k) & 0xffff) + (odd >> (16 * k) & 0xffff);
+			even = sum & 0xffff;
+			odd = 0;
+			words = 1;
+		}
+	}
+	sum = 0;
+	for (int k = 0; k < 4; k++)
+		sum += (even >> (16 * k) & 0xffff) + (odd >> (16 * k) & 0xffff);
+	for (; i < len; i++)
+		sum += p[i];
+	sum -= (uint32_t)p[18] + p[19];
+	return (uint16_t)sum;
+}
+
+static int cqs_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	uint32_t size;
+
+	if (len < CQS_BLOCK_HEADER_LEN)
+		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
+	__builtin_memset(f, 0, sizeof(*f));
+	if (p[0] == CQS_SNAPSHOT_VERSION)
+		return FEED_FRAME_ERROR(FEED_ERR_RECOVERY);
+	if (p[0] > CQS_MAX_VERSION || p[3] != 'Q')
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
+	size = feed_be16(p + 1);
+	if (size < CQS_BLOCK_HEADER_LEN)
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
+	if (size > len)
+		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
+	if (cqs_checksum(p, size) != feed_be16(p + 18))
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_CHECKSUM);
+	if (p[4] == 'V')
+		return FEED_FRAME_ERROR(FEED_ERR_RECOVERY);
+	if (p[4] != 'O')
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
+	f->seq = feed_be32(p + 5);
+	f->count = p[9];
+	f->offset = CQS_BLOCK_HEADER_LEN;
+	f->length = size;
+	f->kind = FEED_FRAME_DATA;
+	if (wb_unlikely(!f->count))
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);
+	/* Control messages come alone in their block (A.2). */
+	if (f->count == 1 && size >= CQS_BLOCK_HEADER_LEN + CQS_MSG_HEADER_LEN && p[22] == 'C') {
+		switch (p[23]) {
+		case 'T':
+			/* Line Integrity names the last sequence sent. */
+			f->kind = FEED_FRAME_HEARTBEAT;
+			f->seq += 1;
+			f->count = 0;
+			break;
+		case 'A':
+		case 'L':
+			/* Start of Day and Reset restart the line at their sequence; the
+			 * block's SIP time tells this restart from the next one. */
+			f->kind = FEED_FRAME_RESET;
+			f->reset_token = cqs_time(p + 10) | 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The message at *off, advanced by its Message Length; a trailing pad byte goes with it. */
+static int cqs_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const uint8_t **msg,
+			    uint32_t *mlen)
+{
+	uint32_t n;
+
+	if (*off + 2 > len)
+		return -1;
+	n = feed_be16(p + *off);
+	if (n < 4 || n > len - *off)
+		return -1;
+	*msg = p + *off;
+	*mlen = n;
+	*off += n;
+	if (*off + 1 == len && p[*off] == 0)
+		*off += 1;
+	return 0;
+}
+
+/* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
+
+#define CQS_HEADER FEED_F_UINT("len", 0, 2), FEED_F_CHAR("", 2), FEED_F_CHAR("", 3), \
+	FEED_F_CHAR("participant", 4), FEED_F_EPOCH_S("ts1", 5), FEED_F_UINT("ns", 9, 4), \
+	FEED_F_UINT("id", 13, 1), FEED_F_UINT("txid", 14, 4), FEED_F_INT("prn", 18, 8)
+#define CQS_APPENDED FEED_F_CHAR("nbbo_luld", 85), FEED_F_CHAR("nbbo", 86)
+
+static const struct feed_field cqs_control[] = { CQS_HEADER };
+static const struct feed_field cqs_symbol_reference[] = {
+	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_TEXT("prior", 37, 11),
+	FEED_F_CHAR("listing", 48), FEED_F_PRICE("prev_close", 49, 8, 6),
+	FEED_F_PRICE("close", 57, 8, 6), FEED_F_UINT("lot", 65, 2), FEED_F_CHAR("luld_tier", 68),
+	FEED_F_UINT("leverage", 69, 4), FEED_F_CHAR("test", 73), FEED_F_CHAR("ipo", 74),
+	FEED_F_CHAR("fsi", 75), FEED_F_CHAR("ssr", 76), FEED_F_CHAR("halt_reason", 77),
+	FEED_F_CHAR("instrument", 78),
+};
+static const struct feed_field cqs_mwcb_decline[] = {
+	CQS_HEADER, FEED_F_SPRICE("level1", 26, 8, 6), FEED_F_SPRICE("level2", 34, 8, 6),
+	FEED_F_SPRICE("level3", 42, 8, 6),
+};
+static const struct feed_field cqs_mwcb_status[] = { CQS_HEADER, FEED_F_CHAR("level", 26) };
+static const struct feed_field cqs_auction_status[] = {
+	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_CHAR("instrument", 37),
+	FEED_F_PRICE("reference", 38, 8, 6), FEED_F_PRICE("upper", 46, 8, 6),
+	FEED_F_PRICE("lower", 54, 8, 6), FEED_F_UINT("extensions", 62, 1), FEED_F_CHAR("ssr", 63),
+	FEED_F_CHAR("listing", 64), FEED_F_CHAR("fsi", 65),
+};
+static const struct feed_field cqs_long_quote_fields[] = {
+	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_CHAR("instrument", 37),
+	FEED_F_CHAR("cond", 38), FEED_F_CHAR("status", 39), FEED_F_UINT("bid", 48, 4),
+	FEED_F_PRICE("@", 40, 8, 6), FEED_F_UINT("ask", 60, 4), FEED_F_PRICE("@", 52, 8, 6),
+	FEED_F_CHAR("rii", 64), FEED_F_CHAR("settle", 65), FEED_F_CHAR("mkt_cond", 66),
+	FEED_F_TEXT("mmid", 67, 4), FEED_F_CHAR("finra_bbo", 71), FEED_F_EPOCH_S("ts2", 72),
+	FEED_F_UINT("ns2", 76, 4), FEED_F_CHAR("ssr", 80), FEED_F_CHAR("listing", 81),
+	FEED_F_CHAR("fsi", 82), FEED_F_CHAR("sip_gen", 83), FEED_F_CHAR("luld", 84), CQS_APPENDED,
+};
+static const struct feed_field cqs_short_quote_fields[] = {
+	CQS_HEADER, FEED_F_TICKER("", 26, 5), FEED_F_UINT("bid", 33, 2),
+	FEED_F_PRICE("@", 31, 2, 2), FEED_F_UINT("ask", 37, 2), FEED_F_PRICE("@", 35, 2, 2),
+	FEED_F_CHAR("listing", 39), FEED_F_CHAR("nbbo", 40),
+};
+static const struct feed_field cqs_finra_quote_fields[] = {
+	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_CHAR("instrument", 37),
+	FEED_F_CHAR("cond", 38), FEED_F_CHAR("status", 39), FEED_F_UINT("bid", 48, 4),
+	FEED_F_PRICE("@", 40, 8, 6), FEED_F_UINT("ask", 60, 4), FEED_F_PRICE("@", 52, 8, 6),
+	FEED_F_CHAR("rii", 64), FEED_F_CHAR("settle", 65), FEED_F_CHAR("mkt_cond", 66),
+	FEED_F_TEXT("mmid", 67, 4), FEED_F_CHAR("bbid_cond", 71), FEED_F_UINT("bbid", 80, 4),
+	FEED_F_PRICE("@", 72, 8, 6), FEED_F_TEXT("bbid_mmid", 84, 4), FEED_F_CHAR("bask_cond", 88),
+	FEED_F_UINT("bask", 97, 4), FEED_F_PRICE("@", 89, 8, 6), FEED_F_TEXT("bask_mmid", 101, 4),
+	FEED_F_EPOCH_S("ts2", 105), FEED_F_UINT("ns2", 109, 4), FEED_F_CHAR("ssr", 113),
+	FEED_F_CHAR("listing", 114), FEED_F_CHAR("fsi", 115), FEED_F_CHAR("sip_gen", 116),
+	FEED_F_CHAR("finra_luld", 117), FEED_F_CHAR("nbbo_luld", 118), FEED_F_CHAR("nbbo", 119),
+};
+
+static const struct feed_msg_layout cqs_layout_control =
+	FEED_LAYOUT("Control", CQS_MSG_HEADER_LEN, cqs_control);
+static const struct feed_msg_layout cqs_layout_symbol_reference =
+	FEED_LAYOUT("Symbol Reference Data", CQS_SYMBOL_REFERENCE_LEN, cqs_symbol_reference);
+static const struct feed_msg_layout cqs_layout_mwcb_decline =
+	FEED_LAYOUT("MWCB Decline Level Status", CQS_MWCB_DECLINE_LEN, cqs_mwcb_decline);
+static const struct feed_msg_layout cqs_layout_mwcb_status =
+	FEED_LAYOUT("MWCB Status", CQS_MWCB_STATUS_LEN, cqs_mwcb_status);
+static const struct feed_msg_layout cqs_layout_auction_status =
+	FEED_LAYOUT("Auction Status", CQS_AUCTION_STATUS_LEN, cqs_auction_status);
+static const struct feed_msg_layout cqs_layout_long_quote =
+	FEED_LAYOUT("Long Quote", CQS_LONG_QUOTE_LEN, cqs_long_quote_fields);
+static const struct feed_msg_layout cqs_layout_short_quote =
+	FEED_LAYOUT("Short Quote", CQS_SHORT_QUOTE_LEN, cqs_short_quote_fields);
+static const struct feed_msg_layout cqs_layout_finra_quote =
+	FEED_LAYOUT("Special Long Quote (FINRA BBO)", CQS_FINRA_QUOTE_LEN, cqs_finra_quote_fields);
+static const struct feed_msg_layout cqs_layout_admin_text =
+	FEED_LAYOUT("Administrative Unformatted Message", CQS_MSG_HEADER_LEN, cqs_control);
+
+static const struct feed_msg_layout *cqs_layout(const uint8_t *m, uint32_t len)
+{
+	if (len < 4)
+		return 0;
+	switch (m[2] << 8 | m[3]) {
+	case 'Q' << 8 | 'L': return &cqs_layout_long_quote;
+	case 'Q' << 8 | 'Q': return &cqs_layout_short_quote;
+	case 'Q' << 8 | 'S': return &cqs_layout_finra_quote;
+	case 'Q' << 8 | 'A': return &cqs_layout_auction_status;
+	case 'A' << 8 | 'S': return &cqs_layout_symbol_reference;
+	case 'A' << 8 | 'H': return &cqs_layout_admin_text;
+	case 'M' << 8 | 'K':
+	case 'M' << 8 | 'M': return &cqs_layout_mwcb_decline;
+	case 'M' << 8 | 'L': return &cqs_layout_mwcb_status;
+	}
+	if (m[2] != 'C')
+		return 0;
+	switch (m[3]) {
+	case 'A': case 'C': case 'L': case 'M': case 'N': case 'O': case 'P': case 'T': case 'Z':
+		return &cqs_layout_control;
+	}
+	return 0;
+}
+
+/* A block whose header, checksum and messages all hold together. */
+static bool cqs_looks_like(const uint8_t *p, uint32_t len)
+{
+	struct feed_frame f;
+	const uint8_t *m;
+	uint32_t off = CQS_BLOCK_HEADER_LEN, mlen, i, count;
+
+	if (cqs_frame(p, len, &f) < 0 || f.length != len)
+		return false;
+	count = p[9];
+	for (i = 0; i < count; i++)
+		if (cqs_next_message(p, len, &off, &m, &mlen) < 0)
+			return false;
+	return off == len;
+}
+
+const struct feed_proto feed_proto_cqs = {
+	.name = "cqs",
+	.title = "CTA CQS Pillar binary output (block versions 0-2)",
+	.venues = 1u << FEED_SOURCE_CQS,
+	.units = 1,
+	.first_seq = 0,
+	.big_endian = true,
+	.type_offset = 2,
+	.type_width = 2,
+	.directory_keys = FEED_MAX_INSTRUMENTS,
+	.sample_tickers = "LVWR.WS,JENA",
+	.state_size = cqs_state_size,
+	.state_init = cqs_state_init,
+	.state_reset = cqs_state_reset,
+	.frame = cqs_frame,
+	.decode = cqs_decode,
+	.stream_event = cqs_stream_event,
+	.next_message = cqs_next_message,
+	.layout = cqs_layout,
+	.looks_like = cqs_looks_like,
+};

@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * UQDF, the UTP Quotation Data Feed (UTP Data Feed Services 3.0c, binary
+ * since v1.5), on MoldUDP64 (moldudp64.h). Big-endian. Layouts and
+ * semantics: ../../shared/specs/cqs-uqdf.md Part B (section numbers below
+ * are its); what was learned beyond it is in lib/feed/SIP-NOTES.md.
+ *
+ * Sequencing is the shared layer's (stream.c): a stream is a channel's
+ * MoldUDP64 session (give each channel its own feeds.conf channel); a new
+ * session id starts the day over: the SIP's quotes of the line are cleared
+ * and its directory forgotten.
+ *
+ * Events (event.h, the SIP events). A participant quote (QE, QF, and the
+ * combined QC, QD of the odd-lot release) is a QUOTE of its market center
+ * (venue = the participant) and, when its NBBO indicator says so, an
+ * NBBO (venue = uqdf; both sides are always stated). Trading actions are
+ * STATUS: AH for the whole market (venue = uqdf), AK for one market
+ * center; MWCB Status is a market-wide STATUS; LULD Price Band a LULD;
+ * Quote Wipe-Out (C P) one CLEAR of every SIP quote of that participant;
+ * Market Session Open and Close and End of Transmissions venue-wide STATUS.
+ * The Issue Symbol Directory gives round lots.
+ *
+ * Odd lots (QA, QB, and the BOLO and odd-lot parts of QC, QD) are parsed
+ * and length-checked but emit nothing: odd lots never set the NBBO, a
+ * QUOTE has no room for odd-lot levels, and the SIP view has no place for
+ * them yet. The FINRA ADF participant quote (QM) is one market maker's,
+ * not FINRA's venue quote (that is the QF from D): ignored. So are Reg
+ * SHO, MWCB decline levels, auction collars, the session close recap,
+ * administrative text and start/end of day, each length-checked.
+ */
+#include "moldudp64.h"
+#include "sip.h"
+
+#define UQDF_HEADER_LEN 29
+#define UQDF_VERSION '1'
+
+/* Market Center Originator IDs (B.2) to venues; E, the SIP itself, is the line's source. */
+static const uint8_t uqdf_venues[128] = {
+	['A'] = WB_VENUE_AMERICAN, ['B'] = WB_VENUE_BX,	   ['C'] = WB_VENUE_NATIONAL,
+	['D'] = WB_VENUE_FINRA,	   ['E'] = WB_VENUE_SIP_UQDF, ['F'] = WB_VENUE_TXSE,
+	['G'] = WB_VENUE_24X,	   ['H'] = WB_VENUE_MIAX,  ['I'] = WB_VENUE_ISE,
+	['J'] = WB_VENUE_EDGA,	   ['K'] = WB_VENUE_EDGX,  ['L'] = WB_VENUE_LTSE,
+	['M'] = WB_VENUE_TEXAS,	   ['N'] = WB_VENUE_NYSE,  ['P'] = WB_VENUE_ARCA,
+	['Q'] = WB_VENUE_NASDAQ,   ['U'] = WB_VENUE_MEMX,  ['V'] = WB_VENUE_IEX,
+	['W'] = WB_VENUE_CBOE,	   ['X'] = WB_VENUE_PSX,   ['Y'] = WB_VENUE_BYX,
+	['Z'] = WB_VENUE_BZX,
+};
+
+static uint8_t uqdf_venue(uint8_t mc)
+{
+	return mc < 128 ? uqdf_venues[mc] : 0;
+}
+
+/* Everything UQDF keeps lives in the venue's shared directory. */
+struct uqdf_state {
+	uint8_t unused;
+};
+
+static size_t uqdf_state_size(const struct feed_engine_config *cfg)
+{
+	(void)cfg;
+	return sizeof(struct uqdf_state);
+}
+
+static void uqdf_state_reset(void *state)
+{
+	(void)state;
+}
+
+static void uqdf_state_init(void *state, const struct feed_engine_config *cfg)
+{
+	(void)state;
+	(void)cfg;
+}
+
+struct uqdf_msg {
+	const uint8_t *m;
+	uint32_t len;
+	uint64_t seq;
+	uint64_t sip_ts;	/* sipTime: the SIP's publish time */
+	uint64_t ts;		/* timestamp1: the participant's time */
+};
+
+/* ---- the trailing parts of a quote (B.3) ------------------------------------ */
+
+static uint32_t nbbo_part_len(uint8_t indicator)
+{
+	return indicator == '2' ? 11 : indicator == '3' ? 27 : 0;
+}
+
+static uint32_t bolo_part_len(uint8_t indicator)
+{
+	return indicator == '2' ? 10 : indicator == '3' ? 22 : indicator == '5' ? 30 : 0;
+}
+
+static uint32_t odd_lot_attachment_len(uint8_t type)
+{
+	return type == '2' ? 6 : type == '3' ? 12 : type == '5' ? 16 : 0;
+}
+
+/* Where a quote type keeps its fields; 0 = the type has no such field. */
+struct uqdf_quote_layout {
+	uint8_t body;
+	uint8_t symbol, symbol_width;
+	bool long_prices;
+	uint8_t bid_price, bid_size, ask_price, ask_size;
+	uint8_t condition, luld, nbbo, nbbo_luld;
+	uint8_t adf;		/* finraAdfMpidIndicator */
+	uint8_t bolo, odd_lot_type, odd_lot_count;
+};
+
+static const struct uqdf_quote_layout uqdf_qe = { 48, 29, 5, false, 34, 36, 38, 40, 42, 44, 46, 47,
+						  0, 0, 0, 0 };
+static const struct uqdf_quote_layout uqdf_qf = { 79, 37, 11, true, 48, 56, 60, 68, 72, 74, 76, 77,
+						  78, 0, 0, 0 };
+static const struct uqdf_quote_layout uqdf_qc = { 52, 29, 5, false, 34, 36, 38, 40, 42, 44, 46, 47,
+						  0, 48, 49, 50 };
+static const struct uqdf_quote_layout uqdf_qd = { 83, 37, 11, true, 48, 56, 60, 68, 72, 74, 76, 77,
+						  78, 79, 80, 81 };
+/* Odd-lot quotes: the trailing parts only. */
+static const struct uqdf_quote_layout uqdf_qa = { 39, 29, 5, false, 0, 0, 0, 0, 0, 0, 0, 0,
+						  0, 35, 36, 37 };
+static const struct uqdf_quote_layout uqdf_qb = { 53, 37, 11, true, 0, 0, 0, 0, 0, 0, 0, 0,
+						  0, 49, 50, 51 };
+
+/* Bytes a quote needs: its body and every part its indicators announce (B.3's order). */
+static uint32_t uqdf_quote_need(const uint8_t *m, const struct uqdf_quote_layout *l)
+{
+	uint32_t need = l->body;
+
+	if (l->nbbo)
+		need += nbbo_part_len(m[l->nbbo]);
+	if (l->adf && m[l->adf] == '2')
+		need += 8;
+	if (l->bolo)
+		need += bolo_part_len(m[l->bolo]);
+	if (l->odd_lot_type)
+		need += feed_be16(m + l->odd_lot_count) * odd_lot_attachment_len(m[l->odd_lot_type]);
+	return need;
+}
+
+/* Participant quoteCond (B.3): A B H O R Y are NBBO-eligible; luldBboIndicator A/B/C. */
+static uint8_t uqdf_ineligible(uint8_t condition, uint8_t luld)
+{
+	uint8_t flags;
+
+	switch (condition) {
+	case 'A': case 'B': case 'H': case 'O': case 'R': case 'Y':
+		flags = 0;
+		break;
+	default:
+		flags = WB_EVF_BID_INELIGIBLE | WB_EVF_ASK_INELIGIBLE;
+		break;
+	}
+	if (luld == 'A' || luld == 'C')
+		flags |= WB_EVF_BID_INELIGIBLE;
+	if (luld == 'B' || luld == 'C')
+		flags |= WB_EVF_ASK_INELIGIBLE;
+	return flags;
+}
+
+/* The NBBO appendage at a: '2' short, '3' long. False when a price is broken. */
+static bool uqdf_nbbo_appendage(struct feed_packet *pk, uint8_t indicator, const uint8_t *a,
+				uint32_t lot, struct sip_nbbo *n)
+{
+	n->condition = (char)a[0];
+	n->bid.venue = uqdf_venue(a[1]);
+	if (indicator == '2') {
+		n->bid.price = sip_price2(a + 2);
+		n->bid.qty = sip_shares(feed_be16(a + 4), lot);
+		n->ask.venue = uqdf_venue(a[6]);
+		n->ask.price = sip_price2(a + 7);
+		n->ask.qty = sip_shares(feed_be16(a + 9), lot);
+		return true;
+	}
+	n->bid.qty = sip_shares(feed_be32(a + 10), lot);
+	n->ask.venue = uqdf_venue(a[14]);
+	n->ask.qty = sip_shares(feed_be32(a + 23), lot);
+	if (wb_unlikely(!sip_price6(a + 2, &n->bid.price) || !sip_price6(a + 15, &n->ask.price))) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		return false;
+	}
+	return true;
+}
+
+static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
+			 const struct uqdf_quote_layout *l)
+{
+	const uint8_t *m = msg->m;
+	uint8_t indicator;
+	struct sip_quote q;
+	struct sip_nbbo n;
+	uint32_t lot;
+	uint16_t inst;
+	bool nbbo;
+
+	if (wb_unlikely(msg->len < l->body || msg->len < uqdf_quote_need(m, l))) {
+		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		return;
+	}
+	if (!l->bid_price) {
+		/* Odd lots: never the NBBO, no QUOTE (see the top of this file). */
+		pk->counters->ignored++;
+		return;
+	}
+	indicator = m[l->nbbo];
+	q.venue = uqdf_venue(m[3]);
+	if (wb_unlikely(!q.venue || q.venue == WB_VENUE_SIP_UQDF ||
+			indicator < '0' || indicator > '4')) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		return;
+	}
+	inst = sip_instrument(pk, m + l->symbol, l->symbol_width, msg->seq, msg->ts);
+	if (!inst)
+		return;
+	lot = sip_size_unit(pk, inst, msg->sip_ts);
+	q.ts = msg->ts;
+	q.sip_ts = msg->sip_ts;
+	q.condition = m[l->condition];
+	if (l->long_prices) {
+		if (wb_unlikely(!sip_price6(m + l->bid_price, &q.bid_price) ||
+				!sip_price6(m + l->ask_price, &q.ask_price))) {
+			feed_count_error(pk, FEED_ERR_BAD_FIELD);
+			return;
+		}
+		q.bid_qty = sip_shares(feed_be32(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(feed_be32(m + l->ask_size), lot);
+	} else {
+		q.bid_price = sip_price2(m + l->bid_price);
+		q.ask_price = sip_price2(m + l->ask_price);
+		q.bid_qty = sip_shares(feed_be16(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(feed_be16(m + l->ask_size), lot);
+	}
+	q.flags = uqdf_ineligible(q.condition, m[l->luld]);
+
+	/* '0' unchanged; '1' no NBBO; '2'/'3' an appendage; '4' this quote is the NBBO. */
+	nbbo = indicator != '0';
+	if (nbbo) {
+		__builtin_memset(&n, 0, sizeof(n));
+		n.sip_ts = msg->sip_ts;
+		n.indicator = (char)indicator;
+		n.luld = m[l->nbbo_luld] == ' ' ? 0 : (char)m[l->nbbo_luld];
+		n.sides = WB_NBBO_BID_STATED | WB_NBBO_ASK_STATED;
+		if (indicator == '4') {
+			n.bid = (struct sip_best){ q.bid_price, q.bid_qty, q.venue };
+			n.ask = (struct sip_best){ q.ask_price, q.ask_qty, q.venue };
+		} else if (indicator != '1' &&
+			   !uqdf_nbbo_appendage(pk, indicator, m + l->body, lot, &n)) {
+			return;
+		}
+	}
+	sip_emit_quote(pk, inst, msg->seq, &q);
+	if (nbbo)
+		sip_emit_nbbo(pk, inst, msg->seq, &n);
+}
+
+/* ---- administrative and control messages (B.4) ------------------------------ */
+
+/* Minimum length of each administrative type; 0 = not in the spec. */
+static const uint8_t uqdf_admin_len[128] = {
+	['A'] = 31, ['H'] = 59, ['K'] = 50, ['B'] = 90, ['V'] = 41, ['P'] = 65,
+	['C'] = 53, ['D'] = 30, ['E'] = 69, ['R'] = 77,
+};
+
+/* Trading action codes (AH, AK) to a trading state. */
+static uint8_t uqdf_action_state(uint8_t action)
+{
+	switch (action) {
+	case 'H':
+		return WB_STATE_HALTED;
+	case 'P':
+		return WB_STATE_PAUSED;
+	case 'Q':
+		return WB_STATE_QUOTATION_ONLY;
+	case 'T':
+		return WB_STATE_TRADING;
+	default:
+		return WB_STATE_UNKNOWN;
+	}
+}
+
+static void decode_trading_action(struct feed_packet *pk, const struct uqdf_msg *msg, bool cross_sro)
+{
+	const uint8_t *m = msg->m;
+	uint8_t state = uqdf_action_state(m[40]);
+	uint8_t venue = cross_sro ? pk->venue : uqdf_venue(m[49]);
+	uint16_t inst;
+
+	if (wb_unlikely(state == WB_STATE_UNKNOWN || !venue)) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		return;
+	}
+	inst = sip_instrument(pk, m + 29, 11, msg->seq, msg->ts);
+	if (!inst)
+		return;
+	/* The action's own time; AH also gives its reason (T1, LUDP, MWC1, ...). */
+	sip_emit_status(pk, inst, venue, msg->seq, feed_be64(m + (cross_sro ? 45 : 41)), state,
+			(char)m[40], cross_sro ? (const char *)m + 53 : "    ", 0);
+}
+
+static void decode_admin(struct feed_packet *pk, const struct uqdf_msg *msg)
+{
+	const uint8_t *m = msg->m;
+	uint8_t type = m[2], min = type < 128 ? uqdf_admin_len[type] : 0;
+	char reason[4];
+	uint16_t inst, lot;
+	int64_t lower, upper;
+
+	if (wb_unlikely(!min)) {
+		feed_count_error(pk, FEED_ERR_UNKNOWN_TYPE);
+		return;
+	}
+	if (wb_unlikely(msg->len < min ||
+			(type == 'A' && msg->len < 31u + feed_be16(m + 29)) ||
+			(type == 'R' && msg->len < 77u + 33u * feed_be16(m + 75)))) {
+		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		return;
+	}
+	switch (type) {
+	case 'H':
+	case 'K':
+		decode_trading_action(pk, msg, type == 'H');
+		return;
+	case 'B':
+		lot = feed_be16(m + 87);
+		sip_define(pk, m + 29, 11, lot ? lot : SIP_DEFAULT_ROUND_LOT, (char)m[84], msg->seq,
+			   msg->ts);
+		return;
+	case 'P':
+		if (wb_unlikely(!sip_price6(m + 49, &lower) || !sip_price6(m + 57, &upper))) {
+			feed_count_error(pk, FEED_ERR_BAD_FIELD);
+			return;
+		}
+		inst = sip_instrument(pk, m + 29, 11, msg->seq, msg->ts);
+		if (inst)
+			sip_emit_luld(pk, inst, msg->seq, feed_be64(m + 41), lower, upper, (char)m[40]);
+		return;
+	case 'D':
+		if (wb_unlikely(m[29] < '1' || m[29] > '3')) {
+			feed_count_error(pk, FEED_ERR_BAD_FIELD);
+			return;
+		}
+		sip_mwcb_reason((char)m[29], reason);
+		sip_emit_status(pk, 0, pk->venue, msg->seq, msg->ts, WB_STATE_HALTED, (char)m[29],
+				reason, 0);
+		return;
+	default:
+		/* A V E R C: Reg SHO, auction collars, recaps, decline levels, text. */
+		pk->counters->ignored++;
+		return;
+	}
+}
+
+static void decode_control(struct feed_packet *pk, const struct uqdf_msg *msg)
+{
+	static const char no_reason[4] = { ' ', ' ', ' ', ' ' };
+	const uint8_t *m = msg->m;
+	struct wb_event *ev;
+	uint8_t venue;
+
+	switch (m[2]) {
+	case 'O':
+	case 'C':
+		sip_emit_status(pk, 0, pk->venue, msg->seq, msg->ts,
+				m[2] == 'O' ? WB_STATE_OPEN : WB_STATE_CLOSED, (char)m[2], no_reason, 0);
+		return;
+	case 'Z':
+		/* End of Transmissions: nothing more this session. */
+		feed_stream_ended(pk, 0);
+		sip_emit_status(pk, 0, pk->venue, msg->seq, msg->ts, WB_STATE_CLOSED, 'Z', no_reason,
+				WB_EVF_SESSION_END);
+		return;
+	case 'P':
+		/* Quote Wipe-Out: every quote of that participant, in every symbol, is gone. */
+		venue = uqdf_venue(m[3]);
+		if (wb_unlikely(!venue || venue == WB_VENUE_SIP_UQDF)) {
+			feed_count_error(pk, FEED_ERR_BAD_FIELD);
+			return;
+		}
+		ev = feed_emit(pk, WB_EV_CLEAR, 0, msg->seq, msg->ts);
+		if (!ev)
+			return;
+		ev->venue = venue;
+		ev->flags = WB_EVF_SIP;
+		__builtin_memset(&ev->u, 0, sizeof(ev->u));
+		feed_commit(pk);
+		return;
+	case 'I':
+	case 'J':
+		pk->counters->ignored++;
+		return;
+	default:
+		feed_count_error(pk, FEED_ERR_UNKNOWN_TYPE);
+		return;
+	}
+}
+
+static void decode_message(struct feed_packet *pk, const struct uqdf_msg *msg)
+{
+	const uint8_t *m = msg->m;
+
+	if (wb_unlikely(m[0] != UQDF_VERSION)) {
+		feed_count_error(pk, FEED_ERR_BAD_FIELD);
+		return;
+	}
+	switch (m[1] << 8 | m[2]) {
+	case 'Q' << 8 | 'E':
+		decode_quote(pk, msg, &uqdf_qe);
+		return;
+	case 'Q' << 8 | 'F':
+		decode_quote(pk, msg, &uqdf_qf);
+		return;
+	case 'Q' << 8 | 'C':
+		decode_quote(pk, msg, &uqdf_qc);
+		return;
+	case 'Q' << 8 | 'D':
+		decode_quote(pk, msg, &uqdf_qd);
+		return;
+	case 'Q' << 8 | 'A':
+		decode_quote(pk, msg, &uqdf_qa);
+		return;
+	case 'Q' << 8 | 'B':
+		decode_quote(pk, msg, &uqdf_qb);
+		return;
+	case 'Q' << 8 | 'M':
+		if (wb_unlikely(msg->len < 77))
+			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		else
+			pk->counters->ignored++;
+		return;
+	}
+	if (m[1] == 'A')
+		decode_admin(pk, msg);
+	else if (m[1] == 'C')
+		decode_control(pk, msg);
+	else
+		feed_count_error(pk, FEED_ERR_UNKNOWN_TYPE);
+}
+
+static uint32_t uqdf_decode(struct feed_packet *pk, const uint8_t *p, uint32_t len,
+			    const struct feed_frame *f, uint32_t skip)
+{
+	uint32_t off = MOLD_HEADER_LEN, i;
+	struct uqdf_msg msg;
+
+	for (i = 0; i < f->count; i++) {
+		uint32_t mlen;
+
+		if (wb_unlikely(off + 2 > len))
+			goto truncated;
+		mlen = feed_be16(p + off);
+		off += 2;
+		if (wb_unlikely(mlen > len - off))
+			goto truncated;
+		if (wb_likely(i >= skip)) {
+			pk->counters->messages++;
+			if (wb_unlikely(mlen < UQDF_HEADER_LEN)) {
+				feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+			} else {
+				msg.m = p + off;
+				msg.len = mlen;
+				msg.seq = f->seq + i;
+				msg.sip_ts = feed_be64(p + off + 5);
+				msg.ts = feed_be64(p + off + 13);
+				decode_message(pk, &msg);
+			}
+		}
+		off += mlen;
+	}
+	if (wb_unlikely(off != len))
+		feed_count_error(pk, FEED_ERR_BAD_COUNT);
+	return i;
+truncated:
+	feed_count_error(pk, FEED_ERR_TRUNCATED);
+	return i;
+}
+
+/* A new MoldUDP64 session is a new day: the SIP's quotes and directory of yesterday are gone. */
+static void uqdf_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_stream_event ev)
+{
+	struct feed_venue *v = pk->v;
+
+	(void)unit;
+	if (ev != FEED_STREAM_NEW_SESSION)
+		return;
+	feed_directory_clear(&v->dir);
+	__builtin_memset(v->announced, 0, sizeof(v->announced));
+	__builtin_memset(v->stream_of, 0, sizeof(v->stream_of));
+	feed_emit_clear(pk, 0, 0, 0, WB_EVF_SIP | WB_EVF_SESSION_END);
+}
+
+static int uqdf_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	return mold_frame(p, len, f);
+}
+
+static int uqdf_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const uint8_t **msg,
+			     uint32_t *mlen)
+{
+	return mold_next(p, len, off, msg, mlen);
+}
+
+/* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
+
+#define UQDF_HEADER FEED_F_CHAR("v", 0), FEED_F_CHAR("", 1), FEED_F_CHAR("", 2), \
+	FEED_F_CHAR("mc", 3), FEED_F_CHAR("sub", 4), FEED_F_EPOCH_NS("sip", 5), \
+	FEED_F_EPOCH_NS("ts1", 13)
+#define UQDF_SHORT_QUOTE UQDF_HEADER, FEED_F_TICKER("", 29, 5), FEED_F_UINT("bid", 36, 2), \
+	FEED_F_PRICE("@", 34, 2, 2), FEED_F_UINT("ask", 40, 2), FEED_F_PRICE("@", 38, 2, 2), \
+	FEED_F_CHAR("cond", 42), FEED_F_CHAR("sip_gen", 43), FEED_F_CHAR("luld", 44), \
+	FEED_F_CHAR("rii", 45), FEED_F_CHAR("nbbo", 46), FEED_F_CHAR("nbbo_luld", 47)
+#define UQDF_LONG_QUOTE UQDF_HEADER, FEED_F_EPOCH_NS("ts2", 29), FEED_F_TICKER("", 37, 11), \
+	FEED_F_UINT("bid", 56, 4), FEED_F_PRICE("@", 48, 8, 6), FEED_F_UINT("ask", 68, 4), \
+	FEED_F_PRICE("@", 60, 8, 6), FEED_F_CHAR("cond", 72), FEED_F_CHAR("sip_gen", 73), \
+	FEED_F_CHAR("luld", 74), FEED_F_CHAR("rii", 75), FEED_F_CHAR("nbbo", 76), \
+	FEED_F_CHAR("nbbo_luld", 77), FEED_F_CHAR("adf", 78)
+
+static const struct feed_field uqdf_header_only[] = { UQDF_HEADER };
+static const struct feed_field uqdf_qe_fields[] = { UQDF_SHORT_QUOTE };
+static const struct feed_field uqdf_qf_fields[] = { UQDF_LONG_QUOTE };
+static const struct feed_field uqdf_qc_fields[] = {
+	UQDF_SHORT_QUOTE, FEED_F_CHAR("bolo", 48), FEED_F_CHAR("odd_lots", 49),
+	FEED_F_UINT("count", 50, 2),
+};
+static const struct feed_field uqdf_qd_fields[] = {
+	UQDF_LONG_QUOTE, FEED_F_CHAR("bolo", 79), FEED_F_CHAR("odd_lots", 80),
+	FEED_F_UINT("count", 81, 2),
+};
+static const struct feed_field uqdf_qa_fields[] = {
+	UQDF_HEADER, FEED_F_TICKER("", 29, 5), FEED_F_CHAR("sip_gen", 34), FEED_F_CHAR("bolo", 35),
+	FEED_F_CHAR("odd_lots", 36), FEED_F_UINT("count", 37, 2),
+};
+static const struct feed_field uqdf_qb_fields[] = {
+	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", 29), FEED_F_TICKER("", 37, 11),
+	FEED_F_CHAR("sip_gen", 48), FEED_F_CHAR("bolo", 49), FEED_F_CHAR("odd_lots", 50),
+	FEED_F_UINT("count", 51, 2),
+};
+static const struct feed_field uqdf_qm_fields[] = {
+	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", 29), FEED_F_TICKER("", 37, 11),
+	FEED_F_UINT("bid", 56, 4), FEED_F_PRICE("@", 48, 8, 6), FEED_F_UINT("ask", 68, 4),
+	FEED_F_PRICE("@", 60, 8, 6), FEED_F_CHAR("cond", 72), FEED_F_TEXT("mpid", 73, 4),
+};
+static const struct feed_field uqdf_aa_fields[] = { UQDF_HEADER, FEED_F_UINT("text_len", 29, 2) };
+static const struct feed_field uqdf_ah_fields[] = {
+	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("action", 40),
+	FEED_F_UINT("action_seq", 41, 4), FEED_F_EPOCH_NS("at", 45), FEED_F_TEXT("reason", 53, 6),
+};
+static const struct feed_field uqdf_ak_fields[] = {
+	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("action", 40), FEED_F_EPOCH_NS("at", 41),
+	FEED_F_CHAR("market", 49),
+};
+static const struct feed_field uqdf_ab_fields[] = {
+	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_TEXT("old", 40, 11), FEED_F_TEXT("name", 51, 30),
+	FEED_F_CHAR("type", 81), FEED_F_TEXT("subtype", 82, 2), FEED_F_CHAR("tier", 84),
+	FEED_F_CHAR("auth", 85), FEED_F_CHAR("sst", 86), FEED_F_UINT("lot", 87, 2),
+	FEED_F_CHAR("fsi", 89),
+};
+static const struct feed_field uqdf_av_fields[] = {
+	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("regsho", 40),
+};
+static const struct feed_field uqdf_ap_fields[] = {
+	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("band", 40), FEED_F_EPOCH_NS("at", 41),
+	FEED_F_PRICE("down", 49, 8, 6), FEED_F_PRICE("up", 57, 8, 6),
+};
+static const struct feed_field uqdf_ac_fields[] = {
+	UQDF_HEADER, FEED_F_PRICE("level1", 29, 8, 6), FEED_F_PRICE("level2", 37, 8, 6),
+	FEED_F_PRICE("level3", 45, 8, 6),
+};
+static const struct feed_field uqdf_ad_fields[] = { UQDF_HEADER, FEED_F_CHAR("level", 29) };
+static const struct feed_field uqdf_ae_fields[] = {
+	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_UINT("action_seq", 40, 4),
+	FEED_F_PRICE("reference", 44, 8, 6), FEED_F_PRICE("up", 52, 8, 6),
+	FEED_F_PRICE("down", 60, 8, 6), FEED_F_UINT("extension", 68, 1),
+};
+static const struct feed_field uqdf_ar_fields[] = {
+	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("nbb_mc", 40), FEED_F_UINT("nbb", 49, 8),
+	FEED_F_PRICE("@", 41, 8, 6), FEED_F_CHAR("nbo_mc", 57), FEED_F_UINT("nbo", 66, 8),
+	FEED_F_PRICE("@", 58, 8, 6), FEED_F_CHAR("special", 74), FEED_F_UINT("centers", 75, 2),
+};
+
+#define UQDF_L(name, len, fields) FEED_LAYOUT(name, len, fields)
+
+static const struct feed_msg_layout uqdf_quote_layouts[] = {
+	UQDF_L("Quote Short Form", 48, uqdf_qe_fields),	/* QE */
+	UQDF_L("Quote Long Form", 79, uqdf_qf_fields),	/* QF */
+	UQDF_L("Combined Quote Short", 52, uqdf_qc_fields), /* QC */
+	UQDF_L("Combined Quote Long", 83, uqdf_qd_fields), /* QD */
+	UQDF_L("Odd Lot Quote Short", 39, uqdf_qa_fields), /* QA */
+	UQDF_L("Odd Lot Quote Long", 53, uqdf_qb_fields), /* QB */
+	UQDF_L("FINRA ADF Market Participant Quote", 77, uqdf_qm_fields), /* QM */
+};
+
+static const struct feed_msg_layout uqdf_admin_layouts[128] = {
+	['A'] = UQDF_L("General Administrative", 31, uqdf_aa_fields),
+	['H'] = UQDF_L("Cross-SRO Trading Action", 59, uqdf_ah_fields),
+	['K'] = UQDF_L("Market Center Trading Action", 50, uqdf_ak_fields),
+	['B'] = UQDF_L("Issue Symbol Directory", 90, uqdf_ab_fields),
+	['V'] = UQDF_L("Reg SHO Restriction", 41, uqdf_av_fields),
+	['P'] = UQDF_L("LULD Price Band", 65, uqdf_ap_fields),
+	['C'] = UQDF_L("MWCB Decline Level", 53, uqdf_ac_fields),
+	['D'] = UQDF_L("MWCB Status", 30, uqdf_ad_fields),
+	['E'] = UQDF_L("Auction Collar", 69, uqdf_ae_fields),
+	['R'] = UQDF_L("Session Close Recap", 77, uqdf_ar_fields),
+};
+
+static const struct feed_msg_layout uqdf_control_layouts[128] = {
+	['I'] = UQDF_L("Start of Day", 29, uqdf_header_only),
+	['J'] = UQDF_L("End of Day", 29, uqdf_header_only),
+	['O'] = UQDF_L("Market Session Open", 29, uqdf_header_only),
+	['C'] = UQDF_L("Market Session Close", 29, uqdf_header_only),
+	['Z'] = UQDF_L("End of Transmissions", 29, uqdf_header_only),
+	['P'] = UQDF_L("Quote Wipe-Out", 29, uqdf_header_only),
+};
+
+static const struct feed_msg_layout *uqdf_layout(const uint8_t *m, uint32_t len)
+{
+	static const char quote_types[] = "EFCDABM";
+	const struct feed_msg_layout *l = 0;
+
+	if (len < 3 || m[2] >= 128)
+		return 0;
+	if (m[1] == 'Q') {
+		for (uint32_t i = 0; quote_types[i]; i++)
+			if (quote_types[i] == m[2])
+				return &uqdf_quote_layouts[i];
+		return 0;
+	}
+	if (m[1] == 'A')
+		l = &uqdf_admin_layouts[m[2]];
+	else if (m[1] == 'C')
+		l = &uqdf_control_layouts[m[2]];
+	return l && l->name ? l : 0;
+}
+
+/* MoldUDP64 whose first message is a UTP message: version '1', a known category. */
+static bool uqdf_looks_like(const uint8_t *p, uint32_t len)
+{
+	if (!mold_looks_like(p, len))
+		return false;
+	if (feed_be16(p + 18) == 0 || feed_be16(p + 18) == MOLD_END_OF_SESSION)
+		return true;
+	return len >= MOLD_HEADER_LEN + 2 + UQDF_HEADER_LEN && p[22] == UQDF_VERSION &&
+	       uqdf_layout(p + 22, len - 22);
+}
+
+const struct feed_proto feed_proto_uqdf = {
+	.name = "uqdf",
+	.title = "UTP Quotation Data Feed (UQDF) binary over MoldUDP64",
+	.venues = 1u << FEED_SOURCE_UQDF,
+	.units = 1,
+	.first_seq = 1,
+	.big_endian = true,
+	.type_offset = 1,
+	.type_width = 2,
+	.directory_keys = FEED_MAX_INSTRUMENTS,
+	.sample_tickers = "AKAM,AMZN",
+	.state_size = uqdf_state_size,
+	.state_init = uqdf_state_init,
+	.state_reset = uqdf_state_reset,
+	.frame = uqdf_frame,
+	.decode = uqdf_decode,
+	.stream_event = uqdf_stream_event,
+	.next_message = uqdf_next_message,
+	.layout = uqdf_layout,
+	.looks_like = uqdf_looks_like,
+};

@@ -1,0 +1,13 @@
+# The SIP decoders' instructions per message under callgrind (make bench):
+# bench_sip built without -march=native, one pass per case.
+
+.PHONY: bench-sip-callgrind
+
+$(O)/cg/bench/bench_sip: tests/bench/bench_sip.c $(FEED_SRC) $(TCOMMON_SRC) $(HEADERS)
+	$(MAKE) -s O=$(O)/cg OPT="-O2 -g" $(O)/cg/bench/bench_sip
+
+bench-sip-callgrind: $(O)/cg/bench/bench_sip
+	@echo "== bench_sip under callgrind"
+	@scripts/bench-sip-callgrind.sh $(O)/cg/bench/bench_sip
+
+BENCH_EXTRA += bench-sip-callgrind

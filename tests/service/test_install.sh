@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Issue 14.2: make install outside /usr/local. wirebook.pc names the real
+# prefix (and follows a change of PREFIX), DESTDIR stages without changing
+# what the files say, an installed wirebookd finds the feed map of its own
+# prefix from anywhere, and examples/nbbo_watch.c built with pkg-config
+# against the installed library reads a running wirebookd's book. The
+# systemd unit is installed with the prefix's paths and its ExecStart runs.
+. "$(dirname "$0")/lib.sh"
+
+P="$T/prefix"
+make -C "$ROOT" --no-print-directory -s install PREFIX="$P" >"$T/install.out" 2>&1 ||
+	{ bad "make install PREFIX=$P failed"; tail -5 "$T/install.out"; finish; }
+pc=$P/lib/pkgconfig/wirebook.pc
+check "wirebook.pc says prefix=$P" grep -qx "prefix=$P" "$pc"
+flags=$(echo $(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs wirebook))
+[ "$flags" = "-I$P/include -L$P/lib -lwirebook" ] && ok "pkg-config gives the prefix's paths" ||
+	bad "pkg-config --cflags --libs wirebook: '$flags'"
+
+# Built with pkg-config only, as a user would, outside the source tree.
+cp "$P/share/wirebook/examples/nbbo_watch.c" "$T/"
+( cd "$T" && cc -std=c11 -Wall -Werror nbbo_watch.c $flags -Wl,-rpath,"$P/lib" -o nbbo_watch ) \
+	2>"$T/cc.err" && ok "nbbo_watch.c compiles against the installed library" ||
+	{ bad "nbbo_watch.c does not compile with pkg-config"; cat "$T/cc.err"; }
+check "nbbo_watch uses the installed libwirebook.so" \
+	sh -c "ldd '$T/nbbo_watch' | grep -q '$P/lib/libwirebook.so'"
+
+# The installed daemon, run from elsewhere with no --feeds, finds its
+# prefix's feed map.
+cap=$(demo_capture)
+mkdir -p "$T/elsewhere"
+( cd "$T/elsewhere" && exec "$P/bin/wirebookd" --pcap "$cap" --shm "$SHM" --no-pin ) \
+	>"$T/wbd.out" 2>"$T/wbd.err" &
+PIDS+=($!)
+wbd=$!
+wait_for 30 grep -q 'source ended' "$T/wbd.err" && ok "installed wirebookd found its feed map" ||
+	{ bad "installed wirebookd did not run"; cat "$T/wbd.err"; }
+timeout 10 "$T/nbbo_watch" AAPL "$SHM" >"$T/watch.out" 2>&1
+check "the pkg-config-built nbbo_watch reads the running book" grep -q '^AAPL [0-9]' "$T/watch.out"
+kill -TERM "$wbd"; wait "$wbd" 2>/dev/null
+
+# PREFIX changed: wirebook.pc follows (it used to keep /usr/local).
+make -C "$ROOT" --no-print-directory -s PREFIX="$T/other" build/wirebook.pc >/dev/null 2>&1
+check "build/wirebook.pc follows a new PREFIX" grep -qx "prefix=$T/other" "$ROOT/build/wirebook.pc"
+
+# DESTDIR stages under the real prefix's paths.
+make -C "$ROOT" --no-print-directory -s install DESTDIR="$T/stage" PREFIX=/opt/wb \
+	>"$T/stage.out" 2>&1 || bad "make install DESTDIR=... PREFIX=/opt/wb failed"
+check "DESTDIR: files staged under DESTDIR/opt/wb" test -x "$T/stage/opt/wb/bin/wirebookd"
+check "DESTDIR: wirebook.pc names /opt/wb, not the stage" \
+	grep -qx "prefix=/opt/wb" "$T/stage/opt/wb/lib/pkgconfig/wirebook.pc"
+check "DESTDIR: the unit runs /opt/wb/bin/wirebookd --config /opt/wb/etc/wirebook/..." \
+	grep -qx 'ExecStart=/opt/wb/bin/wirebookd --config /opt/wb/etc/wirebook/wirebookd-%i.conf' \
+	"$T/stage/opt/wb/lib/systemd/system/wirebookd@.service"
+check "DESTDIR: nothing written outside the stage" test ! -e /opt/wb/bin/wirebookd
+
+# The unit: required settings, and its ExecStart with a config runs and
+# stops cleanly on SIGTERM (what systemctl stop sends), retiring the book.
+unit=$P/lib/systemd/system/wirebookd@.service
+for key in "Restart=on-failure" "KillSignal=SIGTERM" "User=wirebook" "Group=wirebook" \
+	"RuntimeDirectory=wirebook/%i"; do
+	check "unit has $key" grep -qx "$key" "$unit"
+done
+mkdir -p "$P/etc/wirebook"
+printf 'pcap %s\nshm %s\nno-pin\ncontrol %s\n' "$cap" "$SHM-unit" "$T/unit.sock" \
+	>"$P/etc/wirebook/wirebookd-test.conf"
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit" | sed 's/%i/test/g')
+( cd / && exec $exec_start ) >"$T/unit.out" 2>"$T/unit.err" &
+PIDS+=($!)
+u=$!
+wait_for 30 test -e "/dev/shm/$SHM-unit" && wait_for 30 grep -q 'source ended' "$T/unit.err" &&
+	ok "the unit's ExecStart runs with the installed config" ||
+	{ bad "the unit's ExecStart failed"; cat "$T/unit.err"; }
+kill -TERM "$u"; wait "$u"; rc=$?
+[ "$rc" -eq 0 ] && [ ! -e "/dev/shm/$SHM-unit" ] && ok "SIGTERM: exit 0 and the book retired" ||
+	bad "SIGTERM: exit $rc, book left: $(ls /dev/shm/$SHM-unit 2>&1)"
+command -v systemd-analyze >/dev/null &&
+	{ systemd-analyze verify "$unit" >"$T/verify" 2>&1 && ok "systemd-analyze verify" ||
+	  bad "systemd-analyze verify: $(head -3 "$T/verify")"; }
+finish

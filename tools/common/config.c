@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* Options from a config file (see config.h). */
+#include "common/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t n, const char *fmt, const char *a, int line, const char *b)
+{
+	snprintf(err, n, fmt, a, line, b);
+	return -1;
+}
+
+static int push(struct config_args *a, size_t *cap, const char *arg, const char *origin)
+{
+	if ((size_t)a->argc + 2 > *cap) {
+		size_t c = *cap ? *cap * 2 : 32;
+		char **v = realloc(a->argv, c * sizeof(*v)), **o;
+
+		if (!v)
+			return -1;
+		a->argv = v;
+		o = realloc(a->origin, c * sizeof(*o));
+		if (!o)
+			return -1;
+		a->origin = o;
+		*cap = c;
+	}
+	a->argv[a->argc] = strdup(arg);
+	a->origin[a->argc] = origin ? strdup(origin) : NULL;
+	if (!a->argv[a->argc] || (origin && !a->origin[a->argc]))
+		return -1;
+	a->argc++;
+	a->argv[a->argc] = NULL;
+	a->origin[a->argc] = NULL;
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+static int read_file(struct config_args *a, size_t *cap, const char *path,
+		     const struct option *opts, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char buf[4096], origin[1200];
+	int lineno = 0;
+
+	if (!f) {
+		snprintf(err, errlen, "--config %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		const struct option *o;
+		char *line, *name, *value = NULL, *hash, opt[160];
+		size_t n;
+
+		lineno++;
+		if (!strchr(buf, '\n') && !feof(f)) {
+			fclose(f);
+			return fail(err, errlen, "%s:%d: %s", path, lineno, "line longer than 4095 bytes");
+		}
+		/* A '#' starts a comment at the start of a line or after a space
+		 * (paths may hold one). */
+		for (hash = buf; (hash = strchr(hash, '#')) != NULL; hash++)
+			if (hash == buf || isspace((unsigned char)hash[-1])) {
+				*hash = 0;
+				break;
+			}
+		line = trim(buf);
+		if (!*line)
+			continue;
+		n = strcspn(line, " \t=");
+		name = line;
+		if (line[n]) {
+			value = line + n;
+			*value++ = 0;
+			value = trim(value);
+			if (*value == '=')
+				value = trim(value + 1);
+			if (!*value)
+				value = NULL;
+		}
+		snprintf(origin, sizeof(origin), "%s:%d", path, lineno);
+		if (name[0] == '-') {
+			fclose(f);
+			return fail(err, errlen, "%s:%d: write option names without dashes ('%s')", path,
+				    lineno, name);
+		}
+		for (o = opts; o->name && strcmp(o->name, name); o++)
+			;
+		if (!o->name || !strcmp(name, "config") || !strcmp(name, "help")) {
+			fclose(f);
+			return fail(err, errlen, "%s:%d: unknown option '%s' (see --help; names without "
+				    "dashes)", path, lineno, name);
+		}
+		if (o->has_arg == required_argument && !value) {
+			fclose(f);
+			return fail(err, errlen, "%s:%d: option '%s' needs a value", path, lineno, name);
+		}
+		if (o->has_arg == no_argument && value) {
+			fclose(f);
+			return fail(err, errlen, "%s:%d: option '%s' takes no value", path, lineno, name);
+		}
+		if (value && o->has_arg == optional_argument)
+			snprintf(opt, sizeof(opt), "--%s=%s", name, value);
+		else
+			snprintf(opt, sizeof(opt), "--%s", name);
+		if (push(a, cap, opt, origin) ||
+		    (value && o->has_arg == required_argument && push(a, cap, value, origin))) {
+			fclose(f);
+			return fail(err, errlen, "%s:%d: %s", path, lineno, "out of memory");
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+int config_args_build(struct config_args *out, int argc, char **argv,
+		      const struct option *opts, char *err, size_t errlen)
+{
+	const char *path = NULL;
+	size_t cap = 0;
+	int i, skip = -1, skip_n = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 1; i < argc && !path; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--config")) {
+			if (i + 1 >= argc) {
+				snprintf(err, errlen, "--config needs a FILE");
+				return -1;
+			}
+			path = argv[i + 1];
+			skip = i;
+			skip_n = 2;
+		} else if (!strncmp(argv[i], "--config=", 9)) {
+			path = argv[i] + 9;
+			skip = i;
+			skip_n = 1;
+		}
+	}
+	if (push(out, &cap, argv[0], NULL))
+		goto oom;
+	if (path && read_file(out, &cap, path, opts, err, errlen)) {
+		config_args_free(out);
+		return -1;
+	}
+	for (i = 1; i < argc; i++) {
+		if (i >= skip && i < skip + skip_n)
+			continue;
+		if (push(out, &cap, argv[i], NULL))
+			goto oom;
+	}
+	return 0;
+oom:
+	config_args_free(out);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+void config_args_free(struct config_args *a)
+{
+	for (int i = 0; i < a->argc; i++) {
+		free(a->argv[i]);
+		free(a->origin[i]);
+	}
+	free(a->argv);
+	free(a->origin);
+	memset(a, 0, sizeof(*a));
+}

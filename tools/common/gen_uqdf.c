@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * The UQDF encoder of the generator: the quotes of the venues that trade
+ * the flow's Nasdaq-listed symbols, as the UTP SIP would publish them on
+ * one channel (UQDF binary on MoldUDP64; spec:
+ * ../../shared/specs/cqs-uqdf.md Part B).
+ *
+ * Each action that changes a venue's best bid or offer becomes a Quote
+ * Short Form (QE) or Long Form (QF) of that market center, whose NBBO
+ * indicator says how the NBBO across the venues changed: '0' unchanged,
+ * '1' none, '2'/'3' short/long appendage, '4' this quote is the NBBO (the
+ * books are gen_sip.h's). The channel begins with Start of Day, gives an
+ * Issue Symbol Directory per symbol and a Cross-SRO Trading Action per
+ * trading-state change of the listing market, marks the market session's
+ * open and close, sends MoldUDP64 heartbeats when idle and ends with End
+ * of Transmissions and the MoldUDP64 end of session. Sizes are shares.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/gen_proto.h"
+#include "common/gen_sip.h"
+
+#define MOLD_HEADER 20
+#define UQDF_HEADER 29
+#define UQDF_QE 48
+#define UQDF_QF 79
+#define UQDF_DIRECTORY 90
+#define UQDF_TRADING_ACTION 59
+#define UQDF_DEFAULT_PAYLOAD 1400
+#define UQDF_MAX_PAYLOAD 1472
+#define UQDF_PACKET_WINDOW_NS 50000
+#define UQDF_HEARTBEAT_NS 1000000000ull
+#define UQDF_MAX_HEARTBEATS 3
+
+struct gen_uqdf {
+	struct gen_encoder_config cfg;
+	struct gen_sip_view view;
+	bool started, error;
+	uint64_t next_seq;
+	uint8_t pkt[UQDF_MAX_PAYLOAD];
+	uint32_t len, count;
+	uint64_t pkt_seq, pkt_first_ts, pkt_last_ts, last_sent_ts;
+	uint64_t packets, messages, quotes, nbbo_changes, heartbeats, sent, dropped, duplicated;
+};
+
+static void be16(uint8_t *p, uint64_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void be32(uint8_t *p, uint64_t v) { be16(p, v >> 16); be16(p + 2, v); }
+static void be64(uint8_t *p, uint64_t v) { be32(p, v >> 32); be32(p + 4, v); }
+
+static uint8_t market_center(uint8_t venue)
+{
+	static const char ids[WB_VENUE_COUNT] = {
+		[WB_VENUE_AMERICAN] = 'A', [WB_VENUE_BX] = 'B',    [WB_VENUE_NATIONAL] = 'C',
+		[WB_VENUE_FINRA] = 'D',	   [WB_VENUE_TXSE] = 'F',  [WB_VENUE_24X] = 'G',
+		[WB_VENUE_MIAX] = 'H',	   [WB_VENUE_ISE] = 'I',   [WB_VENUE_EDGA] = 'J',
+		[WB_VENUE_EDGX] = 'K',	   [WB_VENUE_LTSE] = 'L',  [WB_VENUE_TEXAS] = 'M',
+		[WB_VENUE_NYSE] = 'N',	   [WB_VENUE_ARCA] = 'P',  [WB_VENUE_NASDAQ] = 'Q',
+		[WB_VENUE_MEMX] = 'U',	   [WB_VENUE_IEX] = 'V',   [WB_VENUE_CBOE] = 'W',
+		[WB_VENUE_PSX] = 'X',	   [WB_VENUE_BYX] = 'Y',   [WB_VENUE_BZX] = 'Z',
+	};
+
+	return venue < WB_VENUE_COUNT ? (uint8_t)ids[venue] : 0;
+}
+
+static uint32_t payload_room(const struct gen_uqdf *g)
+{
+	uint32_t room = g->cfg.max_payload ? g->cfg.max_payload : UQDF_DEFAULT_PAYLOAD;
+
+	return room > UQDF_MAX_PAYLOAD ? UQDF_MAX_PAYLOAD : room;
+}
+
+static void mold_header(const struct gen_uqdf *g, uint8_t *p, uint64_t seq, uint16_t count)
+{
+	memcpy(p, g->cfg.session, 10);
+	be64(p + 10, seq);
+	be16(p + 18, count);
+}
+
+static int send_packet(struct gen_uqdf *g, const uint8_t *p, uint32_t len, uint64_t ts)
+{
+	int n = gen_sink_send(&g->cfg.sink, g->cfg.midnight_ns + ts, g->cfg.a_ip, g->cfg.a_port,
+			      g->cfg.b_ip, g->cfg.b_port, g->cfg.ab, p, len);
+
+	if (n < 0)
+		return -1;
+	g->sent += (uint64_t)n;
+	g->last_sent_ts = ts;
+	return 0;
+}
+
+/* MoldUDP64 heartbeats while idle: count 0, the next sequence. */
+static int heartbeats_before(struct gen_uqdf *g, uint64_t ts)
+{
+	uint8_t p[MOLD_HEADER];
+
+	for (int n = 0; g->started && n < UQDF_MAX_HEARTBEATS &&
+			ts > g->last_sent_ts + UQDF_HEARTBEAT_NS; n++) {
+		mold_header(g, p, g->count ? g->pkt_seq : g->next_seq, 0);
+		if (send_packet(g, p, sizeof(p), g->last_sent_ts + UQDF_HEARTBEAT_NS))
+			return -1;
+		g->heartbeats++;
+	}
+	return 0;
+}
+
+static int flush_packet(struct gen_uqdf *g)
+{
+	int rc = 0;
+
+	if (!g->count)
+		return 0;
+	if (heartbeats_before(g, g->pkt_first_ts))
+		return -1;
+	mold_header(g, g->pkt, g->pkt_seq, (uint16_t)g->count);
+	g->packets++;
+	if (g->cfg.gap_every && g->packets % g->cfg.gap_every == 0) {
+		g->dropped++;
+		g->last_sent_ts = g->pkt_last_ts;
+	} else {
+		rc = send_packet(g, g->pkt, g->len, g->pkt_last_ts);
+		if (!rc && g->cfg.dup_every && g->packets % g->cfg.dup_every == 0) {
+			g->duplicated++;
+			rc = send_packet(g, g->pkt, g->len, g->pkt_last_ts);
+		}
+	}
+	g->len = MOLD_HEADER;
+	g->count = 0;
+	return rc;
+}
+
+/* A UTP message of len bytes at SIP time ts, its header filled in; the rest zeroed. */
+static uint8_t *append(struct gen_uqdf *g, uint64_t ts, uint64_t participant_ts, char category,
+		       char type, uint8_t origin, uint16_t len)
+{
+	uint8_t *m;
+
+	if (g->count && (g->len + 2 + len > payload_room(g) || g->count == 0xfffe ||
+			 ts - g->pkt_first_ts > UQDF_PACKET_WINDOW_NS)) {
+		if (flush_packet(g))
+			g->error = true;
+	}
+	if (!g->count) {
+		g->len = MOLD_HEADER;
+		g->pkt_first_ts = ts;
+		g->pkt_seq = g->next_seq;
+	}
+	g->pkt_last_ts = ts;
+	be16(g->pkt + g->len, len);
+	m = g->pkt + g->len + 2;
+	memset(m, 0, len);
+	m[0] = '1';
+	m[1] = (uint8_t)category;
+	m[2] = (uint8_t)type;
+	m[3] = origin;
+	m[4] = ' ';
+	be64(m + 5, g->cfg.midnight_ns + ts);
+	be64(m + 13, g->cfg.midnight_ns + participant_ts);
+	g->len += 2u + len;
+	g->count++;
+	g->next_seq++;
+	g->messages++;
+	return m;
+}
+
+static bool fits_short(const struct gen_sip_best *b)
+{
+	return gen_sip_fits_short(b->price, b->qty);
+}
+
+static void put_symbol(uint8_t *p, const struct gen_symbol *s, uint32_t width)
+{
+	memset(p, ' ', width);
+	memcpy(p, s->ticker, gen_sip_ticker_len(s));
+}
+
+static void quote(struct gen_uqdf *g, const struct gen_flow *flow, uint32_t symbol, uint8_t venue,
+		  uint64_t ts)
+{
+	const struct gen_symbol *s = &flow->symbols[symbol];
+	struct gen_sip_bbo q, nbbo, *was = &g->view.published[symbol];
+	char indicator;
+	bool shrt;
+	uint8_t *m, *a;
+	uint16_t len;
+
+	if (!market_center(venue))
+		return;
+	gen_sip_venue_bbo(&g->view.book, symbol, venue, &q);
+	gen_sip_nbbo(&g->view.book, symbol, g->view.venues, &nbbo);
+	if (gen_sip_same(&was->bid, &nbbo.bid) && gen_sip_same(&was->ask, &nbbo.ask))
+		indicator = '0';
+	else if (!nbbo.bid.qty && !nbbo.ask.qty)
+		indicator = '1';
+	else if (gen_sip_same(&nbbo.bid, &q.bid) && gen_sip_same(&nbbo.ask, &q.ask) && nbbo.bid.venue == venue &&
+		 nbbo.ask.venue == venue)
+		indicator = '4';
+	else
+		indicator = fits_short(&nbbo.bid) && fits_short(&nbbo.ask) ? '2' : '3';
+	shrt = gen_sip_ticker_len(s) <= 5 && fits_short(&q.bid) && fits_short(&q.ask) &&
+	       indicator != '3';
+	len = shrt ? UQDF_QE : UQDF_QF;
+	len = (uint16_t)(len + (indicator == '2' ? 11 : indicator == '3' ? 27 : 0));
+	m = append(g, ts + GEN_SIP_LATENCY_NS, ts, 'Q', shrt ? 'E' : 'F', market_center(venue), len);
+	if (shrt) {
+		put_symbol(m + 29, s, 5);
+		be16(m + 34, (uint64_t)(q.bid.price / (WB_PRICE_SCALE / 100)));
+		be16(m + 36, q.bid.qty);
+		be16(m + 38, (uint64_t)(q.ask.price / (WB_PRICE_SCALE / 100)));
+		be16(m + 40, q.ask.qty);
+		memcpy(m + 42, "R   ", 4);
+		m[46] = (uint8_t)indicator;
+		m[47] = ' ';
+		a = m + UQDF_QE;
+	} else {
+		put_symbol(m + 37, s, 11);
+		be64(m + 48, (uint64_t)(q.bid.price / 100));
+		be32(m + 56, q.bid.qty);
+		be64(m + 60, (uint64_t)(q.ask.price / 100));
+		be32(m + 68, q.ask.qty);
+		memcpy(m + 72, "R   ", 4);
+		m[76] = (uint8_t)indicator;
+		m[77] = ' ';
+		m[78] = ' ';
+		a = m + UQDF_QF;
+	}
+	if (indicator == '2') {
+		a[0] = 'R';
+		a[1] = market_center(nbbo.bid.venue);
+		be16(a + 2, (uint64_t)(nbbo.bid.price / (WB_PRICE_SCALE / 100)));
+		be16(a + 4, nbbo.bid.qty);
+		a[6] = market_center(nbbo.ask.venue);
+		be16(a + 7, (uint64_t)(nbbo.ask.price / (WB_PRICE_SCALE / 100)));
+		be16(a + 9, nbbo.ask.qty);
+	} else if (indicator == '3') {
+		a[0] = 'R';
+		a[1] = market_center(nbbo.bid.venue);
+		be64(a + 2, (uint64_t)(nbbo.bid.price / 100));
+		be32(a + 10, nbbo.bid.qty);
+		a[14] = market_center(nbbo.ask.venue);
+		be64(a + 15, (uint64_t)(nbbo.ask.price / 100));
+		be32(a + 23, nbbo.ask.qty);
+	}
+	g->quotes++;
+	if (indicator != '0')
+		g->nbbo_changes++;
+	*was = nbbo;
+}
+
+static void directory(struct gen_uqdf *g, const struct gen_symbol *s, uint64_t ts)
+{
+	uint8_t *m = append(g, ts + GEN_SIP_LATENCY_NS, ts, 'A', 'B', 'E', UQDF_DIRECTORY);
+
+	put_symbol(m + 29, s, 11);
+	memset(m + 40, ' ', 49);
+	memcpy(m + 51, s->ticker, gen_sip_ticker_len(s));
+	m[81] = 'C';
+	m[84] = (uint8_t)s->market;
+	m[85] = 'P';
+	be16(m + 87, s->round_lot);
+	m[89] = 'N';
+}
+
+static void trading_action(struct gen_uqdf *g, const struct gen_symbol *s, uint64_t ts, char code)
+{
+	uint8_t *m = append(g, ts + GEN_SIP_LATENCY_NS, ts, 'A', 'H', 'E', UQDF_TRADING_ACTION);
+
+	put_symbol(m + 29, s, 11);
+	m[40] = code == 'H' ? 'H' : 'T';
+	be64(m + 45, g->cfg.midnight_ns + ts);
+	memset(m + 53, ' ', 6);
+}
+
+static int uqdf_enc_action(void *enc, const struct gen_flow *flow, const struct gen_action *a)
+{
+	struct gen_uqdf *g = enc;
+	const struct gen_symbol *s;
+	int changed;
+
+	if (gen_sip_view_open(&g->view, flow))
+		return -1;
+	if (g->error)
+		return -1;
+	if (!g->started) {
+		append(g, a->ts + GEN_SIP_LATENCY_NS, a->ts, 'C', 'I', 'E', UQDF_HEADER);
+		g->started = true;
+	}
+	if (a->kind == GEN_SYSTEM) {
+		/* The market session of the listing market, Nasdaq's. */
+		if (a->venue == WB_VENUE_NASDAQ && (a->code == 'Q' || a->code == 'M'))
+			append(g, a->ts + GEN_SIP_LATENCY_NS, a->ts, 'C', a->code == 'Q' ? 'O' : 'C', 'E',
+			       UQDF_HEADER);
+		return g->error ? -1 : 0;
+	}
+	if (a->symbol >= flow->symbol_count)
+		return 0;
+	s = &flow->symbols[a->symbol];
+	if (!gen_sip_nasdaq_listed(s))
+		return 0;
+	if (a->kind == GEN_SYMBOL) {
+		if (!g->view.listed[a->symbol])
+			directory(g, s, a->ts);
+		g->view.listed[a->symbol] = 1;
+		return g->error ? -1 : 0;
+	}
+	if (a->kind == GEN_TRADING) {
+		if (a->venue == WB_VENUE_NASDAQ)
+			trading_action(g, s, a->ts, a->code);
+		return g->error ? -1 : 0;
+	}
+	changed = gen_sip_book_apply(&g->view.book, flow, a);
+	if (changed < 0)
+		return -1;
+	if (changed)
+		quote(g, flow, a->symbol, a->venue, a->ts);
+	return g->error ? -1 : 0;
+}
+
+static int uqdf_enc_finish(void *enc, uint64_t ts)
+{
+	struct gen_uqdf *g = enc;
+	uint8_t p[MOLD_HEADER];
+
+	if (g->error)
+		return -1;
+	if (!g->started)
+		return 0;
+	append(g, ts, ts, 'C', 'Z', 'E', UQDF_HEADER);
+	if (g->error || flush_packet(g) || heartbeats_before(g, ts))
+		return -1;
+	mold_header(g, p, g->next_seq, 0xffff);
+	return send_packet(g, p, sizeof(p), ts + 1000);
+}
+
+static int uqdf_enc_init(void *enc, const struct gen_encoder_config *cfg)
+{
+	struct gen_uqdf *g = enc;
+
+	memset(g, 0, sizeof(*g));
+	g->cfg = *cfg;
+	g->next_seq = 1;
+	g->len = MOLD_HEADER;
+	return 0;
+}
+
+static void uqdf_enc_destroy(void *enc)
+{
+	gen_sip_view_close(&((struct gen_uqdf *)enc)->view);
+}
+
+static void uqdf_enc_summary(const void *enc, const struct gen_flow *flow, FILE *out)
+{
+	const struct gen_uqdf *g = enc;
+
+	(void)flow;
+	fprintf(out, "wb-gen: UQDF: %" PRIu64 " messages (%" PRIu64 " quotes, %" PRIu64
+		" NBBO changes) in %" PRIu64 " packets, %" PRIu64 " heartbeats\n", g->messages,
+		g->quotes, g->nbbo_changes, g->packets, g->heartbeats);
+}
+
+const struct gen_proto gen_proto_uqdf = {
+	.size = sizeof(struct gen_uqdf),
+	.writes_files = false,
+	.min_payload = MOLD_HEADER + 2 + UQDF_DIRECTORY,
+	.init = uqdf_enc_init,
+	.action = uqdf_enc_action,
+	.finish = uqdf_enc_finish,
+	.destroy = uqdf_enc_destroy,
+	.summary = uqdf_enc_summary,
+};

@@ -1,0 +1,703 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* NYSE Integrated Feed (XDP/Pillar) encoder for the generator (see gen_xdp.h). */
+#include "common/gen_xdp.h"
+#include "common/gen_pitch.h"
+#include "common/gen_proto.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER_LEN 16
+#define MAX_COUNT 255			/* NumberMsgs is one byte */
+#define NS_PER_SEC 1000000000ull
+
+enum {
+	T_SEQUENCE_RESET = 1, T_TIME_REFERENCE = 2, T_SYMBOL_MAPPING = 3, T_SYMBOL_CLEAR = 32,
+	T_SECURITY_STATUS = 34, T_ADD_ORDER = 100, T_MODIFY_ORDER = 101, T_DELETE_ORDER = 102,
+	T_ORDER_EXECUTION = 103, T_REPLACE_ORDER = 104, T_ADD_ORDER_REFRESH = 106,
+	T_NON_DISPLAYED_TRADE = 110, T_CROSS_TRADE = 111,
+};
+
+enum {
+	FLAG_HEARTBEAT = 1, FLAG_FAILOVER = 10, FLAG_ORIGINAL = 11, FLAG_SEQUENCE_RESET = 12,
+};
+
+static void le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void le32(uint8_t *p, uint32_t v)
+{
+	le16(p, (uint16_t)v);
+	le16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void le64(uint8_t *p, uint64_t v)
+{
+	le32(p, (uint32_t)v);
+	le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* ---- venues, symbols and prices --------------------------------------------------- */
+
+/* ProductID of each market's Integrated Feed and Market ID of its mappings (spec 3, 4). */
+static void venue_ids(uint8_t venue, uint8_t *product, uint16_t *market)
+{
+	switch (venue) {
+	case WB_VENUE_ARCA: *product = 157; *market = 3; break;
+	case WB_VENUE_AMERICAN: *product = 59; *market = 9; break;
+	case WB_VENUE_NATIONAL: *product = 109; *market = 10; break;
+	case WB_VENUE_TEXAS: *product = 209; *market = 11; break;
+	default: *product = 11; *market = 1; break;
+	}
+}
+
+/* The nightly PriceScaleCode (spec 2, Prices): 6 below $500, 4 from there. */
+static uint8_t price_scale(const struct gen_symbol *s)
+{
+	return s->mid < 500 * WB_PRICE_SCALE ? 6 : 4;
+}
+
+static uint32_t wire_price(const struct gen_symbol *s, int64_t price)
+{
+	int64_t divisor = price_scale(s) == 6 ? WB_PRICE_SCALE / 1000000 : WB_PRICE_SCALE / 10000;
+
+	return (uint32_t)(int32_t)(price / divisor);
+}
+
+/*
+ * The venue's price for a flow price on side: shaded away from the touch
+ * like the Cboe venues (gen_pitch_shade), so the NBBO is built from
+ * different venues. The same for an order's whole life (venue, symbol, side).
+ */
+static int64_t venue_price(const struct gen_xdp *g, const struct gen_symbol *s, uint32_t symbol,
+			   uint8_t side, int64_t price)
+{
+	int64_t shade = (int64_t)gen_pitch_shade(g->venue, symbol, side) * s->tick;
+
+	if (side == WB_SIDE_BUY)
+		return price - shade >= s->tick ? price - shade : price;
+	return price + shade;
+}
+
+static uint8_t side_char(uint8_t side)
+{
+	return side == WB_SIDE_SELL ? 'S' : 'B';
+}
+
+/* ---- packets ------------------------------------------------------------------------ */
+
+static int send_datagram(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_t ts,
+			 const uint8_t *p, uint32_t len)
+{
+	int sent = gen_sink_send(&g->sink, g->midnight_ns + ts, c->a.ip, c->a.port, c->b.ip,
+				 c->b.port, g->ab && c->has_b, p, len);
+
+	if (sent < 0)
+		return -1;
+	g->stats.packets_sent += (uint64_t)sent;
+	c->last_sent_ts = ts;
+	c->sent_any = true;
+	return 0;
+}
+
+static void header(uint8_t *p, uint16_t size, uint8_t flag, uint8_t count, uint32_t seq,
+		   uint64_t epoch_ns)
+{
+	le16(p, size);
+	p[2] = flag;
+	p[3] = count;
+	le32(p + 4, seq);
+	le32(p + 8, (uint32_t)(epoch_ns / NS_PER_SEC));
+	le32(p + 12, (uint32_t)(epoch_ns % NS_PER_SEC));
+}
+
+/* The channel's packet goes out, with its faults. */
+static int send_packet(struct gen_xdp *g, struct gen_xdp_channel *c)
+{
+	int rc = 0;
+
+	header(c->pkt, (uint16_t)c->len, c->flag, (uint8_t)c->count, c->pkt_seq,
+	       g->midnight_ns + c->pkt_last_ts);
+	g->stats.packets++;
+	c->packets++;
+	/* A lost reset would leave the channel on its old sequence (a limit of
+	 * the receivers, README): the injected losses spare it. */
+	if (g->gap_every && c->packets % g->gap_every == 0 &&
+	    !(c->count == 1 && c->pkt[18] == T_SEQUENCE_RESET && c->pkt[19] == 0)) {
+		/* Lost on every line: the receiver sees a real gap. */
+		g->stats.dropped_packets++;
+		g->stats.dropped_messages += c->count;
+		c->last_sent_ts = c->pkt_last_ts;
+		c->idle_heartbeats = 0;
+	} else {
+		rc = send_datagram(g, c, c->pkt_last_ts, c->pkt, c->len);
+		c->idle_heartbeats = 0;
+		if (!rc && g->dup_every && c->packets % g->dup_every == 0) {
+			g->stats.duplicated_packets++;
+			rc = send_datagram(g, c, c->pkt_last_ts, c->pkt, c->len);
+		}
+	}
+	c->len = HEADER_LEN;
+	c->count = 0;
+	return rc;
+}
+
+/*
+ * Everything pending with a time up to ts leaves, oldest first: a packet
+ * written later never has an earlier time than one written before it.
+ */
+static int flush_until(struct gen_xdp *g, uint64_t ts)
+{
+	for (;;) {
+		struct gen_xdp_channel *oldest = NULL;
+
+		for (uint32_t i = 0; i < g->nch; i++) {
+			struct gen_xdp_channel *c = &g->ch[i];
+
+			if (c->count && c->pkt_last_ts <= ts &&
+			    (!oldest || c->pkt_last_ts < oldest->pkt_last_ts))
+				oldest = c;
+		}
+		if (!oldest)
+			return 0;
+		if (send_packet(g, oldest))
+			return -1;
+	}
+}
+
+static int flush_channel(struct gen_xdp *g, struct gen_xdp_channel *c)
+{
+	if (!c->count)
+		return 0;
+	if (flush_until(g, c->pkt_last_ts))
+		return -1;
+	return c->count ? send_packet(g, c) : 0;
+}
+
+/*
+ * Heartbeats of channels idle for a second before time ts (at most
+ * GEN_XDP_MAX_HEARTBEATS per idle stretch), and packets whose window
+ * closed: the channels keep pace with the flow. The SeqNum of
+ * a heartbeat is the next the channel will send (the decoder relies on
+ * none: the spec does not say).
+ */
+static int keep_pace(struct gen_xdp *g, uint64_t ts)
+{
+	for (uint32_t i = 0; i < g->nch; i++) {
+		struct gen_xdp_channel *c = &g->ch[i];
+
+		if (c->count && ts - c->pkt_first_ts > GEN_XDP_PACKET_WINDOW_NS &&
+		    flush_channel(g, c))
+			return -1;
+	}
+	for (uint32_t i = 0; i < g->nch; i++) {
+		struct gen_xdp_channel *c = &g->ch[i];
+
+		while (c->started && c->sent_any && !c->count &&
+		       c->idle_heartbeats < GEN_XDP_MAX_HEARTBEATS &&
+		       ts > c->last_sent_ts + GEN_XDP_HEARTBEAT_NS) {
+			uint64_t t = c->last_sent_ts + GEN_XDP_HEARTBEAT_NS;
+			uint8_t p[HEADER_LEN];
+
+			if (flush_until(g, t))
+				return -1;
+			header(p, HEADER_LEN, FLAG_HEARTBEAT, 0, c->next_seq, g->midnight_ns + t);
+			if (send_datagram(g, c, t, p, sizeof(p)))
+				return -1;
+			c->idle_heartbeats++;
+			g->stats.heartbeats++;
+		}
+	}
+	return 0;
+}
+
+/* Room for a message of len bytes at ts on channel c, in a packet of the given flag. */
+static uint8_t *append_raw(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_t ts, uint16_t type,
+			   uint16_t len, uint8_t flag)
+{
+	uint8_t *m;
+
+	if (c->count && (c->len + len > g->max_payload || c->count == MAX_COUNT || c->flag != flag ||
+			 ts - c->pkt_first_ts > GEN_XDP_PACKET_WINDOW_NS)) {
+		if (flush_channel(g, c))
+			g->error = 1;
+	}
+	if (!c->count) {
+		c->pkt_first_ts = ts;
+		c->pkt_seq = c->next_seq;
+		c->flag = flag;
+	}
+	c->pkt_last_ts = ts;
+	m = c->pkt + c->len;
+	memset(m, 0, len);
+	le16(m, len);
+	le16(m + 2, type);
+	c->len += len;
+	c->count++;
+	c->next_seq++;
+	g->stats.messages++;
+	g->stats.by_type[type & 0xff]++;
+	return m;
+}
+
+/* A Sequence Number Reset, alone in its packet at SeqNum 1 (spec 3, type 1). */
+static void sequence_reset(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_t ts, uint8_t flag)
+{
+	uint64_t epoch = g->midnight_ns + ts;
+	uint8_t *m;
+
+	if (flush_channel(g, c))
+		g->error = 1;
+	c->next_seq = 1;
+	c->ref_sent = false;
+	m = append_raw(g, c, ts, T_SEQUENCE_RESET, 14, flag);
+	le32(m + 4, (uint32_t)(epoch / NS_PER_SEC));
+	le32(m + 8, (uint32_t)(epoch % NS_PER_SEC));
+	m[12] = g->product;
+	m[13] = (uint8_t)(c->channel ? c->channel : 1);
+	if (flush_channel(g, c))
+		g->error = 1;
+	c->started = true;
+	g->stats.resets++;
+}
+
+/* A Source Time Reference when the second changes (spec 2, Time). */
+static void time_reference(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_t ts, uint8_t flag)
+{
+	uint32_t sec = (uint32_t)((g->midnight_ns + ts) / NS_PER_SEC);
+	uint8_t *m;
+
+	if (c->ref_sent && c->ref_sec == sec)
+		return;
+	m = append_raw(g, c, ts, T_TIME_REFERENCE, 16, flag);
+	le32(m + 4, c->system_id);
+	le32(m + 12, sec);
+	c->ref_sec = sec;
+	c->ref_sent = true;
+}
+
+/* A message of a symbol on its channel at ts: SourceTimeNS at 4, SymbolIndex, SymbolSeqNum. */
+static uint8_t *append(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint16_t type, uint16_t len,
+		       uint8_t flag)
+{
+	struct gen_xdp_channel *c = &g->ch[gen_xdp_channel_of(g, symbol)];
+	uint8_t *m;
+
+	if (!c->started)
+		sequence_reset(g, c, ts, FLAG_SEQUENCE_RESET);
+	time_reference(g, c, ts, flag);
+	m = append_raw(g, c, ts, type, len, flag);
+	le32(m + 4, (uint32_t)((g->midnight_ns + ts) % NS_PER_SEC));
+	le32(m + 8, gen_xdp_symbol_index(symbol));
+	le32(m + 12, ++g->symbol_seq[symbol]);
+	return m;
+}
+
+/* Messages with a full SourceTime: SourceTime 4, SourceTimeNS 8, SymbolIndex 12. */
+static uint8_t *append_timed(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint16_t type,
+			     uint16_t len, uint8_t flag)
+{
+	struct gen_xdp_channel *c = &g->ch[gen_xdp_channel_of(g, symbol)];
+	uint64_t epoch = g->midnight_ns + ts;
+	uint8_t *m;
+
+	if (!c->started)
+		sequence_reset(g, c, ts, FLAG_SEQUENCE_RESET);
+	m = append_raw(g, c, ts, type, len, flag);
+	le32(m + 4, (uint32_t)(epoch / NS_PER_SEC));
+	le32(m + 8, (uint32_t)(epoch % NS_PER_SEC));
+	le32(m + 12, gen_xdp_symbol_index(symbol));
+	return m;
+}
+
+/* ---- messages -------------------------------------------------------------------------- */
+
+static void symbol_mapping(struct gen_xdp *g, const struct gen_flow *flow, uint32_t symbol,
+			   uint64_t ts, uint8_t flag)
+{
+	const struct gen_symbol *s = &flow->symbols[symbol];
+	struct gen_xdp_channel *c = &g->ch[gen_xdp_channel_of(g, symbol)];
+	uint8_t *m;
+	size_t n = 0;
+
+	if (!c->started)
+		sequence_reset(g, c, ts, FLAG_SEQUENCE_RESET);
+	m = append_raw(g, c, ts, T_SYMBOL_MAPPING, 44, flag);
+	le32(m + 4, gen_xdp_symbol_index(symbol));
+	while (n < GEN_TICKER_LEN && s->ticker[n] != ' ')
+		n++;
+	memcpy(m + 8, s->ticker, n);		/* NUL padded to 11 */
+	le16(m + 20, g->market);
+	m[22] = c->system_id;
+	m[23] = (uint8_t)(s->market ? s->market : 'N');
+	m[24] = price_scale(s);
+	m[25] = s->market == 'P' ? 'E' : 'C';	/* ETF on Arca's listings, else common */
+	le16(m + 26, (uint16_t)s->round_lot);
+	le32(m + 28, wire_price(s, s->mid));
+	m[36] = 0;				/* all penny */
+	m[37] = 'Y';
+	le16(m + 38, s->tick < WB_PRICE_SCALE / 100 ? 1 : 100);	/* MPV, 1/100 cent */
+	le16(m + 40, (uint16_t)s->round_lot);
+}
+
+static void symbol_clear(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint8_t flag)
+{
+	uint8_t *m = append_timed(g, symbol, ts, T_SYMBOL_CLEAR, 20, flag);
+
+	le32(m + 16, g->symbol_seq[symbol] + 1);
+}
+
+/* Security Status: code, halt condition ('~' none), the session for MarketState. */
+static void security_status(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint8_t code,
+			    uint8_t condition, uint8_t flag)
+{
+	uint8_t *m = append_timed(g, symbol, ts, T_SECURITY_STATUS, 46, flag);
+
+	le32(m + 16, ++g->symbol_seq[symbol]);
+	m[20] = code;
+	m[21] = condition;
+	m[34] = ' ';
+	m[43] = '~';
+	if (code == 'P' || code == 'E' || code == 'O' || code == 'L' || code == 'X')
+		g->session[symbol] = code;
+	m[44] = g->session[symbol];	/* MarketState */
+}
+
+static void order_execution(struct gen_xdp *g, const struct gen_symbol *s,
+			    const struct gen_action *a, int64_t price, bool printable)
+{
+	uint8_t *m = append(g, a->symbol, a->ts, T_ORDER_EXECUTION, 42, FLAG_ORIGINAL);
+
+	le64(m + 16, a->order_id);
+	le32(m + 24, (uint32_t)a->match_id);
+	le32(m + 28, wire_price(s, price));
+	le32(m + 32, a->qty);
+	m[36] = printable ? 1 : 0;
+	memcpy(m + 38, "@   ", 4);
+}
+
+/* Every symbol of the venue in a session state (the flow's system events). */
+static void session_all(struct gen_xdp *g, const struct gen_flow *flow, uint64_t ts, uint8_t code)
+{
+	for (uint32_t sym = 0; sym < flow->symbol_count; sym++)
+		if (flow->symbols[sym].venues & (1u << g->venue))
+			security_status(g, sym, ts, code, '~', FLAG_ORIGINAL);
+}
+
+static void encode(struct gen_xdp *g, const struct gen_flow *flow, const struct gen_action *a)
+{
+	const struct gen_symbol *s = &flow->symbols[a->symbol];
+	int64_t price;
+	uint8_t *m;
+
+	switch (a->kind) {
+	case GEN_SYSTEM:
+		/* ITCH's codes: Q start of market hours, M end of them, E end of system hours. */
+		if (a->code == 'Q')
+			session_all(g, flow, a->ts, 'O');
+		else if (a->code == 'M')
+			session_all(g, flow, a->ts, 'L');
+		else if (a->code == 'E')
+			session_all(g, flow, a->ts, 'X');
+		return;
+	case GEN_SYMBOL:
+		/* The start-of-day spin (spec 2): mapping, clear, status. */
+		symbol_mapping(g, flow, a->symbol, a->ts, FLAG_ORIGINAL);
+		if (price_scale(s) == 6)
+			g->stats.scale6++;
+		else
+			g->stats.scale4++;
+		symbol_clear(g, a->symbol, a->ts, FLAG_ORIGINAL);
+		security_status(g, a->symbol, a->ts, 'P', '~', FLAG_ORIGINAL);
+		return;
+	case GEN_TRADING:
+		security_status(g, a->symbol, a->ts, a->code == 'H' ? '4' : 'E', '~', FLAG_ORIGINAL);
+		return;
+	case GEN_ADD:
+		price = venue_price(g, s, a->symbol, a->side, a->price);
+		m = append(g, a->symbol, a->ts, T_ADD_ORDER, 39, FLAG_ORIGINAL);
+		le64(m + 16, a->order_id);
+		le32(m + 24, wire_price(s, price));
+		le32(m + 28, a->qty);
+		m[32] = side_char(a->side);
+		memcpy(m + 33, a->attributed ? a->mpid : "    ", 4);
+		m[37] = ' ';
+		return;
+	case GEN_EXECUTE:
+		order_execution(g, s, a, venue_price(g, s, a->symbol, a->side, a->price), true);
+		return;
+	case GEN_EXECUTE_AT_PRICE:
+		order_execution(g, s, a, venue_price(g, s, a->symbol, a->side, a->price),
+				a->printable);
+		return;
+	case GEN_CANCEL:
+		/* A partial cancel: the order's remaining volume at its own price. */
+		m = append(g, a->symbol, a->ts, T_MODIFY_ORDER, 35, FLAG_ORIGINAL);
+		le64(m + 16, a->order_id);
+		le32(m + 24, wire_price(s, venue_price(g, s, a->symbol, a->side, a->price)));
+		le32(m + 28, a->remaining);
+		m[33] = side_char(a->side);
+		return;
+	case GEN_DELETE:
+		m = append(g, a->symbol, a->ts, T_DELETE_ORDER, 25, FLAG_ORIGINAL);
+		le64(m + 16, a->order_id);
+		return;
+	case GEN_REPLACE:
+		m = append(g, a->symbol, a->ts, T_REPLACE_ORDER, 42, FLAG_ORIGINAL);
+		le64(m + 16, a->order_id);
+		le64(m + 24, a->new_order_id);
+		le32(m + 32, wire_price(s, venue_price(g, s, a->symbol, a->side, a->price)));
+		le32(m + 36, a->qty);
+		m[40] = side_char(a->side);
+		return;
+	case GEN_TRADE:
+		m = append(g, a->symbol, a->ts, T_NON_DISPLAYED_TRADE, 33, FLAG_ORIGINAL);
+		le32(m + 16, (uint32_t)a->match_id);
+		le32(m + 20, wire_price(s, a->price));
+		le32(m + 24, a->qty);
+		m[28] = 1;
+		memcpy(m + 29, "@   ", 4);
+		return;
+	case GEN_CROSS:
+		if (!a->qty)
+			return;
+		m = append(g, a->symbol, a->ts, T_CROSS_TRADE, 29, FLAG_ORIGINAL);
+		le32(m + 16, (uint32_t)a->match_id);
+		le32(m + 20, wire_price(s, a->price));
+		le32(m + 24, a->qty);
+		m[28] = a->code == 'C' ? '6' : 'O';	/* closing, opening cross */
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---- the mid-day halt and failover ----------------------------------------------------- */
+
+static void halt_and_resume(struct gen_xdp *g, const struct gen_flow *flow, uint64_t ts)
+{
+	uint64_t done = flow->flow_done * 1000, total = flow->cfg.messages;
+
+	if (g->halt_stage == 0 && done >= total * GEN_XDP_HALT_PERMILLE) {
+		security_status(g, g->halt_symbol, ts, '4', 'D', FLAG_ORIGINAL); /* news dissemination */
+		g->halt_stage = 1;
+	} else if (g->halt_stage == 1 && done >= total * GEN_XDP_RESUME_PERMILLE) {
+		security_status(g, g->halt_symbol, ts, '5', '~', FLAG_ORIGINAL);
+		g->halt_stage = 2;
+	}
+}
+
+static int by_symbol(const void *x, const void *y)
+{
+	const struct gen_live_order *a = x, *b = y;
+
+	if (a->symbol != b->symbol)
+		return a->symbol < b->symbol ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/*
+ * The backup publisher takes over the venue's last channel (spec 2,
+ * publisher failover): a Sequence Number Reset, then per symbol its
+ * mapping, a Symbol Clear, its last Security Status and its book as Add
+ * Order Refresh, all flagged 10; the last Source Time Reference closes it.
+ */
+static void failover(struct gen_xdp *g, const struct gen_flow *flow, uint64_t ts)
+{
+	uint32_t ci = g->nch - 1, n = 0, k = 0;
+	struct gen_xdp_channel *c = &g->ch[ci];
+	struct gen_live_order *orders = calloc(flow->live_count + 1, sizeof(*orders));
+
+	if (!orders) {
+		g->error = 1;
+		return;
+	}
+	for (uint64_t i = 0; i < flow->live_count; i++) {
+		const struct gen_live_order *o = &flow->live[i];
+
+		if (o->venue == g->venue && gen_xdp_channel_of(g, o->symbol) == ci)
+			orders[n++] = *o;
+	}
+	qsort(orders, n, sizeof(*orders), by_symbol);
+	sequence_reset(g, c, ts, FLAG_FAILOVER);
+	for (uint32_t sym = ci; sym < flow->symbol_count; sym += g->nch) {
+		const struct gen_symbol *s = &flow->symbols[sym];
+
+		if (!(s->venues & (1u << g->venue)))
+			continue;
+		symbol_mapping(g, flow, sym, ts, FLAG_FAILOVER);
+		symbol_clear(g, sym, ts, FLAG_FAILOVER);
+		if (g->halt_stage == 1 && sym == g->halt_symbol)
+			security_status(g, sym, ts, '4', 'D', FLAG_FAILOVER);
+		else if (g->session[sym])
+			security_status(g, sym, ts, g->session[sym], '~', FLAG_FAILOVER);
+		while (k < n && orders[k].symbol < sym)
+			k++;
+		for (; k < n && orders[k].symbol == sym; k++) {
+			const struct gen_live_order *o = &orders[k];
+			uint8_t *m = append_timed(g, sym, ts, T_ADD_ORDER_REFRESH, 43, FLAG_FAILOVER);
+
+			le32(m + 16, ++g->symbol_seq[sym]);
+			le64(m + 20, o->id);
+			le32(m + 28, wire_price(s, venue_price(g, s, sym, o->side, o->price)));
+			le32(m + 32, o->qty);
+			m[36] = side_char(o->side);
+			memcpy(m + 37, "     ", 5);
+			g->stats.refreshed_orders++;
+		}
+	}
+	c->ref_sent = false;
+	time_reference(g, c, ts, FLAG_FAILOVER);
+	if (flush_channel(g, c))
+		g->error = 1;
+	free(orders);
+}
+
+/* ---- the generator entry (gen_proto.h) --------------------------------------------------- */
+
+/* The venue's channels from the feed map: each channel=N with a line A (and B). */
+static void channels_from_map(struct gen_xdp *g, const struct gen_encoder_config *cfg)
+{
+	for (int i = 0; i < cfg->map_len && g->nch < GEN_XDP_MAX_CHANNELS; i++) {
+		const struct feed_map_entry *e = &cfg->map[i];
+		struct gen_xdp_channel *c = &g->ch[g->nch];
+
+		if (e->venue != cfg->venue || e->protocol != FEED_PROTO_XDP || strcmp(e->name, "A"))
+			continue;
+		c->channel = e->channel;
+		c->a = (struct gen_xdp_line){ e->ip, e->port };
+		for (int j = 0; j < cfg->map_len; j++) {
+			const struct feed_map_entry *b = &cfg->map[j];
+
+			if (b->venue == e->venue && b->protocol == e->protocol &&
+			    b->channel == e->channel && !strcmp(b->name, "B")) {
+				c->b = (struct gen_xdp_line){ b->ip, b->port };
+				c->has_b = true;
+			}
+		}
+		g->nch++;
+	}
+	if (g->nch)
+		return;
+	/* No lines in the map: consecutive groups after the configured ones. */
+	for (uint32_t i = 0; i < GEN_XDP_DEFAULT_CHANNELS; i++) {
+		struct gen_xdp_channel *c = &g->ch[i];
+
+		c->channel = (uint16_t)(i + 1);
+		c->a = (struct gen_xdp_line){ cfg->a_ip + 2 * i, cfg->a_port };
+		c->b = (struct gen_xdp_line){ cfg->b_ip + 2 * i, cfg->b_port };
+		c->has_b = true;
+	}
+	g->nch = GEN_XDP_DEFAULT_CHANNELS;
+}
+
+static int xdp_enc_init(void *enc, const struct gen_encoder_config *cfg)
+{
+	struct gen_xdp *g = enc;
+
+	memset(g, 0, sizeof(*g));
+	g->venue = cfg->venue;
+	venue_ids(cfg->venue, &g->product, &g->market);
+	g->ab = cfg->ab;
+	g->gap_every = cfg->gap_every;
+	g->dup_every = cfg->dup_every;
+	g->max_payload = cfg->max_payload && cfg->max_payload <= GEN_XDP_DEFAULT_PAYLOAD ?
+		cfg->max_payload : GEN_XDP_DEFAULT_PAYLOAD;
+	g->midnight_ns = cfg->midnight_ns;
+	g->sink = cfg->sink;
+	channels_from_map(g, cfg);
+	for (uint32_t i = 0; i < g->nch; i++) {
+		g->ch[i].len = HEADER_LEN;
+		g->ch[i].next_seq = 1;
+		g->ch[i].system_id = (uint8_t)(i + 1);
+	}
+	return 0;
+}
+
+static int xdp_enc_action(void *enc, const struct gen_flow *flow, const struct gen_action *a)
+{
+	struct gen_xdp *g = enc;
+
+	if (g->error)
+		return -1;
+	if (!g->symbol_seq) {
+		g->symbol_seq = calloc(flow->symbol_count, sizeof(*g->symbol_seq));
+		g->session = calloc(flow->symbol_count, sizeof(*g->session));
+		g->halt_symbol = flow->symbol_count / 2;
+		if (!g->symbol_seq || !g->session)
+			return -1;
+	}
+	if (a->venue != g->venue)
+		return 0;
+	if (keep_pace(g, a->ts))
+		return -1;
+	encode(g, flow, a);
+	/* After the action: the flow's live orders are then the wire's. */
+	if (g->halt_stage < 2 && g->session[g->halt_symbol] == 'O')
+		halt_and_resume(g, flow, a->ts);
+	if (!g->failover_done &&
+	    flow->flow_done * 1000 >= flow->cfg.messages * GEN_XDP_FAILOVER_PERMILLE) {
+		failover(g, flow, a->ts);
+		g->failover_done = true;
+	}
+	return g->error ? -1 : 0;
+}
+
+static int xdp_enc_finish(void *enc, uint64_t ts)
+{
+	struct gen_xdp *g = enc;
+
+	if (g->error)
+		return -1;
+	if (flush_until(g, ~0ull) || keep_pace(g, ts))
+		g->error = 1;
+	return g->error ? -1 : 0;
+}
+
+static int xdp_enc_stop(void *enc)
+{
+	struct gen_xdp *g = enc;
+
+	if (!g->error && flush_until(g, ~0ull))
+		g->error = 1;
+	return g->error ? -1 : 0;
+}
+
+static void xdp_enc_destroy(void *enc)
+{
+	struct gen_xdp *g = enc;
+
+	free(g->symbol_seq);
+	free(g->session);
+	g->symbol_seq = NULL;
+	g->session = NULL;
+}
+
+static void xdp_enc_summary(const void *enc, const struct gen_flow *flow, FILE *out)
+{
+	const struct gen_xdp *g = enc;
+
+	(void)flow;
+	fprintf(out, "wb-gen: %s XDP: %" PRIu64 " messages in %" PRIu64 " data packets on %u channels, %"
+		PRIu64 " heartbeats, %" PRIu64 " sequence resets (%" PRIu64 " orders refreshed), "
+		"symbols at scale 4: %" PRIu64 ", scale 6: %" PRIu64 "; %" PRIu64 " dropped, %" PRIu64
+		" duplicated\n", feed_venue_name(g->venue), g->stats.messages, g->stats.packets, g->nch,
+		g->stats.heartbeats, g->stats.resets, g->stats.refreshed_orders, g->stats.scale4,
+		g->stats.scale6, g->stats.dropped_packets, g->stats.duplicated_packets);
+}
+
+const struct gen_proto gen_proto_xdp = {
+	.size = sizeof(struct gen_xdp),
+	.writes_files = false,
+	.min_payload = HEADER_LEN + GEN_XDP_MAX_MESSAGE,
+	.init = xdp_enc_init,
+	.action = xdp_enc_action,
+	.finish = xdp_enc_finish,
+	.stop = xdp_enc_stop,
+	.destroy = xdp_enc_destroy,
+	.summary = xdp_enc_summary,
+};
