@@ -28,6 +28,7 @@ struct service {
 	bool recovering;
 	uint32_t episode;
 	uint64_t began;		/* now_ns when the client first saw it */
+	bool gave_up;		/* part of it was declared lost: no fill time */
 	bool waiting;		/* a request is in flight */
 	uint64_t req_first;
 	uint32_t tries;		/* unanswered sends of this request */
@@ -101,6 +102,10 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 
 		if (!eq)
 			return conf_error(err, errlen, path, lineno, "not KEY=VALUE", tok[i]);
+		if (strncmp(tok[i], "channel=", 8) && strncmp(tok[i], "timeout=", 8) &&
+		    strncmp(tok[i], "retries=", 8))
+			return conf_error(err, errlen, path, lineno,
+					  "unknown key (channel=, timeout=, retries=)", tok[i]);
 		errno = 0;
 		v = strtoul(eq + 1, &end, 10);
 		if (eq[1] == 0 || *end || errno)
@@ -113,8 +118,8 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 			en->retries = (uint32_t)v;
 		else
 			return conf_error(err, errlen, path, lineno,
-					  "unknown key or value out of range (channel=0-65535, "
-					  "timeout=1-60000 ms, retries=0-100)", tok[i]);
+					  "value out of range (channel=0-65535, timeout=1-60000 ms, "
+					  "retries=0-100)", tok[i]);
 	}
 	return 1;
 }
@@ -315,12 +320,13 @@ static void drive(struct recovery_client *c, struct service *s,
 		  struct wb_ring_producer *out)
 {
 	if (!s->recovering || s->episode != rs->episode) {
-		if (s->recovering)	/* the previous one ended between two polls */
+		if (s->recovering && !s->gave_up) /* the previous one ended between two polls */
 			note_fill(s, now - s->began);
 		s->recovering = true;
 		s->episode = rs->episode;
 		s->began = now;
 		s->waiting = false;
+		s->gave_up = false;
 	}
 	if (rs->state != FEED_REC_GAP || !rs->has_session || !rs->missing_count)
 		return;		/* a snapshot: no snapshot service yet */
@@ -339,6 +345,7 @@ static void drive(struct recovery_client *c, struct service *s,
 		/* The service does not answer: the range is lost, the stream goes on. */
 		s->given_up++;
 		s->waiting = false;
+		s->gave_up = true;
 		feed_recover_lost(c->e, rs->line, rs->unit, rs->missing_first, rs->missing_count,
 				  recv_ts ? recv_ts : rs->since, out);
 		return;
@@ -392,7 +399,8 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 		struct service *s = &c->svc[i];
 
 		if (s->recovering && !seen[i]) {
-			note_fill(s, now - s->began);
+			if (!s->gave_up)
+				note_fill(s, now - s->began);
 			s->recovering = false;
 			s->waiting = false;
 		}

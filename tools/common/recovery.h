@@ -19,6 +19,9 @@
  * up to 1 s; after retries unanswered requests (default 6) the range is
  * declared lost (an ordinary GAP, counted unrecoverable).
  *
+ * Fill time: from the client first seeing a recovery to the stream being in
+ * sequence again, for the recoveries that got every message.
+ *
  * Everything here runs on the thread that runs the feed engine, never
  * blocks (non-blocking sockets, one request in flight per stream), and a
  * stream waiting for its fill never holds up another stream.
