@@ -76,6 +76,7 @@ struct wbd {
 	struct recovery_client *rec;	/* --recovery, or NULL */
 	int rec_eof;			/* the file ended; fills may still come */
 	uint64_t rec_eof_deadline;
+	uint32_t rec_venues;		/* published as the book's recovering_venues */
 };
 
 static void usage(FILE *f)
@@ -231,6 +232,11 @@ static int wbd_pump(struct wbd *d)
 	now = mono_ns();
 	recovery_client_poll(d->rec, now, d->is_file ? 0 : wall_ns(), &d->prod);
 	busy = recovery_client_busy(d->rec, &held);
+	if (recovery_client_recovering_venues(d->rec) != d->rec_venues) {
+		/* Readers see the book as recovering (wb_health) while a venue waits. */
+		d->rec_venues = recovery_client_recovering_venues(d->rec);
+		superbook_set_recovering(builder_superbook(d->builder), d->rec_venues);
+	}
 	if (d->rec_eof) {
 		if (busy && now < d->rec_eof_deadline)
 			return SOURCE_MORE;

@@ -121,5 +121,23 @@ echo "nasdaq mold 127.0.0.1:9 timeout=1 retries=1" > "$T/nobody.conf"
 run nobody "$T/lossy.pcap" "$T/nobody.conf"
 if grep -q 'filled 0, unrecoverable [1-9]' "$T/nobody.out"; then ok; else bad "no server: $(grep '^recovery' "$T/nobody.out")"; fi
 
+# ---- while a venue waits for its fill, readers see the book recovering
+echo "nasdaq mold 127.0.0.1:9 timeout=1000 retries=5" > "$T/slow.conf"
+"$WBD" --pcap "$T/lossy.pcap" --feeds "$FEEDS" --shm "wb-rec-cli-$$-slow" --force --no-pin \
+	--recovery "$T/slow.conf" > "$T/slow.out" 2> "$T/slow.err" &
+wbd=$!
+state=
+for _ in $(seq 40); do
+	sleep 0.1
+	"$B/wb-book" --shm "wb-rec-cli-$$-slow" --once > "$T/slow.book" 2>&1 || continue
+	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/slow.book") && break
+done
+kill -INT $wbd; wait $wbd
+# Nasdaq is venue 1 (enum wb_venue): bit 1.
+if [ "$state" = "RECOVERING: venues 0x2" ]; then ok
+else bad "no RECOVERING state while waiting for a fill: $(head -3 "$T/slow.book")"; fi
+if grep -q '^recovery nasdaq .*STALE, recovering for' "$T/slow.out"; then ok
+else bad "the final stats do not say the stream is stale: $(grep '^recovery' "$T/slow.out")"; fi
+
 echo "recovery-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -421,6 +421,16 @@ int recovery_client_busy(const struct recovery_client *c, uint32_t *held)
 	return busy;
 }
 
+uint32_t recovery_client_recovering_venues(const struct recovery_client *c)
+{
+	uint32_t mask = 0;
+
+	for (int i = 0; i < c->n; i++)
+		if (c->svc[i].recovering && c->svc[i].conf.venue < WB_VENUE_COUNT)
+			mask |= 1u << c->svc[i].conf.venue;
+	return mask;
+}
+
 int recovery_client_count(const struct recovery_client *c)
 {
 	return c->n;

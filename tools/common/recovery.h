@@ -88,6 +88,9 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now_ns, uint64_t r
 /* Streams recovering now, and the packets they hold back in all. */
 int recovery_client_busy(const struct recovery_client *c, uint32_t *held);
 
+/* Venues (bit v) with a stream recovering now: the book's recovering_venues. */
+uint32_t recovery_client_recovering_venues(const struct recovery_client *c);
+
 /* Per-stream report lines (for wirebookd's stats). */
 void recovery_client_print(const struct recovery_client *c, FILE *f);
 
