@@ -37,7 +37,7 @@ unsigned int wb_stats_snapshot(struct wb_ioc_line_stats *out)
 	for (i = 0; i < wb.engine->line_count && i < FEED_MAX_LINES; i++) {
 		const struct feed_line *l = &wb.engine->lines[i];
 
-		if (!l->ip)
+		if (!feed_line_in_use(l))
 			continue;
 		feed_ioc_line(l, i, &out[n].feed);
 		feed_ioc_counters(&l->counters, &out[n].counters);
@@ -120,7 +120,7 @@ static long wb_ioctl_feed_list(void __user *arg)
 		return -ENOMEM;
 	wb_engine_lock();
 	for (i = 0; i < wb.engine->line_count && i < FEED_MAX_LINES; i++)
-		if (wb.engine->lines[i].ip)
+		if (feed_line_in_use(&wb.engine->lines[i]))
 			feed_ioc_line(&wb.engine->lines[i], i, &out[n++]);
 	wb_engine_unlock();
 	if (req.capacity && copy_to_user(u64_to_user_ptr(req.entries), out,

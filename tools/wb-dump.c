@@ -424,7 +424,7 @@ static void print_stats(const struct dump *d)
 		const struct feed_line *l = &e->lines[i];
 		const struct feed_counters *c = &l->counters;
 
-		if (!l->ip && !l->any)
+		if (!feed_line_in_use(l))
 			continue;
 		if (l->any)
 			printf("# line %u %s any-address %s %s", i, l->name,
@@ -449,42 +449,6 @@ static void print_stats(const struct dump *d)
 
 enum { OPT_FEEDS = 256, OPT_AUTO, OPT_ITCH_FILE, OPT_RAW, OPT_SYMBOLS, OPT_STATS, OPT_PROTO,
        OPT_DATE, OPT_HOLD };
-
-/* --proto PROTOCOL[:VENUE]: a line for every address the feed map lacks. */
-static int add_proto_line(struct feed_engine *e, const char *arg)
-{
-	const char *colon = strchr(arg, ':');
-	struct feed_map_entry m;
-	int p = feed_protocol_parse(arg, colon ? (size_t)(colon - arg) : strlen(arg)), v, rc;
-	char venues[256];
-
-	if (p < 0) {
-		fprintf(stderr, "wb-dump: --proto: unknown protocol '%.*s' (see --help)\n",
-			colon ? (int)(colon - arg) : (int)strlen(arg), arg);
-		return -1;
-	}
-	feed_protocol_venue_list(p, venues, sizeof(venues));
-	v = colon ? feed_venue_parse(colon + 1, strlen(colon + 1)) :
-		    __builtin_ctz(feed_protocol_venues(p));
-	if (v < 0 || !(feed_protocol_venues(p) & (1u << v))) {
-		fprintf(stderr, "wb-dump: --proto: %s serves %s, not '%s'\n", feed_protocol_name(p),
-			venues, colon + 1);
-		return -1;
-	}
-	memset(&m, 0, sizeof(m));
-	m.any = true;
-	m.protocol = (uint8_t)p;
-	m.venue = (uint8_t)v;
-	memcpy(m.name, "any", 3);
-	rc = feed_map_add_entry(e, &m);
-	if (rc < 0) {
-		fprintf(stderr, "wb-dump: --proto: %s\n", rc == -FEED_EPROTO ?
-			"the feed map already uses that venue with another protocol" :
-			"cannot add the line");
-		return -1;
-	}
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -587,8 +551,10 @@ int main(int argc, char **argv)
 				"--proto PROTOCOL\n");
 			return 2;
 		}
-		if (proto && add_proto_line(d->engine, proto))
+		if (proto && feeds_conf_add_proto(d->engine, proto, err, sizeof(err))) {
+			fprintf(stderr, "wb-dump: %s\n", err);
 			return 2;
+		}
 	}
 	if (subscribe_list(d, symbols))
 		return 2;

@@ -105,6 +105,10 @@ static void usage(FILE *f)
 "                       PREFIX/etc/wirebook/feeds.conf, /etc/wirebook/feeds.conf,\n"
 "                       PREFIX/share/wirebook/feeds.conf[.sample]; --itch-file\n"
 "                       needs none)\n"
+"  --proto PROTOCOL[:VENUE]\n"
+"                       decode every UDP payload the feed map does not name as\n"
+"                       PROTOCOL (default venue: its first), whatever its address:\n"
+"                       anonymized captures (see wb-dump --help for the protocols)\n"
 "  --subscribe LIST     symbols to build, comma separated, or '*' for all (default '*')\n"
 "  --control SOCKET     serve wb-subscribe --daemon SOCKET (feeds, symbols, stats)\n"
 "  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
@@ -327,15 +331,22 @@ static void print_stats(struct wbd *d, double elapsed)
 	       "gap-msgs");
 	for (i = 0; i < d->engine->line_count; i++) {
 		const struct feed_line *l = &d->engine->lines[i];
+		char name[FEED_LINE_NAME_LEN + 8];
 		uint64_t errs = 0;
 		int k;
 
-		if (!l->ip)
+		if (!feed_line_in_use(l))
 			continue;
 		for (k = 0; k < FEED_ERR_COUNT; k++)
 			errs += rd(&l->counters.errors[k]);
-		printf("%-6.*s %-7s %-5s %12llu %12llu %12llu %12llu %8llu %10llu %8llu %10llu\n",
-		       FEED_LINE_NAME_LEN, l->name, feed_venue_name(l->venue),
+		/* A channel's lines are told apart by it: "A:12". */
+		if (l->channel)
+			snprintf(name, sizeof(name), "%.*s:%u", FEED_LINE_NAME_LEN, l->name,
+				 l->channel);
+		else
+			snprintf(name, sizeof(name), "%.*s", FEED_LINE_NAME_LEN, l->name);
+		printf("%-6s %-7s %-5s %12llu %12llu %12llu %12llu %8llu %10llu %8llu %10llu\n",
+		       name, feed_venue_name(l->venue),
 		       feed_protocol_name(l->protocol), (unsigned long long)rd(&l->counters.packets),
 		       (unsigned long long)rd(&l->counters.messages),
 		       (unsigned long long)rd(&l->counters.events),
@@ -380,7 +391,7 @@ static double mono_s(void)
 }
 
 enum {
-	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_SUB, OPT_SHM,
+	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
 };
@@ -464,14 +475,6 @@ static int valid_shm_name(const char *name)
 	return *name && strlen(name) <= 200 && !strchr(name + (name[0] == '/'), '/');
 }
 
-/* The engine needs a line to decode a BinaryFILE as; without a feed map,
- * Nasdaq's first TotalView group (the sample feeds.conf's). */
-static int itch_default_line(struct feed_engine *e)
-{
-	return feed_map_add(e, 0xe9360c6fu /* 233.54.12.111 */, 26477, FEED_PROTO_ITCH50,
-			    WB_VENUE_NASDAQ, "A");
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -481,6 +484,7 @@ int main(int argc, char **argv)
 		{ "iface", required_argument, 0, OPT_IFACE },
 		{ "busy-poll", no_argument, 0, OPT_BUSY },
 		{ "feeds", required_argument, 0, OPT_FEEDS },
+		{ "proto", required_argument, 0, OPT_PROTO },
 		{ "subscribe", required_argument, 0, OPT_SUB },
 		{ "shm", required_argument, 0, OPT_SHM },
 		{ "force", no_argument, 0, OPT_FORCE },
@@ -501,6 +505,7 @@ int main(int argc, char **argv)
 		{ 0, 0, 0, 0 },
 	};
 	const char *pcap = NULL, *itch = NULL, *iface = NULL, *feeds = NULL, *subs = "*";
+	const char *proto = NULL;
 	const char *latency_dir = NULL, *control = NULL, *kernel_dev = NULL, *metrics_at = NULL;
 	const char *recovery = NULL;
 	struct metrics_server *metrics = NULL;
@@ -553,6 +558,7 @@ int main(int argc, char **argv)
 		case OPT_IFACE: iface = optarg; sources++; break;
 		case OPT_BUSY: busy = 1; break;
 		case OPT_FEEDS: feeds = optarg; break;
+		case OPT_PROTO: proto = optarg; break;
 		case OPT_SUB: subs = optarg; break;
 		case OPT_SHM:
 			if (!valid_shm_name(optarg)) {
@@ -658,15 +664,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: cannot initialise the feed engine\n");
 		return 1;
 	}
-	if (!feeds && !kernel)
+	if (!feeds && !kernel && !proto)
 		feeds = feeds_conf_default_path();
-	if (!feeds && itch) {
-		/* A BinaryFILE needs no feed map: decode it as Nasdaq's line. */
-		if (itch_default_line(d.engine) < 0) {
-			fprintf(stderr, "wirebookd: cannot add the default itch nasdaq line\n");
-			return 1;
-		}
-	} else if (!feeds && !kernel) {
+	if (!feeds && itch && !proto) {
+		/* A BinaryFILE needs no feed map (nor an address): Nasdaq's ITCH. */
+		proto = "itch:nasdaq";
+	} else if (!feeds && !kernel && !proto) {
 		fprintf(stderr, "wirebookd: no feed map found (looked in %s); give --feeds FILE\n",
 			feeds_conf_searched());
 		return 2;
@@ -674,6 +677,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: %s\n", err);
 		return 1;
 	}
+	if (proto && kernel) {
+		fprintf(stderr, "wirebookd: --proto with --kernel: the module's feed map is set "
+			"with wb-subscribe feeds\n");
+		return 2;
+	}
+	if (proto && feeds_conf_add_proto(d.engine, proto, err, sizeof(err))) {
+		fprintf(stderr, "wirebookd: %s\n", err);
+		return 2;
+	}
+	/* After every line of the feed map (--proto's too): the services name its streams. */
 	if (recovery) {
 		struct recovery_conf_entry rent[RECOVERY_MAX_SERVICES];
 		int nrent = recovery_conf_read(recovery, rent, RECOVERY_MAX_SERVICES, err, sizeof(err));

@@ -246,7 +246,7 @@ void feed_engine_reset_state(struct feed_engine *e)
 		feed_protocol_get(v->protocol)->state_reset(v->state);
 		feed_directory_clear(&v->dir);
 		v->session_seen = false;
-		v->midnight_ns = 0;
+		v->midnight_ns = FEED_MIDNIGHT_UNKNOWN;
 		__builtin_memset(v->announced, 0, sizeof(v->announced));
 		__builtin_memset(v->stream_of, 0, sizeof(v->stream_of));
 	}
@@ -266,16 +266,27 @@ int feed_engine_set_trading_date(struct feed_engine *e, int year, int month, int
 	e->trading_day_ns = midnight;
 	for (i = 0; i < FEED_SOURCE_COUNT; i++)
 		if (e->venue[i])
-			e->venue[i]->midnight_ns = 0;
+			e->venue[i]->midnight_ns = FEED_MIDNIGHT_UNKNOWN;
 	return 0;
 }
+
+/*
+ * A receive time within the first day of the epoch is no wall clock (a
+ * synthetic capture's times since midnight, or none): exch_ts stays a time
+ * since midnight, and the day is learned from the first real clock.
+ */
+#define FEED_FIRST_WALL_CLOCK_NS (86400ull * 1000000000ull)
 
 uint64_t feed_venue_learn_midnight(struct feed_packet *pk)
 {
 	struct feed_venue *v = pk->v;
 
-	v->midnight_ns = pk->engine->trading_day_ns ? pk->engine->trading_day_ns :
-		feed_et_midnight_ns(pk->recv_ts);
+	if (pk->engine->trading_day_ns)
+		v->midnight_ns = pk->engine->trading_day_ns;
+	else if (pk->recv_ts >= FEED_FIRST_WALL_CLOCK_NS)
+		v->midnight_ns = feed_et_midnight_ns(pk->recv_ts);
+	else
+		return 0;
 	return v->midnight_ns;
 }
 
@@ -312,6 +323,7 @@ static struct feed_venue *venue_new(struct feed_engine *e, const struct feed_pro
 	if (!v)
 		return 0;
 	v->protocol = (uint8_t)protocol;
+	v->midnight_ns = FEED_MIDNIGHT_UNKNOWN;
 	v->state = e->cfg.alloc(proto->state_size(&e->cfg));
 	if (!v->state || feed_directory_init(&v->dir, proto->directory_keys, &e->cfg) < 0) {
 		venue_free(e, v);
@@ -402,7 +414,7 @@ int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m)
 	if (e->venue[m->venue] && e->venue[m->venue]->protocol != m->protocol)
 		return -FEED_EPROTO;
 	for (i = 0; i < FEED_MAX_LINES; i++) {
-		if (!e->lines[i].ip && !e->lines[i].any) {
+		if (!feed_line_in_use(&e->lines[i])) {
 			slot = i;
 			break;
 		}
@@ -894,7 +906,7 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 
 	if (wb_unlikely(line < 0 || line >= FEED_MAX_LINES))
 		return;
-	if (wb_unlikely(!e->lines[line].ip && !e->lines[line].any))
+	if (wb_unlikely(!feed_line_in_use(&e->lines[line])))
 		return;
 	feed_packet_init(&pk, e, line, recv_ts, out);
 	proto = pk.proto;

@@ -103,7 +103,7 @@ struct feed_counters {
 };
 
 struct feed_line {
-	uint32_t ip;		/* destination IPv4, host byte order; 0 = free entry */
+	uint32_t ip;		/* destination IPv4, host byte order; 0: free unless any */
 	uint16_t port;		/* destination UDP port */
 	uint8_t protocol;	/* enum feed_protocol */
 	uint8_t venue;		/* enum wb_venue, or a SIP (enum feed_source) */
@@ -114,6 +114,12 @@ struct feed_line {
 	bool any;		/* matches every address (wb-dump/wirebookd --proto) */
 	struct feed_counters counters;
 };
+
+/* A line of the feed map, not a free entry. */
+static inline bool feed_line_in_use(const struct feed_line *l)
+{
+	return l->ip || l->any;
+}
 
 /* One feed-map entry: a line of the feed map, as feeds.conf writes it. */
 struct feed_map_entry {

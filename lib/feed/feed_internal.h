@@ -230,7 +230,7 @@ struct feed_venue {
 	bool session_seen;		/* sequenced data came: a new subscription missed some */
 	bool was_all;
 	uint32_t subs_generation;
-	uint64_t midnight_ns;		/* ET midnight of the trading day; 0: not known yet */
+	uint64_t midnight_ns;		/* ET midnight of the trading day, or FEED_MIDNIGHT_UNKNOWN */
 	void *state;			/* the protocol's own state */
 	struct feed_directory dir;
 	uint8_t announced[FEED_MAX_INSTRUMENTS / 8];	/* SYMBOL emitted on this venue */
@@ -268,6 +268,7 @@ struct feed_stream {
 	uint64_t restart_seq;	/* where the last reset or new day began */
 	uint32_t hold_head, hold_tail;	/* its held packets, in sequence order (+1; 0: none) */
 	uint32_t held;		/* how many */
+	uint16_t hole_line;	/* engine line index whose packet opened the hole */
 	uint8_t epoch;		/* bumped by every reset and new day */
 	uint8_t line_epoch[FEED_STREAM_MAX_LINES]; /* a line still in an older epoch lags behind it */
 	bool started;
@@ -371,12 +372,19 @@ static inline bool feed_subscribed(const struct feed_engine *e, uint16_t inst)
 
 /* The venue's trading day, learned from the packet's receive time when unknown. */
 uint64_t feed_venue_learn_midnight(struct feed_packet *pk);
+/*
+ * A venue's trading day not learned yet. Not 0: a receive clock that is no
+ * wall clock (a capture's times since midnight) gives midnight 0, and that
+ * must be learned once, not again for every packet.
+ */
+#define FEED_MIDNIGHT_UNKNOWN (~0ull)
+
 /* Set pk->midnight_ns from the venue's trading day. */
 static inline void feed_packet_midnight(struct feed_packet *pk)
 {
 	uint64_t m = pk->v->midnight_ns;
 
-	pk->midnight_ns = wb_likely(m) ? m : feed_venue_learn_midnight(pk);
+	pk->midnight_ns = wb_likely(m != FEED_MIDNIGHT_UNKNOWN) ? m : feed_venue_learn_midnight(pk);
 }
 
 /* ---- events -------------------------------------------------------------- */

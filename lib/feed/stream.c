@@ -79,6 +79,7 @@ static void open_hole(struct feed_packet *pk, struct feed_stream *s)
 	if (s->hole_since)
 		return;
 	s->hole_since = pk->recv_ts ? pk->recv_ts : 1;
+	s->hole_line = pk->line_index;
 	pk->group->holes++;
 	pk->engine->holes++;
 }
@@ -371,16 +372,26 @@ static void recovery_end(struct feed_packet *pk, struct feed_stream *s, uint8_t 
 	pk->engine->recovery_changes++;
 }
 
-/* The hole [next, target) is lost. */
+/*
+ * The hole [next, target) is lost. The line whose packet opened the hole
+ * names it: which packet or timer tick finally declares it depends on
+ * arrival timing, and the GAP (its line, the per-line count) must not.
+ */
 static void declare(struct feed_packet *pk, struct feed_stream *s, uint8_t unit, uint64_t target)
 {
 	uint64_t n = target - s->next_seq;
+	struct feed_packet at = *pk;
 
-	feed_emit_gap(pk, s->next_seq, n, unit);
+	if (s->hole_since && s->hole_line != pk->line_index) {
+		at.line = &pk->engine->lines[s->hole_line];
+		at.line_index = s->hole_line;
+		at.counters = &at.line->counters;
+	}
+	feed_emit_gap(&at, s->next_seq, n, unit);
 	if (s->rec) {
 		s->rec_lost += n;
 		s->rc_lost += n;
-		pk->counters->rec_lost += n;
+		at.counters->rec_lost += n;
 	}
 	s->next_seq = target;
 	notify(pk, unit, FEED_STREAM_GAP);
@@ -558,7 +569,7 @@ static void restart(struct feed_packet *pk, struct feed_stream *s, const struct 
 		s->reset_token = f->reset_token;
 	if (ev != FEED_STREAM_RESET) {
 		/* A new day may have begun: learn its date again. */
-		pk->v->midnight_ns = 0;
+		pk->v->midnight_ns = FEED_MIDNIGHT_UNKNOWN;
 		feed_packet_midnight(pk);
 	}
 	if (ev == FEED_STREAM_NEW_SESSION)
@@ -848,7 +859,7 @@ static struct feed_stream *recovery_stream(struct feed_engine *e, int line, uint
 {
 	struct feed_group *g;
 
-	if (line < 0 || line >= FEED_MAX_LINES || (!e->lines[line].ip && !e->lines[line].any))
+	if (line < 0 || line >= FEED_MAX_LINES || !feed_line_in_use(&e->lines[line]))
 		return 0;
 	feed_packet_init(pk, e, line, now, out);
 	g = pk->group;
@@ -892,7 +903,7 @@ int feed_recover_packet(struct feed_engine *e, int line, const uint8_t *payload,
 	enum hold_result r;
 	int err;
 
-	if (line < 0 || line >= FEED_MAX_LINES || (!e->lines[line].ip && !e->lines[line].any))
+	if (line < 0 || line >= FEED_MAX_LINES || !feed_line_in_use(&e->lines[line]))
 		return -FEED_ENOENT;
 	feed_packet_init(&pk, e, line, recv_ts, out);
 	err = pk.proto->frame(payload, len, &f);
@@ -1304,7 +1315,7 @@ int feed_recovery_list(const struct feed_engine *e, struct feed_recovery_stream 
 
 const struct feed_fill_hist *feed_recovery_fill_times(const struct feed_engine *e, int line)
 {
-	if (line < 0 || line >= FEED_MAX_LINES || (!e->lines[line].ip && !e->lines[line].any))
+	if (line < 0 || line >= FEED_MAX_LINES || !feed_line_in_use(&e->lines[line]))
 		return 0;
 	return &e->group[e->lines[line].group]->fill;
 }

@@ -93,4 +93,39 @@ grep -q '239.39.62.190:32001 (375 frames)' "$T/unmapped.err" &&
 "$B/wb-dump" --feeds "$ROOT/feeds.conf" "$T/bats.sll2.pcap" >/dev/null 2>"$T/dump-unmapped.err"
 grep -q '239.39.62.190:32001' "$T/dump-unmapped.err" && ok "all-unmapped input: wb-dump names them too" ||
 	bad "all-unmapped input: wb-dump does not name the addresses"
+# Anonymized capture (destination rewritten to 10.1.2.3, port 0: no feed map
+# can name it): --proto decodes it in both tools, the same events and counts.
+anon_py=$(cat <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read()); off = 24
+while off < len(d):
+    cl = struct.unpack('<I', d[off + 8:off + 12])[0]; f = off + 16
+    ip = f + (18 if d[f + 12:f + 14] == b'\x81\x00' else 14)
+    ihl = (d[ip] & 15) * 4
+    d[ip + 16:ip + 20] = bytes([10, 1, 2, 3]); d[ip + 10:ip + 12] = b'\0\0'
+    d[ip + ihl + 2:ip + ihl + 4] = b'\0\0'; d[ip + ihl + 6:ip + ihl + 8] = b'\0\0'
+    off = f + cl
+open(sys.argv[2], 'wb').write(bytes(d))
+PY
+)
+cap=$ROOT/pcaps/itch50/Multiple.Packets.pcap
+python3 -c "$anon_py" "$cap" "$T/anon.pcap"
+printf '# nothing mapped\n' >"$T/empty.conf"
+want_events=$("$B/wb-dump" --feeds "$ROOT/feeds.conf" "$cap" 2>/dev/null | md5sum)
+got_events=$("$B/wb-dump" --feeds "$T/empty.conf" --proto itch:nasdaq "$T/anon.pcap" 2>/dev/null | md5sum)
+[ "$got_events" = "$want_events" ] && ok "anonymized capture: wb-dump --proto decodes the same events" ||
+	bad "anonymized capture: wb-dump --proto events differ"
+"$B/wirebookd" --pcap "$T/anon.pcap" --proto itch --shm "$SHM" --no-pin --exit-at-eof \
+	>"$T/anon.out" 2>"$T/anon.err"
+rc=$?
+want=$(dump_counts "$cap" "$ROOT/feeds.conf" | awk '{ print $1, $2 }')
+got=$(awk '/^--- wirebookd stats/ { sub(/.*source pcap: /, ""); print $1, $3 }' "$T/anon.out" | tail -1)
+[ "$rc" -eq 0 ] && [ "$got" = "$want" ] && ok "anonymized capture: wirebookd --proto takes every frame ($got)" ||
+	{ bad "anonymized capture: wirebookd --proto exit $rc, frames/unmapped '$got', want '$want'"; head -3 "$T/anon.err"; }
+"$B/wirebookd" --pcap "$T/anon.pcap" --proto itch:nyse --shm "$SHM" --no-pin --exit-at-eof \
+	>/dev/null 2>"$T/anon-bad.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'serves nasdaq' "$T/anon-bad.err" &&
+	ok "wirebookd --proto itch:nyse refused (exit 2, names the venues)" ||
+	{ bad "wirebookd --proto itch:nyse: exit $rc"; cat "$T/anon-bad.err"; }
 finish

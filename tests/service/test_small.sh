@@ -76,7 +76,7 @@ cp "$B/wirebookd" "$T/away/bin/"
 ( cd "$T/away/run" && exec "$T/away/bin/wirebookd" --itch-file "$T/day.itch" --shm "$SHM" --no-pin \
 	--exit-at-eof ) >"$T/itch.out" 2>"$T/itch.err"
 rc=$?
-[ "$rc" -eq 0 ] && grep -Eq '^A +nasdaq +itch +[1-9]' "$T/itch.out" &&
+[ "$rc" -eq 0 ] && grep -Eq '^any +nasdaq +itch +[1-9]' "$T/itch.out" &&
 	ok "--itch-file outside the tree without a feed map decodes" ||
 	{ bad "--itch-file outside the tree: exit $rc"; head -3 "$T/itch.err"; }
 ( cd "$T/away/run" && exec "$T/away/bin/wirebookd" --pcap "$cap" --shm "$SHM" --no-pin \

@@ -660,6 +660,29 @@ START_TEST(test_stream_packet_lost_on_both_lines_is_exactly_one_gap)
 }
 END_TEST
 
+START_TEST(test_stream_gap_is_named_by_the_line_that_opened_the_hole)
+{
+	const struct wb_event *gap = NULL;
+
+	setup_fixture(_i, true);
+	send_data(line_a, 1);
+	send_data(line_b, 1);
+	send_data(line_a, 2);
+	send_data(line_a, 4);	/* A opens the hole at 3; B may still fill it */
+	send_data(line_b, 2);
+	send_data(line_b, 4);	/* B passes it too: B's packet declares the gap */
+	for (size_t i = 0; i < h.n; i++)
+		if (h.events[i].kind == WB_EV_GAP)
+			gap = &h.events[i];
+	ck_assert_msg(gap != NULL, "%s: no gap: %s", fx->name, story());
+	/* Which packet declares a hole depends on arrival timing; its name must not. */
+	ck_assert_uint_eq(gap->line, line_a);
+	ck_assert_uint_eq(h.engine->lines[line_a].counters.gaps, 1);
+	ck_assert_uint_eq(h.engine->lines[line_b].counters.gaps, 0);
+	harness_free(&h);
+}
+END_TEST
+
 START_TEST(test_stream_input_end_reports_the_hole_and_decodes_what_was_held)
 {
 	char want[512], tail[256];
@@ -1406,6 +1429,7 @@ static Suite *streams_suite(void)
 	tcase_add_loop_test(tc, test_stream_packet_lost_on_both_lines_is_exactly_one_gap, 0,
 			    NFIXTURES);
 	tcase_add_loop_test(tc, test_stream_reordered_packets_are_decoded_in_sequence, 0, NFIXTURES);
+	tcase_add_loop_test(tc, test_stream_gap_is_named_by_the_line_that_opened_the_hole, 0, NFIXTURES);
 	tcase_add_loop_test(tc, test_stream_input_end_reports_the_hole_and_decodes_what_was_held, 0,
 			    NFIXTURES);
 	tcase_add_loop_test(tc, test_stream_quiet_hole_ages_into_a_gap_when_polled, 0, NFIXTURES);

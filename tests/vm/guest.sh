@@ -19,6 +19,16 @@ RATE=--pps=3000
 verdict() { v=$1; shift; echo "VMTEST $v $* [t=$(cut -d' ' -f1 /proc/uptime)s]"; }
 pass() { verdict PASS "$@"; }
 fail() { verdict FAIL "$@"; }
+
+# Events of each venue in their order, venue after venue. The module and
+# wb-dump agree stream by stream; across venues, a hole held up to hold_us
+# (by the module's timer, by wb-dump's capture clock) may let another
+# venue's events pass first, so the global interleaving is not compared.
+per_venue() { awk '{ v = $3; sub(/\/.*/, "", v); print v, $0 }' "$1" | sort -s -k1,1; }
+same_streams() { # GOT WANT
+	per_venue "$1" >$T/got.venues && per_venue "$2" >$T/want.venues &&
+		cmp -s $T/got.venues $T/want.venues
+}
 skip() { verdict SKIP "$@"; }
 
 veth_up() {
@@ -88,11 +98,11 @@ scenario_equal() {
 	$KREAD --idle-ms 1500 >$T/kernel.txt 2>$T/read.log
 	got=$(wc -l <$T/kernel.txt)
 	rings_used=$(awk 'NR > 1 && $5 > 0 { n++ } END { print n + 0 }' /proc/wirebook/rings)
-	if cmp -s $T/kernel.txt $D/expected.txt; then
+	if same_streams $T/kernel.txt $D/expected.txt; then
 		pass events-equal-wb-dump "$got events identical to wb-dump's, from $rings_used rings"
 	else
 		fail events-equal-wb-dump "module $got events vs wb-dump $expected_events; $(cat $T/read.log)"
-		diff $T/kernel.txt $D/expected.txt | head -20
+		diff $T/got.venues $T/want.venues | head -20
 	fi
 	$SUB stats
 	published=$(rings_sum 5)
@@ -114,11 +124,11 @@ scenario_padded() {
 	replay 0 $D/padded.pcap
 	$READ --idle-ms 1000 >$T/kernel.txt 2>$T/read.log
 	errors=$(stat_sum decode_errors)
-	if cmp -s $T/kernel.txt $D/expected.txt && [ "$errors" -eq 0 ]; then
+	if same_streams $T/kernel.txt $D/expected.txt && [ "$errors" -eq 0 ]; then
 		pass padded-frames "1-46 junk bytes after every datagram: $(wc -l <$T/kernel.txt) events identical to wb-dump's, no decode error"
 	else
 		fail padded-frames "$(wc -l <$T/kernel.txt) events vs $expected_events, $errors decode errors"
-		diff $T/kernel.txt $D/expected.txt | head -10
+		diff $T/got.venues $T/want.venues | head -10
 	fi
 }
 
@@ -135,7 +145,7 @@ scenario_two_ifaces() {
 	replay 0 $D/feed1.pcap
 	taskset -c 1 /usr/bin/tcpreplay -q -i wbtx2 $RATE $D/feed2.pcap >$T/tcpreplay.log 2>&1
 	$READ --idle-ms 1000 >$T/kernel.txt 2>$T/read.log
-	if [ "$hooked" -eq 2 ] && cmp -s $T/kernel.txt $D/expected.txt; then
+	if [ "$hooked" -eq 2 ] && same_streams $T/kernel.txt $D/expected.txt; then
 		pass two-interfaces "wbrx and wbrx2 hooked; halves on each: $(wc -l <$T/kernel.txt) events identical to wb-dump's"
 	else
 		fail two-interfaces "$hooked hooked; $(wc -l <$T/kernel.txt) events vs $expected_events"
@@ -155,7 +165,7 @@ scenario_filtered() {
 	$READ --idle-ms 1000 >$T/kernel.txt 2>$T/read.log
 	got=$(wc -l <$T/kernel.txt)
 	filtered=$(stat_sum filtered)
-	if cmp -s $T/kernel.txt $D/expected-symbols.txt && [ "$filtered" -gt 0 ]; then
+	if same_streams $T/kernel.txt $D/expected-symbols.txt && [ "$filtered" -gt 0 ]; then
 		pass filtered-equal-wb-dump "$got events for $(cat $D/symbols.txt) identical to wb-dump --symbols; $filtered messages filtered"
 	else
 		fail filtered-equal-wb-dump "module $got events vs wb-dump $(wc -l <$D/expected-symbols.txt), filtered $filtered"

@@ -524,7 +524,7 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 		struct wb_ioc_feed *out = (struct wb_ioc_feed *)(uintptr_t)l->entries;
 
 		for (i = 0; i < e->line_count; i++) {
-			if (!e->lines[i].ip)
+			if (!feed_line_in_use(&e->lines[i]))
 				continue;
 			if (n < l->capacity)
 				feed_ioc_line(&e->lines[i], (int)i, &out[n]);
@@ -579,7 +579,7 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 		struct wb_ioc_line_stats *out = (struct wb_ioc_line_stats *)(uintptr_t)st->lines;
 
 		for (i = 0; i < e->line_count; i++) {
-			if (!e->lines[i].ip)
+			if (!feed_line_in_use(&e->lines[i]))
 				continue;
 			if (n < st->capacity) {
 				feed_ioc_line(&e->lines[i], (int)i, &out[n].feed);

@@ -167,3 +167,38 @@ const struct feed_map_entry *feeds_conf_find(const struct feed_map_entry *entrie
 			return &entries[i];
 	return NULL;
 }
+
+int feeds_conf_add_proto(struct feed_engine *e, const char *arg, char *err, size_t err_len)
+{
+	const char *colon = strchr(arg, ':');
+	size_t plen = colon ? (size_t)(colon - arg) : strlen(arg);
+	int p = feed_protocol_parse(arg, plen), v, rc;
+	struct feed_map_entry m;
+	char venues[256];
+
+	if (p < 0) {
+		snprintf(err, err_len, "--proto: unknown protocol '%.*s' (see --help)", (int)plen, arg);
+		return -1;
+	}
+	feed_protocol_venue_list(p, venues, sizeof(venues));
+	v = colon ? feed_venue_parse(colon + 1, strlen(colon + 1)) :
+		    __builtin_ctz(feed_protocol_venues(p));
+	if (v < 0 || !(feed_protocol_venues(p) & (1u << v))) {
+		snprintf(err, err_len, "--proto: %s serves %s, not '%s'", feed_protocol_name(p), venues,
+			 colon + 1);
+		return -1;
+	}
+	memset(&m, 0, sizeof(m));
+	m.any = true;
+	m.protocol = (uint8_t)p;
+	m.venue = (uint8_t)v;
+	memcpy(m.name, "any", 3);
+	rc = feed_map_add_entry(e, &m);
+	if (rc < 0) {
+		snprintf(err, err_len, "--proto: %s", rc == -FEED_EPROTO ?
+			 "the feed map already uses that venue with another protocol" :
+			 "cannot add the line");
+		return -1;
+	}
+	return 0;
+}

@@ -38,4 +38,12 @@ int feeds_conf_load(struct feed_engine *e, const char *path, char *err, size_t e
 const struct feed_map_entry *feeds_conf_find(const struct feed_map_entry *entries, int n,
 					       int protocol, int venue, const char *name);
 
+/*
+ * --proto PROTOCOL[:VENUE] (wb-dump, wirebookd): decode every UDP payload
+ * the feed map does not name as that protocol, whatever its address
+ * (anonymized captures). VENUE defaults to the protocol's first. 0, or -1
+ * with err saying what is wrong.
+ */
+int feeds_conf_add_proto(struct feed_engine *e, const char *arg, char *err, size_t err_len);
+
 #endif /* WIREBOOK_TOOLS_FEEDS_CONF_H */

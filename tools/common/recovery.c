@@ -176,7 +176,7 @@ static int check_stream(struct feed_engine *e, const struct recovery_conf_entry 
 	for (uint32_t i = 0; i < e->line_count; i++) {
 		const struct feed_line *l = &e->lines[i];
 
-		if (!l->ip || l->venue != en->venue ||
+		if (!feed_line_in_use(l) || l->venue != en->venue ||
 		    (en->channel >= 0 && l->channel != en->channel))
 			continue;
 		if (l->protocol != FEED_PROTO_ITCH50 && l->protocol != FEED_PROTO_UQDF) {

@@ -57,7 +57,8 @@ int source_find_line(const struct feed_engine *e, int protocol, int venue)
 	uint32_t i;
 
 	for (i = 0; i < e->line_count; i++)
-		if (e->lines[i].ip && e->lines[i].protocol == protocol && e->lines[i].venue == venue)
+		if (feed_line_in_use(&e->lines[i]) && e->lines[i].protocol == protocol &&
+		    e->lines[i].venue == venue)
 			return (int)i;
 	return -1;
 }
