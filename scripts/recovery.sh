@@ -78,7 +78,7 @@ checksum() { grep '^books: checksum' "$T/$1.out"; }
 
 # report FEED RATE RUN STREAM-PREFIX COMPARE(yes|sip)
 report() {
-	local feed=$1 rate=$2 run=$3 prefix=$4 compare=$5 line gaps filled unrec verdict
+	local feed=$1 rate=$2 run=$3 prefix=$4 compare=$5 line gaps filled unrec verdict what
 	line=$(grep "^recovery $prefix (" "$T/$run.out" | tail -1)
 	if [ -z "$line" ]; then
 		echo "recovery $feed loss=$rate% no recovery line from wirebookd"; failed=1; return
@@ -93,7 +93,11 @@ report() {
 	else
 		verdict=DIFFERENT; failed=1
 	fi
-	echo "recovery $feed loss=$rate% gaps=$gaps filled=$filled unrecoverable=$unrec books=$verdict"
+	case $rate in
+	*[!0-9.]*) what=$rate ;;	# a scenario, not a loss rate
+	*) what="loss=$rate%" ;;
+	esac
+	echo "recovery $feed $what gaps=$gaps filled=$filled unrecoverable=$unrec books=$verdict"
 	echo "  fill time: $(sed -n 's/.*fill time \(.*\)$/\1/p' <<< "$line"); $(sed -n 's/.*\(requests [0-9]*, retries [0-9]*\).*/\1/p' <<< "$line")"
 	if [ "${gaps:-0}" -eq 0 ] || [ "$gaps" != "$filled" ] || [ "${unrec:-1}" -ne 0 ]; then
 		failed=1
@@ -112,6 +116,26 @@ for rate in $RATES; do
 	cp "$T/itch-whole.out" "$T/itch-$rate-whole.out"
 	report itch "$rate" "itch-$rate" nasdaq yes
 done
+
+# Late join: wirebookd starts at the middle of the day (the capture's first
+# half cut off, as a process started at noon sees it): the stream's first
+# packet is far past sequence 1, and the re-request fetches the morning.
+python3 - "$T/itch-whole.pcap" "$T/itch-late.pcap" <<'PY'
+import struct, sys
+src = open(sys.argv[1], "rb").read()
+recs, off = [], 24
+while off + 16 <= len(src):
+    n = struct.unpack_from("<I", src, off + 8)[0]
+    recs.append((off, 16 + n))
+    off += 16 + n
+with open(sys.argv[2], "wb") as out:
+    out.write(src[:24])
+    for o, n in recs[len(recs) // 2:]:
+        out.write(src[o:o + n])
+PY
+books itch-late "$T/itch-late.pcap" "$T/itch.conf" || exit 1
+cp "$T/itch-whole.out" "$T/itch-late-whole.out"
+report itch late-join-at-half itch-late nasdaq yes
 stop_servers
 
 # Cboe PITCH and NYSE XDP: no client or server yet (GRP/Spin, XDP request server).
