@@ -74,6 +74,9 @@ static void usage(FILE *out)
 "      --gap-every N      drop every Nth data packet of each venue (a sequence gap)\n"
 "      --dup-every N      send every Nth data packet twice\n"
 "      --ab               send every packet on the A and the B line\n"
+"      --loss PCT         lose PCT %% (0-50, e.g. 0.1) of the data packets at\n"
+"                         random on every line at once, in bursts of 1-5\n"
+"                         packets; heartbeats pass. Same flow as without it\n"
 "      --feeds FILE       take each venue's protocol and A/B groups from its lines\n"
 "                         named A and B in FILE (default: feeds.conf if found; else\n"
 "                         the sample feeds.conf's groups, 239.192.<venue>.1/.2 for\n"
@@ -104,6 +107,64 @@ static void usage(FILE *out)
  * the end sorted by time (stable), so the capture replays as the exchanges
  * sent it. Memory: the capture's size, once.
  */
+/*
+ * --loss: random packet loss on every line at once (a copy on the B line,
+ * or a --dup-every copy, shares the fate of the packet it copies), in
+ * bursts of 1 to LOSS_MAX_BURST packets (mean 3), data packets only: a
+ * heartbeat or end of session (a payload of a header alone) always
+ * passes, so every loss is visible to the receiver. Its own random
+ * numbers, so the flow (and every packet that is kept) is the same bytes
+ * as without --loss.
+ */
+#define LOSS_MAX_BURST 5
+#define LOSS_HEADER_ONLY 20	/* the largest header-only payload (MoldUDP64) */
+
+struct loss {
+	uint32_t ppm;		/* packets lost per million */
+	uint64_t rng;
+	uint32_t burst_left;	/* packets still to drop in this burst */
+	bool prev_dropped;	/* the fate of the previous packet... */
+	uint32_t prev_len;	/* ...and its bytes, to recognise its copy */
+	uint8_t prev[PCAP_WRITER_MAX_PAYLOAD];
+	uint64_t data_packets, dropped, bursts;
+};
+
+static uint64_t loss_random(struct loss *l)
+{
+	uint64_t z = (l->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static bool loss_drops(struct loss *l, const uint8_t *p, uint32_t len)
+{
+	bool drop;
+
+	if (len <= LOSS_HEADER_ONLY)
+		return false;
+	if (len == l->prev_len && memcmp(p, l->prev, len) == 0)
+		return l->prev_dropped;		/* the other line's copy */
+	l->data_packets++;
+	if (l->burst_left) {
+		l->burst_left--;
+		drop = true;
+	} else {
+		/* A burst starts with probability rate / mean burst length. */
+		drop = loss_random(l) % (1000000ull * (LOSS_MAX_BURST + 1) / 2) < l->ppm;
+		if (drop) {
+			l->burst_left = (uint32_t)(loss_random(l) % LOSS_MAX_BURST);
+			l->bursts++;
+		}
+	}
+	l->dropped += drop;
+	l->prev_dropped = drop;
+	l->prev_len = len;
+	memcpy(l->prev, p, len);
+	return drop;
+}
+
 struct held_packet {
 	uint64_t ts;
 	uint64_t off;		/* in time_order.bytes; also the tie-break: arrival order */
@@ -117,6 +178,7 @@ struct time_order {
 	size_t used, cap;
 	struct held_packet *held;
 	size_t n, held_cap;
+	struct loss loss;
 };
 
 static int pcap_sink(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
@@ -126,6 +188,8 @@ static int pcap_sink(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_po
 
 	if (len > PCAP_WRITER_MAX_PAYLOAD)
 		return -1;
+	if (t->loss.ppm && loss_drops(&t->loss, payload, len))
+		return 0;
 	if (t->n == t->held_cap) {
 		size_t cap = t->held_cap ? t->held_cap * 2 : 1u << 16;
 		struct held_packet *h = realloc(t->held, cap * sizeof(*h));
@@ -292,7 +356,7 @@ static void venue_groups(const struct feed_map_entry *map, int n, struct venue_o
 	}
 }
 
-enum { OPT_GAP = 256, OPT_DUP, OPT_AB, OPT_FEEDS, OPT_SESSION, OPT_PAYLOAD, OPT_SYMBOLS,
+enum { OPT_GAP = 256, OPT_DUP, OPT_AB, OPT_LOSS, OPT_FEEDS, OPT_SESSION, OPT_PAYLOAD, OPT_SYMBOLS,
        OPT_PITCH, OPT_XDP, OPT_VENUES, OPT_UNTIL, OPT_DATE, OPT_SIP_LAG, OPT_TRUTH };
 
 int main(int argc, char **argv)
@@ -302,6 +366,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, 0, 's' },	{ "messages", required_argument, 0, 'n' },
 		{ "format", required_argument, 0, 'f' }, { "gap-every", required_argument, 0, OPT_GAP },
 		{ "dup-every", required_argument, 0, OPT_DUP }, { "ab", no_argument, 0, OPT_AB },
+		{ "loss", required_argument, 0, OPT_LOSS },
 		{ "feeds", required_argument, 0, OPT_FEEDS },
 		{ "session", required_argument, 0, OPT_SESSION },
 		{ "until", required_argument, 0, OPT_UNTIL },
@@ -325,6 +390,7 @@ int main(int argc, char **argv)
 	uint32_t venue_mask = 1u << WB_VENUE_NASDAQ, added_venues = 0;
 	bool quiet = false;
 	uint64_t until = 0;	/* exchange time (ns since midnight) to stop at; 0: the whole day */
+	uint32_t loss_ppm = 0;	/* --loss, packets per million */
 	int nvenues = 0;
 	uint64_t v;
 	int c;
@@ -373,6 +439,18 @@ int main(int argc, char **argv)
 			*(c == OPT_GAP ? &base.gap_every : &base.dup_every) = (uint32_t)v;
 			break;
 		case OPT_AB: base.ab = true; break;
+		case OPT_LOSS: {
+			char *end;
+			double pct = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(pct >= 0 && pct <= 50)) {
+				fprintf(stderr, "wb-gen: --loss: a percentage 0-50 (e.g. 1 or 0.1), "
+					"not '%s'\n", optarg);
+				return 2;
+			}
+			loss_ppm = (uint32_t)(pct * 10000 + 0.5);
+			break;
+		}
 		case OPT_PITCH: venue_mask = parse_venues(pitch_venues); break;
 		case OPT_XDP: added_venues |= parse_venues(xdp_venues); break;
 		case OPT_VENUES:
@@ -444,10 +522,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-gen: unknown format '%s' (pcap, itch-file, itch-file.gz)\n", format);
 		return 2;
 	}
-	if (to_file && (base.ab || base.gap_every || base.dup_every || base.max_payload)) {
+	if (to_file && (base.ab || base.gap_every || base.dup_every || base.max_payload ||
+			loss_ppm)) {
 		/* A BinaryFILE has no packets to lose, copy or size. */
-		fprintf(stderr, "wb-gen: --ab, --gap-every, --dup-every and --max-payload need "
-				"--format pcap\n");
+		fprintf(stderr, "wb-gen: --ab, --gap-every, --dup-every, --loss and --max-payload "
+				"need --format pcap\n");
 		return 2;
 	}
 	venue_mask |= added_venues;
@@ -536,6 +615,9 @@ int main(int argc, char **argv)
 	struct gen_flow *flow = calloc(1, sizeof(*flow));
 	struct pcap_writer pw;
 	struct time_order order = { .w = &pw };
+
+	order.loss.ppm = loss_ppm;
+	order.loss.rng = fcfg.seed ^ 0x6c6f7373ull;	/* its own stream: "loss" */
 	struct itch_file file;
 	struct timespec t0;
 	int rc = 1;
@@ -628,6 +710,10 @@ int main(int argc, char **argv)
 				seconds_since(&t0), flow->stats.peak_live, flow->live_count);
 			for (int i = 0; i < nvenues; i++)
 				venues[i].gp->summary(venues[i].enc, flow, stderr);
+			if (loss_ppm)
+				fprintf(stderr, "wb-gen: --loss: %" PRIu64 " of %" PRIu64 " data packets "
+					"lost on every line, in %" PRIu64 " bursts\n", order.loss.dropped,
+					order.loss.data_packets, order.loss.bursts);
 		}
 	}
 	for (int i = 0; i < nvenues; i++) {

@@ -33,6 +33,7 @@
 #include "common/kernel_source.h"
 #include "common/metrics.h"
 #include "common/options.h"
+#include "common/recovery.h"
 #include "common/source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
@@ -72,6 +73,10 @@ struct wbd {
 	int kernel;
 	struct wb_control kctl;		/* --kernel with --metrics: the module's stats */
 	struct wb_ioc_line_stats metrics_lines[FEED_MAX_LINES];
+	struct recovery_client *rec;	/* --recovery, or NULL */
+	int rec_eof;			/* the file ended; fills may still come */
+	uint64_t rec_eof_deadline;
+	uint32_t rec_venues;		/* published as the book's recovering_venues */
 };
 
 static void usage(FILE *f)
@@ -123,6 +128,11 @@ static void usage(FILE *f)
 "  --expected-orders N  size the order tables for N live orders (1-268435456,\n"
 "                       default 1Mi)\n"
 "  --exit-at-eof        exit when a file source ends (default: keep serving the books)\n"
+"  --recovery FILE      fill gaps from the recovery services FILE names per stream\n"
+"                       (recovery.conf: VENUE SERVICE HOST:PORT [channel=N]\n"
+"                       [timeout=MS] [retries=N]; SERVICE mold: MoldUDP64\n"
+"                       re-request). A file source waits for its fills; at its\n"
+"                       end, at most 10 s for the last ones\n"
 "  --help\n"
 "\n"
 "\n"
@@ -196,6 +206,58 @@ static void wbd_serve_control(struct wbd *d)
 		wb_control_serve(d->control_fd, wb_control_engine_handler, &d->control);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t wall_ns(void);
+
+/*
+ * The source's pump with gap recovery around it: replies in, requests out,
+ * on the thread that runs the engine. A file source, which can wait,
+ * waits while the streams hold back many packets, and at its end until
+ * the last fills came (at most REC_EOF_WAIT_NS); a live one never waits.
+ */
+#define REC_FILE_MAX_HELD 1024
+#define REC_EOF_WAIT_NS (10 * 1000000000ull)
+
+static int wbd_pump(struct wbd *d)
+{
+	uint64_t now;
+	uint32_t held;
+	int rc, busy;
+
+	if (!d->rec)
+		return source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
+	now = mono_ns();
+	recovery_client_poll(d->rec, now, d->is_file ? 0 : wall_ns(), &d->prod);
+	busy = recovery_client_busy(d->rec, &held);
+	if (recovery_client_recovering_venues(d->rec) != d->rec_venues) {
+		/* Readers see the book as recovering (wb_health) while a venue waits. */
+		d->rec_venues = recovery_client_recovering_venues(d->rec);
+		superbook_set_recovering(builder_superbook(d->builder), d->rec_venues);
+	}
+	if (d->rec_eof) {
+		if (busy && now < d->rec_eof_deadline)
+			return SOURCE_MORE;
+		feed_engine_flush(d->engine, &d->prod);	/* what is still missing is a GAP */
+		return SOURCE_EOF;
+	}
+	if (d->is_file && held > REC_FILE_MAX_HELD)
+		return SOURCE_MORE;
+	rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
+	if (rc == SOURCE_EOF) {
+		d->rec_eof = 1;
+		d->rec_eof_deadline = now + REC_EOF_WAIT_NS;
+		rc = SOURCE_MORE;
+	}
+	return rc;
+}
+
 /* Thread 1's pump (inline mode): decode a few packets, publish. */
 static int pump_inline(void *arg)
 {
@@ -203,7 +265,7 @@ static int pump_inline(void *arg)
 	int rc;
 
 	wbd_serve_control(d);
-	rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
+	rc = wbd_pump(d);
 
 	wb_ring_producer_publish_no_wakeup(&d->prod); /* thread 1 polls; it never sleeps on the ring */
 	if (rc == SOURCE_ERROR) {
@@ -230,7 +292,7 @@ static void *source_thread_main(void *arg)
 			}
 		}
 		wbd_serve_control(d);
-		rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
+		rc = wbd_pump(d);
 		wb_ring_producer_publish_no_wakeup(&d->prod);
 		if (rc == SOURCE_EOF || rc == SOURCE_ERROR)
 			break;
@@ -310,6 +372,8 @@ static void print_stats(struct wbd *d, double elapsed)
 	if (rd(&sc->sip))
 		printf("sip view: updates %llu, dropped %llu (lost while its thread was behind)\n",
 		       (unsigned long long)rd(&sc->sip), (unsigned long long)rd(&sc->sip_dropped));
+	if (d->rec)
+		recovery_client_print(d->rec, stdout);
 	fflush(stdout);
 }
 
@@ -332,7 +396,7 @@ static double mono_s(void)
 enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
-	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS,
+	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
 };
 
 /* The metrics endpoint's view: the same counters --stats prints, and more. */
@@ -439,12 +503,14 @@ int main(int argc, char **argv)
 		{ "control", required_argument, 0, OPT_CONTROL },
 		{ "config", required_argument, 0, OPT_CONFIG },
 		{ "metrics", required_argument, 0, OPT_METRICS },
+		{ "recovery", required_argument, 0, OPT_RECOVERY },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
 	const char *pcap = NULL, *itch = NULL, *iface = NULL, *feeds = NULL, *subs = "*";
 	const char *proto = NULL;
 	const char *latency_dir = NULL, *control = NULL, *kernel_dev = NULL, *metrics_at = NULL;
+	const char *recovery = NULL;
 	struct metrics_server *metrics = NULL;
 	struct config_args cargs;
 	int kernel = 0;
@@ -555,6 +621,7 @@ int main(int argc, char **argv)
 			metrics_at = optarg;
 			break;
 		}
+		case OPT_RECOVERY: recovery = optarg; break;
 		case OPT_CONFIG:
 			fprintf(stderr, "wirebookd: --config: give one config file\n");
 			BAD_VALUE();
@@ -579,6 +646,11 @@ int main(int argc, char **argv)
 	if (kernel && control) {
 		fprintf(stderr, "wirebookd: with --kernel, control the module with wb-subscribe "
 			"(no --daemon); --control serves user-space sources\n");
+		return 2;
+	}
+	if (recovery && kernel) {
+		fprintf(stderr, "wirebookd: --recovery: not yet with --kernel (the module's gaps "
+			"are not recovered in user space yet)\n");
 		return 2;
 	}
 	if (speed > 0 && !pcap) {
@@ -616,6 +688,21 @@ int main(int argc, char **argv)
 	if (proto && feeds_conf_add_proto(d.engine, proto, err, sizeof(err))) {
 		fprintf(stderr, "wirebookd: %s\n", err);
 		return 2;
+	}
+	/* After every line of the feed map (--proto's too): the services name its streams. */
+	if (recovery) {
+		struct recovery_conf_entry rent[RECOVERY_MAX_SERVICES];
+		int nrent = recovery_conf_read(recovery, rent, RECOVERY_MAX_SERVICES, err, sizeof(err));
+
+		if (nrent < 0) {
+			fprintf(stderr, "wirebookd: --recovery: %s\n", err);
+			return 1;
+		}
+		d.rec = recovery_client_create(d.engine, rent, nrent, recovery, err, sizeof(err));
+		if (!d.rec) {
+			fprintf(stderr, "wirebookd: --recovery: %s\n", err);
+			return 1;
+		}
 	}
 	if (iface && bcfg.numa_node < 0)
 		bcfg.numa_node = nic_numa_node(iface);
@@ -661,6 +748,7 @@ int main(int argc, char **argv)
 	sopt.speed = speed;
 	sopt.busy_poll = busy;
 	sopt.engine = d.engine;
+	sopt.no_flush_at_eof = d.rec != NULL;	/* wbd_pump flushes after the last fills */
 	if (kernel) {
 		ops = &source_kernel_ops;
 		sopt.path = kernel_dev;
@@ -769,6 +857,10 @@ int main(int argc, char **argv)
 	wb_control_close(&d.kctl);
 	builder_stop(d.builder);
 	print_stats(&d, mono_s() - t0);
+	/* Content only (orders, queues, levels, NBBO): equal books, equal sums. */
+	printf("books: checksum venue books %016llx, super-book %016llx\n",
+	       (unsigned long long)venue_books_checksum(builder_venue_books(d.builder)),
+	       (unsigned long long)superbook_checksum(builder_superbook(d.builder)));
 	if (d.latency) {
 		uint64_t dropped = 0, written = latency_log_close(d.latency, &dropped);
 
@@ -794,6 +886,7 @@ int main(int argc, char **argv)
 		unlink(control);
 	}
 	builder_destroy(d.builder);
+	recovery_client_destroy(d.rec);
 	feed_engine_destroy(d.engine);
 	free(d.engine);
 	free(d.ring_mem);

@@ -44,8 +44,8 @@
 #define WB_ALIGNOF(t) _Alignof(t)
 #endif
 
-/* Bumped on any change to struct wb_event or the ring layout. */
-#define WB_ABI_VERSION 2u
+/* Bumped on any change to struct wb_event or the ring layout (3: gap recovery). */
+#define WB_ABI_VERSION 3u
 
 #define WB_PRICE_SCALE 100000000LL
 
@@ -230,6 +230,15 @@ enum wb_gap_reason {
 				    * its earlier messages were never seen (count 0) */
 	WB_GAP_FILTER_FULL = 2,	/* an order of the instrument could not be tracked (count 1) */
 	WB_GAP_BAD_DATA = 3,	/* a message of the instrument could not be applied */
+	WB_GAP_RECOVERING = 4,	/* [first, first + count) is missing and being recovered (gap
+				 * fill, or a snapshot: count 0, the end is not known yet). The
+				 * stream's later messages are held back until it is filled:
+				 * its books are behind, not wrong. Always followed, on the
+				 * same stream, by exactly one WB_GAP_FILLED. */
+	WB_GAP_FILLED = 5,	/* the recovery of [first, first + count) is over: the stream
+				 * is in sequence again. What could not be recovered was
+				 * reported before it as WB_GAP_SEQUENCE gaps (gap.lost
+				 * messages in all); lost == 0 means every message came. */
 };
 
 /*
@@ -244,7 +253,8 @@ struct wb_ev_gap {
 	uint16_t channel;
 	uint8_t unit;
 	uint8_t reason;		/* enum wb_gap_reason */
-	uint8_t reserved[12];
+	uint32_t lost;		/* WB_GAP_FILLED: messages of the range that were lost */
+	uint8_t reserved[8];
 };
 
 struct wb_event {

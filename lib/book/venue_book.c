@@ -1035,6 +1035,16 @@ static unsigned apply_gap(struct venue_books *vb, const struct wb_event *ev, str
 {
 	struct book_update *u;
 
+	/*
+	 * A gap being recovered, and its end, leave the book as it is: its
+	 * stream's later messages wait until the missing ones came (the book is
+	 * behind, not wrong). What could not be recovered comes as a
+	 * sequence gap of its own, which does mark the venue.
+	 */
+	if (ev->u.gap.reason == WB_GAP_RECOVERING || ev->u.gap.reason == WB_GAP_FILLED) {
+		vb->c.recoveries += ev->u.gap.reason == WB_GAP_RECOVERING;
+		return 0;
+	}
 	if (ev->instrument >= vb->max_instruments) {
 		vb->c.bad_instrument++;
 		return 0;

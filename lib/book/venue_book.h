@@ -169,6 +169,7 @@ struct venue_books_counters {
 	uint64_t index_grows;		/* order index doublings (see above) */
 	uint64_t level_grows;		/* level pool doublings and new level-arena chunks */
 	uint64_t sip;			/* SIP events passed on to thread 2's SIP view */
+	uint64_t recoveries;		/* gaps announced as being recovered: the book waits, unmarked */
 };
 
 const struct venue_books_counters *venue_books_counters(const struct venue_books *vb);

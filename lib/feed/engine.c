@@ -228,12 +228,10 @@ void feed_engine_destroy(struct feed_engine *e)
 
 static void group_reset(struct feed_group *g)
 {
-	uint32_t i;
-
-	for (i = 0; i < g->hold_slots; i++)
-		g->hold[i].used = false;
 	__builtin_memset(g->stream, 0, (size_t)g->units * sizeof(g->stream[0]));
+	feed_hold_init(g);
 	g->holes = 0;
+	g->recovering = 0;
 }
 
 void feed_engine_reset_state(struct feed_engine *e)
@@ -366,6 +364,7 @@ static struct feed_group *group_new(struct feed_engine *e, const struct feed_pro
 		return 0;
 	}
 	g->hold_slots = e->cfg.hold_packets;
+	feed_hold_init(g);
 	g->venue = (uint8_t)venue;
 	g->protocol = (uint8_t)protocol;
 	g->channel = channel;
@@ -877,8 +876,8 @@ void feed_clear_stream(struct feed_packet *pk, uint8_t unit, uint64_t seq, uint6
 
 /* ---- packet path ---------------------------------------------------------- */
 
-static void packet_init(struct feed_packet *pk, struct feed_engine *e, int line,
-			uint64_t recv_ts, struct wb_ring_producer *out)
+void feed_packet_init(struct feed_packet *pk, struct feed_engine *e, int line,
+		      uint64_t recv_ts, struct wb_ring_producer *out)
 {
 	struct feed_line *l = &e->lines[line];
 
@@ -909,7 +908,7 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 		return;
 	if (wb_unlikely(!feed_line_in_use(&e->lines[line])))
 		return;
-	packet_init(&pk, e, line, recv_ts, out);
+	feed_packet_init(&pk, e, line, recv_ts, out);
 	proto = pk.proto;
 	head = out->head;
 	dropped = out->dropped;

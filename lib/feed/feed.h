@@ -90,6 +90,15 @@ struct feed_counters {
 	uint64_t held;		/* packets held until a hole before them was filled or lost */
 	uint64_t hold_full;	/* holes declared lost early: the hold buffer was full */
 	uint64_t stale_session;	/* packets of a session already replaced: dropped */
+	/* gap recovery (stream.c), on the line whose packet or request moved it */
+	uint64_t rec_gaps;	/* recoveries begun: holes recovered instead of declared, late joins */
+	uint64_t rec_filled;	/* recoveries that ended with every message recovered */
+	uint64_t rec_unrecoverable; /* recoveries that ended with messages lost */
+	uint64_t rec_messages;	/* messages decoded from recovered packets */
+	uint64_t rec_lost;	/* messages given up while recovering (refused, too old, full) */
+	uint64_t snapshots;	/* snapshots applied */
+	uint64_t rec_buffer_full; /* the recovery buffer was full: a stream gave up its holes */
+	uint64_t rec_rejected;	/* recovery input refused (wrong state, stream or session) */
 	uint64_t errors[FEED_ERR_COUNT];
 };
 
@@ -149,6 +158,12 @@ struct feed_engine_config {
 	uint32_t hold_packets;
 	bool no_hold;		/* never hold: a hole is a GAP at once (timing-free replays) */
 	/*
+	 * Gap recovery (feed_recovery_enable): the buffer a group in recovery
+	 * mode keeps its streams' packets in while a hole is recovered, in
+	 * packets of up to FEED_HOLD_BYTES (0: FEED_RECOVERY_DEFAULT_SLOTS).
+	 */
+	uint32_t recovery_slots;
+	/*
 	 * Optional: taken around the few stores that publish a feed-map change,
 	 * when another thread runs the packet path (the module's spinlock). Every
 	 * allocation happens before, outside it.
@@ -170,6 +185,7 @@ struct feed_engine {
 	struct feed_group *group[FEED_MAX_LINES];
 	uint64_t trading_day_ns; /* producer-set ET midnight (exch_ts base); 0: receive clock */
 	uint32_t holes;		/* streams with a hole open: feed_engine_poll() has work */
+	uint32_t recovery_changes; /* bumped when a recovery begins, moves or ends */
 	struct feed_subs subs;
 };
 
@@ -271,6 +287,112 @@ int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len
 void feed_engine_poll(struct feed_engine *e, uint64_t now, struct wb_ring_producer *out);
 /* The input ended: every hole is a GAP, every held packet is decoded. */
 void feed_engine_flush(struct feed_engine *e, struct wb_ring_producer *out);
+
+/* ---- gap recovery and snapshots (stream.c) -----------------------------
+ *
+ * A group of streams (a feed map's venue and channel) in recovery mode
+ * does not turn a hole into a GAP: it announces it (a GAP with reason
+ * WB_GAP_RECOVERING), keeps every later packet of that stream in its
+ * recovery buffer and waits for the missing packets through
+ * feed_recover_packet(). Once they are in, it decodes everything in
+ * sequence and says so (WB_GAP_FILLED). The stream's books are behind
+ * meanwhile, never wrong; other streams go on untouched. What cannot come
+ * (feed_recover_lost, or the buffer full) becomes an ordinary GAP.
+ *
+ * A snapshot (late join, or a hole too large to fill) replaces a
+ * stream's books: feed_snapshot_begin() clears them and buffers real time,
+ * feed_snapshot_packet() applies the snapshot's messages through the
+ * protocol's decoder, feed_snapshot_end() says which sequence the
+ * snapshot reached, and the buffered packets after it are then decoded in
+ * order (those before it dropped).
+ *
+ * Streams are named by a line of their group and the unit (PITCH). The
+ * calls return 0 or a negative FEED_E* code; input refused is counted
+ * (rec_rejected).
+ */
+#define FEED_RECOVERY_DEFAULT_SLOTS 4096	/* packets: about 6 MiB a group */
+#define FEED_RECOVERY_MAX_SLOTS (1u << 20)
+
+enum feed_rec_state {
+	FEED_REC_NONE = 0,	/* in sequence (or not in recovery mode) */
+	FEED_REC_GAP,		/* a hole is being filled */
+	FEED_REC_SNAPSHOT,	/* a snapshot is being taken: real time is buffered */
+};
+
+/* One stream's recovery, as feed_recovery_list() reports it. */
+struct feed_recovery_stream {
+	uint8_t venue;
+	uint8_t protocol;
+	uint8_t unit;
+	uint8_t state;		/* enum feed_rec_state */
+	uint16_t channel;
+	uint16_t line;		/* a line of the stream's group (to name it in the calls) */
+	uint32_t episode;	/* bumped by every recovery of the stream */
+	uint32_t held;		/* packets buffered */
+	uint64_t next_seq;	/* the stream's next expected sequence (0: not started) */
+	uint64_t missing_first;	/* FEED_REC_GAP: ask for [first, first + count) now */
+	uint64_t missing_count;
+	uint64_t rec_first;	/* the recovery's range as announced (end 0: a snapshot) */
+	uint64_t rec_end;
+	uint64_t since;		/* receive time the recovery began */
+	char session[10];	/* MoldUDP64 session of the stream, if it has one */
+	uint8_t has_session;
+	uint8_t reserved[5];
+	/* since the engine started: per stream */
+	uint64_t gaps, filled, unrecoverable, messages, lost, snapshots;
+};
+
+/*
+ * Fill times (receive-clock ns from WB_GAP_RECOVERING to WB_GAP_FILLED) of
+ * a group, in a log-linear histogram: 4 buckets per power of two.
+ */
+#define FEED_FILL_BUCKETS 256
+struct feed_fill_hist {
+	uint32_t bucket[FEED_FILL_BUCKETS];
+	uint64_t count;
+	uint64_t max_ns;
+};
+/* The value below which q permille of the samples lie (an upper bound of its bucket). */
+uint64_t feed_fill_quantile(const struct feed_fill_hist *h, uint32_t permille);
+
+/*
+ * Recovery mode for the group of (venue, channel): allocates its recovery
+ * buffer (slots packets; 0: the engine's recovery_slots). Control path:
+ * allocates outside the engine lock. Enabling again resizes.
+ */
+int feed_recovery_enable(struct feed_engine *e, int venue, uint16_t channel, uint32_t slots);
+/* Back to GAPs: open recoveries end as lost (events into out). */
+int feed_recovery_disable(struct feed_engine *e, int venue, uint16_t channel, uint64_t now,
+			  struct wb_ring_producer *out);
+/*
+ * Streams with a recovery in progress (all started streams of groups in
+ * recovery mode when all), up to max into out. Returns how many there are.
+ */
+int feed_recovery_list(const struct feed_engine *e, struct feed_recovery_stream *out, int max,
+		       bool all);
+/* A group's fill times, by the index of a line of it; NULL when none. */
+const struct feed_fill_hist *feed_recovery_fill_times(const struct feed_engine *e, int line);
+/*
+ * A recovered packet (a re-request reply, a gap-response or retransmission
+ * packet) in the line's framing. It fills its stream's hole and what was
+ * buffered behind it is decoded in order.
+ */
+int feed_recover_packet(struct feed_engine *e, int line, const uint8_t *payload, uint32_t len,
+			uint64_t recv_ts, struct wb_ring_producer *out);
+/* Messages [first, first + count) of the stream will not come: they are a GAP. */
+int feed_recover_lost(struct feed_engine *e, int line, uint8_t unit, uint64_t first,
+		      uint64_t count, uint64_t now, struct wb_ring_producer *out);
+int feed_snapshot_begin(struct feed_engine *e, int line, uint8_t unit, uint64_t now,
+			struct wb_ring_producer *out);
+/* Snapshot messages in the protocol's framing (its snapshot_frame): decoded as they are. */
+int feed_snapshot_packet(struct feed_engine *e, int line, uint8_t unit, const uint8_t *payload,
+			 uint32_t len, uint64_t now, struct wb_ring_producer *out);
+/* The snapshot holds every message before next_seq. */
+int feed_snapshot_end(struct feed_engine *e, int line, uint8_t unit, uint64_t next_seq,
+		      uint64_t now, struct wb_ring_producer *out);
+/* No snapshot will come: what it should have covered is a GAP. */
+int feed_snapshot_abort(struct feed_engine *e, int line, uint8_t unit, uint64_t now,
+			struct wb_ring_producer *out);
 
 /* Error codes (negative returns). */
 #define FEED_EINVAL	1

@@ -27,6 +27,10 @@ struct feed_packet {
 	uint8_t venue;
 };
 
+/* The context of a packet of line (a mapped line index). */
+void feed_packet_init(struct feed_packet *pk, struct feed_engine *e, int line,
+		      uint64_t recv_ts, struct wb_ring_producer *out);
+
 /*
  * Field readers. Callers check the message length once against the
  * type's fixed size, then read fields at constant offsets: that one check
@@ -136,6 +140,7 @@ enum feed_stream_event {
 	FEED_STREAM_NEW_SESSION, /* a new session id: yesterday's state is gone */
 	FEED_STREAM_RESET,	/* sequence reset: the stream's books start over */
 	FEED_STREAM_NEW_DAY,	/* the stream began again after its end of session */
+	FEED_STREAM_SNAPSHOT,	/* a snapshot replaces the stream's state: forget it */
 };
 
 /*
@@ -164,6 +169,12 @@ struct feed_proto {
 
 	/* Where the packet's sequence is: 0, or FEED_FRAME_ERROR(enum feed_error). */
 	int (*frame)(const uint8_t *p, uint32_t len, struct feed_frame *f);
+	/*
+	 * Frame a packet of snapshot messages (feed_snapshot_packet): the
+	 * protocol's own framing, whatever its sequence and unit say (a spin's
+	 * are 0). NULL: the protocol has no snapshot.
+	 */
+	int (*snapshot_frame)(const uint8_t *p, uint32_t len, struct feed_frame *f);
 	/*
 	 * Decode messages skip..f->count-1. Returns how many messages were
 	 * framed (f->count unless the packet ends early: the rest is lost and
@@ -229,26 +240,34 @@ struct feed_venue {
 
 /* ---- sequence streams (stream.c) ----------------------------------------- */
 
-/* A packet kept while a hole before it may still be filled by another line. */
+/*
+ * A packet kept while a hole before it may still be filled: by another
+ * line, or (recovery mode) by recovered packets. Each stream keeps its
+ * held packets in a list in sequence order; free slots are listed too.
+ * List links are slot index + 1, so 0 is "none" and zeroed state is empty.
+ */
 #define FEED_HOLD_BYTES 1472	/* the largest UDP payload of a 1500-byte MTU */
 
 struct feed_hold {
 	struct feed_frame frame;
 	uint64_t recv_ts;
+	uint32_t next;		/* next held packet of the stream (or free slot), +1; 0: none */
 	uint16_t len;
 	uint8_t line;		/* engine line index */
-	bool used;
+	bool recovered;		/* came through feed_recover_packet */
 	uint8_t data[FEED_HOLD_BYTES];
 };
 
 struct feed_stream {
 	uint64_t next_seq;	/* next expected, when started */
-	uint64_t hole_since;	/* receive time the current hole opened; 0: none */
+	uint64_t hole_since;	/* receive time the current hole opened; 0: none. Also set
+				 * while the stream recovers, so the fast path stays away */
 	uint64_t hole_end;	/* a heartbeat or end says the stream reached here */
 	uint64_t line_next[FEED_STREAM_MAX_LINES]; /* per line: next after its newest packet */
 	uint64_t reset_token;	/* the last reset's token: its copy on another line is no new reset */
 	uint64_t restart_seq;	/* where the last reset or new day began */
-	uint16_t held;		/* its packets in the group's hold */
+	uint32_t hold_head, hold_tail;	/* its held packets, in sequence order (+1; 0: none) */
+	uint32_t held;		/* how many */
 	uint16_t hole_line;	/* engine line index whose packet opened the hole */
 	uint8_t epoch;		/* bumped by every reset and new day */
 	uint8_t line_epoch[FEED_STREAM_MAX_LINES]; /* a line still in an older epoch lags behind it */
@@ -257,6 +276,13 @@ struct feed_stream {
 	bool has_session, has_prev_session;
 	uint16_t session_tail, prev_session_tail;
 	uint64_t session, prev_session;	/* as in struct feed_frame */
+	/* recovery mode (enum feed_rec_state) */
+	uint8_t rec;
+	uint32_t rec_episode;
+	uint64_t rec_first, rec_end;	/* the range announced RECOVERING; rec_end 0: a snapshot */
+	uint64_t rec_since;		/* receive time it began */
+	uint64_t rec_lost;		/* messages of it declared lost so far */
+	uint64_t rc_gaps, rc_filled, rc_unrecoverable, rc_messages, rc_lost, rc_snapshots;
 };
 
 /* The streams of one (venue, channel): its lines share them. */
@@ -269,10 +295,18 @@ struct feed_group {
 	uint8_t line[FEED_STREAM_MAX_LINES];	/* engine line indexes, by group_line */
 	uint16_t units;
 	uint16_t holes;		/* streams with a hole open */
+	bool recovery;		/* recovery mode: holes are recovered, not declared */
+	uint16_t recovering;	/* streams with a recovery in progress */
 	uint32_t hold_slots;
+	uint32_t hold_free;	/* free slots, a list (+1; 0: none) */
+	uint32_t hold_used;
 	struct feed_hold *hold;	/* [hold_slots] */
+	struct feed_fill_hist fill;	/* fill times of its recoveries */
 	struct feed_stream stream[];	/* [units] */
 };
+
+/* Put every slot of g's hold buffer on its free list (streams hold nothing). */
+void feed_hold_init(struct feed_group *g);
 
 /* The 16-bit stream id of (group, unit) kept in feed_venue.stream_of. */
 static inline uint16_t feed_stream_id(const struct feed_group *g, uint8_t unit)

@@ -387,7 +387,11 @@ out:
 	return i;
 }
 
-/* A new MoldUDP64 session is a new day: locates and order references are gone. */
+/*
+ * A new MoldUDP64 session is a new day: locates and order references are
+ * gone. A snapshot (GLIMPSE) keeps the directory: it sends every Stock
+ * Directory again.
+ */
 static void itch_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_stream_event ev)
 {
 	struct feed_venue *v = pk->v;
@@ -566,6 +570,7 @@ const struct feed_proto feed_proto_itch50 = {
 	.state_init = itch_state_init,
 	.state_reset = itch_state_reset,
 	.frame = itch_frame,
+	.snapshot_frame = mold_snapshot_frame,
 	.decode = itch_decode,
 	.stream_event = itch_stream_event,
 	.next_message = itch_next_message,

@@ -43,6 +43,28 @@ static inline int mold_frame(const uint8_t *p, uint32_t len, struct feed_frame *
 	return 0;
 }
 
+/*
+ * A packet of snapshot messages (GLIMPSE's, packed by the recovery client
+ * into MoldUDP64 blocks): any sequence, at least one message.
+ */
+static inline int mold_snapshot_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	uint16_t count;
+
+	if (len < MOLD_HEADER_LEN)
+		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
+	count = feed_be16(p + 18);
+	if (count == 0 || count == MOLD_END_OF_SESSION)
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);
+	__builtin_memset(f, 0, sizeof(*f));
+	f->seq = feed_be64(p + 10);
+	f->count = count;
+	f->offset = MOLD_HEADER_LEN;
+	f->length = len;
+	f->kind = FEED_FRAME_DATA;
+	return 0;
+}
+
 /* The message block at *off: 0 with *msg and *mlen, -1 when it runs past len. */
 static inline int mold_next(const uint8_t *p, uint32_t len, uint32_t *off, const uint8_t **msg,
 			    uint32_t *mlen)

@@ -36,9 +36,10 @@
  *
  * Not multicast. Unit 0 (the TCP Gap Request Proxy and Spin sessions),
  * unsequenced messages (sequence 0) and the TCP session message types are
- * reported as FEED_ERR_NOT_MULTICAST and not decoded: a spin is a snapshot
- * that only makes sense against buffered multicast, which is not this
- * decoder's job.
+ * reported as FEED_ERR_NOT_MULTICAST and not decoded on the packet path. A
+ * spin's book messages reach this decoder through the shared layer's
+ * snapshot calls instead (feed_snapshot_packet, pitch_snapshot_frame),
+ * against the unit's buffered multicast.
  *
  * Events seq is the message's sequence number within its unit.
  */
@@ -688,6 +689,34 @@ static int pitch_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	return 0;
 }
 
+/*
+ * A frame of spin messages (Sequenced Unit Header, unit 0 and sequence 0
+ * on the Spin server's TCP session): the recovery client hands over the
+ * book messages of a spin this way.
+ */
+static int pitch_snapshot_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	uint32_t hdr_len;
+
+	if (len < PITCH_HEADER_LEN)
+		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
+	__builtin_memset(f, 0, sizeof(*f));
+	hdr_len = feed_le16(p);
+	if (hdr_len > len)
+		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
+	if (hdr_len < PITCH_HEADER_LEN)
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
+	f->count = p[2];
+	if (!f->count)
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);
+	f->unit = p[3];
+	f->seq = feed_le32(p + 4);
+	f->offset = PITCH_HEADER_LEN;
+	f->length = hdr_len;
+	f->kind = FEED_FRAME_DATA;
+	return 0;
+}
+
 /* The message at *off: a length byte that counts itself, then the type. */
 static int pitch_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const uint8_t **msg,
 			      uint32_t *mlen)
@@ -770,13 +799,18 @@ truncated:
 	return i;
 }
 
-/* The unit's last Time may be in a lost range (spec 2); a new day has none yet. */
+/*
+ * The unit's last Time may be in a lost range (spec 2); a new day has none
+ * yet. A snapshot (spin) rebuilds the unit: its orders leave the filter,
+ * the spin adds them again.
+ */
 static void pitch_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_stream_event ev)
 {
 	struct pitch_state *st = pk->state;
 
-	(void)ev;
 	st->unit[unit].time_known = false;
+	if (ev == FEED_STREAM_SNAPSHOT)
+		order_filter_clear_unit(&st->filter, unit);
 }
 
 /* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
@@ -921,6 +955,7 @@ const struct feed_proto feed_proto_pitch = {
 	.state_init = pitch_state_init,
 	.state_reset = pitch_state_reset,
 	.frame = pitch_frame,
+	.snapshot_frame = pitch_snapshot_frame,
 	.decode = pitch_decode,
 	.stream_event = pitch_stream_event,
 	.next_message = pitch_next_message,

@@ -829,6 +829,28 @@ START_TEST(test_counters_track_live_and_peak_orders)
 }
 END_TEST
 
+START_TEST(test_gap_being_recovered_leaves_the_venue_unmarked)
+{
+	struct wb_event ev = ev_base(WB_EV_GAP, WB_VENUE_NASDAQ, 0);
+	uint64_t before;
+
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 1, PX(1000), 100);
+	before = venue_books_checksum(vb);
+	ev.u.gap.first = 10;
+	ev.u.gap.count = 4;
+	ev.u.gap.reason = WB_GAP_RECOVERING;
+	ck_assert_uint_eq(venue_books_apply(vb, &ev, up), 0);
+	ev.u.gap.reason = WB_GAP_FILLED;
+	ck_assert_uint_eq(venue_books_apply(vb, &ev, up), 0);
+	ck_assert_uint_eq(counters()->recoveries, 1);
+	ck_assert_uint_eq(venue_books_checksum(vb), before);
+	/* What could not be recovered is a sequence gap, and marks the venue. */
+	ev.u.gap.reason = WB_GAP_SEQUENCE;
+	ck_assert_uint_eq(venue_books_apply(vb, &ev, up), 1);
+	ck_assert_uint_eq(up[0].kind, BOOK_UP_GAP);
+}
+END_TEST
+
 START_TEST(test_checksum_follows_content_not_history)
 {
 	struct venue_books *other = create_small(64, 0);
@@ -1450,6 +1472,7 @@ static Suite *venue_book_suite(void)
 	tcase_add_test(spec, test_long_queue_keeps_priority_through_growth_and_removals);
 	tcase_add_test(spec, test_counters_track_live_and_peak_orders);
 	tcase_add_test(spec, test_create_rejects_bad_config);
+	tcase_add_test(spec, test_gap_being_recovered_leaves_the_venue_unmarked);
 	tcase_add_test(spec, test_checksum_follows_content_not_history);
 	tcase_add_test(spec, test_apply_batch_equals_applying_each_event_across_a_ring_wrap);
 	suite_add_tcase(s, spec);

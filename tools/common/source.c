@@ -68,6 +68,7 @@ int source_find_line(const struct feed_engine *e, int protocol, int venue)
 struct pcap_src {
 	struct pcap_reader rd;
 	double speed;
+	int no_flush_at_eof;
 	/* pacing: a record read but not yet due */
 	const uint8_t *held;
 	uint32_t held_len;
@@ -88,6 +89,7 @@ static int pcap_src_open(struct source *s, const struct source_options *opt)
 		return -1;
 	}
 	p->speed = opt->speed;
+	p->no_flush_at_eof = opt->no_flush_at_eof;
 	s->priv = p;
 	return 0;
 }
@@ -125,7 +127,8 @@ static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 				return SOURCE_MORE;
 			if (rc == 0) {
 				/* Packets held behind a hole are decoded, the hole reported. */
-				feed_engine_flush(e, out);
+				if (!p->no_flush_at_eof)
+					feed_engine_flush(e, out);
 				return SOURCE_EOF;
 			}
 			if (rc < 0)

@@ -36,6 +36,8 @@ struct source_options {
 	int busy_poll;		/* afpacket: spin on the ring, SO_BUSY_POLL on the socket */
 	int line;		/* itch-file: feed line index the messages belong to */
 	const struct feed_engine *engine; /* afpacket: multicast groups to join */
+	int no_flush_at_eof;	/* pcap: leave holes open at the end (a recovery client
+				 * may still fill them); the caller flushes the engine */
 };
 
 struct source_counters {

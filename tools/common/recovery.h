@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * The user-space recovery client: asks an exchange's recovery service for
+ * what a stream lost, and hands the replies to the shared sequencing layer
+ * (feed_recover_packet), which merges them in sequence before the stream's
+ * later packets reach the books.
+ *
+ * Services come from a companion file to the feed map, recovery.conf, one
+ * line per stream (a feed map's venue, and channel when its lines name one):
+ *
+ *   VENUE  SERVICE  HOST:PORT  [channel=N] [timeout=MS] [retries=N]
+ *
+ *   nasdaq  mold  127.0.0.1:9100
+ *   uqdf    mold  127.0.0.1:9101  channel=1
+ *
+ * SERVICE "mold" is the MoldUDP64 re-request (ITCH, UQDF). Others (glimpse,
+ * grp, spin, xdp) are refused as not implemented yet. timeout is the first
+ * wait for a reply (default 20 ms), doubled after each unanswered request
+ * up to 1 s; after retries unanswered requests (default 6) the range is
+ * declared lost (an ordinary GAP, counted unrecoverable).
+ *
+ * Fill time: from the client first seeing a recovery to the stream being in
+ * sequence again, for the recoveries that got every message.
+ *
+ * Everything here runs on the thread that runs the feed engine, never
+ * blocks (non-blocking sockets, one request in flight per stream), and a
+ * stream waiting for its fill never holds up another stream.
+ */
+#ifndef WIREBOOK_TOOLS_RECOVERY_H
+#define WIREBOOK_TOOLS_RECOVERY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "feed/feed.h"
+
+#define RECOVERY_MAX_SERVICES 64
+#define RECOVERY_DEFAULT_TIMEOUT_MS 20
+#define RECOVERY_DEFAULT_RETRIES 6
+#define RECOVERY_MAX_BACKOFF_MS 1000
+
+enum recovery_kind {
+	RECOVERY_MOLD = 1,	/* MoldUDP64 re-request over UDP */
+};
+
+struct recovery_conf_entry {
+	int venue;
+	int channel;		/* -1: none given (the venue's lines have none) */
+	int kind;		/* enum recovery_kind */
+	uint32_t ip;		/* host byte order */
+	uint16_t port;
+	uint32_t timeout_ms;
+	uint32_t retries;
+	int lineno;
+};
+
+/*
+ * Read path: the entries, up to max, or -1 with err naming the file, the
+ * line and what is wrong with it.
+ */
+int recovery_conf_read(const char *path, struct recovery_conf_entry *out, int max, char *err,
+		       size_t errlen);
+
+struct recovery_client;
+
+/*
+ * A client for the entries, on engine e (its feed map loaded): puts each
+ * entry's stream group in recovery mode and opens its socket. NULL with
+ * err when an entry names no stream of the feed map, or a stream whose
+ * protocol the service cannot serve.
+ */
+struct recovery_client *recovery_client_create(struct feed_engine *e,
+					       const struct recovery_conf_entry *entries, int n,
+					       const char *path, char *err, size_t errlen);
+void recovery_client_destroy(struct recovery_client *c);
+
+/*
+ * Do what is due: take in replies, send requests (first ones, the rest of
+ * a partly answered range, retries), declare ranges lost when their
+ * retries ran out. now_ns: a monotonic clock; recv_ts: the receive time
+ * to give recovered packets (0: the time their recovery began, for file
+ * sources whose clock is the capture's).
+ */
+void recovery_client_poll(struct recovery_client *c, uint64_t now_ns, uint64_t recv_ts,
+			  struct wb_ring_producer *out);
+
+/* Streams recovering now, and the packets they hold back in all. */
+int recovery_client_busy(const struct recovery_client *c, uint32_t *held);
+
+/* Venues (bit v) with a stream recovering now: the book's recovering_venues. */
+uint32_t recovery_client_recovering_venues(const struct recovery_client *c);
+
+/* Per-stream report lines (for wirebookd's stats). */
+void recovery_client_print(const struct recovery_client *c, FILE *f);
+
+/* One stream's totals (index < recovery_client_count), for tests and summaries. */
+struct recovery_totals {
+	int venue, channel;
+	uint64_t gaps, filled, unrecoverable, messages, lost;
+	uint64_t requests, retries, replies, given_up;
+	uint64_t fills, fill_p50_ns, fill_p99_ns, fill_max_ns;
+	bool recovering;
+	uint64_t recovering_for_ns;	/* how long the current recovery has been on */
+};
+int recovery_client_count(const struct recovery_client *c);
+void recovery_client_totals(const struct recovery_client *c, int i, uint64_t now_ns,
+			    struct recovery_totals *t);
+
+#endif /* WIREBOOK_TOOLS_RECOVERY_H */
