@@ -193,7 +193,7 @@ install: all
 	install -m 644 $(O)/wirebook.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 feeds.conf $(DESTDIR)$(PREFIX)/share/wirebook/feeds.conf.sample
 	install -m 644 scripts/wirebookd.conf.sample $(DESTDIR)$(PREFIX)/share/wirebook/
-	install -m 644 examples/*.c $(DESTDIR)$(PREFIX)/share/wirebook/examples/
+	install -m 644 examples/*.c examples/*.cpp $(DESTDIR)$(PREFIX)/share/wirebook/examples/
 	install -m 644 $(O)/wirebookd@.service $(DESTDIR)$(UNITDIR)/
 	@# config files are the operator's: never overwritten
 	@test -e $(DESTDIR)$(SYSCONFDIR)/wirebook/feeds.conf || \

@@ -1,0 +1,28 @@
+# The library as users meet it (issue 15): public headers that compile as
+# C and C++, the C++ example against a live book. Part of make check.
+#
+#   make headers-test    every include/wirebook header, C11/C17, C++11..20, gcc and clang
+#   make api-test        tests/api/test_*.sh against a live wirebookd
+
+CXX     ?= c++
+CXXFLAGS_WB := -std=c++17 -Wall -Wextra -Werror -pedantic -Iinclude
+
+CXX_EXAMPLE_SRC := $(wildcard examples/*.cpp)
+CXX_EXAMPLES := $(patsubst examples/%.cpp,$(O)/examples/%,$(CXX_EXAMPLE_SRC))
+ALL_EXTRA += $(CXX_EXAMPLES)
+
+$(O)/examples/%: examples/%.cpp $(LIB_SHM) $(wildcard include/wirebook/*.h)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_WB) $(OPT) $< -o $@ $(LIB_SHM) -lrt
+
+.PHONY: headers-test api-test
+
+headers-test:
+	tests/api/headers.sh
+
+API_TESTS ?=
+
+api-test: all
+	B=$(O) tests/service/run.sh $(or $(API_TESTS),$(wildcard tests/api/test_*.sh))
+
+CHECK_EXTRA += headers-test api-test
