@@ -907,8 +907,13 @@ const char *wb_strerror(int err)
 	case WB_EINVAL: return "invalid argument";
 	case WB_EBUSY: return "record stayed mid-update (builder stalled); retry";
 	case WB_ESYS: return "system error (see errno)";
-	default: return "unknown wirebook error";
+	default: break;
 	}
+	/* One convention: any other negative value is a -errno from a call
+	 * wirebook made. strerrordesc_np: static text, safe in any thread. */
+	if (err < 0 && strerrordesc_np(-err))
+		return strerrordesc_np(-err);
+	return "unknown wirebook error";
 }
 
 const char *wb_venue_name(int venue)
