@@ -116,10 +116,14 @@ $(O)/%.a:
 	@rm -f $@
 	ar rcs $@ $^
 
-$(LIB_SHM_SO): $(call obj,$(SHM_SRC))
-	$(CC) -shared -Wl,-soname,libwirebook.so.$(WB_SOVERSION) -o $@ $^ -lrt
-
+# The SONAME's number changes with any incompatible ABI change (abi-check
+# says when); lib/shm/libwirebook.map exports the public functions only.
 WB_SOVERSION := 1
+WB_SO_MAP := lib/shm/libwirebook.map
+
+$(LIB_SHM_SO): $(call obj,$(SHM_SRC)) $(WB_SO_MAP)
+	$(CC) -shared -Wl,-soname,libwirebook.so.$(WB_SOVERSION) -Wl,--version-script,$(WB_SO_MAP) \
+		-Wl,-z,defs -o $@ $(filter %.o,$^) -lrt
 
 $(O)/%: tools/%.c $(LIBS) $(HEADERS)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)

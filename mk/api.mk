@@ -26,3 +26,20 @@ api-test: all
 	B=$(O) tests/service/run.sh $(or $(API_TESTS),$(wildcard tests/api/test_*.sh))
 
 CHECK_EXTRA += headers-test api-test
+
+# ABI: lib/shm/libwirebook.map exports the public functions; abi-check
+# compares build/libwirebook.so with the stored baseline (libabigail).
+# After a deliberate change: make abi-baseline (and, when abi-check calls
+# it incompatible, bump WB_SOVERSION first).
+.PHONY: abi-check abi-baseline
+
+abi-check: $(LIB_SHM_SO)
+	B=$(O) SOVERSION=$(WB_SOVERSION) tests/api/abi.sh
+
+abi-baseline: $(LIB_SHM_SO)
+	@mkdir -p abi
+	abidw --no-corpus-path --drop-private-types --headers-dir include/wirebook $< | \
+		sed "s| comp-dir-path='[^']*'||" > abi/libwirebook.abi
+	@echo "abi/libwirebook.abi: the ABI of libwirebook.so.$(WB_SOVERSION); commit it"
+
+CHECK_EXTRA += abi-check
