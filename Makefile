@@ -33,7 +33,18 @@ FUZZ_SECONDS ?= 20
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 CPPFLAGS_WB := -Iinclude -Ilib -Itools -D_GNU_SOURCE
-OPT     ?= -O2 -march=native -g
+# Installed libraries and tools run on any x86-64: the baseline ISA by
+# default. NATIVE=1 builds for this machine's CPU (-march=native), for the
+# server that runs it; a change of OPT rebuilds every object (a stamp).
+NATIVE  ?= 0
+ifeq ($(NATIVE),1)
+MARCH   := -march=native
+else ifneq ($(filter x86_64-%,$(shell $(CC) -dumpmachine)),)
+MARCH   := -march=x86-64 -mtune=generic
+else
+MARCH   :=
+endif
+OPT     ?= -O2 $(MARCH) -g
 CFLAGS_WB := -std=c11 $(WARN) $(CPPFLAGS_WB) -fPIC
 SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDLIBS_WB := -lpcap -lnuma -lhwloc -lz -lpthread -lrt -lm
@@ -94,7 +105,7 @@ deps:
 deps-demo:
 	@scripts/deps.sh --for demo
 
-$(O)/obj/%.o: %.c $(HEADERS)
+$(O)/obj/%.o: %.c $(HEADERS) $(O)/.opt
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WB) $(OPT) -c $< -o $@
 
@@ -154,6 +165,11 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(HEADERS) $(wildcard tests
 $(O)/.install-dirs: FORCE
 	@mkdir -p $(O)
 	@echo '$(PREFIX) $(SYSCONFDIR)' | cmp -s - $@ || echo '$(PREFIX) $(SYSCONFDIR)' > $@
+
+# The flags release objects were built with; objects follow a change.
+$(O)/.opt: FORCE
+	@mkdir -p $(O)
+	@echo '$(CC) $(OPT)' | cmp -s - $@ || echo '$(CC) $(OPT)' > $@
 
 $(O)/wirebook.pc: scripts/wirebook.pc.in $(O)/.install-dirs
 	sed 's|@PREFIX@|$(PREFIX)|g' $< > $@

@@ -43,3 +43,11 @@ abi-baseline: $(LIB_SHM_SO)
 	@echo "abi/libwirebook.abi: the ABI of libwirebook.so.$(WB_SOVERSION); commit it"
 
 CHECK_EXTRA += abi-check
+
+# Installed objects for the baseline x86-64 ISA (NATIVE=1: this CPU).
+.PHONY: portable-test
+
+portable-test: tools
+	B=$(O) TOOLS="$(TOOLS)" tests/api/portable.sh
+
+CHECK_EXTRA += portable-test
