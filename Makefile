@@ -19,7 +19,8 @@
 #                        the protocol table (lib/feed/protocols.h)
 #   tests/bench/bench_*.c -> build/bench/bench_*
 #   mk/*.mk              extra rules (module, VM tests, latency); they may add
-#                        targets to CHECK_EXTRA, BENCH_EXTRA and ALL_EXTRA.
+#                        targets to CHECK_EXTRA, BENCH_EXTRA, ALL_EXTRA and
+#                        INSTALL_EXTRA (run by make install).
 
 CC      ?= cc
 CLANG   ?= clang
@@ -88,6 +89,7 @@ BENCHES  := $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCH_SRC))
 CHECK_EXTRA :=
 BENCH_EXTRA :=
 ALL_EXTRA   :=
+INSTALL_EXTRA :=
 
 .PHONY: all deps deps-demo check demo bench install clean unit fuzz tools
 .DEFAULT_GOAL := all
@@ -215,6 +217,7 @@ install: all
 	install -m 644 scripts/wirebookd.conf.sample $(DESTDIR)$(PREFIX)/share/wirebook/
 	install -m 644 examples/*.c examples/*.cpp $(DESTDIR)$(PREFIX)/share/wirebook/examples/
 	install -m 644 $(O)/wirebookd@.service $(DESTDIR)$(UNITDIR)/
+	@for t in $(INSTALL_EXTRA); do $(MAKE) --no-print-directory $$t || exit 1; done
 	@# config files are the operator's: never overwritten
 	@test -e $(DESTDIR)$(SYSCONFDIR)/wirebook/feeds.conf || \
 		install -m 644 feeds.conf $(DESTDIR)$(SYSCONFDIR)/wirebook/feeds.conf

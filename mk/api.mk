@@ -51,3 +51,22 @@ portable-test: tools
 	B=$(O) TOOLS="$(TOOLS)" tests/api/portable.sh
 
 CHECK_EXTRA += portable-test
+
+# The Python package (python/wirebook, ctypes over libwirebook.so). make
+# install puts it where the prefix's python3 looks (Debian's layout; any
+# other prefix: PYTHONPATH=PREFIX/lib/python3/dist-packages) and records
+# the prefix's lib directory in it.
+PYTHON ?= python3
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(if $(filter \
+	/usr/local,$(PREFIX)),/usr/local/lib/$(shell $(PYTHON) -c \
+	'import sys; print("python%d.%d" % sys.version_info[:2])')/dist-packages,$(PREFIX)/lib/python3/dist-packages))
+
+.PHONY: install-python
+
+install-python:
+	install -d $(DESTDIR)$(PYTHONDIR)/wirebook
+	install -m 644 python/wirebook/*.py $(DESTDIR)$(PYTHONDIR)/wirebook/
+	echo "LIBDIR = '$(PREFIX)/lib'  # written by make install" > \
+		$(DESTDIR)$(PYTHONDIR)/wirebook/_installed.py
+
+INSTALL_EXTRA += install-python
