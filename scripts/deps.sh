@@ -22,7 +22,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-build=(build-essential pkg-config libpcap-dev libnuma-dev libhwloc-dev zlib1g-dev python3)
+# help2man makes the tools' man pages from their --help.
+build=(build-essential pkg-config libpcap-dev libnuma-dev libhwloc-dev zlib1g-dev python3 help2man)
 # What the tests add: sanitizers and fuzzers (clang), Check, tcpreplay and
 # iproute2 (veth, namespaces), gnuplot (latency plots), curl-free HTTP via
 # python3, abidiff (abigail-tools: libwirebook's ABI check); the VM test's kernels, headers, qemu and initramfs tools.
