@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The C++ example (examples/book_top.cpp) reads a live wirebookd's book:
-# it lists the symbols, and its top and NBBO agree with wb-book's.
+# it lists the symbols, and its top and NBBO agree with wb-book's; built
+# as a new user would, from an installed prefix with pkg-config, against
+# libwirebook.so.1, it reads the same.
 . "$(dirname "$0")/../service/lib.sh"
 
 cap=$(demo_capture)
@@ -31,5 +33,17 @@ grep -q -- "$bid" "$T/book.out" && grep -q -- "$ask" "$T/book.out" &&
 "$B/examples/book_top" --book "$SHM-none" >"$T/nobook.out" 2>&1
 [ $? -eq 1 ] && grep -q 'no book of that name' "$T/nobook.out" &&
 	ok "a missing book fails clearly" || bad "missing book: $(cat "$T/nobook.out")"
+P="$T/prefix"
+make -C "$ROOT" --no-print-directory -s install PREFIX="$P" >"$T/install.out" 2>&1 ||
+	{ bad "make install failed"; tail -5 "$T/install.out"; }
+flags=$(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs wirebook)
+cp "$P/share/wirebook/examples/book_top.cpp" "$T/"
+( cd "$T" && c++ -std=c++11 -Wall -Wextra -Werror -pedantic book_top.cpp $flags -Wl,-rpath,"$P/lib" \
+	-o book_top_inst ) 2>"$T/cxx.err" && ok "book_top.cpp builds as C++11 from the installed prefix" ||
+	{ bad "book_top.cpp does not build from the prefix"; head "$T/cxx.err"; }
+check "... linked to $P/lib/libwirebook.so.1" sh -c "ldd '$T/book_top_inst' | grep -q '=> $P/lib/libwirebook.so.1'"
+"$T/book_top_inst" --book "$SHM" >"$T/inst.out" 2>&1
+cmp -s "$T/inst.out" "$T/all.out" && ok "... and prints what the tree's build prints" ||
+	bad "installed build differs: $(diff "$T/all.out" "$T/inst.out" | head -3)"
 kill -TERM "$wbd"; wait "$wbd" 2>/dev/null
 finish
