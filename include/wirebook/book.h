@@ -84,6 +84,7 @@ enum wb_error {
 	WB_EINVAL = -EINVAL,	/* bad argument (NULL, index or venue out of range) */
 	WB_EBUSY = -EAGAIN,	/* the record stayed mid-update too long; retry */
 	WB_ESYS = -EIO,		/* other OS error (shm_open, fstat, mmap); errno tells which */
+	WB_ENODEV = -ENODEV,	/* events.h: no wirebook device (is the module loaded?) */
 };
 
 /* header.state */

@@ -339,7 +339,7 @@ END_TEST
 /* Every code wirebook's public calls return. A new one goes here too. */
 static const int wb_codes[] = {
 	WB_ENOSHM, WB_EACCES, WB_EBADMAGIC, WB_EABI, WB_ESTALE,
-	WB_ENOSYM, WB_EINVAL, WB_EBUSY, WB_ESYS,
+	WB_ENOSYM, WB_EINVAL, WB_EBUSY, WB_ESYS, WB_ENODEV,
 };
 #define N_CODES (sizeof(wb_codes) / sizeof(wb_codes[0]))
 
