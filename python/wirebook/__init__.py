@@ -22,7 +22,8 @@ from . import _lib
 
 __all__ = ["open", "Book", "WirebookError", "Top", "Nbbo", "Level", "VenueBbo",
            "Trade", "Status", "Health", "WB_ENOSHM", "WB_EACCES", "WB_EBADMAGIC",
-           "WB_EABI", "WB_ESTALE", "WB_ENOSYM", "WB_EINVAL", "WB_EBUSY", "WB_ESYS"]
+           "WB_EABI", "WB_ESTALE", "WB_ENOSYM", "WB_EINVAL", "WB_EBUSY", "WB_ESYS",
+           "WB_ENODEV"]
 
 # include/wirebook/book.h, enum wb_error
 WB_ENOSHM = -errno.ENOENT
@@ -34,6 +35,7 @@ WB_ENOSYM = -errno.ENODATA
 WB_EINVAL = -errno.EINVAL
 WB_EBUSY = -errno.EAGAIN
 WB_ESYS = -errno.EIO
+WB_ENODEV = -errno.ENODEV
 
 CONSOLIDATED = 0  # WB_CONSOLIDATED: the venue argument meaning all venues
 

@@ -8,7 +8,7 @@
 PY=${PYTHON:-python3}
 export PYTHONPATH=$ROOT/python PYTHONDONTWRITEBYTECODE=1
 
-# Layout: sizeof and every offsetof, C against ctypes.
+# Layout: sizeof and every offsetof, C against ctypes; the error codes too.
 {
 	echo '#include <stdio.h>'
 	echo '#include <stddef.h>'
@@ -20,6 +20,9 @@ for cname, cls in _lib.STRUCTS.items():
     print(f'printf("{cname} size %zu\\n", sizeof(struct {cname}));')
     for f in cls._fields_:
         print(f'printf("{cname}.{f[0]} %zu\\n", offsetof(struct {cname}, {f[0]}));')
+import wirebook
+for name in sorted(n for n in dir(wirebook) if n.startswith("WB_E")):
+    print(f'printf("{name} %d\\n", {name});')
 P
 	echo 'return 0; }'
 } >"$T/layout.c"
@@ -32,10 +35,13 @@ for cname, cls in _lib.STRUCTS.items():
     print(f"{cname} size {ctypes.sizeof(cls)}")
     for f in cls._fields_:
         print(f"{cname}.{f[0]} {getattr(cls, f[0]).offset}")
+import wirebook
+for name in sorted(n for n in dir(wirebook) if n.startswith("WB_E")):
+    print(f"{name} {getattr(wirebook, name)}")
 P
 n=$(wc -l <"$T/layout.c.out")
 [ "$n" -gt 50 ] && diff "$T/layout.c.out" "$T/layout.py.out" >"$T/layout.diff" &&
-	ok "ctypes layout = C layout ($n sizes and offsets)" || { bad "layout differs"; head "$T/layout.diff"; }
+	ok "ctypes layout and WB_E* codes = C's ($n sizes, offsets and codes)" || { bad "layout differs"; head "$T/layout.diff"; }
 
 cap=$(demo_capture)
 bg "$B/wirebookd" --pcap "$cap" --feeds "$ROOT/feeds.conf" --shm "$SHM" --no-pin >/dev/null 2>"$T/wbd.err"
