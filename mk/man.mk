@@ -1,6 +1,8 @@
 # Man pages for wirebookd and every wb-* tool, made by help2man from their
 # --help (one source of truth: the text the tool prints), with a NAME line
-# and SEE ALSO from here. Installed by make install; man-test checks them.
+# and SEE ALSO from here; the C API's pages are written by hand in man/
+# (libwirebook.3, wb_events.3), and every exported function gets a link
+# page naming its page. Installed by make install; man-test checks them.
 #
 #   make man            build/man/man{1,8}/*
 #   man -l build/man/man8/wirebookd.8
@@ -48,14 +50,24 @@ man: $(MAN_PAGES)
 
 MANDIR ?= $(PREFIX)/share/man
 
+# The C API: wb_events_* are in wb_events.3, every other function in
+# libwirebook.3; the function list is the version script's.
+API_FUNCS = $(shell sed -n 's/^[[:space:]]*\(wb_[a-z0-9_]*\);/\1/p' $(WB_SO_MAP))
+api_page = $(if $(filter wb_events_%,$(1)),wb_events,libwirebook)
+
 install-man: $(MAN_PAGES)
-	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	@for f in $(API_FUNCS); do \
+		case $$f in wb_events_*) p=wb_events ;; *) p=libwirebook ;; esac; \
+		[ -e man/$$f.3 ] || echo ".so man3/$$p.3" > $(DESTDIR)$(MANDIR)/man3/$$f.3; \
+	done
 
 INSTALL_EXTRA += install-man
 
 man-test: all
-	B=$(O) TOOLS="$(notdir $(TOOLS))" tests/api/man.sh
+	B=$(O) TOOLS="$(notdir $(TOOLS))" FUNCS="$(API_FUNCS)" tests/api/man.sh
 
 CHECK_EXTRA += man-test

@@ -2,9 +2,12 @@
 # Every tool has a man page and --help works: TOOL --help exits 0 and
 # prints its usage on stdout; build/man holds TOOL's page, which renders
 # with NAME (the tool and a description), SYNOPSIS and every long option
-# --help names; make install puts the pages under PREFIX/share/man.
+# --help names; make install puts the pages under PREFIX/share/man. The C
+# API: after the install, man finds a page for every exported function
+# (FUNCS, the version script's list) whose NAME and SYNOPSIS name it, and
+# the EXAMPLE of each hand-written page compiles against the headers.
 #
-#   B=build TOOLS="wirebookd wb-book ..." tests/api/man.sh
+#   B=build TOOLS="wirebookd wb-book ..." FUNCS="wb_open ..." tests/api/man.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}
@@ -38,5 +41,27 @@ n=0
 for t in $TOOLS; do ls "$T"/stage/usr/share/man/man[18]/"$t".[18] >/dev/null 2>&1 && n=$((n + 1)); done
 [ "$n" -eq "$(echo $TOOLS | wc -w)" ] && ok "make install: all $n pages under PREFIX/share/man" ||
 	bad "make install: $n of $(echo $TOOLS | wc -w) pages installed"
+M=$T/stage/usr/share/man
+missing= found=0
+for f in ${FUNCS:?}; do
+	MANWIDTH=200 MANPATH=$M man 3 "$f" >"$T/fpage" 2>/dev/null
+	if sed -n '/^NAME/,/^DESCRIPTION/p' "$T/fpage" | grep -q "\b$f\b" &&
+	   sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' "$T/fpage" | grep -q "\b$f(" &&
+	   [ "$(MANPATH=$M man -w 3 "$f" 2>/dev/null)" != "" ]; then
+		found=$((found + 1))
+	else
+		missing="$missing $f"
+	fi
+done
+[ -z "$missing" ] && ok "man 3 finds all $found API functions, each in its page's NAME and SYNOPSIS" ||
+	bad "API functions without a man page naming them:$missing"
+for p in man/*.3; do
+	sed -n '/^\.EX/,/^\.EE/p' "$p" | sed -e '1d;$d' -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$T/ex.c"
+	if [ -s "$T/ex.c" ] && cc -std=c11 -Wall -Wextra -Werror -Iinclude -c "$T/ex.c" -o "$T/ex.o" 2>"$T/ex.err"; then
+		ok "$(basename "$p"): its EXAMPLE compiles"
+	else
+		bad "$(basename "$p"): EXAMPLE does not compile: $(head -3 "$T/ex.err")"
+	fi
+done
 echo "man: $fails failed"
 [ "$fails" -eq 0 ]
