@@ -17,6 +17,7 @@ MAN_PAGES := $(foreach t,$(notdir $(TOOLS)),$(O)/man/man$(call man_section,$(t))
 desc_wirebookd       := build order books from exchange feeds and publish them in shared memory
 desc_wb-book         := show the Super-Book of symbols from a running wirebookd
 desc_wb-dump         := decode an exchange capture or BinaryFILE into wirebook events
+desc_wb-export       := export a capture or BinaryFILE to CSV tables for research
 desc_wb-gen          := generate a deterministic synthetic trading session as a capture
 desc_wb-kread        := print the events the wirebook kernel module writes to its rings
 desc_wb-latency-text := print the builder's binary latency logs as text
