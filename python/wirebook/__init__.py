@@ -7,6 +7,10 @@
         print(book.nbbo("AAPL"))             # Nbbo(..., bid_venues=['NASDAQ', 'BZX'], ...)
         bids, asks = book.depth("AAPL", 5)   # lists of Level(price, qty, orders, venues)
 
+    with wirebook.events() as ev:            # the kernel module's event rings
+        for e in ev.read(timeout_ms=100):    # Event(kind='ADD', venue='NASDAQ', seq=..., ...)
+            ...
+
 A thin ctypes layer over libwirebook.so (the same lock-free seqlock reads
 as C; a call costs a few microseconds of Python around them). Prices are
 floats in dollars (the book's int64 units of 1e-8 dollars divided by
@@ -20,7 +24,7 @@ from collections import namedtuple
 
 from . import _lib
 
-__all__ = ["open", "Book", "WirebookError", "Top", "Nbbo", "Level", "VenueBbo",
+__all__ = ["open", "events", "Book", "Events", "Event", "WirebookError", "Top", "Nbbo", "Level", "VenueBbo",
            "Trade", "Status", "Health", "WB_ENOSHM", "WB_EACCES", "WB_EBADMAGIC",
            "WB_EABI", "WB_ESTALE", "WB_ENOSYM", "WB_EINVAL", "WB_EBUSY", "WB_ESYS",
            "WB_ENODEV"]
@@ -211,6 +215,89 @@ class Book:
             if venue_name(v).upper() == venue.upper():
                 return v
         raise ValueError(f"unknown venue {venue!r}")
+
+
+KINDS = {1: "ADD", 2: "EXEC", 3: "EXECP", 4: "REDUCE", 5: "DELETE", 6: "REPLACE",
+         7: "MODIFY", 8: "TRADE", 9: "BREAK", 10: "QUOTE", 11: "STATUS", 12: "CLEAR",
+         13: "SYMBOL", 14: "GAP", 15: "NBBO", 16: "LULD"}  # enum wb_event_kind
+
+Event = namedtuple("Event", "kind venue side flags line instrument seq exch_ts recv_ts "
+                   "order_id price qty ref")
+EventCounts = namedtuple("EventCounts", "delivered dropped published rings")
+
+
+class Events:
+    """The event rings (events.h): every event in decode order. See events()."""
+
+    def __init__(self, device=None, rings=None, ring_bytes=0, raw=False):
+        self._lib = _l()
+        self._raw = raw
+        err = ctypes.c_int(0)
+        if rings is None:
+            self._h = self._lib.wb_events_open(device.encode() if device else None,
+                                               ctypes.byref(err))
+            what = device or "/dev/wirebook"
+        else:  # addresses of rings this process mapped (wb_events_attach)
+            arr = (ctypes.c_void_p * len(rings))(*rings)
+            self._h = self._lib.wb_events_attach(arr, len(rings), ring_bytes, ctypes.byref(err))
+            what = "rings"
+        if not self._h:
+            raise WirebookError(err.value, what)
+        self._batch = (ctypes.POINTER(_lib.Event) * 256)()
+
+    def close(self):
+        if self._h:
+            self._lib.wb_events_close(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _event(self, e):
+        if e.kind in (8, 9):  # TRADE, BREAK: the trade payload
+            t = e.u.trade
+            oid, price, qty, ref = t.order_id, t.price, t.qty, t.match_id
+        elif 1 <= e.kind <= 7:
+            o = e.u.order
+            oid, price, qty, ref = o.order_id, o.price, o.qty, o.ref
+        else:
+            oid = price = qty = ref = 0
+        return Event(KINDS.get(e.kind, str(e.kind)), venue_name(e.venue),
+                     {1: "B", 2: "S"}.get(e.side, ""), e.flags, e.line, e.instrument, e.seq,
+                     e.exch_ts, e.recv_ts, oid, price if self._raw else price / _lib.PRICE_SCALE,
+                     qty, ref)
+
+    def read(self, max=256, timeout_ms=0):
+        """Up to max events (copied out, their slots released); waits up to
+        timeout_ms for the first when none is ready (-1: forever)."""
+        max = min(max, len(self._batch))
+        n = self._lib.wb_events_peek(self._h, self._batch, max)
+        if not n and timeout_ms:
+            _check(self._lib.wb_events_wait(self._h, timeout_ms), "wait")
+            n = self._lib.wb_events_peek(self._h, self._batch, max)
+        out = [self._event(self._batch[i].contents) for i in range(n)]
+        self._lib.wb_events_release(self._h)
+        return out
+
+    def __iter__(self):
+        while self._h:
+            yield from self.read(timeout_ms=100)
+
+    def counts(self):
+        c = _lib.EventCounts()
+        _check(self._lib.wb_events_counts(self._h, ctypes.byref(c)), "counts")
+        return EventCounts(c.delivered, c.dropped, c.published, c.rings)
+
+
+def events(device=None, raw=False):
+    """The kernel module's event rings (device None: /dev/wirebook)."""
+    return Events(device, raw=raw)
 
 
 def open(name=None, raw=False):  # noqa: A001 (the package's verb, as in io.open)

@@ -69,9 +69,41 @@ class Depth(ctypes.Structure):
                 ("ask_venue_qty", (c_uint64 * BOOK_DEPTH) * BOOK_VENUES)]
 
 
+class EvOrder(ctypes.Structure):
+    _fields_ = [("order_id", c_uint64), ("price", c_int64), ("qty", c_uint32),
+                ("mpid", ctypes.c_char * 4), ("ref", c_uint64)]
+
+
+class EvTrade(ctypes.Structure):
+    _fields_ = [("order_id", c_uint64), ("price", c_int64), ("qty", c_uint32),
+                ("cross_type", ctypes.c_char), ("reserved", c_uint8 * 3), ("match_id", c_uint64)]
+
+
+class EvQuote(ctypes.Structure):
+    _fields_ = [("bid_price", c_int64), ("ask_price", c_int64), ("bid_qty", c_uint32),
+                ("ask_qty", c_uint32), ("sip_ts", c_uint64)]
+
+
+class EvPayload(ctypes.Union):
+    _fields_ = [("order", EvOrder), ("trade", EvTrade), ("quote", EvQuote),
+                ("raw", c_uint8 * 32)]
+
+
+class Event(ctypes.Structure):
+    """struct wb_event (event.h): 64 bytes, one cache line."""
+    _fields_ = [("kind", c_uint8), ("venue", c_uint8), ("side", c_uint8), ("flags", c_uint8),
+                ("line", c_uint16), ("instrument", c_uint16), ("seq", c_uint64),
+                ("exch_ts", c_uint64), ("recv_ts", c_uint64), ("u", EvPayload)]
+
+
+class EventCounts(ctypes.Structure):
+    _fields_ = [("delivered", c_uint64), ("dropped", c_uint64), ("published", c_uint64),
+                ("rings", c_uint32), ("reserved", c_uint32)]
+
+
 STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,
            "wb_venue_bbo": VenueBbo, "wb_status": Status, "wb_health": Health,
-           "wb_depth": Depth}
+           "wb_depth": Depth, "wb_event": Event, "wb_event_counts": EventCounts}
 
 
 def _candidates():
@@ -122,6 +154,13 @@ def load():
         "wb_status": (ctypes.c_int, [B, ctypes.c_int, P(Status)]),
         "wb_update_counter": (ctypes.c_int, [B, ctypes.c_int, P(c_uint64)]),
         "wb_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+        "wb_events_open": (B, [ctypes.c_char_p, P(ctypes.c_int)]),
+        "wb_events_attach": (B, [P(ctypes.c_void_p), ctypes.c_uint, c_uint64, P(ctypes.c_int)]),
+        "wb_events_close": (None, [B]),
+        "wb_events_peek": (ctypes.c_uint, [B, P(P(Event)), ctypes.c_uint]),
+        "wb_events_release": (None, [B]),
+        "wb_events_wait": (ctypes.c_int, [B, ctypes.c_int]),
+        "wb_events_counts": (ctypes.c_int, [B, P(EventCounts)]),
         "wb_venue_name": (ctypes.c_char_p, [ctypes.c_int]),
         "wb_state_name": (ctypes.c_char_p, [ctypes.c_int]),
     }

@@ -13,6 +13,7 @@ export PYTHONPATH=$ROOT/python PYTHONDONTWRITEBYTECODE=1
 	echo '#include <stdio.h>'
 	echo '#include <stddef.h>'
 	echo '#include "wirebook/book.h"'
+	echo '#include "wirebook/events.h"'
 	echo 'int main(void) {'
 	PYTHONPATH=$ROOT/python $PY - <<'P'
 from wirebook import _lib
@@ -94,6 +95,53 @@ P
 check "depth best first and equal to the NBBO, raw prices, per-venue depth, error codes" \
 	grep -qx 'ok live' "$T/depth.out"
 grep -qx 'ok live' "$T/depth.out" || cat "$T/depth.out"
+
+# The event API over two rings made here (the module's layout, as
+# wb_ring_format writes it): merged in recv_ts order, copied out, slots
+# released; without the module, events() says WB_ENODEV.
+$PY - "$ROOT/include/wirebook/event.h" >"$T/events.out" 2>&1 <<'P'
+import ctypes, mmap, re, struct, sys, wirebook
+from wirebook import _lib
+SLOTS, PAGE = 64, 4096
+size = 2 * PAGE + SLOTS * 64
+rings = [mmap.mmap(-1, size) for _ in range(2)]
+addr = [ctypes.addressof(ctypes.c_char.from_buffer(m)) for m in rings]
+for m in rings:
+    abi = int(re.search(r"#define WB_ABI_VERSION (\d+)u", open(sys.argv[1]).read()).group(1))
+    struct.pack_into("<IIII", m, 0, 0x57425247, abi, 64, SLOTS)  # magic, ABI, slot size, slots
+heads = [0, 0]
+def put(r, ts, kind=1, price=100 * 10**8, qty=5):
+    e = _lib.Event.from_buffer(rings[r], 2 * PAGE + heads[r] * 64)
+    e.kind, e.venue, e.side, e.seq, e.recv_ts = kind, 1, 1, ts, ts
+    e.u.order.order_id, e.u.order.price, e.u.order.qty = ts, price, qty
+    heads[r] += 1
+    struct.pack_into("<Q", rings[r], 64, heads[r])               # head
+    struct.pack_into("<Q", rings[r], 3 * 64 + 8, heads[r])       # published
+for ts in range(1, 21):
+    put(ts // 3 % 2, ts)
+ev = wirebook.Events(rings=addr, ring_bytes=size)
+got = ev.read(max=100)
+assert [e.seq for e in got] == list(range(1, 21)), [e.seq for e in got]
+assert got[0].kind == "ADD" and got[0].venue == "NASDAQ" and got[0].side == "B", got[0]
+assert got[0].price == 100.0 and got[0].qty == 5, got[0]
+tails = [struct.unpack_from("<Q", m, PAGE)[0] for m in rings]
+assert tails == heads, (tails, heads)
+assert ev.read(timeout_ms=5) == []
+put(1, 21, kind=8)
+assert [(e.seq, e.kind) for e in ev.read(timeout_ms=5)] == [(21, "TRADE")]
+c = ev.counts()
+assert (c.delivered, c.rings, c.published) == (21, 2, 21), c
+ev.close()
+try:
+    wirebook.events("/nonexistent/wirebook")
+    raise SystemExit("no error without a device")
+except wirebook.WirebookError as e:
+    assert e.code == wirebook.WB_ENODEV, e.code
+print("ok")
+P
+check "events: two rings merged by recv_ts, copied out, released; WB_ENODEV without a device" \
+	grep -qx ok "$T/events.out"
+grep -qx ok "$T/events.out" || cat "$T/events.out"
 
 $PY -m wirebook --book "$SHM" top AAPL >"$T/cli.out" 2>&1
 grep -q '^AAPL [0-9]* @ [0-9.]* / [0-9]* @ [0-9.]*' "$T/cli.out" &&
