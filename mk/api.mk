@@ -33,7 +33,7 @@ CHECK_EXTRA += headers-test api-test
 # it incompatible, bump WB_SOVERSION first).
 .PHONY: abi-check abi-baseline
 
-abi-check: $(LIB_SHM_SO)
+abi-check: $(LIB_SHM_SO) $(LIB_SHM)
 	B=$(O) SOVERSION=$(WB_SOVERSION) tests/api/abi.sh
 
 abi-baseline: $(LIB_SHM_SO)

@@ -29,6 +29,10 @@ nm -D --defined-only "$SO" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | 
 grep -v '^wb_' "$T/exported" >"$T/foreign"
 [ ! -s "$T/foreign" ] && ok "every exported symbol is wb_* ($(wc -l <"$T/exported") of them)" ||
 	bad "exported symbols outside wb_: $(tr '\n' ' ' <"$T/foreign")"
+# The static library too: a program linking libwirebook.a gets no other global name.
+nm -g --defined-only "$B/libwirebook.a" | awk 'NF == 3 && $3 !~ /^wb_/ { print $3 }' >"$T/foreign.a"
+[ ! -s "$T/foreign.a" ] && ok "libwirebook.a defines only wb_* globals" ||
+	bad "libwirebook.a defines: $(tr '\n' ' ' <"$T/foreign.a")"
 # Non-inline functions the public headers declare.
 grep -ho '^[a-z].*\bwb_[a-z0-9_]*(' include/wirebook/*.h | grep -v 'static inline' |
 	grep -o 'wb_[a-z0-9_]*($' | tr -d '(' | sort >"$T/declared"
