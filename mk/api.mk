@@ -1,8 +1,12 @@
-# The library as users meet it (issue 15): public headers that compile as
-# C and C++, the C++ example against a live book. Part of make check.
+# The library as users meet it (issue 15). Part of make check:
 #
 #   make headers-test    every include/wirebook header, C11/C17, C++11..20, gcc and clang
-#   make api-test        tests/api/test_*.sh against a live wirebookd
+#   make api-test        tests/api/test_*.sh: the C++ and event examples, the Python
+#                        package and wb-export, against a live wirebookd and an install
+#   make abi-check       exported symbols, SONAME, abidiff against abi/libwirebook.abi
+#   make portable-test   installed objects for baseline x86-64; NATIVE=1 for this CPU
+#
+# and make install runs install-python (INSTALL_EXTRA).
 
 CXX     ?= c++
 CXXFLAGS_WB := -std=c++17 -Wall -Wextra -Werror -pedantic -Iinclude
