@@ -1,24 +1,27 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
- * wb-export: a capture or a Nasdaq BinaryFILE to tables for research.
+ * wb-export: a capture or a Nasdaq BinaryFILE to tables for research, as
+ * CSV files or one HDF5 file (tools/export/table.c writes either).
  *
  * The input goes through the feed engine (as wirebookd's), its events are
  * read back through the event API (wb_events_attach) and applied to the
  * venue books, and every table is written as the events go:
  *
- *   events.csv  every order event (add, execute, reduce, delete, replace,
- *               modify, trade, trade break), in decode order
- *   trades.csv  every execution and trade print
- *   bbo.csv     each venue's best bid and offer, at every change
- *   nbbo.csv    the consolidated best bid and offer over the direct books,
- *               at every change (the Super-Book's top, as wb_nbbo gives it)
- *   status.csv  trading status changes
- *   gaps.csv    sequence gaps
- *   book.csv    (--depth N) the consolidated book N levels a side at every
- *               change of a symbol's levels
+ *   events   every order event (add, execute, reduce, delete, replace,
+ *            modify, trade, trade break), in decode order
+ *   trades   every execution and trade print
+ *   bbo      each venue's best bid and offer, at every change
+ *   nbbo     the consolidated best bid and offer over the direct books,
+ *            at every change (the Super-Book's top, as wb_nbbo gives it)
+ *   status   trading status changes
+ *   gaps     sequence gaps
+ *   book     (--depth N) the consolidated book N levels a side, at every
+ *            change within those levels
  *
  * Every row keeps the exchange and receive timestamps (ns) and, where an
- * event is behind it, the source sequence number. Prices are dollars.
+ * event is behind it, the source sequence number. Each table is a row
+ * struct described column by column (define_tables); the writer turns it
+ * into CSV text or an HDF5 compound type.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "book/venue_book.h"
@@ -34,6 +36,7 @@
 #include "common/feeds_conf.h"
 #include "common/options.h"
 #include "common/source.h"
+#include "export/table.h"
 #include "feed/feed.h"
 #include "wirebook/book.h"
 #include "wirebook/events.h"
@@ -44,7 +47,7 @@
 #define MAX_DEPTH WB_BOOK_DEPTH
 #define VENUES WB_VENUE_COUNT
 
-enum table { T_EVENTS, T_TRADES, T_BBO, T_NBBO, T_STATUS, T_GAPS, T_BOOK, T_COUNT };
+enum table_id { T_EVENTS, T_TRADES, T_BBO, T_NBBO, T_STATUS, T_GAPS, T_BOOK, T_COUNT };
 
 static const char *const table_name[T_COUNT] = {
 	"events", "trades", "bbo", "nbbo", "status", "gaps", "book",
@@ -74,8 +77,8 @@ struct exporter {
 	void *ring;
 	struct wb_ring_producer prod;
 	struct wb_events *events;
-	FILE *out[T_COUNT];
-	uint64_t rows[T_COUNT];
+	struct table tab[T_COUNT];
+	unsigned tables;		/* T_BOOK only with --depth */
 	unsigned depth;
 	char ticker[FEED_MAX_INSTRUMENTS][9];
 	struct top (*vtop)[VENUES];		/* [instrument][venue]: last BBO written */
@@ -89,21 +92,24 @@ struct exporter {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: wb-export [options] CAPTURE OUTDIR\n"
-"       wb-export [options] --itch-file FILE[.gz] OUTDIR\n"
+"usage: wb-export [options] CAPTURE OUTPUT\n"
+"       wb-export [options] --itch-file FILE[.gz] OUTPUT\n"
 "\n"
-"Export a capture (pcap) or a Nasdaq BinaryFILE to tables for research, one\n"
-"CSV file each in OUTDIR (created if missing): events.csv (every order event),\n"
-"trades.csv, bbo.csv (each venue's best bid and offer at every change),\n"
-"nbbo.csv (the consolidated best at every change), status.csv, gaps.csv and,\n"
-"with --depth, book.csv. Timestamps are ns (exchange time and receive time),\n"
-"prices dollars; a side without a price is an empty field.\n"
+"Export a capture (pcap) or a Nasdaq BinaryFILE to tables for research:\n"
+"events (every order event), trades, bbo (each venue's best bid and offer at\n"
+"every change), nbbo (the consolidated best at every change), status, gaps\n"
+"and, with --depth, book. CSV: OUTPUT is a directory (made if missing) with\n"
+"one TABLE.csv each, prices in dollars, a missing price an empty field.\n"
+"HDF5: OUTPUT is one file with one dataset a table, prices int64 in units\n"
+"of 1e-8 dollars (the file's price_scale attribute). Timestamps are ns\n"
+"(exchange time and receive time).\n"
 "\n"
-"  --format csv        the output format (csv is the only one so far)\n"
-"  --itch-file FILE    the input is a Nasdaq BinaryFILE, plain or gzip\n"
+"  --format F          csv (default) or hdf5 (when built with libhdf5)\n"
+"  --itch-file         the input is a Nasdaq BinaryFILE, plain or gzip\n"
 "  --feeds FILE        feed map (default: ./feeds.conf, then the installed one)\n"
 "  --subscribe LIST    symbols to export, comma separated, or '*' (default '*')\n"
-"  --depth N           also book.csv: N levels a side (1-%d) at every change\n"
+"  --depth N           also the book table: N levels a side (1-%d), at every\n"
+"                      change within them\n"
 "  --quiet             no summary on stderr\n"
 "  -h, --help          this text\n", MAX_DEPTH);
 }
@@ -111,16 +117,6 @@ static void usage(FILE *f)
 static void *zalloc(size_t n)
 {
 	return calloc(1, n);
-}
-
-static const char *px(int64_t p, char *buf, size_t n)
-{
-	if (!p) {
-		buf[0] = 0;
-		return buf;
-	}
-	wb_price_format(p, buf, n);
-	return buf;
 }
 
 /* The venue as libwirebook names it (NASDAQ, BZX, ...); a SIP as the feed layer does. */
@@ -134,134 +130,263 @@ static const char *sym(const struct exporter *x, uint16_t instrument)
 	return x->ticker[instrument];
 }
 
-/* ---- tables ------------------------------------------------------------ */
+/* ---- tables: one row struct each --------------------------------------- */
 
-static int open_tables(struct exporter *x, const char *dir)
+struct row_event {
+	uint64_t recv_ts, exch_ts, seq;
+	char venue[12];
+	uint32_t line;
+	char symbol[9], kind[8], side, mpid[5];
+	uint64_t order_id;
+	int64_t price;
+	uint64_t qty, ref;
+	uint32_t flags;
+};
+
+struct row_trade {
+	uint64_t recv_ts, exch_ts, seq;
+	char venue[12], symbol[9];
+	int64_t price;
+	uint64_t qty, match_id;
+	uint32_t flags;
+};
+
+struct row_bbo {
+	uint64_t recv_ts, exch_ts, seq;
+	char venue[12], symbol[9];
+	int64_t bid;
+	uint64_t bid_qty;
+	uint32_t bid_orders;
+	int64_t ask;
+	uint64_t ask_qty;
+	uint32_t ask_orders;
+};
+
+struct row_nbbo {
+	uint64_t recv_ts, exch_ts, seq;
+	char symbol[9];
+	int64_t bid;
+	uint64_t bid_qty;
+	int64_t ask;
+	uint64_t ask_qty;
+	uint32_t bid_venues, ask_venues;
+};
+
+struct row_status {
+	uint64_t recv_ts, exch_ts, seq;
+	char venue[12], symbol[9], state[16], raw_state, reason[5];
+};
+
+struct row_gap {
+	uint64_t recv_ts, exch_ts;
+	char venue[12];
+	uint32_t line;
+	char symbol[9];
+	uint64_t first, count;
+	uint32_t channel;
+	uint8_t unit, reason;
+};
+
+struct row_book {
+	uint64_t recv_ts, exch_ts, seq;
+	char symbol[9];
+	int64_t bid[MAX_DEPTH];
+	uint64_t bid_qty[MAX_DEPTH];
+	int64_t ask[MAX_DEPTH];
+	uint64_t ask_qty[MAX_DEPTH];
+};
+
+#define COLS_TS(t, type) do {					\
+	TABLE_COL(t, type, recv_ts, COL_U64);			\
+	TABLE_COL(t, type, exch_ts, COL_U64);			\
+} while (0)
+
+static void define_tables(struct exporter *x)
 {
-	static const char *const header[T_COUNT] = {
-		"recv_ts,exch_ts,seq,venue,line,symbol,kind,side,order_id,price,qty,ref,mpid,flags",
-		"recv_ts,exch_ts,seq,venue,symbol,price,qty,match_id,flags",
-		"recv_ts,exch_ts,seq,venue,symbol,bid,bid_qty,bid_orders,ask,ask_qty,ask_orders",
-		"recv_ts,exch_ts,seq,symbol,bid,bid_qty,ask,ask_qty,bid_venues,ask_venues",
-		"recv_ts,exch_ts,seq,venue,symbol,state,raw_state,reason",
-		"recv_ts,exch_ts,venue,line,symbol,first,count,channel,unit,reason",
-		NULL,
-	};
-	char path[4096];
-	int t;
+	struct table *t;
+	char name[24];
 
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr, "wb-export: %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	for (t = 0; t < T_COUNT; t++) {
-		if (t == T_BOOK && !x->depth)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s.csv", dir, table_name[t]);
-		x->out[t] = fopen(path, "w");
-		if (!x->out[t]) {
-			fprintf(stderr, "wb-export: %s: %s\n", path, strerror(errno));
-			return -1;
+	t = &x->tab[T_EVENTS];
+	table_init(t, table_name[T_EVENTS], sizeof(struct row_event));
+	COLS_TS(t, struct row_event);
+	TABLE_COL(t, struct row_event, seq, COL_U64);
+	TABLE_COL(t, struct row_event, venue, COL_STR);
+	TABLE_COL(t, struct row_event, line, COL_U32);
+	TABLE_COL(t, struct row_event, symbol, COL_STR);
+	TABLE_COL(t, struct row_event, kind, COL_STR);
+	TABLE_COL(t, struct row_event, side, COL_CHAR);
+	TABLE_COL(t, struct row_event, order_id, COL_U64);
+	TABLE_COL(t, struct row_event, price, COL_PRICE);
+	TABLE_COL(t, struct row_event, qty, COL_U64);
+	TABLE_COL(t, struct row_event, ref, COL_U64);
+	TABLE_COL(t, struct row_event, mpid, COL_STR);
+	TABLE_COL(t, struct row_event, flags, COL_U32);
+
+	t = &x->tab[T_TRADES];
+	table_init(t, table_name[T_TRADES], sizeof(struct row_trade));
+	COLS_TS(t, struct row_trade);
+	TABLE_COL(t, struct row_trade, seq, COL_U64);
+	TABLE_COL(t, struct row_trade, venue, COL_STR);
+	TABLE_COL(t, struct row_trade, symbol, COL_STR);
+	TABLE_COL(t, struct row_trade, price, COL_PRICE);
+	TABLE_COL(t, struct row_trade, qty, COL_U64);
+	TABLE_COL(t, struct row_trade, match_id, COL_U64);
+	TABLE_COL(t, struct row_trade, flags, COL_U32);
+
+	t = &x->tab[T_BBO];
+	table_init(t, table_name[T_BBO], sizeof(struct row_bbo));
+	COLS_TS(t, struct row_bbo);
+	TABLE_COL(t, struct row_bbo, seq, COL_U64);
+	TABLE_COL(t, struct row_bbo, venue, COL_STR);
+	TABLE_COL(t, struct row_bbo, symbol, COL_STR);
+	TABLE_COL(t, struct row_bbo, bid, COL_PRICE);
+	TABLE_COL(t, struct row_bbo, bid_qty, COL_U64);
+	TABLE_COL(t, struct row_bbo, bid_orders, COL_U32);
+	TABLE_COL(t, struct row_bbo, ask, COL_PRICE);
+	TABLE_COL(t, struct row_bbo, ask_qty, COL_U64);
+	TABLE_COL(t, struct row_bbo, ask_orders, COL_U32);
+
+	t = &x->tab[T_NBBO];
+	table_init(t, table_name[T_NBBO], sizeof(struct row_nbbo));
+	COLS_TS(t, struct row_nbbo);
+	TABLE_COL(t, struct row_nbbo, seq, COL_U64);
+	TABLE_COL(t, struct row_nbbo, symbol, COL_STR);
+	TABLE_COL(t, struct row_nbbo, bid, COL_PRICE);
+	TABLE_COL(t, struct row_nbbo, bid_qty, COL_U64);
+	TABLE_COL(t, struct row_nbbo, ask, COL_PRICE);
+	TABLE_COL(t, struct row_nbbo, ask_qty, COL_U64);
+	TABLE_COL(t, struct row_nbbo, bid_venues, COL_VENUES);
+	TABLE_COL(t, struct row_nbbo, ask_venues, COL_VENUES);
+
+	t = &x->tab[T_STATUS];
+	table_init(t, table_name[T_STATUS], sizeof(struct row_status));
+	COLS_TS(t, struct row_status);
+	TABLE_COL(t, struct row_status, seq, COL_U64);
+	TABLE_COL(t, struct row_status, venue, COL_STR);
+	TABLE_COL(t, struct row_status, symbol, COL_STR);
+	TABLE_COL(t, struct row_status, state, COL_STR);
+	TABLE_COL(t, struct row_status, raw_state, COL_CHAR);
+	TABLE_COL(t, struct row_status, reason, COL_STR);
+
+	t = &x->tab[T_GAPS];
+	table_init(t, table_name[T_GAPS], sizeof(struct row_gap));
+	COLS_TS(t, struct row_gap);
+	TABLE_COL(t, struct row_gap, venue, COL_STR);
+	TABLE_COL(t, struct row_gap, line, COL_U32);
+	TABLE_COL(t, struct row_gap, symbol, COL_STR);
+	TABLE_COL(t, struct row_gap, first, COL_U64);
+	TABLE_COL(t, struct row_gap, count, COL_U64);
+	TABLE_COL(t, struct row_gap, channel, COL_U32);
+	TABLE_COL(t, struct row_gap, unit, COL_U8);
+	TABLE_COL(t, struct row_gap, reason, COL_U8);
+
+	x->tables = T_BOOK;
+	if (!x->depth)
+		return;
+	t = &x->tab[T_BOOK];
+	table_init(t, table_name[T_BOOK], sizeof(struct row_book));
+	COLS_TS(t, struct row_book);
+	TABLE_COL(t, struct row_book, seq, COL_U64);
+	TABLE_COL(t, struct row_book, symbol, COL_STR);
+	for (unsigned side = 0; side < 2; side++)
+		for (unsigned i = 0; i < x->depth; i++) {
+			snprintf(name, sizeof(name), "%s_%u", side ? "ask" : "bid", i + 1);
+			table_col(t, name, COL_PRICE, 8, side ? offsetof(struct row_book, ask[i])
+							 : offsetof(struct row_book, bid[i]));
+			snprintf(name, sizeof(name), "%s_qty_%u", side ? "ask" : "bid", i + 1);
+			table_col(t, name, COL_QTY, 8, side ? offsetof(struct row_book, ask_qty[i])
+							: offsetof(struct row_book, bid_qty[i]));
 		}
-		setvbuf(x->out[t], NULL, _IOFBF, 1 << 20);
-		if (t != T_BOOK) {
-			fprintf(x->out[t], "%s\n", header[t]);
-			continue;
-		}
-		fputs("recv_ts,exch_ts,seq,symbol", x->out[t]);
-		for (unsigned i = 1; i <= x->depth; i++)
-			fprintf(x->out[t], ",bid_%u,bid_qty_%u", i, i);
-		for (unsigned i = 1; i <= x->depth; i++)
-			fprintf(x->out[t], ",ask_%u,ask_qty_%u", i, i);
-		fputc('\n', x->out[t]);
-	}
-	return 0;
+	x->tables = T_COUNT;
 }
 
-static int close_tables(struct exporter *x)
+static void copy_str(char *dst, size_t n, const char *src)
 {
-	int rc = 0;
-
-	for (int t = 0; t < T_COUNT; t++)
-		if (x->out[t] && fclose(x->out[t]) != 0) {
-			fprintf(stderr, "wb-export: writing %s.csv: %s\n", table_name[t], strerror(errno));
-			rc = -1;
-		}
-	return rc;
+	strncpy(dst, src, n - 1);
+	dst[n - 1] = 0;
 }
 
 static void write_event(struct exporter *x, const struct wb_event *ev)
 {
-	char p[32], mpid[5] = "";
-	uint64_t order_id, ref, qty;
-	int64_t price;
+	struct row_event r;
 
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.venue, sizeof(r.venue), venue(ev->venue));
+	r.line = ev->line;
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, ev->instrument));
+	copy_str(r.kind, sizeof(r.kind), wb_event_kind_name(ev->kind));
+	r.side = ev->side == WB_SIDE_BUY ? 'B' : ev->side == WB_SIDE_SELL ? 'S' : 0;
 	if (ev->kind == WB_EV_TRADE || ev->kind == WB_EV_TRADE_BREAK) {
-		order_id = ev->u.trade.order_id;
-		price = ev->u.trade.price;
-		qty = ev->u.trade.qty;
-		ref = ev->u.trade.match_id;
+		r.order_id = ev->u.trade.order_id;
+		r.price = ev->u.trade.price;
+		r.qty = ev->u.trade.qty;
+		r.ref = ev->u.trade.match_id;
 	} else {
-		order_id = ev->u.order.order_id;
-		price = ev->u.order.price;
-		qty = ev->u.order.qty;
-		ref = ev->u.order.ref;
-		if (ev->kind == WB_EV_ADD && ev->u.order.mpid[0])
-			memcpy(mpid, ev->u.order.mpid, 4);
+		r.order_id = ev->u.order.order_id;
+		r.price = ev->u.order.price;
+		r.qty = ev->u.order.qty;
+		r.ref = ev->u.order.ref;
+		if (ev->kind == WB_EV_ADD)
+			memcpy(r.mpid, ev->u.order.mpid, 4);
 	}
-	fprintf(x->out[T_EVENTS], "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%u,%s,%s,%c,%" PRIu64
-		",%s,%" PRIu64 ",%" PRIu64 ",%s,%u\n",
-		ev->recv_ts, ev->exch_ts, ev->seq, venue(ev->venue), ev->line,
-		sym(x, ev->instrument), wb_event_kind_name(ev->kind),
-		ev->side == WB_SIDE_BUY ? 'B' : ev->side == WB_SIDE_SELL ? 'S' : ' ',
-		order_id, px(price, p, sizeof(p)), qty, ref, mpid, ev->flags);
-	x->rows[T_EVENTS]++;
+	r.flags = ev->flags;
+	table_row(&x->tab[T_EVENTS], &r);
 }
 
 static void write_gap(struct exporter *x, const struct wb_event *ev)
 {
-	fprintf(x->out[T_GAPS], "%" PRIu64 ",%" PRIu64 ",%s,%u,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,%u\n",
-		ev->recv_ts, ev->exch_ts, venue(ev->venue), ev->line,
-		sym(x, ev->instrument), ev->u.gap.first, ev->u.gap.count, ev->u.gap.channel,
-		ev->u.gap.unit, ev->u.gap.reason);
-	x->rows[T_GAPS]++;
+	struct row_gap r;
+
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	copy_str(r.venue, sizeof(r.venue), venue(ev->venue));
+	r.line = ev->line;
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, ev->instrument));
+	r.first = ev->u.gap.first;
+	r.count = ev->u.gap.count;
+	r.channel = ev->u.gap.channel;
+	r.unit = ev->u.gap.unit;
+	r.reason = ev->u.gap.reason;
+	table_row(&x->tab[T_GAPS], &r);
 }
 
 static void write_status(struct exporter *x, const struct wb_event *ev)
 {
-	char reason[5];
+	struct row_status r;
 
-	memcpy(reason, ev->u.status.reason, 4);
-	reason[4] = 0;
-	for (int i = 3; i >= 0 && (reason[i] == ' ' || !reason[i]); i--)
-		reason[i] = 0;
-	fprintf(x->out[T_STATUS], "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s,%s,%c,%s\n",
-		ev->recv_ts, ev->exch_ts, ev->seq, venue(ev->venue), sym(x, ev->instrument),
-		wb_state_name(ev->u.status.state),
-		ev->u.status.raw_state > ' ' && ev->u.status.raw_state != ',' ? ev->u.status.raw_state : ' ',
-		reason);
-	x->rows[T_STATUS]++;
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.venue, sizeof(r.venue), venue(ev->venue));
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, ev->instrument));
+	copy_str(r.state, sizeof(r.state), wb_state_name(ev->u.status.state));
+	r.raw_state = ev->u.status.raw_state;
+	memcpy(r.reason, ev->u.status.reason, 4);
+	for (int i = 3; i >= 0 && (r.reason[i] == ' ' || !r.reason[i]); i--)
+		r.reason[i] = 0;
+	table_row(&x->tab[T_STATUS], &r);
 }
 
 static void write_trade(struct exporter *x, const struct wb_event *ev, const struct book_update *u)
 {
-	char p[32];
+	struct row_trade r;
 
-	fprintf(x->out[T_TRADES], "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s,%s,%" PRIu64 ",%" PRIu64
-		",%u\n", u->recv_ts, u->exch_ts, ev->seq, venue(u->venue),
-		sym(x, u->instrument), px(u->price, p, sizeof(p)), u->qty, u->u.match_id, u->flags);
-	x->rows[T_TRADES]++;
-}
-
-static void venue_names(uint32_t mask, char *buf, size_t n)
-{
-	size_t used = 0;
-
-	buf[0] = 0;
-	for (int v = 0; v < VENUES && used + 1 < n; v++)
-		if (mask >> v & 1)
-			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? " " : "",
-						 venue(v));
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = u->recv_ts;
+	r.exch_ts = u->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.venue, sizeof(r.venue), venue(u->venue));
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, u->instrument));
+	r.price = u->price;
+	r.qty = u->qty;
+	r.match_id = u->u.match_id;
+	r.flags = u->flags;
+	table_row(&x->tab[T_TRADES], &r);
 }
 
 /* A venue's top after a level change: a bbo row when it moved. */
@@ -269,7 +394,7 @@ static void check_bbo(struct exporter *x, const struct wb_event *ev, uint8_t v, 
 {
 	struct venue_level bid, ask;
 	struct top now, *last = &x->vtop[inst][v];
-	char b[32], a[32];
+	struct row_bbo r;
 
 	if (venue_books_bbo(x->vb, v, inst, &bid, &ask) < 0)
 		return;
@@ -281,11 +406,19 @@ static void check_bbo(struct exporter *x, const struct wb_event *ev, uint8_t v, 
 		return;
 	*last = now;
 	x->touched[inst] = 1;
-	fprintf(x->out[T_BBO], "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s,%s,%" PRIu64 ",%u,%s,%"
-		PRIu64 ",%u\n", ev->recv_ts, ev->exch_ts, ev->seq, venue(v),
-		sym(x, inst), px(now.bid, b, sizeof(b)), now.bid_qty, now.bid_orders,
-		px(now.ask, a, sizeof(a)), now.ask_qty, now.ask_orders);
-	x->rows[T_BBO]++;
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.venue, sizeof(r.venue), venue(v));
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, inst));
+	r.bid = now.bid;
+	r.bid_qty = now.bid_qty;
+	r.bid_orders = now.bid_orders;
+	r.ask = now.ask;
+	r.ask_qty = now.ask_qty;
+	r.ask_orders = now.ask_orders;
+	table_row(&x->tab[T_BBO], &r);
 }
 
 /* The consolidated top of an instrument from the venues' tops. */
@@ -319,18 +452,24 @@ static void consolidate(const struct exporter *x, uint16_t inst, struct consolid
 static void check_nbbo(struct exporter *x, const struct wb_event *ev, uint16_t inst)
 {
 	struct consolidated now;
-	char b[32], a[32], bv[128], av[128];
+	struct row_nbbo r;
 
 	consolidate(x, inst, &now);
 	if (!memcmp(&now, &x->nbbo[inst], sizeof(now)))
 		return;
 	x->nbbo[inst] = now;
-	venue_names(now.bid_venues, bv, sizeof(bv));
-	venue_names(now.ask_venues, av, sizeof(av));
-	fprintf(x->out[T_NBBO], "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s,%" PRIu64 ",%s,%" PRIu64
-		",%s,%s\n", ev->recv_ts, ev->exch_ts, ev->seq, sym(x, inst),
-		px(now.bid, b, sizeof(b)), now.bid_qty, px(now.ask, a, sizeof(a)), now.ask_qty, bv, av);
-	x->rows[T_NBBO]++;
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, inst));
+	r.bid = now.bid;
+	r.bid_qty = now.bid_qty;
+	r.ask = now.ask;
+	r.ask_qty = now.ask_qty;
+	r.bid_venues = now.bid_venues;
+	r.ask_venues = now.ask_venues;
+	table_row(&x->tab[T_NBBO], &r);
 }
 
 /* Levels of every venue on one side merged by price, best first. */
@@ -398,8 +537,7 @@ static int same_levels(const struct venue_level *a, unsigned na, const struct ve
 static void check_book(struct exporter *x, const struct wb_event *ev, uint16_t inst)
 {
 	struct snapshot now, *last = &x->snap[inst];
-	FILE *f = x->out[T_BOOK];
-	char p[32];
+	struct row_book r;
 
 	now.bids = (uint8_t)merged_side(x, inst, WB_SIDE_BUY, now.bid, x->depth);
 	now.asks = (uint8_t)merged_side(x, inst, WB_SIDE_SELL, now.ask, x->depth);
@@ -407,22 +545,20 @@ static void check_book(struct exporter *x, const struct wb_event *ev, uint16_t i
 	    same_levels(now.ask, now.asks, last->ask, last->asks))
 		return;
 	*last = now;
-	fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s", ev->recv_ts, ev->exch_ts, ev->seq,
-		sym(x, inst));
-	for (unsigned i = 0; i < x->depth; i++) {
-		if (i < now.bids)
-			fprintf(f, ",%s,%" PRIu64, px(now.bid[i].price, p, sizeof(p)), now.bid[i].qty);
-		else
-			fputs(",,", f);
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, inst));
+	for (unsigned i = 0; i < now.bids; i++) {
+		r.bid[i] = now.bid[i].price;
+		r.bid_qty[i] = now.bid[i].qty;
 	}
-	for (unsigned i = 0; i < x->depth; i++) {
-		if (i < now.asks)
-			fprintf(f, ",%s,%" PRIu64, px(now.ask[i].price, p, sizeof(p)), now.ask[i].qty);
-		else
-			fputs(",,", f);
+	for (unsigned i = 0; i < now.asks; i++) {
+		r.ask[i] = now.ask[i].price;
+		r.ask_qty[i] = now.ask[i].qty;
 	}
-	fputc('\n', f);
-	x->rows[T_BOOK]++;
+	table_row(&x->tab[T_BOOK], &r);
 }
 
 /* ---- one event ----------------------------------------------------------- */
@@ -612,8 +748,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (strcmp(format, "csv")) {
-		fprintf(stderr, "wb-export: --format %s: only csv is written so far\n", format);
+	if (!table_format_known(format)) {
+		fprintf(stderr, "wb-export: --format %s: this build writes %s\n", format,
+			table_format_known("hdf5") ? "csv and hdf5" : "csv only (built without libhdf5)");
 		return 2;
 	}
 	x = exporter_create((unsigned)depth);
@@ -655,9 +792,11 @@ int main(int argc, char **argv)
 		exporter_destroy(x);
 		return 1;
 	}
-	if (open_tables(x, argv[optind + 1]) < 0) {
+	define_tables(x);
+	if (tables_open(x->tab, x->tables, format, argv[optind + 1], err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
 		source_close(&src);
-		close_tables(x);
+		tables_close(x->tab, x->tables, err, sizeof(err));
 		exporter_destroy(x);
 		return 1;
 	}
@@ -677,16 +816,17 @@ int main(int argc, char **argv)
 				x->engine->lines[i].counters.ring_drops);
 			rc = 1;
 		}
-	if (close_tables(x) < 0)
+	if (tables_close(x->tab, x->tables, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
 		rc = 1;
+	}
 	if (!quiet) {
 		double s = now_s() - t0;
 
 		fprintf(stderr, "wb-export: %" PRIu64 " packets, %" PRIu64 " events in %.2f s (%.0f events/s) ->",
 			src.ctr.packets, x->events_seen, s, s > 0 ? (double)x->events_seen / s : 0.0);
-		for (int t = 0; t < T_COUNT; t++)
-			if (t != T_BOOK || x->depth)
-				fprintf(stderr, " %s %" PRIu64, table_name[t], x->rows[t]);
+		for (unsigned t = 0; t < x->tables; t++)
+			fprintf(stderr, " %s %" PRIu64, table_name[t], x->tab[t].rows);
 		fprintf(stderr, "\n");
 	}
 	source_close(&src);
