@@ -15,6 +15,9 @@
  *            at every change (the Super-Book's top, as wb_nbbo gives it)
  *   status   trading status changes
  *   gaps     sequence gaps
+ *   quotes   each venue's quote as a SIP (CQS, UQDF) carries it
+ *   sip_nbbo the SIP's own NBBO
+ *   luld     limit up-limit down price bands
  *   book     (--depth N) the consolidated book N levels a side, at every
  *            change within those levels
  *
@@ -47,10 +50,14 @@
 #define MAX_DEPTH WB_BOOK_DEPTH
 #define VENUES WB_VENUE_COUNT
 
-enum table_id { T_EVENTS, T_TRADES, T_BBO, T_NBBO, T_STATUS, T_GAPS, T_BOOK, T_COUNT };
+/* T_BOOK last: only with --depth. */
+enum table_id {
+	T_EVENTS, T_TRADES, T_BBO, T_NBBO, T_STATUS, T_GAPS, T_QUOTES, T_SIP_NBBO, T_LULD,
+	T_BOOK, T_COUNT
+};
 
 static const char *const table_name[T_COUNT] = {
-	"events", "trades", "bbo", "nbbo", "status", "gaps", "book",
+	"events", "trades", "bbo", "nbbo", "status", "gaps", "quotes", "sip_nbbo", "luld", "book",
 };
 
 struct top {
@@ -97,8 +104,8 @@ static void usage(FILE *f)
 "\n"
 "Export a capture (pcap) or a Nasdaq BinaryFILE to tables for research:\n"
 "events (every order event), trades, bbo (each venue's best bid and offer at\n"
-"every change), nbbo (the consolidated best at every change), status, gaps\n"
-"and, with --depth, book. CSV: OUTPUT is a directory (made if missing) with\n"
+"every change), nbbo (the consolidated best at every change), status, gaps,\n"
+"the SIPs' quotes, sip_nbbo and luld and, with --depth, book. CSV: OUTPUT is a directory (made if missing) with\n"
 "one TABLE.csv each, prices in dollars, a missing price an empty field.\n"
 "HDF5: OUTPUT is one file with one dataset a table, prices int64 in units\n"
 "of 1e-8 dollars (the file's price_scale attribute). Timestamps are ns\n"
@@ -185,6 +192,36 @@ struct row_gap {
 	uint64_t first, count;
 	uint32_t channel;
 	uint8_t unit, reason;
+};
+
+struct row_quote {
+	uint64_t recv_ts, exch_ts, seq, sip_ts;
+	char venue[12], symbol[9];
+	int64_t bid;
+	uint64_t bid_qty;
+	int64_t ask;
+	uint64_t ask_qty;
+	char condition;
+	uint32_t flags;
+};
+
+struct row_sip_nbbo {
+	uint64_t recv_ts, exch_ts, seq;
+	char feed[12], symbol[9];
+	int64_t bid;
+	uint64_t bid_qty;
+	char bid_venue[12];
+	int64_t ask;
+	uint64_t ask_qty;
+	char ask_venue[12], indicator, condition, luld;
+	uint8_t sides;
+};
+
+struct row_luld {
+	uint64_t recv_ts, exch_ts, seq;
+	char feed[12], symbol[9];
+	int64_t lower, upper;
+	char indicator;
 };
 
 struct row_book {
@@ -280,6 +317,47 @@ static void define_tables(struct exporter *x)
 	TABLE_COL(t, struct row_gap, unit, COL_U8);
 	TABLE_COL(t, struct row_gap, reason, COL_U8);
 
+	t = &x->tab[T_QUOTES];
+	table_init(t, table_name[T_QUOTES], sizeof(struct row_quote));
+	COLS_TS(t, struct row_quote);
+	TABLE_COL(t, struct row_quote, seq, COL_U64);
+	TABLE_COL(t, struct row_quote, sip_ts, COL_U64);
+	TABLE_COL(t, struct row_quote, venue, COL_STR);
+	TABLE_COL(t, struct row_quote, symbol, COL_STR);
+	TABLE_COL(t, struct row_quote, bid, COL_PRICE);
+	TABLE_COL(t, struct row_quote, bid_qty, COL_U64);
+	TABLE_COL(t, struct row_quote, ask, COL_PRICE);
+	TABLE_COL(t, struct row_quote, ask_qty, COL_U64);
+	TABLE_COL(t, struct row_quote, condition, COL_CHAR);
+	TABLE_COL(t, struct row_quote, flags, COL_U32);
+
+	t = &x->tab[T_SIP_NBBO];
+	table_init(t, table_name[T_SIP_NBBO], sizeof(struct row_sip_nbbo));
+	COLS_TS(t, struct row_sip_nbbo);
+	TABLE_COL(t, struct row_sip_nbbo, seq, COL_U64);
+	TABLE_COL(t, struct row_sip_nbbo, feed, COL_STR);
+	TABLE_COL(t, struct row_sip_nbbo, symbol, COL_STR);
+	TABLE_COL(t, struct row_sip_nbbo, bid, COL_PRICE);
+	TABLE_COL(t, struct row_sip_nbbo, bid_qty, COL_U64);
+	TABLE_COL(t, struct row_sip_nbbo, bid_venue, COL_STR);
+	TABLE_COL(t, struct row_sip_nbbo, ask, COL_PRICE);
+	TABLE_COL(t, struct row_sip_nbbo, ask_qty, COL_U64);
+	TABLE_COL(t, struct row_sip_nbbo, ask_venue, COL_STR);
+	TABLE_COL(t, struct row_sip_nbbo, indicator, COL_CHAR);
+	TABLE_COL(t, struct row_sip_nbbo, condition, COL_CHAR);
+	TABLE_COL(t, struct row_sip_nbbo, sides, COL_U8);
+	TABLE_COL(t, struct row_sip_nbbo, luld, COL_CHAR);
+
+	t = &x->tab[T_LULD];
+	table_init(t, table_name[T_LULD], sizeof(struct row_luld));
+	COLS_TS(t, struct row_luld);
+	TABLE_COL(t, struct row_luld, seq, COL_U64);
+	TABLE_COL(t, struct row_luld, feed, COL_STR);
+	TABLE_COL(t, struct row_luld, symbol, COL_STR);
+	TABLE_COL(t, struct row_luld, lower, COL_PRICE);
+	TABLE_COL(t, struct row_luld, upper, COL_PRICE);
+	TABLE_COL(t, struct row_luld, indicator, COL_CHAR);
+
 	x->tables = T_BOOK;
 	if (!x->depth)
 		return;
@@ -370,6 +448,62 @@ static void write_status(struct exporter *x, const struct wb_event *ev)
 	for (int i = 3; i >= 0 && (r.reason[i] == ' ' || !r.reason[i]); i--)
 		r.reason[i] = 0;
 	table_row(&x->tab[T_STATUS], &r);
+}
+
+/* What the SIPs say: a participant's quote, the SIP's NBBO, LULD bands. */
+static void write_sip(struct exporter *x, const struct wb_event *ev)
+{
+	union {
+		struct row_quote q;
+		struct row_sip_nbbo n;
+		struct row_luld l;
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	if (ev->kind == WB_EV_QUOTE) {
+		r.q.recv_ts = ev->recv_ts;
+		r.q.exch_ts = ev->exch_ts;
+		r.q.seq = ev->seq;
+		r.q.sip_ts = ev->u.quote.sip_ts;
+		copy_str(r.q.venue, sizeof(r.q.venue), venue(ev->venue));
+		copy_str(r.q.symbol, sizeof(r.q.symbol), sym(x, ev->instrument));
+		r.q.bid = ev->u.quote.bid_price;
+		r.q.bid_qty = ev->u.quote.bid_qty;
+		r.q.ask = ev->u.quote.ask_price;
+		r.q.ask_qty = ev->u.quote.ask_qty;
+		r.q.condition = (char)ev->side;	/* the quote condition, as event.h says */
+		r.q.flags = ev->flags;
+		table_row(&x->tab[T_QUOTES], &r.q);
+	} else if (ev->kind == WB_EV_NBBO) {
+		const struct wb_ev_nbbo *n = &ev->u.nbbo;
+
+		r.n.recv_ts = ev->recv_ts;
+		r.n.exch_ts = ev->exch_ts;
+		r.n.seq = ev->seq;
+		copy_str(r.n.feed, sizeof(r.n.feed), venue(ev->venue));
+		copy_str(r.n.symbol, sizeof(r.n.symbol), sym(x, ev->instrument));
+		r.n.bid = n->bid_price;
+		r.n.bid_qty = n->bid_qty;
+		copy_str(r.n.bid_venue, sizeof(r.n.bid_venue), n->bid_venue ? venue(n->bid_venue) : "");
+		r.n.ask = n->ask_price;
+		r.n.ask_qty = n->ask_qty;
+		copy_str(r.n.ask_venue, sizeof(r.n.ask_venue), n->ask_venue ? venue(n->ask_venue) : "");
+		r.n.indicator = n->indicator;
+		r.n.condition = n->condition;
+		r.n.luld = n->luld;
+		r.n.sides = n->sides;
+		table_row(&x->tab[T_SIP_NBBO], &r.n);
+	} else {
+		r.l.recv_ts = ev->recv_ts;
+		r.l.exch_ts = ev->exch_ts;
+		r.l.seq = ev->seq;
+		copy_str(r.l.feed, sizeof(r.l.feed), venue(ev->venue));
+		copy_str(r.l.symbol, sizeof(r.l.symbol), sym(x, ev->instrument));
+		r.l.lower = ev->u.luld.lower;
+		r.l.upper = ev->u.luld.upper;
+		r.l.indicator = ev->u.luld.indicator;
+		table_row(&x->tab[T_LULD], &r.l);
+	}
 }
 
 static void write_trade(struct exporter *x, const struct wb_event *ev, const struct book_update *u)
@@ -580,6 +714,8 @@ static void export_event(struct exporter *x, const struct wb_event *ev)
 		write_gap(x, ev);
 	else if (ev->kind == WB_EV_STATUS && !(ev->flags & WB_EVF_SIP) && ev->instrument)
 		write_status(x, ev);
+	else if (ev->kind == WB_EV_QUOTE || ev->kind == WB_EV_NBBO || ev->kind == WB_EV_LULD)
+		write_sip(x, ev);
 
 	n = venue_books_apply(x->vb, ev, up);
 	for (i = 0; i < n; i++) {

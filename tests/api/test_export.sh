@@ -107,7 +107,7 @@ import csv, sys, h5py
 f, out = h5py.File(sys.argv[1], "r"), sys.argv[2]
 scale = int(f.attrs["price_scale"])
 assert scale == 10**8, scale
-prices = {"price", "bid", "ask"} | {f"{s}_{i}" for s in ("bid", "ask") for i in range(1, 11)}
+prices = {"price", "bid", "ask", "lower", "upper"} | {f"{s}_{i}" for s in ("bid", "ask") for i in range(1, 11)}
 def h5val(name, v):
     if isinstance(v, bytes):
         return v.decode()
@@ -119,12 +119,12 @@ def norm(name, s):  # the CSV's text, in the same form
         return ("%.8f" % float(s)).rstrip("0").rstrip(".")
     return s
 checked = 0
-for table in ("events", "trades", "bbo", "nbbo", "status", "gaps", "book"):
+for table in ("events", "trades", "bbo", "nbbo", "status", "gaps", "quotes", "sip_nbbo", "luld", "book"):
     d = f[table]
     with open(f"{out}/{table}.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == d.shape[0], (table, len(rows), d.shape)
-    for i in (0, len(rows) // 2, len(rows) - 1) if rows else ():
+    for i in sorted({0, len(rows) // 2, len(rows) - 1}) if rows else ():
         for name in d.dtype.names:
             if name.endswith("venues"):
                 continue  # a mask in HDF5, names in CSV
@@ -139,6 +139,30 @@ P
 		ok "--format hdf5: every dataset has the CSV's rows; $(sed -n 's/^ok //p' "$T/h5.out") sampled values equal" ||
 		{ bad "HDF5 and CSV differ"; tail -3 "$T/h5.out"; }
 fi
+# The SIPs (the real CQS and UQDF captures): quotes, sip_nbbo and luld
+# rows equal wb-dump's QUOTE, NBBO and LULD lines, with the spec's values.
+printf '224.0.203.134:45007 cqs cqs A channel=1\n233.46.176.16:55630 uqdf uqdf A channel=1\n' >"$T/sip.conf"
+sip_bad=0 sip_n=0
+for f in "$ROOT"/pcaps/cqs/*.pcap "$ROOT"/pcaps/uqdf/*.pcap; do
+	rm -rf "$T/sip"
+	"$B/wb-export" --quiet --feeds "$T/sip.conf" "$f" "$T/sip" 2>>"$T/sip.err" || sip_bad=$((sip_bad + 1))
+	"$B/wb-dump" --feeds "$T/sip.conf" "$f" >"$T/sip.dump" 2>/dev/null
+	for pair in quotes:QUOTE sip_nbbo:NBBO luld:LULD; do
+		rows=$(($(wc -l <"$T/sip/${pair%%:*}.csv") - 1))
+		want=$(awk -v k="${pair#*:}" '$5 == k' "$T/sip.dump" | wc -l)
+		[ "$rows" -eq "$want" ] || { sip_bad=$((sip_bad + 1)); echo "$(basename "$f") ${pair%%:*}: $rows rows, wb-dump $want"; }
+		sip_n=$((sip_n + rows))
+	done
+	case "$f" in *Q_L_Long_Quote*)
+		grep -q ',NYSE,LVWR.WS,,0,,0,R,224$' "$T/sip/quotes.csv" &&
+		grep -q ',cqs,LVWR.WS,,0,,,0,,O,,3,$' "$T/sip/sip_nbbo.csv" || {
+			sip_bad=$((sip_bad + 1)); echo "CQS Long Quote rows:"; cat "$T/sip/quotes.csv" "$T/sip/sip_nbbo.csv"; } ;;
+	esac
+done
+[ "$sip_bad" -eq 0 ] && [ "$sip_n" -gt 0 ] &&
+	ok "SIP captures: $sip_n quotes, sip_nbbo and luld rows, as wb-dump; CQS Long Quote's values" ||
+	bad "SIP tables: $sip_bad problems $(head -3 "$T/sip.err")"
+
 "$B/wb-export" --format parquet "$cap" "$T/h" 2>"$T/fmt.err"
 [ $? -eq 2 ] && grep -q 'this build writes csv' "$T/fmt.err" && ok "--format parquet: exit 2, says what it writes" ||
 	bad "--format parquet: $(cat "$T/fmt.err")"
