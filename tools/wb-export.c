@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: wb-export [options] CAPTURE OUTPUT\n"
 "       wb-export [options] --itch-file FILE[.gz] OUTPUT\n"
+"       wb-export [options] --kernel[=DEVICE] [--seconds N] OUTPUT\n"
 "\n"
 "Export a capture (pcap) or a Nasdaq BinaryFILE to tables for research:\n"
 "events (every order event), trades, bbo (each venue's best bid and offer at\n"
@@ -113,6 +115,10 @@ static void usage(FILE *f)
 "\n"
 "  --format F          csv (default) or hdf5 (when built with libhdf5)\n"
 "  --itch-file         the input is a Nasdaq BinaryFILE, plain or gzip\n"
+"  --kernel[=DEVICE]   a live session: the wirebook module's event rings\n"
+"                      (default /dev/wirebook; its feed map and symbols are\n"
+"                      wb-subscribe's), until SIGINT/SIGTERM or --seconds\n"
+"  --seconds N         with --kernel: stop after N seconds\n"
 "  --feeds FILE        feed map (default: ./feeds.conf, then the installed one)\n"
 "  --subscribe LIST    symbols to export, comma separated, or '*' (default '*')\n"
 "  --depth N           also the book table: N levels a side (1-%d), at every\n"
@@ -844,6 +850,70 @@ static void exporter_destroy(struct exporter *x)
 	free(x);
 }
 
+static void summary(const struct exporter *x, const char *what, uint64_t n, double t0)
+{
+	double s = now_s() - t0;
+
+	fprintf(stderr, "wb-export: %" PRIu64 " %s, %" PRIu64 " events in %.2f s (%.0f events/s) ->",
+		n, what, x->events_seen, s, s > 0 ? (double)x->events_seen / s : 0.0);
+	for (unsigned t = 0; t < x->tables; t++)
+		fprintf(stderr, " %s %" PRIu64, table_name[t], x->tab[t].rows);
+	fprintf(stderr, "\n");
+}
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+/* A live session: the kernel module's rings until SIGINT/SIGTERM or SECONDS. */
+static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, const char *format,
+		      const char *out, int quiet)
+{
+	struct wb_event_counts c;
+	char err[512];
+	double t0;
+	int e, rc = 0;
+
+	wb_events_close(x->events);
+	x->events = wb_events_open(dev, &e);
+	if (!x->events) {
+		fprintf(stderr, "wb-export: %s: %s\n", dev ? dev : WB_DEVICE_PATH, wb_strerror(e));
+		return 1;
+	}
+	define_tables(x);
+	if (tables_open(x->tab, x->tables, format, out, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		tables_close(x->tab, x->tables, err, sizeof(err));
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	t0 = now_s();
+	while (!g_stop && (!seconds || now_s() - t0 < (double)seconds)) {
+		uint64_t before = x->events_seen;
+
+		drain(x);
+		if (x->events_seen == before)
+			wb_events_wait(x->events, 100);
+	}
+	drain(x);
+	wb_events_counts(x->events, &c);
+	if (c.dropped)
+		fprintf(stderr, "wb-export: the module dropped %" PRIu64 " events (a ring was full)\n",
+			c.dropped);
+	if (tables_close(x->tab, x->tables, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		rc = 1;
+	}
+	if (!quiet)
+		summary(x, "rings", c.rings, t0);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -852,16 +922,18 @@ int main(int argc, char **argv)
 		{ "feeds", required_argument, NULL, 'F' },
 		{ "subscribe", required_argument, NULL, 's' },
 		{ "depth", required_argument, NULL, 'd' },
+		{ "kernel", optional_argument, NULL, 'K' },
+		{ "seconds", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format = "csv", *feeds = NULL, *subs = "*";
+	const char *format = "csv", *feeds = NULL, *subs = "*", *kernel_dev = NULL;
 	struct source_options sopt;
 	struct source src;
 	struct exporter *x;
-	int itch = 0, quiet = 0, c, rc = 0, st;
-	uint64_t depth = 0;
+	int itch = 0, quiet = 0, kernel = 0, c, rc = 0, st;
+	uint64_t depth = 0, seconds = 0;
 	char err[512];
 	double t0;
 
@@ -875,12 +947,20 @@ int main(int argc, char **argv)
 			if (opt_u64("wb-export", "--depth", optarg, 1, MAX_DEPTH, &depth))
 				return 2;
 			break;
+		case 'K':
+			kernel = 1;
+			kernel_dev = optarg;
+			break;
+		case 'S':
+			if (opt_u64("wb-export", "--seconds", optarg, 1, 86400 * 7, &seconds))
+				return 2;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (argc - optind != 2) {
+	if (argc - optind != (kernel ? 1 : 2) || (kernel && itch)) {
 		usage(stderr);
 		return 2;
 	}
@@ -893,6 +973,11 @@ int main(int argc, char **argv)
 	if (!x) {
 		fprintf(stderr, "wb-export: out of memory\n");
 		return 1;
+	}
+	if (kernel) {	/* the module decodes: no feed map, no subscriptions here */
+		rc = run_kernel(x, kernel_dev, seconds, format, argv[optind], quiet);
+		exporter_destroy(x);
+		return rc;
 	}
 	if (!feeds)
 		feeds = feeds_conf_default_path();
@@ -956,15 +1041,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-export: %s\n", err);
 		rc = 1;
 	}
-	if (!quiet) {
-		double s = now_s() - t0;
-
-		fprintf(stderr, "wb-export: %" PRIu64 " packets, %" PRIu64 " events in %.2f s (%.0f events/s) ->",
-			src.ctr.packets, x->events_seen, s, s > 0 ? (double)x->events_seen / s : 0.0);
-		for (unsigned t = 0; t < x->tables; t++)
-			fprintf(stderr, " %s %" PRIu64, table_name[t], x->tab[t].rows);
-		fprintf(stderr, "\n");
-	}
+	if (!quiet)
+		summary(x, "packets", src.ctr.packets, t0);
 	source_close(&src);
 	exporter_destroy(x);
 	return rc;

@@ -163,6 +163,11 @@ done
 	ok "SIP captures: $sip_n quotes, sip_nbbo and luld rows, as wb-dump; CQS Long Quote's values" ||
 	bad "SIP tables: $sip_bad problems $(head -3 "$T/sip.err")"
 
+# A live session reads the module's rings (the VM's to test); here: its errors.
+"$B/wb-export" --kernel="$T/no-device" --seconds 1 "$T/k" 2>"$T/k.err"
+[ $? -eq 1 ] && grep -q 'no wirebook device' "$T/k.err" && ok "--kernel without the module: exit 1, WB_ENODEV's words" ||
+	bad "--kernel without the module: $(cat "$T/k.err")"
+
 "$B/wb-export" --format parquet "$cap" "$T/h" 2>"$T/fmt.err"
 [ $? -eq 2 ] && grep -q 'this build writes csv' "$T/fmt.err" && ok "--format parquet: exit 2, says what it writes" ||
 	bad "--format parquet: $(cat "$T/fmt.err")"
