@@ -93,8 +93,20 @@ def venue_name(v):
     return _l().wb_venue_name(v).decode()
 
 
+_venue_names = None
+
+
 def _venues(mask):
-    return [venue_name(v) for v in range(_lib.BOOK_VENUES) if mask >> v & 1]
+    """Names of the venues of a mask (bit v: venue v), lowest first."""
+    global _venue_names
+    if _venue_names is None:  # once: a ctypes call each costs a microsecond
+        _venue_names = [venue_name(v) for v in range(32)]
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(_venue_names[low.bit_length() - 1])
+        mask ^= low
+    return out
 
 
 class Book:
