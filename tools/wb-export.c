@@ -73,6 +73,12 @@ struct consolidated {
 	uint32_t bid_venues, ask_venues;
 };
 
+/* --interval: an instrument whose levels changed since the last tick. */
+struct pending {
+	uint64_t exch_ts, seq;	/* of its last change */
+	uint8_t queued;
+};
+
 /* The last book row written of an instrument. */
 struct snapshot {
 	struct venue_level bid[MAX_DEPTH], ask[MAX_DEPTH];
@@ -94,6 +100,10 @@ struct exporter {
 	uint8_t *touched;			/* [instrument]: levels changed by this event */
 	uint32_t *venues;			/* [instrument]: bit v, venue v has had levels */
 	struct snapshot *snap;			/* [instrument], with --depth */
+	uint64_t interval_ns, next_tick;	/* --interval: book rows at ticks of receive time */
+	struct pending *pend;			/* [instrument], with --interval */
+	uint16_t *queue;			/* instruments pending, in order of first change */
+	uint32_t queued;
 	uint64_t events_seen;
 };
 
@@ -123,6 +133,9 @@ static void usage(FILE *f)
 "  --subscribe LIST    symbols to export, comma separated, or '*' (default '*')\n"
 "  --depth N           also the book table: N levels a side (1-%d), at every\n"
 "                      change within them\n"
+"  --interval MS       with --depth: book rows every MS of receive time\n"
+"                      instead, for the symbols that changed since the last\n"
+"                      (the row's recv_ts is the tick)\n"
 "  --quiet             no summary on stderr\n"
 "  -h, --help          this text\n", MAX_DEPTH);
 }
@@ -674,7 +687,8 @@ static int same_levels(const struct venue_level *a, unsigned na, const struct ve
 }
 
 /* A book row when the consolidated N levels changed. */
-static void check_book(struct exporter *x, const struct wb_event *ev, uint16_t inst)
+static void write_book_row(struct exporter *x, uint16_t inst, uint64_t recv_ts, uint64_t exch_ts,
+			   uint64_t seq)
 {
 	struct snapshot now, *last = &x->snap[inst];
 	struct row_book r;
@@ -686,9 +700,9 @@ static void check_book(struct exporter *x, const struct wb_event *ev, uint16_t i
 		return;
 	*last = now;
 	memset(&r, 0, sizeof(r));
-	r.recv_ts = ev->recv_ts;
-	r.exch_ts = ev->exch_ts;
-	r.seq = ev->seq;
+	r.recv_ts = recv_ts;
+	r.exch_ts = exch_ts;
+	r.seq = seq;
 	copy_str(r.symbol, sizeof(r.symbol), sym(x, inst));
 	for (unsigned i = 0; i < now.bids; i++) {
 		r.bid[i] = now.bid[i].price;
@@ -701,6 +715,37 @@ static void check_book(struct exporter *x, const struct wb_event *ev, uint16_t i
 	table_row(&x->tab[T_BOOK], &r);
 }
 
+/* A change within the N levels: a row now, or (--interval) at the next tick. */
+static void check_book(struct exporter *x, const struct wb_event *ev, uint16_t inst)
+{
+	struct pending *p = &x->pend[inst];
+
+	if (!x->interval_ns) {
+		write_book_row(x, inst, ev->recv_ts, ev->exch_ts, ev->seq);
+		return;
+	}
+	if (!p->queued) {
+		p->queued = 1;
+		x->queue[x->queued++] = inst;
+	}
+	p->exch_ts = ev->exch_ts;
+	p->seq = ev->seq;
+}
+
+/* --interval: the books of the instruments changed since the last tick, as
+ * they stand at TICK (receive time), before the event that crossed it. */
+static void flush_interval(struct exporter *x, uint64_t tick)
+{
+	for (uint32_t i = 0; i < x->queued; i++) {
+		uint16_t inst = x->queue[i];
+		struct pending *p = &x->pend[inst];
+
+		write_book_row(x, inst, tick, p->exch_ts, p->seq);
+		p->queued = 0;
+	}
+	x->queued = 0;
+}
+
 /* ---- one event ----------------------------------------------------------- */
 
 static void export_event(struct exporter *x, const struct wb_event *ev)
@@ -709,6 +754,13 @@ static void export_event(struct exporter *x, const struct wb_event *ev)
 	unsigned n, i;
 
 	x->events_seen++;
+	if (x->interval_ns && ev->recv_ts >= x->next_tick) {
+		uint64_t tick = ev->recv_ts - ev->recv_ts % x->interval_ns;
+
+		if (x->next_tick)
+			flush_interval(x, tick);
+		x->next_tick = tick + x->interval_ns;
+	}
 	if (ev->kind == WB_EV_SYMBOL && ev->instrument && !x->ticker[ev->instrument][0]) {
 		memcpy(x->ticker[ev->instrument], ev->u.symbol.ticker, 8);
 		for (i = 8; i > 0 && x->ticker[ev->instrument][i - 1] == ' '; i--)
@@ -817,10 +869,12 @@ static struct exporter *exporter_create(unsigned depth)
 	x->touched = calloc(FEED_MAX_INSTRUMENTS, 1);
 	x->venues = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->venues));
 	x->snap = depth ? calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->snap)) : NULL;
+	x->pend = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->pend));
+	x->queue = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->queue));
 	if (posix_memalign(&x->ring, WB_RING_PAGE, wb_ring_bytes(EXPORT_RING_SLOTS)))
 		x->ring = NULL;
 	if (!x->engine || !x->vtop || !x->nbbo || !x->touched || !x->venues || !x->ring ||
-	    (depth && !x->snap) ||
+	    (depth && !x->snap) || !x->pend || !x->queue ||
 	    feed_engine_init(x->engine, &ecfg) < 0)
 		return NULL;
 	x->vb = venue_books_create(&vbc);
@@ -847,6 +901,8 @@ static void exporter_destroy(struct exporter *x)
 	free(x->touched);
 	free(x->venues);
 	free(x->snap);
+	free(x->pend);
+	free(x->queue);
 	free(x);
 }
 
@@ -901,6 +957,8 @@ static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, con
 			wb_events_wait(x->events, 100);
 	}
 	drain(x);
+	if (x->interval_ns && x->next_tick)
+		flush_interval(x, x->next_tick);
 	wb_events_counts(x->events, &c);
 	if (c.dropped)
 		fprintf(stderr, "wb-export: the module dropped %" PRIu64 " events (a ring was full)\n",
@@ -924,6 +982,7 @@ int main(int argc, char **argv)
 		{ "depth", required_argument, NULL, 'd' },
 		{ "kernel", optional_argument, NULL, 'K' },
 		{ "seconds", required_argument, NULL, 'S' },
+		{ "interval", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -933,7 +992,7 @@ int main(int argc, char **argv)
 	struct source src;
 	struct exporter *x;
 	int itch = 0, quiet = 0, kernel = 0, c, rc = 0, st;
-	uint64_t depth = 0, seconds = 0;
+	uint64_t depth = 0, seconds = 0, interval_ms = 0;
 	char err[512];
 	double t0;
 
@@ -955,6 +1014,10 @@ int main(int argc, char **argv)
 			if (opt_u64("wb-export", "--seconds", optarg, 1, 86400 * 7, &seconds))
 				return 2;
 			break;
+		case 'T':
+			if (opt_u64("wb-export", "--interval", optarg, 1, 86400000, &interval_ms))
+				return 2;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -969,11 +1032,16 @@ int main(int argc, char **argv)
 			table_format_known("hdf5") ? "csv and hdf5" : "csv only (built without libhdf5)");
 		return 2;
 	}
+	if (interval_ms && !depth) {
+		fprintf(stderr, "wb-export: --interval applies to the book table: give --depth N\n");
+		return 2;
+	}
 	x = exporter_create((unsigned)depth);
 	if (!x) {
 		fprintf(stderr, "wb-export: out of memory\n");
 		return 1;
 	}
+	x->interval_ns = interval_ms * 1000000ull;
 	if (kernel) {	/* the module decodes: no feed map, no subscriptions here */
 		rc = run_kernel(x, kernel_dev, seconds, format, argv[optind], quiet);
 		exporter_destroy(x);
@@ -1031,6 +1099,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-export: %s\n", src.err);
 		rc = 1;
 	}
+	if (x->interval_ns && x->next_tick)
+		flush_interval(x, x->next_tick);	/* the last tick's rows */
 	for (unsigned i = 0; i < x->engine->line_count; i++)
 		if (x->engine->lines[i].counters.ring_drops) {
 			fprintf(stderr, "wb-export: line %u lost %" PRIu64 " events to a full ring\n", i,

@@ -34,7 +34,7 @@ rows=$(($(wc -l <"$T/out/trades.csv") - 1))
 bg "$B/wirebookd" --pcap "$cap" --feeds "$ROOT/feeds.conf" --shm "$SHM" --no-pin >/dev/null 2>"$T/wbd.err"
 wbd=$!
 wait_for 30 grep -q 'source ended' "$T/wbd.err" || { bad "wirebookd did not replay"; finish; }
-$PY - "$SHM" "$T/out" >"$T/cmp.out" 2>&1 <<'P'
+cat >"$T/cmp.py" <<'P'
 import csv, sys, wirebook
 book, out = wirebook.open(sys.argv[1], raw=True), sys.argv[2]
 
@@ -77,8 +77,22 @@ for s, r in books.items():
                 print("book", s, side, i + 1, got, want); bad += 1
 print(f"compared {len(nbbo)} symbols' NBBO, {len(bbo)} venue BBOs, {len(books)} books: {bad} differ")
 P
+$PY "$T/cmp.py" "$SHM" "$T/out" >"$T/cmp.out" 2>&1
 grep -q ' 0 differ$' "$T/cmp.out" && [ "$(grep -o 'compared [0-9]*' "$T/cmp.out")" != "compared 0" ] &&
 	ok "last rows = the live book: $(tail -1 "$T/cmp.out")" || { bad "CSV and the live book differ"; head "$T/cmp.out"; }
+
+# --interval: book rows only at ticks (recv_ts a multiple of it), at most
+# one per symbol and tick, fewer than at every change, the last still the
+# live book's.
+"$B/wb-export" --quiet --feeds "$ROOT/feeds.conf" --depth 3 --interval 1000 "$cap" "$T/outi" 2>"$T/i.err"
+$PY "$T/cmp.py" "$SHM" "$T/outi" >"$T/cmpi.out" 2>&1
+every=$(($(wc -l <"$T/out/book.csv") - 1)) ticked=$(($(wc -l <"$T/outi/book.csv") - 1))
+off=$(awk -F, 'NR > 1 && $1 % 1000000000 != 0' "$T/outi/book.csv" | wc -l)
+dup=$(awk -F, 'NR > 1 { print $1, $4 }' "$T/outi/book.csv" | sort | uniq -d | wc -l)
+[ "$ticked" -gt 0 ] && [ "$ticked" -lt "$every" ] && [ "$off" -eq 0 ] && [ "$dup" -eq 0 ] &&
+	grep -q ' 0 differ$' "$T/cmpi.out" &&
+	ok "--interval 1000: $ticked book rows at 1 s ticks (every change: $every), the last ones the live book's" ||
+	bad "--interval: $ticked rows (every change $every), $off off-tick, $dup twice in a tick; $(tail -1 "$T/cmpi.out") $(cat "$T/i.err")"
 kill -TERM "$wbd"; wait "$wbd" 2>/dev/null
 
 # A BinaryFILE: no feed map needed; the same rows as wb-dump --itch-file.
@@ -168,6 +182,9 @@ done
 [ $? -eq 1 ] && grep -q 'no wirebook device' "$T/k.err" && ok "--kernel without the module: exit 1, WB_ENODEV's words" ||
 	bad "--kernel without the module: $(cat "$T/k.err")"
 
+"$B/wb-export" --interval 10 "$cap" "$T/x" 2>"$T/iv.err"
+[ $? -eq 2 ] && grep -q 'give --depth' "$T/iv.err" && ok "--interval without --depth: exit 2, says why" ||
+	bad "--interval without --depth: $(cat "$T/iv.err")"
 "$B/wb-export" --format parquet "$cap" "$T/h" 2>"$T/fmt.err"
 [ $? -eq 2 ] && grep -q 'this build writes csv' "$T/fmt.err" && ok "--format parquet: exit 2, says what it writes" ||
 	bad "--format parquet: $(cat "$T/fmt.err")"
