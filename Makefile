@@ -19,7 +19,8 @@
 #                        the protocol table (lib/feed/protocols.h)
 #   tests/bench/bench_*.c -> build/bench/bench_*
 #   mk/*.mk              extra rules (module, VM tests, latency); they may add
-#                        targets to CHECK_EXTRA, BENCH_EXTRA and ALL_EXTRA.
+#                        targets to CHECK_EXTRA, BENCH_EXTRA, ALL_EXTRA and
+#                        INSTALL_EXTRA (run by make install).
 
 CC      ?= cc
 CLANG   ?= clang
@@ -33,7 +34,18 @@ FUZZ_SECONDS ?= 20
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 CPPFLAGS_WB := -Iinclude -Ilib -Itools -D_GNU_SOURCE
-OPT     ?= -O2 -march=native -g
+# Installed libraries and tools run on any x86-64: the baseline ISA by
+# default. NATIVE=1 builds for this machine's CPU (-march=native), for the
+# server that runs it; a change of OPT rebuilds every object (a stamp).
+NATIVE  ?= 0
+ifeq ($(NATIVE),1)
+MARCH   := -march=native
+else ifneq ($(filter x86_64-%,$(shell $(CC) -dumpmachine)),)
+MARCH   := -march=x86-64 -mtune=generic
+else
+MARCH   :=
+endif
+OPT     ?= -O2 $(MARCH) -g
 CFLAGS_WB := -std=c11 $(WARN) $(CPPFLAGS_WB) -fPIC
 SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDLIBS_WB := -lpcap -lnuma -lhwloc -lz -lpthread -lrt -lm
@@ -77,6 +89,7 @@ BENCHES  := $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCH_SRC))
 CHECK_EXTRA :=
 BENCH_EXTRA :=
 ALL_EXTRA   :=
+INSTALL_EXTRA :=
 
 .PHONY: all deps deps-demo check demo bench install clean unit fuzz tools
 .DEFAULT_GOAL := all
@@ -94,7 +107,7 @@ deps:
 deps-demo:
 	@scripts/deps.sh --for demo
 
-$(O)/obj/%.o: %.c $(HEADERS)
+$(O)/obj/%.o: %.c $(HEADERS) $(O)/.opt
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WB) $(OPT) -c $< -o $@
 
@@ -116,10 +129,14 @@ $(O)/%.a:
 	@rm -f $@
 	ar rcs $@ $^
 
-$(LIB_SHM_SO): $(call obj,$(SHM_SRC))
-	$(CC) -shared -Wl,-soname,libwirebook.so.$(WB_SOVERSION) -o $@ $^ -lrt
-
+# The SONAME's number changes with any incompatible ABI change (abi-check
+# says when); lib/shm/libwirebook.map exports the public functions only.
 WB_SOVERSION := 1
+WB_SO_MAP := lib/shm/libwirebook.map
+
+$(LIB_SHM_SO): $(call obj,$(SHM_SRC)) $(WB_SO_MAP)
+	$(CC) -shared -Wl,-soname,libwirebook.so.$(WB_SOVERSION) -Wl,--version-script,$(WB_SO_MAP) \
+		-Wl,-z,defs -o $@ $(filter %.o,$^) -lrt
 
 $(O)/%: tools/%.c $(LIBS) $(HEADERS)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
@@ -150,6 +167,11 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(HEADERS) $(wildcard tests
 $(O)/.install-dirs: FORCE
 	@mkdir -p $(O)
 	@echo '$(PREFIX) $(SYSCONFDIR)' | cmp -s - $@ || echo '$(PREFIX) $(SYSCONFDIR)' > $@
+
+# The flags release objects were built with; objects follow a change.
+$(O)/.opt: FORCE
+	@mkdir -p $(O)
+	@echo '$(CC) $(OPT)' | cmp -s - $@ || echo '$(CC) $(OPT)' > $@
 
 $(O)/wirebook.pc: scripts/wirebook.pc.in $(O)/.install-dirs
 	sed 's|@PREFIX@|$(PREFIX)|g' $< > $@
@@ -193,8 +215,9 @@ install: all
 	install -m 644 $(O)/wirebook.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 feeds.conf $(DESTDIR)$(PREFIX)/share/wirebook/feeds.conf.sample
 	install -m 644 scripts/wirebookd.conf.sample $(DESTDIR)$(PREFIX)/share/wirebook/
-	install -m 644 examples/*.c $(DESTDIR)$(PREFIX)/share/wirebook/examples/
+	install -m 644 examples/*.c examples/*.cpp $(DESTDIR)$(PREFIX)/share/wirebook/examples/
 	install -m 644 $(O)/wirebookd@.service $(DESTDIR)$(UNITDIR)/
+	@for t in $(INSTALL_EXTRA); do $(MAKE) --no-print-directory $$t || exit 1; done
 	@# config files are the operator's: never overwritten
 	@test -e $(DESTDIR)$(SYSCONFDIR)/wirebook/feeds.conf || \
 		install -m 644 feeds.conf $(DESTDIR)$(SYSCONFDIR)/wirebook/feeds.conf

@@ -17,11 +17,13 @@
 #include "common/raw_text.h"
 #include "common/pcap_io.h"
 #include "common/unmapped.h"
+#include "wirebook/events.h"
 #include "feed/feed.h"
 
 /* Holds the events of the largest packet, and a full re-announcement of
  * every instrument when a subscription changes. */
 #define DUMP_RING_SLOTS (1u << 17)
+#define DUMP_BATCH 256
 #define MOLD_HEADER 20
 #define FILE_PACKET_BYTES 8192	/* BinaryFILE messages are packed this densely */
 #define FILE_SESSION "BINARYFILE"
@@ -30,7 +32,7 @@ struct dump {
 	struct feed_engine *engine;
 	void *ring;
 	struct wb_ring_producer prod;
-	struct wb_ring_consumer cons;
+	struct wb_events *events;	/* the ring read through the event API */
 	bool raw, stats, quiet, auto_map;
 	const char *symbols;
 	/* --raw filtering without the engine: tickers asked for, and per
@@ -110,19 +112,19 @@ static void *zalloc(size_t bytes)
 
 static void drain(struct dump *d)
 {
-	uint64_t n;
+	const struct wb_event *batch[DUMP_BATCH];
+	unsigned n;
 
 	wb_ring_producer_publish_no_wakeup(&d->prod);
-	while ((n = wb_ring_consumer_available(&d->cons)) != 0) {
-		for (uint64_t i = 0; i < n; i++) {
-			if (d->quiet)
-				continue;
-			wb_event_format(wb_ring_consumer_at(&d->cons, i), d->text, sizeof(d->text));
+	/* The event API's zero-copy batches, as a strategy reads the module's rings. */
+	while ((n = wb_events_peek(d->events, batch, DUMP_BATCH)) != 0) {
+		for (unsigned i = 0; i < n && !d->quiet; i++) {
+			wb_event_format(batch[i], d->text, sizeof(d->text));
 			fputs(d->text, stdout);
 			fputc('\n', stdout);
 		}
 		d->events_printed += n;
-		wb_ring_consumer_release(&d->cons, n);
+		wb_events_release(d->events);
 	}
 }
 
@@ -536,7 +538,11 @@ int main(int argc, char **argv)
 	memset(d->ring, 0, wb_ring_bytes(DUMP_RING_SLOTS));
 	wb_ring_format(d->ring, DUMP_RING_SLOTS, 0);
 	wb_ring_producer_init(&d->prod, d->ring);
-	wb_ring_consumer_init(&d->cons, d->ring);
+	d->events = wb_events_attach(&d->ring, 1, wb_ring_bytes(DUMP_RING_SLOTS), NULL);
+	if (!d->events) {
+		fprintf(stderr, "wb-dump: out of memory\n");
+		return 1;
+	}
 
 	if (!itch_path) {
 		if (!feeds)
@@ -588,6 +594,7 @@ int main(int argc, char **argv)
 	free(d->engine);
 	for (int v = 0; v < FEED_SOURCE_COUNT; v++)
 		free(d->symbol_ticker[v]);
+	wb_events_close(d->events);
 	free(d->ring);
 	free(d);
 	return rc;

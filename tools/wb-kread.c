@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "common/event_text.h"
-#include "common/kernel_source.h"
+#include "wirebook/events.h"
 #include "common/options.h"
 
 static volatile sig_atomic_t stop;
@@ -65,9 +65,11 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *device = NULL;
-	uint64_t idle_ms = 0, count = 0, last;
-	struct wb_kernel_source ks;
-	char err[256], line[512];
+	uint64_t idle_ms = 0, count = 0, last, delivered = 0;
+	struct wb_events *evs;
+	struct wb_event_counts cnt;
+	int err;
+	char line[512];
 	int quiet = 0, c;
 
 	while ((c = getopt_long(argc, argv, "d:i:n:qh", opts, NULL)) != -1) {
@@ -90,32 +92,39 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (wb_kernel_source_open(&ks, device, err, sizeof(err))) {
-		fprintf(stderr, "wb-kread: %s\n", err);
+	evs = wb_events_open(device, &err);
+	if (!evs) {
+		fprintf(stderr, "wb-kread: %s: %s\n", device ? device : WB_DEVICE_PATH, wb_strerror(err));
 		return 1;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	last = mono_ms();
-	while (!stop && (!count || ks.delivered < count)) {
-		const struct wb_event *ev = wb_kernel_source_next(&ks);
+	/* The event API's zero-copy batches: print, then hand the slots back. */
+	while (!stop && (!count || delivered < count)) {
+		const struct wb_event *batch[64];
+		uint64_t want = count ? count - delivered : 64;
+		unsigned i, n = wb_events_peek(evs, batch, want < 64 ? (unsigned)want : 64);
 
-		if (ev) {
-			if (!quiet) {
-				wb_event_format(ev, line, sizeof(line));
+		if (n) {
+			for (i = 0; i < n && !quiet; i++) {
+				wb_event_format(batch[i], line, sizeof(line));
 				puts(line);
 			}
+			wb_events_release(evs);
+			delivered += n;
 			last = mono_ms();
 			continue;
 		}
 		fflush(stdout);
 		if (idle_ms && mono_ms() - last >= idle_ms)
 			break;
-		wb_kernel_source_wait(&ks, 50);
+		wb_events_wait(evs, 50);
 	}
 	fflush(stdout);
+	wb_events_counts(evs, &cnt);
 	fprintf(stderr, "wb-kread: delivered %" PRIu64 " dropped %" PRIu64 " published %" PRIu64 "\n",
-		ks.delivered, wb_kernel_source_dropped(&ks), wb_kernel_source_published(&ks));
-	wb_kernel_source_close(&ks);
+		cnt.delivered, cnt.dropped, cnt.published);
+	wb_events_close(evs);
 	return 0;
 }

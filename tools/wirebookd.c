@@ -722,11 +722,12 @@ int main(int argc, char **argv)
 		if (rc == SUPERBOOK_EBUSY)
 			fprintf(stderr, "wirebookd: book '%s' belongs to a running wirebookd; stop it, "
 				"use another --shm, or --force\n", bcfg.shm.shm_name);
-		else if (rc < 0 && rc >= WB_ERROR_MIN)
+		else if (rc == WB_ESYS)
 			fprintf(stderr, "wirebookd: cannot create the book '%s': %s (%s)\n",
 				bcfg.shm.shm_name, wb_strerror(rc), strerror(errno));
-		else
-			fprintf(stderr, "wirebookd: cannot create the builder: %s\n", strerror(-rc));
+		else	/* one convention: wb_strerror describes any -errno */
+			fprintf(stderr, "wirebookd: cannot create the book '%s': %s\n",
+				bcfg.shm.shm_name, wb_strerror(rc));
 		return 1;
 	}
 	superbook_set_heartbeat_period(builder_superbook(d.builder), MAIN_TICK_MS * 1000000ull);

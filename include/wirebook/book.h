@@ -42,6 +42,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <errno.h>
 #include "event.h"
 
 #ifdef __cplusplus
@@ -69,21 +70,26 @@ WB_STATIC_ASSERT(WB_VENUE_COUNT <= WB_BOOK_VENUES && WB_BOOK_VENUES <= 32,
 		 "a new venue needs WB_BOOK_VENUES and WB_BOOK_ABI_VERSION bumped; "
 		 "venue sets are 32-bit masks");
 
-/* Errors: every function returns 0 (or a count) on success, one of these
- * (negative) on failure. wb_strerror() names them. */
+/*
+ * Errors, one convention: every call returns 0 (or a count, an index) on
+ * success and a negative WB_E* code on failure. The codes are negated
+ * errno values, as in liburing and the kernel, so they never clash with
+ * the -errno the rest of wirebook returns, and wb_strerror() describes
+ * any -errno too. Compare with the names, not the numbers.
+ */
 enum wb_error {
 	WB_OK = 0,
-	WB_ENOSHM = -1,		/* no book of that name (yet): is wirebookd running? */
-	WB_EACCES = -2,		/* permission denied opening the book */
-	WB_EBADMAGIC = -3,	/* the object is not a wirebook book (or truncated) */
-	WB_EABI = -4,		/* built against another WB_BOOK_ABI_VERSION */
-	WB_ESTALE = -5,		/* the builder exited, or restarted and has not got this symbol
+	WB_ENOSHM = -ENOENT,	/* no book of that name (yet): is wirebookd running? */
+	WB_EACCES = -EACCES,	/* permission denied opening the book */
+	WB_EBADMAGIC = -EBADMSG, /* the object is not a wirebook book (or truncated) */
+	WB_EABI = -EPROTO,	/* built against another WB_BOOK_ABI_VERSION */
+	WB_ESTALE = -ESTALE,	/* the builder exited, or restarted and has not got this symbol
 				 * (yet): retry later (calls reattach by themselves) */
-	WB_ENOSYM = -6,		/* symbol not in the book */
-	WB_EINVAL = -7,		/* bad argument (NULL, index or venue out of range) */
-	WB_EBUSY = -8,		/* the record stayed mid-update too long; retry */
-	WB_ESYS = -9,		/* other OS error; errno tells */
-	WB_ERROR_MIN = -9,
+	WB_ENOSYM = -ENODATA,	/* symbol not in the book */
+	WB_EINVAL = -EINVAL,	/* bad argument (NULL, index or venue out of range) */
+	WB_EBUSY = -EAGAIN,	/* the record stayed mid-update too long; retry */
+	WB_ESYS = -EIO,		/* other OS error (shm_open, fstat, mmap); errno tells which */
+	WB_ENODEV = -ENODEV,	/* events.h: no wirebook device (is the module loaded?) */
 };
 
 /* header.state */

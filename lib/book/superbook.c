@@ -453,7 +453,7 @@ static int sb_grow(struct superbook *sb, struct sb_side *sd)
 	struct sb_level *lv = venue_arena_alloc(&sb->arena, cap * sizeof(*lv));
 
 	if (!lv)
-		return -1;
+		return -ENOMEM;
 	if (sd->cap) {
 		memcpy(lv, sd->lv, sd->count * sizeof(*lv));
 		venue_arena_free(&sb->arena, sd->lv, sd->cap * sizeof(*lv));

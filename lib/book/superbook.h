@@ -48,8 +48,9 @@ struct superbook_counters {
 	uint64_t sip_dropped;		/* updates for the SIP view lost to its full queue */
 };
 
-/* Error details from superbook_create (negative), with errno for WB_ESYS. */
-#define SUPERBOOK_EBUSY (-100)	/* another live builder owns the name (use force) */
+/* Errors of superbook_create: a wb_error (errno tells for WB_ESYS), or
+ * this one; all are -errno values. */
+#define SUPERBOOK_EBUSY (-EADDRINUSE)	/* another live builder owns the name (use force) */
 
 /* Creates the shared-memory book (retiring any previous one of that name). */
 struct superbook *superbook_create(const struct superbook_config *cfg, int *err);

@@ -1116,15 +1116,21 @@ const char *wb_strerror(int err)
 	case WB_OK: return "success";
 	case WB_ENOSHM: return "no book of that name in shared memory (is wirebookd running? check --shm)";
 	case WB_EACCES: return "permission denied opening the book";
-	case WB_EBADMAGIC: return "not a wirebook book (bad magic or truncated object)";
+	case WB_EBADMAGIC: return "not a wirebook book or ring (bad magic, truncated, or another device)";
 	case WB_EABI: return "book ABI version mismatch: rebuild the reader against this wirebookd";
 	case WB_ESTALE: return "stale book: the builder restarted or exited; reopen";
 	case WB_ENOSYM: return "unknown symbol";
 	case WB_EINVAL: return "invalid argument";
 	case WB_EBUSY: return "record stayed mid-update (builder stalled); retry";
 	case WB_ESYS: return "system error (see errno)";
-	default: return "unknown wirebook error";
+	case WB_ENODEV: return "no wirebook device (is the module loaded? modprobe wirebook)";
+	default: break;
 	}
+	/* One convention: any other negative value is a -errno from a call
+	 * wirebook made. strerrordesc_np: static text, safe in any thread. */
+	if (err < 0 && strerrordesc_np(-err))
+		return strerrordesc_np(-err);
+	return "unknown wirebook error";
 }
 
 const char *wb_venue_name(int venue)

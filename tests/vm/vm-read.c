@@ -26,7 +26,8 @@
 #include <time.h>
 
 #include "common/event_text.h"
-#include "common/kernel_source.h"
+#include "wirebook/events.h"
+#include "wirebook/ring.h"
 
 static volatile sig_atomic_t stop;
 
@@ -206,9 +207,11 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct wb_kernel_source ks;
+	struct wb_events *evs;
+	struct wb_event_counts cnt;
+	int err;
 	const char *device = NULL;
-	char err[256], line[WB_EVENT_TEXT_MAX];
+	char line[WB_EVENT_TEXT_MAX];
 	uint64_t idle_ms = 2000, last;
 	int opt, hold = 0, protection = 0, ioctls = 0;
 
@@ -243,31 +246,35 @@ int main(int argc, char **argv)
 		return check_ioctls(device);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-	if (wb_kernel_source_open(&ks, device, err, sizeof(err))) {
-		fprintf(stderr, "vm-read: %s\n", err);
+	evs = wb_events_open(device, &err);
+	if (!evs) {
+		fprintf(stderr, "vm-read: %s: %s\n", device ? device : WB_DEVICE_PATH, wb_strerror(err));
 		return 1;
 	}
 	if (hold)
-		fprintf(stderr, "vm-read: holding %u rings\n", ks.ring_count);
+		fprintf(stderr, "vm-read: holding %u rings\n",
+			wb_events_counts(evs, &cnt) == 0 ? cnt.rings : 0);
 	last = now_ms();
 	while (!stop) {
-		const struct wb_event *ev = wb_kernel_source_next(&ks);
+		const struct wb_event *ev;
 
-		if (ev) {
+		if (wb_events_peek(evs, &ev, 1)) {
 			if (!hold) {
 				wb_event_format(ev, line, sizeof(line));
 				puts(line);
 			}
+			wb_events_release(evs);
 			last = now_ms();
 			continue;
 		}
 		if (!hold && now_ms() - last >= idle_ms)
 			break;
-		wb_kernel_source_wait(&ks, 50);
+		wb_events_wait(evs, 50);
 	}
 	fflush(stdout);
+	wb_events_counts(evs, &cnt);
 	fprintf(stderr, "vm-read: delivered %" PRIu64 " dropped %" PRIu64 " published %" PRIu64 "\n",
-		ks.delivered, wb_kernel_source_dropped(&ks), wb_kernel_source_published(&ks));
-	wb_kernel_source_close(&ks);
+		cnt.delivered, cnt.dropped, cnt.published);
+	wb_events_close(evs);
 	return 0;
 }

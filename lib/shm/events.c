@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * The event rings as an API (include/wirebook/events.h): the kernel
+ * module's per-CPU rings, or rings the caller mapped, merged in decode
+ * order, zero-copy.
+ *
+ * Why the two-pass refresh: the module publishes each packet's events on
+ * the ring of the CPU that received it, under one engine lock, and stamps
+ * recv_ts strictly increasing in lock order. An event seen on ring A with
+ * recv_ts t means every event with a smaller recv_ts was published before
+ * it (the lock orders the publishes), but the reader may have looked at
+ * ring B's head just before B published. So the reader reads every head
+ * twice: an event visible in the first pass has all its predecessors
+ * visible in the second, and only first-pass events are handed out, in
+ * recv_ts order against everything visible in the second pass.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wirebook/events.h"
+#include "wirebook/ioctl.h"
+#include "wirebook/ring.h"
+
+#define WB_EVENTS_MAX_RINGS 1024
+
+struct wb_events {
+	int fd;				/* the device; -1 for attached rings */
+	uint32_t ring_count;
+	uint64_t ring_bytes;
+	void **maps;			/* ring_count ring mappings */
+	struct wb_ring_consumer *cons;	/* one consumer per ring */
+	uint64_t *limit;		/* per ring: events safe to merge (see the top) */
+	uint64_t *pending;		/* per ring: events handed out, not yet released */
+	uint64_t delivered;
+};
+
+/* wb_ring_check's verdict as a wb_error. */
+static int ring_error(const void *mem, uint64_t bytes)
+{
+	switch (wb_ring_check(mem, bytes)) {
+	case WB_RING_OK: return 0;
+	case WB_RING_ABI_MISMATCH: return WB_EABI;
+	default: return WB_EBADMAGIC;	/* no magic, or a geometry that does not fit */
+	}
+}
+
+static struct wb_events *events_alloc(uint32_t count, uint64_t ring_bytes)
+{
+	struct wb_events *ev = calloc(1, sizeof(*ev));
+
+	if (!ev)
+		return NULL;
+	ev->fd = -1;
+	ev->ring_count = count;
+	ev->ring_bytes = ring_bytes;
+	ev->maps = calloc(count, sizeof(*ev->maps));
+	ev->cons = calloc(count, sizeof(*ev->cons));
+	ev->limit = calloc(count, sizeof(*ev->limit));
+	ev->pending = calloc(count, sizeof(*ev->pending));
+	if (!ev->maps || !ev->cons || !ev->limit || !ev->pending) {
+		free(ev->maps);
+		free(ev->cons);
+		free(ev->limit);
+		free(ev->pending);
+		free(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+static void events_free(struct wb_events *ev)
+{
+	uint32_t i;
+
+	if (ev->fd >= 0) {
+		for (i = 0; i < ev->ring_count; i++)
+			if (ev->maps[i])
+				munmap(ev->maps[i], ev->ring_bytes);
+		close(ev->fd);
+	}
+	free(ev->maps);
+	free(ev->cons);
+	free(ev->limit);
+	free(ev->pending);
+	free(ev);
+}
+
+static struct wb_events *fail(struct wb_events *ev, int *err, int code)
+{
+	int saved = errno;
+
+	if (ev)
+		events_free(ev);
+	if (err)
+		*err = code;
+	errno = saved;
+	return NULL;
+}
+
+/* Producer page and slots read-only, consumer page read-write over it. */
+static void *map_ring(int fd, const struct wb_ioc_ring_info *info, uint32_t i)
+{
+	off_t off = (off_t)info->mmap_stride * i;
+	void *base = mmap(NULL, info->ring_bytes, PROT_READ, MAP_SHARED, fd, off);
+
+	if (base == MAP_FAILED)
+		return NULL;
+	if (mmap((char *)base + WB_RING_PAGE, WB_RING_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, off + WB_RING_PAGE) == MAP_FAILED) {
+		int saved = errno;
+
+		munmap(base, info->ring_bytes);
+		errno = saved;
+		return NULL;
+	}
+	return base;
+}
+
+struct wb_events *wb_events_open(const char *device, int *err)
+{
+	struct wb_ioc_version ver;
+	struct wb_ioc_ring_info info;
+	struct wb_events *ev;
+	uint32_t i;
+	int fd, rc;
+
+	fd = open(device ? device : WB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return fail(NULL, err, errno == ENOENT || errno == ENODEV || errno == ENXIO ? WB_ENODEV :
+				       errno == EACCES || errno == EPERM ? WB_EACCES : WB_ESYS);
+	memset(&ver, 0, sizeof(ver));
+	memset(&info, 0, sizeof(info));
+	if (ioctl(fd, WB_IOC_VERSION, &ver) < 0) {
+		close(fd);
+		return fail(NULL, err, WB_EBADMAGIC);	/* not a wirebook device */
+	}
+	if (ver.ctl_version != WB_CTL_VERSION || ver.abi_version != WB_ABI_VERSION) {
+		close(fd);
+		return fail(NULL, err, WB_EABI);
+	}
+	if (ioctl(fd, WB_IOC_RING_INFO, &info) < 0) {
+		close(fd);
+		return fail(NULL, err, WB_ESYS);
+	}
+	if (!info.ring_count || info.ring_count > WB_EVENTS_MAX_RINGS ||
+	    info.page_size != WB_RING_PAGE || info.ring_bytes != wb_ring_bytes(info.slot_count) ||
+	    info.mmap_stride < info.ring_bytes) {
+		close(fd);
+		return fail(NULL, err, WB_EBADMAGIC);	/* implausible geometry */
+	}
+	ev = events_alloc(info.ring_count, info.ring_bytes);
+	if (!ev) {
+		close(fd);
+		errno = ENOMEM;
+		return fail(NULL, err, WB_ESYS);
+	}
+	ev->fd = fd;
+	for (i = 0; i < ev->ring_count; i++) {
+		ev->maps[i] = map_ring(fd, &info, i);
+		if (!ev->maps[i])
+			return fail(ev, err, WB_ESYS);
+		rc = ring_error(ev->maps[i], info.ring_bytes);
+		if (rc)
+			return fail(ev, err, rc);
+		wb_ring_consumer_init(&ev->cons[i], ev->maps[i]);
+	}
+	if (err)
+		*err = 0;
+	return ev;
+}
+
+struct wb_events *wb_events_attach(void *const *rings, unsigned count, uint64_t ring_bytes,
+				   int *err)
+{
+	struct wb_events *ev;
+	unsigned i;
+
+	if (!rings || !count || count > WB_EVENTS_MAX_RINGS)
+		return fail(NULL, err, WB_EINVAL);
+	for (i = 0; i < count; i++) {
+		if (!rings[i])
+			return fail(NULL, err, WB_EINVAL);
+		int rc = ring_error(rings[i], ring_bytes);
+
+		if (rc)
+			return fail(NULL, err, rc);
+	}
+	ev = events_alloc(count, ring_bytes);
+	if (!ev) {
+		errno = ENOMEM;
+		return fail(NULL, err, WB_ESYS);
+	}
+	for (i = 0; i < count; i++) {
+		ev->maps[i] = rings[i];
+		wb_ring_consumer_init(&ev->cons[i], rings[i]);
+	}
+	if (err)
+		*err = 0;
+	return ev;
+}
+
+static void release_pending(struct wb_events *ev, uint32_t i)
+{
+	if (ev->pending[i]) {
+		wb_ring_consumer_release(&ev->cons[i], ev->pending[i]);
+		ev->pending[i] = 0;
+	}
+}
+
+void wb_events_release(struct wb_events *ev)
+{
+	uint32_t i;
+
+	if (!ev)
+		return;
+	for (i = 0; i < ev->ring_count; i++)
+		release_pending(ev, i);
+}
+
+void wb_events_close(struct wb_events *ev)
+{
+	if (!ev)
+		return;
+	wb_events_release(ev);
+	events_free(ev);
+}
+
+/* Unread events of ring i as of its last head read, beyond those held. */
+static uint64_t visible(const struct wb_events *ev, uint32_t i)
+{
+	const struct wb_ring_consumer *c = &ev->cons[i];
+	uint64_t n = c->cached_head - c->tail;
+
+	/* The producer never runs more than a ring ahead; a larger value can
+	 * only come from a consumer page scribbled on by someone else. */
+	if (n > c->mask + 1)
+		n = c->mask + 1;
+	return n > ev->pending[i] ? n - ev->pending[i] : 0;
+}
+
+/* Read every head twice (see the top of the file); held slots stay held. */
+static void refresh_heads(struct wb_events *ev)
+{
+	uint32_t i;
+
+	for (i = 0; i < ev->ring_count; i++) {
+		ev->cons[i].cached_head = wb_load_acquire(&ev->cons[i].prod->head);
+		ev->limit[i] = visible(ev, i);
+	}
+	for (i = 0; i < ev->ring_count; i++)
+		ev->cons[i].cached_head = wb_load_acquire(&ev->cons[i].prod->head);
+}
+
+/* The ring whose next visible event has the smallest recv_ts, or -1. */
+static int64_t earliest_ring(const struct wb_events *ev)
+{
+	int64_t best = -1;
+	uint64_t best_ts = 0;
+	uint32_t i;
+
+	for (i = 0; i < ev->ring_count; i++) {
+		const struct wb_event *e;
+
+		if (!visible(ev, i))
+			continue;
+		e = wb_ring_consumer_at(&ev->cons[i], ev->pending[i]);
+		if (best < 0 || e->recv_ts < best_ts) {
+			best = i;
+			best_ts = e->recv_ts;
+		}
+	}
+	return best;
+}
+
+unsigned wb_events_peek(struct wb_events *ev, const struct wb_event **evs, unsigned max)
+{
+	unsigned n = 0;
+	int refreshed = 0;
+
+	if (!ev || !evs)
+		return 0;
+	while (n < max) {
+		int64_t r = earliest_ring(ev);
+
+		if (r >= 0 && ev->limit[r]) {
+			/* The slot stays the consumer's until the release: no copy. */
+			evs[n++] = wb_ring_consumer_at(&ev->cons[r], ev->pending[r]++);
+			ev->limit[r]--;
+			continue;
+		}
+		if (refreshed)
+			break;
+		refresh_heads(ev);
+		refreshed = 1;
+	}
+	ev->delivered += n;
+	return n;
+}
+
+int wb_events_wait(struct wb_events *ev, int timeout_ms)
+{
+	uint32_t i;
+	int ready = 0, rc;
+
+	if (!ev)
+		return WB_EINVAL;
+	for (i = 0; i < ev->ring_count; i++) {
+		release_pending(ev, i);
+		if (wb_ring_consumer_prepare_sleep(&ev->cons[i]))
+			ready = 1;
+	}
+	if (!ready && ev->fd >= 0) {
+		struct pollfd pfd = { .fd = ev->fd, .events = POLLIN };
+
+		rc = poll(&pfd, 1, timeout_ms);
+		if (rc < 0 && errno != EINTR)
+			ready = WB_ESYS;
+		else
+			ready = rc > 0;
+	} else if (!ready && timeout_ms) {
+		/* No wakeup for attached rings: a short nap, then look. */
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+		for (i = 0; i < ev->ring_count && !ready; i++)
+			ready = wb_load_acquire(&ev->cons[i].prod->head) != ev->cons[i].tail;
+	}
+	for (i = 0; i < ev->ring_count; i++)
+		wb_ring_consumer_woke(&ev->cons[i]);
+	return ready;
+}
+
+int wb_events_counts(const struct wb_events *ev, struct wb_event_counts *out)
+{
+	uint32_t i;
+
+	if (!ev || !out)
+		return WB_EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->delivered = ev->delivered;
+	out->rings = ev->ring_count;
+	for (i = 0; i < ev->ring_count; i++) {
+		out->dropped += wb_ring_consumer_dropped(&ev->cons[i]);
+		out->published += wb_load_acquire(&ev->cons[i].prod->published);
+	}
+	return 0;
+}

@@ -1,0 +1,17 @@
+# wb-export (tools/wb-export.c and its table writers in tools/export/):
+# CSV always; HDF5 too when libhdf5's pkg-config file is there (Debian:
+# libhdf5-dev, which deps --for check installs). A stamp rebuilds it when
+# that changes.
+
+HDF5_LIBS := $(shell pkg-config --libs hdf5 2>/dev/null)
+ifneq ($(HDF5_LIBS),)
+EXPORT_HDF5 := -DWB_HDF5 $(shell pkg-config --cflags hdf5)
+endif
+EXPORT_SRC := tools/wb-export.c $(wildcard tools/export/*.c)
+
+$(O)/.export-hdf5: FORCE
+	@mkdir -p $(O)
+	@echo '$(EXPORT_HDF5) $(HDF5_LIBS)' | cmp -s - $@ || echo '$(EXPORT_HDF5) $(HDF5_LIBS)' > $@
+
+$(O)/wb-export: $(EXPORT_SRC) $(wildcard tools/export/*.h) $(LIBS) $(HEADERS) $(O)/.export-hdf5
+	$(CC) $(CFLAGS_WB) $(OPT) $(EXPORT_HDF5) $(EXPORT_SRC) -o $@ $(LIBS) $(LDLIBS_WB) $(HDF5_LIBS)

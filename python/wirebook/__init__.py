@@ -1,0 +1,317 @@
+"""wirebook: read wirebookd's live order books from Python.
+
+    import wirebook
+    with wirebook.open() as book:            # or wirebook.open("NAME"): wirebookd --shm NAME
+        print(book.symbols())                # ['AAPL', 'MSFT', ...]
+        print(book.top("AAPL"))              # Top(bid=189.52, bid_qty=300, ask=189.53, ...)
+        print(book.nbbo("AAPL"))             # Nbbo(..., bid_venues=['NASDAQ', 'BZX'], ...)
+        bids, asks = book.depth("AAPL", 5)   # lists of Level(price, qty, orders, venues)
+
+    with wirebook.events() as ev:            # the kernel module's event rings
+        for e in ev.read(timeout_ms=100):    # Event(kind='ADD', venue='NASDAQ', seq=..., ...)
+            ...
+
+A thin ctypes layer over libwirebook.so (the same lock-free seqlock reads
+as C; a call costs a few microseconds of Python around them). Prices are
+floats in dollars (the book's int64 units of 1e-8 dollars divided by
+1e8; `raw=True` on open() keeps the integers); quantities, counters and
+timestamps (ns) are ints; venues are names. Errors raise WirebookError,
+whose .code is the library's WB_E* code (a negated errno value).
+"""
+import ctypes
+import errno
+from collections import namedtuple
+
+from . import _lib
+
+__all__ = ["open", "events", "Book", "Events", "Event", "WirebookError", "Top", "Nbbo", "Level", "VenueBbo",
+           "Trade", "Status", "Health", "WB_ENOSHM", "WB_EACCES", "WB_EBADMAGIC",
+           "WB_EABI", "WB_ESTALE", "WB_ENOSYM", "WB_EINVAL", "WB_EBUSY", "WB_ESYS",
+           "WB_ENODEV"]
+
+# include/wirebook/book.h, enum wb_error
+WB_ENOSHM = -errno.ENOENT
+WB_EACCES = -errno.EACCES
+WB_EBADMAGIC = -errno.EBADMSG
+WB_EABI = -errno.EPROTO
+WB_ESTALE = -errno.ESTALE
+WB_ENOSYM = -errno.ENODATA
+WB_EINVAL = -errno.EINVAL
+WB_EBUSY = -errno.EAGAIN
+WB_ESYS = -errno.EIO
+WB_ENODEV = -errno.ENODEV
+
+CONSOLIDATED = 0  # WB_CONSOLIDATED: the venue argument meaning all venues
+
+Top = namedtuple("Top", "bid bid_qty ask ask_qty updates flags state")
+Nbbo = namedtuple("Nbbo", "bid bid_qty ask ask_qty bid_venues ask_venues flags state "
+                  "updates exch_ts recv_ts")
+Level = namedtuple("Level", "price qty orders venues")
+VenueBbo = namedtuple("VenueBbo", "bid bid_qty bid_orders ask ask_qty ask_orders "
+                      "flags state gaps exch_ts")
+Trade = namedtuple("Trade", "price qty exch_ts match_id volume count venue flags")
+Status = namedtuple("Status", "state raw_state reason venue flags")
+Health = namedtuple("Health", "state age_ns heartbeat_ns stale_after_ns last_update_age_ns "
+                    "writer_pid writer_alive recovering_venues reattaches instance_id")
+
+_libwb = None
+
+
+def _l():
+    global _libwb
+    if _libwb is None:
+        _libwb = _lib.load()
+    return _libwb
+
+
+class WirebookError(OSError):
+    """A libwirebook call failed; .code is the WB_E* code."""
+
+    def __init__(self, code, what=""):
+        self.code = code
+        msg = _l().wb_strerror(code).decode()
+        super().__init__(-code, f"{what}: {msg}" if what else msg)
+
+
+def _check(rc, what=""):
+    if rc < 0:
+        raise WirebookError(rc, what)
+    return rc
+
+
+def strerror(code):
+    """wb_strerror(): the text of a WB_E* code (or of any -errno)."""
+    return _l().wb_strerror(code).decode()
+
+
+def library():
+    """The path of the libwirebook.so in use."""
+    return _l().wb_path
+
+
+def venue_name(v):
+    return _l().wb_venue_name(v).decode()
+
+
+_venue_names = None
+
+
+def _venues(mask):
+    """Names of the venues of a mask (bit v: venue v), lowest first."""
+    global _venue_names
+    if _venue_names is None:  # once: a ctypes call each costs a microsecond
+        _venue_names = [venue_name(v) for v in range(32)]
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(_venue_names[low.bit_length() - 1])
+        mask ^= low
+    return out
+
+
+class Book:
+    """An attached book; see open(). One handle per thread."""
+
+    def __init__(self, name=None, raw=False):
+        err = ctypes.c_int(0)
+        self._lib = _l()
+        self.name = name or "wirebook"
+        self._raw = raw
+        self._h = self._lib.wb_open(name.encode() if name else None, ctypes.byref(err))
+        if not self._h:
+            raise WirebookError(err.value, self.name)
+        self._syms = {}
+
+    def close(self):
+        if self._h:
+            self._lib.wb_close(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _px(self, p):
+        return p if self._raw else p / _lib.PRICE_SCALE
+
+    def _sym(self, ticker):
+        if not self._h:
+            raise ValueError("the book is closed")
+        s = self._syms.get(ticker)
+        if s is None:  # indices stay valid across wirebookd restarts: cache them
+            s = _check(self._lib.wb_find(self._h, ticker.encode()), ticker)
+            self._syms[ticker] = s
+        return s
+
+    def symbols(self):
+        """The tickers in the book, in symbol-index order."""
+        out, buf = [], ctypes.create_string_buffer(9)
+        for s in range(1, self._lib.wb_symbol_count(self._h)):
+            if self._lib.wb_symbol(self._h, s, buf) == 0:
+                out.append(buf.value.decode())
+        return out
+
+    def top(self, ticker):
+        t = _lib.Top()
+        _check(self._lib.wb_top(self._h, self._sym(ticker), ctypes.byref(t)), ticker)
+        return Top(self._px(t.bid_price), t.bid_qty, self._px(t.ask_price), t.ask_qty,
+                   t.updates, t.flags, self._state(t.state))
+
+    def nbbo(self, ticker):
+        n = _lib.Nbbo()
+        _check(self._lib.wb_nbbo(self._h, self._sym(ticker), ctypes.byref(n)), ticker)
+        return Nbbo(self._px(n.bid_price), n.bid_qty, self._px(n.ask_price), n.ask_qty,
+                    _venues(n.bid_venues), _venues(n.ask_venues), n.flags,
+                    self._state(n.state), n.updates, n.exch_ts, n.recv_ts)
+
+    def depth(self, ticker, n=_lib.BOOK_DEPTH, venue=None):
+        """(bids, asks): up to n levels each, best first, consolidated or of
+        one venue (a name such as "NASDAQ", or its number)."""
+        d = _lib.Depth()
+        v = self._venue(venue)
+        _check(self._lib.wb_depth(self._h, self._sym(ticker), v, n, ctypes.byref(d)), ticker)
+
+        def side(levels, count):
+            return [Level(self._px(levels[i].price), levels[i].qty, levels[i].orders,
+                          _venues(levels[i].venues)) for i in range(count)]
+        return side(d.bid, d.bid_count), side(d.ask, d.ask_count)
+
+    def venue_bbo(self, ticker, venue):
+        b = _lib.VenueBbo()
+        _check(self._lib.wb_venue_bbo(self._h, self._sym(ticker), self._venue(venue),
+                                      ctypes.byref(b)), ticker)
+        return VenueBbo(self._px(b.bid_price), b.bid_qty, b.bid_orders, self._px(b.ask_price),
+                        b.ask_qty, b.ask_orders, b.flags, self._state(b.state), b.gaps,
+                        b.exch_ts)
+
+    def last_trade(self, ticker):
+        t = _lib.Trade()
+        _check(self._lib.wb_last_trade(self._h, self._sym(ticker), ctypes.byref(t)), ticker)
+        return Trade(self._px(t.price), t.qty, t.exch_ts, t.match_id, t.volume, t.count,
+                     venue_name(t.venue), t.flags)
+
+    def status(self, ticker):
+        s = _lib.Status()
+        _check(self._lib.wb_status(self._h, self._sym(ticker), ctypes.byref(s)), ticker)
+        return Status(self._state(s.state), s.raw_state.decode(errors="replace"),
+                      s.reason.decode(errors="replace").strip(), venue_name(s.venue), s.flags)
+
+    def updates(self, ticker=None):
+        """The symbol's update counter (None: the whole book's); poll it."""
+        u = ctypes.c_uint64()
+        _check(self._lib.wb_update_counter(self._h, self._sym(ticker) if ticker else 0,
+                                           ctypes.byref(u)), ticker or "")
+        return u.value
+
+    def health(self):
+        h = _lib.Health()
+        _check(self._lib.wb_health(self._h, ctypes.byref(h)), self.name)
+        return Health(self._lib.wb_health_name(h.state).decode(), h.age_ns, h.heartbeat_ns,
+                      h.stale_after_ns, h.last_update_age_ns, h.writer_pid, h.writer_alive,
+                      _venues(h.recovering_venues), h.reattaches, h.instance_id)
+
+    def _state(self, s):
+        return self._lib.wb_state_name(s).decode()
+
+    def _venue(self, venue):
+        if venue is None:
+            return CONSOLIDATED
+        if isinstance(venue, int):
+            return venue
+        for v in range(1, _lib.BOOK_VENUES):
+            if venue_name(v).upper() == venue.upper():
+                return v
+        raise ValueError(f"unknown venue {venue!r}")
+
+
+KINDS = {1: "ADD", 2: "EXEC", 3: "EXECP", 4: "REDUCE", 5: "DELETE", 6: "REPLACE",
+         7: "MODIFY", 8: "TRADE", 9: "BREAK", 10: "QUOTE", 11: "STATUS", 12: "CLEAR",
+         13: "SYMBOL", 14: "GAP", 15: "NBBO", 16: "LULD"}  # enum wb_event_kind
+
+Event = namedtuple("Event", "kind venue side flags line instrument seq exch_ts recv_ts "
+                   "order_id price qty ref")
+EventCounts = namedtuple("EventCounts", "delivered dropped published rings")
+
+
+class Events:
+    """The event rings (events.h): every event in decode order. See events()."""
+
+    def __init__(self, device=None, rings=None, ring_bytes=0, raw=False):
+        self._lib = _l()
+        self._raw = raw
+        err = ctypes.c_int(0)
+        if rings is None:
+            self._h = self._lib.wb_events_open(device.encode() if device else None,
+                                               ctypes.byref(err))
+            what = device or "/dev/wirebook"
+        else:  # addresses of rings this process mapped (wb_events_attach)
+            arr = (ctypes.c_void_p * len(rings))(*rings)
+            self._h = self._lib.wb_events_attach(arr, len(rings), ring_bytes, ctypes.byref(err))
+            what = "rings"
+        if not self._h:
+            raise WirebookError(err.value, what)
+        self._batch = (ctypes.POINTER(_lib.Event) * 256)()
+
+    def close(self):
+        if self._h:
+            self._lib.wb_events_close(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _event(self, e):
+        if e.kind in (8, 9):  # TRADE, BREAK: the trade payload
+            t = e.u.trade
+            oid, price, qty, ref = t.order_id, t.price, t.qty, t.match_id
+        elif 1 <= e.kind <= 7:
+            o = e.u.order
+            oid, price, qty, ref = o.order_id, o.price, o.qty, o.ref
+        else:
+            oid = price = qty = ref = 0
+        return Event(KINDS.get(e.kind, str(e.kind)), venue_name(e.venue),
+                     {1: "B", 2: "S"}.get(e.side, ""), e.flags, e.line, e.instrument, e.seq,
+                     e.exch_ts, e.recv_ts, oid, price if self._raw else price / _lib.PRICE_SCALE,
+                     qty, ref)
+
+    def read(self, max=256, timeout_ms=0):
+        """Up to max events (copied out, their slots released); waits up to
+        timeout_ms for the first when none is ready (-1: forever)."""
+        max = min(max, len(self._batch))
+        n = self._lib.wb_events_peek(self._h, self._batch, max)
+        if not n and timeout_ms:
+            _check(self._lib.wb_events_wait(self._h, timeout_ms), "wait")
+            n = self._lib.wb_events_peek(self._h, self._batch, max)
+        out = [self._event(self._batch[i].contents) for i in range(n)]
+        self._lib.wb_events_release(self._h)
+        return out
+
+    def __iter__(self):
+        while self._h:
+            yield from self.read(timeout_ms=100)
+
+    def counts(self):
+        c = _lib.EventCounts()
+        _check(self._lib.wb_events_counts(self._h, ctypes.byref(c)), "counts")
+        return EventCounts(c.delivered, c.dropped, c.published, c.rings)
+
+
+def events(device=None, raw=False):
+    """The kernel module's event rings (device None: /dev/wirebook)."""
+    return Events(device, raw=raw)
+
+
+def open(name=None, raw=False):  # noqa: A001 (the package's verb, as in io.open)
+    """Attach read-only to the book NAME (wirebookd --shm NAME; None: "wirebook")."""
+    return Book(name, raw)

@@ -1,0 +1,170 @@
+"""ctypes declarations of libwirebook (include/wirebook/book.h).
+
+The structures mirror the header field for field; tests/api/test_python.sh
+compares their sizes and offsets with the C compiler's, so a change of the
+header that is not made here fails the tests instead of reading garbage.
+"""
+import ctypes
+import os
+
+BOOK_DEPTH = 10    # WB_BOOK_DEPTH
+BOOK_VENUES = 24   # WB_BOOK_VENUES
+PRICE_SCALE = 100000000  # WB_PRICE_SCALE: prices are int64 units of 1e-8 dollars
+
+c_int64, c_uint64 = ctypes.c_int64, ctypes.c_uint64
+c_uint32, c_uint16, c_uint8 = ctypes.c_uint32, ctypes.c_uint16, ctypes.c_uint8
+
+
+class Level(ctypes.Structure):
+    _fields_ = [("price", c_int64), ("qty", c_uint64),
+                ("orders", c_uint32), ("venues", c_uint32)]
+
+
+class Trade(ctypes.Structure):
+    _fields_ = [("price", c_int64), ("qty", c_uint64), ("exch_ts", c_uint64),
+                ("match_id", c_uint64), ("volume", c_uint64), ("count", c_uint32),
+                ("venue", c_uint8), ("flags", c_uint8), ("reserved", c_uint8 * 2)]
+
+
+class Top(ctypes.Structure):
+    _fields_ = [("bid_price", c_int64), ("bid_qty", c_uint64),
+                ("ask_price", c_int64), ("ask_qty", c_uint64),
+                ("updates", c_uint64), ("flags", c_uint16), ("state", c_uint8)]
+
+
+class Nbbo(ctypes.Structure):
+    _fields_ = [("bid_price", c_int64), ("bid_qty", c_uint64),
+                ("ask_price", c_int64), ("ask_qty", c_uint64),
+                ("bid_venues", c_uint32), ("ask_venues", c_uint32),
+                ("flags", c_uint16), ("state", c_uint8),
+                ("updates", c_uint64), ("exch_ts", c_uint64), ("recv_ts", c_uint64)]
+
+
+class VenueBbo(ctypes.Structure):
+    _fields_ = [("bid_price", c_int64), ("bid_qty", c_uint64), ("bid_orders", c_uint32),
+                ("ask_price", c_int64), ("ask_qty", c_uint64), ("ask_orders", c_uint32),
+                ("flags", c_uint8), ("state", c_uint8), ("gaps", c_uint32),
+                ("exch_ts", c_uint64)]
+
+
+class Status(ctypes.Structure):
+    _fields_ = [("state", c_uint8), ("raw_state", ctypes.c_char),
+                ("reason", ctypes.c_char * 4), ("venue", c_uint8), ("flags", c_uint16)]
+
+
+class Health(ctypes.Structure):
+    _fields_ = [("state", ctypes.c_int), ("shm_state", c_uint32),
+                ("age_ns", c_uint64), ("heartbeat_ns", c_uint64),
+                ("stale_after_ns", c_uint64), ("last_update_age_ns", c_uint64),
+                ("writer_pid", c_uint32), ("writer_alive", ctypes.c_int),
+                ("recovering_venues", c_uint32), ("reattaches", c_uint32),
+                ("instance_id", c_uint64)]
+
+
+class Depth(ctypes.Structure):
+    _fields_ = [("venue", c_uint8), ("bid_count", c_uint8), ("ask_count", c_uint8),
+                ("flags", c_uint16), ("updates", c_uint64),
+                ("bid", Level * BOOK_DEPTH), ("ask", Level * BOOK_DEPTH),
+                ("bid_venue_qty", (c_uint64 * BOOK_DEPTH) * BOOK_VENUES),
+                ("ask_venue_qty", (c_uint64 * BOOK_DEPTH) * BOOK_VENUES)]
+
+
+class EvOrder(ctypes.Structure):
+    _fields_ = [("order_id", c_uint64), ("price", c_int64), ("qty", c_uint32),
+                ("mpid", ctypes.c_char * 4), ("ref", c_uint64)]
+
+
+class EvTrade(ctypes.Structure):
+    _fields_ = [("order_id", c_uint64), ("price", c_int64), ("qty", c_uint32),
+                ("cross_type", ctypes.c_char), ("reserved", c_uint8 * 3), ("match_id", c_uint64)]
+
+
+class EvQuote(ctypes.Structure):
+    _fields_ = [("bid_price", c_int64), ("ask_price", c_int64), ("bid_qty", c_uint32),
+                ("ask_qty", c_uint32), ("sip_ts", c_uint64)]
+
+
+class EvPayload(ctypes.Union):
+    _fields_ = [("order", EvOrder), ("trade", EvTrade), ("quote", EvQuote),
+                ("raw", c_uint8 * 32)]
+
+
+class Event(ctypes.Structure):
+    """struct wb_event (event.h): 64 bytes, one cache line."""
+    _fields_ = [("kind", c_uint8), ("venue", c_uint8), ("side", c_uint8), ("flags", c_uint8),
+                ("line", c_uint16), ("instrument", c_uint16), ("seq", c_uint64),
+                ("exch_ts", c_uint64), ("recv_ts", c_uint64), ("u", EvPayload)]
+
+
+class EventCounts(ctypes.Structure):
+    _fields_ = [("delivered", c_uint64), ("dropped", c_uint64), ("published", c_uint64),
+                ("rings", c_uint32), ("reserved", c_uint32)]
+
+
+STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,
+           "wb_venue_bbo": VenueBbo, "wb_status": Status, "wb_health": Health,
+           "wb_depth": Depth, "wb_event": Event, "wb_event_counts": EventCounts}
+
+
+def _candidates():
+    """Where libwirebook.so may be, most specific first."""
+    env = os.environ.get("WIREBOOK_LIB")
+    if env:
+        yield env
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:  # written by make install: the prefix's lib directory
+        from ._installed import LIBDIR
+        yield os.path.join(LIBDIR, "libwirebook.so.1")
+    except ImportError:
+        pass
+    # the source tree: python/wirebook -> build/
+    yield os.path.join(here, "..", "..", "build", "libwirebook.so")
+    yield "libwirebook.so.1"  # the dynamic linker's search path
+
+
+def load():
+    errors = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+            lib.wb_path = path
+            break
+        except OSError as e:
+            errors.append(str(e))
+    else:
+        raise OSError("libwirebook.so not found (build it with make, install it, "
+                      "or set WIREBOOK_LIB): " + "; ".join(errors or ["no candidate exists"]))
+    B = ctypes.c_void_p
+    P = ctypes.POINTER
+    sig = {
+        "wb_open": (B, [ctypes.c_char_p, P(ctypes.c_int)]),
+        "wb_close": (None, [B]),
+        "wb_health": (ctypes.c_int, [B, P(Health)]),
+        "wb_health_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "wb_find": (ctypes.c_int, [B, ctypes.c_char_p]),
+        "wb_symbol": (ctypes.c_int, [B, ctypes.c_int, ctypes.c_char_p]),
+        "wb_symbol_count": (ctypes.c_int, [B]),
+        "wb_top": (ctypes.c_int, [B, ctypes.c_int, P(Top)]),
+        "wb_nbbo": (ctypes.c_int, [B, ctypes.c_int, P(Nbbo)]),
+        "wb_depth": (ctypes.c_int, [B, ctypes.c_int, ctypes.c_int, ctypes.c_uint, P(Depth)]),
+        "wb_venue_bbo": (ctypes.c_int, [B, ctypes.c_int, ctypes.c_int, P(VenueBbo)]),
+        "wb_last_trade": (ctypes.c_int, [B, ctypes.c_int, P(Trade)]),
+        "wb_status": (ctypes.c_int, [B, ctypes.c_int, P(Status)]),
+        "wb_update_counter": (ctypes.c_int, [B, ctypes.c_int, P(c_uint64)]),
+        "wb_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+        "wb_events_open": (B, [ctypes.c_char_p, P(ctypes.c_int)]),
+        "wb_events_attach": (B, [P(ctypes.c_void_p), ctypes.c_uint, c_uint64, P(ctypes.c_int)]),
+        "wb_events_close": (None, [B]),
+        "wb_events_peek": (ctypes.c_uint, [B, P(P(Event)), ctypes.c_uint]),
+        "wb_events_release": (None, [B]),
+        "wb_events_wait": (ctypes.c_int, [B, ctypes.c_int]),
+        "wb_events_counts": (ctypes.c_int, [B, P(EventCounts)]),
+        "wb_venue_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "wb_state_name": (ctypes.c_char_p, [ctypes.c_int]),
+    }
+    for name, (res, args) in sig.items():
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, args
+    return lib

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# wb-export --format csv: every order event wb-dump decodes is a row of
+# events.csv (per kind), every trade the builder counts is a row of
+# trades.csv, and the last nbbo, bbo and book rows of each symbol are what
+# a live wirebookd replaying the same capture publishes (read with the
+# Python package); --format hdf5 writes the same tables (read back with
+# h5py); a BinaryFILE exports like its pcap; bad options fail.
+. "$(dirname "$0")/../service/lib.sh"
+export PYTHONPATH=$ROOT/python PYTHONDONTWRITEBYTECODE=1
+PY=${PYTHON:-python3}
+
+cap=$(demo_capture)
+"$B/wb-export" --format csv --feeds "$ROOT/feeds.conf" --depth 3 "$cap" "$T/out" 2>"$T/export.err" ||
+	{ bad "wb-export failed: $(cat "$T/export.err")"; finish; }
+ok "exported: $(sed 's/^wb-export: //' "$T/export.err")"
+
+kinds='ADD|EXEC|EXECP|REDUCE|DELETE|REPLACE|MODIFY|TRADE|BREAK'
+"$B/wb-dump" --feeds "$ROOT/feeds.conf" "$cap" | awk -v k="^($kinds)\$" '$5 ~ k { print $5 }' |
+	sort | uniq -c >"$T/dump.kinds"
+tail -n +2 "$T/out/events.csv" | cut -d, -f7 | sort | uniq -c >"$T/csv.kinds"
+[ -s "$T/dump.kinds" ] && diff "$T/dump.kinds" "$T/csv.kinds" >/dev/null &&
+	ok "events.csv: wb-dump's order events, per kind ($(echo $(awk '{ s += $1 } END { print s }' "$T/csv.kinds")) rows)" ||
+	{ bad "events.csv kinds differ from wb-dump's"; diff "$T/dump.kinds" "$T/csv.kinds" | head; }
+awk -F, 'NR > 2 && $1 < prev { bad = 1 } { prev = $1 } END { exit bad }' "$T/out/events.csv" &&
+	ok "events.csv in receive-time order" || bad "events.csv goes back in time"
+
+"$B/wirebookd" --pcap "$cap" --feeds "$ROOT/feeds.conf" --shm "$SHM-t" --no-pin --exit-at-eof \
+	>"$T/wbd-t.err" 2>&1
+trades=$(sed -n 's/.*super-book:.* trades \([0-9]*\),.*/\1/p' "$T/wbd-t.err")
+rows=$(($(wc -l <"$T/out/trades.csv") - 1))
+[ -n "$trades" ] && [ "$rows" -eq "$trades" ] && ok "trades.csv: $rows rows, wirebookd's trade count" ||
+	bad "trades.csv $rows rows, wirebookd counted '$trades'"
+
+bg "$B/wirebookd" --pcap "$cap" --feeds "$ROOT/feeds.conf" --shm "$SHM" --no-pin >/dev/null 2>"$T/wbd.err"
+wbd=$!
+wait_for 30 grep -q 'source ended' "$T/wbd.err" || { bad "wirebookd did not replay"; finish; }
+cat >"$T/cmp.py" <<'P'
+import csv, sys, wirebook
+book, out = wirebook.open(sys.argv[1], raw=True), sys.argv[2]
+
+def px(s):  # the CSV's dollars back to the book's 1e-8 units
+    if not s:
+        return 0
+    whole, _, frac = s.partition(".")
+    sign = -1 if whole.startswith("-") else 1
+    return sign * (abs(int(whole or "0")) * 10**8 + int((frac + "0" * 8)[:8]))
+
+def last_rows(name, key):
+    rows = {}
+    with open(f"{out}/{name}.csv") as f:
+        for r in csv.DictReader(f):
+            rows[key(r)] = r
+    return rows
+
+bad = 0
+nbbo = last_rows("nbbo", lambda r: r["symbol"])
+for s, r in nbbo.items():
+    n = book.nbbo(s)
+    got = (px(r["bid"]), int(r["bid_qty"]), px(r["ask"]), int(r["ask_qty"]))
+    want = (n.bid, n.bid_qty, n.ask, n.ask_qty)
+    if got != want:
+        print("nbbo", s, got, want); bad += 1
+bbo = last_rows("bbo", lambda r: (r["symbol"], r["venue"]))
+for (s, v), r in bbo.items():
+    b = book.venue_bbo(s, v)
+    got = (px(r["bid"]), int(r["bid_qty"]), px(r["ask"]), int(r["ask_qty"]))
+    if got != (b.bid, b.bid_qty, b.ask, b.ask_qty):
+        print("bbo", s, v, got, b); bad += 1
+books = last_rows("book", lambda r: r["symbol"])
+for s, r in books.items():
+    bids, asks = book.depth(s, 3)
+    for side, levels in (("bid", bids), ("ask", asks)):
+        for i in range(3):
+            got = (px(r[f"{side}_{i + 1}"]), int(r[f"{side}_qty_{i + 1}"] or 0))
+            want = (levels[i].price, levels[i].qty) if i < len(levels) else (0, 0)
+            if got != want:
+                print("book", s, side, i + 1, got, want); bad += 1
+print(f"compared {len(nbbo)} symbols' NBBO, {len(bbo)} venue BBOs, {len(books)} books: {bad} differ")
+P
+$PY "$T/cmp.py" "$SHM" "$T/out" >"$T/cmp.out" 2>&1
+grep -q ' 0 differ$' "$T/cmp.out" && [ "$(grep -o 'compared [0-9]*' "$T/cmp.out")" != "compared 0" ] &&
+	ok "last rows = the live book: $(tail -1 "$T/cmp.out")" || { bad "CSV and the live book differ"; head "$T/cmp.out"; }
+
+# --interval: book rows only at ticks (recv_ts a multiple of it), at most
+# one per symbol and tick, fewer than at every change, the last still the
+# live book's.
+"$B/wb-export" --quiet --feeds "$ROOT/feeds.conf" --depth 3 --interval 1000 "$cap" "$T/outi" 2>"$T/i.err"
+$PY "$T/cmp.py" "$SHM" "$T/outi" >"$T/cmpi.out" 2>&1
+every=$(($(wc -l <"$T/out/book.csv") - 1)) ticked=$(($(wc -l <"$T/outi/book.csv") - 1))
+off=$(awk -F, 'NR > 1 && $1 % 1000000000 != 0' "$T/outi/book.csv" | wc -l)
+dup=$(awk -F, 'NR > 1 { print $1, $4 }' "$T/outi/book.csv" | sort | uniq -d | wc -l)
+[ "$ticked" -gt 0 ] && [ "$ticked" -lt "$every" ] && [ "$off" -eq 0 ] && [ "$dup" -eq 0 ] &&
+	grep -q ' 0 differ$' "$T/cmpi.out" &&
+	ok "--interval 1000: $ticked book rows at 1 s ticks (every change: $every), the last ones the live book's" ||
+	bad "--interval: $ticked rows (every change $every), $off off-tick, $dup twice in a tick; $(tail -1 "$T/cmpi.out") $(cat "$T/i.err")"
+kill -TERM "$wbd"; wait "$wbd" 2>/dev/null
+
+# A BinaryFILE: no feed map needed; the same rows as wb-dump --itch-file.
+"$B/wb-gen" -s 5 -n 3000 -f itch-file.gz -o "$T/day.itch.gz" >/dev/null 2>&1
+"$B/wb-export" --quiet --itch-file "$T/day.itch.gz" "$T/itch" 2>"$T/itch.err"
+n_dump=$("$B/wb-dump" --itch-file "$T/day.itch.gz" | awk -v k="^($kinds)\$" '$5 ~ k' | wc -l)
+n_csv=$(($(wc -l <"$T/itch/events.csv") - 1))
+[ "$n_dump" -gt 0 ] && [ "$n_csv" -eq "$n_dump" ] && [ ! -s "$T/itch.err" ] &&
+	ok "--itch-file: $n_csv events, as wb-dump --itch-file" || bad "--itch-file: $n_csv rows, wb-dump $n_dump: $(cat "$T/itch.err")"
+
+# HDF5: the same tables, one dataset each, read back with h5py: row
+# counts equal the CSV files', and values too (prices in 1e-8 units).
+H5PY=
+for p in "$PY" /usr/bin/python3; do "$p" -c 'import h5py' 2>/dev/null && { H5PY=$p; break; }; done
+"$B/wb-export" --format hdf5 --feeds "$ROOT/feeds.conf" --depth 3 "$cap" "$T/out.h5" 2>"$T/h5.err"
+h5rc=$?
+if [ "$h5rc" -eq 2 ] && grep -q 'built without libhdf5' "$T/h5.err"; then
+	ok "--format hdf5: this build has no libhdf5 and says so (exit 2)"
+elif [ "$h5rc" -ne 0 ]; then
+	bad "--format hdf5 failed: $(cat "$T/h5.err")"
+elif [ -z "$H5PY" ]; then
+	bad "no python3 with h5py to read the HDF5 file (Debian: python3-h5py)"
+else
+	"$H5PY" - "$T/out.h5" "$T/out" >"$T/h5.out" 2>&1 <<'P'
+import csv, sys, h5py
+f, out = h5py.File(sys.argv[1], "r"), sys.argv[2]
+scale = int(f.attrs["price_scale"])
+assert scale == 10**8, scale
+prices = {"price", "bid", "ask", "lower", "upper"} | {f"{s}_{i}" for s in ("bid", "ask") for i in range(1, 11)}
+def h5val(name, v):
+    if isinstance(v, bytes):
+        return v.decode()
+    if name in prices:
+        return "" if v == 0 else ("%.8f" % (v / scale)).rstrip("0").rstrip(".")
+    return str(v)
+def norm(name, s):  # the CSV's text, in the same form
+    if name in prices and s:
+        return ("%.8f" % float(s)).rstrip("0").rstrip(".")
+    return s
+checked = 0
+for table in ("events", "trades", "bbo", "nbbo", "status", "gaps", "quotes", "sip_nbbo", "luld", "book"):
+    d = f[table]
+    with open(f"{out}/{table}.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == d.shape[0], (table, len(rows), d.shape)
+    for i in sorted({0, len(rows) // 2, len(rows) - 1}) if rows else ():
+        for name in d.dtype.names:
+            if name.endswith("venues"):
+                continue  # a mask in HDF5, names in CSV
+            got, want = h5val(name, d[i][name]), norm(name, rows[i][name])
+            if name.endswith(tuple(f"qty_{k}" for k in range(1, 11))) and want == "":
+                want = "0"
+            assert got == want, (table, i, name, got, want)
+            checked += 1
+print(f"ok {checked}")
+P
+	grep -q '^ok' "$T/h5.out" &&
+		ok "--format hdf5: every dataset has the CSV's rows; $(sed -n 's/^ok //p' "$T/h5.out") sampled values equal" ||
+		{ bad "HDF5 and CSV differ"; tail -3 "$T/h5.out"; }
+fi
+# The SIPs (the real CQS and UQDF captures): quotes, sip_nbbo and luld
+# rows equal wb-dump's QUOTE, NBBO and LULD lines, with the spec's values.
+printf '224.0.203.134:45007 cqs cqs A channel=1\n233.46.176.16:55630 uqdf uqdf A channel=1\n' >"$T/sip.conf"
+sip_bad=0 sip_n=0
+for f in "$ROOT"/pcaps/cqs/*.pcap "$ROOT"/pcaps/uqdf/*.pcap; do
+	rm -rf "$T/sip"
+	"$B/wb-export" --quiet --feeds "$T/sip.conf" "$f" "$T/sip" 2>>"$T/sip.err" || sip_bad=$((sip_bad + 1))
+	"$B/wb-dump" --feeds "$T/sip.conf" "$f" >"$T/sip.dump" 2>/dev/null
+	for pair in quotes:QUOTE sip_nbbo:NBBO luld:LULD; do
+		rows=$(($(wc -l <"$T/sip/${pair%%:*}.csv") - 1))
+		want=$(awk -v k="${pair#*:}" '$5 == k' "$T/sip.dump" | wc -l)
+		[ "$rows" -eq "$want" ] || { sip_bad=$((sip_bad + 1)); echo "$(basename "$f") ${pair%%:*}: $rows rows, wb-dump $want"; }
+		sip_n=$((sip_n + rows))
+	done
+	case "$f" in *Q_L_Long_Quote*)
+		grep -q ',NYSE,LVWR.WS,,0,,0,R,224$' "$T/sip/quotes.csv" &&
+		grep -q ',cqs,LVWR.WS,,0,,,0,,O,,3,$' "$T/sip/sip_nbbo.csv" || {
+			sip_bad=$((sip_bad + 1)); echo "CQS Long Quote rows:"; cat "$T/sip/quotes.csv" "$T/sip/sip_nbbo.csv"; } ;;
+	esac
+done
+[ "$sip_bad" -eq 0 ] && [ "$sip_n" -gt 0 ] &&
+	ok "SIP captures: $sip_n quotes, sip_nbbo and luld rows, as wb-dump; CQS Long Quote's values" ||
+	bad "SIP tables: $sip_bad problems $(head -3 "$T/sip.err")"
+
+# A live session reads the module's rings (the VM's to test); here: its errors.
+"$B/wb-export" --kernel="$T/no-device" --seconds 1 "$T/k" 2>"$T/k.err"
+[ $? -eq 1 ] && grep -q 'no wirebook device' "$T/k.err" && ok "--kernel without the module: exit 1, WB_ENODEV's words" ||
+	bad "--kernel without the module: $(cat "$T/k.err")"
+
+"$B/wb-export" --interval 10 "$cap" "$T/x" 2>"$T/iv.err"
+[ $? -eq 2 ] && grep -q 'give --depth' "$T/iv.err" && ok "--interval without --depth: exit 2, says why" ||
+	bad "--interval without --depth: $(cat "$T/iv.err")"
+"$B/wb-export" --format parquet "$cap" "$T/h" 2>"$T/fmt.err"
+[ $? -eq 2 ] && grep -q 'this build writes csv' "$T/fmt.err" && ok "--format parquet: exit 2, says what it writes" ||
+	bad "--format parquet: $(cat "$T/fmt.err")"
+"$B/wb-export" "$T/none.pcap" "$T/n" 2>"$T/none.err"
+[ $? -eq 1 ] && grep -q 'none.pcap' "$T/none.err" && ok "a missing input: exit 1, named" ||
+	bad "missing input: $(cat "$T/none.err")"
+finish

@@ -1,0 +1,1119 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * wb-export: a capture or a Nasdaq BinaryFILE to tables for research, as
+ * CSV files or one HDF5 file (tools/export/table.c writes either).
+ *
+ * The input goes through the feed engine (as wirebookd's), its events are
+ * read back through the event API (wb_events_attach) and applied to the
+ * venue books, and every table is written as the events go:
+ *
+ *   events   every order event (add, execute, reduce, delete, replace,
+ *            modify, trade, trade break), in decode order
+ *   trades   every execution and trade print
+ *   bbo      each venue's best bid and offer, at every change
+ *   nbbo     the consolidated best bid and offer over the direct books,
+ *            at every change (the Super-Book's top, as wb_nbbo gives it)
+ *   status   trading status changes
+ *   gaps     sequence gaps
+ *   quotes   each venue's quote as a SIP (CQS, UQDF) carries it
+ *   sip_nbbo the SIP's own NBBO
+ *   luld     limit up-limit down price bands
+ *   book     (--depth N) the consolidated book N levels a side, at every
+ *            change within those levels
+ *
+ * Every row keeps the exchange and receive timestamps (ns) and, where an
+ * event is behind it, the source sequence number. Each table is a row
+ * struct described column by column (define_tables); the writer turns it
+ * into CSV text or an HDF5 compound type.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "book/venue_book.h"
+#include "common/event_text.h"
+#include "common/feeds_conf.h"
+#include "common/options.h"
+#include "common/source.h"
+#include "export/table.h"
+#include "feed/feed.h"
+#include "wirebook/book.h"
+#include "wirebook/events.h"
+
+#define EXPORT_RING_SLOTS (1u << 17)
+#define EXPORT_BATCH 256u
+#define PUMP_BUDGET 32u	/* packets per pump: far fewer events than the ring holds */
+#define MAX_DEPTH WB_BOOK_DEPTH
+#define VENUES WB_VENUE_COUNT
+
+/* T_BOOK last: only with --depth. */
+enum table_id {
+	T_EVENTS, T_TRADES, T_BBO, T_NBBO, T_STATUS, T_GAPS, T_QUOTES, T_SIP_NBBO, T_LULD,
+	T_BOOK, T_COUNT
+};
+
+static const char *const table_name[T_COUNT] = {
+	"events", "trades", "bbo", "nbbo", "status", "gaps", "quotes", "sip_nbbo", "luld", "book",
+};
+
+struct top {
+	int64_t bid, ask;
+	uint64_t bid_qty, ask_qty;
+	uint32_t bid_orders, ask_orders;
+};
+
+struct consolidated {
+	int64_t bid, ask;
+	uint64_t bid_qty, ask_qty;
+	uint32_t bid_venues, ask_venues;
+};
+
+/* --interval: an instrument whose levels changed since the last tick. */
+struct pending {
+	uint64_t exch_ts, seq;	/* of its last change */
+	uint8_t queued;
+};
+
+/* The last book row written of an instrument. */
+struct snapshot {
+	struct venue_level bid[MAX_DEPTH], ask[MAX_DEPTH];
+	uint8_t bids, asks;
+};
+
+struct exporter {
+	struct feed_engine *engine;
+	struct venue_books *vb;
+	void *ring;
+	struct wb_ring_producer prod;
+	struct wb_events *events;
+	struct table tab[T_COUNT];
+	unsigned tables;		/* T_BOOK only with --depth */
+	unsigned depth;
+	char ticker[FEED_MAX_INSTRUMENTS][9];
+	struct top (*vtop)[VENUES];		/* [instrument][venue]: last BBO written */
+	struct consolidated *nbbo;		/* [instrument]: last NBBO written */
+	uint8_t *touched;			/* [instrument]: levels changed by this event */
+	uint32_t *venues;			/* [instrument]: bit v, venue v has had levels */
+	struct snapshot *snap;			/* [instrument], with --depth */
+	uint64_t interval_ns, next_tick;	/* --interval: book rows at ticks of receive time */
+	struct pending *pend;			/* [instrument], with --interval */
+	uint16_t *queue;			/* instruments pending, in order of first change */
+	uint32_t queued;
+	uint64_t events_seen;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: wb-export [options] CAPTURE OUTPUT\n"
+"       wb-export [options] --itch-file FILE[.gz] OUTPUT\n"
+"       wb-export [options] --kernel[=DEVICE] [--seconds N] OUTPUT\n"
+"\n"
+"Export a capture (pcap) or a Nasdaq BinaryFILE to tables for research:\n"
+"events (every order event), trades, bbo (each venue's best bid and offer at\n"
+"every change), nbbo (the consolidated best at every change), status, gaps,\n"
+"the SIPs' quotes, sip_nbbo and luld and, with --depth, book. CSV: OUTPUT is a directory (made if missing) with\n"
+"one TABLE.csv each, prices in dollars, a missing price an empty field.\n"
+"HDF5: OUTPUT is one file with one dataset a table, prices int64 in units\n"
+"of 1e-8 dollars (the file's price_scale attribute). Timestamps are ns\n"
+"(exchange time and receive time).\n"
+"\n"
+"  --format F          csv (default) or hdf5 (when built with libhdf5)\n"
+"  --itch-file         the input is a Nasdaq BinaryFILE, plain or gzip\n"
+"  --kernel[=DEVICE]   a live session: the wirebook module's event rings\n"
+"                      (default /dev/wirebook; its feed map and symbols are\n"
+"                      wb-subscribe's), until SIGINT/SIGTERM or --seconds\n"
+"  --seconds N         with --kernel: stop after N seconds\n"
+"  --feeds FILE        feed map (default: ./feeds.conf, then the installed one)\n"
+"  --subscribe LIST    symbols to export, comma separated, or '*' (default '*')\n"
+"  --depth N           also the book table: N levels a side (1-%d), at every\n"
+"                      change within them\n"
+"  --interval MS       with --depth: book rows every MS of receive time\n"
+"                      instead, for the symbols that changed since the last\n"
+"                      (the row's recv_ts is the tick)\n"
+"  --quiet             no summary on stderr\n"
+"  -h, --help          this text\n", MAX_DEPTH);
+}
+
+static void *zalloc(size_t n)
+{
+	return calloc(1, n);
+}
+
+/* The venue as libwirebook names it (NASDAQ, BZX, ...); a SIP as the feed layer does. */
+static const char *venue(int v)
+{
+	return v > 0 && v < WB_VENUE_COUNT ? wb_venue_name(v) : feed_venue_name(v);
+}
+
+static const char *sym(const struct exporter *x, uint16_t instrument)
+{
+	return x->ticker[instrument];
+}
+
+/* ---- tables: one row struct each --------------------------------------- */
+
+struct row_event {
+	uint64_t recv_ts, exch_ts, seq;
+	char venue[12];
+	uint32_t line;
+	char symbol[9], kind[8], side, mpid[5];
+	uint64_t order_id;
+	int64_t price;
+	uint64_t qty, ref;
+	uint32_t flags;
+};
+
+struct row_trade {
+	uint64_t recv_ts, exch_ts, seq;
+	char venue[12], symbol[9];
+	int64_t price;
+	uint64_t qty, match_id;
+	uint32_t flags;
+};
+
+struct row_bbo {
+	uint64_t recv_ts, exch_ts, seq;
+	char venue[12], symbol[9];
+	int64_t bid;
+	uint64_t bid_qty;
+	uint32_t bid_orders;
+	int64_t ask;
+	uint64_t ask_qty;
+	uint32_t ask_orders;
+};
+
+struct row_nbbo {
+	uint64_t recv_ts, exch_ts, seq;
+	char symbol[9];
+	int64_t bid;
+	uint64_t bid_qty;
+	int64_t ask;
+	uint64_t ask_qty;
+	uint32_t bid_venues, ask_venues;
+};
+
+struct row_status {
+	uint64_t recv_ts, exch_ts, seq;
+	char venue[12], symbol[9], state[16], raw_state, reason[5];
+};
+
+struct row_gap {
+	uint64_t recv_ts, exch_ts;
+	char venue[12];
+	uint32_t line;
+	char symbol[9];
+	uint64_t first, count;
+	uint32_t channel;
+	uint8_t unit, reason;
+};
+
+struct row_quote {
+	uint64_t recv_ts, exch_ts, seq, sip_ts;
+	char venue[12], symbol[9];
+	int64_t bid;
+	uint64_t bid_qty;
+	int64_t ask;
+	uint64_t ask_qty;
+	char condition;
+	uint32_t flags;
+};
+
+struct row_sip_nbbo {
+	uint64_t recv_ts, exch_ts, seq;
+	char feed[12], symbol[9];
+	int64_t bid;
+	uint64_t bid_qty;
+	char bid_venue[12];
+	int64_t ask;
+	uint64_t ask_qty;
+	char ask_venue[12], indicator, condition, luld;
+	uint8_t sides;
+};
+
+struct row_luld {
+	uint64_t recv_ts, exch_ts, seq;
+	char feed[12], symbol[9];
+	int64_t lower, upper;
+	char indicator;
+};
+
+struct row_book {
+	uint64_t recv_ts, exch_ts, seq;
+	char symbol[9];
+	int64_t bid[MAX_DEPTH];
+	uint64_t bid_qty[MAX_DEPTH];
+	int64_t ask[MAX_DEPTH];
+	uint64_t ask_qty[MAX_DEPTH];
+};
+
+#define COLS_TS(t, type) do {					\
+	TABLE_COL(t, type, recv_ts, COL_U64);			\
+	TABLE_COL(t, type, exch_ts, COL_U64);			\
+} while (0)
+
+static void define_tables(struct exporter *x)
+{
+	struct table *t;
+	char name[24];
+
+	t = &x->tab[T_EVENTS];
+	table_init(t, table_name[T_EVENTS], sizeof(struct row_event));
+	COLS_TS(t, struct row_event);
+	TABLE_COL(t, struct row_event, seq, COL_U64);
+	TABLE_COL(t, struct row_event, venue, COL_STR);
+	TABLE_COL(t, struct row_event, line, COL_U32);
+	TABLE_COL(t, struct row_event, symbol, COL_STR);
+	TABLE_COL(t, struct row_event, kind, COL_STR);
+	TABLE_COL(t, struct row_event, side, COL_CHAR);
+	TABLE_COL(t, struct row_event, order_id, COL_U64);
+	TABLE_COL(t, struct row_event, price, COL_PRICE);
+	TABLE_COL(t, struct row_event, qty, COL_U64);
+	TABLE_COL(t, struct row_event, ref, COL_U64);
+	TABLE_COL(t, struct row_event, mpid, COL_STR);
+	TABLE_COL(t, struct row_event, flags, COL_U32);
+
+	t = &x->tab[T_TRADES];
+	table_init(t, table_name[T_TRADES], sizeof(struct row_trade));
+	COLS_TS(t, struct row_trade);
+	TABLE_COL(t, struct row_trade, seq, COL_U64);
+	TABLE_COL(t, struct row_trade, venue, COL_STR);
+	TABLE_COL(t, struct row_trade, symbol, COL_STR);
+	TABLE_COL(t, struct row_trade, price, COL_PRICE);
+	TABLE_COL(t, struct row_trade, qty, COL_U64);
+	TABLE_COL(t, struct row_trade, match_id, COL_U64);
+	TABLE_COL(t, struct row_trade, flags, COL_U32);
+
+	t = &x->tab[T_BBO];
+	table_init(t, table_name[T_BBO], sizeof(struct row_bbo));
+	COLS_TS(t, struct row_bbo);
+	TABLE_COL(t, struct row_bbo, seq, COL_U64);
+	TABLE_COL(t, struct row_bbo, venue, COL_STR);
+	TABLE_COL(t, struct row_bbo, symbol, COL_STR);
+	TABLE_COL(t, struct row_bbo, bid, COL_PRICE);
+	TABLE_COL(t, struct row_bbo, bid_qty, COL_U64);
+	TABLE_COL(t, struct row_bbo, bid_orders, COL_U32);
+	TABLE_COL(t, struct row_bbo, ask, COL_PRICE);
+	TABLE_COL(t, struct row_bbo, ask_qty, COL_U64);
+	TABLE_COL(t, struct row_bbo, ask_orders, COL_U32);
+
+	t = &x->tab[T_NBBO];
+	table_init(t, table_name[T_NBBO], sizeof(struct row_nbbo));
+	COLS_TS(t, struct row_nbbo);
+	TABLE_COL(t, struct row_nbbo, seq, COL_U64);
+	TABLE_COL(t, struct row_nbbo, symbol, COL_STR);
+	TABLE_COL(t, struct row_nbbo, bid, COL_PRICE);
+	TABLE_COL(t, struct row_nbbo, bid_qty, COL_U64);
+	TABLE_COL(t, struct row_nbbo, ask, COL_PRICE);
+	TABLE_COL(t, struct row_nbbo, ask_qty, COL_U64);
+	TABLE_COL(t, struct row_nbbo, bid_venues, COL_VENUES);
+	TABLE_COL(t, struct row_nbbo, ask_venues, COL_VENUES);
+
+	t = &x->tab[T_STATUS];
+	table_init(t, table_name[T_STATUS], sizeof(struct row_status));
+	COLS_TS(t, struct row_status);
+	TABLE_COL(t, struct row_status, seq, COL_U64);
+	TABLE_COL(t, struct row_status, venue, COL_STR);
+	TABLE_COL(t, struct row_status, symbol, COL_STR);
+	TABLE_COL(t, struct row_status, state, COL_STR);
+	TABLE_COL(t, struct row_status, raw_state, COL_CHAR);
+	TABLE_COL(t, struct row_status, reason, COL_STR);
+
+	t = &x->tab[T_GAPS];
+	table_init(t, table_name[T_GAPS], sizeof(struct row_gap));
+	COLS_TS(t, struct row_gap);
+	TABLE_COL(t, struct row_gap, venue, COL_STR);
+	TABLE_COL(t, struct row_gap, line, COL_U32);
+	TABLE_COL(t, struct row_gap, symbol, COL_STR);
+	TABLE_COL(t, struct row_gap, first, COL_U64);
+	TABLE_COL(t, struct row_gap, count, COL_U64);
+	TABLE_COL(t, struct row_gap, channel, COL_U32);
+	TABLE_COL(t, struct row_gap, unit, COL_U8);
+	TABLE_COL(t, struct row_gap, reason, COL_U8);
+
+	t = &x->tab[T_QUOTES];
+	table_init(t, table_name[T_QUOTES], sizeof(struct row_quote));
+	COLS_TS(t, struct row_quote);
+	TABLE_COL(t, struct row_quote, seq, COL_U64);
+	TABLE_COL(t, struct row_quote, sip_ts, COL_U64);
+	TABLE_COL(t, struct row_quote, venue, COL_STR);
+	TABLE_COL(t, struct row_quote, symbol, COL_STR);
+	TABLE_COL(t, struct row_quote, bid, COL_PRICE);
+	TABLE_COL(t, struct row_quote, bid_qty, COL_U64);
+	TABLE_COL(t, struct row_quote, ask, COL_PRICE);
+	TABLE_COL(t, struct row_quote, ask_qty, COL_U64);
+	TABLE_COL(t, struct row_quote, condition, COL_CHAR);
+	TABLE_COL(t, struct row_quote, flags, COL_U32);
+
+	t = &x->tab[T_SIP_NBBO];
+	table_init(t, table_name[T_SIP_NBBO], sizeof(struct row_sip_nbbo));
+	COLS_TS(t, struct row_sip_nbbo);
+	TABLE_COL(t, struct row_sip_nbbo, seq, COL_U64);
+	TABLE_COL(t, struct row_sip_nbbo, feed, COL_STR);
+	TABLE_COL(t, struct row_sip_nbbo, symbol, COL_STR);
+	TABLE_COL(t, struct row_sip_nbbo, bid, COL_PRICE);
+	TABLE_COL(t, struct row_sip_nbbo, bid_qty, COL_U64);
+	TABLE_COL(t, struct row_sip_nbbo, bid_venue, COL_STR);
+	TABLE_COL(t, struct row_sip_nbbo, ask, COL_PRICE);
+	TABLE_COL(t, struct row_sip_nbbo, ask_qty, COL_U64);
+	TABLE_COL(t, struct row_sip_nbbo, ask_venue, COL_STR);
+	TABLE_COL(t, struct row_sip_nbbo, indicator, COL_CHAR);
+	TABLE_COL(t, struct row_sip_nbbo, condition, COL_CHAR);
+	TABLE_COL(t, struct row_sip_nbbo, sides, COL_U8);
+	TABLE_COL(t, struct row_sip_nbbo, luld, COL_CHAR);
+
+	t = &x->tab[T_LULD];
+	table_init(t, table_name[T_LULD], sizeof(struct row_luld));
+	COLS_TS(t, struct row_luld);
+	TABLE_COL(t, struct row_luld, seq, COL_U64);
+	TABLE_COL(t, struct row_luld, feed, COL_STR);
+	TABLE_COL(t, struct row_luld, symbol, COL_STR);
+	TABLE_COL(t, struct row_luld, lower, COL_PRICE);
+	TABLE_COL(t, struct row_luld, upper, COL_PRICE);
+	TABLE_COL(t, struct row_luld, indicator, COL_CHAR);
+
+	x->tables = T_BOOK;
+	if (!x->depth)
+		return;
+	t = &x->tab[T_BOOK];
+	table_init(t, table_name[T_BOOK], sizeof(struct row_book));
+	COLS_TS(t, struct row_book);
+	TABLE_COL(t, struct row_book, seq, COL_U64);
+	TABLE_COL(t, struct row_book, symbol, COL_STR);
+	for (unsigned side = 0; side < 2; side++)
+		for (unsigned i = 0; i < x->depth; i++) {
+			snprintf(name, sizeof(name), "%s_%u", side ? "ask" : "bid", i + 1);
+			table_col(t, name, COL_PRICE, 8, side ? offsetof(struct row_book, ask[i])
+							 : offsetof(struct row_book, bid[i]));
+			snprintf(name, sizeof(name), "%s_qty_%u", side ? "ask" : "bid", i + 1);
+			table_col(t, name, COL_QTY, 8, side ? offsetof(struct row_book, ask_qty[i])
+							: offsetof(struct row_book, bid_qty[i]));
+		}
+	x->tables = T_COUNT;
+}
+
+static void copy_str(char *dst, size_t n, const char *src)
+{
+	strncpy(dst, src, n - 1);
+	dst[n - 1] = 0;
+}
+
+static void write_event(struct exporter *x, const struct wb_event *ev)
+{
+	struct row_event r;
+
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.venue, sizeof(r.venue), venue(ev->venue));
+	r.line = ev->line;
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, ev->instrument));
+	copy_str(r.kind, sizeof(r.kind), wb_event_kind_name(ev->kind));
+	r.side = ev->side == WB_SIDE_BUY ? 'B' : ev->side == WB_SIDE_SELL ? 'S' : 0;
+	if (ev->kind == WB_EV_TRADE || ev->kind == WB_EV_TRADE_BREAK) {
+		r.order_id = ev->u.trade.order_id;
+		r.price = ev->u.trade.price;
+		r.qty = ev->u.trade.qty;
+		r.ref = ev->u.trade.match_id;
+	} else {
+		r.order_id = ev->u.order.order_id;
+		r.price = ev->u.order.price;
+		r.qty = ev->u.order.qty;
+		r.ref = ev->u.order.ref;
+		if (ev->kind == WB_EV_ADD)
+			memcpy(r.mpid, ev->u.order.mpid, 4);
+	}
+	r.flags = ev->flags;
+	table_row(&x->tab[T_EVENTS], &r);
+}
+
+static void write_gap(struct exporter *x, const struct wb_event *ev)
+{
+	struct row_gap r;
+
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	copy_str(r.venue, sizeof(r.venue), venue(ev->venue));
+	r.line = ev->line;
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, ev->instrument));
+	r.first = ev->u.gap.first;
+	r.count = ev->u.gap.count;
+	r.channel = ev->u.gap.channel;
+	r.unit = ev->u.gap.unit;
+	r.reason = ev->u.gap.reason;
+	table_row(&x->tab[T_GAPS], &r);
+}
+
+static void write_status(struct exporter *x, const struct wb_event *ev)
+{
+	struct row_status r;
+
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.venue, sizeof(r.venue), venue(ev->venue));
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, ev->instrument));
+	copy_str(r.state, sizeof(r.state), wb_state_name(ev->u.status.state));
+	r.raw_state = ev->u.status.raw_state;
+	memcpy(r.reason, ev->u.status.reason, 4);
+	for (int i = 3; i >= 0 && (r.reason[i] == ' ' || !r.reason[i]); i--)
+		r.reason[i] = 0;
+	table_row(&x->tab[T_STATUS], &r);
+}
+
+/* What the SIPs say: a participant's quote, the SIP's NBBO, LULD bands. */
+static void write_sip(struct exporter *x, const struct wb_event *ev)
+{
+	union {
+		struct row_quote q;
+		struct row_sip_nbbo n;
+		struct row_luld l;
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	if (ev->kind == WB_EV_QUOTE) {
+		r.q.recv_ts = ev->recv_ts;
+		r.q.exch_ts = ev->exch_ts;
+		r.q.seq = ev->seq;
+		r.q.sip_ts = ev->u.quote.sip_ts;
+		copy_str(r.q.venue, sizeof(r.q.venue), venue(ev->venue));
+		copy_str(r.q.symbol, sizeof(r.q.symbol), sym(x, ev->instrument));
+		r.q.bid = ev->u.quote.bid_price;
+		r.q.bid_qty = ev->u.quote.bid_qty;
+		r.q.ask = ev->u.quote.ask_price;
+		r.q.ask_qty = ev->u.quote.ask_qty;
+		r.q.condition = (char)ev->side;	/* the quote condition, as event.h says */
+		r.q.flags = ev->flags;
+		table_row(&x->tab[T_QUOTES], &r.q);
+	} else if (ev->kind == WB_EV_NBBO) {
+		const struct wb_ev_nbbo *n = &ev->u.nbbo;
+
+		r.n.recv_ts = ev->recv_ts;
+		r.n.exch_ts = ev->exch_ts;
+		r.n.seq = ev->seq;
+		copy_str(r.n.feed, sizeof(r.n.feed), venue(ev->venue));
+		copy_str(r.n.symbol, sizeof(r.n.symbol), sym(x, ev->instrument));
+		r.n.bid = n->bid_price;
+		r.n.bid_qty = n->bid_qty;
+		copy_str(r.n.bid_venue, sizeof(r.n.bid_venue), n->bid_venue ? venue(n->bid_venue) : "");
+		r.n.ask = n->ask_price;
+		r.n.ask_qty = n->ask_qty;
+		copy_str(r.n.ask_venue, sizeof(r.n.ask_venue), n->ask_venue ? venue(n->ask_venue) : "");
+		r.n.indicator = n->indicator;
+		r.n.condition = n->condition;
+		r.n.luld = n->luld;
+		r.n.sides = n->sides;
+		table_row(&x->tab[T_SIP_NBBO], &r.n);
+	} else {
+		r.l.recv_ts = ev->recv_ts;
+		r.l.exch_ts = ev->exch_ts;
+		r.l.seq = ev->seq;
+		copy_str(r.l.feed, sizeof(r.l.feed), venue(ev->venue));
+		copy_str(r.l.symbol, sizeof(r.l.symbol), sym(x, ev->instrument));
+		r.l.lower = ev->u.luld.lower;
+		r.l.upper = ev->u.luld.upper;
+		r.l.indicator = ev->u.luld.indicator;
+		table_row(&x->tab[T_LULD], &r.l);
+	}
+}
+
+static void write_trade(struct exporter *x, const struct wb_event *ev, const struct book_update *u)
+{
+	struct row_trade r;
+
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = u->recv_ts;
+	r.exch_ts = u->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.venue, sizeof(r.venue), venue(u->venue));
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, u->instrument));
+	r.price = u->price;
+	r.qty = u->qty;
+	r.match_id = u->u.match_id;
+	r.flags = u->flags;
+	table_row(&x->tab[T_TRADES], &r);
+}
+
+/* A venue's top after a level change: a bbo row when it moved. */
+static void check_bbo(struct exporter *x, const struct wb_event *ev, uint8_t v, uint16_t inst)
+{
+	struct venue_level bid, ask;
+	struct top now, *last = &x->vtop[inst][v];
+	struct row_bbo r;
+
+	if (venue_books_bbo(x->vb, v, inst, &bid, &ask) < 0)
+		return;
+	x->venues[inst] |= 1u << v;
+	now = (struct top){ .bid = bid.qty ? bid.price : 0, .ask = ask.qty ? ask.price : 0,
+			    .bid_qty = bid.qty, .ask_qty = ask.qty,
+			    .bid_orders = bid.orders, .ask_orders = ask.orders };
+	if (!memcmp(&now, last, sizeof(now)))
+		return;
+	*last = now;
+	x->touched[inst] = 1;
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.venue, sizeof(r.venue), venue(v));
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, inst));
+	r.bid = now.bid;
+	r.bid_qty = now.bid_qty;
+	r.bid_orders = now.bid_orders;
+	r.ask = now.ask;
+	r.ask_qty = now.ask_qty;
+	r.ask_orders = now.ask_orders;
+	table_row(&x->tab[T_BBO], &r);
+}
+
+/* The consolidated top of an instrument from the venues' tops. */
+static void consolidate(const struct exporter *x, uint16_t inst, struct consolidated *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int v = 1; v < VENUES; v++) {
+		const struct top *t = &x->vtop[inst][v];
+
+		if (t->bid_qty && (!c->bid_qty || t->bid > c->bid)) {
+			c->bid = t->bid;
+			c->bid_qty = 0;
+			c->bid_venues = 0;
+		}
+		if (t->bid_qty && t->bid == c->bid) {
+			c->bid_qty += t->bid_qty;
+			c->bid_venues |= 1u << v;
+		}
+		if (t->ask_qty && (!c->ask_qty || t->ask < c->ask)) {
+			c->ask = t->ask;
+			c->ask_qty = 0;
+			c->ask_venues = 0;
+		}
+		if (t->ask_qty && t->ask == c->ask) {
+			c->ask_qty += t->ask_qty;
+			c->ask_venues |= 1u << v;
+		}
+	}
+}
+
+static void check_nbbo(struct exporter *x, const struct wb_event *ev, uint16_t inst)
+{
+	struct consolidated now;
+	struct row_nbbo r;
+
+	consolidate(x, inst, &now);
+	if (!memcmp(&now, &x->nbbo[inst], sizeof(now)))
+		return;
+	x->nbbo[inst] = now;
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = ev->recv_ts;
+	r.exch_ts = ev->exch_ts;
+	r.seq = ev->seq;
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, inst));
+	r.bid = now.bid;
+	r.bid_qty = now.bid_qty;
+	r.ask = now.ask;
+	r.ask_qty = now.ask_qty;
+	r.bid_venues = now.bid_venues;
+	r.ask_venues = now.ask_venues;
+	table_row(&x->tab[T_NBBO], &r);
+}
+
+/* Levels of every venue on one side merged by price, best first. */
+static unsigned merged_side(const struct exporter *x, uint16_t inst, uint8_t side,
+			    struct venue_level *out, unsigned max)
+{
+	struct venue_level lv[MAX_DEPTH];
+	unsigned n = 0;
+
+	/* only the venues that ever had levels of the instrument */
+	for (uint32_t m = x->venues[inst]; m; m &= m - 1) {
+		int v = __builtin_ctz(m);
+		unsigned k = venue_books_depth(x->vb, (uint8_t)v, inst, side, lv, max);
+
+		for (unsigned i = 0; i < k; i++) {
+			unsigned j;
+
+			for (j = 0; j < n && out[j].price != lv[i].price; j++)
+				;
+			if (j < n) {
+				out[j].qty += lv[i].qty;
+				continue;
+			}
+			/* insert in order; past max only if better than the worst */
+			for (j = n; j > 0; j--) {
+				int better = side == WB_SIDE_BUY ? lv[i].price > out[j - 1].price
+								 : lv[i].price < out[j - 1].price;
+				if (!better)
+					break;
+				if (j < max)
+					out[j] = out[j - 1];
+			}
+			if (j < max) {
+				out[j] = lv[i];
+				if (n < max)
+					n++;
+			}
+		}
+	}
+	return n;
+}
+
+/* Can a level change at PRICE on SIDE alter the last N-level row? */
+static int in_snapshot(const struct exporter *x, uint16_t inst, uint8_t side, int64_t price)
+{
+	const struct snapshot *sn = &x->snap[inst];
+
+	if (side == WB_SIDE_BUY)
+		return sn->bids < x->depth || price >= sn->bid[sn->bids - 1].price;
+	return sn->asks < x->depth || price <= sn->ask[sn->asks - 1].price;
+}
+
+static int same_levels(const struct venue_level *a, unsigned na, const struct venue_level *b,
+		       unsigned nb)
+{
+	if (na != nb)
+		return 0;
+	for (unsigned i = 0; i < na; i++)
+		if (a[i].price != b[i].price || a[i].qty != b[i].qty)
+			return 0;
+	return 1;
+}
+
+/* A book row when the consolidated N levels changed. */
+static void write_book_row(struct exporter *x, uint16_t inst, uint64_t recv_ts, uint64_t exch_ts,
+			   uint64_t seq)
+{
+	struct snapshot now, *last = &x->snap[inst];
+	struct row_book r;
+
+	now.bids = (uint8_t)merged_side(x, inst, WB_SIDE_BUY, now.bid, x->depth);
+	now.asks = (uint8_t)merged_side(x, inst, WB_SIDE_SELL, now.ask, x->depth);
+	if (same_levels(now.bid, now.bids, last->bid, last->bids) &&
+	    same_levels(now.ask, now.asks, last->ask, last->asks))
+		return;
+	*last = now;
+	memset(&r, 0, sizeof(r));
+	r.recv_ts = recv_ts;
+	r.exch_ts = exch_ts;
+	r.seq = seq;
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, inst));
+	for (unsigned i = 0; i < now.bids; i++) {
+		r.bid[i] = now.bid[i].price;
+		r.bid_qty[i] = now.bid[i].qty;
+	}
+	for (unsigned i = 0; i < now.asks; i++) {
+		r.ask[i] = now.ask[i].price;
+		r.ask_qty[i] = now.ask[i].qty;
+	}
+	table_row(&x->tab[T_BOOK], &r);
+}
+
+/* A change within the N levels: a row now, or (--interval) at the next tick. */
+static void check_book(struct exporter *x, const struct wb_event *ev, uint16_t inst)
+{
+	struct pending *p = &x->pend[inst];
+
+	if (!x->interval_ns) {
+		write_book_row(x, inst, ev->recv_ts, ev->exch_ts, ev->seq);
+		return;
+	}
+	if (!p->queued) {
+		p->queued = 1;
+		x->queue[x->queued++] = inst;
+	}
+	p->exch_ts = ev->exch_ts;
+	p->seq = ev->seq;
+}
+
+/* --interval: the books of the instruments changed since the last tick, as
+ * they stand at TICK (receive time), before the event that crossed it. */
+static void flush_interval(struct exporter *x, uint64_t tick)
+{
+	for (uint32_t i = 0; i < x->queued; i++) {
+		uint16_t inst = x->queue[i];
+		struct pending *p = &x->pend[inst];
+
+		write_book_row(x, inst, tick, p->exch_ts, p->seq);
+		p->queued = 0;
+	}
+	x->queued = 0;
+}
+
+/* ---- one event ----------------------------------------------------------- */
+
+static void export_event(struct exporter *x, const struct wb_event *ev)
+{
+	struct book_update up[BOOK_MAX_UPDATES_PER_EVENT];
+	unsigned n, i;
+
+	x->events_seen++;
+	if (x->interval_ns && ev->recv_ts >= x->next_tick) {
+		uint64_t tick = ev->recv_ts - ev->recv_ts % x->interval_ns;
+
+		if (x->next_tick)
+			flush_interval(x, tick);
+		x->next_tick = tick + x->interval_ns;
+	}
+	if (ev->kind == WB_EV_SYMBOL && ev->instrument && !x->ticker[ev->instrument][0]) {
+		memcpy(x->ticker[ev->instrument], ev->u.symbol.ticker, 8);
+		for (i = 8; i > 0 && x->ticker[ev->instrument][i - 1] == ' '; i--)
+			x->ticker[ev->instrument][i - 1] = 0;
+	}
+	if (ev->kind >= WB_EV_ADD && ev->kind <= WB_EV_TRADE_BREAK)
+		write_event(x, ev);
+	else if (ev->kind == WB_EV_GAP)
+		write_gap(x, ev);
+	else if (ev->kind == WB_EV_STATUS && !(ev->flags & WB_EVF_SIP) && ev->instrument)
+		write_status(x, ev);
+	else if (ev->kind == WB_EV_QUOTE || ev->kind == WB_EV_NBBO || ev->kind == WB_EV_LULD)
+		write_sip(x, ev);
+
+	n = venue_books_apply(x->vb, ev, up);
+	for (i = 0; i < n; i++) {
+		const struct book_update *u = &up[i];
+
+		if (u->kind == BOOK_UP_TRADE)
+			write_trade(x, ev, u);
+		else if ((u->kind == BOOK_UP_LEVEL || u->kind == BOOK_UP_CLEAR) &&
+			 u->venue < VENUES && u->instrument)
+			check_bbo(x, ev, u->venue, u->instrument);
+	}
+	/* Then, once per instrument whose levels changed: the NBBO when a
+	 * venue's top moved, the book snapshot at any level change. */
+	for (i = 0; i < n; i++) {
+		uint16_t inst = up[i].instrument;
+		unsigned j;
+
+		if ((up[i].kind != BOOK_UP_LEVEL && up[i].kind != BOOK_UP_CLEAR) || !inst ||
+		    up[i].venue >= VENUES)
+			continue;
+		for (j = 0; j < i && up[j].instrument != inst; j++)
+			;
+		if (j < i)
+			continue;	/* done with this instrument */
+		if (x->touched[inst]) {
+			check_nbbo(x, ev, inst);
+			x->touched[inst] = 0;
+		}
+		if (!x->depth)
+			continue;
+		for (j = i; j < n; j++)	/* only a change within the N levels shows */
+			if (up[j].instrument == inst && (up[j].kind == BOOK_UP_CLEAR ||
+			    in_snapshot(x, inst, up[j].side, up[j].price)))
+				break;
+		if (j < n)
+			check_book(x, ev, inst);
+	}
+}
+
+static void drain(struct exporter *x)
+{
+	const struct wb_event *batch[EXPORT_BATCH];
+	unsigned n;
+
+	wb_ring_producer_publish_no_wakeup(&x->prod);
+	while ((n = wb_events_peek(x->events, batch, EXPORT_BATCH)) != 0) {
+		for (unsigned i = 0; i < n; i++)
+			export_event(x, batch[i]);
+		wb_events_release(x->events);
+	}
+}
+
+/* ---- setup --------------------------------------------------------------- */
+
+static int subscribe(struct exporter *x, const char *list)
+{
+	char buf[4096], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int id = feed_subscribe(x->engine, tok, strlen(tok));
+
+		if (id < 0) {
+			fprintf(stderr, "wb-export: cannot subscribe '%s'\n", tok);
+			return -1;
+		}
+		if (id > 0 && strcmp(tok, "*"))
+			snprintf(x->ticker[id], sizeof(x->ticker[id]), "%s", tok);
+	}
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct exporter *exporter_create(unsigned depth)
+{
+	struct exporter *x = calloc(1, sizeof(*x));
+	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+	struct venue_books_config vbc = { .numa_node = -1, .max_instruments = FEED_MAX_INSTRUMENTS };
+
+	if (!x)
+		return NULL;
+	x->depth = depth;
+	x->engine = calloc(1, sizeof(*x->engine));
+	x->vtop = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->vtop));
+	x->nbbo = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->nbbo));
+	x->touched = calloc(FEED_MAX_INSTRUMENTS, 1);
+	x->venues = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->venues));
+	x->snap = depth ? calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->snap)) : NULL;
+	x->pend = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->pend));
+	x->queue = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->queue));
+	if (posix_memalign(&x->ring, WB_RING_PAGE, wb_ring_bytes(EXPORT_RING_SLOTS)))
+		x->ring = NULL;
+	if (!x->engine || !x->vtop || !x->nbbo || !x->touched || !x->venues || !x->ring ||
+	    (depth && !x->snap) || !x->pend || !x->queue ||
+	    feed_engine_init(x->engine, &ecfg) < 0)
+		return NULL;
+	x->vb = venue_books_create(&vbc);
+	memset(x->ring, 0, wb_ring_bytes(EXPORT_RING_SLOTS));
+	wb_ring_format(x->ring, EXPORT_RING_SLOTS, 0);
+	wb_ring_producer_init(&x->prod, x->ring);
+	x->events = wb_events_attach(&x->ring, 1, wb_ring_bytes(EXPORT_RING_SLOTS), NULL);
+	if (!x->vb || !x->events)
+		return NULL;
+	return x;
+}
+
+static void exporter_destroy(struct exporter *x)
+{
+	wb_events_close(x->events);
+	if (x->vb)
+		venue_books_destroy(x->vb);
+	if (x->engine)
+		feed_engine_destroy(x->engine);
+	free(x->engine);
+	free(x->ring);
+	free(x->vtop);
+	free(x->nbbo);
+	free(x->touched);
+	free(x->venues);
+	free(x->snap);
+	free(x->pend);
+	free(x->queue);
+	free(x);
+}
+
+static void summary(const struct exporter *x, const char *what, uint64_t n, double t0)
+{
+	double s = now_s() - t0;
+
+	fprintf(stderr, "wb-export: %" PRIu64 " %s, %" PRIu64 " events in %.2f s (%.0f events/s) ->",
+		n, what, x->events_seen, s, s > 0 ? (double)x->events_seen / s : 0.0);
+	for (unsigned t = 0; t < x->tables; t++)
+		fprintf(stderr, " %s %" PRIu64, table_name[t], x->tab[t].rows);
+	fprintf(stderr, "\n");
+}
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+/* A live session: the kernel module's rings until SIGINT/SIGTERM or SECONDS. */
+static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, const char *format,
+		      const char *out, int quiet)
+{
+	struct wb_event_counts c;
+	char err[512];
+	double t0;
+	int e, rc = 0;
+
+	wb_events_close(x->events);
+	x->events = wb_events_open(dev, &e);
+	if (!x->events) {
+		fprintf(stderr, "wb-export: %s: %s\n", dev ? dev : WB_DEVICE_PATH, wb_strerror(e));
+		return 1;
+	}
+	define_tables(x);
+	if (tables_open(x->tab, x->tables, format, out, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		tables_close(x->tab, x->tables, err, sizeof(err));
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	t0 = now_s();
+	while (!g_stop && (!seconds || now_s() - t0 < (double)seconds)) {
+		uint64_t before = x->events_seen;
+
+		drain(x);
+		if (x->events_seen == before)
+			wb_events_wait(x->events, 100);
+	}
+	drain(x);
+	if (x->interval_ns && x->next_tick)
+		flush_interval(x, x->next_tick);
+	wb_events_counts(x->events, &c);
+	if (c.dropped)
+		fprintf(stderr, "wb-export: the module dropped %" PRIu64 " events (a ring was full)\n",
+			c.dropped);
+	if (tables_close(x->tab, x->tables, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		rc = 1;
+	}
+	if (!quiet)
+		summary(x, "rings", c.rings, t0);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "itch-file", no_argument, NULL, 'I' },
+		{ "feeds", required_argument, NULL, 'F' },
+		{ "subscribe", required_argument, NULL, 's' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "kernel", optional_argument, NULL, 'K' },
+		{ "seconds", required_argument, NULL, 'S' },
+		{ "interval", required_argument, NULL, 'T' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *format = "csv", *feeds = NULL, *subs = "*", *kernel_dev = NULL;
+	struct source_options sopt;
+	struct source src;
+	struct exporter *x;
+	int itch = 0, quiet = 0, kernel = 0, c, rc = 0, st;
+	uint64_t depth = 0, seconds = 0, interval_ms = 0;
+	char err[512];
+	double t0;
+
+	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': format = optarg; break;
+		case 'I': itch = 1; break;
+		case 'F': feeds = optarg; break;
+		case 's': subs = optarg; break;
+		case 'd':
+			if (opt_u64("wb-export", "--depth", optarg, 1, MAX_DEPTH, &depth))
+				return 2;
+			break;
+		case 'K':
+			kernel = 1;
+			kernel_dev = optarg;
+			break;
+		case 'S':
+			if (opt_u64("wb-export", "--seconds", optarg, 1, 86400 * 7, &seconds))
+				return 2;
+			break;
+		case 'T':
+			if (opt_u64("wb-export", "--interval", optarg, 1, 86400000, &interval_ms))
+				return 2;
+			break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (argc - optind != (kernel ? 1 : 2) || (kernel && itch)) {
+		usage(stderr);
+		return 2;
+	}
+	if (!table_format_known(format)) {
+		fprintf(stderr, "wb-export: --format %s: this build writes %s\n", format,
+			table_format_known("hdf5") ? "csv and hdf5" : "csv only (built without libhdf5)");
+		return 2;
+	}
+	if (interval_ms && !depth) {
+		fprintf(stderr, "wb-export: --interval applies to the book table: give --depth N\n");
+		return 2;
+	}
+	x = exporter_create((unsigned)depth);
+	if (!x) {
+		fprintf(stderr, "wb-export: out of memory\n");
+		return 1;
+	}
+	x->interval_ns = interval_ms * 1000000ull;
+	if (kernel) {	/* the module decodes: no feed map, no subscriptions here */
+		rc = run_kernel(x, kernel_dev, seconds, format, argv[optind], quiet);
+		exporter_destroy(x);
+		return rc;
+	}
+	if (!feeds)
+		feeds = feeds_conf_default_path();
+	if (feeds && feeds_conf_load(x->engine, feeds, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		exporter_destroy(x);
+		return 1;
+	}
+	if (!feeds && !itch) {
+		fprintf(stderr, "wb-export: no feed map found (looked in %s); give --feeds FILE\n",
+			feeds_conf_searched());
+		exporter_destroy(x);
+		return 2;
+	}
+	if (!feeds && feed_map_add(x->engine, 0xe9360c6fu /* 233.54.12.111 */, 26477,
+				   FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "A") < 0) {
+		fprintf(stderr, "wb-export: cannot add the default itch nasdaq line\n");
+		exporter_destroy(x);
+		return 1;
+	}
+	if (subscribe(x, subs) < 0) {
+		exporter_destroy(x);
+		return 2;
+	}
+	memset(&sopt, 0, sizeof(sopt));
+	sopt.path = argv[optind];
+	sopt.engine = x->engine;
+	if (itch)
+		sopt.line = source_find_line(x->engine, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ);
+	memset(&src, 0, sizeof(src));
+	if (source_open(&src, itch ? &source_itch_file_ops : &source_pcap_ops, &sopt) < 0) {
+		fprintf(stderr, "wb-export: %s\n", src.err);
+		exporter_destroy(x);
+		return 1;
+	}
+	define_tables(x);
+	if (tables_open(x->tab, x->tables, format, argv[optind + 1], err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		source_close(&src);
+		tables_close(x->tab, x->tables, err, sizeof(err));
+		exporter_destroy(x);
+		return 1;
+	}
+
+	t0 = now_s();
+	do {
+		st = source_pump(&src, x->engine, &x->prod, PUMP_BUDGET);
+		drain(x);
+	} while (st == SOURCE_MORE || st == SOURCE_IDLE);
+	if (st == SOURCE_ERROR) {
+		fprintf(stderr, "wb-export: %s\n", src.err);
+		rc = 1;
+	}
+	if (x->interval_ns && x->next_tick)
+		flush_interval(x, x->next_tick);	/* the last tick's rows */
+	for (unsigned i = 0; i < x->engine->line_count; i++)
+		if (x->engine->lines[i].counters.ring_drops) {
+			fprintf(stderr, "wb-export: line %u lost %" PRIu64 " events to a full ring\n", i,
+				x->engine->lines[i].counters.ring_drops);
+			rc = 1;
+		}
+	if (tables_close(x->tab, x->tables, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		rc = 1;
+	}
+	if (!quiet)
+		summary(x, "packets", src.ctr.packets, t0);
+	source_close(&src);
+	exporter_destroy(x);
+	return rc;
+}
