@@ -54,7 +54,7 @@ MANDIR ?= $(PREFIX)/share/man
 # The C API: wb_events_* are in wb_events.3, every other function in
 # libwirebook.3; the function list is the version script's.
 API_FUNCS = $(shell sed -n 's/^[[:space:]]*\(wb_[a-z0-9_]*\);/\1/p' $(WB_SO_MAP))
-api_page = $(if $(filter wb_events_%,$(1)),wb_events,libwirebook)
+api_page = $(if $(filter wb_events_%,$(1)),wb_events,$(if $(filter wb_sip_% wb_delay_%,$(1)),wb_sip,libwirebook))
 
 install-man: $(MAN_PAGES)
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
@@ -62,7 +62,8 @@ install-man: $(MAN_PAGES)
 	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	@for f in $(API_FUNCS); do \
-		case $$f in wb_events_*) p=wb_events ;; *) p=libwirebook ;; esac; \
+		case $$f in wb_events_*) p=wb_events ;; wb_sip_*|wb_delay_*) p=wb_sip ;; \
+		*) p=libwirebook ;; esac; \
 		[ -e man/$$f.3 ] || echo ".so man3/$$p.3" > $(DESTDIR)$(MANDIR)/man3/$$f.3; \
 	done
 
