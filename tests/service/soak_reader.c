@@ -3,7 +3,7 @@
  * soak-reader: a strategy-like reader for the soak test. Attaches to the
  * book (waiting for it), watches the soak symbols' update counters and,
  * on each change, reads the NBBO and measures sender-to-reader latency:
- * now (CLOCK_REALTIME since UTC midnight) minus the exchange time of the
+ * now (CLOCK_REALTIME) minus the exchange time (ns since the epoch) of the
  * change, which soak-send stamps with its wall clock. It checks what a
  * reader may rely on: counters never go back within one builder run, reads
  * succeed or say why. A builder restart is followed inside the library.
@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < nsym; i++) {
 			struct wb_nbbo nb;
-			uint64_t u, now, mid;
+			uint64_t u, now;
 
 			if (sym[i] < 0) {
 				char t[9];
@@ -149,9 +149,8 @@ int main(int argc, char **argv)
 			if (!nb.exch_ts)
 				continue;
 			now = wall_ns();
-			mid = now % (86400ull * 1000000000ull);
-			if (mid >= nb.exch_ts) {
-				uint64_t us = (mid - nb.exch_ts) / 1000;
+			if (now >= nb.exch_ts) {
+				uint64_t us = (now - nb.exch_ts) / 1000;
 
 				hist[us < BUCKETS ? us : BUCKETS - 1]++;
 				samples++;

@@ -4,7 +4,7 @@
  * session over MoldUDP64 on an interface (AF_PACKET), every packet on the
  * A and the B line of feeds.conf's nasdaq entries, at a steady message
  * rate for a given time, with sequence numbers that never restart. Each
- * message's timestamp is the wall clock (ns since UTC midnight) when its
+ * message's timestamp is the wall clock (ns since ET midnight, as Nasdaq's) when its
  * packet was built, so a reader can measure sender-to-book latency. The
  * flow adds orders on a set of symbols and deletes the oldest once a
  * number are live, so the books stay the same size for hours.
@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "common/options.h"
+#include "feed/feed.h"
 
 #define A_GROUP 0xe9360c6fu	/* 233.54.12.111:26477, feeds.conf nasdaq A */
 #define A_PORT 26477
@@ -172,7 +173,7 @@ int main(int argc, char **argv)
 	{
 		uint64_t wall = now_ns(CLOCK_REALTIME);
 
-		midnight_base = wall - wall % (86400ull * 1000000000ull);
+		midnight_base = feed_et_midnight_ns(wall);
 	}
 	interval = (uint64_t)(1e9 * batch / rate);
 	t0 = now_ns(CLOCK_MONOTONIC);
