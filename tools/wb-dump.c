@@ -326,9 +326,10 @@ static int dump_itch_file(struct dump *d, const char *path)
 		return 1;
 	}
 	if (!d->raw) {
-		line = feed_map_add(d->engine, 1, 1, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "file");
+		/* A BinaryFILE has no addresses: Nasdaq's ITCH on a line of its own. */
+		line = feeds_conf_add_proto(d->engine, "itch:nasdaq", err, sizeof(err));
 		if (line < 0) {
-			fprintf(stderr, "wb-dump: cannot add the BinaryFILE line (%d)\n", line);
+			fprintf(stderr, "wb-dump: the BinaryFILE line: %s\n", err);
 			itch_file_close(f, err, sizeof(err));
 			free(f);
 			return 1;
@@ -557,7 +558,7 @@ int main(int argc, char **argv)
 				"--proto PROTOCOL\n");
 			return 2;
 		}
-		if (proto && feeds_conf_add_proto(d->engine, proto, err, sizeof(err))) {
+		if (proto && feeds_conf_add_proto(d->engine, proto, err, sizeof(err)) < 0) {
 			fprintf(stderr, "wb-dump: %s\n", err);
 			return 2;
 		}

@@ -1060,9 +1060,9 @@ int main(int argc, char **argv)
 		exporter_destroy(x);
 		return 2;
 	}
-	if (!feeds && feed_map_add(x->engine, 0xe9360c6fu /* 233.54.12.111 */, 26477,
-				   FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "A") < 0) {
-		fprintf(stderr, "wb-export: cannot add the default itch nasdaq line\n");
+	/* A BinaryFILE needs no feed map (nor an address): Nasdaq's ITCH. */
+	if (!feeds && feeds_conf_add_proto(x->engine, "itch:nasdaq", err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
 		exporter_destroy(x);
 		return 1;
 	}

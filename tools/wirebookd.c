@@ -685,7 +685,7 @@ int main(int argc, char **argv)
 			"with wb-subscribe feeds\n");
 		return 2;
 	}
-	if (proto && feeds_conf_add_proto(d.engine, proto, err, sizeof(err))) {
+	if (proto && feeds_conf_add_proto(d.engine, proto, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wirebookd: %s\n", err);
 		return 2;
 	}

@@ -200,5 +200,5 @@ int feeds_conf_add_proto(struct feed_engine *e, const char *arg, char *err, size
 			 "cannot add the line");
 		return -1;
 	}
-	return 0;
+	return rc;
 }

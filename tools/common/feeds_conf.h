@@ -41,8 +41,8 @@ const struct feed_map_entry *feeds_conf_find(const struct feed_map_entry *entrie
 /*
  * --proto PROTOCOL[:VENUE] (wb-dump, wirebookd): decode every UDP payload
  * the feed map does not name as that protocol, whatever its address
- * (anonymized captures). VENUE defaults to the protocol's first. 0, or -1
- * with err saying what is wrong.
+ * (anonymized captures). VENUE defaults to the protocol's first. Returns the
+ * line's index, or -1 with err saying what is wrong.
  */
 int feeds_conf_add_proto(struct feed_engine *e, const char *arg, char *err, size_t err_len);
 
