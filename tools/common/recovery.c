@@ -507,8 +507,8 @@ static void grp_message(struct recovery_client *c, struct service *s, const uint
 			grp_down(s, now);
 			return;
 		}
+		/* The backoff is reset by an answer, not a login: a proxy that logs in and hangs up is down. */
 		s->state = GRP_UP;
-		s->backoff_ns = ms_ns(s->conf.timeout_ms);
 		/* What waited for the session is asked for now. */
 		for (int k = 0; k < UNITS; k++)
 			if (s->u[k].waiting && grp_send_request(s, (uint8_t)k, &s->u[k], now)) {
@@ -516,6 +516,7 @@ static void grp_message(struct recovery_client *c, struct service *s, const uint
 				s->u[k].deadline = now + ms_ns(s->conf.timeout_ms);
 			}
 	} else if (m[1] == GRP_GAP_RESPONSE && m[0] >= 10 && s->state == GRP_UP) {
+		s->backoff_ns = ms_ns(s->conf.timeout_ms);
 		grp_gap_response(c, s, m, recv_ts, out);
 	}
 }
@@ -524,8 +525,9 @@ static void grp_message(struct recovery_client *c, struct service *s, const uint
 static void grp_pump(struct recovery_client *c, struct service *s, uint64_t now,
 		     uint64_t recv_ts, struct wb_ring_producer *out)
 {
-	ssize_t n;
+	ssize_t n = -1;
 	uint32_t used = 0;
+	bool hung_up;
 
 	if (s->state == GRP_DOWN) {
 		if (s->nrec && now >= s->next_connect)
@@ -551,12 +553,11 @@ static void grp_pump(struct recovery_client *c, struct service *s, uint64_t now,
 		if (s->state != GRP_LOGIN_SENT)
 			return;
 	}
-	while ((n = recv(s->tcp, s->in + s->inlen, sizeof(s->in) - s->inlen, MSG_DONTWAIT)) > 0)
+	while (s->inlen < sizeof(s->in) &&
+	       (n = recv(s->tcp, s->in + s->inlen, sizeof(s->in) - s->inlen, MSG_DONTWAIT)) > 0)
 		s->inlen += (uint32_t)n;
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		grp_down(s, now);	/* the proxy hung up */
-		return;
-	}
+	/* What came before a hang-up (a refused login's response) is read first. */
+	hung_up = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 	while (s->inlen - used >= PITCH_HEADER) {
 		const uint8_t *f = s->in + used;
 		uint16_t flen = (uint16_t)(f[0] | f[1] << 8);
@@ -580,7 +581,7 @@ static void grp_pump(struct recovery_client *c, struct service *s, uint64_t now,
 	}
 	memmove(s->in, s->in + used, s->inlen - used);
 	s->inlen -= used;
-	if (s->state == GRP_LOGIN_SENT && now > s->login_deadline)
+	if (hung_up || (s->state == GRP_LOGIN_SENT && now > s->login_deadline))
 		grp_down(s, now);
 }
 
