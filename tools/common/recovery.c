@@ -71,6 +71,8 @@ struct recovery_client {
 	int n;
 	struct service svc[RECOVERY_MAX_SERVICES];
 	uint32_t seen_changes;
+	uint32_t pass;		/* bumped by every look at the engine's list */
+	uint32_t seen[RECOVERY_MAX_SERVICES][UNITS];	/* the pass a unit was last listed in */
 	struct feed_recovery_stream list[MAX_LIST];
 };
 
@@ -725,16 +727,15 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 		n = MAX_LIST;
 	for (int i = 0; i < c->n; i++)
 		c->svc[i].held = 0;
-	static bool seen[RECOVERY_MAX_SERVICES][UNITS];
-
-	memset(seen, 0, sizeof(seen));
+	if (!++c->pass)
+		c->pass = 1;	/* 0 is "never" */
 	for (int k = 0; k < n; k++) {
 		const struct feed_recovery_stream *rs = &c->list[k];
 		struct service *s = service_of(c, rs->venue, rs->channel);
 
 		if (!s)
 			continue;
-		seen[s - c->svc][rs->unit] = true;
+		c->seen[s - c->svc][rs->unit] = c->pass;
 		s->line = rs->line;
 		s->has_line = true;
 		s->held += rs->held;
@@ -746,7 +747,7 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 		for (int k = 0; s->nrec && k < UNITS; k++) {
 			struct unit_rec *u = &s->u[k];
 
-			if (!u->recovering || seen[i][k])
+			if (!u->recovering || c->seen[i][k] == c->pass)
 				continue;
 			if (!u->gave_up)
 				note_fill(s, now - u->began);
