@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/feeds_conf.h"
@@ -84,8 +85,8 @@ static void usage(FILE *f)
 "                    [--feeds FILE] [--max-payload N] [--drop-every N] [-v]\n"
 "       wb-recoveryd --service grp --pcap FILE --venue VENUE --listen ADDR:PORT\n"
 "                    --reply-to ADDR:PORT [--user U] [--password P] [--quota N]\n"
-"                    [--max-count N] [--hangup-after N] [--feeds FILE]\n"
-"                    [--max-payload N] [-v]\n"
+"                    [--quota-per-second N] [--max-count N] [--hangup-after N]\n"
+"                    [--feeds FILE] [--max-payload N] [-v]\n"
 "\n"
 "Replays one venue of a capture and answers its recovery protocol.\n"
 "\n"
@@ -102,7 +103,8 @@ static void usage(FILE *f)
 "blank by default) gets Login Response 'N' and the session is closed. A Gap\n"
 "Request (unit, sequence, count) gets a Gap Response: 'A' accepted, 'I'\n"
 "invalid unit (none in the capture), 'O' out of range, 'C' count above\n"
-"--max-count, 'D' daily quota exhausted (after --quota accepted requests).\n"
+"--max-count, 'D' daily quota exhausted (after --quota accepted requests),\n"
+"'S' second quota exhausted (after --quota-per-second in one second).\n"
 "An accepted range is sent as ordinary Sequenced Unit Header packets, with\n"
 "the original sequence numbers, over UDP to --reply-to (the gap-response\n"
 "channel the client listens on).\n"
@@ -120,6 +122,8 @@ static void usage(FILE *f)
 "  --user U           grp: the username a login must give (up to 4 characters)\n"
 "  --password P       grp: the password (up to 10 characters)\n"
 "  --quota N          grp: accept N gap requests, then refuse with 'D'\n"
+"  --quota-per-second N  grp: accept N gap requests a second, refuse more\n"
+"                     with 'S' (a client asks again later)\n"
 "  --max-count N      grp: refuse a request for more than N messages with 'C'\n"
 "                     (1-65535, default 65535)\n"
 "  --hangup-after N   grp: drop the session on request N+1, and every later\n"
@@ -440,6 +444,7 @@ struct grp_opts {
 	char password[10];
 	struct sockaddr_in reply_to;
 	uint64_t quota;		/* accepted requests before 'D' (0: none) */
+	uint64_t per_second;	/* accepted requests a second before 'S' (0: none) */
 	uint64_t max_count;	/* larger requests get 'C' */
 	uint64_t hangup_after;	/* requests answered before the server drops sessions */
 	uint32_t max_payload;
@@ -449,6 +454,7 @@ struct grp_opts {
 struct grp_counters {
 	uint64_t sessions, logins, logins_refused, requests, accepted, packets, messages;
 	uint64_t out_of_range, quota, count_too_large, invalid_unit, malformed, hangups;
+	uint64_t second_quota, this_second, accepted_this_second;
 };
 
 struct grp_client {
@@ -554,6 +560,18 @@ static int grp_gap_request(struct grp_client *cl, int ufd, const uint8_t *m,
 	} else if (o->quota && c->accepted >= o->quota) {
 		status = 'D';
 		c->quota++;
+	} else if (o->per_second) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if ((uint64_t)ts.tv_sec != c->this_second) {
+			c->this_second = (uint64_t)ts.tv_sec;
+			c->accepted_this_second = 0;
+		}
+		if (c->accepted_this_second >= o->per_second) {
+			status = 'S';
+			c->second_quota++;
+		}
 	}
 	body[0] = unit;
 	put_le32(body + 1, (uint32_t)seq);
@@ -569,6 +587,7 @@ static int grp_gap_request(struct grp_client *cl, int ufd, const uint8_t *m,
 		return 0;
 	}
 	c->accepted++;
+	c->accepted_this_second++;
 	grp_replay(ufd, s, unit, seq, count, o, c);
 	return 0;
 }
@@ -705,10 +724,10 @@ static int grp_serve(int lfd, const struct grp_opts *o)
 	fprintf(stderr, "wb-recoveryd: %" PRIu64 " sessions, %" PRIu64 " logins, %" PRIu64
 		" refused; %" PRIu64 " gap requests, %" PRIu64 " accepted (%" PRIu64 " packets, %"
 		PRIu64 " messages); refused: %" PRIu64 " out of range, %" PRIu64 " quota, %" PRIu64
-		" count too large, %" PRIu64 " invalid unit; %" PRIu64 " malformed; %" PRIu64
-		" sessions dropped (--hangup-after)\n", c.sessions, c.logins, c.logins_refused,
-		c.requests, c.accepted, c.packets, c.messages, c.out_of_range, c.quota,
-		c.count_too_large, c.invalid_unit, c.malformed, c.hangups);
+		" count too large, %" PRIu64 " invalid unit, %" PRIu64 " second quota; %" PRIu64
+		" malformed; %" PRIu64 " sessions dropped (--hangup-after)\n", c.sessions, c.logins,
+		c.logins_refused, c.requests, c.accepted, c.packets, c.messages, c.out_of_range,
+		c.quota, c.count_too_large, c.invalid_unit, c.second_quota, c.malformed, c.hangups);
 	return 0;
 }
 
@@ -773,7 +792,8 @@ static int grp_main(const char *pcap, int venue, const char *listen_at, uint32_t
 }
 
 enum { OPT_PCAP = 256, OPT_VENUE, OPT_CHANNEL, OPT_LISTEN, OPT_FEEDS, OPT_PAYLOAD, OPT_DROP,
-       OPT_SERVICE, OPT_USER, OPT_PASSWORD, OPT_REPLY_TO, OPT_QUOTA, OPT_MAX_COUNT, OPT_HANGUP };
+       OPT_SERVICE, OPT_USER, OPT_PASSWORD, OPT_REPLY_TO, OPT_QUOTA, OPT_PER_SECOND, OPT_MAX_COUNT,
+       OPT_HANGUP };
 
 int main(int argc, char **argv)
 {
@@ -790,6 +810,7 @@ int main(int argc, char **argv)
 		{ "password", required_argument, 0, OPT_PASSWORD },
 		{ "reply-to", required_argument, 0, OPT_REPLY_TO },
 		{ "quota", required_argument, 0, OPT_QUOTA },
+		{ "quota-per-second", required_argument, 0, OPT_PER_SECOND },
 		{ "max-count", required_argument, 0, OPT_MAX_COUNT },
 		{ "hangup-after", required_argument, 0, OPT_HANGUP },
 		{ "verbose", no_argument, 0, 'v' },
@@ -875,6 +896,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_QUOTA:
 			if (opt_u64("wb-recoveryd", "--quota", optarg, 0, UINT32_MAX, &go.quota))
+				return 2;
+			break;
+		case OPT_PER_SECOND:
+			if (opt_u64("wb-recoveryd", "--quota-per-second", optarg, 0, UINT32_MAX,
+				    &go.per_second))
 				return 2;
 			break;
 		case OPT_MAX_COUNT:

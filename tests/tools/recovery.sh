@@ -207,6 +207,14 @@ run quota "$T/two-lossy.pcap" "$T/quota.conf"
 if grep -q '^recovery bzx .*: in sequence; gaps [1-9][0-9]*, filled 3, unrecoverable [1-9][0-9]*,.*; refused [1-9]' "$T/quota.out"; then ok
 else bad "quota: $(grep '^recovery bzx' "$T/quota.out")"; fi
 
+# a second quota of 25 requests (the 65 gaps come within 2 s): the rest are deferred ('S'), asked again, all filled
+gp=$(free_udp_port)
+serve_grp "$T/two.pcap" "$gp" --quota-per-second 25 || exit 1
+echo "bzx grp 127.0.0.1:$port gap=127.0.0.1:$gp user=WB01 password=secret timeout=50 retries=8" > "$T/persec.conf"
+run persec "$T/two-lossy.pcap" "$T/persec.conf"
+if grep -q '^recovery bzx .*: in sequence; gaps \([1-9][0-9]*\), filled \1, unrecoverable 0,.*; refused 0, deferred [1-9]' "$T/persec.out"; then ok
+else bad "second quota: $(grep '^recovery bzx' "$T/persec.out")"; fi
+
 # a server that drops the session after 2 requests, and every session after:
 # wirebookd reconnects with backoff, says the stream is stale, Nasdaq is unaffected
 gp=$(free_udp_port)

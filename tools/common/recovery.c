@@ -60,7 +60,7 @@ struct service {
 	uint32_t held;
 	struct unit_rec u[UNITS];
 	/* counters */
-	uint64_t requests, retries, replies, bad_replies, given_up, refused;
+	uint64_t requests, retries, replies, bad_replies, given_up, refused, deferred;
 	uint64_t connects, disconnects, logins_refused;
 	uint64_t *fill_ns;	/* every fill time, sorted when reported */
 	size_t fills, fill_cap;
@@ -489,6 +489,12 @@ static void grp_gap_response(struct recovery_client *c, struct service *s, const
 
 	if (m[9] == 'A' || !u->waiting || seq != u->req_first)
 		return;		/* accepted (the messages come on gap=), or an old answer */
+	if (m[9] == 'M' || m[9] == 'S' || m[9] == 'U') {
+		/* Quota per minute or second, unit unavailable: for now. Asked again at the
+		 * unit's deadline, with its backoff, within its retries. */
+		s->deferred++;
+		return;
+	}
 	s->refused++;
 	u->waiting = false;
 	u->gave_up = true;
@@ -819,6 +825,7 @@ void recovery_client_totals(const struct recovery_client *c, int i, uint64_t now
 	t->replies = s->replies;
 	t->given_up = s->given_up;
 	t->refused = s->refused;
+	t->deferred = s->deferred;
 	t->connects = s->connects;
 	t->disconnects = s->disconnects;
 	t->logins_refused = s->logins_refused;
@@ -874,9 +881,10 @@ void recovery_client_print(const struct recovery_client *c, FILE *f)
 			", retries %" PRIu64 ", replies %" PRIu64, t.gaps, t.filled,
 			t.unrecoverable, t.messages, t.lost, t.requests, t.retries, t.replies);
 		if (c->svc[i].conf.kind == RECOVERY_GRP)
-			fprintf(f, "; refused %" PRIu64 "; session %s, connects %" PRIu64
-				", disconnects %" PRIu64 ", logins refused %" PRIu64 "; fill time p50 ",
-				t.refused, c->svc[i].state == GRP_UP ? "up" : "down", t.connects,
+			fprintf(f, "; refused %" PRIu64 ", deferred %" PRIu64 "; session %s, connects %"
+				PRIu64 ", disconnects %" PRIu64 ", logins refused %" PRIu64
+				"; fill time p50 ", t.refused, t.deferred,
+				c->svc[i].state == GRP_UP ? "up" : "down", t.connects,
 				t.disconnects, t.logins_refused);
 		else
 			fprintf(f, "; fill time p50 ");

@@ -111,7 +111,8 @@ struct recovery_totals {
 	int venue, channel;
 	uint64_t gaps, filled, unrecoverable, messages, lost;
 	uint64_t requests, retries, replies, given_up;
-	uint64_t refused;	/* ranges the service refused (grp: Gap Response not 'A') */
+	uint64_t refused;	/* ranges the service refused for good (grp: O, D, C, I) */
+	uint64_t deferred;	/* refused for now (grp: M, S, U), asked again */
 	uint64_t connects, disconnects, logins_refused;	/* grp session */
 	uint64_t fills, fill_p50_ns, fill_p99_ns, fill_max_ns;
 	bool recovering;
