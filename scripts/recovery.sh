@@ -9,7 +9,8 @@
 #
 #   recovery itch loss=1% gaps=204 filled=204 unrecoverable=0 books=identical
 #
-# then the fill times. Feeds whose recovery is not built yet say so.
+# then the fill times. ITCH and UQDF use the MoldUDP64 re-request, PITCH
+# the Cboe Gap Request Proxy. Feeds whose recovery is not built yet say so.
 # Fails when a recovered day's books differ, a gap stayed unrecovered, or
 # the loss made no gap at all (nothing was tested).
 #
@@ -41,10 +42,15 @@ for f in wb-gen wb-recoveryd wirebookd; do
 	[ -x "$B/$f" ] || { echo "recovery: $B/$f is missing (make all)" >&2; exit 1; }
 done
 
-# start_server VENUE CHANNEL PCAP: starts wb-recoveryd, sets $port.
+# free_udp_port: a UDP port free on loopback now (for the gap responses).
+free_udp_port() {
+	python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_server VENUE CHANNEL PCAP [ARGS...]: starts wb-recoveryd, sets $port.
 start_server() {
 	local venue=$1 channel=$2 pcap=$3 log="$T/server.$1.$$.$RANDOM"
-	local args=(--pcap "$pcap" --venue "$venue" --listen 127.0.0.1:0 --feeds "$FEEDS")
+	local args=(--pcap "$pcap" --venue "$venue" --listen 127.0.0.1:0 --feeds "$FEEDS" "${@:4}")
 	[ -n "$channel" ] && args+=(--channel "$channel")
 	"$B/wb-recoveryd" "${args[@]}" 2> "$log" &
 	servers+=($!)
@@ -138,9 +144,25 @@ cp "$T/itch-whole.out" "$T/itch-late-whole.out"
 report itch late-join-at-half itch-late nasdaq yes
 stop_servers
 
-# Cboe PITCH and NYSE XDP: no client or server yet (GRP/Spin, XDP request server).
+# Cboe PITCH (BZX): the Gap Request Proxy, a TCP session with a login; the
+# gap responses come over UDP to the port the client binds.
+gen=(-q -p day -n "$MESSAGES" --symbols "$SYMBOLS" -s "$SEED" --ab --feeds "$FEEDS")
+"$B/wb-gen" "${gen[@]}" --venues bzx -o "$T/pitch-whole.pcap" || exit 1
+books pitch-whole "$T/pitch-whole.pcap" || exit 1
+gap_port=$(free_udp_port)
+start_server bzx "" "$T/pitch-whole.pcap" --service grp --reply-to "127.0.0.1:$gap_port" \
+	--user WB01 --password recovery || exit 1
+echo "bzx grp 127.0.0.1:$port gap=127.0.0.1:$gap_port user=WB01 password=recovery" > "$T/pitch.conf"
 for rate in $RATES; do
-	echo "recovery pitch loss=$rate% not implemented (Cboe Gap Request Proxy and Spin: no client or server yet)"
+	"$B/wb-gen" "${gen[@]}" --venues bzx --loss "$rate" -o "$T/pitch-$rate.pcap" || exit 1
+	books "pitch-$rate" "$T/pitch-$rate.pcap" "$T/pitch.conf" || exit 1
+	cp "$T/pitch-whole.out" "$T/pitch-$rate-whole.out"
+	report pitch "$rate" "pitch-$rate" bzx yes
+done
+stop_servers
+
+# NYSE XDP: no client or server yet (XDP request server). Cboe Spin neither.
+for rate in $RATES; do
 	echo "recovery xdp loss=$rate% not implemented (XDP Retransmission and Refresh: no client or server yet)"
 done
 

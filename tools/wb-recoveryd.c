@@ -9,24 +9,35 @@
  *   holding the messages asked for, as many as fit in one payload (the
  *   client asks again for the rest), unicast to the requester.
  *
+ *   Cboe PITCH Gap Request Proxy (--service grp): a TCP session (Login,
+ *   then Gap Requests for a unit's sequence range), each request answered
+ *   by a Gap Response with its status; an accepted range is sent as
+ *   ordinary Sequenced Unit Header packets, with their original sequence
+ *   numbers, over UDP to the gap-response address (--reply-to), where a
+ *   venue would multicast them (docs/specs/cboe-grp-notes.md).
+ *
  * Mold defines no refusal: a request the server cannot answer (another
  * session, a range it does not have, a malformed request) gets no reply,
  * as from Nasdaq's servers, and is counted and, with -v, logged. The
- * client retries and in the end declares the range lost.
+ * client retries and in the end declares the range lost. GRP refuses in
+ * its Gap Response (out of range, quota exhausted, count too large,
+ * invalid unit) and its Login Response (not authorized).
  *
- * Not yet: SoupBinTCP/GLIMPSE, Cboe GRP and Spin, XDP request servers.
+ * Not yet: SoupBinTCP/GLIMPSE, Cboe Spin, XDP request servers.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/feeds_conf.h"
@@ -72,24 +83,51 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: wb-recoveryd --pcap FILE --venue VENUE [--channel N] --listen ADDR:PORT\n"
 "                    [--feeds FILE] [--max-payload N] [--drop-every N] [-v]\n"
+"       wb-recoveryd --service grp --pcap FILE --venue VENUE --listen ADDR:PORT\n"
+"                    --reply-to ADDR:PORT [--user U] [--password P] [--quota N]\n"
+"                    [--quota-per-second N] [--max-count N] [--hangup-after N]\n"
+"                    [--feeds FILE] [--max-payload N] [-v]\n"
 "\n"
-"Replays the MoldUDP64 stream (ITCH or UQDF) of one venue of a capture and\n"
-"answers MoldUDP64 re-requests for it on UDP ADDR:PORT: a 20-byte request\n"
-"(session, first sequence, message count) gets one MoldUDP64 packet with the\n"
-"messages from that sequence on, as many as fit in --max-payload bytes.\n"
-"A request it cannot answer (another session, a sequence beyond the\n"
-"capture or missing from it, a malformed request) gets no reply, as Mold\n"
-"defines none; it is counted and, with -v, logged.\n"
+"Replays one venue of a capture and answers its recovery protocol.\n"
+"\n"
+"--service mold (the default): the MoldUDP64 stream (ITCH or UQDF), answering\n"
+"re-requests on UDP ADDR:PORT: a 20-byte request (session, first sequence,\n"
+"message count) gets one MoldUDP64 packet with the messages from that\n"
+"sequence on, as many as fit in --max-payload bytes. A request it cannot\n"
+"answer (another session, a sequence beyond the capture or missing from it,\n"
+"a malformed request) gets no reply, as Mold defines none; it is counted\n"
+"and, with -v, logged.\n"
+"\n"
+"--service grp: the Cboe PITCH Gap Request Proxy, a TCP session on ADDR:PORT.\n"
+"A Login whose username and password are not --user and --password (both\n"
+"blank by default) gets Login Response 'N' and the session is closed. A Gap\n"
+"Request (unit, sequence, count) gets a Gap Response: 'A' accepted, 'I'\n"
+"invalid unit (none in the capture), 'O' out of range, 'C' count above\n"
+"--max-count, 'D' daily quota exhausted (after --quota accepted requests),\n"
+"'S' second quota exhausted (after --quota-per-second in one second).\n"
+"An accepted range is sent as ordinary Sequenced Unit Header packets, with\n"
+"the original sequence numbers, over UDP to --reply-to (the gap-response\n"
+"channel the client listens on).\n"
 "\n"
 "  --pcap FILE        the capture to serve (its A and B copies are merged)\n"
-"  --venue VENUE      the feed-map venue whose Mold stream to serve (nasdaq,\n"
-"                     uqdf, ...)\n"
+"  --venue VENUE      the feed-map venue to serve (nasdaq, uqdf, bzx, ...)\n"
 "  --channel N        its channel, when its feed-map lines name one\n"
 "  --listen ADDR:PORT where to answer (port 0: any; the chosen one is printed)\n"
 "  --feeds FILE       the feed map (default: feeds.conf as wirebookd finds it)\n"
 "  --max-payload N    reply payload bytes, %d-%d (default %d)\n"
-"  --drop-every N     answer no Nth request (a lossy or stalling server, for\n"
-"                     retry tests)\n"
+"  --drop-every N     mold: answer no Nth request (a lossy or stalling server,\n"
+"                     for retry tests)\n"
+"  --service S        mold or grp (default mold)\n"
+"  --reply-to A:P     grp: where the gap responses go (required)\n"
+"  --user U           grp: the username a login must give (up to 4 characters)\n"
+"  --password P       grp: the password (up to 10 characters)\n"
+"  --quota N          grp: accept N gap requests, then refuse with 'D'\n"
+"  --quota-per-second N  grp: accept N gap requests a second, refuse more\n"
+"                     with 'S' (a client asks again later)\n"
+"  --max-count N      grp: refuse a request for more than N messages with 'C'\n"
+"                     (1-65535, default 65535)\n"
+"  --hangup-after N   grp: drop the session on request N+1, and every later\n"
+"                     session right after its login (for reconnect tests)\n"
 "  -v, --verbose      log every refused request\n"
 "\n"
 "Prints 'wb-recoveryd: serving ...' on stderr once it answers; SIGINT or\n"
@@ -211,8 +249,10 @@ static bool served_line(const struct feed_map_entry *m, int n, uint32_t ip, uint
 	return false;
 }
 
+static int pitch_store_packet(const uint8_t *p, uint32_t len);
+
 static int load(struct store *s, const char *path, const struct feed_map_entry *lines, int n,
-		char *err, size_t errlen)
+		bool grp, char *err, size_t errlen)
 {
 	struct pcap_reader rd;
 	const uint8_t *frame;
@@ -227,7 +267,7 @@ static int load(struct store *s, const char *path, const struct feed_map_entry *
 
 		if (!frame_udp_view(frame, len, &u) || !served_line(lines, n, u.dst_ip, u.dst_port))
 			continue;
-		if (store_packet(s, u.payload, u.len) < 0) {
+		if ((grp ? pitch_store_packet(u.payload, u.len) : store_packet(s, u.payload, u.len)) < 0) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			rc = -1;
 			break;
@@ -319,7 +359,441 @@ static void answer(int fd, const struct store *s, struct counters *c, const uint
 	}
 }
 
-enum { OPT_PCAP = 256, OPT_VENUE, OPT_CHANNEL, OPT_LISTEN, OPT_FEEDS, OPT_PAYLOAD, OPT_DROP };
+/* ---- Cboe PITCH Gap Request Proxy ------------------------------------------ */
+
+#define PITCH_HEADER 8
+#define PITCH_UNITS 256
+#define GRP_MAX_CLIENTS 8
+#define GRP_IN 1024
+#define GRP_LOGIN 0x01
+#define GRP_LOGIN_RESPONSE 0x02
+#define GRP_GAP_REQUEST 0x03
+#define GRP_GAP_RESPONSE 0x04
+#define GRP_LOGIN_LEN 22
+#define GRP_GAP_REQUEST_LEN 9
+#define GRP_DEFAULT_MAX_COUNT 65535
+
+/* Each unit's messages by sequence, as the Mold store keeps a session's. */
+static struct store g_units[PITCH_UNITS];
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/* One Sequenced Unit Header packet of the served venue: keep its messages. */
+static int pitch_store_packet(const uint8_t *p, uint32_t len)
+{
+	struct store *s;
+	uint32_t hlen, off = PITCH_HEADER;
+	uint64_t seq;
+	uint8_t count;
+
+	if (len < PITCH_HEADER || (hlen = le16(p)) < PITCH_HEADER || hlen > len)
+		return 0;
+	count = p[2];
+	s = &g_units[p[3]];
+	seq = le32(p + 4);
+	if (!seq)
+		return 0;	/* unsequenced */
+	if (!count) {
+		if (seq > s->end)
+			s->end = seq;	/* a heartbeat names the next sequence */
+		return 0;
+	}
+	for (uint8_t i = 0; i < count; i++, seq++) {
+		uint8_t mlen;
+
+		if (off + 2 > hlen || (mlen = p[off]) < 2 || off + mlen > hlen)
+			break;	/* truncated: the rest is not in the capture */
+		if (store_grow(s, seq, mlen))
+			return -1;
+		if (s->off[seq - 1] == UINT64_MAX) {
+			s->off[seq - 1] = s->used;
+			s->len[seq - 1] = mlen;
+			memcpy(s->bytes + s->used, p + off, mlen);
+			s->used += mlen;
+			s->messages++;
+		}
+		off += mlen;
+		if (seq + 1 > s->end)
+			s->end = seq + 1;
+	}
+	return 0;
+}
+
+struct grp_opts {
+	char user[4];		/* space-padded, as on the wire */
+	char password[10];
+	struct sockaddr_in reply_to;
+	uint64_t quota;		/* accepted requests before 'D' (0: none) */
+	uint64_t per_second;	/* accepted requests a second before 'S' (0: none) */
+	uint64_t max_count;	/* larger requests get 'C' */
+	uint64_t hangup_after;	/* requests answered before the server drops sessions */
+	uint32_t max_payload;
+	bool verbose;
+};
+
+struct grp_counters {
+	uint64_t sessions, logins, logins_refused, requests, accepted, packets, messages;
+	uint64_t out_of_range, quota, count_too_large, invalid_unit, malformed, hangups;
+	uint64_t second_quota, this_second, accepted_this_second;
+};
+
+struct grp_client {
+	int fd;
+	bool logged_in;
+	uint8_t in[GRP_IN];
+	uint32_t inlen;
+};
+
+static void pad_copy(char *dst, size_t n, const char *src)
+{
+	size_t l = src ? strlen(src) : 0;
+
+	memset(dst, ' ', n);
+	memcpy(dst, src, l < n ? l : n);
+}
+
+/* One message in its own header (unit 0, sequence 0) on the session. */
+static int grp_send(int fd, uint8_t type, const uint8_t *body, uint8_t blen)
+{
+	uint8_t f[PITCH_HEADER + 2 + 32];
+	uint16_t len = (uint16_t)(PITCH_HEADER + 2 + blen);
+
+	put_le16(f, len);
+	f[2] = 1;
+	f[3] = 0;
+	put_le32(f + 4, 0);
+	f[8] = (uint8_t)(2 + blen);
+	f[9] = type;
+	memcpy(f + 10, body, blen);
+	return send(fd, f, len, MSG_NOSIGNAL) == len ? 0 : -1;
+}
+
+/* Send messages [seq, seq + count) of a unit to the gap-response address. */
+static void grp_replay(int ufd, const struct store *s, uint8_t unit, uint64_t seq, uint64_t count,
+		       const struct grp_opts *o, struct grp_counters *c)
+{
+	uint8_t pkt[MAX_PAYLOAD];
+	uint64_t end = seq + count;
+
+	while (seq < end) {
+		uint32_t len = PITCH_HEADER;
+		uint8_t n = 0;
+		uint64_t first = seq;
+
+		for (; seq < end && n < 255; seq++) {
+			if (s->off[seq - 1] == UINT64_MAX)
+				break;
+			if (len + s->len[seq - 1] > o->max_payload)
+				break;
+			memcpy(pkt + len, s->bytes + s->off[seq - 1], s->len[seq - 1]);
+			len += s->len[seq - 1];
+			n++;
+		}
+		if (!n) {
+			seq++;	/* not in the capture: the client asks again, then gives up */
+			continue;
+		}
+		put_le16(pkt, (uint16_t)len);
+		pkt[2] = n;
+		pkt[3] = unit;
+		put_le32(pkt + 4, (uint32_t)first);
+		if (sendto(ufd, pkt, len, 0, (const struct sockaddr *)&o->reply_to,
+			   sizeof(o->reply_to)) == (ssize_t)len) {
+			c->packets++;
+			c->messages += n;
+		}
+	}
+}
+
+static void grp_log(const struct grp_opts *o, const char *what, uint8_t unit, uint64_t seq,
+		    uint64_t count)
+{
+	if (o->verbose)
+		fprintf(stderr, "wb-recoveryd: gap request unit %u sequence %" PRIu64 " count %"
+			PRIu64 ": %s\n", unit, seq, count, what);
+}
+
+/* A Gap Request: its Gap Response, and the messages when accepted. -1: drop the session. */
+static int grp_gap_request(struct grp_client *cl, int ufd, const uint8_t *m,
+			   const struct grp_opts *o, struct grp_counters *c)
+{
+	uint8_t unit = m[2], body[8];
+	uint64_t seq = le32(m + 3), count = le16(m + 7);
+	const struct store *s = &g_units[unit];
+	char status = 'A';
+
+	c->requests++;
+	if (o->hangup_after && c->requests > o->hangup_after) {
+		c->hangups++;
+		grp_log(o, "session dropped (--hangup-after)", unit, seq, count);
+		return -1;
+	}
+	if (!s->messages) {
+		status = 'I';
+		c->invalid_unit++;
+	} else if (!seq || !count || seq + count > s->end) {
+		status = 'O';
+		c->out_of_range++;
+	} else if (count > o->max_count) {
+		status = 'C';
+		c->count_too_large++;
+	} else if (o->quota && c->accepted >= o->quota) {
+		status = 'D';
+		c->quota++;
+	} else if (o->per_second) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if ((uint64_t)ts.tv_sec != c->this_second) {
+			c->this_second = (uint64_t)ts.tv_sec;
+			c->accepted_this_second = 0;
+		}
+		if (c->accepted_this_second >= o->per_second) {
+			status = 'S';
+			c->second_quota++;
+		}
+	}
+	body[0] = unit;
+	put_le32(body + 1, (uint32_t)seq);
+	put_le16(body + 5, (uint16_t)count);
+	body[7] = (uint8_t)status;
+	if (grp_send(cl->fd, GRP_GAP_RESPONSE, body, 8))
+		return -1;
+	if (status != 'A') {
+		char why[32];
+
+		snprintf(why, sizeof(why), "refused, status %c", status);
+		grp_log(o, why, unit, seq, count);
+		return 0;
+	}
+	c->accepted++;
+	c->accepted_this_second++;
+	grp_replay(ufd, s, unit, seq, count, o, c);
+	return 0;
+}
+
+/* The messages of one frame from a client. -1: drop the session. */
+static int grp_frame(struct grp_client *cl, int ufd, const uint8_t *f, uint32_t flen,
+		     const struct grp_opts *o, struct grp_counters *c)
+{
+	uint32_t off = PITCH_HEADER;
+
+	for (uint8_t i = 0; i < f[2]; i++) {
+		const uint8_t *m = f + off;
+		uint8_t status;
+
+		if (off + 2 > flen || m[0] < 2 || off + m[0] > flen)
+			goto malformed;
+		off += m[0];
+		if (m[1] == GRP_LOGIN && m[0] == GRP_LOGIN_LEN && !cl->logged_in) {
+			bool good = !memcmp(m + 6, o->user, 4) && !memcmp(m + 12, o->password, 10);
+
+			status = good ? 'A' : 'N';
+			if (grp_send(cl->fd, GRP_LOGIN_RESPONSE, &status, 1) || !good) {
+				c->logins_refused += !good;
+				if (o->verbose && !good)
+					fprintf(stderr, "wb-recoveryd: login '%.4s' refused\n",
+						(const char *)m + 6);
+				return -1;
+			}
+			c->logins++;
+			cl->logged_in = true;
+			if (o->hangup_after && c->requests >= o->hangup_after) {
+				c->hangups++;
+				return -1;	/* a server that keeps dropping its sessions */
+			}
+		} else if (m[1] == GRP_GAP_REQUEST && m[0] == GRP_GAP_REQUEST_LEN && cl->logged_in) {
+			if (grp_gap_request(cl, ufd, m, o, c))
+				return -1;
+		} else {
+			goto malformed;
+		}
+	}
+	return 0;
+malformed:
+	c->malformed++;
+	if (o->verbose)
+		fprintf(stderr, "wb-recoveryd: malformed or unexpected message: session dropped\n");
+	return -1;
+}
+
+/* Take what a client sent; -1 when its session ends. */
+static int grp_read(struct grp_client *cl, int ufd, const struct grp_opts *o,
+		    struct grp_counters *c)
+{
+	ssize_t n = recv(cl->fd, cl->in + cl->inlen, sizeof(cl->in) - cl->inlen, 0);
+	uint32_t used = 0;
+
+	if (n <= 0)
+		return n < 0 && errno == EINTR ? 0 : -1;
+	cl->inlen += (uint32_t)n;
+	while (cl->inlen - used >= PITCH_HEADER) {
+		const uint8_t *f = cl->in + used;
+		uint16_t flen = le16(f);
+
+		if (flen < PITCH_HEADER)
+			return -1;
+		if (cl->inlen - used < flen)
+			break;
+		if (grp_frame(cl, ufd, f, flen, o, c))
+			return -1;
+		used += flen;
+	}
+	memmove(cl->in, cl->in + used, cl->inlen - used);
+	cl->inlen -= used;
+	return 0;
+}
+
+static int grp_serve(int lfd, const struct grp_opts *o)
+{
+	struct grp_client cl[GRP_MAX_CLIENTS];
+	struct grp_counters c;
+	int ufd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (ufd < 0) {
+		fprintf(stderr, "wb-recoveryd: socket: %s\n", strerror(errno));
+		return 1;
+	}
+	memset(&c, 0, sizeof(c));
+	for (int i = 0; i < GRP_MAX_CLIENTS; i++)
+		cl[i].fd = -1;
+	while (!g_stop) {
+		struct pollfd pf[GRP_MAX_CLIENTS + 1];
+		int n = 1;
+
+		pf[0].fd = lfd;
+		pf[0].events = POLLIN;
+		for (int i = 0; i < GRP_MAX_CLIENTS; i++) {
+			pf[n].fd = cl[i].fd;
+			pf[n++].events = POLLIN;
+		}
+		if (poll(pf, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "wb-recoveryd: poll: %s\n", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < GRP_MAX_CLIENTS; i++) {
+			if (cl[i].fd < 0 || !(pf[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (grp_read(&cl[i], ufd, o, &c)) {
+				close(cl[i].fd);
+				cl[i].fd = -1;
+			}
+		}
+		if (pf[0].revents & POLLIN) {
+			int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+			int i;
+
+			for (i = 0; i < GRP_MAX_CLIENTS && cl[i].fd >= 0; i++)
+				;
+			if (fd >= 0 && i == GRP_MAX_CLIENTS) {
+				close(fd);	/* too many sessions */
+			} else if (fd >= 0) {
+				cl[i].fd = fd;
+				cl[i].logged_in = false;
+				cl[i].inlen = 0;
+				c.sessions++;
+			}
+		}
+	}
+	for (int i = 0; i < GRP_MAX_CLIENTS; i++)
+		if (cl[i].fd >= 0)
+			close(cl[i].fd);
+	close(ufd);
+	fprintf(stderr, "wb-recoveryd: %" PRIu64 " sessions, %" PRIu64 " logins, %" PRIu64
+		" refused; %" PRIu64 " gap requests, %" PRIu64 " accepted (%" PRIu64 " packets, %"
+		PRIu64 " messages); refused: %" PRIu64 " out of range, %" PRIu64 " quota, %" PRIu64
+		" count too large, %" PRIu64 " invalid unit, %" PRIu64 " second quota; %" PRIu64
+		" malformed; %" PRIu64 " sessions dropped (--hangup-after)\n", c.sessions, c.logins,
+		c.logins_refused, c.requests, c.accepted, c.packets, c.messages, c.out_of_range,
+		c.quota, c.count_too_large, c.invalid_unit, c.second_quota, c.malformed, c.hangups);
+	return 0;
+}
+
+static int grp_main(const char *pcap, int venue, const char *listen_at, uint32_t ip,
+		    uint16_t port, const char *user, const char *password, uint32_t rip,
+		    uint16_t rport, struct grp_opts *o, uint32_t payload, bool verbose)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(addr);
+	struct sigaction sa;
+	uint64_t messages = 0, holes = 0;
+	int units = 0, one = 1, lfd, rc;
+
+	for (int u = 0; u < PITCH_UNITS; u++) {
+		struct store *s = &g_units[u];
+
+		if (!s->messages)
+			continue;
+		units++;
+		messages += s->messages;
+		for (uint64_t q = 1; q < s->end; q++)
+			holes += q > s->cap || s->off[q - 1] == UINT64_MAX;
+	}
+	if (!units) {
+		fprintf(stderr, "wb-recoveryd: %s: no PITCH message of venue %s on its groups\n",
+			pcap, feed_venue_name(venue));
+		return 1;
+	}
+	pad_copy(o->user, sizeof(o->user), user);
+	pad_copy(o->password, sizeof(o->password), password);
+	o->reply_to.sin_family = AF_INET;
+	o->reply_to.sin_addr.s_addr = htonl(rip);
+	o->reply_to.sin_port = htons(rport);
+	o->max_payload = payload;
+	o->verbose = verbose;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	addr.sin_addr.s_addr = htonl(ip);
+	addr.sin_port = htons(port);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(lfd, 8) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&addr, &alen) < 0) {
+		fprintf(stderr, "wb-recoveryd: --listen %s: %s\n", listen_at, strerror(errno));
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	fprintf(stderr, "wb-recoveryd: serving %s GRP, %d units, %" PRIu64 " messages (%" PRIu64
+		" missing from the capture), gap responses to %s, on %s:%u\n",
+		feed_venue_name(venue), units, messages, holes, inet_ntoa(o->reply_to.sin_addr),
+		inet_ntoa(addr.sin_addr), ntohs(addr.sin_port));
+	rc = grp_serve(lfd, o);
+	close(lfd);
+	for (int u = 0; u < PITCH_UNITS; u++) {
+		free(g_units[u].off);
+		free(g_units[u].len);
+		free(g_units[u].bytes);
+	}
+	return rc;
+}
+
+enum { OPT_PCAP = 256, OPT_VENUE, OPT_CHANNEL, OPT_LISTEN, OPT_FEEDS, OPT_PAYLOAD, OPT_DROP,
+       OPT_SERVICE, OPT_USER, OPT_PASSWORD, OPT_REPLY_TO, OPT_QUOTA, OPT_PER_SECOND, OPT_MAX_COUNT,
+       OPT_HANGUP };
 
 int main(int argc, char **argv)
 {
@@ -331,6 +805,14 @@ int main(int argc, char **argv)
 		{ "feeds", required_argument, 0, OPT_FEEDS },
 		{ "max-payload", required_argument, 0, OPT_PAYLOAD },
 		{ "drop-every", required_argument, 0, OPT_DROP },
+		{ "service", required_argument, 0, OPT_SERVICE },
+		{ "user", required_argument, 0, OPT_USER },
+		{ "password", required_argument, 0, OPT_PASSWORD },
+		{ "reply-to", required_argument, 0, OPT_REPLY_TO },
+		{ "quota", required_argument, 0, OPT_QUOTA },
+		{ "quota-per-second", required_argument, 0, OPT_PER_SECOND },
+		{ "max-count", required_argument, 0, OPT_MAX_COUNT },
+		{ "hangup-after", required_argument, 0, OPT_HANGUP },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -338,7 +820,11 @@ int main(int argc, char **argv)
 	const char *pcap = NULL, *listen_at = NULL, *feeds = NULL;
 	int venue = -1, channel = -1, c, n, nserved = 0, fd;
 	uint64_t payload = DEFAULT_PAYLOAD, drop_every = 0, v;
-	bool verbose = false;
+	bool verbose = false, grp = false;
+	const char *user = "", *password = "", *reply_to = NULL;
+	struct grp_opts go = { .max_count = GRP_DEFAULT_MAX_COUNT };
+	uint32_t rip = 0;
+	uint16_t rport = 0;
 	struct feed_map_entry all[FEED_MAX_LINES], served[MAX_LINES];
 	struct store s;
 	struct counters ctr;
@@ -383,6 +869,49 @@ int main(int argc, char **argv)
 			if (opt_u64("wb-recoveryd", "--drop-every", optarg, 2, UINT32_MAX, &drop_every))
 				return 2;
 			break;
+		case OPT_SERVICE:
+			if (strcmp(optarg, "mold") && strcmp(optarg, "grp")) {
+				fprintf(stderr, "wb-recoveryd: --service: unknown service '%s' (mold, "
+					"grp)\n", optarg);
+				return 2;
+			}
+			grp = !strcmp(optarg, "grp");
+			break;
+		case OPT_USER:
+		case OPT_PASSWORD:
+			if (strlen(optarg) > (c == OPT_USER ? 4u : 10u)) {
+				fprintf(stderr, "wb-recoveryd: %s: at most %d characters\n",
+					c == OPT_USER ? "--user" : "--password", c == OPT_USER ? 4 : 10);
+				return 2;
+			}
+			*(c == OPT_USER ? &user : &password) = optarg;
+			break;
+		case OPT_REPLY_TO:
+			if (metrics_parse_address(optarg, &rip, &rport, err, sizeof(err)) || !rport) {
+				fprintf(stderr, "wb-recoveryd: --reply-to %s\n",
+					rport ? err : "needs ADDR:PORT with a port");
+				return 2;
+			}
+			reply_to = optarg;
+			break;
+		case OPT_QUOTA:
+			if (opt_u64("wb-recoveryd", "--quota", optarg, 0, UINT32_MAX, &go.quota))
+				return 2;
+			break;
+		case OPT_PER_SECOND:
+			if (opt_u64("wb-recoveryd", "--quota-per-second", optarg, 0, UINT32_MAX,
+				    &go.per_second))
+				return 2;
+			break;
+		case OPT_MAX_COUNT:
+			if (opt_u64("wb-recoveryd", "--max-count", optarg, 1, 65535, &go.max_count))
+				return 2;
+			break;
+		case OPT_HANGUP:
+			if (opt_u64("wb-recoveryd", "--hangup-after", optarg, 0, UINT32_MAX,
+				    &go.hangup_after))
+				return 2;
+			break;
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
@@ -401,6 +930,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (grp != !!reply_to) {
+		fprintf(stderr, "wb-recoveryd: %s\n", grp ? "--service grp needs --reply-to ADDR:PORT "
+			"(where the client takes the gap responses)" : "--reply-to is for --service grp");
+		return 2;
+	}
 	if (!feeds)
 		feeds = feeds_conf_default_path();
 	if (!feeds) {
@@ -416,7 +950,14 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n && nserved < MAX_LINES; i++) {
 		if (all[i].venue != venue || (channel >= 0 && all[i].channel != channel))
 			continue;
-		if (all[i].protocol != FEED_PROTO_ITCH50 && all[i].protocol != FEED_PROTO_UQDF) {
+		if (grp && all[i].protocol != FEED_PROTO_PITCH) {
+			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s, not a Cboe PITCH feed: "
+				"--service grp cannot serve it\n", feeds, feed_venue_name(venue),
+				feed_protocol_name(all[i].protocol));
+			return 2;
+		}
+		if (!grp && all[i].protocol != FEED_PROTO_ITCH50 &&
+		    all[i].protocol != FEED_PROTO_UQDF) {
 			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s, not a MoldUDP64 feed (itch, "
 				"uqdf): its recovery service is not implemented yet\n", feeds,
 				feed_venue_name(venue), feed_protocol_name(all[i].protocol));
@@ -438,10 +979,13 @@ int main(int argc, char **argv)
 
 	memset(&s, 0, sizeof(s));
 	memset(&ctr, 0, sizeof(ctr));
-	if (load(&s, pcap, served, nserved, err, sizeof(err)) < 0) {
+	if (load(&s, pcap, served, nserved, grp, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-recoveryd: %s\n", err);
 		return 1;
 	}
+	if (grp)
+		return grp_main(pcap, venue, listen_at, ip, port, user, password, rip, rport, &go,
+				(uint32_t)payload, verbose);
 	if (!s.has_session || !s.messages) {
 		fprintf(stderr, "wb-recoveryd: %s: no MoldUDP64 message of venue %s on the groups of "
 			"%s\n", pcap, feed_venue_name(venue), feeds);

@@ -3,7 +3,9 @@
 # check): wb-recoveryd's usage and refusals, recovery.conf errors, and
 # wirebookd --recovery against a server that answers, one that drops
 # requests (retries), one that cannot answer (the range is declared lost,
-# the day goes on) and none at all.
+# the day goes on) and none at all; the Cboe Gap Request Proxy answering,
+# refusing the login, out of quota, and hanging up (reconnects, the stream
+# stale, the other venue unaffected).
 set -u
 B=${B:-build}
 GEN=$B/wb-gen
@@ -71,6 +73,12 @@ expect_exit "wb-recoveryd unknown venue" 2 "unknown venue 'nowhere'" \
 expect_exit "wb-recoveryd bad address" 2 "--listen" $SRV --pcap x --venue nasdaq --listen nowhere
 expect_exit "wb-recoveryd for a PITCH venue" 2 "not a MoldUDP64 feed" \
 	$SRV --pcap x --venue bzx --listen 127.0.0.1:0 --feeds $FEEDS
+expect_exit "wb-recoveryd grp without --reply-to" 2 "needs --reply-to" \
+	$SRV --service grp --pcap x --venue bzx --listen 127.0.0.1:0 --feeds $FEEDS
+expect_exit "wb-recoveryd grp for an ITCH venue" 2 "not a Cboe PITCH feed" \
+	$SRV --service grp --pcap x --venue nasdaq --listen 127.0.0.1:0 --reply-to 127.0.0.1:9 --feeds $FEEDS
+expect_exit "wb-recoveryd unknown service" 2 "unknown service 'spin'" \
+	$SRV --service spin --pcap x --venue bzx --listen 127.0.0.1:0
 expect_exit "wb-recoveryd missing capture" 1 "No such file" \
 	$SRV --pcap "$T/missing.pcap" --venue nasdaq --listen 127.0.0.1:0 --feeds $FEEDS
 
@@ -79,7 +87,10 @@ $GEN -q -n 30000 --symbols 50 -s 3 --ab --loss 2 -o "$T/lossy.pcap"
 expect_exit "wb-recoveryd on a capture without the venue" 1 "no MoldUDP64 message of venue uqdf" \
 	$SRV --pcap "$T/whole.pcap" --venue uqdf --listen 127.0.0.1:0 --feeds $FEEDS
 
-for c in "nasdaq grp 127.0.0.1:1|not implemented yet" "nasdaq mold nowhere|recovery.conf:1:" \
+for c in "nasdaq spin 127.0.0.1:1|not implemented yet" "nasdaq mold nowhere|recovery.conf:1:" \
+	 "bzx grp 127.0.0.1:1|needs gap=ADDR:PORT" "nasdaq mold 127.0.0.1:1 user=WB01|only a grp service" \
+	 "nasdaq grp 127.0.0.1:1 gap=127.0.0.1:2|which a grp service cannot serve" \
+	 "bzx grp 127.0.0.1:1 gap=127.0.0.1:2 user=TOOLONG|at most 4 characters" \
 	 "nasdaq mold 127.0.0.1:1 colour=red|unknown key" "bzx mold 127.0.0.1:1|cannot serve" \
 	 "psx mold 127.0.0.1:1|no line of venue psx" "uqdf mold 127.0.0.1:1|give channel=N" \
 	 "nasdaq mold 127.0.0.1:1
@@ -138,6 +149,98 @@ if [ "$state" = "RECOVERING: venues 0x2" ]; then ok
 else bad "no RECOVERING state while waiting for a fill: $(head -3 "$T/slow.book")"; fi
 if grep -q '^recovery nasdaq .*STALE, recovering for' "$T/slow.out"; then ok
 else bad "the final stats do not say the stream is stale: $(grep '^recovery' "$T/slow.out")"; fi
+
+# ---- Cboe PITCH: the Gap Request Proxy (TCP), its refusals and a server that hangs up
+free_udp_port() {
+	python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# serve_grp PCAP GAP-PORT [ARGS...]: wb-recoveryd --service grp for bzx, user WB01, sets $port
+serve_grp() {
+	local log="$T/grp.$RANDOM"
+	"$SRV" --service grp --pcap "$1" --venue bzx --listen 127.0.0.1:0 --feeds "$FEEDS" \
+		--reply-to "127.0.0.1:$2" --user WB01 --password secret "${@:3}" 2> "$log" &
+	servers+=($!)
+	port=
+	for _ in $(seq 100); do
+		port=$(sed -n 's/.*serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
+		[ -n "$port" ] && return 0
+		sleep 0.05
+	done
+	bad "wb-recoveryd --service grp did not start: $(cat "$log")"
+	return 1
+}
+$GEN -q -n 30000 --symbols 50 -s 3 --ab --venues nasdaq,bzx -o "$T/two.pcap"
+$GEN -q -n 30000 --symbols 50 -s 3 --ab --venues nasdaq,bzx --loss 2 -o "$T/two-lossy.pcap"
+run two "$T/two.pcap"
+run two-lost "$T/two-lossy.pcap"
+
+# answered: both venues whole again, one through Mold, one through GRP
+gp=$(free_udp_port)
+serve_grp "$T/two.pcap" "$gp" || exit 1
+grp_port=$port
+serve "$T/two.pcap" || exit 1
+printf 'nasdaq mold 127.0.0.1:%s\nbzx grp 127.0.0.1:%s gap=127.0.0.1:%s user=WB01 password=secret\n' \
+	"$port" "$grp_port" "$gp" > "$T/grp.conf"
+run grp "$T/two-lossy.pcap" "$T/grp.conf"
+# The venue books only: the super-book's last trade across two venues is
+# whichever venue's came last, and recovered trades come later.
+vsum() { sum "$1" | sed 's/, super-book.*//'; }
+if [ "$(vsum grp)" = "$(vsum two)" ]; then ok; else bad "grp: recovered books differ: $(vsum grp) vs $(vsum two)"; fi
+if grep -q '^recovery bzx (grp .*: in sequence; gaps \([1-9][0-9]*\), filled \1, unrecoverable 0,' "$T/grp.out"; then ok
+else bad "grp: not every gap filled: $(grep '^recovery bzx' "$T/grp.out")"; fi
+
+# a refused login: every range unrecoverable, the login retried, the day goes on
+gp=$(free_udp_port)
+serve_grp "$T/two.pcap" "$gp" || exit 1
+echo "bzx grp 127.0.0.1:$port gap=127.0.0.1:$gp user=WB01 password=wrong timeout=1 retries=2" > "$T/badlogin.conf"
+run badlogin "$T/two-lossy.pcap" "$T/badlogin.conf"
+if grep -q '^recovery bzx .*: in sequence; gaps \([1-9][0-9]*\), filled 0, unrecoverable \1,.* logins refused [1-9]' "$T/badlogin.out"; then ok
+else bad "refused login: $(grep '^recovery bzx' "$T/badlogin.out")"; fi
+if grep -q "refused the login 'WB01' (status N)" "$T/badlogin.err"; then ok; else bad "refused login not said on stderr"; fi
+if [ "$(vsum badlogin)" = "$(vsum two-lost)" ]; then ok; else bad "refused login: books differ from the plain lossy run's"; fi
+
+# the quota exhausted after 3 ranges: those filled, the rest refused ('D') and unrecoverable
+gp=$(free_udp_port)
+serve_grp "$T/two.pcap" "$gp" --quota 3 || exit 1
+echo "bzx grp 127.0.0.1:$port gap=127.0.0.1:$gp user=WB01 password=secret" > "$T/quota.conf"
+run quota "$T/two-lossy.pcap" "$T/quota.conf"
+if grep -q '^recovery bzx .*: in sequence; gaps [1-9][0-9]*, filled 3, unrecoverable [1-9][0-9]*,.*; refused [1-9]' "$T/quota.out"; then ok
+else bad "quota: $(grep '^recovery bzx' "$T/quota.out")"; fi
+
+# a second quota of 25 requests (the 65 gaps come within 2 s): the rest are deferred ('S'), asked again, all filled
+gp=$(free_udp_port)
+serve_grp "$T/two.pcap" "$gp" --quota-per-second 25 || exit 1
+echo "bzx grp 127.0.0.1:$port gap=127.0.0.1:$gp user=WB01 password=secret timeout=50 retries=8" > "$T/persec.conf"
+run persec "$T/two-lossy.pcap" "$T/persec.conf"
+if grep -q '^recovery bzx .*: in sequence; gaps \([1-9][0-9]*\), filled \1, unrecoverable 0,.*; refused 0, deferred [1-9]' "$T/persec.out"; then ok
+else bad "second quota: $(grep '^recovery bzx' "$T/persec.out")"; fi
+
+# a server that drops the session after 2 requests, and every session after:
+# wirebookd reconnects with backoff, says the stream is stale, Nasdaq is unaffected
+gp=$(free_udp_port)
+serve_grp "$T/two.pcap" "$gp" --hangup-after 2 || exit 1
+grp_port=$port
+serve "$T/two.pcap" || exit 1
+printf 'nasdaq mold 127.0.0.1:%s\nbzx grp 127.0.0.1:%s gap=127.0.0.1:%s user=WB01 password=secret timeout=50 retries=100\n' \
+	"$port" "$grp_port" "$gp" > "$T/hangup.conf"
+"$WBD" --pcap "$T/two-lossy.pcap" --feeds "$FEEDS" --shm "wb-rec-cli-$$-hangup" --force --no-pin \
+	--recovery "$T/hangup.conf" > "$T/hangup.out" 2> "$T/hangup.err" &
+wbd=$!
+state=
+for _ in $(seq 40); do
+	sleep 0.1
+	"$B/wb-book" --shm "wb-rec-cli-$$-hangup" --once > "$T/hangup.book" 2>&1 || continue
+	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/hangup.book") && break
+done
+sleep 1.5	# several reconnects
+kill -INT $wbd; wait $wbd
+# BZX is venue 2: bit 2 alone, Nasdaq (bit 1) is not held up.
+if [ "$state" = "RECOVERING: venues 0x4" ]; then ok
+else bad "hangup: not BZX alone recovering: $state $(head -3 "$T/hangup.book")"; fi
+if grep -q '^recovery bzx .*STALE, recovering for.*session down, connects \([3-9]\|[1-9][0-9]\)' "$T/hangup.out"; then ok
+else bad "hangup: no stale stream with reconnects: $(grep '^recovery bzx' "$T/hangup.out")"; fi
+if grep -q '^recovery nasdaq .*: in sequence; gaps [1-9][0-9]*,.* unrecoverable 0,' "$T/hangup.out"; then ok
+else bad "hangup: the Nasdaq stream was held up: $(grep '^recovery nasdaq' "$T/hangup.out")"; fi
 
 echo "recovery-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]

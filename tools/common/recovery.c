@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -18,24 +19,49 @@
 #define MOLD_HEADER 20
 #define MAX_REPLY 2048
 #define MAX_LIST 256
+#define UNITS 256		/* a PITCH unit is a byte; Mold streams are unit 0 */
+
+/* Cboe GRP (docs/specs/cboe-grp-notes.md): framed in Sequenced Unit Headers. */
+#define PITCH_HEADER 8
+#define GRP_LOGIN 0x01
+#define GRP_LOGIN_RESPONSE 0x02
+#define GRP_GAP_REQUEST 0x03
+#define GRP_GAP_RESPONSE 0x04
+#define GRP_MAX_COUNT 65535
+#define GRP_RCVBUF (4 << 20)
+
+enum grp_state { GRP_DOWN, GRP_CONNECTING, GRP_LOGIN_SENT, GRP_UP };
+
+/* One stream's recovery in progress (a Mold stream is unit 0). */
+struct unit_rec {
+	bool recovering;
+	bool gave_up;		/* part of it was declared lost: no fill time */
+	bool waiting;		/* a request is in flight */
+	uint16_t line;		/* a line of the stream's group */
+	uint32_t episode;
+	uint32_t tries;		/* unanswered sends of this request */
+	uint64_t began;		/* now_ns when the client first saw it */
+	uint64_t since;		/* the engine's receive time of its start */
+	uint64_t req_first, req_count;
+	uint64_t deadline;
+};
 
 struct service {
 	struct recovery_conf_entry conf;
-	int fd;
+	int fd;			/* mold: the socket to the service; grp: the gap-response one */
+	int tcp;		/* grp: the session, -1 while down */
+	int state;		/* grp: enum grp_state */
+	uint64_t next_connect, backoff_ns, login_deadline;
+	uint8_t in[512];	/* grp: what the session sent, not yet a whole frame */
+	uint32_t inlen;
 	int line;		/* a line of the stream's group (to name the stream) */
 	bool has_line;
-	/* the recovery in progress */
-	bool recovering;
-	uint32_t episode;
-	uint64_t began;		/* now_ns when the client first saw it */
-	bool gave_up;		/* part of it was declared lost: no fill time */
-	bool waiting;		/* a request is in flight */
-	uint64_t req_first;
-	uint32_t tries;		/* unanswered sends of this request */
-	uint64_t deadline;
+	int nrec;		/* units recovering */
 	uint32_t held;
+	struct unit_rec u[UNITS];
 	/* counters */
-	uint64_t requests, retries, replies, bad_replies, given_up;
+	uint64_t requests, retries, replies, bad_replies, given_up, refused, deferred;
+	uint64_t connects, disconnects, logins_refused;
 	uint64_t *fill_ns;	/* every fill time, sorted when reported */
 	size_t fills, fill_cap;
 };
@@ -45,6 +71,8 @@ struct recovery_client {
 	int n;
 	struct service svc[RECOVERY_MAX_SERVICES];
 	uint32_t seen_changes;
+	uint32_t pass;		/* bumped by every look at the engine's list */
+	uint32_t seen[RECOVERY_MAX_SERVICES][UNITS];	/* the pass a unit was last listed in */
 	struct feed_recovery_stream list[MAX_LIST];
 };
 
@@ -61,11 +89,11 @@ static int conf_error(char *err, size_t errlen, const char *path, int lineno, co
 static int parse_entry(char *text, struct recovery_conf_entry *en, const char *path, int lineno,
 		       char *err, size_t errlen)
 {
-	char *tok[8], *save = NULL, *t;
+	char *tok[12], *save = NULL, *t;
 	int n = 0;
 	char why[160];
 
-	for (t = strtok_r(text, " \t\r\n", &save); t && n < 8; t = strtok_r(NULL, " \t\r\n", &save))
+	for (t = strtok_r(text, " \t\r\n", &save); t && n < 12; t = strtok_r(NULL, " \t\r\n", &save))
 		tok[n++] = t;
 	if (!n)
 		return 0;
@@ -83,13 +111,14 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		return conf_error(err, errlen, path, lineno, "unknown venue", tok[0]);
 	if (strcmp(tok[1], "mold") == 0) {
 		en->kind = RECOVERY_MOLD;
-	} else if (!strcmp(tok[1], "glimpse") || !strcmp(tok[1], "grp") || !strcmp(tok[1], "spin") ||
-		   !strcmp(tok[1], "xdp")) {
+	} else if (strcmp(tok[1], "grp") == 0) {
+		en->kind = RECOVERY_GRP;
+	} else if (!strcmp(tok[1], "glimpse") || !strcmp(tok[1], "spin") || !strcmp(tok[1], "xdp")) {
 		return conf_error(err, errlen, path, lineno,
-				  "service not implemented yet (only mold: MoldUDP64 re-request)",
-				  tok[1]);
+				  "service not implemented yet (mold: MoldUDP64 re-request, grp: Cboe "
+				  "Gap Request Proxy)", tok[1]);
 	} else {
-		return conf_error(err, errlen, path, lineno, "unknown service (mold)", tok[1]);
+		return conf_error(err, errlen, path, lineno, "unknown service (mold, grp)", tok[1]);
 	}
 	if (metrics_parse_address(tok[2], &en->ip, &en->port, why, sizeof(why)))
 		return conf_error(err, errlen, path, lineno, why, NULL);
@@ -102,10 +131,36 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 
 		if (!eq)
 			return conf_error(err, errlen, path, lineno, "not KEY=VALUE", tok[i]);
+		if (!strncmp(tok[i], "gap=", 4) || !strncmp(tok[i], "user=", 5) ||
+		    !strncmp(tok[i], "password=", 9)) {
+			if (en->kind != RECOVERY_GRP)
+				return conf_error(err, errlen, path, lineno,
+						  "only a grp service takes gap=, user=, password=",
+						  tok[i]);
+			if (tok[i][0] == 'g') {
+				if (metrics_parse_address(eq + 1, &en->gap_ip, &en->gap_port, why,
+							  sizeof(why)) || !en->gap_port)
+					return conf_error(err, errlen, path, lineno,
+							  "gap= wants ADDR:PORT with a port", tok[i]);
+			} else if (tok[i][0] == 'u') {
+				if (strlen(eq + 1) >= sizeof(en->user))
+					return conf_error(err, errlen, path, lineno,
+							  "user= has at most 4 characters", tok[i]);
+				strcpy(en->user, eq + 1);
+			} else {
+				if (strlen(eq + 1) >= sizeof(en->password))
+					return conf_error(err, errlen, path, lineno,
+							  "password= has at most 10 characters",
+							  NULL);
+				strcpy(en->password, eq + 1);
+			}
+			continue;
+		}
 		if (strncmp(tok[i], "channel=", 8) && strncmp(tok[i], "timeout=", 8) &&
 		    strncmp(tok[i], "retries=", 8))
 			return conf_error(err, errlen, path, lineno,
-					  "unknown key (channel=, timeout=, retries=)", tok[i]);
+					  "unknown key (channel=, timeout=, retries=, gap=, user=, "
+					  "password=)", tok[i]);
 		errno = 0;
 		v = strtoul(eq + 1, &end, 10);
 		if (eq[1] == 0 || *end || errno)
@@ -121,6 +176,10 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 					  "value out of range (channel=0-65535, timeout=1-60000 ms, "
 					  "retries=0-100)", tok[i]);
 	}
+	if (en->kind == RECOVERY_GRP && !en->gap_port)
+		return conf_error(err, errlen, path, lineno,
+				  "a grp service needs gap=ADDR:PORT (where its gap responses arrive)",
+				  NULL);
 	return 1;
 }
 
@@ -167,6 +226,11 @@ static uint64_t ms_ns(uint64_t ms)
 	return ms * 1000000ull;
 }
 
+static const char *kind_name(int kind)
+{
+	return kind == RECOVERY_GRP ? "grp" : "mold";
+}
+
 /* The stream's lines in the feed map: 0, or -1 with err. */
 static int check_stream(struct feed_engine *e, const struct recovery_conf_entry *en,
 			const char *path, char *err, size_t errlen)
@@ -179,10 +243,11 @@ static int check_stream(struct feed_engine *e, const struct recovery_conf_entry 
 		if (!feed_line_in_use(l) || l->venue != en->venue ||
 		    (en->channel >= 0 && l->channel != en->channel))
 			continue;
-		if (l->protocol != FEED_PROTO_ITCH50 && l->protocol != FEED_PROTO_UQDF) {
-			snprintf(err, errlen, "%s:%d: venue %s is %s, which a mold service cannot "
-				 "serve (its recovery is not implemented yet)", path, en->lineno,
-				 feed_venue_name(en->venue), feed_protocol_name(l->protocol));
+		if (en->kind == RECOVERY_MOLD ? l->protocol != FEED_PROTO_ITCH50 &&
+		    l->protocol != FEED_PROTO_UQDF : l->protocol != FEED_PROTO_PITCH) {
+			snprintf(err, errlen, "%s:%d: venue %s is %s, which a %s service cannot "
+				 "serve", path, en->lineno, feed_venue_name(en->venue),
+				 feed_protocol_name(l->protocol), kind_name(en->kind));
 			return -1;
 		}
 		if (en->channel < 0 && l->channel) {
@@ -201,6 +266,49 @@ static int check_stream(struct feed_engine *e, const struct recovery_conf_entry 
 	return 0;
 }
 
+/* grp: the socket the gap responses arrive on, bound (and joined when multicast). */
+static int gap_socket(const struct recovery_conf_entry *en)
+{
+	struct sockaddr_in at = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1, rcv = GRP_RCVBUF;
+	bool multicast = (en->gap_ip >> 28) == 0xe;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	at.sin_addr.s_addr = htonl(en->gap_ip);
+	at.sin_port = htons(en->gap_port);
+	if (bind(fd, (struct sockaddr *)&at, sizeof(at)) < 0)
+		goto fail;
+	if (multicast) {
+		struct ip_mreq mr = { .imr_multiaddr.s_addr = htonl(en->gap_ip) };
+
+		if (setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0)
+			goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* mold: a socket connected to the service (replies from anyone else are not ours). */
+static int mold_socket(const struct recovery_conf_entry *en)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	to.sin_addr.s_addr = htonl(en->ip);
+	to.sin_port = htons(en->port);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 struct recovery_client *recovery_client_create(struct feed_engine *e,
 					       const struct recovery_conf_entry *entries, int n,
 					       const char *path, char *err, size_t errlen)
@@ -215,20 +323,18 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 	c->e = e;
 	for (int i = 0; i < n && i < RECOVERY_MAX_SERVICES; i++) {
 		struct service *s = &c->svc[c->n];
-		struct sockaddr_in to = { .sin_family = AF_INET };
 
 		if (check_stream(e, &entries[i], path, err, errlen))
 			goto fail;
 		s->conf = entries[i];
-		s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		to.sin_addr.s_addr = htonl(s->conf.ip);
-		to.sin_port = htons(s->conf.port);
-		/* Connected: replies from anyone else are not ours. */
-		if (s->fd < 0 || connect(s->fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
-			snprintf(err, errlen, "%s:%d: socket to the service: %s", path,
-				 entries[i].lineno, strerror(errno));
-			if (s->fd >= 0)
-				close(s->fd);
+		s->tcp = -1;
+		s->state = GRP_DOWN;
+		s->backoff_ns = ms_ns(s->conf.timeout_ms);
+		s->fd = s->conf.kind == RECOVERY_GRP ? gap_socket(&s->conf) : mold_socket(&s->conf);
+		if (s->fd < 0) {
+			snprintf(err, errlen, "%s:%d: %s: %s", path, entries[i].lineno,
+				 s->conf.kind == RECOVERY_GRP ? "the gap-response socket (gap=)" :
+				 "socket to the service", strerror(errno));
 			goto fail;
 		}
 		c->n++;
@@ -253,6 +359,8 @@ void recovery_client_destroy(struct recovery_client *c)
 		return;
 	for (int i = 0; i < c->n; i++) {
 		close(c->svc[i].fd);
+		if (c->svc[i].tcp >= 0)
+			close(c->svc[i].tcp);
 		free(c->svc[i].fill_ns);
 	}
 	free(c);
@@ -269,7 +377,225 @@ static struct service *service_of(struct recovery_client *c, int venue, int chan
 	return NULL;
 }
 
-static void send_request(struct service *s, const struct feed_recovery_stream *rs)
+/* ---- the GRP session ------------------------------------------------------- */
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/* One message in a Sequenced Unit Header of unit 0, sequence 0; -1: the session broke. */
+static int grp_send(struct service *s, uint8_t type, const uint8_t *body, uint8_t blen)
+{
+	uint8_t f[PITCH_HEADER + 2 + 32];
+	uint16_t len = (uint16_t)(PITCH_HEADER + 2 + blen);
+
+	put_le16(f, len);
+	f[2] = 1;
+	f[3] = 0;
+	put_le32(f + 4, 0);
+	f[8] = (uint8_t)(2 + blen);
+	f[9] = type;
+	memcpy(f + 10, body, blen);
+	/* Frames this small never part-fill an empty socket buffer; a full one is a dead session. */
+	return send(s->tcp, f, len, MSG_NOSIGNAL | MSG_DONTWAIT) == len ? 0 : -1;
+}
+
+static void grp_down(struct service *s, uint64_t now)
+{
+	if (s->tcp >= 0) {
+		close(s->tcp);
+		s->tcp = -1;
+		s->disconnects += s->state == GRP_UP;
+	}
+	s->state = GRP_DOWN;
+	s->inlen = 0;
+	s->next_connect = now + s->backoff_ns;
+	s->backoff_ns *= 2;
+	if (s->backoff_ns > ms_ns(RECOVERY_MAX_BACKOFF_MS))
+		s->backoff_ns = ms_ns(RECOVERY_MAX_BACKOFF_MS);
+}
+
+static void grp_connect(struct service *s, uint64_t now)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+
+	s->tcp = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->tcp < 0) {
+		grp_down(s, now);
+		return;
+	}
+	to.sin_addr.s_addr = htonl(s->conf.ip);
+	to.sin_port = htons(s->conf.port);
+	s->connects++;
+	if (connect(s->tcp, (struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS) {
+		grp_down(s, now);
+		return;
+	}
+	s->state = GRP_CONNECTING;
+	s->login_deadline = now + ms_ns(RECOVERY_MAX_BACKOFF_MS);
+}
+
+static void grp_login(struct service *s, uint64_t now)
+{
+	uint8_t body[20];
+
+	memcpy(body, "0001", 4);	/* Session Sub-ID */
+	memset(body + 4, ' ', 16);
+	memcpy(body + 4, s->conf.user, strlen(s->conf.user));
+	memcpy(body + 10, s->conf.password, strlen(s->conf.password));
+	if (grp_send(s, GRP_LOGIN, body, sizeof(body))) {
+		grp_down(s, now);
+		return;
+	}
+	s->state = GRP_LOGIN_SENT;
+}
+
+static bool grp_send_request(struct service *s, uint8_t unit, const struct unit_rec *u,
+			     uint64_t now)
+{
+	uint8_t body[7];
+
+	if (s->state != GRP_UP)
+		return false;
+	body[0] = unit;
+	put_le32(body + 1, (uint32_t)u->req_first);
+	put_le16(body + 5, (uint16_t)u->req_count);
+	if (grp_send(s, GRP_GAP_REQUEST, body, sizeof(body))) {
+		grp_down(s, now);
+		return false;
+	}
+	return true;
+}
+
+static void send_request(struct service *s, uint8_t unit, struct unit_rec *u,
+			 const struct feed_recovery_stream *rs, uint64_t now);
+
+/* A Gap Response: a refusal declares the range lost (the stream goes on). */
+static void grp_gap_response(struct recovery_client *c, struct service *s, const uint8_t *m,
+			     uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	uint8_t unit = m[2];
+	uint64_t seq = (uint64_t)m[3] | (uint64_t)m[4] << 8 | (uint64_t)m[5] << 16 |
+		       (uint64_t)m[6] << 24;
+	struct unit_rec *u = &s->u[unit];
+
+	if (m[9] == 'A' || !u->waiting || seq != u->req_first)
+		return;		/* accepted (the messages come on gap=), or an old answer */
+	if (m[9] == 'M' || m[9] == 'S' || m[9] == 'U') {
+		/* Quota per minute or second, unit unavailable: for now. Asked again at the
+		 * unit's deadline, with its backoff, within its retries. */
+		s->deferred++;
+		return;
+	}
+	s->refused++;
+	u->waiting = false;
+	u->gave_up = true;
+	feed_recover_lost(c->e, u->line, unit, u->req_first, u->req_count,
+			  recv_ts ? recv_ts : u->since, out);
+}
+
+static void grp_message(struct recovery_client *c, struct service *s, const uint8_t *m,
+			uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	if (m[1] == GRP_LOGIN_RESPONSE && m[0] >= 3 && s->state == GRP_LOGIN_SENT) {
+		if (m[2] != 'A') {
+			if (!s->logins_refused++)
+				fprintf(stderr, "recovery %s: grp %s:%u refused the login '%s' (status "
+					"%c); retrying\n", feed_venue_name(s->conf.venue),
+					inet_ntoa((struct in_addr){ htonl(s->conf.ip) }),
+					s->conf.port, s->conf.user, m[2]);
+			grp_down(s, now);
+			return;
+		}
+		/* The backoff is reset by an answer, not a login: a proxy that logs in and hangs up is down. */
+		s->state = GRP_UP;
+		/* What waited for the session is asked for now. */
+		for (int k = 0; k < UNITS; k++)
+			if (s->u[k].waiting && grp_send_request(s, (uint8_t)k, &s->u[k], now)) {
+				s->requests++;
+				s->u[k].deadline = now + ms_ns(s->conf.timeout_ms);
+			}
+	} else if (m[1] == GRP_GAP_RESPONSE && m[0] >= 10 && s->state == GRP_UP) {
+		s->backoff_ns = ms_ns(s->conf.timeout_ms);
+		grp_gap_response(c, s, m, recv_ts, out);
+	}
+}
+
+/* The session: connect, log in, read what it says. Never blocks. */
+static void grp_pump(struct recovery_client *c, struct service *s, uint64_t now,
+		     uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	ssize_t n = -1;
+	uint32_t used = 0;
+	bool hung_up;
+
+	if (s->state == GRP_DOWN) {
+		if (s->nrec && now >= s->next_connect)
+			grp_connect(s, now);
+		if (s->state == GRP_DOWN)
+			return;
+	}
+	if (s->state == GRP_CONNECTING) {
+		struct pollfd pf = { .fd = s->tcp, .events = POLLOUT };
+		int soerr = 0;
+		socklen_t sl = sizeof(soerr);
+
+		if (poll(&pf, 1, 0) <= 0) {
+			if (now > s->login_deadline)
+				grp_down(s, now);
+			return;
+		}
+		if (getsockopt(s->tcp, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+			grp_down(s, now);
+			return;
+		}
+		grp_login(s, now);
+		if (s->state != GRP_LOGIN_SENT)
+			return;
+	}
+	while (s->inlen < sizeof(s->in) &&
+	       (n = recv(s->tcp, s->in + s->inlen, sizeof(s->in) - s->inlen, MSG_DONTWAIT)) > 0)
+		s->inlen += (uint32_t)n;
+	/* What came before a hang-up (a refused login's response) is read first. */
+	hung_up = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+	while (s->inlen - used >= PITCH_HEADER) {
+		const uint8_t *f = s->in + used;
+		uint16_t flen = (uint16_t)(f[0] | f[1] << 8);
+		uint32_t off = PITCH_HEADER;
+
+		if (flen < PITCH_HEADER || flen > sizeof(s->in)) {
+			grp_down(s, now);
+			return;
+		}
+		if (s->inlen - used < flen)
+			break;
+		for (uint8_t k = 0; k < f[2]; k++) {
+			if (off + 2 > flen || f[off] < 2 || off + f[off] > flen)
+				break;
+			grp_message(c, s, f + off, now, recv_ts, out);
+			if (s->state == GRP_DOWN)
+				return;
+			off += f[off];
+		}
+		used += flen;
+	}
+	memmove(s->in, s->in + used, s->inlen - used);
+	s->inlen -= used;
+	if (hung_up || (s->state == GRP_LOGIN_SENT && now > s->login_deadline))
+		grp_down(s, now);
+}
+
+/* ---- requests ---------------------------------------------------------------- */
+
+static void mold_send_request(struct service *s, const struct feed_recovery_stream *rs)
 {
 	uint8_t req[MOLD_HEADER];
 	uint64_t seq = rs->missing_first, count = rs->missing_count;
@@ -284,6 +610,22 @@ static void send_request(struct service *s, const struct feed_recovery_stream *r
 	/* A send that fails (the service's port closed) is retried like a lost one. */
 	(void)!send(s->fd, req, sizeof(req), 0);
 	s->requests++;
+}
+
+static void send_request(struct service *s, uint8_t unit, struct unit_rec *u,
+			 const struct feed_recovery_stream *rs, uint64_t now)
+{
+	u->req_first = rs->missing_first;
+	u->req_count = rs->missing_count;
+	if (s->conf.kind == RECOVERY_MOLD) {
+		mold_send_request(s, rs);
+		return;
+	}
+	if (u->req_count > GRP_MAX_COUNT)
+		u->req_count = GRP_MAX_COUNT;
+	/* Without a session the request goes when the login is accepted. */
+	if (grp_send_request(s, unit, u, now))
+		s->requests++;
 }
 
 static void note_fill(struct service *s, uint64_t ns)
@@ -319,43 +661,49 @@ static void drive(struct recovery_client *c, struct service *s,
 		  const struct feed_recovery_stream *rs, uint64_t now, uint64_t recv_ts,
 		  struct wb_ring_producer *out)
 {
-	if (!s->recovering || s->episode != rs->episode) {
-		if (s->recovering && !s->gave_up) /* the previous one ended between two polls */
-			note_fill(s, now - s->began);
-		s->recovering = true;
-		s->episode = rs->episode;
-		s->began = now;
-		s->waiting = false;
-		s->gave_up = false;
+	struct unit_rec *u = &s->u[rs->unit];
+
+	if (!u->recovering || u->episode != rs->episode) {
+		if (u->recovering && !u->gave_up) /* the previous one ended between two polls */
+			note_fill(s, now - u->began);
+		if (!u->recovering)
+			s->nrec++;
+		u->recovering = true;
+		u->episode = rs->episode;
+		u->began = now;
+		u->waiting = false;
+		u->gave_up = false;
 	}
-	if (rs->state != FEED_REC_GAP || !rs->has_session || !rs->missing_count)
+	u->line = rs->line;
+	u->since = rs->since;
+	if (rs->state != FEED_REC_GAP || !rs->missing_count ||
+	    (s->conf.kind == RECOVERY_MOLD && !rs->has_session))
 		return;		/* a snapshot: no snapshot service yet */
-	if (!s->waiting || rs->missing_first != s->req_first) {
+	if (!u->waiting || rs->missing_first != u->req_first) {
 		/* New, or progress (a reply filled the start): ask for what is left. */
-		s->waiting = true;
-		s->req_first = rs->missing_first;
-		s->tries = 0;
-		send_request(s, rs);
-		s->deadline = now + ms_ns(s->conf.timeout_ms);
+		u->waiting = true;
+		u->tries = 0;
+		send_request(s, rs->unit, u, rs, now);
+		u->deadline = now + ms_ns(s->conf.timeout_ms);
 		return;
 	}
-	if (now < s->deadline)
+	if (now < u->deadline)
 		return;
-	if (s->tries >= s->conf.retries) {
+	if (u->tries >= s->conf.retries) {
 		/* The service does not answer: the range is lost, the stream goes on. */
 		s->given_up++;
-		s->waiting = false;
-		s->gave_up = true;
+		u->waiting = false;
+		u->gave_up = true;
 		feed_recover_lost(c->e, rs->line, rs->unit, rs->missing_first, rs->missing_count,
 				  recv_ts ? recv_ts : rs->since, out);
 		return;
 	}
-	s->tries++;
+	u->tries++;
 	s->retries++;
-	send_request(s, rs);
-	uint64_t wait = ms_ns(s->conf.timeout_ms) << (s->tries < 16 ? s->tries : 16);
+	send_request(s, rs->unit, u, rs, now);
+	uint64_t wait = ms_ns(s->conf.timeout_ms) << (u->tries < 16 ? u->tries : 16);
 
-	s->deadline = now + (wait < ms_ns(RECOVERY_MAX_BACKOFF_MS) ? wait :
+	u->deadline = now + (wait < ms_ns(RECOVERY_MAX_BACKOFF_MS) ? wait :
 			     ms_ns(RECOVERY_MAX_BACKOFF_MS));
 }
 
@@ -366,11 +714,15 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 	int n;
 
 	for (int i = 0; i < c->n; i++) {
-		if (c->svc[i].waiting) {
-			take_replies(c, &c->svc[i], recv_ts ? recv_ts : 1, out);
+		struct service *s = &c->svc[i];
+
+		if (s->conf.kind == RECOVERY_GRP &&
+		    (s->nrec || s->state == GRP_CONNECTING || s->state == GRP_LOGIN_SENT))
+			grp_pump(c, s, now, recv_ts, out);
+		if (s->nrec) {
+			take_replies(c, s, recv_ts ? recv_ts : 1, out);
 			active = true;
 		}
-		active |= c->svc[i].recovering;
 	}
 	/* Nothing in progress and nothing new: one load. */
 	if (!active && c->seen_changes == c->e->recovery_changes)
@@ -381,15 +733,15 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 		n = MAX_LIST;
 	for (int i = 0; i < c->n; i++)
 		c->svc[i].held = 0;
-	bool seen[RECOVERY_MAX_SERVICES] = { false };
-
+	if (!++c->pass)
+		c->pass = 1;	/* 0 is "never" */
 	for (int k = 0; k < n; k++) {
 		const struct feed_recovery_stream *rs = &c->list[k];
 		struct service *s = service_of(c, rs->venue, rs->channel);
 
 		if (!s)
 			continue;
-		seen[s - c->svc] = true;
+		c->seen[s - c->svc][rs->unit] = c->pass;
 		s->line = rs->line;
 		s->has_line = true;
 		s->held += rs->held;
@@ -398,11 +750,16 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 	for (int i = 0; i < c->n; i++) {
 		struct service *s = &c->svc[i];
 
-		if (s->recovering && !seen[i]) {
-			if (!s->gave_up)
-				note_fill(s, now - s->began);
-			s->recovering = false;
-			s->waiting = false;
+		for (int k = 0; s->nrec && k < UNITS; k++) {
+			struct unit_rec *u = &s->u[k];
+
+			if (!u->recovering || c->seen[i][k] == c->pass)
+				continue;
+			if (!u->gave_up)
+				note_fill(s, now - u->began);
+			u->recovering = false;
+			u->waiting = false;
+			s->nrec--;
 		}
 	}
 }
@@ -413,7 +770,7 @@ int recovery_client_busy(const struct recovery_client *c, uint32_t *held)
 	uint32_t h = 0;
 
 	for (int i = 0; i < c->n; i++) {
-		busy += c->svc[i].recovering;
+		busy += c->svc[i].nrec;
 		h += c->svc[i].held;
 	}
 	if (held)
@@ -426,7 +783,7 @@ uint32_t recovery_client_recovering_venues(const struct recovery_client *c)
 	uint32_t mask = 0;
 
 	for (int i = 0; i < c->n; i++)
-		if (c->svc[i].recovering && c->svc[i].conf.venue < WB_VENUE_COUNT)
+		if (c->svc[i].nrec && c->svc[i].conf.venue < WB_VENUE_COUNT)
 			mask |= 1u << c->svc[i].conf.venue;
 	return mask;
 }
@@ -467,8 +824,15 @@ void recovery_client_totals(const struct recovery_client *c, int i, uint64_t now
 	t->retries = s->retries;
 	t->replies = s->replies;
 	t->given_up = s->given_up;
-	t->recovering = s->recovering;
-	t->recovering_for_ns = s->recovering ? now - s->began : 0;
+	t->refused = s->refused;
+	t->deferred = s->deferred;
+	t->connects = s->connects;
+	t->disconnects = s->disconnects;
+	t->logins_refused = s->logins_refused;
+	t->recovering = s->nrec > 0;
+	for (int k = 0; k < UNITS && s->nrec; k++)
+		if (s->u[k].recovering && now - s->u[k].began > t->recovering_for_ns)
+			t->recovering_for_ns = now - s->u[k].began;
 	t->fills = s->fills;
 	if (s->fills) {
 		/* Sorting in place is fine: order carries no meaning. */
@@ -504,7 +868,8 @@ void recovery_client_print(const struct recovery_client *c, FILE *f)
 		fprintf(f, "recovery %s", feed_venue_name(t.venue));
 		if (t.channel >= 0)
 			fprintf(f, "/%d", t.channel);
-		fprintf(f, " (mold %s:%u): ", inet_ntoa(a), c->svc[i].conf.port);
+		fprintf(f, " (%s %s:%u): ", kind_name(c->svc[i].conf.kind), inet_ntoa(a),
+			c->svc[i].conf.port);
 		if (t.recovering) {
 			fprintf(f, "STALE, recovering for ");
 			print_ns(f, t.recovering_for_ns);
@@ -513,8 +878,16 @@ void recovery_client_print(const struct recovery_client *c, FILE *f)
 		}
 		fprintf(f, "; gaps %" PRIu64 ", filled %" PRIu64 ", unrecoverable %" PRIu64
 			", messages recovered %" PRIu64 ", lost %" PRIu64 "; requests %" PRIu64
-			", retries %" PRIu64 ", replies %" PRIu64 "; fill time p50 ", t.gaps, t.filled,
+			", retries %" PRIu64 ", replies %" PRIu64, t.gaps, t.filled,
 			t.unrecoverable, t.messages, t.lost, t.requests, t.retries, t.replies);
+		if (c->svc[i].conf.kind == RECOVERY_GRP)
+			fprintf(f, "; refused %" PRIu64 ", deferred %" PRIu64 "; session %s, connects %"
+				PRIu64 ", disconnects %" PRIu64 ", logins refused %" PRIu64
+				"; fill time p50 ", t.refused, t.deferred,
+				c->svc[i].state == GRP_UP ? "up" : "down", t.connects,
+				t.disconnects, t.logins_refused);
+		else
+			fprintf(f, "; fill time p50 ");
 		print_ns(f, t.fill_p50_ns);
 		fprintf(f, " p99 ");
 		print_ns(f, t.fill_p99_ns);

@@ -9,12 +9,18 @@
  * line per stream (a feed map's venue, and channel when its lines name one):
  *
  *   VENUE  SERVICE  HOST:PORT  [channel=N] [timeout=MS] [retries=N]
+ *                              [gap=ADDR:PORT] [user=U] [password=P]
  *
  *   nasdaq  mold  127.0.0.1:9100
  *   uqdf    mold  127.0.0.1:9101  channel=1
+ *   bzx     grp   127.0.0.1:9102  gap=127.0.0.1:9103 user=WB01 password=secret
  *
- * SERVICE "mold" is the MoldUDP64 re-request (ITCH, UQDF). Others (glimpse,
- * grp, spin, xdp) are refused as not implemented yet. timeout is the first
+ * SERVICE "mold" is the MoldUDP64 re-request (ITCH, UQDF); "grp" the Cboe
+ * PITCH Gap Request Proxy: a TCP session (HOST:PORT) that takes Gap
+ * Requests, whose replies come as ordinary PITCH packets to gap= (the
+ * gap-response channel: a unicast address to bind, or a multicast group
+ * to join). Others (glimpse, spin, xdp) are refused as not implemented
+ * yet. timeout is the first
  * wait for a reply (default 20 ms), doubled after each unanswered request
  * up to 1 s; after retries unanswered requests (default 6) the range is
  * declared lost (an ordinary GAP, counted unrecoverable).
@@ -42,6 +48,7 @@
 
 enum recovery_kind {
 	RECOVERY_MOLD = 1,	/* MoldUDP64 re-request over UDP */
+	RECOVERY_GRP = 2,	/* Cboe PITCH Gap Request Proxy (TCP) + gap-response UDP */
 };
 
 struct recovery_conf_entry {
@@ -53,6 +60,11 @@ struct recovery_conf_entry {
 	uint32_t timeout_ms;
 	uint32_t retries;
 	int lineno;
+	/* grp */
+	uint32_t gap_ip;	/* where gap responses arrive (host byte order) */
+	uint16_t gap_port;
+	char user[5];		/* the login's username, up to 4 characters */
+	char password[11];	/* up to 10 */
 };
 
 /*
@@ -99,6 +111,9 @@ struct recovery_totals {
 	int venue, channel;
 	uint64_t gaps, filled, unrecoverable, messages, lost;
 	uint64_t requests, retries, replies, given_up;
+	uint64_t refused;	/* ranges the service refused for good (grp: O, D, C, I) */
+	uint64_t deferred;	/* refused for now (grp: M, S, U), asked again */
+	uint64_t connects, disconnects, logins_refused;	/* grp session */
 	uint64_t fills, fill_p50_ns, fill_p99_ns, fill_max_ns;
 	bool recovering;
 	uint64_t recovering_for_ns;	/* how long the current recovery has been on */
