@@ -42,8 +42,8 @@
 #include "book/venue_book.h"
 #include "common/capture.h"
 #include "common/feeds_conf.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
 #include "feed/feed.h"
 #include "wirebook/ring.h"
 

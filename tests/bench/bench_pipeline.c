@@ -33,8 +33,8 @@
 #include <unistd.h>
 
 #include "book/builder.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
 #include "common/pcap_io.h"
 #include "bench_util.h"
 #include "feed/feed.h"

@@ -11,8 +11,8 @@
 
 #include "feed_harness.h"
 #include "common/capture.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
 #include "common/itch_file.h"
 
 #define ITCH_IP 0xe9360c6fu	/* 233.54.12.111:26477, the real captures' group */

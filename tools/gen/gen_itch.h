@@ -9,7 +9,7 @@
 #ifndef WIREBOOK_TOOLS_GEN_ITCH_H
 #define WIREBOOK_TOOLS_GEN_ITCH_H
 
-#include "common/gen_flow.h"
+#include "gen/gen_flow.h"
 #include "common/itch_file.h"
 
 #define GEN_ITCH_MAX_MESSAGE 64		/* longest message the encoder writes */
