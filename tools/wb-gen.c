@@ -17,8 +17,8 @@
 #include "gen/gen_flow.h"
 #include "gen/gen_proto.h"
 #include "gen/gen_truth.h"
-#include "common/itch_file.h"
-#include "common/pcap_io.h"
+#include "input/itch_file.h"
+#include "input/pcap_io.h"
 
 /* 2026-02-19 00:00 US/Eastern (EST, UTC-5) in seconds since the epoch. */
 #define DEFAULT_MIDNIGHT_S 1771477200ull

@@ -35,7 +35,7 @@
 #include "book/builder.h"
 #include "gen/gen_flow.h"
 #include "gen/gen_itch.h"
-#include "common/pcap_io.h"
+#include "input/pcap_io.h"
 #include "bench_util.h"
 #include "feed/feed.h"
 #include "wirebook/ring.h"

@@ -23,7 +23,7 @@
 #include "book/builder.h"
 #include "book/superbook.h"
 #include "book/venue_book.h"
-#include "common/capture.h"
+#include "input/capture.h"
 #include "gen/gen_flow.h"
 #include "gen/gen_itch.h"
 #include "feed/feed.h"

@@ -10,7 +10,7 @@
 #define WIREBOOK_TOOLS_GEN_ITCH_H
 
 #include "gen/gen_flow.h"
-#include "common/itch_file.h"
+#include "input/itch_file.h"
 
 #define GEN_ITCH_MAX_MESSAGE 64		/* longest message the encoder writes */
 #define GEN_ITCH_DEFAULT_PAYLOAD 1400	/* MoldUDP64 payload bytes per packet */

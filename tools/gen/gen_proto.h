@@ -13,7 +13,7 @@
 
 #include "gen/gen_flow.h"
 #include "gen/gen_sip.h"
-#include "common/itch_file.h"
+#include "input/itch_file.h"
 #include "feed/feed.h"
 
 struct gen_encoder_config {
