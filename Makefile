@@ -10,7 +10,10 @@
 #   lib/feed/*.c         -> build/libwbfeed.a      (freestanding decoders)
 #   lib/book/*.c         -> build/libwbbook.a      (venue books, Super-Book, builder)
 #   lib/shm/*.c          -> build/libwirebook.{a,so} (reader API)
-#   tools/common/*.c     -> build/libwbtools.a     (pcap, gzip, shared tool code)
+#   tools/common/*.c     -> build/libwbtools.a     (options, config, control, text)
+#   tools/input/*.c      -> build/libwbinput.a     (packet sources, pcap, BinaryFILE)
+#   tools/gen/*.c        -> build/libwbgen.a       (synthetic sessions: wb-gen,
+#                        tests and benches link it; wirebookd does not)
 #   tools/NAME.c         -> build/NAME
 #   subscribe/NAME.c     -> build/NAME
 #   examples/NAME.c      -> build/examples/NAME
@@ -54,13 +57,15 @@ FEED_SRC   := $(wildcard lib/feed/*.c)
 BOOK_SRC   := $(wildcard lib/book/*.c)
 SHM_SRC    := $(wildcard lib/shm/*.c)
 TCOMMON_SRC := $(wildcard tools/common/*.c)
+INPUT_SRC  := $(wildcard tools/input/*.c)
+GEN_SRC    := $(wildcard tools/gen/*.c)
 TOOL_SRC   := $(wildcard tools/*.c) $(wildcard subscribe/*.c)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 TEST_SRC   := $(wildcard tests/unit/test_*.c)
 # The protocol table's stems: X(ID, stem) rows of lib/feed/protocols.h.
 PROTOCOL_STEMS := $(shell sed -n 's/^[[:space:]]*X([A-Z0-9_]*, *\([a-z0-9_]*\)).*/\1/p' lib/feed/protocols.h)
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
-HEADERS    := $(wildcard include/wirebook/*.h lib/*/*.h tools/common/*.h)
+HEADERS    := $(wildcard include/wirebook/*.h lib/*/*.h tools/common/*.h tools/input/*.h tools/gen/*.h)
 
 # Release objects
 obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
@@ -72,13 +77,19 @@ LIB_BOOK  := $(O)/libwbbook.a
 LIB_SHM   := $(O)/libwirebook.a
 LIB_SHM_SO := $(O)/libwirebook.so
 LIB_TOOLS := $(O)/libwbtools.a
-LIBS      := $(LIB_TOOLS) $(LIB_BOOK) $(LIB_SHM) $(LIB_FEED)
+LIB_INPUT := $(O)/libwbinput.a
+LIBS      := $(LIB_INPUT) $(LIB_TOOLS) $(LIB_BOOK) $(LIB_SHM) $(LIB_FEED)
+LIB_GEN   := $(O)/libwbgen.a
+# What links the generators: wb-gen, the tests, the benches.
+GEN_LIBS  := $(LIB_GEN) $(LIBS)
 
 SLIB_FEED  := $(O)/san/libwbfeed.a
 SLIB_BOOK  := $(O)/san/libwbbook.a
 SLIB_SHM   := $(O)/san/libwirebook.a
 SLIB_TOOLS := $(O)/san/libwbtools.a
-SLIBS      := $(SLIB_TOOLS) $(SLIB_BOOK) $(SLIB_SHM) $(SLIB_FEED)
+SLIB_INPUT := $(O)/san/libwbinput.a
+SLIBS      := $(SLIB_INPUT) $(SLIB_TOOLS) $(SLIB_BOOK) $(SLIB_SHM) $(SLIB_FEED)
+SLIB_GEN   := $(O)/san/libwbgen.a
 
 TOOLS    := $(patsubst %.c,$(O)/%,$(notdir $(TOOL_SRC)))
 EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRC))
@@ -119,10 +130,14 @@ $(LIB_FEED): $(call obj,$(FEED_SRC))
 $(LIB_BOOK): $(call obj,$(BOOK_SRC))
 $(LIB_SHM): $(call obj,$(SHM_SRC))
 $(LIB_TOOLS): $(call obj,$(TCOMMON_SRC))
+$(LIB_INPUT): $(call obj,$(INPUT_SRC))
+$(LIB_GEN): $(call obj,$(GEN_SRC))
 $(SLIB_FEED): $(call sobj,$(FEED_SRC))
 $(SLIB_BOOK): $(call sobj,$(BOOK_SRC))
 $(SLIB_SHM): $(call sobj,$(SHM_SRC))
 $(SLIB_TOOLS): $(call sobj,$(TCOMMON_SRC))
+$(SLIB_INPUT): $(call sobj,$(INPUT_SRC))
+$(SLIB_GEN): $(call sobj,$(GEN_SRC))
 
 $(O)/%.a:
 	@mkdir -p $(dir $@)
@@ -141,6 +156,10 @@ $(LIB_SHM_SO): $(call obj,$(SHM_SRC)) $(WB_SO_MAP)
 $(O)/%: tools/%.c $(LIBS) $(HEADERS)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
 
+# The one tool that generates sessions.
+$(O)/wb-gen: tools/wb-gen.c $(GEN_LIBS) $(HEADERS)
+	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(GEN_LIBS) $(LDLIBS_WB)
+
 $(O)/%: subscribe/%.c $(LIBS) $(HEADERS)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
 
@@ -148,13 +167,13 @@ $(O)/examples/%: examples/%.c $(LIB_SHM) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIB_SHM) -lrt
 
-$(O)/test/%: tests/unit/%.c $(SLIBS) $(HEADERS) $(wildcard tests/unit/*.h)
+$(O)/test/%: tests/unit/%.c $(SLIB_GEN) $(SLIBS) $(HEADERS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(SAN) -Itests/unit $< -o $@ $(SLIBS) $(LDLIBS_WB) $$(pkg-config --libs check)
+	$(CC) $(CFLAGS_WB) $(SAN) -Itests/unit $< -o $@ $(SLIB_GEN) $(SLIBS) $(LDLIBS_WB) $$(pkg-config --libs check)
 
-$(O)/bench/%: tests/bench/%.c $(LIBS) $(HEADERS)
+$(O)/bench/%: tests/bench/%.c $(GEN_LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
+	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(GEN_LIBS) $(LDLIBS_WB)
 
 # libFuzzer targets compile the freestanding decoders straight in.
 $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)

@@ -31,30 +31,12 @@ static void wb_vma_set(struct vm_area_struct *vma, vm_flags_t set, vm_flags_t cl
 /* Copy every used feed line with its counters; out holds FEED_MAX_LINES. */
 unsigned int wb_stats_snapshot(struct wb_ioc_line_stats *out)
 {
-	unsigned int i, n = 0;
+	unsigned int n;
 
 	wb_engine_lock();
-	for (i = 0; i < wb.engine->line_count && i < FEED_MAX_LINES; i++) {
-		const struct feed_line *l = &wb.engine->lines[i];
-
-		if (!feed_line_in_use(l))
-			continue;
-		feed_ioc_line(l, i, &out[n].feed);
-		feed_ioc_counters(&l->counters, &out[n].counters);
-		n++;
-	}
+	n = feed_ioc_line_stats(wb.engine, out, FEED_MAX_LINES);
 	wb_engine_unlock();
 	return n;
-}
-
-/* A NUL-terminated string of 1..max characters inside buf[size]. */
-static int wb_user_string_len(const char *buf, size_t size, size_t max)
-{
-	size_t n = strnlen(buf, size);
-
-	if (n == size || n == 0 || n > max)
-		return -EINVAL;
-	return (int)n;
 }
 
 static long wb_ioctl_feed_add(void __user *arg)
@@ -98,7 +80,7 @@ static long wb_ioctl_feed_del(void __user *arg)
 
 	if (copy_from_user(&f, arg, sizeof(f)))
 		return -EFAULT;
-	if (f.reserved || !f.ip || !f.port)
+	if (feed_ioc_feed_key(&f) < 0)
 		return -EINVAL;
 	mutex_lock(&wb_ctl_mutex);
 	rc = wb_feed_remove(f.ip, f.port);
@@ -110,7 +92,7 @@ static long wb_ioctl_feed_list(void __user *arg)
 {
 	struct wb_ioc_list req;
 	struct wb_ioc_feed *out;
-	unsigned int i, n = 0;
+	unsigned int n;
 	long rc = 0;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
@@ -119,9 +101,7 @@ static long wb_ioctl_feed_list(void __user *arg)
 	if (!out)
 		return -ENOMEM;
 	wb_engine_lock();
-	for (i = 0; i < wb.engine->line_count && i < FEED_MAX_LINES; i++)
-		if (feed_line_in_use(&wb.engine->lines[i]))
-			feed_ioc_line(&wb.engine->lines[i], i, &out[n++]);
+	n = feed_ioc_feed_list(wb.engine, out, FEED_MAX_LINES);
 	wb_engine_unlock();
 	if (req.capacity && copy_to_user(u64_to_user_ptr(req.entries), out,
 					 min(n, req.capacity) * sizeof(*out)))
@@ -140,9 +120,9 @@ static long wb_ioctl_sub(void __user *arg, bool add)
 
 	if (copy_from_user(&s, arg, sizeof(s)))
 		return -EFAULT;
-	len = wb_user_string_len(s.ticker, sizeof(s.ticker), 8);
+	len = feed_ioc_ticker(&s);
 	if (len < 0)
-		return len;
+		return -EINVAL;
 	mutex_lock(&wb_ctl_mutex);
 	wb_engine_lock();
 	rc = add ? feed_subscribe(wb.engine, s.ticker, len) :
@@ -161,8 +141,7 @@ static long wb_ioctl_sub_list(void __user *arg)
 {
 	struct wb_ioc_list req;
 	struct wb_ioc_symbol *out = NULL;
-	const struct feed_subs *subs;
-	unsigned int cap, n = 0, id;
+	unsigned int cap, n;
 	long rc = 0;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
@@ -175,24 +154,7 @@ static long wb_ioctl_sub_list(void __user *arg)
 			return -ENOMEM;
 	}
 	wb_engine_lock();
-	subs = &wb.engine->subs;
-	if (subs->all) {
-		if (n < cap)
-			out[n].ticker[0] = '*';
-		n++;
-	}
-	for (id = 1; id <= subs->count && id < FEED_MAX_INSTRUMENTS; id++) {
-		if (!subs->subscribed[id])
-			continue;
-		if (n < cap) {
-			char text[9];
-
-			feed_ticker_text(subs->ticker[id], text);
-			memcpy(out[n].ticker, text, sizeof(text));
-			out[n].instrument = id;
-		}
-		n++;
-	}
+	n = feed_ioc_sub_list(wb.engine, out, cap);
 	wb_engine_unlock();
 	if (cap && copy_to_user(u64_to_user_ptr(req.entries), out,
 				min(n, cap) * sizeof(*out)))
@@ -232,12 +194,11 @@ static long wb_ioctl_stats(void __user *arg)
  * ring ABI promises readers a monotonic dropped count). */
 static long wb_ioctl_stats_reset(void)
 {
-	unsigned int i, cpu;
+	unsigned int cpu;
 
 	mutex_lock(&wb_ctl_mutex);
 	wb_engine_lock();
-	for (i = 0; i < FEED_MAX_LINES; i++)
-		memset(&wb.engine->lines[i].counters, 0, sizeof(wb.engine->lines[i].counters));
+	feed_ioc_stats_reset(wb.engine);
 	wb_engine_unlock();
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(wb.pcpu, cpu), 0, sizeof(struct wb_hook_pcpu));

@@ -22,9 +22,9 @@ BENCH_FILE ?= $(BENCH_DAY)
 
 .PHONY: bench-instructions bench-file bench-table
 
-$(O)/bench/callgrind_sample: tests/bench/callgrind_sample.c $(LIBS) $(HEADERS)
+$(O)/bench/callgrind_sample: tests/bench/callgrind_sample.c $(GEN_LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
+	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(GEN_LIBS) $(LDLIBS_WB)
 
 bench-instructions:
 	@$(MAKE) --no-print-directory -s O=$(CALLGRIND_O) OPT="$(CALLGRIND_OPT)" $(CALLGRIND_O)/bench/callgrind_sample

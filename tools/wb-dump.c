@@ -13,10 +13,10 @@
 
 #include "common/event_text.h"
 #include "common/feeds_conf.h"
-#include "common/itch_file.h"
+#include "input/itch_file.h"
 #include "common/raw_text.h"
-#include "common/pcap_io.h"
-#include "common/unmapped.h"
+#include "input/pcap_io.h"
+#include "input/unmapped.h"
 #include "wirebook/events.h"
 #include "feed/feed.h"
 

@@ -39,7 +39,7 @@
 #include "common/event_text.h"
 #include "common/feeds_conf.h"
 #include "common/options.h"
-#include "common/source.h"
+#include "input/source.h"
 #include "export/table.h"
 #include "feed/feed.h"
 #include "wirebook/book.h"

@@ -14,11 +14,11 @@
 #include <time.h>
 
 #include "common/feeds_conf.h"
-#include "common/gen_flow.h"
-#include "common/gen_proto.h"
-#include "common/gen_truth.h"
-#include "common/itch_file.h"
-#include "common/pcap_io.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_proto.h"
+#include "gen/gen_truth.h"
+#include "input/itch_file.h"
+#include "input/pcap_io.h"
 
 /* 2026-02-19 00:00 US/Eastern (EST, UTC-5) in seconds since the epoch. */
 #define DEFAULT_MIDNIGHT_S 1771477200ull
@@ -94,7 +94,7 @@ static void usage(FILE *out)
 "                         line's previous message's time when it would)\n"
 "      --truth FILE       write what the day holds for a test to check against:\n"
 "                         the locked and crossed episodes of the NBBO across the\n"
-"                         direct feeds (start, end, venues; tools/common/gen_truth.h)\n"
+"                         direct feeds (start, end, venues; tools/gen/gen_truth.h)\n"
 "  -q, --quiet            no summary on stderr\n"
 "  -h, --help\n",
 		pitch_venues, xdp_venues);

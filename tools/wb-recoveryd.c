@@ -43,7 +43,7 @@
 #include "common/feeds_conf.h"
 #include "common/metrics.h"
 #include "common/options.h"
-#include "common/pcap_io.h"
+#include "input/pcap_io.h"
 #include "feed/feed.h"
 
 #define MOLD_HEADER 20

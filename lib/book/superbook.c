@@ -9,20 +9,16 @@
  * merged from the venues' tops, which is exact because any price among
  * the best ten consolidated prices is among the best ten of every venue
  * quoting it.
+ *
+ * The shared-memory object it publishes into (create, retire, unlink) is
+ * book_shm.c's; this file writes the records.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-#include <numa.h>
-#include <numaif.h>
 
+#include "book/book_shm.h"
 #include "book/checksum.h"
 #include "book/sipview.h"
 #include "book/spsc.h"
@@ -103,10 +99,10 @@ WB_STATIC_ASSERT(sizeof(struct sb_venue) == 64, "a venue's book state is one lin
 WB_STATIC_ASSERT(offsetof(struct sb_symbol, trade) < 64, "hot symbol fields in line 0");
 
 struct superbook {
+	/* The mapping's regions (from shm, kept here for the hot path). */
 	struct wb_shm_header *hdr;
 	uint64_t *dir;
 	char *records;
-	uint64_t map_size;
 	uint32_t capacity;
 	uint32_t max_instrument;	/* highest instrument id seen */
 	uint8_t venue_gap[WB_BOOK_VENUES]; /* venue-wide gap since its last venue-wide clear */
@@ -124,103 +120,23 @@ struct superbook {
 	uint16_t *dirty_list;
 	uint32_t dirty_count;
 	int numa_node;
-	dev_t dev;
-	ino_t ino;
 	struct superbook_counters ctr;
-	char name[256];
+	struct book_shm shm;		/* the shared-memory object's lifetime */
 };
-
-static uint64_t sb_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static inline struct wb_shm_symbol *sb_record(struct superbook *sb, uint32_t i)
 {
 	return (struct wb_shm_symbol *)(sb->records + (size_t)i * sizeof(struct wb_shm_symbol));
 }
 
-/* ---- shared-memory lifetime ------------------------------------------- */
-
-/* Mark a mapped book retired: the header first, then every record, so a
- * reader mid-read sees its sequence move and rechecks. */
-static void sb_retire_mapping(struct wb_shm_header *h, uint64_t size)
-{
-	char *records;
-	uint64_t i, n;
-
-	wb_store_release(&h->state, (uint32_t)WB_SHM_RETIRED);
-	if (h->records_offset + (uint64_t)h->capacity * h->record_size > size ||
-	    h->record_size != sizeof(struct wb_shm_symbol))
-		return;
-	records = (char *)h + h->records_offset;
-	n = h->symbols < h->capacity ? h->symbols : h->capacity;
-	for (i = 0; i < n; i++) {
-		struct wb_shm_symbol *r = (struct wb_shm_symbol *)(records + i * h->record_size);
-
-		wb_store_release(&r->seq, WB_SEQ_RETIRED);
-	}
-	if (h->sip_record_size != sizeof(struct wb_shm_sip) ||
-	    h->sip_offset + (uint64_t)h->capacity * h->sip_record_size > size)
-		return;
-	records = (char *)h + h->sip_offset;
-	for (i = 0; i < n; i++) {
-		struct wb_shm_sip *r = (struct wb_shm_sip *)(records + i * h->sip_record_size);
-
-		wb_store_release(&r->seq, WB_SEQ_RETIRED);
-	}
-}
-
-/* An old book under our name: retire it so its readers learn, unless a
- * live builder still owns it. */
-static int sb_retire_previous(const char *name, int force)
-{
-	struct stat st;
-	struct wb_shm_header *h;
-	int fd, rc = 0;
-
-	fd = shm_open(name, O_RDWR, 0);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : WB_ESYS;
-	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size >= sizeof(*h)) {
-		h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (h != MAP_FAILED) {
-			if (h->magic == WB_SHM_MAGIC && h->abi_version == WB_BOOK_ABI_VERSION) {
-				pid_t pid = (pid_t)h->builder_pid;
-				int alive = pid > 0 && pid != getpid() && h->state != WB_SHM_RETIRED &&
-					    (kill(pid, 0) == 0 || errno == EPERM);
-
-				if (alive && !force)
-					rc = SUPERBOOK_EBUSY;
-				else
-					sb_retire_mapping(h, (uint64_t)st.st_size);
-			} else if (h->magic == WB_SHM_MAGIC) {
-				/* Another ABI: its readers check state at open only;
-				 * the header state is all we may touch. */
-				wb_store_release(&h->state, (uint32_t)WB_SHM_RETIRED);
-			}
-			munmap(h, (size_t)st.st_size);
-		}
-	}
-	close(fd);
-	if (rc == 0)
-		shm_unlink(name);
-	return rc;
-}
+/* ---- creation --------------------------------------------------------- */
 
 struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 {
 	struct superbook *sb;
-	struct wb_shm_header *h;
 	const char *name = cfg && cfg->shm_name ? cfg->shm_name : WB_SHM_DEFAULT_NAME;
 	uint32_t cap = cfg && cfg->capacity ? cfg->capacity : SB_DEFAULT_CAPACITY;
-	uint64_t dir_off, rec_off, sip_off, stats_off, total;
-	struct stat st;
-	int fd, rc;
-	void *mem;
+	int rc;
 
 	if (cap < 2 || cap > 65536 || !*name || strlen(name) > 200 ||
 	    strchr(name + (name[0] == '/'), '/')) {
@@ -232,78 +148,23 @@ struct superbook *superbook_create(const struct superbook_config *cfg, int *err)
 		rc = WB_ESYS;
 		goto fail;
 	}
-	sb->name[0] = '/';
-	strcpy(sb->name + 1, name + (name[0] == '/'));
 	sb->capacity = cap;
 	sb->numa_node = venue_mem_node(cfg ? cfg->numa_node : -1);
 
-	rc = sb_retire_previous(sb->name, cfg && cfg->force);
+	rc = book_shm_create(&sb->shm, name, cap, sb->numa_node, cfg && cfg->force);
 	if (rc)
 		goto fail_sb;
-
-	dir_off = sizeof(struct wb_shm_header);
-	rec_off = (dir_off + (uint64_t)cap * 8 + 4095) & ~4095ull;
-	sip_off = (rec_off + (uint64_t)cap * sizeof(struct wb_shm_symbol) + 4095) & ~4095ull;
-	stats_off = (sip_off + (uint64_t)cap * sizeof(struct wb_shm_sip) + 4095) & ~4095ull;
-	total = stats_off + sizeof(struct wb_shm_sipstats);
-	fd = shm_open(sb->name, O_RDWR | O_CREAT | O_EXCL, 0644);
-	if (fd < 0) {
-		rc = errno == EACCES ? WB_EACCES : WB_ESYS;
-		goto fail_sb;
-	}
-	if (ftruncate(fd, (off_t)total) < 0 || fstat(fd, &st) < 0) {
-		rc = WB_ESYS;
-		close(fd);
-		shm_unlink(sb->name);
-		goto fail_sb;
-	}
-	mem = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (mem == MAP_FAILED) {
-		rc = WB_ESYS;
-		shm_unlink(sb->name);
-		goto fail_sb;
-	}
-	/* The pages are first touched by the publishing thread; bind them to
-	 * its node so readers on that node read local memory. */
-	if (sb->numa_node >= 0 && numa_available() >= 0)
-		numa_tonode_memory(mem, total, sb->numa_node);
-
-	sb->dev = st.st_dev;
-	sb->ino = st.st_ino;
-	sb->map_size = total;
-	h = sb->hdr = mem;
-	sb->dir = (uint64_t *)((char *)mem + dir_off);
-	sb->records = (char *)mem + rec_off;
-	h->abi_version = WB_BOOK_ABI_VERSION;
-	h->header_size = sizeof(*h);
-	h->record_size = sizeof(struct wb_shm_symbol);
-	h->capacity = cap;
-	h->depth = WB_BOOK_DEPTH;
-	h->venue_slots = WB_BOOK_VENUES;
-	h->total_size = total;
-	h->dir_offset = dir_off;
-	h->records_offset = rec_off;
-	h->sip_offset = sip_off;
-	h->sip_record_size = sizeof(struct wb_shm_sip);
-	h->sipstats_offset = stats_off;
-	h->sipstats_size = sizeof(struct wb_shm_sipstats);
-	h->created_ns = sb_now_ns();
-	h->instance_id = h->created_ns ^ ((uint64_t)getpid() << 40) ^ (uint64_t)st.st_ino;
-	h->builder_pid = (uint32_t)getpid();
-	h->symbols = 1;
-	h->heartbeat_ns = h->created_ns;
-	h->state = WB_SHM_LIVE;
-	wb_store_release(&h->magic, WB_SHM_MAGIC);
+	sb->hdr = sb->shm.hdr;
+	sb->dir = sb->shm.dir;
+	sb->records = sb->shm.records;
+	sb->sipstats = sb->shm.sipstats;
 
 	/* 64-byte aligned (the compiler may store whole lines) and on the
 	 * builder's node. */
 	sb->sym = venue_mem_alloc((size_t)cap * sizeof(*sb->sym), sb->numa_node);
 	sb->dirty_list = calloc(cap, sizeof(*sb->dirty_list));
 	sb->sip_started = calloc((cap + 63) / 64, sizeof(*sb->sip_started));
-	sb->sipstats = (struct wb_shm_sipstats *)((char *)mem + stats_off);
-	sb->sv = sipview_create((struct wb_shm_sip *)((char *)mem + sip_off), sb->sipstats, cap,
-				sb->numa_node);
+	sb->sv = sipview_create(sb->shm.sip, sb->sipstats, cap, sb->numa_node);
 	if (!sb->sym || !sb->dirty_list || !sb->sip_started || !sb->sv ||
 	    venue_arena_init(&sb->arena, sb->numa_node) < 0) {
 		rc = WB_ESYS;
@@ -324,20 +185,9 @@ fail:
 
 void superbook_destroy(struct superbook *sb)
 {
-	struct stat st;
-
 	if (!sb)
 		return;
-	if (sb->hdr) {
-		char path[300];
-
-		sb_retire_mapping(sb->hdr, sb->map_size);
-		/* Unlink only our own object: a newer builder may own the name. */
-		snprintf(path, sizeof(path), "/dev/shm%s", sb->name);
-		if (stat(path, &st) == 0 && st.st_ino == sb->ino && st.st_dev == sb->dev)
-			shm_unlink(sb->name);
-		munmap(sb->hdr, sb->map_size);
-	}
+	book_shm_destroy(&sb->shm);
 	venue_arena_destroy(&sb->arena);
 	if (sb->sym)
 		venue_mem_free(sb->sym, (size_t)sb->capacity * sizeof(*sb->sym), sb->numa_node);
@@ -369,7 +219,7 @@ const struct wb_shm_header *superbook_header(const struct superbook *sb)
 
 const char *superbook_shm_name(const struct superbook *sb)
 {
-	return sb->name;
+	return sb->shm.name;
 }
 
 void superbook_set_state(struct superbook *sb, int state)

@@ -68,6 +68,87 @@ int feed_ioc_entry(const struct wb_ioc_feed *f, struct feed_map_entry *m)
 	return 0;
 }
 
+int feed_ioc_feed_key(const struct wb_ioc_feed *f)
+{
+	return (f->reserved || !f->ip || !f->port) ? -FEED_EINVAL : 0;
+}
+
+int feed_ioc_ticker(const struct wb_ioc_symbol *s)
+{
+	size_t n;
+
+	for (n = 0; n < sizeof(s->ticker) && s->ticker[n]; n++)
+		;
+	return (n == 0 || n == sizeof(s->ticker) || n > 8) ? -FEED_EINVAL : (int)n;
+}
+
+uint32_t feed_ioc_feed_list(const struct feed_engine *e, struct wb_ioc_feed *out, uint32_t cap)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < e->line_count && i < FEED_MAX_LINES; i++) {
+		if (!feed_line_in_use(&e->lines[i]))
+			continue;
+		if (n < cap)
+			feed_ioc_line(&e->lines[i], (int)i, &out[n]);
+		n++;
+	}
+	return n;
+}
+
+uint32_t feed_ioc_sub_list(const struct feed_engine *e, struct wb_ioc_symbol *out, uint32_t cap)
+{
+	const struct feed_subs *subs = &e->subs;
+	uint32_t id, n = 0;
+
+	if (subs->all) {
+		if (n < cap) {
+			__builtin_memset(&out[n], 0, sizeof(out[n]));
+			out[n].ticker[0] = '*';
+		}
+		n++;
+	}
+	for (id = 1; id <= subs->count && id < FEED_MAX_INSTRUMENTS; id++) {
+		if (!subs->subscribed[id])
+			continue;
+		if (n < cap) {
+			char text[9];
+
+			feed_ticker_text(subs->ticker[id], text);
+			__builtin_memset(&out[n], 0, sizeof(out[n]));
+			__builtin_memcpy(out[n].ticker, text, sizeof(text));
+			out[n].instrument = id;
+		}
+		n++;
+	}
+	return n;
+}
+
+uint32_t feed_ioc_line_stats(const struct feed_engine *e, struct wb_ioc_line_stats *out,
+			     uint32_t cap)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < e->line_count && i < FEED_MAX_LINES; i++) {
+		if (!feed_line_in_use(&e->lines[i]))
+			continue;
+		if (n < cap) {
+			feed_ioc_line(&e->lines[i], (int)i, &out[n].feed);
+			feed_ioc_counters(&e->lines[i].counters, &out[n].counters);
+		}
+		n++;
+	}
+	return n;
+}
+
+void feed_ioc_stats_reset(struct feed_engine *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < FEED_MAX_LINES; i++)
+		__builtin_memset(&e->lines[i].counters, 0, sizeof(e->lines[i].counters));
+}
+
 int feed_ioc_trading_date(struct feed_engine *e, const struct wb_ioc_date *d)
 {
 	if (d->reserved[0] || d->reserved[1] || d->reserved[2])

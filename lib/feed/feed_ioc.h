@@ -15,6 +15,23 @@ void feed_ioc_counters(const struct feed_counters *c, struct wb_ioc_counters *o)
 int feed_ioc_entry(const struct wb_ioc_feed *f, struct feed_map_entry *m);
 /* WB_IOC_TRADING_DATE: 0 or -FEED_EINVAL. */
 int feed_ioc_trading_date(struct feed_engine *e, const struct wb_ioc_date *d);
+/* WB_IOC_FEED_DEL's key, checked (reserved zero, an address): 0 or -FEED_EINVAL. */
+int feed_ioc_feed_key(const struct wb_ioc_feed *f);
+/* A subscription's ticker, checked (1-8 characters, NUL-terminated): its
+ * length, or -FEED_EINVAL. */
+int feed_ioc_ticker(const struct wb_ioc_symbol *s);
+
+/*
+ * The list ioctls' entries: each fills at most cap entries of out and
+ * returns how many there are (which may be more than cap).
+ */
+uint32_t feed_ioc_feed_list(const struct feed_engine *e, struct wb_ioc_feed *out, uint32_t cap);
+uint32_t feed_ioc_sub_list(const struct feed_engine *e, struct wb_ioc_symbol *out, uint32_t cap);
+uint32_t feed_ioc_line_stats(const struct feed_engine *e, struct wb_ioc_line_stats *out,
+			     uint32_t cap);
+/* WB_IOC_STATS_RESET's part in the engine: every line's counters to zero. */
+void feed_ioc_stats_reset(struct feed_engine *e);
+
 /* A negative FEED_E* code as a negative errno. */
 int feed_ioc_errno(int rc);
 

@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "common/feeds_conf.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
-#include "common/pcap_io.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
+#include "input/pcap_io.h"
 #include "bench_util.h"
 #include "feed/feed.h"
 
@@ -312,7 +312,7 @@ int main(void)
 		mkdir("build", 0755);
 		mkdir("build/bench", 0755);
 		/* Regenerate when asked to, or when the generator may have changed
-		 * since (this binary is relinked whenever tools/common changes). */
+		 * since (this binary is relinked whenever tools/gen changes). */
 		struct stat self;
 		bool stale = stat(path, &st) != 0 || env_msgs ||
 			     (stat("/proc/self/exe", &self) == 0 && self.st_mtime > st.st_mtime);

@@ -5,7 +5,7 @@
  *                                      BinaryFILE, plain or gzip
  *   bench_file [options] --generate N  a generated ITCH day of N order messages
  *
- * The input is loaded whole into memory first (tools/common/capture.h);
+ * The input is loaded whole into memory first (tools/input/capture.h);
  * then each row replays it from the start through a fresh feed engine:
  *
  *   decode only                         the feed engine into an event ring
@@ -40,10 +40,10 @@
 #include "book/checksum.h"
 #include "book/superbook.h"
 #include "book/venue_book.h"
-#include "common/capture.h"
+#include "input/capture.h"
 #include "common/feeds_conf.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
 #include "feed/feed.h"
 #include "wirebook/ring.h"
 

@@ -22,8 +22,8 @@
 
 #include "book/builder.h"
 #include "book/latency_log.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
 #include "feed/feed.h"
 #include "wirebook/ring.h"
 

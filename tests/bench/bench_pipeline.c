@@ -33,9 +33,9 @@
 #include <unistd.h>
 
 #include "book/builder.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
-#include "common/pcap_io.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
+#include "input/pcap_io.h"
 #include "bench_util.h"
 #include "feed/feed.h"
 #include "wirebook/ring.h"

@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/gen_flow.h"
-#include "common/gen_pitch.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_pitch.h"
 #include "bench_util.h"
 #include "feed/feed.h"
 

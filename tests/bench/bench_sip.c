@@ -45,8 +45,8 @@
 #include "book/spsc.h"
 #include "book/superbook.h"
 #include "book/venue_book.h"
-#include "common/gen_flow.h"
-#include "common/gen_proto.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_proto.h"
 #include "bench_util.h"
 #include "feed/feed.h"
 

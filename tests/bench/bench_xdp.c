@@ -37,8 +37,8 @@
 #include <unistd.h>
 
 #include "book/builder.h"
-#include "common/gen_flow.h"
-#include "common/gen_proto.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_proto.h"
 #include "bench_util.h"
 #include "feed/feed.h"
 #include "wirebook/ring.h"

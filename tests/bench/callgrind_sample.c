@@ -23,9 +23,9 @@
 #include "book/builder.h"
 #include "book/superbook.h"
 #include "book/venue_book.h"
-#include "common/capture.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
+#include "input/capture.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
 #include "feed/feed.h"
 
 #define ITCH_IP 0xe9360c6fu

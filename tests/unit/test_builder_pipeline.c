@@ -15,8 +15,8 @@
 
 #include "book/builder.h"
 #include "book/superbook.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
 #include "feed/feed.h"
 #include "wirebook/book.h"
 #include "wirebook/ring.h"

@@ -1,5 +1,5 @@
 /*
- * tools/common/capture: a whole input in memory, replayed through the feed
+ * tools/input/capture: a whole input in memory, replayed through the feed
  * engine. Whatever the file's form (pcap, BinaryFILE plain or gzip), the
  * replay must produce the events decoding the file directly produces.
  */
@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "feed_harness.h"
-#include "common/capture.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
-#include "common/itch_file.h"
+#include "input/capture.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
+#include "input/itch_file.h"
 
 #define ITCH_IP 0xe9360c6fu	/* 233.54.12.111:26477, the real captures' group */
 #define ITCH_PORT 26477

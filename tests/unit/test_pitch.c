@@ -12,9 +12,9 @@
 
 #include "feed_harness.h"
 #include "common/event_text.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
-#include "common/gen_pitch.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
+#include "gen/gen_pitch.h"
 #include "book/venue_book.h"
 
 #ifndef PCAP_DIR

@@ -1,5 +1,5 @@
 /*
- * The tools' shared code (tools/common): the event text line, the raw ITCH
+ * The tools' shared code (tools/common, tools/input, tools/gen): the event text line, the raw ITCH
  * printer on the real captures, pcap reading and writing, BinaryFILE, the
  * feed map file, and the generator: deterministic, realistic, and decoded
  * by the engine into exactly the events it meant.
@@ -14,11 +14,11 @@
 #include "feed_harness.h"
 #include "common/event_text.h"
 #include "common/feeds_conf.h"
-#include "common/gen_flow.h"
-#include "common/gen_itch.h"
-#include "common/itch_file.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_itch.h"
+#include "input/itch_file.h"
 #include "common/raw_text.h"
-#include "common/pcap_io.h"
+#include "input/pcap_io.h"
 
 #define PCAPS "pcaps/itch50/"
 #define A_IP 0xe9360c6fu	/* 233.54.12.111: the group of the real captures */

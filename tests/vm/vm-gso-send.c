@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/pcap_io.h"
+#include "input/pcap_io.h"
 
 /* Linux 6.2 added UDP_L4 to virtio_net_hdr; older headers lack the name. */
 #ifndef VIRTIO_NET_HDR_GSO_UDP_L4

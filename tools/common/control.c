@@ -478,18 +478,10 @@ int wb_control_serve(int listen_fd, wb_control_handler handler, void *ctx)
 
 /* ---- a handler over a user-space feed engine ----------------------------- */
 
-static int string_len(const char *s, size_t size, size_t max)
-{
-	size_t n = strnlen(s, size);
-
-	return (n == size || n == 0 || n > max) ? -EINVAL : (int)n;
-}
-
 int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 {
 	struct wb_control_engine *ce = ctx;
 	struct feed_engine *e = ce->engine;
-	uint32_t i, n = 0;
 	int rc;
 
 	switch (cmd) {
@@ -517,29 +509,25 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 	case WB_IOC_FEED_DEL: {
 		struct wb_ioc_feed *f = arg;
 
-		return feed_ioc_errno(feed_map_remove(e, f->ip, f->port));
+		rc = feed_ioc_feed_key(f);
+		if (rc == 0)
+			rc = feed_map_remove(e, f->ip, f->port);
+		return feed_ioc_errno(rc);
 	}
 	case WB_IOC_FEED_LIST: {
 		struct wb_ioc_list *l = arg;
 		struct wb_ioc_feed *out = (struct wb_ioc_feed *)(uintptr_t)l->entries;
 
-		for (i = 0; i < e->line_count; i++) {
-			if (!feed_line_in_use(&e->lines[i]))
-				continue;
-			if (n < l->capacity)
-				feed_ioc_line(&e->lines[i], (int)i, &out[n]);
-			n++;
-		}
-		l->count = n;
+		l->count = feed_ioc_feed_list(e, out, l->capacity);
 		return 0;
 	}
 	case WB_IOC_SUB_ADD:
 	case WB_IOC_SUB_DEL: {
 		struct wb_ioc_symbol *s = arg;
-		int len = string_len(s->ticker, sizeof(s->ticker), 8);
+		int len = feed_ioc_ticker(s);
 
 		if (len < 0)
-			return len;
+			return feed_ioc_errno(len);
 		rc = cmd == WB_IOC_SUB_ADD ? feed_subscribe(e, s->ticker, (size_t)len) :
 					     feed_unsubscribe(e, s->ticker, (size_t)len);
 		if (rc < 0)
@@ -551,43 +539,14 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 		struct wb_ioc_list *l = arg;
 		struct wb_ioc_symbol *out = (struct wb_ioc_symbol *)(uintptr_t)l->entries;
 
-		if (e->subs.all) {
-			if (n < l->capacity) {
-				memset(&out[n], 0, sizeof(out[n]));
-				out[n].ticker[0] = '*';
-			}
-			n++;
-		}
-		for (i = 1; i <= e->subs.count && i < FEED_MAX_INSTRUMENTS; i++) {
-			if (!e->subs.subscribed[i])
-				continue;
-			if (n < l->capacity) {
-				char text[9];
-
-				feed_ticker_text(e->subs.ticker[i], text);
-				memset(&out[n], 0, sizeof(out[n]));
-				memcpy(out[n].ticker, text, sizeof(text));
-				out[n].instrument = i;
-			}
-			n++;
-		}
-		l->count = n;
+		l->count = feed_ioc_sub_list(e, out, l->capacity);
 		return 0;
 	}
 	case WB_IOC_STATS: {
 		struct wb_ioc_stats *st = arg;
 		struct wb_ioc_line_stats *out = (struct wb_ioc_line_stats *)(uintptr_t)st->lines;
 
-		for (i = 0; i < e->line_count; i++) {
-			if (!feed_line_in_use(&e->lines[i]))
-				continue;
-			if (n < st->capacity) {
-				feed_ioc_line(&e->lines[i], (int)i, &out[n].feed);
-				feed_ioc_counters(&e->lines[i].counters, &out[n].counters);
-			}
-			n++;
-		}
-		st->count = n;
+		st->count = feed_ioc_line_stats(e, out, st->capacity);
 		memset(&st->hook, 0, sizeof(st->hook));
 		if (ce->ring) {
 			st->hook.ring_published = wb_load_relaxed(&ce->ring->published);
@@ -597,8 +556,7 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 		return 0;
 	}
 	case WB_IOC_STATS_RESET:
-		for (i = 0; i < FEED_MAX_LINES; i++)
-			memset(&e->lines[i].counters, 0, sizeof(e->lines[i].counters));
+		feed_ioc_stats_reset(e);
 		return 0;
 	case WB_IOC_TRADING_DATE:
 		return feed_ioc_errno(feed_ioc_trading_date(e, arg));

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/gen_flow.h"
+#include "gen/gen_flow.h"
 
 #define GEN_SIP_LATENCY_NS 20000	/* participant time -> SIP time, by default */
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* NYSE Integrated Feed (XDP/Pillar) encoder for the generator (see gen_xdp.h). */
-#include "common/gen_xdp.h"
-#include "common/gen_pitch.h"
-#include "common/gen_proto.h"
+#include "gen/gen_xdp.h"
+#include "gen/gen_pitch.h"
+#include "gen/gen_proto.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

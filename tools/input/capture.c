@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* A whole input in memory, packet by packet (see capture.h). */
-#include "common/capture.h"
-#include "common/itch_file.h"
-#include "common/pcap_io.h"
+#include "input/capture.h"
+#include "input/itch_file.h"
+#include "input/pcap_io.h"
 
 #include <errno.h>
 #include <stdio.h>

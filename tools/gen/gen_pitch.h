@@ -27,7 +27,7 @@
 #ifndef WIREBOOK_TOOLS_GEN_PITCH_H
 #define WIREBOOK_TOOLS_GEN_PITCH_H
 
-#include "common/gen_flow.h"
+#include "gen/gen_flow.h"
 
 #define GEN_PITCH_MAX_MESSAGE 48	/* longest message the encoder writes */
 #define GEN_PITCH_DEFAULT_PAYLOAD 1400	/* bytes per packet, header included */

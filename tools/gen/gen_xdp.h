@@ -43,7 +43,7 @@
 #ifndef WIREBOOK_TOOLS_GEN_XDP_H
 #define WIREBOOK_TOOLS_GEN_XDP_H
 
-#include "common/gen_flow.h"
+#include "gen/gen_flow.h"
 
 #define GEN_XDP_MAX_CHANNELS 16
 #define GEN_XDP_DEFAULT_CHANNELS 3

@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/source.h"
-#include "common/pcap_io.h"
-#include "common/itch_file.h"
+#include "input/source.h"
+#include "input/pcap_io.h"
+#include "input/itch_file.h"
 
 static uint64_t wall_ns(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Capture file reading (libpcap) and classic pcap writing (see pcap_io.h). */
-#include "common/pcap_io.h"
+#include "input/pcap_io.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Nasdaq BinaryFILE reading and writing, plain or gzip (see itch_file.h). */
-#include "common/itch_file.h"
+#include "input/itch_file.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/gen_proto.h"
-#include "common/gen_sip.h"
+#include "gen/gen_proto.h"
+#include "gen/gen_sip.h"
 
 #define MOLD_HEADER 20
 #define UQDF_HEADER 29

@@ -9,8 +9,8 @@
 #ifndef WIREBOOK_TOOLS_GEN_ITCH_H
 #define WIREBOOK_TOOLS_GEN_ITCH_H
 
-#include "common/gen_flow.h"
-#include "common/itch_file.h"
+#include "gen/gen_flow.h"
+#include "input/itch_file.h"
 
 #define GEN_ITCH_MAX_MESSAGE 64		/* longest message the encoder writes */
 #define GEN_ITCH_DEFAULT_PAYLOAD 1400	/* MoldUDP64 payload bytes per packet */

@@ -5,8 +5,8 @@
  * builder thread 1.
  */
 #include "book/builder.h"
-#include "common/kernel_source.h"
-#include "common/source.h"
+#include "input/kernel_source.h"
+#include "input/source.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* The locked and crossed episodes wb-gen writes (see gen_truth.h). */
-#include "common/gen_truth.h"
+#include "gen/gen_truth.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -135,7 +135,7 @@ int gen_truth_open(struct gen_truth *t, const char *path, uint64_t midnight_ns, 
 	t->midnight_ns = midnight_ns;
 	t->observer = (struct gen_order_observer){ own_order, t };
 	fprintf(t->out, "# wb-gen truth: locked and crossed episodes of the NBBO across the direct feeds\n"
-			"# (exchange time, ns since the epoch; see tools/common/gen_truth.h)\n");
+			"# (exchange time, ns since the epoch; see tools/gen/gen_truth.h)\n");
 	if (comment)
 		fprintf(t->out, "# %s\n", comment);
 	fprintf(t->out, "# lock SYMBOL START_NS END_NS locked|crossed NBB NBO BID_VENUES ASK_VENUES\n");

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Destinations of unmapped frames (see unmapped.h). */
-#include "common/unmapped.h"
+#include "input/unmapped.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "common/pcap_io.h"
+#include "input/pcap_io.h"
 
 void unmapped_note(struct unmapped_seen *u, const uint8_t *frame, uint32_t len)
 {

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/gen_proto.h"
-#include "common/gen_sip.h"
+#include "gen/gen_proto.h"
+#include "gen/gen_sip.h"
 
 #define CQS_MAX_BLOCK 1000		/* the spec's largest block */
 #define CQS_BLOCK_HEADER 20

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "feed/feed.h"
-#include "common/unmapped.h"
+#include "input/unmapped.h"
 
 /* pump() results; the values match enum builder_pump. */
 enum source_status {

@@ -25,8 +25,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "common/gen_flow.h"
-#include "common/gen_sip.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_sip.h"
 
 #define GEN_TRUTH_MAX_OWN 256	/* encoders' own orders alive at once */
 

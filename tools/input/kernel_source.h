@@ -11,7 +11,7 @@
 #include "wirebook/events.h"
 
 /*
- * The module's rings as a wirebookd packet source (tools/common/source.h):
+ * The module's rings as a wirebookd packet source (tools/input/source.h):
  * pump() copies up to budget x 64 events, in decode order, into the
  * daemon's own ring (wirebookd --kernel --source-thread only; by default
  * builder thread 1 reads the rings in place, below); the feed engine

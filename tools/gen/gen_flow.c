@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Synthetic, feed-independent order flow (see gen_flow.h). */
-#include "common/gen_flow.h"
+#include "gen/gen_flow.h"
 
 #include <stdlib.h>
 #include <string.h>

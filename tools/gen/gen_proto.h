@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "common/gen_flow.h"
-#include "common/gen_sip.h"
-#include "common/itch_file.h"
+#include "gen/gen_flow.h"
+#include "gen/gen_sip.h"
+#include "input/itch_file.h"
 #include "feed/feed.h"
 
 struct gen_encoder_config {

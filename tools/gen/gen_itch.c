@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* ITCH 5.0 / MoldUDP64 encoder for the generator (see gen_itch.h). */
-#include "common/gen_itch.h"
-#include "common/gen_proto.h"
+#include "gen/gen_itch.h"
+#include "gen/gen_proto.h"
 
 #include <inttypes.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* The venues' books as a SIP sees them, for the SIP encoders (see gen_sip.h). */
-#include "common/gen_sip.h"
+#include "gen/gen_sip.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/gen_pitch.h"
+#include "gen/gen_pitch.h"
 
 int gen_sip_book_init(struct gen_sip_book *b, uint32_t symbols)
 {

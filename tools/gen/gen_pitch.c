@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Cboe Multicast PITCH encoder for the generator (see gen_pitch.h). */
-#include "common/gen_pitch.h"
-#include "common/gen_proto.h"
+#include "gen/gen_pitch.h"
+#include "gen/gen_proto.h"
 
 #include <inttypes.h>
 

@@ -1,0 +1,49 @@
+/*
+ * The Super-Book's shared-memory object and its lifetime, apart from the
+ * book logic (superbook.c) that writes into it:
+ *
+ *   create    retire a previous builder's book under the same name (unless
+ *             a live builder still owns it), create the object, lay out
+ *             the header, directory, symbol records, SIP records and SIP
+ *             statistics, bind it to the builder's node
+ *   publish   fill the header and store its magic last, so a reader that
+ *             sees the magic sees a whole header
+ *   retire    mark the header and every record retired, so readers learn
+ *             (WB_ESTALE) and readers mid-read recheck
+ *   unlink    remove the name, only while it is still our own object (a
+ *             newer builder may own it by then)
+ *
+ * book_shm_destroy() retires, unlinks and unmaps.
+ */
+#ifndef WIREBOOK_BOOK_SHM_H
+#define WIREBOOK_BOOK_SHM_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "wirebook/book.h"
+
+struct book_shm {
+	struct wb_shm_header *hdr;	/* the mapping; NULL: none */
+	uint64_t size;			/* bytes mapped */
+	uint64_t *dir;			/* symbol directory, capacity entries */
+	char *records;			/* struct wb_shm_symbol[capacity] */
+	struct wb_shm_sip *sip;		/* struct wb_shm_sip[capacity] */
+	struct wb_shm_sipstats *sipstats;
+	dev_t dev;			/* the object's identity, for the unlink */
+	ino_t ino;
+	char name[256];			/* "/name" */
+};
+
+/*
+ * Create and publish the book named name (with or without its leading
+ * '/'; checked by the caller: at most 200 characters, no other '/') for
+ * capacity symbols, its pages bound to numa_node (-1: no placement).
+ * Returns 0, SUPERBOOK_EBUSY (a live builder owns the name and force is
+ * 0), WB_EACCES or WB_ESYS; on failure nothing is left mapped or created.
+ */
+int book_shm_create(struct book_shm *m, const char *name, uint32_t capacity, int numa_node,
+		    int force);
+/* Retire the book, unlink it if the name is still ours, unmap it. */
+void book_shm_destroy(struct book_shm *m);
+
+#endif /* WIREBOOK_BOOK_SHM_H */
