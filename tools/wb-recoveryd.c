@@ -45,6 +45,7 @@
 #include "common/options.h"
 #include "input/pcap_io.h"
 #include "feed/feed.h"
+#include "common/put_bytes.h"
 
 #define MOLD_HEADER 20
 #define MOLD_END 0xffff
@@ -147,18 +148,6 @@ static uint64_t be64(const uint8_t *p)
 	for (int i = 0; i < 8; i++)
 		v = v << 8 | p[i];
 	return v;
-}
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
 }
 
 static int store_grow(struct store *s, uint64_t need_seq, size_t need_bytes)
@@ -384,18 +373,6 @@ static uint16_t le16(const uint8_t *p)
 static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++, v >>= 8)
-		p[i] = (uint8_t)v;
 }
 
 /* One Sequenced Unit Header packet of the served venue: keep its messages. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/metrics.h"
+#include "common/put_bytes.h"
 
 #define MOLD_HEADER 20
 #define MAX_REPLY 2048
@@ -378,18 +379,6 @@ static struct service *service_of(struct recovery_client *c, int venue, int chan
 }
 
 /* ---- the GRP session ------------------------------------------------------- */
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++, v >>= 8)
-		p[i] = (uint8_t)v;
-}
 
 /* One message in a Sequenced Unit Header of unit 0, sequence 0; -1: the session broke. */
 static int grp_send(struct service *s, uint8_t type, const uint8_t *body, uint8_t blen)

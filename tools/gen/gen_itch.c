@@ -2,6 +2,7 @@
 /* ITCH 5.0 / MoldUDP64 encoder for the generator (see gen_itch.h). */
 #include "gen/gen_itch.h"
 #include "gen/gen_proto.h"
+#include "common/put_bytes.h"
 
 #include <inttypes.h>
 
@@ -12,32 +13,6 @@
 #define PRICE4_DIVISOR (WB_PRICE_SCALE / 10000)
 /* Receive time in the pcap: the exchange time plus a wire delay. */
 
-static void be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static void be48(uint8_t *p, uint64_t v)
-{
-	be16(p, (uint16_t)(v >> 32));
-	be32(p + 2, (uint32_t)v);
-}
-
-static void be64(uint8_t *p, uint64_t v)
-{
-	be32(p, (uint32_t)(v >> 32));
-	be32(p + 4, (uint32_t)v);
-}
-
 static uint32_t price4(int64_t price)
 {
 	return (uint32_t)(price / PRICE4_DIVISOR);
@@ -47,9 +22,9 @@ static uint32_t price4(int64_t price)
 static void header(uint8_t *m, char type, uint16_t locate, uint64_t ts)
 {
 	m[0] = (uint8_t)type;
-	be16(m + 1, locate);
-	be16(m + 3, 0);
-	be48(m + 5, ts);
+	put_be16(m + 1, locate);
+	put_be16(m + 3, 0);
+	put_be48(m + 5, ts);
 }
 
 uint32_t gen_itch_encode(const struct gen_flow *flow, const struct gen_action *a, uint8_t *m)
@@ -68,7 +43,7 @@ uint32_t gen_itch_encode(const struct gen_flow *flow, const struct gen_action *a
 		memcpy(m + 11, s->ticker, 8);
 		m[19] = (uint8_t)s->market;
 		m[20] = 'N';			/* financial status: normal */
-		be32(m + 21, s->round_lot);
+		put_be32(m + 21, s->round_lot);
 		m[25] = 'N';			/* round lots only */
 		m[26] = 'C';			/* issue classification: common stock */
 		memcpy(m + 27, "Z ", 2);	/* issue sub-type: n/a */
@@ -77,7 +52,7 @@ uint32_t gen_itch_encode(const struct gen_flow *flow, const struct gen_action *a
 		m[31] = ' ';			/* IPO flag */
 		m[32] = s->mid >= WB_PRICE_SCALE ? '1' : '2'; /* LULD tier */
 		m[33] = 'N';			/* ETP flag */
-		be32(m + 34, 0);		/* ETP leverage */
+		put_be32(m + 34, 0);		/* ETP leverage */
 		m[38] = 'N';			/* inverse */
 		return 39;
 	case GEN_TRADING:
@@ -89,60 +64,60 @@ uint32_t gen_itch_encode(const struct gen_flow *flow, const struct gen_action *a
 		return 25;
 	case GEN_ADD:
 		header(m, a->attributed ? 'F' : 'A', locate, a->ts);
-		be64(m + 11, a->order_id);
+		put_be64(m + 11, a->order_id);
 		m[19] = (uint8_t)side;
-		be32(m + 20, a->qty);
+		put_be32(m + 20, a->qty);
 		memcpy(m + 24, s->ticker, 8);
-		be32(m + 32, price4(a->price));
+		put_be32(m + 32, price4(a->price));
 		if (!a->attributed)
 			return 36;
 		memcpy(m + 36, a->mpid, 4);
 		return 40;
 	case GEN_EXECUTE:
 		header(m, 'E', locate, a->ts);
-		be64(m + 11, a->order_id);
-		be32(m + 19, a->qty);
-		be64(m + 23, a->match_id);
+		put_be64(m + 11, a->order_id);
+		put_be32(m + 19, a->qty);
+		put_be64(m + 23, a->match_id);
 		return 31;
 	case GEN_EXECUTE_AT_PRICE:
 		header(m, 'C', locate, a->ts);
-		be64(m + 11, a->order_id);
-		be32(m + 19, a->qty);
-		be64(m + 23, a->match_id);
+		put_be64(m + 11, a->order_id);
+		put_be32(m + 19, a->qty);
+		put_be64(m + 23, a->match_id);
 		m[31] = a->printable ? 'Y' : 'N';
-		be32(m + 32, price4(a->price));
+		put_be32(m + 32, price4(a->price));
 		return 36;
 	case GEN_CANCEL:
 		header(m, 'X', locate, a->ts);
-		be64(m + 11, a->order_id);
-		be32(m + 19, a->qty);
+		put_be64(m + 11, a->order_id);
+		put_be32(m + 19, a->qty);
 		return 23;
 	case GEN_DELETE:
 		header(m, 'D', locate, a->ts);
-		be64(m + 11, a->order_id);
+		put_be64(m + 11, a->order_id);
 		return 19;
 	case GEN_REPLACE:
 		header(m, 'U', locate, a->ts);
-		be64(m + 11, a->order_id);
-		be64(m + 19, a->new_order_id);
-		be32(m + 27, a->qty);
-		be32(m + 31, price4(a->price));
+		put_be64(m + 11, a->order_id);
+		put_be64(m + 19, a->new_order_id);
+		put_be32(m + 27, a->qty);
+		put_be32(m + 31, price4(a->price));
 		return 35;
 	case GEN_TRADE:
 		header(m, 'P', locate, a->ts);
-		be64(m + 11, 0);		/* order ref: always 0 since 2010 */
+		put_be64(m + 11, 0);		/* order ref: always 0 since 2010 */
 		m[19] = (uint8_t)side;
-		be32(m + 20, a->qty);
+		put_be32(m + 20, a->qty);
 		memcpy(m + 24, s->ticker, 8);
-		be32(m + 32, price4(a->price));
-		be64(m + 36, a->match_id);
+		put_be32(m + 32, price4(a->price));
+		put_be64(m + 36, a->match_id);
 		return 44;
 	case GEN_CROSS:
 		header(m, 'Q', locate, a->ts);
-		be64(m + 11, a->qty);
+		put_be64(m + 11, a->qty);
 		memcpy(m + 19, s->ticker, 8);
-		be32(m + 27, price4(a->price));
-		be64(m + 31, a->match_id);
+		put_be32(m + 27, price4(a->price));
+		put_be64(m + 31, a->match_id);
 		m[39] = (uint8_t)a->code;
 		return 40;
 	}
@@ -176,8 +151,8 @@ static int send_control(struct gen_itch *g, uint64_t ts, uint16_t count)
 	uint8_t p[MOLD_HEADER];
 
 	memcpy(p, g->cfg.session, 10);
-	be64(p + 10, g->next_seq);
-	be16(p + 18, count);
+	put_be64(p + 10, g->next_seq);
+	put_be16(p + 18, count);
 	g->last_sent_ts = ts;
 	g->sent_any = true;
 	return sink_send(g, ts, p, sizeof(p));
@@ -205,8 +180,8 @@ static int flush_packet(struct gen_itch *g)
 	if (heartbeats_before(g, g->pkt_first_ts))
 		return -1;
 	memcpy(g->pkt, g->cfg.session, 10);
-	be64(g->pkt + 10, first_seq);
-	be16(g->pkt + 18, g->count);
+	put_be64(g->pkt + 10, first_seq);
+	put_be16(g->pkt + 18, g->count);
 	g->next_seq += g->count;
 	g->stats.packets++;
 	g->last_sent_ts = g->pkt_last_ts;
@@ -249,7 +224,7 @@ int gen_itch_action(struct gen_itch *g, const struct gen_flow *flow, const struc
 	if (!g->count)
 		g->pkt_first_ts = a->ts;
 	g->pkt_last_ts = a->ts;
-	be16(g->pkt + g->len, (uint16_t)n);
+	put_be16(g->pkt + g->len, (uint16_t)n);
 	memcpy(g->pkt + g->len + 2, msg, n);
 	g->len += 2 + n;
 	g->count++;

@@ -2,6 +2,7 @@
 /* Cboe Multicast PITCH encoder for the generator (see gen_pitch.h). */
 #include "gen/gen_pitch.h"
 #include "gen/gen_proto.h"
+#include "common/put_bytes.h"
 
 #include <inttypes.h>
 
@@ -26,24 +27,6 @@ enum {
 };
 
 #define MODIFY_DISPLAY 0x01
-
-static void le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void le32(uint8_t *p, uint32_t v)
-{
-	le16(p, (uint16_t)v);
-	le16(p + 2, (uint16_t)(v >> 16));
-}
-
-static void le64(uint8_t *p, uint64_t v)
-{
-	le32(p, (uint32_t)v);
-	le32(p + 4, (uint32_t)(v >> 32));
-}
 
 /* ---- prices and symbols ----------------------------------------------------- */
 
@@ -219,10 +202,10 @@ static int heartbeats_before(struct gen_pitch *g, uint64_t ts, uint32_t next_seq
 			ts > g->last_sent_ts + GEN_PITCH_HEARTBEAT_NS; n++) {
 		uint64_t t = g->last_sent_ts + GEN_PITCH_HEARTBEAT_NS;
 
-		le16(p, HEADER_LEN);
+		put_le16(p, HEADER_LEN);
 		p[2] = 0;
 		p[3] = g->cfg.unit;
-		le32(p + 4, next_seq);
+		put_le32(p + 4, next_seq);
 		g->last_sent_ts = t;
 		if (sink_send(g, t, p, sizeof(p)))
 			return -1;
@@ -239,10 +222,10 @@ static int flush_packet(struct gen_pitch *g)
 		return 0;
 	if (heartbeats_before(g, g->pkt_first_ts, g->pkt_seq))
 		return -1;
-	le16(g->pkt, (uint16_t)g->len);
+	put_le16(g->pkt, (uint16_t)g->len);
 	g->pkt[2] = (uint8_t)g->count;
 	g->pkt[3] = g->cfg.unit;
-	le32(g->pkt + 4, g->pkt_seq);
+	put_le32(g->pkt + 4, g->pkt_seq);
 	g->stats.packets++;
 	g->last_sent_ts = g->pkt_last_ts;
 	g->sent_any = true;
@@ -298,12 +281,12 @@ static uint8_t *append(struct gen_pitch *g, uint64_t ts, uint8_t type, uint8_t l
 	uint8_t *m;
 
 	if (!g->time_sent || sec != g->time_sec) {
-		le32(append_raw(g, ts, T_TIME, 6) + 2, sec);
+		put_le32(append_raw(g, ts, T_TIME, 6) + 2, sec);
 		g->time_sec = sec;
 		g->time_sent = true;
 	}
 	m = append_raw(g, ts, type, len);
-	le32(m + 2, (uint32_t)(ts % NS_PER_SEC));
+	put_le32(m + 2, (uint32_t)(ts % NS_PER_SEC));
 	return m;
 }
 
@@ -316,27 +299,27 @@ static void add_order(struct gen_pitch *g, const struct gen_symbol *s, uint64_t 
 
 	if (!mpid && fits_short_symbol(s) && qty <= 0xffff && fits_short_price(price)) {
 		m = append(g, ts, T_ADD_SHORT, 26);
-		le64(m + 6, id);
+		put_le64(m + 6, id);
 		m[14] = side_char(side);
-		le16(m + 15, (uint16_t)qty);
+		put_le16(m + 15, (uint16_t)qty);
 		memcpy(m + 17, s->ticker, 6);
-		le16(m + 23, (uint16_t)(price / SHORT_PRICE_DIVISOR));
+		put_le16(m + 23, (uint16_t)(price / SHORT_PRICE_DIVISOR));
 		m[25] = 0x01;				/* Add Flags: displayed */
 	} else if (!mpid && fits_short_symbol(s)) {
 		m = append(g, ts, T_ADD_LONG, 34);
-		le64(m + 6, id);
+		put_le64(m + 6, id);
 		m[14] = side_char(side);
-		le32(m + 15, qty);
+		put_le32(m + 15, qty);
 		memcpy(m + 19, s->ticker, 6);
-		le64(m + 25, (uint64_t)(price / LONG_PRICE_DIVISOR));
+		put_le64(m + 25, (uint64_t)(price / LONG_PRICE_DIVISOR));
 		m[33] = 0x01;
 	} else {
 		m = append(g, ts, T_ADD_EXPANDED, 41);
-		le64(m + 6, id);
+		put_le64(m + 6, id);
 		m[14] = side_char(side);
-		le32(m + 15, qty);
+		put_le32(m + 15, qty);
 		memcpy(m + 19, s->ticker, 8);
-		le64(m + 27, (uint64_t)(price / LONG_PRICE_DIVISOR));
+		put_le64(m + 27, (uint64_t)(price / LONG_PRICE_DIVISOR));
 		m[35] = 0x01;
 		memcpy(m + 36, mpid ? mpid : "    ", 4);
 		m[40] = ' ';
@@ -345,7 +328,7 @@ static void add_order(struct gen_pitch *g, const struct gen_symbol *s, uint64_t 
 
 static void delete_order(struct gen_pitch *g, uint64_t ts, uint64_t id)
 {
-	le64(append(g, ts, T_DELETE, 14) + 6, id);
+	put_le64(append(g, ts, T_DELETE, 14) + 6, id);
 }
 
 /*
@@ -442,30 +425,30 @@ static void encode(struct gen_pitch *g, const struct gen_flow *flow, const struc
 	case GEN_EXECUTE:
 		id = wire_id(g, a->order_id, a->remaining == 0);
 		m = append(g, a->ts, T_EXECUTED, 26);
-		le64(m + 6, id);
-		le32(m + 14, a->qty);
-		le64(m + 18, a->match_id);
+		put_le64(m + 6, id);
+		put_le32(m + 14, a->qty);
+		put_le64(m + 18, a->match_id);
 		return;
 	case GEN_EXECUTE_AT_PRICE:
 		id = wire_id(g, a->order_id, a->remaining == 0);
 		price = venue_price(g, s, a->symbol, a->side, a->price);
 		m = append(g, a->ts, T_EXECUTED_AT_PRICE, 38);
-		le64(m + 6, id);
-		le32(m + 14, a->qty);
-		le32(m + 18, a->remaining);
-		le64(m + 22, a->match_id);
-		le64(m + 30, (uint64_t)(price / LONG_PRICE_DIVISOR));
+		put_le64(m + 6, id);
+		put_le32(m + 14, a->qty);
+		put_le32(m + 18, a->remaining);
+		put_le64(m + 22, a->match_id);
+		put_le64(m + 30, (uint64_t)(price / LONG_PRICE_DIVISOR));
 		return;
 	case GEN_CANCEL:
 		id = wire_id(g, a->order_id, a->remaining == 0);
 		if (a->qty <= 0xffff) {
 			m = append(g, a->ts, T_REDUCE_SHORT, 16);
-			le16(m + 14, (uint16_t)a->qty);
+			put_le16(m + 14, (uint16_t)a->qty);
 		} else {
 			m = append(g, a->ts, T_REDUCE_LONG, 18);
-			le32(m + 14, a->qty);
+			put_le32(m + 14, a->qty);
 		}
-		le64(m + 6, id);
+		put_le64(m + 6, id);
 		return;
 	case GEN_DELETE:
 		delete_order(g, a->ts, wire_id(g, a->order_id, true));
@@ -477,38 +460,38 @@ static void encode(struct gen_pitch *g, const struct gen_flow *flow, const struc
 		price = venue_price(g, s, a->symbol, a->side, a->price);
 		if (a->qty <= 0xffff && fits_short_price(price)) {
 			m = append(g, a->ts, T_MODIFY_SHORT, 19);
-			le16(m + 14, (uint16_t)a->qty);
-			le16(m + 16, (uint16_t)(price / SHORT_PRICE_DIVISOR));
+			put_le16(m + 14, (uint16_t)a->qty);
+			put_le16(m + 16, (uint16_t)(price / SHORT_PRICE_DIVISOR));
 			m[18] = MODIFY_DISPLAY;
 		} else {
 			m = append(g, a->ts, T_MODIFY_LONG, 27);
-			le32(m + 14, a->qty);
-			le64(m + 18, (uint64_t)(price / LONG_PRICE_DIVISOR));
+			put_le32(m + 14, a->qty);
+			put_le64(m + 18, (uint64_t)(price / LONG_PRICE_DIVISOR));
 			m[26] = MODIFY_DISPLAY;
 		}
-		le64(m + 6, id);
+		put_le64(m + 6, id);
 		return;
 	case GEN_TRADE:
 		if (fits_short_symbol(s) && a->qty <= 0xffff && fits_short_price(a->price)) {
 			m = append(g, a->ts, T_TRADE_SHORT, 33);
-			le16(m + 15, (uint16_t)a->qty);
+			put_le16(m + 15, (uint16_t)a->qty);
 			memcpy(m + 17, s->ticker, 6);
-			le16(m + 23, (uint16_t)(a->price / SHORT_PRICE_DIVISOR));
-			le64(m + 25, a->match_id);
+			put_le16(m + 23, (uint16_t)(a->price / SHORT_PRICE_DIVISOR));
+			put_le64(m + 25, a->match_id);
 		} else if (fits_short_symbol(s)) {
 			m = append(g, a->ts, T_TRADE_LONG, 41);
-			le32(m + 15, a->qty);
+			put_le32(m + 15, a->qty);
 			memcpy(m + 19, s->ticker, 6);
-			le64(m + 25, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
-			le64(m + 33, a->match_id);
+			put_le64(m + 25, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
+			put_le64(m + 33, a->match_id);
 		} else {
 			m = append(g, a->ts, T_TRADE_EXPANDED, 43);
-			le32(m + 15, a->qty);
+			put_le32(m + 15, a->qty);
 			memcpy(m + 19, s->ticker, 8);
-			le64(m + 27, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
-			le64(m + 35, a->match_id);
+			put_le64(m + 27, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
+			put_le64(m + 35, a->match_id);
 		}
-		le64(m + 6, 0);			/* the hidden order: not disclosed */
+		put_le64(m + 6, 0);			/* the hidden order: not disclosed */
 		m[14] = side_char(a->side);
 		return;
 	case GEN_CROSS:
@@ -518,8 +501,8 @@ static void encode(struct gen_pitch *g, const struct gen_flow *flow, const struc
 		m = append(g, a->ts, T_AUCTION_SUMMARY, 27);
 		memcpy(m + 6, s->ticker, 8);
 		m[14] = (uint8_t)a->code;	/* O open, C close */
-		le64(m + 15, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
-		le32(m + 23, a->qty);
+		put_le64(m + 15, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
+		put_le32(m + 23, a->qty);
 		return;
 	default:
 		/* GEN_SYSTEM, GEN_SYMBOL: PITCH has no system events or directory. */

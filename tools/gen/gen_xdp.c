@@ -3,6 +3,7 @@
 #include "gen/gen_xdp.h"
 #include "gen/gen_pitch.h"
 #include "gen/gen_proto.h"
+#include "common/put_bytes.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,24 +23,6 @@ enum {
 enum {
 	FLAG_HEARTBEAT = 1, FLAG_FAILOVER = 10, FLAG_ORIGINAL = 11, FLAG_SEQUENCE_RESET = 12,
 };
-
-static void le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void le32(uint8_t *p, uint32_t v)
-{
-	le16(p, (uint16_t)v);
-	le16(p + 2, (uint16_t)(v >> 16));
-}
-
-static void le64(uint8_t *p, uint64_t v)
-{
-	le32(p, (uint32_t)v);
-	le32(p + 4, (uint32_t)(v >> 32));
-}
 
 /* ---- venues, symbols and prices --------------------------------------------------- */
 
@@ -107,12 +90,12 @@ static int send_datagram(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_t 
 static void header(uint8_t *p, uint16_t size, uint8_t flag, uint8_t count, uint32_t seq,
 		   uint64_t epoch_ns)
 {
-	le16(p, size);
+	put_le16(p, size);
 	p[2] = flag;
 	p[3] = count;
-	le32(p + 4, seq);
-	le32(p + 8, (uint32_t)(epoch_ns / NS_PER_SEC));
-	le32(p + 12, (uint32_t)(epoch_ns % NS_PER_SEC));
+	put_le32(p + 4, seq);
+	put_le32(p + 8, (uint32_t)(epoch_ns / NS_PER_SEC));
+	put_le32(p + 12, (uint32_t)(epoch_ns % NS_PER_SEC));
 }
 
 /* The channel's packet goes out, with its faults. */
@@ -234,8 +217,8 @@ static uint8_t *append_raw(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_
 	c->pkt_last_ts = ts;
 	m = c->pkt + c->len;
 	memset(m, 0, len);
-	le16(m, len);
-	le16(m + 2, type);
+	put_le16(m, len);
+	put_le16(m + 2, type);
 	c->len += len;
 	c->count++;
 	c->next_seq++;
@@ -255,8 +238,8 @@ static void sequence_reset(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_
 	c->next_seq = 1;
 	c->ref_sent = false;
 	m = append_raw(g, c, ts, T_SEQUENCE_RESET, 14, flag);
-	le32(m + 4, (uint32_t)(epoch / NS_PER_SEC));
-	le32(m + 8, (uint32_t)(epoch % NS_PER_SEC));
+	put_le32(m + 4, (uint32_t)(epoch / NS_PER_SEC));
+	put_le32(m + 8, (uint32_t)(epoch % NS_PER_SEC));
 	m[12] = g->product;
 	m[13] = (uint8_t)(c->channel ? c->channel : 1);
 	if (flush_channel(g, c))
@@ -274,8 +257,8 @@ static void time_reference(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_
 	if (c->ref_sent && c->ref_sec == sec)
 		return;
 	m = append_raw(g, c, ts, T_TIME_REFERENCE, 16, flag);
-	le32(m + 4, c->system_id);
-	le32(m + 12, sec);
+	put_le32(m + 4, c->system_id);
+	put_le32(m + 12, sec);
 	c->ref_sec = sec;
 	c->ref_sent = true;
 }
@@ -291,9 +274,9 @@ static uint8_t *append(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint16_t
 		sequence_reset(g, c, ts, FLAG_SEQUENCE_RESET);
 	time_reference(g, c, ts, flag);
 	m = append_raw(g, c, ts, type, len, flag);
-	le32(m + 4, (uint32_t)((g->midnight_ns + ts) % NS_PER_SEC));
-	le32(m + 8, gen_xdp_symbol_index(symbol));
-	le32(m + 12, ++g->symbol_seq[symbol]);
+	put_le32(m + 4, (uint32_t)((g->midnight_ns + ts) % NS_PER_SEC));
+	put_le32(m + 8, gen_xdp_symbol_index(symbol));
+	put_le32(m + 12, ++g->symbol_seq[symbol]);
 	return m;
 }
 
@@ -308,9 +291,9 @@ static uint8_t *append_timed(struct gen_xdp *g, uint32_t symbol, uint64_t ts, ui
 	if (!c->started)
 		sequence_reset(g, c, ts, FLAG_SEQUENCE_RESET);
 	m = append_raw(g, c, ts, type, len, flag);
-	le32(m + 4, (uint32_t)(epoch / NS_PER_SEC));
-	le32(m + 8, (uint32_t)(epoch % NS_PER_SEC));
-	le32(m + 12, gen_xdp_symbol_index(symbol));
+	put_le32(m + 4, (uint32_t)(epoch / NS_PER_SEC));
+	put_le32(m + 8, (uint32_t)(epoch % NS_PER_SEC));
+	put_le32(m + 12, gen_xdp_symbol_index(symbol));
 	return m;
 }
 
@@ -327,28 +310,28 @@ static void symbol_mapping(struct gen_xdp *g, const struct gen_flow *flow, uint3
 	if (!c->started)
 		sequence_reset(g, c, ts, FLAG_SEQUENCE_RESET);
 	m = append_raw(g, c, ts, T_SYMBOL_MAPPING, 44, flag);
-	le32(m + 4, gen_xdp_symbol_index(symbol));
+	put_le32(m + 4, gen_xdp_symbol_index(symbol));
 	while (n < GEN_TICKER_LEN && s->ticker[n] != ' ')
 		n++;
 	memcpy(m + 8, s->ticker, n);		/* NUL padded to 11 */
-	le16(m + 20, g->market);
+	put_le16(m + 20, g->market);
 	m[22] = c->system_id;
 	m[23] = (uint8_t)(s->market ? s->market : 'N');
 	m[24] = price_scale(s);
 	m[25] = s->market == 'P' ? 'E' : 'C';	/* ETF on Arca's listings, else common */
-	le16(m + 26, (uint16_t)s->round_lot);
-	le32(m + 28, wire_price(s, s->mid));
+	put_le16(m + 26, (uint16_t)s->round_lot);
+	put_le32(m + 28, wire_price(s, s->mid));
 	m[36] = 0;				/* all penny */
 	m[37] = 'Y';
-	le16(m + 38, s->tick < WB_PRICE_SCALE / 100 ? 1 : 100);	/* MPV, 1/100 cent */
-	le16(m + 40, (uint16_t)s->round_lot);
+	put_le16(m + 38, s->tick < WB_PRICE_SCALE / 100 ? 1 : 100);	/* MPV, 1/100 cent */
+	put_le16(m + 40, (uint16_t)s->round_lot);
 }
 
 static void symbol_clear(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint8_t flag)
 {
 	uint8_t *m = append_timed(g, symbol, ts, T_SYMBOL_CLEAR, 20, flag);
 
-	le32(m + 16, g->symbol_seq[symbol] + 1);
+	put_le32(m + 16, g->symbol_seq[symbol] + 1);
 }
 
 /* Security Status: code, halt condition ('~' none), the session for MarketState. */
@@ -357,7 +340,7 @@ static void security_status(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uin
 {
 	uint8_t *m = append_timed(g, symbol, ts, T_SECURITY_STATUS, 46, flag);
 
-	le32(m + 16, ++g->symbol_seq[symbol]);
+	put_le32(m + 16, ++g->symbol_seq[symbol]);
 	m[20] = code;
 	m[21] = condition;
 	m[34] = ' ';
@@ -372,10 +355,10 @@ static void order_execution(struct gen_xdp *g, const struct gen_symbol *s,
 {
 	uint8_t *m = append(g, a->symbol, a->ts, T_ORDER_EXECUTION, 42, FLAG_ORIGINAL);
 
-	le64(m + 16, a->order_id);
-	le32(m + 24, (uint32_t)a->match_id);
-	le32(m + 28, wire_price(s, price));
-	le32(m + 32, a->qty);
+	put_le64(m + 16, a->order_id);
+	put_le32(m + 24, (uint32_t)a->match_id);
+	put_le32(m + 28, wire_price(s, price));
+	put_le32(m + 32, a->qty);
 	m[36] = printable ? 1 : 0;
 	memcpy(m + 38, "@   ", 4);
 }
@@ -420,9 +403,9 @@ static void encode(struct gen_xdp *g, const struct gen_flow *flow, const struct 
 	case GEN_ADD:
 		price = venue_price(g, s, a->symbol, a->side, a->price);
 		m = append(g, a->symbol, a->ts, T_ADD_ORDER, 39, FLAG_ORIGINAL);
-		le64(m + 16, a->order_id);
-		le32(m + 24, wire_price(s, price));
-		le32(m + 28, a->qty);
+		put_le64(m + 16, a->order_id);
+		put_le32(m + 24, wire_price(s, price));
+		put_le32(m + 28, a->qty);
 		m[32] = side_char(a->side);
 		memcpy(m + 33, a->attributed ? a->mpid : "    ", 4);
 		m[37] = ' ';
@@ -437,28 +420,28 @@ static void encode(struct gen_xdp *g, const struct gen_flow *flow, const struct 
 	case GEN_CANCEL:
 		/* A partial cancel: the order's remaining volume at its own price. */
 		m = append(g, a->symbol, a->ts, T_MODIFY_ORDER, 35, FLAG_ORIGINAL);
-		le64(m + 16, a->order_id);
-		le32(m + 24, wire_price(s, venue_price(g, s, a->symbol, a->side, a->price)));
-		le32(m + 28, a->remaining);
+		put_le64(m + 16, a->order_id);
+		put_le32(m + 24, wire_price(s, venue_price(g, s, a->symbol, a->side, a->price)));
+		put_le32(m + 28, a->remaining);
 		m[33] = side_char(a->side);
 		return;
 	case GEN_DELETE:
 		m = append(g, a->symbol, a->ts, T_DELETE_ORDER, 25, FLAG_ORIGINAL);
-		le64(m + 16, a->order_id);
+		put_le64(m + 16, a->order_id);
 		return;
 	case GEN_REPLACE:
 		m = append(g, a->symbol, a->ts, T_REPLACE_ORDER, 42, FLAG_ORIGINAL);
-		le64(m + 16, a->order_id);
-		le64(m + 24, a->new_order_id);
-		le32(m + 32, wire_price(s, venue_price(g, s, a->symbol, a->side, a->price)));
-		le32(m + 36, a->qty);
+		put_le64(m + 16, a->order_id);
+		put_le64(m + 24, a->new_order_id);
+		put_le32(m + 32, wire_price(s, venue_price(g, s, a->symbol, a->side, a->price)));
+		put_le32(m + 36, a->qty);
 		m[40] = side_char(a->side);
 		return;
 	case GEN_TRADE:
 		m = append(g, a->symbol, a->ts, T_NON_DISPLAYED_TRADE, 33, FLAG_ORIGINAL);
-		le32(m + 16, (uint32_t)a->match_id);
-		le32(m + 20, wire_price(s, a->price));
-		le32(m + 24, a->qty);
+		put_le32(m + 16, (uint32_t)a->match_id);
+		put_le32(m + 20, wire_price(s, a->price));
+		put_le32(m + 24, a->qty);
 		m[28] = 1;
 		memcpy(m + 29, "@   ", 4);
 		return;
@@ -466,9 +449,9 @@ static void encode(struct gen_xdp *g, const struct gen_flow *flow, const struct 
 		if (!a->qty)
 			return;
 		m = append(g, a->symbol, a->ts, T_CROSS_TRADE, 29, FLAG_ORIGINAL);
-		le32(m + 16, (uint32_t)a->match_id);
-		le32(m + 20, wire_price(s, a->price));
-		le32(m + 24, a->qty);
+		put_le32(m + 16, (uint32_t)a->match_id);
+		put_le32(m + 20, wire_price(s, a->price));
+		put_le32(m + 24, a->qty);
 		m[28] = a->code == 'C' ? '6' : 'O';	/* closing, opening cross */
 		return;
 	default:
@@ -541,10 +524,10 @@ static void failover(struct gen_xdp *g, const struct gen_flow *flow, uint64_t ts
 			const struct gen_live_order *o = &orders[k];
 			uint8_t *m = append_timed(g, sym, ts, T_ADD_ORDER_REFRESH, 43, FLAG_FAILOVER);
 
-			le32(m + 16, ++g->symbol_seq[sym]);
-			le64(m + 20, o->id);
-			le32(m + 28, wire_price(s, venue_price(g, s, sym, o->side, o->price)));
-			le32(m + 32, o->qty);
+			put_le32(m + 16, ++g->symbol_seq[sym]);
+			put_le64(m + 20, o->id);
+			put_le32(m + 28, wire_price(s, venue_price(g, s, sym, o->side, o->price)));
+			put_le32(m + 32, o->qty);
 			m[36] = side_char(o->side);
 			memcpy(m + 37, "     ", 5);
 			g->stats.refreshed_orders++;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Nasdaq BinaryFILE reading and writing, plain or gzip (see itch_file.h). */
 #include "input/itch_file.h"
+#include "common/put_bytes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -158,12 +159,6 @@ int itch_file_close(struct itch_file *f, char *err, size_t err_len)
 }
 
 #define MOLD_HEADER 20u
-
-static void put_be64(uint8_t *d, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		d[i] = (uint8_t)v;
-}
 
 int itch_file_next_packet(struct itch_file *f, uint8_t *pkt, uint64_t *next_seq, char *err,
 			  size_t err_len)
