@@ -927,17 +927,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n && nserved < MAX_LINES; i++) {
 		if (all[i].venue != venue || (channel >= 0 && all[i].channel != channel))
 			continue;
-		if (grp && all[i].protocol != FEED_PROTO_PITCH) {
-			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s, not a Cboe PITCH feed: "
-				"--service grp cannot serve it\n", feeds, feed_venue_name(venue),
-				feed_protocol_name(all[i].protocol));
-			return 2;
-		}
-		if (!grp && all[i].protocol != FEED_PROTO_ITCH50 &&
-		    all[i].protocol != FEED_PROTO_UQDF) {
-			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s, not a MoldUDP64 feed (itch, "
-				"uqdf): its recovery service is not implemented yet\n", feeds,
-				feed_venue_name(venue), feed_protocol_name(all[i].protocol));
+		const char *serves = feed_protocol_recovery(all[i].protocol);
+
+		if (!serves || strcmp(serves, grp ? "grp" : "mold")) {
+			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s, which --service %s cannot "
+				"serve (its service: %s)\n", feeds, feed_venue_name(venue),
+				feed_protocol_name(all[i].protocol), grp ? "grp" : "mold",
+				serves ? serves : "none is implemented for it yet");
 			return 2;
 		}
 		if (nserved && all[i].channel != served[0].channel) {

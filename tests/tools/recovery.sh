@@ -71,11 +71,11 @@ expect_exit "wb-recoveryd without arguments" 2 "give --pcap, --venue and --liste
 expect_exit "wb-recoveryd unknown venue" 2 "unknown venue 'nowhere'" \
 	$SRV --pcap x --venue nowhere --listen 127.0.0.1:0
 expect_exit "wb-recoveryd bad address" 2 "--listen" $SRV --pcap x --venue nasdaq --listen nowhere
-expect_exit "wb-recoveryd for a PITCH venue" 2 "not a MoldUDP64 feed" \
+expect_exit "wb-recoveryd for a PITCH venue" 2 "which --service mold cannot serve (its service: grp)" \
 	$SRV --pcap x --venue bzx --listen 127.0.0.1:0 --feeds $FEEDS
 expect_exit "wb-recoveryd grp without --reply-to" 2 "needs --reply-to" \
 	$SRV --service grp --pcap x --venue bzx --listen 127.0.0.1:0 --feeds $FEEDS
-expect_exit "wb-recoveryd grp for an ITCH venue" 2 "not a Cboe PITCH feed" \
+expect_exit "wb-recoveryd grp for an ITCH venue" 2 "which --service grp cannot serve (its service: mold)" \
 	$SRV --service grp --pcap x --venue nasdaq --listen 127.0.0.1:0 --reply-to 127.0.0.1:9 --feeds $FEEDS
 expect_exit "wb-recoveryd unknown service" 2 "unknown service 'spin'" \
 	$SRV --service spin --pcap x --venue bzx --listen 127.0.0.1:0

@@ -244,8 +244,9 @@ static int check_stream(struct feed_engine *e, const struct recovery_conf_entry 
 		if (!feed_line_in_use(l) || l->venue != en->venue ||
 		    (en->channel >= 0 && l->channel != en->channel))
 			continue;
-		if (en->kind == RECOVERY_MOLD ? l->protocol != FEED_PROTO_ITCH50 &&
-		    l->protocol != FEED_PROTO_UQDF : l->protocol != FEED_PROTO_PITCH) {
+		const char *serves = feed_protocol_recovery(l->protocol);
+
+		if (!serves || strcmp(serves, kind_name(en->kind))) {
 			snprintf(err, errlen, "%s:%d: venue %s is %s, which a %s service cannot "
 				 "serve", path, en->lineno, feed_venue_name(en->venue),
 				 feed_protocol_name(l->protocol), kind_name(en->kind));
