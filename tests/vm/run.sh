@@ -237,7 +237,8 @@ for k in "${KERNELS[@]}"; do
 		set -e
 		tr -d '\r' <"$kw/console.log" >"$kw/console.txt"
 		echo "vmtest: $k: VM ran $(( $(date +%s) - start ))s (log: $kw/console.txt)"
-		if grep -q '^VMTEST-BEGIN' "$kw/console.txt" || [ "$attempt" -eq 2 ]; then
+		# (not anchored: the console's escape codes may precede it)
+		if grep -q 'VMTEST-BEGIN' "$kw/console.txt" || [ "$attempt" -eq 2 ]; then
 			break
 		fi
 		cp "$kw/console.txt" "$kw/console-boot-failure.txt"
