@@ -24,6 +24,7 @@
 
 #include "gen/gen_flow.h"
 #include "gen/gen_pitch.h"
+#include "input/capture.h"
 #include "bench_util.h"
 #include "feed/feed.h"
 
@@ -36,11 +37,10 @@
 /* The day profile peaks at 1.15M live orders, all on one venue here. */
 #define FILTER_CAPACITY 1250000u	/* 2Mi slots (32 MiB) */
 
+/* The generated day in memory (a capture of one line's payloads). */
 struct stream {
-	uint8_t *bytes;		/* every payload, back to back */
-	uint64_t *off;
-	uint32_t *len;
-	uint64_t packets, messages, size, cap, bytes_cap;
+	struct capture cap;
+	uint64_t messages;
 };
 
 static int collect(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
@@ -48,29 +48,10 @@ static int collect(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port
 {
 	struct stream *s = ctx;
 
-	(void)ts_ns;
 	(void)dst_ip;
 	(void)dst_port;
-	if (s->packets == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 1u << 20;
-		s->off = realloc(s->off, s->cap * sizeof(*s->off));
-		s->len = realloc(s->len, s->cap * sizeof(*s->len));
-		if (!s->off || !s->len)
-			return -1;
-	}
-	if (s->size + len > s->bytes_cap) {
-		s->bytes_cap = s->bytes_cap ? s->bytes_cap * 2 : 64u << 20;
-		s->bytes = realloc(s->bytes, s->bytes_cap);
-		if (!s->bytes)
-			return -1;
-	}
-	memcpy(s->bytes + s->size, payload, len);
-	s->off[s->packets] = s->size;
-	s->len[s->packets] = len;
 	s->messages += payload[2];	/* Hdr Count; 0 for heartbeats */
-	s->size += len;
-	s->packets++;
-	return 0;
+	return capture_add(&s->cap, payload, len, ts_ns);
 }
 
 static int generate(struct stream *s, uint64_t messages, struct gen_flow *flow)
@@ -85,6 +66,7 @@ static int generate(struct stream *s, uint64_t messages, struct gen_flow *flow)
 	uint64_t last = 0;
 	int rc = 0;
 
+	capture_init(&s->cap, CAPTURE_PAYLOADS, "generated");
 	if (!g || gen_flow_init(flow, &fcfg) || gen_pitch_init(g, &pcfg))
 		return -1;
 	while (!rc && gen_flow_next(flow, &a) == 1) {
@@ -136,8 +118,10 @@ static struct result run_pass(struct feed_engine *e, int line, const struct stre
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
 	t0 = bench_now_ns();
-	for (uint64_t n = 0; n < s->packets; n++) {
-		feed_process_payload(e, line, s->bytes + s->off[n], s->len[n], n, &p);
+	for (uint64_t n = 0; n < s->cap.count; n++) {
+		const struct capture_packet *pkt = &s->cap.packets[n];
+
+		feed_process_payload(e, line, s->cap.bytes + pkt->offset, pkt->len, n, &p);
 		drain(&p, &c);
 	}
 	t1 = bench_now_ns();
@@ -266,7 +250,7 @@ int main(int argc, char **argv)
 	printf("bench_pitch: generated BZX day: %" PRIu64 " PITCH messages in %" PRIu64
 	       " packets (%.1f per packet), %u symbols, peak %" PRIu64
 	       " live orders; best of %d passes\n",
-	       s.messages, s.packets, (double)s.messages / (double)s.packets, flow->symbol_count,
+	       s.messages, s.cap.count, (double)s.messages / (double)s.cap.count, flow->symbol_count,
 	       flow->stats.peak_live, PASSES);
 	if (perf_fd < 0)
 		printf("bench_pitch: instructions: n/a (perf_event_open: %s)\n", strerror(errno));
@@ -289,8 +273,6 @@ int main(int argc, char **argv)
 	free(flow);
 	free(e);
 	free(ring);
-	free(s.bytes);
-	free(s.off);
-	free(s.len);
+	capture_free(&s.cap);
 	return 0;
 }

@@ -47,6 +47,7 @@
 #include "book/venue_book.h"
 #include "gen/gen_flow.h"
 #include "gen/gen_proto.h"
+#include "input/capture.h"
 #include "bench_util.h"
 #include "feed/feed.h"
 
@@ -56,13 +57,11 @@
 #define SUBSET_SYMBOLS 100
 #define MIDNIGHT_NS 1771477200000000000ull	/* 2026-02-19 00:00 ET */
 
+/* One SIP line's generated payloads, in memory. */
 struct stream {
 	uint32_t ip;
 	uint16_t port;
-	uint8_t *bytes;
-	uint64_t *off;
-	uint32_t *len;
-	uint64_t packets, size, cap, bytes_cap;
+	struct capture cap;
 };
 
 /* Both encoders write into one sink; the destination tells their streams apart. */
@@ -77,26 +76,7 @@ static int collect(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port
 	struct stream *s = dst_ip == all->s[0].ip && dst_port == all->s[0].port ? &all->s[0] :
 			   &all->s[1];
 
-	(void)ts_ns;
-	if (s->packets == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 1u << 18;
-		s->off = realloc(s->off, s->cap * sizeof(*s->off));
-		s->len = realloc(s->len, s->cap * sizeof(*s->len));
-		if (!s->off || !s->len)
-			return -1;
-	}
-	if (s->size + len > s->bytes_cap) {
-		s->bytes_cap = s->bytes_cap ? s->bytes_cap * 2 : 32u << 20;
-		s->bytes = realloc(s->bytes, s->bytes_cap);
-		if (!s->bytes)
-			return -1;
-	}
-	memcpy(s->bytes + s->size, payload, len);
-	s->off[s->packets] = s->size;
-	s->len[s->packets] = len;
-	s->size += len;
-	s->packets++;
-	return 0;
+	return capture_add(&s->cap, payload, len, ts_ns);
 }
 
 static int generate(struct streams *all, uint64_t messages, struct gen_flow *flow)
@@ -115,6 +95,8 @@ static int generate(struct streams *all, uint64_t messages, struct gen_flow *flo
 
 	if (gen_flow_init(flow, &fcfg))
 		return -1;
+	for (int i = 0; i < 2; i++)
+		capture_init(&all->s[i].cap, CAPTURE_PAYLOADS, "generated");
 	for (int i = 0; i < 2; i++) {
 		struct gen_encoder_config cfg = {
 			.venue = (uint8_t)(FEED_SOURCE_CQS + i), .a_ip = all->s[i].ip,
@@ -151,11 +133,12 @@ __attribute__((noinline)) void decode_all(struct feed_engine *e, int line, const
 void decode_all(struct feed_engine *e, int line, const struct stream *s,
 		struct wb_ring_producer *p, struct wb_ring_consumer *c)
 {
-	for (uint64_t n = 0; n < s->packets; n++) {
+	for (uint64_t n = 0; n < s->cap.count; n++) {
+		const struct capture_packet *pkt = &s->cap.packets[n];
 		uint64_t avail;
 
 		/* A receive time on the generated day, as a capture's would be. */
-		feed_process_payload(e, line, s->bytes + s->off[n], s->len[n], MIDNIGHT_NS + n, p);
+		feed_process_payload(e, line, s->cap.bytes + pkt->offset, pkt->len, MIDNIGHT_NS + n, p);
 		wb_ring_producer_publish(p);
 		avail = wb_ring_consumer_available(c);
 		if (avail)
@@ -600,7 +583,7 @@ int main(int argc, char **argv)
 	perf_fd = callgrind ? -1 : bench_instructions_open();
 	printf("bench_sip: generated day of %" PRIu64 " order-flow messages on 5 venues, %u symbols: "
 	       "CQS %" PRIu64 " blocks, UQDF %" PRIu64 " packets; best of %d passes\n",
-	       flow->stats.flow_messages, flow->symbol_count, all.s[0].packets, all.s[1].packets,
+	       flow->stats.flow_messages, flow->symbol_count, all.s[0].cap.count, all.s[1].cap.count,
 	       passes);
 	if (perf_fd < 0 && !callgrind)
 		printf("bench_sip: instructions: n/a (perf_event_open: %s); see --callgrind\n",
@@ -633,9 +616,7 @@ int main(int argc, char **argv)
 	if (!only && !callgrind)
 		bench_superbook();
 	for (int i = 0; i < 2; i++) {
-		free(all.s[i].bytes);
-		free(all.s[i].off);
-		free(all.s[i].len);
+		capture_free(&all.s[i].cap);
 	}
 	return 0;
 }
