@@ -17,8 +17,10 @@
  * Sequence epochs: a channel starts over at 1 after a Sequence Number
  * Reset (a failover). A live server serves the current epoch; a replay
  * holds them all and cannot see which one a client is in, so it follows
- * the client: a request that begins below the previous one moves it to
- * the next epoch (a client's holes only go up within an epoch).
+ * the client: a session starts in the first epoch, and a request that
+ * begins below the session's previous one moves it to the next (a
+ * client's holes only go up within an epoch). A client that reconnects
+ * after a failover is served the first epoch again: a limit of the replay.
  */
 #include "recoveryd/xdp.h"
 
@@ -205,13 +207,13 @@ struct session {
 	uint32_t inlen;
 	uint32_t seq;		/* the server's packets on this session */
 	uint64_t next_heartbeat, answer_by;	/* answer_by 0: no heartbeat unanswered */
+	int epoch;		/* the epoch its client is in (see the top) */
+	uint32_t last_begin;
 };
 
 struct server {
 	const struct xdp_serve_opts *o;
 	int ufd;
-	int epoch;		/* the epoch a client is in (see the top) */
-	uint32_t last_begin;
 	struct counters c;
 	struct session cl[MAX_CLIENTS];
 };
@@ -250,9 +252,9 @@ static void unavailable(struct server *s, uint32_t begin, uint32_t end)
 }
 
 /* Messages begin..end (inclusive) of the client's epoch to the retransmission channel. */
-static void replay(struct server *s, uint32_t begin, uint32_t end)
+static void replay(struct server *s, int epoch, uint32_t begin, uint32_t end)
 {
-	const struct epoch *e = &st.ep[s->epoch];
+	const struct epoch *e = &st.ep[epoch];
 	uint8_t pkt[MAX_PACKET];
 	uint64_t seq = begin;
 	bool first_packet = true;
@@ -371,12 +373,12 @@ static int request(struct server *s, struct session *cl, uint32_t pkt_seq, const
 		return 0;
 	}
 	s->c.accepted++;
-	if (r.begin < s->last_begin && s->epoch + 1 < st.n) {
-		s->epoch++;
+	if (r.begin < cl->last_begin && cl->epoch + 1 < st.n) {
+		cl->epoch++;
 		s->c.epoch_moves++;
 	}
-	s->last_begin = r.begin;
-	replay(s, r.begin, r.end);
+	cl->last_begin = r.begin;
+	replay(s, cl->epoch, r.begin, r.end);
 	return 0;
 }
 
