@@ -10,7 +10,8 @@
 #   recovery itch loss=1% gaps=204 filled=204 unrecoverable=0 books=identical
 #
 # then the fill times. ITCH and UQDF use the MoldUDP64 re-request, PITCH
-# the Cboe Gap Request Proxy. Feeds whose recovery is not built yet say so.
+# the Cboe Gap Request Proxy, XDP the NYSE Request Server (Retransmission
+# Requests). Feeds whose recovery is not built yet say so.
 # Fails when a recovered day's books differ, a gap stayed unrecovered, or
 # the loss made no gap at all (nothing was tested).
 #
@@ -29,6 +30,7 @@ else
 fi
 SYMBOLS=${SYMBOLS:-500}
 SEED=${SEED:-11}
+BOOKS_EXTRA=()		# more wirebookd options for a feed's runs
 T=$(mktemp -d /tmp/wb-recovery.XXXXXX)
 servers=()
 cleanup() {
@@ -76,6 +78,7 @@ books() {
 	local args=(--pcap "$pcap" --feeds "$FEEDS" --shm "wb-recovery-$$-$name" --force --no-pin
 		    --exit-at-eof)
 	[ -n "$conf" ] && args+=(--recovery "$conf")
+	args+=("${BOOKS_EXTRA[@]}")
 	nice "$B/wirebookd" "${args[@]}" > "$T/$name.out" 2> "$T/$name.err" ||
 		{ echo "recovery: wirebookd failed: $(tail -3 "$T/$name.err")" >&2; return 1; }
 }
@@ -161,10 +164,42 @@ for rate in $RATES; do
 done
 stop_servers
 
-# NYSE XDP: no client or server yet (XDP request server). Cboe Spin neither.
-for rate in $RATES; do
-	echo "recovery xdp loss=$rate% not implemented (XDP Retransmission and Refresh: no client or server yet)"
+# NYSE XDP: a Request Server per channel (TCP, Retransmission Requests)
+# whose retransmissions come over UDP to the port the client binds. NYSE
+# has three channels in the feed map, the last with a mid-day failover (its
+# sequence starts over). The tickers are subscribed by name: with '*',
+# instrument ids go to symbols as they are first seen, and a recovered
+# channel's first messages come later than its neighbours'.
+gen=(-q -p day -n "$MESSAGES" --symbols "$SYMBOLS" -s "$SEED" --ab --feeds "$FEEDS")
+"$B/wb-gen" "${gen[@]}" --venues nyse -o "$T/xdp-whole.pcap" || exit 1
+BOOKS_EXTRA=(--subscribe "$("$B/wb-dump" --feeds "$FEEDS" "$T/xdp-whole.pcap" 2>/dev/null |
+	awk '$5 == "SYMBOL" { print $6 }' | sort -u | paste -sd,)")
+books xdp-whole "$T/xdp-whole.pcap" || exit 1
+: > "$T/xdp.conf"
+xdp_channels=$(awk '$2 == "xdp" && $3 == "nyse" { for (i = 5; i <= NF; i++) if ($i ~ /^channel=/) { sub("channel=", "", $i); print $i } }' "$FEEDS" | sort -un)
+for ch in $xdp_channels; do
+	retrans_port=$(free_udp_port)
+	start_server nyse "$ch" "$T/xdp-whole.pcap" --service xdp --reply-to "127.0.0.1:$retrans_port" \
+		--source-id WIREBOOK || exit 1
+	echo "nyse xdp 127.0.0.1:$port channel=$ch retrans=127.0.0.1:$retrans_port user=WIREBOOK" >> "$T/xdp.conf"
 done
+for rate in $RATES; do
+	"$B/wb-gen" "${gen[@]}" --venues nyse --loss "$rate" -o "$T/xdp-$rate.pcap" || exit 1
+	books "xdp-$rate" "$T/xdp-$rate.pcap" "$T/xdp.conf" || exit 1
+	cp "$T/xdp-whole.out" "$T/xdp-$rate-whole.out"
+	# One line for the venue: the channels' counts summed.
+	grep "^recovery nyse/" "$T/xdp-$rate.out" | awk '
+		{ for (i = 1; i <= NF; i++) {
+			if ($i == "gaps") g += $(i + 1); if ($i == "filled") f += $(i + 1)
+			if ($i == "unrecoverable") u += $(i + 1); if ($i == "requests") r += $(i + 1)
+			if ($i == "retries") t += $(i + 1) } }
+		END { printf "recovery nyse (xdp, all channels): in sequence; gaps %d, filled %d, unrecoverable %d, messages; requests %d, retries %d; fill time see the channels\n", g, f, u, r, t }' \
+		>> "$T/xdp-$rate.out"
+	report xdp "$rate" "xdp-$rate" nyse yes
+	sed -n 's/^recovery \(nyse\/[0-9]*\) .*\(fill time .*\)$/    \1 \2/p' "$T/xdp-$rate.out"
+done
+BOOKS_EXTRA=()
+stop_servers
 
 # UQDF (MoldUDP64): the same re-request. Nasdaq trades, UQDF quotes it; both
 # lose packets and both are recovered. The SIP view has no checksum yet, so
