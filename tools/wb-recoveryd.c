@@ -100,6 +100,7 @@ static void usage(FILE *f)
 "       wb-recoveryd --service xdp --pcap FILE --venue VENUE [--channel N]\n"
 "                    --listen ADDR:PORT --reply-to ADDR:PORT [--source-id ID]\n"
 "                    [--quota N] [--hangup-after N] [--heartbeat-interval MS]\n"
+"                    [--snapshot-at SEQ --refresh-to ADDR:PORT]\n"
 "                    [--feeds FILE] [--max-payload N] [-v]\n"
 "\n"
 "Replays one venue of a capture and answers its recovery protocol.\n"
@@ -128,12 +129,15 @@ static void usage(FILE *f)
 "status 0 accepted, 1 SourceID not --source-id (any when not given), 3 more\n"
 "than 1000 messages or an empty range, 4 daily limit (after --quota accepted\n"
 "requests), 7 another ChannelID, 8 another ProductID, 9 another message type\n"
-"or size (a Refresh Request too: not served yet). An accepted range goes as\n"
+"or size (a Refresh Request too, without --snapshot-at). An accepted range goes as\n"
 "XDP packets with the original sequence numbers over UDP to --reply-to (the\n"
 "retransmission channel), DeliveryFlag 13 (one packet) or 15; what the\n"
 "capture lacks as Message Unavailable (flag 21). Each session gets a\n"
 "heartbeat every --heartbeat-interval ms (default 60000) and is dropped when\n"
-"no Heartbeat Response comes within 5 s.\n"
+"no Heartbeat Response comes within 5 s. With --snapshot-at, a Refresh Request\n"
+"gets status 0 and the channel's book as of that sequence on --refresh-to:\n"
+"per symbol a Refresh Header (LastSeqNum SEQ), its mapping, its last Security\n"
+"Status and an Add Order Refresh per live order, in queue order.\n"
 "\n"
 "  --pcap FILE        the capture to serve (its A and B copies are merged)\n"
 "  --venue VENUE      the feed-map venue to serve (nasdaq, uqdf, bzx, ...)\n"
@@ -156,6 +160,8 @@ static void usage(FILE *f)
 "                     (1-65535, default 65535)\n"
 "  --source-id ID     xdp: the SourceID requests must give (up to 10 characters)\n"
 "  --heartbeat-interval MS  xdp: the server's heartbeats (default 60000)\n"
+"  --snapshot-at SEQ  xdp: answer Refresh Requests with the book as of SEQ\n"
+"  --refresh-to A:P   xdp: where the refresh goes (the refresh channel)\n"
 "  --hangup-after N   grp, xdp: drop the session on request N+1, and every later\n"
 "                     session right after its login (for reconnect tests)\n"
 "  -v, --verbose      log every refused request\n"
@@ -841,7 +847,7 @@ static int xdp_main(const char *pcap, const char *listen_at, uint32_t ip, uint16
 
 enum { OPT_PCAP = 256, OPT_VENUE, OPT_CHANNEL, OPT_LISTEN, OPT_FEEDS, OPT_PAYLOAD, OPT_DROP,
        OPT_SERVICE, OPT_USER, OPT_PASSWORD, OPT_REPLY_TO, OPT_QUOTA, OPT_PER_SECOND, OPT_MAX_COUNT,
-       OPT_HANGUP, OPT_SOURCE_ID, OPT_HEARTBEAT };
+       OPT_HANGUP, OPT_SOURCE_ID, OPT_HEARTBEAT, OPT_SNAPSHOT_AT, OPT_REFRESH_TO };
 
 int main(int argc, char **argv)
 {
@@ -863,6 +869,8 @@ int main(int argc, char **argv)
 		{ "hangup-after", required_argument, 0, OPT_HANGUP },
 		{ "source-id", required_argument, 0, OPT_SOURCE_ID },
 		{ "heartbeat-interval", required_argument, 0, OPT_HEARTBEAT },
+		{ "snapshot-at", required_argument, 0, OPT_SNAPSHOT_AT },
+		{ "refresh-to", required_argument, 0, OPT_REFRESH_TO },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -977,6 +985,25 @@ int main(int argc, char **argv)
 				    &xo.heartbeat_ms))
 				return 2;
 			break;
+		case OPT_SNAPSHOT_AT:
+			if (opt_u64("wb-recoveryd", "--snapshot-at", optarg, 1, UINT32_MAX,
+				    &xo.snapshot_at))
+				return 2;
+			break;
+		case OPT_REFRESH_TO: {
+			uint32_t fip = 0;
+			uint16_t fport = 0;
+
+			if (metrics_parse_address(optarg, &fip, &fport, err, sizeof(err)) || !fport) {
+				fprintf(stderr, "wb-recoveryd: --refresh-to %s\n",
+					fport ? err : "needs ADDR:PORT with a port");
+				return 2;
+			}
+			xo.refresh_to.sin_family = AF_INET;
+			xo.refresh_to.sin_addr.s_addr = htonl(fip);
+			xo.refresh_to.sin_port = htons(fport);
+			break;
+		}
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
@@ -999,6 +1026,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-recoveryd: %s\n", grp || xdp ? "this service needs --reply-to "
 			"ADDR:PORT (where the client takes the gap responses)" :
 			"--reply-to is for --service grp or xdp");
+		return 2;
+	}
+	if (!!xo.snapshot_at != !!xo.refresh_to.sin_port || ((xo.snapshot_at || xo.refresh_to.sin_port) && !xdp)) {
+		fprintf(stderr, "wb-recoveryd: --snapshot-at and --refresh-to go together, with "
+			"--service xdp\n");
 		return 2;
 	}
 	if (!feeds)

@@ -707,7 +707,12 @@ static void drive(struct recovery_client *c, struct service *s,
 	u->since = rs->since;
 	if (rs->state != FEED_REC_GAP || !rs->missing_count ||
 	    (s->conf.kind == RECOVERY_MOLD && !rs->has_session))
-		return;		/* a snapshot: no snapshot service yet */
+		return;		/* a snapshot: its service (xdp) drives it */
+	if (s->xdp && xdp_client_refresh_wanted(s->xdp, rs)) {
+		/* A late join: the channel's refresh, not the whole morning re-requested. */
+		xdp_client_refresh_begin(s->xdp, c->e, rs->line, now, recv_ts, out);
+		return;
+	}
 	if (!u->waiting || rs->missing_first != u->req_first) {
 		/* New, or progress (a reply filled the start): ask for what is left. */
 		u->waiting = true;

@@ -10,7 +10,7 @@
  *
  *   VENUE  SERVICE  HOST:PORT  [channel=N] [timeout=MS] [retries=N]
  *                              [gap=ADDR:PORT] [user=U] [password=P]
- *                              [retrans=ADDR:PORT]
+ *                              [retrans=ADDR:PORT] [refresh=ADDR:PORT]
  *
  *   nasdaq  mold  127.0.0.1:9100
  *   uqdf    mold  127.0.0.1:9101  channel=1
@@ -24,7 +24,9 @@
  * to join). "xdp" the NYSE XDP Request Server (recovery_xdp.h): a TCP
  * session (HOST:PORT) taking Retransmission Requests from SourceID user=,
  * whose replies come as XDP packets to retrans= (the retransmission
- * channel, bound or joined like gap=). Others (glimpse, spin) are refused
+ * channel, bound or joined like gap=); with refresh=ADDR:PORT (the refresh
+ * channel) a late join takes a Refresh instead of re-requesting the
+ * morning. Others (glimpse, spin) are refused
  * as not implemented yet. timeout is the first
  * wait for a reply (default 20 ms), doubled after each unanswered request
  * up to 1 s; after retries unanswered requests (default 6) the range is
@@ -72,6 +74,8 @@ struct recovery_conf_entry {
 	char user[5];		/* the login's username, up to 4 characters */
 	char password[11];	/* up to 10 */
 	char source_id[11];	/* xdp: the SourceID (user=), up to 10 */
+	uint32_t refresh_ip;	/* xdp: the refresh channel (refresh=), 0 port: no refresh */
+	uint16_t refresh_port;
 };
 
 /*

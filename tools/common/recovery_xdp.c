@@ -233,6 +233,14 @@ int xdp_conf_key(struct recovery_conf_entry *en, const char *tok, char *why, siz
 		}
 		return 1;
 	}
+	if (!strncmp(tok, "refresh=", 8)) {
+		if (metrics_parse_address(eq + 1, &en->refresh_ip, &en->refresh_port, why, whylen) ||
+		    !en->refresh_port) {
+			snprintf(why, whylen, "refresh= wants ADDR:PORT with a port");
+			return -1;
+		}
+		return 1;
+	}
 	if (!strncmp(tok, "user=", 5)) {
 		if (!eq[1] || strlen(eq + 1) > XDP_SOURCE_ID_LEN) {
 			snprintf(why, whylen, "user= (the SourceID) has 1 to %d characters",
@@ -248,6 +256,7 @@ int xdp_conf_key(struct recovery_conf_entry *en, const char *tok, char *why, siz
 /* ---- the client ---------------------------------------------------------------- */
 
 enum session_state { S_DOWN, S_CONNECTING, S_UP };
+enum refresh_state { R_NONE, R_WANTED, R_SENT };
 
 struct xdp_client {
 	uint32_t ip;
@@ -269,6 +278,16 @@ struct xdp_client {
 	uint32_t sent_seq;	/* its packet's SeqNum on this session */
 	struct xdp_client_counts n;
 	uint64_t refused_by[10];
+	/* late join by refresh */
+	int rfd;		/* the refresh channel, -1: none */
+	int rstate;		/* enum refresh_state */
+	uint32_t retries;
+	uint32_t rtries;	/* refreshes begun for this late join */
+	uint32_t rseq;		/* the Refresh Request's packet SeqNum */
+	uint32_t next_pkt;	/* the refresh packet expected next (0: its first) */
+	uint32_t min_last;	/* the lowest LastSeqNum so far */
+	uint64_t rdeadline;
+	int rline;
 };
 
 static uint64_t ms_ns(uint64_t ms)
@@ -321,9 +340,17 @@ struct xdp_client *xdp_client_create(const struct recovery_conf_entry *en, char 
 	x->backoff_ns = ms_ns(en->timeout_ms);
 	x->tcp = -1;
 	x->state = S_DOWN;
+	x->retries = en->retries;
+	x->rfd = -1;
 	x->udp = retrans_socket(en->gap_ip, en->gap_port);
 	if (x->udp < 0) {
 		snprintf(err, errlen, "the retransmission socket (retrans=): %s", strerror(errno));
+		free(x);
+		return NULL;
+	}
+	if (en->refresh_port && (x->rfd = retrans_socket(en->refresh_ip, en->refresh_port)) < 0) {
+		snprintf(err, errlen, "the refresh socket (refresh=): %s", strerror(errno));
+		close(x->udp);
 		free(x);
 		return NULL;
 	}
@@ -335,6 +362,8 @@ void xdp_client_destroy(struct xdp_client *x)
 	if (!x)
 		return;
 	close(x->udp);
+	if (x->rfd >= 0)
+		close(x->rfd);
 	if (x->tcp >= 0)
 		close(x->tcp);
 	free(x);
@@ -350,6 +379,8 @@ static void session_down(struct xdp_client *x, uint64_t now)
 	x->state = S_DOWN;
 	x->inlen = 0;
 	x->sent = false;	/* what was in flight goes again on the next session */
+	if (x->rstate == R_SENT)
+		x->rstate = R_WANTED;
 	x->next_connect = now + x->backoff_ns;
 	x->backoff_ns *= 2;
 	if (x->backoff_ns > ms_ns(RECOVERY_MAX_BACKOFF_MS))
@@ -448,6 +479,12 @@ static int on_response(struct xdp_client *x, const struct xdp_response *r, struc
 		fprintf(stderr, "recovery %s/%u: xdp request server refused %u-%u: status %c (%s)\n",
 			feed_venue_name(x->venue), x->channel, r->begin, r->end, r->status,
 			xdp_status_text(r->status));
+	if (x->rstate == R_SENT && r->request_seq == x->rseq && has_line) {
+		/* The refresh is refused: what it should have covered is lost. */
+		x->rstate = R_NONE;
+		feed_snapshot_abort(e, line, 0, recv_ts, out);
+		return XDP_PUMP_LOST;
+	}
 	if (!x->waiting || !x->sent || r->request_seq != x->sent_seq || !has_line)
 		return 0;	/* an answer to an older request */
 	x->waiting = false;
@@ -538,13 +575,113 @@ static int take_retransmissions(struct xdp_client *x, struct feed_engine *e, int
 	return rc;
 }
 
+bool xdp_client_refresh_wanted(const struct xdp_client *x, const struct feed_recovery_stream *rs)
+{
+	return x->rfd >= 0 && x->rstate == R_NONE && rs->state == FEED_REC_GAP &&
+	       rs->missing_first == 1 && rs->missing_count > XDP_MAX_RETRANS;
+}
+
+/* (Again) clear the stream's books, buffer its real time, ask for the refresh. */
+static void refresh_start(struct xdp_client *x, struct feed_engine *e, uint64_t now,
+			  uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	x->rtries++;
+	x->rstate = R_WANTED;
+	x->next_pkt = 0;
+	x->min_last = UINT32_MAX;
+	x->rdeadline = now + ms_ns(x->timeout_ms) * 50 + ms_ns(RECOVERY_MAX_BACKOFF_MS);
+	feed_snapshot_begin(e, x->rline, 0, recv_ts, out);
+}
+
+void xdp_client_refresh_begin(struct xdp_client *x, struct feed_engine *e, int line, uint64_t now,
+			      uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	x->rline = line;
+	x->rtries = 0;
+	refresh_start(x, e, now, recv_ts, out);
+}
+
+static void send_refresh_request(struct xdp_client *x, uint64_t now)
+{
+	uint8_t pkt[XDP_PACKET_HEADER + XDP_REFRESH_REQUEST_LEN];
+	uint8_t *m = pkt + XDP_PACKET_HEADER;
+
+	xdp_put_header(pkt, sizeof(pkt), XDP_FLAG_ORIGINAL, 1, ++x->request_seq, wall_now());
+	memset(m, 0, XDP_REFRESH_REQUEST_LEN);
+	put_le16(m, XDP_REFRESH_REQUEST_LEN);
+	put_le16(m + 2, XDP_MSG_REFRESH_REQUEST);
+	put_le32(m + 4, 0);	/* every symbol of the channel */
+	put_source(m + 8, x->source_id);
+	m[18] = x->product;
+	m[19] = x->channel;
+	if (session_send(x, pkt, sizeof(pkt), now))
+		return;
+	x->rseq = x->request_seq;
+	x->rstate = R_SENT;
+}
+
+/* The refresh channel: packets applied in order; the last one ends the snapshot. */
+static int take_refresh(struct xdp_client *x, struct feed_engine *e, uint64_t now,
+			uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	uint8_t buf[MAX_DATAGRAM];
+	ssize_t n;
+
+	while ((n = recv(x->rfd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) {
+		uint8_t flag = n >= XDP_PACKET_HEADER ? buf[2] : 0;
+		uint32_t seq;
+
+		if (n < XDP_PACKET_HEADER + 8 || !buf[3] || x->rstate != R_SENT)
+			continue;	/* heartbeats, or no refresh asked for */
+		seq = rd_le32(buf + 4);
+		if (flag == 17 || flag == 18) {
+			x->next_pkt = seq;
+			x->min_last = UINT32_MAX;
+		}
+		if (!x->next_pkt || seq != x->next_pkt) {
+			/* A packet of it went missing: refresh packets are not retransmitted. */
+			x->n.refresh_restarts++;
+			refresh_start(x, e, now, recv_ts, out);
+			return 0;
+		}
+		x->next_pkt++;
+		x->n.refresh_packets++;
+		if (rd_le16(buf + XDP_PACKET_HEADER + 2) == 35 &&
+		    rd_le16(buf + XDP_PACKET_HEADER) >= 16 && n >= XDP_PACKET_HEADER + 16) {
+			uint32_t last = rd_le32(buf + XDP_PACKET_HEADER + 8);
+
+			if (last < x->min_last)
+				x->min_last = last;
+		}
+		feed_snapshot_packet(e, x->rline, 0, buf, (uint32_t)n, recv_ts, out);
+		if (flag == 17 || flag == 20) {
+			x->rstate = R_NONE;
+			x->n.refreshes++;
+			feed_snapshot_end(e, x->rline, 0,
+					  x->min_last == UINT32_MAX ? 1 : (uint64_t)x->min_last + 1,
+					  recv_ts, out);
+			return 0;
+		}
+	}
+	if (now > x->rdeadline) {
+		if (x->rtries > x->retries) {
+			x->rstate = R_NONE;
+			feed_snapshot_abort(e, x->rline, 0, recv_ts, out);
+			return XDP_PUMP_LOST;
+		}
+		x->n.refresh_restarts++;
+		refresh_start(x, e, now, recv_ts, out);
+	}
+	return 0;
+}
+
 int xdp_client_pump(struct xdp_client *x, struct feed_engine *e, int line, bool has_line,
 		    bool recovering, uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
 {
 	int rc = 0;
 
 	if (x->state == S_DOWN) {
-		if (recovering && x->waiting && now >= x->next_connect)
+		if (recovering && (x->waiting || x->rstate != R_NONE) && now >= x->next_connect)
 			session_connect(x, now);
 	}
 	if (x->state == S_CONNECTING) {
@@ -568,6 +705,10 @@ int xdp_client_pump(struct xdp_client *x, struct feed_engine *e, int line, bool 
 		x->next_read = now + IDLE_READ_NS;
 		rc |= read_session(x, e, line, has_line, now, recv_ts, out);
 	}
+	if (x->rstate == R_WANTED && x->state == S_UP)
+		send_refresh_request(x, now);
+	if (x->rstate != R_NONE)
+		rc |= take_refresh(x, e, now, recv_ts, out);
 	if (recovering && has_line)
 		rc |= take_retransmissions(x, e, line, recv_ts, out);
 	return rc;
@@ -597,4 +738,7 @@ void xdp_client_print(const struct xdp_client *x, FILE *f)
 		PRIu64 ", heartbeats answered %" PRIu64, x->n.unavailable,
 		x->state == S_UP ? "up" : "down", x->n.connects, x->n.disconnects,
 		x->n.heartbeats);
+	if (x->rfd >= 0)
+		fprintf(f, "; refreshes %" PRIu64 " (%" PRIu64 " packets, %" PRIu64 " begun again)",
+			x->n.refreshes, x->n.refresh_packets, x->n.refresh_restarts);
 }

@@ -115,9 +115,10 @@ struct xdp_client;
 
 /*
  * recovery.conf keys only an xdp service takes: retrans=ADDR:PORT (where
- * the retransmitted packets arrive, bound; a multicast group is joined)
- * and user=SOURCEID (up to 10 characters). 1: taken into en; 0: not such
- * a key; -1 with why.
+ * the retransmitted packets arrive, bound; a multicast group is joined),
+ * refresh=ADDR:PORT (the refresh channel, the same way; optional) and
+ * user=SOURCEID (up to 10 characters). 1: taken into en; 0: not such a
+ * key; -1 with why.
  */
 int xdp_conf_key(struct recovery_conf_entry *en, const char *tok, char *why, size_t whylen);
 
@@ -138,6 +139,22 @@ void xdp_client_forget(struct xdp_client *x);
 #define XDP_PUMP_SENT 2		/* a waiting request went out on a new session */
 
 /*
+ * Late join by Refresh (refresh= given): a stream whose hole starts at the
+ * session's first sequence and is larger than one request takes the
+ * channel's refresh instead: the engine's snapshot begins (books cleared,
+ * real time buffered), a Refresh Request goes out, the refresh packets are
+ * applied as they come and, at the refresh's last packet, the stream
+ * resumes after the lowest LastSeqNum (feed_snapshot_end); later messages
+ * a symbol's refresh covers are skipped by the decoder. A refresh packet
+ * missing (its SeqNum skips) or a refresh not complete within the
+ * service's timeout begins it again, up to retries times; then, or when
+ * the request is refused, the snapshot is abandoned (its range lost).
+ */
+bool xdp_client_refresh_wanted(const struct xdp_client *x, const struct feed_recovery_stream *rs);
+void xdp_client_refresh_begin(struct xdp_client *x, struct feed_engine *e, int line, uint64_t now,
+			      uint64_t recv_ts, struct wb_ring_producer *out);
+
+/*
  * Connect (with backoff), read the Request Server (responses, heartbeats,
  * answered at once), and when recovering take the retransmitted packets
  * to the engine (line: a line of the stream, valid when has_line). Never
@@ -151,6 +168,7 @@ struct xdp_client_counts {
 	uint64_t refused;		/* requests refused (every status but 0) */
 	uint64_t unavailable;		/* Message Unavailable ranges */
 	uint64_t connects, disconnects, heartbeats;
+	uint64_t refreshes, refresh_packets, refresh_restarts;	/* refreshes applied whole */
 	bool up;
 };
 void xdp_client_counts(const struct xdp_client *x, struct xdp_client_counts *c);

@@ -14,6 +14,15 @@
  * gets a heartbeat (DeliveryFlag 1, no message) every --heartbeat-interval
  * and is dropped when no Heartbeat Response comes within 5 s of one.
  *
+ * Refresh (--snapshot-at SEQ): a Refresh Request gets its Request
+ * Response, then the channel's book as of SEQ of the session's epoch on
+ * the refresh channel (--refresh-to): for each symbol, packets that begin
+ * with a Refresh Header (the first with LastSeqNum SEQ), then its Symbol
+ * Index Mapping, its last Security Status and an Add Order Refresh per
+ * live order in queue order. DeliveryFlag 18 starts the refresh, 20 ends
+ * it, 19 between, 17 when it is one packet; packets are numbered from 1
+ * in SeqNum so a client sees one go missing.
+ *
  * Sequence epochs: a channel starts over at 1 after a Sequence Number
  * Reset (a failover). A live server serves the current epoch; a replay
  * holds them all and cannot see which one a client is in, so it follows
@@ -34,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/put_bytes.h"
 #include "common/recovery_xdp.h"
 
 #define MAX_EPOCHS 16
@@ -71,6 +81,11 @@ static uint16_t le16(const uint8_t *p)
 static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
 static int epoch_grow(struct epoch *e, uint32_t seq)
@@ -198,7 +213,7 @@ struct counters {
 	uint64_t sessions, requests, accepted, packets, messages, unavailable_ranges;
 	uint64_t refused_source, refused_range, refused_quota, refused_channel, refused_product;
 	uint64_t refused_type, heartbeats, heartbeat_responses, heartbeat_timeouts, hangups;
-	uint64_t epoch_moves;
+	uint64_t epoch_moves, refreshes, refresh_packets, refresh_orders;
 };
 
 struct session {
@@ -288,6 +303,327 @@ static void replay(struct server *s, int epoch, uint32_t begin, uint32_t end)
 	}
 }
 
+/* ---- the book as of a sequence, for a refresh -------------------------------- */
+
+#define REFRESH_KEYS 65536	/* SymbolIndex values a refresh restates */
+
+struct rorder {
+	uint64_t id, stamp;	/* stamp: its place in its queue (a new one loses it) */
+	uint32_t key, volume;
+	int32_t price;
+	uint8_t side;
+	uint8_t firm[5];
+	bool live;
+};
+
+struct rbook {
+	struct rorder *o;
+	size_t n, cap;
+	uint32_t *slot;		/* open addressing: order id -> index + 1 */
+	size_t slots;
+	uint64_t stamp;
+	const uint8_t *mapping[REFRESH_KEYS];
+	const uint8_t *status[REFRESH_KEYS];
+};
+
+static uint64_t id_hash(uint64_t id)
+{
+	return id * 0x9e3779b97f4a7c15ull;
+}
+
+/* The order of id (live or not), or NULL. */
+static struct rorder *rfind(struct rbook *b, uint64_t id)
+{
+	for (size_t i = id_hash(id) & (b->slots - 1); b->slot[i]; i = (i + 1) & (b->slots - 1))
+		if (b->o[b->slot[i] - 1].id == id)
+			return &b->o[b->slot[i] - 1];
+	return NULL;
+}
+
+static int rgrow(struct rbook *b)
+{
+	size_t slots = b->slots ? b->slots * 2 : 1u << 16;
+	uint32_t *slot = calloc(slots, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (size_t k = 0; k < b->n; k++) {
+		size_t i = id_hash(b->o[k].id) & (slots - 1);
+
+		while (slot[i])
+			i = (i + 1) & (slots - 1);
+		slot[i] = (uint32_t)(k + 1);
+	}
+	free(b->slot);
+	b->slot = slot;
+	b->slots = slots;
+	return 0;
+}
+
+static struct rorder *radd(struct rbook *b, uint64_t id, uint32_t key)
+{
+	struct rorder *o = rfind(b, id);
+	size_t i;
+
+	if (!o) {
+		if ((b->n + 1) * 2 > b->slots && rgrow(b))
+			return NULL;
+		if (b->n == b->cap) {
+			size_t cap = b->cap ? b->cap * 2 : 4096;
+			struct rorder *m = realloc(b->o, cap * sizeof(*m));
+
+			if (!m)
+				return NULL;
+			b->o = m;
+			b->cap = cap;
+		}
+		o = &b->o[b->n++];
+		for (i = id_hash(id) & (b->slots - 1); b->slot[i]; i = (i + 1) & (b->slots - 1))
+			;
+		b->slot[i] = (uint32_t)b->n;
+	}
+	memset(o, 0, sizeof(*o));
+	o->id = id;
+	o->key = key;
+	o->live = true;
+	o->stamp = ++b->stamp;
+	return o;
+}
+
+static void rclear_key(struct rbook *b, uint32_t key)
+{
+	for (size_t k = 0; k < b->n; k++)
+		if (b->o[k].key == key)
+			b->o[k].live = false;
+}
+
+/* One stored message into the book (the decoder's book rules, lib/feed/xdp.c). */
+static int rapply(struct rbook *b, const uint8_t *m, uint16_t len)
+{
+	uint16_t type = le16(m + 2);
+	uint32_t key;
+	struct rorder *o;
+
+	if (len < 16)
+		return 0;
+	switch (type) {
+	case 3:		/* Symbol Index Mapping */
+		key = le32(m + 4);
+		if (key < REFRESH_KEYS && len >= 44)
+			b->mapping[key] = m;
+		return 0;
+	case 32:	/* Symbol Clear */
+		key = le32(m + 12);
+		rclear_key(b, key);
+		if (key < REFRESH_KEYS)
+			b->status[key] = NULL;
+		return 0;
+	case 34:	/* Security Status; 'X' ends the symbol's orders without deletes */
+		key = le32(m + 12);
+		if (key < REFRESH_KEYS && len >= 46)
+			b->status[key] = m;
+		if (len >= 46 && m[20] == 'X')
+			rclear_key(b, key);
+		return 0;
+	case 100:	/* Add Order */
+		if (len < 39 || !(o = radd(b, le64(m + 16), le32(m + 8))))
+			return len < 39 ? 0 : -1;
+		o->price = (int32_t)le32(m + 24);
+		o->volume = le32(m + 28);
+		o->side = m[32];
+		memcpy(o->firm, m + 33, 5);
+		return 0;
+	case 106:	/* Add Order Refresh */
+		if (len < 43 || !(o = radd(b, le64(m + 20), le32(m + 12))))
+			return len < 43 ? 0 : -1;
+		o->price = (int32_t)le32(m + 28);
+		o->volume = le32(m + 32);
+		o->side = m[36];
+		memcpy(o->firm, m + 37, 5);
+		return 0;
+	case 101:	/* Modify: a new price loses the place in the queue */
+		if (len < 35 || !(o = rfind(b, le64(m + 16))) || !o->live)
+			return 0;
+		if ((int32_t)le32(m + 24) != o->price)
+			o->stamp = ++b->stamp;
+		o->price = (int32_t)le32(m + 24);
+		o->volume = le32(m + 28);
+		o->live = o->volume != 0;
+		return 0;
+	case 102:	/* Delete */
+		if ((o = rfind(b, le64(m + 16))))
+			o->live = false;
+		return 0;
+	case 103:	/* Execution: the remainder keeps its price and place */
+		if (len < 42 || !(o = rfind(b, le64(m + 16))) || !o->live)
+			return 0;
+		o->volume = le32(m + 32) >= o->volume ? 0 : o->volume - le32(m + 32);
+		o->live = o->volume != 0;
+		return 0;
+	case 104: {	/* Replace: the new id, a new place */
+		struct rorder old;
+
+		if (len < 42 || !(o = rfind(b, le64(m + 16))) || !o->live)
+			return 0;
+		old = *o;
+		o->live = false;
+		if (!(o = radd(b, le64(m + 24), old.key)))
+			return -1;
+		o->price = (int32_t)le32(m + 32);
+		o->volume = le32(m + 36);
+		o->side = old.side;
+		memcpy(o->firm, old.firm, 5);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+static int by_key_then_stamp(const void *a, const void *b)
+{
+	const struct rorder *x = *(const struct rorder *const *)a, *y = *(const struct rorder *const *)b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->stamp < y->stamp ? -1 : x->stamp > y->stamp;
+}
+
+struct rsender {
+	struct server *s;
+	uint8_t pkt[MAX_PACKET];
+	uint32_t len;
+	uint8_t count;
+	bool pending, first_sent;
+	uint32_t packet_seq;
+	uint64_t now;
+};
+
+/* The packet built so far goes out; `last`: it ends the refresh. */
+static void rflush(struct rsender *r, bool last)
+{
+	uint8_t flag;
+
+	if (!r->pending)
+		return;
+	flag = !r->first_sent ? (last ? 17 : 18) : (last ? 20 : 19);
+	xdp_put_header(r->pkt, (uint16_t)r->len, flag, r->count, ++r->packet_seq, r->now);
+	if (sendto(r->s->ufd, r->pkt, r->len, 0, (const struct sockaddr *)&r->s->o->refresh_to,
+		   sizeof(r->s->o->refresh_to)) == (ssize_t)r->len)
+		r->s->c.refresh_packets++;
+	r->first_sent = true;
+	r->pending = false;
+}
+
+static uint8_t *rmsg(struct rsender *r, uint16_t len)
+{
+	uint8_t *m = r->pkt + r->len;
+
+	r->len += len;
+	r->count++;
+	return m;
+}
+
+/*
+ * A symbol's refresh: its packets, each led by a Refresh Header. The packet
+ * of the previous symbol is held back until this one starts, so the last
+ * packet of all can carry the end flag.
+ */
+static void refresh_symbol(struct rsender *r, const struct rbook *b, uint32_t key,
+			   struct rorder **o, size_t n, uint32_t last_seq)
+{
+	uint32_t room = r->s->o->max_payload, head = 16 + 44 + (b->status[key] ? 46 : 0);
+	uint32_t per_first = head + 16 <= room ? (room - head - 16) / 43 : 0;
+	uint32_t per_next = (room - 16 - 8) / 43;
+	uint16_t total = 1, pkt = 1;
+	size_t k = 0;
+	uint8_t *m;
+
+	if (n > per_first)
+		total = (uint16_t)(1 + (n - per_first + per_next - 1) / per_next);
+	for (;;) {
+		bool first = pkt == 1;
+
+		rflush(r, false);
+		r->len = 16;
+		r->count = 0;
+		r->pending = true;
+		m = rmsg(r, first ? 16 : 8);
+		memset(m, 0, first ? 16 : 8);
+		put_le16(m, first ? 16 : 8);
+		put_le16(m + 2, 35);
+		put_le16(m + 4, pkt);
+		put_le16(m + 6, total);
+		if (first) {
+			put_le32(m + 8, last_seq);
+			memcpy(rmsg(r, 44), b->mapping[key], 44);
+			if (b->status[key])
+				memcpy(rmsg(r, 46), b->status[key], 46);
+		}
+		for (uint32_t i = 0; k < n && i < (first ? per_first : per_next); i++, k++) {
+			m = rmsg(r, 43);
+			memset(m, 0, 43);
+			put_le16(m, 43);
+			put_le16(m + 2, 106);
+			put_le32(m + 12, o[k]->key);
+			put_le64(m + 20, o[k]->id);
+			put_le32(m + 28, (uint32_t)o[k]->price);
+			put_le32(m + 32, o[k]->volume);
+			m[36] = o[k]->side;
+			memcpy(m + 37, o[k]->firm, 5);
+			r->s->c.refresh_orders++;
+		}
+		if (k >= n)
+			return;
+		pkt++;
+	}
+}
+
+/* The channel's book as of --snapshot-at in the session's epoch, on the refresh channel. */
+static int refresh(struct server *s, int epoch, uint32_t symbol_index)
+{
+	const struct epoch *e = &st.ep[epoch];
+	uint64_t upto = s->o->snapshot_at < e->end ? s->o->snapshot_at : e->end - 1;
+	struct rbook *b = calloc(1, sizeof(*b));
+	struct rorder **live = NULL;
+	struct rsender r = { .s = s, .now = wall_ns() };
+	size_t n = 0, k = 0;
+	int rc = -1;
+
+	if (!b || rgrow(b))
+		goto out;
+	for (uint64_t q = 1; q <= upto; q++)
+		if (e->off[q - 1] != NOT_HERE && rapply(b, st.bytes + e->off[q - 1], e->len[q - 1]))
+			goto out;
+	live = malloc((b->n + 1) * sizeof(*live));
+	if (!live)
+		goto out;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->o[i].live && b->o[i].key < REFRESH_KEYS && b->mapping[b->o[i].key])
+			live[n++] = &b->o[i];
+	qsort(live, n, sizeof(*live), by_key_then_stamp);
+	for (uint32_t key = 0; key < REFRESH_KEYS; key++) {
+		size_t from = k;
+
+		while (k < n && live[k]->key == key)
+			k++;
+		if (!b->mapping[key] || (symbol_index && key != symbol_index))
+			continue;
+		refresh_symbol(&r, b, key, live + from, k - from, (uint32_t)upto);
+	}
+	rflush(&r, true);
+	s->c.refreshes++;
+	rc = 0;
+out:
+	free(live);
+	if (b) {
+		free(b->o);
+		free(b->slot);
+	}
+	free(b);
+	return rc;
+}
+
 static void log_refusal(const struct server *s, const struct xdp_request *r, uint8_t status)
 {
 	if (s->o->verbose)
@@ -313,15 +649,18 @@ static uint8_t judge(struct server *s, const struct xdp_request *r)
 		s->c.refused_channel++;
 		return XDP_ST_BAD_CHANNEL;
 	}
-	if (r->type != XDP_MSG_RETRANS_REQUEST) {
-		s->c.refused_type++;	/* refresh: not served (README) */
-		return XDP_ST_BAD_TYPE;
+	if (r->type == XDP_MSG_REFRESH_REQUEST) {
+		if (!o->snapshot_at) {
+			s->c.refused_type++;	/* no refresh served: --snapshot-at */
+			return XDP_ST_BAD_TYPE;
+		}
+		return XDP_ST_ACCEPTED;
 	}
 	if (!r->begin || r->end < r->begin || r->end - r->begin >= XDP_MAX_RETRANS) {
 		s->c.refused_range++;
 		return XDP_ST_RANGE_TOO_LARGE;
 	}
-	if (o->quota && s->c.accepted >= o->quota) {
+	if (o->quota && s->c.accepted - s->c.refreshes >= o->quota) {
 		s->c.refused_quota++;
 		return XDP_ST_DAILY_LIMIT;
 	}
@@ -373,6 +712,8 @@ static int request(struct server *s, struct session *cl, uint32_t pkt_seq, const
 		return 0;
 	}
 	s->c.accepted++;
+	if (r.type == XDP_MSG_REFRESH_REQUEST)
+		return refresh(s, cl->epoch, r.symbol_index) ? -1 : 0;
 	if (r.begin < cl->last_begin && cl->epoch + 1 < st.n) {
 		cl->epoch++;
 		s->c.epoch_moves++;
@@ -517,11 +858,13 @@ int xdp_serve(int lfd, const char *listen_text, const struct xdp_serve_opts *o,
 		"unavailable); refused: %" PRIu64 " source id, %" PRIu64 " range, %" PRIu64
 		" daily limit, %" PRIu64 " channel, %" PRIu64 " product, %" PRIu64 " type; %" PRIu64
 		" heartbeats, %" PRIu64 " answered, %" PRIu64 " sessions dropped unanswered; %" PRIu64
-		" sessions dropped (--hangup-after); %" PRIu64 " epoch changes\n", c->sessions,
+		" sessions dropped (--hangup-after); %" PRIu64 " epoch changes; %" PRIu64
+		" refreshes (%" PRIu64 " packets, %" PRIu64 " orders)\n", c->sessions,
 		c->requests, c->accepted, c->packets, c->messages, c->unavailable_ranges,
 		c->refused_source, c->refused_range, c->refused_quota, c->refused_channel,
 		c->refused_product, c->refused_type, c->heartbeats, c->heartbeat_responses,
-		c->heartbeat_timeouts, c->hangups, c->epoch_moves);
+		c->heartbeat_timeouts, c->hangups, c->epoch_moves, c->refreshes, c->refresh_packets,
+		c->refresh_orders);
 	free(s);
 	return 0;
 }

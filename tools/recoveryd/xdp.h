@@ -22,6 +22,8 @@ struct xdp_serve_opts {
 	uint64_t hangup_after;		/* requests answered before the server drops sessions */
 	uint64_t heartbeat_ms;		/* server heartbeats on each session */
 	uint32_t max_payload;
+	uint64_t snapshot_at;		/* refresh: the book as of this sequence (0: no refresh) */
+	struct sockaddr_in refresh_to;	/* the refresh channel */
 	bool verbose;
 };
 
