@@ -84,8 +84,35 @@ books() {
 }
 
 checksum() { grep '^books: checksum' "$T/$1.out"; }
+venue_checksum() { checksum "$1" | sed 's/, super-book.*//'; }
 
-# report FEED RATE RUN STREAM-PREFIX COMPARE(yes|sip)
+# cut_second_half SRC DST: the second half of a capture's records, as a
+# process started at noon sees the day. Prints the first sequence of each
+# destination port in it that looks like an XDP packet (PORT:SEQ ...).
+cut_second_half() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+src = open(sys.argv[1], "rb").read()
+recs, off = [], 24
+while off + 16 <= len(src):
+    n = struct.unpack_from("<I", src, off + 8)[0]
+    recs.append((off, 16 + n))
+    off += 16 + n
+first = {}
+with open(sys.argv[2], "wb") as out:
+    out.write(src[:24])
+    for o, n in recs[len(recs) // 2:]:
+        out.write(src[o:o + n])
+        frame = src[o + 16:o + n]
+        if len(frame) >= 58:
+            port, p = struct.unpack(">H", frame[36:38])[0], frame[42:]
+            if p[3] and port not in first:
+                first[port] = struct.unpack_from("<I", p, 4)[0]
+print(" ".join("%d:%d" % kv for kv in first.items()))
+PY
+}
+
+# report FEED RATE RUN STREAM-PREFIX COMPARE(yes|venue|sip)
 report() {
 	local feed=$1 rate=$2 run=$3 prefix=$4 compare=$5 line gaps filled unrec verdict what
 	line=$(grep "^recovery $prefix (" "$T/$run.out" | tail -1)
@@ -97,6 +124,12 @@ report() {
 	unrec=$(sed -n 's/.*, unrecoverable \([0-9]*\),.*/\1/p' <<< "$line")
 	if [ "$compare" = sip ]; then
 		verdict="not-compared (the SIP view has no book checksum yet)"
+	elif [ "$compare" = venue ]; then
+		if [ "$(venue_checksum "$run")" = "$(venue_checksum "$run-whole")" ]; then
+			verdict="identical (venue books)"
+		else
+			verdict=DIFFERENT; failed=1
+		fi
 	elif [ "$(checksum "$run")" = "$(checksum "$run-whole")" ]; then
 		verdict=identical
 	else
@@ -129,19 +162,7 @@ done
 # Late join: wirebookd starts at the middle of the day (the capture's first
 # half cut off, as a process started at noon sees it): the stream's first
 # packet is far past sequence 1, and the re-request fetches the morning.
-python3 - "$T/itch-whole.pcap" "$T/itch-late.pcap" <<'PY'
-import struct, sys
-src = open(sys.argv[1], "rb").read()
-recs, off = [], 24
-while off + 16 <= len(src):
-    n = struct.unpack_from("<I", src, off + 8)[0]
-    recs.append((off, 16 + n))
-    off += 16 + n
-with open(sys.argv[2], "wb") as out:
-    out.write(src[:24])
-    for o, n in recs[len(recs) // 2:]:
-        out.write(src[o:o + n])
-PY
+cut_second_half "$T/itch-whole.pcap" "$T/itch-late.pcap" > /dev/null
 books itch-late "$T/itch-late.pcap" "$T/itch.conf" || exit 1
 cp "$T/itch-whole.out" "$T/itch-late-whole.out"
 report itch late-join-at-half itch-late nasdaq yes
@@ -198,6 +219,39 @@ for rate in $RATES; do
 	report xdp "$rate" "xdp-$rate" nyse yes
 	sed -n 's/^recovery \(nyse\/[0-9]*\) .*\(fill time .*\)$/    \1 \2/p' "$T/xdp-$rate.out"
 done
+stop_servers
+
+# Late join at mid-day by Refresh: wirebookd starts on the second half of the
+# day; each channel's server refreshes its book as of the sequence before
+# the channel's first packet there (where a live server would be when asked).
+# The venue books must equal the whole day's; the trades of the morning (last
+# trade, volume) are in no refresh, so the super-book is not compared.
+: > "$T/xdp-late.conf"
+xdp_first=$(cut_second_half "$T/xdp-whole.pcap" "$T/xdp-late.pcap")
+for ch in $xdp_channels; do
+	ch_port=$(awk -v ch="channel=$ch" '$2 == "xdp" && $3 == "nyse" && $4 == "A" && $5 == ch { split($1, a, ":"); print a[2] }' "$FEEDS")
+	first=$(tr ' ' '\n' <<< "$xdp_first" | sed -n "s/^$ch_port://p")
+	retrans_port=$(free_udp_port)
+	refresh_port=$(free_udp_port)
+	start_server nyse "$ch" "$T/xdp-whole.pcap" --service xdp --reply-to "127.0.0.1:$retrans_port" \
+		--source-id WIREBOOK --snapshot-at "$((first - 1))" --refresh-to "127.0.0.1:$refresh_port" || exit 1
+	echo "nyse xdp 127.0.0.1:$port channel=$ch retrans=127.0.0.1:$retrans_port refresh=127.0.0.1:$refresh_port user=WIREBOOK" >> "$T/xdp-late.conf"
+done
+books xdp-late "$T/xdp-late.pcap" "$T/xdp-late.conf" || exit 1
+cp "$T/xdp-whole.out" "$T/xdp-late-whole.out"
+grep "^recovery nyse/" "$T/xdp-late.out" | awk '
+	{ for (i = 1; i <= NF; i++) {
+		if ($i == "gaps") g += $(i + 1); if ($i == "filled") f += $(i + 1)
+		if ($i == "unrecoverable") u += $(i + 1); if ($i == "requests") r += $(i + 1)
+		if ($i == "retries") t += $(i + 1); if ($i == "refreshes") s += $(i + 1) } }
+	END { printf "recovery nyse (xdp, all channels): in sequence; gaps %d, filled %d, unrecoverable %d, messages; requests %d, retries %d; fill time see the channels (%d refreshes)\n", g, f, u, r, t, s }' \
+	>> "$T/xdp-late.out"
+report xdp late-join-at-half xdp-late nyse venue
+sed -n 's/^recovery \(nyse\/[0-9]*\) .*\(refreshes .*\)$/    \1 \2/p' "$T/xdp-late.out"
+if ! grep -q '^recovery nyse .*(3 refreshes)' "$T/xdp-late.out"; then
+	echo "recovery xdp late-join-at-half: not every channel joined by its refresh"
+	failed=1
+fi
 BOOKS_EXTRA=()
 stop_servers
 
