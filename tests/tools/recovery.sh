@@ -6,8 +6,9 @@
 # the day goes on) and none at all; the Cboe Gap Request Proxy answering,
 # refusing the login, out of quota, and hanging up (reconnects, the stream
 # stale, the other venue unaffected); the NYSE XDP Request Server answering,
-# refusing a SourceID, out of its daily limit, hanging up, and keeping an
-# idle session with heartbeats.
+# refusing a SourceID, out of its daily limit, hanging up, keeping an
+# idle session with heartbeats, and a late join by Refresh, served and
+# refused.
 set -u
 B=${B:-build}
 GEN=$B/wb-gen
@@ -251,12 +252,18 @@ expect_exit "wb-recoveryd xdp without --channel" 2 "give --channel" \
 	$SRV --service xdp --pcap x --venue nyse --listen 127.0.0.1:0 --reply-to 127.0.0.1:9 --feeds $FEEDS
 expect_exit "wb-recoveryd xdp for an ITCH venue" 2 "which --service xdp cannot serve (its service: mold)" \
 	$SRV --service xdp --pcap x --venue nasdaq --listen 127.0.0.1:0 --reply-to 127.0.0.1:9 --feeds $FEEDS
+expect_exit "wb-recoveryd --snapshot-at without --refresh-to" 2 "go together" \
+	$SRV --service xdp --snapshot-at 5 --pcap x --venue nyse --channel 1 --listen 127.0.0.1:0 --reply-to 127.0.0.1:9
+expect_exit "wb-recoveryd --refresh-to for grp" 2 "go together" \
+	$SRV --service grp --snapshot-at 5 --refresh-to 127.0.0.1:9 --pcap x --venue bzx --listen 127.0.0.1:0 --reply-to 127.0.0.1:9
 expect_exit "wb-recoveryd xdp source id too long" 2 "--source-id: at most 10" \
 	$SRV --service xdp --source-id ELEVENCHARS --pcap x --venue nyse --channel 1 --listen 127.0.0.1:0
 for c in "nyse xdp 127.0.0.1:1 channel=1 user=WB|needs retrans=ADDR:PORT" \
 	 "nyse xdp 127.0.0.1:1 channel=1 retrans=127.0.0.1:2|and user=SOURCEID" \
 	 "nyse xdp 127.0.0.1:1 channel=1 retrans=127.0.0.1:2 user=ELEVENCHARS|1 to 10 characters" \
 	 "nyse xdp 127.0.0.1:1 channel=1 retrans=nowhere user=WB|retrans= wants ADDR:PORT" \
+	 "nyse xdp 127.0.0.1:1 channel=1 retrans=127.0.0.1:2 refresh=127.0.0.1 user=WB|refresh= wants ADDR:PORT" \
+	 "nyse mold 127.0.0.1:1 channel=1 refresh=127.0.0.1:2|unknown key" \
 	 "nyse xdp 127.0.0.1:1 retrans=127.0.0.1:2 user=WB|give channel=N" \
 	 "nasdaq xdp 127.0.0.1:1 retrans=127.0.0.1:2 user=WB|which a xdp service cannot serve"; do
 	printf '%s\n' "${c%|*}" > "$T/recovery.conf"
@@ -353,6 +360,42 @@ if grep -q "$xdp1.*STALE, recovering for.*session down, connects \([3-9]\|[1-9][
 else bad "xdp hangup: no stale stream with reconnects: $(grep '^recovery nyse' "$T/xdp-hangup.out")"; fi
 if grep -q '^recovery nasdaq .*: in sequence; gaps [1-9][0-9]*,.* unrecoverable 0,' "$T/xdp-hangup.out"; then ok
 else bad "xdp hangup: the Nasdaq stream was held up: $(grep '^recovery nasdaq' "$T/xdp-hangup.out")"; fi
+
+# ---- XDP late join by Refresh: channel 1 joined at mid-day (the second half of
+# the capture), its book as of the sequence before its first packet there
+python3 - "$T/nyse.pcap" "$T/nyse-late.pcap" <<'PY' > "$T/nyse-late.first"
+import struct, sys
+src = open(sys.argv[1], "rb").read()
+recs, off = [], 24
+while off + 16 <= len(src):
+    n = struct.unpack_from("<I", src, off + 8)[0]
+    recs.append((off, 16 + n))
+    off += 16 + n
+first = None
+with open(sys.argv[2], "wb") as out:
+    out.write(src[:24])
+    for o, n in recs[len(recs) // 2:]:
+        out.write(src[o:o + n])
+        frame = src[o + 16:o + n]
+        if first is None and len(frame) >= 58 and struct.unpack(">H", frame[36:38])[0] == 11064 and frame[45]:
+            first = struct.unpack_from("<I", frame, 46)[0]
+print(first)
+PY
+late_first=$(cat "$T/nyse-late.first")
+rp=$(free_udp_port); fp=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$rp" --snapshot-at "$((late_first - 1))" --refresh-to "127.0.0.1:$fp" || exit 1
+echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$rp refresh=127.0.0.1:$fp user=WIREBOOK" > "$T/xdp-late.conf"
+run xdp-late "$T/nyse-late.pcap" "$T/xdp-late.conf"
+if grep -q "$xdp1.*: in sequence; gaps 1, filled 1, unrecoverable 0,.*; requests 0,.*; refreshes 1 ([1-9][0-9]* packets, 0 begun again)" "$T/xdp-late.out"; then ok
+else bad "xdp late join: $(grep '^recovery nyse' "$T/xdp-late.out")"; fi
+# a server that serves no refresh (no --snapshot-at): status 9, the late join's range lost, the day goes on
+rp=$(free_udp_port); fp=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$rp" || exit 1
+echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$rp refresh=127.0.0.1:$fp user=WIREBOOK" > "$T/xdp-norefresh.conf"
+run xdp-norefresh "$T/nyse-late.pcap" "$T/xdp-norefresh.conf"
+if grep -q "$xdp1.*: in sequence; gaps [1-9][0-9]*, filled [0-9]*, unrecoverable [1-9][0-9]*,.*; refused 1 (status 9: 1).*; refreshes 0" "$T/xdp-norefresh.out"; then ok
+else bad "xdp refresh refused: $(grep '^recovery nyse' "$T/xdp-norefresh.out")"; fi
+if grep -q '^books: checksum' "$T/xdp-norefresh.out"; then ok; else bad "xdp refresh refused: the day did not go on"; fi
 
 echo "recovery-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]
