@@ -51,6 +51,11 @@
  * Add Order Refresh adds. Symbol Clear and Security Status 'X' clear that
  * symbol's books.
  *
+ * Refresh (spec 5; feed_snapshot_packet): packets led by a Refresh Header
+ * restate one symbol as of its LastSeqNum; the channel's buffered real-time
+ * messages of that symbol at or below it are skipped when the snapshot
+ * ends (docs/specs/nyse-xdp-recovery-notes.md).
+ *
  * Versions (spec 6): XDP 2.1 (the 2017 captures) and Pillar 2.5 differ only
  * in bytes this decoder never reads (parity splits, DBExecID/trade
  * conditions, the Side of Modify and Replace) and in the Imbalance length.
