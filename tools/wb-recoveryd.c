@@ -744,15 +744,43 @@ static int grp_serve(int lfd, const struct grp_opts *o)
 	return 0;
 }
 
+/*
+ * A TCP session server's socket on ADDR:PORT (addr: where it listens, the
+ * port chosen when 0), and SIGINT/SIGTERM to stop it; -1 said on stderr.
+ */
+static int tcp_listen(const char *listen_at, uint32_t ip, uint16_t port, struct sockaddr_in *addr)
+{
+	socklen_t alen = sizeof(*addr);
+	struct sigaction sa;
+	int one = 1, lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(addr, 0, sizeof(*addr));
+	addr->sin_family = AF_INET;
+	addr->sin_addr.s_addr = htonl(ip);
+	addr->sin_port = htons(port);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(lfd, (struct sockaddr *)addr, sizeof(*addr)) < 0 || listen(lfd, 8) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)addr, &alen) < 0) {
+		fprintf(stderr, "wb-recoveryd: --listen %s: %s\n", listen_at, strerror(errno));
+		if (lfd >= 0)
+			close(lfd);
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return lfd;
+}
+
 static int grp_main(const char *pcap, int venue, const char *listen_at, uint32_t ip,
 		    uint16_t port, const char *user, const char *password, uint32_t rip,
 		    uint16_t rport, struct grp_opts *o, uint32_t payload, bool verbose)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(addr);
-	struct sigaction sa;
+	struct sockaddr_in addr;
 	uint64_t messages = 0, holes = 0;
-	int units = 0, one = 1, lfd, rc;
+	int units = 0, lfd, rc;
 
 	for (int u = 0; u < PITCH_UNITS; u++) {
 		struct store *s = &g_units[u];
@@ -776,20 +804,9 @@ static int grp_main(const char *pcap, int venue, const char *listen_at, uint32_t
 	o->reply_to.sin_port = htons(rport);
 	o->max_payload = payload;
 	o->verbose = verbose;
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	addr.sin_addr.s_addr = htonl(ip);
-	addr.sin_port = htons(port);
-	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(lfd, 8) < 0 ||
-	    getsockname(lfd, (struct sockaddr *)&addr, &alen) < 0) {
-		fprintf(stderr, "wb-recoveryd: --listen %s: %s\n", listen_at, strerror(errno));
+	lfd = tcp_listen(listen_at, ip, port, &addr);
+	if (lfd < 0)
 		return 1;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "wb-recoveryd: serving %s GRP, %d units, %" PRIu64 " messages (%" PRIu64
 		" missing from the capture), gap responses to %s, on %s:%u\n",
 		feed_venue_name(venue), units, messages, holes, inet_ntoa(o->reply_to.sin_addr),
@@ -808,11 +825,9 @@ static int grp_main(const char *pcap, int venue, const char *listen_at, uint32_t
 static int xdp_main(const char *pcap, const char *listen_at, uint32_t ip, uint16_t port,
 		    struct xdp_serve_opts *o)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(addr);
-	struct sigaction sa;
+	struct sockaddr_in addr;
 	uint64_t messages, holes;
-	int epochs, one = 1, lfd, rc;
+	int epochs, lfd, rc;
 
 	xdp_store_summary(&messages, &epochs, &holes);
 	if (!messages) {
@@ -820,20 +835,9 @@ static int xdp_main(const char *pcap, const char *listen_at, uint32_t ip, uint16
 			"groups\n", pcap, feed_venue_name(o->venue), o->channel);
 		return 1;
 	}
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	addr.sin_addr.s_addr = htonl(ip);
-	addr.sin_port = htons(port);
-	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(lfd, 8) < 0 ||
-	    getsockname(lfd, (struct sockaddr *)&addr, &alen) < 0) {
-		fprintf(stderr, "wb-recoveryd: --listen %s: %s\n", listen_at, strerror(errno));
+	lfd = tcp_listen(listen_at, ip, port, &addr);
+	if (lfd < 0)
 		return 1;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "wb-recoveryd: serving %s XDP channel %u (product %u), %" PRIu64
 		" messages in %d sequence epochs (%" PRIu64 " missing from the capture), "
 		"retransmissions to %s, on %s:%u\n", feed_venue_name(o->venue), o->channel,
@@ -1028,7 +1032,8 @@ int main(int argc, char **argv)
 			"--reply-to is for --service grp or xdp");
 		return 2;
 	}
-	if (!!xo.snapshot_at != !!xo.refresh_to.sin_port || ((xo.snapshot_at || xo.refresh_to.sin_port) && !xdp)) {
+	if (!!xo.snapshot_at != !!xo.refresh_to.sin_port ||
+	    ((xo.snapshot_at || xo.refresh_to.sin_port) && !xdp)) {
 		fprintf(stderr, "wb-recoveryd: --snapshot-at and --refresh-to go together, with "
 			"--service xdp\n");
 		return 2;

@@ -831,7 +831,8 @@ decode_message(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq
 
 /* ---- framing ------------------------------------------------------------------- */
 
-static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+/* The packet header: every field the sequencing layer reads but the sequence and kind. */
+static int frame_header(const uint8_t *p, uint32_t len, struct feed_frame *f)
 {
 	uint32_t pkt_size;
 
@@ -842,7 +843,7 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
 	if (pkt_size > len)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	/* Every field the sequencing layer reads (no session: it is unused). */
+	/* No session: it is unused. */
 	f->length = pkt_size;
 	f->offset = XDP_HEADER_LEN;
 	f->count = p[3];
@@ -850,6 +851,16 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	f->has_session = false;
 	f->reset_token = 0;
 	f->seq = 0;
+	f->kind = FEED_FRAME_DATA;
+	return 0;
+}
+
+static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	int err = frame_header(p, len, f);
+
+	if (err)
+		return err;
 	if (!f->count) {
 		/* DeliveryFlag 1: what its SeqNum means is not specified (notes). */
 		f->kind = FEED_FRAME_HEARTBEAT;
@@ -858,10 +869,9 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	f->seq = feed_le32(p + 4);
 	if (f->seq == 0)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
-	f->kind = FEED_FRAME_DATA;
 	/* A Sequence Number Reset comes alone in its packet (spec 3): the
 	 * channel restarts at SeqNum. Its SourceTime tells it from another. */
-	if (pkt_size >= XDP_HEADER_LEN + 14 && feed_le16(p + 18) == XDP_SEQUENCE_RESET &&
+	if (f->length >= XDP_HEADER_LEN + 14 && feed_le16(p + 18) == XDP_SEQUENCE_RESET &&
 	    feed_le16(p + 16) >= 14) {
 		f->kind = FEED_FRAME_RESET;
 		f->reset_token = 1ull << 63 | (uint64_t)feed_le32(p + 20) << 32 | feed_le32(p + 24);
@@ -876,25 +886,12 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
  */
 static int xdp_snapshot_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 {
-	uint32_t pkt_size;
+	int err = frame_header(p, len, f);
 
-	if (len < XDP_HEADER_LEN)
-		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	pkt_size = feed_le16(p);
-	if (pkt_size < XDP_HEADER_LEN)
-		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
-	if (pkt_size > len)
-		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	if (!p[3])
+	if (err)
+		return err;
+	if (!f->count)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);	/* a heartbeat of the channel */
-	f->length = pkt_size;
-	f->offset = XDP_HEADER_LEN;
-	f->count = p[3];
-	f->unit = 0;
-	f->has_session = false;
-	f->reset_token = 0;
-	f->seq = 0;
-	f->kind = FEED_FRAME_DATA;
 	return 0;
 }
 
