@@ -233,7 +233,9 @@ state=
 for _ in $(seq 40); do
 	sleep 0.1
 	"$B/wb-book" --shm "wb-rec-cli-$$-hangup" --once > "$T/hangup.book" 2>&1 || continue
-	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/hangup.book") && break
+	# Nasdaq may be filling a gap of its own at the moment of a look: look again.
+	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/hangup.book") &&
+		[ "$state" = "RECOVERING: venues 0x4" ] && break
 done
 sleep 1.5	# several reconnects
 kill -INT $wbd; wait $wbd
@@ -349,7 +351,9 @@ state=
 for _ in $(seq 40); do
 	sleep 0.1
 	"$B/wb-book" --shm "wb-rec-cli-$$-xhangup" --once > "$T/xdp-hangup.book" 2>&1 || continue
-	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/xdp-hangup.book") && break
+	# Nasdaq may be filling a gap of its own at the moment of a look: look again.
+	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/xdp-hangup.book") &&
+		[ "$state" = "RECOVERING: venues 0x40" ] && break
 done
 sleep 1.5	# several reconnects
 kill -INT $wbd; wait $wbd
