@@ -392,6 +392,13 @@ echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$rp refresh=127.0.0.1
 run xdp-late "$T/nyse-late.pcap" "$T/xdp-late.conf"
 if grep -q "$xdp1.*: in sequence; gaps 1, filled 1, unrecoverable 0,.*; requests 0,.*; refreshes 1 ([1-9][0-9]* packets, 0 begun again)" "$T/xdp-late.out"; then ok
 else bad "xdp late join: $(grep '^recovery nyse' "$T/xdp-late.out")"; fi
+# the refresh 30 messages before the first packet the late client sees: the rest comes by retransmission
+rp=$(free_udp_port); fp=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$rp" --snapshot-at "$((late_first - 31))" --refresh-to "127.0.0.1:$fp" || exit 1
+echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$rp refresh=127.0.0.1:$fp user=WIREBOOK" > "$T/xdp-late-early.conf"
+run xdp-late-early "$T/nyse-late.pcap" "$T/xdp-late-early.conf"
+if grep -q "$xdp1.*: in sequence; gaps \([1-9]\), filled \1, unrecoverable 0, messages recovered [1-9][0-9]*,.*; requests [1-9][0-9]*,.*; refreshes 1 (" "$T/xdp-late-early.out"; then ok
+else bad "xdp late join, refresh before the first packet: $(grep '^recovery nyse' "$T/xdp-late-early.out")"; fi
 # a server that serves no refresh (no --snapshot-at): status 9, the late join's range lost, the day goes on
 rp=$(free_udp_port); fp=$(free_udp_port)
 serve_xdp "$T/nyse.pcap" "$rp" || exit 1
