@@ -153,22 +153,18 @@ struct xdp_status {
 	uint8_t halt;		/* WB_STATE_HALTED or PAUSED while halted, else 0 */
 };
 
-/*
- * A refresh (feed_snapshot_packet) restates each symbol as of its own
- * LastSeqNum (spec 5, Refresh): the channel's later messages of that
- * symbol at or below it are in the refresh already and are skipped.
- */
-struct xdp_refreshed {
-	uint32_t upto;		/* the symbol's LastSeqNum */
-	uint8_t group;		/* stream group id + 1 of the refresh; 0: none */
-};
-
 struct xdp_state {
 	struct xdp_clock clock[FEED_MAX_LINES];		/* by stream group id */
 	uint32_t refresh_until[FEED_MAX_LINES];		/* by group: the refresh's highest LastSeqNum */
 	struct xdp_status status[FEED_MAX_INSTRUMENTS];
 	struct xdp_key key[XDP_DIRECTORY_KEYS];
-	struct xdp_refreshed refreshed[XDP_DIRECTORY_KEYS];
+	/*
+	 * A refresh (feed_snapshot_packet) restates each symbol as of its own
+	 * LastSeqNum (spec 5, Refresh): the channel's later messages of that
+	 * symbol at or below it are in the refresh already and are skipped.
+	 */
+	uint32_t refreshed_upto[XDP_DIRECTORY_KEYS];	/* the symbol's LastSeqNum */
+	uint8_t refreshed_group[XDP_DIRECTORY_KEYS];	/* stream group id + 1; 0: none */
 };
 
 static size_t xdp_state_size(const struct feed_engine_config *cfg)
@@ -771,15 +767,14 @@ static bool refreshed_already(struct xdp_batch *b, uint32_t type, const uint8_t 
 			      uint64_t seq)
 {
 	uint32_t key;
-	const struct xdp_refreshed *r;
 
 	if (len < 16 || (type < XDP_TYPE_LIMIT && len < xdp_min_len[type]))
 		return false;	/* the decoder counts it */
 	key = message_key(type, m);
 	if (key >= XDP_DIRECTORY_KEYS)
 		return false;
-	r = &b->st->refreshed[key];
-	return r->group == b->pk->group->id + 1 && seq <= r->upto;
+	return b->st->refreshed_group[key] == b->pk->group->id + 1 &&
+	       seq <= b->st->refreshed_upto[key];
 }
 
 /* A message of a refresh packet: its symbol is restated as of the packet's LastSeqNum. */
@@ -792,8 +787,8 @@ static void note_refreshed(struct xdp_batch *b, uint32_t type, const uint8_t *m,
 	key = message_key(type, m);
 	if (key >= XDP_DIRECTORY_KEYS)
 		return;
-	b->st->refreshed[key].upto = b->refresh_last;
-	b->st->refreshed[key].group = (uint8_t)(gid + 1);
+	b->st->refreshed_upto[key] = b->refresh_last;
+	b->st->refreshed_group[key] = (uint8_t)(gid + 1);
 	if (b->refresh_last > b->st->refresh_until[gid])
 		b->st->refresh_until[gid] = b->refresh_last;
 }
@@ -979,8 +974,8 @@ static void xdp_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_str
 		/* What an earlier refresh of the channel covered means nothing now. */
 		st->refresh_until[gid] = 0;
 		for (uint32_t k = 0; k < XDP_DIRECTORY_KEYS; k++)
-			if (st->refreshed[k].group == gid + 1)
-				st->refreshed[k].group = 0;
+			if (st->refreshed_group[k] == gid + 1)
+				st->refreshed_group[k] = 0;
 	}
 	if (ev == FEED_STREAM_RESET)
 		feed_clear_stream(pk, unit, pk->group->stream[unit].next_seq, 0, 0);
