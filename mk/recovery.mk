@@ -18,3 +18,9 @@ recovery-short: $(RECOVERY_BINS)
 	B=$(O) scripts/recovery.sh --short
 
 CHECK_EXTRA += recovery-short
+
+# wb-recoveryd: its protocol servers beside it in tools/recoveryd/.
+RECOVERYD_SRC := tools/wb-recoveryd.c $(wildcard tools/recoveryd/*.c)
+
+$(O)/wb-recoveryd: $(RECOVERYD_SRC) $(wildcard tools/recoveryd/*.h) $(LIBS) $(HEADERS)
+	$(CC) $(CFLAGS_WB) $(OPT) $(RECOVERYD_SRC) -o $@ $(LIBS) $(LDLIBS_WB)

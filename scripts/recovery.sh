@@ -10,7 +10,8 @@
 #   recovery itch loss=1% gaps=204 filled=204 unrecoverable=0 books=identical
 #
 # then the fill times. ITCH and UQDF use the MoldUDP64 re-request, PITCH
-# the Cboe Gap Request Proxy. Feeds whose recovery is not built yet say so.
+# the Cboe Gap Request Proxy, XDP the NYSE Request Server (Retransmission
+# Requests). Feeds whose recovery is not built yet say so.
 # Fails when a recovered day's books differ, a gap stayed unrecovered, or
 # the loss made no gap at all (nothing was tested).
 #
@@ -29,6 +30,7 @@ else
 fi
 SYMBOLS=${SYMBOLS:-500}
 SEED=${SEED:-11}
+BOOKS_EXTRA=()		# more wirebookd options for a feed's runs
 T=$(mktemp -d /tmp/wb-recovery.XXXXXX)
 servers=()
 cleanup() {
@@ -76,13 +78,41 @@ books() {
 	local args=(--pcap "$pcap" --feeds "$FEEDS" --shm "wb-recovery-$$-$name" --force --no-pin
 		    --exit-at-eof)
 	[ -n "$conf" ] && args+=(--recovery "$conf")
+	args+=("${BOOKS_EXTRA[@]}")
 	nice "$B/wirebookd" "${args[@]}" > "$T/$name.out" 2> "$T/$name.err" ||
 		{ echo "recovery: wirebookd failed: $(tail -3 "$T/$name.err")" >&2; return 1; }
 }
 
 checksum() { grep '^books: checksum' "$T/$1.out"; }
+venue_checksum() { checksum "$1" | sed 's/, super-book.*//'; }
 
-# report FEED RATE RUN STREAM-PREFIX COMPARE(yes|sip)
+# cut_second_half SRC DST: the second half of a capture's records, as a
+# process started at noon sees the day. Prints the first sequence of each
+# destination port in it that looks like an XDP packet (PORT:SEQ ...).
+cut_second_half() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+src = open(sys.argv[1], "rb").read()
+recs, off = [], 24
+while off + 16 <= len(src):
+    n = struct.unpack_from("<I", src, off + 8)[0]
+    recs.append((off, 16 + n))
+    off += 16 + n
+first = {}
+with open(sys.argv[2], "wb") as out:
+    out.write(src[:24])
+    for o, n in recs[len(recs) // 2:]:
+        out.write(src[o:o + n])
+        frame = src[o + 16:o + n]
+        if len(frame) >= 58:
+            port, p = struct.unpack(">H", frame[36:38])[0], frame[42:]
+            if p[3] and port not in first:
+                first[port] = struct.unpack_from("<I", p, 4)[0]
+print(" ".join("%d:%d" % kv for kv in first.items()))
+PY
+}
+
+# report FEED RATE RUN STREAM-PREFIX COMPARE(yes|venue|sip)
 report() {
 	local feed=$1 rate=$2 run=$3 prefix=$4 compare=$5 line gaps filled unrec verdict what
 	line=$(grep "^recovery $prefix (" "$T/$run.out" | tail -1)
@@ -94,6 +124,12 @@ report() {
 	unrec=$(sed -n 's/.*, unrecoverable \([0-9]*\),.*/\1/p' <<< "$line")
 	if [ "$compare" = sip ]; then
 		verdict="not-compared (the SIP view has no book checksum yet)"
+	elif [ "$compare" = venue ]; then
+		if [ "$(venue_checksum "$run")" = "$(venue_checksum "$run-whole")" ]; then
+			verdict="identical (venue books)"
+		else
+			verdict=DIFFERENT; failed=1
+		fi
 	elif [ "$(checksum "$run")" = "$(checksum "$run-whole")" ]; then
 		verdict=identical
 	else
@@ -126,19 +162,7 @@ done
 # Late join: wirebookd starts at the middle of the day (the capture's first
 # half cut off, as a process started at noon sees it): the stream's first
 # packet is far past sequence 1, and the re-request fetches the morning.
-python3 - "$T/itch-whole.pcap" "$T/itch-late.pcap" <<'PY'
-import struct, sys
-src = open(sys.argv[1], "rb").read()
-recs, off = [], 24
-while off + 16 <= len(src):
-    n = struct.unpack_from("<I", src, off + 8)[0]
-    recs.append((off, 16 + n))
-    off += 16 + n
-with open(sys.argv[2], "wb") as out:
-    out.write(src[:24])
-    for o, n in recs[len(recs) // 2:]:
-        out.write(src[o:o + n])
-PY
+cut_second_half "$T/itch-whole.pcap" "$T/itch-late.pcap" > /dev/null
 books itch-late "$T/itch-late.pcap" "$T/itch.conf" || exit 1
 cp "$T/itch-whole.out" "$T/itch-late-whole.out"
 report itch late-join-at-half itch-late nasdaq yes
@@ -161,10 +185,75 @@ for rate in $RATES; do
 done
 stop_servers
 
-# NYSE XDP: no client or server yet (XDP request server). Cboe Spin neither.
-for rate in $RATES; do
-	echo "recovery xdp loss=$rate% not implemented (XDP Retransmission and Refresh: no client or server yet)"
+# NYSE XDP: a Request Server per channel (TCP, Retransmission Requests)
+# whose retransmissions come over UDP to the port the client binds. NYSE
+# has three channels in the feed map, the last with a mid-day failover (its
+# sequence starts over). The tickers are subscribed by name: with '*',
+# instrument ids go to symbols as they are first seen, and a recovered
+# channel's first messages come later than its neighbours'.
+gen=(-q -p day -n "$MESSAGES" --symbols "$SYMBOLS" -s "$SEED" --ab --feeds "$FEEDS")
+"$B/wb-gen" "${gen[@]}" --venues nyse -o "$T/xdp-whole.pcap" || exit 1
+BOOKS_EXTRA=(--subscribe "$("$B/wb-dump" --feeds "$FEEDS" "$T/xdp-whole.pcap" 2>/dev/null |
+	awk '$5 == "SYMBOL" { print $6 }' | sort -u | paste -sd,)")
+books xdp-whole "$T/xdp-whole.pcap" || exit 1
+: > "$T/xdp.conf"
+xdp_channels=$(awk '$2 == "xdp" && $3 == "nyse" { for (i = 5; i <= NF; i++) if ($i ~ /^channel=/) { sub("channel=", "", $i); print $i } }' "$FEEDS" | sort -un)
+for ch in $xdp_channels; do
+	retrans_port=$(free_udp_port)
+	start_server nyse "$ch" "$T/xdp-whole.pcap" --service xdp --reply-to "127.0.0.1:$retrans_port" \
+		--source-id WIREBOOK || exit 1
+	echo "nyse xdp 127.0.0.1:$port channel=$ch retrans=127.0.0.1:$retrans_port user=WIREBOOK" >> "$T/xdp.conf"
 done
+for rate in $RATES; do
+	"$B/wb-gen" "${gen[@]}" --venues nyse --loss "$rate" -o "$T/xdp-$rate.pcap" || exit 1
+	books "xdp-$rate" "$T/xdp-$rate.pcap" "$T/xdp.conf" || exit 1
+	cp "$T/xdp-whole.out" "$T/xdp-$rate-whole.out"
+	# One line for the venue: the channels' counts summed.
+	grep "^recovery nyse/" "$T/xdp-$rate.out" | awk '
+		{ for (i = 1; i <= NF; i++) {
+			if ($i == "gaps") g += $(i + 1); if ($i == "filled") f += $(i + 1)
+			if ($i == "unrecoverable") u += $(i + 1); if ($i == "requests") r += $(i + 1)
+			if ($i == "retries") t += $(i + 1) } }
+		END { printf "recovery nyse (xdp, all channels): in sequence; gaps %d, filled %d, unrecoverable %d, messages; requests %d, retries %d; fill time see the channels\n", g, f, u, r, t }' \
+		>> "$T/xdp-$rate.out"
+	report xdp "$rate" "xdp-$rate" nyse yes
+	sed -n 's/^recovery \(nyse\/[0-9]*\) .*\(fill time .*\)$/    \1 \2/p' "$T/xdp-$rate.out"
+done
+stop_servers
+
+# Late join at mid-day by Refresh: wirebookd starts on the second half of the
+# day; each channel's server refreshes its book as of the sequence before
+# the channel's first packet there (where a live server would be when asked).
+# The venue books must equal the whole day's; the trades of the morning (last
+# trade, volume) are in no refresh, so the super-book is not compared.
+: > "$T/xdp-late.conf"
+xdp_first=$(cut_second_half "$T/xdp-whole.pcap" "$T/xdp-late.pcap")
+for ch in $xdp_channels; do
+	ch_port=$(awk -v ch="channel=$ch" '$2 == "xdp" && $3 == "nyse" && $4 == "A" && $5 == ch { split($1, a, ":"); print a[2] }' "$FEEDS")
+	first=$(tr ' ' '\n' <<< "$xdp_first" | sed -n "s/^$ch_port://p")
+	retrans_port=$(free_udp_port)
+	refresh_port=$(free_udp_port)
+	start_server nyse "$ch" "$T/xdp-whole.pcap" --service xdp --reply-to "127.0.0.1:$retrans_port" \
+		--source-id WIREBOOK --snapshot-at "$((first - 1))" --refresh-to "127.0.0.1:$refresh_port" || exit 1
+	echo "nyse xdp 127.0.0.1:$port channel=$ch retrans=127.0.0.1:$retrans_port refresh=127.0.0.1:$refresh_port user=WIREBOOK" >> "$T/xdp-late.conf"
+done
+books xdp-late "$T/xdp-late.pcap" "$T/xdp-late.conf" || exit 1
+cp "$T/xdp-whole.out" "$T/xdp-late-whole.out"
+grep "^recovery nyse/" "$T/xdp-late.out" | awk '
+	{ for (i = 1; i <= NF; i++) {
+		if ($i == "gaps") g += $(i + 1); if ($i == "filled") f += $(i + 1)
+		if ($i == "unrecoverable") u += $(i + 1); if ($i == "requests") r += $(i + 1)
+		if ($i == "retries") t += $(i + 1); if ($i == "refreshes") s += $(i + 1) } }
+	END { printf "recovery nyse (xdp, all channels): in sequence; gaps %d, filled %d, unrecoverable %d, messages; requests %d, retries %d; fill time see the channels (%d refreshes)\n", g, f, u, r, t, s }' \
+	>> "$T/xdp-late.out"
+report xdp late-join-at-half xdp-late nyse venue
+sed -n 's/^recovery \(nyse\/[0-9]*\) .*\(refreshes .*\)$/    \1 \2/p' "$T/xdp-late.out"
+if ! grep -q '^recovery nyse .*(3 refreshes)' "$T/xdp-late.out"; then
+	echo "recovery xdp late-join-at-half: not every channel joined by its refresh"
+	failed=1
+fi
+BOOKS_EXTRA=()
+stop_servers
 
 # UQDF (MoldUDP64): the same re-request. Nasdaq trades, UQDF quotes it; both
 # lose packets and both are recovered. The SIP view has no checksum yet, so

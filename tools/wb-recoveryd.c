@@ -23,7 +23,14 @@
  * its Gap Response (out of range, quota exhausted, count too large,
  * invalid unit) and its Login Response (not authorized).
  *
- * Not yet: SoupBinTCP/GLIMPSE, Cboe Spin, XDP request servers.
+ *   NYSE XDP Request Server (--service xdp, tools/recoveryd/xdp.c): a TCP
+ *   session taking Retransmission Requests of one channel, each answered
+ *   by a Request Response; an accepted range goes over UDP to the
+ *   retransmission channel (--reply-to), what the capture lacks as Message
+ *   Unavailable; refusals for a bad SourceID, channel or product, a range
+ *   too large, the daily limit (--quota).
+ *
+ * Not yet: SoupBinTCP/GLIMPSE, Cboe Spin, the XDP Refresh.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,6 +53,8 @@
 #include "input/pcap_io.h"
 #include "feed/feed.h"
 #include "common/put_bytes.h"
+#include "common/recovery_xdp.h"
+#include "recoveryd/xdp.h"
 
 #define MOLD_HEADER 20
 #define MOLD_END 0xffff
@@ -88,6 +97,11 @@ static void usage(FILE *f)
 "                    --reply-to ADDR:PORT [--user U] [--password P] [--quota N]\n"
 "                    [--quota-per-second N] [--max-count N] [--hangup-after N]\n"
 "                    [--feeds FILE] [--max-payload N] [-v]\n"
+"       wb-recoveryd --service xdp --pcap FILE --venue VENUE [--channel N]\n"
+"                    --listen ADDR:PORT --reply-to ADDR:PORT [--source-id ID]\n"
+"                    [--quota N] [--hangup-after N] [--heartbeat-interval MS]\n"
+"                    [--snapshot-at SEQ --refresh-to ADDR:PORT]\n"
+"                    [--feeds FILE] [--max-payload N] [-v]\n"
 "\n"
 "Replays one venue of a capture and answers its recovery protocol.\n"
 "\n"
@@ -110,6 +124,21 @@ static void usage(FILE *f)
 "the original sequence numbers, over UDP to --reply-to (the gap-response\n"
 "channel the client listens on).\n"
 "\n"
+"--service xdp: the NYSE XDP Request Server of one channel, TCP on ADDR:PORT.\n"
+"A Retransmission Request (BeginSeqNum..EndSeqNum) gets a Request Response:\n"
+"status 0 accepted, 1 SourceID not --source-id (any when not given), 3 more\n"
+"than 1000 messages or an empty range, 4 daily limit (after --quota accepted\n"
+"requests), 7 another ChannelID, 8 another ProductID, 9 another message type\n"
+"or size (a Refresh Request too, without --snapshot-at). An accepted range goes as\n"
+"XDP packets with the original sequence numbers over UDP to --reply-to (the\n"
+"retransmission channel), DeliveryFlag 13 (one packet) or 15; what the\n"
+"capture lacks as Message Unavailable (flag 21). Each session gets a\n"
+"heartbeat every --heartbeat-interval ms (default 60000) and is dropped when\n"
+"no Heartbeat Response comes within 5 s. With --snapshot-at, a Refresh Request\n"
+"gets status 0 and the channel's book as of that sequence on --refresh-to:\n"
+"per symbol a Refresh Header (LastSeqNum SEQ), its mapping, its last Security\n"
+"Status and an Add Order Refresh per live order, in queue order.\n"
+"\n"
 "  --pcap FILE        the capture to serve (its A and B copies are merged)\n"
 "  --venue VENUE      the feed-map venue to serve (nasdaq, uqdf, bzx, ...)\n"
 "  --channel N        its channel, when its feed-map lines name one\n"
@@ -118,16 +147,22 @@ static void usage(FILE *f)
 "  --max-payload N    reply payload bytes, %d-%d (default %d)\n"
 "  --drop-every N     mold: answer no Nth request (a lossy or stalling server,\n"
 "                     for retry tests)\n"
-"  --service S        mold or grp (default mold)\n"
-"  --reply-to A:P     grp: where the gap responses go (required)\n"
+"  --service S        mold, grp or xdp (default mold)\n"
+"  --reply-to A:P     grp, xdp: where the gap responses (retransmissions) go\n"
+"                     (required)\n"
 "  --user U           grp: the username a login must give (up to 4 characters)\n"
 "  --password P       grp: the password (up to 10 characters)\n"
-"  --quota N          grp: accept N gap requests, then refuse with 'D'\n"
+"  --quota N          grp: accept N gap requests, then refuse with 'D'; xdp:\n"
+"                     N retransmission requests, then refuse with 4\n"
 "  --quota-per-second N  grp: accept N gap requests a second, refuse more\n"
 "                     with 'S' (a client asks again later)\n"
 "  --max-count N      grp: refuse a request for more than N messages with 'C'\n"
 "                     (1-65535, default 65535)\n"
-"  --hangup-after N   grp: drop the session on request N+1, and every later\n"
+"  --source-id ID     xdp: the SourceID requests must give (up to 10 characters)\n"
+"  --heartbeat-interval MS  xdp: the server's heartbeats (default 60000)\n"
+"  --snapshot-at SEQ  xdp: answer Refresh Requests with the book as of SEQ\n"
+"  --refresh-to A:P   xdp: where the refresh goes (the refresh channel)\n"
+"  --hangup-after N   grp, xdp: drop the session on request N+1, and every later\n"
 "                     session right after its login (for reconnect tests)\n"
 "  -v, --verbose      log every refused request\n"
 "\n"
@@ -241,7 +276,7 @@ static bool served_line(const struct feed_map_entry *m, int n, uint32_t ip, uint
 static int pitch_store_packet(const uint8_t *p, uint32_t len);
 
 static int load(struct store *s, const char *path, const struct feed_map_entry *lines, int n,
-		bool grp, char *err, size_t errlen)
+		bool grp, bool xdp, char *err, size_t errlen)
 {
 	struct pcap_reader rd;
 	const uint8_t *frame;
@@ -256,7 +291,8 @@ static int load(struct store *s, const char *path, const struct feed_map_entry *
 
 		if (!frame_udp_view(frame, len, &u) || !served_line(lines, n, u.dst_ip, u.dst_port))
 			continue;
-		if ((grp ? pitch_store_packet(u.payload, u.len) : store_packet(s, u.payload, u.len)) < 0) {
+		if ((xdp ? xdp_store_packet((uint64_t)u.dst_ip << 16 | u.dst_port, u.payload, u.len) : grp ? pitch_store_packet(u.payload, u.len) :
+		     store_packet(s, u.payload, u.len)) < 0) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			rc = -1;
 			break;
@@ -708,15 +744,43 @@ static int grp_serve(int lfd, const struct grp_opts *o)
 	return 0;
 }
 
+/*
+ * A TCP session server's socket on ADDR:PORT (addr: where it listens, the
+ * port chosen when 0), and SIGINT/SIGTERM to stop it; -1 said on stderr.
+ */
+static int tcp_listen(const char *listen_at, uint32_t ip, uint16_t port, struct sockaddr_in *addr)
+{
+	socklen_t alen = sizeof(*addr);
+	struct sigaction sa;
+	int one = 1, lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(addr, 0, sizeof(*addr));
+	addr->sin_family = AF_INET;
+	addr->sin_addr.s_addr = htonl(ip);
+	addr->sin_port = htons(port);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(lfd, (struct sockaddr *)addr, sizeof(*addr)) < 0 || listen(lfd, 8) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)addr, &alen) < 0) {
+		fprintf(stderr, "wb-recoveryd: --listen %s: %s\n", listen_at, strerror(errno));
+		if (lfd >= 0)
+			close(lfd);
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return lfd;
+}
+
 static int grp_main(const char *pcap, int venue, const char *listen_at, uint32_t ip,
 		    uint16_t port, const char *user, const char *password, uint32_t rip,
 		    uint16_t rport, struct grp_opts *o, uint32_t payload, bool verbose)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(addr);
-	struct sigaction sa;
+	struct sockaddr_in addr;
 	uint64_t messages = 0, holes = 0;
-	int units = 0, one = 1, lfd, rc;
+	int units = 0, lfd, rc;
 
 	for (int u = 0; u < PITCH_UNITS; u++) {
 		struct store *s = &g_units[u];
@@ -740,20 +804,9 @@ static int grp_main(const char *pcap, int venue, const char *listen_at, uint32_t
 	o->reply_to.sin_port = htons(rport);
 	o->max_payload = payload;
 	o->verbose = verbose;
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	addr.sin_addr.s_addr = htonl(ip);
-	addr.sin_port = htons(port);
-	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(lfd, 8) < 0 ||
-	    getsockname(lfd, (struct sockaddr *)&addr, &alen) < 0) {
-		fprintf(stderr, "wb-recoveryd: --listen %s: %s\n", listen_at, strerror(errno));
+	lfd = tcp_listen(listen_at, ip, port, &addr);
+	if (lfd < 0)
 		return 1;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "wb-recoveryd: serving %s GRP, %d units, %" PRIu64 " messages (%" PRIu64
 		" missing from the capture), gap responses to %s, on %s:%u\n",
 		feed_venue_name(venue), units, messages, holes, inet_ntoa(o->reply_to.sin_addr),
@@ -768,9 +821,37 @@ static int grp_main(const char *pcap, int venue, const char *listen_at, uint32_t
 	return rc;
 }
 
+/* --service xdp: listen, serve, and say what was served. */
+static int xdp_main(const char *pcap, const char *listen_at, uint32_t ip, uint16_t port,
+		    struct xdp_serve_opts *o)
+{
+	struct sockaddr_in addr;
+	uint64_t messages, holes;
+	int epochs, lfd, rc;
+
+	xdp_store_summary(&messages, &epochs, &holes);
+	if (!messages) {
+		fprintf(stderr, "wb-recoveryd: %s: no XDP message of venue %s channel %u on its "
+			"groups\n", pcap, feed_venue_name(o->venue), o->channel);
+		return 1;
+	}
+	lfd = tcp_listen(listen_at, ip, port, &addr);
+	if (lfd < 0)
+		return 1;
+	fprintf(stderr, "wb-recoveryd: serving %s XDP channel %u (product %u), %" PRIu64
+		" messages in %d sequence epochs (%" PRIu64 " missing from the capture), "
+		"retransmissions to %s, on %s:%u\n", feed_venue_name(o->venue), o->channel,
+		o->product, messages, epochs, holes, inet_ntoa(o->reply_to.sin_addr),
+		inet_ntoa(addr.sin_addr), ntohs(addr.sin_port));
+	rc = xdp_serve(lfd, listen_at, o, &g_stop);
+	close(lfd);
+	xdp_store_free();
+	return rc;
+}
+
 enum { OPT_PCAP = 256, OPT_VENUE, OPT_CHANNEL, OPT_LISTEN, OPT_FEEDS, OPT_PAYLOAD, OPT_DROP,
        OPT_SERVICE, OPT_USER, OPT_PASSWORD, OPT_REPLY_TO, OPT_QUOTA, OPT_PER_SECOND, OPT_MAX_COUNT,
-       OPT_HANGUP };
+       OPT_HANGUP, OPT_SOURCE_ID, OPT_HEARTBEAT, OPT_SNAPSHOT_AT, OPT_REFRESH_TO };
 
 int main(int argc, char **argv)
 {
@@ -790,6 +871,10 @@ int main(int argc, char **argv)
 		{ "quota-per-second", required_argument, 0, OPT_PER_SECOND },
 		{ "max-count", required_argument, 0, OPT_MAX_COUNT },
 		{ "hangup-after", required_argument, 0, OPT_HANGUP },
+		{ "source-id", required_argument, 0, OPT_SOURCE_ID },
+		{ "heartbeat-interval", required_argument, 0, OPT_HEARTBEAT },
+		{ "snapshot-at", required_argument, 0, OPT_SNAPSHOT_AT },
+		{ "refresh-to", required_argument, 0, OPT_REFRESH_TO },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -797,7 +882,8 @@ int main(int argc, char **argv)
 	const char *pcap = NULL, *listen_at = NULL, *feeds = NULL;
 	int venue = -1, channel = -1, c, n, nserved = 0, fd;
 	uint64_t payload = DEFAULT_PAYLOAD, drop_every = 0, v;
-	bool verbose = false, grp = false;
+	bool verbose = false, grp = false, xdp = false;
+	struct xdp_serve_opts xo = { .heartbeat_ms = 60000 };
 	const char *user = "", *password = "", *reply_to = NULL;
 	struct grp_opts go = { .max_count = GRP_DEFAULT_MAX_COUNT };
 	uint32_t rip = 0;
@@ -847,12 +933,13 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_SERVICE:
-			if (strcmp(optarg, "mold") && strcmp(optarg, "grp")) {
+			if (strcmp(optarg, "mold") && strcmp(optarg, "grp") && strcmp(optarg, "xdp")) {
 				fprintf(stderr, "wb-recoveryd: --service: unknown service '%s' (mold, "
-					"grp)\n", optarg);
+					"grp, xdp)\n", optarg);
 				return 2;
 			}
 			grp = !strcmp(optarg, "grp");
+			xdp = !strcmp(optarg, "xdp");
 			break;
 		case OPT_USER:
 		case OPT_PASSWORD:
@@ -889,6 +976,38 @@ int main(int argc, char **argv)
 				    &go.hangup_after))
 				return 2;
 			break;
+		case OPT_SOURCE_ID:
+			if (strlen(optarg) > XDP_SOURCE_ID_LEN) {
+				fprintf(stderr, "wb-recoveryd: --source-id: at most %d characters\n",
+					XDP_SOURCE_ID_LEN);
+				return 2;
+			}
+			strcpy(xo.source_id, optarg);
+			break;
+		case OPT_HEARTBEAT:
+			if (opt_u64("wb-recoveryd", "--heartbeat-interval", optarg, 10, 3600000,
+				    &xo.heartbeat_ms))
+				return 2;
+			break;
+		case OPT_SNAPSHOT_AT:
+			if (opt_u64("wb-recoveryd", "--snapshot-at", optarg, 1, UINT32_MAX,
+				    &xo.snapshot_at))
+				return 2;
+			break;
+		case OPT_REFRESH_TO: {
+			uint32_t fip = 0;
+			uint16_t fport = 0;
+
+			if (metrics_parse_address(optarg, &fip, &fport, err, sizeof(err)) || !fport) {
+				fprintf(stderr, "wb-recoveryd: --refresh-to %s\n",
+					fport ? err : "needs ADDR:PORT with a port");
+				return 2;
+			}
+			xo.refresh_to.sin_family = AF_INET;
+			xo.refresh_to.sin_addr.s_addr = htonl(fip);
+			xo.refresh_to.sin_port = htons(fport);
+			break;
+		}
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
@@ -907,9 +1026,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (grp != !!reply_to) {
-		fprintf(stderr, "wb-recoveryd: %s\n", grp ? "--service grp needs --reply-to ADDR:PORT "
-			"(where the client takes the gap responses)" : "--reply-to is for --service grp");
+	if ((grp || xdp) != !!reply_to) {
+		fprintf(stderr, "wb-recoveryd: %s\n", grp || xdp ? "this service needs --reply-to "
+			"ADDR:PORT (where the client takes the gap responses)" :
+			"--reply-to is for --service grp or xdp");
+		return 2;
+	}
+	if (!!xo.snapshot_at != !!xo.refresh_to.sin_port ||
+	    ((xo.snapshot_at || xo.refresh_to.sin_port) && !xdp)) {
+		fprintf(stderr, "wb-recoveryd: --snapshot-at and --refresh-to go together, with "
+			"--service xdp\n");
 		return 2;
 	}
 	if (!feeds)
@@ -929,10 +1055,12 @@ int main(int argc, char **argv)
 			continue;
 		const char *serves = feed_protocol_recovery(all[i].protocol);
 
-		if (!serves || strcmp(serves, grp ? "grp" : "mold")) {
+		const char *service = xdp ? "xdp" : grp ? "grp" : "mold";
+
+		if (!serves || strcmp(serves, service)) {
 			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s, which --service %s cannot "
 				"serve (its service: %s)\n", feeds, feed_venue_name(venue),
-				feed_protocol_name(all[i].protocol), grp ? "grp" : "mold",
+				feed_protocol_name(all[i].protocol), service,
 				serves ? serves : "none is implemented for it yet");
 			return 2;
 		}
@@ -952,9 +1080,22 @@ int main(int argc, char **argv)
 
 	memset(&s, 0, sizeof(s));
 	memset(&ctr, 0, sizeof(ctr));
-	if (load(&s, pcap, served, nserved, grp, err, sizeof(err)) < 0) {
+	if (load(&s, pcap, served, nserved, grp, xdp, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-recoveryd: %s\n", err);
 		return 1;
+	}
+	if (xdp) {
+		xo.venue = venue;
+		xo.product = xdp_product_of_venue(venue);
+		xo.channel = (uint8_t)(served[0].channel ? served[0].channel : 1);
+		xo.quota = go.quota;
+		xo.hangup_after = go.hangup_after;
+		xo.max_payload = (uint32_t)payload;
+		xo.verbose = verbose;
+		xo.reply_to.sin_family = AF_INET;
+		xo.reply_to.sin_addr.s_addr = htonl(rip);
+		xo.reply_to.sin_port = htons(rport);
+		return xdp_main(pcap, listen_at, ip, port, &xo);
 	}
 	if (grp)
 		return grp_main(pcap, venue, listen_at, ip, port, user, password, rip, rport, &go,

@@ -51,6 +51,11 @@
  * Add Order Refresh adds. Symbol Clear and Security Status 'X' clear that
  * symbol's books.
  *
+ * Refresh (spec 5; feed_snapshot_packet): packets led by a Refresh Header
+ * restate one symbol as of its LastSeqNum; the channel's buffered real-time
+ * messages of that symbol at or below it are skipped when the snapshot
+ * ends (docs/specs/nyse-xdp-recovery-notes.md).
+ *
  * Versions (spec 6): XDP 2.1 (the 2017 captures) and Pillar 2.5 differ only
  * in bytes this decoder never reads (parity splits, DBExecID/trade
  * conditions, the Side of Modify and Replace) and in the Imbalance length.
@@ -150,8 +155,16 @@ struct xdp_status {
 
 struct xdp_state {
 	struct xdp_clock clock[FEED_MAX_LINES];		/* by stream group id */
+	uint32_t refresh_until[FEED_MAX_LINES];		/* by group: the refresh's highest LastSeqNum */
 	struct xdp_status status[FEED_MAX_INSTRUMENTS];
 	struct xdp_key key[XDP_DIRECTORY_KEYS];
+	/*
+	 * A refresh (feed_snapshot_packet) restates each symbol as of its own
+	 * LastSeqNum (spec 5, Refresh): the channel's later messages of that
+	 * symbol at or below it are in the refresh already and are skipped.
+	 */
+	uint32_t refreshed_upto[XDP_DIRECTORY_KEYS];	/* the symbol's LastSeqNum */
+	uint8_t refreshed_group[XDP_DIRECTORY_KEYS];	/* stream group id + 1; 0: none */
 };
 
 static size_t xdp_state_size(const struct feed_engine_config *cfg)
@@ -364,6 +377,10 @@ struct xdp_batch {
 	/* The clock as the order messages read it (batch_clock after it changes). */
 	uint64_t time_base, time_known;
 	bool time_by_partition;		/* several reference IDs: message_time() */
+	uint32_t refresh_until;		/* messages up to here may be in a refresh already */
+	bool refresh;			/* a refresh packet (Refresh Header first) */
+	bool refresh_last_known;	/* its symbol's LastSeqNum (first packet of a symbol) */
+	uint32_t refresh_last;
 };
 
 static inline void batch_clock(struct xdp_batch *b)
@@ -701,6 +718,10 @@ static void decode_other(struct xdp_batch *b, const uint8_t *m, uint32_t type, u
 	case XDP_TRADE_CANCEL:
 		decode_trade_cancel(pk, st, c, m, seq);
 		return;
+	case XDP_REFRESH_HEADER:
+		/* The first packet of a symbol's refresh says its LastSeqNum. */
+		pk->counters->ignored++;
+		return;
 	default:
 		/*
 		 * Sequence Number Reset (the stream layer restarted the channel on
@@ -712,12 +733,79 @@ static void decode_other(struct xdp_batch *b, const uint8_t *m, uint32_t type, u
 	}
 }
 
+/* The SymbolIndex a message of type names, or XDP_NO_KEY (len: at least its known prefix). */
+#define XDP_NO_KEY 0xffffffffu
+static uint32_t message_key(uint32_t type, const uint8_t *m)
+{
+	switch (type) {
+	case XDP_SYMBOL_MAPPING:
+		return feed_le32(m + 4);
+	case XDP_SYMBOL_CLEAR:
+	case XDP_SECURITY_STATUS:
+	case XDP_IMBALANCE:
+	case XDP_ADD_ORDER_REFRESH:
+	case XDP_STOCK_SUMMARY:
+		return feed_le32(m + 12);
+	case XDP_ADD_ORDER:
+	case XDP_MODIFY_ORDER:
+	case XDP_DELETE_ORDER:
+	case XDP_ORDER_EXECUTION:
+	case XDP_REPLACE_ORDER:
+	case XDP_NON_DISPLAYED_TRADE:
+	case XDP_CROSS_TRADE:
+	case XDP_TRADE_CANCEL:
+	case XDP_CROSS_CORRECTION:
+	case XDP_RPI:
+		return feed_le32(m + 8);
+	default:
+		return XDP_NO_KEY;
+	}
+}
+
+/* A real-time message a refresh covers already: its symbol's LastSeqNum is at or above it. */
+static bool refreshed_already(struct xdp_batch *b, uint32_t type, const uint8_t *m, uint32_t len,
+			      uint64_t seq)
+{
+	uint32_t key;
+
+	if (len < 16 || (type < XDP_TYPE_LIMIT && len < xdp_min_len[type]))
+		return false;	/* the decoder counts it */
+	key = message_key(type, m);
+	if (key >= XDP_DIRECTORY_KEYS)
+		return false;
+	return b->st->refreshed_group[key] == b->pk->group->id + 1 &&
+	       seq <= b->st->refreshed_upto[key];
+}
+
+/* A message of a refresh packet: its symbol is restated as of the packet's LastSeqNum. */
+static void note_refreshed(struct xdp_batch *b, uint32_t type, const uint8_t *m, uint32_t len)
+{
+	uint32_t key, gid = b->pk->group->id;
+
+	if (!b->refresh_last_known || len < 16)
+		return;
+	key = message_key(type, m);
+	if (key >= XDP_DIRECTORY_KEYS)
+		return;
+	b->st->refreshed_upto[key] = b->refresh_last;
+	b->st->refreshed_group[key] = (uint8_t)(gid + 1);
+	if (b->refresh_last > b->st->refresh_until[gid])
+		b->st->refresh_until[gid] = b->refresh_last;
+}
+
 static inline __attribute__((always_inline)) void
 decode_message(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq)
 {
 	uint32_t type = feed_le16(m + 2), order = type - XDP_ADD_ORDER;
 	uint8_t min;
 
+	if (wb_unlikely(seq <= b->refresh_until) && !b->refresh &&
+	    refreshed_already(b, type, m, len, seq)) {
+		b->pk->counters->duplicate_messages++;
+		return;
+	}
+	if (wb_unlikely(b->refresh))
+		note_refreshed(b, type, m, len);
 	if (wb_likely(order < 5)) {
 		decode_order(b, m, len, seq, &order_layouts[order]);
 		return;
@@ -738,7 +826,8 @@ decode_message(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq
 
 /* ---- framing ------------------------------------------------------------------- */
 
-static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+/* The packet header: every field the sequencing layer reads but the sequence and kind. */
+static int frame_header(const uint8_t *p, uint32_t len, struct feed_frame *f)
 {
 	uint32_t pkt_size;
 
@@ -749,7 +838,7 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
 	if (pkt_size > len)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	/* Every field the sequencing layer reads (no session: it is unused). */
+	/* No session: it is unused. */
 	f->length = pkt_size;
 	f->offset = XDP_HEADER_LEN;
 	f->count = p[3];
@@ -757,6 +846,16 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	f->has_session = false;
 	f->reset_token = 0;
 	f->seq = 0;
+	f->kind = FEED_FRAME_DATA;
+	return 0;
+}
+
+static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	int err = frame_header(p, len, f);
+
+	if (err)
+		return err;
 	if (!f->count) {
 		/* DeliveryFlag 1: what its SeqNum means is not specified (notes). */
 		f->kind = FEED_FRAME_HEARTBEAT;
@@ -765,14 +864,29 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	f->seq = feed_le32(p + 4);
 	if (f->seq == 0)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
-	f->kind = FEED_FRAME_DATA;
 	/* A Sequence Number Reset comes alone in its packet (spec 3): the
 	 * channel restarts at SeqNum. Its SourceTime tells it from another. */
-	if (pkt_size >= XDP_HEADER_LEN + 14 && feed_le16(p + 18) == XDP_SEQUENCE_RESET &&
+	if (f->length >= XDP_HEADER_LEN + 14 && feed_le16(p + 18) == XDP_SEQUENCE_RESET &&
 	    feed_le16(p + 16) >= 14) {
 		f->kind = FEED_FRAME_RESET;
 		f->reset_token = 1ull << 63 | (uint64_t)feed_le32(p + 20) << 32 | feed_le32(p + 24);
 	}
+	return 0;
+}
+
+/*
+ * A refresh packet (feed_snapshot_packet): the feed's framing, its
+ * sequence meaningless here; the Refresh Header first, then the symbol's
+ * messages as of its LastSeqNum.
+ */
+static int xdp_snapshot_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
+{
+	int err = frame_header(p, len, f);
+
+	if (err)
+		return err;
+	if (!f->count)
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);	/* a heartbeat of the channel */
 	return 0;
 }
 
@@ -803,6 +917,16 @@ static uint32_t xdp_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 	uint32_t off = XDP_HEADER_LEN, i;
 
 	batch_clock(&b);
+	b.refresh_until = b.st->refresh_until[pk->group->id];
+	if (wb_unlikely(len >= XDP_HEADER_LEN + 8 && feed_le16(p + XDP_HEADER_LEN + 2) ==
+			XDP_REFRESH_HEADER && feed_le16(p + XDP_HEADER_LEN) >= 8)) {
+		/* A refresh packet: its messages are the book as of LastSeqNum. */
+		b.refresh = true;
+		if (feed_le16(p + XDP_HEADER_LEN) >= 16 && len >= XDP_HEADER_LEN + 16) {
+			b.refresh_last_known = true;
+			b.refresh_last = feed_le32(p + XDP_HEADER_LEN + 8);
+		}
+	}
 	for (i = 0; i < f->count; i++) {
 		uint32_t mlen;
 
@@ -842,8 +966,17 @@ out:
 static void xdp_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_stream_event ev)
 {
 	struct xdp_state *st = pk->state;
+	uint32_t gid = pk->group->id;
 
 	clock_forget(clock_of(pk, st));
+	if (ev == FEED_STREAM_SNAPSHOT || ev == FEED_STREAM_RESET ||
+	    ev == FEED_STREAM_NEW_SESSION || ev == FEED_STREAM_NEW_DAY) {
+		/* What an earlier refresh of the channel covered means nothing now. */
+		st->refresh_until[gid] = 0;
+		for (uint32_t k = 0; k < XDP_DIRECTORY_KEYS; k++)
+			if (st->refreshed_group[k] == gid + 1)
+				st->refreshed_group[k] = 0;
+	}
 	if (ev == FEED_STREAM_RESET)
 		feed_clear_stream(pk, unit, pk->group->stream[unit].next_seq, 0, 0);
 }
@@ -1104,6 +1237,7 @@ static bool xdp_looks_like(const uint8_t *p, uint32_t len)
 const struct feed_proto feed_proto_xdp = {
 	.name = "xdp",
 	.title = "NYSE Integrated Feed (XDP framing, Pillar messages)",
+	.recovery = "xdp",
 	.venues = 1u << WB_VENUE_NYSE | 1u << WB_VENUE_ARCA | 1u << WB_VENUE_AMERICAN |
 		  1u << WB_VENUE_NATIONAL | 1u << WB_VENUE_TEXAS,
 	.units = 1,
@@ -1117,6 +1251,7 @@ const struct feed_proto feed_proto_xdp = {
 	.state_init = xdp_state_init,
 	.state_reset = xdp_state_reset,
 	.frame = xdp_frame,
+	.snapshot_frame = xdp_snapshot_frame,
 	.decode = xdp_decode,
 	.stream_event = xdp_stream_event,
 	.next_message = xdp_next_message,

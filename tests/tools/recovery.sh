@@ -5,7 +5,10 @@
 # requests (retries), one that cannot answer (the range is declared lost,
 # the day goes on) and none at all; the Cboe Gap Request Proxy answering,
 # refusing the login, out of quota, and hanging up (reconnects, the stream
-# stale, the other venue unaffected).
+# stale, the other venue unaffected); the NYSE XDP Request Server answering,
+# refusing a SourceID, out of its daily limit, hanging up, keeping an
+# idle session with heartbeats, and a late join by Refresh, served and
+# refused.
 set -u
 B=${B:-build}
 GEN=$B/wb-gen
@@ -230,7 +233,9 @@ state=
 for _ in $(seq 40); do
 	sleep 0.1
 	"$B/wb-book" --shm "wb-rec-cli-$$-hangup" --once > "$T/hangup.book" 2>&1 || continue
-	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/hangup.book") && break
+	# Nasdaq may be filling a gap of its own at the moment of a look: look again.
+	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/hangup.book") &&
+		[ "$state" = "RECOVERING: venues 0x4" ] && break
 done
 sleep 1.5	# several reconnects
 kill -INT $wbd; wait $wbd
@@ -241,6 +246,167 @@ if grep -q '^recovery bzx .*STALE, recovering for.*session down, connects \([3-9
 else bad "hangup: no stale stream with reconnects: $(grep '^recovery bzx' "$T/hangup.out")"; fi
 if grep -q '^recovery nasdaq .*: in sequence; gaps [1-9][0-9]*,.* unrecoverable 0,' "$T/hangup.out"; then ok
 else bad "hangup: the Nasdaq stream was held up: $(grep '^recovery nasdaq' "$T/hangup.out")"; fi
+
+# ---- NYSE XDP: the Request Server (TCP) of channel 1, retransmissions over UDP
+expect_exit "wb-recoveryd xdp without --reply-to" 2 "needs --reply-to" \
+	$SRV --service xdp --pcap x --venue nyse --channel 1 --listen 127.0.0.1:0 --feeds $FEEDS
+expect_exit "wb-recoveryd xdp without --channel" 2 "give --channel" \
+	$SRV --service xdp --pcap x --venue nyse --listen 127.0.0.1:0 --reply-to 127.0.0.1:9 --feeds $FEEDS
+expect_exit "wb-recoveryd xdp for an ITCH venue" 2 "which --service xdp cannot serve (its service: mold)" \
+	$SRV --service xdp --pcap x --venue nasdaq --listen 127.0.0.1:0 --reply-to 127.0.0.1:9 --feeds $FEEDS
+expect_exit "wb-recoveryd --snapshot-at without --refresh-to" 2 "go together" \
+	$SRV --service xdp --snapshot-at 5 --pcap x --venue nyse --channel 1 --listen 127.0.0.1:0 --reply-to 127.0.0.1:9
+expect_exit "wb-recoveryd --refresh-to for grp" 2 "go together" \
+	$SRV --service grp --snapshot-at 5 --refresh-to 127.0.0.1:9 --pcap x --venue bzx --listen 127.0.0.1:0 --reply-to 127.0.0.1:9
+expect_exit "wb-recoveryd xdp source id too long" 2 "--source-id: at most 10" \
+	$SRV --service xdp --source-id ELEVENCHARS --pcap x --venue nyse --channel 1 --listen 127.0.0.1:0
+for c in "nyse xdp 127.0.0.1:1 channel=1 user=WB|needs retrans=ADDR:PORT" \
+	 "nyse xdp 127.0.0.1:1 channel=1 retrans=127.0.0.1:2|and user=SOURCEID" \
+	 "nyse xdp 127.0.0.1:1 channel=1 retrans=127.0.0.1:2 user=ELEVENCHARS|1 to 10 characters" \
+	 "nyse xdp 127.0.0.1:1 channel=1 retrans=nowhere user=WB|retrans= wants ADDR:PORT" \
+	 "nyse xdp 127.0.0.1:1 channel=1 retrans=127.0.0.1:2 refresh=127.0.0.1 user=WB|refresh= wants ADDR:PORT" \
+	 "nyse mold 127.0.0.1:1 channel=1 refresh=127.0.0.1:2|unknown key" \
+	 "nyse xdp 127.0.0.1:1 retrans=127.0.0.1:2 user=WB|give channel=N" \
+	 "nasdaq xdp 127.0.0.1:1 retrans=127.0.0.1:2 user=WB|which a xdp service cannot serve"; do
+	printf '%s\n' "${c%|*}" > "$T/recovery.conf"
+	expect_exit "recovery.conf: ${c%|*}" 1 "${c#*|}" \
+		$WBD --pcap "$T/lossy.pcap" --feeds $FEEDS --recovery "$T/recovery.conf" --no-pin --exit-at-eof
+done
+
+# serve_xdp PCAP RETRANS-PORT [ARGS...]: wb-recoveryd --service xdp for nyse channel 1, sets $port
+serve_xdp() {
+	local log="$T/xdp.$RANDOM"
+	"$SRV" --service xdp --pcap "$1" --venue nyse --channel 1 --listen 127.0.0.1:0 \
+		--feeds "$FEEDS" --reply-to "127.0.0.1:$2" --source-id WIREBOOK "${@:3}" 2> "$log" &
+	servers+=($!)
+	xdp_log=$log
+	port=
+	for _ in $(seq 100); do
+		port=$(sed -n 's/.*serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
+		[ -n "$port" ] && return 0
+		sleep 0.05
+	done
+	bad "wb-recoveryd --service xdp did not start: $(cat "$log")"
+	return 1
+}
+$GEN -q -n 30000 --symbols 50 -s 3 --ab --venues nasdaq,nyse -o "$T/nyse.pcap"
+$GEN -q -n 30000 --symbols 50 -s 3 --ab --venues nasdaq,nyse --loss 2 -o "$T/nyse-lossy.pcap"
+xdp1='^recovery nyse/1 (xdp '
+
+# answered: every gap of channel 1 filled (the other channels have no service: plain GAPs)
+rp=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$rp" || exit 1
+echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$rp user=WIREBOOK" > "$T/xdp.conf"
+run xdp "$T/nyse-lossy.pcap" "$T/xdp.conf"
+if grep -q "$xdp1.*: in sequence; gaps \([1-9][0-9]*\), filled \1, unrecoverable 0,.*refused 0, unavailable 0; session up, connects 1," "$T/xdp.out"; then ok
+else bad "xdp: not every gap filled: $(grep '^recovery nyse' "$T/xdp.out")"; fi
+
+# a SourceID the server does not know: every request refused (status 1), unrecoverable, the day goes on
+rp=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$rp" || exit 1
+echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$rp user=INTRUDER" > "$T/xdp-source.conf"
+run xdp-source "$T/nyse-lossy.pcap" "$T/xdp-source.conf"
+if grep -q "$xdp1.*: in sequence; gaps \([1-9][0-9]*\), filled 0, unrecoverable \1,.*; refused \([1-9][0-9]*\) (status 1: \2)" "$T/xdp-source.out"; then ok
+else bad "xdp bad source id: $(grep '^recovery nyse' "$T/xdp-source.out")"; fi
+if grep -q "refused .*: status 1 (invalid source id)" "$T/xdp-source.err"; then ok; else bad "xdp refusal not said on stderr"; fi
+if grep -q '^books: checksum' "$T/xdp-source.out"; then ok; else bad "xdp bad source id: the day did not go on"; fi
+
+# the daily limit after 3 requests: those filled, the rest refused (status 4) and unrecoverable
+rp=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$rp" --quota 3 || exit 1
+echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$rp user=WIREBOOK" > "$T/xdp-quota.conf"
+run xdp-quota "$T/nyse-lossy.pcap" "$T/xdp-quota.conf"
+if grep -q "$xdp1.*: in sequence; gaps [1-9][0-9]*, filled 3, unrecoverable [1-9][0-9]*,.*; refused [1-9][0-9]* (status 4: [1-9]" "$T/xdp-quota.out"; then ok
+else bad "xdp quota: $(grep '^recovery nyse' "$T/xdp-quota.out")"; fi
+
+# a server whose retransmissions go astray: the session stays up, the client answers
+# the server's heartbeats (every 100 ms), the stream is stale
+astray=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$astray" --heartbeat-interval 100 || exit 1
+hb_log=$xdp_log
+echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$(free_udp_port) user=WIREBOOK timeout=1000 retries=10" > "$T/xdp-astray.conf"
+"$WBD" --pcap "$T/nyse-lossy.pcap" --feeds "$FEEDS" --shm "wb-rec-cli-$$-astray" --force --no-pin \
+	--recovery "$T/xdp-astray.conf" > "$T/xdp-astray.out" 2> "$T/xdp-astray.err" &
+wbd=$!
+sleep 1.5
+kill -INT $wbd; wait $wbd
+kill "${servers[-1]}"; wait "${servers[-1]}"
+if grep -q "$xdp1.*STALE, recovering for.*session up, connects 1, disconnects 0, heartbeats answered \([5-9]\|[1-9][0-9]\)" "$T/xdp-astray.out"; then ok
+else bad "xdp astray: $(grep '^recovery nyse' "$T/xdp-astray.out")"; fi
+if grep -q " heartbeats, [1-9][0-9]* answered, 0 sessions dropped unanswered" "$hb_log"; then ok
+else bad "xdp heartbeats: $(tail -1 "$hb_log")"; fi
+
+# a server that drops the session after 2 requests, and every session after:
+# wirebookd reconnects with backoff, says the stream is stale, Nasdaq is unaffected
+rp=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$rp" --hangup-after 2 || exit 1
+xdp_port=$port
+serve "$T/nyse.pcap" || exit 1
+printf 'nasdaq mold 127.0.0.1:%s\nnyse xdp 127.0.0.1:%s channel=1 retrans=127.0.0.1:%s user=WIREBOOK timeout=50 retries=100\n' \
+	"$port" "$xdp_port" "$rp" > "$T/xdp-hangup.conf"
+"$WBD" --pcap "$T/nyse-lossy.pcap" --feeds "$FEEDS" --shm "wb-rec-cli-$$-xhangup" --force --no-pin \
+	--recovery "$T/xdp-hangup.conf" > "$T/xdp-hangup.out" 2> "$T/xdp-hangup.err" &
+wbd=$!
+state=
+for _ in $(seq 40); do
+	sleep 0.1
+	"$B/wb-book" --shm "wb-rec-cli-$$-xhangup" --once > "$T/xdp-hangup.book" 2>&1 || continue
+	# Nasdaq may be filling a gap of its own at the moment of a look: look again.
+	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/xdp-hangup.book") &&
+		[ "$state" = "RECOVERING: venues 0x40" ] && break
+done
+sleep 1.5	# several reconnects
+kill -INT $wbd; wait $wbd
+# NYSE is venue 6 (enum wb_venue): bit 6 alone, Nasdaq (bit 1) is not held up.
+if [ "$state" = "RECOVERING: venues 0x40" ]; then ok
+else bad "xdp hangup: not NYSE alone recovering: $state $(head -3 "$T/xdp-hangup.book")"; fi
+if grep -q "$xdp1.*STALE, recovering for.*session down, connects \([3-9]\|[1-9][0-9]\)" "$T/xdp-hangup.out"; then ok
+else bad "xdp hangup: no stale stream with reconnects: $(grep '^recovery nyse' "$T/xdp-hangup.out")"; fi
+if grep -q '^recovery nasdaq .*: in sequence; gaps [1-9][0-9]*,.* unrecoverable 0,' "$T/xdp-hangup.out"; then ok
+else bad "xdp hangup: the Nasdaq stream was held up: $(grep '^recovery nasdaq' "$T/xdp-hangup.out")"; fi
+
+# ---- XDP late join by Refresh: channel 1 joined at mid-day (the second half of
+# the capture), its book as of the sequence before its first packet there
+python3 - "$T/nyse.pcap" "$T/nyse-late.pcap" <<'PY' > "$T/nyse-late.first"
+import struct, sys
+src = open(sys.argv[1], "rb").read()
+recs, off = [], 24
+while off + 16 <= len(src):
+    n = struct.unpack_from("<I", src, off + 8)[0]
+    recs.append((off, 16 + n))
+    off += 16 + n
+first = None
+with open(sys.argv[2], "wb") as out:
+    out.write(src[:24])
+    for o, n in recs[len(recs) // 2:]:
+        out.write(src[o:o + n])
+        frame = src[o + 16:o + n]
+        if first is None and len(frame) >= 58 and struct.unpack(">H", frame[36:38])[0] == 11064 and frame[45]:
+            first = struct.unpack_from("<I", frame, 46)[0]
+print(first)
+PY
+late_first=$(cat "$T/nyse-late.first")
+rp=$(free_udp_port); fp=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$rp" --snapshot-at "$((late_first - 1))" --refresh-to "127.0.0.1:$fp" || exit 1
+echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$rp refresh=127.0.0.1:$fp user=WIREBOOK" > "$T/xdp-late.conf"
+run xdp-late "$T/nyse-late.pcap" "$T/xdp-late.conf"
+if grep -q "$xdp1.*: in sequence; gaps 1, filled 1, unrecoverable 0,.*; requests 0,.*; refreshes 1 ([1-9][0-9]* packets, 0 begun again)" "$T/xdp-late.out"; then ok
+else bad "xdp late join: $(grep '^recovery nyse' "$T/xdp-late.out")"; fi
+# the refresh 30 messages before the first packet the late client sees: the rest comes by retransmission
+rp=$(free_udp_port); fp=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$rp" --snapshot-at "$((late_first - 31))" --refresh-to "127.0.0.1:$fp" || exit 1
+echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$rp refresh=127.0.0.1:$fp user=WIREBOOK" > "$T/xdp-late-early.conf"
+run xdp-late-early "$T/nyse-late.pcap" "$T/xdp-late-early.conf"
+if grep -q "$xdp1.*: in sequence; gaps \([1-9]\), filled \1, unrecoverable 0, messages recovered [1-9][0-9]*,.*; requests [1-9][0-9]*,.*; refreshes 1 (" "$T/xdp-late-early.out"; then ok
+else bad "xdp late join, refresh before the first packet: $(grep '^recovery nyse' "$T/xdp-late-early.out")"; fi
+# a server that serves no refresh (no --snapshot-at): status 9, the late join's range lost, the day goes on
+rp=$(free_udp_port); fp=$(free_udp_port)
+serve_xdp "$T/nyse.pcap" "$rp" || exit 1
+echo "nyse xdp 127.0.0.1:$port channel=1 retrans=127.0.0.1:$rp refresh=127.0.0.1:$fp user=WIREBOOK" > "$T/xdp-norefresh.conf"
+run xdp-norefresh "$T/nyse-late.pcap" "$T/xdp-norefresh.conf"
+if grep -q "$xdp1.*: in sequence; gaps [1-9][0-9]*, filled [0-9]*, unrecoverable [1-9][0-9]*,.*; refused 1 (status 9: 1).*; refreshes 0" "$T/xdp-norefresh.out"; then ok
+else bad "xdp refresh refused: $(grep '^recovery nyse' "$T/xdp-norefresh.out")"; fi
+if grep -q '^books: checksum' "$T/xdp-norefresh.out"; then ok; else bad "xdp refresh refused: the day did not go on"; fi
 
 echo "recovery-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -862,6 +862,111 @@ START_TEST(test_xdp_symbol_clear_and_refresh_rebuild_only_that_symbol)
 }
 END_TEST
 
+/* A Refresh Header (spec 5, type 35): the first packet of a symbol has LastSeqNum (16 bytes). */
+static void msg_refresh_header(struct pkt *p, uint16_t current, uint16_t total, bool first,
+			       uint32_t last_seq)
+{
+	uint8_t *m = pkt_msg(p, 35, first ? 16 : 8);
+
+	put_le(m + 4, current, 2);
+	put_le(m + 6, total, 2);
+	if (first)
+		put_le(m + 8, last_seq, 4);
+}
+
+static int adds_of(uint64_t order)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < h.n; i++)
+		n += h.events[i].kind == WB_EV_ADD && h.events[i].u.order.order_id == order;
+	return n;
+}
+
+START_TEST(test_xdp_refresh_applies_each_symbol_as_of_its_last_seq_num)
+{
+	struct venue_books *vb = books_new();
+	struct venue_order_info info;
+	struct pkt p;
+	uint64_t skipped;
+
+	feed_subscribe(h.engine, "*", 1);
+	ck_assert_int_eq(feed_recovery_enable(h.engine, WB_VENUE_NYSE, 1, 0), 0);
+	open_channel(line_a);
+	pkt_begin(&p, 4, 11);
+	msg_mapping(&p, 43, "OTHER", 4, 1);
+	msg_add(&p, 1, ZVZZT, 1, 100000, 100, 'B', "");		/* seq 5 */
+	msg_add(&p, 2, 43, 2, 200000, 100, 'B', "");		/* seq 6 */
+	send_pkt(line_a, &p);
+	ck_assert_int_eq(feed_snapshot_begin(h.engine, line_a, 0, 42, &h.prod), 0);
+	/* Real time while the refresh comes: buffered. */
+	pkt_begin(&p, 7, 11);
+	msg_add(&p, 3, ZVZZT, 10, 100100, 100, 'B', "");	/* 7: in ZVZZT's refresh */
+	msg_add(&p, 4, 43, 11, 200100, 100, 'B', "");		/* 8: after OTHER's */
+	send_pkt(line_a, &p);
+	pkt_begin(&p, 9, 11);
+	msg_add(&p, 5, ZVZZT, 12, 100200, 100, 'B', "");	/* 9 */
+	msg_add(&p, 6, 43, 13, 200200, 100, 'B', "");		/* 10 */
+	send_pkt(line_a, &p);
+	ck_assert_uint_eq(adds_of(10), 0);
+	/* ZVZZT as of 8 in two packets (the second with the short header), OTHER as of 6. */
+	pkt_begin(&p, 1, 18);
+	msg_refresh_header(&p, 1, 2, true, 8);
+	msg_mapping(&p, ZVZZT, "ZVZZT", 4, 1);
+	msg_add_refresh(&p, 7, ZVZZT, 1, 100000, 100, 'B');
+	ck_assert_int_eq(feed_snapshot_packet(h.engine, line_a, 0, p.b, p.len, 42, &h.prod), 0);
+	pkt_begin(&p, 2, 19);
+	msg_refresh_header(&p, 2, 2, false, 0);
+	msg_add_refresh(&p, 8, ZVZZT, 10, 100100, 100, 'B');
+	ck_assert_int_eq(feed_snapshot_packet(h.engine, line_a, 0, p.b, p.len, 42, &h.prod), 0);
+	pkt_begin(&p, 3, 20);
+	msg_refresh_header(&p, 1, 1, true, 6);
+	msg_mapping(&p, 43, "OTHER", 4, 1);
+	msg_add_refresh(&p, 9, 43, 2, 200000, 100, 'B');
+	ck_assert_int_eq(feed_snapshot_packet(h.engine, line_a, 0, p.b, p.len, 42, &h.prod), 0);
+	skipped = counters(line_a)->duplicate_messages;
+	/* The channel resumes after the lowest LastSeqNum. */
+	ck_assert_int_eq(feed_snapshot_end(h.engine, line_a, 0, 7, 42, &h.prod), 0);
+	harness_drain(&h);
+	/* Order 10 once, from the refresh: its real-time add at 7 was skipped. */
+	ck_assert_int_eq(adds_of(10), 1);
+	ck_assert_uint_eq(counters(line_a)->duplicate_messages, skipped + 1);
+	for (uint64_t id = 11; id <= 13; id++)
+		ck_assert_int_eq(adds_of(id), 1);
+	books_apply(vb);
+	for (uint64_t id = 1; id <= 13; id++) {
+		bool live = id <= 2 || id >= 10;
+
+		ck_assert_int_eq(venue_books_order(vb, WB_VENUE_NYSE, id, &info), live ? 0 : -1);
+	}
+	ck_assert_uint_eq(counters(line_a)->snapshots, 1);
+	venue_books_destroy(vb);
+}
+END_TEST
+
+START_TEST(test_xdp_refresh_covers_nothing_after_a_reset)
+{
+	struct pkt p;
+
+	feed_subscribe(h.engine, "*", 1);
+	ck_assert_int_eq(feed_recovery_enable(h.engine, WB_VENUE_NYSE, 1, 0), 0);
+	open_channel(line_a);
+	ck_assert_int_eq(feed_snapshot_begin(h.engine, line_a, 0, 42, &h.prod), 0);
+	pkt_begin(&p, 1, 17);
+	msg_refresh_header(&p, 1, 1, true, 50);
+	msg_mapping(&p, ZVZZT, "ZVZZT", 4, 1);
+	ck_assert_int_eq(feed_snapshot_packet(h.engine, line_a, 0, p.b, p.len, 42, &h.prod), 0);
+	ck_assert_int_eq(feed_snapshot_end(h.engine, line_a, 0, 4, 42, &h.prod), 0);
+	/* The channel starts over (a failover): sequence 5 is a new message, not the refresh's. */
+	send_reset(line_a, SEC_0930 + 60, 0);
+	pkt_begin(&p, 2, 11);
+	msg_mapping(&p, ZVZZT, "ZVZZT", 4, 1);
+	msg_add(&p, 1, ZVZZT, 77, 100000, 100, 'B', "");
+	send_pkt(line_a, &p);
+	ck_assert_int_eq(adds_of(77), 1);
+}
+END_TEST
+
 START_TEST(test_xdp_closing_status_clears_the_symbol_without_deletes)
 {
 	struct venue_books *vb = books_new();
@@ -1499,6 +1604,8 @@ static Suite *xdp_suite(void)
 	tcase_add_test(seq, test_xdp_time_is_unknown_after_a_gap_until_the_next_reference);
 	tcase_add_test(seq, test_xdp_channel_with_two_partitions_dates_by_the_symbols_system_id);
 	tcase_add_test(seq, test_xdp_channels_are_streams_of_their_own);
+	tcase_add_test(seq, test_xdp_refresh_applies_each_symbol_as_of_its_last_seq_num);
+	tcase_add_test(seq, test_xdp_refresh_covers_nothing_after_a_reset);
 	suite_add_tcase(s, seq);
 
 	tcase_add_checked_fixture(filt, setup, teardown);

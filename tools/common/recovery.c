@@ -16,6 +16,7 @@
 
 #include "common/metrics.h"
 #include "common/put_bytes.h"
+#include "common/recovery_xdp.h"
 
 #define MOLD_HEADER 20
 #define MAX_REPLY 2048
@@ -60,6 +61,7 @@ struct service {
 	int nrec;		/* units recovering */
 	uint32_t held;
 	struct unit_rec u[UNITS];
+	struct xdp_client *xdp;	/* xdp: its session and retransmission channel */
 	/* counters */
 	uint64_t requests, retries, replies, bad_replies, given_up, refused, deferred;
 	uint64_t connects, disconnects, logins_refused;
@@ -114,12 +116,15 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		en->kind = RECOVERY_MOLD;
 	} else if (strcmp(tok[1], "grp") == 0) {
 		en->kind = RECOVERY_GRP;
-	} else if (!strcmp(tok[1], "glimpse") || !strcmp(tok[1], "spin") || !strcmp(tok[1], "xdp")) {
+	} else if (strcmp(tok[1], "xdp") == 0) {
+		en->kind = RECOVERY_XDP;
+	} else if (!strcmp(tok[1], "glimpse") || !strcmp(tok[1], "spin")) {
 		return conf_error(err, errlen, path, lineno,
 				  "service not implemented yet (mold: MoldUDP64 re-request, grp: Cboe "
-				  "Gap Request Proxy)", tok[1]);
+				  "Gap Request Proxy, xdp: NYSE XDP Request Server)", tok[1]);
 	} else {
-		return conf_error(err, errlen, path, lineno, "unknown service (mold, grp)", tok[1]);
+		return conf_error(err, errlen, path, lineno, "unknown service (mold, grp, xdp)",
+				  tok[1]);
 	}
 	if (metrics_parse_address(tok[2], &en->ip, &en->port, why, sizeof(why)))
 		return conf_error(err, errlen, path, lineno, why, NULL);
@@ -132,6 +137,14 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 
 		if (!eq)
 			return conf_error(err, errlen, path, lineno, "not KEY=VALUE", tok[i]);
+		if (en->kind == RECOVERY_XDP) {
+			int taken = xdp_conf_key(en, tok[i], why, sizeof(why));
+
+			if (taken < 0)
+				return conf_error(err, errlen, path, lineno, why, tok[i]);
+			if (taken)
+				continue;
+		}
 		if (!strncmp(tok[i], "gap=", 4) || !strncmp(tok[i], "user=", 5) ||
 		    !strncmp(tok[i], "password=", 9)) {
 			if (en->kind != RECOVERY_GRP)
@@ -181,6 +194,10 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		return conf_error(err, errlen, path, lineno,
 				  "a grp service needs gap=ADDR:PORT (where its gap responses arrive)",
 				  NULL);
+	if (en->kind == RECOVERY_XDP && (!en->gap_port || !en->source_id[0]))
+		return conf_error(err, errlen, path, lineno,
+				  "an xdp service needs retrans=ADDR:PORT (where its retransmissions "
+				  "arrive) and user=SOURCEID", NULL);
 	return 1;
 }
 
@@ -229,7 +246,7 @@ static uint64_t ms_ns(uint64_t ms)
 
 static const char *kind_name(int kind)
 {
-	return kind == RECOVERY_GRP ? "grp" : "mold";
+	return kind == RECOVERY_GRP ? "grp" : kind == RECOVERY_XDP ? "xdp" : "mold";
 }
 
 /* The stream's lines in the feed map: 0, or -1 with err. */
@@ -332,8 +349,20 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 		s->tcp = -1;
 		s->state = GRP_DOWN;
 		s->backoff_ns = ms_ns(s->conf.timeout_ms);
-		s->fd = s->conf.kind == RECOVERY_GRP ? gap_socket(&s->conf) : mold_socket(&s->conf);
-		if (s->fd < 0) {
+		if (s->conf.kind == RECOVERY_XDP) {
+			char why[200];
+
+			s->fd = -1;
+			s->xdp = xdp_client_create(&s->conf, why, sizeof(why));
+			if (!s->xdp) {
+				snprintf(err, errlen, "%s:%d: %s", path, entries[i].lineno, why);
+				goto fail;
+			}
+		} else {
+			s->fd = s->conf.kind == RECOVERY_GRP ? gap_socket(&s->conf) :
+				mold_socket(&s->conf);
+		}
+		if (s->fd < 0 && !s->xdp) {
 			snprintf(err, errlen, "%s:%d: %s: %s", path, entries[i].lineno,
 				 s->conf.kind == RECOVERY_GRP ? "the gap-response socket (gap=)" :
 				 "socket to the service", strerror(errno));
@@ -360,7 +389,9 @@ void recovery_client_destroy(struct recovery_client *c)
 	if (!c)
 		return;
 	for (int i = 0; i < c->n; i++) {
-		close(c->svc[i].fd);
+		if (c->svc[i].fd >= 0)
+			close(c->svc[i].fd);
+		xdp_client_destroy(c->svc[i].xdp);
 		if (c->svc[i].tcp >= 0)
 			close(c->svc[i].tcp);
 		free(c->svc[i].fill_ns);
@@ -611,6 +642,14 @@ static void send_request(struct service *s, uint8_t unit, struct unit_rec *u,
 		mold_send_request(s, rs);
 		return;
 	}
+	if (s->conf.kind == RECOVERY_XDP) {
+		if (u->req_count > XDP_MAX_RETRANS)
+			u->req_count = XDP_MAX_RETRANS;
+		/* Without a session the request goes when one is up. */
+		if (xdp_client_request(s->xdp, u->req_first, u->req_count, now))
+			s->requests++;
+		return;
+	}
 	if (u->req_count > GRP_MAX_COUNT)
 		u->req_count = GRP_MAX_COUNT;
 	/* Without a session the request goes when the login is accepted. */
@@ -668,7 +707,12 @@ static void drive(struct recovery_client *c, struct service *s,
 	u->since = rs->since;
 	if (rs->state != FEED_REC_GAP || !rs->missing_count ||
 	    (s->conf.kind == RECOVERY_MOLD && !rs->has_session))
-		return;		/* a snapshot: no snapshot service yet */
+		return;		/* a snapshot: its service (xdp) drives it */
+	if (s->xdp && xdp_client_refresh_wanted(s->xdp, rs)) {
+		/* A late join: the channel's refresh, not the whole morning re-requested. */
+		xdp_client_refresh_begin(s->xdp, c->e, rs->line, now, recv_ts, out);
+		return;
+	}
 	if (!u->waiting || rs->missing_first != u->req_first) {
 		/* New, or progress (a reply filled the start): ask for what is left. */
 		u->waiting = true;
@@ -684,6 +728,8 @@ static void drive(struct recovery_client *c, struct service *s,
 		s->given_up++;
 		u->waiting = false;
 		u->gave_up = true;
+		if (s->xdp)
+			xdp_client_forget(s->xdp);
 		feed_recover_lost(c->e, rs->line, rs->unit, rs->missing_first, rs->missing_count,
 				  recv_ts ? recv_ts : rs->since, out);
 		return;
@@ -709,6 +755,22 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 		if (s->conf.kind == RECOVERY_GRP &&
 		    (s->nrec || s->state == GRP_CONNECTING || s->state == GRP_LOGIN_SENT))
 			grp_pump(c, s, now, recv_ts, out);
+		if (s->xdp) {
+			int got = xdp_client_pump(s->xdp, c->e, s->line, s->has_line, s->nrec > 0,
+						  now, recv_ts ? recv_ts : s->u[0].since, out);
+
+			if (got & XDP_PUMP_LOST) {
+				/* Refused or unavailable: what is left is asked for anew. */
+				s->u[0].gave_up = true;
+				s->u[0].waiting = false;
+			}
+			if (got & XDP_PUMP_SENT) {
+				s->requests++;
+				s->u[0].deadline = now + ms_ns(s->conf.timeout_ms);
+			}
+			active |= s->nrec > 0;
+			continue;
+		}
 		if (s->nrec) {
 			take_replies(c, s, recv_ts ? recv_ts : 1, out);
 			active = true;
@@ -819,6 +881,15 @@ void recovery_client_totals(const struct recovery_client *c, int i, uint64_t now
 	t->connects = s->connects;
 	t->disconnects = s->disconnects;
 	t->logins_refused = s->logins_refused;
+	if (s->xdp) {
+		struct xdp_client_counts x;
+
+		xdp_client_counts(s->xdp, &x);
+		t->replies = x.replies;
+		t->refused = x.refused;
+		t->connects = x.connects;
+		t->disconnects = x.disconnects;
+	}
 	t->recovering = s->nrec > 0;
 	for (int k = 0; k < UNITS && s->nrec; k++)
 		if (s->u[k].recovering && now - s->u[k].began > t->recovering_for_ns)
@@ -876,7 +947,9 @@ void recovery_client_print(const struct recovery_client *c, FILE *f)
 				"; fill time p50 ", t.refused, t.deferred,
 				c->svc[i].state == GRP_UP ? "up" : "down", t.connects,
 				t.disconnects, t.logins_refused);
-		else
+		if (c->svc[i].xdp)
+			xdp_client_print(c->svc[i].xdp, f);
+		if (c->svc[i].conf.kind != RECOVERY_GRP)
 			fprintf(f, "; fill time p50 ");
 		print_ns(f, t.fill_p50_ns);
 		fprintf(f, " p99 ");

@@ -10,17 +10,24 @@
  *
  *   VENUE  SERVICE  HOST:PORT  [channel=N] [timeout=MS] [retries=N]
  *                              [gap=ADDR:PORT] [user=U] [password=P]
+ *                              [retrans=ADDR:PORT] [refresh=ADDR:PORT]
  *
  *   nasdaq  mold  127.0.0.1:9100
  *   uqdf    mold  127.0.0.1:9101  channel=1
  *   bzx     grp   127.0.0.1:9102  gap=127.0.0.1:9103 user=WB01 password=secret
+ *   nyse    xdp   127.0.0.1:9104  channel=1 retrans=127.0.0.1:9105 user=WIREBOOK
  *
  * SERVICE "mold" is the MoldUDP64 re-request (ITCH, UQDF); "grp" the Cboe
  * PITCH Gap Request Proxy: a TCP session (HOST:PORT) that takes Gap
  * Requests, whose replies come as ordinary PITCH packets to gap= (the
  * gap-response channel: a unicast address to bind, or a multicast group
- * to join). Others (glimpse, spin, xdp) are refused as not implemented
- * yet. timeout is the first
+ * to join). "xdp" the NYSE XDP Request Server (recovery_xdp.h): a TCP
+ * session (HOST:PORT) taking Retransmission Requests from SourceID user=,
+ * whose replies come as XDP packets to retrans= (the retransmission
+ * channel, bound or joined like gap=); with refresh=ADDR:PORT (the refresh
+ * channel) a late join takes a Refresh instead of re-requesting the
+ * morning. Others (glimpse, spin) are refused
+ * as not implemented yet. timeout is the first
  * wait for a reply (default 20 ms), doubled after each unanswered request
  * up to 1 s; after retries unanswered requests (default 6) the range is
  * declared lost (an ordinary GAP, counted unrecoverable).
@@ -49,6 +56,7 @@
 enum recovery_kind {
 	RECOVERY_MOLD = 1,	/* MoldUDP64 re-request over UDP */
 	RECOVERY_GRP = 2,	/* Cboe PITCH Gap Request Proxy (TCP) + gap-response UDP */
+	RECOVERY_XDP = 3,	/* NYSE XDP Request Server (TCP) + retransmission UDP */
 };
 
 struct recovery_conf_entry {
@@ -60,11 +68,14 @@ struct recovery_conf_entry {
 	uint32_t timeout_ms;
 	uint32_t retries;
 	int lineno;
-	/* grp */
-	uint32_t gap_ip;	/* where gap responses arrive (host byte order) */
+	/* grp, xdp */
+	uint32_t gap_ip;	/* where gap responses (xdp: retransmissions) arrive, host order */
 	uint16_t gap_port;
 	char user[5];		/* the login's username, up to 4 characters */
 	char password[11];	/* up to 10 */
+	char source_id[11];	/* xdp: the SourceID (user=), up to 10 */
+	uint32_t refresh_ip;	/* xdp: the refresh channel (refresh=), 0 port: no refresh */
+	uint16_t refresh_port;
 };
 
 /*
