@@ -10,8 +10,10 @@
  *
  *   VENUE  SERVICE  HOST:PORT  [channel=N] [timeout=MS] [retries=N]
  *                              [gap=ADDR:PORT] [user=U] [password=P]
+ *                              [max-gap=N] [max-age=MS]
  *
  *   nasdaq  mold  127.0.0.1:9100
+ *   nasdaq  glimpse  127.0.0.1:9104  user=WB0001 password=secret
  *   uqdf    mold  127.0.0.1:9101  channel=1
  *   bzx     grp   127.0.0.1:9102  gap=127.0.0.1:9103 user=WB01 password=secret
  *
@@ -19,8 +21,11 @@
  * PITCH Gap Request Proxy: a TCP session (HOST:PORT) that takes Gap
  * Requests, whose replies come as ordinary PITCH packets to gap= (the
  * gap-response channel: a unicast address to bind, or a multicast group
- * to join). Others (glimpse, spin, xdp) are refused as not implemented
- * yet. timeout is the first
+ * to join). "glimpse" (ITCH) is a snapshot service over SoupBinTCP, a
+ * second line for a stream that may also have a gap-fill one: late joins,
+ * and holes larger than max-gap messages or older than max-age ms, are
+ * taken by snapshot (recovery_snapshot.h). Others (spin, xdp) are refused
+ * as not implemented yet. timeout is the first
  * wait for a reply (default 20 ms), doubled after each unanswered request
  * up to 1 s; after retries unanswered requests (default 6) the range is
  * declared lost (an ordinary GAP, counted unrecoverable).
@@ -45,10 +50,19 @@
 #define RECOVERY_DEFAULT_TIMEOUT_MS 20
 #define RECOVERY_DEFAULT_RETRIES 6
 #define RECOVERY_MAX_BACKOFF_MS 1000
+/* glimpse: a session silent this long (the server heartbeats every second) is dead. */
+#define RECOVERY_SNAPSHOT_TIMEOUT_MS 3000
+/* glimpse: a hole larger than this is taken by snapshot; as many messages as
+ * about 250 re-request replies carry, a fraction of a second on a good link. */
+#define RECOVERY_DEFAULT_MAX_GAP 10000
+/* glimpse: a hole still open after this long is taken by snapshot (before
+ * the gap fill's retries would give it up as lost). */
+#define RECOVERY_DEFAULT_MAX_AGE_MS 1000
 
 enum recovery_kind {
 	RECOVERY_MOLD = 1,	/* MoldUDP64 re-request over UDP */
 	RECOVERY_GRP = 2,	/* Cboe PITCH Gap Request Proxy (TCP) + gap-response UDP */
+	RECOVERY_GLIMPSE = 3,	/* Nasdaq GLIMPSE 5.0 snapshot over SoupBinTCP (TCP) */
 };
 
 struct recovery_conf_entry {
@@ -63,8 +77,11 @@ struct recovery_conf_entry {
 	/* grp */
 	uint32_t gap_ip;	/* where gap responses arrive (host byte order) */
 	uint16_t gap_port;
-	char user[5];		/* the login's username, up to 4 characters */
+	char user[7];		/* the login's username: grp up to 4 characters, glimpse 6 */
 	char password[11];	/* up to 10 */
+	/* glimpse: the snapshot policy */
+	uint64_t max_gap;	/* messages */
+	uint32_t max_age_ms;	/* 0: no age limit */
 };
 
 /*
@@ -115,6 +132,7 @@ struct recovery_totals {
 	uint64_t deferred;	/* refused for now (grp: M, S, U), asked again */
 	uint64_t connects, disconnects, logins_refused;	/* grp session */
 	uint64_t fills, fill_p50_ns, fill_p99_ns, fill_max_ns;
+	uint64_t snapshots;	/* snapshots the engine applied (glimpse) */
 	bool recovering;
 	uint64_t recovering_for_ns;	/* how long the current recovery has been on */
 };
