@@ -23,7 +23,11 @@
  * its Gap Response (out of range, quota exhausted, count too large,
  * invalid unit) and its Login Response (not authorized).
  *
- * Not yet: SoupBinTCP/GLIMPSE, Cboe Spin, XDP request servers.
+ *   Nasdaq GLIMPSE 5.0 over SoupBinTCP 4.0 (--service glimpse): the
+ *   ITCH book as it stood after a chosen message, then the sequence to
+ *   resume from (common/glimpse_server.c).
+ *
+ * Not yet: Cboe Spin, XDP request servers.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,6 +45,7 @@
 #include <unistd.h>
 
 #include "common/feeds_conf.h"
+#include "common/glimpse_server.h"
 #include "common/metrics.h"
 #include "common/options.h"
 #include "input/pcap_io.h"
@@ -88,6 +93,9 @@ static void usage(FILE *f)
 "                    --reply-to ADDR:PORT [--user U] [--password P] [--quota N]\n"
 "                    [--quota-per-second N] [--max-count N] [--hangup-after N]\n"
 "                    [--feeds FILE] [--max-payload N] [-v]\n"
+"       wb-recoveryd --service glimpse --pcap FILE --venue VENUE --listen ADDR:PORT\n"
+"                    [--snapshot-at SEQ] [--user U] [--password P]\n"
+"                    [--hangup-after N | --stall-after N] [--feeds FILE] [-v]\n"
 "\n"
 "Replays one venue of a capture and answers its recovery protocol.\n"
 "\n"
@@ -110,6 +118,15 @@ static void usage(FILE *f)
 "the original sequence numbers, over UDP to --reply-to (the gap-response\n"
 "channel the client listens on).\n"
 "\n"
+"--service glimpse: Nasdaq GLIMPSE 5.0 over SoupBinTCP 4.0 for an ITCH venue,\n"
+"a TCP session on ADDR:PORT. A Login Request whose username and password\n"
+"are not --user and --password gets Login Rejected 'A', one naming another\n"
+"session 'S'. Then the book after ITCH message SEQ of the capture: the last\n"
+"system event, the stock directory, each stock's last trading action, Reg\n"
+"SHO and operational halt, every live order as an Add Order (its remaining\n"
+"shares, in priority order), and the End of Snapshot naming SEQ + 1, the\n"
+"ITCH sequence to resume from. Server heartbeats after 1 s of silence.\n"
+"\n"
 "  --pcap FILE        the capture to serve (its A and B copies are merged)\n"
 "  --venue VENUE      the feed-map venue to serve (nasdaq, uqdf, bzx, ...)\n"
 "  --channel N        its channel, when its feed-map lines name one\n"
@@ -118,17 +135,25 @@ static void usage(FILE *f)
 "  --max-payload N    reply payload bytes, %d-%d (default %d)\n"
 "  --drop-every N     mold: answer no Nth request (a lossy or stalling server,\n"
 "                     for retry tests)\n"
-"  --service S        mold or grp (default mold)\n"
+"  --service S        mold, grp or glimpse (default mold)\n"
 "  --reply-to A:P     grp: where the gap responses go (required)\n"
-"  --user U           grp: the username a login must give (up to 4 characters)\n"
-"  --password P       grp: the password (up to 10 characters)\n"
+"  --user U           grp, glimpse: the username a login must give (up to 4\n"
+"                     characters for grp, 6 for glimpse)\n"
+"  --password P       grp, glimpse: the password (up to 10 characters)\n"
 "  --quota N          grp: accept N gap requests, then refuse with 'D'\n"
 "  --quota-per-second N  grp: accept N gap requests a second, refuse more\n"
 "                     with 'S' (a client asks again later)\n"
 "  --max-count N      grp: refuse a request for more than N messages with 'C'\n"
 "                     (1-65535, default 65535)\n"
 "  --hangup-after N   grp: drop the session on request N+1, and every later\n"
-"                     session right after its login (for reconnect tests)\n"
+"                     session right after its login (for reconnect tests);\n"
+"                     glimpse: close the first session after N snapshot\n"
+"                     messages (later sessions get the whole snapshot)\n"
+"  --snapshot-at SEQ  glimpse: the snapshot is the book after ITCH message SEQ\n"
+"                     (default: the capture's last message, as a snapshot\n"
+"                     taken after the day's close)\n"
+"  --stall-after N    glimpse: the first session falls silent (no data, no\n"
+"                     heartbeats) after N snapshot messages\n"
 "  -v, --verbose      log every refused request\n"
 "\n"
 "Prints 'wb-recoveryd: serving ...' on stderr once it answers; SIGINT or\n"
@@ -770,7 +795,7 @@ static int grp_main(const char *pcap, int venue, const char *listen_at, uint32_t
 
 enum { OPT_PCAP = 256, OPT_VENUE, OPT_CHANNEL, OPT_LISTEN, OPT_FEEDS, OPT_PAYLOAD, OPT_DROP,
        OPT_SERVICE, OPT_USER, OPT_PASSWORD, OPT_REPLY_TO, OPT_QUOTA, OPT_PER_SECOND, OPT_MAX_COUNT,
-       OPT_HANGUP };
+       OPT_HANGUP, OPT_SNAPSHOT_AT, OPT_STALL };
 
 int main(int argc, char **argv)
 {
@@ -790,6 +815,8 @@ int main(int argc, char **argv)
 		{ "quota-per-second", required_argument, 0, OPT_PER_SECOND },
 		{ "max-count", required_argument, 0, OPT_MAX_COUNT },
 		{ "hangup-after", required_argument, 0, OPT_HANGUP },
+		{ "snapshot-at", required_argument, 0, OPT_SNAPSHOT_AT },
+		{ "stall-after", required_argument, 0, OPT_STALL },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -797,7 +824,8 @@ int main(int argc, char **argv)
 	const char *pcap = NULL, *listen_at = NULL, *feeds = NULL;
 	int venue = -1, channel = -1, c, n, nserved = 0, fd;
 	uint64_t payload = DEFAULT_PAYLOAD, drop_every = 0, v;
-	bool verbose = false, grp = false;
+	bool verbose = false, grp = false, glimpse = false;
+	struct glimpse_opts gl = { 0 };
 	const char *user = "", *password = "", *reply_to = NULL;
 	struct grp_opts go = { .max_count = GRP_DEFAULT_MAX_COUNT };
 	uint32_t rip = 0;
@@ -847,18 +875,20 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_SERVICE:
-			if (strcmp(optarg, "mold") && strcmp(optarg, "grp")) {
+			if (strcmp(optarg, "mold") && strcmp(optarg, "grp") && strcmp(optarg, "glimpse")) {
 				fprintf(stderr, "wb-recoveryd: --service: unknown service '%s' (mold, "
-					"grp)\n", optarg);
+					"grp, glimpse)\n", optarg);
 				return 2;
 			}
 			grp = !strcmp(optarg, "grp");
+			glimpse = !strcmp(optarg, "glimpse");
 			break;
 		case OPT_USER:
 		case OPT_PASSWORD:
-			if (strlen(optarg) > (c == OPT_USER ? 4u : 10u)) {
+			/* Checked against the service after the options (glimpse's user has 6). */
+			if (strlen(optarg) > (c == OPT_USER ? 6u : 10u)) {
 				fprintf(stderr, "wb-recoveryd: %s: at most %d characters\n",
-					c == OPT_USER ? "--user" : "--password", c == OPT_USER ? 4 : 10);
+					c == OPT_USER ? "--user" : "--password", c == OPT_USER ? 6 : 10);
 				return 2;
 			}
 			*(c == OPT_USER ? &user : &password) = optarg;
@@ -888,6 +918,17 @@ int main(int argc, char **argv)
 			if (opt_u64("wb-recoveryd", "--hangup-after", optarg, 0, UINT32_MAX,
 				    &go.hangup_after))
 				return 2;
+			gl.hangup_after = go.hangup_after;
+			break;
+		case OPT_SNAPSHOT_AT:
+			if (opt_u64("wb-recoveryd", "--snapshot-at", optarg, 1, UINT64_MAX / 2,
+				    &gl.snapshot_at))
+				return 2;
+			break;
+		case OPT_STALL:
+			if (opt_u64("wb-recoveryd", "--stall-after", optarg, 1, UINT32_MAX,
+				    &gl.stall_after))
+				return 2;
 			break;
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return 0;
@@ -905,6 +946,19 @@ int main(int argc, char **argv)
 			"wb-recoveryd: give --pcap, --venue and --listen%s\n",
 			optind != argc ? argv[optind] : "");
 		usage(stderr);
+		return 2;
+	}
+	if (grp && strlen(user) > 4) {
+		fprintf(stderr, "wb-recoveryd: --user: at most 4 characters for grp\n");
+		return 2;
+	}
+	if (!glimpse && (gl.snapshot_at || gl.stall_after)) {
+		fprintf(stderr, "wb-recoveryd: --snapshot-at and --stall-after are for --service "
+			"glimpse\n");
+		return 2;
+	}
+	if (gl.hangup_after && gl.stall_after) {
+		fprintf(stderr, "wb-recoveryd: give --hangup-after or --stall-after, not both\n");
 		return 2;
 	}
 	if (grp != !!reply_to) {
@@ -929,6 +983,13 @@ int main(int argc, char **argv)
 			continue;
 		const char *serves = feed_protocol_recovery(all[i].protocol);
 
+		/* GLIMPSE is the ITCH book's snapshot; its messages come from the Mold store. */
+		if (glimpse && strcmp(feed_protocol_name(all[i].protocol), "itch")) {
+			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s; --service glimpse serves "
+				"ITCH only\n", feeds, feed_venue_name(venue),
+				feed_protocol_name(all[i].protocol));
+			return 2;
+		}
 		if (!serves || strcmp(serves, grp ? "grp" : "mold")) {
 			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s, which --service %s cannot "
 				"serve (its service: %s)\n", feeds, feed_venue_name(venue),
@@ -963,6 +1024,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-recoveryd: %s: no MoldUDP64 message of venue %s on the groups of "
 			"%s\n", pcap, feed_venue_name(venue), feeds);
 		return 1;
+	}
+	if (glimpse) {
+		struct glimpse_source src = { .session = s.session, .end = s.end, .cap = s.cap,
+					      .off = s.off, .len = s.len, .bytes = s.bytes };
+
+		gl.user = user;
+		gl.password = password;
+		gl.verbose = verbose;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		c = glimpse_serve(ip, port, &src, &gl, &g_stop);
+		free(s.off);
+		free(s.len);
+		free(s.bytes);
+		return c;
 	}
 
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
