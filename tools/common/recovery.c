@@ -93,7 +93,7 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		       char *err, size_t errlen)
 {
 	char *tok[14], *save = NULL, *t;
-	bool timeout_given = false;
+	bool timeout_given = false, retries_given = false;
 	int n = 0;
 	char why[160];
 
@@ -191,6 +191,7 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 					  "unknown key (channel=, timeout=, retries=, gap=, user=, "
 					  "password=, max-gap=, max-age=)", tok[i]);
 		timeout_given |= !strncmp(tok[i], "timeout=", 8);
+		retries_given |= !strncmp(tok[i], "retries=", 8);
 		errno = 0;
 		v = strtoul(eq + 1, &end, 10);
 		if (eq[1] == 0 || *end || errno)
@@ -208,6 +209,8 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 	}
 	if (en->kind == RECOVERY_GLIMPSE && !timeout_given)
 		en->timeout_ms = RECOVERY_SNAPSHOT_TIMEOUT_MS;
+	if (en->kind == RECOVERY_GLIMPSE && !retries_given)
+		en->retries = RECOVERY_SNAPSHOT_RETRIES;
 	if (en->kind == RECOVERY_GRP && !en->gap_port)
 		return conf_error(err, errlen, path, lineno,
 				  "a grp service needs gap=ADDR:PORT (where its gap responses arrive)",

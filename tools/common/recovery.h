@@ -52,6 +52,8 @@
 #define RECOVERY_MAX_BACKOFF_MS 1000
 /* glimpse: a session silent this long (the server heartbeats every second) is dead. */
 #define RECOVERY_SNAPSHOT_TIMEOUT_MS 3000
+/* glimpse: failed attempts (refused, broken, silent) before a snapshot is given up. */
+#define RECOVERY_SNAPSHOT_RETRIES 10
 /* glimpse: a hole larger than this is taken by snapshot; as many messages as
  * about 250 re-request replies carry, a fraction of a second on a good link. */
 #define RECOVERY_DEFAULT_MAX_GAP 10000

@@ -37,6 +37,7 @@ struct snapshot_session {
 	uint64_t since;		/* receive time of the recovery (file sources' clock) */
 	uint64_t decided;	/* now_ns the snapshot was decided */
 	uint64_t next_connect, backoff_ns, deadline, last_sent;
+	uint32_t attempts;	/* failed attempts at the current snapshot */
 	uint8_t in[IN_BYTES];
 	uint32_t inlen;
 	uint8_t batch[BATCH_BYTES];
@@ -126,11 +127,28 @@ static void close_session(struct snapshot_session *ss)
 	ss->inlen = 0;
 }
 
-/* The attempt failed: retry after the backoff, aborting what was half applied. */
+/*
+ * The attempt failed: retry after the backoff, aborting what was half
+ * applied. After retries failed attempts the snapshot is given up: what it
+ * should have covered is a GAP and the stream goes on (a file source must
+ * not wait for ever; a later hole tries again).
+ */
 static void fail(struct snapshot_session *ss, uint64_t now, uint64_t recv_ts,
 		 struct wb_ring_producer *out)
 {
 	close_session(ss);
+	if (++ss->attempts > ss->conf.retries) {
+		if (ss->begun)
+			feed_snapshot_abort(ss->e, ss->line, ss->unit, ts_of(ss, recv_ts), out);
+		ss->t.given_up++;
+		ss->begun = false;
+		ss->applied = 0;
+		ss->attempts = 0;
+		ss->state = SOUP_IDLE;
+		ss->done_episode = ss->episode;
+		ss->backoff_ns = ms_ns(RECOVERY_DEFAULT_TIMEOUT_MS);
+		return;
+	}
 	if (ss->begun && ss->applied) {
 		/* Half a book is not a book: what it should have covered is a GAP
 		 * until the next attempt clears the books again. */
@@ -226,6 +244,7 @@ static void on_message(struct snapshot_session *ss, const uint8_t *m, size_t len
 			ss->t.max_ns = ss->t.last_ns;
 		ss->done_episode = ss->episode;
 		ss->begun = false;
+		ss->attempts = 0;
 		ss->backoff_ns = ms_ns(RECOVERY_DEFAULT_TIMEOUT_MS);
 		uint8_t bye[3];
 
@@ -453,10 +472,10 @@ void snapshot_session_print(const struct snapshot_session *ss, uint64_t now, FIL
 		fprintf(f, "idle");
 	}
 	fprintf(f, "; snapshots %" PRIu64 ", messages %" PRIu64 ", aborted %" PRIu64
-		"; session %s, connects %" PRIu64 ", disconnects %" PRIu64 ", logins refused %"
+		", given up %" PRIu64 "; session %s, connects %" PRIu64 ", disconnects %" PRIu64 ", logins refused %"
 		PRIu64 ", stalls %" PRIu64 ", hangups %" PRIu64 ", bad packets %" PRIu64
 		", heartbeats in %" PRIu64 " out %" PRIu64 "; snapshot time last ", t.snapshots,
-		t.messages, t.aborted, t.up ? "up" : "down", t.connects, t.disconnects,
+		t.messages, t.aborted, t.given_up, t.up ? "up" : "down", t.connects, t.disconnects,
 		t.logins_refused, t.stalls, t.hangups, t.bad_packets, t.heartbeats_received,
 		t.heartbeats_sent);
 	print_ns(f, t.last_ns);

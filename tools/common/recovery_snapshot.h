@@ -18,7 +18,8 @@
  * timeout ms) or hangs up is counted and retried with a backoff doubling
  * up to 1 s; one that broke after snapshot messages were applied is first
  * aborted (feed_snapshot_abort). The stream stays stale meanwhile; other
- * streams never wait for it. Everything runs on the engine's thread and
+ * streams never wait for it. After retries failed attempts (default 10)
+ * the snapshot is given up: the stream goes on with a GAP. Everything runs on the engine's thread and
  * never blocks.
  */
 #ifndef WIREBOOK_TOOLS_RECOVERY_SNAPSHOT_H
@@ -54,7 +55,7 @@ void snapshot_session_poll(struct snapshot_session *ss, uint64_t now, uint64_t r
 bool snapshot_session_busy(const struct snapshot_session *ss);
 
 struct snapshot_totals {
-	uint64_t snapshots, messages, aborted, connects, disconnects, logins_refused;
+	uint64_t snapshots, messages, aborted, given_up, connects, disconnects, logins_refused;
 	uint64_t stalls, hangups, heartbeats_sent, heartbeats_received, bad_packets;
 	uint64_t last_ns, max_ns;	/* from the decision to the End of Snapshot */
 	bool busy, up;
