@@ -455,6 +455,7 @@ int glimpse_serve(uint32_t ip, uint16_t port, const struct glimpse_source *src,
 		free(snap.ends);
 		return 1;
 	}
+	memset(cl, 0, sizeof(cl));
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		cl[i].fd = -1;
 	fprintf(stderr, "wb-recoveryd: serving nasdaq GLIMPSE, session %.10s, the book after "
