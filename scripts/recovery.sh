@@ -10,7 +10,8 @@
 #   recovery itch loss=1% gaps=204 filled=204 unrecoverable=0 books=identical
 #
 # then the fill times. ITCH and UQDF use the MoldUDP64 re-request, PITCH
-# the Cboe Gap Request Proxy. Feeds whose recovery is not built yet say so.
+# the Cboe Gap Request Proxy; ITCH late joins also a GLIMPSE snapshot
+# (scripts/recovery-late-join.sh). Feeds whose recovery is not built yet say so.
 # Fails when a recovered day's books differ, a gap stayed unrecovered, or
 # the loss made no gap at all (nothing was tested).
 #
@@ -142,6 +143,8 @@ PY
 books itch-late "$T/itch-late.pcap" "$T/itch.conf" || exit 1
 cp "$T/itch-whole.out" "$T/itch-late-whole.out"
 report itch late-join-at-half itch-late nasdaq yes
+# Late join by GLIMPSE snapshot at three points of the day.
+. scripts/recovery-late-join.sh
 stop_servers
 
 # Cboe PITCH (BZX): the Gap Request Proxy, a TCP session with a login; the
