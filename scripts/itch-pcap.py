@@ -6,6 +6,8 @@
   itch-pcap.py cut PCAP OUT SEQ       the capture from the first packet whose
                                       sequence is SEQ or more (a process started
                                       then sees that; A and B lines alike)
+  itch-pcap.py head PCAP OUT SEQ      the capture before that packet (the rest of
+                                      what cut leaves out)
   itch-pcap.py halt PCAP OUT AT RESUME
                                       the day with one symbol's Trading Action
                                       'H' (halted) inserted after message AT and
@@ -73,7 +75,7 @@ def points(path):
     print(sys_s, q, m, halt, resume, last)
 
 
-def cut(path, out, seq):
+def cut(path, out, seq, before=False):
     head, recs = records(path)
     with open(out, "wb") as f:
         f.write(head)
@@ -81,7 +83,7 @@ def cut(path, out, seq):
         for r in recs:
             mo = mold(r)
             started = started or (mo and mo[2] not in (0, 0xFFFF) and mo[1] >= seq)
-            if started:
+            if started != before:
                 f.write(r)
 
 
@@ -156,6 +158,8 @@ def main():
         points(sys.argv[2])
     elif cmd == "cut" and len(sys.argv) == 5:
         cut(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif cmd == "head" and len(sys.argv) == 5:
+        cut(sys.argv[2], sys.argv[3], int(sys.argv[4]), before=True)
     elif cmd == "halt" and len(sys.argv) == 6:
         halt(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:

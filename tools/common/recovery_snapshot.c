@@ -34,6 +34,7 @@ struct snapshot_session {
 	uint32_t applied;	/* snapshot messages applied in the current attempt */
 	uint32_t episode;	/* the engine's recovery episode of the current snapshot */
 	uint32_t done_episode;	/* the episode a snapshot ended: its rest is gap fill's */
+	uint64_t done_next_seq;	/* where the last snapshot left the stream (0: none yet) */
 	uint64_t since;		/* receive time of the recovery (file sources' clock) */
 	uint64_t decided;	/* now_ns the snapshot was decided */
 	uint64_t next_connect, backoff_ns, deadline, last_sent;
@@ -208,9 +209,11 @@ bool snapshot_session_drive(struct snapshot_session *ss, const struct feed_recov
 	}
 	if (rs->state != FEED_REC_GAP)
 		return false;
-	if (rs->episode == ss->done_episode) {
+	if (rs->episode == ss->done_episode ||
+	    (ss->done_next_seq && rs->rec_first == ss->done_next_seq)) {
 		/* What a snapshot left (it ended before the first buffered packet)
-		 * is gap fill's, or lost without one. */
+		 * is gap fill's, or lost without one, whatever its size: another
+		 * snapshot of the same age would leave the same hole. */
 		if (!has_gap_fill && rs->missing_count)
 			feed_recover_lost(ss->e, rs->line, rs->unit, rs->missing_first,
 					  rs->missing_count, ts_of(ss, recv_ts), out);
@@ -243,6 +246,7 @@ static void on_message(struct snapshot_session *ss, const uint8_t *m, size_t len
 		if (ss->t.last_ns > ss->t.max_ns)
 			ss->t.max_ns = ss->t.last_ns;
 		ss->done_episode = ss->episode;
+		ss->done_next_seq = next_seq;
 		ss->begun = false;
 		ss->attempts = 0;
 		ss->backoff_ns = ms_ns(RECOVERY_DEFAULT_TIMEOUT_MS);
