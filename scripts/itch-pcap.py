@@ -14,7 +14,8 @@
                                       'T' (trading) after RESUME, later sequences
                                       moved up (wb-gen's days have no halt)
 
-Reads classic little-endian pcap of Ethernet/IPv4/UDP, as wb-gen writes it.
+Reads classic little-endian pcap of Ethernet/IPv4/UDP, as wb-gen writes it;
+packets that are not MoldUDP64 (other venues' feeds) are passed through.
 """
 import struct
 import sys
@@ -37,6 +38,17 @@ def mold(rec):
     if len(rec) < at + 20:
         return None
     seq, count = struct.unpack_from(">QH", rec, at + 10)
+    if count not in (0, 0xFFFF):
+        # Another feed's packet (PITCH beside ITCH) does not parse as blocks that fill it.
+        off = at + 20
+        for _ in range(count):
+            if off + 2 > len(rec):
+                return None
+            off += 2 + struct.unpack_from(">H", rec, off)[0]
+        if off != len(rec):
+            return None
+    elif len(rec) != at + 20:
+        return None
     return at, seq, count
 
 

@@ -248,8 +248,9 @@ int recovery_conf_read(const char *path, struct recovery_conf_entry *out, int ma
 			    (out[i].kind == RECOVERY_GLIMPSE) == (out[n].kind == RECOVERY_GLIMPSE))
 				rc = conf_error(err, errlen, path, lineno, out[n].kind ==
 						RECOVERY_GLIMPSE ? "a second snapshot service for "
-						"the same stream" : "a second gap-fill service for "
-						"the same stream", NULL);
+						"the same stream" : "a second service for the same "
+						"stream (one gap-fill and one snapshot service at "
+						"most)", NULL);
 		if (rc < 0)
 			break;
 		n += rc;
