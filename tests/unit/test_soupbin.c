@@ -264,16 +264,21 @@ static void *serve(void *arg)
 	return NULL;
 }
 
-static void server_start(struct server *s, const char *password)
+static void server_start_at(struct server *s, const char *password, uint64_t at)
 {
 	memset(s, 0, sizeof(*s));
 	make_day();
 	s->src = (struct glimpse_source){ .session = "SNAPTEST01", .end = DAY + 1, .cap = DAY,
 					  .off = day_off, .len = day_len,
 					  .bytes = &day_bytes[0][0] };
-	s->o = (struct glimpse_opts){ .snapshot_at = 6, .user = "WB0001", .password = password };
+	s->o = (struct glimpse_opts){ .snapshot_at = at, .user = "WB0001", .password = password };
 	s->port = free_port();
 	ck_assert_int_eq(pthread_create(&s->thread, NULL, serve, s), 0);
+}
+
+static void server_start(struct server *s, const char *password)
+{
+	server_start_at(s, password, 6);
 }
 
 static void server_stop(struct server *s)
@@ -305,19 +310,32 @@ static void real_time(struct harness *h, int line, int first, int last)
 	}
 }
 
-static struct recovery_client *client_for(struct harness *h, uint16_t port)
+/*
+ * The stream's services: glimpse on port, and when mold_retries, a Mold
+ * re-request service that never answers (the discard port) beside it.
+ */
+static struct recovery_client *client_with(struct harness *h, uint16_t port, uint64_t max_gap,
+					   uint32_t max_age_ms, uint32_t mold_retries)
 {
-	struct recovery_conf_entry en = {
+	struct recovery_conf_entry en[2] = { {
 		.venue = WB_VENUE_NASDAQ, .channel = -1, .kind = RECOVERY_GLIMPSE,
 		.ip = 0x7f000001, .port = port, .timeout_ms = 2000, .retries = 2,
-		.user = "WB0001", .password = "pw", .max_gap = RECOVERY_DEFAULT_MAX_GAP,
-	};
+		.user = "WB0001", .password = "pw", .max_gap = max_gap, .max_age_ms = max_age_ms,
+	}, {
+		.venue = WB_VENUE_NASDAQ, .channel = -1, .kind = RECOVERY_MOLD,
+		.ip = 0x7f000001, .port = 9, .timeout_ms = 5, .retries = mold_retries,
+	} };
 	char err[256] = "";
-	struct recovery_client *c = recovery_client_create(h->engine, &en, 1, "test", err,
-							   sizeof(err));
+	struct recovery_client *c = recovery_client_create(h->engine, en, mold_retries ? 2 : 1,
+							   "test", err, sizeof(err));
 
 	ck_assert_msg(c != NULL, "%s", err);
 	return c;
+}
+
+static struct recovery_client *client_for(struct harness *h, uint16_t port)
+{
+	return client_with(h, port, RECOVERY_DEFAULT_MAX_GAP, 0, 0);
 }
 
 /* Poll until no stream recovers (at most 10 s of the wall clock, a failing bound). */
@@ -415,6 +433,103 @@ START_TEST(test_refused_login_is_retried_then_given_up_as_a_gap)
 }
 END_TEST
 
+/* In sequence through 2, then 9: a hole of 6 messages (3..8). */
+static void hole_of_six(struct harness *h, int line)
+{
+	real_time(h, line, 1, 2);
+	real_time(h, line, 9, 9);
+}
+
+static struct recovery_totals totals_of(struct recovery_client *c)
+{
+	struct recovery_totals t;
+
+	recovery_client_totals(c, 0, mono(), &t);
+	return t;
+}
+
+START_TEST(test_a_hole_larger_than_max_gap_is_taken_by_snapshot)
+{
+	struct harness h;
+	struct server s;
+	struct recovery_client *c;
+	int line = setup_engine(&h);
+
+	server_start_at(&s, "pw", 8);
+	c = client_with(&h, s.port, 5, 0, 100);
+	hole_of_six(&h, line);
+	poll_until_quiet(&h, c);
+	ck_assert_uint_eq(totals_of(c).snapshots, 1);
+	ck_assert_uint_eq(totals_of(c).requests, 0);
+	ck_assert_uint_eq(totals_of(c).unrecoverable, 0);
+	ck_assert_ptr_nonnull(add_of(&h, 6));	/* 9, after the snapshot's 8 */
+	recovery_client_destroy(c);
+	server_stop(&s);
+	harness_free(&h);
+}
+END_TEST
+
+START_TEST(test_a_hole_within_max_gap_is_gap_fill_s)
+{
+	struct harness h;
+	struct server s;
+	struct recovery_client *c;
+	int line = setup_engine(&h);
+
+	server_start_at(&s, "pw", 8);
+	c = client_with(&h, s.port, 6, 0, 2);	/* Mold never answers: lost after 2 retries */
+	hole_of_six(&h, line);
+	poll_until_quiet(&h, c);
+	ck_assert_uint_eq(totals_of(c).snapshots, 0);
+	ck_assert_uint_ge(totals_of(c).requests, 1);
+	ck_assert_uint_eq(totals_of(c).unrecoverable, 1);
+	recovery_client_destroy(c);
+	server_stop(&s);
+	harness_free(&h);
+}
+END_TEST
+
+START_TEST(test_a_hole_older_than_max_age_is_taken_by_snapshot)
+{
+	struct harness h;
+	struct server s;
+	struct recovery_client *c;
+	int line = setup_engine(&h);
+
+	server_start_at(&s, "pw", 8);
+	c = client_with(&h, s.port, 100, 30, 100);	/* Mold would keep asking for seconds */
+	hole_of_six(&h, line);
+	poll_until_quiet(&h, c);
+	ck_assert_uint_eq(totals_of(c).snapshots, 1);
+	ck_assert_uint_ge(totals_of(c).requests, 1);
+	ck_assert_uint_eq(totals_of(c).unrecoverable, 0);
+	recovery_client_destroy(c);
+	server_stop(&s);
+	harness_free(&h);
+}
+END_TEST
+
+START_TEST(test_the_hole_an_old_snapshot_leaves_is_gap_fill_s_however_large)
+{
+	struct harness h;
+	struct server s;
+	struct recovery_client *c;
+	int line = setup_engine(&h);
+
+	/* Joined at 9; the snapshot reaches 2 only: 3..8 remain, more than max-gap. */
+	server_start_at(&s, "pw", 2);
+	c = client_with(&h, s.port, 3, 0, 1);
+	real_time(&h, line, 9, 9);
+	poll_until_quiet(&h, c);
+	ck_assert_uint_eq(totals_of(c).snapshots, 1);	/* not the same snapshot again */
+	ck_assert_uint_ge(totals_of(c).requests, 1);
+	ck_assert_uint_eq(totals_of(c).unrecoverable, 1);
+	recovery_client_destroy(c);
+	server_stop(&s);
+	harness_free(&h);
+}
+END_TEST
+
 static Suite *soupbin_suite(void)
 {
 	Suite *s = suite_create("soupbin");
@@ -430,6 +545,10 @@ static Suite *soupbin_suite(void)
 	tcase_add_test(tc, test_conf_refuses_a_second_snapshot_service_and_misplaced_keys);
 	tcase_add_test(tc, test_late_join_takes_the_snapshot_then_the_real_time_after_it);
 	tcase_add_test(tc, test_refused_login_is_retried_then_given_up_as_a_gap);
+	tcase_add_test(tc, test_a_hole_larger_than_max_gap_is_taken_by_snapshot);
+	tcase_add_test(tc, test_a_hole_within_max_gap_is_gap_fill_s);
+	tcase_add_test(tc, test_a_hole_older_than_max_age_is_taken_by_snapshot);
+	tcase_add_test(tc, test_the_hole_an_old_snapshot_leaves_is_gap_fill_s_however_large);
 	suite_add_tcase(s, tc);
 	return s;
 }
