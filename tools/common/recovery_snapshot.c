@@ -327,6 +327,8 @@ static void read_session(struct snapshot_session *ss, uint64_t now, uint64_t rec
 			size_t plen;
 			long got = soup_next(ss->in + used, ss->inlen - used, &type, &p, &plen);
 
+			if (got == 0 && used == 0 && ss->inlen == sizeof(ss->in))
+				got = -1;	/* longer than any GLIMPSE packet: not a server we know */
 			if (got < 0) {
 				ss->t.bad_packets++;
 				fail(ss, now, recv_ts, out);
