@@ -423,6 +423,7 @@ START_TEST(test_refused_login_is_retried_then_given_up_as_a_gap)
 	recovery_client_totals(c, 0, mono(), &t);
 	ck_assert_uint_eq(t.snapshots, 0);
 	ck_assert_uint_eq(t.unrecoverable, 1);
+	ck_assert_uint_eq(t.fills, 0);	/* given up: no fill time */
 	for (size_t i = 0; i < h.n; i++)
 		gaps += h.events[i].kind == WB_EV_GAP && h.events[i].u.gap.reason == WB_GAP_SEQUENCE;
 	ck_assert_uint_ge(gaps, 1);

@@ -46,6 +46,7 @@ struct unit_rec {
 	uint64_t since;		/* the engine's receive time of its start */
 	uint64_t req_first, req_count;
 	uint64_t deadline;
+	uint64_t snapshots_given_up;	/* the snapshot service's count when it began */
 };
 
 struct service {
@@ -703,6 +704,13 @@ static void note_fill(struct service *s, uint64_t ns)
 	s->fill_ns[s->fills++] = ns;
 }
 
+/* Every message came (none declared lost, no snapshot given up): a fill to time. */
+static bool filled_whole(const struct service *s, const struct unit_rec *u)
+{
+	return !u->gave_up && !(s->snap && snapshot_session_given_up(s->snap) !=
+					  u->snapshots_given_up);
+}
+
 static void take_replies(struct recovery_client *c, struct service *s, uint64_t recv_ts,
 			 struct wb_ring_producer *out)
 {
@@ -725,7 +733,7 @@ static void drive(struct recovery_client *c, struct service *s,
 	struct unit_rec *u = &s->u[rs->unit];
 
 	if (!u->recovering || u->episode != rs->episode) {
-		if (u->recovering && !u->gave_up) /* the previous one ended between two polls */
+		if (u->recovering && filled_whole(s, u)) /* the previous one ended between two polls */
 			note_fill(s, now - u->began);
 		if (!u->recovering)
 			s->nrec++;
@@ -734,6 +742,7 @@ static void drive(struct recovery_client *c, struct service *s,
 		u->began = now;
 		u->waiting = false;
 		u->gave_up = false;
+		u->snapshots_given_up = s->snap ? snapshot_session_given_up(s->snap) : 0;
 	}
 	u->line = rs->line;
 	u->since = rs->since;
@@ -826,7 +835,7 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 
 			if (!u->recovering || c->seen[i][k] == c->pass)
 				continue;
-			if (!u->gave_up)
+			if (filled_whole(s, u))
 				note_fill(s, now - u->began);
 			u->recovering = false;
 			u->waiting = false;

@@ -439,6 +439,11 @@ void snapshot_session_poll(struct snapshot_session *ss, uint64_t now, uint64_t r
 	}
 }
 
+uint64_t snapshot_session_given_up(const struct snapshot_session *ss)
+{
+	return ss->t.given_up;
+}
+
 bool snapshot_session_busy(const struct snapshot_session *ss)
 {
 	return ss->state != SOUP_IDLE;

@@ -51,6 +51,9 @@ bool snapshot_session_drive(struct snapshot_session *ss, const struct feed_recov
 void snapshot_session_poll(struct snapshot_session *ss, uint64_t now, uint64_t recv_ts,
 			   struct wb_ring_producer *out);
 
+/* Snapshots given up so far (a recovery that saw one is no fill). */
+uint64_t snapshot_session_given_up(const struct snapshot_session *ss);
+
 /* A snapshot is wanted or under way: the stream is stale. */
 bool snapshot_session_busy(const struct snapshot_session *ss);
 
