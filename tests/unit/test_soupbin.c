@@ -434,100 +434,75 @@ START_TEST(test_refused_login_is_retried_then_given_up_as_a_gap)
 }
 END_TEST
 
-/* In sequence through 2, then 9: a hole of 6 messages (3..8). */
-static void hole_of_six(struct harness *h, int line)
+/*
+ * The policy on one hole: the server's snapshot after message at; glimpse
+ * with max_gap and max_age_ms; beside it a Mold service that never answers
+ * (mold_retries tries). The stream joins at first_seq: 1 (in sequence
+ * through 2, then 9, a hole of 6 messages: 3..8) or 9 (a late join).
+ */
+static struct recovery_totals policy_on_a_hole(uint64_t at, uint64_t max_gap, uint32_t max_age_ms,
+					       uint32_t mold_retries, int first_seq)
 {
-	real_time(h, line, 1, 2);
-	real_time(h, line, 9, 9);
-}
-
-static struct recovery_totals totals_of(struct recovery_client *c)
-{
+	struct harness h;
+	struct server s;
+	struct recovery_client *c;
 	struct recovery_totals t;
+	int line = setup_engine(&h);
 
+	server_start_at(&s, "pw", at);
+	c = client_with(&h, s.port, max_gap, max_age_ms, mold_retries);
+	if (first_seq == 1)
+		real_time(&h, line, 1, 2);
+	real_time(&h, line, 9, 9);
+	poll_until_quiet(&h, c);
 	recovery_client_totals(c, 0, mono(), &t);
+	ck_assert_ptr_nonnull(add_of(&h, 6));	/* 9 is decoded in the end, whatever came */
+	recovery_client_destroy(c);
+	server_stop(&s);
+	harness_free(&h);
 	return t;
 }
 
 START_TEST(test_a_hole_larger_than_max_gap_is_taken_by_snapshot)
 {
-	struct harness h;
-	struct server s;
-	struct recovery_client *c;
-	int line = setup_engine(&h);
+	struct recovery_totals t = policy_on_a_hole(8, 5, 0, 100, 1);
 
-	server_start_at(&s, "pw", 8);
-	c = client_with(&h, s.port, 5, 0, 100);
-	hole_of_six(&h, line);
-	poll_until_quiet(&h, c);
-	ck_assert_uint_eq(totals_of(c).snapshots, 1);
-	ck_assert_uint_eq(totals_of(c).requests, 0);
-	ck_assert_uint_eq(totals_of(c).unrecoverable, 0);
-	ck_assert_ptr_nonnull(add_of(&h, 6));	/* 9, after the snapshot's 8 */
-	recovery_client_destroy(c);
-	server_stop(&s);
-	harness_free(&h);
+	ck_assert_uint_eq(t.snapshots, 1);
+	ck_assert_uint_eq(t.requests, 0);
+	ck_assert_uint_eq(t.unrecoverable, 0);
 }
 END_TEST
 
 START_TEST(test_a_hole_within_max_gap_is_gap_fill_s)
 {
-	struct harness h;
-	struct server s;
-	struct recovery_client *c;
-	int line = setup_engine(&h);
+	/* Mold never answers: lost after 2 retries. */
+	struct recovery_totals t = policy_on_a_hole(8, 6, 0, 2, 1);
 
-	server_start_at(&s, "pw", 8);
-	c = client_with(&h, s.port, 6, 0, 2);	/* Mold never answers: lost after 2 retries */
-	hole_of_six(&h, line);
-	poll_until_quiet(&h, c);
-	ck_assert_uint_eq(totals_of(c).snapshots, 0);
-	ck_assert_uint_ge(totals_of(c).requests, 1);
-	ck_assert_uint_eq(totals_of(c).unrecoverable, 1);
-	recovery_client_destroy(c);
-	server_stop(&s);
-	harness_free(&h);
+	ck_assert_uint_eq(t.snapshots, 0);
+	ck_assert_uint_ge(t.requests, 1);
+	ck_assert_uint_eq(t.unrecoverable, 1);
 }
 END_TEST
 
 START_TEST(test_a_hole_older_than_max_age_is_taken_by_snapshot)
 {
-	struct harness h;
-	struct server s;
-	struct recovery_client *c;
-	int line = setup_engine(&h);
+	/* Mold would keep asking for seconds; after 30 ms the snapshot takes it. */
+	struct recovery_totals t = policy_on_a_hole(8, 100, 30, 100, 1);
 
-	server_start_at(&s, "pw", 8);
-	c = client_with(&h, s.port, 100, 30, 100);	/* Mold would keep asking for seconds */
-	hole_of_six(&h, line);
-	poll_until_quiet(&h, c);
-	ck_assert_uint_eq(totals_of(c).snapshots, 1);
-	ck_assert_uint_ge(totals_of(c).requests, 1);
-	ck_assert_uint_eq(totals_of(c).unrecoverable, 0);
-	recovery_client_destroy(c);
-	server_stop(&s);
-	harness_free(&h);
+	ck_assert_uint_eq(t.snapshots, 1);
+	ck_assert_uint_ge(t.requests, 1);
+	ck_assert_uint_eq(t.unrecoverable, 0);
 }
 END_TEST
 
 START_TEST(test_the_hole_an_old_snapshot_leaves_is_gap_fill_s_however_large)
 {
-	struct harness h;
-	struct server s;
-	struct recovery_client *c;
-	int line = setup_engine(&h);
-
 	/* Joined at 9; the snapshot reaches 2 only: 3..8 remain, more than max-gap. */
-	server_start_at(&s, "pw", 2);
-	c = client_with(&h, s.port, 3, 0, 1);
-	real_time(&h, line, 9, 9);
-	poll_until_quiet(&h, c);
-	ck_assert_uint_eq(totals_of(c).snapshots, 1);	/* not the same snapshot again */
-	ck_assert_uint_ge(totals_of(c).requests, 1);
-	ck_assert_uint_eq(totals_of(c).unrecoverable, 1);
-	recovery_client_destroy(c);
-	server_stop(&s);
-	harness_free(&h);
+	struct recovery_totals t = policy_on_a_hole(2, 3, 0, 1, 9);
+
+	ck_assert_uint_eq(t.snapshots, 1);	/* not the same snapshot again */
+	ck_assert_uint_ge(t.requests, 1);
+	ck_assert_uint_eq(t.unrecoverable, 1);
 }
 END_TEST
 

@@ -755,7 +755,7 @@ static void drive(struct recovery_client *c, struct service *s,
 		return;
 	if (rs->state != FEED_REC_GAP || !rs->missing_count ||
 	    (s->conf.kind == RECOVERY_MOLD && !rs->has_session))
-		return;		/* a snapshot: no snapshot service yet */
+		return;		/* a snapshot, and this service takes none */
 	if (!u->waiting || rs->missing_first != u->req_first) {
 		/* New, or progress (a reply filled the start): ask for what is left. */
 		u->waiting = true;
