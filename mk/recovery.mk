@@ -4,7 +4,8 @@
 # loss rate.
 #
 #   make recovery          loss 0.1 %, 1 % and 5 %, 400k messages a day
-#   make recovery-short    loss 1 %, 100k messages (part of make check, a few seconds)
+#   make recovery-short    loss 1 %, 100k messages (part of make check, a few seconds),
+#                          and the command-line checks of tests/tools/recovery*.sh
 
 .PHONY: recovery recovery-short
 
@@ -15,6 +16,7 @@ recovery: $(RECOVERY_BINS)
 
 recovery-short: $(RECOVERY_BINS)
 	B=$(O) tests/tools/recovery.sh
+	B=$(O) tests/tools/recovery-glimpse.sh
 	B=$(O) scripts/recovery.sh --short
 
 CHECK_EXTRA += recovery-short

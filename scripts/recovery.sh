@@ -11,7 +11,8 @@
 #
 # then the fill times. ITCH and UQDF use the MoldUDP64 re-request, PITCH
 # the Cboe Gap Request Proxy, XDP the NYSE Request Server (Retransmission
-# Requests). Feeds whose recovery is not built yet say so.
+# Requests); ITCH late joins also a GLIMPSE snapshot
+# (scripts/recovery-late-join.sh). Feeds whose recovery is not built yet say so.
 # Fails when a recovered day's books differ, a gap stayed unrecovered, or
 # the loss made no gap at all (nothing was tested).
 #
@@ -166,6 +167,8 @@ cut_second_half "$T/itch-whole.pcap" "$T/itch-late.pcap" > /dev/null
 books itch-late "$T/itch-late.pcap" "$T/itch.conf" || exit 1
 cp "$T/itch-whole.out" "$T/itch-late-whole.out"
 report itch late-join-at-half itch-late nasdaq yes
+# Late join by GLIMPSE snapshot at three points of the day.
+. scripts/recovery-late-join.sh
 stop_servers
 
 # Cboe PITCH (BZX): the Gap Request Proxy, a TCP session with a login; the

@@ -28,9 +28,14 @@
  *   by a Request Response; an accepted range goes over UDP to the
  *   retransmission channel (--reply-to), what the capture lacks as Message
  *   Unavailable; refusals for a bad SourceID, channel or product, a range
- *   too large, the daily limit (--quota).
+ *   too large, the daily limit (--quota); a Refresh Request answered with
+ *   the channel's book as of --snapshot-at on the refresh channel.
  *
- * Not yet: SoupBinTCP/GLIMPSE, Cboe Spin, the XDP Refresh.
+ *   Nasdaq GLIMPSE 5.0 over SoupBinTCP 4.0 (--service glimpse): the
+ *   ITCH book as it stood after a chosen message, then the sequence to
+ *   resume from (common/glimpse_server.c).
+ *
+ * Not yet: Cboe Spin, UTP Snap-Shot.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -48,6 +53,7 @@
 #include <unistd.h>
 
 #include "common/feeds_conf.h"
+#include "common/glimpse_server.h"
 #include "common/metrics.h"
 #include "common/options.h"
 #include "input/pcap_io.h"
@@ -102,6 +108,10 @@ static void usage(FILE *f)
 "                    [--quota N] [--hangup-after N] [--heartbeat-interval MS]\n"
 "                    [--snapshot-at SEQ --refresh-to ADDR:PORT]\n"
 "                    [--feeds FILE] [--max-payload N] [-v]\n"
+"       wb-recoveryd --service glimpse --pcap FILE --venue VENUE\n"
+"                    --listen ADDR:PORT [--snapshot-at SEQ] [--user U]\n"
+"                    [--password P] [--hangup-after N | --stall-after N]\n"
+"                    [--feeds FILE] [-v]\n"
 "\n"
 "Replays one venue of a capture and answers its recovery protocol.\n"
 "\n"
@@ -138,6 +148,14 @@ static void usage(FILE *f)
 "gets status 0 and the channel's book as of that sequence on --refresh-to:\n"
 "per symbol a Refresh Header (LastSeqNum SEQ), its mapping, its last Security\n"
 "Status and an Add Order Refresh per live order, in queue order.\n"
+"--service glimpse: Nasdaq GLIMPSE 5.0 over SoupBinTCP 4.0 for an ITCH venue,\n"
+"a TCP session on ADDR:PORT. A Login Request whose username and password\n"
+"are not --user and --password gets Login Rejected 'A', one naming another\n"
+"session 'S'. Then the book after ITCH message SEQ of the capture: the last\n"
+"system event, the stock directory, each stock's last trading action, Reg\n"
+"SHO and operational halt, every live order as an Add Order (its remaining\n"
+"shares, in priority order), and the End of Snapshot naming SEQ + 1, the\n"
+"ITCH sequence to resume from. Server heartbeats after 1 s of silence.\n"
 "\n"
 "  --pcap FILE        the capture to serve (its A and B copies are merged)\n"
 "  --venue VENUE      the feed-map venue to serve (nasdaq, uqdf, bzx, ...)\n"
@@ -147,11 +165,12 @@ static void usage(FILE *f)
 "  --max-payload N    reply payload bytes, %d-%d (default %d)\n"
 "  --drop-every N     mold: answer no Nth request (a lossy or stalling server,\n"
 "                     for retry tests)\n"
-"  --service S        mold, grp or xdp (default mold)\n"
+"  --service S        mold, grp, xdp or glimpse (default mold)\n"
 "  --reply-to A:P     grp, xdp: where the gap responses (retransmissions) go\n"
 "                     (required)\n"
-"  --user U           grp: the username a login must give (up to 4 characters)\n"
-"  --password P       grp: the password (up to 10 characters)\n"
+"  --user U           grp, glimpse: the username a login must give (up to 4\n"
+"                     characters for grp, 6 for glimpse)\n"
+"  --password P       grp, glimpse: the password (up to 10 characters)\n"
 "  --quota N          grp: accept N gap requests, then refuse with 'D'; xdp:\n"
 "                     N retransmission requests, then refuse with 4\n"
 "  --quota-per-second N  grp: accept N gap requests a second, refuse more\n"
@@ -160,10 +179,17 @@ static void usage(FILE *f)
 "                     (1-65535, default 65535)\n"
 "  --source-id ID     xdp: the SourceID requests must give (up to 10 characters)\n"
 "  --heartbeat-interval MS  xdp: the server's heartbeats (default 60000)\n"
-"  --snapshot-at SEQ  xdp: answer Refresh Requests with the book as of SEQ\n"
+"  --snapshot-at SEQ  xdp: answer Refresh Requests with the book as of SEQ;\n"
+"                     glimpse: the snapshot is the book after ITCH message SEQ\n"
+"                     (default: the capture's last message, as a snapshot\n"
+"                     taken after the day's close)\n"
 "  --refresh-to A:P   xdp: where the refresh goes (the refresh channel)\n"
 "  --hangup-after N   grp, xdp: drop the session on request N+1, and every later\n"
-"                     session right after its login (for reconnect tests)\n"
+"                     session right after its login (for reconnect tests);\n"
+"                     glimpse: close the first session after N snapshot\n"
+"                     messages (later sessions get the whole snapshot)\n"
+"  --stall-after N    glimpse: the first session falls silent (no data, no\n"
+"                     heartbeats) after N snapshot messages\n"
 "  -v, --verbose      log every refused request\n"
 "\n"
 "Prints 'wb-recoveryd: serving ...' on stderr once it answers; SIGINT or\n"
@@ -851,7 +877,8 @@ static int xdp_main(const char *pcap, const char *listen_at, uint32_t ip, uint16
 
 enum { OPT_PCAP = 256, OPT_VENUE, OPT_CHANNEL, OPT_LISTEN, OPT_FEEDS, OPT_PAYLOAD, OPT_DROP,
        OPT_SERVICE, OPT_USER, OPT_PASSWORD, OPT_REPLY_TO, OPT_QUOTA, OPT_PER_SECOND, OPT_MAX_COUNT,
-       OPT_HANGUP, OPT_SOURCE_ID, OPT_HEARTBEAT, OPT_SNAPSHOT_AT, OPT_REFRESH_TO };
+       OPT_HANGUP, OPT_SOURCE_ID, OPT_HEARTBEAT, OPT_SNAPSHOT_AT, OPT_REFRESH_TO,
+       OPT_STALL };
 
 int main(int argc, char **argv)
 {
@@ -875,6 +902,7 @@ int main(int argc, char **argv)
 		{ "heartbeat-interval", required_argument, 0, OPT_HEARTBEAT },
 		{ "snapshot-at", required_argument, 0, OPT_SNAPSHOT_AT },
 		{ "refresh-to", required_argument, 0, OPT_REFRESH_TO },
+		{ "stall-after", required_argument, 0, OPT_STALL },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -882,8 +910,9 @@ int main(int argc, char **argv)
 	const char *pcap = NULL, *listen_at = NULL, *feeds = NULL;
 	int venue = -1, channel = -1, c, n, nserved = 0, fd;
 	uint64_t payload = DEFAULT_PAYLOAD, drop_every = 0, v;
-	bool verbose = false, grp = false, xdp = false;
+	bool verbose = false, grp = false, xdp = false, glimpse = false;
 	struct xdp_serve_opts xo = { .heartbeat_ms = 60000 };
+	struct glimpse_opts gl = { 0 };
 	const char *user = "", *password = "", *reply_to = NULL;
 	struct grp_opts go = { .max_count = GRP_DEFAULT_MAX_COUNT };
 	uint32_t rip = 0;
@@ -933,19 +962,22 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_SERVICE:
-			if (strcmp(optarg, "mold") && strcmp(optarg, "grp") && strcmp(optarg, "xdp")) {
+			if (strcmp(optarg, "mold") && strcmp(optarg, "grp") && strcmp(optarg, "xdp") &&
+			    strcmp(optarg, "glimpse")) {
 				fprintf(stderr, "wb-recoveryd: --service: unknown service '%s' (mold, "
-					"grp, xdp)\n", optarg);
+					"grp, xdp, glimpse)\n", optarg);
 				return 2;
 			}
 			grp = !strcmp(optarg, "grp");
 			xdp = !strcmp(optarg, "xdp");
+			glimpse = !strcmp(optarg, "glimpse");
 			break;
 		case OPT_USER:
 		case OPT_PASSWORD:
-			if (strlen(optarg) > (c == OPT_USER ? 4u : 10u)) {
+			/* Checked against the service after the options (glimpse's user has 6). */
+			if (strlen(optarg) > (c == OPT_USER ? 6u : 10u)) {
 				fprintf(stderr, "wb-recoveryd: %s: at most %d characters\n",
-					c == OPT_USER ? "--user" : "--password", c == OPT_USER ? 4 : 10);
+					c == OPT_USER ? "--user" : "--password", c == OPT_USER ? 6 : 10);
 				return 2;
 			}
 			*(c == OPT_USER ? &user : &password) = optarg;
@@ -975,6 +1007,17 @@ int main(int argc, char **argv)
 			if (opt_u64("wb-recoveryd", "--hangup-after", optarg, 0, UINT32_MAX,
 				    &go.hangup_after))
 				return 2;
+			gl.hangup_after = go.hangup_after;
+			break;
+		case OPT_SNAPSHOT_AT:
+			if (opt_u64("wb-recoveryd", "--snapshot-at", optarg, 1, UINT64_MAX / 2,
+				    &gl.snapshot_at))
+				return 2;
+			break;
+		case OPT_STALL:
+			if (opt_u64("wb-recoveryd", "--stall-after", optarg, 1, UINT32_MAX,
+				    &gl.stall_after))
+				return 2;
 			break;
 		case OPT_SOURCE_ID:
 			if (strlen(optarg) > XDP_SOURCE_ID_LEN) {
@@ -987,11 +1030,6 @@ int main(int argc, char **argv)
 		case OPT_HEARTBEAT:
 			if (opt_u64("wb-recoveryd", "--heartbeat-interval", optarg, 10, 3600000,
 				    &xo.heartbeat_ms))
-				return 2;
-			break;
-		case OPT_SNAPSHOT_AT:
-			if (opt_u64("wb-recoveryd", "--snapshot-at", optarg, 1, UINT32_MAX,
-				    &xo.snapshot_at))
 				return 2;
 			break;
 		case OPT_REFRESH_TO: {
@@ -1026,16 +1064,41 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (grp && strlen(user) > 4) {
+		fprintf(stderr, "wb-recoveryd: --user: at most 4 characters for grp\n");
+		return 2;
+	}
 	if ((grp || xdp) != !!reply_to) {
 		fprintf(stderr, "wb-recoveryd: %s\n", grp || xdp ? "this service needs --reply-to "
 			"ADDR:PORT (where the client takes the gap responses)" :
 			"--reply-to is for --service grp or xdp");
 		return 2;
 	}
-	if (!!xo.snapshot_at != !!xo.refresh_to.sin_port ||
-	    ((xo.snapshot_at || xo.refresh_to.sin_port) && !xdp)) {
-		fprintf(stderr, "wb-recoveryd: --snapshot-at and --refresh-to go together, with "
-			"--service xdp\n");
+	/* --snapshot-at is xdp's refresh point (with --refresh-to) or glimpse's snapshot. */
+	xo.snapshot_at = xdp ? gl.snapshot_at : 0;
+	if (xdp || xo.refresh_to.sin_port) {
+		if (!!gl.snapshot_at != !!xo.refresh_to.sin_port || !xdp) {
+			fprintf(stderr, "wb-recoveryd: --snapshot-at and --refresh-to go together, "
+				"with --service xdp\n");
+			return 2;
+		}
+		if (gl.snapshot_at > UINT32_MAX) {
+			fprintf(stderr, "wb-recoveryd: --snapshot-at: an XDP sequence is at most "
+				"%u\n", UINT32_MAX);
+			return 2;
+		}
+	}
+	if (!glimpse && !xdp && (gl.snapshot_at || gl.stall_after)) {
+		fprintf(stderr, "wb-recoveryd: --snapshot-at and --stall-after are for --service "
+			"glimpse (--snapshot-at also for xdp)\n");
+		return 2;
+	}
+	if (!glimpse && gl.stall_after) {
+		fprintf(stderr, "wb-recoveryd: --stall-after is for --service glimpse\n");
+		return 2;
+	}
+	if (gl.hangup_after && gl.stall_after) {
+		fprintf(stderr, "wb-recoveryd: give --hangup-after or --stall-after, not both\n");
 		return 2;
 	}
 	if (!feeds)
@@ -1055,8 +1118,15 @@ int main(int argc, char **argv)
 			continue;
 		const char *serves = feed_protocol_recovery(all[i].protocol);
 
+		/* GLIMPSE is the ITCH book's snapshot; its messages come from the Mold store. */
 		const char *service = xdp ? "xdp" : grp ? "grp" : "mold";
 
+		if (glimpse && strcmp(feed_protocol_name(all[i].protocol), "itch")) {
+			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s; --service glimpse serves "
+				"ITCH only\n", feeds, feed_venue_name(venue),
+				feed_protocol_name(all[i].protocol));
+			return 2;
+		}
 		if (!serves || strcmp(serves, service)) {
 			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s, which --service %s cannot "
 				"serve (its service: %s)\n", feeds, feed_venue_name(venue),
@@ -1104,6 +1174,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-recoveryd: %s: no MoldUDP64 message of venue %s on the groups of "
 			"%s\n", pcap, feed_venue_name(venue), feeds);
 		return 1;
+	}
+	if (glimpse) {
+		struct glimpse_source src = { .session = s.session, .end = s.end, .cap = s.cap,
+					      .off = s.off, .len = s.len, .bytes = s.bytes };
+
+		gl.user = user;
+		gl.password = password;
+		gl.verbose = verbose;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		c = glimpse_serve(ip, port, &src, &gl, &g_stop);
+		free(s.off);
+		free(s.len);
+		free(s.bytes);
+		return c;
 	}
 
 	fd = socket(AF_INET, SOCK_DGRAM, 0);

@@ -17,6 +17,7 @@
 #include "common/metrics.h"
 #include "common/put_bytes.h"
 #include "common/recovery_xdp.h"
+#include "common/recovery_snapshot.h"
 
 #define MOLD_HEADER 20
 #define MAX_REPLY 2048
@@ -46,6 +47,7 @@ struct unit_rec {
 	uint64_t since;		/* the engine's receive time of its start */
 	uint64_t req_first, req_count;
 	uint64_t deadline;
+	uint64_t snapshots_given_up;	/* the snapshot service's count when it began */
 };
 
 struct service {
@@ -62,6 +64,7 @@ struct service {
 	uint32_t held;
 	struct unit_rec u[UNITS];
 	struct xdp_client *xdp;	/* xdp: its session and retransmission channel */
+	struct snapshot_session *snap;	/* the stream's snapshot service (glimpse), or NULL */
 	/* counters */
 	uint64_t requests, retries, replies, bad_replies, given_up, refused, deferred;
 	uint64_t connects, disconnects, logins_refused;
@@ -92,11 +95,12 @@ static int conf_error(char *err, size_t errlen, const char *path, int lineno, co
 static int parse_entry(char *text, struct recovery_conf_entry *en, const char *path, int lineno,
 		       char *err, size_t errlen)
 {
-	char *tok[12], *save = NULL, *t;
+	char *tok[14], *save = NULL, *t;
+	bool timeout_given = false, retries_given = false;
 	int n = 0;
 	char why[160];
 
-	for (t = strtok_r(text, " \t\r\n", &save); t && n < 12; t = strtok_r(NULL, " \t\r\n", &save))
+	for (t = strtok_r(text, " \t\r\n", &save); t && n < 14; t = strtok_r(NULL, " \t\r\n", &save))
 		tok[n++] = t;
 	if (!n)
 		return 0;
@@ -118,12 +122,17 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		en->kind = RECOVERY_GRP;
 	} else if (strcmp(tok[1], "xdp") == 0) {
 		en->kind = RECOVERY_XDP;
-	} else if (!strcmp(tok[1], "glimpse") || !strcmp(tok[1], "spin")) {
+	} else if (strcmp(tok[1], "glimpse") == 0) {
+		en->kind = RECOVERY_GLIMPSE;
+		en->max_gap = RECOVERY_DEFAULT_MAX_GAP;
+		en->max_age_ms = RECOVERY_DEFAULT_MAX_AGE_MS;
+	} else if (!strcmp(tok[1], "spin")) {
 		return conf_error(err, errlen, path, lineno,
 				  "service not implemented yet (mold: MoldUDP64 re-request, grp: Cboe "
-				  "Gap Request Proxy, xdp: NYSE XDP Request Server)", tok[1]);
+				  "Gap Request Proxy, xdp: NYSE XDP Request Server, glimpse: Nasdaq "
+				  "GLIMPSE snapshot)", tok[1]);
 	} else {
-		return conf_error(err, errlen, path, lineno, "unknown service (mold, grp, xdp)",
+		return conf_error(err, errlen, path, lineno, "unknown service (mold, grp, xdp, glimpse)",
 				  tok[1]);
 	}
 	if (metrics_parse_address(tok[2], &en->ip, &en->port, why, sizeof(why)))
@@ -145,20 +154,40 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 			if (taken)
 				continue;
 		}
+		if (!strncmp(tok[i], "max-gap=", 8) || !strncmp(tok[i], "max-age=", 8)) {
+			if (en->kind != RECOVERY_GLIMPSE)
+				return conf_error(err, errlen, path, lineno,
+						  "only a snapshot service (glimpse) takes max-gap=, "
+						  "max-age=", tok[i]);
+			errno = 0;
+			v = strtoul(eq + 1, &end, 10);
+			if (eq[1] == 0 || *end || errno || v > UINT32_MAX)
+				return conf_error(err, errlen, path, lineno,
+						  "not a number (max-gap= messages, max-age= ms, "
+						  "0 for none)", tok[i]);
+			if (tok[i][6] == 'p')
+				en->max_gap = v ? v : UINT64_MAX;
+			else
+				en->max_age_ms = (uint32_t)v;
+			continue;
+		}
 		if (!strncmp(tok[i], "gap=", 4) || !strncmp(tok[i], "user=", 5) ||
 		    !strncmp(tok[i], "password=", 9)) {
-			if (en->kind != RECOVERY_GRP)
+			bool glimpse_login = en->kind == RECOVERY_GLIMPSE && tok[i][0] != 'g';
+
+			if (en->kind != RECOVERY_GRP && !glimpse_login)
 				return conf_error(err, errlen, path, lineno,
-						  "only a grp service takes gap=, user=, password=",
-						  tok[i]);
+						  "only a grp service takes gap=; grp and glimpse "
+						  "take user=, password=", tok[i]);
 			if (tok[i][0] == 'g') {
 				if (metrics_parse_address(eq + 1, &en->gap_ip, &en->gap_port, why,
 							  sizeof(why)) || !en->gap_port)
 					return conf_error(err, errlen, path, lineno,
 							  "gap= wants ADDR:PORT with a port", tok[i]);
 			} else if (tok[i][0] == 'u') {
-				if (strlen(eq + 1) >= sizeof(en->user))
-					return conf_error(err, errlen, path, lineno,
+				if (strlen(eq + 1) > (glimpse_login ? 6u : 4u))
+					return conf_error(err, errlen, path, lineno, glimpse_login ?
+							  "user= has at most 6 characters (SoupBinTCP)" :
 							  "user= has at most 4 characters", tok[i]);
 				strcpy(en->user, eq + 1);
 			} else {
@@ -174,7 +203,9 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		    strncmp(tok[i], "retries=", 8))
 			return conf_error(err, errlen, path, lineno,
 					  "unknown key (channel=, timeout=, retries=, gap=, user=, "
-					  "password=)", tok[i]);
+					  "password=, max-gap=, max-age=)", tok[i]);
+		timeout_given |= !strncmp(tok[i], "timeout=", 8);
+		retries_given |= !strncmp(tok[i], "retries=", 8);
 		errno = 0;
 		v = strtoul(eq + 1, &end, 10);
 		if (eq[1] == 0 || *end || errno)
@@ -190,6 +221,10 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 					  "value out of range (channel=0-65535, timeout=1-60000 ms, "
 					  "retries=0-100)", tok[i]);
 	}
+	if (en->kind == RECOVERY_GLIMPSE && !timeout_given)
+		en->timeout_ms = RECOVERY_SNAPSHOT_TIMEOUT_MS;
+	if (en->kind == RECOVERY_GLIMPSE && !retries_given)
+		en->retries = RECOVERY_SNAPSHOT_RETRIES;
 	if (en->kind == RECOVERY_GRP && !en->gap_port)
 		return conf_error(err, errlen, path, lineno,
 				  "a grp service needs gap=ADDR:PORT (where its gap responses arrive)",
@@ -225,10 +260,15 @@ int recovery_conf_read(const char *path, struct recovery_conf_entry *out, int ma
 		rc = parse_entry(line, &out[n], path, lineno, err, errlen);
 		if (rc < 0)
 			break;
+		/* A stream has at most one gap-fill service and one snapshot service. */
 		for (int i = 0; i < n && rc > 0; i++)
-			if (out[i].venue == out[n].venue && out[i].channel == out[n].channel)
-				rc = conf_error(err, errlen, path, lineno,
-						"a second service for the same stream", NULL);
+			if (out[i].venue == out[n].venue && out[i].channel == out[n].channel &&
+			    (out[i].kind == RECOVERY_GLIMPSE) == (out[n].kind == RECOVERY_GLIMPSE))
+				rc = conf_error(err, errlen, path, lineno, out[n].kind ==
+						RECOVERY_GLIMPSE ? "a second snapshot service for "
+						"the same stream" : "a second service for the same "
+						"stream (one gap-fill and one snapshot service at "
+						"most)", NULL);
 		if (rc < 0)
 			break;
 		n += rc;
@@ -246,7 +286,8 @@ static uint64_t ms_ns(uint64_t ms)
 
 static const char *kind_name(int kind)
 {
-	return kind == RECOVERY_GRP ? "grp" : kind == RECOVERY_XDP ? "xdp" : "mold";
+	return kind == RECOVERY_GRP ? "grp" : kind == RECOVERY_XDP ? "xdp" :
+	       kind == RECOVERY_GLIMPSE ? "glimpse" : "mold";
 }
 
 /* The stream's lines in the feed map: 0, or -1 with err. */
@@ -261,7 +302,10 @@ static int check_stream(struct feed_engine *e, const struct recovery_conf_entry 
 		if (!feed_line_in_use(l) || l->venue != en->venue ||
 		    (en->channel >= 0 && l->channel != en->channel))
 			continue;
-		const char *serves = feed_protocol_recovery(l->protocol);
+		/* GLIMPSE is Nasdaq's book snapshot: ITCH only. */
+		const char *serves = en->kind != RECOVERY_GLIMPSE ?
+				     feed_protocol_recovery(l->protocol) :
+				     !strcmp(feed_protocol_name(l->protocol), "itch") ? "glimpse" : NULL;
 
 		if (!serves || strcmp(serves, kind_name(en->kind))) {
 			snprintf(err, errlen, "%s:%d: venue %s is %s, which a %s service cannot "
@@ -328,6 +372,17 @@ static int mold_socket(const struct recovery_conf_entry *en)
 	return fd;
 }
 
+static struct service *service_of(struct recovery_client *c, int venue, int channel)
+{
+	for (int i = 0; i < c->n; i++) {
+		struct service *s = &c->svc[i];
+
+		if (s->conf.venue == venue && (s->conf.channel < 0 ? 0 : s->conf.channel) == channel)
+			return s;
+	}
+	return NULL;
+}
+
 struct recovery_client *recovery_client_create(struct feed_engine *e,
 					       const struct recovery_conf_entry *entries, int n,
 					       const char *path, char *err, size_t errlen)
@@ -340,11 +395,37 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 		return NULL;
 	}
 	c->e = e;
+	/* Gap-fill services first: a snapshot service joins its stream's. */
+	for (int pass = 0; pass < 2; pass++)
 	for (int i = 0; i < n && i < RECOVERY_MAX_SERVICES; i++) {
 		struct service *s = &c->svc[c->n];
+		bool snapshot = entries[i].kind == RECOVERY_GLIMPSE;
 
+		if (snapshot != (pass == 1))
+			continue;
 		if (check_stream(e, &entries[i], path, err, errlen))
 			goto fail;
+		if (snapshot) {
+			struct service *with = service_of(c, entries[i].venue,
+							  entries[i].channel < 0 ? 0 :
+							  entries[i].channel);
+
+			if (with)
+				s = with;
+			else
+				s->conf = entries[i];	/* a stream with no gap fill */
+			s->snap = snapshot_session_create(e, &entries[i]);
+			if (!s->snap) {
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
+			if (with)
+				continue;
+			s->fd = -1;
+			s->tcp = -1;
+			c->n++;
+			goto enable;
+		}
 		s->conf = entries[i];
 		s->tcp = -1;
 		s->state = GRP_DOWN;
@@ -369,6 +450,7 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 			goto fail;
 		}
 		c->n++;
+enable:
 		rc = feed_recovery_enable(e, s->conf.venue, (uint16_t)(s->conf.channel < 0 ? 0 :
 								       s->conf.channel), 0);
 		if (rc < 0) {
@@ -395,19 +477,9 @@ void recovery_client_destroy(struct recovery_client *c)
 		if (c->svc[i].tcp >= 0)
 			close(c->svc[i].tcp);
 		free(c->svc[i].fill_ns);
+		snapshot_session_destroy(c->svc[i].snap);
 	}
 	free(c);
-}
-
-static struct service *service_of(struct recovery_client *c, int venue, int channel)
-{
-	for (int i = 0; i < c->n; i++) {
-		struct service *s = &c->svc[i];
-
-		if (s->conf.venue == venue && (s->conf.channel < 0 ? 0 : s->conf.channel) == channel)
-			return s;
-	}
-	return NULL;
 }
 
 /* ---- the GRP session ------------------------------------------------------- */
@@ -671,6 +743,13 @@ static void note_fill(struct service *s, uint64_t ns)
 	s->fill_ns[s->fills++] = ns;
 }
 
+/* Every message came (none declared lost, no snapshot given up): a fill to time. */
+static bool filled_whole(const struct service *s, const struct unit_rec *u)
+{
+	return !u->gave_up && !(s->snap && snapshot_session_given_up(s->snap) !=
+					  u->snapshots_given_up);
+}
+
 static void take_replies(struct recovery_client *c, struct service *s, uint64_t recv_ts,
 			 struct wb_ring_producer *out)
 {
@@ -693,7 +772,7 @@ static void drive(struct recovery_client *c, struct service *s,
 	struct unit_rec *u = &s->u[rs->unit];
 
 	if (!u->recovering || u->episode != rs->episode) {
-		if (u->recovering && !u->gave_up) /* the previous one ended between two polls */
+		if (u->recovering && filled_whole(s, u)) /* the previous one ended between two polls */
 			note_fill(s, now - u->began);
 		if (!u->recovering)
 			s->nrec++;
@@ -702,12 +781,20 @@ static void drive(struct recovery_client *c, struct service *s,
 		u->began = now;
 		u->waiting = false;
 		u->gave_up = false;
+		u->snapshots_given_up = s->snap ? snapshot_session_given_up(s->snap) : 0;
 	}
 	u->line = rs->line;
 	u->since = rs->since;
+	if (s->snap && snapshot_session_drive(s->snap, rs, s->conf.kind != RECOVERY_GLIMPSE,
+					      u->began, now, recv_ts, out)) {
+		u->waiting = false;	/* a late reply is refused by the engine */
+		return;
+	}
+	if (s->conf.kind == RECOVERY_GLIMPSE)
+		return;
 	if (rs->state != FEED_REC_GAP || !rs->missing_count ||
 	    (s->conf.kind == RECOVERY_MOLD && !rs->has_session))
-		return;		/* a snapshot: its service (xdp) drives it */
+		return;		/* a snapshot: its service drives it (xdp: a refresh; glimpse) */
 	if (s->xdp && xdp_client_refresh_wanted(s->xdp, rs)) {
 		/* A late join: the channel's refresh, not the whole morning re-requested. */
 		xdp_client_refresh_begin(s->xdp, c->e, rs->line, now, recv_ts, out);
@@ -771,10 +858,13 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 			active |= s->nrec > 0;
 			continue;
 		}
-		if (s->nrec) {
+		if (s->nrec && s->fd >= 0)
 			take_replies(c, s, recv_ts ? recv_ts : 1, out);
-			active = true;
+		if (s->snap) {
+			snapshot_session_poll(s->snap, now, recv_ts, out);
+			active |= snapshot_session_busy(s->snap);
 		}
+		active |= s->nrec > 0;
 	}
 	/* Nothing in progress and nothing new: one load. */
 	if (!active && c->seen_changes == c->e->recovery_changes)
@@ -807,7 +897,7 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 
 			if (!u->recovering || c->seen[i][k] == c->pass)
 				continue;
-			if (!u->gave_up)
+			if (filled_whole(s, u))
 				note_fill(s, now - u->began);
 			u->recovering = false;
 			u->waiting = false;
@@ -823,6 +913,8 @@ int recovery_client_busy(const struct recovery_client *c, uint32_t *held)
 
 	for (int i = 0; i < c->n; i++) {
 		busy += c->svc[i].nrec;
+		/* A snapshot retried after an abort waits with nothing held. */
+		busy += c->svc[i].snap && !c->svc[i].nrec && snapshot_session_busy(c->svc[i].snap);
 		h += c->svc[i].held;
 	}
 	if (held)
@@ -835,7 +927,8 @@ uint32_t recovery_client_recovering_venues(const struct recovery_client *c)
 	uint32_t mask = 0;
 
 	for (int i = 0; i < c->n; i++)
-		if (c->svc[i].nrec && c->svc[i].conf.venue < WB_VENUE_COUNT)
+		if ((c->svc[i].nrec || (c->svc[i].snap && snapshot_session_busy(c->svc[i].snap))) &&
+		    c->svc[i].conf.venue < WB_VENUE_COUNT)
 			mask |= 1u << c->svc[i].conf.venue;
 	return mask;
 }
@@ -871,6 +964,7 @@ void recovery_client_totals(const struct recovery_client *c, int i, uint64_t now
 		t->unrecoverable += all[k].unrecoverable;
 		t->messages += all[k].messages;
 		t->lost += all[k].lost;
+		t->snapshots += all[k].snapshots;
 	}
 	t->requests = s->requests;
 	t->retries = s->retries;
@@ -957,5 +1051,7 @@ void recovery_client_print(const struct recovery_client *c, FILE *f)
 		fprintf(f, " max ");
 		print_ns(f, t.fill_max_ns);
 		fprintf(f, " (%" PRIu64 " fills)\n", t.fills);
+		if (c->svc[i].snap)
+			snapshot_session_print(c->svc[i].snap, now, f);
 	}
 }

@@ -11,8 +11,10 @@
  *   VENUE  SERVICE  HOST:PORT  [channel=N] [timeout=MS] [retries=N]
  *                              [gap=ADDR:PORT] [user=U] [password=P]
  *                              [retrans=ADDR:PORT] [refresh=ADDR:PORT]
+ *                              [max-gap=N] [max-age=MS]
  *
  *   nasdaq  mold  127.0.0.1:9100
+ *   nasdaq  glimpse  127.0.0.1:9104  user=WB0001 password=secret
  *   uqdf    mold  127.0.0.1:9101  channel=1
  *   bzx     grp   127.0.0.1:9102  gap=127.0.0.1:9103 user=WB01 password=secret
  *   nyse    xdp   127.0.0.1:9104  channel=1 retrans=127.0.0.1:9105 user=WIREBOOK
@@ -26,7 +28,10 @@
  * whose replies come as XDP packets to retrans= (the retransmission
  * channel, bound or joined like gap=); with refresh=ADDR:PORT (the refresh
  * channel) a late join takes a Refresh instead of re-requesting the
- * morning. Others (glimpse, spin) are refused
+ * morning. "glimpse" (ITCH) is a snapshot service over SoupBinTCP, a
+ * second line for a stream that may also have a gap-fill one: late joins,
+ * and holes larger than max-gap messages or older than max-age ms, are
+ * taken by snapshot (recovery_snapshot.h). Others (spin) are refused
  * as not implemented yet. timeout is the first
  * wait for a reply (default 20 ms), doubled after each unanswered request
  * up to 1 s; after retries unanswered requests (default 6) the range is
@@ -52,11 +57,22 @@
 #define RECOVERY_DEFAULT_TIMEOUT_MS 20
 #define RECOVERY_DEFAULT_RETRIES 6
 #define RECOVERY_MAX_BACKOFF_MS 1000
+/* glimpse: a session silent this long (the server heartbeats every second) is dead. */
+#define RECOVERY_SNAPSHOT_TIMEOUT_MS 3000
+/* glimpse: failed attempts (refused, broken, silent) before a snapshot is given up. */
+#define RECOVERY_SNAPSHOT_RETRIES 10
+/* glimpse: a hole larger than this is taken by snapshot; as many messages as
+ * about 250 re-request replies carry, a fraction of a second on a good link. */
+#define RECOVERY_DEFAULT_MAX_GAP 10000
+/* glimpse: a hole still open after this long is taken by snapshot (before
+ * the gap fill's retries would give it up as lost). */
+#define RECOVERY_DEFAULT_MAX_AGE_MS 1000
 
 enum recovery_kind {
 	RECOVERY_MOLD = 1,	/* MoldUDP64 re-request over UDP */
 	RECOVERY_GRP = 2,	/* Cboe PITCH Gap Request Proxy (TCP) + gap-response UDP */
 	RECOVERY_XDP = 3,	/* NYSE XDP Request Server (TCP) + retransmission UDP */
+	RECOVERY_GLIMPSE = 4,	/* Nasdaq GLIMPSE 5.0 snapshot over SoupBinTCP (TCP) */
 };
 
 struct recovery_conf_entry {
@@ -71,11 +87,14 @@ struct recovery_conf_entry {
 	/* grp, xdp */
 	uint32_t gap_ip;	/* where gap responses (xdp: retransmissions) arrive, host order */
 	uint16_t gap_port;
-	char user[5];		/* the login's username, up to 4 characters */
+	char user[7];		/* the login's username: grp up to 4 characters, glimpse 6 */
 	char password[11];	/* up to 10 */
 	char source_id[11];	/* xdp: the SourceID (user=), up to 10 */
 	uint32_t refresh_ip;	/* xdp: the refresh channel (refresh=), 0 port: no refresh */
 	uint16_t refresh_port;
+	/* glimpse: the snapshot policy */
+	uint64_t max_gap;	/* messages */
+	uint32_t max_age_ms;	/* 0: no age limit */
 };
 
 /*
@@ -126,6 +145,7 @@ struct recovery_totals {
 	uint64_t deferred;	/* refused for now (grp: M, S, U), asked again */
 	uint64_t connects, disconnects, logins_refused;	/* grp session */
 	uint64_t fills, fill_p50_ns, fill_p99_ns, fill_max_ns;
+	uint64_t snapshots;	/* snapshots the engine applied (glimpse) */
 	bool recovering;
 	uint64_t recovering_for_ns;	/* how long the current recovery has been on */
 };
