@@ -51,7 +51,7 @@ serve() {
 	servers+=($!)
 	port=
 	for _ in $(seq 100); do
-		port=$(sed -n 's/.*serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
+		port=$(sed -n 's/.*serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
 		[ -n "$port" ] && return 0
 		sleep 0.05
 	done
