@@ -44,8 +44,9 @@ static inline int mold_frame(const uint8_t *p, uint32_t len, struct feed_frame *
 }
 
 /*
- * A packet of snapshot messages (GLIMPSE's, packed by the recovery client
- * into MoldUDP64 blocks): any sequence, at least one message.
+ * A packet of snapshot messages (GLIMPSE's or the UTP Snap-Shot's, packed
+ * by the recovery client into MoldUDP64 blocks): any sequence, at least
+ * one message.
  */
 static inline int mold_snapshot_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 {

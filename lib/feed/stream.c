@@ -977,18 +977,24 @@ int feed_recover_lost(struct feed_engine *e, int line, uint8_t unit, uint64_t fi
 	return 0;
 }
 
-/* Clear the books of a stream's instruments: all of the venue's when it is its only stream. */
+/*
+ * Clear the books of a stream's instruments: all of the venue's when it is
+ * its only stream. A SIP's stream (UQDF) has no books of its own: its clear
+ * says so (WB_EVF_SIP), so the SIP view drops that SIP's quotes and NBBO of
+ * those symbols, where a plain clear of a SIP source would be no venue's.
+ */
 static void clear_stream_books(struct feed_packet *pk, uint8_t unit)
 {
 	struct feed_engine *e = pk->engine;
 	uint32_t i, groups = 0;
+	uint8_t flags = pk->venue >= WB_VENUE_SIP_CQS ? WB_EVF_SIP : 0;
 
 	for (i = 0; i < FEED_MAX_LINES; i++)
 		groups += e->group[i] && e->group[i]->venue == pk->venue;
 	if (groups == 1 && pk->group->units == 1)
-		feed_emit_clear(pk, 0, 0, 0, 0);
+		feed_emit_clear(pk, 0, 0, 0, flags);
 	else
-		feed_clear_stream(pk, unit, 0, 0, 0);
+		feed_clear_stream(pk, unit, 0, 0, flags);
 }
 
 int feed_snapshot_begin(struct feed_engine *e, int line, uint8_t unit, uint64_t now,

@@ -475,7 +475,12 @@ truncated:
 	return i;
 }
 
-/* A new MoldUDP64 session is a new day: the SIP's quotes and directory of yesterday are gone. */
+/*
+ * A new MoldUDP64 session is a new day: the SIP's quotes and directory of
+ * yesterday are gone. A snapshot (UTP Snap-Shot) keeps the directory: it
+ * sends every Issue Symbol Directory again, and the stream's clear
+ * (stream.c) empties the SIP view of its symbols.
+ */
 static void uqdf_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_stream_event ev)
 {
 	struct feed_venue *v = pk->v;
@@ -659,6 +664,7 @@ const struct feed_proto feed_proto_uqdf = {
 	.state_init = uqdf_state_init,
 	.state_reset = uqdf_state_reset,
 	.frame = uqdf_frame,
+	.snapshot_frame = mold_snapshot_frame,
 	.decode = uqdf_decode,
 	.stream_event = uqdf_stream_event,
 	.next_message = uqdf_next_message,

@@ -215,6 +215,38 @@ START_TEST(test_sipview_clear_from_the_sip_drops_its_quotes_and_nbbo)
 }
 END_TEST
 
+/*
+ * A UQDF snapshot (feed_snapshot_begin) clears its stream with a SIP clear
+ * of instrument 0: through the venue books it reaches the SIP view, which
+ * empties, and the snapshot's quotes build it again. The same clear without
+ * WB_EVF_SIP (what the engine sent before) is no venue's and never got here.
+ */
+START_TEST(test_sipview_snapshot_clear_of_a_sip_stream_empties_then_its_quotes_rebuild)
+{
+	struct venue_books_config cfg = { .max_instruments = 16, .expected_orders = 1024, .numa_node = -1 };
+	struct venue_books *vb = venue_books_create(&cfg);
+	struct book_update out[BOOK_MAX_UPDATES_PER_EVENT];
+	struct wb_event clear = { .kind = WB_EV_CLEAR, .venue = WB_VENUE_SIP_UQDF, .instrument = 0 };
+
+	ck_assert_ptr_nonnull(vb);
+	sip_quote(WB_VENUE_NASDAQ, P(10, 0), 300, P(10, 2), 500, T0 + 1000);
+	sip_nbbo(P(10, 0), WB_VENUE_NASDAQ, P(10, 2), WB_VENUE_NASDAQ, T0 + 1001);
+	ck_assert_uint_eq(venue_books_apply(vb, &clear, out), 0);
+	clear.flags = WB_EVF_SIP;
+	ck_assert_uint_eq(venue_books_apply(vb, &clear, out), 1);
+	ck_assert_uint_eq(out[0].kind, BOOK_UP_SIP_CLEAR);
+	ck_assert_uint_eq(out[0].instrument, 0);
+	apply(out[0]);
+	ck_assert_uint_eq(view().quotes_present, 0);
+	ck_assert_uint_eq(view().nbbo.feed, 0);
+	sip_quote(WB_VENUE_BZX, P(10, 1), 100, P(10, 3), 200, T0 + 2000);
+	sip_nbbo(P(10, 1), WB_VENUE_BZX, P(10, 3), WB_VENUE_BZX, T0 + 2001);
+	ck_assert_uint_eq(view().quotes_present, 1u << WB_VENUE_BZX);
+	ck_assert_int_eq(view().nbbo.bid_price, P(10, 1));
+	venue_books_destroy(vb);
+}
+END_TEST
+
 START_TEST(test_sipview_sip_updates_leave_the_direct_book_and_venue_freshness_alone)
 {
 	struct wb_venue_status vs;
@@ -585,6 +617,7 @@ int main(void)
 	tcase_add_test(tc, test_sipview_quote_nbbo_luld_and_status_are_published_with_every_timestamp);
 	tcase_add_test(tc, test_sipview_market_wide_status_is_the_summarys);
 	tcase_add_test(tc, test_sipview_clear_from_the_sip_drops_its_quotes_and_nbbo);
+	tcase_add_test(tc, test_sipview_snapshot_clear_of_a_sip_stream_empties_then_its_quotes_rebuild);
 	tcase_add_test(tc, test_sipview_sip_updates_leave_the_direct_book_and_venue_freshness_alone);
 	tcase_add_test(tc, test_venue_books_pass_sip_events_on_unchanged);
 	tcase_add_test(tc, test_sipview_delay_is_sip_receive_minus_direct_receive_of_the_same_bbo);

@@ -477,6 +477,7 @@ static void uqdf_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count
 
 		memcpy(m, "1QEQ ", 5);
 		be64(m + 5, 1000 * (seq + i));
+		be64(m + 13, 1000 * (seq + i));	/* its name in a snapshot, whose sequences are 0 */
 		memcpy(m + 29, "STRM ", 5);
 		be16(m + 34, 1000);
 		be16(m + 36, 1);
@@ -484,6 +485,20 @@ static void uqdf_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count
 		be16(m + 40, 1);
 		memcpy(m + 42, "R   0 ", 6);
 	}
+}
+
+/* The UTP Snap-Shot's messages packed into MoldUDP64 blocks: the directory,
+ * then count quotes, named first, first+1, ... by their timestamps. */
+static void uqdf_snapshot(struct packet *p, uint32_t s, uint64_t first, uint32_t count)
+{
+	struct packet quotes;
+	uint64_t msgs;
+
+	uqdf_open(p, s, &msgs);
+	uqdf_data(&quotes, s, first, count);
+	memcpy(p->b + p->len, quotes.b + 20, quotes.len - 20);
+	p->len += quotes.len - 20;
+	be16(p->b + 18, (uint16_t)(count + 1));
 }
 
 /* ---- the table ---------------------------------------------------------- */
@@ -499,7 +514,7 @@ static const struct fixture fixtures[] = {
 	  cqs_reset, cqs_end },
 	/* MoldUDP64 has no reset: a new session is UQDF's restart, as ITCH's. */
 	{ "uqdf", FEED_PROTO_UQDF, FEED_SOURCE_UQDF, "STRM", uqdf_open, uqdf_data,
-	  itch_heartbeat, NULL, itch_end },
+	  itch_heartbeat, NULL, itch_end, false, uqdf_snapshot, true },
 };
 #define NFIXTURES (int)(sizeof(fixtures) / sizeof(fixtures[0]))
 
@@ -567,7 +582,9 @@ static const char *story(void)
 		 * SIP quote. */
 		if (ev->kind == WB_EV_ADD || ev->kind == WB_EV_QUOTE)
 			n += (size_t)snprintf(text + n, sizeof(text) - n, "%sA%" PRIu64, n ? " " : "",
-					      ev->kind == WB_EV_ADD ? ev->u.order.order_id : ev->seq);
+					      ev->kind == WB_EV_ADD ? ev->u.order.order_id :
+					      fx->protocol == FEED_PROTO_UQDF ? ev->exch_ts / 1000 :
+					      ev->seq);
 		else if (ev->kind == WB_EV_GAP && ev->u.gap.reason == WB_GAP_RECOVERING)
 			n += (size_t)snprintf(text + n, sizeof(text) - n, "%sR%" PRIu64 "+%" PRIu64,
 					      n ? " " : "", ev->u.gap.first, ev->u.gap.count);
@@ -1250,6 +1267,11 @@ START_TEST(test_snapshot_late_join_applies_it_then_what_came_after_its_sequence)
 	ck_assert_msg(!strcmp(story(), want), "%s: got %s, want %s", fx->name, story(), want);
 	ck_assert_uint_eq(h.engine->lines[line_a].counters.snapshots, 1);
 	ck_assert_uint_eq(sum(gaps_of), 0);
+	/* A SIP's clear is the SIP view's (WB_EVF_SIP), not a venue book's. */
+	for (size_t i = 0; i < h.n; i++)
+		if (h.events[i].kind == WB_EV_CLEAR)
+			ck_assert_uint_eq(h.events[i].flags & WB_EVF_SIP,
+					  fx->venue >= WB_VENUE_SIP_CQS ? WB_EVF_SIP : 0);
 	harness_free(&h);
 }
 END_TEST
