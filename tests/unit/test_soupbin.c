@@ -20,6 +20,7 @@
 #include "feed_harness.h"
 #include "common/glimpse_server.h"
 #include "common/recovery.h"
+#include "common/recovery_snapshot.h"
 #include "common/soupbin.h"
 
 /* ---- golden vectors ------------------------------------------------------- */
@@ -83,6 +84,31 @@ START_TEST(test_end_of_snapshot_is_g_and_twenty_ascii_digits)
 	m[0] = 'G';
 	m[18] = ' ';
 	ck_assert_int_lt(glimpse_end_of_snapshot(m, GLIMPSE_END_OF_SNAPSHOT_LEN, &seq), 0);
+}
+END_TEST
+
+/* The UTP Snap-Shot message: a UQDF header from the SIP ('E'), then the sequence, u64. */
+START_TEST(test_utp_snapshot_message_is_a_uqdf_header_then_the_sequence)
+{
+	uint8_t m[UTP_SNAPSHOT_LEN + 1];
+	uint64_t seq = 0;
+
+	assert_bytes(m, utp_put_snapshot_end(m, 46101, 1473960417922876842ull),
+		     "31" "53" "53" "45" "20" "14748f30d34785aa" "0000000000000000"
+		     "0000000000000000" "000000000000b415");
+	ck_assert_int_eq(utp_snapshot_end(m, UTP_SNAPSHOT_LEN, &seq), 0);
+	ck_assert_uint_eq(seq, 46101);
+	/* Not one: another length, version, category or type (a UQDF quote is not one). */
+	ck_assert_int_lt(utp_snapshot_end(m, UTP_SNAPSHOT_LEN - 1, &seq), 0);
+	ck_assert_int_lt(utp_snapshot_end(m, UTP_SNAPSHOT_LEN + 1, &seq), 0);
+	m[0] = '2';
+	ck_assert_int_lt(utp_snapshot_end(m, UTP_SNAPSHOT_LEN, &seq), 0);
+	m[0] = '1';
+	m[1] = 'Q';
+	ck_assert_int_lt(utp_snapshot_end(m, UTP_SNAPSHOT_LEN, &seq), 0);
+	m[1] = 'S';
+	m[2] = 'E';
+	ck_assert_int_lt(utp_snapshot_end(m, UTP_SNAPSHOT_LEN, &seq), 0);
 }
 END_TEST
 
@@ -150,6 +176,28 @@ START_TEST(test_conf_takes_a_glimpse_line_beside_mold_with_its_policy)
 	ck_assert_int_eq(conf_of("nasdaq glimpse 127.0.0.1:9001\n", e, err, sizeof(err)), 1);
 	ck_assert_uint_eq(e[0].max_gap, RECOVERY_DEFAULT_MAX_GAP);
 	ck_assert_uint_eq(e[0].max_age_ms, RECOVERY_DEFAULT_MAX_AGE_MS);
+}
+END_TEST
+
+START_TEST(test_conf_takes_a_utpsnap_line_beside_a_uqdf_channel_s_mold)
+{
+	struct recovery_conf_entry e[RECOVERY_MAX_SERVICES];
+	char err[256] = "";
+
+	ck_assert_int_eq(conf_of("uqdf mold 127.0.0.1:9000 channel=1\n"
+				 "uqdf utpsnap 127.0.0.1:9001 channel=1 user=WB0001 password=pw "
+				 "max-gap=0\n", e, err, sizeof(err)), 2);
+	ck_assert_int_eq(e[1].kind, RECOVERY_UTPSNAP);
+	ck_assert_int_eq(e[1].channel, 1);
+	ck_assert_str_eq(e[1].password, "pw");
+	ck_assert_uint_eq(e[1].max_gap, UINT64_MAX);
+	ck_assert_uint_eq(e[1].timeout_ms, RECOVERY_SNAPSHOT_TIMEOUT_MS);
+	ck_assert_str_eq(snapshot_service_protocol(RECOVERY_UTPSNAP), "uqdf");
+	ck_assert_str_eq(snapshot_service_protocol(RECOVERY_GLIMPSE), "itch");
+	/* One snapshot service a stream: glimpse and utpsnap are both. */
+	ck_assert_int_lt(conf_of("uqdf utpsnap 127.0.0.1:9001\nuqdf glimpse 127.0.0.1:9002\n",
+				 e, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, ":2: a second snapshot service"), "%s", err);
 }
 END_TEST
 
@@ -515,9 +563,11 @@ static Suite *soupbin_suite(void)
 	tcase_add_test(tc, test_login_request_pads_alpha_right_and_numeric_left_to_the_spec_widths);
 	tcase_add_test(tc, test_login_accepted_and_rejected_and_empty_packets_match_the_spec);
 	tcase_add_test(tc, test_end_of_snapshot_is_g_and_twenty_ascii_digits);
+	tcase_add_test(tc, test_utp_snapshot_message_is_a_uqdf_header_then_the_sequence);
 	tcase_add_test(tc, test_soup_next_waits_for_a_whole_packet_and_refuses_length_zero);
 	tcase_add_test(tc, test_numeric_field_takes_leading_spaces_only);
 	tcase_add_test(tc, test_conf_takes_a_glimpse_line_beside_mold_with_its_policy);
+	tcase_add_test(tc, test_conf_takes_a_utpsnap_line_beside_a_uqdf_channel_s_mold);
 	tcase_add_test(tc, test_conf_refuses_a_second_snapshot_service_and_misplaced_keys);
 	tcase_add_test(tc, test_late_join_takes_the_snapshot_then_the_real_time_after_it);
 	tcase_add_test(tc, test_refused_login_is_retried_then_given_up_as_a_gap);

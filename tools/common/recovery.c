@@ -122,17 +122,17 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		en->kind = RECOVERY_GRP;
 	} else if (strcmp(tok[1], "xdp") == 0) {
 		en->kind = RECOVERY_XDP;
-	} else if (strcmp(tok[1], "glimpse") == 0) {
-		en->kind = RECOVERY_GLIMPSE;
+	} else if (strcmp(tok[1], "glimpse") == 0 || strcmp(tok[1], "utpsnap") == 0) {
+		en->kind = tok[1][0] == 'g' ? RECOVERY_GLIMPSE : RECOVERY_UTPSNAP;
 		en->max_gap = RECOVERY_DEFAULT_MAX_GAP;
 		en->max_age_ms = RECOVERY_DEFAULT_MAX_AGE_MS;
 	} else if (!strcmp(tok[1], "spin")) {
 		return conf_error(err, errlen, path, lineno,
 				  "service not implemented yet (mold: MoldUDP64 re-request, grp: Cboe "
 				  "Gap Request Proxy, xdp: NYSE XDP Request Server, glimpse: Nasdaq "
-				  "GLIMPSE snapshot)", tok[1]);
+				  "GLIMPSE snapshot, utpsnap: UTP Snap-Shot)", tok[1]);
 	} else {
-		return conf_error(err, errlen, path, lineno, "unknown service (mold, grp, xdp, glimpse)",
+		return conf_error(err, errlen, path, lineno, "unknown service (mold, grp, xdp, glimpse, utpsnap)",
 				  tok[1]);
 	}
 	if (metrics_parse_address(tok[2], &en->ip, &en->port, why, sizeof(why)))
@@ -155,9 +155,9 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 				continue;
 		}
 		if (!strncmp(tok[i], "max-gap=", 8) || !strncmp(tok[i], "max-age=", 8)) {
-			if (en->kind != RECOVERY_GLIMPSE)
+			if (!recovery_kind_is_snapshot(en->kind))
 				return conf_error(err, errlen, path, lineno,
-						  "only a snapshot service (glimpse) takes max-gap=, "
+						  "only a snapshot service (glimpse, utpsnap) takes max-gap=, "
 						  "max-age=", tok[i]);
 			errno = 0;
 			v = strtoul(eq + 1, &end, 10);
@@ -173,12 +173,12 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		}
 		if (!strncmp(tok[i], "gap=", 4) || !strncmp(tok[i], "user=", 5) ||
 		    !strncmp(tok[i], "password=", 9)) {
-			bool glimpse_login = en->kind == RECOVERY_GLIMPSE && tok[i][0] != 'g';
+			bool glimpse_login = recovery_kind_is_snapshot(en->kind) && tok[i][0] != 'g';
 
 			if (en->kind != RECOVERY_GRP && !glimpse_login)
 				return conf_error(err, errlen, path, lineno,
-						  "only a grp service takes gap=; grp and glimpse "
-						  "take user=, password=", tok[i]);
+						  "only a grp service takes gap=; grp, glimpse "
+						  "and utpsnap take user=, password=", tok[i]);
 			if (tok[i][0] == 'g') {
 				if (metrics_parse_address(eq + 1, &en->gap_ip, &en->gap_port, why,
 							  sizeof(why)) || !en->gap_port)
@@ -221,9 +221,9 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 					  "value out of range (channel=0-65535, timeout=1-60000 ms, "
 					  "retries=0-100)", tok[i]);
 	}
-	if (en->kind == RECOVERY_GLIMPSE && !timeout_given)
+	if (recovery_kind_is_snapshot(en->kind) && !timeout_given)
 		en->timeout_ms = RECOVERY_SNAPSHOT_TIMEOUT_MS;
-	if (en->kind == RECOVERY_GLIMPSE && !retries_given)
+	if (recovery_kind_is_snapshot(en->kind) && !retries_given)
 		en->retries = RECOVERY_SNAPSHOT_RETRIES;
 	if (en->kind == RECOVERY_GRP && !en->gap_port)
 		return conf_error(err, errlen, path, lineno,
@@ -263,9 +263,11 @@ int recovery_conf_read(const char *path, struct recovery_conf_entry *out, int ma
 		/* A stream has at most one gap-fill service and one snapshot service. */
 		for (int i = 0; i < n && rc > 0; i++)
 			if (out[i].venue == out[n].venue && out[i].channel == out[n].channel &&
-			    (out[i].kind == RECOVERY_GLIMPSE) == (out[n].kind == RECOVERY_GLIMPSE))
-				rc = conf_error(err, errlen, path, lineno, out[n].kind ==
-						RECOVERY_GLIMPSE ? "a second snapshot service for "
+			    recovery_kind_is_snapshot(out[i].kind) ==
+			    recovery_kind_is_snapshot(out[n].kind))
+				rc = conf_error(err, errlen, path, lineno,
+						recovery_kind_is_snapshot(out[n].kind) ?
+						"a second snapshot service for "
 						"the same stream" : "a second service for the same "
 						"stream (one gap-fill and one snapshot service at "
 						"most)", NULL);
@@ -287,7 +289,7 @@ static uint64_t ms_ns(uint64_t ms)
 static const char *kind_name(int kind)
 {
 	return kind == RECOVERY_GRP ? "grp" : kind == RECOVERY_XDP ? "xdp" :
-	       kind == RECOVERY_GLIMPSE ? "glimpse" : "mold";
+	       kind == RECOVERY_GLIMPSE ? "glimpse" : kind == RECOVERY_UTPSNAP ? "utpsnap" : "mold";
 }
 
 /* The stream's lines in the feed map: 0, or -1 with err. */
@@ -302,10 +304,12 @@ static int check_stream(struct feed_engine *e, const struct recovery_conf_entry 
 		if (!feed_line_in_use(l) || l->venue != en->venue ||
 		    (en->channel >= 0 && l->channel != en->channel))
 			continue;
-		/* GLIMPSE is Nasdaq's book snapshot: ITCH only. */
-		const char *serves = en->kind != RECOVERY_GLIMPSE ?
+		/* A snapshot service serves one protocol (GLIMPSE: ITCH, UTP Snap-Shot: UQDF). */
+		const char *serves = !recovery_kind_is_snapshot(en->kind) ?
 				     feed_protocol_recovery(l->protocol) :
-				     !strcmp(feed_protocol_name(l->protocol), "itch") ? "glimpse" : NULL;
+				     !strcmp(feed_protocol_name(l->protocol),
+					     snapshot_service_protocol(en->kind)) ?
+				     kind_name(en->kind) : NULL;
 
 		if (!serves || strcmp(serves, kind_name(en->kind))) {
 			snprintf(err, errlen, "%s:%d: venue %s is %s, which a %s service cannot "
@@ -399,7 +403,7 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 	for (int pass = 0; pass < 2; pass++)
 	for (int i = 0; i < n && i < RECOVERY_MAX_SERVICES; i++) {
 		struct service *s = &c->svc[c->n];
-		bool snapshot = entries[i].kind == RECOVERY_GLIMPSE;
+		bool snapshot = recovery_kind_is_snapshot(entries[i].kind);
 
 		if (snapshot != (pass == 1))
 			continue;
@@ -785,12 +789,12 @@ static void drive(struct recovery_client *c, struct service *s,
 	}
 	u->line = rs->line;
 	u->since = rs->since;
-	if (s->snap && snapshot_session_drive(s->snap, rs, s->conf.kind != RECOVERY_GLIMPSE,
+	if (s->snap && snapshot_session_drive(s->snap, rs, !recovery_kind_is_snapshot(s->conf.kind),
 					      u->began, now, recv_ts, out)) {
 		u->waiting = false;	/* a late reply is refused by the engine */
 		return;
 	}
-	if (s->conf.kind == RECOVERY_GLIMPSE)
+	if (recovery_kind_is_snapshot(s->conf.kind))
 		return;
 	if (rs->state != FEED_REC_GAP || !rs->missing_count ||
 	    (s->conf.kind == RECOVERY_MOLD && !rs->has_session))

@@ -16,6 +16,7 @@
  *   nasdaq  mold  127.0.0.1:9100
  *   nasdaq  glimpse  127.0.0.1:9104  user=WB0001 password=secret
  *   uqdf    mold  127.0.0.1:9101  channel=1
+ *   uqdf    utpsnap  127.0.0.1:9106  channel=1 user=WB0001 password=secret
  *   bzx     grp   127.0.0.1:9102  gap=127.0.0.1:9103 user=WB01 password=secret
  *   nyse    xdp   127.0.0.1:9104  channel=1 retrans=127.0.0.1:9105 user=WIREBOOK
  *
@@ -31,7 +32,8 @@
  * morning. "glimpse" (ITCH) is a snapshot service over SoupBinTCP, a
  * second line for a stream that may also have a gap-fill one: late joins,
  * and holes larger than max-gap messages or older than max-age ms, are
- * taken by snapshot (recovery_snapshot.h). Others (spin) are refused
+ * taken by snapshot (recovery_snapshot.h); "utpsnap" is the same for a
+ * UQDF stream, by the UTP Snap-Shot service. Others (spin) are refused
  * as not implemented yet. timeout is the first
  * wait for a reply (default 20 ms), doubled after each unanswered request
  * up to 1 s; after retries unanswered requests (default 6) the range is
@@ -73,7 +75,14 @@ enum recovery_kind {
 	RECOVERY_GRP = 2,	/* Cboe PITCH Gap Request Proxy (TCP) + gap-response UDP */
 	RECOVERY_XDP = 3,	/* NYSE XDP Request Server (TCP) + retransmission UDP */
 	RECOVERY_GLIMPSE = 4,	/* Nasdaq GLIMPSE 5.0 snapshot over SoupBinTCP (TCP) */
+	RECOVERY_UTPSNAP = 5,	/* UTP Snap-Shot (UQDF) over SoupBinTCP (TCP) */
 };
+
+/* A snapshot service (glimpse, utpsnap): a stream's second line, beside its gap fill. */
+static inline int recovery_kind_is_snapshot(int kind)
+{
+	return kind == RECOVERY_GLIMPSE || kind == RECOVERY_UTPSNAP;
+}
 
 struct recovery_conf_entry {
 	int venue;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
-/* Late join by GLIMPSE snapshot over SoupBinTCP (see recovery_snapshot.h). */
+/* Late join by a snapshot over SoupBinTCP: GLIMPSE, UTP Snap-Shot (see recovery_snapshot.h). */
 #include "common/recovery_snapshot.h"
 
 #include <arpa/inet.h>
@@ -25,6 +25,7 @@ enum soup_state { SOUP_IDLE, SOUP_WAIT, SOUP_CONNECTING, SOUP_LOGIN_SENT, SOUP_U
 struct snapshot_session {
 	struct feed_engine *e;
 	struct recovery_conf_entry conf;
+	const struct snapshot_service *service;
 	int state;
 	int fd;
 	/* the stream being snapshotted */
@@ -51,13 +52,46 @@ static uint64_t ms_ns(uint64_t ms)
 	return ms * 1000000ull;
 }
 
+/*
+ * What differs between the snapshot services: the protocol they serve, and
+ * the message that ends the snapshot with the sequence to resume from.
+ * Both send the protocol's own messages, packed here as MoldUDP64 blocks.
+ */
+struct snapshot_service {
+	int kind;
+	const char *name, *protocol;
+	int (*end)(const uint8_t *m, size_t len, uint64_t *next_seq);
+};
+
+static const struct snapshot_service services[] = {
+	{ RECOVERY_GLIMPSE, "glimpse", "itch", glimpse_end_of_snapshot },
+	{ RECOVERY_UTPSNAP, "utpsnap", "uqdf", utp_snapshot_end },
+};
+
+static const struct snapshot_service *service_of_kind(int kind)
+{
+	for (size_t i = 0; i < sizeof(services) / sizeof(services[0]); i++)
+		if (services[i].kind == kind)
+			return &services[i];
+	return NULL;
+}
+
+const char *snapshot_service_protocol(int kind)
+{
+	const struct snapshot_service *sv = service_of_kind(kind);
+
+	return sv ? sv->protocol : "";
+}
+
 struct snapshot_session *snapshot_session_create(struct feed_engine *e,
 						 const struct recovery_conf_entry *conf)
 {
-	struct snapshot_session *ss = calloc(1, sizeof(*ss));
+	const struct snapshot_service *service = service_of_kind(conf->kind);
+	struct snapshot_session *ss = service ? calloc(1, sizeof(*ss)) : NULL;
 
 	if (!ss)
 		return NULL;
+	ss->service = service;
 	ss->e = e;
 	ss->conf = *conf;
 	ss->fd = -1;
@@ -107,7 +141,7 @@ static void batch_add(struct snapshot_session *ss, const uint8_t *m, size_t len,
 		      struct wb_ring_producer *out)
 {
 	if (len > BATCH_BYTES - MOLD_HEADER - 2) {
-		ss->t.bad_packets++;	/* no ITCH message is this long */
+		ss->t.bad_packets++;	/* no ITCH or UQDF message is this long */
 		return;
 	}
 	if (ss->batch_len + 2 + len > BATCH_BYTES || ss->batch_count == 0xfffe)
@@ -233,7 +267,7 @@ static void on_message(struct snapshot_session *ss, const uint8_t *m, size_t len
 {
 	uint64_t next_seq;
 
-	if (glimpse_end_of_snapshot(m, len, &next_seq) == 0) {
+	if (ss->service->end(m, len, &next_seq) == 0) {
 		batch_flush(ss, recv_ts, out);
 		if (feed_snapshot_end(ss->e, ss->line, ss->unit, next_seq, ts_of(ss, recv_ts),
 				      out) < 0) {
@@ -328,7 +362,7 @@ static void read_session(struct snapshot_session *ss, uint64_t now, uint64_t rec
 			long got = soup_next(ss->in + used, ss->inlen - used, &type, &p, &plen);
 
 			if (got == 0 && used == 0 && ss->inlen == sizeof(ss->in))
-				got = -1;	/* longer than any GLIMPSE packet: not a server we know */
+				got = -1;	/* longer than any snapshot packet: not a server we know */
 			if (got < 0) {
 				ss->t.bad_packets++;
 				fail(ss, now, recv_ts, out);
@@ -344,9 +378,9 @@ static void read_session(struct snapshot_session *ss, uint64_t now, uint64_t rec
 				break;
 			case SOUP_LOGIN_REJECTED:
 				if (!ss->t.logins_refused++)
-					fprintf(stderr, "recovery %s: glimpse %s:%u refused the login "
+					fprintf(stderr, "recovery %s: %s %s:%u refused the login "
 						"'%s' (reason %c); retrying\n",
-						feed_venue_name(ss->conf.venue),
+						feed_venue_name(ss->conf.venue), ss->service->name,
 						inet_ntoa((struct in_addr){ htonl(ss->conf.ip) }),
 						ss->conf.port, ss->conf.user, plen ? p[0] : '?');
 				fail(ss, now, recv_ts, out);
@@ -475,7 +509,7 @@ void snapshot_session_print(const struct snapshot_session *ss, uint64_t now, FIL
 	fprintf(f, "recovery %s", feed_venue_name(ss->conf.venue));
 	if (ss->conf.channel >= 0)
 		fprintf(f, "/%d", ss->conf.channel);
-	fprintf(f, " snapshot (glimpse %s:%u): ", inet_ntoa(a), ss->conf.port);
+	fprintf(f, " snapshot (%s %s:%u): ", ss->service->name, inet_ntoa(a), ss->conf.port);
 	if (t.busy) {
 		fprintf(f, "STALE, snapshot wanted for ");
 		print_ns(f, t.busy_for_ns);

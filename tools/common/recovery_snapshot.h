@@ -2,7 +2,10 @@
 /*
  * Late join and resync by snapshot, for the recovery client (recovery.c):
  * a recovery.conf line of service "glimpse" gives an ITCH stream a GLIMPSE
- * 5.0 service over SoupBinTCP 4.0, beside or instead of its gap-fill one.
+ * 5.0 service over SoupBinTCP 4.0, one of service "utpsnap" a UQDF stream
+ * the UTP Snap-Shot service (SoupBinTCP too), beside or instead of its
+ * gap-fill one. The two differ only in their protocol and in the message
+ * that ends the snapshot (End of Snapshot, Snap-Shot message).
  *
  * The policy: a stream's recovery is taken by snapshot rather than by gap
  * fill when it is the stream's first (a late join or a restart: its first
@@ -12,8 +15,8 @@
  *
  * The session: connect, Login Request (user, password, blank session,
  * sequence 1), Sequenced Data messages into feed_snapshot_packet (packed
- * as MoldUDP64 blocks, the ITCH decoder's snapshot framing), the End of
- * Snapshot into feed_snapshot_end, then Logout Request. Heartbeats both
+ * as MoldUDP64 blocks, the ITCH and UQDF decoders' snapshot framing), the
+ * end message's sequence into feed_snapshot_end, then Logout Request. Heartbeats both
  * ways. A refused login, a connection that fails, stalls (nothing for
  * timeout ms) or hangs up is counted and retried with a backoff doubling
  * up to 1 s; one that broke after snapshot messages were applied is first
@@ -32,6 +35,9 @@
 #include "common/recovery.h"
 
 struct snapshot_session;
+
+/* The protocol a snapshot service serves ("itch", "uqdf"); "" for another kind. */
+const char *snapshot_service_protocol(int kind);
 
 struct snapshot_session *snapshot_session_create(struct feed_engine *e,
 						 const struct recovery_conf_entry *conf);

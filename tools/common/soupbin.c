@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
-/* SoupBinTCP 4.0 packets and GLIMPSE's End of Snapshot (see soupbin.h). */
+/* SoupBinTCP 4.0 packets, GLIMPSE's End of Snapshot, UTP's Snap-Shot message (see soupbin.h). */
 #include "common/soupbin.h"
 
 #include <string.h>
@@ -114,4 +114,28 @@ size_t glimpse_put_end_of_snapshot(uint8_t *out, uint64_t next_seq)
 	out[0] = GLIMPSE_END_OF_SNAPSHOT;
 	soup_put_numeric(out + 1, SOUP_SEQUENCE_LEN, next_seq);
 	return GLIMPSE_END_OF_SNAPSHOT_LEN;
+}
+
+int utp_snapshot_end(const uint8_t *m, size_t len, uint64_t *next_seq)
+{
+	if (len != UTP_SNAPSHOT_LEN || m[0] != '1' || m[1] != UTP_SNAPSHOT_CATEGORY ||
+	    m[2] != UTP_SNAPSHOT_TYPE)
+		return -1;
+	*next_seq = (uint64_t)m[29] << 56 | (uint64_t)m[30] << 48 | (uint64_t)m[31] << 40 |
+		    (uint64_t)m[32] << 32 | (uint64_t)m[33] << 24 | (uint64_t)m[34] << 16 |
+		    (uint64_t)m[35] << 8 | m[36];
+	return 0;
+}
+
+size_t utp_put_snapshot_end(uint8_t *out, uint64_t next_seq, uint64_t sip_ns)
+{
+	memset(out, 0, UTP_SNAPSHOT_LEN);
+	out[0] = '1';
+	out[1] = UTP_SNAPSHOT_CATEGORY;
+	out[2] = UTP_SNAPSHOT_TYPE;
+	out[3] = 'E';		/* the SIP itself */
+	out[4] = ' ';
+	put_be64(out + 5, sip_ns);
+	put_be64(out + 29, next_seq);
+	return UTP_SNAPSHOT_LEN;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
- * SoupBinTCP 4.0 packets and the GLIMPSE 5.0 End of Snapshot, as the
- * snapshot client (recovery_snapshot.c) and wb-recoveryd's GLIMPSE server
- * (glimpse_server.c) put them on the wire and read them back. Field
+ * SoupBinTCP 4.0 packets, the GLIMPSE 5.0 End of Snapshot and the UTP
+ * Snap-Shot message, as the snapshot client (recovery_snapshot.c) and
+ * wb-recoveryd's snapshot servers (glimpse_server.c, utpsnap_server.c) put
+ * them on the wire and read them back. Field
  * widths and padding, with their sources: docs/specs/soupbintcp-glimpse-notes.md.
  *
  * A packet: a 2-byte big-endian length (of what follows it), a type byte,
@@ -71,5 +72,21 @@ long soup_next(const uint8_t *buf, size_t len, uint8_t *type, const uint8_t **pa
 /* GLIMPSE's End of Snapshot, its sequence (ITCH's next to process); -1 if not one. */
 int glimpse_end_of_snapshot(const uint8_t *m, size_t len, uint64_t *next_seq);
 size_t glimpse_put_end_of_snapshot(uint8_t *out, uint64_t next_seq);
+
+/*
+ * The UTP Snap-Shot message that ends a UQDF snapshot: a UQDF message
+ * (the 29-byte header, version '1', category 'S', type 'S', originator 'E')
+ * whose body is the UQDF sequence to resume from, u64 big-endian at 29.
+ * The category, type and width are UNCONFIRMED (the Snap-Shot spec's
+ * layout was not found publicly): docs/specs/utp-snapshot-notes.md.
+ */
+#define UTP_SNAPSHOT_CATEGORY 'S'
+#define UTP_SNAPSHOT_TYPE 'S'
+#define UTP_SNAPSHOT_LEN (29 + 8)
+
+/* The Snap-Shot message's sequence (UQDF's next to process); -1 if not one. */
+int utp_snapshot_end(const uint8_t *m, size_t len, uint64_t *next_seq);
+/* A Snap-Shot message into out (UTP_SNAPSHOT_LEN bytes) with the SIP time sip_ns. */
+size_t utp_put_snapshot_end(uint8_t *out, uint64_t next_seq, uint64_t sip_ns);
 
 #endif /* WIREBOOK_TOOLS_SOUPBIN_H */
