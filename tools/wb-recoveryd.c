@@ -35,7 +35,12 @@
  *   ITCH book as it stood after a chosen message, then the sequence to
  *   resume from (common/glimpse_server.c).
  *
- * Not yet: Cboe Spin, UTP Snap-Shot.
+ *   UTP Snap-Shot over SoupBinTCP (--service utpsnap): a UQDF channel's
+ *   SIP state after a chosen message, then the Snap-Shot message with the
+ *   sequence to resume from (common/utpsnap_server.c on glimpse_server.c's
+ *   session).
+ *
+ * Not yet: Cboe Spin.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,6 +59,7 @@
 
 #include "common/feeds_conf.h"
 #include "common/glimpse_server.h"
+#include "common/utpsnap_server.h"
 #include "common/metrics.h"
 #include "common/options.h"
 #include "input/pcap_io.h"
@@ -112,6 +118,10 @@ static void usage(FILE *f)
 "                    --listen ADDR:PORT [--snapshot-at SEQ] [--user U]\n"
 "                    [--password P] [--hangup-after N | --stall-after N]\n"
 "                    [--feeds FILE] [-v]\n"
+"       wb-recoveryd --service utpsnap --pcap FILE --venue uqdf [--channel N]\n"
+"                    --listen ADDR:PORT [--snapshot-at SEQ] [--user U]\n"
+"                    [--password P] [--hangup-after N | --stall-after N]\n"
+"                    [--feeds FILE] [-v]\n"
 "\n"
 "Replays one venue of a capture and answers its recovery protocol.\n"
 "\n"
@@ -156,6 +166,13 @@ static void usage(FILE *f)
 "SHO and operational halt, every live order as an Add Order (its remaining\n"
 "shares, in priority order), and the End of Snapshot naming SEQ + 1, the\n"
 "ITCH sequence to resume from. Server heartbeats after 1 s of silence.\n"
+"--service utpsnap: the UTP Snap-Shot service over SoupBinTCP for a UQDF\n"
+"channel, logins and refusals as glimpse's. Then the SIP state after UQDF\n"
+"message SEQ, in UQDF formats: the last control messages, MWCB level and\n"
+"status, every Issue Symbol Directory, each symbol's last Reg SHO, trading\n"
+"actions, LULD band and collar, the quote that last set its NBBO, the\n"
+"latest quote of each market centre as a Quote Long Form, and the Snap-Shot\n"
+"message naming SEQ + 1, the UQDF sequence to resume from.\n"
 "\n"
 "  --pcap FILE        the capture to serve (its A and B copies are merged)\n"
 "  --venue VENUE      the feed-map venue to serve (nasdaq, uqdf, bzx, ...)\n"
@@ -165,12 +182,12 @@ static void usage(FILE *f)
 "  --max-payload N    reply payload bytes, %d-%d (default %d)\n"
 "  --drop-every N     mold: answer no Nth request (a lossy or stalling server,\n"
 "                     for retry tests)\n"
-"  --service S        mold, grp, xdp or glimpse (default mold)\n"
+"  --service S        mold, grp, xdp, glimpse or utpsnap (default mold)\n"
 "  --reply-to A:P     grp, xdp: where the gap responses (retransmissions) go\n"
 "                     (required)\n"
-"  --user U           grp, glimpse: the username a login must give (up to 4\n"
-"                     characters for grp, 6 for glimpse)\n"
-"  --password P       grp, glimpse: the password (up to 10 characters)\n"
+"  --user U           grp, glimpse, utpsnap: the username a login must give\n"
+"                     (up to 4 characters for grp, 6 for the others)\n"
+"  --password P       grp, glimpse, utpsnap: the password (up to 10 characters)\n"
 "  --quota N          grp: accept N gap requests, then refuse with 'D'; xdp:\n"
 "                     N retransmission requests, then refuse with 4\n"
 "  --quota-per-second N  grp: accept N gap requests a second, refuse more\n"
@@ -182,13 +199,14 @@ static void usage(FILE *f)
 "  --snapshot-at SEQ  xdp: answer Refresh Requests with the book as of SEQ;\n"
 "                     glimpse: the snapshot is the book after ITCH message SEQ\n"
 "                     (default: the capture's last message, as a snapshot\n"
-"                     taken after the day's close)\n"
+"                     taken after the day's close); utpsnap: the SIP state\n"
+"                     after UQDF message SEQ (same default)\n"
 "  --refresh-to A:P   xdp: where the refresh goes (the refresh channel)\n"
 "  --hangup-after N   grp, xdp: drop the session on request N+1, and every later\n"
 "                     session right after its login (for reconnect tests);\n"
-"                     glimpse: close the first session after N snapshot\n"
-"                     messages (later sessions get the whole snapshot)\n"
-"  --stall-after N    glimpse: the first session falls silent (no data, no\n"
+"                     glimpse, utpsnap: close the first session after N\n"
+"                     snapshot messages (later sessions get the whole one)\n"
+"  --stall-after N    glimpse, utpsnap: the first session falls silent (no data, no\n"
 "                     heartbeats) after N snapshot messages\n"
 "  -v, --verbose      log every refused request\n"
 "\n"
@@ -910,7 +928,7 @@ int main(int argc, char **argv)
 	const char *pcap = NULL, *listen_at = NULL, *feeds = NULL;
 	int venue = -1, channel = -1, c, n, nserved = 0, fd;
 	uint64_t payload = DEFAULT_PAYLOAD, drop_every = 0, v;
-	bool verbose = false, grp = false, xdp = false, glimpse = false;
+	bool verbose = false, grp = false, xdp = false, glimpse = false, utpsnap = false;
 	struct xdp_serve_opts xo = { .heartbeat_ms = 60000 };
 	struct glimpse_opts gl = { 0 };
 	const char *user = "", *password = "", *reply_to = NULL;
@@ -963,14 +981,16 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SERVICE:
 			if (strcmp(optarg, "mold") && strcmp(optarg, "grp") && strcmp(optarg, "xdp") &&
-			    strcmp(optarg, "glimpse")) {
+			    strcmp(optarg, "glimpse") && strcmp(optarg, "utpsnap")) {
 				fprintf(stderr, "wb-recoveryd: --service: unknown service '%s' (mold, "
-					"grp, xdp, glimpse)\n", optarg);
+					"grp, xdp, glimpse, utpsnap)\n", optarg);
 				return 2;
 			}
 			grp = !strcmp(optarg, "grp");
 			xdp = !strcmp(optarg, "xdp");
-			glimpse = !strcmp(optarg, "glimpse");
+			/* The UTP Snap-Shot is glimpse's SoupBinTCP session with UQDF messages. */
+			utpsnap = !strcmp(optarg, "utpsnap");
+			glimpse = !strcmp(optarg, "glimpse") || utpsnap;
 			break;
 		case OPT_USER:
 		case OPT_PASSWORD:
@@ -1121,10 +1141,11 @@ int main(int argc, char **argv)
 		/* GLIMPSE is the ITCH book's snapshot; its messages come from the Mold store. */
 		const char *service = xdp ? "xdp" : grp ? "grp" : "mold";
 
-		if (glimpse && strcmp(feed_protocol_name(all[i].protocol), "itch")) {
-			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s; --service glimpse serves "
-				"ITCH only\n", feeds, feed_venue_name(venue),
-				feed_protocol_name(all[i].protocol));
+		if (glimpse && strcmp(feed_protocol_name(all[i].protocol), utpsnap ? "uqdf" : "itch")) {
+			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s; --service %s serves "
+				"%s only\n", feeds, feed_venue_name(venue),
+				feed_protocol_name(all[i].protocol), utpsnap ? "utpsnap" : "glimpse",
+				utpsnap ? "UQDF" : "ITCH");
 			return 2;
 		}
 		if (!serves || strcmp(serves, service)) {
@@ -1182,6 +1203,11 @@ int main(int argc, char **argv)
 		gl.user = user;
 		gl.password = password;
 		gl.verbose = verbose;
+		if (utpsnap) {
+			gl.build = utpsnap_build;
+			gl.title = "UTP Snap-Shot";
+			gl.items = "symbols";
+		}
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_signal;	/* no SA_RESTART: poll returns EINTR */
 		sigaction(SIGINT, &sa, NULL);

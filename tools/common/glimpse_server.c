@@ -143,15 +143,7 @@ static void apply(struct book *b, const uint8_t *m, uint16_t len)
 	}
 }
 
-/* The snapshot as SoupBinTCP Sequenced Data packets, and where each message ends. */
-struct snapshot {
-	uint8_t *bytes;
-	size_t len, cap;
-	size_t *ends;		/* ends[k]: the offset after message k + 1 */
-	size_t count, ends_cap;
-};
-
-static int put_message(struct snapshot *s, const uint8_t *m, size_t len)
+int soup_snapshot_put(struct soup_snapshot *s, const uint8_t *m, size_t len)
 {
 	if (s->len + 3 + len > s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1 << 20;
@@ -178,7 +170,7 @@ static int put_message(struct snapshot *s, const uint8_t *m, size_t len)
 	return 0;
 }
 
-static const uint8_t *message(const struct glimpse_source *src, uint64_t q, uint16_t *len)
+const uint8_t *glimpse_source_message(const struct glimpse_source *src, uint64_t q, uint16_t *len)
 {
 	if (q == 0 || q > src->cap || src->off[q - 1] == UINT64_MAX)
 		return NULL;
@@ -186,8 +178,8 @@ static const uint8_t *message(const struct glimpse_source *src, uint64_t q, uint
 	return src->bytes + src->off[q - 1];
 }
 
-static int build(const struct glimpse_source *src, uint64_t at, struct snapshot *out,
-		 uint64_t *live)
+static int build_itch_book(const struct glimpse_source *src, uint64_t at,
+			   struct soup_snapshot *out, uint64_t *live)
 {
 	struct book b = { 0 };
 	size_t adds = 0, cap = 2;
@@ -197,7 +189,7 @@ static int build(const struct glimpse_source *src, uint64_t at, struct snapshot 
 	uint8_t end[GLIMPSE_END_OF_SNAPSHOT_LEN];
 
 	for (uint64_t q = 1; q <= at; q++)
-		if ((m = message(src, q, &len)) && len && (m[0] == 'A' || m[0] == 'F' || m[0] == 'U'))
+		if ((m = glimpse_source_message(src, q, &len)) && len && (m[0] == 'A' || m[0] == 'F' || m[0] == 'U'))
 			adds++;
 	while (cap < 2 * adds + 2)
 		cap *= 2;
@@ -208,15 +200,15 @@ static int build(const struct glimpse_source *src, uint64_t at, struct snapshot 
 	if (!b.state || !b.orders || !b.slot)
 		goto out;
 	for (uint64_t q = 1; q <= at; q++)
-		if ((m = message(src, q, &len)) && len)
+		if ((m = glimpse_source_message(src, q, &len)) && len)
 			apply(&b, m, len);
 	/* The directory first (a decoder learns its stocks), then the states, then the orders. */
-	if (b.has_system_event && put_message(out, b.system_event, 12))
+	if (b.has_system_event && soup_snapshot_put(out, b.system_event, 12))
 		goto out;
 	for (int slot = 0; slot < 4; slot++)
 		for (size_t l = 1; l < LOCATES; l++)
 			if (b.state[l][slot][0] &&
-			    put_message(out, b.state[l][slot],
+			    soup_snapshot_put(out, b.state[l][slot],
 					slot == 0 ? 39 : slot == 1 ? 25 : slot == 2 ? 20 : 21))
 				goto out;
 	*live = 0;
@@ -227,11 +219,11 @@ static int build(const struct glimpse_source *src, uint64_t at, struct snapshot 
 			continue;
 		put_be32(o->add + 20, o->shares);
 		o->add[0] = o->len == ITCH_ADD_MPID_LEN ? 'F' : 'A';
-		if (put_message(out, o->add, o->len))
+		if (soup_snapshot_put(out, o->add, o->len))
 			goto out;
 		++*live;
 	}
-	if (put_message(out, end, glimpse_put_end_of_snapshot(end, at + 1)))
+	if (soup_snapshot_put(out, end, glimpse_put_end_of_snapshot(end, at + 1)))
 		goto out;
 	rc = 0;
 out:
@@ -258,6 +250,11 @@ struct counters {
 	uint64_t malformed;
 };
 
+static const char *title_of(const struct glimpse_opts *o)
+{
+	return o->title ? o->title : "nasdaq GLIMPSE";
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -273,7 +270,7 @@ static void drop(struct client *cl)
 }
 
 static void login(struct client *cl, const uint8_t *p, size_t plen, const struct glimpse_source *src,
-		  const struct glimpse_opts *o, const struct snapshot *snap, struct counters *c,
+		  const struct glimpse_opts *o, const struct soup_snapshot *snap, struct counters *c,
 		  bool *first_used)
 {
 	uint8_t user[SOUP_USER_LEN], password[SOUP_PASSWORD_LEN], out[64];
@@ -300,8 +297,8 @@ static void login(struct client *cl, const uint8_t *p, size_t plen, const struct
 	if (reason) {
 		c->logins_refused++;
 		if (o->verbose)
-			fprintf(stderr, "wb-recoveryd: glimpse login '%.6s' refused (%c)\n",
-				(const char *)p, reason);
+			fprintf(stderr, "wb-recoveryd: %s login '%.6s' refused (%c)\n",
+				title_of(o), (const char *)p, reason);
 		(void)!send(cl->fd, out, soup_login_rejected(out, reason), MSG_NOSIGNAL);
 		drop(cl);
 		return;
@@ -335,7 +332,7 @@ static void login(struct client *cl, const uint8_t *p, size_t plen, const struct
 
 /* Take what a client sent; its session ends when it logs out or breaks. */
 static void client_read(struct client *cl, const struct glimpse_source *src,
-			const struct glimpse_opts *o, const struct snapshot *snap, struct counters *c,
+			const struct glimpse_opts *o, const struct soup_snapshot *snap, struct counters *c,
 			bool *first_used)
 {
 	ssize_t n = recv(cl->fd, cl->in + cl->inlen, sizeof(cl->in) - cl->inlen, MSG_DONTWAIT);
@@ -375,8 +372,8 @@ static void client_read(struct client *cl, const struct glimpse_source *src,
 		} else {
 			c->malformed++;
 			if (o->verbose)
-				fprintf(stderr, "wb-recoveryd: glimpse: unexpected packet '%c': session "
-					"dropped\n", type);
+				fprintf(stderr, "wb-recoveryd: %s: unexpected packet '%c': session "
+					"dropped\n", title_of(o), type);
 			drop(cl);
 			return;
 		}
@@ -385,7 +382,7 @@ static void client_read(struct client *cl, const struct glimpse_source *src,
 	cl->inlen -= used;
 }
 
-static void client_write(struct client *cl, const struct snapshot *snap, struct counters *c,
+static void client_write(struct client *cl, const struct soup_snapshot *snap, struct counters *c,
 			 uint64_t now)
 {
 	if (cl->silent)
@@ -428,7 +425,7 @@ int glimpse_serve(uint32_t ip, uint16_t port, const struct glimpse_source *src,
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(addr);
-	struct snapshot snap = { 0 };
+	struct soup_snapshot snap = { 0 };
 	struct client cl[MAX_CLIENTS];
 	struct counters c = { 0 };
 	uint64_t at = o->snapshot_at ? o->snapshot_at : src->end - 1, live = 0;
@@ -440,7 +437,7 @@ int glimpse_serve(uint32_t ip, uint16_t port, const struct glimpse_source *src,
 			"\n", at, src->end - 1);
 		return 1;
 	}
-	if (build(src, at, &snap, &live)) {
+	if ((o->build ? o->build : build_itch_book)(src, at, &snap, &live)) {
 		fprintf(stderr, "wb-recoveryd: out of memory building the snapshot\n");
 		return 1;
 	}
@@ -458,9 +455,11 @@ int glimpse_serve(uint32_t ip, uint16_t port, const struct glimpse_source *src,
 	memset(cl, 0, sizeof(cl));
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		cl[i].fd = -1;
-	fprintf(stderr, "wb-recoveryd: serving nasdaq GLIMPSE, session %.10s, the book after "
-		"message %" PRIu64 " (%zu messages, %" PRIu64 " live orders), on %s:%u\n",
-		src->session, at, snap.count, live, inet_ntoa(addr.sin_addr), ntohs(addr.sin_port));
+	fprintf(stderr, "wb-recoveryd: serving %s, session %.10s, the state after "
+		"message %" PRIu64 " (%zu messages, %" PRIu64 " %s), on %s:%u\n",
+		title_of(o), src->session, at, snap.count, live,
+		o->items ? o->items : "live orders", inet_ntoa(addr.sin_addr),
+		ntohs(addr.sin_port));
 	while (!*stop) {
 		struct pollfd pf[MAX_CLIENTS + 1];
 		uint64_t now;

@@ -11,6 +11,10 @@
  * refusals: a bad login (Login Rejected 'A'), a session other than the
  * capture's ('S'), the first session dropped or left silent after N
  * snapshot messages.
+ *
+ * The SoupBinTCP side serves any snapshot that is a list of messages: with
+ * glimpse_opts.build another service (the UTP Snap-Shot, utpsnap_server.h)
+ * puts its own messages in it.
  */
 #ifndef WIREBOOK_TOOLS_GLIMPSE_SERVER_H
 #define WIREBOOK_TOOLS_GLIMPSE_SERVER_H
@@ -29,7 +33,32 @@ struct glimpse_source {
 	const uint8_t *bytes;
 };
 
+/* The snapshot as SoupBinTCP Sequenced Data packets, and where each message ends. */
+struct soup_snapshot {
+	uint8_t *bytes;
+	size_t len, cap;
+	size_t *ends;		/* ends[k]: the offset after message k + 1 */
+	size_t count, ends_cap;
+};
+
+/* Append one message as a Sequenced Data packet: 0, or -1 out of memory. */
+int soup_snapshot_put(struct soup_snapshot *s, const uint8_t *m, size_t len);
+
+/* The served session's message q (1-based), or NULL when the capture lacks it. */
+const uint8_t *glimpse_source_message(const struct glimpse_source *src, uint64_t q, uint16_t *len);
+
+/*
+ * Build the snapshot after messages 1..at into out, ending with the
+ * message that names at + 1; *items: what it restates (for the log line).
+ * 0, or -1 out of memory.
+ */
+typedef int (*soup_snapshot_build_fn)(const struct glimpse_source *src, uint64_t at,
+				      struct soup_snapshot *out, uint64_t *items);
+
 struct glimpse_opts {
+	soup_snapshot_build_fn build;	/* NULL: GLIMPSE's ITCH book */
+	const char *title;	/* the log's name of the service (NULL: "nasdaq GLIMPSE") */
+	const char *items;	/* what *items counts (NULL: "live orders") */
 	uint64_t snapshot_at;	/* S: the book after messages 1..S (0: the capture's last) */
 	const char *user, *password;
 	uint64_t hangup_after;	/* the first session is closed after this many messages (0: never) */
