@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "book/book_shm.h"
 #include "book/builder.h"
 #include "book/latency_log.h"
 #include "common/config.h"
@@ -34,6 +35,7 @@
 #include "common/metrics.h"
 #include "common/options.h"
 #include "common/recovery.h"
+#include "common/recovery_table.h"
 #include "input/source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
@@ -77,6 +79,7 @@ struct wbd {
 	int rec_eof;			/* the file ended; fills may still come */
 	uint64_t rec_eof_deadline;
 	uint32_t rec_venues;		/* published as the book's recovering_venues */
+	struct recovery_table *rec_table; /* --recovery: the book's per-stream table */
 };
 
 static void usage(FILE *f)
@@ -241,10 +244,13 @@ static int wbd_pump(struct wbd *d)
 		d->rec_venues = recovery_client_recovering_venues(d->rec);
 		superbook_set_recovering(builder_superbook(d->builder), d->rec_venues);
 	}
+	recovery_table_update(d->rec_table, d->engine, now, wall_ns());
 	if (d->rec_eof) {
 		if (busy && now < d->rec_eof_deadline)
 			return SOURCE_MORE;
 		feed_engine_flush(d->engine, &d->prod);	/* what is still missing is a GAP */
+		d->rec_table->next_ns = 0;		/* the final counts, now */
+		recovery_table_update(d->rec_table, d->engine, now, wall_ns());
 		return SOURCE_EOF;
 	}
 	if (d->is_file && held > REC_FILE_MAX_HELD)
@@ -731,6 +737,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	superbook_set_heartbeat_period(builder_superbook(d.builder), MAIN_TICK_MS * 1000000ull);
+	if (d.rec) {
+		struct book_shm *m = superbook_shm(builder_superbook(d.builder));
+
+		d.rec_table = malloc(sizeof(*d.rec_table));
+		if (!d.rec_table) {
+			fprintf(stderr, "wirebookd: out of memory for the recovery table\n");
+			return 1;
+		}
+		recovery_table_init(d.rec_table, m->recovery, m->symbol_stream, m->hdr->capacity);
+	}
 	if (wbd_subscribe(&d, subs) < 0) {
 		builder_destroy(d.builder);
 		return 2;
@@ -888,6 +904,7 @@ int main(int argc, char **argv)
 	}
 	builder_destroy(d.builder);
 	recovery_client_destroy(d.rec);
+	free(d.rec_table);
 	feed_engine_destroy(d.engine);
 	free(d.engine);
 	free(d.ring_mem);

@@ -217,6 +217,11 @@ const struct wb_shm_header *superbook_header(const struct superbook *sb)
 	return sb->hdr;
 }
 
+struct book_shm *superbook_shm(struct superbook *sb)
+{
+	return &sb->shm;
+}
+
 const char *superbook_shm_name(const struct superbook *sb)
 {
 	return sb->shm.name;
