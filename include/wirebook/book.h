@@ -747,10 +747,12 @@ int wb_recovery_streams(const struct wb_book *book, struct wb_recovery_stream *o
  * Whether the symbol's book on venue (WB_CONSOLIDATED: on any venue) is
  * being recovered: 1 yes, 0 no, or a wb_error. Exact per stream: of a
  * venue with several streams (PITCH units, channels) only the symbol's own
- * counts. When the builder has not seen the symbol on a recovering venue's
- * stream (no message since the recovery began, or no table), the venue's
- * recovering bit (wb_venue_status) answers instead: recovering rather than
- * live when not known. *since_ns (if not NULL) gets the receive time the
+ * counts. Where the feed has not named the symbol's stream on a venue (no
+ * message of it there yet, as in a late join's snapshot, or a builder
+ * without the table), the venue's recovering bit (wb_venue_status)
+ * answers instead: recovering rather than live when not known; so
+ * WB_CONSOLIDATED counts every recovering venue whose stream of the
+ * symbol is not known. *since_ns (if not NULL) gets the receive time the
  * recovery began, 0 when not recovering or not known.
  */
 int wb_symbol_recovering(const struct wb_book *book, int sym, int venue, uint64_t *since_ns);

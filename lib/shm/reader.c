@@ -873,7 +873,8 @@ static int wb_recovery_streams_once(const struct wb_book *book, struct wb_recove
 		n = wb_load_relaxed(&t->count);
 		if (n > WB_RECOVERY_STREAMS)
 			n = WB_RECOVERY_STREAMS;
-		memcpy(out, t->stream, (n < max ? n : max) * sizeof(*out));
+		if (out)
+			memcpy(out, t->stream, (n < max ? n : max) * sizeof(*out));
 	});
 	return (int)n;
 }
