@@ -28,6 +28,7 @@
 #include "book/book_shm.h"
 #include "book/builder.h"
 #include "book/latency_log.h"
+#include "book/sipview.h"
 #include "common/config.h"
 #include "common/control.h"
 #include "common/feeds_conf.h"
@@ -375,9 +376,15 @@ static void print_stats(struct wbd *d, double elapsed)
 	       (unsigned long long)(rd(&sc->bad_instrument) + rd(&sc->bad_venue) +
 				    rd(&sc->bad_side) + rd(&sc->bad_kind)),
 	       bc.cpu[0], bc.cpu[1], bc.numa_node);
-	if (rd(&sc->sip))
-		printf("sip view: updates %llu, dropped %llu (lost while its thread was behind)\n",
-		       (unsigned long long)rd(&sc->sip), (unsigned long long)rd(&sc->sip_dropped));
+	if (rd(&sc->sip)) {
+		struct wb_shm_sipstats *ss = superbook_shm(builder_superbook(d->builder))->sipstats;
+
+		printf("sip view: updates %llu, dropped %llu (lost while its thread was behind); "
+		       "CQS gaps %llu, symbols marked stale %llu (until their next quote)\n",
+		       (unsigned long long)rd(&sc->sip), (unsigned long long)rd(&sc->sip_dropped),
+		       (unsigned long long)rd(&ss->summary.total.sip_gaps),
+		       (unsigned long long)rd(&ss->summary.total.stale_marked));
+	}
 	if (d->rec)
 		recovery_client_print(d->rec, stdout);
 	fflush(stdout);
@@ -878,6 +885,9 @@ int main(int argc, char **argv)
 	printf("books: checksum venue books %016llx, super-book %016llx\n",
 	       (unsigned long long)venue_books_checksum(builder_venue_books(d.builder)),
 	       (unsigned long long)superbook_checksum(builder_superbook(d.builder)));
+	/* The SIP's view as the SIP stated it, not the comparison with it. */
+	printf("books: checksum sip-view %016llx\n",
+	       (unsigned long long)sipview_checksum(superbook_sipview(builder_superbook(d.builder))));
 	if (d.latency) {
 		uint64_t dropped = 0, written = latency_log_close(d.latency, &dropped);
 
