@@ -174,13 +174,14 @@ static int show_sip(const struct wb_book *bk, int sym)
 	}
 	if (rc)
 		return rc;
-	printf("SIP    NBBO bid %s x %u [%s]   ask %s x %u [%s]   (%s, indicator '%c')%s%s%s\n",
+	printf("SIP    NBBO bid %s x %u [%s]   ask %s x %u [%s]   (%s, indicator '%c')%s%s%s%s\n",
 	       n->bid_qty ? px(n->bid_price, a, sizeof(a)) : "-", n->bid_qty,
 	       n->bid_venue ? wb_venue_name(n->bid_venue) : "-",
 	       n->ask_qty ? px(n->ask_price, b, sizeof(b)) : "-", n->ask_qty,
 	       n->ask_venue ? wb_venue_name(n->ask_venue) : "-", sip_name(n->feed),
 	       n->indicator ? n->indicator : ' ', v.flags & WB_SIPF_LOCKED ? "  LOCKED" : "",
-	       v.flags & WB_SIPF_CROSSED ? "  CROSSED" : "", v.flags & WB_SIPF_HALTED ? "  HALTED" : "");
+	       v.flags & WB_SIPF_CROSSED ? "  CROSSED" : "", v.flags & WB_SIPF_HALTED ? "  HALTED" : "",
+	       v.flags & WB_SIPF_STALE ? "  STALE (a CQS gap: until its next quote)" : "");
 	if (v.luld.sip_ts)
 		printf("       LULD band %s - %s", v.luld.lower ? px(v.luld.lower, a, sizeof(a)) : "none",
 		       v.luld.upper ? px(v.luld.upper, b, sizeof(b)) : "none");
