@@ -38,7 +38,7 @@ cleanup() {
 trap cleanup EXIT
 failed=0
 
-for f in wb-gen wb-recoveryd wirebookd; do
+for f in wb-gen wb-recoveryd wirebookd wb-dump; do
 	[ -x "$B/$f" ] || { echo "recovery: $B/$f is missing (make all)" >&2; exit 1; }
 done
 
@@ -76,13 +76,15 @@ books() {
 	local args=(--pcap "$pcap" --feeds "$FEEDS" --shm "wb-recovery-$$-$name" --force --no-pin
 		    --exit-at-eof)
 	[ -n "$conf" ] && args+=(--recovery "$conf")
+	[ -n "${book_subscribe:-}" ] && args+=(--subscribe "$book_subscribe")
 	nice "$B/wirebookd" "${args[@]}" > "$T/$name.out" 2> "$T/$name.err" ||
 		{ echo "recovery: wirebookd failed: $(tail -3 "$T/$name.err")" >&2; return 1; }
 }
 
 checksum() { grep '^books: checksum' "$T/$1.out"; }
 
-# report FEED RATE RUN STREAM-PREFIX COMPARE(yes|sip)
+# report FEED RATE RUN STREAM-PREFIX COMPARE(yes): the books (every 'books:
+# checksum' line: venue books, Super-Book, SIP view) against RUN-whole's
 report() {
 	local feed=$1 rate=$2 run=$3 prefix=$4 compare=$5 line gaps filled unrec verdict what
 	line=$(grep "^recovery $prefix (" "$T/$run.out" | tail -1)
@@ -92,9 +94,7 @@ report() {
 	gaps=$(sed -n 's/.*; gaps \([0-9]*\),.*/\1/p' <<< "$line")
 	filled=$(sed -n 's/.*, filled \([0-9]*\),.*/\1/p' <<< "$line")
 	unrec=$(sed -n 's/.*, unrecoverable \([0-9]*\),.*/\1/p' <<< "$line")
-	if [ "$compare" = sip ]; then
-		verdict="not-compared (the SIP view has no book checksum yet)"
-	elif [ "$(checksum "$run")" = "$(checksum "$run-whole")" ]; then
+	if [ "$(checksum "$run")" = "$(checksum "$run-whole")" ]; then
 		verdict=identical
 	else
 		verdict=DIFFERENT; failed=1
@@ -167,10 +167,16 @@ for rate in $RATES; do
 done
 
 # UQDF (MoldUDP64): the same re-request. Nasdaq trades, UQDF quotes it; both
-# lose packets and both are recovered. The SIP view has no checksum yet, so
-# only the stream counts are compared (the Nasdaq books are, in the ITCH row).
+# lose packets and both are recovered, and the books, the SIP view's
+# included (its checksum), must equal the whole day's. With two streams a
+# symbol's instrument id would follow which stream named it first, which
+# recovery reorders (and the checksums fold the ids): both runs subscribe
+# the day's symbols in one order.
 gen=(-q -p day -n "$((MESSAGES / 2))" --symbols "$SYMBOLS" -s "$SEED" --ab --feeds "$FEEDS")
 "$B/wb-gen" "${gen[@]}" --venues nasdaq,uqdf -o "$T/uqdf-whole.pcap" || exit 1
+book_subscribe=$("$B/wb-dump" --feeds "$FEEDS" "$T/uqdf-whole.pcap" 2>/dev/null |
+	awk '$5 == "SYMBOL" && !seen[$6]++ { printf "%s%s", n++ ? "," : "", $6 }')
+books uqdf-whole "$T/uqdf-whole.pcap" || exit 1
 start_server nasdaq "" "$T/uqdf-whole.pcap" || exit 1
 echo "nasdaq mold 127.0.0.1:$port" > "$T/uqdf.conf"
 uqdf_channel=$(awk '$2 == "uqdf" && $3 == "uqdf" { for (i = 5; i <= NF; i++) if ($i ~ /^channel=/) { sub("channel=", "", $i); print $i; exit } }' "$FEEDS")
@@ -179,7 +185,8 @@ echo "uqdf mold 127.0.0.1:$port${uqdf_channel:+ channel=$uqdf_channel}" >> "$T/u
 for rate in $RATES; do
 	"$B/wb-gen" "${gen[@]}" --venues nasdaq,uqdf --loss "$rate" -o "$T/uqdf-$rate.pcap" || exit 1
 	books "uqdf-$rate" "$T/uqdf-$rate.pcap" "$T/uqdf.conf" || exit 1
-	report uqdf "$rate" "uqdf-$rate" "uqdf${uqdf_channel:+/$uqdf_channel}" sip
+	cp "$T/uqdf-whole.out" "$T/uqdf-$rate-whole.out"
+	report uqdf "$rate" "uqdf-$rate" "uqdf${uqdf_channel:+/$uqdf_channel}" yes
 	# The Nasdaq stream beside it must have come back whole too.
 	if ! grep -q "^recovery nasdaq .* unrecoverable 0," "$T/uqdf-$rate.out"; then
 		echo "recovery uqdf loss=$rate%: the Nasdaq stream beside it was not recovered"
