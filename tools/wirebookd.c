@@ -484,6 +484,7 @@ static void wbd_render_metrics(void *arg, FILE *f)
 #undef G
 	metrics_render_ring(f, d->ring_mem);
 	metrics_render_book(f, superbook_header(builder_superbook(d->builder)));
+	metrics_render_recovery(f, superbook_header(builder_superbook(d->builder)));
 }
 
 static int valid_shm_name(const char *name)
@@ -752,7 +753,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "wirebookd: out of memory for the recovery table\n");
 			return 1;
 		}
-		recovery_table_init(d.rec_table, m->recovery, m->symbol_stream, m->hdr->capacity);
+		recovery_table_init(d.rec_table, m->recovery, m->symbol_stream, m->hdr->capacity,
+				    d.rec);
+		d.control.recovery = d.rec;	/* the control socket's fill times */
 	}
 	if (wbd_subscribe(&d, subs) < 0) {
 		builder_destroy(d.builder);

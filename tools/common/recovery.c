@@ -809,6 +809,7 @@ void recovery_client_totals(const struct recovery_client *c, int i, uint64_t now
 		t->unrecoverable += all[k].unrecoverable;
 		t->messages += all[k].messages;
 		t->lost += all[k].lost;
+		t->snapshots += all[k].snapshots;
 	}
 	t->requests = s->requests;
 	t->retries = s->retries;
@@ -867,9 +868,10 @@ void recovery_client_print(const struct recovery_client *c, FILE *f)
 			fprintf(f, "in sequence");
 		}
 		fprintf(f, "; gaps %" PRIu64 ", filled %" PRIu64 ", unrecoverable %" PRIu64
-			", messages recovered %" PRIu64 ", lost %" PRIu64 "; requests %" PRIu64
-			", retries %" PRIu64 ", replies %" PRIu64, t.gaps, t.filled,
-			t.unrecoverable, t.messages, t.lost, t.requests, t.retries, t.replies);
+			", messages recovered %" PRIu64 ", lost %" PRIu64 ", snapshots %" PRIu64
+			"; requests %" PRIu64 ", retries %" PRIu64 ", replies %" PRIu64, t.gaps,
+			t.filled, t.unrecoverable, t.messages, t.lost, t.snapshots, t.requests,
+			t.retries, t.replies);
 		if (c->svc[i].conf.kind == RECOVERY_GRP)
 			fprintf(f, "; refused %" PRIu64 ", deferred %" PRIu64 "; session %s, connects %"
 				PRIu64 ", disconnects %" PRIu64 ", logins refused %" PRIu64

@@ -3,13 +3,34 @@
 
 #include <string.h>
 
+#include "common/recovery.h"
 #include "feed/feed_ioc.h"
 #include "wirebook/barrier.h"
 
+bool recovery_client_fill_times(const struct recovery_client *c, int venue, uint16_t channel,
+				uint64_t *fills, uint64_t *p50, uint64_t *p99, uint64_t *max)
+{
+	for (int i = 0; c && i < recovery_client_count(c); i++) {
+		struct recovery_totals t;
+
+		recovery_client_totals(c, i, 0, &t);
+		if (t.venue != venue || (t.channel < 0 ? 0 : t.channel) != channel)
+			continue;
+		*fills = t.fills;
+		*p50 = t.fill_p50_ns;
+		*p99 = t.fill_p99_ns;
+		*max = t.fill_max_ns;
+		return true;
+	}
+	return false;
+}
+
 void recovery_table_init(struct recovery_table *rt, struct wb_shm_recovery *t,
-			 uint8_t *symbol_stream, uint32_t capacity)
+			 uint8_t *symbol_stream, uint32_t capacity,
+			 const struct recovery_client *client)
 {
 	memset(rt, 0, sizeof(*rt));
+	rt->client = client;
 	rt->t = t;
 	rt->symbol_stream = symbol_stream;
 	rt->capacity = capacity;
@@ -68,12 +89,14 @@ static void rewrite_symbol_streams(struct recovery_table *rt, const struct feed_
 	rt->symbol_rewrites++;
 }
 
-static void fill_entry(const struct feed_engine *e, const struct feed_recovery_stream *s,
-		       struct wb_recovery_stream *o)
+static void fill_entry(const struct recovery_table *rt, const struct feed_engine *e,
+		       const struct feed_recovery_stream *s, struct wb_recovery_stream *o)
 {
 	struct wb_ioc_recovery r;
 
 	feed_ioc_recovery(e, s, &r);
+	recovery_client_fill_times(rt->client, r.venue, r.channel, &r.fills, &r.fill_p50_ns,
+				   &r.fill_p99_ns, &r.fill_max_ns);
 	memset(o, 0, sizeof(*o));
 	o->venue = r.venue;
 	o->unit = r.unit;
@@ -120,7 +143,7 @@ void recovery_table_update(struct recovery_table *rt, const struct feed_engine *
 	wb_store_relaxed(&t->seq, t->seq + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (int i = 0; i < shown; i++)
-		fill_entry(e, &rt->list[i], &t->stream[i]);
+		fill_entry(rt, e, &rt->list[i], &t->stream[i]);
 	t->count = (uint32_t)shown;
 	t->omitted = (uint32_t)(n - shown);
 	t->updated_ns = wall_ns;

@@ -21,7 +21,20 @@
 /* While counts move, the table is rewritten at most this often. */
 #define RECOVERY_TABLE_PERIOD_NS 50000000ull
 
+struct recovery_client;
+
+/*
+ * The fill times of the stream group (venue, channel) as the recovery
+ * client measured them (monotonic clock, from seeing the gap to in
+ * sequence; the engine's receive-clock histogram stays empty on a file
+ * replay, whose recovered packets carry the recovery's start time): into
+ * fills and the p50/p99/max ns. False when c serves no such group.
+ */
+bool recovery_client_fill_times(const struct recovery_client *c, int venue, uint16_t channel,
+				uint64_t *fills, uint64_t *p50, uint64_t *p99, uint64_t *max);
+
 struct recovery_table {
+	const struct recovery_client *client;	/* fill times from it, when not NULL */
 	struct wb_shm_recovery *t;
 	uint8_t *symbol_stream;		/* [capacity][WB_BOOK_VENUES] */
 	uint32_t capacity;
@@ -34,7 +47,8 @@ struct recovery_table {
 };
 
 void recovery_table_init(struct recovery_table *rt, struct wb_shm_recovery *t,
-			 uint8_t *symbol_stream, uint32_t capacity);
+			 uint8_t *symbol_stream, uint32_t capacity,
+			 const struct recovery_client *client);
 /*
  * Rewrite the table if a recovery began or ended since the last call (at
  * once), or counts moved (at most every RECOVERY_TABLE_PERIOD_NS of
