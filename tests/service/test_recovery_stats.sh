@@ -4,7 +4,8 @@
 # per-stream counts in wirebookd's final report, its control socket
 # (wb-subscribe recovery, text and JSON), its Prometheus metrics
 # (wirebook_recovery_*) and the C API (wb_recovery_streams, through the
-# Python binding), and no symbol is left recovering.
+# Python binding), and no symbol is left recovering. A recovery that
+# cannot end leaves its symbols recovering (wb_symbol_recovering).
 . "$(dirname "$0")/lib.sh"
 
 gen=(-q -p day -n 20000 --symbols 40 -s 13 --ab --venues nasdaq --feeds "$ROOT/feeds.conf")
@@ -70,4 +71,42 @@ kill -INT "$wbd"; wait "$wbd" 2>/dev/null
 # the final report says the same, and it has every count
 grep -q "^recovery nasdaq .*: in sequence; gaps $c_gaps, filled $c_filled, unrecoverable 0, messages recovered $c_msgs,.*snapshots 0" "$T/wbd.out" &&
 	ok "the final report has the same counts" || bad "final report: $(grep '^recovery' "$T/wbd.out")"
+
+# A recovery that cannot end (no service answers; 100 retries): the
+# Nasdaq stream stays recovering, its symbols say so on NASDAQ (since
+# when), not on BZX, which is not in recovery mode.
+"$B/wb-gen" -q -p day -n 20000 --symbols 40 -s 13 --ab --venues nasdaq,bzx --feeds "$ROOT/feeds.conf" \
+	--loss 2 -o "$T/two.pcap" || bad "wb-gen two venues"
+dead=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo "nasdaq mold 127.0.0.1:$dead retries=100" >"$T/dead.conf"
+bg "$B/wirebookd" --pcap "$T/two.pcap" --feeds "$ROOT/feeds.conf" --shm "$SHM-stuck" --no-pin \
+	--recovery "$T/dead.conf" >"$T/stuck.out" 2>"$T/stuck.err"
+stuck=$!
+PYTHONPATH="$ROOT/python" WIREBOOK_LIB="$B/libwirebook.so" python3 - "$SHM-stuck" >"$T/stuck.py" 2>&1 <<'PY' &&
+import sys, time, wirebook
+deadline = time.time() + 20
+while True:
+    try:
+        with wirebook.open(sys.argv[1]) as b:
+            s = [r for r in b.recovery() if r.venue.lower() == "nasdaq"]
+            known = [t for t in b.symbols() if b.recovering(t, "NASDAQ")[0]]
+            if s and s[0].state == "gap" and known:
+                t = known[0]
+                rec, since = b.recovering(t, "NASDAQ")
+                print(t, s[0], rec, since, b.recovering(t, "BZX"), b.health().state)
+                assert since == s[0].since_ns > 0, (since, s[0])
+                assert b.recovering(t, "BZX") == (False, 0), "BZX is not recovering"
+                assert b.recovering(t)[0], "WB_CONSOLIDATED: any venue"
+                assert b.health().state == "recovering"
+                sys.exit(0)
+    except wirebook.WirebookError:
+        pass
+    if time.time() > deadline:
+        print("no symbol seen recovering on NASDAQ")
+        sys.exit(1)
+    time.sleep(0.1)
+PY
+	ok "a stuck Nasdaq recovery: its symbols recovering on NASDAQ since its start, not on BZX" ||
+	bad "stuck recovery: $(tail -5 "$T/stuck.py")"
+kill -INT "$stuck"; wait "$stuck" 2>/dev/null
 finish
