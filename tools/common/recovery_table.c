@@ -130,11 +130,14 @@ void recovery_table_update(struct recovery_table *rt, const struct feed_engine *
 	sig = recovering_signature(rt->list, shown);
 	if (sig == rt->recovering_sig && now_ns < rt->next_ns && rt->changes_seen != ~0u)
 		return;		/* only counts moved: wait for the period */
-	if (sig != rt->recovering_sig || rt->changes_seen == ~0u) {
+	if ((sig != rt->recovering_sig && now_ns >= rt->next_symbols_ns) ||
+	    (uint32_t)shown != rt->streams || rt->changes_seen == ~0u) {
 		/* The symbols' streams first, so the state that names them
 		 * never comes before them. */
 		rewrite_symbol_streams(rt, e, shown);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
+		rt->streams = (uint32_t)shown;
+		rt->next_symbols_ns = now_ns + RECOVERY_SYMBOLS_PERIOD_NS;
 	}
 	rt->recovering_sig = sig;
 	rt->changes_seen = changes;

@@ -20,6 +20,13 @@
 
 /* While counts move, the table is rewritten at most this often. */
 #define RECOVERY_TABLE_PERIOD_NS 50000000ull
+/*
+ * The symbol streams (a pass over every symbol of the venues in recovery)
+ * are rewritten at most this often, and at once when a stream joins the
+ * table: a symbol named since answers "not known", i.e. by its venue's
+ * recovering bit, until then.
+ */
+#define RECOVERY_SYMBOLS_PERIOD_NS 100000000ull
 
 struct recovery_client;
 
@@ -41,6 +48,8 @@ struct recovery_table {
 	uint32_t changes_seen;		/* the engine's recovery_changes last published */
 	uint64_t recovering_sig;	/* which streams were recovering, in which episode */
 	uint64_t next_ns;		/* the next rewrite for moved counts only */
+	uint64_t next_symbols_ns;	/* the next symbol streams' rewrite */
+	uint32_t streams;		/* in the table at the last symbol rewrite */
 	uint64_t rewrites;		/* table rewrites */
 	uint64_t symbol_rewrites;	/* of them, with the symbol streams rewritten */
 	struct feed_recovery_stream list[WB_RECOVERY_STREAMS];
