@@ -108,5 +108,9 @@ while True:
 PY
 	ok "a stuck Nasdaq recovery: its symbols recovering on NASDAQ since its start, not on BZX" ||
 	bad "stuck recovery: $(tail -5 "$T/stuck.py")"
+sym=$(awk 'NR == 1 { print $1 }' "$T/stuck.py")
+"$B/wb-book" --shm "$SHM-stuck" --once "$sym" >"$T/stuck.book" 2>&1
+grep -q "^== $sym .*  RECOVERING on NASDAQ (behind" "$T/stuck.book" && ! grep -q 'RECOVERING on .*BZX' "$T/stuck.book" &&
+	ok "wb-book says $sym is recovering on NASDAQ" || bad "wb-book: $(head -3 "$T/stuck.book")"
 kill -INT "$stuck"; wait "$stuck" 2>/dev/null
 finish
