@@ -13,6 +13,10 @@
  *                           each symbol, indexed alike (ABI 4)
  *   header.sipstats_offset  struct wb_shm_sipstats: the SIP-vs-direct
  *                           statistics of the whole book (ABI 4)
+ *   header.recovery_offset  struct wb_shm_recovery, then capacity x
+ *                           WB_BOOK_VENUES bytes: gap recovery per stream
+ *                           and each symbol's stream (libwirebook 1.3;
+ *                           0 from an older builder)
  *
  * Consistency: every symbol record starts with a sequence number (a
  * seqlock). The single writer makes it odd, writes, and makes it even
@@ -211,7 +215,8 @@ struct wb_shm_header {
 	uint64_t heartbeat_period_ns; /* how often heartbeat_ns moves; 0: irregularly */
 	/* bit v: venue v's book is being rebuilt by gap recovery (snapshot,
 	 * retransmission); its levels may be incomplete until the bit clears.
-	 * Written by the builder only; 0 until gap recovery exists. */
+	 * Written by the builder only (wirebookd --recovery); which symbols
+	 * exactly: the recovery table (wb_symbol_recovering). */
 	uint32_t recovering_venues;
 	uint32_t reserved3;
 	/* ABI 4: the SIP view (see "The SIP view" below) */
