@@ -253,8 +253,7 @@ static int wbd_pump(struct wbd *d)
 		if (busy && now < d->rec_eof_deadline)
 			return SOURCE_MORE;
 		feed_engine_flush(d->engine, &d->prod);	/* what is still missing is a GAP */
-		d->rec_table->next_ns = 0;		/* the final counts, now */
-		recovery_table_update(d->rec_table, d->engine, now, wall_ns());
+		recovery_table_publish_now(d->rec_table, d->engine, now, wall_ns()); /* the final counts */
 		return SOURCE_EOF;
 	}
 	if (d->is_file && held > REC_FILE_MAX_HELD)

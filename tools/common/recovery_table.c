@@ -89,14 +89,43 @@ static void rewrite_symbol_streams(struct recovery_table *rt, const struct feed_
 	rt->symbol_rewrites++;
 }
 
+static void refresh_fill_times(struct recovery_table *rt, uint64_t now_ns)
+{
+	int n = rt->client ? recovery_client_count(rt->client) : 0;
+
+	if (now_ns < rt->next_fill_ns)
+		return;
+	rt->next_fill_ns = now_ns + RECOVERY_TABLE_PERIOD_NS;
+	rt->nfill = 0;
+	for (int i = 0; i < n && rt->nfill < RECOVERY_TABLE_FILL_GROUPS; i++) {
+		struct recovery_totals t;
+
+		recovery_client_totals(rt->client, i, now_ns, &t);
+		rt->fill[rt->nfill].venue = t.venue;
+		rt->fill[rt->nfill].channel = (uint16_t)(t.channel < 0 ? 0 : t.channel);
+		rt->fill[rt->nfill].fills = t.fills;
+		rt->fill[rt->nfill].p50 = t.fill_p50_ns;
+		rt->fill[rt->nfill].p99 = t.fill_p99_ns;
+		rt->fill[rt->nfill].max = t.fill_max_ns;
+		rt->nfill++;
+	}
+}
+
 static void fill_entry(const struct recovery_table *rt, const struct feed_engine *e,
 		       const struct feed_recovery_stream *s, struct wb_recovery_stream *o)
 {
 	struct wb_ioc_recovery r;
 
 	feed_ioc_recovery(e, s, &r);
-	recovery_client_fill_times(rt->client, r.venue, r.channel, &r.fills, &r.fill_p50_ns,
-				   &r.fill_p99_ns, &r.fill_max_ns);
+	for (int i = 0; i < rt->nfill; i++) {
+		if (rt->fill[i].venue != r.venue || rt->fill[i].channel != r.channel)
+			continue;
+		r.fills = rt->fill[i].fills;
+		r.fill_p50_ns = rt->fill[i].p50;
+		r.fill_p99_ns = rt->fill[i].p99;
+		r.fill_max_ns = rt->fill[i].max;
+		break;
+	}
 	memset(o, 0, sizeof(*o));
 	o->venue = r.venue;
 	o->unit = r.unit;
@@ -115,20 +144,20 @@ static void fill_entry(const struct recovery_table *rt, const struct feed_engine
 	o->fill_max_ns = r.fill_max_ns;
 }
 
-void recovery_table_update(struct recovery_table *rt, const struct feed_engine *e, uint64_t now_ns,
-			   uint64_t wall_ns)
+static void table_update(struct recovery_table *rt, const struct feed_engine *e, uint64_t now_ns,
+			 uint64_t wall_ns, bool force)
 {
 	struct wb_shm_recovery *t = rt->t;
 	uint32_t changes = wb_load_relaxed(&e->recovery_changes);
 	uint64_t sig;
 	int n, shown;
 
-	if (!t || changes == rt->changes_seen)
+	if (!t || (changes == rt->changes_seen && !force))
 		return;
 	n = feed_recovery_list(e, rt->list, WB_RECOVERY_STREAMS, true);
 	shown = n < WB_RECOVERY_STREAMS ? n : WB_RECOVERY_STREAMS;
 	sig = recovering_signature(rt->list, shown);
-	if (sig == rt->recovering_sig && now_ns < rt->next_ns && rt->changes_seen != ~0u)
+	if (sig == rt->recovering_sig && now_ns < rt->next_ns && rt->changes_seen != ~0u && !force)
 		return;		/* only counts moved: wait for the period */
 	if ((sig != rt->recovering_sig && now_ns >= rt->next_symbols_ns) ||
 	    (uint32_t)shown != rt->streams || rt->changes_seen == ~0u) {
@@ -143,6 +172,7 @@ void recovery_table_update(struct recovery_table *rt, const struct feed_engine *
 	rt->changes_seen = changes;
 	rt->next_ns = now_ns + RECOVERY_TABLE_PERIOD_NS;
 
+	refresh_fill_times(rt, now_ns);
 	wb_store_relaxed(&t->seq, t->seq + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (int i = 0; i < shown; i++)
@@ -152,4 +182,17 @@ void recovery_table_update(struct recovery_table *rt, const struct feed_engine *
 	t->updated_ns = wall_ns;
 	wb_store_release(&t->seq, t->seq + 1);
 	rt->rewrites++;
+}
+
+void recovery_table_update(struct recovery_table *rt, const struct feed_engine *e, uint64_t now_ns,
+			   uint64_t wall_ns)
+{
+	table_update(rt, e, now_ns, wall_ns, false);
+}
+
+void recovery_table_publish_now(struct recovery_table *rt, const struct feed_engine *e,
+				uint64_t now_ns, uint64_t wall_ns)
+{
+	rt->next_fill_ns = 0;
+	table_update(rt, e, now_ns, wall_ns, true);
 }

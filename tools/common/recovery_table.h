@@ -40,8 +40,19 @@ struct recovery_client;
 bool recovery_client_fill_times(const struct recovery_client *c, int venue, uint16_t channel,
 				uint64_t *fills, uint64_t *p50, uint64_t *p99, uint64_t *max);
 
+#define RECOVERY_TABLE_FILL_GROUPS 64
+
 struct recovery_table {
 	const struct recovery_client *client;	/* fill times from it, when not NULL */
+	/* the client's fill times per (venue, channel), read at most every
+	 * RECOVERY_TABLE_PERIOD_NS (each read sorts every fill time seen) */
+	struct {
+		int venue;
+		uint16_t channel;
+		uint64_t fills, p50, p99, max;
+	} fill[RECOVERY_TABLE_FILL_GROUPS];
+	int nfill;
+	uint64_t next_fill_ns;
 	struct wb_shm_recovery *t;
 	uint8_t *symbol_stream;		/* [capacity][WB_BOOK_VENUES] */
 	uint32_t capacity;
@@ -65,5 +76,8 @@ void recovery_table_init(struct recovery_table *rt, struct wb_shm_recovery *t,
  */
 void recovery_table_update(struct recovery_table *rt, const struct feed_engine *e, uint64_t now_ns,
 			   uint64_t wall_ns);
+/* Rewrite it now, fill times included (the source ended: the final counts). */
+void recovery_table_publish_now(struct recovery_table *rt, const struct feed_engine *e,
+				uint64_t now_ns, uint64_t wall_ns);
 
 #endif /* WIREBOOK_TOOLS_RECOVERY_TABLE_H */
