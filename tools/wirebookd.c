@@ -387,8 +387,14 @@ static void print_stats(struct wbd *d, double elapsed)
 		       (unsigned long long)rd(&ss->summary.total.sip_gaps),
 		       (unsigned long long)rd(&ss->summary.total.stale_marked));
 	}
-	if (d->rec)
+	if (d->rec) {
 		recovery_client_print(d->rec, stdout);
+		printf("recovery table (readers): %llu rewrites, %llu of the symbols' streams, "
+		       "%u streams not published (more than %d)\n",
+		       (unsigned long long)d->rec_table->rewrites,
+		       (unsigned long long)d->rec_table->symbol_rewrites,
+		       d->rec_table->t ? d->rec_table->t->omitted : 0, WB_RECOVERY_STREAMS);
+	}
 	fflush(stdout);
 }
 
