@@ -838,112 +838,6 @@ int wb_update_counter(const struct wb_book *book, int sym, uint64_t *out)
 	WB_READ_FOLLOWING_RESTARTS(book, wb_update_counter_once(book, sym, out));
 }
 
-/* ---- gap recovery -------------------------------------------------------- */
-
-/* The table under its seqlock (the symbol records' protocol). */
-#define WB_RECOVERY_SEQLOCK_READ(t, ...)                                       \
-	do {                                                                   \
-		unsigned spins_ = 0;                                           \
-		uint64_t s_;                                                   \
-		do {                                                           \
-			while ((s_ = wb_load_acquire(&(t)->seq)) & 1) {        \
-				if (s_ == WB_SEQ_RETIRED || ++spins_ > WB_READ_SPINS) \
-					return wb_odd_error(s_);               \
-				wb_cpu_relax();                                \
-			}                                                      \
-			__VA_ARGS__;                                           \
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);               \
-		} while (wb_load_relaxed(&(t)->seq) != s_ && ++spins_);        \
-	} while (0)
-
-static int wb_recovery_streams_once(const struct wb_book *book, struct wb_recovery_stream *out,
-				    unsigned max)
-{
-	const struct wb_shm_recovery *t;
-	uint32_t n = 0;
-
-	if (!book || !book->hdr || (!out && max))
-		return WB_EINVAL;
-	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
-		return WB_ESTALE;
-	t = book->recovery;
-	if (!t)
-		return 0;
-	WB_RECOVERY_SEQLOCK_READ(t, {
-		n = wb_load_relaxed(&t->count);
-		if (n > WB_RECOVERY_STREAMS)
-			n = WB_RECOVERY_STREAMS;
-		if (out)
-			memcpy(out, t->stream, (n < max ? n : max) * sizeof(*out));
-	});
-	return (int)n;
-}
-
-int wb_recovery_streams(const struct wb_book *book, struct wb_recovery_stream *out, unsigned max)
-{
-	WB_READ_FOLLOWING_RESTARTS(book, wb_recovery_streams_once(book, out, max));
-}
-
-/* One venue of the symbol: 1 recovering, 0 not; *since the table's. */
-static int wb_venue_recovering(const struct wb_book *book, int sym, int venue, uint64_t *since)
-{
-	const struct wb_shm_recovery *t = book->recovery;
-	uint8_t k = 0;
-	int state = 0;
-
-	*since = 0;
-	if (t)
-		k = wb_load_relaxed(&book->symbol_stream[(size_t)sym * WB_BOOK_VENUES +
-							 (unsigned)venue]);
-	if (!k || k > WB_RECOVERY_STREAMS)	/* its stream not known: the venue's bit */
-		return (wb_load_relaxed(&book->hdr->recovering_venues) >> venue) & 1u;
-	WB_RECOVERY_SEQLOCK_READ(t, {
-		state = k <= wb_load_relaxed(&t->count) && t->stream[k - 1].venue == venue &&
-			t->stream[k - 1].state != WB_REC_IN_SEQUENCE;
-		*since = state ? t->stream[k - 1].since_ns : 0;
-	});
-	return state;
-}
-
-static int wb_symbol_recovering_once(const struct wb_book *book, int sym, int venue,
-				     uint64_t *since_ns)
-{
-	const struct wb_shm_symbol *r;
-	uint64_t since = 0, s;
-	int any = 0;
-
-	WB_RECORD_OR_RETURN(book, sym, r);
-	if (venue < 0 || venue >= WB_BOOK_VENUES)
-		return WB_EINVAL;
-	if (wb_load_acquire(&r->seq) == WB_SEQ_RETIRED)
-		return WB_ESTALE;
-	if (venue != WB_CONSOLIDATED) {
-		any = wb_venue_recovering(book, sym, venue, &since);
-	} else {
-		/* Every venue, not only those the symbol has had data from: a
-		 * late join's venue has sent none yet. */
-		for (int v = 1; v < WB_BOOK_VENUES; v++) {
-			int rc = wb_venue_recovering(book, sym, v, &s);
-
-			if (rc < 0)
-				return rc;
-			if (rc && (!any || (s && s < since)))
-				since = s;
-			any |= rc;
-		}
-	}
-	if (any < 0)
-		return any;
-	if (since_ns)
-		*since_ns = since;
-	return any;
-}
-
-int wb_symbol_recovering(const struct wb_book *book, int sym, int venue, uint64_t *since_ns)
-{
-	WB_READ_FOLLOWING_RESTARTS(book, wb_symbol_recovering_once(book, sym, venue, since_ns));
-}
-
 /* ---- the SIP view ------------------------------------------------------- */
 
 static inline const struct wb_shm_sip *wb_sip_record(const struct wb_book *b, int sym)
@@ -1285,4 +1179,95 @@ const char *wb_state_name(int state)
 	case WB_STATE_OPEN: return "open";
 	default: return "unknown";
 	}
+}
+
+/* ---- gap recovery -------------------------------------------------------- */
+
+/* The recovery table has the SIP records' seqlock (WB_SIP_SEQLOCK_READ). */
+static int wb_recovery_streams_once(const struct wb_book *book, struct wb_recovery_stream *out,
+				    unsigned max)
+{
+	const struct wb_shm_recovery *t;
+	uint32_t n = 0;
+
+	if (!book || !book->hdr || (!out && max))
+		return WB_EINVAL;
+	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
+		return WB_ESTALE;
+	t = book->recovery;
+	if (!t)
+		return 0;
+	WB_SIP_SEQLOCK_READ(t, {
+		n = wb_load_relaxed(&t->count);
+		if (n > WB_RECOVERY_STREAMS)
+			n = WB_RECOVERY_STREAMS;
+		if (out)
+			memcpy(out, t->stream, (n < max ? n : max) * sizeof(*out));
+	});
+	return (int)n;
+}
+
+int wb_recovery_streams(const struct wb_book *book, struct wb_recovery_stream *out, unsigned max)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_recovery_streams_once(book, out, max));
+}
+
+/* One venue of the symbol: 1 recovering, 0 not; *since the table's. */
+static int wb_venue_recovering(const struct wb_book *book, int sym, int venue, uint64_t *since)
+{
+	const struct wb_shm_recovery *t = book->recovery;
+	uint8_t k = 0;
+	int state = 0;
+
+	*since = 0;
+	if (t)
+		k = wb_load_relaxed(&book->symbol_stream[(size_t)sym * WB_BOOK_VENUES +
+							 (unsigned)venue]);
+	if (!k || k > WB_RECOVERY_STREAMS)	/* its stream not known: the venue's bit */
+		return (wb_load_relaxed(&book->hdr->recovering_venues) >> venue) & 1u;
+	WB_SIP_SEQLOCK_READ(t, {
+		state = k <= wb_load_relaxed(&t->count) && t->stream[k - 1].venue == venue &&
+			t->stream[k - 1].state != WB_REC_IN_SEQUENCE;
+		*since = state ? t->stream[k - 1].since_ns : 0;
+	});
+	return state;
+}
+
+static int wb_symbol_recovering_once(const struct wb_book *book, int sym, int venue,
+				     uint64_t *since_ns)
+{
+	const struct wb_shm_symbol *r;
+	uint64_t since = 0, s;
+	int any = 0;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	if (venue < 0 || venue >= WB_BOOK_VENUES)
+		return WB_EINVAL;
+	if (wb_load_acquire(&r->seq) == WB_SEQ_RETIRED)
+		return WB_ESTALE;
+	if (venue != WB_CONSOLIDATED) {
+		any = wb_venue_recovering(book, sym, venue, &since);
+	} else {
+		/* Every venue, not only those the symbol has had data from: a
+		 * late join's venue has sent none yet. */
+		for (int v = 1; v < WB_BOOK_VENUES; v++) {
+			int rc = wb_venue_recovering(book, sym, v, &s);
+
+			if (rc < 0)
+				return rc;
+			if (rc && (!any || (s && s < since)))
+				since = s;
+			any |= rc;
+		}
+	}
+	if (any < 0)
+		return any;
+	if (since_ns)
+		*since_ns = since;
+	return any;
+}
+
+int wb_symbol_recovering(const struct wb_book *book, int sym, int venue, uint64_t *since_ns)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_symbol_recovering_once(book, sym, venue, since_ns));
 }

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "book/checksum.h"
 #include "common/recovery.h"
 #include "feed/feed_ioc.h"
 #include "wirebook/barrier.h"
@@ -37,12 +38,6 @@ void recovery_table_init(struct recovery_table *rt, struct wb_shm_recovery *t,
 	rt->changes_seen = ~0u;		/* the first update publishes */
 }
 
-static uint64_t signature_mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdull;
-}
-
 /* Which streams are recovering now, and in which of their episodes. */
 static uint64_t recovering_signature(const struct feed_recovery_stream *l, int n)
 {
@@ -50,7 +45,7 @@ static uint64_t recovering_signature(const struct feed_recovery_stream *l, int n
 
 	for (int i = 0; i < n; i++)
 		if (l[i].state != FEED_REC_NONE)
-			h = signature_mix(h, (uint64_t)l[i].venue << 56 | (uint64_t)l[i].channel << 40 |
+			h = book_checksum_mix(h, (uint64_t)l[i].venue << 56 | (uint64_t)l[i].channel << 40 |
 					     (uint64_t)l[i].unit << 32 | l[i].episode);
 	return h;
 }
