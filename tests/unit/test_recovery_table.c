@@ -22,69 +22,52 @@ static uint8_t *symbol_stream;
 static int ch1, ch2;		/* a line of each channel */
 static uint64_t now = 1000;
 
-static uint8_t *mold(uint8_t *p, size_t *len, uint64_t seq, uint16_t count)
+/* A MoldUDP64 packet at seq with one message: TICKER's stock directory
+ * (locate) at seq 1, an add order after. Returns its length. */
+static size_t itch_packet(uint8_t *p, uint64_t seq, const char *ticker, uint16_t locate)
 {
+	uint8_t *m = p + 22;
+	uint16_t mlen = seq == 1 ? 39 : 36;
+
 	memcpy(p, "SESSION001", 10);
 	put_be(p + 10, seq, 8);
-	put_be(p + 18, count, 2);
-	*len = 20;
-	return p;
-}
-
-static void message(uint8_t *p, size_t *len, const uint8_t *m, uint16_t mlen)
-{
-	put_be(p + *len, mlen, 2);
-	memcpy(p + *len + 2, m, mlen);
-	*len += 2u + mlen;
-}
-
-/* One packet at seq: the stock directory of TICKER (locate) at seq 1, else an add. */
-static void packet(int line, uint64_t seq, const char *ticker, uint16_t locate)
-{
-	uint8_t p[256], m[39];
-	size_t len;
-
-	mold(p, &len, seq, 1);
-	memset(m, 0, sizeof(m));
+	put_be(p + 18, 1, 2);
+	put_be(p + 20, mlen, 2);
+	memset(m, 0, mlen);
+	put_be(m + 1, locate, 2);
 	if (seq == 1) {
 		m[0] = 'R';
-		put_be(m + 1, locate, 2);
 		put_text(m + 11, ticker, 8);
 		m[19] = 'Q';
 		put_be(m + 21, 100, 4);
-		message(p, &len, m, 39);
 	} else {
 		m[0] = 'A';
-		put_be(m + 1, locate, 2);
 		put_be(m + 5, 1000 * seq, 6);
 		put_be(m + 11, seq, 8);
 		m[19] = 'B';
 		put_be(m + 20, 100, 4);
 		put_text(m + 24, ticker, 8);
 		put_be(m + 32, 1000000, 4);
-		message(p, &len, m, 36);
 	}
+	return 22u + mlen;
+}
+
+static void packet(int line, uint64_t seq, const char *ticker, uint16_t locate)
+{
+	uint8_t p[128];
+	size_t len = itch_packet(p, seq, ticker, locate);
+
 	now += 1000;
 	feed_process_payload(h.engine, line, p, (uint32_t)len, now, &h.prod);
 	harness_drain(&h);
 }
 
+/* The packet at seq, as a re-request's reply brings it. */
 static void recovered(int line, uint64_t seq, const char *ticker, uint16_t locate)
 {
-	uint8_t p[256], m[36];
-	size_t len;
+	uint8_t p[128];
+	size_t len = itch_packet(p, seq, ticker, locate);
 
-	mold(p, &len, seq, 1);
-	memset(m, 0, sizeof(m));
-	m[0] = 'A';
-	put_be(m + 1, locate, 2);
-	put_be(m + 5, 1000 * seq, 6);
-	put_be(m + 11, seq, 8);
-	m[19] = 'B';
-	put_be(m + 20, 100, 4);
-	put_text(m + 24, ticker, 8);
-	put_be(m + 32, 1000000, 4);
-	message(p, &len, m, 36);
 	now += 1000;
 	ck_assert_int_eq(feed_recover_packet(h.engine, line, p, (uint32_t)len, now, &h.prod), 0);
 	harness_drain(&h);
