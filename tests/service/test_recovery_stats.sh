@@ -66,6 +66,10 @@ with wirebook.open(sys.argv[1]) as b:
     syms = b.symbols()
     assert syms and not any(b.recovering(t)[0] for t in syms), "a symbol left recovering"
 PY
+PYTHONPATH="$ROOT/python" WIREBOOK_LIB="$B/libwirebook.so" python3 -m wirebook --book "$SHM" recovery \
+	>"$T/pyrec.out" 2>&1
+grep -q "^NASDAQ channel [0-9]* unit 0: in sequence; gaps $c_gaps, filled $c_filled, unrecoverable 0, messages $c_msgs," \
+	"$T/pyrec.out" && ok "python3 -m wirebook recovery" || bad "python3 -m wirebook recovery: $(cat "$T/pyrec.out")"
 
 kill -INT "$wbd"; wait "$wbd" 2>/dev/null
 # the final report says the same, and it has every count
