@@ -391,9 +391,10 @@ static void print_stats(struct wbd *d, double elapsed)
 		recovery_client_print(d->rec, stdout);
 		printf("recovery table (readers): %llu rewrites, %llu of the symbols' streams, "
 		       "%u streams not published (more than %d)\n",
-		       (unsigned long long)d->rec_table->rewrites,
-		       (unsigned long long)d->rec_table->symbol_rewrites,
-		       d->rec_table->t ? d->rec_table->t->omitted : 0, WB_RECOVERY_STREAMS);
+		       (unsigned long long)rd(&d->rec_table->rewrites),
+		       (unsigned long long)rd(&d->rec_table->symbol_rewrites),
+		       d->rec_table->t ? wb_load_relaxed(&d->rec_table->t->omitted) : 0,
+		       WB_RECOVERY_STREAMS);
 	}
 	fflush(stdout);
 }
