@@ -337,6 +337,11 @@ static int wb_reattach(struct wb_book *b, int now)
 	b->map_size = nb.map_size;
 	b->dir = nb.dir;
 	b->records = nb.records;
+	/* every pointer into the mapping: the old one is gone */
+	b->sip_records = nb.sip_records;
+	b->sipstats = nb.sipstats;
+	b->recovery = nb.recovery;
+	b->symbol_stream = nb.symbol_stream;
 	b->capacity = nb.capacity;
 	b->record_size = nb.record_size;
 	b->instance_id = nb.instance_id;

@@ -192,6 +192,36 @@ START_TEST(test_bad_arguments_and_a_retired_book)
 }
 END_TEST
 
+/* A restarted builder: the handle follows it, and its recovery table and
+ * SIP statistics are the new book's (they were read from the unmapped old
+ * one before). */
+START_TEST(test_a_restart_is_followed_to_the_new_books_table)
+{
+	struct superbook_config cfg = { .shm_name = name, .capacity = 64, .numa_node = -1 };
+	struct wb_sip_summary sum;
+	int err;
+
+	write_table(WB_REC_GAP, 5);
+	symbol_stream(1, WB_VENUE_BZX, 1);
+	ck_assert_int_eq(wb_symbol_recovering(bk, 1, WB_VENUE_BZX, NULL), 1);
+	superbook_destroy(sb);
+	sb = superbook_create(&cfg, &err);
+	ck_assert_msg(sb, "superbook_create: %d", err);
+	superbook_heartbeat(sb, now_ns());
+	m = superbook_shm(sb);
+	publish(1, "AAPL", WB_VENUE_BZX);
+	usleep((useconds_t)(2 * WB_REATTACH_INTERVAL_NS / 1000));
+	ck_assert_int_eq(wb_check(bk), 0);
+	ck_assert_int_eq(wb_recovery_streams(bk, NULL, 0), 0);	/* the new, empty table */
+	ck_assert_int_eq(wb_symbol_recovering(bk, 1, WB_VENUE_BZX, NULL), 0);
+	ck_assert_int_eq(wb_sip_summary(bk, &sum), WB_OK);
+	write_table(WB_REC_SNAPSHOT, 9);
+	symbol_stream(1, WB_VENUE_BZX, 1);
+	ck_assert_int_eq(wb_recovery_streams(bk, NULL, 0), 3);
+	ck_assert_int_eq(wb_symbol_recovering(bk, 1, WB_VENUE_BZX, NULL), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("recovery_reader");
@@ -203,6 +233,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_only_the_symbols_own_stream_makes_it_recovering);
 	tcase_add_test(tc, test_a_symbol_of_unknown_stream_follows_its_venues_bit);
 	tcase_add_test(tc, test_bad_arguments_and_a_retired_book);
+	tcase_add_test(tc, test_a_restart_is_followed_to_the_new_books_table);
 	suite_add_tcase(s, tc);
 	return s;
 }
