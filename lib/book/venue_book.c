@@ -1109,6 +1109,16 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev, st
 	if (__builtin_expect(ev->venue == WB_VENUE_NONE || ev->venue >= WB_VENUE_COUNT, 0)) {
 		/* What a SIP line says of itself (its gaps, symbols, clears, NBBO)
 		 * is no book's; an order event from it would be a bad venue. */
+		if (ev->venue == WB_VENUE_SIP_CQS && ev->kind == WB_EV_GAP &&
+		    ev->u.gap.reason != WB_GAP_RECOVERING && ev->u.gap.reason != WB_GAP_FILLED) {
+			/* CQS has no retransmission: the SIP view marks the
+			 * symbols stale until their next quote. */
+			struct book_update *u = emit_plain(out, ev, BOOK_UP_SIP_GAP);
+
+			u->qty = ev->u.gap.count;
+			vb->c.sip++;
+			return 1;
+		}
 		if ((ev->venue == WB_VENUE_SIP_CQS || ev->venue == WB_VENUE_SIP_UQDF) &&
 		    ev->kind >= WB_EV_QUOTE)
 			vb->c.ignored++;
