@@ -118,6 +118,25 @@ static int read_all(int fd, void *buf, size_t n)
 	return 0;
 }
 
+/*
+ * Read and drop n bytes. A server that answers a request it does not know
+ * must first take its argument: closing a socket with unread bytes resets
+ * the connection, and the client sees EPIPE instead of the answer.
+ */
+static int discard(int fd, size_t n)
+{
+	char sink[512];
+
+	while (n) {
+		size_t chunk = n < sizeof(sink) ? n : sizeof(sink);
+
+		if (read_all(fd, sink, chunk))
+			return -1;
+		n -= chunk;
+	}
+	return 0;
+}
+
 /* ---- client ------------------------------------------------------------- */
 
 int wb_control_open_kernel(struct wb_control *c, const char *path, bool writable, char *err,
@@ -434,6 +453,8 @@ static void serve_one(int fd, wb_control_handler handler, void *ctx)
 	size = _IOC_SIZE(h.cmd);
 	memset(&arg, 0, sizeof(arg));
 	if (!known_cmd(h.cmd) || size > sizeof(arg)) {
+		if (discard(fd, size))
+			return;
 		h.status = -ENOTTY;
 		h.extra = 0;
 		write_all(fd, &h, sizeof(h));

@@ -146,7 +146,6 @@ struct recovery_totals {
 	uint64_t deferred;	/* refused for now (grp: M, S, U), asked again */
 	uint64_t connects, disconnects, logins_refused;	/* grp session */
 	uint64_t fills, fill_p50_ns, fill_p99_ns, fill_max_ns;
-	uint64_t snapshots;	/* snapshots the engine applied (glimpse) */
 	bool recovering;
 	uint64_t recovering_for_ns;	/* how long the current recovery has been on */
 };
