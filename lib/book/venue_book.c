@@ -388,6 +388,17 @@ static inline uint32_t window_count_above(const struct side_entry *w, int64_t ke
 	return above;
 }
 
+_Static_assert(SIDE_WINDOW == 8, "side_upper_bound bisects a window in steps of 4, 2, 1");
+
+/* One step of the bisection of a first window of top < SIDE_WINDOW keys. */
+static inline uint32_t window_probe(const struct side_entry *e, uint32_t top, int64_t key, uint32_t lo,
+				    uint32_t step)
+{
+	uint32_t k = lo + step - 1;
+
+	return lo + (step & (0u - (uint32_t)((k < top) & (e[k].key <= key))));
+}
+
 static inline uint32_t side_upper_bound(const struct book_side *s, int64_t key)
 {
 	const struct side_entry *e = s->e;
@@ -407,13 +418,9 @@ static inline uint32_t side_upper_bound(const struct book_side *s, int64_t key)
 	 * instead of eight compares. */
 	if (top == 0)
 		return 0;
-	lo = 0;
-	for (uint32_t step = SIDE_WINDOW / 2; step; step /= 2) {
-		uint32_t k = lo + step - 1;
-
-		lo += step & (0u - (uint32_t)((k < top) & (e[k].key <= key)));
-	}
-	return lo;
+	lo = window_probe(e, top, key, 0, 4);
+	lo = window_probe(e, top, key, lo, 2);
+	return window_probe(e, top, key, lo, 1);
 bisect:
 	/* Deep in the book: the answer is in [0, top]. */
 	while (lo < top) {
