@@ -4,6 +4,9 @@
  *   stats  one row per feed line (the counters of struct feed_counters)
  *   rings  one row per per-CPU ring (producer page counters, reader tail)
  *   hooks  configured interfaces, how each is hooked, and hook counters
+ *   recovery  one row per feed line: its gap-recovery counters (struct
+ *          feed_counters rec_*; recovery itself is wirebookd's, in user
+ *          space: here they stay 0 until the engine is put in recovery mode)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,6 +50,54 @@ static int wb_proc_stats_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 	}
 	kvfree(lines);
+	return 0;
+}
+
+struct wb_proc_rec_row {
+	int line;
+	u8 venue;
+	char name[FEED_LINE_NAME_LEN + 1];
+	u64 gaps, filled, unrecoverable, messages, lost, snapshots, buffer_full, rejected;
+};
+
+static int wb_proc_recovery_show(struct seq_file *m, void *v)
+{
+	struct wb_proc_rec_row *rows;
+	unsigned int i, n = 0;
+
+	rows = kvcalloc(FEED_MAX_LINES, sizeof(*rows), GFP_KERNEL);
+	if (!rows)
+		return -ENOMEM;
+	wb_engine_lock();
+	for (i = 0; i < wb.engine->line_count && i < FEED_MAX_LINES; i++) {
+		const struct feed_line *l = &wb.engine->lines[i];
+		const struct feed_counters *c = &l->counters;
+		struct wb_proc_rec_row *r = &rows[n];
+
+		if (!feed_line_in_use(l))
+			continue;
+		r->line = i;
+		r->venue = l->venue;
+		memcpy(r->name, l->name, FEED_LINE_NAME_LEN);
+		r->gaps = c->rec_gaps;
+		r->filled = c->rec_filled;
+		r->unrecoverable = c->rec_unrecoverable;
+		r->messages = c->rec_messages;
+		r->lost = c->rec_lost;
+		r->snapshots = c->snapshots;
+		r->buffer_full = c->rec_buffer_full;
+		r->rejected = c->rec_rejected;
+		n++;
+	}
+	wb_engine_unlock();
+	seq_puts(m, "line venue name rec_gaps rec_filled rec_unrecoverable rec_messages rec_lost "
+		 "snapshots rec_buffer_full rec_rejected\n");
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%d %s %s %llu %llu %llu %llu %llu %llu %llu %llu\n", rows[i].line,
+			   feed_venue_name(rows[i].venue), rows[i].name, rows[i].gaps, rows[i].filled,
+			   rows[i].unrecoverable, rows[i].messages, rows[i].lost, rows[i].snapshots,
+			   rows[i].buffer_full, rows[i].rejected);
+	kvfree(rows);
 	return 0;
 }
 
@@ -99,7 +150,8 @@ int wb_proc_init(void)
 		return -ENOMEM;
 	if (!proc_create_single("stats", 0444, wb_proc_dir, wb_proc_stats_show) ||
 	    !proc_create_single("rings", 0444, wb_proc_dir, wb_proc_rings_show) ||
-	    !proc_create_single("hooks", 0444, wb_proc_dir, wb_proc_hooks_show)) {
+	    !proc_create_single("hooks", 0444, wb_proc_dir, wb_proc_hooks_show) ||
+	    !proc_create_single("recovery", 0444, wb_proc_dir, wb_proc_recovery_show)) {
 		proc_remove(wb_proc_dir);
 		wb_proc_dir = NULL;
 		return -ENOMEM;

@@ -9,7 +9,7 @@
 
 .PHONY: recovery recovery-short
 
-RECOVERY_BINS := $(O)/wb-gen $(O)/wb-recoveryd $(O)/wirebookd
+RECOVERY_BINS := $(O)/wb-gen $(O)/wb-recoveryd $(O)/wirebookd $(O)/wb-dump
 
 recovery: $(RECOVERY_BINS)
 	B=$(O) scripts/recovery.sh

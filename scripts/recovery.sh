@@ -41,7 +41,7 @@ cleanup() {
 trap cleanup EXIT
 failed=0
 
-for f in wb-gen wb-recoveryd wirebookd; do
+for f in wb-gen wb-recoveryd wirebookd wb-dump; do
 	[ -x "$B/$f" ] || { echo "recovery: $B/$f is missing (make all)" >&2; exit 1; }
 done
 
@@ -85,7 +85,15 @@ books() {
 }
 
 checksum() { grep '^books: checksum' "$T/$1.out"; }
-venue_checksum() { checksum "$1" | sed 's/, super-book.*//'; }
+
+# day_symbols PCAP: the capture's symbols, comma-separated, in one fixed order
+# (a run that subscribes them gives each the same instrument id whatever
+# order recovery brings their first messages in; the checksums fold the ids).
+day_symbols() {
+	"$B/wb-dump" --feeds "$FEEDS" "$1" 2>/dev/null | awk '$5 == "SYMBOL" { print $6 }' |
+		sort -u | paste -sd,
+}
+venue_checksum() { grep '^books: checksum venue books' "$T/$1.out" | sed 's/, super-book.*//'; }
 
 # cut_second_half SRC DST: the second half of a capture's records, as a
 # process started at noon sees the day. Prints the first sequence of each
@@ -113,7 +121,9 @@ print(" ".join("%d:%d" % kv for kv in first.items()))
 PY
 }
 
-# report FEED RATE RUN STREAM-PREFIX COMPARE(yes|venue|sip)
+# report FEED RATE RUN STREAM-PREFIX COMPARE(yes|venue): the books (every 'books:
+# checksum' line: venue books, Super-Book, SIP view) against RUN-whole's;
+# venue: the venue books' alone
 report() {
 	local feed=$1 rate=$2 run=$3 prefix=$4 compare=$5 line gaps filled unrec verdict what
 	line=$(grep "^recovery $prefix (" "$T/$run.out" | tail -1)
@@ -123,9 +133,7 @@ report() {
 	gaps=$(sed -n 's/.*; gaps \([0-9]*\),.*/\1/p' <<< "$line")
 	filled=$(sed -n 's/.*, filled \([0-9]*\),.*/\1/p' <<< "$line")
 	unrec=$(sed -n 's/.*, unrecoverable \([0-9]*\),.*/\1/p' <<< "$line")
-	if [ "$compare" = sip ]; then
-		verdict="not-compared (the SIP view has no book checksum yet)"
-	elif [ "$compare" = venue ]; then
+	if [ "$compare" = venue ]; then
 		if [ "$(venue_checksum "$run")" = "$(venue_checksum "$run-whole")" ]; then
 			verdict="identical (venue books)"
 		else
@@ -196,8 +204,7 @@ stop_servers
 # channel's first messages come later than its neighbours'.
 gen=(-q -p day -n "$MESSAGES" --symbols "$SYMBOLS" -s "$SEED" --ab --feeds "$FEEDS")
 "$B/wb-gen" "${gen[@]}" --venues nyse -o "$T/xdp-whole.pcap" || exit 1
-BOOKS_EXTRA=(--subscribe "$("$B/wb-dump" --feeds "$FEEDS" "$T/xdp-whole.pcap" 2>/dev/null |
-	awk '$5 == "SYMBOL" { print $6 }' | sort -u | paste -sd,)")
+BOOKS_EXTRA=(--subscribe "$(day_symbols "$T/xdp-whole.pcap")")
 books xdp-whole "$T/xdp-whole.pcap" || exit 1
 : > "$T/xdp.conf"
 xdp_channels=$(awk '$2 == "xdp" && $3 == "nyse" { for (i = 5; i <= NF; i++) if ($i ~ /^channel=/) { sub("channel=", "", $i); print $i } }' "$FEEDS" | sort -un)
@@ -259,10 +266,15 @@ BOOKS_EXTRA=()
 stop_servers
 
 # UQDF (MoldUDP64): the same re-request. Nasdaq trades, UQDF quotes it; both
-# lose packets and both are recovered. The SIP view has no checksum yet, so
-# only the stream counts are compared (the Nasdaq books are, in the ITCH row).
+# lose packets and both are recovered, and the books, the SIP view's
+# included (its checksum), must equal the whole day's. With two streams a
+# symbol's instrument id would follow which stream named it first, which
+# recovery reorders (and the checksums fold the ids): both runs subscribe
+# the day's symbols in one order.
 gen=(-q -p day -n "$((MESSAGES / 2))" --symbols "$SYMBOLS" -s "$SEED" --ab --feeds "$FEEDS")
 "$B/wb-gen" "${gen[@]}" --venues nasdaq,uqdf -o "$T/uqdf-whole.pcap" || exit 1
+BOOKS_EXTRA=(--subscribe "$(day_symbols "$T/uqdf-whole.pcap")")
+books uqdf-whole "$T/uqdf-whole.pcap" || exit 1
 start_server nasdaq "" "$T/uqdf-whole.pcap" || exit 1
 echo "nasdaq mold 127.0.0.1:$port" > "$T/uqdf.conf"
 uqdf_channel=$(awk '$2 == "uqdf" && $3 == "uqdf" { for (i = 5; i <= NF; i++) if ($i ~ /^channel=/) { sub("channel=", "", $i); print $i; exit } }' "$FEEDS")
@@ -271,7 +283,8 @@ echo "uqdf mold 127.0.0.1:$port${uqdf_channel:+ channel=$uqdf_channel}" >> "$T/u
 for rate in $RATES; do
 	"$B/wb-gen" "${gen[@]}" --venues nasdaq,uqdf --loss "$rate" -o "$T/uqdf-$rate.pcap" || exit 1
 	books "uqdf-$rate" "$T/uqdf-$rate.pcap" "$T/uqdf.conf" || exit 1
-	report uqdf "$rate" "uqdf-$rate" "uqdf${uqdf_channel:+/$uqdf_channel}" sip
+	cp "$T/uqdf-whole.out" "$T/uqdf-$rate-whole.out"
+	report uqdf "$rate" "uqdf-$rate" "uqdf${uqdf_channel:+/$uqdf_channel}" yes
 	# The Nasdaq stream beside it must have come back whole too.
 	if ! grep -q "^recovery nasdaq .* unrecoverable 0," "$T/uqdf-$rate.out"; then
 		echo "recovery uqdf loss=$rate%: the Nasdaq stream beside it was not recovered"

@@ -45,6 +45,10 @@ static void usage(FILE *out)
 "  stats [--json]            per feed line: packets, messages, events, filtered,\n"
 "                            gaps, duplicates, decode errors, ring drops, GSO\n"
 "  stats reset               zero the per-line and hook counters\n"
+"  recovery [--json]         per stream in gap recovery (wirebookd --recovery;\n"
+"                            --daemon only): recovering now and since when (the\n"
+"                            receive time, ns), gaps, filled, unrecoverable,\n"
+"                            messages recovered and lost, snapshots, fill p50/p99/max\n"
 "\n"
 "Options:\n"
 "  -d, --device PATH         the module's device (default " WB_DEVICE_PATH ")\n"
@@ -75,7 +79,8 @@ static int report(const char *what, const char *arg, int rc)
 		rc == -EEXIST ? " (already there)" :
 		rc == -ENOENT ? " (not there)" :
 		rc == -EPROTO ? " (venue already used by another protocol)" :
-		rc == -ENOSPC ? " (table full)" : "");
+		rc == -ENOSPC ? " (table full)" :
+		rc == -ENOTTY ? " (gap recovery lives in wirebookd: use --daemon SOCKET)" : "");
 	return 1;
 }
 
@@ -460,6 +465,67 @@ static int cmd_stats(struct wb_control *c, int argc, char **argv)
 	return 0;
 }
 
+static const char *recovery_state_name(uint8_t state)
+{
+	switch (state) {
+	case 0: return "no";
+	case 1: return "gap";
+	case 2: return "snapshot";
+	default: return "?";
+	}
+}
+
+static int cmd_recovery(struct wb_control *c, int argc)
+{
+	struct wb_ioc_list req;
+	struct wb_ioc_recovery *r;
+	uint32_t i, n;
+
+	if (argc) {
+		fprintf(stderr, "wb-subscribe: recovery [--json]\n");
+		return 2;
+	}
+	memset(&req, 0, sizeof(req));
+	r = fetch_list(c, WB_IOC_RECOVERY_LIST, sizeof(*r), &n, &req);
+	if (!r)
+		return 1;
+	if (json) {
+		printf("[");
+		for (i = 0; i < n; i++)
+			printf("%s\n  {\"venue\": \"%s\", \"channel\": %u, \"unit\": %u, "
+			       "\"recovering\": %s, \"state\": \"%s\", \"since_ns\": %" PRIu64
+			       ", \"held\": %u, \"gaps\": %" PRIu64 ", \"filled\": %" PRIu64
+			       ", \"unrecoverable\": %" PRIu64 ", \"messages\": %" PRIu64
+			       ", \"lost\": %" PRIu64 ", \"snapshots\": %" PRIu64 ", \"fills\": %" PRIu64
+			       ", \"fill_p50_ns\": %" PRIu64 ", \"fill_p99_ns\": %" PRIu64
+			       ", \"fill_max_ns\": %" PRIu64 "}", i ? "," : "",
+			       feed_venue_name(r[i].venue), r[i].channel, r[i].unit,
+			       r[i].state ? "true" : "false", recovery_state_name(r[i].state),
+			       r[i].since, r[i].held, r[i].gaps, r[i].filled, r[i].unrecoverable,
+			       r[i].messages, r[i].lost, r[i].snapshots, r[i].fills, r[i].fill_p50_ns,
+			       r[i].fill_p99_ns, r[i].fill_max_ns);
+		printf("%s]\n", n ? "\n" : "");
+		free(r);
+		return 0;
+	}
+	if (!n)
+		printf("no stream in gap recovery (wirebookd runs without --recovery)\n");
+	else
+		printf("%-7s %4s %4s %-10s %20s %8s %8s %8s %8s %10s %8s %9s %10s %10s %10s\n",
+		       "venue", "chan", "unit", "recovering", "since-ns", "held", "gaps", "filled",
+		       "unrecov", "messages", "lost", "snapshots", "fill-p50us", "fill-p99us",
+		       "fill-maxus");
+	for (i = 0; i < n; i++)
+		printf("%-7s %4u %4u %-10s %20" PRIu64 " %8u %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+		       " %10" PRIu64 " %8" PRIu64 " %9" PRIu64 " %10.1f %10.1f %10.1f\n",
+		       feed_venue_name(r[i].venue), r[i].channel, r[i].unit,
+		       recovery_state_name(r[i].state), r[i].since, r[i].held, r[i].gaps,
+		       r[i].filled, r[i].unrecoverable, r[i].messages, r[i].lost, r[i].snapshots,
+		       r[i].fill_p50_ns / 1e3, r[i].fill_p99_ns / 1e3, r[i].fill_max_ns / 1e3);
+	free(r);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -547,6 +613,8 @@ int main(int argc, char **argv)
 		rc = cmd_stats(&c, argc - 1, argv + 1);
 	else if (!strcmp(verb, "date"))
 		rc = cmd_date(&c, argc - 1, argv + 1);
+	else if (!strcmp(verb, "recovery"))
+		rc = cmd_recovery(&c, argc - 1);
 	else {
 		fprintf(stderr, "wb-subscribe: unknown command '%s' (see --help)\n", verb);
 		rc = 2;

@@ -96,10 +96,15 @@ static int show_symbol(const struct wb_book *bk, int sym, unsigned depth)
 	printf("== %s (#%d)  status %s", tk, sym, wb_state_name(st.state));
 	if (st.raw_state)
 		printf(" ('%c' from %s)", st.raw_state, wb_venue_name(st.venue));
-	printf("  updates %" PRIu64 "%s%s%s%s\n", nb.updates,
+	printf("  updates %" PRIu64 "%s%s%s%s", nb.updates,
 	       nb.flags & WB_SYMF_LOCKED ? "  LOCKED" : "", nb.flags & WB_SYMF_CROSSED ? "  CROSSED" : "",
 	       nb.flags & WB_SYMF_GAP ? "  GAP(book may be incomplete)" : "",
 	       nb.flags & WB_SYMF_HALTED ? "  HALTED" : "");
+	/* Its own streams' recovery: the venues whose book of it is behind. */
+	for (v = 1, i = 0; v < WB_VENUE_COUNT; v++)
+		if (wb_symbol_recovering(bk, sym, v, NULL) == 1)
+			printf("%s%s", i++ ? "," : "  RECOVERING on ", wb_venue_name(v));
+	printf("%s\n", i ? " (behind until its gap is filled)" : "");
 	printf("NBBO   bid %s x %" PRIu64 " [%s]   ask %s x %" PRIu64 " [%s]\n",
 	       nb.bid_qty ? px(nb.bid_price, a, sizeof(a)) : "-", nb.bid_qty,
 	       venues_text(nb.bid_venues, vm, sizeof(vm)),
@@ -174,13 +179,14 @@ static int show_sip(const struct wb_book *bk, int sym)
 	}
 	if (rc)
 		return rc;
-	printf("SIP    NBBO bid %s x %u [%s]   ask %s x %u [%s]   (%s, indicator '%c')%s%s%s\n",
+	printf("SIP    NBBO bid %s x %u [%s]   ask %s x %u [%s]   (%s, indicator '%c')%s%s%s%s\n",
 	       n->bid_qty ? px(n->bid_price, a, sizeof(a)) : "-", n->bid_qty,
 	       n->bid_venue ? wb_venue_name(n->bid_venue) : "-",
 	       n->ask_qty ? px(n->ask_price, b, sizeof(b)) : "-", n->ask_qty,
 	       n->ask_venue ? wb_venue_name(n->ask_venue) : "-", sip_name(n->feed),
 	       n->indicator ? n->indicator : ' ', v.flags & WB_SIPF_LOCKED ? "  LOCKED" : "",
-	       v.flags & WB_SIPF_CROSSED ? "  CROSSED" : "", v.flags & WB_SIPF_HALTED ? "  HALTED" : "");
+	       v.flags & WB_SIPF_CROSSED ? "  CROSSED" : "", v.flags & WB_SIPF_HALTED ? "  HALTED" : "",
+	       v.flags & WB_SIPF_STALE ? "  STALE (a CQS gap: until its next quote)" : "");
 	if (v.luld.sip_ts)
 		printf("       LULD band %s - %s", v.luld.lower ? px(v.luld.lower, a, sizeof(a)) : "none",
 		       v.luld.upper ? px(v.luld.upper, b, sizeof(b)) : "none");

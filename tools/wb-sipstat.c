@@ -272,7 +272,7 @@ static int report(struct wb_book *bk, int json, unsigned n_episodes, unsigned n_
 	struct wb_sip_summary s;
 	static struct wb_sip_venue_stats vs[WB_BOOK_VENUES];
 	struct sym_row *rows;
-	int nrows = 0, total = wb_symbol_count(bk), rc, first;
+	int nrows = 0, total = wb_symbol_count(bk), rc, first, stale_now = 0;
 
 	if ((rc = wb_sip_summary(bk, &s)))
 		return rc;
@@ -287,6 +287,7 @@ static int report(struct wb_book *bk, int json, unsigned n_episodes, unsigned n_
 
 		if (wb_sip_view(bk, i, &v))
 			continue;
+		stale_now += !!(v.flags & WB_SIPF_STALE);
 		rows[nrows].sym = i;
 		rows[nrows].cmp = v.cmp;
 		memcpy(rows[nrows].lc, v.lc, sizeof(v.lc));
@@ -295,7 +296,9 @@ static int report(struct wb_book *bk, int json, unsigned n_episodes, unsigned n_
 	qsort(rows, (size_t)nrows, sizeof(*rows), by_disagree_ns);
 
 	if (json) {
-		printf("{\"sip_events\":%" PRIu64 ",\"symbols\":%" PRIu64 ",\"nbbo\":", s.sip_events, s.symbols);
+		printf("{\"sip_events\":%" PRIu64 ",\"symbols\":%" PRIu64 ",\"cqs_gaps\":%" PRIu64
+		       ",\"stale_marked\":%" PRIu64 ",\"stale_now\":%d,\"nbbo\":", s.sip_events, s.symbols,
+		       s.total.sip_gaps, s.total.stale_marked, stale_now);
 		json_compare(&s.total);
 		printf(",\"locked_crossed\":{\"direct\":");
 		json_lockcross(&s.lc[WB_VIEW_DIRECT]);
@@ -348,6 +351,10 @@ static int report(struct wb_book *bk, int json, unsigned n_episodes, unsigned n_
 	}
 
 	printf("SIP events %" PRIu64 ", symbols with a SIP view %" PRIu64 "\n", s.sip_events, s.symbols);
+	if (s.total.sip_gaps)
+		printf("CQS gaps %" PRIu64 " (no retransmission): symbols marked stale %" PRIu64
+		       ", stale now %d (until their next quote)\n", s.total.sip_gaps, s.total.stale_marked,
+		       stale_now);
 	if (s.mwcb.sip_ts)
 		printf("market-wide (MWCB): %s %.4s\n", wb_state_name(s.mwcb.state), s.mwcb.reason);
 	printf("\nNBBO, direct vs SIP: compared %" PRIu64 " changes (%" PRIu64 " SIP NBBOs at venues "

@@ -25,8 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "book/book_shm.h"
 #include "book/builder.h"
 #include "book/latency_log.h"
+#include "book/sipview.h"
 #include "common/config.h"
 #include "common/control.h"
 #include "common/feeds_conf.h"
@@ -34,6 +36,7 @@
 #include "common/metrics.h"
 #include "common/options.h"
 #include "common/recovery.h"
+#include "common/recovery_table.h"
 #include "input/source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
@@ -77,6 +80,7 @@ struct wbd {
 	int rec_eof;			/* the file ended; fills may still come */
 	uint64_t rec_eof_deadline;
 	uint32_t rec_venues;		/* published as the book's recovering_venues */
+	struct recovery_table *rec_table; /* --recovery: the book's per-stream table */
 };
 
 static void usage(FILE *f)
@@ -134,8 +138,10 @@ static void usage(FILE *f)
 "                       re-request, grp: Cboe Gap Request Proxy, xdp: NYSE XDP\n"
 "                       Request Server, glimpse: Nasdaq GLIMPSE snapshot for late\n"
 "                       joins and holes too big or too old to fill). A file source\n"
-"                       waits for its fills; at its\n"
-"                       end, at most 10 s for the last ones\n"
+"                       waits for its fills; at its end, at most 10 s for the last\n"
+"                       ones. The counts per stream: --stats, wb-subscribe --daemon\n"
+"                       SOCKET recovery, the metrics, and readers\n"
+"                       (wb_recovery_streams, wb_symbol_recovering)\n"
 "  --help\n"
 "\n"
 "\n"
@@ -244,10 +250,12 @@ static int wbd_pump(struct wbd *d)
 		d->rec_venues = recovery_client_recovering_venues(d->rec);
 		superbook_set_recovering(builder_superbook(d->builder), d->rec_venues);
 	}
+	recovery_table_update(d->rec_table, d->engine, now, wall_ns());
 	if (d->rec_eof) {
 		if (busy && now < d->rec_eof_deadline)
 			return SOURCE_MORE;
 		feed_engine_flush(d->engine, &d->prod);	/* what is still missing is a GAP */
+		recovery_table_publish_now(d->rec_table, d->engine, now, wall_ns()); /* the final counts */
 		return SOURCE_EOF;
 	}
 	if (d->is_file && held > REC_FILE_MAX_HELD)
@@ -372,11 +380,24 @@ static void print_stats(struct wbd *d, double elapsed)
 	       (unsigned long long)(rd(&sc->bad_instrument) + rd(&sc->bad_venue) +
 				    rd(&sc->bad_side) + rd(&sc->bad_kind)),
 	       bc.cpu[0], bc.cpu[1], bc.numa_node);
-	if (rd(&sc->sip))
-		printf("sip view: updates %llu, dropped %llu (lost while its thread was behind)\n",
-		       (unsigned long long)rd(&sc->sip), (unsigned long long)rd(&sc->sip_dropped));
-	if (d->rec)
+	if (rd(&sc->sip)) {
+		struct wb_shm_sipstats *ss = superbook_shm(builder_superbook(d->builder))->sipstats;
+
+		printf("sip view: updates %llu, dropped %llu (lost while its thread was behind); "
+		       "CQS gaps %llu, symbols marked stale %llu (until their next quote)\n",
+		       (unsigned long long)rd(&sc->sip), (unsigned long long)rd(&sc->sip_dropped),
+		       (unsigned long long)rd(&ss->summary.total.sip_gaps),
+		       (unsigned long long)rd(&ss->summary.total.stale_marked));
+	}
+	if (d->rec) {
 		recovery_client_print(d->rec, stdout);
+		printf("recovery table (readers): %llu rewrites, %llu of the symbols' streams, "
+		       "%u streams not published (more than %d)\n",
+		       (unsigned long long)rd(&d->rec_table->rewrites),
+		       (unsigned long long)rd(&d->rec_table->symbol_rewrites),
+		       d->rec_table->t ? wb_load_relaxed(&d->rec_table->t->omitted) : 0,
+		       WB_RECOVERY_STREAMS);
+	}
 	fflush(stdout);
 }
 
@@ -474,6 +495,7 @@ static void wbd_render_metrics(void *arg, FILE *f)
 #undef G
 	metrics_render_ring(f, d->ring_mem);
 	metrics_render_book(f, superbook_header(builder_superbook(d->builder)));
+	metrics_render_recovery(f, superbook_header(builder_superbook(d->builder)));
 }
 
 static int valid_shm_name(const char *name)
@@ -734,6 +756,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	superbook_set_heartbeat_period(builder_superbook(d.builder), MAIN_TICK_MS * 1000000ull);
+	if (d.rec) {
+		struct book_shm *m = superbook_shm(builder_superbook(d.builder));
+
+		d.rec_table = malloc(sizeof(*d.rec_table));
+		if (!d.rec_table) {
+			fprintf(stderr, "wirebookd: out of memory for the recovery table\n");
+			return 1;
+		}
+		recovery_table_init(d.rec_table, m->recovery, m->symbol_stream, m->hdr->capacity,
+				    d.rec);
+		d.control.recovery = d.rec;	/* the control socket's fill times */
+	}
 	if (wbd_subscribe(&d, subs) < 0) {
 		builder_destroy(d.builder);
 		return 2;
@@ -865,6 +899,9 @@ int main(int argc, char **argv)
 	printf("books: checksum venue books %016llx, super-book %016llx\n",
 	       (unsigned long long)venue_books_checksum(builder_venue_books(d.builder)),
 	       (unsigned long long)superbook_checksum(builder_superbook(d.builder)));
+	/* The SIP's view as the SIP stated it, not the comparison with it. */
+	printf("books: checksum sip-view %016llx\n",
+	       (unsigned long long)sipview_checksum(superbook_sipview(builder_superbook(d.builder))));
 	if (d.latency) {
 		uint64_t dropped = 0, written = latency_log_close(d.latency, &dropped);
 
@@ -891,6 +928,7 @@ int main(int argc, char **argv)
 	}
 	builder_destroy(d.builder);
 	recovery_client_destroy(d.rec);
+	free(d.rec_table);
 	feed_engine_destroy(d.engine);
 	free(d.engine);
 	free(d.ring_mem);

@@ -13,6 +13,10 @@
  *                           each symbol, indexed alike (ABI 4)
  *   header.sipstats_offset  struct wb_shm_sipstats: the SIP-vs-direct
  *                           statistics of the whole book (ABI 4)
+ *   header.recovery_offset  struct wb_shm_recovery, then capacity x
+ *                           WB_BOOK_VENUES bytes: gap recovery per stream
+ *                           and each symbol's stream (libwirebook 1.3;
+ *                           0 from an older builder)
  *
  * Consistency: every symbol record starts with a sequence number (a
  * seqlock). The single writer makes it odd, writes, and makes it even
@@ -211,7 +215,8 @@ struct wb_shm_header {
 	uint64_t heartbeat_period_ns; /* how often heartbeat_ns moves; 0: irregularly */
 	/* bit v: venue v's book is being rebuilt by gap recovery (snapshot,
 	 * retransmission); its levels may be incomplete until the bit clears.
-	 * Written by the builder only; 0 until gap recovery exists. */
+	 * Written by the builder only (wirebookd --recovery); which symbols
+	 * exactly: the recovery table (wb_symbol_recovering). */
 	uint32_t recovering_venues;
 	uint32_t reserved3;
 	/* ABI 4: the SIP view (see "The SIP view" below) */
@@ -219,7 +224,12 @@ struct wb_shm_header {
 	uint32_t sip_record_size;	/* sizeof(struct wb_shm_sip) */
 	uint32_t sipstats_size;		/* sizeof(struct wb_shm_sipstats) */
 	uint64_t sipstats_offset;	/* one struct wb_shm_sipstats */
-	uint8_t pad[4096 - 128 - 24 - 16 * WB_BOOK_VENUES - 16 - 24];
+	/* libwirebook 1.3, same ABI 4: the gap-recovery table (struct
+	 * wb_shm_recovery, then capacity x WB_BOOK_VENUES bytes of symbol
+	 * streams); both 0 from a builder that predates it, whose pad was 0 */
+	uint64_t recovery_offset;
+	uint64_t recovery_size;
+	uint8_t pad[4096 - 128 - 24 - 16 * WB_BOOK_VENUES - 16 - 24 - 16];
 } __attribute__((aligned(64)));
 
 WB_STATIC_ASSERT(sizeof(struct wb_level) == 24, "wb_level layout");
@@ -274,6 +284,8 @@ WB_STATIC_ASSERT(sizeof(struct wb_shm_symbol) % 64 == 0, "records are cache-line
 #define WB_SIPF_HALTED		0x0004	/* the SIP says halted or paused */
 #define WB_SIPF_COVERED		0x0008	/* the direct feeds cover the SIP's NBB and NBO venues */
 #define WB_SIPF_DISAGREE	0x0010	/* covered, and the Super-Book's NBBO differs now */
+#define WB_SIPF_STALE		0x0020	/* a CQS gap may have lost the symbol's quotes: the
+					 * view is not current until its next CQS quote */
 
 /* One participant's quote through the SIP (64 bytes). A side with price 0
  * and size 0 is absent. */
@@ -351,7 +363,12 @@ struct wb_sip_compare {
 	uint64_t direct_only_ns;
 	uint64_t sip_only;	/* episodes the SIP began and ended: one the direct books never had */
 	uint64_t sip_only_ns;
-	uint64_t reserved[3];
+	/* summary.total only (0 in a symbol's cmp): CQS has no retransmission,
+	 * so a CQS gap marks the SIP view of every symbol of its stream stale
+	 * (WB_SIPF_STALE) until the symbol's next CQS quote */
+	uint64_t sip_gaps;	/* CQS sequence gaps seen */
+	uint64_t stale_marked;	/* symbols marked stale by them */
+	uint64_t reserved[1];
 };
 
 /* Locked/crossed episodes of one view (64 bytes). */
@@ -499,6 +516,68 @@ WB_STATIC_ASSERT(sizeof(struct wb_sip_lockcross) == 64, "wb_sip_lockcross layout
 WB_STATIC_ASSERT(sizeof(struct wb_sip_episode) == 80, "wb_sip_episode layout");
 WB_STATIC_ASSERT(sizeof(struct wb_shm_sip) % 64 == 0, "SIP records are cache-line aligned");
 WB_STATIC_ASSERT((WB_SIP_EPISODES & (WB_SIP_EPISODES - 1)) == 0, "episode rings are powers of two");
+
+/* ---- gap recovery (libwirebook 1.3) ----------------------------------- */
+/*
+ * wirebookd publishes, per sequence stream in recovery mode (a feed map's
+ * venue and channel; a PITCH unit is a stream of its own), the counts of
+ * its gap recovery and whether it is recovering now: while it is, the
+ * stream's later messages are held back, so the books of its symbols are
+ * behind (a gap fill) or being rebuilt (a snapshot), never current.
+ *
+ * The table has one seqlock (seq, as wb_shm_symbol's) and is rewritten by
+ * the thread that runs the feed engine when a recovery begins or ends, and
+ * every 50 ms while counts move. Beside it, symbol_stream[sym][venue] is
+ * the stream (index + 1 into stream[]; 0: not known, e.g. the symbol has
+ * had no message of the venue since the stream began recovering) of the
+ * symbol's messages on the venue: one byte, stored whole.
+ */
+#define WB_RECOVERY_STREAMS 128	/* streams published; more are counted in omitted */
+
+/* struct wb_recovery_stream.state */
+enum wb_recovery_state {
+	WB_REC_IN_SEQUENCE = 0,	/* nothing missing */
+	WB_REC_GAP = 1,		/* a hole is being filled: the books are behind */
+	WB_REC_SNAPSHOT = 2,	/* a snapshot is being applied: the books are being rebuilt */
+};
+
+/* One stream's recovery (128 bytes). Counts are since the builder started. */
+struct wb_recovery_stream {
+	uint8_t venue;		/* enum wb_venue */
+	uint8_t unit;		/* PITCH matching unit, 0 for other protocols */
+	uint16_t channel;	/* the feed map's channel, 0 when it gives none */
+	uint8_t state;		/* enum wb_recovery_state */
+	uint8_t reserved0[3];
+	uint64_t since_ns;	/* receive time the current recovery began; 0 in sequence */
+	uint64_t gaps;		/* recoveries begun: holes to fill, late joins */
+	uint64_t filled;	/* recoveries that got every message */
+	uint64_t unrecoverable;	/* recoveries that ended with messages lost */
+	uint64_t messages;	/* messages recovered */
+	uint64_t lost;		/* messages given up (refused, too old, buffer full) */
+	uint64_t snapshots;	/* snapshots applied */
+	/* fill times (receive clock, gap announced to in sequence) of the
+	 * stream's group (venue, channel), shared by a PITCH channel's units;
+	 * within 19 % (4 buckets per power of two), max exact */
+	uint64_t fills;
+	uint64_t fill_p50_ns;
+	uint64_t fill_p99_ns;
+	uint64_t fill_max_ns;
+	uint64_t reserved[4];
+};
+
+struct wb_shm_recovery {
+	uint64_t seq;		/* seqlock over everything up to symbol_stream */
+	uint32_t count;		/* entries of stream[] in use */
+	uint32_t omitted;	/* streams beyond WB_RECOVERY_STREAMS, not published */
+	uint64_t updated_ns;	/* CLOCK_REALTIME of the last rewrite */
+	uint8_t reserved[40];
+	struct wb_recovery_stream stream[WB_RECOVERY_STREAMS];
+	/* then, at sizeof(struct wb_shm_recovery), the symbol streams:
+	 * uint8_t symbol_stream[capacity][WB_BOOK_VENUES] */
+} __attribute__((aligned(64)));
+
+WB_STATIC_ASSERT(sizeof(struct wb_recovery_stream) == 128, "wb_recovery_stream layout");
+WB_STATIC_ASSERT(WB_RECOVERY_STREAMS < 256, "symbol_stream holds an index + 1 in a byte");
 
 /* ---- reader API (libwirebook) ----------------------------------------- */
 
@@ -659,6 +738,29 @@ int wb_sip_episode(const struct wb_book *book, int kind, uint64_t n, struct wb_s
 /* The delay at quantile q (parts per million: 500000 the median), the
  * middle of its bucket (the exact max_ns for 1000000); 0 when empty. */
 uint64_t wb_delay_quantile(const struct wb_sip_delay *d, uint32_t q_ppm);
+
+/* ---- gap recovery (libwirebook 1.3, see above) ---- */
+
+/*
+ * The streams in recovery mode, up to max of them into out (out may be
+ * NULL with max 0); returns how many there are (call again with more room
+ * when larger than max), or a wb_error. 0 streams: the builder has no gap
+ * recovery configured (or predates the table).
+ */
+int wb_recovery_streams(const struct wb_book *book, struct wb_recovery_stream *out, unsigned max);
+/*
+ * Whether the symbol's book on venue (WB_CONSOLIDATED: on any venue) is
+ * being recovered: 1 yes, 0 no, or a wb_error. Exact per stream: of a
+ * venue with several streams (PITCH units, channels) only the symbol's own
+ * counts. Where the feed has not named the symbol's stream on a venue (no
+ * message of it there yet, as in a late join's snapshot, or a builder
+ * without the table), the venue's recovering bit (wb_venue_status)
+ * answers instead: recovering rather than live when not known; so
+ * WB_CONSOLIDATED counts every recovering venue whose stream of the
+ * symbol is not known. *since_ns (if not NULL) gets the receive time the
+ * recovery began, 0 when not recovering or not known.
+ */
+int wb_symbol_recovering(const struct wb_book *book, int sym, int venue, uint64_t *since_ns);
 
 const char *wb_strerror(int err);
 const char *wb_venue_name(int venue);

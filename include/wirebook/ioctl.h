@@ -155,6 +155,36 @@ struct wb_ioc_date {
 	uint32_t reserved[3];	/* must be zero */
 };
 
+/*
+ * Gap recovery of one sequence stream (a feed map's venue and channel; a
+ * PITCH unit is a stream of its own), for WB_IOC_RECOVERY_LIST (a struct
+ * wb_ioc_list of these): the streams of the (venue, channel) groups in
+ * recovery mode. Counts since the engine started; fill times of the
+ * stream's group, receive clock, upper bounds of log-linear buckets.
+ */
+struct wb_ioc_recovery {
+	uint8_t venue;
+	uint8_t unit;		/* PITCH matching unit, else 0 */
+	uint16_t channel;
+	uint8_t state;		/* 0 in sequence, 1 filling a gap, 2 taking a snapshot */
+	uint8_t protocol;
+	uint16_t line;		/* a line of the stream's group */
+	uint32_t held;		/* packets held back behind the hole now */
+	uint32_t reserved;
+	uint64_t since;		/* receive time the current recovery began; 0 in sequence */
+	uint64_t gaps;		/* recoveries begun (holes, late joins) */
+	uint64_t filled;	/* of them, ended with every message */
+	uint64_t unrecoverable;	/* ended with messages lost */
+	uint64_t messages;	/* messages recovered */
+	uint64_t lost;		/* messages given up */
+	uint64_t snapshots;	/* snapshots applied */
+	uint64_t fills;		/* fill times measured (the group's) */
+	uint64_t fill_p50_ns;
+	uint64_t fill_p99_ns;
+	uint64_t fill_max_ns;
+	uint64_t reserved2[2];
+};
+
 #define WB_IOC_VERSION		_IOR(WB_IOC_MAGIC, 0, struct wb_ioc_version)
 #define WB_IOC_RING_INFO	_IOR(WB_IOC_MAGIC, 1, struct wb_ioc_ring_info)
 #define WB_IOC_FEED_ADD		_IOWR(WB_IOC_MAGIC, 2, struct wb_ioc_feed)
@@ -166,5 +196,8 @@ struct wb_ioc_date {
 #define WB_IOC_STATS		_IOWR(WB_IOC_MAGIC, 8, struct wb_ioc_stats)
 #define WB_IOC_STATS_RESET	_IO(WB_IOC_MAGIC, 9)
 #define WB_IOC_TRADING_DATE	_IOW(WB_IOC_MAGIC, 10, struct wb_ioc_date)
+/* wirebookd's control socket; the module answers ENOTTY (its engine has no
+ * recovery client: recovery lives in user space) */
+#define WB_IOC_RECOVERY_LIST	_IOWR(WB_IOC_MAGIC, 11, struct wb_ioc_list)
 
 #endif /* WIREBOOK_IOCTL_H */

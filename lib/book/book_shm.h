@@ -29,6 +29,8 @@ struct book_shm {
 	char *records;			/* struct wb_shm_symbol[capacity] */
 	struct wb_shm_sip *sip;		/* struct wb_shm_sip[capacity] */
 	struct wb_shm_sipstats *sipstats;
+	struct wb_shm_recovery *recovery;	/* the gap-recovery table */
+	uint8_t *symbol_stream;			/* [capacity][WB_BOOK_VENUES] */
 	dev_t dev;			/* the object's identity, for the unlink */
 	ino_t ino;
 	char name[256];			/* "/name" */

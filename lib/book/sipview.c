@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/checksum.h"
 #include "book/sipview.h"
 #include "book/venue_mem.h"
 #include "wirebook/barrier.h"
@@ -620,6 +621,42 @@ static void sv_direct_top(struct sipview *sv, uint16_t inst, struct sv_symbol *s
 	sv_end(r);
 }
 
+/* Whether the symbol's view comes through the SIP (a symbol is quoted
+ * through one; before its first NBBO, through either). */
+static inline int sv_through(const struct wb_shm_sip *r, uint8_t sip)
+{
+	return r->v.nbbo.feed == sip || (r->v.nbbo.feed == 0 && r->v.quotes_present);
+}
+
+static void sv_mark_stale(struct sipview *sv, struct wb_shm_sip *r)
+{
+	if (r->v.flags & WB_SIPF_STALE)
+		return;
+	sv_begin(r);
+	r->v.flags |= WB_SIPF_STALE;
+	sv_end(r);
+	sv_add(&sv->st->summary.total.stale_marked, 1);
+}
+
+/*
+ * A gap of a SIP line without retransmission (CQS): the quotes it lost
+ * will not come, so the view of each symbol quoted through it is stale
+ * until the symbol's next quote. The SIP view does not know which of the
+ * SIP's channels carries a symbol: a gap of one marks every symbol of it.
+ */
+static void sv_sip_gap(struct sipview *sv, const struct book_update *u)
+{
+	sv_add(&sv->st->summary.total.sip_gaps, 1);
+	if (u->instrument) {
+		if (u->instrument < sv->capacity && sv->sym[u->instrument].active)
+			sv_mark_stale(sv, &sv->rec[u->instrument]);
+		return;
+	}
+	for (uint32_t i = 1; i < sv->capacity; i++)
+		if (sv->sym[i].active && sv_through(&sv->rec[i], u->venue))
+			sv_mark_stale(sv, &sv->rec[i]);
+}
+
 int sipview_apply(struct sipview *sv, const struct book_update *u)
 {
 	uint16_t inst = u->instrument;
@@ -633,6 +670,10 @@ int sipview_apply(struct sipview *sv, const struct book_update *u)
 	if (u->kind == BOOK_UP_SIP_STATUS && inst == 0) {
 		sv_status(sv, u);
 		return 0;
+	}
+	if (u->kind == BOOK_UP_SIP_GAP) {
+		sv_sip_gap(sv, u);
+		return inst && inst < sv->capacity && sv->sym[inst].active;
 	}
 	if (u->kind == BOOK_UP_SIP_CLEAR && inst == 0) {
 		for (uint32_t i = 1; i < sv->capacity; i++)
@@ -679,6 +720,7 @@ int sipview_apply(struct sipview *sv, const struct book_update *u)
 		/* a symbol is quoted through one SIP: its NBBO's (unknown before one) */
 		q->feed = v->nbbo.feed;
 		v->quotes_present |= 1u << u->venue;
+		v->flags &= ~(uint32_t)WB_SIPF_STALE;	/* a quote after a CQS gap: current again */
 		v->updates++;
 		v->recv_ts = u->recv_ts;
 		sv_end(r);
@@ -707,6 +749,7 @@ int sipview_apply(struct sipview *sv, const struct book_update *u)
 		v->nbbo.feed = u->venue;
 		v->nbbo.sip_ts = u->exch_ts;
 		v->nbbo.recv_ts = u->recv_ts;
+		v->flags &= ~(uint32_t)WB_SIPF_STALE;
 		v->updates++;
 		v->recv_ts = u->recv_ts;
 		sv_sip_nbbo_changed(sv, inst, s, v, d, u->exch_ts, u->recv_ts);
@@ -735,3 +778,55 @@ int sipview_apply(struct sipview *sv, const struct book_update *u)
 	}
 }
 
+
+/* ---- checksum ------------------------------------------------------------------------- */
+
+static uint64_t sv_checksum_quote(uint64_t h, const struct wb_sip_quote *q)
+{
+	h = book_checksum_mix(h, (uint64_t)q->bid_price);
+	h = book_checksum_mix(h, (uint64_t)q->ask_price);
+	h = book_checksum_mix(h, (uint64_t)q->bid_qty << 32 | q->ask_qty);
+	h = book_checksum_mix(h, q->exch_ts);
+	h = book_checksum_mix(h, q->sip_ts);
+	h = book_checksum_mix(h, q->quotes);
+	return book_checksum_mix(h, (uint64_t)(uint8_t)q->condition << 24 | (uint64_t)q->flags << 16 |
+				    (uint64_t)q->feed << 8 | q->state);
+}
+
+uint64_t sipview_checksum(const struct sipview *sv)
+{
+	/* What the SIP said, not what was measured against it: the
+	 * comparison (COVERED, DISAGREE, episodes, delays) and the receive
+	 * times depend on how the direct and SIP streams interleaved. */
+	const uint32_t said = WB_SIPF_LOCKED | WB_SIPF_CROSSED | WB_SIPF_HALTED | WB_SIPF_STALE;
+	uint64_t h = BOOK_CHECKSUM_SEED;
+
+	for (uint32_t i = 1; i < sv->capacity; i++) {
+		const struct wb_sip_view *v = &sv->rec[i].v;
+		const struct wb_sip_nbbo *n = &v->nbbo;
+
+		if (!sv->sym[i].active)
+			continue;
+		h = book_checksum_mix(h, i);
+		h = book_checksum_mix(h, v->updates);
+		h = book_checksum_mix(h, (uint64_t)v->quotes_present << 32 | (v->flags & said));
+		h = book_checksum_mix(h, (uint64_t)n->bid_price);
+		h = book_checksum_mix(h, (uint64_t)n->ask_price);
+		h = book_checksum_mix(h, (uint64_t)n->bid_qty << 32 | n->ask_qty);
+		h = book_checksum_mix(h, (uint64_t)n->bid_venue << 56 | (uint64_t)n->ask_venue << 48 |
+					 (uint64_t)(uint8_t)n->indicator << 40 |
+					 (uint64_t)(uint8_t)n->condition << 32 | (uint64_t)n->sides << 24 |
+					 (uint64_t)(uint8_t)n->luld << 16 | n->feed);
+		h = book_checksum_mix(h, n->sip_ts);
+		h = book_checksum_mix(h, (uint64_t)v->luld.lower);
+		h = book_checksum_mix(h, (uint64_t)v->luld.upper);
+		h = book_checksum_mix(h, v->luld.sip_ts);
+		h = book_checksum_mix(h, (uint64_t)(uint8_t)v->luld.indicator << 8 | v->luld.feed);
+		h = book_checksum_mix(h, v->status.sip_ts);
+		h = book_checksum_mix(h, (uint64_t)v->status.state << 24 |
+					 (uint64_t)(uint8_t)v->status.raw_state << 16 | v->status.venue);
+		for (uint32_t m = v->quotes_present; m; m &= m - 1)
+			h = sv_checksum_quote(h, &v->quote[__builtin_ctz(m)]);
+	}
+	return h;
+}

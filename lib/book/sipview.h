@@ -51,4 +51,13 @@ int sipview_apply(struct sipview *sv, const struct book_update *u);
 void sipview_prefetch_update(const struct sipview *sv, const struct book_update *u, int stage);
 void sipview_prefetch(const struct sipview *sv, uint16_t instrument, uint8_t venue);
 
+/*
+ * A checksum of every symbol's SIP view as the SIP stated it: quotes, NBBO,
+ * LULD band, status, the SIP's flags (locked, crossed, halted, stale),
+ * update counts; not the comparison with the direct books nor receive
+ * times, which follow how the feeds interleaved. Equal SIP input, equal
+ * checksums (lib/book/checksum.h). Call with the SIP view's thread idle.
+ */
+uint64_t sipview_checksum(const struct sipview *sv);
+
 #endif /* WIREBOOK_SIPVIEW_H */

@@ -217,6 +217,11 @@ const struct wb_shm_header *superbook_header(const struct superbook *sb)
 	return sb->hdr;
 }
 
+struct book_shm *superbook_shm(struct superbook *sb)
+{
+	return &sb->shm;
+}
+
 const char *superbook_shm_name(const struct superbook *sb)
 {
 	return sb->shm.name;
@@ -517,7 +522,7 @@ void superbook_apply(struct superbook *sb, const struct book_update *u)
 	uint32_t i;
 
 	sb->ctr.updates++;
-	if (wb_unlikely(u->kind >= BOOK_UP_SIP_QUOTE && u->kind <= BOOK_UP_SIP_CLEAR)) {
+	if (wb_unlikely(book_update_is_sip(u->kind))) {
 		/* the SIP's view: no venue book, no venue freshness */
 		sb_apply_sip(sb, u);
 		return;
@@ -862,7 +867,7 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
 {
 	const struct sb_venue *vn;
 
-	if (wb_unlikely(u->kind >= BOOK_UP_SIP_QUOTE && u->kind <= BOOK_UP_SIP_CLEAR)) {
+	if (wb_unlikely(book_update_is_sip(u->kind))) {
 		if (!sb->sipq)
 			sipview_prefetch_update(sb->sv, u, stage);
 		return;

@@ -77,6 +77,7 @@ unsigned superbook_publish(struct superbook *sb);
  */
 struct book_queue;
 struct sipview;
+struct book_shm;
 void superbook_set_sip_queue(struct superbook *sb, struct book_queue *q);
 struct sipview *superbook_sipview(struct superbook *sb);
 
@@ -103,6 +104,11 @@ uint64_t superbook_checksum(const struct superbook *sb);
 
 const struct superbook_counters *superbook_counters(const struct superbook *sb);
 const struct wb_shm_header *superbook_header(const struct superbook *sb);
+/*
+ * The book's gap-recovery table and symbol streams (book.h), which the
+ * thread running the feed engine writes, not the Super-Book's threads.
+ */
+struct book_shm *superbook_shm(struct superbook *sb);
 /* Shared-memory name as opened ("/wirebook"). */
 const char *superbook_shm_name(const struct superbook *sb);
 

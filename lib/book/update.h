@@ -35,7 +35,17 @@ enum book_update_kind {
 	 * one side changed on a symbol with a SIP view; price and qty of the
 	 * new top (0: the side is empty), exch_ts and recv_ts of the change. */
 	BOOK_UP_SIP_TOP = 14,
+	/* Thread 1 -> the SIP view: a sequence gap of a SIP line without a
+	 * retransmission service (CQS), venue the SIP's id, qty the messages
+	 * lost; instrument 0: every symbol quoted through that SIP. */
+	BOOK_UP_SIP_GAP = 15,
 };
+
+/* The updates thread 2 passes to the SIP view as they come. */
+static inline int book_update_is_sip(uint8_t kind)
+{
+	return (kind >= BOOK_UP_SIP_QUOTE && kind <= BOOK_UP_SIP_CLEAR) || kind == BOOK_UP_SIP_GAP;
+}
 
 /* Most updates one event can cause (REPLACE/MODIFY: two levels and a trade). */
 #define BOOK_MAX_UPDATES_PER_EVENT 4

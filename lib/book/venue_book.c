@@ -323,7 +323,7 @@ static inline void price_prefetch(const struct venue_books *vb, uint32_t book, i
 	__builtin_prefetch(&vb->prices[price_home(vb, book, price)], 1, 3);
 }
 
-/* Double the price index when it is half full; 0 ok, -1 (unchanged). */
+/* Double the price index when it is half full; 0 ok, 1 doubled, -1 (unchanged). */
 static int prices_reserve(struct venue_books *vb)
 {
 	size_t old_n = (size_t)vb->prices_mask + 1, n = 2 * old_n;
@@ -343,7 +343,7 @@ static int prices_reserve(struct venue_books *vb)
 			*price_slot(vb, old[i].book, old[i].price) = old[i];
 	venue_mem_free(old, old_n * sizeof(*old), vb->numa_node);
 	vb->c.level_grows++;
-	return 0;
+	return 1;
 }
 
 /* Remove (book, price), which is in the index. */
@@ -388,6 +388,17 @@ static inline uint32_t window_count_above(const struct side_entry *w, int64_t ke
 	return above;
 }
 
+_Static_assert(SIDE_WINDOW == 8, "side_upper_bound bisects a window in steps of 4, 2, 1");
+
+/* One step of the bisection of a first window of top < SIDE_WINDOW keys. */
+static inline uint32_t window_probe(const struct side_entry *e, uint32_t top, int64_t key, uint32_t lo,
+				    uint32_t step)
+{
+	uint32_t k = lo + step - 1;
+
+	return lo + (step & (0u - (uint32_t)((k < top) & (e[k].key <= key))));
+}
+
 static inline uint32_t side_upper_bound(const struct book_side *s, int64_t key)
 {
 	const struct side_entry *e = s->e;
@@ -401,14 +412,15 @@ static inline uint32_t side_upper_bound(const struct book_side *s, int64_t key)
 		if (s->count - top >= LEVEL_LINEAR_SCAN)
 			goto bisect;
 	}
-	/* Fewer than a window left: mask off what lies past top (a side
-	 * array always has room for a window, see side_grow). */
+	/* Fewer than a window left: a branch-free bisection of the first
+	 * window, what lies past top counting as above every key (a side
+	 * array always has room for a window, see side_grow): three probes
+	 * instead of eight compares. */
 	if (top == 0)
 		return 0;
-	above = 0;
-	for (uint32_t k = 0; k < SIDE_WINDOW; k++)
-		above += (k < top) & (e[k].key > key);
-	return top - above;
+	lo = window_probe(e, top, key, 0, 4);
+	lo = window_probe(e, top, key, lo, 2);
+	return window_probe(e, top, key, lo, 1);
 bisect:
 	/* Deep in the book: the answer is in [0, top]. */
 	while (lo < top) {
@@ -489,9 +501,15 @@ static uint32_t level_get(struct venue_books *vb, uint16_t instrument, uint8_t v
 		return ls->level;
 	/* A new price for the book: a level, in the index and in the side's
 	 * sorted array. The slot moves if the index doubles. */
-	if (prices_reserve(vb) < 0)
+	switch (prices_reserve(vb)) {
+	case 0:
+		break;
+	case 1:
+		ls = price_slot(vb, book, price);
+		break;
+	default:
 		return 0;
-	ls = price_slot(vb, book, price);
+	}
 	s = &vb->sides[book];
 	key = sort_key(side, price);
 	pos = side_upper_bound(s, key);
@@ -1109,6 +1127,16 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev, st
 	if (__builtin_expect(ev->venue == WB_VENUE_NONE || ev->venue >= WB_VENUE_COUNT, 0)) {
 		/* What a SIP line says of itself (its gaps, symbols, clears, NBBO)
 		 * is no book's; an order event from it would be a bad venue. */
+		if (ev->venue == WB_VENUE_SIP_CQS && ev->kind == WB_EV_GAP &&
+		    ev->u.gap.reason != WB_GAP_RECOVERING && ev->u.gap.reason != WB_GAP_FILLED) {
+			/* CQS has no retransmission: the SIP view marks the
+			 * symbols stale until their next quote. */
+			struct book_update *u = emit_plain(out, ev, BOOK_UP_SIP_GAP);
+
+			u->qty = ev->u.gap.count;
+			vb->c.sip++;
+			return 1;
+		}
 		if ((ev->venue == WB_VENUE_SIP_CQS || ev->venue == WB_VENUE_SIP_UQDF) &&
 		    ev->kind >= WB_EV_QUOTE)
 			vb->c.ignored++;

@@ -883,8 +883,10 @@ void feed_clear_stream(struct feed_packet *pk, uint8_t unit, uint64_t seq, uint6
 
 /* ---- packet path ---------------------------------------------------------- */
 
-void feed_packet_init(struct feed_packet *pk, struct feed_engine *e, int line,
-		      uint64_t recv_ts, struct wb_ring_producer *out)
+/* Inlined into feed_process_payload: a call a packet saved. */
+static inline __attribute__((always_inline)) void
+packet_init(struct feed_packet *pk, struct feed_engine *e, int line, uint64_t recv_ts,
+	    struct wb_ring_producer *out)
 {
 	struct feed_line *l = &e->lines[line];
 
@@ -902,6 +904,12 @@ void feed_packet_init(struct feed_packet *pk, struct feed_engine *e, int line,
 	feed_packet_midnight(pk);
 }
 
+void feed_packet_init(struct feed_packet *pk, struct feed_engine *e, int line,
+		      uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	packet_init(pk, e, line, recv_ts, out);
+}
+
 void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payload,
 			  uint32_t len, uint64_t recv_ts, struct wb_ring_producer *out)
 {
@@ -915,7 +923,7 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 		return;
 	if (wb_unlikely(!feed_line_in_use(&e->lines[line])))
 		return;
-	feed_packet_init(&pk, e, line, recv_ts, out);
+	packet_init(&pk, e, line, recv_ts, out);
 	proto = pk.proto;
 	head = out->head;
 	dropped = out->dropped;

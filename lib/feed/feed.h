@@ -372,6 +372,15 @@ int feed_recovery_disable(struct feed_engine *e, int venue, uint16_t channel, ui
  */
 int feed_recovery_list(const struct feed_engine *e, struct feed_recovery_stream *out, int max,
 		       bool all);
+/*
+ * Which stream a symbol is on, for readers who ask whether its book is
+ * recovering: the key of the stream instrument inst of venue was last
+ * announced on (0: not known yet), and the key of a listed stream (its
+ * line and unit, as feed_recovery_list gives them). Equal keys: the same
+ * stream.
+ */
+uint16_t feed_instrument_stream(const struct feed_engine *e, int venue, uint16_t inst);
+uint16_t feed_stream_key(const struct feed_engine *e, int line, uint8_t unit);
 /* A group's fill times, by the index of a line of it; NULL when none. */
 const struct feed_fill_hist *feed_recovery_fill_times(const struct feed_engine *e, int line);
 /*

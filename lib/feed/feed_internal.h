@@ -132,6 +132,95 @@ static inline void feed_commit(struct feed_packet *pk)
 	wb_ring_producer_commit(pk->out);
 }
 
+/*
+ * A decoder's private copy of the ring producer's cursor for the length of
+ * a packet. Through pk->out the compiler must reload and store the head
+ * around every event (an event store could alias it); in a local it stays
+ * in registers. Everything that emits through pk->out (feed_emit and the
+ * directory) sees the ring only between feed_cursor_sync() and
+ * feed_cursor_reload().
+ */
+struct feed_cursor {
+	struct wb_event *slots;
+	uint64_t mask;
+	uint64_t head;
+	uint64_t cached_tail;
+};
+
+static inline void feed_cursor_reload(struct feed_cursor *c, const struct wb_ring_producer *p)
+{
+	c->slots = p->slots;
+	c->mask = p->mask;
+	c->head = p->head;
+	c->cached_tail = p->cached_tail;
+}
+
+static inline void feed_cursor_sync(const struct feed_cursor *c, struct wb_ring_producer *p)
+{
+	p->head = c->head;
+}
+
+/* Slow path of feed_cursor_room: re-read the tail; count a drop when full. */
+static inline bool feed_cursor_refill(struct feed_cursor *c, struct wb_ring_producer *p)
+{
+	feed_cursor_sync(c, p);
+	if (!wb_ring_producer_slot(p)) {
+		wb_ring_producer_drop(p);
+		return false;
+	}
+	feed_cursor_reload(c, p);
+	return true;
+}
+
+/*
+ * Whether the ring has a slot for one more event (when not, the drop is
+ * counted as by feed_emit). The slot, feed_cursor_slot(), is written whole
+ * by the caller, then feed_cursor_commit().
+ */
+static inline bool feed_cursor_room(struct feed_cursor *c, struct wb_ring_producer *p)
+{
+	/* The same test as wb_ring_producer_slot's: a bogus tail only makes
+	 * the ring look full. */
+	return wb_likely(c->head - c->cached_tail <= c->mask) || feed_cursor_refill(c, p);
+}
+
+static inline struct wb_event *feed_cursor_slot(const struct feed_cursor *c)
+{
+	return &c->slots[c->head & c->mask];
+}
+
+static inline void feed_cursor_commit(struct feed_cursor *c)
+{
+	c->head++;
+}
+
+/*
+ * The first 8 bytes of an event (kind, venue, side, flags, line,
+ * instrument) as one word, so that an event is written as eight 8-byte
+ * stores filling its cache line, none of them a partial store.
+ */
+static inline uint64_t feed_event_word0(uint8_t kind, uint8_t venue, uint8_t side, uint8_t flags,
+					uint16_t line, uint16_t instrument)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return (uint64_t)kind << 56 | (uint64_t)venue << 48 | (uint64_t)side << 40 |
+	       (uint64_t)flags << 32 | (uint64_t)line << 16 | instrument;
+#else
+	return kind | (uint64_t)venue << 8 | (uint64_t)side << 16 | (uint64_t)flags << 24 |
+	       (uint64_t)line << 32 | (uint64_t)instrument << 48;
+#endif
+}
+
+/* Two 4-byte fields that share a word (qty and mpid), as one word. */
+static inline uint64_t feed_event_pair32(uint32_t first, uint32_t second)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return (uint64_t)first << 32 | second;
+#else
+	return first | (uint64_t)second << 32;
+#endif
+}
+
 /* ---- protocols --------------------------------------------------------- */
 
 /* Why a stream starts over (struct feed_proto.stream_event). */

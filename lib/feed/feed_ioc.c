@@ -141,6 +141,34 @@ uint32_t feed_ioc_line_stats(const struct feed_engine *e, struct wb_ioc_line_sta
 	return n;
 }
 
+void feed_ioc_recovery(const struct feed_engine *e, const struct feed_recovery_stream *s,
+		       struct wb_ioc_recovery *o)
+{
+	const struct feed_fill_hist *h = feed_recovery_fill_times(e, s->line);
+
+	__builtin_memset(o, 0, sizeof(*o));
+	o->venue = s->venue;
+	o->unit = s->unit;
+	o->channel = s->channel;
+	o->state = s->state;
+	o->protocol = s->protocol;
+	o->line = s->line;
+	o->held = s->held;
+	o->since = s->state != FEED_REC_NONE ? s->since : 0;
+	o->gaps = s->gaps;
+	o->filled = s->filled;
+	o->unrecoverable = s->unrecoverable;
+	o->messages = s->messages;
+	o->lost = s->lost;
+	o->snapshots = s->snapshots;
+	if (h && h->count) {
+		o->fills = h->count;
+		o->fill_p50_ns = feed_fill_quantile(h, 500);
+		o->fill_p99_ns = feed_fill_quantile(h, 990);
+		o->fill_max_ns = h->max_ns;
+	}
+}
+
 void feed_ioc_stats_reset(struct feed_engine *e)
 {
 	uint32_t i;

@@ -29,6 +29,9 @@ uint32_t feed_ioc_feed_list(const struct feed_engine *e, struct wb_ioc_feed *out
 uint32_t feed_ioc_sub_list(const struct feed_engine *e, struct wb_ioc_symbol *out, uint32_t cap);
 uint32_t feed_ioc_line_stats(const struct feed_engine *e, struct wb_ioc_line_stats *out,
 			     uint32_t cap);
+/* One stream of feed_recovery_list() as WB_IOC_RECOVERY_LIST gives it. */
+void feed_ioc_recovery(const struct feed_engine *e, const struct feed_recovery_stream *s,
+		       struct wb_ioc_recovery *o);
 /* WB_IOC_STATS_RESET's part in the engine: every line's counters to zero. */
 void feed_ioc_stats_reset(struct feed_engine *e);
 

@@ -28,13 +28,25 @@ struct itch_state {
 	uint8_t unused;
 };
 
+/* The order-book messages' lengths, in both tables below. */
+#define ITCH_LEN_A 36
+#define ITCH_LEN_F 40
+#define ITCH_LEN_E 31
+#define ITCH_LEN_C 36
+#define ITCH_LEN_X 23
+#define ITCH_LEN_D 19
+#define ITCH_LEN_U 35
+
 /* Minimum length of each message type (the spec's lengths); 0 = unknown type. */
 static const uint8_t itch_min_len[256] = {
 	['S'] = 12, ['R'] = 39, ['H'] = 25, ['Y'] = 20, ['L'] = 26, ['V'] = 35,
-	['W'] = 12, ['K'] = 28, ['J'] = 35, ['h'] = 21, ['A'] = 36, ['F'] = 40,
-	['E'] = 31, ['C'] = 36, ['X'] = 23, ['D'] = 19, ['U'] = 35, ['P'] = 44,
-	['Q'] = 40, ['B'] = 19, ['I'] = 50, ['N'] = 20, ['O'] = 48,
+	['W'] = 12, ['K'] = 28, ['J'] = 35, ['h'] = 21, ['A'] = ITCH_LEN_A, ['F'] = ITCH_LEN_F,
+	['E'] = ITCH_LEN_E, ['C'] = ITCH_LEN_C, ['X'] = ITCH_LEN_X, ['D'] = ITCH_LEN_D,
+	['U'] = ITCH_LEN_U, ['P'] = 44, ['Q'] = 40, ['B'] = 19, ['I'] = 50, ['N'] = 20, ['O'] = 48,
 };
+
+/* A side character as enum wb_side, with one load: WB_SIDE_NONE for any other. */
+static const uint8_t side_of_char[256] = { ['B'] = WB_SIDE_BUY, ['S'] = WB_SIDE_SELL };
 
 static size_t itch_state_size(const struct feed_engine_config *cfg)
 {
@@ -56,11 +68,6 @@ static void itch_state_init(void *state, const struct feed_engine_config *cfg)
 static int64_t price4(const uint8_t *p)
 {
 	return (int64_t)feed_be32(p) * ITCH_PRICE4_TO_WB;
-}
-
-static uint8_t side_of(uint8_t c)
-{
-	return c == 'B' ? WB_SIDE_BUY : c == 'S' ? WB_SIDE_SELL : WB_SIDE_NONE;
 }
 
 /* Stock Directory: the locate's ticker, round lot and market. */
@@ -170,22 +177,30 @@ struct itch_order_layout {
 	uint8_t base_flags;
 	uint32_t qty_mask;
 	uint32_t mpid_mask;
-	uint64_t price_mask;
+	uint32_t price_mask;	/* of the Price(4), before scaling */
+	uint8_t min_len;	/* the spec's length (itch_min_len) */
+	uint8_t min_side;	/* 1 for an add: a side neither B nor S is a bad field */
+	uint16_t pad;
 	uint64_t ref_mask;
 };
+
+_Static_assert(sizeof(struct itch_order_layout) == 32, "an entry's address is one shift");
 
 #define ALL32 0xffffffffu
 #define ALL64 0xffffffffffffffffull
 
 static const struct itch_order_layout order_layout[256] = {
-	['A'] = { WB_EV_ADD, 20, 32, 0, 19, 0, 0, 0, ALL32, 0, ALL64, 0 },
-	['F'] = { WB_EV_ADD, 20, 32, 0, 19, 36, 0, 0, ALL32, ALL32, ALL64, 0 },
-	['E'] = { WB_EV_EXECUTE, 19, 0, 23, 0, 0, 0, WB_EVF_PRINTABLE, ALL32, 0, 0, ALL64 },
-	['C'] = { WB_EV_EXECUTE_AT_PRICE, 19, 32, 23, 0, 0, 31, 0, ALL32, 0, ALL64, ALL64 },
-	['X'] = { WB_EV_REDUCE, 19, 0, 0, 0, 0, 0, 0, ALL32, 0, 0, 0 },
-	['D'] = { WB_EV_DELETE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-	['U'] = { WB_EV_REPLACE, 27, 31, 19, 0, 0, 0, 0, ALL32, 0, ALL64, ALL64 },
+	['A'] = { WB_EV_ADD, 20, 32, 0, 19, 0, 0, 0, ALL32, 0, ALL32, ITCH_LEN_A, 1, 0, 0 },
+	['F'] = { WB_EV_ADD, 20, 32, 0, 19, 36, 0, 0, ALL32, ALL32, ALL32, ITCH_LEN_F, 1, 0, 0 },
+	['E'] = { WB_EV_EXECUTE, 19, 0, 23, 0, 0, 0, WB_EVF_PRINTABLE, ALL32, 0, 0, ITCH_LEN_E, 0, 0,
+		  ALL64 },
+	['C'] = { WB_EV_EXECUTE_AT_PRICE, 19, 32, 23, 0, 0, 31, 0, ALL32, 0, ALL32, ITCH_LEN_C, 0, 0,
+		  ALL64 },
+	['X'] = { WB_EV_REDUCE, 19, 0, 0, 0, 0, 0, 0, ALL32, 0, 0, ITCH_LEN_X, 0, 0, 0 },
+	['D'] = { WB_EV_DELETE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ITCH_LEN_D, 0, 0, 0 },
+	['U'] = { WB_EV_REPLACE, 27, 31, 19, 0, 0, 0, 0, ALL32, 0, ALL32, ITCH_LEN_U, 0, 0, ALL64 },
 };
+
 
 /* The instrument of an order message whose locate is not subscribed (yet). */
 static uint16_t order_instrument_slow(struct feed_packet *pk, const uint8_t *m, uint64_t seq,
@@ -206,42 +221,53 @@ static inline uint64_t itch_timestamp(const uint8_t *m)
 	return feed_be64(m + 3) & 0xffffffffffffull;
 }
 
-/* Returns 1 when the message was filtered out, 0 otherwise. */
+static inline void store64(struct wb_event *ev, unsigned off, uint64_t v)
+{
+	__builtin_memcpy((uint8_t *)ev + off, &v, 8);
+}
+
+/*
+ * Returns 1 when the message was filtered out, 0 otherwise. The event is
+ * composed in registers and written as eight 8-byte stores, the whole
+ * slot's cache line at once.
+ */
 static inline __attribute__((always_inline)) int
-decode_order(struct feed_packet *pk, const uint16_t *inst_of, const uint8_t *m, uint64_t seq,
-	     const struct itch_order_layout *l)
+decode_order(struct feed_packet *pk, struct feed_cursor *cur, uint64_t word0_base,
+	     const uint16_t *inst_of, const uint8_t *m, uint64_t seq, const struct itch_order_layout *l)
 {
 	uint64_t ts = itch_timestamp(m) + pk->midnight_ns;
 	uint16_t inst = inst_of[feed_be16(m + 1)];
-	/* restrict: the event's stores cannot touch the producer's indices,
-	 * so they stay in registers across the message loop. */
-	struct wb_event *restrict ev;
-	uint8_t side_char = m[l->side_off];
-	uint8_t side = (uint8_t)((side_char == 'B') | (side_char == 'S') << 1);
-	uint32_t mpid;
+	struct wb_event *ev;
+	uint8_t side = side_of_char[m[l->side_off]];
+	uint8_t flags = (uint8_t)(l->base_flags | (m[l->printable_off] == 'Y') * WB_EVF_PRINTABLE);
+	uint32_t qty, mpid;
 
 	if (wb_unlikely(!inst)) {
+		/* Learning a locate emits through pk->out. */
+		feed_cursor_sync(cur, pk->out);
 		inst = order_instrument_slow(pk, m, seq, ts);
+		feed_cursor_reload(cur, pk->out);
 		if (!inst)
 			return 1;
 	}
-	if (wb_unlikely(l->kind == WB_EV_ADD && !side)) {
+	if (wb_unlikely(side < l->min_side)) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return 0;
 	}
-	ev = feed_emit(pk, l->kind, inst, seq, ts);
-	if (wb_unlikely(!ev))
+	if (wb_unlikely(!feed_cursor_room(cur, pk->out)))
 		return 0;
-	ev->side = side;
-	ev->flags = (uint8_t)(l->base_flags | (m[l->printable_off] == 'Y') * WB_EVF_PRINTABLE);
-	ev->u.order.order_id = feed_be64(m + 11);
-	ev->u.order.price = (int64_t)((uint64_t)feed_be32(m + l->price_off) * ITCH_PRICE4_TO_WB &
-				      l->price_mask);
-	ev->u.order.qty = feed_be32(m + l->qty_off) & l->qty_mask;
+	ev = feed_cursor_slot(cur);
+	qty = feed_be32(m + l->qty_off) & l->qty_mask;
 	mpid = feed_le32(m + l->mpid_off) & l->mpid_mask;
-	__builtin_memcpy(ev->u.order.mpid, &mpid, 4);
-	ev->u.order.ref = feed_be64(m + l->ref_off) & l->ref_mask;
-	feed_commit(pk);
+	store64(ev, 0, word0_base | feed_event_word0(l->kind, 0, side, flags, 0, inst));
+	store64(ev, 8, seq);
+	store64(ev, 16, ts);
+	store64(ev, 24, pk->recv_ts);
+	store64(ev, 32, feed_be64(m + 11));
+	store64(ev, 40, (uint64_t)(feed_be32(m + l->price_off) & l->price_mask) * ITCH_PRICE4_TO_WB);
+	store64(ev, 48, feed_event_pair32(qty, mpid));
+	store64(ev, 56, feed_be64(m + l->ref_off) & l->ref_mask);
+	feed_cursor_commit(cur);
 	return 0;
 }
 
@@ -262,7 +288,7 @@ static int decode_other(struct feed_packet *pk, const uint8_t *m, uint64_t seq)
 		if (!ev)
 			return 0;
 		__builtin_memset(&ev->u, 0, sizeof(ev->u));
-		ev->side = side_of(m[19]);
+		ev->side = side_of_char[m[19]];
 		ev->flags = WB_EVF_PRINTABLE;
 		ev->u.trade.order_id = feed_be64(m + 11);
 		ev->u.trade.qty = feed_be32(m + 20);
@@ -331,31 +357,17 @@ static int decode_other(struct feed_packet *pk, const uint8_t *m, uint64_t seq)
 	}
 }
 
-/* Returns 1 when the message was filtered out, 0 otherwise. */
-static inline __attribute__((always_inline)) int
-decode_message(struct feed_packet *pk, const uint16_t *inst_of, const uint8_t *m, uint32_t len,
-	       uint64_t seq)
-{
-	uint8_t type = m[0], min = itch_min_len[type];
-	const struct itch_order_layout *l = &order_layout[type];
-
-	if (wb_unlikely(len < min || !min)) {
-		feed_count_error(pk, min ? FEED_ERR_BAD_LENGTH : FEED_ERR_UNKNOWN_TYPE);
-		return 0;
-	}
-	if (wb_likely(l->kind))
-		return decode_order(pk, inst_of, m, seq, l);
-	return decode_other(pk, m, seq);
-}
-
 static uint32_t itch_decode(struct feed_packet *pk, const uint8_t *p, uint32_t len,
 			    const struct feed_frame *f, uint32_t skip)
 {
 	const uint16_t *inst_of = pk->v->dir.instrument;
-	uint64_t messages = 0, filtered = 0;
-	uint32_t off = MOLD_HEADER_LEN, i;
+	uint64_t messages = 0, filtered = 0, seq = f->seq;
+	uint64_t word0_base = feed_event_word0(0, pk->venue, 0, 0, pk->line_index, 0);
+	uint32_t off = MOLD_HEADER_LEN, i, count = f->count;
+	struct feed_cursor cur;
 
-	for (i = 0; i < f->count; i++) {
+	/* Messages the stream has already seen: walked over, bounds checked. */
+	for (i = 0; i < skip && i < count; i++) {
 		uint32_t mlen;
 
 		if (wb_unlikely(off + 2 > len))
@@ -364,19 +376,52 @@ static uint32_t itch_decode(struct feed_packet *pk, const uint8_t *p, uint32_t l
 		off += 2;
 		if (wb_unlikely(mlen > len - off))
 			goto truncated;
-		if (wb_unlikely(i < skip)) {
-			;
-		} else if (wb_likely(mlen)) {
-			filtered += (uint64_t)decode_message(pk, inst_of, p + off, mlen, f->seq + i);
-			messages++;
-		} else {
-			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
-		}
 		off += mlen;
 	}
+	feed_cursor_reload(&cur, pk->out);
+	for (; i < count; i++) {
+		const uint8_t *m;
+		const struct itch_order_layout *l;
+		uint32_t mlen;
+		uint8_t min;
+
+		if (wb_unlikely(off + 2 > len))
+			goto truncated_cur;
+		mlen = feed_be16(p + off);
+		off += 2;
+		if (wb_unlikely(mlen > len - off))
+			goto truncated_cur;
+		m = p + off;
+		off += mlen;
+		if (wb_unlikely(!mlen)) {
+			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+			continue;
+		}
+		messages++;
+		l = &order_layout[m[0]];
+		if (wb_likely(l->kind)) {
+			if (wb_unlikely(mlen < l->min_len)) {
+				feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+				continue;
+			}
+			filtered += (uint64_t)decode_order(pk, &cur, word0_base, inst_of, m, seq + i, l);
+		} else {
+			min = itch_min_len[m[0]];
+			if (wb_unlikely(mlen < min || !min)) {
+				feed_count_error(pk, min ? FEED_ERR_BAD_LENGTH : FEED_ERR_UNKNOWN_TYPE);
+				continue;
+			}
+			feed_cursor_sync(&cur, pk->out);
+			filtered += (uint64_t)decode_other(pk, m, seq + i);
+			feed_cursor_reload(&cur, pk->out);
+		}
+	}
+	feed_cursor_sync(&cur, pk->out);
 	if (wb_unlikely(off != len))
 		feed_count_error(pk, FEED_ERR_BAD_COUNT);
 	goto out;
+truncated_cur:
+	feed_cursor_sync(&cur, pk->out);
 truncated:
 	/* The rest of this packet is lost: the stream reports it unless the
 	 * other line's copy fills it. */

@@ -1325,3 +1325,19 @@ const struct feed_fill_hist *feed_recovery_fill_times(const struct feed_engine *
 		return 0;
 	return &e->group[e->lines[line].group]->fill;
 }
+
+uint16_t feed_instrument_stream(const struct feed_engine *e, int venue, uint16_t inst)
+{
+	if (venue < 0 || venue >= FEED_SOURCE_COUNT || !e->venue[venue] ||
+	    inst >= FEED_MAX_INSTRUMENTS)
+		return 0;
+	return e->venue[venue]->stream_of[inst];
+}
+
+uint16_t feed_stream_key(const struct feed_engine *e, int line, uint8_t unit)
+{
+	if (line < 0 || line >= FEED_MAX_LINES || !feed_line_in_use(&e->lines[line]) ||
+	    !e->group[e->lines[line].group])
+		return 0;
+	return feed_stream_id(e->group[e->lines[line].group], unit);
+}

@@ -47,6 +47,9 @@ struct wb_book {
 	/* the SIP view (ABI 4) */
 	const char *sip_records;
 	const struct wb_shm_sipstats *sipstats;
+	/* gap recovery (libwirebook 1.3): NULL from a builder without it */
+	const struct wb_shm_recovery *recovery;
+	const uint8_t *symbol_stream;	/* [capacity][WB_BOOK_VENUES] */
 	char name[256];
 };
 
@@ -133,6 +136,16 @@ static int wb_attach(struct wb_book *b)
 	b->records = (const char *)mem + h->records_offset;
 	b->sip_records = (const char *)mem + h->sip_offset;
 	b->sipstats = (const struct wb_shm_sipstats *)((const char *)mem + h->sipstats_offset);
+	/* An older builder left recovery_offset 0 (its pad): no table. */
+	b->recovery = NULL;
+	b->symbol_stream = NULL;
+	if (h->recovery_offset && h->recovery_offset % 64 == 0 &&
+	    h->recovery_size == sizeof(struct wb_shm_recovery) + (uint64_t)h->capacity * WB_BOOK_VENUES &&
+	    h->recovery_offset + h->recovery_size <= h->total_size) {
+		b->recovery = (const struct wb_shm_recovery *)((const char *)mem + h->recovery_offset);
+		b->symbol_stream = (const uint8_t *)mem + h->recovery_offset +
+				   sizeof(struct wb_shm_recovery);
+	}
 	b->capacity = h->capacity;
 	b->record_size = h->record_size;
 	b->instance_id = h->instance_id;
@@ -324,6 +337,11 @@ static int wb_reattach(struct wb_book *b, int now)
 	b->map_size = nb.map_size;
 	b->dir = nb.dir;
 	b->records = nb.records;
+	/* every pointer into the mapping: the old one is gone */
+	b->sip_records = nb.sip_records;
+	b->sipstats = nb.sipstats;
+	b->recovery = nb.recovery;
+	b->symbol_stream = nb.symbol_stream;
 	b->capacity = nb.capacity;
 	b->record_size = nb.record_size;
 	b->instance_id = nb.instance_id;
@@ -1166,4 +1184,95 @@ const char *wb_state_name(int state)
 	case WB_STATE_OPEN: return "open";
 	default: return "unknown";
 	}
+}
+
+/* ---- gap recovery -------------------------------------------------------- */
+
+/* The recovery table has the SIP records' seqlock (WB_SIP_SEQLOCK_READ). */
+static int wb_recovery_streams_once(const struct wb_book *book, struct wb_recovery_stream *out,
+				    unsigned max)
+{
+	const struct wb_shm_recovery *t;
+	uint32_t n = 0;
+
+	if (!book || !book->hdr || (!out && max))
+		return WB_EINVAL;
+	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
+		return WB_ESTALE;
+	t = book->recovery;
+	if (!t)
+		return 0;
+	WB_SIP_SEQLOCK_READ(t, {
+		n = wb_load_relaxed(&t->count);
+		if (n > WB_RECOVERY_STREAMS)
+			n = WB_RECOVERY_STREAMS;
+		if (out)
+			memcpy(out, t->stream, (n < max ? n : max) * sizeof(*out));
+	});
+	return (int)n;
+}
+
+int wb_recovery_streams(const struct wb_book *book, struct wb_recovery_stream *out, unsigned max)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_recovery_streams_once(book, out, max));
+}
+
+/* One venue of the symbol: 1 recovering, 0 not; *since the table's. */
+static int wb_venue_recovering(const struct wb_book *book, int sym, int venue, uint64_t *since)
+{
+	const struct wb_shm_recovery *t = book->recovery;
+	uint8_t k = 0;
+	int state = 0;
+
+	*since = 0;
+	if (t)
+		k = wb_load_relaxed(&book->symbol_stream[(size_t)sym * WB_BOOK_VENUES +
+							 (unsigned)venue]);
+	if (!k || k > WB_RECOVERY_STREAMS)	/* its stream not known: the venue's bit */
+		return (wb_load_relaxed(&book->hdr->recovering_venues) >> venue) & 1u;
+	WB_SIP_SEQLOCK_READ(t, {
+		state = k <= wb_load_relaxed(&t->count) && t->stream[k - 1].venue == venue &&
+			t->stream[k - 1].state != WB_REC_IN_SEQUENCE;
+		*since = state ? t->stream[k - 1].since_ns : 0;
+	});
+	return state;
+}
+
+static int wb_symbol_recovering_once(const struct wb_book *book, int sym, int venue,
+				     uint64_t *since_ns)
+{
+	const struct wb_shm_symbol *r;
+	uint64_t since = 0, s;
+	int any = 0;
+
+	WB_RECORD_OR_RETURN(book, sym, r);
+	if (venue < 0 || venue >= WB_BOOK_VENUES)
+		return WB_EINVAL;
+	if (wb_load_acquire(&r->seq) == WB_SEQ_RETIRED)
+		return WB_ESTALE;
+	if (venue != WB_CONSOLIDATED) {
+		any = wb_venue_recovering(book, sym, venue, &since);
+	} else {
+		/* Every venue, not only those the symbol has had data from: a
+		 * late join's venue has sent none yet. */
+		for (int v = 1; v < WB_BOOK_VENUES; v++) {
+			int rc = wb_venue_recovering(book, sym, v, &s);
+
+			if (rc < 0)
+				return rc;
+			if (rc && (!any || (s && s < since)))
+				since = s;
+			any |= rc;
+		}
+	}
+	if (any < 0)
+		return any;
+	if (since_ns)
+		*since_ns = since;
+	return any;
+}
+
+int wb_symbol_recovering(const struct wb_book *book, int sym, int venue, uint64_t *since_ns)
+{
+	WB_READ_FOLLOWING_RESTARTS(book, wb_symbol_recovering_once(book, sym, venue, since_ns));
 }

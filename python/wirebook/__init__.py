@@ -25,7 +25,7 @@ from collections import namedtuple
 from . import _lib
 
 __all__ = ["open", "events", "Book", "Events", "Event", "WirebookError", "Top", "Nbbo", "Level", "VenueBbo",
-           "Trade", "Status", "Health", "WB_ENOSHM", "WB_EACCES", "WB_EBADMAGIC",
+           "Trade", "Status", "Health", "Recovery", "WB_ENOSHM", "WB_EACCES", "WB_EBADMAGIC",
            "WB_EABI", "WB_ESTALE", "WB_ENOSYM", "WB_EINVAL", "WB_EBUSY", "WB_ESYS",
            "WB_ENODEV"]
 
@@ -51,6 +51,9 @@ VenueBbo = namedtuple("VenueBbo", "bid bid_qty bid_orders ask ask_qty ask_orders
                       "flags state gaps exch_ts")
 Trade = namedtuple("Trade", "price qty exch_ts match_id volume count venue flags")
 Status = namedtuple("Status", "state raw_state reason venue flags")
+Recovery = namedtuple("Recovery", "venue channel unit state since_ns gaps filled unrecoverable "
+                      "messages lost snapshots fills fill_p50_ns fill_p99_ns fill_max_ns")
+RECOVERY_STATES = {0: "in sequence", 1: "gap", 2: "snapshot"}  # enum wb_recovery_state
 Health = namedtuple("Health", "state age_ns heartbeat_ns stale_after_ns last_update_age_ns "
                     "writer_pid writer_alive recovering_venues reattaches instance_id")
 
@@ -214,6 +217,23 @@ class Book:
         return Health(self._lib.wb_health_name(h.state).decode(), h.age_ns, h.heartbeat_ns,
                       h.stale_after_ns, h.last_update_age_ns, h.writer_pid, h.writer_alive,
                       _venues(h.recovering_venues), h.reattaches, h.instance_id)
+
+    def recovery(self):
+        """Gap recovery per stream (wirebookd --recovery): a list of Recovery."""
+        n = _check(self._lib.wb_recovery_streams(self._h, None, 0), self.name)
+        arr = (_lib.RecoveryStream * max(n, 1))()
+        n = min(_check(self._lib.wb_recovery_streams(self._h, arr, n), self.name), n)
+        return [Recovery(venue_name(r.venue), r.channel, r.unit, RECOVERY_STATES.get(r.state, "?"),
+                         r.since_ns, r.gaps, r.filled, r.unrecoverable, r.messages, r.lost,
+                         r.snapshots, r.fills, r.fill_p50_ns, r.fill_p99_ns, r.fill_max_ns)
+                for r in arr[:n]]
+
+    def recovering(self, ticker, venue=None):
+        """(True, since_ns) while the symbol's book on venue (None: any) is recovered."""
+        since = ctypes.c_uint64()
+        rc = _check(self._lib.wb_symbol_recovering(self._h, self._sym(ticker), self._venue(venue),
+                                                   ctypes.byref(since)), ticker)
+        return bool(rc), since.value
 
     def _state(self, s):
         return self._lib.wb_state_name(s).decode()

@@ -5,6 +5,7 @@
   nbbo SYMBOL...        the NBBO with the venues at each side
   depth SYMBOL [N]      N levels a side (default 5)
   health                live, stale, retired or recovering, and the heartbeat's age
+  recovery              gap recovery per stream (wirebookd --recovery): state and counts
 """
 import argparse
 import sys
@@ -30,6 +31,7 @@ def main(argv=None):
     d.add_argument("symbol")
     d.add_argument("n", nargs="?", type=int, default=5)
     sub.add_parser("health")
+    sub.add_parser("recovery")
     a = ap.parse_args(argv)
 
     try:
@@ -52,6 +54,14 @@ def main(argv=None):
                     b = f"{bids[i].qty:>8} {fmt(bids[i].price):>12}" if i < len(bids) else " " * 21
                     k = f"{fmt(asks[i].price):<12} {asks[i].qty:<8}" if i < len(asks) else ""
                     print(f"{b} | {k}".rstrip())
+            elif a.cmd == "recovery":
+                for r in book.recovery():
+                    print(f"{r.venue} channel {r.channel} unit {r.unit}: {r.state}"
+                          f"{f' since {r.since_ns}' if r.since_ns else ''}; gaps {r.gaps}, filled"
+                          f" {r.filled}, unrecoverable {r.unrecoverable}, messages {r.messages},"
+                          f" lost {r.lost}, snapshots {r.snapshots}; fill p50"
+                          f" {r.fill_p50_ns / 1e3:.0f} us p99 {r.fill_p99_ns / 1e3:.0f} us max"
+                          f" {r.fill_max_ns / 1e3:.0f} us ({r.fills} fills)")
             elif a.cmd == "health":
                 h = book.health()
                 print(f"{h.state} heartbeat age {h.age_ns / 1e6:.1f} ms pid {h.writer_pid}")

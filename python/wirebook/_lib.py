@@ -101,9 +101,19 @@ class EventCounts(ctypes.Structure):
                 ("rings", c_uint32), ("reserved", c_uint32)]
 
 
+class RecoveryStream(ctypes.Structure):
+    _fields_ = [("venue", c_uint8), ("unit", c_uint8), ("channel", c_uint16), ("state", c_uint8),
+                ("reserved0", c_uint8 * 3), ("since_ns", c_uint64), ("gaps", c_uint64),
+                ("filled", c_uint64), ("unrecoverable", c_uint64), ("messages", c_uint64),
+                ("lost", c_uint64), ("snapshots", c_uint64), ("fills", c_uint64),
+                ("fill_p50_ns", c_uint64), ("fill_p99_ns", c_uint64), ("fill_max_ns", c_uint64),
+                ("reserved", c_uint64 * 4)]
+
+
 STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,
            "wb_venue_bbo": VenueBbo, "wb_status": Status, "wb_health": Health,
-           "wb_depth": Depth, "wb_event": Event, "wb_event_counts": EventCounts}
+           "wb_depth": Depth, "wb_event": Event, "wb_event_counts": EventCounts,
+           "wb_recovery_stream": RecoveryStream}
 
 
 def _candidates():
@@ -161,6 +171,8 @@ def load():
         "wb_events_release": (None, [B]),
         "wb_events_wait": (ctypes.c_int, [B, ctypes.c_int]),
         "wb_events_counts": (ctypes.c_int, [B, P(EventCounts)]),
+        "wb_recovery_streams": (ctypes.c_int, [B, P(RecoveryStream), ctypes.c_uint]),
+        "wb_symbol_recovering": (ctypes.c_int, [B, ctypes.c_int, ctypes.c_int, P(c_uint64)]),
         "wb_venue_name": (ctypes.c_char_p, [ctypes.c_int]),
         "wb_state_name": (ctypes.c_char_p, [ctypes.c_int]),
     }

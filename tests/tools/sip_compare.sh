@@ -82,5 +82,35 @@ check 1000 fixed
 check uniform:500:1500 uniform
 check exp:800 exp
 
+# CQS has no retransmission: each of its gaps marks the SIP view of the
+# symbols quoted through it stale until their next quote. A day with a CQS
+# packet dropped every 50: the SIP view counts as many gaps as the CQS
+# lines saw, marks symbols, and a whole day marks none.
+cqs_gaps() {
+	local name=$1; shift
+	if ! $B/wb-gen -q -p day -n 40000 --symbols 40 -s 5 --venues nasdaq,cqs "$@" -o "$T/$name.pcap" \
+		2> "$T/gen.err"; then
+		bad "$name: wb-gen failed: $(head -c 300 "$T/gen.err")"; return 1
+	fi
+	if ! $B/wirebookd --pcap "$T/$name.pcap" --feeds feeds.conf --shm "wb-sip-cqs-$$" --force \
+		--no-pin --exit-at-eof > "$T/$name.out" 2> "$T/$name.err"; then
+		bad "$name: wirebookd failed: $(tail -c 300 "$T/$name.err")"; return 1
+	fi
+	line_gaps=$(awk '$2 == "cqs" && $3 == "cqs" { g += $8 } END { print g + 0 }' "$T/$name.out")
+	view_gaps=$(sed -n 's/.*; CQS gaps \([0-9]*\), .*/\1/p' "$T/$name.out" | tail -1)
+	view_stale=$(sed -n 's/.*, symbols marked stale \([0-9]*\) .*/\1/p' "$T/$name.out" | tail -1)
+}
+if cqs_gaps cqs-gaps --gap-every 50; then
+	if [ "${line_gaps:-0}" -gt 0 ] && [ "$view_gaps" = "$line_gaps" ] && [ "${view_stale:-0}" -gt 0 ]; then
+		ok
+	else
+		bad "CQS gaps: the lines saw ${line_gaps:-?} gaps, the SIP view counted ${view_gaps:-none} and marked ${view_stale:-none} symbols stale"
+	fi
+fi
+if cqs_gaps cqs-whole; then
+	[ "${line_gaps:-1}" -eq 0 ] && [ "$view_gaps" = 0 ] && [ "$view_stale" = 0 ] && ok ||
+		bad "CQS without loss: ${line_gaps:-?} gaps, SIP view ${view_gaps:-none} gaps, ${view_stale:-none} stale"
+fi
+
 echo "sip-compare: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

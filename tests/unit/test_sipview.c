@@ -302,6 +302,109 @@ START_TEST(test_venue_books_pass_sip_events_on_unchanged)
 }
 END_TEST
 
+/* ---- CQS gaps ------------------------------------------------------------------ */
+
+/* The SIP's NBBO of symbol inst through SIP feed (WB_VENUE_SIP_CQS or _UQDF). */
+static void sip_nbbo_of(uint16_t inst, uint8_t feed, int64_t bid, int64_t ask, uint64_t t)
+{
+	struct wb_ev_nbbo n = { .bid_venue = WB_VENUE_NYSE, .ask_venue = WB_VENUE_NYSE,
+				.indicator = '4', .sides = WB_NBBO_BID_STATED | WB_NBBO_ASK_STATED };
+	struct book_update u = { .kind = BOOK_UP_SIP_NBBO, .venue = feed, .flags = WB_EVF_SIP,
+				 .instrument = inst, .price = bid, .order_count = 100,
+				 .round_lot = 100, .qty = book_sip_nbbo_pack(&n), .exch_ts = t - 50,
+				 .recv_ts = t };
+
+	u.u.ask_price = ask;
+	apply(u);
+}
+
+static void cqs_gap(uint16_t inst, uint64_t lost)
+{
+	apply((struct book_update){ .kind = BOOK_UP_SIP_GAP, .venue = WB_VENUE_SIP_CQS,
+				    .instrument = inst, .qty = lost });
+}
+
+static uint32_t sip_flags(int sym)
+{
+	struct wb_sip_view v;
+
+	ck_assert_int_eq(wb_sip_view(bk, sym, &v), WB_OK);
+	return v.flags;
+}
+
+START_TEST(test_sipview_cqs_gap_marks_its_symbols_stale_until_their_next_quote)
+{
+	superbook_add_symbol(sb, 2, "MSFT    ");
+	sip_nbbo_of(1, WB_VENUE_SIP_CQS, P(10, 0), P(10, 2), T0 + 1000);	/* AAPL through CQS */
+	sip_nbbo_of(2, WB_VENUE_SIP_UQDF, P(20, 0), P(20, 2), T0 + 1001);	/* MSFT through UQDF */
+	ck_assert_uint_eq(sip_flags(1) & WB_SIPF_STALE, 0);
+
+	cqs_gap(0, 5);
+	ck_assert_uint_eq(sip_flags(1) & WB_SIPF_STALE, WB_SIPF_STALE);
+	ck_assert_uint_eq(sip_flags(2) & WB_SIPF_STALE, 0);	/* another SIP's symbol */
+	ck_assert_uint_eq(summary().total.sip_gaps, 1);
+	ck_assert_uint_eq(summary().total.stale_marked, 1);
+	cqs_gap(0, 2);				/* already stale: counted once */
+	ck_assert_uint_eq(summary().total.sip_gaps, 2);
+	ck_assert_uint_eq(summary().total.stale_marked, 1);
+
+	sip_quote(WB_VENUE_NYSE, P(10, 0), 100, P(10, 2), 100, T0 + 2000);
+	ck_assert_uint_eq(sip_flags(1) & WB_SIPF_STALE, 0);	/* the next quote: current */
+
+	cqs_gap(2, 1);				/* a gap of one symbol marks that one */
+	ck_assert_uint_eq(sip_flags(2) & WB_SIPF_STALE, WB_SIPF_STALE);
+	ck_assert_uint_eq(sip_flags(1) & WB_SIPF_STALE, 0);
+	sip_nbbo_of(2, WB_VENUE_SIP_UQDF, P(20, 0), P(20, 3), T0 + 3000);
+	ck_assert_uint_eq(sip_flags(2) & WB_SIPF_STALE, 0);
+	ck_assert_uint_eq(summary().total.stale_marked, 2);
+}
+END_TEST
+
+START_TEST(test_venue_books_pass_a_cqs_gap_on_as_a_sip_gap)
+{
+	struct venue_books_config cfg = { .max_instruments = 16, .expected_orders = 1024, .numa_node = -1 };
+	struct venue_books *vb = venue_books_create(&cfg);
+	struct book_update out[BOOK_MAX_UPDATES_PER_EVENT];
+	struct wb_event gap = { .kind = WB_EV_GAP, .venue = WB_VENUE_SIP_CQS, .seq = 10 };
+
+	ck_assert_ptr_nonnull(vb);
+	gap.u.gap = (struct wb_ev_gap){ .first = 10, .count = 7, .reason = WB_GAP_SEQUENCE };
+	ck_assert_uint_eq(venue_books_apply(vb, &gap, out), 1);
+	ck_assert_uint_eq(out[0].kind, BOOK_UP_SIP_GAP);
+	ck_assert_uint_eq(out[0].venue, WB_VENUE_SIP_CQS);
+	ck_assert_uint_eq(out[0].instrument, 0);
+	ck_assert_uint_eq(out[0].qty, 7);
+	/* a gap being recovered is no loss (yet); UQDF's gaps are recovered */
+	gap.u.gap.reason = WB_GAP_RECOVERING;
+	ck_assert_uint_eq(venue_books_apply(vb, &gap, out), 0);
+	gap.u.gap.reason = WB_GAP_SEQUENCE;
+	gap.venue = WB_VENUE_SIP_UQDF;
+	ck_assert_uint_eq(venue_books_apply(vb, &gap, out), 0);
+	venue_books_destroy(vb);
+}
+END_TEST
+
+START_TEST(test_sipview_checksum_follows_what_the_sip_said_not_the_comparison)
+{
+	const struct sipview *sv = superbook_sipview(sb);
+	uint64_t empty = sipview_checksum(sv), quoted, compared;
+
+	sip_nbbo_of(1, WB_VENUE_SIP_CQS, P(10, 0), P(10, 2), T0 + 1000);
+	sip_quote(WB_VENUE_NASDAQ, P(10, 0), 100, P(10, 2), 100, T0 + 1001);
+	quoted = sipview_checksum(sv);
+	ck_assert_uint_ne(quoted, empty);
+	/* a direct book moving changes the comparison, not the SIP's view */
+	level(WB_VENUE_NASDAQ, WB_SIDE_BUY, P(10, 1), 100, T0 + 1002);
+	publish();
+	compared = sipview_checksum(sv);
+	ck_assert_uint_eq(compared, quoted);
+	cqs_gap(0, 1);
+	ck_assert_uint_ne(sipview_checksum(sv), quoted);	/* stale is what the SIP left us */
+	sip_quote(WB_VENUE_NASDAQ, P(10, 0), 100, P(10, 2), 200, T0 + 1003);
+	ck_assert_uint_ne(sipview_checksum(sv), quoted);	/* another size */
+}
+END_TEST
+
 /* ---- the comparison ---------------------------------------------------------- */
 
 START_TEST(test_sipview_delay_is_sip_receive_minus_direct_receive_of_the_same_bbo)
@@ -620,6 +723,9 @@ int main(void)
 	tcase_add_test(tc, test_sipview_snapshot_clear_of_a_sip_stream_empties_then_its_quotes_rebuild);
 	tcase_add_test(tc, test_sipview_sip_updates_leave_the_direct_book_and_venue_freshness_alone);
 	tcase_add_test(tc, test_venue_books_pass_sip_events_on_unchanged);
+	tcase_add_test(tc, test_sipview_cqs_gap_marks_its_symbols_stale_until_their_next_quote);
+	tcase_add_test(tc, test_venue_books_pass_a_cqs_gap_on_as_a_sip_gap);
+	tcase_add_test(tc, test_sipview_checksum_follows_what_the_sip_said_not_the_comparison);
 	tcase_add_test(tc, test_sipview_delay_is_sip_receive_minus_direct_receive_of_the_same_bbo);
 	tcase_add_test(tc, test_sipview_updates_of_one_message_are_one_direct_bbo);
 	tcase_add_test(tc, test_sipview_size_only_match_and_sip_first_are_told_apart);

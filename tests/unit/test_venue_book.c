@@ -682,9 +682,14 @@ START_TEST(test_sip_status_and_clear_leave_the_direct_book_alone)
 	ck_assert_uint_eq(out[0].u.status.state, WB_STATE_HALTED);
 	ck_assert_uint_eq(counters()->sip, sip + 2);
 	ck_assert_int_eq(venue_books_queue_position(vb, WB_VENUE_NYSE, 77, NULL, NULL), 0);
-	/* A SIP line's own gap or symbol is no book's either, and not a bad venue. */
-	ev = ev_base(WB_EV_GAP, WB_VENUE_SIP_CQS, 0);
+	/* A SIP line's own gap or symbol is no book's either, and not a bad venue;
+	 * a CQS gap (no retransmission) goes on to the SIP view, which marks
+	 * its symbols stale. */
+	ev = ev_base(WB_EV_GAP, WB_VENUE_SIP_UQDF, 0);
 	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 0);
+	ev = ev_base(WB_EV_GAP, WB_VENUE_SIP_CQS, 0);
+	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 1);
+	ck_assert_uint_eq(out[0].kind, BOOK_UP_SIP_GAP);
 	ev = ev_base(WB_EV_SYMBOL, WB_VENUE_SIP_UQDF, 4);
 	ck_assert_uint_eq(venue_books_apply(vb, &ev, out), 0);
 	ck_assert_uint_eq(counters()->bad_venue, bad);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Control of the module (ioctls) or of wirebookd (the same requests on a unix socket). */
 #include "common/control.h"
+#include "common/recovery_table.h"
 #include "feed/feed_ioc.h"
 
 #include <errno.h>
@@ -44,6 +45,7 @@ static bool known_cmd(unsigned long cmd)
 	case WB_IOC_VERSION: case WB_IOC_RING_INFO: case WB_IOC_FEED_ADD: case WB_IOC_FEED_DEL:
 	case WB_IOC_FEED_LIST: case WB_IOC_SUB_ADD: case WB_IOC_SUB_DEL: case WB_IOC_SUB_LIST:
 	case WB_IOC_STATS: case WB_IOC_STATS_RESET: case WB_IOC_TRADING_DATE:
+	case WB_IOC_RECOVERY_LIST:
 		return true;
 	default:
 		return false;
@@ -62,6 +64,10 @@ static size_t list_geometry(unsigned long cmd, void *arg, uint32_t **capacity, u
 		*capacity = &((struct wb_ioc_list *)arg)->capacity;
 		*ptr = &((struct wb_ioc_list *)arg)->entries;
 		return sizeof(struct wb_ioc_symbol);
+	case WB_IOC_RECOVERY_LIST:
+		*capacity = &((struct wb_ioc_list *)arg)->capacity;
+		*ptr = &((struct wb_ioc_list *)arg)->entries;
+		return sizeof(struct wb_ioc_recovery);
 	case WB_IOC_STATS:
 		*capacity = &((struct wb_ioc_stats *)arg)->capacity;
 		*ptr = &((struct wb_ioc_stats *)arg)->lines;
@@ -108,6 +114,25 @@ static int read_all(int fd, void *buf, size_t n)
 			return -1;
 		p += r;
 		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * Read and drop n bytes. A server that answers a request it does not know
+ * must first take its argument: closing a socket with unread bytes resets
+ * the connection, and the client sees EPIPE instead of the answer.
+ */
+static int discard(int fd, size_t n)
+{
+	char sink[512];
+
+	while (n) {
+		size_t chunk = n < sizeof(sink) ? n : sizeof(sink);
+
+		if (read_all(fd, sink, chunk))
+			return -1;
+		n -= chunk;
 	}
 	return 0;
 }
@@ -269,6 +294,7 @@ static const char *cmd_name(unsigned long cmd)
 	case WB_IOC_SUB_LIST: return "list";
 	case WB_IOC_STATS: return "stats";
 	case WB_IOC_STATS_RESET: return "stats reset";
+	case WB_IOC_RECOVERY_LIST: return "recovery";
 	default: return "unknown";
 	}
 }
@@ -427,6 +453,8 @@ static void serve_one(int fd, wb_control_handler handler, void *ctx)
 	size = _IOC_SIZE(h.cmd);
 	memset(&arg, 0, sizeof(arg));
 	if (!known_cmd(h.cmd) || size > sizeof(arg)) {
+		if (discard(fd, size))
+			return;
 		h.status = -ENOTTY;
 		h.extra = 0;
 		write_all(fd, &h, sizeof(h));
@@ -558,6 +586,28 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 	case WB_IOC_STATS_RESET:
 		feed_ioc_stats_reset(e);
 		return 0;
+	case WB_IOC_RECOVERY_LIST: {
+		struct wb_ioc_list *l = arg;
+		struct wb_ioc_recovery *out = (struct wb_ioc_recovery *)(uintptr_t)l->entries;
+		struct feed_recovery_stream *all = NULL;
+		int n;
+
+		if (l->capacity) {
+			all = calloc(l->capacity, sizeof(*all));
+			if (!all)
+				return -ENOMEM;
+		}
+		n = feed_recovery_list(e, all, (int)l->capacity, true);
+		for (int i = 0; i < n && (uint32_t)i < l->capacity; i++) {
+			feed_ioc_recovery(e, &all[i], &out[i]);
+			recovery_client_fill_times(ce->recovery, out[i].venue, out[i].channel,
+						   &out[i].fills, &out[i].fill_p50_ns,
+						   &out[i].fill_p99_ns, &out[i].fill_max_ns);
+		}
+		free(all);
+		l->count = (uint32_t)n;
+		return 0;
+	}
 	case WB_IOC_TRADING_DATE:
 		return feed_ioc_errno(feed_ioc_trading_date(e, arg));
 	default:

@@ -77,9 +77,12 @@ int wb_control_serve(int listen_fd, wb_control_handler handler, void *ctx);
 
 /* A handler for a user-space feed engine (the caller serializes it with
  * its packet path, e.g. by serving between batches). ring may be NULL. */
+struct recovery_client;
 struct wb_control_engine {
 	struct feed_engine *engine;
 	const struct wb_ring_prod_page *ring;	/* for the stats' ring counters */
+	/* WB_IOC_RECOVERY_LIST's fill times from this client, when not NULL */
+	const struct recovery_client *recovery;
 };
 int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg);
 

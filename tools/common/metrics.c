@@ -413,3 +413,109 @@ void metrics_render_book(FILE *f, const struct wb_shm_header *h)
 				feed_venue_name(v), now > t ? (double)(now - t) / 1e9 : 0.0);
 	}
 }
+
+/* The table under its seqlock; 0 streams when there is none or it stays busy. */
+static uint32_t recovery_snapshot(const struct wb_shm_header *h, struct wb_recovery_stream *out)
+{
+	const struct wb_shm_recovery *t;
+
+	if (!h->recovery_offset)
+		return 0;
+	t = (const struct wb_shm_recovery *)((const char *)h + h->recovery_offset);
+	for (int tries = 0; tries < 1000; tries++) {
+		uint64_t seq = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
+		uint32_t n;
+
+		if (seq & 1)
+			continue;
+		n = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
+		if (n > WB_RECOVERY_STREAMS)
+			n = WB_RECOVERY_STREAMS;
+		memcpy(out, t->stream, n * sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&t->seq, __ATOMIC_RELAXED) == seq)
+			return n;
+	}
+	return 0;
+}
+
+void metrics_render_recovery(FILE *f, const struct wb_shm_header *h)
+{
+	static const struct {
+		const char *name, *type, *help;
+		size_t off;
+	} fam[] = {
+		{ "wirebook_recovery_gaps_total", "counter",
+		  "Recoveries begun per stream (holes to fill, late joins)",
+		  offsetof(struct wb_recovery_stream, gaps) },
+		{ "wirebook_recovery_filled_total", "counter",
+		  "Recoveries that got every message", offsetof(struct wb_recovery_stream, filled) },
+		{ "wirebook_recovery_unrecoverable_total", "counter",
+		  "Recoveries that ended with messages lost",
+		  offsetof(struct wb_recovery_stream, unrecoverable) },
+		{ "wirebook_recovery_messages_total", "counter", "Messages recovered",
+		  offsetof(struct wb_recovery_stream, messages) },
+		{ "wirebook_recovery_lost_messages_total", "counter",
+		  "Messages given up (refused, too old, buffer full)",
+		  offsetof(struct wb_recovery_stream, lost) },
+		{ "wirebook_recovery_snapshots_total", "counter", "Snapshots applied",
+		  offsetof(struct wb_recovery_stream, snapshots) },
+		{ "wirebook_recovery_fills_total", "counter",
+		  "Fill times measured (the stream's venue and channel)",
+		  offsetof(struct wb_recovery_stream, fills) },
+	};
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} fill[] = {
+		{ "wirebook_recovery_fill_p50_seconds", "Median fill time, gap to in sequence (upper bound of its bucket)",
+		  offsetof(struct wb_recovery_stream, fill_p50_ns) },
+		{ "wirebook_recovery_fill_p99_seconds", "99th percentile fill time (upper bound of its bucket)",
+		  offsetof(struct wb_recovery_stream, fill_p99_ns) },
+		{ "wirebook_recovery_fill_max_seconds", "Longest fill time",
+		  offsetof(struct wb_recovery_stream, fill_max_ns) },
+	};
+	struct wb_recovery_stream *r = calloc(WB_RECOVERY_STREAMS, sizeof(*r));
+	uint32_t n = r ? recovery_snapshot(h, r) : 0;
+	char labels[WB_RECOVERY_STREAMS][64];
+
+	for (uint32_t i = 0; i < n; i++)
+		snprintf(labels[i], sizeof(labels[i]), "{venue=\"%s\",channel=\"%u\",unit=\"%u\"}",
+			 feed_venue_name(r[i].venue), r[i].channel, r[i].unit);
+	for (size_t k = 0; n && k < sizeof(fam) / sizeof(fam[0]); k++) {
+		metrics_family(f, fam[k].name, fam[k].type, fam[k].help);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(f, "%s%s %" PRIu64 "\n", fam[k].name, labels[i],
+				*(const uint64_t *)((const char *)&r[i] + fam[k].off));
+	}
+	for (size_t k = 0; n && k < sizeof(fill) / sizeof(fill[0]); k++) {
+		metrics_family(f, fill[k].name, "gauge", fill[k].help);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(f, "%s%s %.9f\n", fill[k].name, labels[i],
+				(double)*(const uint64_t *)((const char *)&r[i] + fill[k].off) / 1e9);
+	}
+	if (n) {
+		metrics_family(f, "wirebook_recovery_recovering", "gauge",
+			       "1 while the stream is recovering (its books behind or being rebuilt)");
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(f, "wirebook_recovery_recovering%s %d\n", labels[i], r[i].state != 0);
+		metrics_family(f, "wirebook_recovery_since_seconds", "gauge",
+			       "Receive time (seconds since the epoch) the current recovery began; 0: none");
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(f, "wirebook_recovery_since_seconds%s %.9f\n", labels[i],
+				(double)r[i].since_ns / 1e9);
+	}
+	free(r);
+	if (h->sipstats_offset) {
+		const struct wb_shm_sipstats *ss =
+			(const struct wb_shm_sipstats *)((const char *)h + h->sipstats_offset);
+
+		metrics_family(f, "wirebook_sip_cqs_gaps_total", "counter",
+			       "CQS sequence gaps (no retransmission: the SIP view goes stale)");
+		fprintf(f, "wirebook_sip_cqs_gaps_total %" PRIu64 "\n", rd(&ss->summary.total.sip_gaps));
+		metrics_family(f, "wirebook_sip_stale_marked_total", "counter",
+			       "Symbols whose SIP view a CQS gap marked stale (until their next quote)");
+		fprintf(f, "wirebook_sip_stale_marked_total %" PRIu64 "\n",
+			rd(&ss->summary.total.stale_marked));
+	}
+}

@@ -54,4 +54,11 @@ void metrics_render_ring(FILE *f, const struct wb_ring_prod_page *ring);
 /* The published book: health, heartbeat age, per-venue data age and gaps. */
 void metrics_render_book(FILE *f, const struct wb_shm_header *h);
 
+/*
+ * Gap recovery per stream (labels venue, channel, unit) from the book's
+ * recovery table (nothing when wirebookd runs without --recovery), and the
+ * SIP view's CQS gaps and the symbols they marked stale.
+ */
+void metrics_render_recovery(FILE *f, const struct wb_shm_header *h);
+
 #endif /* WIREBOOK_TOOLS_METRICS_H */

@@ -1036,9 +1036,10 @@ void recovery_client_print(const struct recovery_client *c, FILE *f)
 			fprintf(f, "in sequence");
 		}
 		fprintf(f, "; gaps %" PRIu64 ", filled %" PRIu64 ", unrecoverable %" PRIu64
-			", messages recovered %" PRIu64 ", lost %" PRIu64 "; requests %" PRIu64
-			", retries %" PRIu64 ", replies %" PRIu64, t.gaps, t.filled,
-			t.unrecoverable, t.messages, t.lost, t.requests, t.retries, t.replies);
+			", messages recovered %" PRIu64 ", lost %" PRIu64 ", snapshots %" PRIu64
+			"; requests %" PRIu64 ", retries %" PRIu64 ", replies %" PRIu64, t.gaps,
+			t.filled, t.unrecoverable, t.messages, t.lost, t.snapshots, t.requests,
+			t.retries, t.replies);
 		if (c->svc[i].conf.kind == RECOVERY_GRP)
 			fprintf(f, "; refused %" PRIu64 ", deferred %" PRIu64 "; session %s, connects %"
 				PRIu64 ", disconnects %" PRIu64 ", logins refused %" PRIu64

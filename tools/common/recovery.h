@@ -149,12 +149,12 @@ void recovery_client_print(const struct recovery_client *c, FILE *f);
 struct recovery_totals {
 	int venue, channel;
 	uint64_t gaps, filled, unrecoverable, messages, lost;
+	uint64_t snapshots;	/* snapshots applied (the engine's count) */
 	uint64_t requests, retries, replies, given_up;
 	uint64_t refused;	/* ranges the service refused for good (grp: O, D, C, I) */
 	uint64_t deferred;	/* refused for now (grp: M, S, U), asked again */
 	uint64_t connects, disconnects, logins_refused;	/* grp session */
 	uint64_t fills, fill_p50_ns, fill_p99_ns, fill_max_ns;
-	uint64_t snapshots;	/* snapshots the engine applied (glimpse) */
 	bool recovering;
 	uint64_t recovering_for_ns;	/* how long the current recovery has been on */
 };
