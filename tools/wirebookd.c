@@ -900,8 +900,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)venue_books_checksum(builder_venue_books(d.builder)),
 	       (unsigned long long)superbook_checksum(builder_superbook(d.builder)));
 	/* The SIP's view as the SIP stated it, not the comparison with it. */
-	printf("books: checksum sip-view %016llx\n",
-	       (unsigned long long)sipview_checksum(superbook_sipview(builder_superbook(d.builder))));
+	printf("books: checksum sip-view %016llx, sip-view state %016llx\n",
+	       (unsigned long long)sipview_checksum(superbook_sipview(builder_superbook(d.builder))),
+	       (unsigned long long)sipview_state_checksum(
+		       superbook_sipview(builder_superbook(d.builder))));
 	if (d.latency) {
 		uint64_t dropped = 0, written = latency_log_close(d.latency, &dropped);
 

@@ -781,19 +781,20 @@ int sipview_apply(struct sipview *sv, const struct book_update *u)
 
 /* ---- checksum ------------------------------------------------------------------------- */
 
-static uint64_t sv_checksum_quote(uint64_t h, const struct wb_sip_quote *q)
+static uint64_t sv_checksum_quote(uint64_t h, const struct wb_sip_quote *q, int with_counts)
 {
 	h = book_checksum_mix(h, (uint64_t)q->bid_price);
 	h = book_checksum_mix(h, (uint64_t)q->ask_price);
 	h = book_checksum_mix(h, (uint64_t)q->bid_qty << 32 | q->ask_qty);
 	h = book_checksum_mix(h, q->exch_ts);
 	h = book_checksum_mix(h, q->sip_ts);
-	h = book_checksum_mix(h, q->quotes);
+	if (with_counts)
+		h = book_checksum_mix(h, q->quotes);
 	return book_checksum_mix(h, (uint64_t)(uint8_t)q->condition << 24 | (uint64_t)q->flags << 16 |
 				    (uint64_t)q->feed << 8 | q->state);
 }
 
-uint64_t sipview_checksum(const struct sipview *sv)
+static uint64_t sv_sum(const struct sipview *sv, int with_updates)
 {
 	/* What the SIP said, not what was measured against it: the
 	 * comparison (COVERED, DISAGREE, episodes, delays) and the receive
@@ -808,7 +809,8 @@ uint64_t sipview_checksum(const struct sipview *sv)
 		if (!sv->sym[i].active)
 			continue;
 		h = book_checksum_mix(h, i);
-		h = book_checksum_mix(h, v->updates);
+		if (with_updates)
+			h = book_checksum_mix(h, v->updates);
 		h = book_checksum_mix(h, (uint64_t)v->quotes_present << 32 | (v->flags & said));
 		h = book_checksum_mix(h, (uint64_t)n->bid_price);
 		h = book_checksum_mix(h, (uint64_t)n->ask_price);
@@ -826,7 +828,17 @@ uint64_t sipview_checksum(const struct sipview *sv)
 		h = book_checksum_mix(h, (uint64_t)v->status.state << 24 |
 					 (uint64_t)(uint8_t)v->status.raw_state << 16 | v->status.venue);
 		for (uint32_t m = v->quotes_present; m; m &= m - 1)
-			h = sv_checksum_quote(h, &v->quote[__builtin_ctz(m)]);
+			h = sv_checksum_quote(h, &v->quote[__builtin_ctz(m)], with_updates);
 	}
 	return h;
+}
+
+uint64_t sipview_checksum(const struct sipview *sv)
+{
+	return sv_sum(sv, 1);
+}
+
+uint64_t sipview_state_checksum(const struct sipview *sv)
+{
+	return sv_sum(sv, 0);
 }

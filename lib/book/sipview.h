@@ -59,5 +59,10 @@ void sipview_prefetch(const struct sipview *sv, uint16_t instrument, uint8_t ven
  * checksums (lib/book/checksum.h). Call with the SIP view's thread idle.
  */
 uint64_t sipview_checksum(const struct sipview *sv);
+/*
+ * The same without the update and quote counts: the state a snapshot restores (a
+ * late join's view equals the whole day's, though fewer updates built it).
+ */
+uint64_t sipview_state_checksum(const struct sipview *sv);
 
 #endif /* WIREBOOK_SIPVIEW_H */

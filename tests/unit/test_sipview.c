@@ -405,6 +405,23 @@ START_TEST(test_sipview_checksum_follows_what_the_sip_said_not_the_comparison)
 }
 END_TEST
 
+/* The state sum leaves out how many updates built the view, nothing else. */
+START_TEST(test_sipview_state_checksum_ignores_the_update_count_only)
+{
+	const struct sipview *sv = superbook_sipview(sb);
+	uint64_t all, state;
+
+	sip_quote(WB_VENUE_NASDAQ, P(10, 0), 100, P(10, 2), 100, T0 + 1001);
+	all = sipview_checksum(sv);
+	state = sipview_state_checksum(sv);
+	sip_quote(WB_VENUE_NASDAQ, P(10, 0), 100, P(10, 2), 100, T0 + 1001);	/* again */
+	ck_assert_uint_ne(sipview_checksum(sv), all);
+	ck_assert_uint_eq(sipview_state_checksum(sv), state);
+	sip_quote(WB_VENUE_NASDAQ, P(10, 0), 100, P(10, 2), 300, T0 + 1001);
+	ck_assert_uint_ne(sipview_state_checksum(sv), state);
+}
+END_TEST
+
 /* ---- the comparison ---------------------------------------------------------- */
 
 START_TEST(test_sipview_delay_is_sip_receive_minus_direct_receive_of_the_same_bbo)
@@ -726,6 +743,7 @@ int main(void)
 	tcase_add_test(tc, test_sipview_cqs_gap_marks_its_symbols_stale_until_their_next_quote);
 	tcase_add_test(tc, test_venue_books_pass_a_cqs_gap_on_as_a_sip_gap);
 	tcase_add_test(tc, test_sipview_checksum_follows_what_the_sip_said_not_the_comparison);
+	tcase_add_test(tc, test_sipview_state_checksum_ignores_the_update_count_only);
 	tcase_add_test(tc, test_sipview_delay_is_sip_receive_minus_direct_receive_of_the_same_bbo);
 	tcase_add_test(tc, test_sipview_updates_of_one_message_are_one_direct_bbo);
 	tcase_add_test(tc, test_sipview_size_only_match_and_sip_first_are_told_apart);
