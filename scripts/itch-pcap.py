@@ -3,9 +3,13 @@
 
   itch-pcap.py points PCAP            the sequences of the day's landmarks:
                                       "system_S Q M halt resume last" (0: none)
-  itch-pcap.py cut PCAP OUT SEQ       the capture from the first packet whose
+  itch-pcap.py cut PCAP OUT SEQ [PORT]
+                                      the capture from the first packet whose
                                       sequence is SEQ or more (a process started
-                                      then sees that; A and B lines alike)
+                                      then sees that; A and B lines alike); with
+                                      PORT, the first such packet to that UDP port
+                                      (one Mold stream of several: UQDF beside ITCH)
+  itch-pcap.py last PCAP PORT         the last sequence of the Mold stream to PORT
   itch-pcap.py head PCAP OUT SEQ      the capture before that packet (the rest of
                                       what cut leaves out)
   itch-pcap.py halt PCAP OUT AT RESUME
@@ -87,14 +91,21 @@ def points(path):
     print(sys_s, q, m, halt, resume, last)
 
 
-def cut(path, out, seq, before=False):
+def dst_port(rec):
+    ip = 16 + 14
+    ihl = (rec[ip] & 0x0F) * 4
+    return struct.unpack_from(">H", rec, ip + ihl + 2)[0]
+
+
+def cut(path, out, seq, before=False, port=None):
     head, recs = records(path)
     with open(out, "wb") as f:
         f.write(head)
         started = False
         for r in recs:
             mo = mold(r)
-            started = started or (mo and mo[2] not in (0, 0xFFFF) and mo[1] >= seq)
+            started = started or (mo and mo[2] not in (0, 0xFFFF) and mo[1] >= seq and
+                                  (port is None or dst_port(r) == port))
             if started != before:
                 f.write(r)
 
@@ -168,8 +179,14 @@ def main():
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "points" and len(sys.argv) == 3:
         points(sys.argv[2])
-    elif cmd == "cut" and len(sys.argv) == 5:
-        cut(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif cmd == "cut" and len(sys.argv) in (5, 6):
+        cut(sys.argv[2], sys.argv[3], int(sys.argv[4]),
+            port=int(sys.argv[5]) if len(sys.argv) == 6 else None)
+    elif cmd == "last" and len(sys.argv) == 4:
+        port = int(sys.argv[3])
+        print(max((mo[1] + mo[2] - 1 for r in records(sys.argv[2])[1]
+                   for mo in [mold(r)] if mo and mo[2] not in (0, 0xFFFF) and
+                   dst_port(r) == port), default=0))
     elif cmd == "head" and len(sys.argv) == 5:
         cut(sys.argv[2], sys.argv[3], int(sys.argv[4]), before=True)
     elif cmd == "halt" and len(sys.argv) == 6:
