@@ -63,3 +63,55 @@ books itch-halted-whole "$T/itch-halted.pcap" || exit 1
 start_server nasdaq "" "$T/itch-halted.pcap" || exit 1
 late_join late-join-after-halt "$T/itch-halted.pcap" itch-halted-whole $(((halt + resume) / 2)) \
 	"nasdaq mold 127.0.0.1:$port" || exit 1
+
+# ---- UQDF: late join by the UTP Snap-Shot (utpsnap) ----------------------
+# Called by scripts/recovery.sh's UQDF part, which gives the day
+# $T/uqdf-whole.pcap, its whole run $T/uqdf-whole.out (the day's symbols
+# subscribed in one order, BOOKS_EXTRA), the Mold servers' lines in
+# $T/uqdf.conf (Nasdaq's, then UQDF's) and $uqdf_channel. wirebookd starts
+# half way through the UQDF channel's day (the capture cut at its first
+# packet from there; Nasdaq's ITCH is cut at the same moment and re-requested
+# from its first sequence); UQDF is taken by snapshot: wb-recoveryd
+# --service utpsnap serves the SIP state after UQDF message join + 64. The
+# venue books, the super-book and the SIP view's state (its checksum
+# without the update counts, which a snapshot does not restore) must end
+# equal to the whole day's.
+late_join_uqdf() {
+	local name=late-join-mid-day uqdf_port last join at line snap gaps filled unrec snaps verdict
+	local stream="uqdf${uqdf_channel:+/$uqdf_channel}"
+	uqdf_port=$(awk '$2 == "uqdf" && $3 == "uqdf" { sub(".*:", "", $1); print $1; exit }' "$FEEDS")
+	last=$(python3 scripts/itch-pcap.py last "$T/uqdf-whole.pcap" "$uqdf_port") || return 1
+	join=$((last / 2))
+	at=$((join + SNAPSHOT_LEAD))
+	python3 scripts/itch-pcap.py cut "$T/uqdf-whole.pcap" "$T/uqdf-$name.pcap" "$join" \
+		"$uqdf_port" || return 1
+	start_server uqdf "$uqdf_channel" "$T/uqdf-whole.pcap" --service utpsnap --snapshot-at "$at" \
+		--user WB0001 --password utpsnap || return 1
+	{ cat "$T/uqdf.conf"
+	  echo "uqdf utpsnap 127.0.0.1:$port${uqdf_channel:+ channel=$uqdf_channel} user=WB0001 password=utpsnap"
+	} > "$T/uqdf-$name.conf"
+	books "uqdf-$name" "$T/uqdf-$name.pcap" "$T/uqdf-$name.conf" || return 1
+	line=$(grep "^recovery $stream (" "$T/uqdf-$name.out" | tail -1)
+	snap=$(grep "^recovery $stream snapshot (" "$T/uqdf-$name.out" | tail -1)
+	gaps=$(sed -n 's/.*; gaps \([0-9]*\),.*/\1/p' <<< "$line")
+	filled=$(sed -n 's/.*, filled \([0-9]*\),.*/\1/p' <<< "$line")
+	unrec=$(sed -n 's/.*, unrecoverable \([0-9]*\),.*/\1/p' <<< "$line")
+	snaps=$(sed -n 's/.*; snapshots \([0-9]*\),.*/\1/p' <<< "$snap")
+	uqdf_sums() {
+		sed -n -e 's/^books: checksum venue books \([0-9a-f]*\), super-book \([0-9a-f]*\)$/\1 \2/p' \
+			-e 's/^books: checksum sip-view [0-9a-f]*, sip-view state \([0-9a-f]*\)$/\1/p' "$1" |
+			paste -sd' '
+	}
+	if [ -n "$(uqdf_sums "$T/uqdf-whole.out")" ] &&
+	   [ "$(uqdf_sums "$T/uqdf-whole.out")" = "$(uqdf_sums "$T/uqdf-$name.out")" ]; then
+		verdict=identical
+	else
+		verdict=DIFFERENT; failed=1
+	fi
+	echo "recovery uqdf $name gaps=$gaps filled=$filled unrecoverable=$unrec books=$verdict"
+	echo "  joined at $join, snapshot after $at: snapshots ${snaps:-0}, $(sed -n 's/.*; snapshots [0-9]*, \(messages [0-9]*\).*snapshot time \(.*\)$/\1, snapshot time \2/p' <<< "$snap")"
+	if [ "${snaps:-0}" -ne 1 ] || [ "${gaps:-0}" -eq 0 ] || [ "$gaps" != "$filled" ] ||
+	   [ "${unrec:-1}" -ne 0 ]; then
+		failed=1
+	fi
+}

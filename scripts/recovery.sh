@@ -291,6 +291,7 @@ for rate in $RATES; do
 		failed=1
 	fi
 done
+late_join_uqdf || exit 1	# scripts/recovery-late-join.sh
 stop_servers
 
 [ $failed -eq 0 ] || { echo "recovery: FAILED" >&2; exit 1; }
