@@ -11,7 +11,7 @@
 #
 # then the fill times. ITCH and UQDF use the MoldUDP64 re-request, PITCH
 # the Cboe Gap Request Proxy, XDP the NYSE Request Server (Retransmission
-# Requests); ITCH late joins also a GLIMPSE snapshot
+# Requests); ITCH late joins also a GLIMPSE snapshot, UQDF a UTP Snap-Shot
 # (scripts/recovery-late-join.sh). Feeds whose recovery is not built yet say so.
 # Fails when a recovered day's books differ, a gap stayed unrecovered, or
 # the loss made no gap at all (nothing was tested).
