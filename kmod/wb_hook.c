@@ -23,17 +23,6 @@
 
 #include "wb.h"
 
-/* recv_ts strictly increasing across rings: the readers' merge key. */
-static u64 wb_next_recv_ts(void)
-{
-	u64 now = ktime_get_real_ns();
-
-	if (now <= wb.last_recv_ts)
-		now = wb.last_recv_ts + 1;
-	wb.last_recv_ts = now;
-	return now;
-}
-
 /*
  * A packet held behind a hole waits for the other line at most the
  * engine's hold time; when the stream then goes quiet, nothing else would

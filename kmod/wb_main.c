@@ -68,9 +68,37 @@ void wb_engine_lock(void)
 	spin_lock_bh(&wb.lock);
 }
 
+/* recv_ts strictly increasing across rings: the readers' merge key. */
+u64 wb_next_recv_ts(void)
+{
+	u64 now = ktime_get_real_ns();
+
+	if (now <= wb.last_recv_ts)
+		now = wb.last_recv_ts + 1;
+	wb.last_recv_ts = now;
+	return now;
+}
+
+/* The control ring's events since its last publish get one time, taken now. */
+static bool wb_ctl_ring_restamp_publish(void)
+{
+	struct wb_ring_producer *prod = &wb_ctl_ring()->prod;
+	u64 ts = wb_next_recv_ts(), i;
+
+	for (i = prod->published; i != prod->head; i++)
+		prod->slots[i & prod->mask].recv_ts = ts;
+	return wb_ring_producer_publish(prod);
+}
+
 void wb_engine_unlock(void)
 {
+	bool wake = false;
+
+	if (unlikely(wb.ctl_restamp))
+		wake = wb_ctl_ring_restamp_publish();
 	spin_unlock_bh(&wb.lock);
+	if (wake)
+		wake_up_interruptible(&wb.readers);
 }
 
 /* Caller holds wb_ctl_mutex. */
@@ -148,7 +176,7 @@ static int wb_rings_alloc(void)
 	u64 now = ktime_get_real_ns();
 	unsigned int i;
 
-	wb.ring_count = nr_cpu_ids;
+	wb.ring_count = nr_cpu_ids + 1;	/* one per CPU, and the control path's */
 	wb.ring_slots = ring_slots;
 	wb.ring_bytes = wb_ring_bytes(ring_slots);
 	wb.ring_stride = PAGE_ALIGN(wb.ring_bytes);
