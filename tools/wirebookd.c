@@ -74,6 +74,9 @@ struct wbd {
 	struct wb_control kctl;		/* --kernel with --metrics: the module's stats */
 	struct wb_ioc_line_stats metrics_lines[FEED_MAX_LINES];
 	struct recovery_client *rec;	/* --recovery, or NULL */
+	pthread_mutex_t rec_lock;	/* --kernel: the recovery thread's poll vs. the stats */
+	pthread_t rec_thread;		/* --kernel --recovery */
+	int rec_thread_started;
 	int rec_eof;			/* the file ended; fills may still come */
 	uint64_t rec_eof_deadline;
 	uint32_t rec_venues;		/* published as the book's recovering_venues */
@@ -132,7 +135,8 @@ static void usage(FILE *f)
 "                       (recovery.conf: VENUE SERVICE HOST:PORT [channel=N]\n"
 "                       [timeout=MS] [retries=N]; SERVICE mold: MoldUDP64\n"
 "                       re-request). A file source waits for its fills; at its\n"
-"                       end, at most 10 s for the last ones\n"
+"                       end, at most 10 s for the last ones. With --kernel the\n"
+"                       module's streams are recovered (the module's feed map)\n"
 "  --help\n"
 "\n"
 "\n"
@@ -258,6 +262,37 @@ static int wbd_pump(struct wbd *d)
 	return rc;
 }
 
+/*
+ * --kernel --recovery: the module decodes, so the client has a thread of
+ * its own, off the builder's: it reads which of the module's streams wait
+ * for what, asks their services, and hands the replies to the module,
+ * whose rings then carry the stream's events in sequence. It naps 100 us
+ * while a stream recovers, 1 ms otherwise.
+ */
+static void *recovery_thread_main(void *arg)
+{
+	struct wbd *d = arg;
+
+	while (!g_stop) {
+		struct timespec nap = { 0, 1000000 };
+		uint32_t venues;
+
+		pthread_mutex_lock(&d->rec_lock);
+		recovery_client_poll(d->rec, mono_ns(), wall_ns(), NULL);
+		if (recovery_client_busy(d->rec, NULL))
+			nap.tv_nsec = 100000;
+		venues = recovery_client_recovering_venues(d->rec);
+		pthread_mutex_unlock(&d->rec_lock);
+		if (venues != d->rec_venues) {
+			/* Readers see the book as recovering (wb_health) while a venue waits. */
+			d->rec_venues = venues;
+			superbook_set_recovering(builder_superbook(d->builder), venues);
+		}
+		nanosleep(&nap, NULL);
+	}
+	return NULL;
+}
+
 /* Thread 1's pump (inline mode): decode a few packets, publish. */
 static int pump_inline(void *arg)
 {
@@ -372,8 +407,11 @@ static void print_stats(struct wbd *d, double elapsed)
 	if (rd(&sc->sip))
 		printf("sip view: updates %llu, dropped %llu (lost while its thread was behind)\n",
 		       (unsigned long long)rd(&sc->sip), (unsigned long long)rd(&sc->sip_dropped));
-	if (d->rec)
+	if (d->rec) {
+		pthread_mutex_lock(&d->rec_lock);
 		recovery_client_print(d->rec, stdout);
+		pthread_mutex_unlock(&d->rec_lock);
+	}
 	fflush(stdout);
 }
 
@@ -533,6 +571,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	memset(&d, 0, sizeof(d));
+	pthread_mutex_init(&d.rec_lock, NULL);
 	d.control_fd = -1;
 	d.kctl.fd = -1;
 	memset(&bcfg, 0, sizeof(bcfg));
@@ -648,11 +687,6 @@ int main(int argc, char **argv)
 			"(no --daemon); --control serves user-space sources\n");
 		return 2;
 	}
-	if (recovery && kernel) {
-		fprintf(stderr, "wirebookd: --recovery: not yet with --kernel (the module's gaps "
-			"are not recovered in user space yet)\n");
-		return 2;
-	}
 	if (speed > 0 && !pcap) {
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
 		return 2;
@@ -698,7 +732,23 @@ int main(int argc, char **argv)
 			fprintf(stderr, "wirebookd: --recovery: %s\n", err);
 			return 1;
 		}
-		d.rec = recovery_client_create(d.engine, rent, nrent, recovery, err, sizeof(err));
+		struct recovery_target target;
+
+		if (kernel) {
+			if (d.source_thread) {
+				fprintf(stderr, "wirebookd: --recovery with --kernel --source-thread: not "
+					"supported (the rings are read in place)\n");
+				return 2;
+			}
+			if (recovery_target_kernel(&target, kernel_dev, err, sizeof(err)) < 0) {
+				fprintf(stderr, "wirebookd: --recovery: %s\n", err);
+				return 1;
+			}
+		} else {
+			recovery_target_engine(&target, d.engine);
+		}
+		d.rec = recovery_client_create_target(&target, rent, nrent, recovery, err,
+						      sizeof(err));
 		if (!d.rec) {
 			fprintf(stderr, "wirebookd: --recovery: %s\n", err);
 			return 1;
@@ -812,6 +862,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: cannot start the builder threads: %s\n", strerror(-rc));
 		return 1;
 	}
+	if (kernel && d.rec) {
+		if (pthread_create(&d.rec_thread, NULL, recovery_thread_main, &d)) {
+			fprintf(stderr, "wirebookd: cannot start the recovery thread\n");
+			return 1;
+		}
+		d.rec_thread_started = 1;
+	}
 	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s'\n", ops->name,
 		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch : iface,
 		bcfg.shm.shm_name, subs);
@@ -854,6 +911,8 @@ int main(int argc, char **argv)
 	g_stop = 1;
 	if (d.source_thread)
 		pthread_join(src_th, NULL);
+	if (d.rec_thread_started)
+		pthread_join(d.rec_thread, NULL);
 	metrics_stop(metrics);	/* before the counters it reads go away */
 	wb_control_close(&d.kctl);
 	builder_stop(d.builder);

@@ -4,7 +4,8 @@
 # Prints one "VMTEST PASS|FAIL|SKIP <scenario> <detail>" line per scenario.
 # "vmtest.only=a,b" on the kernel command line runs only those scenarios.
 # Layout of the initramfs: /bin (busybox applets), /usr/sbin/ip,
-# /usr/bin/tcpreplay, /wb/{wb-subscribe,vm-read,vm-gso-send,wirebookd,wb-book,wb-kread},
+# /usr/bin/tcpreplay, /wb/{wb-subscribe,vm-read,vm-gso-send,wirebookd,wb-book,wb-kread,
+# wb-recoveryd},
 # /mod/*.ko, /data/*.
 IP=/usr/sbin/ip
 SUB=/wb/wb-subscribe
@@ -411,6 +412,75 @@ scenario_books() {
 	fi
 }
 
+# Gap recovery in kernel mode: a Nasdaq day that lost 1 % of its packets on
+# both lines goes through the module, whose stream waits behind each hole
+# while wirebookd --kernel --recovery gets the missing packets from
+# wb-recoveryd (serving the whole day on loopback) and hands them to the
+# module. The books must be the whole day's as wirebookd --pcap built them.
+scenario_recovery() {
+	if ! [ -x /wb/wb-recoveryd ] || ! [ -s $D/expected-rec-books.txt ]; then
+		skip recovery "wb-recoveryd or the host's books are missing"
+		return
+	fi
+	if cmp -s $D/expected-rec-books.txt $D/lossy-rec-books.txt; then
+		fail recovery "the lossy day's books equal the whole day's without recovery: nothing to recover"
+		return
+	fi
+	if ! load ifaces=wbrx || ! configure; then
+		fail recovery "could not load"
+		return
+	fi
+	/wb/wb-recoveryd --pcap $D/rec-whole.pcap --venue nasdaq --listen 127.0.0.1:0 \
+		--feeds $D/feeds.conf 2>$T/recoveryd.log &
+	server=$!
+	port=
+	i=0
+	while [ $i -lt 100 ] && [ -z "$port" ]; do
+		usleep 100000
+		port=$(sed -n 's/.*serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' $T/recoveryd.log)
+		i=$((i + 1))
+	done
+	if [ -z "$port" ]; then
+		fail recovery "wb-recoveryd did not start: $(cat $T/recoveryd.log)"
+		kill $server 2>/dev/null
+		return
+	fi
+	echo "nasdaq mold 127.0.0.1:$port" >$T/recovery.conf
+	/wb/wirebookd --kernel --recovery $T/recovery.conf --feeds $D/feeds.conf --no-pin \
+		--shm vmrec --force --expected-orders 100000 >$T/wirebookd-rec.log 2>&1 &
+	wbd=$!
+	usleep 500000
+	replay 0 $D/rec-lossy.pcap
+	# Until the daemon has consumed every ring and no stream waits, at most 20 s.
+	i=0
+	while [ $i -lt 100 ]; do
+		usleep 200000
+		i=$((i + 1))
+		awk 'NR > 1 && $3 != $4 { busy = 1 } END { exit busy }' /proc/wirebook/rings || continue
+		[ -e /dev/shm/vmrec ] && /wb/wb-book --shm vmrec --once AAPL 2>&1 | grep -q RECOVERING || break
+	done
+	usleep 500000
+	/wb/wb-book --shm vmrec --once --depth 5 $(cat $D/book-symbols.txt) 2>&1 |
+		sed 's/ updates [0-9]*//' >$T/rec-books.txt
+	kill $wbd
+	wait $wbd 2>/dev/null
+	kill $server
+	wait $server 2>/dev/null
+	line=$(grep '^recovery nasdaq (' $T/wirebookd-rec.log | tail -1)
+	gaps=$(echo "$line" | sed -n 's/.*; gaps \([0-9]*\),.*/\1/p')
+	filled=$(echo "$line" | sed -n 's/.*, filled \([0-9]*\),.*/\1/p')
+	unrec=$(echo "$line" | sed -n 's/.*, unrecoverable \([0-9]*\),.*/\1/p')
+	if cmp -s $T/rec-books.txt $D/expected-rec-books.txt && [ "${gaps:-0}" -gt 0 ] &&
+	   [ "$gaps" = "$filled" ] && [ "$unrec" = 0 ] && unload && kernel_clean; then
+		pass recovery "wirebookd --kernel --recovery over a 1 % lossy replay: $gaps gaps, $filled filled, 0 unrecoverable; books of $(cat $D/book-symbols.txt) equal wirebookd --pcap's on the whole day"
+	else
+		fail recovery "gaps=$gaps filled=$filled unrecoverable=$unrec; $(tail -3 $T/wirebookd-rec.log)"
+		diff $T/rec-books.txt $D/expected-rec-books.txt | head -20
+		grep '^recovery' $T/wirebookd-rec.log | tail -2
+		tail -3 $T/recoveryd.log
+	fi
+}
+
 scenario_malformed() {
 	if ! load ifaces=wbrx hold_us=0 || ! configure || ! $SUB date 2026-02-19 >$T/date.log 2>&1; then
 		fail malformed-packets "could not load"
@@ -476,7 +546,7 @@ scenario_xdp() {
 echo 1000000 >/proc/sys/net/core/netdev_max_backlog
 only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vmtest\.only=//p' | tr ',' ' ')
 veth_up
-for s in control equal padded two_ifaces filtered sip overflow control_under_traffic rmmod device_deletion busy gso books malformed xdp; do
+for s in control equal padded two_ifaces filtered sip overflow control_under_traffic rmmod device_deletion busy gso books recovery malformed xdp; do
 	if [ -n "$only" ] && ! echo " $only " | grep -q " $s "; then
 		continue
 	fi

@@ -68,7 +68,7 @@ struct service {
 };
 
 struct recovery_client {
-	struct feed_engine *e;
+	struct recovery_target t;
 	int n;
 	struct service svc[RECOVERY_MAX_SERVICES];
 	uint32_t seen_changes;
@@ -233,16 +233,17 @@ static const char *kind_name(int kind)
 }
 
 /* The stream's lines in the feed map: 0, or -1 with err. */
-static int check_stream(struct feed_engine *e, const struct recovery_conf_entry *en,
+static int check_stream(const struct recovery_target *t, const struct recovery_conf_entry *en,
 			const char *path, char *err, size_t errlen)
 {
+	struct wb_ioc_feed lines[FEED_MAX_LINES];
+	uint32_t n = t->feed_list(t->ctx, lines, FEED_MAX_LINES);
 	int found = 0;
 
-	for (uint32_t i = 0; i < e->line_count; i++) {
-		const struct feed_line *l = &e->lines[i];
+	for (uint32_t i = 0; i < n && i < FEED_MAX_LINES; i++) {
+		const struct wb_ioc_feed *l = &lines[i];
 
-		if (!feed_line_in_use(l) || l->venue != en->venue ||
-		    (en->channel >= 0 && l->channel != en->channel))
+		if (l->venue != en->venue || (en->channel >= 0 && l->channel != en->channel))
 			continue;
 		const char *serves = feed_protocol_recovery(l->protocol);
 
@@ -315,18 +316,31 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 					       const struct recovery_conf_entry *entries, int n,
 					       const char *path, char *err, size_t errlen)
 {
+	struct recovery_target t;
+
+	recovery_target_engine(&t, e);
+	return recovery_client_create_target(&t, entries, n, path, err, errlen);
+}
+
+struct recovery_client *recovery_client_create_target(const struct recovery_target *t,
+						      const struct recovery_conf_entry *entries,
+						      int n, const char *path, char *err,
+						      size_t errlen)
+{
 	struct recovery_client *c = calloc(1, sizeof(*c));
 	int rc;
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
+		if (t->close)
+			t->close(t->ctx);
 		return NULL;
 	}
-	c->e = e;
+	c->t = *t;
 	for (int i = 0; i < n && i < RECOVERY_MAX_SERVICES; i++) {
 		struct service *s = &c->svc[c->n];
 
-		if (check_stream(e, &entries[i], path, err, errlen))
+		if (check_stream(&c->t, &entries[i], path, err, errlen))
 			goto fail;
 		s->conf = entries[i];
 		s->tcp = -1;
@@ -340,15 +354,15 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 			goto fail;
 		}
 		c->n++;
-		rc = feed_recovery_enable(e, s->conf.venue, (uint16_t)(s->conf.channel < 0 ? 0 :
-								       s->conf.channel), 0);
+		rc = c->t.enable(c->t.ctx, s->conf.venue, (uint16_t)(s->conf.channel < 0 ? 0 :
+									     s->conf.channel));
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%d: cannot put venue %s in recovery mode (error %d)",
 				 path, entries[i].lineno, feed_venue_name(s->conf.venue), -rc);
 			goto fail;
 		}
 	}
-	c->seen_changes = e->recovery_changes - 1;
+	c->seen_changes = c->t.changes(c->t.ctx) - 1;
 	return c;
 fail:
 	recovery_client_destroy(c);
@@ -365,6 +379,8 @@ void recovery_client_destroy(struct recovery_client *c)
 			close(c->svc[i].tcp);
 		free(c->svc[i].fill_ns);
 	}
+	if (c->t.close)
+		c->t.close(c->t.ctx);
 	free(c);
 }
 
@@ -488,7 +504,7 @@ static void grp_gap_response(struct recovery_client *c, struct service *s, const
 	s->refused++;
 	u->waiting = false;
 	u->gave_up = true;
-	feed_recover_lost(c->e, u->line, unit, u->req_first, u->req_count,
+	c->t.recover_lost(c->t.ctx, u->line, unit, u->req_first, u->req_count,
 			  recv_ts ? recv_ts : u->since, out);
 }
 
@@ -641,7 +657,7 @@ static void take_replies(struct recovery_client *c, struct service *s, uint64_t 
 	while ((n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) {
 		s->replies++;
 		if (!s->has_line ||
-		    feed_recover_packet(c->e, s->line, buf, (uint32_t)n, recv_ts, out) < 0)
+		    c->t.recover_packet(c->t.ctx, s->line, buf, (uint32_t)n, recv_ts, out) < 0)
 			s->bad_replies++;
 	}
 }
@@ -684,8 +700,8 @@ static void drive(struct recovery_client *c, struct service *s,
 		s->given_up++;
 		u->waiting = false;
 		u->gave_up = true;
-		feed_recover_lost(c->e, rs->line, rs->unit, rs->missing_first, rs->missing_count,
-				  recv_ts ? recv_ts : rs->since, out);
+		c->t.recover_lost(c->t.ctx, rs->line, rs->unit, rs->missing_first,
+				  rs->missing_count, recv_ts ? recv_ts : rs->since, out);
 		return;
 	}
 	u->tries++;
@@ -714,11 +730,13 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 			active = true;
 		}
 	}
-	/* Nothing in progress and nothing new: one load. */
-	if (!active && c->seen_changes == c->e->recovery_changes)
+	/* Nothing in progress and nothing new: one look. */
+	uint32_t changes = c->t.changes(c->t.ctx);
+
+	if (!active && c->seen_changes == changes)
 		return;
-	c->seen_changes = c->e->recovery_changes;
-	n = feed_recovery_list(c->e, c->list, MAX_LIST, false);
+	c->seen_changes = changes;
+	n = c->t.list(c->t.ctx, c->list, MAX_LIST, false);
 	if (n > MAX_LIST)
 		n = MAX_LIST;
 	for (int i = 0; i < c->n; i++)
@@ -795,7 +813,7 @@ void recovery_client_totals(const struct recovery_client *c, int i, uint64_t now
 {
 	const struct service *s = &c->svc[i];
 	struct feed_recovery_stream all[MAX_LIST];
-	int n = feed_recovery_list(c->e, all, MAX_LIST, true);
+	int n = c->t.list(c->t.ctx, all, MAX_LIST, true);
 
 	memset(t, 0, sizeof(*t));
 	t->venue = s->conf.venue;
