@@ -479,6 +479,34 @@ scenario_recovery() {
 		grep '^recovery' $T/wirebookd-rec.log | tail -2
 		tail -3 $T/recoveryd.log
 	fi
+	# A client that dies while the module's stream waits for it (a service
+	# that never answers, retried for 100 s): closing its device file takes
+	# the module's group out of recovery mode, so what it held is decoded
+	# behind an ordinary GAP instead of waiting for good.
+	if ! load ifaces=wbrx || ! configure; then
+		fail recovery-client-gone "could not load"
+		return
+	fi
+	echo "nasdaq mold 127.0.0.1:9 timeout=1000 retries=100" >$T/silent.conf
+	/wb/wirebookd --kernel --recovery $T/silent.conf --feeds $D/feeds.conf --no-pin \
+		--shm vmrec --force --expected-orders 100000 >$T/wirebookd-silent.log 2>&1 &
+	wbd=$!
+	usleep 500000
+	replay 0 $D/rec-lossy.pcap
+	usleep 1000000
+	published=$(rings_sum 5)
+	gaps=$(stat_sum gaps)
+	kill -9 $wbd
+	wait $wbd 2>/dev/null
+	usleep 1000000
+	published_after=$(rings_sum 5)
+	gaps_after=$(stat_sum gaps)
+	if [ "$published_after" -gt "$published" ] && [ "$gaps_after" -gt "$gaps" ] && unload &&
+	   kernel_clean; then
+		pass recovery-client-gone "kill -9 of the client: the module declared $((gaps_after - gaps)) gaps and decoded what it held ($((published_after - published)) events)"
+	else
+		fail recovery-client-gone "events published $published -> $published_after, gaps $gaps -> $gaps_after; $(tail -3 $T/wirebookd-silent.log)"
+	fi
 }
 
 scenario_malformed() {
