@@ -45,6 +45,13 @@ struct wb_hook_pcpu {
 	u64 gso_undecoded;
 	u64 oversize;
 	u64 copy_errors;
+	u64 lock_waits;		/* the engine lock was held elsewhere: this CPU spun */
+};
+
+/* Per-CPU state that is not a counter (stats reset leaves it alone). */
+struct wb_cpu {
+	bool engine_locked;	/* this CPU holds the engine lock: no allocation then */
+	u8 *scratch;		/* frame copy buffer of the receive path (BH off) */
 };
 
 struct wb_module {
@@ -56,7 +63,6 @@ struct wb_module {
 	spinlock_t lock;
 	struct feed_engine *engine;
 	u64 last_recv_ts;		/* recv_ts is strictly increasing (lock order) */
-	u8 *scratch;			/* frame copy buffer, used under lock */
 
 	unsigned long *port_map;	/* UDP ports of the feed map: lock-free prefilter */
 
@@ -85,6 +91,7 @@ struct wb_module {
 	unsigned int hook_count;
 	u64 hook_failures;
 	struct wb_hook_pcpu __percpu *pcpu;
+	struct wb_cpu __percpu *cpu;
 };
 
 extern bool wb_consume;
@@ -96,6 +103,9 @@ extern struct wb_module wb;
 /* wb_main.c: engine calls under the lock, with sleeping allocation around */
 void wb_engine_lock(void);
 void wb_engine_unlock(void);
+/* The packet path's side of the engine lock: counts the waits (softirq, BH off). */
+void wb_engine_lock_rx(struct wb_hook_pcpu *stats);
+void wb_engine_unlock_rx(struct wb_hook_pcpu *stats);
 /* The next recv_ts: strictly increasing across rings. Caller holds the engine lock. */
 u64 wb_next_recv_ts(void);
 /* The control path's ring (see struct wb_module.rings). */

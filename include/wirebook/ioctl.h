@@ -143,7 +143,8 @@ struct wb_ioc_hook_stats {
 	uint64_t ring_published; /* events published, all rings */
 	uint64_t ring_dropped;	/* events dropped on full rings, all rings */
 	uint64_t ring_wakeups;	/* reader wakeups */
-	uint64_t reserved[3];
+	uint64_t lock_waits;	/* feed frames whose CPU waited for the engine lock */
+	uint64_t reserved[2];
 };
 
 struct wb_ioc_stats {
