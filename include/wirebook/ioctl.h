@@ -16,7 +16,8 @@
  *   may not span two rings. The usual way: map the whole ring PROT_READ,
  *   then map the consumer page PROT_READ|PROT_WRITE with MAP_FIXED over it.
  *
- * Ordering across rings: the module keeps one ring per CPU and stamps
+ * Ordering across rings: the module keeps one ring per CPU, and a last one
+ * for the events its control path makes (recovered packets), and stamps
  * recv_ts strictly increasing across all rings, in processing order, so a
  * reader merging the rings by recv_ts sees events in the order the module
  * decoded them.
@@ -57,7 +58,7 @@ struct wb_ioc_version {
 };
 
 struct wb_ioc_ring_info {
-	uint32_t ring_count;	/* one ring per possible CPU */
+	uint32_t ring_count;	/* one ring per possible CPU, and the control path's */
 	uint32_t slot_count;	/* per ring, a power of two */
 	uint32_t slot_size;	/* sizeof(struct wb_event) */
 	uint32_t page_size;	/* WB_RING_PAGE: the protection granule */

@@ -86,6 +86,9 @@ else
 fi
 python3 "$ROOT/tests/vm/pcaptool.py" split "$D/feed.pcap" "$D/feed1.pcap" "$D/feed2.pcap"
 python3 "$ROOT/tests/vm/pcaptool.py" pad "$D/feed.pcap" "$D/padded.pcap"
+# Nasdaq's lines apart from the Cboe venues': two CPUs feed the module at once.
+python3 "$ROOT/tests/vm/pcaptool.py" ports "$D/feed.pcap" "$D/feed-itch.pcap" "$D/feed-pitch.pcap" \
+	"$(awk '!/^#/ && $2 == "itch" { sub(/.*:/, "", $1); printf "%s%s", sep, $1; sep = "," }' "$D/feeds.conf")"
 # One line, one or two messages per packet: many runs of equal-size
 # datagrams, which vm-gso-send turns into UDP GSO super-packets.
 if [ -x "$B/wb-gen" ]; then
