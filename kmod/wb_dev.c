@@ -12,6 +12,8 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/version.h>
@@ -255,9 +257,15 @@ static void wb_rec_disable(struct wb_rec_owner *o)
 {
 	int rc;
 
-	/* The engine takes the lock itself; the unlock stamps and publishes. */
+	/*
+	 * The engine takes the lock itself, with a time given before it; the
+	 * unlock stamps the events again with one taken under the lock. The
+	 * wall clock given here still dates the day (a venue's first packets
+	 * may be among those held).
+	 */
 	wb.ctl_restamp = true;
-	rc = feed_recovery_disable(wb.engine, o->venue, o->channel, 0, &wb_ctl_ring()->prod);
+	rc = feed_recovery_disable(wb.engine, o->venue, o->channel, ktime_get_real_ns(),
+				   &wb_ctl_ring()->prod);
 	wb.ctl_restamp = false;
 	if (rc < 0 && rc != -FEED_ENOENT)
 		pr_warn("could not take %s/%u out of recovery mode (error %d): its holes wait "
