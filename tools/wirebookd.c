@@ -74,7 +74,7 @@ struct wbd {
 	struct wb_control kctl;		/* --kernel with --metrics: the module's stats */
 	struct wb_ioc_line_stats metrics_lines[FEED_MAX_LINES];
 	struct recovery_client *rec;	/* --recovery, or NULL */
-	pthread_mutex_t rec_lock;	/* --kernel: the recovery thread's poll vs. the stats */
+	pthread_mutex_t rec_lock;	/* the recovery client's poll vs. the stats */
 	pthread_t rec_thread;		/* --kernel --recovery */
 	int rec_thread_started;
 	int rec_eof;			/* the file ended; fills may still come */
@@ -232,17 +232,21 @@ static uint64_t wall_ns(void);
 static int wbd_pump(struct wbd *d)
 {
 	uint64_t now;
-	uint32_t held;
+	uint32_t held, venues;
 	int rc, busy;
 
 	if (!d->rec)
 		return source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
 	now = mono_ns();
+	/* The stats (main thread) read the client too: never while it moves. */
+	pthread_mutex_lock(&d->rec_lock);
 	recovery_client_poll(d->rec, now, d->is_file ? 0 : wall_ns(), &d->prod);
 	busy = recovery_client_busy(d->rec, &held);
-	if (recovery_client_recovering_venues(d->rec) != d->rec_venues) {
+	venues = recovery_client_recovering_venues(d->rec);
+	pthread_mutex_unlock(&d->rec_lock);
+	if (venues != d->rec_venues) {
 		/* Readers see the book as recovering (wb_health) while a venue waits. */
-		d->rec_venues = recovery_client_recovering_venues(d->rec);
+		d->rec_venues = venues;
 		superbook_set_recovering(builder_superbook(d->builder), d->rec_venues);
 	}
 	if (d->rec_eof) {

@@ -119,25 +119,12 @@ if grep -q '^[^#]* cqs ' "$D/feeds.conf" && grep -q '^[^#]* uqdf ' "$D/feeds.con
 	echo "SPY IWM AAPL" >"$D/sip-symbols.txt"
 	"$B/wb-dump" --feeds "$D/feeds.conf" --symbols SPY,IWM,AAPL "$D/sip.pcap" >"$D/expected-sip.txt"
 fi
-# The books wirebookd builds from the same capture in user space, for the
-# books-match scenario (wirebookd --kernel in the VM). "updates N" counts
-# publishes, which depend on batching: left out.
+# The books wirebookd builds in user space from a capture, for the
+# books-match and recovery scenarios (wirebookd --kernel in the VM).
+# "updates N" counts publishes, which depend on batching: left out.
 BOOK_SYMBOLS="AAPL MSFT SPY QQQ"
 echo "$BOOK_SYMBOLS" >"$D/book-symbols.txt"
 shm=wbvmtest$$
-"$B/wirebookd" --pcap "$D/feed.pcap" --feeds "$D/feeds.conf" --no-pin --shm "$shm" --force \
-	--expected-orders 100000 >"$W/host-wirebookd.log" 2>&1 &
-wbd=$!
-for _ in $(seq 100); do [ -e "/dev/shm/$shm" ] && break; sleep 0.1; done
-"$B/wb-book" --shm "$shm" --wait-done 60 --once --depth 5 $BOOK_SYMBOLS 2>&1 |
-	sed 's/ updates [0-9]*//' >"$D/expected-books.txt" || true
-kill "$wbd" 2>/dev/null || true
-wait "$wbd" 2>/dev/null || true
-# Gap recovery in kernel mode: a Nasdaq day lost 1 % on both lines, and the
-# whole day that wb-recoveryd serves in the guest. The books wirebookd
-# --kernel --recovery builds from the lossy replay must be the whole day's
-# in user space; those of the lossy day without recovery must not (else the
-# scenario would prove nothing).
 books_of() { # pcap out
 	"$B/wirebookd" --pcap "$1" --feeds "$D/feeds.conf" --no-pin --shm "$shm" --force \
 		--expected-orders 100000 >"$W/host-wirebookd.log" 2>&1 &
@@ -148,6 +135,12 @@ books_of() { # pcap out
 	kill "$wbd" 2>/dev/null || true
 	wait "$wbd" 2>/dev/null || true
 }
+books_of "$D/feed.pcap" "$D/expected-books.txt"
+# Gap recovery in kernel mode: a Nasdaq day lost 1 % on both lines, and the
+# whole day that wb-recoveryd serves in the guest. The books wirebookd
+# --kernel --recovery builds from the lossy replay must be the whole day's
+# in user space; those of the lossy day without recovery must not (else the
+# scenario would prove nothing).
 rec_gen=(-q -p demo -n 20000 -s 5 --ab --venues nasdaq --feeds "$D/feeds.conf")
 "$B/wb-gen" "${rec_gen[@]}" -o "$D/rec-whole.pcap"
 "$B/wb-gen" "${rec_gen[@]}" --loss 1 -o "$D/rec-lossy.pcap"
