@@ -28,9 +28,10 @@
  * Fill time: from the client first seeing a recovery to the stream being in
  * sequence again, for the recoveries that got every message.
  *
- * Everything here runs on the thread that runs the feed engine, never
- * blocks (non-blocking sockets, one request in flight per stream), and a
- * stream waiting for its fill never holds up another stream.
+ * Everything here runs on the thread that runs the feed engine (with the
+ * kernel module's engine, a thread of its own: the module serializes the
+ * calls), never blocks (non-blocking sockets, one request in flight per
+ * stream), and a stream waiting for its fill never holds up another stream.
  */
 #ifndef WIREBOOK_TOOLS_RECOVERY_H
 #define WIREBOOK_TOOLS_RECOVERY_H
@@ -130,7 +131,8 @@ void recovery_client_destroy(struct recovery_client *c);
  * a partly answered range, retries), declare ranges lost when their
  * retries ran out. now_ns: a monotonic clock; recv_ts: the receive time
  * to give recovered packets (0: the time their recovery began, for file
- * sources whose clock is the capture's).
+ * sources whose clock is the capture's). out: the ring the engine writes
+ * (the module's target stamps and rings its events itself: NULL then).
  */
 void recovery_client_poll(struct recovery_client *c, uint64_t now_ns, uint64_t recv_ts,
 			  struct wb_ring_producer *out);
