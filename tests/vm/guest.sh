@@ -452,21 +452,24 @@ wait_wirebookd() { # log
 # while wirebookd --kernel --recovery gets the missing packets from
 # wb-recoveryd (serving the whole day on loopback) and hands them to the
 # module. The books must be the whole day's as wirebookd --pcap built them.
-scenario_recovery() {
-	if ! [ -x /wb/wb-recoveryd ] || ! [ -s $D/expected-rec-books.txt ]; then
-		skip recovery "wb-recoveryd or the host's books are missing"
-		return
-	fi
-	if cmp -s $D/expected-rec-books.txt $D/lossy-rec-books.txt; then
-		fail recovery "the lossy day's books equal the whole day's without recovery: nothing to recover"
+# One venue's recovery: NAME VENUE STEM [wb-recoveryd options] -- [recovery.conf options].
+# $D/STEM-whole.pcap is served, $D/STEM-lossy.pcap replayed; the books must
+# be $D/expected-STEM-books.txt, and $D/lossy-STEM-books.txt must differ.
+recovery_run() {
+	name=$1; venue=$2; stem=$3; shift 3
+	server_args=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do server_args="$server_args $1"; shift; done
+	[ $# -gt 0 ] && shift
+	if cmp -s $D/expected-$stem-books.txt $D/lossy-$stem-books.txt; then
+		fail $name "the lossy day's books equal the whole day's without recovery: nothing to recover"
 		return
 	fi
 	if ! load ifaces=wbrx || ! configure; then
-		fail recovery "could not load"
+		fail $name "could not load"
 		return
 	fi
-	/wb/wb-recoveryd --pcap $D/rec-whole.pcap --venue nasdaq --listen 127.0.0.1:0 \
-		--feeds $D/feeds.conf 2>$T/recoveryd.log &
+	/wb/wb-recoveryd --pcap $D/$stem-whole.pcap --venue $venue --listen 127.0.0.1:0 \
+		--feeds $D/feeds.conf $server_args 2>$T/recoveryd.log &
 	server=$!
 	port=
 	i=0
@@ -476,16 +479,18 @@ scenario_recovery() {
 		i=$((i + 1))
 	done
 	if [ -z "$port" ]; then
-		fail recovery "wb-recoveryd did not start: $(cat $T/recoveryd.log)"
+		fail $name "wb-recoveryd did not start: $(cat $T/recoveryd.log)"
 		kill $server 2>/dev/null
+		unload
 		return
 	fi
-	echo "nasdaq mold 127.0.0.1:$port" >$T/recovery.conf
+	echo "$venue $(echo $server_args | grep -q grp && echo grp || echo mold) 127.0.0.1:$port $*" \
+		>$T/recovery.conf
 	/wb/wirebookd --kernel --recovery $T/recovery.conf --feeds $D/feeds.conf --no-pin \
 		--stats 1 --shm vmrec --force --expected-orders 100000 >$T/wirebookd-rec.log 2>&1 &
 	wbd=$!
 	wait_wirebookd $T/wirebookd-rec.log
-	replay 0 $D/rec-lossy.pcap
+	replay 0 $D/$stem-lossy.pcap
 	# Until the daemon has consumed every ring and no stream waits, at most 20 s.
 	i=0
 	while [ $i -lt 100 ]; do
@@ -501,18 +506,31 @@ scenario_recovery() {
 	wait $wbd 2>/dev/null
 	kill $server
 	wait $server 2>/dev/null
-	line=$(grep '^recovery nasdaq (' $T/wirebookd-rec.log | tail -1)
+	line=$(grep "^recovery $venue (" $T/wirebookd-rec.log | tail -1)
 	gaps=$(echo "$line" | sed -n 's/.*; gaps \([0-9]*\),.*/\1/p')
 	filled=$(echo "$line" | sed -n 's/.*, filled \([0-9]*\),.*/\1/p')
 	unrec=$(echo "$line" | sed -n 's/.*, unrecoverable \([0-9]*\),.*/\1/p')
-	if cmp -s $T/rec-books.txt $D/expected-rec-books.txt && [ "${gaps:-0}" -gt 0 ] &&
+	if cmp -s $T/rec-books.txt $D/expected-$stem-books.txt && [ "${gaps:-0}" -gt 0 ] &&
 	   [ "$gaps" = "$filled" ] && [ "$unrec" = 0 ] && unload && kernel_clean; then
-		pass recovery "wirebookd --kernel --recovery over a 1 % lossy replay: $gaps gaps, $filled filled, 0 unrecoverable; books of $(cat $D/book-symbols.txt) equal wirebookd --pcap's on the whole day"
+		pass $name "wirebookd --kernel --recovery over a 1 % lossy $venue replay ($(cut -d' ' -f2 $T/recovery.conf)): $gaps gaps, $filled filled, 0 unrecoverable; books of $(cat $D/book-symbols.txt) equal wirebookd --pcap's on the whole day"
 	else
-		fail recovery "gaps=$gaps filled=$filled unrecoverable=$unrec; $(tail -3 $T/wirebookd-rec.log)"
-		diff $T/rec-books.txt $D/expected-rec-books.txt | head -20
+		fail $name "gaps=$gaps filled=$filled unrecoverable=$unrec; $(tail -3 $T/wirebookd-rec.log)"
+		diff $T/rec-books.txt $D/expected-$stem-books.txt | head -20
 		grep '^recovery' $T/wirebookd-rec.log | tail -12
 		tail -3 $T/recoveryd.log
+		unload
+	fi
+}
+
+scenario_recovery() {
+	if ! [ -x /wb/wb-recoveryd ] || ! [ -s $D/expected-rec-books.txt ]; then
+		skip recovery "wb-recoveryd or the host's books are missing"
+		return
+	fi
+	recovery_run recovery nasdaq rec
+	if [ -s $D/rec-pitch-whole.pcap ]; then
+		recovery_run recovery-pitch bzx rec-pitch --service grp --reply-to 127.0.0.1:30999 \
+			--user WB01 --password recovery -- gap=127.0.0.1:30999 user=WB01 password=recovery
 	fi
 	# A client that dies while the module's stream waits for it (a service
 	# that never answers, retried for 100 s): closing its device file takes

@@ -141,11 +141,17 @@ books_of "$D/feed.pcap" "$D/expected-books.txt"
 # --kernel --recovery builds from the lossy replay must be the whole day's
 # in user space; those of the lossy day without recovery must not (else the
 # scenario would prove nothing).
-rec_gen=(-q -p demo -n 20000 -s 5 --ab --venues nasdaq --feeds "$D/feeds.conf")
-"$B/wb-gen" "${rec_gen[@]}" -o "$D/rec-whole.pcap"
-"$B/wb-gen" "${rec_gen[@]}" --loss 1 -o "$D/rec-lossy.pcap"
+rec_gen=(-q -p demo -n 20000 -s 5 --ab --feeds "$D/feeds.conf")
+"$B/wb-gen" "${rec_gen[@]}" --venues nasdaq -o "$D/rec-whole.pcap"
+"$B/wb-gen" "${rec_gen[@]}" --venues nasdaq --loss 1 -o "$D/rec-lossy.pcap"
 books_of "$D/rec-whole.pcap" "$D/expected-rec-books.txt"
 books_of "$D/rec-lossy.pcap" "$D/lossy-rec-books.txt"
+# The same for Cboe BZX, recovered through the Gap Request Proxy (TCP) and
+# its gap-response channel.
+"$B/wb-gen" "${rec_gen[@]}" --venues bzx -o "$D/rec-pitch-whole.pcap"
+"$B/wb-gen" "${rec_gen[@]}" --venues bzx --loss 1 -o "$D/rec-pitch-lossy.pcap"
+books_of "$D/rec-pitch-whole.pcap" "$D/expected-rec-pitch-books.txt"
+books_of "$D/rec-pitch-lossy.pcap" "$D/lossy-rec-pitch-books.txt"
 corpora=()
 for dir in "$ROOT"/tests/fuzz/corpus/*/; do
 	[ -d "$dir" ] && corpora+=(--corpus "$dir")
