@@ -45,6 +45,13 @@ struct wb_hook_pcpu {
 	u64 gso_undecoded;
 	u64 oversize;
 	u64 copy_errors;
+	u64 lock_waits;		/* the engine lock was held elsewhere: this CPU spun */
+};
+
+/* Per-CPU state that is not a counter (stats reset leaves it alone). */
+struct wb_cpu {
+	bool engine_locked;	/* this CPU holds the engine lock: no allocation then */
+	u8 *scratch;		/* frame copy buffer of the receive path (BH off) */
 };
 
 struct wb_module {
@@ -56,10 +63,15 @@ struct wb_module {
 	spinlock_t lock;
 	struct feed_engine *engine;
 	u64 last_recv_ts;		/* recv_ts is strictly increasing (lock order) */
-	u8 *scratch;			/* frame copy buffer, used under lock */
 
 	unsigned long *port_map;	/* UDP ports of the feed map: lock-free prefilter */
 
+	/*
+	 * rings[0..nr_cpu_ids-1]: the ring of the CPU that received the
+	 * packet; rings[nr_cpu_ids] (wb_ctl_ring): events the control path
+	 * makes (gap recovery ioctls), written under wb_ctl_mutex and the
+	 * engine lock, so no CPU's ring is written from another CPU.
+	 */
 	unsigned int ring_count;
 	u32 ring_slots;
 	size_t ring_bytes;		/* wb_ring_bytes(ring_slots) */
@@ -67,20 +79,40 @@ struct wb_module {
 	struct wb_ring *rings;
 	wait_queue_head_t readers;
 
+	/*
+	 * Set (under wb_ctl_mutex) around an engine call that takes the lock
+	 * itself and emits into the control ring with a time it was given
+	 * before (feed_recovery_disable): the unlock stamps those events with
+	 * a time taken under the lock, so recv_ts stays in decode order.
+	 */
+	bool ctl_restamp;
+
 	struct wb_hook hooks[WB_MAX_IFACES];
 	unsigned int hook_count;
 	u64 hook_failures;
 	struct wb_hook_pcpu __percpu *pcpu;
+	struct wb_cpu __percpu *cpu;
 };
 
-extern struct wb_module wb;
 extern bool wb_consume;
 extern bool wb_tap_fallback;
 extern struct mutex wb_ctl_mutex;
 
+extern struct wb_module wb;
+
 /* wb_main.c: engine calls under the lock, with sleeping allocation around */
 void wb_engine_lock(void);
 void wb_engine_unlock(void);
+/* The packet path's side of the engine lock: counts the waits (softirq, BH off). */
+void wb_engine_lock_rx(struct wb_hook_pcpu *stats);
+void wb_engine_unlock_rx(struct wb_hook_pcpu *stats);
+/* The next recv_ts: strictly increasing across rings. Caller holds the engine lock. */
+u64 wb_next_recv_ts(void);
+/* The control path's ring (see struct wb_module.rings). */
+static inline struct wb_ring *wb_ctl_ring(void)
+{
+	return &wb.rings[wb.ring_count - 1];
+}
 int wb_feed_add(const struct feed_map_entry *m);
 int wb_feed_remove(u32 ip, u16 port);
 void wb_hook_stats_sum(struct wb_ioc_hook_stats *out);

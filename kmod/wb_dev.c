@@ -12,6 +12,8 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/version.h>
@@ -206,6 +208,227 @@ static long wb_ioctl_stats_reset(void)
 	return 0;
 }
 
+/* ---- gap recovery ---------------------------------------------------------------
+ *
+ * A group's recovery mode belongs to the file that enabled it: only that
+ * file may feed it, and closing it (the client exits or dies) disables it,
+ * so no stream waits for a fill nobody will send. The owners are kept
+ * here, under wb_ctl_mutex.
+ */
+#define WB_REC_MAX_SLOTS (1u << 16)	/* recovery buffer per group: ~96 MiB at most */
+#define WB_REC_LIST_MAX 4096u
+
+struct wb_rec_owner {
+	struct file *file;		/* NULL: a free entry */
+	u8 venue;
+	u16 channel;
+};
+
+static struct wb_rec_owner wb_rec_owners[FEED_MAX_LINES];
+
+static struct wb_rec_owner *wb_rec_owner_of(u8 venue, u16 channel)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wb_rec_owners); i++)
+		if (wb_rec_owners[i].file && wb_rec_owners[i].venue == venue &&
+		    wb_rec_owners[i].channel == channel)
+			return &wb_rec_owners[i];
+	return NULL;
+}
+
+/* May file feed the recovery of line's group? Caller holds wb_ctl_mutex. */
+static int wb_rec_may_feed(struct file *file, u16 line)
+{
+	const struct feed_line *l;
+	struct wb_rec_owner *o;
+
+	if (line >= FEED_MAX_LINES)
+		return -EINVAL;
+	l = &wb.engine->lines[line];
+	if (!feed_line_in_use(l))
+		return -ENOENT;
+	o = wb_rec_owner_of(l->venue, l->channel);
+	return o && o->file == file ? 0 : -EPERM;
+}
+
+/* Caller holds wb_ctl_mutex; never the engine lock (the engine allocates). */
+static void wb_rec_disable(struct wb_rec_owner *o)
+{
+	int rc;
+
+	/*
+	 * The engine takes the lock itself, with a time given before it; the
+	 * unlock stamps the events again with one taken under the lock. The
+	 * wall clock given here still dates the day (a venue's first packets
+	 * may be among those held).
+	 */
+	wb.ctl_restamp = true;
+	rc = feed_recovery_disable(wb.engine, o->venue, o->channel, ktime_get_real_ns(),
+				   &wb_ctl_ring()->prod);
+	wb.ctl_restamp = false;
+	if (rc < 0 && rc != -FEED_ENOENT)
+		pr_warn("could not take %s/%u out of recovery mode (error %d): its holes wait "
+			"until its recovery buffer fills\n", feed_venue_name(o->venue), o->channel, rc);
+	o->file = NULL;
+}
+
+static long wb_ioctl_rec_enable(struct file *file, void __user *arg)
+{
+	struct wb_ioc_rec_enable r;
+	struct wb_rec_owner *o;
+	bool claimed = false;
+	unsigned int i;
+	int rc;
+
+	if (copy_from_user(&r, arg, sizeof(r)))
+		return -EFAULT;
+	if (r.slots > WB_REC_MAX_SLOTS)
+		return -EINVAL;
+	mutex_lock(&wb_ctl_mutex);
+	o = wb_rec_owner_of(r.venue, r.channel);
+	if (o && o->file != file) {
+		rc = -EBUSY;	/* another client recovers this group */
+		goto out;
+	}
+	for (i = 0; !o && i < ARRAY_SIZE(wb_rec_owners); i++) {
+		if (!wb_rec_owners[i].file) {
+			o = &wb_rec_owners[i];
+			o->file = file;
+			o->venue = r.venue;
+			o->channel = r.channel;
+			claimed = true;
+		}
+	}
+	if (!o) {
+		rc = -ENOSPC;
+		goto out;
+	}
+	rc = feed_ioc_errno(feed_ioc_rec_enable(wb.engine, &r));
+	if (rc && claimed)
+		o->file = NULL;
+out:
+	mutex_unlock(&wb_ctl_mutex);
+	return rc;
+}
+
+static long wb_ioctl_rec_list(void __user *arg)
+{
+	struct wb_ioc_rec_list req;
+	struct feed_recovery_stream *list;
+	struct wb_ioc_rec_stream *out;
+	unsigned int cap, i;
+	long rc = 0;
+	int n;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (feed_ioc_rec_list_check(&req) < 0)
+		return -EINVAL;
+	cap = min(req.capacity, WB_REC_LIST_MAX);
+	list = kvcalloc(max(cap, 1u), sizeof(*list), GFP_KERNEL);
+	out = kvcalloc(max(cap, 1u), sizeof(*out), GFP_KERNEL);
+	if (!list || !out) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	wb_engine_lock();
+	n = feed_recovery_list(wb.engine, list, cap, req.all);
+	req.changes = wb.engine->recovery_changes;
+	wb_engine_unlock();
+	for (i = 0; i < min_t(unsigned int, n, cap); i++)
+		feed_ioc_rec_stream(&list[i], &out[i]);
+	if (cap && copy_to_user(u64_to_user_ptr(req.entries), out,
+				min_t(unsigned int, n, cap) * sizeof(*out)))
+		rc = -EFAULT;
+	req.count = n;
+	if (!rc && copy_to_user(arg, &req, sizeof(req)))
+		rc = -EFAULT;
+out:
+	kvfree(list);
+	kvfree(out);
+	return rc;
+}
+
+/* A payload from user space (len checked by the caller): kmalloc'd, or an ERR_PTR. */
+static u8 *wb_rec_payload(u64 data, u32 len)
+{
+	return len ? memdup_user(u64_to_user_ptr(data), len) : NULL;
+}
+
+/*
+ * The engine calls that feed a recovery: under the ctl mutex (the control
+ * ring's one producer) and the engine lock, stamped in decode order.
+ */
+static long wb_ioctl_rec_feed(struct file *file, unsigned int cmd, void __user *arg)
+{
+	union {
+		struct wb_ioc_rec_packet packet;
+		struct wb_ioc_rec_lost lost;
+		struct wb_ioc_rec_snapshot snapshot;
+	} r;
+	struct wb_ring_producer *prod = &wb_ctl_ring()->prod;
+	u8 *payload = NULL;
+	bool wake;
+	u16 line;
+	int rc;
+
+	if (copy_from_user(&r, arg, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	switch (cmd) {
+	case WB_IOC_REC_PACKET:
+		if (feed_ioc_rec_packet_check(&r.packet) < 0)
+			return -EINVAL;
+		payload = wb_rec_payload(r.packet.data, r.packet.len);
+		line = r.packet.line;
+		break;
+	case WB_IOC_REC_SNAPSHOT:
+		if (feed_ioc_rec_snapshot_check(&r.snapshot) < 0)
+			return -EINVAL;
+		payload = wb_rec_payload(r.snapshot.data, r.snapshot.len);
+		line = r.snapshot.line;
+		break;
+	default:
+		line = r.lost.line;
+		break;
+	}
+	if (IS_ERR(payload))
+		return PTR_ERR(payload);
+	mutex_lock(&wb_ctl_mutex);
+	rc = wb_rec_may_feed(file, line);
+	if (!rc) {
+		wb_engine_lock();
+		if (cmd == WB_IOC_REC_PACKET)
+			rc = feed_ioc_rec_packet(wb.engine, &r.packet, payload, wb_next_recv_ts(), prod);
+		else if (cmd == WB_IOC_REC_SNAPSHOT)
+			rc = feed_ioc_rec_snapshot(wb.engine, &r.snapshot, payload,
+						   wb_next_recv_ts(), prod);
+		else
+			rc = feed_ioc_rec_lost(wb.engine, &r.lost, wb_next_recv_ts(), prod);
+		wake = wb_ring_producer_publish(prod);
+		wb_engine_unlock();
+		if (wake)
+			wake_up_interruptible(&wb.readers);
+		rc = feed_ioc_errno(rc);
+	}
+	mutex_unlock(&wb_ctl_mutex);
+	kfree(payload);
+	return rc;
+}
+
+/* The file's recovery groups go back to reporting gaps. */
+static int wb_release(struct inode *inode, struct file *file)
+{
+	unsigned int i;
+
+	mutex_lock(&wb_ctl_mutex);
+	for (i = 0; i < ARRAY_SIZE(wb_rec_owners); i++)
+		if (wb_rec_owners[i].file == file)
+			wb_rec_disable(&wb_rec_owners[i]);
+	mutex_unlock(&wb_ctl_mutex);
+	return 0;
+}
+
 static long wb_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 {
 	void __user *arg = (void __user *)uarg;
@@ -239,6 +462,12 @@ static long wb_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 		return wb_ioctl_sub_list(arg);
 	case WB_IOC_STATS:
 		return wb_ioctl_stats(arg);
+	case WB_IOC_REC_LIST:
+		return wb_ioctl_rec_list(arg);
+	case WB_IOC_REC_ENABLE:
+	case WB_IOC_REC_PACKET:
+	case WB_IOC_REC_LOST:
+	case WB_IOC_REC_SNAPSHOT:
 	case WB_IOC_FEED_ADD:
 	case WB_IOC_FEED_DEL:
 	case WB_IOC_SUB_ADD:
@@ -262,6 +491,12 @@ static long wb_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 		return wb_ioctl_sub(arg, false);
 	case WB_IOC_TRADING_DATE:
 		return wb_ioctl_trading_date(arg);
+	case WB_IOC_REC_ENABLE:
+		return wb_ioctl_rec_enable(file, arg);
+	case WB_IOC_REC_PACKET:
+	case WB_IOC_REC_LOST:
+	case WB_IOC_REC_SNAPSHOT:
+		return wb_ioctl_rec_feed(file, cmd, arg);
 	default:
 		return wb_ioctl_stats_reset();
 	}
@@ -310,6 +545,7 @@ static __poll_t wb_poll(struct file *file, poll_table *wait)
 
 static const struct file_operations wb_fops = {
 	.owner = THIS_MODULE,
+	.release = wb_release,
 	.unlocked_ioctl = wb_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = wb_mmap,

@@ -23,17 +23,6 @@
 
 #include "wb.h"
 
-/* recv_ts strictly increasing across rings: the readers' merge key. */
-static u64 wb_next_recv_ts(void)
-{
-	u64 now = ktime_get_real_ns();
-
-	if (now <= wb.last_recv_ts)
-		now = wb.last_recv_ts + 1;
-	wb.last_recv_ts = now;
-	return now;
-}
-
 /*
  * A packet held behind a hole waits for the other line at most the
  * engine's hold time; when the stream then goes quiet, nothing else would
@@ -51,23 +40,24 @@ static void wb_hole_timer_arm(void)
 
 static void wb_hole_timer_fire(struct timer_list *t)
 {
+	struct wb_hook_pcpu *stats = this_cpu_ptr(wb.pcpu);
 	struct wb_ring_producer *prod;
 	bool wake = false, holes;
 
-	spin_lock(&wb.lock);
+	wb_engine_lock_rx(stats);
 	prod = &wb.rings[smp_processor_id()].prod;
 	feed_engine_poll(wb.engine, wb_next_recv_ts(), prod);
 	if (wb_ring_producer_publish(prod))
 		wake = true;
 	holes = wb.engine->holes != 0;
-	spin_unlock(&wb.lock);
+	wb_engine_unlock_rx(stats);
 	if (wake)
 		wake_up_interruptible(&wb.readers);
 	if (holes)
 		wb_hole_timer_arm();
 }
 
-/* Caller holds wb.lock. Returns the line index or -1. */
+/* Caller holds the engine lock. Returns the line index or -1. */
 static int wb_decode_frame(const u8 *frame, u32 len, u64 recv_ts, bool *wake)
 {
 	struct wb_ring_producer *prod = &wb.rings[smp_processor_id()].prod;
@@ -85,14 +75,14 @@ static int wb_decode_frame(const u8 *frame, u32 len, u64 recv_ts, bool *wake)
  * with their own lengths, so the engine never decodes two datagrams as
  * one. Anything else (fraglist GRO, other GSO types) is counted and
  * passed on undecoded: the feed sees a sequence gap, never a bad decode.
- * Caller holds wb.lock.
+ * Caller holds the engine lock (a rare path: the copies are made under it).
  */
 static int wb_decode_gso(struct sk_buff *skb, unsigned int ihl, u64 recv_ts, bool *wake)
 {
 	struct wb_hook_pcpu *stats = this_cpu_ptr(wb.pcpu);
 	const struct skb_shared_info *si = skb_shinfo(skb);
 	unsigned int hdr = ihl + sizeof(struct udphdr), off, seg, gso_size = si->gso_size;
-	u8 *buf = wb.scratch;
+	u8 *buf = this_cpu_read(wb.cpu->scratch);
 	struct iphdr *iph;
 	struct udphdr *uh;
 	int line = -1;
@@ -149,7 +139,7 @@ static bool wb_receive(struct sk_buff *skb)
 	const struct udphdr *uh;
 	unsigned int ihl;
 	const u8 *frame;
-	u32 frame_len;
+	u32 frame_len = 0;
 	bool wake = false, holes;
 	int line;
 	u64 ts;
@@ -169,37 +159,42 @@ static bool wb_receive(struct sk_buff *skb)
 		return false;
 
 	stats = this_cpu_ptr(wb.pcpu);
-
-	spin_lock(&wb.lock);
-	ts = wb_next_recv_ts();
+	frame = NULL;
 	if (unlikely(skb_is_gso(skb))) {
-		line = wb_decode_gso(skb, ihl, ts, &wake);
+		/* split under the lock, below */
 	} else if (!skb_is_nonlinear(skb) && skb_mac_header_was_set(skb) &&
 		   skb_mac_header(skb) + ETH_HLEN == skb->data) {
 		/* The common case: the frame is contiguous in the head. */
 		frame = skb_mac_header(skb);
 		frame_len = ETH_HLEN + skb->len;
-		line = wb_decode_frame(frame, frame_len, ts, &wake);
 	} else if (ETH_HLEN + skb->len > wb_scratch_bytes()) {
 		stats->oversize++;
-		line = -1;
+		return false;
 	} else {
-		/* Non-linear: copy behind a minimal Ethernet header (the engine
-		 * reads only its type). */
-		u8 *buf = wb.scratch;
+		/* Non-linear: copied into this CPU's buffer before the lock is
+		 * taken, behind a minimal Ethernet header (the engine reads only
+		 * its type). */
+		u8 *buf = this_cpu_read(wb.cpu->scratch);
 
 		memset(buf, 0, ETH_HLEN);
 		buf[12] = ETH_P_IP >> 8;
 		buf[13] = ETH_P_IP & 0xff;
 		if (skb_copy_bits(skb, 0, buf + ETH_HLEN, skb->len)) {
 			stats->copy_errors++;
-			line = -1;
-		} else {
-			line = wb_decode_frame(buf, ETH_HLEN + skb->len, ts, &wake);
+			return false;
 		}
+		frame = buf;
+		frame_len = ETH_HLEN + skb->len;
 	}
+
+	wb_engine_lock_rx(stats);
+	ts = wb_next_recv_ts();
+	if (frame)
+		line = wb_decode_frame(frame, frame_len, ts, &wake);
+	else
+		line = wb_decode_gso(skb, ihl, ts, &wake);
 	holes = wb.engine->holes != 0;
-	spin_unlock(&wb.lock);
+	wb_engine_unlock_rx(stats);
 
 	if (wake)
 		wake_up_interruptible(&wb.readers);

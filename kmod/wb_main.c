@@ -55,6 +55,10 @@ DEFINE_MUTEX(wb_ctl_mutex);
  */
 static void *wb_engine_alloc(size_t bytes)
 {
+	/* Never under the engine lock: vzalloc sleeps. Refused (and said once)
+	 * rather than done, so a bug here is an ENOMEM, not a hung CPU. */
+	if (WARN_ON_ONCE(this_cpu_read(wb.cpu->engine_locked)))
+		return NULL;
 	return vzalloc(bytes);
 }
 
@@ -66,11 +70,56 @@ static void wb_engine_free(void *p)
 void wb_engine_lock(void)
 {
 	spin_lock_bh(&wb.lock);
+	this_cpu_write(wb.cpu->engine_locked, true);
+}
+
+void wb_engine_lock_rx(struct wb_hook_pcpu *stats)
+{
+	if (unlikely(!spin_trylock(&wb.lock))) {
+		stats->lock_waits++;
+		spin_lock(&wb.lock);
+	}
+	this_cpu_write(wb.cpu->engine_locked, true);
+}
+
+void wb_engine_unlock_rx(struct wb_hook_pcpu *stats)
+{
+	this_cpu_write(wb.cpu->engine_locked, false);
+	spin_unlock(&wb.lock);
+}
+
+/* recv_ts strictly increasing across rings: the readers' merge key. */
+u64 wb_next_recv_ts(void)
+{
+	u64 now = ktime_get_real_ns();
+
+	if (now <= wb.last_recv_ts)
+		now = wb.last_recv_ts + 1;
+	wb.last_recv_ts = now;
+	return now;
+}
+
+/* The control ring's events since its last publish get one time, taken now. */
+static bool wb_ctl_ring_restamp_publish(void)
+{
+	struct wb_ring_producer *prod = &wb_ctl_ring()->prod;
+	u64 ts = wb_next_recv_ts(), i;
+
+	for (i = prod->published; i != prod->head; i++)
+		prod->slots[i & prod->mask].recv_ts = ts;
+	return wb_ring_producer_publish(prod);
 }
 
 void wb_engine_unlock(void)
 {
+	bool wake = false;
+
+	if (unlikely(wb.ctl_restamp))
+		wake = wb_ctl_ring_restamp_publish();
+	this_cpu_write(wb.cpu->engine_locked, false);
 	spin_unlock_bh(&wb.lock);
+	if (wake)
+		wake_up_interruptible(&wb.readers);
 }
 
 /* Caller holds wb_ctl_mutex. */
@@ -115,6 +164,7 @@ void wb_hook_stats_sum(struct wb_ioc_hook_stats *out)
 		out->gso_undecoded += READ_ONCE(c->gso_undecoded);
 		out->oversize += READ_ONCE(c->oversize);
 		out->copy_errors += READ_ONCE(c->copy_errors);
+		out->lock_waits += READ_ONCE(c->lock_waits);
 	}
 	for (i = 0; i < wb.ring_count; i++) {
 		const struct wb_ring_prod_page *pp = wb.rings[i].mem;
@@ -148,7 +198,7 @@ static int wb_rings_alloc(void)
 	u64 now = ktime_get_real_ns();
 	unsigned int i;
 
-	wb.ring_count = nr_cpu_ids;
+	wb.ring_count = nr_cpu_ids + 1;	/* one per CPU, and the control path's */
 	wb.ring_slots = ring_slots;
 	wb.ring_bytes = wb_ring_bytes(ring_slots);
 	wb.ring_stride = PAGE_ALIGN(wb.ring_bytes);
@@ -179,12 +229,18 @@ static void wb_engine_free_all(void)
 		vfree(wb.engine);
 		wb.engine = NULL;
 	}
-	vfree(wb.scratch);
-	wb.scratch = NULL;
 	bitmap_free(wb.port_map);
 	wb.port_map = NULL;
 	free_percpu(wb.pcpu);
 	wb.pcpu = NULL;
+	if (wb.cpu) {
+		unsigned int cpu;
+
+		for_each_possible_cpu(cpu)
+			vfree(per_cpu_ptr(wb.cpu, cpu)->scratch);
+	}
+	free_percpu(wb.cpu);
+	wb.cpu = NULL;
 }
 
 /* The copy buffer holds the largest GSO super-packet plus headers. */
@@ -200,14 +256,21 @@ static int wb_engine_setup(void)
 		.hold_ns = (u64)hold_us * 1000,
 		.no_hold = hold_us == 0,
 	};
+	unsigned int cpu;
 	int rc;
 
 	wb.engine = vzalloc(sizeof(*wb.engine));
-	wb.scratch = vmalloc(WB_SCRATCH_BYTES);
 	wb.port_map = bitmap_zalloc(65536, GFP_KERNEL);
 	wb.pcpu = alloc_percpu(struct wb_hook_pcpu);
-	if (!wb.engine || !wb.scratch || !wb.port_map || !wb.pcpu)
+	wb.cpu = alloc_percpu(struct wb_cpu);
+	if (!wb.engine || !wb.port_map || !wb.pcpu || !wb.cpu)
 		goto nomem;
+	/* One copy buffer per CPU: a frame is copied before the lock is taken. */
+	for_each_possible_cpu(cpu) {
+		per_cpu_ptr(wb.cpu, cpu)->scratch = vmalloc(WB_SCRATCH_BYTES);
+		if (!per_cpu_ptr(wb.cpu, cpu)->scratch)
+			goto nomem;
+	}
 	rc = feed_engine_init(wb.engine, &cfg);
 	if (rc < 0) {
 		wb_engine_free_all();

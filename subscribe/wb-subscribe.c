@@ -388,10 +388,10 @@ static void stats_json(const struct wb_ioc_stats *st, const struct wb_ioc_line_s
 	       ",\"oversize\":%" PRIu64 ",\"copy_errors\":%" PRIu64 ",\"hooked_devices\":%" PRIu64
 	       ",\"tap_devices\":%" PRIu64 ",\"hook_failures\":%" PRIu64
 	       ",\"ring_published\":%" PRIu64 ",\"ring_dropped\":%" PRIu64
-	       ",\"ring_wakeups\":%" PRIu64 "}}\n",
+	       ",\"ring_wakeups\":%" PRIu64 ",\"lock_waits\":%" PRIu64 "}}\n",
 	       h->feed_frames, h->consumed, h->gso_frames, h->gso_segments, h->gso_undecoded,
 	       h->oversize, h->copy_errors, h->hooked_devices, h->tap_devices, h->hook_failures,
-	       h->ring_published, h->ring_dropped, h->ring_wakeups);
+	       h->ring_published, h->ring_dropped, h->ring_wakeups, h->lock_waits);
 }
 
 static int cmd_date(struct wb_control *c, int argc, char **argv)
@@ -456,11 +456,12 @@ static int cmd_stats(struct wb_control *c, int argc, char **argv)
 	}
 	printf("hook: %" PRIu64 " feed frames (%" PRIu64 " consumed), %" PRIu64 " GSO (%" PRIu64
 	       " segments, %" PRIu64 " undecoded), %" PRIu64 " oversize, %" PRIu64 " copy errors, %"
-	       PRIu64 " devices hooked (%" PRIu64 " by tap), %" PRIu64 " hook failures\n"
+	       PRIu64 " devices hooked (%" PRIu64 " by tap), %" PRIu64 " hook failures, %" PRIu64
+	       " lock waits\n"
 	       "rings: %" PRIu64 " events published, %" PRIu64 " dropped, %" PRIu64 " wakeups\n",
 	       h->feed_frames, h->consumed, h->gso_frames, h->gso_segments, h->gso_undecoded,
 	       h->oversize, h->copy_errors, h->hooked_devices, h->tap_devices, h->hook_failures,
-	       h->ring_published, h->ring_dropped, h->ring_wakeups);
+	       h->lock_waits, h->ring_published, h->ring_dropped, h->ring_wakeups);
 	free(l);
 	return 0;
 }

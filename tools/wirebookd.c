@@ -77,6 +77,9 @@ struct wbd {
 	struct wb_control kctl;		/* --kernel with --metrics: the module's stats */
 	struct wb_ioc_line_stats metrics_lines[FEED_MAX_LINES];
 	struct recovery_client *rec;	/* --recovery, or NULL */
+	pthread_mutex_t rec_lock;	/* the recovery client's poll vs. the stats */
+	pthread_t rec_thread;		/* --kernel --recovery */
+	int rec_thread_started;
 	int rec_eof;			/* the file ended; fills may still come */
 	uint64_t rec_eof_deadline;
 	uint32_t rec_venues;		/* published as the book's recovering_venues */
@@ -140,9 +143,10 @@ static void usage(FILE *f)
 "                       utpsnap: UTP Snap-Shot (UQDF), for late joins and holes\n"
 "                       too big or too old to fill). A file source\n"
 "                       waits for its fills; at its end, at most 10 s for the last\n"
-"                       ones. The counts per stream: --stats, wb-subscribe --daemon\n"
-"                       SOCKET recovery, the metrics, and readers\n"
-"                       (wb_recovery_streams, wb_symbol_recovering)\n"
+"                       ones. With --kernel the module's streams are recovered (the\n"
+"                       module's feed map). The counts per stream: --stats,\n"
+"                       wb-subscribe --daemon SOCKET recovery, the metrics, and\n"
+"                       readers (wb_recovery_streams, wb_symbol_recovering)\n"
 "  --help\n"
 "\n"
 "\n"
@@ -238,17 +242,21 @@ static uint64_t wall_ns(void);
 static int wbd_pump(struct wbd *d)
 {
 	uint64_t now;
-	uint32_t held;
+	uint32_t held, venues;
 	int rc, busy;
 
 	if (!d->rec)
 		return source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
 	now = mono_ns();
+	/* The stats (main thread) read the client too: never while it moves. */
+	pthread_mutex_lock(&d->rec_lock);
 	recovery_client_poll(d->rec, now, d->is_file ? 0 : wall_ns(), &d->prod);
 	busy = recovery_client_busy(d->rec, &held);
-	if (recovery_client_recovering_venues(d->rec) != d->rec_venues) {
+	venues = recovery_client_recovering_venues(d->rec);
+	pthread_mutex_unlock(&d->rec_lock);
+	if (venues != d->rec_venues) {
 		/* Readers see the book as recovering (wb_health) while a venue waits. */
-		d->rec_venues = recovery_client_recovering_venues(d->rec);
+		d->rec_venues = venues;
 		superbook_set_recovering(builder_superbook(d->builder), d->rec_venues);
 	}
 	recovery_table_update(d->rec_table, d->engine, now, wall_ns());
@@ -268,6 +276,37 @@ static int wbd_pump(struct wbd *d)
 		rc = SOURCE_MORE;
 	}
 	return rc;
+}
+
+/*
+ * --kernel --recovery: the module decodes, so the client has a thread of
+ * its own, off the builder's: it reads which of the module's streams wait
+ * for what, asks their services, and hands the replies to the module,
+ * whose rings then carry the stream's events in sequence. It naps 100 us
+ * while a stream recovers, 1 ms otherwise.
+ */
+static void *recovery_thread_main(void *arg)
+{
+	struct wbd *d = arg;
+
+	while (!g_stop) {
+		struct timespec nap = { 0, 1000000 };
+		uint32_t venues;
+
+		pthread_mutex_lock(&d->rec_lock);
+		recovery_client_poll(d->rec, mono_ns(), wall_ns(), NULL);
+		if (recovery_client_busy(d->rec, NULL))
+			nap.tv_nsec = 100000;
+		venues = recovery_client_recovering_venues(d->rec);
+		pthread_mutex_unlock(&d->rec_lock);
+		if (venues != d->rec_venues) {
+			/* Readers see the book as recovering (wb_health) while a venue waits. */
+			d->rec_venues = venues;
+			superbook_set_recovering(builder_superbook(d->builder), venues);
+		}
+		nanosleep(&nap, NULL);
+	}
+	return NULL;
 }
 
 /* Thread 1's pump (inline mode): decode a few packets, publish. */
@@ -391,7 +430,9 @@ static void print_stats(struct wbd *d, double elapsed)
 		       (unsigned long long)rd(&ss->summary.total.stale_marked));
 	}
 	if (d->rec) {
+		pthread_mutex_lock(&d->rec_lock);
 		recovery_client_print(d->rec, stdout);
+		pthread_mutex_unlock(&d->rec_lock);
 		printf("recovery table (readers): %llu rewrites, %llu of the symbols' streams, "
 		       "%u streams not published (more than %d)\n",
 		       (unsigned long long)rd(&d->rec_table->rewrites),
@@ -559,6 +600,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	memset(&d, 0, sizeof(d));
+	pthread_mutex_init(&d.rec_lock, NULL);
 	d.control_fd = -1;
 	d.kctl.fd = -1;
 	memset(&bcfg, 0, sizeof(bcfg));
@@ -674,11 +716,6 @@ int main(int argc, char **argv)
 			"(no --daemon); --control serves user-space sources\n");
 		return 2;
 	}
-	if (recovery && kernel) {
-		fprintf(stderr, "wirebookd: --recovery: not yet with --kernel (the module's gaps "
-			"are not recovered in user space yet)\n");
-		return 2;
-	}
 	if (speed > 0 && !pcap) {
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
 		return 2;
@@ -724,7 +761,23 @@ int main(int argc, char **argv)
 			fprintf(stderr, "wirebookd: --recovery: %s\n", err);
 			return 1;
 		}
-		d.rec = recovery_client_create(d.engine, rent, nrent, recovery, err, sizeof(err));
+		struct recovery_target target;
+
+		if (kernel) {
+			if (d.source_thread) {
+				fprintf(stderr, "wirebookd: --recovery with --kernel --source-thread: not "
+					"supported (the rings are read in place)\n");
+				return 2;
+			}
+			if (recovery_target_kernel(&target, kernel_dev, err, sizeof(err)) < 0) {
+				fprintf(stderr, "wirebookd: --recovery: %s\n", err);
+				return 1;
+			}
+		} else {
+			recovery_target_engine(&target, d.engine);
+		}
+		d.rec = recovery_client_create_target(&target, rent, nrent, recovery, err,
+						      sizeof(err));
 		if (!d.rec) {
 			fprintf(stderr, "wirebookd: --recovery: %s\n", err);
 			return 1;
@@ -850,6 +903,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: cannot start the builder threads: %s\n", strerror(-rc));
 		return 1;
 	}
+	if (kernel && d.rec) {
+		if (pthread_create(&d.rec_thread, NULL, recovery_thread_main, &d)) {
+			fprintf(stderr, "wirebookd: cannot start the recovery thread\n");
+			return 1;
+		}
+		d.rec_thread_started = 1;
+	}
 	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s'\n", ops->name,
 		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch : iface,
 		bcfg.shm.shm_name, subs);
@@ -892,6 +952,8 @@ int main(int argc, char **argv)
 	g_stop = 1;
 	if (d.source_thread)
 		pthread_join(src_th, NULL);
+	if (d.rec_thread_started)
+		pthread_join(d.rec_thread, NULL);
 	metrics_stop(metrics);	/* before the counters it reads go away */
 	wb_control_close(&d.kctl);
 	builder_stop(d.builder);

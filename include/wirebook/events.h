@@ -15,7 +15,8 @@
  *   }
  *   wb_events_close(ev);
  *
- * The kernel module keeps one ring per CPU and stamps recv_ts strictly
+ * The kernel module keeps one ring per CPU (and one for the events its
+ * control path makes) and stamps recv_ts strictly
  * increasing across them; peek merges the rings in that order (each event
  * is handed out only once every ring's head has been read after it, so a
  * late publish on another ring can never be overtaken). The pointers peek
@@ -45,7 +46,7 @@ struct wb_event_counts {
 	uint64_t delivered;	/* events handed out by wb_events_peek on this handle */
 	uint64_t dropped;	/* events the producer lost to a full ring, all rings */
 	uint64_t published;	/* events the producer published, all rings */
-	uint32_t rings;		/* rings merged (the module: one per possible CPU) */
+	uint32_t rings;		/* rings merged (the module: one per possible CPU, + 1) */
 	uint32_t reserved;
 };
 

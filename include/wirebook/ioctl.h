@@ -16,13 +16,24 @@
  *   may not span two rings. The usual way: map the whole ring PROT_READ,
  *   then map the consumer page PROT_READ|PROT_WRITE with MAP_FIXED over it.
  *
- * Ordering across rings: the module keeps one ring per CPU and stamps
+ * Ordering across rings: the module keeps one ring per CPU, and a last one
+ * for the events its control path makes (recovered packets), and stamps
  * recv_ts strictly increasing across all rings, in processing order, so a
  * reader merging the rings by recv_ts sees events in the order the module
  * decoded them.
  *
- * Ioctls that change state (feed map, subscriptions, stats reset) need the
- * device opened for writing.
+ * Ioctls that change state (feed map, subscriptions, stats reset, gap
+ * recovery) need the device opened for writing.
+ *
+ * Gap recovery (WB_IOC_REC_*): the module holds no recovery sessions; a
+ * user-space client does (wirebookd --kernel --recovery). It puts a stream
+ * group in recovery mode (REC_ENABLE), reads which streams wait for what
+ * (REC_LIST) and hands in what it got: recovered packets (REC_PACKET),
+ * ranges that will not come (REC_LOST), snapshots (REC_SNAPSHOT). The
+ * events these produce come out of the rings in sequence with the rest.
+ * Recovery mode belongs to the file that enabled it: when that file is
+ * closed (the client exits or dies), its groups go back to reporting gaps,
+ * and what they still held is decoded behind a GAP.
  */
 #ifndef WIREBOOK_IOCTL_H
 #define WIREBOOK_IOCTL_H
@@ -36,7 +47,7 @@
 #endif
 
 #define WB_DEVICE_PATH "/dev/wirebook"
-#define WB_CTL_VERSION 2u
+#define WB_CTL_VERSION 3u	/* 3: gap recovery (WB_IOC_REC_*, WB_IOC_RECOVERY_LIST) */
 #define WB_IOC_MAGIC 0xB7
 
 struct wb_ioc_version {
@@ -47,7 +58,7 @@ struct wb_ioc_version {
 };
 
 struct wb_ioc_ring_info {
-	uint32_t ring_count;	/* one ring per possible CPU */
+	uint32_t ring_count;	/* one ring per possible CPU, and the control path's */
 	uint32_t slot_count;	/* per ring, a power of two */
 	uint32_t slot_size;	/* sizeof(struct wb_event) */
 	uint32_t page_size;	/* WB_RING_PAGE: the protection granule */
@@ -133,7 +144,8 @@ struct wb_ioc_hook_stats {
 	uint64_t ring_published; /* events published, all rings */
 	uint64_t ring_dropped;	/* events dropped on full rings, all rings */
 	uint64_t ring_wakeups;	/* reader wakeups */
-	uint64_t reserved[3];
+	uint64_t lock_waits;	/* feed frames whose CPU waited for the engine lock */
+	uint64_t reserved[2];
 };
 
 struct wb_ioc_stats {
@@ -185,6 +197,92 @@ struct wb_ioc_recovery {
 	uint64_t reserved2[2];
 };
 
+/* WB_IOC_REC_ENABLE: the group of (venue, channel) into recovery mode. */
+struct wb_ioc_rec_enable {
+	uint8_t venue;		/* enum wb_venue, or a SIP source */
+	uint8_t reserved0;	/* must be zero */
+	uint16_t channel;	/* 0: the venue's default stream */
+	uint32_t slots;		/* recovery buffer, packets (0: the engine's default) */
+	uint32_t reserved[2];	/* must be zero */
+};
+
+/* One stream's recovery: struct feed_recovery_stream (lib/feed/feed.h). */
+struct wb_ioc_rec_stream {
+	uint8_t venue;
+	uint8_t protocol;
+	uint8_t unit;
+	uint8_t state;		/* 0 in sequence, 1 a hole is being filled, 2 a snapshot */
+	uint16_t channel;
+	uint16_t line;		/* a line of the stream's group: names it in REC_PACKET etc. */
+	uint32_t episode;	/* bumped by every recovery of the stream */
+	uint32_t held;		/* packets buffered */
+	uint64_t next_seq;	/* next expected sequence (0: not started) */
+	uint64_t missing_first;	/* state 1: ask for [first, first + count) now */
+	uint64_t missing_count;
+	uint64_t rec_first;	/* the recovery's range as announced (end 0: a snapshot) */
+	uint64_t rec_end;
+	uint64_t since;		/* recv_ts the recovery began */
+	char session[10];	/* MoldUDP64 session, when has_session */
+	uint8_t has_session;
+	uint8_t reserved[5];
+	uint64_t gaps, filled, unrecoverable, messages, lost, snapshots; /* per stream, ever */
+};
+
+/*
+ * WB_IOC_REC_LIST: streams with a recovery in progress (all: every started
+ * stream of a group in recovery mode), as struct wb_ioc_list does it.
+ * changes says whether anything moved since the last call (it is bumped
+ * whenever a recovery begins, moves or ends).
+ */
+struct wb_ioc_rec_list {
+	uint32_t capacity;
+	uint32_t count;		/* out */
+	uint64_t entries;	/* user pointer to struct wb_ioc_rec_stream[capacity] */
+	uint32_t all;		/* 0 or 1 */
+	uint32_t changes;	/* out */
+	uint32_t reserved[2];	/* must be zero */
+};
+
+#define WB_IOC_REC_MAX_PAYLOAD 65535u
+
+/* WB_IOC_REC_PACKET: a recovered packet (a re-request reply, a gap response) in the line's framing. */
+struct wb_ioc_rec_packet {
+	uint16_t line;		/* a line of the stream's group (wb_ioc_rec_stream.line) */
+	uint16_t reserved0;	/* must be zero */
+	uint32_t len;		/* 1..WB_IOC_REC_MAX_PAYLOAD */
+	uint64_t data;		/* user pointer to the UDP payload */
+	uint64_t reserved[2];	/* must be zero */
+};
+
+/* WB_IOC_REC_LOST: messages [first, first + count) of the stream will not come. */
+struct wb_ioc_rec_lost {
+	uint16_t line;
+	uint8_t unit;
+	uint8_t reserved0;	/* must be zero */
+	uint32_t reserved1;	/* must be zero */
+	uint64_t first;
+	uint64_t count;
+	uint64_t reserved[2];	/* must be zero */
+};
+
+/* WB_IOC_REC_SNAPSHOT: one step of a snapshot (feed_snapshot_* in lib/feed/feed.h). */
+enum wb_ioc_snapshot_op {
+	WB_SNAPSHOT_BEGIN = 1,	/* clear the stream's books, buffer real time */
+	WB_SNAPSHOT_PACKET = 2,	/* snapshot messages (data, len) in the protocol's framing */
+	WB_SNAPSHOT_END = 3,	/* the snapshot holds every message before next_seq */
+	WB_SNAPSHOT_ABORT = 4,	/* no snapshot will come: a GAP */
+};
+
+struct wb_ioc_rec_snapshot {
+	uint16_t line;
+	uint8_t unit;
+	uint8_t op;		/* enum wb_ioc_snapshot_op */
+	uint32_t len;		/* WB_SNAPSHOT_PACKET: 1..WB_IOC_REC_MAX_PAYLOAD; else 0 */
+	uint64_t data;		/* WB_SNAPSHOT_PACKET: user pointer; else 0 */
+	uint64_t next_seq;	/* WB_SNAPSHOT_END; else 0 */
+	uint64_t reserved[2];	/* must be zero */
+};
+
 #define WB_IOC_VERSION		_IOR(WB_IOC_MAGIC, 0, struct wb_ioc_version)
 #define WB_IOC_RING_INFO	_IOR(WB_IOC_MAGIC, 1, struct wb_ioc_ring_info)
 #define WB_IOC_FEED_ADD		_IOWR(WB_IOC_MAGIC, 2, struct wb_ioc_feed)
@@ -196,8 +294,13 @@ struct wb_ioc_recovery {
 #define WB_IOC_STATS		_IOWR(WB_IOC_MAGIC, 8, struct wb_ioc_stats)
 #define WB_IOC_STATS_RESET	_IO(WB_IOC_MAGIC, 9)
 #define WB_IOC_TRADING_DATE	_IOW(WB_IOC_MAGIC, 10, struct wb_ioc_date)
+#define WB_IOC_REC_ENABLE	_IOW(WB_IOC_MAGIC, 11, struct wb_ioc_rec_enable)
+#define WB_IOC_REC_LIST		_IOWR(WB_IOC_MAGIC, 12, struct wb_ioc_rec_list)
+#define WB_IOC_REC_PACKET	_IOW(WB_IOC_MAGIC, 13, struct wb_ioc_rec_packet)
+#define WB_IOC_REC_LOST		_IOW(WB_IOC_MAGIC, 14, struct wb_ioc_rec_lost)
+#define WB_IOC_REC_SNAPSHOT	_IOW(WB_IOC_MAGIC, 15, struct wb_ioc_rec_snapshot)
 /* wirebookd's control socket; the module answers ENOTTY (its engine has no
  * recovery client: recovery lives in user space) */
-#define WB_IOC_RECOVERY_LIST	_IOWR(WB_IOC_MAGIC, 11, struct wb_ioc_list)
+#define WB_IOC_RECOVERY_LIST	_IOWR(WB_IOC_MAGIC, 16, struct wb_ioc_list)
 
 #endif /* WIREBOOK_IOCTL_H */

@@ -184,6 +184,103 @@ int feed_ioc_trading_date(struct feed_engine *e, const struct wb_ioc_date *d)
 	return feed_engine_set_trading_date(e, d->year, d->month, d->day);
 }
 
+/* ---- gap recovery ------------------------------------------------------------ */
+
+int feed_ioc_rec_enable(struct feed_engine *e, const struct wb_ioc_rec_enable *r)
+{
+	if (r->reserved0 || r->reserved[0] || r->reserved[1])
+		return -FEED_EINVAL;
+	return feed_recovery_enable(e, r->venue, r->channel, r->slots);
+}
+
+void feed_ioc_rec_stream(const struct feed_recovery_stream *s, struct wb_ioc_rec_stream *o)
+{
+	__builtin_memset(o, 0, sizeof(*o));
+	o->venue = s->venue;
+	o->protocol = s->protocol;
+	o->unit = s->unit;
+	o->state = s->state;
+	o->channel = s->channel;
+	o->line = s->line;
+	o->episode = s->episode;
+	o->held = s->held;
+	o->next_seq = s->next_seq;
+	o->missing_first = s->missing_first;
+	o->missing_count = s->missing_count;
+	o->rec_first = s->rec_first;
+	o->rec_end = s->rec_end;
+	o->since = s->since;
+	__builtin_memcpy(o->session, s->session, sizeof(o->session));
+	o->has_session = s->has_session;
+	o->gaps = s->gaps;
+	o->filled = s->filled;
+	o->unrecoverable = s->unrecoverable;
+	o->messages = s->messages;
+	o->lost = s->lost;
+	o->snapshots = s->snapshots;
+}
+
+int feed_ioc_rec_list_check(const struct wb_ioc_rec_list *r)
+{
+	return (r->all > 1 || r->reserved[0] || r->reserved[1]) ? -FEED_EINVAL : 0;
+}
+
+int feed_ioc_rec_packet_check(const struct wb_ioc_rec_packet *r)
+{
+	if (r->reserved0 || r->reserved[0] || r->reserved[1] || !r->len ||
+	    r->len > WB_IOC_REC_MAX_PAYLOAD || !r->data)
+		return -FEED_EINVAL;
+	return 0;
+}
+
+int feed_ioc_rec_packet(struct feed_engine *e, const struct wb_ioc_rec_packet *r,
+			const uint8_t *payload, uint64_t now, struct wb_ring_producer *out)
+{
+	if (feed_ioc_rec_packet_check(r) < 0)
+		return -FEED_EINVAL;
+	return feed_recover_packet(e, r->line, payload, r->len, now, out);
+}
+
+int feed_ioc_rec_lost(struct feed_engine *e, const struct wb_ioc_rec_lost *r, uint64_t now,
+		      struct wb_ring_producer *out)
+{
+	if (r->reserved0 || r->reserved1 || r->reserved[0] || r->reserved[1])
+		return -FEED_EINVAL;
+	return feed_recover_lost(e, r->line, r->unit, r->first, r->count, now, out);
+}
+
+int feed_ioc_rec_snapshot_check(const struct wb_ioc_rec_snapshot *r)
+{
+	bool packet = r->op == WB_SNAPSHOT_PACKET;
+
+	if (r->reserved[0] || r->reserved[1] || r->op < WB_SNAPSHOT_BEGIN ||
+	    r->op > WB_SNAPSHOT_ABORT)
+		return -FEED_EINVAL;
+	if (packet ? (!r->len || r->len > WB_IOC_REC_MAX_PAYLOAD || !r->data) :
+		     (r->len || r->data))
+		return -FEED_EINVAL;
+	if (r->op != WB_SNAPSHOT_END && r->next_seq)
+		return -FEED_EINVAL;
+	return 0;
+}
+
+int feed_ioc_rec_snapshot(struct feed_engine *e, const struct wb_ioc_rec_snapshot *r,
+			  const uint8_t *payload, uint64_t now, struct wb_ring_producer *out)
+{
+	if (feed_ioc_rec_snapshot_check(r) < 0)
+		return -FEED_EINVAL;
+	switch (r->op) {
+	case WB_SNAPSHOT_BEGIN:
+		return feed_snapshot_begin(e, r->line, r->unit, now, out);
+	case WB_SNAPSHOT_PACKET:
+		return feed_snapshot_packet(e, r->line, r->unit, payload, r->len, now, out);
+	case WB_SNAPSHOT_END:
+		return feed_snapshot_end(e, r->line, r->unit, r->next_seq, now, out);
+	default:
+		return feed_snapshot_abort(e, r->line, r->unit, now, out);
+	}
+}
+
 int feed_ioc_errno(int rc)
 {
 	switch (-rc) {

@@ -35,6 +35,27 @@ void feed_ioc_recovery(const struct feed_engine *e, const struct feed_recovery_s
 /* WB_IOC_STATS_RESET's part in the engine: every line's counters to zero. */
 void feed_ioc_stats_reset(struct feed_engine *e);
 
+/*
+ * Gap recovery (WB_IOC_REC_*): each checks its request (reserved words
+ * zero, a line of the feed map, a length in bounds) and makes the engine
+ * call; 0 or a negative FEED_E* code. Events go to out, stamped now.
+ * feed_ioc_rec_enable allocates: never call it under the engine lock (it
+ * takes the lock itself, through feed_engine_config.lock, to swap buffers).
+ * The others run under the lock. payload: the request's bytes, already
+ * copied in (len as the request says).
+ */
+int feed_ioc_rec_enable(struct feed_engine *e, const struct wb_ioc_rec_enable *r);
+void feed_ioc_rec_stream(const struct feed_recovery_stream *s, struct wb_ioc_rec_stream *o);
+int feed_ioc_rec_list_check(const struct wb_ioc_rec_list *r);
+int feed_ioc_rec_packet_check(const struct wb_ioc_rec_packet *r);
+int feed_ioc_rec_packet(struct feed_engine *e, const struct wb_ioc_rec_packet *r,
+			const uint8_t *payload, uint64_t now, struct wb_ring_producer *out);
+int feed_ioc_rec_lost(struct feed_engine *e, const struct wb_ioc_rec_lost *r, uint64_t now,
+		      struct wb_ring_producer *out);
+int feed_ioc_rec_snapshot_check(const struct wb_ioc_rec_snapshot *r);
+int feed_ioc_rec_snapshot(struct feed_engine *e, const struct wb_ioc_rec_snapshot *r,
+			  const uint8_t *payload, uint64_t now, struct wb_ring_producer *out);
+
 /* A negative FEED_E* code as a negative errno. */
 int feed_ioc_errno(int rc);
 

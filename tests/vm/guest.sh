@@ -4,7 +4,8 @@
 # Prints one "VMTEST PASS|FAIL|SKIP <scenario> <detail>" line per scenario.
 # "vmtest.only=a,b" on the kernel command line runs only those scenarios.
 # Layout of the initramfs: /bin (busybox applets), /usr/sbin/ip,
-# /usr/bin/tcpreplay, /wb/{wb-subscribe,vm-read,vm-gso-send,wirebookd,wb-book,wb-kread},
+# /usr/bin/tcpreplay, /wb/{wb-subscribe,vm-read,vm-gso-send,wirebookd,wb-book,wb-kread,
+# wb-recoveryd},
 # /mod/*.ko, /data/*.
 IP=/usr/sbin/ip
 SUB=/wb/wb-subscribe
@@ -111,6 +112,32 @@ scenario_equal() {
 		pass stats-consistent "rings published $published = per-line events $line_events"
 	else
 		fail stats-consistent "rings published $published, per-line events $line_events, expected $expected_events"
+	fi
+}
+
+# Two CPUs at once, each with its own venues (Nasdaq on one, the Cboe
+# venues on the other): every venue's events are still wb-dump's. Both
+# contend for the module's one engine lock; how often a CPU found it taken
+# (lock_waits) is reported, as the figure a per-line lock would remove.
+scenario_concurrent() {
+	if ! load ifaces=wbrx || ! configure; then
+		fail concurrent-cpus "could not load and configure"
+		return
+	fi
+	taskset -c 0 /usr/bin/tcpreplay -q -i wbtx $RATE $D/feed-itch.pcap >$T/tcpreplay0.log 2>&1 &
+	first=$!
+	taskset -c 1 /usr/bin/tcpreplay -q -i wbtx $RATE $D/feed-pitch.pcap >$T/tcpreplay1.log 2>&1
+	wait $first
+	$KREAD --idle-ms 1500 >$T/kernel.txt 2>$T/read.log
+	rings_used=$(awk 'NR > 1 && $5 > 0 { n++ } END { print n + 0 }' /proc/wirebook/rings)
+	waits=$($SUB stats --json | sed -n 's/.*"lock_waits":\([0-9]*\).*/\1/p')
+	frames=$($SUB stats --json | sed -n 's/.*"feed_frames":\([0-9]*\).*/\1/p')
+	if [ -s $D/feed-itch.pcap ] && [ -s $D/feed-pitch.pcap ] &&
+	   same_streams $T/kernel.txt $D/expected.txt && [ "$rings_used" -ge 2 ]; then
+		pass concurrent-cpus "Nasdaq on CPU 0 and the Cboe venues on CPU 1 at once: $(wc -l <$T/kernel.txt) events identical to wb-dump's per venue, from $rings_used rings; the engine lock was found taken for $waits of $frames feed frames"
+	else
+		fail concurrent-cpus "$(wc -l <$T/kernel.txt) events vs $expected_events from $rings_used rings; $(cat $T/read.log)"
+		diff $T/got.venues $T/want.venues | head -10
 	fi
 }
 
@@ -411,6 +438,130 @@ scenario_books() {
 	fi
 }
 
+# Until wirebookd says it runs (its recovery groups are enabled by then), at most 30 s.
+wait_wirebookd() { # log
+	i=0
+	while [ $i -lt 150 ] && ! grep -q '^wirebookd: kernel ' "$1"; do
+		usleep 200000
+		i=$((i + 1))
+	done
+}
+
+# Gap recovery in kernel mode: a Nasdaq day that lost 1 % of its packets on
+# both lines goes through the module, whose stream waits behind each hole
+# while wirebookd --kernel --recovery gets the missing packets from
+# wb-recoveryd (serving the whole day on loopback) and hands them to the
+# module. The books must be the whole day's as wirebookd --pcap built them.
+# One venue's recovery: NAME VENUE STEM [wb-recoveryd options] -- [recovery.conf options].
+# $D/STEM-whole.pcap is served, $D/STEM-lossy.pcap replayed; the books must
+# be $D/expected-STEM-books.txt, and $D/lossy-STEM-books.txt must differ.
+recovery_run() {
+	name=$1; venue=$2; stem=$3; shift 3
+	server_args=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do server_args="$server_args $1"; shift; done
+	[ $# -gt 0 ] && shift
+	if cmp -s $D/expected-$stem-books.txt $D/lossy-$stem-books.txt; then
+		fail $name "the lossy day's books equal the whole day's without recovery: nothing to recover"
+		return
+	fi
+	if ! load ifaces=wbrx || ! configure; then
+		fail $name "could not load"
+		return
+	fi
+	/wb/wb-recoveryd --pcap $D/$stem-whole.pcap --venue $venue --listen 127.0.0.1:0 \
+		--feeds $D/feeds.conf $server_args 2>$T/recoveryd.log &
+	server=$!
+	port=
+	i=0
+	while [ $i -lt 100 ] && [ -z "$port" ]; do
+		usleep 100000
+		port=$(sed -n 's/.*serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' $T/recoveryd.log)
+		i=$((i + 1))
+	done
+	if [ -z "$port" ]; then
+		fail $name "wb-recoveryd did not start: $(cat $T/recoveryd.log)"
+		kill $server 2>/dev/null
+		unload
+		return
+	fi
+	echo "$venue $(echo $server_args | grep -q grp && echo grp || echo mold) 127.0.0.1:$port $*" \
+		>$T/recovery.conf
+	/wb/wirebookd --kernel --recovery $T/recovery.conf --feeds $D/feeds.conf --no-pin \
+		--stats 1 --shm vmrec --force --expected-orders 100000 >$T/wirebookd-rec.log 2>&1 &
+	wbd=$!
+	wait_wirebookd $T/wirebookd-rec.log
+	replay 0 $D/$stem-lossy.pcap
+	# Until the daemon has consumed every ring and no stream waits, at most 20 s.
+	i=0
+	while [ $i -lt 100 ]; do
+		usleep 200000
+		i=$((i + 1))
+		awk 'NR > 1 && $3 != $4 { busy = 1 } END { exit busy }' /proc/wirebook/rings || continue
+		[ -e /dev/shm/vmrec ] && /wb/wb-book --shm vmrec --once AAPL 2>&1 | grep -q RECOVERING || break
+	done
+	usleep 500000
+	/wb/wb-book --shm vmrec --once --depth 5 $(cat $D/book-symbols.txt) 2>&1 |
+		sed 's/ updates [0-9]*//' >$T/rec-books.txt
+	kill $wbd
+	wait $wbd 2>/dev/null
+	kill $server
+	wait $server 2>/dev/null
+	line=$(grep "^recovery $venue (" $T/wirebookd-rec.log | tail -1)
+	gaps=$(echo "$line" | sed -n 's/.*; gaps \([0-9]*\),.*/\1/p')
+	filled=$(echo "$line" | sed -n 's/.*, filled \([0-9]*\),.*/\1/p')
+	unrec=$(echo "$line" | sed -n 's/.*, unrecoverable \([0-9]*\),.*/\1/p')
+	if cmp -s $T/rec-books.txt $D/expected-$stem-books.txt && [ "${gaps:-0}" -gt 0 ] &&
+	   [ "$gaps" = "$filled" ] && [ "$unrec" = 0 ] && unload && kernel_clean; then
+		pass $name "wirebookd --kernel --recovery over a 1 % lossy $venue replay ($(cut -d' ' -f2 $T/recovery.conf)): $gaps gaps, $filled filled, 0 unrecoverable; books of $(cat $D/book-symbols.txt) equal wirebookd --pcap's on the whole day"
+	else
+		fail $name "gaps=$gaps filled=$filled unrecoverable=$unrec; $(tail -3 $T/wirebookd-rec.log)"
+		diff $T/rec-books.txt $D/expected-$stem-books.txt | head -20
+		grep '^recovery' $T/wirebookd-rec.log | tail -12
+		tail -3 $T/recoveryd.log
+		unload
+	fi
+}
+
+scenario_recovery() {
+	if ! [ -x /wb/wb-recoveryd ] || ! [ -s $D/expected-rec-books.txt ]; then
+		skip recovery "wb-recoveryd or the host's books are missing"
+		return
+	fi
+	recovery_run recovery nasdaq rec
+	if [ -s $D/rec-pitch-whole.pcap ]; then
+		recovery_run recovery-pitch bzx rec-pitch --service grp --reply-to 127.0.0.1:30999 \
+			--user WB01 --password recovery -- gap=127.0.0.1:30999 user=WB01 password=recovery
+	fi
+	# A client that dies while the module's stream waits for it (a service
+	# that never answers, retried for 100 s): closing its device file takes
+	# the module's group out of recovery mode, so what it held is decoded
+	# behind an ordinary GAP instead of waiting for good.
+	if ! load ifaces=wbrx || ! configure; then
+		fail recovery-client-gone "could not load"
+		return
+	fi
+	echo "nasdaq mold 127.0.0.1:9 timeout=1000 retries=100" >$T/silent.conf
+	/wb/wirebookd --kernel --recovery $T/silent.conf --feeds $D/feeds.conf --no-pin \
+		--shm vmrec --force --expected-orders 100000 >$T/wirebookd-silent.log 2>&1 &
+	wbd=$!
+	wait_wirebookd $T/wirebookd-silent.log
+	replay 0 $D/rec-lossy.pcap
+	usleep 1000000
+	published=$(rings_sum 5)
+	gaps=$(stat_sum gaps)
+	kill -9 $wbd
+	wait $wbd 2>/dev/null
+	usleep 1000000
+	published_after=$(rings_sum 5)
+	gaps_after=$(stat_sum gaps)
+	if [ "$published_after" -gt "$published" ] && [ "$gaps_after" -gt "$gaps" ] && unload &&
+	   kernel_clean; then
+		pass recovery-client-gone "kill -9 of the client: the module declared $((gaps_after - gaps)) gaps and decoded what it held ($((published_after - published)) events)"
+	else
+		fail recovery-client-gone "events published $published -> $published_after, gaps $gaps -> $gaps_after; $(tail -3 $T/wirebookd-silent.log)"
+	fi
+}
+
 scenario_malformed() {
 	if ! load ifaces=wbrx hold_us=0 || ! configure || ! $SUB date 2026-02-19 >$T/date.log 2>&1; then
 		fail malformed-packets "could not load"
@@ -476,7 +627,7 @@ scenario_xdp() {
 echo 1000000 >/proc/sys/net/core/netdev_max_backlog
 only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vmtest\.only=//p' | tr ',' ' ')
 veth_up
-for s in control equal padded two_ifaces filtered sip overflow control_under_traffic rmmod device_deletion busy gso books malformed xdp; do
+for s in control equal concurrent padded two_ifaces filtered sip overflow control_under_traffic rmmod device_deletion busy gso books recovery malformed xdp; do
 	if [ -n "$only" ] && ! echo " $only " | grep -q " $s "; then
 		continue
 	fi

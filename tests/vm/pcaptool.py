@@ -4,6 +4,7 @@
 
   pcaptool.py split IN OUT1 OUT2        first half of the records, second half
   pcaptool.py count IN                  number of records
+  pcaptool.py ports IN OUT1 OUT2 P,...  frames to UDP ports P into OUT1, the rest into OUT2
   pcaptool.py cat OUT IN...             the records of every IN, in order
   pcaptool.py udpcsum IN OUT            every UDP checksum filled in
   pcaptool.py pad IN OUT                1..46 random bytes after every datagram
@@ -180,6 +181,17 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "udpcsum":
         header, records = read_pcap(argv[2])
         write_pcap(argv[3], header, [(a, b, udp_checksum(f)) for a, b, f in records])
+        return 0
+    if len(argv) == 6 and argv[1] == "ports":
+        # Frames to the UDP ports listed (comma-separated) into one file,
+        # the rest into the other, each in capture order.
+        header, records = read_pcap(argv[2])
+        ports = {int(p) for p in argv[5].split(",")}
+        def port(frame):
+            parts = udp_parts(frame)
+            return parts and struct.unpack(">H", parts[2][2:4])[0]
+        write_pcap(argv[3], header, [r for r in records if port(r[2]) in ports])
+        write_pcap(argv[4], header, [r for r in records if port(r[2]) not in ports])
         return 0
     if len(argv) == 3 and argv[1] == "count":
         print(len(read_pcap(argv[2])[1]))

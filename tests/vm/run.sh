@@ -65,9 +65,11 @@ mkdir -p "$W/data"
 echo "vmtest: building guest tools"
 make -s -C "$ROOT" O=build/vm-tools OPT="-O2 -g" \
 	build/vm-tools/wb-subscribe build/vm-tools/vm/vm-read build/vm-tools/vm/vm-gso-send \
-	build/vm-tools/wirebookd build/vm-tools/wb-book build/vm-tools/wb-kread >/dev/null
+	build/vm-tools/wirebookd build/vm-tools/wb-book build/vm-tools/wb-kread \
+	build/vm-tools/wb-recoveryd >/dev/null
 GUEST_BINS=("$B/vm-tools/wb-subscribe" "$B/vm-tools/vm/vm-read" "$B/vm-tools/vm/vm-gso-send"
-	    "$B/vm-tools/wirebookd" "$B/vm-tools/wb-book" "$B/vm-tools/wb-kread")
+	    "$B/vm-tools/wirebookd" "$B/vm-tools/wb-book" "$B/vm-tools/wb-kread"
+	    "$B/vm-tools/wb-recoveryd")
 
 # ---- host-side inputs: capture, expected events, malformed frames --------
 D=$W/data
@@ -84,6 +86,9 @@ else
 fi
 python3 "$ROOT/tests/vm/pcaptool.py" split "$D/feed.pcap" "$D/feed1.pcap" "$D/feed2.pcap"
 python3 "$ROOT/tests/vm/pcaptool.py" pad "$D/feed.pcap" "$D/padded.pcap"
+# Nasdaq's lines apart from the Cboe venues': two CPUs feed the module at once.
+python3 "$ROOT/tests/vm/pcaptool.py" ports "$D/feed.pcap" "$D/feed-itch.pcap" "$D/feed-pitch.pcap" \
+	"$(awk '!/^#/ && $2 == "itch" { sub(/.*:/, "", $1); printf "%s%s", sep, $1; sep = "," }' "$D/feeds.conf")"
 # One line, one or two messages per packet: many runs of equal-size
 # datagrams, which vm-gso-send turns into UDP GSO super-packets.
 if [ -x "$B/wb-gen" ]; then
@@ -114,20 +119,39 @@ if grep -q '^[^#]* cqs ' "$D/feeds.conf" && grep -q '^[^#]* uqdf ' "$D/feeds.con
 	echo "SPY IWM AAPL" >"$D/sip-symbols.txt"
 	"$B/wb-dump" --feeds "$D/feeds.conf" --symbols SPY,IWM,AAPL "$D/sip.pcap" >"$D/expected-sip.txt"
 fi
-# The books wirebookd builds from the same capture in user space, for the
-# books-match scenario (wirebookd --kernel in the VM). "updates N" counts
-# publishes, which depend on batching: left out.
+# The books wirebookd builds in user space from a capture, for the
+# books-match and recovery scenarios (wirebookd --kernel in the VM).
+# "updates N" counts publishes, which depend on batching: left out.
 BOOK_SYMBOLS="AAPL MSFT SPY QQQ"
 echo "$BOOK_SYMBOLS" >"$D/book-symbols.txt"
 shm=wbvmtest$$
-"$B/wirebookd" --pcap "$D/feed.pcap" --feeds "$D/feeds.conf" --no-pin --shm "$shm" --force \
-	--expected-orders 100000 >"$W/host-wirebookd.log" 2>&1 &
-wbd=$!
-for _ in $(seq 100); do [ -e "/dev/shm/$shm" ] && break; sleep 0.1; done
-"$B/wb-book" --shm "$shm" --wait-done 60 --once --depth 5 $BOOK_SYMBOLS 2>&1 |
-	sed 's/ updates [0-9]*//' >"$D/expected-books.txt" || true
-kill "$wbd" 2>/dev/null || true
-wait "$wbd" 2>/dev/null || true
+books_of() { # pcap out
+	"$B/wirebookd" --pcap "$1" --feeds "$D/feeds.conf" --no-pin --shm "$shm" --force \
+		--expected-orders 100000 >"$W/host-wirebookd.log" 2>&1 &
+	wbd=$!
+	for _ in $(seq 100); do [ -e "/dev/shm/$shm" ] && break; sleep 0.1; done
+	"$B/wb-book" --shm "$shm" --wait-done 60 --once --depth 5 $BOOK_SYMBOLS 2>&1 |
+		sed 's/ updates [0-9]*//' >"$2" || true
+	kill "$wbd" 2>/dev/null || true
+	wait "$wbd" 2>/dev/null || true
+}
+books_of "$D/feed.pcap" "$D/expected-books.txt"
+# Gap recovery in kernel mode: a Nasdaq day lost 1 % on both lines, and the
+# whole day that wb-recoveryd serves in the guest. The books wirebookd
+# --kernel --recovery builds from the lossy replay must be the whole day's
+# in user space; those of the lossy day without recovery must not (else the
+# scenario would prove nothing).
+rec_gen=(-q -p demo -n 20000 -s 5 --ab --feeds "$D/feeds.conf")
+"$B/wb-gen" "${rec_gen[@]}" --venues nasdaq -o "$D/rec-whole.pcap"
+"$B/wb-gen" "${rec_gen[@]}" --venues nasdaq --loss 1 -o "$D/rec-lossy.pcap"
+books_of "$D/rec-whole.pcap" "$D/expected-rec-books.txt"
+books_of "$D/rec-lossy.pcap" "$D/lossy-rec-books.txt"
+# The same for Cboe BZX, recovered through the Gap Request Proxy (TCP) and
+# its gap-response channel.
+"$B/wb-gen" "${rec_gen[@]}" --venues bzx -o "$D/rec-pitch-whole.pcap"
+"$B/wb-gen" "${rec_gen[@]}" --venues bzx --loss 1 -o "$D/rec-pitch-lossy.pcap"
+books_of "$D/rec-pitch-whole.pcap" "$D/expected-rec-pitch-books.txt"
+books_of "$D/rec-pitch-lossy.pcap" "$D/lossy-rec-pitch-books.txt"
 corpora=()
 for dir in "$ROOT"/tests/fuzz/corpus/*/; do
 	[ -d "$dir" ] && corpora+=(--corpus "$dir")

@@ -73,7 +73,7 @@ struct service {
 };
 
 struct recovery_client {
-	struct feed_engine *e;
+	struct recovery_target t;
 	int n;
 	struct service svc[RECOVERY_MAX_SERVICES];
 	uint32_t seen_changes;
@@ -293,16 +293,17 @@ static const char *kind_name(int kind)
 }
 
 /* The stream's lines in the feed map: 0, or -1 with err. */
-static int check_stream(struct feed_engine *e, const struct recovery_conf_entry *en,
+static int check_stream(const struct recovery_target *t, const struct recovery_conf_entry *en,
 			const char *path, char *err, size_t errlen)
 {
+	struct wb_ioc_feed lines[FEED_MAX_LINES];
+	uint32_t n = t->feed_list(t->ctx, lines, FEED_MAX_LINES);
 	int found = 0;
 
-	for (uint32_t i = 0; i < e->line_count; i++) {
-		const struct feed_line *l = &e->lines[i];
+	for (uint32_t i = 0; i < n && i < FEED_MAX_LINES; i++) {
+		const struct wb_ioc_feed *l = &lines[i];
 
-		if (!feed_line_in_use(l) || l->venue != en->venue ||
-		    (en->channel >= 0 && l->channel != en->channel))
+		if (l->venue != en->venue || (en->channel >= 0 && l->channel != en->channel))
 			continue;
 		/* A snapshot service serves one protocol (GLIMPSE: ITCH, UTP Snap-Shot: UQDF). */
 		const char *serves = !recovery_kind_is_snapshot(en->kind) ?
@@ -391,14 +392,27 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 					       const struct recovery_conf_entry *entries, int n,
 					       const char *path, char *err, size_t errlen)
 {
+	struct recovery_target t;
+
+	recovery_target_engine(&t, e);
+	return recovery_client_create_target(&t, entries, n, path, err, errlen);
+}
+
+struct recovery_client *recovery_client_create_target(const struct recovery_target *t,
+						      const struct recovery_conf_entry *entries,
+						      int n, const char *path, char *err,
+						      size_t errlen)
+{
 	struct recovery_client *c = calloc(1, sizeof(*c));
 	int rc;
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
+		if (t->close)
+			t->close(t->ctx);
 		return NULL;
 	}
-	c->e = e;
+	c->t = *t;
 	/* Gap-fill services first: a snapshot service joins its stream's. */
 	for (int pass = 0; pass < 2; pass++)
 	for (int i = 0; i < n && i < RECOVERY_MAX_SERVICES; i++) {
@@ -407,7 +421,7 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 
 		if (snapshot != (pass == 1))
 			continue;
-		if (check_stream(e, &entries[i], path, err, errlen))
+		if (check_stream(&c->t, &entries[i], path, err, errlen))
 			goto fail;
 		if (snapshot) {
 			struct service *with = service_of(c, entries[i].venue,
@@ -418,7 +432,7 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 				s = with;
 			else
 				s->conf = entries[i];	/* a stream with no gap fill */
-			s->snap = snapshot_session_create(e, &entries[i]);
+			s->snap = snapshot_session_create(&c->t, &entries[i]);
 			if (!s->snap) {
 				snprintf(err, errlen, "out of memory");
 				goto fail;
@@ -455,15 +469,15 @@ struct recovery_client *recovery_client_create(struct feed_engine *e,
 		}
 		c->n++;
 enable:
-		rc = feed_recovery_enable(e, s->conf.venue, (uint16_t)(s->conf.channel < 0 ? 0 :
-								       s->conf.channel), 0);
+		rc = c->t.enable(c->t.ctx, s->conf.venue, (uint16_t)(s->conf.channel < 0 ? 0 :
+									     s->conf.channel));
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%d: cannot put venue %s in recovery mode (error %d)",
 				 path, entries[i].lineno, feed_venue_name(s->conf.venue), -rc);
 			goto fail;
 		}
 	}
-	c->seen_changes = e->recovery_changes - 1;
+	c->seen_changes = c->t.changes(c->t.ctx) - 1;
 	return c;
 fail:
 	recovery_client_destroy(c);
@@ -483,6 +497,8 @@ void recovery_client_destroy(struct recovery_client *c)
 		free(c->svc[i].fill_ns);
 		snapshot_session_destroy(c->svc[i].snap);
 	}
+	if (c->t.close)
+		c->t.close(c->t.ctx);
 	free(c);
 }
 
@@ -595,7 +611,7 @@ static void grp_gap_response(struct recovery_client *c, struct service *s, const
 	s->refused++;
 	u->waiting = false;
 	u->gave_up = true;
-	feed_recover_lost(c->e, u->line, unit, u->req_first, u->req_count,
+	c->t.recover_lost(c->t.ctx, u->line, unit, u->req_first, u->req_count,
 			  recv_ts ? recv_ts : u->since, out);
 }
 
@@ -763,7 +779,7 @@ static void take_replies(struct recovery_client *c, struct service *s, uint64_t 
 	while ((n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) {
 		s->replies++;
 		if (!s->has_line ||
-		    feed_recover_packet(c->e, s->line, buf, (uint32_t)n, recv_ts, out) < 0)
+		    c->t.recover_packet(c->t.ctx, s->line, buf, (uint32_t)n, recv_ts, out) < 0)
 			s->bad_replies++;
 	}
 }
@@ -801,7 +817,7 @@ static void drive(struct recovery_client *c, struct service *s,
 		return;		/* a snapshot: its service drives it (xdp: a refresh; glimpse) */
 	if (s->xdp && xdp_client_refresh_wanted(s->xdp, rs)) {
 		/* A late join: the channel's refresh, not the whole morning re-requested. */
-		xdp_client_refresh_begin(s->xdp, c->e, rs->line, now, recv_ts, out);
+		xdp_client_refresh_begin(s->xdp, &c->t, rs->line, now, recv_ts, out);
 		return;
 	}
 	if (!u->waiting || rs->missing_first != u->req_first) {
@@ -821,8 +837,8 @@ static void drive(struct recovery_client *c, struct service *s,
 		u->gave_up = true;
 		if (s->xdp)
 			xdp_client_forget(s->xdp);
-		feed_recover_lost(c->e, rs->line, rs->unit, rs->missing_first, rs->missing_count,
-				  recv_ts ? recv_ts : rs->since, out);
+		c->t.recover_lost(c->t.ctx, rs->line, rs->unit, rs->missing_first,
+				  rs->missing_count, recv_ts ? recv_ts : rs->since, out);
 		return;
 	}
 	u->tries++;
@@ -847,7 +863,7 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 		    (s->nrec || s->state == GRP_CONNECTING || s->state == GRP_LOGIN_SENT))
 			grp_pump(c, s, now, recv_ts, out);
 		if (s->xdp) {
-			int got = xdp_client_pump(s->xdp, c->e, s->line, s->has_line, s->nrec > 0,
+			int got = xdp_client_pump(s->xdp, &c->t, s->line, s->has_line, s->nrec > 0,
 						  now, recv_ts ? recv_ts : s->u[0].since, out);
 
 			if (got & XDP_PUMP_LOST) {
@@ -870,11 +886,13 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 		}
 		active |= s->nrec > 0;
 	}
-	/* Nothing in progress and nothing new: one load. */
-	if (!active && c->seen_changes == c->e->recovery_changes)
+	/* Nothing in progress and nothing new: one look. */
+	uint32_t changes = c->t.changes(c->t.ctx);
+
+	if (!active && c->seen_changes == changes)
 		return;
-	c->seen_changes = c->e->recovery_changes;
-	n = feed_recovery_list(c->e, c->list, MAX_LIST, false);
+	c->seen_changes = changes;
+	n = c->t.list(c->t.ctx, c->list, MAX_LIST, false);
 	if (n > MAX_LIST)
 		n = MAX_LIST;
 	for (int i = 0; i < c->n; i++)
@@ -954,7 +972,7 @@ void recovery_client_totals(const struct recovery_client *c, int i, uint64_t now
 {
 	const struct service *s = &c->svc[i];
 	struct feed_recovery_stream all[MAX_LIST];
-	int n = feed_recovery_list(c->e, all, MAX_LIST, true);
+	int n = c->t.list(c->t.ctx, all, MAX_LIST, true);
 
 	memset(t, 0, sizeof(*t));
 	t->venue = s->conf.venue;

@@ -42,9 +42,10 @@
  * Fill time: from the client first seeing a recovery to the stream being in
  * sequence again, for the recoveries that got every message.
  *
- * Everything here runs on the thread that runs the feed engine, never
- * blocks (non-blocking sockets, one request in flight per stream), and a
- * stream waiting for its fill never holds up another stream.
+ * Everything here runs on the thread that runs the feed engine (with the
+ * kernel module's engine, a thread of its own: the module serializes the
+ * calls), never blocks (non-blocking sockets, one request in flight per
+ * stream), and a stream waiting for its fill never holds up another stream.
  */
 #ifndef WIREBOOK_TOOLS_RECOVERY_H
 #define WIREBOOK_TOOLS_RECOVERY_H
@@ -54,6 +55,7 @@
 #include <stdio.h>
 
 #include "feed/feed.h"
+#include "wirebook/ioctl.h"
 
 #define RECOVERY_MAX_SERVICES 64
 #define RECOVERY_DEFAULT_TIMEOUT_MS 20
@@ -116,11 +118,57 @@ int recovery_conf_read(const char *path, struct recovery_conf_entry *out, int ma
 struct recovery_client;
 
 /*
- * A client for the entries, on engine e (its feed map loaded): puts each
+ * What the client recovers into: the engine the packets are decoded by,
+ * in this process (recovery_target_engine) or in the kernel module, through
+ * its ioctls (recovery_target_kernel). The calls are feed.h's; out is the
+ * ring recovery_client_poll was given (the module has its own: unused).
+ */
+struct recovery_target {
+	void *ctx;
+	/* The feed map's lines, up to cap into out; how many there are. */
+	uint32_t (*feed_list)(void *ctx, struct wb_ioc_feed *out, uint32_t cap);
+	int (*enable)(void *ctx, int venue, uint16_t channel);
+	/* Bumped whenever a recovery begins, moves or ends. */
+	uint32_t (*changes)(void *ctx);
+	int (*list)(void *ctx, struct feed_recovery_stream *out, int max, bool all);
+	int (*recover_packet)(void *ctx, int line, const uint8_t *payload, uint32_t len,
+			      uint64_t recv_ts, struct wb_ring_producer *out);
+	int (*recover_lost)(void *ctx, int line, uint8_t unit, uint64_t first, uint64_t count,
+			    uint64_t now, struct wb_ring_producer *out);
+	/* A snapshot's steps (feed_snapshot_begin, _packet, _end, _abort in lib/feed/feed.h). */
+	int (*snapshot_begin)(void *ctx, int line, uint8_t unit, uint64_t now,
+			      struct wb_ring_producer *out);
+	int (*snapshot_packet)(void *ctx, int line, uint8_t unit, const uint8_t *payload,
+			       uint32_t len, uint64_t now, struct wb_ring_producer *out);
+	int (*snapshot_end)(void *ctx, int line, uint8_t unit, uint64_t next_seq, uint64_t now,
+			    struct wb_ring_producer *out);
+	int (*snapshot_abort)(void *ctx, int line, uint8_t unit, uint64_t now,
+			      struct wb_ring_producer *out);
+	void (*close)(void *ctx);	/* NULL: nothing to close */
+};
+
+/* recovery_target.c: the engine e, in this process. */
+void recovery_target_engine(struct recovery_target *t, struct feed_engine *e);
+/*
+ * The kernel module's engine through DEVICE (NULL: /dev/wirebook), opened
+ * read-write; its groups stay in recovery mode while the target is open.
+ * 0, or -1 with err.
+ */
+int recovery_target_kernel(struct recovery_target *t, const char *device, char *err,
+			   size_t errlen);
+
+/*
+ * A client for the entries, on target t (its feed map loaded): puts each
  * entry's stream group in recovery mode and opens its socket. NULL with
  * err when an entry names no stream of the feed map, or a stream whose
- * protocol the service cannot serve.
+ * protocol the service cannot serve. The client owns t from then on
+ * (closed with it, or at once when creating fails).
  */
+struct recovery_client *recovery_client_create_target(const struct recovery_target *t,
+						      const struct recovery_conf_entry *entries,
+						      int n, const char *path, char *err,
+						      size_t errlen);
+/* The same on engine e in this process. */
 struct recovery_client *recovery_client_create(struct feed_engine *e,
 					       const struct recovery_conf_entry *entries, int n,
 					       const char *path, char *err, size_t errlen);
@@ -131,7 +179,8 @@ void recovery_client_destroy(struct recovery_client *c);
  * a partly answered range, retries), declare ranges lost when their
  * retries ran out. now_ns: a monotonic clock; recv_ts: the receive time
  * to give recovered packets (0: the time their recovery began, for file
- * sources whose clock is the capture's).
+ * sources whose clock is the capture's). out: the ring the engine writes
+ * (the module's target stamps and rings its events itself: NULL then).
  */
 void recovery_client_poll(struct recovery_client *c, uint64_t now_ns, uint64_t recv_ts,
 			  struct wb_ring_producer *out);

@@ -23,7 +23,7 @@
 enum soup_state { SOUP_IDLE, SOUP_WAIT, SOUP_CONNECTING, SOUP_LOGIN_SENT, SOUP_UP };
 
 struct snapshot_session {
-	struct feed_engine *e;
+	const struct recovery_target *target;
 	struct recovery_conf_entry conf;
 	const struct snapshot_service *service;
 	int state;
@@ -83,7 +83,7 @@ const char *snapshot_service_protocol(int kind)
 	return sv ? sv->protocol : "";
 }
 
-struct snapshot_session *snapshot_session_create(struct feed_engine *e,
+struct snapshot_session *snapshot_session_create(const struct recovery_target *t,
 						 const struct recovery_conf_entry *conf)
 {
 	const struct snapshot_service *service = service_of_kind(conf->kind);
@@ -92,7 +92,7 @@ struct snapshot_session *snapshot_session_create(struct feed_engine *e,
 	if (!ss)
 		return NULL;
 	ss->service = service;
-	ss->e = e;
+	ss->target = t;
 	ss->conf = *conf;
 	ss->fd = -1;
 	ss->line = -1;
@@ -129,7 +129,7 @@ static void batch_flush(struct snapshot_session *ss, uint64_t recv_ts,
 	memset(ss->batch, ' ', 10);
 	put_be64(ss->batch + 10, 0);
 	put_be16(ss->batch + 18, ss->batch_count);
-	if (feed_snapshot_packet(ss->e, ss->line, ss->unit, ss->batch, ss->batch_len,
+	if (ss->target->snapshot_packet(ss->target->ctx, ss->line, ss->unit, ss->batch, ss->batch_len,
 				 ts_of(ss, recv_ts), out) < 0)
 		ss->t.bad_packets++;
 	ss->applied += ss->batch_count;
@@ -174,7 +174,7 @@ static void fail(struct snapshot_session *ss, uint64_t now, uint64_t recv_ts,
 	close_session(ss);
 	if (++ss->attempts > ss->conf.retries) {
 		if (ss->begun)
-			feed_snapshot_abort(ss->e, ss->line, ss->unit, ts_of(ss, recv_ts), out);
+			ss->target->snapshot_abort(ss->target->ctx, ss->line, ss->unit, ts_of(ss, recv_ts), out);
 		ss->t.given_up++;
 		ss->begun = false;
 		ss->applied = 0;
@@ -187,7 +187,7 @@ static void fail(struct snapshot_session *ss, uint64_t now, uint64_t recv_ts,
 	if (ss->begun && ss->applied) {
 		/* Half a book is not a book: what it should have covered is a GAP
 		 * until the next attempt clears the books again. */
-		feed_snapshot_abort(ss->e, ss->line, ss->unit, ts_of(ss, recv_ts), out);
+		ss->target->snapshot_abort(ss->target->ctx, ss->line, ss->unit, ts_of(ss, recv_ts), out);
 		ss->t.aborted++;
 		ss->begun = false;
 	}
@@ -216,7 +216,7 @@ static void begin(struct snapshot_session *ss, const struct feed_recovery_stream
 	ss->unit = rs->unit;
 	ss->since = rs->since;
 	if (rs->state != FEED_REC_SNAPSHOT &&
-	    feed_snapshot_begin(ss->e, rs->line, rs->unit, ts_of(ss, recv_ts), out) < 0)
+	    ss->target->snapshot_begin(ss->target->ctx, rs->line, rs->unit, ts_of(ss, recv_ts), out) < 0)
 		return;
 	ss->begun = true;
 	ss->applied = 0;
@@ -249,7 +249,7 @@ bool snapshot_session_drive(struct snapshot_session *ss, const struct feed_recov
 		 * is gap fill's, or lost without one, whatever its size: another
 		 * snapshot of the same age would leave the same hole. */
 		if (!has_gap_fill && rs->missing_count)
-			feed_recover_lost(ss->e, rs->line, rs->unit, rs->missing_first,
+			ss->target->recover_lost(ss->target->ctx, rs->line, rs->unit, rs->missing_first,
 					  rs->missing_count, ts_of(ss, recv_ts), out);
 		return has_gap_fill ? false : true;
 	}
@@ -269,7 +269,7 @@ static void on_message(struct snapshot_session *ss, const uint8_t *m, size_t len
 
 	if (ss->service->end(m, len, &next_seq) == 0) {
 		batch_flush(ss, recv_ts, out);
-		if (feed_snapshot_end(ss->e, ss->line, ss->unit, next_seq, ts_of(ss, recv_ts),
+		if (ss->target->snapshot_end(ss->target->ctx, ss->line, ss->unit, next_seq, ts_of(ss, recv_ts),
 				      out) < 0) {
 			ss->t.bad_packets++;
 			fail(ss, now, recv_ts, out);
@@ -328,7 +328,7 @@ static bool ready_to_connect(struct snapshot_session *ss, uint64_t recv_ts,
 {
 	if (ss->begun)
 		return true;
-	if (feed_snapshot_begin(ss->e, ss->line, ss->unit, ts_of(ss, recv_ts), out) < 0)
+	if (ss->target->snapshot_begin(ss->target->ctx, ss->line, ss->unit, ts_of(ss, recv_ts), out) < 0)
 		return false;
 	ss->begun = true;
 	ss->applied = 0;

@@ -465,7 +465,7 @@ void xdp_client_forget(struct xdp_client *x)
 }
 
 /* A Request Response: a refusal of what is in flight makes it lost. */
-static int on_response(struct xdp_client *x, const struct xdp_response *r, struct feed_engine *e,
+static int on_response(struct xdp_client *x, const struct xdp_response *r, const struct recovery_target *t,
 		       int line, bool has_line, uint64_t recv_ts, struct wb_ring_producer *out)
 {
 	/* Any answer says the server is alive: the next hang-up retries soon. */
@@ -482,19 +482,19 @@ static int on_response(struct xdp_client *x, const struct xdp_response *r, struc
 	if (x->rstate == R_SENT && r->request_seq == x->rseq && has_line) {
 		/* The refresh is refused: what it should have covered is lost. */
 		x->rstate = R_NONE;
-		feed_snapshot_abort(e, line, 0, recv_ts, out);
+		t->snapshot_abort(t->ctx, line, 0, recv_ts, out);
 		return XDP_PUMP_LOST;
 	}
 	if (!x->waiting || !x->sent || r->request_seq != x->sent_seq || !has_line)
 		return 0;	/* an answer to an older request */
 	x->waiting = false;
 	x->sent = false;
-	feed_recover_lost(e, line, 0, x->first, x->count, recv_ts, out);
+	t->recover_lost(t->ctx, line, 0, x->first, x->count, recv_ts, out);
 	return XDP_PUMP_LOST;
 }
 
 /* What the server sent on the session: responses and heartbeats. */
-static int read_session(struct xdp_client *x, struct feed_engine *e, int line, bool has_line,
+static int read_session(struct xdp_client *x, const struct recovery_target *t, int line, bool has_line,
 			uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
 {
 	ssize_t n = -1;
@@ -534,7 +534,7 @@ static int read_session(struct xdp_client *x, struct feed_engine *e, int line, b
 			if (off + 4 > plen || (mlen = rd_le16(p + off)) < 4 || off + mlen > plen)
 				break;
 			if (!xdp_parse_response(p + off, mlen, &r))
-				rc |= on_response(x, &r, e, line, has_line, recv_ts, out);
+				rc |= on_response(x, &r, t, line, has_line, recv_ts, out);
 			off += mlen;
 		}
 		used += plen;
@@ -547,7 +547,7 @@ static int read_session(struct xdp_client *x, struct feed_engine *e, int line, b
 }
 
 /* The retransmission channel: recovered packets, and what the server does not have. */
-static int take_retransmissions(struct xdp_client *x, struct feed_engine *e, int line,
+static int take_retransmissions(struct xdp_client *x, const struct recovery_target *t, int line,
 				uint64_t recv_ts, struct wb_ring_producer *out)
 {
 	uint8_t buf[MAX_DATAGRAM];
@@ -564,13 +564,13 @@ static int take_retransmissions(struct xdp_client *x, struct feed_engine *e, int
 			if (product != x->product || channel != x->channel || end < begin)
 				continue;
 			x->n.unavailable++;
-			if (!feed_recover_lost(e, line, 0, begin, (uint64_t)end - begin + 1, recv_ts,
+			if (!t->recover_lost(t->ctx, line, 0, begin, (uint64_t)end - begin + 1, recv_ts,
 					       out))
 				rc |= XDP_PUMP_LOST;
 			continue;
 		}
 		x->n.replies++;
-		feed_recover_packet(e, line, buf, (uint32_t)n, recv_ts, out);
+		t->recover_packet(t->ctx, line, buf, (uint32_t)n, recv_ts, out);
 	}
 	return rc;
 }
@@ -582,7 +582,7 @@ bool xdp_client_refresh_wanted(const struct xdp_client *x, const struct feed_rec
 }
 
 /* (Again) clear the stream's books, buffer its real time, ask for the refresh. */
-static void refresh_start(struct xdp_client *x, struct feed_engine *e, uint64_t now,
+static void refresh_start(struct xdp_client *x, const struct recovery_target *t, uint64_t now,
 			  uint64_t recv_ts, struct wb_ring_producer *out)
 {
 	x->rtries++;
@@ -590,15 +590,15 @@ static void refresh_start(struct xdp_client *x, struct feed_engine *e, uint64_t 
 	x->next_pkt = 0;
 	x->min_last = UINT32_MAX;
 	x->rdeadline = now + ms_ns(x->timeout_ms) * 50 + ms_ns(RECOVERY_MAX_BACKOFF_MS);
-	feed_snapshot_begin(e, x->rline, 0, recv_ts, out);
+	t->snapshot_begin(t->ctx, x->rline, 0, recv_ts, out);
 }
 
-void xdp_client_refresh_begin(struct xdp_client *x, struct feed_engine *e, int line, uint64_t now,
+void xdp_client_refresh_begin(struct xdp_client *x, const struct recovery_target *t, int line, uint64_t now,
 			      uint64_t recv_ts, struct wb_ring_producer *out)
 {
 	x->rline = line;
 	x->rtries = 0;
-	refresh_start(x, e, now, recv_ts, out);
+	refresh_start(x, t, now, recv_ts, out);
 }
 
 static void send_refresh_request(struct xdp_client *x, uint64_t now)
@@ -621,7 +621,7 @@ static void send_refresh_request(struct xdp_client *x, uint64_t now)
 }
 
 /* The refresh channel: packets applied in order; the last one ends the snapshot. */
-static int take_refresh(struct xdp_client *x, struct feed_engine *e, uint64_t now,
+static int take_refresh(struct xdp_client *x, const struct recovery_target *t, uint64_t now,
 			uint64_t recv_ts, struct wb_ring_producer *out)
 {
 	uint8_t buf[MAX_DATAGRAM];
@@ -641,7 +641,7 @@ static int take_refresh(struct xdp_client *x, struct feed_engine *e, uint64_t no
 		if (!x->next_pkt || seq != x->next_pkt) {
 			/* A packet of it went missing: refresh packets are not retransmitted. */
 			x->n.refresh_restarts++;
-			refresh_start(x, e, now, recv_ts, out);
+			refresh_start(x, t, now, recv_ts, out);
 			return 0;
 		}
 		x->next_pkt++;
@@ -653,11 +653,11 @@ static int take_refresh(struct xdp_client *x, struct feed_engine *e, uint64_t no
 			if (last < x->min_last)
 				x->min_last = last;
 		}
-		feed_snapshot_packet(e, x->rline, 0, buf, (uint32_t)n, recv_ts, out);
+		t->snapshot_packet(t->ctx, x->rline, 0, buf, (uint32_t)n, recv_ts, out);
 		if (flag == 17 || flag == 20) {
 			x->rstate = R_NONE;
 			x->n.refreshes++;
-			feed_snapshot_end(e, x->rline, 0,
+			t->snapshot_end(t->ctx, x->rline, 0,
 					  x->min_last == UINT32_MAX ? 1 : (uint64_t)x->min_last + 1,
 					  recv_ts, out);
 			return 0;
@@ -666,16 +666,16 @@ static int take_refresh(struct xdp_client *x, struct feed_engine *e, uint64_t no
 	if (now > x->rdeadline) {
 		if (x->rtries > x->retries) {
 			x->rstate = R_NONE;
-			feed_snapshot_abort(e, x->rline, 0, recv_ts, out);
+			t->snapshot_abort(t->ctx, x->rline, 0, recv_ts, out);
 			return XDP_PUMP_LOST;
 		}
 		x->n.refresh_restarts++;
-		refresh_start(x, e, now, recv_ts, out);
+		refresh_start(x, t, now, recv_ts, out);
 	}
 	return 0;
 }
 
-int xdp_client_pump(struct xdp_client *x, struct feed_engine *e, int line, bool has_line,
+int xdp_client_pump(struct xdp_client *x, const struct recovery_target *t, int line, bool has_line,
 		    bool recovering, uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
 {
 	int rc = 0;
@@ -703,14 +703,14 @@ int xdp_client_pump(struct xdp_client *x, struct feed_engine *e, int line, bool 
 	/* An idle session is read now and then, for the server's heartbeats. */
 	if (x->state == S_UP && (recovering || now >= x->next_read)) {
 		x->next_read = now + IDLE_READ_NS;
-		rc |= read_session(x, e, line, has_line, now, recv_ts, out);
+		rc |= read_session(x, t, line, has_line, now, recv_ts, out);
 	}
 	if (x->rstate == R_WANTED && x->state == S_UP)
 		send_refresh_request(x, now);
 	if (x->rstate != R_NONE)
-		rc |= take_refresh(x, e, now, recv_ts, out);
+		rc |= take_refresh(x, t, now, recv_ts, out);
 	if (recovering && has_line)
-		rc |= take_retransmissions(x, e, line, recv_ts, out);
+		rc |= take_retransmissions(x, t, line, recv_ts, out);
 	return rc;
 }
 

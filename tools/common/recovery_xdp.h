@@ -22,6 +22,8 @@
 
 #include "feed/feed.h"
 
+struct recovery_target;
+
 #define XDP_PACKET_HEADER 16
 #define XDP_SOURCE_ID_LEN 10
 #define XDP_MAX_RETRANS 1000		/* messages per Retransmission Request */
@@ -151,7 +153,7 @@ void xdp_client_forget(struct xdp_client *x);
  * the request is refused, the snapshot is abandoned (its range lost).
  */
 bool xdp_client_refresh_wanted(const struct xdp_client *x, const struct feed_recovery_stream *rs);
-void xdp_client_refresh_begin(struct xdp_client *x, struct feed_engine *e, int line, uint64_t now,
+void xdp_client_refresh_begin(struct xdp_client *x, const struct recovery_target *t, int line, uint64_t now,
 			      uint64_t recv_ts, struct wb_ring_producer *out);
 
 /*
@@ -160,7 +162,7 @@ void xdp_client_refresh_begin(struct xdp_client *x, struct feed_engine *e, int l
  * to the engine (line: a line of the stream, valid when has_line). Never
  * blocks. Returns XDP_PUMP_* bits.
  */
-int xdp_client_pump(struct xdp_client *x, struct feed_engine *e, int line, bool has_line,
+int xdp_client_pump(struct xdp_client *x, const struct recovery_target *t, int line, bool has_line,
 		    bool recovering, uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out);
 
 struct xdp_client_counts {
