@@ -11,13 +11,14 @@
  *   VENUE  SERVICE  HOST:PORT  [channel=N] [timeout=MS] [retries=N]
  *                              [gap=ADDR:PORT] [user=U] [password=P]
  *                              [retrans=ADDR:PORT] [refresh=ADDR:PORT]
- *                              [max-gap=N] [max-age=MS]
+ *                              [max-gap=N] [max-age=MS] [unit=N]
  *
  *   nasdaq  mold  127.0.0.1:9100
  *   nasdaq  glimpse  127.0.0.1:9104  user=WB0001 password=secret
  *   uqdf    mold  127.0.0.1:9101  channel=1
  *   bzx     grp   127.0.0.1:9102  gap=127.0.0.1:9103 user=WB01 password=secret
  *   nyse    xdp   127.0.0.1:9104  channel=1 retrans=127.0.0.1:9105 user=WIREBOOK
+ *   bzx     spin  127.0.0.1:9106  unit=1 user=WB01 password=secret
  *
  * SERVICE "mold" is the MoldUDP64 re-request (ITCH, UQDF); "grp" the Cboe
  * PITCH Gap Request Proxy: a TCP session (HOST:PORT) that takes Gap
@@ -31,8 +32,8 @@
  * morning. "glimpse" (ITCH) is a snapshot service over SoupBinTCP, a
  * second line for a stream that may also have a gap-fill one: late joins,
  * and holes larger than max-gap messages or older than max-age ms, are
- * taken by snapshot (recovery_snapshot.h). Others (spin) are refused
- * as not implemented yet. timeout is the first
+ * taken by snapshot (recovery_snapshot.h). "spin" (PITCH) is the same for
+ * one unit (unit=N) by its Cboe Spin server (recovery_spin.h). timeout is the first
  * wait for a reply (default 20 ms), doubled after each unanswered request
  * up to 1 s; after retries unanswered requests (default 6) the range is
  * declared lost (an ordinary GAP, counted unrecoverable).
@@ -73,7 +74,14 @@ enum recovery_kind {
 	RECOVERY_GRP = 2,	/* Cboe PITCH Gap Request Proxy (TCP) + gap-response UDP */
 	RECOVERY_XDP = 3,	/* NYSE XDP Request Server (TCP) + retransmission UDP */
 	RECOVERY_GLIMPSE = 4,	/* Nasdaq GLIMPSE 5.0 snapshot over SoupBinTCP (TCP) */
+	RECOVERY_SPIN = 5,	/* Cboe PITCH Spin server (TCP), one unit (recovery_spin.h) */
 };
+
+/* A snapshot service (glimpse, spin): a second line beside a stream's gap-fill one. */
+static inline bool recovery_kind_is_snapshot(int kind)
+{
+	return kind == RECOVERY_GLIMPSE || kind == RECOVERY_SPIN;
+}
 
 struct recovery_conf_entry {
 	int venue;
@@ -95,6 +103,7 @@ struct recovery_conf_entry {
 	/* glimpse: the snapshot policy */
 	uint64_t max_gap;	/* messages */
 	uint32_t max_age_ms;	/* 0: no age limit */
+	int unit;		/* spin: the PITCH unit its server serves (unit=N); -1 otherwise */
 };
 
 /*
@@ -145,7 +154,7 @@ struct recovery_totals {
 	uint64_t deferred;	/* refused for now (grp: M, S, U), asked again */
 	uint64_t connects, disconnects, logins_refused;	/* grp session */
 	uint64_t fills, fill_p50_ns, fill_p99_ns, fill_max_ns;
-	uint64_t snapshots;	/* snapshots the engine applied (glimpse) */
+	uint64_t snapshots;	/* snapshots the engine applied (glimpse, spin) */
 	bool recovering;
 	uint64_t recovering_for_ns;	/* how long the current recovery has been on */
 };
