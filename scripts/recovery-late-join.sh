@@ -63,3 +63,62 @@ books itch-halted-whole "$T/itch-halted.pcap" || exit 1
 start_server nasdaq "" "$T/itch-halted.pcap" || exit 1
 late_join late-join-after-halt "$T/itch-halted.pcap" itch-halted-whole $(((halt + resume) / 2)) \
 	"nasdaq mold 127.0.0.1:$port" || exit 1
+
+# ---- Cboe PITCH: late join by Spin ---------------------------------------
+# pitch_late_join NAME: wirebookd starts halfway between the open and the
+# close of the PITCH day $T/pitch-whole.pcap (books in $T/pitch-whole.out),
+# with the GRP line of $T/pitch.conf for gap fill and a Spin server for
+# the unit, whose image is the book after S = join + 64 (so buffered
+# packets below S are dropped and those after it applied). Called by
+# scripts/recovery.sh while its GRP server runs.
+pitch_late_join() {
+	local name=$1 join at snap want got line gaps filled unrec snaps verdict unit
+	# The cut: from the first packet whose Time is past mid-day; prints its unit and sequence.
+	read -r unit join < <(python3 - "$T/pitch-whole.pcap" "$T/pitch-$name.pcap" <<'PY'
+import struct, sys
+src = open(sys.argv[1], "rb").read()
+OPEN, CLOSE = 9 * 3600 + 1800, 16 * 3600
+off, now, cut = 24, 0, None
+while off + 16 <= len(src):
+    n = struct.unpack_from("<I", src, off + 8)[0]
+    p = src[off + 16 + 42:off + 16 + n]
+    if len(p) >= 8 and p[2] and struct.unpack_from("<I", p, 4)[0]:
+        m = 8
+        for _ in range(p[2]):
+            if m + 2 > len(p) or p[m] < 2:
+                break
+            if p[m + 1] == 0x20 and p[m] >= 6:
+                now = struct.unpack_from("<I", p, m + 2)[0]
+            m += p[m]
+        if now >= (OPEN + CLOSE) // 2:
+            cut = off
+            print(p[3], struct.unpack_from("<I", p, 4)[0])
+            break
+    off += 16 + n
+if cut is None:
+    sys.exit("pitch_late_join: the day never reaches mid-day")
+open(sys.argv[2], "wb").write(src[:24] + src[cut:])
+PY
+	) || return 1
+	at=$((join + SNAPSHOT_LEAD))
+	start_server bzx "" "$T/pitch-whole.pcap" --service spin --unit "$unit" --snapshot-at "$at" \
+		--user WB01 --password spin || return 1
+	{ head -1 "$T/pitch.conf"; echo "bzx spin 127.0.0.1:$port unit=$unit user=WB01 password=spin"; } \
+		> "$T/pitch-$name.conf"
+	books "pitch-$name" "$T/pitch-$name.pcap" "$T/pitch-$name.conf" || return 1
+	snap=$(grep "^recovery bzx unit $unit snapshot (" "$T/pitch-$name.out" | tail -1)
+	want=$(sed -n 's/^books: checksum venue books \([0-9a-f]*\),.*/\1/p' "$T/pitch-whole.out")
+	got=$(sed -n 's/^books: checksum venue books \([0-9a-f]*\),.*/\1/p' "$T/pitch-$name.out")
+	line=$(grep '^recovery bzx (' "$T/pitch-$name.out" | tail -1)
+	gaps=$(sed -n 's/.*; gaps \([0-9]*\),.*/\1/p' <<< "$line")
+	filled=$(sed -n 's/.*, filled \([0-9]*\),.*/\1/p' <<< "$line")
+	unrec=$(sed -n 's/.*, unrecoverable \([0-9]*\),.*/\1/p' <<< "$line")
+	snaps=$(sed -n 's/.*; snapshots \([0-9]*\),.*/\1/p' <<< "$snap")
+	if [ -n "$want" ] && [ "$want" = "$got" ]; then verdict=identical; else verdict=DIFFERENT; failed=1; fi
+	echo "recovery pitch $name gaps=$gaps filled=$filled unrecoverable=$unrec books=$verdict"
+	echo "  joined unit $unit at $join, spin after $at: snapshots ${snaps:-0}, $(sed -n 's/.*; snapshots [0-9]*, \(messages [0-9]*, orders announced [0-9]*\).*snapshot time \(.*\)$/\1, snapshot time \2/p' <<< "$snap")"
+	if [ "${snaps:-0}" -ne 1 ] || [ "${gaps:-0}" -eq 0 ] || [ "$gaps" != "$filled" ] ||
+	   [ "${unrec:-1}" -ne 0 ]; then
+		failed=1
+	fi
+}

@@ -275,8 +275,8 @@ static void spin_finished(struct spin_session *ss, uint32_t seq, uint64_t now, u
 	ss->attempts = 0;
 	ss->first_buffered = 0;
 	ss->backoff_ns = ms_ns(RECOVERY_DEFAULT_TIMEOUT_MS);
+	ss->state = SPIN_IDLE;	/* done: closing is no disconnect */
 	close_session(ss);
-	ss->state = SPIN_IDLE;
 }
 
 /* An image to ask for: at or past the first buffered sequence, or the latest after a while. */
