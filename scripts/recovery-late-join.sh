@@ -73,33 +73,8 @@ late_join late-join-after-halt "$T/itch-halted.pcap" itch-halted-whole $(((halt 
 # scripts/recovery.sh while its GRP server runs.
 pitch_late_join() {
 	local name=$1 join at snap want got line gaps filled unrec snaps verdict unit
-	# The cut: from the first packet whose Time is past mid-day; prints its unit and sequence.
-	read -r unit join < <(python3 - "$T/pitch-whole.pcap" "$T/pitch-$name.pcap" <<'PY'
-import struct, sys
-src = open(sys.argv[1], "rb").read()
-OPEN, CLOSE = 9 * 3600 + 1800, 16 * 3600
-off, now, cut = 24, 0, None
-while off + 16 <= len(src):
-    n = struct.unpack_from("<I", src, off + 8)[0]
-    p = src[off + 16 + 42:off + 16 + n]
-    if len(p) >= 8 and p[2] and struct.unpack_from("<I", p, 4)[0]:
-        m = 8
-        for _ in range(p[2]):
-            if m + 2 > len(p) or p[m] < 2:
-                break
-            if p[m + 1] == 0x20 and p[m] >= 6:
-                now = struct.unpack_from("<I", p, m + 2)[0]
-            m += p[m]
-        if now >= (OPEN + CLOSE) // 2:
-            cut = off
-            print(p[3], struct.unpack_from("<I", p, 4)[0])
-            break
-    off += 16 + n
-if cut is None:
-    sys.exit("pitch_late_join: the day never reaches mid-day")
-open(sys.argv[2], "wb").write(src[:24] + src[cut:])
-PY
-	) || return 1
+	read -r unit join < <(python3 scripts/pitch-cut.py "$T/pitch-whole.pcap" "$T/pitch-$name.pcap")
+	[ -n "$join" ] || return 1
 	at=$((join + SNAPSHOT_LEAD))
 	start_server bzx "" "$T/pitch-whole.pcap" --service spin --unit "$unit" --snapshot-at "$at" \
 		--user WB01 --password spin || return 1
