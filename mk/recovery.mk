@@ -17,6 +17,7 @@ recovery: $(RECOVERY_BINS)
 recovery-short: $(RECOVERY_BINS)
 	B=$(O) tests/tools/recovery.sh
 	B=$(O) tests/tools/recovery-glimpse.sh
+	B=$(O) tests/tools/recovery-spin.sh
 	B=$(O) scripts/recovery.sh --short
 
 CHECK_EXTRA += recovery-short

@@ -7,7 +7,8 @@ Writes DST: SRC's pcap header and its records from the first PITCH packet
 whose unit's last Time message is at or past SECOND (seconds after
 midnight; default halfway between the open, 09:30, and the close, 16:00).
 Prints that packet's unit and sequence. Frames are Ethernet/IPv4/UDP
-without VLAN tags, as wb-gen writes them.
+without VLAN tags, as wb-gen writes them; other feeds' packets are kept
+but not read.
 """
 import struct
 import sys
@@ -25,7 +26,9 @@ def main():
     while off + 16 <= len(src):
         n = struct.unpack_from("<I", src, off + 8)[0]
         p = src[off + 16 + UDP_PAYLOAD:off + 16 + n]
-        if len(p) >= 8 and p[2] and struct.unpack_from("<I", p, 4)[0]:
+        # A Sequenced Unit Header's length is the payload's (other feeds' are not).
+        if (len(p) >= 8 and struct.unpack_from("<H", p)[0] == len(p) and p[2] and
+                struct.unpack_from("<I", p, 4)[0]):
             m = 8
             for _ in range(p[2]):
                 if m + 2 > len(p) or p[m] < 2:
