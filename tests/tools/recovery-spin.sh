@@ -16,7 +16,7 @@ T=$(mktemp -d /tmp/wb-recovery-spin.XXXXXX)
 servers=()
 cleanup() {
 	for p in "${servers[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	[ -n "${KEEP:-}" ] || rm -rf "$T"
+	rm -rf "$T"
 }
 trap cleanup EXIT
 pass=0 fail=0
