@@ -822,8 +822,13 @@ static void drive(struct recovery_client *c, struct service *s,
 		u->waiting = false;
 		return;
 	}
-	if (recovery_kind_is_snapshot(s->conf.kind))
+	if (recovery_kind_is_snapshot(s->conf.kind)) {
+		/* A unit no spin line serves, of a venue without gap fill: nothing will fill it. */
+		if (s->conf.kind == RECOVERY_SPIN && rs->state == FEED_REC_GAP && rs->missing_count)
+			feed_recover_lost(c->e, rs->line, rs->unit, rs->missing_first,
+					  rs->missing_count, recv_ts ? recv_ts : rs->since, out);
 		return;
+	}
 	if (rs->state != FEED_REC_GAP || !rs->missing_count ||
 	    (s->conf.kind == RECOVERY_MOLD && !rs->has_session))
 		return;		/* a snapshot: its service drives it (xdp: a refresh; glimpse) */
