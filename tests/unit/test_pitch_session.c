@@ -2,7 +2,8 @@
  * Cboe PITCH session framing for GRP and Spin (tools/common/pitch_session.c):
  * golden byte vectors from the spec's worked Spin and GRP frames
  * (../shared/specs/cboe-pitch.md §5, BATS's mcastpitch_spin_useq.pcap and
- * mcastpitch_grp_useq.pcap), the decoder's refusals, and the spin lines of
+ * mcastpitch_grp_useq.pcap; the spin capture's TCP payloads as they are,
+ * from pcaps/pitch/), the decoder's refusals, and the spin lines of
  * recovery.conf (docs/specs/cboe-spin-notes.md).
  */
 #include <check.h>
@@ -117,6 +118,66 @@ START_TEST(test_decoder_refuses_short_lengths_and_messages_past_the_frame)
 }
 END_TEST
 
+/*
+ * The TCP payloads of BATS's pcaps/pitch/bats-mcastpitch_spin_useq.pcap,
+ * as they are: the client's Login and heartbeat, the server's answers.
+ */
+START_TEST(test_the_bats_spin_capture_s_login_and_heartbeat_are_ours_but_the_sub_id)
+{
+	uint8_t b[64], want[64];
+	size_t n = pitch_session_login(b, "BATS", "s1bats");
+
+	ck_assert_uint_eq(harness_unhex("1e0001000000000016013030323342415453202073316261747320202020",
+					want, sizeof(want)), n);
+	memcpy(want + 10, "0001", 4);	/* its Session Sub-ID is 0023 */
+	ck_assert_int_eq(memcmp(b, want, n), 0);
+	assert_bytes(b, pitch_session_heartbeat(b), "0800000000000000");
+}
+END_TEST
+
+START_TEST(test_the_bats_spin_capture_s_server_stream_decodes_in_order)
+{
+	/* Login Response A, Image 312, Response A (0 orders), Response S with
+	 * sequence 0 (a second request), then Time and Spin Finished 312. */
+	uint8_t s[256];
+	size_t n = harness_unhex("0b00010000000000030241" "0e00010000000000068038010000"
+				 "13000100000000000b82380100000000000041"
+				 "13000100000000000b82000000000000000053"
+				 "14000200000000000620b2260100068338010000", s, sizeof(s));
+	static const uint8_t types[] = { 0x02, 0x80, 0x82, 0x82, 0x20, 0x83 };
+	size_t at = 0, k = 0;
+	long flen;
+
+	while ((flen = pitch_session_next(s + at, n - at)) > 0) {
+		size_t off = 0, mlen;
+		const uint8_t *m;
+
+		while (pitch_session_message_at(s + at, (size_t)flen, &off, &m, &mlen) == 1) {
+			uint32_t seq, count;
+			char status;
+
+			ck_assert_uint_lt(k, sizeof(types));
+			ck_assert_uint_eq(m[1], types[k]);
+			if (k == 1 || k == 5) {
+				ck_assert_int_eq(spin_seq_of(m, mlen, types[k], &seq), 0);
+				ck_assert_uint_eq(seq, 312);
+			}
+			if (k == 2 || k == 3) {
+				ck_assert_int_eq(spin_response_of(m, mlen, &seq, &count, &status), 0);
+				ck_assert_uint_eq(seq, k == 2 ? 312 : 0);
+				ck_assert_uint_eq(count, 0);
+				ck_assert_int_eq(status, k == 2 ? 'A' : 'S');
+			}
+			k++;
+		}
+		at += (size_t)flen;
+	}
+	ck_assert_int_eq(flen, 0);
+	ck_assert_uint_eq(at, n);
+	ck_assert_uint_eq(k, sizeof(types));
+}
+END_TEST
+
 /* ---- recovery.conf -------------------------------------------------------- */
 
 static int conf_of(const char *text, struct recovery_conf_entry *out, char *err, size_t errlen)
@@ -188,6 +249,8 @@ static Suite *pitch_session_suite(void)
 	tcase_add_test(tc, test_login_is_grp_s_sub_id_user_filler_and_password_space_padded);
 	tcase_add_test(tc, test_decoder_splits_the_capture_s_last_frame_into_time_and_spin_finished);
 	tcase_add_test(tc, test_decoder_refuses_short_lengths_and_messages_past_the_frame);
+	tcase_add_test(tc, test_the_bats_spin_capture_s_login_and_heartbeat_are_ours_but_the_sub_id);
+	tcase_add_test(tc, test_the_bats_spin_capture_s_server_stream_decodes_in_order);
 	tcase_add_test(tc, test_conf_takes_a_spin_line_per_unit_beside_grp_with_the_snapshot_policy);
 	tcase_add_test(tc, test_conf_refuses_spin_without_a_unit_twice_for_one_unit_and_misplaced_keys);
 	suite_add_tcase(s, tc);

@@ -310,8 +310,12 @@ static void on_response(struct spin_session *ss, const uint8_t *m, size_t mlen, 
 	uint32_t seq, orders;
 	char status;
 
-	if (spin_response_of(m, mlen, &seq, &orders, &status) || ss->state != SPIN_REQUESTED ||
-	    seq != ss->requested) {
+	if (spin_response_of(m, mlen, &seq, &orders, &status) || ss->state != SPIN_REQUESTED) {
+		ss->t.bad_packets++;
+		return;
+	}
+	/* A refusal need not echo the sequence: the BATS capture's 'S' carries 0. */
+	if (status == 'A' && seq != ss->requested) {
 		ss->t.bad_packets++;
 		return;
 	}
