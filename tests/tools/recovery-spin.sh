@@ -5,8 +5,9 @@
 # Finished), spin lines of recovery.conf, and wirebookd joining half way
 # through the day against a Spin server that answers (the books whole),
 # drops the session half way through the spin (aborted, retried, whole in
-# the end) or refuses the login (retried, BZX alone stale, Nasdaq not held
-# up, given up in the end).
+# the end), answers 'O' and then 'S' (counted, asked again, whole in the
+# end) or refuses the login (retried, BZX alone stale, Nasdaq not held up,
+# given up in the end).
 set -u
 B=${B:-build}
 SRV=$B/wb-recoveryd
@@ -185,6 +186,63 @@ if grep -q "^recovery bzx unit $unit snapshot (.*; snapshots [12], messages [0-9
 	"$T/broken.out"; then ok
 else bad "--hangup-after: $(grep '^recovery bzx unit' "$T/broken.out")"; fi
 [ "$(vsum broken)" = "$(vsum whole)" ] && ok || bad "--hangup-after: books differ from the whole day's"
+
+# ---- 'O' and 'S' (with sequence 0, as in BATS's capture): counted, asked
+# again on a new session; a stand-in answers the first two sessions and
+# hands the third to the real server
+serve "$T/day.pcap" --snapshot-at $at || exit 1
+log="$T/standin.log"
+python3 - "$port" "$at" 2> "$log" <<'PY' &
+import socket, struct, sys, threading
+real, at = int(sys.argv[1]), int(sys.argv[2])
+def frame(mtype, body):
+    return struct.pack("<HBBI", 10 + len(body), 1, 0, 0) + bytes([2 + len(body), mtype]) + body
+def refuse(c, seq_of_refusal):
+    c.recv(64)                                     # the Login
+    c.sendall(frame(0x02, b"A") + frame(0x80, struct.pack("<I", at)))
+    req = b""
+    while len(req) < 14:
+        req += c.recv(64)
+    asked = struct.unpack_from("<I", req, 10)[0]
+    c.sendall(frame(0x82, struct.pack("<IIB", seq_of_refusal(asked), 0,
+                                      ord("O") if n == 0 else ord("S"))))
+    while c.recv(64):
+        pass
+def pipe(a, b):
+    while True:
+        d = a.recv(65536)
+        if not d:
+            b.shutdown(socket.SHUT_WR)
+            return
+        b.sendall(d)
+ls = socket.socket()
+ls.bind(("127.0.0.1", 0))
+ls.listen(4)
+print("stand-in: serving on 127.0.0.1:%d" % ls.getsockname()[1], file=sys.stderr, flush=True)
+n = 0
+while True:
+    c, _ = ls.accept()
+    if n < 2:
+        refuse(c, (lambda q: q) if n == 0 else (lambda q: 0))
+    else:
+        r = socket.create_connection(("127.0.0.1", real))
+        threading.Thread(target=pipe, args=(r, c), daemon=True).start()
+        threading.Thread(target=pipe, args=(c, r), daemon=True).start()
+    n += 1
+PY
+servers+=($!)
+standin=
+for _ in $(seq 100); do
+	standin=$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
+	[ -n "$standin" ] && break
+	sleep 0.05
+done
+printf 'bzx spin 127.0.0.1:%s unit=%s\n' "$standin" "$unit" > "$T/refusals.conf"
+run refusals "$T/late.pcap" "$T/refusals.conf"
+if grep -q "^recovery bzx unit $unit snapshot (.*; snapshots 1,.*requests 3, refused out of range 1, in progress 1, other 0;.* connects 3," \
+	"$T/refusals.out"; then ok
+else bad "'O' and 'S': $(grep '^recovery bzx unit' "$T/refusals.out")"; fi
+[ "$(vsum refusals)" = "$(vsum good)" ] && ok || bad "'O' and 'S': books differ from the answered spin's"
 
 # ---- a refused login: retried with backoff, BZX alone RECOVERING (Nasdaq
 # goes on), the spin given up in the end and the day goes on
