@@ -61,6 +61,7 @@
 #include "common/options.h"
 #include "input/pcap_io.h"
 #include "feed/feed.h"
+#include "common/pitch_session.h"
 #include "common/put_bytes.h"
 #include "common/recovery_xdp.h"
 #include "recoveryd/xdp.h"
@@ -535,16 +536,9 @@ static void pad_copy(char *dst, size_t n, const char *src)
 static int grp_send(int fd, uint8_t type, const uint8_t *body, uint8_t blen)
 {
 	uint8_t f[PITCH_HEADER + 2 + 32];
-	uint16_t len = (uint16_t)(PITCH_HEADER + 2 + blen);
+	size_t len = pitch_session_message(f, type, body, blen);
 
-	put_le16(f, len);
-	f[2] = 1;
-	f[3] = 0;
-	put_le32(f + 4, 0);
-	f[8] = (uint8_t)(2 + blen);
-	f[9] = type;
-	memcpy(f + 10, body, blen);
-	return send(fd, f, len, MSG_NOSIGNAL) == len ? 0 : -1;
+	return send(fd, f, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
 /* Send messages [seq, seq + count) of a unit to the gap-response address. */
