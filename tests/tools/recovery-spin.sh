@@ -244,6 +244,14 @@ if grep -q "^recovery bzx unit $unit snapshot (.*; snapshots 1,.*requests 3, ref
 else bad "'O' and 'S': $(grep '^recovery bzx unit' "$T/refusals.out")"; fi
 [ "$(vsum refusals)" = "$(vsum good)" ] && ok || bad "'O' and 'S': books differ from the answered spin's"
 
+# ---- a unit no spin line serves, with no gap fill: lost at once, no fill
+printf 'bzx spin 127.0.0.1:1 unit=%s\n' $((unit + 1)) > "$T/other-unit.conf"
+run other-unit "$T/late.pcap" "$T/other-unit.conf"
+if grep -q "^recovery bzx (spin .*; gaps 1, filled 0, unrecoverable 1, .*lost [1-9].*(0 fills)" \
+	"$T/other-unit.out" && grep -q "^recovery bzx unit $((unit + 1)) snapshot (.*connects 0," \
+	"$T/other-unit.out"; then ok
+else bad "a unit no spin line serves: $(grep '^recovery bzx' "$T/other-unit.out")"; fi
+
 # ---- a refused login: retried with backoff, BZX alone RECOVERING (Nasdaq
 # goes on), the spin given up in the end and the day goes on
 serve "$T/both.pcap" --user WB01 --password right || exit 1

@@ -824,9 +824,11 @@ static void drive(struct recovery_client *c, struct service *s,
 	}
 	if (recovery_kind_is_snapshot(s->conf.kind)) {
 		/* A unit no spin line serves, of a venue without gap fill: nothing will fill it. */
-		if (s->conf.kind == RECOVERY_SPIN && rs->state == FEED_REC_GAP && rs->missing_count)
+		if (s->conf.kind == RECOVERY_SPIN && rs->state == FEED_REC_GAP && rs->missing_count) {
+			u->gave_up = true;
 			feed_recover_lost(c->e, rs->line, rs->unit, rs->missing_first,
 					  rs->missing_count, recv_ts ? recv_ts : rs->since, out);
+		}
 		return;
 	}
 	if (rs->state != FEED_REC_GAP || !rs->missing_count ||
