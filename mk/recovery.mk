@@ -18,6 +18,7 @@ recovery-short: $(RECOVERY_BINS)
 	B=$(O) tests/tools/recovery.sh
 	B=$(O) tests/tools/recovery-glimpse.sh
 	B=$(O) tests/tools/recovery-utpsnap.sh
+	B=$(O) tests/tools/recovery-spin.sh
 	B=$(O) scripts/recovery.sh --short
 
 CHECK_EXTRA += recovery-short

@@ -115,3 +115,37 @@ late_join_uqdf() {
 		failed=1
 	fi
 }
+
+# ---- Cboe PITCH: late join by Spin ---------------------------------------
+# pitch_late_join NAME: wirebookd starts halfway between the open and the
+# close of the PITCH day $T/pitch-whole.pcap (books in $T/pitch-whole.out),
+# with the GRP line of $T/pitch.conf for gap fill and a Spin server for
+# the unit, whose image is the book after S = join + 64 (so buffered
+# packets below S are dropped and those after it applied). Called by
+# scripts/recovery.sh while its GRP server runs.
+pitch_late_join() {
+	local name=$1 join at snap want got line gaps filled unrec snaps verdict unit
+	read -r unit join < <(python3 scripts/pitch-cut.py "$T/pitch-whole.pcap" "$T/pitch-$name.pcap")
+	[ -n "$join" ] || return 1
+	at=$((join + SNAPSHOT_LEAD))
+	start_server bzx "" "$T/pitch-whole.pcap" --service spin --unit "$unit" --snapshot-at "$at" \
+		--user WB01 --password spin || return 1
+	{ head -1 "$T/pitch.conf"; echo "bzx spin 127.0.0.1:$port unit=$unit user=WB01 password=spin"; } \
+		> "$T/pitch-$name.conf"
+	books "pitch-$name" "$T/pitch-$name.pcap" "$T/pitch-$name.conf" || return 1
+	snap=$(grep "^recovery bzx unit $unit snapshot (" "$T/pitch-$name.out" | tail -1)
+	want=$(sed -n 's/^books: checksum venue books \([0-9a-f]*\),.*/\1/p' "$T/pitch-whole.out")
+	got=$(sed -n 's/^books: checksum venue books \([0-9a-f]*\),.*/\1/p' "$T/pitch-$name.out")
+	line=$(grep '^recovery bzx (' "$T/pitch-$name.out" | tail -1)
+	gaps=$(sed -n 's/.*; gaps \([0-9]*\),.*/\1/p' <<< "$line")
+	filled=$(sed -n 's/.*, filled \([0-9]*\),.*/\1/p' <<< "$line")
+	unrec=$(sed -n 's/.*, unrecoverable \([0-9]*\),.*/\1/p' <<< "$line")
+	snaps=$(sed -n 's/.*; snapshots \([0-9]*\),.*/\1/p' <<< "$snap")
+	if [ -n "$want" ] && [ "$want" = "$got" ]; then verdict=identical; else verdict=DIFFERENT; failed=1; fi
+	echo "recovery pitch $name gaps=$gaps filled=$filled unrecoverable=$unrec books=$verdict"
+	echo "  joined unit $unit at $join, spin after $at: snapshots ${snaps:-0}, $(sed -n 's/.*; snapshots [0-9]*, \(messages [0-9]*, orders announced [0-9]*\).*snapshot time \(.*\)$/\1, snapshot time \2/p' <<< "$snap")"
+	if [ "${snaps:-0}" -ne 1 ] || [ "${gaps:-0}" -eq 0 ] || [ "$gaps" != "$filled" ] ||
+	   [ "${unrec:-1}" -ne 0 ]; then
+		failed=1
+	fi
+}

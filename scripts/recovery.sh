@@ -194,6 +194,8 @@ for rate in $RATES; do
 	cp "$T/pitch-whole.out" "$T/pitch-$rate-whole.out"
 	report pitch "$rate" "pitch-$rate" bzx yes
 done
+# Late join by Spin (scripts/recovery-late-join.sh).
+pitch_late_join late-join-mid-day || exit 1
 stop_servers
 
 # NYSE XDP: a Request Server per channel (TCP, Retransmission Requests)

@@ -39,8 +39,10 @@
  *   SIP state after a chosen message, then the Snap-Shot message with the
  *   sequence to resume from (common/utpsnap_server.c on glimpse_server.c's
  *   session).
+ *   Cboe PITCH Spin server (--service spin, tools/recoveryd/spin.c): one
+ *   unit's book as it stood after a chosen message, on request.
  *
- * Not yet: Cboe Spin.
+ * Not yet: the Symbol Index Mapping and refresh limits of XDP (see README).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -64,9 +66,11 @@
 #include "common/options.h"
 #include "input/pcap_io.h"
 #include "feed/feed.h"
+#include "common/pitch_session.h"
 #include "common/put_bytes.h"
 #include "common/recovery_xdp.h"
 #include "recoveryd/xdp.h"
+#include "recoveryd/spin.h"
 
 #define MOLD_HEADER 20
 #define MOLD_END 0xffff
@@ -122,6 +126,9 @@ static void usage(FILE *f)
 "                    --listen ADDR:PORT [--snapshot-at SEQ] [--user U]\n"
 "                    [--password P] [--hangup-after N | --stall-after N]\n"
 "                    [--feeds FILE] [-v]\n"
+"       wb-recoveryd --service spin --pcap FILE --venue VENUE [--unit N]\n"
+"                    --listen ADDR:PORT [--snapshot-at SEQ] [--user U]\n"
+"                    [--password P] [--hangup-after N] [--feeds FILE] [-v]\n"
 "\n"
 "Replays one venue of a capture and answers its recovery protocol.\n"
 "\n"
@@ -174,6 +181,15 @@ static void usage(FILE *f)
 "latest quote of each market centre as a Quote Long Form, and the Snap-Shot\n"
 "message naming SEQ + 1, the UQDF sequence to resume from.\n"
 "\n"
+"--service spin: the Cboe Spin server of one unit of a PITCH venue, a TCP\n"
+"session on ADDR:PORT. A Login whose username and password are not --user\n"
+"and --password gets Login Response 'N' and is closed. Then Spin Image\n"
+"Available for SEQ at once and every second. A Spin Request for SEQ gets\n"
+"Spin Response 'A' with the order count, the unit's book after message SEQ\n"
+"in unsequenced packets (the last Time, each symbol's last Trading Status,\n"
+"every live order as an Add Order, in priority order) and Spin Finished;\n"
+"one for another sequence gets 'O' (no image for it).\n"
+"\n"
 "  --pcap FILE        the capture to serve (its A and B copies are merged)\n"
 "  --venue VENUE      the feed-map venue to serve (nasdaq, uqdf, bzx, ...)\n"
 "  --channel N        its channel, when its feed-map lines name one\n"
@@ -182,12 +198,16 @@ static void usage(FILE *f)
 "  --max-payload N    reply payload bytes, %d-%d (default %d)\n"
 "  --drop-every N     mold: answer no Nth request (a lossy or stalling server,\n"
 "                     for retry tests)\n"
-"  --service S        mold, grp, xdp, glimpse or utpsnap (default mold)\n"
+"  --service S        mold, grp, xdp, glimpse, utpsnap or spin (default mold)\n"
+"  --unit N           spin: the PITCH unit to serve (needed when the capture\n"
+"                     has several)\n"
 "  --reply-to A:P     grp, xdp: where the gap responses (retransmissions) go\n"
 "                     (required)\n"
-"  --user U           grp, glimpse, utpsnap: the username a login must give\n"
-"                     (up to 4 characters for grp, 6 for the others)\n"
-"  --password P       grp, glimpse, utpsnap: the password (up to 10 characters)\n"
+"  --user U           grp, glimpse, utpsnap, spin: the username a login must\n"
+"                     give (up to 4 characters for grp and spin, 6 for glimpse\n"
+"                     and utpsnap)\n"
+"  --password P       grp, glimpse, utpsnap, spin: the password (up to 10\n"
+"                     characters)\n"
 "  --quota N          grp: accept N gap requests, then refuse with 'D'; xdp:\n"
 "                     N retransmission requests, then refuse with 4\n"
 "  --quota-per-second N  grp: accept N gap requests a second, refuse more\n"
@@ -197,7 +217,8 @@ static void usage(FILE *f)
 "  --source-id ID     xdp: the SourceID requests must give (up to 10 characters)\n"
 "  --heartbeat-interval MS  xdp: the server's heartbeats (default 60000)\n"
 "  --snapshot-at SEQ  xdp: answer Refresh Requests with the book as of SEQ;\n"
-"                     glimpse: the snapshot is the book after ITCH message SEQ\n"
+"                     glimpse: the snapshot is the book after ITCH message SEQ;\n"
+"                     spin: the image is the unit's book after message SEQ\n"
 "                     (default: the capture's last message, as a snapshot\n"
 "                     taken after the day's close); utpsnap: the SIP state\n"
 "                     after UQDF message SEQ (same default)\n"
@@ -205,7 +226,8 @@ static void usage(FILE *f)
 "  --hangup-after N   grp, xdp: drop the session on request N+1, and every later\n"
 "                     session right after its login (for reconnect tests);\n"
 "                     glimpse, utpsnap: close the first session after N\n"
-"                     snapshot messages (later sessions get the whole one)\n"
+"                     snapshot messages (later sessions get the whole one);\n"
+"                     spin: the same, after N spin messages\n"
 "  --stall-after N    glimpse, utpsnap: the first session falls silent (no data, no\n"
 "                     heartbeats) after N snapshot messages\n"
 "  -v, --verbose      log every refused request\n"
@@ -533,16 +555,9 @@ static void pad_copy(char *dst, size_t n, const char *src)
 static int grp_send(int fd, uint8_t type, const uint8_t *body, uint8_t blen)
 {
 	uint8_t f[PITCH_HEADER + 2 + 32];
-	uint16_t len = (uint16_t)(PITCH_HEADER + 2 + blen);
+	size_t len = pitch_session_message(f, type, body, blen);
 
-	put_le16(f, len);
-	f[2] = 1;
-	f[3] = 0;
-	put_le32(f + 4, 0);
-	f[8] = (uint8_t)(2 + blen);
-	f[9] = type;
-	memcpy(f + 10, body, blen);
-	return send(fd, f, len, MSG_NOSIGNAL) == len ? 0 : -1;
+	return send(fd, f, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
 /* Send messages [seq, seq + count) of a unit to the gap-response address. */
@@ -865,6 +880,56 @@ static int grp_main(const char *pcap, int venue, const char *listen_at, uint32_t
 	return rc;
 }
 
+/* --service spin: the unit to serve (given, or the capture's only one), listen, serve. */
+static int spin_main(const char *pcap, int venue, const char *listen_at, uint32_t ip,
+		     uint16_t port, int unit, const struct spin_opts *o)
+{
+	struct sockaddr_in addr;
+	struct spin_source src;
+	int units = 0, lfd, rc;
+
+	for (int u = 0; u < PITCH_UNITS; u++) {
+		if (!g_units[u].messages)
+			continue;
+		units++;
+		if (unit < 0 && units == 1)
+			src.unit = (uint8_t)u;
+	}
+	if (unit >= 0)
+		src.unit = (uint8_t)unit;
+	if (!units || (unit >= 0 && !g_units[unit].messages) || (unit < 0 && units > 1)) {
+		fprintf(stderr, "wb-recoveryd: %s: %s\n", pcap, !units ?
+			"no PITCH message of the venue on its groups" : unit >= 0 ?
+			"no message of that --unit" : "several units: give --unit N (a Spin server "
+			"serves one)");
+		return units ? 2 : 1;
+	}
+	src.end = g_units[src.unit].end;
+	src.cap = g_units[src.unit].cap;
+	src.off = g_units[src.unit].off;
+	src.len = g_units[src.unit].len;
+	src.bytes = g_units[src.unit].bytes;
+	if (o->snapshot_at >= src.end) {
+		fprintf(stderr, "wb-recoveryd: --snapshot-at %" PRIu64 ": unit %u ends at %" PRIu64
+			"\n", o->snapshot_at, src.unit, src.end - 1);
+		return 2;
+	}
+	lfd = tcp_listen(listen_at, ip, port, &addr);
+	if (lfd < 0)
+		return 1;
+	fprintf(stderr, "wb-recoveryd: serving %s Spin of unit %u, messages 1-%" PRIu64 " on %s:%u\n",
+		feed_venue_name(venue), src.unit, src.end - 1, inet_ntoa(addr.sin_addr),
+		ntohs(addr.sin_port));
+	rc = spin_serve(lfd, &src, o, &g_stop);
+	close(lfd);
+	for (int u = 0; u < PITCH_UNITS; u++) {
+		free(g_units[u].off);
+		free(g_units[u].len);
+		free(g_units[u].bytes);
+	}
+	return rc;
+}
+
 /* --service xdp: listen, serve, and say what was served. */
 static int xdp_main(const char *pcap, const char *listen_at, uint32_t ip, uint16_t port,
 		    struct xdp_serve_opts *o)
@@ -896,7 +961,7 @@ static int xdp_main(const char *pcap, const char *listen_at, uint32_t ip, uint16
 enum { OPT_PCAP = 256, OPT_VENUE, OPT_CHANNEL, OPT_LISTEN, OPT_FEEDS, OPT_PAYLOAD, OPT_DROP,
        OPT_SERVICE, OPT_USER, OPT_PASSWORD, OPT_REPLY_TO, OPT_QUOTA, OPT_PER_SECOND, OPT_MAX_COUNT,
        OPT_HANGUP, OPT_SOURCE_ID, OPT_HEARTBEAT, OPT_SNAPSHOT_AT, OPT_REFRESH_TO,
-       OPT_STALL };
+       OPT_STALL, OPT_UNIT };
 
 int main(int argc, char **argv)
 {
@@ -921,6 +986,7 @@ int main(int argc, char **argv)
 		{ "snapshot-at", required_argument, 0, OPT_SNAPSHOT_AT },
 		{ "refresh-to", required_argument, 0, OPT_REFRESH_TO },
 		{ "stall-after", required_argument, 0, OPT_STALL },
+		{ "unit", required_argument, 0, OPT_UNIT },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -929,6 +995,8 @@ int main(int argc, char **argv)
 	int venue = -1, channel = -1, c, n, nserved = 0, fd;
 	uint64_t payload = DEFAULT_PAYLOAD, drop_every = 0, v;
 	bool verbose = false, grp = false, xdp = false, glimpse = false, utpsnap = false;
+	bool spin = false;
+	int unit = -1;
 	struct xdp_serve_opts xo = { .heartbeat_ms = 60000 };
 	struct glimpse_opts gl = { 0 };
 	const char *user = "", *password = "", *reply_to = NULL;
@@ -981,11 +1049,13 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SERVICE:
 			if (strcmp(optarg, "mold") && strcmp(optarg, "grp") && strcmp(optarg, "xdp") &&
-			    strcmp(optarg, "glimpse") && strcmp(optarg, "utpsnap")) {
+			    strcmp(optarg, "glimpse") && strcmp(optarg, "utpsnap") &&
+			    strcmp(optarg, "spin")) {
 				fprintf(stderr, "wb-recoveryd: --service: unknown service '%s' (mold, "
-					"grp, xdp, glimpse, utpsnap)\n", optarg);
+					"grp, xdp, glimpse, utpsnap, spin)\n", optarg);
 				return 2;
 			}
+			spin = !strcmp(optarg, "spin");
 			grp = !strcmp(optarg, "grp");
 			xdp = !strcmp(optarg, "xdp");
 			/* The UTP Snap-Shot is glimpse's SoupBinTCP session with UQDF messages. */
@@ -1033,6 +1103,11 @@ int main(int argc, char **argv)
 			if (opt_u64("wb-recoveryd", "--snapshot-at", optarg, 1, UINT64_MAX / 2,
 				    &gl.snapshot_at))
 				return 2;
+			break;
+		case OPT_UNIT:
+			if (opt_u64("wb-recoveryd", "--unit", optarg, 0, 255, &v))
+				return 2;
+			unit = (int)v;
 			break;
 		case OPT_STALL:
 			if (opt_u64("wb-recoveryd", "--stall-after", optarg, 1, UINT32_MAX,
@@ -1084,8 +1159,12 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (grp && strlen(user) > 4) {
-		fprintf(stderr, "wb-recoveryd: --user: at most 4 characters for grp\n");
+	if ((grp || spin) && strlen(user) > 4) {
+		fprintf(stderr, "wb-recoveryd: --user: at most 4 characters for grp and spin\n");
+		return 2;
+	}
+	if (unit >= 0 && !spin) {
+		fprintf(stderr, "wb-recoveryd: --unit is for --service spin\n");
 		return 2;
 	}
 	if ((grp || xdp) != !!reply_to) {
@@ -1108,9 +1187,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!glimpse && !xdp && (gl.snapshot_at || gl.stall_after)) {
+	if (!glimpse && !xdp && !spin && (gl.snapshot_at || gl.stall_after)) {
 		fprintf(stderr, "wb-recoveryd: --snapshot-at and --stall-after are for --service "
-			"glimpse (--snapshot-at also for xdp)\n");
+			"glimpse (--snapshot-at also for xdp and spin)\n");
 		return 2;
 	}
 	if (!glimpse && gl.stall_after) {
@@ -1139,7 +1218,8 @@ int main(int argc, char **argv)
 		const char *serves = feed_protocol_recovery(all[i].protocol);
 
 		/* GLIMPSE is the ITCH book's snapshot; its messages come from the Mold store. */
-		const char *service = xdp ? "xdp" : grp ? "grp" : "mold";
+		/* Spin is the PITCH book's snapshot; its messages come from the GRP store. */
+		const char *service = xdp ? "xdp" : grp || spin ? "grp" : "mold";
 
 		if (glimpse && strcmp(feed_protocol_name(all[i].protocol), utpsnap ? "uqdf" : "itch")) {
 			fprintf(stderr, "wb-recoveryd: %s: venue %s is %s; --service %s serves "
@@ -1171,7 +1251,7 @@ int main(int argc, char **argv)
 
 	memset(&s, 0, sizeof(s));
 	memset(&ctr, 0, sizeof(ctr));
-	if (load(&s, pcap, served, nserved, grp, xdp, err, sizeof(err)) < 0) {
+	if (load(&s, pcap, served, nserved, grp || spin, xdp, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-recoveryd: %s\n", err);
 		return 1;
 	}
@@ -1187,6 +1267,13 @@ int main(int argc, char **argv)
 		xo.reply_to.sin_addr.s_addr = htonl(rip);
 		xo.reply_to.sin_port = htons(rport);
 		return xdp_main(pcap, listen_at, ip, port, &xo);
+	}
+	if (spin) {
+		struct spin_opts so = { .snapshot_at = gl.snapshot_at, .user = user,
+					.password = password, .hangup_after = gl.hangup_after,
+					.verbose = verbose };
+
+		return spin_main(pcap, venue, listen_at, ip, port, unit, &so);
 	}
 	if (grp)
 		return grp_main(pcap, venue, listen_at, ip, port, user, password, rip, rport, &go,

@@ -80,8 +80,8 @@ expect_exit "wb-recoveryd grp without --reply-to" 2 "needs --reply-to" \
 	$SRV --service grp --pcap x --venue bzx --listen 127.0.0.1:0 --feeds $FEEDS
 expect_exit "wb-recoveryd grp for an ITCH venue" 2 "which --service grp cannot serve (its service: mold)" \
 	$SRV --service grp --pcap x --venue nasdaq --listen 127.0.0.1:0 --reply-to 127.0.0.1:9 --feeds $FEEDS
-expect_exit "wb-recoveryd unknown service" 2 "unknown service 'spin'" \
-	$SRV --service spin --pcap x --venue bzx --listen 127.0.0.1:0
+expect_exit "wb-recoveryd unknown service" 2 "unknown service 'bogus'" \
+	$SRV --service bogus --pcap x --venue bzx --listen 127.0.0.1:0
 expect_exit "wb-recoveryd missing capture" 1 "No such file" \
 	$SRV --pcap "$T/missing.pcap" --venue nasdaq --listen 127.0.0.1:0 --feeds $FEEDS
 
@@ -90,7 +90,7 @@ $GEN -q -n 30000 --symbols 50 -s 3 --ab --loss 2 -o "$T/lossy.pcap"
 expect_exit "wb-recoveryd on a capture without the venue" 1 "no MoldUDP64 message of venue uqdf" \
 	$SRV --pcap "$T/whole.pcap" --venue uqdf --listen 127.0.0.1:0 --feeds $FEEDS
 
-for c in "nasdaq spin 127.0.0.1:1|not implemented yet" "nasdaq mold nowhere|recovery.conf:1:" \
+for c in "nasdaq bogus 127.0.0.1:1|unknown service" "nasdaq mold nowhere|recovery.conf:1:" \
 	 "bzx grp 127.0.0.1:1|needs gap=ADDR:PORT" "nasdaq mold 127.0.0.1:1 user=WB01|only a grp service" \
 	 "nasdaq grp 127.0.0.1:1 gap=127.0.0.1:2|which a grp service cannot serve" \
 	 "bzx grp 127.0.0.1:1 gap=127.0.0.1:2 user=TOOLONG|at most 4 characters" \

@@ -18,6 +18,8 @@
 #include "common/put_bytes.h"
 #include "common/recovery_xdp.h"
 #include "common/recovery_snapshot.h"
+#include "common/recovery_spin.h"
+#include "common/pitch_session.h"
 
 #define MOLD_HEADER 20
 #define MAX_REPLY 2048
@@ -26,7 +28,6 @@
 
 /* Cboe GRP (docs/specs/cboe-grp-notes.md): framed in Sequenced Unit Headers. */
 #define PITCH_HEADER 8
-#define GRP_LOGIN 0x01
 #define GRP_LOGIN_RESPONSE 0x02
 #define GRP_GAP_REQUEST 0x03
 #define GRP_GAP_RESPONSE 0x04
@@ -65,6 +66,7 @@ struct service {
 	struct unit_rec u[UNITS];
 	struct xdp_client *xdp;	/* xdp: its session and retransmission channel */
 	struct snapshot_session *snap;	/* the stream's snapshot service (glimpse), or NULL */
+	struct spin_set *spin;	/* its Spin servers (PITCH, one per unit), or NULL */
 	/* counters */
 	uint64_t requests, retries, replies, bad_replies, given_up, refused, deferred;
 	uint64_t connects, disconnects, logins_refused;
@@ -111,6 +113,7 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 	memset(en, 0, sizeof(*en));
 	en->lineno = lineno;
 	en->channel = -1;
+	en->unit = -1;
 	en->timeout_ms = RECOVERY_DEFAULT_TIMEOUT_MS;
 	en->retries = RECOVERY_DEFAULT_RETRIES;
 	en->venue = feed_venue_parse(tok[0], strlen(tok[0]));
@@ -127,13 +130,12 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		en->max_gap = RECOVERY_DEFAULT_MAX_GAP;
 		en->max_age_ms = RECOVERY_DEFAULT_MAX_AGE_MS;
 	} else if (!strcmp(tok[1], "spin")) {
-		return conf_error(err, errlen, path, lineno,
-				  "service not implemented yet (mold: MoldUDP64 re-request, grp: Cboe "
-				  "Gap Request Proxy, xdp: NYSE XDP Request Server, glimpse: Nasdaq "
-				  "GLIMPSE snapshot, utpsnap: UTP Snap-Shot)", tok[1]);
+		en->kind = RECOVERY_SPIN;
+		en->max_gap = RECOVERY_DEFAULT_MAX_GAP;
+		en->max_age_ms = RECOVERY_DEFAULT_MAX_AGE_MS;
 	} else {
-		return conf_error(err, errlen, path, lineno, "unknown service (mold, grp, xdp, glimpse, utpsnap)",
-				  tok[1]);
+		return conf_error(err, errlen, path, lineno,
+				  "unknown service (mold, grp, xdp, glimpse, utpsnap, spin)", tok[1]);
 	}
 	if (metrics_parse_address(tok[2], &en->ip, &en->port, why, sizeof(why)))
 		return conf_error(err, errlen, path, lineno, why, NULL);
@@ -157,8 +159,8 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		if (!strncmp(tok[i], "max-gap=", 8) || !strncmp(tok[i], "max-age=", 8)) {
 			if (!recovery_kind_is_snapshot(en->kind))
 				return conf_error(err, errlen, path, lineno,
-						  "only a snapshot service (glimpse, utpsnap) takes max-gap=, "
-						  "max-age=", tok[i]);
+						  "only a snapshot service (glimpse, utpsnap, spin) "
+						  "takes max-gap=, max-age=", tok[i]);
 			errno = 0;
 			v = strtoul(eq + 1, &end, 10);
 			if (eq[1] == 0 || *end || errno || v > UINT32_MAX)
@@ -173,12 +175,15 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		}
 		if (!strncmp(tok[i], "gap=", 4) || !strncmp(tok[i], "user=", 5) ||
 		    !strncmp(tok[i], "password=", 9)) {
-			bool glimpse_login = recovery_kind_is_snapshot(en->kind) && tok[i][0] != 'g';
+			/* SoupBinTCP logins (glimpse, utpsnap) take 6-character names, GRP's 4. */
+			bool glimpse_login = (en->kind == RECOVERY_GLIMPSE ||
+					      en->kind == RECOVERY_UTPSNAP) && tok[i][0] != 'g';
+			bool spin_login = en->kind == RECOVERY_SPIN && tok[i][0] != 'g';
 
-			if (en->kind != RECOVERY_GRP && !glimpse_login)
+			if (en->kind != RECOVERY_GRP && !glimpse_login && !spin_login)
 				return conf_error(err, errlen, path, lineno,
-						  "only a grp service takes gap=; grp, glimpse "
-						  "and utpsnap take user=, password=", tok[i]);
+						  "only a grp service takes gap=; grp, glimpse, "
+						  "utpsnap and spin take user=, password=", tok[i]);
 			if (tok[i][0] == 'g') {
 				if (metrics_parse_address(eq + 1, &en->gap_ip, &en->gap_port, why,
 							  sizeof(why)) || !en->gap_port)
@@ -199,11 +204,24 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 			}
 			continue;
 		}
+		if (!strncmp(tok[i], "unit=", 5)) {
+			/* A Spin server serves one unit (docs/specs/cboe-spin-notes.md). */
+			if (en->kind != RECOVERY_SPIN)
+				return conf_error(err, errlen, path, lineno,
+						  "only a spin service takes unit=", tok[i]);
+			errno = 0;
+			v = strtoul(eq + 1, &end, 10);
+			if (eq[1] == 0 || *end || errno || v > 255)
+				return conf_error(err, errlen, path, lineno,
+						  "unit= wants a PITCH unit, 0-255", tok[i]);
+			en->unit = (int)v;
+			continue;
+		}
 		if (strncmp(tok[i], "channel=", 8) && strncmp(tok[i], "timeout=", 8) &&
 		    strncmp(tok[i], "retries=", 8))
 			return conf_error(err, errlen, path, lineno,
 					  "unknown key (channel=, timeout=, retries=, gap=, user=, "
-					  "password=, max-gap=, max-age=)", tok[i]);
+					  "password=, max-gap=, max-age=, unit=)", tok[i]);
 		timeout_given |= !strncmp(tok[i], "timeout=", 8);
 		retries_given |= !strncmp(tok[i], "retries=", 8);
 		errno = 0;
@@ -225,6 +243,10 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		en->timeout_ms = RECOVERY_SNAPSHOT_TIMEOUT_MS;
 	if (recovery_kind_is_snapshot(en->kind) && !retries_given)
 		en->retries = RECOVERY_SNAPSHOT_RETRIES;
+	if (en->kind == RECOVERY_SPIN && en->unit < 0)
+		return conf_error(err, errlen, path, lineno,
+				  "a spin service needs unit=N (a Spin server serves one unit; one "
+				  "line per unit)", NULL);
 	if (en->kind == RECOVERY_GRP && !en->gap_port)
 		return conf_error(err, errlen, path, lineno,
 				  "a grp service needs gap=ADDR:PORT (where its gap responses arrive)",
@@ -264,12 +286,12 @@ int recovery_conf_read(const char *path, struct recovery_conf_entry *out, int ma
 		for (int i = 0; i < n && rc > 0; i++)
 			if (out[i].venue == out[n].venue && out[i].channel == out[n].channel &&
 			    recovery_kind_is_snapshot(out[i].kind) ==
-			    recovery_kind_is_snapshot(out[n].kind))
+			    recovery_kind_is_snapshot(out[n].kind) && out[i].unit == out[n].unit)
 				rc = conf_error(err, errlen, path, lineno,
 						recovery_kind_is_snapshot(out[n].kind) ?
-						"a second snapshot service for "
-						"the same stream" : "a second service for the same "
-						"stream (one gap-fill and one snapshot service at "
+						"a second snapshot service for the same stream "
+						"(spin: the same unit)" : "a second service for the "
+						"same stream (one gap-fill and one snapshot service at "
 						"most)", NULL);
 		if (rc < 0)
 			break;
@@ -289,7 +311,8 @@ static uint64_t ms_ns(uint64_t ms)
 static const char *kind_name(int kind)
 {
 	return kind == RECOVERY_GRP ? "grp" : kind == RECOVERY_XDP ? "xdp" :
-	       kind == RECOVERY_GLIMPSE ? "glimpse" : kind == RECOVERY_UTPSNAP ? "utpsnap" : "mold";
+	       kind == RECOVERY_GLIMPSE ? "glimpse" : kind == RECOVERY_UTPSNAP ? "utpsnap" :
+	       kind == RECOVERY_SPIN ? "spin" : "mold";
 }
 
 /* The stream's lines in the feed map: 0, or -1 with err. */
@@ -305,11 +328,13 @@ static int check_stream(const struct recovery_target *t, const struct recovery_c
 
 		if (l->venue != en->venue || (en->channel >= 0 && l->channel != en->channel))
 			continue;
-		/* A snapshot service serves one protocol (GLIMPSE: ITCH, UTP Snap-Shot: UQDF). */
+		/* A snapshot service serves one protocol (GLIMPSE: ITCH, UTP Snap-Shot:
+		 * UQDF, Spin: PITCH). */
+		const char *wants = en->kind == RECOVERY_SPIN ? "pitch" :
+				    snapshot_service_protocol(en->kind);
 		const char *serves = !recovery_kind_is_snapshot(en->kind) ?
 				     feed_protocol_recovery(l->protocol) :
-				     !strcmp(feed_protocol_name(l->protocol),
-					     snapshot_service_protocol(en->kind)) ?
+				     !strcmp(feed_protocol_name(l->protocol), wants) ?
 				     kind_name(en->kind) : NULL;
 
 		if (!serves || strcmp(serves, kind_name(en->kind))) {
@@ -432,8 +457,9 @@ struct recovery_client *recovery_client_create_target(const struct recovery_targ
 				s = with;
 			else
 				s->conf = entries[i];	/* a stream with no gap fill */
-			s->snap = snapshot_session_create(&c->t, &entries[i]);
-			if (!s->snap) {
+			if (entries[i].kind == RECOVERY_SPIN ?
+			    spin_set_add(&s->spin, &c->t, &entries[i]) < 0 :
+			    !(s->snap = snapshot_session_create(&c->t, &entries[i]))) {
 				snprintf(err, errlen, "out of memory");
 				goto fail;
 			}
@@ -496,6 +522,7 @@ void recovery_client_destroy(struct recovery_client *c)
 			close(c->svc[i].tcp);
 		free(c->svc[i].fill_ns);
 		snapshot_session_destroy(c->svc[i].snap);
+		spin_set_destroy(c->svc[i].spin);
 	}
 	if (c->t.close)
 		c->t.close(c->t.ctx);
@@ -508,17 +535,10 @@ void recovery_client_destroy(struct recovery_client *c)
 static int grp_send(struct service *s, uint8_t type, const uint8_t *body, uint8_t blen)
 {
 	uint8_t f[PITCH_HEADER + 2 + 32];
-	uint16_t len = (uint16_t)(PITCH_HEADER + 2 + blen);
+	size_t len = pitch_session_message(f, type, body, blen);
 
-	put_le16(f, len);
-	f[2] = 1;
-	f[3] = 0;
-	put_le32(f + 4, 0);
-	f[8] = (uint8_t)(2 + blen);
-	f[9] = type;
-	memcpy(f + 10, body, blen);
 	/* Frames this small never part-fill an empty socket buffer; a full one is a dead session. */
-	return send(s->tcp, f, len, MSG_NOSIGNAL | MSG_DONTWAIT) == len ? 0 : -1;
+	return send(s->tcp, f, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len ? 0 : -1;
 }
 
 static void grp_down(struct service *s, uint64_t now)
@@ -558,13 +578,10 @@ static void grp_connect(struct service *s, uint64_t now)
 
 static void grp_login(struct service *s, uint64_t now)
 {
-	uint8_t body[20];
+	uint8_t f[PITCH_SESSION_HEADER + PITCH_LOGIN_LEN];
+	size_t len = pitch_session_login(f, s->conf.user, s->conf.password);
 
-	memcpy(body, "0001", 4);	/* Session Sub-ID */
-	memset(body + 4, ' ', 16);
-	memcpy(body + 4, s->conf.user, strlen(s->conf.user));
-	memcpy(body + 10, s->conf.password, strlen(s->conf.password));
-	if (grp_send(s, GRP_LOGIN, body, sizeof(body))) {
+	if (send(s->tcp, f, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len) {
 		grp_down(s, now);
 		return;
 	}
@@ -763,11 +780,21 @@ static void note_fill(struct service *s, uint64_t ns)
 	s->fill_ns[s->fills++] = ns;
 }
 
+static uint64_t snapshots_given_up(const struct service *s)
+{
+	return (s->snap ? snapshot_session_given_up(s->snap) : 0) + spin_set_given_up(s->spin);
+}
+
+/* A snapshot (glimpse, or a unit's spin) is wanted or under way. */
+static bool snapshot_busy(const struct service *s)
+{
+	return (s->snap && snapshot_session_busy(s->snap)) || spin_set_busy(s->spin);
+}
+
 /* Every message came (none declared lost, no snapshot given up): a fill to time. */
 static bool filled_whole(const struct service *s, const struct unit_rec *u)
 {
-	return !u->gave_up && !(s->snap && snapshot_session_given_up(s->snap) !=
-					  u->snapshots_given_up);
+	return !u->gave_up && snapshots_given_up(s) == u->snapshots_given_up;
 }
 
 static void take_replies(struct recovery_client *c, struct service *s, uint64_t recv_ts,
@@ -801,7 +828,7 @@ static void drive(struct recovery_client *c, struct service *s,
 		u->began = now;
 		u->waiting = false;
 		u->gave_up = false;
-		u->snapshots_given_up = s->snap ? snapshot_session_given_up(s->snap) : 0;
+		u->snapshots_given_up = snapshots_given_up(s);
 	}
 	u->line = rs->line;
 	u->since = rs->since;
@@ -810,8 +837,20 @@ static void drive(struct recovery_client *c, struct service *s,
 		u->waiting = false;	/* a late reply is refused by the engine */
 		return;
 	}
-	if (recovery_kind_is_snapshot(s->conf.kind))
+	if (spin_set_drive(s->spin, rs, !recovery_kind_is_snapshot(s->conf.kind), u->began, now,
+			   recv_ts, out)) {
+		u->waiting = false;
 		return;
+	}
+	if (recovery_kind_is_snapshot(s->conf.kind)) {
+		/* A unit no spin line serves, of a venue without gap fill: nothing will fill it. */
+		if (s->conf.kind == RECOVERY_SPIN && rs->state == FEED_REC_GAP && rs->missing_count) {
+			u->gave_up = true;
+			c->t.recover_lost(c->t.ctx, rs->line, rs->unit, rs->missing_first,
+					  rs->missing_count, recv_ts ? recv_ts : rs->since, out);
+		}
+		return;
+	}
 	if (rs->state != FEED_REC_GAP || !rs->missing_count ||
 	    (s->conf.kind == RECOVERY_MOLD && !rs->has_session))
 		return;		/* a snapshot: its service drives it (xdp: a refresh; glimpse) */
@@ -880,10 +919,10 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 		}
 		if (s->nrec && s->fd >= 0)
 			take_replies(c, s, recv_ts ? recv_ts : 1, out);
-		if (s->snap) {
+		if (s->snap)
 			snapshot_session_poll(s->snap, now, recv_ts, out);
-			active |= snapshot_session_busy(s->snap);
-		}
+		spin_set_poll(s->spin, now, recv_ts, out);
+		active |= snapshot_busy(s);
 		active |= s->nrec > 0;
 	}
 	/* Nothing in progress and nothing new: one look. */
@@ -936,7 +975,7 @@ int recovery_client_busy(const struct recovery_client *c, uint32_t *held)
 	for (int i = 0; i < c->n; i++) {
 		busy += c->svc[i].nrec;
 		/* A snapshot retried after an abort waits with nothing held. */
-		busy += c->svc[i].snap && !c->svc[i].nrec && snapshot_session_busy(c->svc[i].snap);
+		busy += !c->svc[i].nrec && snapshot_busy(&c->svc[i]);
 		h += c->svc[i].held;
 	}
 	if (held)
@@ -949,7 +988,7 @@ uint32_t recovery_client_recovering_venues(const struct recovery_client *c)
 	uint32_t mask = 0;
 
 	for (int i = 0; i < c->n; i++)
-		if ((c->svc[i].nrec || (c->svc[i].snap && snapshot_session_busy(c->svc[i].snap))) &&
+		if ((c->svc[i].nrec || snapshot_busy(&c->svc[i])) &&
 		    c->svc[i].conf.venue < WB_VENUE_COUNT)
 			mask |= 1u << c->svc[i].conf.venue;
 	return mask;
@@ -1076,5 +1115,6 @@ void recovery_client_print(const struct recovery_client *c, FILE *f)
 		fprintf(f, " (%" PRIu64 " fills)\n", t.fills);
 		if (c->svc[i].snap)
 			snapshot_session_print(c->svc[i].snap, now, f);
+		spin_set_print(c->svc[i].spin, now, f);
 	}
 }

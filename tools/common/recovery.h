@@ -11,7 +11,7 @@
  *   VENUE  SERVICE  HOST:PORT  [channel=N] [timeout=MS] [retries=N]
  *                              [gap=ADDR:PORT] [user=U] [password=P]
  *                              [retrans=ADDR:PORT] [refresh=ADDR:PORT]
- *                              [max-gap=N] [max-age=MS]
+ *                              [max-gap=N] [max-age=MS] [unit=N]
  *
  *   nasdaq  mold  127.0.0.1:9100
  *   nasdaq  glimpse  127.0.0.1:9104  user=WB0001 password=secret
@@ -19,6 +19,7 @@
  *   uqdf    utpsnap  127.0.0.1:9106  channel=1 user=WB0001 password=secret
  *   bzx     grp   127.0.0.1:9102  gap=127.0.0.1:9103 user=WB01 password=secret
  *   nyse    xdp   127.0.0.1:9104  channel=1 retrans=127.0.0.1:9105 user=WIREBOOK
+ *   bzx     spin  127.0.0.1:9106  unit=1 user=WB01 password=secret
  *
  * SERVICE "mold" is the MoldUDP64 re-request (ITCH, UQDF); "grp" the Cboe
  * PITCH Gap Request Proxy: a TCP session (HOST:PORT) that takes Gap
@@ -33,8 +34,8 @@
  * second line for a stream that may also have a gap-fill one: late joins,
  * and holes larger than max-gap messages or older than max-age ms, are
  * taken by snapshot (recovery_snapshot.h); "utpsnap" is the same for a
- * UQDF stream, by the UTP Snap-Shot service. Others (spin) are refused
- * as not implemented yet. timeout is the first
+ * UQDF stream, by the UTP Snap-Shot service; "spin" (PITCH) for one unit
+ * (unit=N) by its Cboe Spin server (recovery_spin.h). timeout is the first
  * wait for a reply (default 20 ms), doubled after each unanswered request
  * up to 1 s; after retries unanswered requests (default 6) the range is
  * declared lost (an ordinary GAP, counted unrecoverable).
@@ -78,12 +79,13 @@ enum recovery_kind {
 	RECOVERY_XDP = 3,	/* NYSE XDP Request Server (TCP) + retransmission UDP */
 	RECOVERY_GLIMPSE = 4,	/* Nasdaq GLIMPSE 5.0 snapshot over SoupBinTCP (TCP) */
 	RECOVERY_UTPSNAP = 5,	/* UTP Snap-Shot (UQDF) over SoupBinTCP (TCP) */
+	RECOVERY_SPIN = 6,	/* Cboe PITCH Spin server (TCP), one unit (recovery_spin.h) */
 };
 
-/* A snapshot service (glimpse, utpsnap): a stream's second line, beside its gap fill. */
-static inline int recovery_kind_is_snapshot(int kind)
+/* A snapshot service (glimpse, utpsnap, spin): a second line beside a stream's gap-fill one. */
+static inline bool recovery_kind_is_snapshot(int kind)
 {
-	return kind == RECOVERY_GLIMPSE || kind == RECOVERY_UTPSNAP;
+	return kind == RECOVERY_GLIMPSE || kind == RECOVERY_UTPSNAP || kind == RECOVERY_SPIN;
 }
 
 struct recovery_conf_entry {
@@ -106,6 +108,7 @@ struct recovery_conf_entry {
 	/* glimpse: the snapshot policy */
 	uint64_t max_gap;	/* messages */
 	uint32_t max_age_ms;	/* 0: no age limit */
+	int unit;		/* spin: the PITCH unit its server serves (unit=N); -1 otherwise */
 };
 
 /*
