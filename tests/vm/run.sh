@@ -19,7 +19,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
 W=$B/vmtest
-TIMEOUT=300
+TIMEOUT=900	# a loaded 2-core machine under TCG; only a hung guest waits this long
 KEEP=0
 ONLY=
 KERNELS=()
