@@ -32,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "book/prefetch.h"
+
 #define ORDER_LEVEL_SHIFT 8		/* order.level_venue = level << 8 | venue */
 #define ORDER_MAX_LEVELS (1u << 24)	/* level indices that fit beside the venue */
 
@@ -109,7 +111,7 @@ static inline struct order *order_index_find(const struct order_index *ix, uint8
 }
 
 /* Warm the bucket an upcoming lookup of (venue, id) starts at. */
-static inline void order_index_prefetch(const struct order_index *ix, uint8_t venue, uint64_t id)
+WB_PREFETCH_FN void order_index_prefetch(const struct order_index *ix, uint8_t venue, uint64_t id)
 {
 	__builtin_prefetch(&ix->buckets[order_index_home(ix, venue, id)], 1, 3);
 }

@@ -44,6 +44,7 @@
 #include "book/venue_book.h"
 #include "book/checksum.h"
 #include "book/order_index.h"
+#include "book/prefetch.h"
 #include "book/venue_mem.h"
 
 #include <errno.h>
@@ -318,7 +319,7 @@ static inline struct level_slot *price_slot(const struct venue_books *vb, uint32
 	}
 }
 
-static inline void price_prefetch(const struct venue_books *vb, uint32_t book, int64_t price)
+WB_PREFETCH_FN void price_prefetch(const struct venue_books *vb, uint32_t book, int64_t price)
 {
 	__builtin_prefetch(&vb->prices[price_home(vb, book, price)], 1, 3);
 }
@@ -1211,7 +1212,7 @@ static inline void hint_of(struct prefetch_hint *h, const struct wb_event *ev)
 }
 
 /* The book side an ADD hint goes to, or UINT32_MAX when the hint is not a valid ADD. */
-static inline uint32_t hint_add_book(const struct venue_books *vb, const struct prefetch_hint *h)
+WB_PREFETCH_FN uint32_t hint_add_book(const struct venue_books *vb, const struct prefetch_hint *h)
 {
 	if (h->venue >= WB_VENUE_COUNT || !instrument_ok(vb, h->instrument) || !side_ok(h->side))
 		return UINT32_MAX;
@@ -1219,7 +1220,7 @@ static inline uint32_t hint_add_book(const struct venue_books *vb, const struct 
 }
 
 /* Stage 0: what the event's own fields address. */
-static inline void prefetch_bucket_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+WB_PREFETCH_FN void prefetch_bucket_stage(const struct venue_books *vb, const struct prefetch_hint *h)
 {
 	if (h->kind == WB_EV_ADD) {
 		uint32_t book = hint_add_book(vb, h);
@@ -1235,7 +1236,7 @@ static inline void prefetch_bucket_stage(const struct venue_books *vb, const str
 }
 
 /* Warm the top of a side's sorted array, where a search starts (four entries a line). */
-static inline void prefetch_side_top(const struct book_side *s)
+WB_PREFETCH_FN void prefetch_side_top(const struct book_side *s)
 {
 	for (uint32_t k = 1; k <= LEVEL_LINEAR_SCAN && k <= s->count; k += 4)
 		__builtin_prefetch(&s->e[s->count - k], 0, 3);
@@ -1246,7 +1247,7 @@ static inline void prefetch_side_top(const struct book_side *s)
  * the price is new. Returns the level it warmed (0: none), for the later
  * stages of apply_pipelined to start from without probing again.
  */
-static inline uint32_t prefetch_level_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+WB_PREFETCH_FN uint32_t prefetch_level_stage(const struct venue_books *vb, const struct prefetch_hint *h)
 {
 	if (h->kind == WB_EV_ADD) {
 		const struct level_slot *ls;
@@ -1278,7 +1279,7 @@ static inline uint32_t prefetch_level_stage(const struct venue_books *vb, const 
  * spilled queue's ends, and the side when the level may lose its last
  * order. Returns the side to warm the top of in stage 3, or NULL.
  */
-static inline const struct book_side *prefetch_queue_stage(const struct venue_books *vb, uint8_t kind,
+WB_PREFETCH_FN const struct book_side *prefetch_queue_stage(const struct venue_books *vb, uint8_t kind,
 							   uint32_t li)
 {
 	const struct book_level *L = &vb->levels[li];
@@ -1300,7 +1301,7 @@ static inline const struct book_side *prefetch_queue_stage(const struct venue_bo
 
 /* Stage 2: what the order's level leads to: its spilled queue, its side
  * when it may empty, the level of a new price. */
-static inline void prefetch_fifo_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+WB_PREFETCH_FN void prefetch_fifo_stage(const struct venue_books *vb, const struct prefetch_hint *h)
 {
 	const struct book_level *L;
 	const struct order *o;
@@ -1335,7 +1336,7 @@ static inline void prefetch_fifo_stage(const struct venue_books *vb, const struc
 	}
 }
 
-static inline void prefetch_hint_stage(const struct venue_books *vb, const struct prefetch_hint *h,
+WB_PREFETCH_FN void prefetch_hint_stage(const struct venue_books *vb, const struct prefetch_hint *h,
 				       unsigned stage)
 {
 	if (!h->kind)
@@ -1411,7 +1412,7 @@ static inline const struct wb_event *list_event(const struct event_run *r, uint6
  */
 #define PIPE_SLOTS 8u	/* > BATCH_STAGE1_AHEAD */
 
-static inline void
+static inline __attribute__((always_inline)) void
 apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n, uint64_t avail,
 		const struct wb_event *(*at)(const struct event_run *, uint64_t), venue_books_emit_fn emit,
 		void *ctx)
