@@ -100,6 +100,7 @@ struct book_side {
 
 _Static_assert(sizeof(struct book_side) == 16, "two books' sides a cache line");
 
+#define QUEUE_PREFETCH_LINES 8u		/* lines of a spilled queue a removal warms */
 #define LEVEL_LINEAR_SCAN 16u			/* keys scanned from the top before bisecting */
 #define SIDE_WINDOW 8u				/* keys compared at once, without a branch each */
 
@@ -1286,10 +1287,23 @@ WB_PREFETCH_FN const struct book_side *prefetch_queue_stage(const struct venue_b
 	const struct book_side *s;
 
 	if (L->cap > LEVEL_INLINE_ORDERS) {
-		/* Adds push at the back, removals scan from the back, executes take the front. */
-		__builtin_prefetch(&L->fifo.ids[L->orders ? L->orders - 1 : 0], 1, 3);
-		if (kind != WB_EV_ADD)
-			__builtin_prefetch(&L->fifo.ids[0], 1, 3);
+		/* Adds push at the back; executes take the front; a removal
+		 * scans from the back to wherever its id is and moves what
+		 * follows it, so warm the queue's lines, back first, up to a
+		 * bound that keeps a deep queue from flooding the fill buffers. */
+		const uint64_t *ids = L->fifo.ids;
+		uint32_t last = L->orders ? L->orders - 1 : 0;
+
+		__builtin_prefetch(&ids[last], 1, 3);
+		if (kind != WB_EV_ADD) {
+			uint32_t lines = 1;
+
+			for (uint32_t k = last & ~7u; k >= 8 && lines < QUEUE_PREFETCH_LINES; lines++) {
+				k -= 8;
+				__builtin_prefetch(&ids[k], 1, 3);
+			}
+			__builtin_prefetch(&ids[0], 1, 3);
+		}
 	}
 	if (kind == WB_EV_ADD || L->orders != 1 || L->venue >= WB_VENUE_COUNT || !side_ok(L->side) ||
 	    !instrument_ok(vb, L->instrument))
