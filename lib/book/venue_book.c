@@ -320,9 +320,13 @@ static inline struct level_slot *price_slot(const struct venue_books *vb, uint32
 	}
 }
 
+/* Its home bucket, and the one two on, for the probes past it (as order_index_prefetch). */
 WB_PREFETCH_FN void price_prefetch(const struct venue_books *vb, uint32_t book, int64_t price)
 {
-	__builtin_prefetch(&vb->prices[price_home(vb, book, price)], 1, 3);
+	uint32_t home = price_home(vb, book, price);
+
+	__builtin_prefetch(&vb->prices[home], 1, 3);
+	__builtin_prefetch(&vb->prices[(home + 2) & vb->prices_mask], 1, 3);
 }
 
 /* Double the price index when it is half full; 0 ok, 1 doubled, -1 (unchanged). */
@@ -1308,6 +1312,8 @@ WB_PREFETCH_FN const struct book_side *prefetch_queue_stage(const struct venue_b
 	if (kind == WB_EV_ADD || L->orders != 1 || L->venue >= WB_VENUE_COUNT || !side_ok(L->side) ||
 	    !instrument_ok(vb, L->instrument))
 		return NULL;
+	/* The level may go: its price bucket is erased, its side's array may move. */
+	price_prefetch(vb, book_of(vb, L->instrument, L->venue, L->side), L->price);
 	s = side_of(vb, L->instrument, L->venue, L->side);
 	__builtin_prefetch(s, 1, 3);
 	return s;
