@@ -1281,14 +1281,22 @@ WB_PREFETCH_FN uint32_t prefetch_level_stage(const struct venue_books *vb, const
 /*
  * Stage 2, from the level stage 1 found (a hint: by now the level may be
  * gone or reused, which costs a useless prefetch, nothing else): a
- * spilled queue's ends, and the side when the level may lose its last
- * order. Returns the side to warm the top of in stage 3, or NULL.
+ * spilled queue's lines, the price bucket a replace or modify moves the
+ * order to, and the side and price bucket when the level may lose its
+ * last order. Returns the side to warm the top of in stage 3, or NULL.
  */
-WB_PREFETCH_FN const struct book_side *prefetch_queue_stage(const struct venue_books *vb, uint8_t kind,
-							   uint32_t li)
+WB_PREFETCH_FN const struct book_side *prefetch_queue_stage(const struct venue_books *vb,
+							   const struct wb_event *ev, uint32_t li)
 {
 	const struct book_level *L = &vb->levels[li];
 	const struct book_side *s;
+	uint8_t kind = ev->kind;
+
+	/* A replace or modify to another price joins that price's level:
+	 * its bucket, which only the level's book side locates. */
+	if ((kind == WB_EV_REPLACE || kind == WB_EV_MODIFY) && ev->u.order.price != L->price &&
+	    L->venue < WB_VENUE_COUNT && side_ok(L->side) && instrument_ok(vb, L->instrument))
+		price_prefetch(vb, book_of(vb, L->instrument, L->venue, L->side), ev->u.order.price);
 
 	if (L->cap > LEVEL_INLINE_ORDERS) {
 		/* Adds push at the back; executes take the front; a removal
@@ -1462,7 +1470,7 @@ apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n,
 		side_of_event[j % PIPE_SLOTS] = NULL;
 		if (j < avail && level_of[j % PIPE_SLOTS])
 			side_of_event[j % PIPE_SLOTS] =
-				prefetch_queue_stage(vb, at(run, j)->kind, level_of[j % PIPE_SLOTS]);
+				prefetch_queue_stage(vb, at(run, j), level_of[j % PIPE_SLOTS]);
 		j = i + BATCH_STAGE3_AHEAD;
 		if (j < avail && side_of_event[j % PIPE_SLOTS])
 			prefetch_side_top(side_of_event[j % PIPE_SLOTS]);
