@@ -44,6 +44,7 @@
 #include "book/venue_book.h"
 #include "book/checksum.h"
 #include "book/order_index.h"
+#include "book/prefetch.h"
 #include "book/venue_mem.h"
 
 #include <errno.h>
@@ -99,6 +100,7 @@ struct book_side {
 
 _Static_assert(sizeof(struct book_side) == 16, "two books' sides a cache line");
 
+#define QUEUE_PREFETCH_LINES 8u		/* lines of a spilled queue a removal warms */
 #define LEVEL_LINEAR_SCAN 16u			/* keys scanned from the top before bisecting */
 #define SIDE_WINDOW 8u				/* keys compared at once, without a branch each */
 
@@ -318,9 +320,13 @@ static inline struct level_slot *price_slot(const struct venue_books *vb, uint32
 	}
 }
 
-static inline void price_prefetch(const struct venue_books *vb, uint32_t book, int64_t price)
+/* Its home bucket, and the one two on, for the probes past it (as order_index_prefetch). */
+WB_PREFETCH_FN void price_prefetch(const struct venue_books *vb, uint32_t book, int64_t price)
 {
-	__builtin_prefetch(&vb->prices[price_home(vb, book, price)], 1, 3);
+	uint32_t home = price_home(vb, book, price);
+
+	__builtin_prefetch(&vb->prices[home], 1, 3);
+	__builtin_prefetch(&vb->prices[(home + 2) & vb->prices_mask], 1, 3);
 }
 
 /* Double the price index when it is half full; 0 ok, 1 doubled, -1 (unchanged). */
@@ -1211,7 +1217,7 @@ static inline void hint_of(struct prefetch_hint *h, const struct wb_event *ev)
 }
 
 /* The book side an ADD hint goes to, or UINT32_MAX when the hint is not a valid ADD. */
-static inline uint32_t hint_add_book(const struct venue_books *vb, const struct prefetch_hint *h)
+WB_PREFETCH_FN uint32_t hint_add_book(const struct venue_books *vb, const struct prefetch_hint *h)
 {
 	if (h->venue >= WB_VENUE_COUNT || !instrument_ok(vb, h->instrument) || !side_ok(h->side))
 		return UINT32_MAX;
@@ -1219,7 +1225,7 @@ static inline uint32_t hint_add_book(const struct venue_books *vb, const struct 
 }
 
 /* Stage 0: what the event's own fields address. */
-static inline void prefetch_bucket_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+WB_PREFETCH_FN void prefetch_bucket_stage(const struct venue_books *vb, const struct prefetch_hint *h)
 {
 	if (h->kind == WB_EV_ADD) {
 		uint32_t book = hint_add_book(vb, h);
@@ -1235,7 +1241,7 @@ static inline void prefetch_bucket_stage(const struct venue_books *vb, const str
 }
 
 /* Warm the top of a side's sorted array, where a search starts (four entries a line). */
-static inline void prefetch_side_top(const struct book_side *s)
+WB_PREFETCH_FN void prefetch_side_top(const struct book_side *s)
 {
 	for (uint32_t k = 1; k <= LEVEL_LINEAR_SCAN && k <= s->count; k += 4)
 		__builtin_prefetch(&s->e[s->count - k], 0, 3);
@@ -1246,7 +1252,7 @@ static inline void prefetch_side_top(const struct book_side *s)
  * the price is new. Returns the level it warmed (0: none), for the later
  * stages of apply_pipelined to start from without probing again.
  */
-static inline uint32_t prefetch_level_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+WB_PREFETCH_FN uint32_t prefetch_level_stage(const struct venue_books *vb, const struct prefetch_hint *h)
 {
 	if (h->kind == WB_EV_ADD) {
 		const struct level_slot *ls;
@@ -1275,24 +1281,47 @@ static inline uint32_t prefetch_level_stage(const struct venue_books *vb, const 
 /*
  * Stage 2, from the level stage 1 found (a hint: by now the level may be
  * gone or reused, which costs a useless prefetch, nothing else): a
- * spilled queue's ends, and the side when the level may lose its last
- * order. Returns the side to warm the top of in stage 3, or NULL.
+ * spilled queue's lines, the price bucket a replace or modify moves the
+ * order to, and the side and price bucket when the level may lose its
+ * last order. Returns the side to warm the top of in stage 3, or NULL.
  */
-static inline const struct book_side *prefetch_queue_stage(const struct venue_books *vb, uint8_t kind,
-							   uint32_t li)
+WB_PREFETCH_FN const struct book_side *prefetch_queue_stage(const struct venue_books *vb,
+							   const struct wb_event *ev, uint32_t li)
 {
 	const struct book_level *L = &vb->levels[li];
 	const struct book_side *s;
+	uint8_t kind = ev->kind;
+
+	/* A replace or modify to another price joins that price's level:
+	 * its bucket, which only the level's book side locates. */
+	if ((kind == WB_EV_REPLACE || kind == WB_EV_MODIFY) && ev->u.order.price != L->price &&
+	    L->venue < WB_VENUE_COUNT && side_ok(L->side) && instrument_ok(vb, L->instrument))
+		price_prefetch(vb, book_of(vb, L->instrument, L->venue, L->side), ev->u.order.price);
 
 	if (L->cap > LEVEL_INLINE_ORDERS) {
-		/* Adds push at the back, removals scan from the back, executes take the front. */
-		__builtin_prefetch(&L->fifo.ids[L->orders ? L->orders - 1 : 0], 1, 3);
-		if (kind != WB_EV_ADD)
-			__builtin_prefetch(&L->fifo.ids[0], 1, 3);
+		/* Adds push at the back; executes take the front; a removal
+		 * scans from the back to wherever its id is and moves what
+		 * follows it, so warm the queue's lines, back first, up to a
+		 * bound that keeps a deep queue from flooding the fill buffers. */
+		const uint64_t *ids = L->fifo.ids;
+		uint32_t last = L->orders ? L->orders - 1 : 0;
+
+		__builtin_prefetch(&ids[last], 1, 3);
+		if (kind != WB_EV_ADD) {
+			uint32_t lines = 1;
+
+			for (uint32_t k = last & ~7u; k >= 8 && lines < QUEUE_PREFETCH_LINES; lines++) {
+				k -= 8;
+				__builtin_prefetch(&ids[k], 1, 3);
+			}
+			__builtin_prefetch(&ids[0], 1, 3);
+		}
 	}
 	if (kind == WB_EV_ADD || L->orders != 1 || L->venue >= WB_VENUE_COUNT || !side_ok(L->side) ||
 	    !instrument_ok(vb, L->instrument))
 		return NULL;
+	/* The level may go: its price bucket is erased, its side's array may move. */
+	price_prefetch(vb, book_of(vb, L->instrument, L->venue, L->side), L->price);
 	s = side_of(vb, L->instrument, L->venue, L->side);
 	__builtin_prefetch(s, 1, 3);
 	return s;
@@ -1300,7 +1329,7 @@ static inline const struct book_side *prefetch_queue_stage(const struct venue_bo
 
 /* Stage 2: what the order's level leads to: its spilled queue, its side
  * when it may empty, the level of a new price. */
-static inline void prefetch_fifo_stage(const struct venue_books *vb, const struct prefetch_hint *h)
+WB_PREFETCH_FN void prefetch_fifo_stage(const struct venue_books *vb, const struct prefetch_hint *h)
 {
 	const struct book_level *L;
 	const struct order *o;
@@ -1335,7 +1364,7 @@ static inline void prefetch_fifo_stage(const struct venue_books *vb, const struc
 	}
 }
 
-static inline void prefetch_hint_stage(const struct venue_books *vb, const struct prefetch_hint *h,
+WB_PREFETCH_FN void prefetch_hint_stage(const struct venue_books *vb, const struct prefetch_hint *h,
 				       unsigned stage)
 {
 	if (!h->kind)
@@ -1411,7 +1440,7 @@ static inline const struct wb_event *list_event(const struct event_run *r, uint6
  */
 #define PIPE_SLOTS 8u	/* > BATCH_STAGE1_AHEAD */
 
-static inline void
+static inline __attribute__((always_inline)) void
 apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n, uint64_t avail,
 		const struct wb_event *(*at)(const struct event_run *, uint64_t), venue_books_emit_fn emit,
 		void *ctx)
@@ -1441,7 +1470,7 @@ apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n,
 		side_of_event[j % PIPE_SLOTS] = NULL;
 		if (j < avail && level_of[j % PIPE_SLOTS])
 			side_of_event[j % PIPE_SLOTS] =
-				prefetch_queue_stage(vb, at(run, j)->kind, level_of[j % PIPE_SLOTS]);
+				prefetch_queue_stage(vb, at(run, j), level_of[j % PIPE_SLOTS]);
 		j = i + BATCH_STAGE3_AHEAD;
 		if (j < avail && side_of_event[j % PIPE_SLOTS])
 			prefetch_side_top(side_of_event[j % PIPE_SLOTS]);
