@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "book/prefetch.h"
+#include "feed/prefetch.h"
 
 #define ORDER_LEVEL_SHIFT 8		/* order.level_venue = level << 8 | venue */
 #define ORDER_MAX_LEVELS (1u << 24)	/* level indices that fit beside the venue */

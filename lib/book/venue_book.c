@@ -44,7 +44,7 @@
 #include "book/venue_book.h"
 #include "book/checksum.h"
 #include "book/order_index.h"
-#include "book/prefetch.h"
+#include "feed/prefetch.h"
 #include "book/venue_mem.h"
 
 #include <errno.h>

@@ -34,6 +34,7 @@
 #ifndef WIREBOOK_FEED_ORDER_FILTER_H
 #define WIREBOOK_FEED_ORDER_FILTER_H
 
+#include "feed/prefetch.h"
 #include "feed.h"
 
 #define ORDER_FILTER_DEFAULT_CAPACITY (1u << 20)
@@ -117,7 +118,7 @@ static inline struct order_filter_entry *order_filter_find(const struct order_fi
  * says it may be there (or always, for an insert). A packet's lookups are
  * independent cache misses; prefetching them all first overlaps them.
  */
-static inline void order_filter_prefetch(const struct order_filter *f, uint64_t order_id,
+WB_PREFETCH_FN void order_filter_prefetch(const struct order_filter *f, uint64_t order_id,
 					 bool for_insert)
 {
 	uint32_t i;

@@ -741,7 +741,7 @@ static int pitch_next_message(const uint8_t *p, uint32_t len, uint32_t *off, con
  * are not inserted at all. The walk stops at the first malformed length;
  * the decode loop reports it.
  */
-static void prefetch_orders(const struct feed_packet *pk, const struct pitch_state *st,
+WB_PREFETCH_FN void prefetch_orders(const struct feed_packet *pk, const struct pitch_state *st,
 			    const uint8_t *p, uint32_t len, uint32_t count)
 {
 	bool all = pk->engine->subs.all;
