@@ -6,47 +6,11 @@
 # other venue not held up, given up in the end), that drops the session
 # half way through the snapshot or falls silent (aborted, retried, the
 # books whole in the end).
-set -u
-B=${B:-build}
-SRV=$B/wb-recoveryd
-WBD=$B/wirebookd
-FEEDS=feeds.conf
-T=$(mktemp -d /tmp/wb-recovery-glimpse.XXXXXX)
-servers=()
-cleanup() {
-	for p in "${servers[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect_exit DESCRIPTION CODE STDERR-TEXT CMD...
-expect_exit() {
-	local what=$1 code=$2 text=$3; shift 3
-	"$@" > "$T/out" 2> "$T/err"
-	local rc=$?
-	if [ $rc -ne "$code" ]; then bad "$what: exit $rc, expected $code: $(head -c 300 "$T/err")"; return; fi
-	if [ -n "$text" ] && ! grep -qF -- "$text" "$T/err"; then
-		bad "$what: stderr lacks '$text': $(head -c 300 "$T/err")"; return
-	fi
-	ok
-}
+. "$(dirname "$0")/recovery-lib.sh" glimpse
 
 # serve PCAP [ARGS...]: wb-recoveryd for nasdaq on a free port, sets $port
 serve() {
-	local log="$T/srv.$RANDOM"
-	"$SRV" --pcap "$1" --venue nasdaq --listen 127.0.0.1:0 --feeds "$FEEDS" "${@:2}" 2> "$log" &
-	servers+=($!)
-	port=
-	for _ in $(seq 100); do
-		port=$(sed -n 's/.*serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
-		[ -n "$port" ] && return 0
-		sleep 0.05
-	done
-	bad "wb-recoveryd did not start: $(cat "$log")"
-	return 1
+	start_recoveryd --pcap "$1" --venue nasdaq --feeds "$FEEDS" "${@:2}"
 }
 
 # run NAME PCAP CONF: wirebookd's books, output in $T/NAME.out

@@ -9,35 +9,7 @@
 # refusing a SourceID, out of its daily limit, hanging up, keeping an
 # idle session with heartbeats, and a late join by Refresh, served and
 # refused.
-set -u
-B=${B:-build}
-GEN=$B/wb-gen
-SRV=$B/wb-recoveryd
-WBD=$B/wirebookd
-FEEDS=feeds.conf
-T=$(mktemp -d /tmp/wb-recovery-cli.XXXXXX)
-servers=()
-cleanup() {
-	for p in "${servers[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect_exit DESCRIPTION CODE STDERR-TEXT CMD...
-expect_exit() {
-	local what=$1 code=$2 text=$3; shift 3
-	"$@" > "$T/out" 2> "$T/err"
-	local rc=$?
-	if [ $rc -ne "$code" ]; then bad "$what: exit $rc, expected $code: $(head -c 300 "$T/err")"; return; fi
-	if [ -n "$text" ] && ! grep -qF -- "$text" "$T/err"; then
-		bad "$what: stderr lacks '$text': $(head -c 300 "$T/err")"; return
-	fi
-	ok
-}
+. "$(dirname "$0")/recovery-lib.sh" cli
 
 # expect_line DESCRIPTION FILE TEXT
 expect_line() {
@@ -46,17 +18,7 @@ expect_line() {
 
 # serve PCAP [ARGS...]: start wb-recoveryd for nasdaq on a free port, set $port
 serve() {
-	local log="$T/srv.$RANDOM"
-	"$SRV" --pcap "$1" --venue nasdaq --listen 127.0.0.1:0 --feeds "$FEEDS" "${@:2}" 2> "$log" &
-	servers+=($!)
-	port=
-	for _ in $(seq 100); do
-		port=$(sed -n 's/.*serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
-		[ -n "$port" ] && return 0
-		sleep 0.05
-	done
-	bad "wb-recoveryd did not start: $(cat "$log")"
-	return 1
+	start_recoveryd --pcap "$1" --venue nasdaq --feeds "$FEEDS" "${@:2}"
 }
 
 # run NAME PCAP [CONF]: wirebookd's books from PCAP, output in $T/NAME.out
@@ -163,18 +125,8 @@ free_udp_port() {
 }
 # serve_grp PCAP GAP-PORT [ARGS...]: wb-recoveryd --service grp for bzx, user WB01, sets $port
 serve_grp() {
-	local log="$T/grp.$RANDOM"
-	"$SRV" --service grp --pcap "$1" --venue bzx --listen 127.0.0.1:0 --feeds "$FEEDS" \
-		--reply-to "127.0.0.1:$2" --user WB01 --password secret "${@:3}" 2> "$log" &
-	servers+=($!)
-	port=
-	for _ in $(seq 100); do
-		port=$(sed -n 's/.*serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
-		[ -n "$port" ] && return 0
-		sleep 0.05
-	done
-	bad "wb-recoveryd --service grp did not start: $(cat "$log")"
-	return 1
+	start_recoveryd --service grp --pcap "$1" --venue bzx --feeds "$FEEDS" \
+		--reply-to "127.0.0.1:$2" --user WB01 --password secret "${@:3}"
 }
 $GEN -q -n 30000 --symbols 50 -s 3 --ab --venues nasdaq,bzx -o "$T/two.pcap"
 $GEN -q -n 30000 --symbols 50 -s 3 --ab --venues nasdaq,bzx --loss 2 -o "$T/two-lossy.pcap"
@@ -279,19 +231,9 @@ done
 
 # serve_xdp PCAP RETRANS-PORT [ARGS...]: wb-recoveryd --service xdp for nyse channel 1, sets $port
 serve_xdp() {
-	local log="$T/xdp.$RANDOM"
-	"$SRV" --service xdp --pcap "$1" --venue nyse --channel 1 --listen 127.0.0.1:0 \
-		--feeds "$FEEDS" --reply-to "127.0.0.1:$2" --source-id WIREBOOK "${@:3}" 2> "$log" &
-	servers+=($!)
-	xdp_log=$log
-	port=
-	for _ in $(seq 100); do
-		port=$(sed -n 's/.*serving .* on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
-		[ -n "$port" ] && return 0
-		sleep 0.05
-	done
-	bad "wb-recoveryd --service xdp did not start: $(cat "$log")"
-	return 1
+	start_recoveryd --service xdp --pcap "$1" --venue nyse --channel 1 --feeds "$FEEDS" \
+		--reply-to "127.0.0.1:$2" --source-id WIREBOOK "${@:3}" || return 1
+	xdp_log=$recoveryd_log
 }
 $GEN -q -n 30000 --symbols 50 -s 3 --ab --venues nasdaq,nyse -o "$T/nyse.pcap"
 $GEN -q -n 30000 --symbols 50 -s 3 --ab --venues nasdaq,nyse --loss 2 -o "$T/nyse-lossy.pcap"
