@@ -580,6 +580,7 @@ int main(int argc, char **argv)
 	const char *latency_dir = NULL, *control = NULL, *kernel_dev = NULL, *metrics_at = NULL;
 	const char *recovery = NULL;
 	struct metrics_server *metrics = NULL;
+	struct book_tickers tickers;
 	struct config_args cargs;
 	int kernel = 0;
 	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
@@ -959,15 +960,18 @@ int main(int argc, char **argv)
 	wb_control_close(&d.kctl);
 	builder_stop(d.builder);
 	print_stats(&d, mono_s() - t0);
-	/* Content only (orders, queues, levels, NBBO): equal books, equal sums. */
+	/* Content only (orders, queues, levels, NBBO), by ticker whatever
+	 * ids the symbols got: equal books, equal sums. */
+	tickers = superbook_tickers(builder_superbook(d.builder));
 	printf("books: checksum venue books %016llx, super-book %016llx\n",
-	       (unsigned long long)venue_books_checksum(builder_venue_books(d.builder)),
+	       (unsigned long long)venue_books_checksum(builder_venue_books(d.builder), &tickers),
 	       (unsigned long long)superbook_checksum(builder_superbook(d.builder)));
 	/* The SIP's view as the SIP stated it, not the comparison with it. */
 	printf("books: checksum sip-view %016llx, sip-view state %016llx\n",
-	       (unsigned long long)sipview_checksum(superbook_sipview(builder_superbook(d.builder))),
+	       (unsigned long long)sipview_checksum(superbook_sipview(builder_superbook(d.builder)),
+						    &tickers),
 	       (unsigned long long)sipview_state_checksum(
-		       superbook_sipview(builder_superbook(d.builder))));
+		       superbook_sipview(builder_superbook(d.builder)), &tickers));
 	if (d.latency) {
 		uint64_t dropped = 0, written = latency_log_close(d.latency, &dropped);
 

@@ -794,21 +794,22 @@ static uint64_t sv_checksum_quote(uint64_t h, const struct wb_sip_quote *q, int 
 				    (uint64_t)q->feed << 8 | q->state);
 }
 
-static uint64_t sv_sum(const struct sipview *sv, int with_updates)
+static uint64_t sv_sum(const struct sipview *sv, const struct book_tickers *t, int with_updates)
 {
 	/* What the SIP said, not what was measured against it: the
 	 * comparison (COVERED, DISAGREE, episodes, delays) and the receive
 	 * times depend on how the direct and SIP streams interleaved. */
 	const uint32_t said = WB_SIPF_LOCKED | WB_SIPF_CROSSED | WB_SIPF_HALTED | WB_SIPF_STALE;
-	uint64_t h = BOOK_CHECKSUM_SEED;
+	uint64_t sum = 0, parts = 0;
 
 	for (uint32_t i = 1; i < sv->capacity; i++) {
 		const struct wb_sip_view *v = &sv->rec[i].v;
 		const struct wb_sip_nbbo *n = &v->nbbo;
+		uint64_t h;
 
 		if (!sv->sym[i].active)
 			continue;
-		h = book_checksum_mix(h, i);
+		h = book_checksum_part(t, i);	/* from the ticker, not the index */
 		if (with_updates)
 			h = book_checksum_mix(h, v->updates);
 		h = book_checksum_mix(h, (uint64_t)v->quotes_present << 32 | (v->flags & said));
@@ -829,16 +830,18 @@ static uint64_t sv_sum(const struct sipview *sv, int with_updates)
 					 (uint64_t)(uint8_t)v->status.raw_state << 16 | v->status.venue);
 		for (uint32_t m = v->quotes_present; m; m &= m - 1)
 			h = sv_checksum_quote(h, &v->quote[__builtin_ctz(m)], with_updates);
+		sum += h;
+		parts++;
 	}
-	return h;
+	return book_checksum_final(sum, parts);
 }
 
-uint64_t sipview_checksum(const struct sipview *sv)
+uint64_t sipview_checksum(const struct sipview *sv, const struct book_tickers *t)
 {
-	return sv_sum(sv, 1);
+	return sv_sum(sv, t, 1);
 }
 
-uint64_t sipview_state_checksum(const struct sipview *sv)
+uint64_t sipview_state_checksum(const struct sipview *sv, const struct book_tickers *t)
 {
-	return sv_sum(sv, 0);
+	return sv_sum(sv, t, 0);
 }

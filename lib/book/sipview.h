@@ -56,13 +56,16 @@ void sipview_prefetch(const struct sipview *sv, uint16_t instrument, uint8_t ven
  * LULD band, status, the SIP's flags (locked, crossed, halted, stale),
  * update counts; not the comparison with the direct books nor receive
  * times, which follow how the feeds interleaved. Equal SIP input, equal
- * checksums (lib/book/checksum.h). Call with the SIP view's thread idle.
+ * checksums (lib/book/checksum.h), whatever instrument ids the symbols
+ * got: each symbol's part is hashed from its ticker in t
+ * (superbook_tickers()). Call with the SIP view's thread idle.
  */
-uint64_t sipview_checksum(const struct sipview *sv);
+struct book_tickers;
+uint64_t sipview_checksum(const struct sipview *sv, const struct book_tickers *t);
 /*
  * The same without the update and quote counts: the state a snapshot restores (a
  * late join's view equals the whole day's, though fewer updates built it).
  */
-uint64_t sipview_state_checksum(const struct sipview *sv);
+uint64_t sipview_state_checksum(const struct sipview *sv, const struct book_tickers *t);
 
 #endif /* WIREBOOK_SIPVIEW_H */

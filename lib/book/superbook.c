@@ -935,16 +935,24 @@ static uint64_t sb_checksum_levels(uint64_t h, const struct wb_level *lv, uint32
 	return h;
 }
 
+struct book_tickers superbook_tickers(const struct superbook *sb)
+{
+	return (struct book_tickers){ .key = sb->dir, .count = sb->capacity };
+}
+
 uint64_t superbook_checksum(const struct superbook *sb)
 {
-	uint64_t h = BOOK_CHECKSUM_SEED, symbols = sb->hdr->symbols;
+	const struct book_tickers tk = superbook_tickers(sb);
+	uint64_t sum = 0, parts = 0, symbols = sb->hdr->symbols;
 
 	for (uint32_t i = 1; i < symbols && i < sb->capacity; i++) {
 		const struct wb_shm_symbol *r =
 			(const struct wb_shm_symbol *)(sb->records + (size_t)i * sizeof(*r));
 		const struct wb_trade *t = &r->last_trade;
 
-		h = book_checksum_mix(h, i);
+		/* The part of symbol i, from its ticker, not its index. */
+		uint64_t h = book_checksum_part(&tk, i);
+
 		h = book_checksum_mix(h, r->ticker);
 		h = book_checksum_mix(h, (uint64_t)r->flags << 48 | (uint64_t)r->state << 40 |
 					 (uint64_t)(uint8_t)r->raw_state << 32 | r->state_venue);
@@ -976,6 +984,8 @@ uint64_t superbook_checksum(const struct superbook *sb)
 			h = sb_checksum_levels(h, rv->bid, rv->bid_count);
 			h = sb_checksum_levels(h, rv->ask, rv->ask_count);
 		}
+		sum += h;
+		parts++;
 	}
-	return h;
+	return book_checksum_final(sum, parts);
 }

@@ -15,6 +15,7 @@
 #define WIREBOOK_SUPERBOOK_H
 
 #include <stdint.h>
+#include "book/checksum.h"
 #include "book/update.h"
 #include "wirebook/book.h"
 
@@ -98,9 +99,17 @@ void superbook_set_recovering(struct superbook *sb, uint32_t venues);
  * ticker, consolidated depth with the per-venue breakdown, NBBO, flags,
  * status, last trade and each venue's depth, flags, state and gaps.
  * Times of last change and publish counters stay out: they follow when
- * publishes happened, not what the book holds. Call with the writer idle.
+ * publishes happened, not what the book holds. Each symbol's part is
+ * hashed from its ticker, not its index, and the parts are summed: equal
+ * books, equal checksums, whatever ids the symbols got. Call with the
+ * writer idle.
  */
 uint64_t superbook_checksum(const struct superbook *sb);
+/*
+ * The instrument -> ticker mapping (the symbol directory) the checksums
+ * hash by: pass it to venue_books_checksum and sipview_checksum.
+ */
+struct book_tickers superbook_tickers(const struct superbook *sb);
 
 const struct superbook_counters *superbook_counters(const struct superbook *sb);
 const struct wb_shm_header *superbook_header(const struct superbook *sb);

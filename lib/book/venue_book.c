@@ -1586,12 +1586,17 @@ int venue_books_order(const struct venue_books *vb, uint8_t venue, uint64_t orde
 	return 0;
 }
 
-uint64_t venue_books_checksum(const struct venue_books *vb)
+uint64_t venue_books_checksum(const struct venue_books *vb, const struct book_tickers *t)
 {
-	uint64_t h = BOOK_CHECKSUM_SEED;
+	uint64_t sum = 0, parts = 0;
 
 	for (uint32_t v = 1; v < WB_VENUE_COUNT; v++)
-		for (uint32_t i = 1; i < vb->max_instruments; i++)
+		for (uint32_t i = 1; i < vb->max_instruments; i++) {
+			/* One part per venue and instrument with levels: from the
+			 * ticker, so the instrument's id does not count. */
+			uint64_t h = book_checksum_mix(book_checksum_part(t, i), v);
+			int levels = 0;
+
 			for (uint8_t side = WB_SIDE_BUY; side <= WB_SIDE_SELL; side++) {
 				const struct book_side *s = side_of(vb, (uint16_t)i, (uint8_t)v, side);
 
@@ -1603,7 +1608,8 @@ uint64_t venue_books_checksum(const struct venue_books *vb)
 						continue;
 					L = &vb->levels[s->e[k - 1].level];
 					ids = fifo_ids_const(L);
-					h = book_checksum_mix(h, (uint64_t)v << 32 | i << 8 | side);
+					levels = 1;
+					h = book_checksum_mix(h, side);
 					h = book_checksum_mix(h, (uint64_t)L->price);
 					h = book_checksum_mix(h, L->qty);
 					h = book_checksum_mix(h, L->orders);
@@ -1615,5 +1621,10 @@ uint64_t venue_books_checksum(const struct venue_books *vb)
 					}
 				}
 			}
-	return book_checksum_mix(h, vb->ix.live);
+			if (levels) {
+				sum += h;
+				parts++;
+			}
+		}
+	return book_checksum_mix(book_checksum_final(sum, parts), vb->ix.live);
 }

@@ -149,8 +149,12 @@ int venue_books_order(const struct venue_books *vb, uint8_t venue, uint64_t orde
  * level best first (price, shares, orders) and its queue in priority order
  * (order id, remaining shares). Equal books give equal checksums whatever
  * their layout; empty books add nothing. Slow (walks every level).
+ * Each (venue, instrument) part is hashed from the instrument's ticker in
+ * t (superbook_tickers()), not its id, and the parts are summed: equal
+ * books give equal checksums whatever ids their symbols got.
  */
-uint64_t venue_books_checksum(const struct venue_books *vb);
+struct book_tickers;
+uint64_t venue_books_checksum(const struct venue_books *vb, const struct book_tickers *t);
 
 struct venue_books_counters {
 	uint64_t events, adds, executes, reduces, deletes, replaces, modifies,

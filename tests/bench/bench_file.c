@@ -252,6 +252,7 @@ static uint64_t hash_words(uint64_t h, const void *p, size_t bytes)
 struct emit_ctx {
 	struct superbook *sb;
 	uint64_t *update_hash;	/* NULL, or a checksum of every update, in order */
+	uint64_t *tickers;	/* without sb: [65536] instrument -> ticker, for the checksum */
 };
 
 static void emit_updates(void *arg, const struct wb_event *ev, const struct book_update *u, unsigned k)
@@ -264,13 +265,17 @@ static void emit_updates(void *arg, const struct wb_event *ev, const struct book
 	if (c->sb)
 		for (unsigned j = 0; j < k; j++)
 			superbook_apply(c->sb, &u[j]);
+	else if (c->tickers)
+		for (unsigned j = 0; j < k; j++)
+			if (u[j].kind == BOOK_UP_SYMBOL)
+				memcpy(&c->tickers[u[j].instrument], u[j].u.ticker, 8);
 }
 
 /* Builder thread 1's apply of a ring batch, and thread 2's if sb. */
 static void apply_events(struct venue_books *vb, struct superbook *sb, struct wb_ring_consumer *c,
-			 uint64_t n, uint64_t *update_hash)
+			 uint64_t n, uint64_t *update_hash, uint64_t *tickers)
 {
-	struct emit_ctx ctx = { .sb = sb, .update_hash = update_hash };
+	struct emit_ctx ctx = { .sb = sb, .update_hash = update_hash, .tickers = tickers };
 
 	venue_books_apply_batch(vb, c->slots, c->mask, c->tail, n, n, emit_updates, &ctx);
 }
@@ -298,6 +303,10 @@ static int run_single(struct bench *b, enum row row, int hash, struct row_result
 	struct superbook_config sc = { .numa_node = -1 };
 	struct venue_books *vb = NULL;
 	struct superbook *sb = NULL;
+	/* The books' checksum hashes instruments by ticker: without a
+	 * Super-Book (the books row), the SYMBOL updates give them. */
+	static uint64_t tickers[UINT16_MAX + 1];
+	struct book_tickers t = { .key = tickers, .count = UINT16_MAX + 1 };
 	uint64_t c0, w0, events = 0, h = BOOK_CHECKSUM_SEED;
 	char name[64];
 	int err;
@@ -321,6 +330,7 @@ static int run_single(struct bench *b, enum row row, int hash, struct row_result
 			return -1;
 		}
 	}
+	memset(tickers, 0, sizeof(tickers));
 	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	w0 = clock_ns(CLOCK_MONOTONIC);
 	for (uint64_t p = 0; p < b->cap.count; p += PUMP_PACKETS) {
@@ -332,7 +342,7 @@ static int run_single(struct bench *b, enum row row, int hash, struct row_result
 		if (hash && !vb)
 			h = hash_events(h, &b->cons, n);
 		if (vb)
-			apply_events(vb, sb, &b->cons, n, hash ? &h : NULL);
+			apply_events(vb, sb, &b->cons, n, hash ? &h : NULL, tickers);
 		if (sb)
 			superbook_publish(sb);
 		wb_ring_consumer_release(&b->cons, n);
@@ -348,7 +358,9 @@ static int run_single(struct bench *b, enum row row, int hash, struct row_result
 			b->prod.dropped);
 	if (vb) {
 		r->have_books = 1;
-		r->books_sum = venue_books_checksum(vb);
+		if (sb)
+			t = superbook_tickers(sb);
+		r->books_sum = venue_books_checksum(vb, &t);
 		r->live_orders = venue_books_counters(vb)->live_orders;
 	}
 	if (sb) {
@@ -379,6 +391,7 @@ static int run_pipeline(struct bench *b, struct row_result *r)
 {
 	struct builder_config bc;
 	struct builder_counters ctr;
+	struct book_tickers t;
 	struct builder *bld;
 	uint64_t w0;
 	char name[64];
@@ -424,7 +437,8 @@ static int run_pipeline(struct bench *b, struct row_result *r)
 	r->messages = engine_messages(b->engine);
 	r->events = ctr.events;
 	r->have_books = r->have_super = 1;
-	r->books_sum = venue_books_checksum(builder_venue_books(bld));
+	t = superbook_tickers(builder_superbook(bld));
+	r->books_sum = venue_books_checksum(builder_venue_books(bld), &t);
 	r->super_sum = superbook_checksum(builder_superbook(bld));
 	r->live_orders = builder_venue_counters(bld)->live_orders;
 	if (ctr.ring_dropped)

@@ -483,6 +483,44 @@ START_TEST(test_superbook_checksum_follows_the_book_not_the_publish_cadence)
 }
 END_TEST
 
+START_TEST(test_superbook_checksum_follows_tickers_not_instrument_ids)
+{
+	struct superbook *a, *b;
+	struct book_update u;
+	uint64_t sum;
+
+	/* Two symbols whose ids came in the other order: equal books. */
+	make_name("sum_ids_a");
+	a = make_book();
+	make_name("sum_ids_b");
+	b = make_book();
+	ck_assert_int_eq(superbook_add_symbol(a, 1, "AAPL    "), 0);
+	ck_assert_int_eq(superbook_add_symbol(a, 2, "MSFT    "), 0);
+	ck_assert_int_eq(superbook_add_symbol(b, 1, "MSFT    "), 0);
+	ck_assert_int_eq(superbook_add_symbol(b, 2, "AAPL    "), 0);
+	u = level(1, 1, WB_SIDE_BUY, BASE, 100, 1);	/* AAPL */
+	superbook_apply(a, &u);
+	u = level(2, 1, WB_SIDE_BUY, BASE, 100, 1);
+	superbook_apply(b, &u);
+	u = level(2, 2, WB_SIDE_SELL, BASE + 20 * TICK, 300, 2);	/* MSFT */
+	superbook_apply(a, &u);
+	u = level(1, 2, WB_SIDE_SELL, BASE + 20 * TICK, 300, 2);
+	superbook_apply(b, &u);
+	batch_end(a);
+	batch_end(b);
+	sum = superbook_checksum(a);
+	ck_assert_uint_eq(superbook_checksum(b), sum);
+
+	/* A share more is another book. */
+	u = level(1, 2, WB_SIDE_SELL, BASE + 20 * TICK, 301, 2);
+	superbook_apply(b, &u);
+	batch_end(b);
+	ck_assert_uint_ne(superbook_checksum(b), sum);
+	superbook_destroy(a);
+	superbook_destroy(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("superbook");
@@ -500,6 +538,7 @@ int main(void)
 	tcase_add_test(tc, test_superbook_halt_on_one_venue_is_not_lifted_by_another);
 	tcase_add_test(tc, test_superbook_counts_and_skips_bad_updates);
 	tcase_add_test(tc, test_superbook_checksum_follows_the_book_not_the_publish_cadence);
+	tcase_add_test(tc, test_superbook_checksum_follows_tickers_not_instrument_ids);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

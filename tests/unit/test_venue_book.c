@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "book/checksum.h"
 #include "book/venue_book.h"
 
 /*
@@ -840,7 +841,7 @@ START_TEST(test_gap_being_recovered_leaves_the_venue_unmarked)
 	uint64_t before;
 
 	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 1, PX(1000), 100);
-	before = venue_books_checksum(vb);
+	before = venue_books_checksum(vb, NULL);
 	ev.u.gap.first = 10;
 	ev.u.gap.count = 4;
 	ev.u.gap.reason = WB_GAP_RECOVERING;
@@ -848,7 +849,7 @@ START_TEST(test_gap_being_recovered_leaves_the_venue_unmarked)
 	ev.u.gap.reason = WB_GAP_FILLED;
 	ck_assert_uint_eq(venue_books_apply(vb, &ev, up), 0);
 	ck_assert_uint_eq(counters()->recoveries, 1);
-	ck_assert_uint_eq(venue_books_checksum(vb), before);
+	ck_assert_uint_eq(venue_books_checksum(vb, NULL), before);
 	/* What could not be recovered is a sequence gap, and marks the venue. */
 	ev.u.gap.reason = WB_GAP_SEQUENCE;
 	ck_assert_uint_eq(venue_books_apply(vb, &ev, up), 1);
@@ -867,7 +868,7 @@ START_TEST(test_checksum_follows_content_not_history)
 	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 1, PX(1000), 100);
 	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 2, PX(1000), 200);
 	add(WB_VENUE_BZX, 4, WB_SIDE_SELL, 7, PX(1001), 300);
-	a = venue_books_checksum(vb);
+	a = venue_books_checksum(vb, NULL);
 
 	vb = other;
 	add(WB_VENUE_BZX, 4, WB_SIDE_SELL, 9, PX(1001), 50);
@@ -877,18 +878,52 @@ START_TEST(test_checksum_follows_content_not_history)
 	add(WB_VENUE_BZX, 4, WB_SIDE_SELL, 7, PX(1001), 300);
 	apply(ev_order(WB_EV_DELETE, WB_VENUE_NASDAQ, 5, 0));
 	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 2, PX(1000), 200);
-	b = venue_books_checksum(vb);
+	b = venue_books_checksum(vb, NULL);
 	ck_assert_uint_eq(a, b);
 
 	/* Queue order is content: a change of priority changes the checksum. */
 	apply(ev_modify(WB_VENUE_NASDAQ, 1, PX(1000), 100, 0));
-	ck_assert_uint_ne(venue_books_checksum(vb), a);
+	ck_assert_uint_ne(venue_books_checksum(vb, NULL), a);
 	/* So does a share count. */
 	apply(ev_modify(WB_VENUE_NASDAQ, 1, PX(1000), 100, 0));
 	apply(ev_modify(WB_VENUE_NASDAQ, 2, PX(1000), 200, 0));
-	ck_assert_uint_eq(venue_books_checksum(vb), a);
+	ck_assert_uint_eq(venue_books_checksum(vb, NULL), a);
 	apply(ev_order(WB_EV_REDUCE, WB_VENUE_NASDAQ, 2, 1));
-	ck_assert_uint_ne(venue_books_checksum(vb), a);
+	ck_assert_uint_ne(venue_books_checksum(vb, NULL), a);
+
+	venue_books_destroy(other);
+	vb = mine;
+}
+END_TEST
+
+START_TEST(test_checksum_follows_tickers_not_instrument_ids)
+{
+	/* The same two symbols, their ids given in the other order (another
+	 * stream named them first): the same books, the same checksum. */
+	static const uint64_t keys_a[] = { 0, 0, 0, 0x202020204c504141ull, 0x202020205446534dull };
+	static const uint64_t keys_b[] = { 0, 0, 0, 0x202020205446534dull, 0x202020204c504141ull };
+	const struct book_tickers ta = { keys_a, 5 }, tb = { keys_b, 5 };
+	struct venue_books *other = create_small(64, 0);
+	struct venue_books *mine = vb;
+	uint64_t a;
+
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_BUY, 1, PX(1000), 100);
+	add(WB_VENUE_NASDAQ, 4, WB_SIDE_SELL, 2, PX(2000), 200);
+	add(WB_VENUE_BZX, 4, WB_SIDE_BUY, 3, PX(1999), 300);
+	a = venue_books_checksum(vb, &ta);
+
+	vb = other;
+	add(WB_VENUE_BZX, 3, WB_SIDE_BUY, 3, PX(1999), 300);
+	add(WB_VENUE_NASDAQ, 3, WB_SIDE_SELL, 2, PX(2000), 200);
+	add(WB_VENUE_NASDAQ, 4, WB_SIDE_BUY, 1, PX(1000), 100);
+	ck_assert_uint_eq(venue_books_checksum(vb, &tb), a);
+	/* By index the two differ: the ids were what made them differ. */
+	ck_assert_uint_ne(venue_books_checksum(vb, NULL), venue_books_checksum(mine, NULL));
+	/* The same tickers, the other mapping: another book. */
+	ck_assert_uint_ne(venue_books_checksum(vb, &ta), a);
+	/* A share less is another book. */
+	apply(ev_order(WB_EV_REDUCE, WB_VENUE_NASDAQ, 1, 1));
+	ck_assert_uint_ne(venue_books_checksum(vb, &tb), a);
 
 	venue_books_destroy(other);
 	vb = mine;
@@ -945,7 +980,7 @@ START_TEST(test_apply_batch_equals_applying_each_event_across_a_ring_wrap)
 		expect += k;
 	}
 	ck_assert_uint_eq(expect, log.n_updates);
-	ck_assert_uint_eq(venue_books_checksum(vb), venue_books_checksum(one_by_one));
+	ck_assert_uint_eq(venue_books_checksum(vb, NULL), venue_books_checksum(one_by_one, NULL));
 	ck_assert_uint_eq(counters()->unknown_order, 1);
 	venue_books_destroy(one_by_one);
 }
@@ -1479,6 +1514,7 @@ static Suite *venue_book_suite(void)
 	tcase_add_test(spec, test_create_rejects_bad_config);
 	tcase_add_test(spec, test_gap_being_recovered_leaves_the_venue_unmarked);
 	tcase_add_test(spec, test_checksum_follows_content_not_history);
+	tcase_add_test(spec, test_checksum_follows_tickers_not_instrument_ids);
 	tcase_add_test(spec, test_apply_batch_equals_applying_each_event_across_a_ring_wrap);
 	suite_add_tcase(s, spec);
 
