@@ -66,8 +66,7 @@ late_join late-join-after-halt "$T/itch-halted.pcap" itch-halted-whole $(((halt 
 
 # ---- UQDF: late join by the UTP Snap-Shot (utpsnap) ----------------------
 # Called by scripts/recovery.sh's UQDF part, which gives the day
-# $T/uqdf-whole.pcap, its whole run $T/uqdf-whole.out (the day's symbols
-# subscribed in one order, BOOKS_EXTRA), the Mold servers' lines in
+# $T/uqdf-whole.pcap, its whole run $T/uqdf-whole.out, the Mold servers' lines in
 # $T/uqdf.conf (Nasdaq's, then UQDF's) and $uqdf_channel. wirebookd starts
 # half way through the UQDF channel's day (the capture cut at its first
 # packet from there; Nasdaq's ITCH is cut at the same moment and re-requested

@@ -31,7 +31,6 @@ else
 fi
 SYMBOLS=${SYMBOLS:-500}
 SEED=${SEED:-11}
-BOOKS_EXTRA=()		# more wirebookd options for a feed's runs
 T=$(mktemp -d /tmp/wb-recovery.XXXXXX)
 servers=()
 cleanup() {
@@ -79,20 +78,12 @@ books() {
 	local args=(--pcap "$pcap" --feeds "$FEEDS" --shm "wb-recovery-$$-$name" --force --no-pin
 		    --exit-at-eof)
 	[ -n "$conf" ] && args+=(--recovery "$conf")
-	args+=("${BOOKS_EXTRA[@]}")
 	nice "$B/wirebookd" "${args[@]}" > "$T/$name.out" 2> "$T/$name.err" ||
 		{ echo "recovery: wirebookd failed: $(tail -3 "$T/$name.err")" >&2; return 1; }
 }
 
 checksum() { grep '^books: checksum' "$T/$1.out"; }
 
-# day_symbols PCAP: the capture's symbols, comma-separated, in one fixed order
-# (a run that subscribes them gives each the same instrument id whatever
-# order recovery brings their first messages in; the checksums fold the ids).
-day_symbols() {
-	"$B/wb-dump" --feeds "$FEEDS" "$1" 2>/dev/null | awk '$5 == "SYMBOL" { print $6 }' |
-		sort -u | paste -sd,
-}
 venue_checksum() { grep '^books: checksum venue books' "$T/$1.out" | sed 's/, super-book.*//'; }
 
 # cut_second_half SRC DST: the second half of a capture's records, as a
@@ -201,12 +192,11 @@ stop_servers
 # NYSE XDP: a Request Server per channel (TCP, Retransmission Requests)
 # whose retransmissions come over UDP to the port the client binds. NYSE
 # has three channels in the feed map, the last with a mid-day failover (its
-# sequence starts over). The tickers are subscribed by name: with '*',
-# instrument ids go to symbols as they are first seen, and a recovered
-# channel's first messages come later than its neighbours'.
+# sequence starts over). A recovered channel's first messages come later
+# than its neighbours', so its symbols get other instrument ids than in the
+# whole run: the checksums hash by ticker, not id (lib/book/checksum.h).
 gen=(-q -p day -n "$MESSAGES" --symbols "$SYMBOLS" -s "$SEED" --ab --feeds "$FEEDS")
 "$B/wb-gen" "${gen[@]}" --venues nyse -o "$T/xdp-whole.pcap" || exit 1
-BOOKS_EXTRA=(--subscribe "$(day_symbols "$T/xdp-whole.pcap")")
 books xdp-whole "$T/xdp-whole.pcap" || exit 1
 : > "$T/xdp.conf"
 xdp_channels=$(awk '$2 == "xdp" && $3 == "nyse" { for (i = 5; i <= NF; i++) if ($i ~ /^channel=/) { sub("channel=", "", $i); print $i } }' "$FEEDS" | sort -un)
@@ -264,18 +254,15 @@ if ! grep -q '^recovery nyse .*(3 refreshes)' "$T/xdp-late.out"; then
 	echo "recovery xdp late-join-at-half: not every channel joined by its refresh"
 	failed=1
 fi
-BOOKS_EXTRA=()
 stop_servers
 
 # UQDF (MoldUDP64): the same re-request. Nasdaq trades, UQDF quotes it; both
 # lose packets and both are recovered, and the books, the SIP view's
 # included (its checksum), must equal the whole day's. With two streams a
-# symbol's instrument id would follow which stream named it first, which
-# recovery reorders (and the checksums fold the ids): both runs subscribe
-# the day's symbols in one order.
+# symbol's instrument id follows which stream named it first, which
+# recovery reorders; the checksums hash by ticker, not id.
 gen=(-q -p day -n "$((MESSAGES / 2))" --symbols "$SYMBOLS" -s "$SEED" --ab --feeds "$FEEDS")
 "$B/wb-gen" "${gen[@]}" --venues nasdaq,uqdf -o "$T/uqdf-whole.pcap" || exit 1
-BOOKS_EXTRA=(--subscribe "$(day_symbols "$T/uqdf-whole.pcap")")
 books uqdf-whole "$T/uqdf-whole.pcap" || exit 1
 start_server nasdaq "" "$T/uqdf-whole.pcap" || exit 1
 echo "nasdaq mold 127.0.0.1:$port" > "$T/uqdf.conf"

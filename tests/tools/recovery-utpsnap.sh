@@ -15,7 +15,7 @@ serve() {
 # run NAME PCAP CONF: wirebookd's books, output in $T/NAME.out
 run() {
 	timeout 60 "$WBD" --pcap "$2" --feeds "$FEEDS" --shm "wb-rec-utp-$$-$1" --force --no-pin \
-		--exit-at-eof --subscribe "$symbols" ${3:+--recovery "$3"} > "$T/$1.out" 2> "$T/$1.err" ||
+		--exit-at-eof ${3:+--recovery "$3"} > "$T/$1.out" 2> "$T/$1.err" ||
 		bad "wirebookd $1: exit $?: $(tail -2 "$T/$1.err")"
 }
 sip_state() { sed -n 's/^books: checksum sip-view [0-9a-f]*, sip-view state \([0-9a-f]*\)$/\1/p' "$T/$1.out"; }
@@ -28,8 +28,6 @@ expect_exit "utpsnap user of 7 characters" 2 "at most 6 characters" \
 "$SRV" --help | grep -q -- "--service utpsnap" && ok || bad "--help does not name --service utpsnap"
 
 "$B/wb-gen" -q -n 20000 --symbols 50 -s 5 --ab --venues nasdaq,uqdf --feeds $FEEDS -o "$T/day.pcap"
-symbols=$("$B/wb-dump" --feeds "$FEEDS" "$T/day.pcap" 2>/dev/null | awk '$5 == "SYMBOL" { print $6 }' |
-	sort -u | paste -sd,)
 uqdf_port=$(awk '$2 == "uqdf" && $3 == "uqdf" { sub(".*:", "", $1); print $1; exit }' "$FEEDS")
 join=$(($(python3 scripts/itch-pcap.py last "$T/day.pcap" "$uqdf_port") / 2))
 python3 scripts/itch-pcap.py cut "$T/day.pcap" "$T/late.pcap" "$join" "$uqdf_port"
