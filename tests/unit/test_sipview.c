@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "book/checksum.h"
 #include "book/sipview.h"
 #include "book/spsc.h"
 #include "book/superbook.h"
@@ -422,6 +423,30 @@ START_TEST(test_sipview_state_checksum_ignores_the_update_count_only)
 }
 END_TEST
 
+/* By ticker, not instrument id: the same views under the other ids, the same sum. */
+START_TEST(test_sipview_checksum_follows_tickers_not_instrument_ids)
+{
+	static const uint64_t aapl = 0x202020204c504141ull, msft = 0x202020205446534dull;
+	static const uint64_t ids[] = { 0, aapl, msft }, swapped[] = { 0, msft, aapl };
+	const struct book_tickers by_id = { ids, 3 }, by_swapped = { swapped, 3 };
+	const struct sipview *sv = superbook_sipview(sb);
+	uint64_t state;
+
+	superbook_add_symbol(sb, 2, "MSFT    ");
+	sip_nbbo_of(1, WB_VENUE_SIP_UQDF, P(10, 0), P(10, 2), T0 + 1000);	/* AAPL */
+	sip_nbbo_of(2, WB_VENUE_SIP_UQDF, P(20, 0), P(20, 5), T0 + 1000);	/* MSFT */
+	state = sipview_state_checksum(sv, &by_id);
+	/* Now 1 holds what MSFT held and 2 what AAPL held: swapped ids. */
+	sip_nbbo_of(1, WB_VENUE_SIP_UQDF, P(20, 0), P(20, 5), T0 + 1000);
+	sip_nbbo_of(2, WB_VENUE_SIP_UQDF, P(10, 0), P(10, 2), T0 + 1000);
+	ck_assert_uint_eq(sipview_state_checksum(sv, &by_swapped), state);
+	ck_assert_uint_ne(sipview_state_checksum(sv, &by_id), state);
+	/* A changed view is another sum. */
+	sip_nbbo_of(2, WB_VENUE_SIP_UQDF, P(10, 0), P(10, 3), T0 + 1000);
+	ck_assert_uint_ne(sipview_state_checksum(sv, &by_swapped), state);
+}
+END_TEST
+
 /* ---- the comparison ---------------------------------------------------------- */
 
 START_TEST(test_sipview_delay_is_sip_receive_minus_direct_receive_of_the_same_bbo)
@@ -744,6 +769,7 @@ int main(void)
 	tcase_add_test(tc, test_venue_books_pass_a_cqs_gap_on_as_a_sip_gap);
 	tcase_add_test(tc, test_sipview_checksum_follows_what_the_sip_said_not_the_comparison);
 	tcase_add_test(tc, test_sipview_state_checksum_ignores_the_update_count_only);
+	tcase_add_test(tc, test_sipview_checksum_follows_tickers_not_instrument_ids);
 	tcase_add_test(tc, test_sipview_delay_is_sip_receive_minus_direct_receive_of_the_same_bbo);
 	tcase_add_test(tc, test_sipview_updates_of_one_message_are_one_direct_bbo);
 	tcase_add_test(tc, test_sipview_size_only_match_and_sip_first_are_told_apart);
