@@ -3,54 +3,24 @@
 #include "common/recovery_snapshot.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "common/put_bytes.h"
+#include "common/recovery_session.h"
 #include "common/soupbin.h"
 
 #define MOLD_HEADER 20
 #define BATCH_BYTES 1472	/* a snapshot packet handed to the engine: one UDP payload's worth */
-#define IN_BYTES (64 * 1024)
-#define READ_BUDGET (256 * 1024)	/* bytes taken per poll, so real time is never starved */
-
-enum soup_state { SOUP_IDLE, SOUP_WAIT, SOUP_CONNECTING, SOUP_LOGIN_SENT, SOUP_UP };
 
 struct snapshot_session {
-	const struct recovery_target *target;
-	struct recovery_conf_entry conf;
+	struct rsess s;		/* first: the frame callback's session is ours */
 	const struct snapshot_service *service;
-	int state;
-	int fd;
-	/* the stream being snapshotted */
-	int line;
-	uint8_t unit;
-	bool begun;		/* feed_snapshot_begin was called for the current attempt */
-	uint32_t applied;	/* snapshot messages applied in the current attempt */
-	uint32_t episode;	/* the engine's recovery episode of the current snapshot */
-	uint32_t done_episode;	/* the episode a snapshot ended: its rest is gap fill's */
-	uint64_t done_next_seq;	/* where the last snapshot left the stream (0: none yet) */
-	uint64_t since;		/* receive time of the recovery (file sources' clock) */
-	uint64_t decided;	/* now_ns the snapshot was decided */
-	uint64_t next_connect, backoff_ns, deadline, last_sent;
-	uint32_t attempts;	/* failed attempts at the current snapshot */
-	uint8_t in[IN_BYTES];
-	uint32_t inlen;
 	uint8_t batch[BATCH_BYTES];
 	uint32_t batch_len, batch_count;
-	struct snapshot_totals t;
 };
-
-static uint64_t ms_ns(uint64_t ms)
-{
-	return ms * 1000000ull;
-}
 
 /*
  * What differs between the snapshot services: the protocol they serve, and
@@ -83,6 +53,29 @@ const char *snapshot_service_protocol(int kind)
 	return sv ? sv->protocol : "";
 }
 
+static long soup_frame(struct rsess *s, const uint8_t *p, size_t len, uint64_t now,
+		       uint64_t recv_ts, struct wb_ring_producer *out);
+
+_Static_assert(2 + SOUP_LOGIN_REQUEST_LEN <= RSESS_LOGIN_BYTES, "a Login Request fits");
+
+static size_t soup_login(uint8_t *buf, const struct recovery_conf_entry *conf)
+{
+	return soup_login_request(buf, conf->user, conf->password, "", 1);
+}
+
+static size_t soup_heartbeat(uint8_t *buf)
+{
+	return soup_empty(buf, SOUP_CLIENT_HEARTBEAT);
+}
+
+static const struct rsess_proto soup_proto = {
+	.login = soup_login,
+	.heartbeat = soup_heartbeat,
+	.heartbeat_period_ms = SOUP_HEARTBEAT_PERIOD_MS,
+	.count_heartbeats = true,
+	.frame = soup_frame,
+};
+
 struct snapshot_session *snapshot_session_create(const struct recovery_target *t,
 						 const struct recovery_conf_entry *conf)
 {
@@ -92,11 +85,7 @@ struct snapshot_session *snapshot_session_create(const struct recovery_target *t
 	if (!ss)
 		return NULL;
 	ss->service = service;
-	ss->target = t;
-	ss->conf = *conf;
-	ss->fd = -1;
-	ss->line = -1;
-	ss->backoff_ns = ms_ns(RECOVERY_DEFAULT_TIMEOUT_MS);
+	rsess_init(&ss->s, t, conf, &soup_proto);
 	return ss;
 }
 
@@ -104,14 +93,8 @@ void snapshot_session_destroy(struct snapshot_session *ss)
 {
 	if (!ss)
 		return;
-	if (ss->fd >= 0)
-		close(ss->fd);
+	rsess_destroy(&ss->s);
 	free(ss);
-}
-
-static uint64_t ts_of(const struct snapshot_session *ss, uint64_t recv_ts)
-{
-	return recv_ts ? recv_ts : ss->since;
 }
 
 static void batch_reset(struct snapshot_session *ss)
@@ -129,11 +112,7 @@ static void batch_flush(struct snapshot_session *ss, uint64_t recv_ts,
 	memset(ss->batch, ' ', 10);
 	put_be64(ss->batch + 10, 0);
 	put_be16(ss->batch + 18, ss->batch_count);
-	if (ss->target->snapshot_packet(ss->target->ctx, ss->line, ss->unit, ss->batch, ss->batch_len,
-				 ts_of(ss, recv_ts), out) < 0)
-		ss->t.bad_packets++;
-	ss->applied += ss->batch_count;
-	ss->t.messages += ss->batch_count;
+	rsess_apply(&ss->s, ss->batch, ss->batch_len, ss->batch_count, recv_ts, out);
 	batch_reset(ss);
 }
 
@@ -141,7 +120,7 @@ static void batch_add(struct snapshot_session *ss, const uint8_t *m, size_t len,
 		      struct wb_ring_producer *out)
 {
 	if (len > BATCH_BYTES - MOLD_HEADER - 2) {
-		ss->t.bad_packets++;	/* no ITCH or UQDF message is this long */
+		ss->s.c.bad_packets++;	/* no ITCH or UQDF message is this long */
 		return;
 	}
 	if (ss->batch_len + 2 + len > BATCH_BYTES || ss->batch_count == 0xfffe)
@@ -152,379 +131,134 @@ static void batch_add(struct snapshot_session *ss, const uint8_t *m, size_t len,
 	ss->batch_count++;
 }
 
-static void close_session(struct snapshot_session *ss)
-{
-	if (ss->fd >= 0) {
-		close(ss->fd);
-		ss->fd = -1;
-	}
-	ss->t.disconnects += ss->state == SOUP_UP;
-	ss->inlen = 0;
-}
-
-/*
- * The attempt failed: retry after the backoff, aborting what was half
- * applied. After retries failed attempts the snapshot is given up: what it
- * should have covered is a GAP and the stream goes on (a file source must
- * not wait for ever; a later hole tries again).
- */
-static void fail(struct snapshot_session *ss, uint64_t now, uint64_t recv_ts,
-		 struct wb_ring_producer *out)
-{
-	close_session(ss);
-	if (++ss->attempts > ss->conf.retries) {
-		if (ss->begun)
-			ss->target->snapshot_abort(ss->target->ctx, ss->line, ss->unit, ts_of(ss, recv_ts), out);
-		ss->t.given_up++;
-		ss->begun = false;
-		ss->applied = 0;
-		ss->attempts = 0;
-		ss->state = SOUP_IDLE;
-		ss->done_episode = ss->episode;
-		ss->backoff_ns = ms_ns(RECOVERY_DEFAULT_TIMEOUT_MS);
-		return;
-	}
-	if (ss->begun && ss->applied) {
-		/* Half a book is not a book: what it should have covered is a GAP
-		 * until the next attempt clears the books again. */
-		ss->target->snapshot_abort(ss->target->ctx, ss->line, ss->unit, ts_of(ss, recv_ts), out);
-		ss->t.aborted++;
-		ss->begun = false;
-	}
-	ss->applied = 0;
-	batch_reset(ss);
-	ss->state = SOUP_WAIT;
-	ss->next_connect = now + ss->backoff_ns;
-	ss->backoff_ns *= 2;
-	if (ss->backoff_ns > ms_ns(RECOVERY_MAX_BACKOFF_MS))
-		ss->backoff_ns = ms_ns(RECOVERY_MAX_BACKOFF_MS);
-}
-
-static int send_all(struct snapshot_session *ss, const uint8_t *p, size_t len, uint64_t now)
-{
-	/* Client packets are tiny: an empty socket buffer takes them whole; a full one is a dead session. */
-	if (send(ss->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
-		return -1;
-	ss->last_sent = now;
-	return 0;
-}
-
-static void begin(struct snapshot_session *ss, const struct feed_recovery_stream *rs, uint64_t now,
-		  uint64_t recv_ts, struct wb_ring_producer *out)
-{
-	ss->line = rs->line;
-	ss->unit = rs->unit;
-	ss->since = rs->since;
-	if (rs->state != FEED_REC_SNAPSHOT &&
-	    ss->target->snapshot_begin(ss->target->ctx, rs->line, rs->unit, ts_of(ss, recv_ts), out) < 0)
-		return;
-	ss->begun = true;
-	ss->applied = 0;
-	ss->episode = rs->episode;
-	if (ss->state == SOUP_IDLE) {
-		ss->decided = now;
-		ss->state = SOUP_WAIT;
-		ss->next_connect = now;
-	}
-}
-
 bool snapshot_session_drive(struct snapshot_session *ss, const struct feed_recovery_stream *rs,
 			    bool has_gap_fill, uint64_t began, uint64_t now, uint64_t recv_ts,
 			    struct wb_ring_producer *out)
 {
-	uint64_t size = rs->rec_end > rs->rec_first ? rs->rec_end - rs->rec_first : 0;
-	bool late_join, too_big, too_old;
-
-	if (rs->state == FEED_REC_SNAPSHOT) {
-		/* Ours (or begun by someone else: take it over). */
-		if (ss->state == SOUP_IDLE || ss->episode != rs->episode)
-			begin(ss, rs, now, recv_ts, out);
-		return true;
-	}
-	if (rs->state != FEED_REC_GAP)
-		return false;
-	if (rs->episode == ss->done_episode ||
-	    (ss->done_next_seq && rs->rec_first == ss->done_next_seq)) {
-		/* What a snapshot left (it ended before the first buffered packet)
-		 * is gap fill's, or lost without one, whatever its size: another
-		 * snapshot of the same age would leave the same hole. */
-		if (!has_gap_fill && rs->missing_count)
-			ss->target->recover_lost(ss->target->ctx, rs->line, rs->unit, rs->missing_first,
-					  rs->missing_count, ts_of(ss, recv_ts), out);
-		return has_gap_fill ? false : true;
-	}
-	late_join = rs->episode == 1 && rs->rec_first <= 1;
-	too_big = size > ss->conf.max_gap;
-	too_old = ss->conf.max_age_ms && now - began > ms_ns(ss->conf.max_age_ms);
-	if (!late_join && !too_big && !too_old && has_gap_fill)
-		return false;
-	begin(ss, rs, now, recv_ts, out);
-	return true;
+	return rsess_drive(&ss->s, rs, has_gap_fill, began, now, recv_ts, out);
 }
 
 static void on_message(struct snapshot_session *ss, const uint8_t *m, size_t len, uint64_t now,
 		       uint64_t recv_ts, struct wb_ring_producer *out)
 {
+	struct rsess *s = &ss->s;
 	uint64_t next_seq;
 
 	if (ss->service->end(m, len, &next_seq) == 0) {
-		batch_flush(ss, recv_ts, out);
-		if (ss->target->snapshot_end(ss->target->ctx, ss->line, ss->unit, next_seq, ts_of(ss, recv_ts),
-				      out) < 0) {
-			ss->t.bad_packets++;
-			fail(ss, now, recv_ts, out);
-			return;
-		}
-		ss->t.snapshots++;
-		ss->t.last_ns = now - ss->decided;
-		if (ss->t.last_ns > ss->t.max_ns)
-			ss->t.max_ns = ss->t.last_ns;
-		ss->done_episode = ss->episode;
-		ss->done_next_seq = next_seq;
-		ss->begun = false;
-		ss->attempts = 0;
-		ss->backoff_ns = ms_ns(RECOVERY_DEFAULT_TIMEOUT_MS);
 		uint8_t bye[3];
 
-		(void)send_all(ss, bye, soup_empty(bye, SOUP_LOGOUT_REQUEST), now);
-		close_session(ss);
-		ss->state = SOUP_IDLE;
+		batch_flush(ss, recv_ts, out);
+		if (s->target->snapshot_end(s->target->ctx, s->line, s->unit, next_seq,
+					    rsess_ts(s, recv_ts), out) < 0) {
+			s->c.bad_packets++;
+			rsess_fail(s, now, recv_ts, out);
+			return;
+		}
+		rsess_done(s, next_seq, now);
+		(void)rsess_send(s, bye, soup_empty(bye, SOUP_LOGOUT_REQUEST), now);
+		rsess_close(s);
+		s->state = RSESS_IDLE;
 		return;
 	}
 	if (!len) {
-		ss->t.bad_packets++;
+		s->c.bad_packets++;
 		return;
 	}
-	if (!ss->begun)
+	if (!s->begun)
 		return;		/* aborted meanwhile: the next attempt starts over */
 	batch_add(ss, m, len, recv_ts, out);
 }
 
-static void connect_now(struct snapshot_session *ss, uint64_t now, uint64_t recv_ts,
-			struct wb_ring_producer *out)
+/* One SoupBinTCP packet: its length, 0 (not whole yet), or RSESS_FRAME_*. */
+static long soup_frame(struct rsess *s, const uint8_t *buf, size_t len, uint64_t now,
+		       uint64_t recv_ts, struct wb_ring_producer *out)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET };
+	struct snapshot_session *ss = (struct snapshot_session *)s;
+	uint8_t type;
+	const uint8_t *p;
+	size_t plen;
+	long got = soup_next(buf, len, &type, &p, &plen);
 
-	ss->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	ss->t.connects++;
-	if (ss->fd < 0) {
-		fail(ss, now, recv_ts, out);
-		return;
-	}
-	to.sin_addr.s_addr = htonl(ss->conf.ip);
-	to.sin_port = htons(ss->conf.port);
-	if (connect(ss->fd, (struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS) {
-		fail(ss, now, recv_ts, out);
-		return;
-	}
-	ss->state = SOUP_CONNECTING;
-	ss->deadline = now + ms_ns(ss->conf.timeout_ms);
-	batch_reset(ss);
-}
-
-/* After an abort the stream went on with a GAP: the next attempt clears its books again. */
-static bool ready_to_connect(struct snapshot_session *ss, uint64_t recv_ts,
-			     struct wb_ring_producer *out)
-{
-	if (ss->begun)
-		return true;
-	if (ss->target->snapshot_begin(ss->target->ctx, ss->line, ss->unit, ts_of(ss, recv_ts), out) < 0)
-		return false;
-	ss->begun = true;
-	ss->applied = 0;
-	return true;
-}
-
-static void read_session(struct snapshot_session *ss, uint64_t now, uint64_t recv_ts,
-			 struct wb_ring_producer *out)
-{
-	size_t taken = 0;
-	ssize_t n = -1;
-	bool hung_up = false;
-
-	for (;;) {
-		uint32_t used = 0;
-
-		while (ss->inlen < sizeof(ss->in) && taken < READ_BUDGET &&
-		       (n = recv(ss->fd, ss->in + ss->inlen, sizeof(ss->in) - ss->inlen,
-				 MSG_DONTWAIT)) > 0) {
-			ss->inlen += (uint32_t)n;
-			taken += (size_t)n;
+	if (got <= 0)
+		return got < 0 ? RSESS_FRAME_BAD : 0;
+	switch (type) {
+	case SOUP_LOGIN_ACCEPTED:
+		if (s->state == RSESS_LOGIN_SENT) {
+			s->state = RSESS_UP;
+			batch_reset(ss);
 		}
-		hung_up = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-				     errno != EINTR);
-		if (taken)
-			ss->deadline = now + ms_ns(ss->conf.timeout_ms);
-		for (;;) {
-			uint8_t type;
-			const uint8_t *p;
-			size_t plen;
-			long got = soup_next(ss->in + used, ss->inlen - used, &type, &p, &plen);
-
-			if (got == 0 && used == 0 && ss->inlen == sizeof(ss->in))
-				got = -1;	/* longer than any snapshot packet: not a server we know */
-			if (got < 0) {
-				ss->t.bad_packets++;
-				fail(ss, now, recv_ts, out);
-				return;
-			}
-			if (!got)
-				break;
-			used += (uint32_t)got;
-			switch (type) {
-			case SOUP_LOGIN_ACCEPTED:
-				if (ss->state == SOUP_LOGIN_SENT)
-					ss->state = SOUP_UP;
-				break;
-			case SOUP_LOGIN_REJECTED:
-				if (!ss->t.logins_refused++)
-					fprintf(stderr, "recovery %s: %s %s:%u refused the login "
-						"'%s' (reason %c); retrying\n",
-						feed_venue_name(ss->conf.venue), ss->service->name,
-						inet_ntoa((struct in_addr){ htonl(ss->conf.ip) }),
-						ss->conf.port, ss->conf.user, plen ? p[0] : '?');
-				fail(ss, now, recv_ts, out);
-				return;
-			case SOUP_SEQUENCED_DATA:
-				if (ss->state != SOUP_UP) {
-					ss->t.bad_packets++;
-					break;
-				}
-				on_message(ss, p, plen, now, recv_ts, out);
-				if (ss->state != SOUP_UP)
-					return;	/* ended (or failed) */
-				break;
-			case SOUP_SERVER_HEARTBEAT:
-				ss->t.heartbeats_received++;
-				break;
-			case SOUP_END_OF_SESSION:
-				/* Before the End of Snapshot: the snapshot is incomplete. */
-				ss->t.hangups++;
-				fail(ss, now, recv_ts, out);
-				return;
-			case SOUP_DEBUG:
-				break;
-			default:
-				ss->t.bad_packets++;
-				break;
-			}
-		}
-		memmove(ss->in, ss->in + used, ss->inlen - used);
-		ss->inlen -= used;
-		if (hung_up || n <= 0 || taken >= READ_BUDGET)
+		break;
+	case SOUP_LOGIN_REJECTED:
+		if (!s->c.logins_refused++)
+			fprintf(stderr, "recovery %s: %s %s:%u refused the login "
+				"'%s' (reason %c); retrying\n",
+				feed_venue_name(s->conf.venue), ss->service->name,
+				inet_ntoa((struct in_addr){ htonl(s->conf.ip) }),
+				s->conf.port, s->conf.user, plen ? p[0] : '?');
+		rsess_fail(s, now, recv_ts, out);
+		return RSESS_FRAME_STOP;
+	case SOUP_SEQUENCED_DATA:
+		if (s->state != RSESS_UP) {
+			s->c.bad_packets++;
 			break;
+		}
+		on_message(ss, p, plen, now, recv_ts, out);
+		if (s->state != RSESS_UP)
+			return RSESS_FRAME_STOP;	/* ended (or failed) */
+		break;
+	case SOUP_SERVER_HEARTBEAT:
+		s->c.heartbeats_received++;
+		break;
+	case SOUP_END_OF_SESSION:
+		/* Before the End of Snapshot: the snapshot is incomplete. */
+		s->c.hangups++;
+		rsess_fail(s, now, recv_ts, out);
+		return RSESS_FRAME_STOP;
+	case SOUP_DEBUG:
+		break;
+	default:
+		s->c.bad_packets++;
+		break;
 	}
-	if (hung_up) {
-		ss->t.hangups++;
-		fail(ss, now, recv_ts, out);
-	}
+	return got;
 }
 
 void snapshot_session_poll(struct snapshot_session *ss, uint64_t now, uint64_t recv_ts,
 			   struct wb_ring_producer *out)
 {
-	if (ss->state == SOUP_IDLE)
-		return;
-	if (ss->state == SOUP_WAIT) {
-		if (now < ss->next_connect || !ready_to_connect(ss, recv_ts, out))
-			return;
-		connect_now(ss, now, recv_ts, out);
-		if (ss->state != SOUP_CONNECTING)
-			return;
-	}
-	if (ss->state == SOUP_CONNECTING) {
-		struct pollfd pf = { .fd = ss->fd, .events = POLLOUT };
-		int soerr = 0;
-		socklen_t sl = sizeof(soerr);
-		uint8_t login[2 + SOUP_LOGIN_REQUEST_LEN];
-
-		if (poll(&pf, 1, 0) <= 0) {
-			if (now > ss->deadline) {
-				ss->t.stalls++;
-				fail(ss, now, recv_ts, out);
-			}
-			return;
-		}
-		if (getsockopt(ss->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr ||
-		    send_all(ss, login, soup_login_request(login, ss->conf.user, ss->conf.password,
-							    "", 1), now)) {
-			fail(ss, now, recv_ts, out);
-			return;
-		}
-		ss->state = SOUP_LOGIN_SENT;
-		ss->deadline = now + ms_ns(ss->conf.timeout_ms);
-	}
-	read_session(ss, now, recv_ts, out);
-	if (ss->state != SOUP_LOGIN_SENT && ss->state != SOUP_UP)
-		return;
-	if (now > ss->deadline) {
-		/* Nothing, not even a heartbeat: the server is gone. */
-		ss->t.stalls++;
-		fail(ss, now, recv_ts, out);
-		return;
-	}
-	if (ss->state == SOUP_UP && now - ss->last_sent >= ms_ns(SOUP_HEARTBEAT_PERIOD_MS)) {
-		uint8_t hb[3];
-
-		if (send_all(ss, hb, soup_empty(hb, SOUP_CLIENT_HEARTBEAT), now))
-			fail(ss, now, recv_ts, out);
-		else
-			ss->t.heartbeats_sent++;
-	}
+	rsess_poll(&ss->s, now, recv_ts, out);
 }
 
 uint64_t snapshot_session_given_up(const struct snapshot_session *ss)
 {
-	return ss->t.given_up;
+	return ss->s.c.given_up;
 }
 
 bool snapshot_session_busy(const struct snapshot_session *ss)
 {
-	return ss->state != SOUP_IDLE;
+	return ss->s.state != RSESS_IDLE;
 }
 
 void snapshot_session_totals(const struct snapshot_session *ss, uint64_t now,
 			     struct snapshot_totals *t)
 {
-	*t = ss->t;
-	t->busy = ss->state != SOUP_IDLE;
-	t->up = ss->state == SOUP_UP;
-	t->busy_for_ns = t->busy ? now - ss->decided : 0;
-}
-
-static void print_ns(FILE *f, uint64_t ns)
-{
-	if (ns >= 10000000ull)
-		fprintf(f, "%" PRIu64 "ms", ns / 1000000);
-	else
-		fprintf(f, "%" PRIu64 "us", ns / 1000);
+	t->c = ss->s.c;
+	t->busy = ss->s.state != RSESS_IDLE;
+	t->up = ss->s.state == RSESS_UP;
+	t->busy_for_ns = t->busy ? now - ss->s.decided : 0;
 }
 
 void snapshot_session_print(const struct snapshot_session *ss, uint64_t now, FILE *f)
 {
-	struct snapshot_totals t;
-	struct in_addr a = { .s_addr = htonl(ss->conf.ip) };
+	const struct rsess_counts *c = &ss->s.c;
 
-	snapshot_session_totals(ss, now, &t);
-	fprintf(f, "recovery %s", feed_venue_name(ss->conf.venue));
-	if (ss->conf.channel >= 0)
-		fprintf(f, "/%d", ss->conf.channel);
-	fprintf(f, " snapshot (%s %s:%u): ", ss->service->name, inet_ntoa(a), ss->conf.port);
-	if (t.busy) {
-		fprintf(f, "STALE, snapshot wanted for ");
-		print_ns(f, t.busy_for_ns);
-	} else {
-		fprintf(f, "idle");
-	}
+	rsess_print_head(&ss->s, now, -1, ss->service->name, "snapshot", f);
 	fprintf(f, "; snapshots %" PRIu64 ", messages %" PRIu64 ", aborted %" PRIu64
 		", given up %" PRIu64 "; session %s, connects %" PRIu64 ", disconnects %" PRIu64 ", logins refused %"
 		PRIu64 ", stalls %" PRIu64 ", hangups %" PRIu64 ", bad packets %" PRIu64
-		", heartbeats in %" PRIu64 " out %" PRIu64 "; snapshot time last ", t.snapshots,
-		t.messages, t.aborted, t.given_up, t.up ? "up" : "down", t.connects, t.disconnects,
-		t.logins_refused, t.stalls, t.hangups, t.bad_packets, t.heartbeats_received,
-		t.heartbeats_sent);
-	print_ns(f, t.last_ns);
-	fprintf(f, " max ");
-	print_ns(f, t.max_ns);
-	fprintf(f, "\n");
+		", heartbeats in %" PRIu64 " out %" PRIu64, c->snapshots,
+		c->messages, c->aborted, c->given_up, ss->s.state == RSESS_UP ? "up" : "down",
+		c->connects, c->disconnects, c->logins_refused, c->stalls, c->hangups,
+		c->bad_packets, c->heartbeats_received, c->heartbeats_sent);
+	rsess_print_tail(&ss->s, f);
 }

@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "common/recovery.h"
+#include "common/recovery_session.h"
 
 struct snapshot_session;
 
@@ -64,9 +65,7 @@ uint64_t snapshot_session_given_up(const struct snapshot_session *ss);
 bool snapshot_session_busy(const struct snapshot_session *ss);
 
 struct snapshot_totals {
-	uint64_t snapshots, messages, aborted, given_up, connects, disconnects, logins_refused;
-	uint64_t stalls, hangups, heartbeats_sent, heartbeats_received, bad_packets;
-	uint64_t last_ns, max_ns;	/* from the decision to the End of Snapshot */
+	struct rsess_counts c;	/* last_ns, max_ns: from the decision to the End of Snapshot */
 	bool busy, up;
 	uint64_t busy_for_ns;
 };

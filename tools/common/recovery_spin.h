@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "common/recovery.h"
+#include "common/recovery_session.h"
 
 /* Images older than the first buffered sequence seen before the latest is taken anyway. */
 #define SPIN_IMAGE_PATIENCE 3
@@ -60,10 +61,8 @@ uint64_t spin_set_given_up(const struct spin_set *set);
 bool spin_set_busy(const struct spin_set *set);
 
 struct spin_totals {
-	uint64_t spins, messages, orders_announced, aborted, given_up;
-	uint64_t connects, disconnects, logins_refused, stalls, hangups, bad_packets;
-	uint64_t images, requests, out_of_range, in_progress, other_status;
-	uint64_t last_ns, max_ns;	/* from the decision to the Spin Finished */
+	struct rsess_counts c;	/* snapshots: spins; last_ns, max_ns: from the decision to the Spin Finished */
+	uint64_t orders_announced, images, requests, out_of_range, in_progress, other_status;
 	bool busy, up;
 	uint64_t busy_for_ns;
 };
