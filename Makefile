@@ -20,6 +20,8 @@
 #   tests/unit/test_*.c  -> build/test/test_*      (Check, sanitizers)
 #   tests/fuzz/fuzz_feed.c -> build/fuzz/fuzz_<stem> (libFuzzer), one per row of
 #                        the protocol table (lib/feed/protocols.h)
+#   tests/fuzz/fuzz_recovery.c -> build/fuzz/fuzz_recovery (the recovery
+#                        protocols' decoders in tools/common)
 #   tests/bench/bench_*.c -> build/bench/bench_*
 #   mk/*.mk              extra rules (module, VM tests, latency); they may add
 #                        targets to CHECK_EXTRA, BENCH_EXTRA, ALL_EXTRA and
@@ -94,7 +96,7 @@ SLIB_GEN   := $(O)/san/libwbgen.a
 TOOLS    := $(patsubst %.c,$(O)/%,$(notdir $(TOOL_SRC)))
 EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRC))
 TESTS    := $(patsubst tests/unit/%.c,$(O)/test/%,$(TEST_SRC))
-FUZZERS  := $(addprefix $(O)/fuzz/fuzz_,$(PROTOCOL_STEMS))
+FUZZERS  := $(addprefix $(O)/fuzz/fuzz_,$(PROTOCOL_STEMS)) $(O)/fuzz/fuzz_recovery
 BENCHES  := $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCH_SRC))
 
 CHECK_EXTRA :=
@@ -174,6 +176,14 @@ $(O)/test/%: tests/unit/%.c $(SLIB_GEN) $(SLIBS) $(HEADERS) $(wildcard tests/uni
 $(O)/bench/%: tests/bench/%.c $(GEN_LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(GEN_LIBS) $(LDLIBS_WB)
+
+# The recovery protocols' decoders in tools/common (SoupBinTCP, GLIMPSE and
+# UTP Snap-Shot ends, Cboe GRP/Spin, the XDP Request Server).
+$(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(TCOMMON_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -g -O1 \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) \
+		$(TCOMMON_SRC) -o $@ $(LDLIBS_WB)
 
 # libFuzzer targets compile the freestanding decoders straight in.
 $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)
