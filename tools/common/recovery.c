@@ -550,25 +550,39 @@ static void grp_down(struct service *s, uint64_t now)
 	}
 	s->state = GRP_DOWN;
 	s->inlen = 0;
-	s->next_connect = now + s->backoff_ns;
-	s->backoff_ns *= 2;
-	if (s->backoff_ns > ms_ns(RECOVERY_MAX_BACKOFF_MS))
-		s->backoff_ns = ms_ns(RECOVERY_MAX_BACKOFF_MS);
+	s->next_connect = now + recovery_backoff(&s->backoff_ns);
+}
+
+int recovery_tcp_connect(uint32_t ip, uint16_t port)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	to.sin_addr.s_addr = htonl(ip);
+	to.sin_port = htons(port);
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+uint64_t recovery_backoff(uint64_t *backoff_ns)
+{
+	uint64_t wait = *backoff_ns;
+
+	*backoff_ns = wait * 2 < ms_ns(RECOVERY_MAX_BACKOFF_MS) ? wait * 2 :
+		      ms_ns(RECOVERY_MAX_BACKOFF_MS);
+	return wait;
 }
 
 static void grp_connect(struct service *s, uint64_t now)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET };
-
-	s->tcp = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s->tcp < 0) {
-		grp_down(s, now);
-		return;
-	}
-	to.sin_addr.s_addr = htonl(s->conf.ip);
-	to.sin_port = htons(s->conf.port);
 	s->connects++;
-	if (connect(s->tcp, (struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS) {
+	s->tcp = recovery_tcp_connect(s->conf.ip, s->conf.port);
+	if (s->tcp < 0) {
 		grp_down(s, now);
 		return;
 	}

@@ -112,6 +112,15 @@ struct recovery_conf_entry {
 };
 
 /*
+ * The TCP sessions' shared steps (grp, xdp, and the snapshot services):
+ * a non-blocking connection to ip:port (host byte order) begun, its socket
+ * or -1; and the wait before the next attempt, *backoff_ns, which then
+ * doubles up to RECOVERY_MAX_BACKOFF_MS.
+ */
+int recovery_tcp_connect(uint32_t ip, uint16_t port);
+uint64_t recovery_backoff(uint64_t *backoff_ns);
+
+/*
  * Read path: the entries, up to max, or -1 with err naming the file, the
  * line and what is wrong with it.
  */

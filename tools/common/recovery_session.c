@@ -80,10 +80,7 @@ void rsess_fail(struct rsess *s, uint64_t now, uint64_t recv_ts, struct wb_ring_
 	}
 	s->applied = 0;
 	s->state = RSESS_WAIT;
-	s->next_connect = now + s->backoff_ns;
-	s->backoff_ns *= 2;
-	if (s->backoff_ns > ms_ns(RECOVERY_MAX_BACKOFF_MS))
-		s->backoff_ns = ms_ns(RECOVERY_MAX_BACKOFF_MS);
+	s->next_connect = now + recovery_backoff(&s->backoff_ns);
 }
 
 void rsess_apply(struct rsess *s, const uint8_t *pkt, uint32_t len, uint32_t count,
@@ -175,17 +172,9 @@ bool rsess_drive(struct rsess *s, const struct feed_recovery_stream *rs, bool ha
 static void connect_now(struct rsess *s, uint64_t now, uint64_t recv_ts,
 			struct wb_ring_producer *out)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET };
-
-	s->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	s->c.connects++;
+	s->fd = recovery_tcp_connect(s->conf.ip, s->conf.port);
 	if (s->fd < 0) {
-		rsess_fail(s, now, recv_ts, out);
-		return;
-	}
-	to.sin_addr.s_addr = htonl(s->conf.ip);
-	to.sin_port = htons(s->conf.port);
-	if (connect(s->fd, (struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS) {
 		rsess_fail(s, now, recv_ts, out);
 		return;
 	}

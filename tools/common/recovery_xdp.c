@@ -381,25 +381,14 @@ static void session_down(struct xdp_client *x, uint64_t now)
 	x->sent = false;	/* what was in flight goes again on the next session */
 	if (x->rstate == R_SENT)
 		x->rstate = R_WANTED;
-	x->next_connect = now + x->backoff_ns;
-	x->backoff_ns *= 2;
-	if (x->backoff_ns > ms_ns(RECOVERY_MAX_BACKOFF_MS))
-		x->backoff_ns = ms_ns(RECOVERY_MAX_BACKOFF_MS);
+	x->next_connect = now + recovery_backoff(&x->backoff_ns);
 }
 
 static void session_connect(struct xdp_client *x, uint64_t now)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET };
-
-	x->tcp = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (x->tcp < 0) {
-		session_down(x, now);
-		return;
-	}
-	to.sin_addr.s_addr = htonl(x->ip);
-	to.sin_port = htons(x->port);
 	x->n.connects++;
-	if (connect(x->tcp, (struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS) {
+	x->tcp = recovery_tcp_connect(x->ip, x->port);
+	if (x->tcp < 0) {
 		session_down(x, now);
 		return;
 	}
