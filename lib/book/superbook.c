@@ -24,6 +24,7 @@
 #include "book/spsc.h"
 #include "book/superbook.h"
 #include "book/venue_mem.h"
+#include "feed/prefetch.h"
 #include "wirebook/barrier.h"
 
 #define SB_DEFAULT_CAPACITY 16384u
@@ -889,15 +890,42 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
 	}
 }
 
-/* The record lines a publish writes first: line 0 and the top levels. */
-static inline void sb_prefetch_record(struct superbook *sb, uint32_t inst)
+/*
+ * Warm the record lines sb_publish_symbol(inst) will write, a few symbols
+ * ahead: the records are far apart in a 4 KiB-page shared mapping, so
+ * each publish is a TLB miss and a chain of line misses unless started
+ * early. Lines 0 and 1, the first stale consolidated level of each side
+ * and, for a symbol quoted on one venue (the common case), that venue's
+ * record and its breakdown column. The symbol's own state (venues_known,
+ * cons_stale) was touched by the updates that made it dirty: in cache.
+ */
+WB_PREFETCH_FN void sb_prefetch_record(struct superbook *sb, uint32_t inst)
 {
+	const struct sb_symbol *y = &sb->sym[inst];
 	struct wb_shm_symbol *r = sb_record(sb, inst);
+	uint32_t known = y->venues_known;
+	uint16_t bid = y->cons_stale[0], ask = y->cons_stale[1];
 
 	__builtin_prefetch(r, 1);
-	__builtin_prefetch(&r->bid[0], 1);
-	__builtin_prefetch(&r->ask[0], 1);
+	__builtin_prefetch(&r->exch_ts, 1);
+	if (bid)
+		__builtin_prefetch(&r->bid[__builtin_ctz(bid)], 1);
+	if (ask)
+		__builtin_prefetch(&r->ask[__builtin_ctz(ask)], 1);
+	if (known && !(known & (known - 1))) {
+		uint32_t v = (uint32_t)__builtin_ctz(known);
+
+		__builtin_prefetch(&r->venue[v], 1);
+		__builtin_prefetch(&r->venue[v].ask[0], 1);
+		if (bid)
+			__builtin_prefetch(&r->bid_venue_qty[v][__builtin_ctz(bid)], 1);
+		if (ask)
+			__builtin_prefetch(&r->ask_venue_qty[v][__builtin_ctz(ask)], 1);
+	}
 }
+
+/* Records warmed ahead of the one being written. */
+#define SB_PUBLISH_AHEAD 4u
 
 unsigned superbook_publish(struct superbook *sb)
 {
@@ -911,11 +939,11 @@ unsigned superbook_publish(struct superbook *sb)
 	sb->venue_recv_dirty = 0;
 	if (!n)
 		return 0;
-	for (i = 0; i < n && i < 2; i++)
+	for (i = 0; i < n && i < SB_PUBLISH_AHEAD; i++)
 		sb_prefetch_record(sb, sb->dirty_list[i]);
 	for (i = 0; i < n; i++) {
-		if (i + 2 < n)
-			sb_prefetch_record(sb, sb->dirty_list[i + 2]);
+		if (i + SB_PUBLISH_AHEAD < n)
+			sb_prefetch_record(sb, sb->dirty_list[i + SB_PUBLISH_AHEAD]);
 		sb_publish_symbol(sb, sb->dirty_list[i]);
 	}
 	sb->dirty_count = 0;
