@@ -135,22 +135,14 @@ int book_shm_create(struct book_shm *m, const char *name, uint32_t capacity, int
 		return WB_ESYS;
 	}
 	/* Every publish writes a record far from the last one: on 4 KiB pages
-	 * that is a TLB miss each. Huge pages where the system allows them for
-	 * shared memory (transparent_hugepage/shmem_enabled "advise" or
-	 * "always"); elsewhere the advice is ignored. */
+	 * that is a TLB miss each. Huge pages where /dev/shm is mounted with
+	 * huge=advise (or always, within_size; wb-tune checks it); elsewhere
+	 * the advice is ignored. */
 	(void)madvise(mem, total, MADV_HUGEPAGE);
 	/* The pages are first touched by the publishing thread; bind them to
 	 * its node so readers on that node read local memory. */
 	if (numa_node >= 0 && numa_available() >= 0)
 		numa_tonode_memory(mem, total, numa_node);
-	/* Fault every page in now, on that node: a record's first publish
-	 * would otherwise take a page fault in the middle of the market (on
-	 * huge pages, the clearing of 2 MiB). The pages are new, so writing
-	 * zeros where the kernel cannot populate (before Linux 5.14) changes
-	 * nothing. */
-	if (madvise(mem, total, MADV_POPULATE_WRITE) != 0)
-		for (uint64_t off = 0; off < total; off += 4096)
-			((volatile char *)mem)[off] = 0;
 
 	m->dev = st.st_dev;
 	m->ino = st.st_ino;
@@ -185,6 +177,19 @@ int book_shm_create(struct book_shm *m, const char *name, uint32_t capacity, int
 	h->state = WB_SHM_LIVE;
 	wb_store_release(&h->magic, WB_SHM_MAGIC);
 	return 0;
+}
+
+void book_shm_prefault(const struct book_shm *m, void *p, size_t len)
+{
+	uintptr_t first = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + len;
+
+	(void)m;
+	if (madvise((void *)first, end - first, MADV_POPULATE_WRITE) == 0)
+		return;
+	/* Before Linux 5.14: a write fault per page that changes no byte (a
+	 * reader may be reading them). */
+	for (uintptr_t a = first; a < end; a += 4096)
+		__atomic_fetch_add((uint8_t *)(a > (uintptr_t)p ? a : (uintptr_t)p), 0, __ATOMIC_RELAXED);
 }
 
 void book_shm_destroy(struct book_shm *m)

@@ -18,6 +18,7 @@
 #ifndef WIREBOOK_BOOK_SHM_H
 #define WIREBOOK_BOOK_SHM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "wirebook/book.h"
@@ -45,6 +46,12 @@ struct book_shm {
  */
 int book_shm_create(struct book_shm *m, const char *name, uint32_t capacity, int numa_node,
 		    int force);
+/*
+ * Fault [p, p + len) of the mapping in now (MADV_POPULATE_WRITE), so that
+ * its first write later is not a page fault (on huge pages, the clearing
+ * of 2 MiB). Contents are unchanged; readers may be reading.
+ */
+void book_shm_prefault(const struct book_shm *m, void *p, size_t len);
 /* Retire the book, unlink it if the name is still ours, unmap it. */
 void book_shm_destroy(struct book_shm *m);
 
