@@ -2,15 +2,17 @@
  * wb-tune: check (and with --apply, fix what can be fixed at run time) the
  * host settings that decide wirebook's latency: isolated cores, tickless
  * cores, irqbalance, the NIC's IRQ affinity, the CPU frequency governor,
- * C-states, transparent huge pages and the NIC's NUMA node against the
- * cores the builder is pinned to.
+ * C-states, transparent huge pages, huge pages for /dev/shm (where the book
+ * is published) and the NIC's NUMA node against the cores the builder is
+ * pinned to.
  *
  * Every check prints one line "STATUS  name  finding", then "-> what to
  * do" when it is not OK. STATUS is OK, WARN, SKIP (the host does not expose
  * the setting: a VM, a virtual NIC, an old kernel) or FIXED (--apply
  * changed it). Nothing is written without --apply, and --apply only does
  * run-time changes that a reboot undoes (sysfs/procfs writes, stopping
- * irqbalance); kernel command-line settings are only recommended.
+ * irqbalance, remounting /dev/shm); kernel command-line and fstab settings
+ * are only recommended.
  *
  * --root DIR reads (and with --apply writes) DIR/proc and DIR/sys instead
  * of /proc and /sys, so the checks can be tested against a fake tree.
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "common/cpu_list.h"
@@ -673,6 +676,215 @@ static void check_thp(struct tune *t)
 		report_ok(t, "thp", "not 'always' (no background collapsing or compaction stalls)");
 }
 
+/*
+ * The fields of a /proc/mounts line that the shm-huge check needs (names
+ * with spaces are escaped as \040, so whitespace splits the fields).
+ */
+struct mount_line {
+	const char *field[4];	/* device, mount point, type, options */
+	int len[4];
+};
+
+/* Split a /proc/mounts line; -1 for a line with fewer than four fields. */
+static int mount_fields(const char *line, struct mount_line *m)
+{
+	const char *p = line;
+
+	for (int i = 0; i < 4; i++) {
+		p += strspn(p, " \t");
+		m->len[i] = (int)strcspn(p, " \t\n");
+		if (m->len[i] == 0)
+			return -1;
+		m->field[i] = p;
+		p += m->len[i];
+	}
+	return 0;
+}
+
+static bool field_is(const struct mount_line *m, int i, const char *s)
+{
+	return (size_t)m->len[i] == strlen(s) && strncmp(m->field[i], s, m->len[i]) == 0;
+}
+
+/*
+ * /dev/shm's mount: the last line for it in /proc/mounts, as a later mount
+ * on the same point shadows the earlier ones. Its type and options are
+ * copied out; returns the line's index, -1 when there is no /dev/shm line,
+ * -2 when /proc/mounts cannot be read.
+ */
+static int shm_mount(const struct tune *t, char *type, size_t tn, char *opts, size_t on)
+{
+	char path[PATH_MAX], *line = NULL;
+	struct mount_line m;
+	size_t cap = 0;
+	int i = 0, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/mounts", t->root);
+	f = fopen(path, "r");
+	if (!f)
+		return -2;
+	for (; getline(&line, &cap, f) > 0; i++) {
+		if (mount_fields(line, &m) < 0 || !field_is(&m, 1, "/dev/shm"))
+			continue;
+		snprintf(type, tn, "%.*s", m.len[2], m.field[2]);
+		snprintf(opts, on, "%.*s", m.len[3], m.field[3]);
+		found = i;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* The value of option "name=" in a comma-separated option list, or NULL. */
+static const char *mount_option(const char *opts, const char *name, char *out, size_t n)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = opts; *p; p += strcspn(p, ","), p += *p == ',') {
+		if (strncmp(p, name, len) == 0 && p[len] == '=') {
+			snprintf(out, n, "%.*s", (int)strcspn(p + len + 1, ","), p + len + 1);
+			return out;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The flags for remounting /dev/shm with its per-mount flags as they are: a
+ * remount sets them all from its arguments, so leaving out nosuid, nodev or
+ * noexec would drop them, and a mount with none of relatime/noatime shown
+ * is strictatime. The tmpfs options (size, mode...) are kept by tmpfs itself.
+ */
+static unsigned long shm_remount_flags(const char *opts)
+{
+	static const struct {
+		const char *name;
+		unsigned long flag;
+	} map[] = {
+		{ "ro", MS_RDONLY }, { "nosuid", MS_NOSUID }, { "nodev", MS_NODEV },
+		{ "noexec", MS_NOEXEC }, { "sync", MS_SYNCHRONOUS }, { "dirsync", MS_DIRSYNC },
+		{ "noatime", MS_NOATIME }, { "nodiratime", MS_NODIRATIME },
+		{ "relatime", MS_RELATIME }, { "lazytime", MS_LAZYTIME },
+	};
+	unsigned long flags = MS_REMOUNT;
+
+	for (const char *p = opts; *p; p += strcspn(p, ","), p += *p == ',') {
+		size_t len = strcspn(p, ",");
+
+		for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+			if (strlen(map[i].name) == len && strncmp(p, map[i].name, len) == 0)
+				flags |= map[i].flag;
+	}
+	if (!(flags & (MS_NOATIME | MS_RELATIME)))
+		flags |= MS_STRICTATIME;
+	return flags;
+}
+
+/*
+ * --apply under --root: there is no mount to change in a fake tree, so the
+ * remount is played on its proc/mounts instead: line `index` gets
+ * huge=advise in place of any huge= option, and the tests read it back.
+ */
+static int fake_shm_remount(const struct tune *t, int index)
+{
+	char path[PATH_MAX], *line = NULL, *out = NULL;
+	size_t cap = 0, out_len = 0;
+	struct mount_line m;
+	FILE *f, *mem;
+	int i = 0, rc;
+
+	snprintf(path, sizeof(path), "%s/proc/mounts", t->root);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	mem = open_memstream(&out, &out_len);
+	if (!mem) {
+		rc = -errno;
+		fclose(f);
+		return rc;
+	}
+	for (; getline(&line, &cap, f) > 0; i++) {
+		char opts[4096];
+
+		if (i != index || mount_fields(line, &m) < 0) {
+			fputs(line, mem);
+			continue;
+		}
+		snprintf(opts, sizeof(opts), "%.*s", m.len[3], m.field[3]);
+		fprintf(mem, "%.*s", (int)(m.field[3] - line), line);
+		for (const char *p = opts; *p; p += strcspn(p, ","), p += *p == ',')
+			if (strncmp(p, "huge=", 5) != 0)
+				fprintf(mem, "%.*s,", (int)strcspn(p, ","), p);
+		fprintf(mem, "huge=advise%s", m.field[3] + m.len[3]);
+	}
+	free(line);
+	fclose(f);
+	if (fclose(mem) != 0)
+		return -ENOMEM;
+	rc = write_text(t, out, "/proc/mounts");
+	free(out);
+	return rc;
+}
+
+/*
+ * shm_open() puts the book in /dev/shm, a tmpfs mount: its pages are huge
+ * only by the mount's own huge= option (transparent_hugepage/shmem_enabled
+ * covers SysV shm and memfd, not /dev/shm), and wirebookd's MADV_HUGEPAGE
+ * needs huge=advise at least. A remount can change it; tmpfs keeps its
+ * size and other options.
+ */
+static void check_shm_huge(struct tune *t)
+{
+	char type[64], opts[4096], huge[64], state[96];
+	int index, last_err = 0;
+
+	index = shm_mount(t, type, sizeof(type), opts, sizeof(opts));
+	if (index == -2) {
+		report_skip(t, "shm-huge", "/proc/mounts not readable");
+		return;
+	}
+	if (index == -1) {
+		report_skip(t, "shm-huge", "no /dev/shm mount in /proc/mounts");
+		return;
+	}
+	if (strcmp(type, "tmpfs") != 0) {
+		report_skip(t, "shm-huge", "/dev/shm is %s, not tmpfs", type);
+		return;
+	}
+	if (!mount_option(opts, "huge", huge, sizeof(huge)))
+		huge[0] = '\0';	/* the kernel shows no huge= for huge=never */
+	if (strcmp(huge, "advise") == 0 || strcmp(huge, "always") == 0 ||
+	    strcmp(huge, "within_size") == 0) {
+		report_ok(t, "shm-huge", "/dev/shm huge=%s: the book's shared memory can use huge pages",
+			  huge);
+		return;
+	}
+	if (huge[0])
+		snprintf(state, sizeof(state), "is huge=%s", huge);
+	else
+		snprintf(state, sizeof(state), "has no huge= option");
+	if (t->apply) {
+		int rc;
+
+		if (t->root[0] == '\0')
+			rc = mount("none", "/dev/shm", NULL, shm_remount_flags(opts), "huge=advise") < 0 ?
+			     -errno : 0;
+		else
+			rc = fake_shm_remount(t, index);
+		if (apply_write(t, rc, &last_err)) {
+			report_fixed(t, "shm-huge", "/dev/shm remounted huge=advise (a reboot "
+				     "undoes it unless fstab says huge=advise)");
+			return;
+		}
+	}
+	report_warn(t, "shm-huge", "/dev/shm %s: the published book sits on 4 KiB pages, "
+		    "a TLB miss per symbol publish", state);
+	recommend("mount -o remount,huge=advise /dev/shm (wb-tune --apply does it); to keep it, "
+		  "add huge=advise to the options of /dev/shm's line in /etc/fstab");
+	report_apply_failures(t->apply, last_err);
+}
+
 static void check_numa(struct tune *t)
 {
 	struct cpu_list node_cpus;
@@ -729,15 +941,18 @@ static void usage(FILE *out)
 		"  governor              cpufreq governor 'performance' on the checked cpus?\n"
 		"  c-states              idle states deeper than %d us exit latency enabled?\n"
 		"  thp                   transparent huge pages 'always'?\n"
+		"  shm-huge              /dev/shm (the published book) mounted huge=advise?\n"
 		"  nic-numa              the NIC's NUMA node against the builder cpus\n"
 		"\n"
 		"  -c, --check        report only (the default); changes nothing\n"
 		"  -a, --apply        also fix what can be fixed at run time (governor, c-states,\n"
-		"                     thp, IRQ affinity, stop irqbalance) and say what was done;\n"
-		"                     kernel command-line settings are only recommended\n"
+		"                     thp, IRQ affinity, stop irqbalance, remount /dev/shm\n"
+		"                     huge=advise) and say what was done; kernel command-line\n"
+		"                     and fstab settings are only recommended\n"
 		"  -i, --iface IF     the NIC wirebook receives on\n"
 		"  -C, --cpus LIST    the builder's cpus, e.g. 2-3 (default: every online cpu)\n"
-		"      --root DIR     read DIR/proc and DIR/sys instead of /proc and /sys (tests)\n"
+		"      --root DIR     read DIR/proc and DIR/sys instead of /proc and /sys (tests;\n"
+		"                     --apply then edits DIR/proc/mounts instead of remounting)\n"
 		"  -h, --help         this help\n"
 		"\n"
 		"Exit status: 0 nothing to warn about, 1 warnings remain, 2 usage error.\n",
@@ -810,6 +1025,7 @@ int main(int argc, char **argv)
 	check_governor(&t);
 	check_cstates(&t);
 	check_thp(&t);
+	check_shm_huge(&t);
 	check_numa(&t);
 	printf("wb-tune: %u OK, %u WARN, %u SKIP, %u FIXED%s\n", t.ok, t.warn, t.skip, t.fixed,
 	       t.apply ? "" : " (nothing changed; --apply fixes what it can)");

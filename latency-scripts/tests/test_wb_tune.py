@@ -37,7 +37,8 @@ def snapshot(root):
 def untuned_server(root):
     """Two NUMA nodes (cpus 0-1, 2-3); eth9 on node 0 with two queues whose
     IRQs may run anywhere; powersave; a 100 us C-state; THP always;
-    irqbalance running; cpus 2-3 isolated and tickless."""
+    /dev/shm mounted without huge= (Debian's default) while another tmpfs
+    has it; irqbalance running; cpus 2-3 isolated and tickless."""
     write(root, "/proc/cmdline", "ro quiet isolcpus=managed_irq,domain,2-3 nohz_full=2-3\n")
     write(root, "/sys/devices/system/cpu/online", "0-3\n")
     write(root, "/sys/devices/system/cpu/isolated", "2-3\n")
@@ -60,6 +61,15 @@ def untuned_server(root):
             write(root, f"{base}/cpuidle/state{state}/disable", "0\n")
     write(root, "/sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n")
     write(root, "/sys/kernel/mm/transparent_hugepage/defrag", "always defer [madvise] never\n")
+    write(root, "/proc/mounts", MOUNTS.format(shm_opts="rw,nosuid,nodev,inode64"))
+
+
+MOUNTS = ("sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n"
+          "proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\n"
+          "/dev/vda1 / ext4 rw,relatime,errors=remount-ro 0 0\n"
+          "tmpfs /dev/shm tmpfs {shm_opts} 0 0\n"
+          "tmpfs /dev/shm/x tmpfs rw,huge=advise 0 0\n"
+          "tmpfs /run/lock tmpfs rw,nosuid,nodev,noexec,relatime,size=5120k,huge=within_size 0 0\n")
 
 
 def run(root, *args):
@@ -90,11 +100,13 @@ class WbTune(unittest.TestCase):
         self.assertEqual(status, {
             "isolcpus": "OK", "nohz_full": "OK", "irqbalance": "WARN",
             "irq-affinity": "WARN", "governor": "WARN", "c-states": "WARN",
-            "thp": "WARN", "nic-numa": "WARN"})
+            "thp": "WARN", "shm-huge": "WARN", "nic-numa": "WARN"})
         self.assertIn("2 of 2 IRQs can run on builder cpus 2-3", lines["irq-affinity"][0][1])
         self.assertIn("C6", lines["c-states"][0][1])
         self.assertIn("node 0 (cpus 0-1)", lines["nic-numa"][0][1])
         self.assertEqual(len(lines["thp"]), 1)  # defrag is already madvise
+        self.assertIn("/dev/shm has no huge= option", lines["shm-huge"][0][1])
+        self.assertIn("mount -o remount,huge=advise /dev/shm", res.stdout)
         self.assertIn("->", res.stdout)  # recommendations printed
         self.assertEqual(snapshot(self.root), before)
 
@@ -111,6 +123,11 @@ class WbTune(unittest.TestCase):
             self.assertEqual(read(self.root, f"/sys/devices/system/cpu/cpu{cpu}/cpuidle/state1/disable"), "0")
         self.assertEqual(read(self.root, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "powersave")
         self.assertEqual(read(self.root, "/sys/kernel/mm/transparent_hugepage/enabled"), "madvise")
+        # Under --root the remount is played on the fake proc/mounts: only
+        # /dev/shm's line changes, its other options kept.
+        self.assertEqual(lines["shm-huge"][0][0], "FIXED")
+        self.assertEqual(read(self.root, "/proc/mounts"),
+                         MOUNTS.format(shm_opts="rw,nosuid,nodev,inode64,huge=advise").strip())
         # Never stops a real irqbalance from a test tree; the NUMA mismatch is only reported.
         self.assertEqual(lines["irqbalance"][0][0], "WARN")
         self.assertEqual(lines["nic-numa"][0][0], "WARN")
@@ -136,9 +153,43 @@ class WbTune(unittest.TestCase):
         write(self.root, "/sys/class/net/ens3/address", "52:54:00:12:34:56\n")
         res, lines = run(self.root, "--check", "--iface", "ens3")
         self.assertIn(res.returncode, (0, 1), res.stderr)
-        for check in ("irq-affinity", "governor", "c-states", "thp", "nic-numa"):
+        for check in ("irq-affinity", "governor", "c-states", "thp", "shm-huge", "nic-numa"):
             self.assertEqual(lines[check][0][0], "SKIP", check)
+        self.assertEqual(lines["shm-huge"][0][1], "/proc/mounts not readable")
         self.assertEqual(res.stderr, "")
+
+    def test_shm_huge_reads_the_last_dev_shm_mount(self):
+        untuned_server(self.root)
+        for opts in ("rw,nosuid,nodev,huge=advise", "rw,relatime,huge=always",
+                     "rw,size=65536k,huge=within_size"):
+            write(self.root, "/proc/mounts", MOUNTS.format(shm_opts=opts))
+            _res, lines = run(self.root, "--check")
+            self.assertEqual(lines["shm-huge"][0][0], "OK", opts)
+            self.assertIn("the book's shared memory can use huge pages", lines["shm-huge"][0][1])
+        # A later mount on /dev/shm shadows the earlier one: the last line decides.
+        write(self.root, "/proc/mounts",
+              "tmpfs /dev/shm tmpfs rw,huge=advise 0 0\n"
+              "tmpfs /dev/shm tmpfs rw,nosuid,huge=never 0 0\n")
+        _res, lines = run(self.root, "--check")
+        self.assertEqual(lines["shm-huge"][0], (
+            "WARN", "/dev/shm is huge=never: the published book sits on 4 KiB pages, "
+            "a TLB miss per symbol publish"))
+        _res, lines = run(self.root, "--apply")
+        self.assertEqual(lines["shm-huge"][0][0], "FIXED")
+        self.assertEqual(read(self.root, "/proc/mounts"),
+                         "tmpfs /dev/shm tmpfs rw,huge=advise 0 0\n"
+                         "tmpfs /dev/shm tmpfs rw,nosuid,huge=advise 0 0")
+        _res, lines = run(self.root, "--check")
+        self.assertEqual(lines["shm-huge"][0][0], "OK")
+
+    def test_shm_huge_without_a_dev_shm_mount_is_a_skip(self):
+        untuned_server(self.root)
+        write(self.root, "/proc/mounts", "/dev/vda1 / ext4 rw,relatime 0 0\n"
+              "tmpfs /dev/shm/x tmpfs rw,huge=advise 0 0\n")
+        before = snapshot(self.root)
+        _res, lines = run(self.root, "--apply")
+        self.assertEqual(lines["shm-huge"][0], ("SKIP", "no /dev/shm mount in /proc/mounts"))
+        self.assertEqual(read(self.root, "/proc/mounts"), before[os.path.join(self.root, "proc/mounts")].strip())
 
     def test_virtio_queues_are_found_by_device_name_in_proc_interrupts(self):
         write(self.root, "/proc/cmdline", "console=ttyS0\n")
