@@ -868,7 +868,7 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 	y->dirty = 0;
 }
 
-void superbook_prefetch(const struct superbook *sb, const struct book_update *u, int stage)
+WB_PREFETCH_FN void sb_prefetch_update(const struct superbook *sb, const struct book_update *u, int stage)
 {
 	const struct sb_venue *vn;
 
@@ -891,6 +891,26 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
 		/* the symbol's line was warmed at stage 0 */
 		if (wb_unlikely(sb->sym[u->instrument].sip) && !sb->sipq)
 			sipview_prefetch(sb->sv, u->instrument, u->venue);
+	}
+}
+
+void superbook_prefetch(const struct superbook *sb, const struct book_update *u, int stage)
+{
+	sb_prefetch_update(sb, u, stage);
+}
+
+/* How far ahead superbook_apply_run warms an update's venue state, and its top level. */
+#define SB_RUN_AHEAD_STATE 8u
+#define SB_RUN_AHEAD_LEVEL 4u
+
+void superbook_apply_run(struct superbook *sb, const struct book_update *u, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		if (i + SB_RUN_AHEAD_STATE < n)
+			sb_prefetch_update(sb, &u[i + SB_RUN_AHEAD_STATE], 0);
+		if (i + SB_RUN_AHEAD_LEVEL < n)
+			sb_prefetch_update(sb, &u[i + SB_RUN_AHEAD_LEVEL], 1);
+		superbook_apply(sb, &u[i]);
 	}
 }
 

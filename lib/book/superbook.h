@@ -65,6 +65,12 @@ void superbook_apply(struct superbook *sb, const struct book_update *u);
  * (about 4 ahead, reading that state) the top of the level array.
  */
 void superbook_prefetch(const struct superbook *sb, const struct book_update *u, int stage);
+/*
+ * superbook_apply() on u[0..n-1] in order, with superbook_prefetch()'s
+ * stages run 8 and 4 updates ahead: a run of updates applied as builder
+ * thread 2 applies its queue (BATCH_END publishes, as in superbook_apply).
+ */
+void superbook_apply_run(struct superbook *sb, const struct book_update *u, uint64_t n);
 /* Write every dirty symbol to shared memory; returns symbols written. */
 unsigned superbook_publish(struct superbook *sb);
 

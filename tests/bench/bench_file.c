@@ -11,6 +11,8 @@
  *   decode only                         the feed engine into an event ring
  *   decode + venue books                ... and builder thread 1's venue books
  *   decode + venue books + Super-Book   ... and thread 2's Super-Book, on one thread
+ *                                       (each batch's updates applied after it,
+ *                                       with thread 2's look-ahead)
  *   pipeline                            the two-thread builder (decoding on
  *                                       thread 1, as wirebookd does by default)
  *
@@ -248,12 +250,21 @@ static uint64_t hash_words(uint64_t h, const void *p, size_t bytes)
 	return h;
 }
 
-/* What builder thread 1 hands thread 2, here: the Super-Book, a checksum, or nothing. */
+/*
+ * What builder thread 1 hands thread 2, here: the Super-Book's updates
+ * (applied after the batch, as thread 2 drains its queue), a checksum, or
+ * nothing.
+ */
 struct emit_ctx {
 	struct superbook *sb;
+	struct book_update *queued;	/* with sb: the batch's updates */
+	uint64_t n_queued;
 	uint64_t *update_hash;	/* NULL, or a checksum of every update, in order */
 	uint64_t *tickers;	/* without sb: [65536] instrument -> ticker, for the checksum */
 };
+
+/* Updates of one ring batch (RING_SLOTS events at most). */
+static struct book_update *batch_updates;
 
 static void emit_updates(void *arg, const struct wb_event *ev, const struct book_update *u, unsigned k)
 {
@@ -262,10 +273,10 @@ static void emit_updates(void *arg, const struct wb_event *ev, const struct book
 	(void)ev;
 	if (c->update_hash)
 		*c->update_hash = hash_words(*c->update_hash, u, k * sizeof(*u));
-	if (c->sb)
-		for (unsigned j = 0; j < k; j++)
-			superbook_apply(c->sb, &u[j]);
-	else if (c->tickers)
+	if (c->sb) {
+		memcpy(&c->queued[c->n_queued], u, k * sizeof(*u));
+		c->n_queued += k;
+	} else if (c->tickers)
 		for (unsigned j = 0; j < k; j++)
 			if (u[j].kind == BOOK_UP_SYMBOL)
 				memcpy(&c->tickers[u[j].instrument], u[j].u.ticker, 8);
@@ -275,9 +286,12 @@ static void emit_updates(void *arg, const struct wb_event *ev, const struct book
 static void apply_events(struct venue_books *vb, struct superbook *sb, struct wb_ring_consumer *c,
 			 uint64_t n, uint64_t *update_hash, uint64_t *tickers)
 {
-	struct emit_ctx ctx = { .sb = sb, .update_hash = update_hash, .tickers = tickers };
+	struct emit_ctx ctx = { .sb = sb, .queued = batch_updates, .update_hash = update_hash,
+				.tickers = tickers };
 
 	venue_books_apply_batch(vb, c->slots, c->mask, c->tail, n, n, emit_updates, &ctx);
+	if (sb)
+		superbook_apply_run(sb, ctx.queued, ctx.n_queued);
 }
 
 static uint64_t hash_events(uint64_t h, const struct wb_ring_consumer *c, uint64_t n)
@@ -588,7 +602,8 @@ int main(int argc, char **argv)
 		}
 	}
 	b.ring = aligned_alloc(WB_RING_PAGE, wb_ring_bytes(RING_SLOTS));
-	if (!b.ring || engine_fresh(&b) < 0) {
+	batch_updates = calloc((size_t)RING_SLOTS * BOOK_MAX_UPDATES_PER_EVENT, sizeof(*batch_updates));
+	if (!b.ring || !batch_updates || engine_fresh(&b) < 0) {
 		fprintf(stderr, "bench_file: setup failed\n");
 		return 1;
 	}
@@ -633,5 +648,6 @@ int main(int argc, char **argv)
 	feed_engine_destroy(b.engine);
 	free(b.engine);
 	free(b.ring);
+	free(batch_updates);
 	return 0;
 }

@@ -107,13 +107,7 @@ void phase_venue_books(struct venue_books *vb)
 
 void phase_super_book(struct superbook *sb)
 {
-	for (uint64_t i = 0; i < n_updates; i++) {
-		if (i + 8 < n_updates)
-			superbook_prefetch(sb, &updates[i + 8], 0);
-		if (i + 4 < n_updates)
-			superbook_prefetch(sb, &updates[i + 4], 1);
-		superbook_apply(sb, &updates[i]);
-	}
+	superbook_apply_run(sb, updates, n_updates);
 	superbook_publish(sb);
 }
 
