@@ -780,11 +780,72 @@ static uint8_t sb_write_consolidated(struct wb_level *out, uint64_t (*vq)[WB_BOO
 	return (uint8_t)n;
 }
 
+/*
+ * One side of a symbol that a single venue v quotes (the common case),
+ * written in one pass: the venue's levels, the consolidated levels (the
+ * same levels, naming v) and v's breakdown column, from the same source
+ * lines, instead of the venue pass and the merge reading them twice. The
+ * levels stale in either view are written in both (same values).
+ */
+static void sb_write_single_venue_side(struct wb_shm_symbol *r, struct sb_symbol *y, uint32_t v, int si)
+{
+	const struct sb_side *sd = &y->venue[v].side[si];
+	struct wb_shm_venue *rv = &r->venue[v];
+	struct wb_level *vout = si ? rv->ask : rv->bid, *cout = si ? r->ask : r->bid;
+	uint64_t *col = si ? r->ask_venue_qty[v] : r->bid_venue_qty[v];
+	uint32_t n = sd->count < WB_BOOK_DEPTH ? sd->count : WB_BOOK_DEPTH, m;
+	uint32_t present = n ? 1u << v : 0;
+	uint16_t stale = (uint16_t)(y->venue[v].stale[si] | y->cons_stale[si]);
+
+	if (y->cols[si] & ~present)
+		__builtin_memset(col, 0, sizeof(r->bid_venue_qty[0]));
+	y->cols[si] = present;
+	for (m = stale & ((1u << n) - 1); m; m &= m - 1) {
+		uint32_t i = (uint32_t)__builtin_ctz(m);
+		const struct sb_level *l = &sd->lv[sd->count - 1 - i];
+		int64_t price = si ? -l->key : l->key;
+
+		vout[i] = (struct wb_level){ .price = price, .qty = l->qty, .orders = l->orders };
+		cout[i] = (struct wb_level){ .price = price, .qty = l->qty, .orders = l->orders,
+					     .venues = 1u << v };
+		col[i] = l->qty;
+	}
+	if (si) {
+		rv->ask_count = r->ask_count = (uint8_t)n;
+		r->ask_price = n ? cout[0].price : 0;
+		r->ask_qty = n ? cout[0].qty : 0;
+		r->ask_venues = n ? cout[0].venues : 0;
+	} else {
+		rv->bid_count = r->bid_count = (uint8_t)n;
+		r->bid_price = n ? cout[0].price : 0;
+		r->bid_qty = n ? cout[0].qty : 0;
+		r->bid_venues = n ? cout[0].venues : 0;
+	}
+}
+
+/* A venue's state in its record once its sides are written; its staleness
+ * is spent. Returns the symbol flags it adds (WB_SYMF_GAP). */
+static inline uint16_t sb_finish_venue(struct wb_shm_venue *rv, struct sb_venue *vn, uint32_t d)
+{
+	if ((d & SB_D_META) || vn->stale[0] || vn->stale[1]) {
+		uint8_t vf = vn->flags;
+
+		if (rv->bid_count && rv->ask_count && rv->bid[0].price >= rv->ask[0].price)
+			vf |= WB_VENF_CROSSED;
+		rv->flags = vf;
+		rv->state = vn->state;
+		rv->gaps = vn->gaps;
+		rv->exch_ts = vn->exch_ts;
+	}
+	vn->stale[0] = vn->stale[1] = 0;
+	return vn->flags & WB_VENF_GAP ? WB_SYMF_GAP : 0;
+}
+
 static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 {
 	struct sb_symbol *y = &sb->sym[inst];
 	struct wb_shm_symbol *r = sb_record(sb, inst);
-	uint32_t d = y->dirty, m, side_present[2] = { 0, 0 };
+	uint32_t d = y->dirty, known = y->venues_known, m, side_present[2] = { 0, 0 };
 	uint64_t seq = r->seq;
 	uint16_t flags = 0;
 	int v;
@@ -794,48 +855,45 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 	wb_store_relaxed(&r->seq, seq + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 
-	for (m = y->venues_known; m; m &= m - 1) {
-		struct sb_venue *vn;
-		struct wb_shm_venue *rv;
+	if (known && !(known & (known - 1))) {
+		/* One venue: its sides and the consolidated ones in one pass. */
+		v = __builtin_ctz(known);
+		for (int si = 0; si < 2; si++)
+			if (y->venue[v].stale[si] | y->cons_stale[si])
+				sb_write_single_venue_side(r, y, (uint32_t)v, si);
+		flags |= sb_finish_venue(&r->venue[v], &y->venue[v], d);
+	} else {
+		for (m = known; m; m &= m - 1) {
+			struct sb_venue *vn;
+			struct wb_shm_venue *rv;
 
-		v = __builtin_ctz(m);
-		vn = &y->venue[v];
-		rv = &r->venue[v];
-		if (vn->side[0].count)
-			side_present[0] |= 1u << v;
-		if (vn->side[1].count)
-			side_present[1] |= 1u << v;
-		if (vn->stale[0])
-			sb_write_venue_side(rv->bid, &rv->bid_count, &vn->side[0], 0, vn->stale[0]);
-		if (vn->stale[1])
-			sb_write_venue_side(rv->ask, &rv->ask_count, &vn->side[1], 1, vn->stale[1]);
-		if ((d & SB_D_META) || vn->stale[0] || vn->stale[1]) {
-			uint8_t vf = vn->flags;
-
-			if (rv->bid_count && rv->ask_count && rv->bid[0].price >= rv->ask[0].price)
-				vf |= WB_VENF_CROSSED;
-			rv->flags = vf;
-			rv->state = vn->state;
-			rv->gaps = vn->gaps;
-			rv->exch_ts = vn->exch_ts;
+			v = __builtin_ctz(m);
+			vn = &y->venue[v];
+			rv = &r->venue[v];
+			if (vn->side[0].count)
+				side_present[0] |= 1u << v;
+			if (vn->side[1].count)
+				side_present[1] |= 1u << v;
+			if (vn->stale[0])
+				sb_write_venue_side(rv->bid, &rv->bid_count, &vn->side[0], 0, vn->stale[0]);
+			if (vn->stale[1])
+				sb_write_venue_side(rv->ask, &rv->ask_count, &vn->side[1], 1, vn->stale[1]);
+			flags |= sb_finish_venue(rv, vn, d);
 		}
-		vn->stale[0] = vn->stale[1] = 0;
-		if (vn->flags & WB_VENF_GAP)
-			flags |= WB_SYMF_GAP;
-	}
-	if (y->cons_stale[0]) {
-		r->bid_count = sb_write_consolidated(r->bid, r->bid_venue_qty, y, 0, side_present[0],
-						     y->cons_stale[0]);
-		r->bid_price = r->bid_count ? r->bid[0].price : 0;
-		r->bid_qty = r->bid_count ? r->bid[0].qty : 0;
-		r->bid_venues = r->bid_count ? r->bid[0].venues : 0;
-	}
-	if (y->cons_stale[1]) {
-		r->ask_count = sb_write_consolidated(r->ask, r->ask_venue_qty, y, 1, side_present[1],
-						     y->cons_stale[1]);
-		r->ask_price = r->ask_count ? r->ask[0].price : 0;
-		r->ask_qty = r->ask_count ? r->ask[0].qty : 0;
-		r->ask_venues = r->ask_count ? r->ask[0].venues : 0;
+		if (y->cons_stale[0]) {
+			r->bid_count = sb_write_consolidated(r->bid, r->bid_venue_qty, y, 0, side_present[0],
+							     y->cons_stale[0]);
+			r->bid_price = r->bid_count ? r->bid[0].price : 0;
+			r->bid_qty = r->bid_count ? r->bid[0].qty : 0;
+			r->bid_venues = r->bid_count ? r->bid[0].venues : 0;
+		}
+		if (y->cons_stale[1]) {
+			r->ask_count = sb_write_consolidated(r->ask, r->ask_venue_qty, y, 1, side_present[1],
+							     y->cons_stale[1]);
+			r->ask_price = r->ask_count ? r->ask[0].price : 0;
+			r->ask_qty = r->ask_count ? r->ask[0].qty : 0;
+			r->ask_venues = r->ask_count ? r->ask[0].venues : 0;
+		}
 	}
 	y->cons_stale[0] = y->cons_stale[1] = 0;
 	if (d & SB_D_TRADE)
