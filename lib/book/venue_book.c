@@ -633,11 +633,16 @@ static inline void fifo_remove(struct book_level *L, uint64_t id)
 		L->orders = n - 1;
 		return;
 	}
-	/* Spilled: from the back, where cancels of recent orders land. */
+	/* Spilled: an execution takes the front, one compare; anything else
+	 * is searched from the back, where cancels of recent orders land
+	 * (an execution used to scan the whole queue to reach the front). */
 	ids = L->fifo.ids;
 	i = n;
-	while (i > 0 && ids[i - 1] != id)
-		i--;
+	if (ids[0] == id)
+		i = 1;
+	else
+		while (i > 0 && ids[i - 1] != id)
+			i--;
 	if (__builtin_expect(i == 0, 0))
 		return;
 	memmove(&ids[i - 1], &ids[i], (size_t)(n - i) * sizeof(uint64_t));
