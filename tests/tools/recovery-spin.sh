@@ -6,7 +6,8 @@
 # through the day against a Spin server that answers (the books whole),
 # drops the session half way through the spin (aborted, retried, whole in
 # the end), answers 'O' and then 'S' (counted, asked again, whole in the
-# end) or refuses the login (retried, BZX alone stale, Nasdaq not held up,
+# end), sends an Image Available before its Login Response (one bad packet,
+# whole) or refuses the login (retried, BZX alone stale, Nasdaq not held up,
 # given up in the end).
 . "$(dirname "$0")/recovery-lib.sh" spin
 
@@ -206,6 +207,47 @@ if grep -q "^recovery bzx unit $unit snapshot (.*; snapshots 1,.*requests 3, ref
 	"$T/refusals.out"; then ok
 else bad "'O' and 'S': $(grep '^recovery bzx unit' "$T/refusals.out")"; fi
 [ "$(vsum refusals)" = "$(vsum good)" ] && ok || bad "'O' and 'S': books differ from the answered spin's"
+
+# ---- an Image Available before the Login Response: one bad packet, the
+# session goes on (it used to stop reading there and count the same frame
+# again on every poll, never reaching the Login Response behind it)
+serve "$T/day.pcap" --snapshot-at $at || exit 1
+log="$T/early.log"
+python3 - "$port" "$at" 2> "$log" <<'PY' &
+import socket, struct, sys, threading
+real, at = int(sys.argv[1]), int(sys.argv[2])
+def frame(mtype, body):
+    return struct.pack("<HBBI", 10 + len(body), 1, 0, 0) + bytes([2 + len(body), mtype]) + body
+def pipe(a, b):
+    while True:
+        d = a.recv(65536)
+        if not d:
+            b.shutdown(socket.SHUT_WR)
+            return
+        b.sendall(d)
+ls = socket.socket()
+ls.bind(("127.0.0.1", 0))
+ls.listen(4)
+print("stand-in: serving on 127.0.0.1:%d" % ls.getsockname()[1], file=sys.stderr, flush=True)
+while True:
+    c, _ = ls.accept()
+    c.sendall(frame(0x80, struct.pack("<I", at)))  # before any login
+    r = socket.create_connection(("127.0.0.1", real))
+    threading.Thread(target=pipe, args=(r, c), daemon=True).start()
+    threading.Thread(target=pipe, args=(c, r), daemon=True).start()
+PY
+servers+=($!)
+early=
+for _ in $(seq 100); do
+	early=$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
+	[ -n "$early" ] && break
+	sleep 0.05
+done
+printf 'bzx spin 127.0.0.1:%s unit=%s\n' "$early" "$unit" > "$T/early.conf"
+run early "$T/late.pcap" "$T/early.conf"
+if grep -q "^recovery bzx unit $unit snapshot (.*; snapshots 1,.* connects 1,.*bad packets 1;" "$T/early.out"; then ok
+else bad "an early Image Available: $(grep '^recovery bzx unit' "$T/early.out")"; fi
+[ "$(vsum early)" = "$(vsum good)" ] && ok || bad "an early Image Available: books differ from the answered spin's"
 
 # ---- a unit no spin line serves, with no gap fill: lost at once, no fill
 printf 'bzx spin 127.0.0.1:1 unit=%s\n' $((unit + 1)) > "$T/other-unit.conf"

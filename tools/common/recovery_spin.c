@@ -170,7 +170,8 @@ static void on_image(struct spin_session *ss, uint32_t seq, uint64_t now, uint64
 	s->state = SPIN_REQUESTED;
 }
 
-static void on_response(struct spin_session *ss, const uint8_t *m, size_t mlen, uint64_t now,
+/* A Spin Response; false when it ended the session (a refusal). */
+static bool on_response(struct spin_session *ss, const uint8_t *m, size_t mlen, uint64_t now,
 			uint64_t recv_ts, struct wb_ring_producer *out)
 {
 	uint32_t seq, orders;
@@ -178,18 +179,18 @@ static void on_response(struct spin_session *ss, const uint8_t *m, size_t mlen, 
 
 	if (spin_response_of(m, mlen, &seq, &orders, &status) || ss->s.state != SPIN_REQUESTED) {
 		ss->s.c.bad_packets++;
-		return;
+		return true;
 	}
 	/* A refusal need not echo the sequence: the BATS capture's 'S' carries 0. */
 	if (status == 'A' && seq != ss->requested) {
 		ss->s.c.bad_packets++;
-		return;
+		return true;
 	}
 	if (status == 'A') {
 		ss->orders_announced += orders;
 		ss->s.state = SPIN_RECEIVING;
 		batch_reset(ss);
-		return;
+		return true;
 	}
 	/* 'O': the image is gone or not yet there; 'S': a spin is running. Ask again later. */
 	if (status == 'O')
@@ -199,6 +200,7 @@ static void on_response(struct spin_session *ss, const uint8_t *m, size_t mlen, 
 	else
 		ss->other_status++;
 	rsess_fail(&ss->s, now, recv_ts, out);
+	return false;
 }
 
 /* One message of a frame; false when the session ended (or failed) with it. */
@@ -228,14 +230,16 @@ static bool on_message(struct spin_session *ss, const uint8_t *m, size_t mlen, u
 		rsess_fail(s, now, recv_ts, out);
 		return false;
 	case SPIN_IMAGE_AVAILABLE:
-		if (spin_seq_of(m, mlen, SPIN_IMAGE_AVAILABLE, &seq) == 0 && s->state >= RSESS_UP)
-			on_image(ss, seq, now, recv_ts, out);
-		else
+		/* Out of place (before the login's answer) it is counted and
+		 * passed over: the session goes on with the next message. */
+		if (spin_seq_of(m, mlen, SPIN_IMAGE_AVAILABLE, &seq) || s->state < RSESS_UP) {
 			s->c.bad_packets++;
-		return s->state >= RSESS_UP;
+			return true;
+		}
+		on_image(ss, seq, now, recv_ts, out);
+		return s->state >= RSESS_UP;	/* a failed request ends it */
 	case SPIN_RESPONSE:
-		on_response(ss, m, mlen, now, recv_ts, out);
-		return s->state >= RSESS_UP;
+		return on_response(ss, m, mlen, now, recv_ts, out);
 	case SPIN_FINISHED:
 		if (s->state != SPIN_RECEIVING || spin_seq_of(m, mlen, SPIN_FINISHED, &seq)) {
 			s->c.bad_packets++;
