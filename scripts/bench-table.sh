@@ -16,13 +16,18 @@ books=$(per_event)
 pipeline=$(figure 'pipeline')
 pipeline_mps=$(awk -v ns="$pipeline" 'BEGIN { if (ns != "") printf "%.2f", 1000 / ns }')
 
-# The whole daemon on the day file, start to exit, wall clock.
+# The whole daemon on the day file, start to exit, wall clock: the best of
+# three runs, as the other rows are best of runs on a shared machine.
 shm=wb-bench-table-$$
-t0=$(date +%s%N)
-out=$("$wirebookd" --itch-file "$day" --exit-at-eof --shm "$shm" --force 2>&1) || { echo "$out" >&2; exit 1; }
-t1=$(date +%s%N)
+best=
+for _ in 1 2 3; do
+	t0=$(date +%s%N)
+	out=$("$wirebookd" --itch-file "$day" --exit-at-eof --shm "$shm" --force 2>&1) || { echo "$out" >&2; exit 1; }
+	t1=$(date +%s%N)
+	if [ -z "$best" ] || [ $((t1 - t0)) -lt "$best" ]; then best=$((t1 - t0)); fi
+done
 messages=$(echo "$out" | awk '$1 == "A" && $2 == "nasdaq" { print $5; exit }')
-whole=$(awk -v ns=$((t1 - t0)) -v m="$messages" 'BEGIN { if (m > 0) printf "%.1f", ns / m }')
+whole=$(awk -v ns="$best" -v m="$messages" 'BEGIN { if (m > 0) printf "%.1f", ns / m }')
 
 echo
 echo "wirebook against the issue's targets (this machine, $(nproc) cores, shared: figures are best of runs)"
