@@ -151,24 +151,26 @@ if grep -q "^recovery bzx unit $unit snapshot (.*; snapshots [12], messages [0-9
 else bad "--hangup-after: $(grep '^recovery bzx unit' "$T/broken.out")"; fi
 [ "$(vsum broken)" = "$(vsum whole)" ] && ok || bad "--hangup-after: books differ from the whole day's"
 
-# ---- 'O' and 'S' (with sequence 0, as in BATS's capture): counted, asked
-# again on a new session; a stand-in answers the first two sessions and
-# hands the third to the real server
-serve "$T/day.pcap" --snapshot-at $at || exit 1
-log="$T/standin.log"
-python3 - "$port" "$at" 2> "$log" <<'PY' &
+# standin MODE: a Spin stand-in in front of the real server ($port), which
+# sets $standin to its port. MODE refusals: the first session answers 'O',
+# the second 'S' (with sequence 0, as in BATS's capture), later ones go
+# through; early: every session gets an Image Available before anything
+# else, then goes through.
+standin() {
+	local log="$T/standin-$1.log"
+	python3 - "$1" "$port" "$at" 2> "$log" <<'PY' &
 import socket, struct, sys, threading
-real, at = int(sys.argv[1]), int(sys.argv[2])
+mode, real, at = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 def frame(mtype, body):
     return struct.pack("<HBBI", 10 + len(body), 1, 0, 0) + bytes([2 + len(body), mtype]) + body
-def refuse(c, seq_of_refusal):
+def refuse(c, n):
     c.recv(64)                                     # the Login
     c.sendall(frame(0x02, b"A") + frame(0x80, struct.pack("<I", at)))
     req = b""
     while len(req) < 14:
         req += c.recv(64)
     asked = struct.unpack_from("<I", req, 10)[0]
-    c.sendall(frame(0x82, struct.pack("<IIB", seq_of_refusal(asked), 0,
+    c.sendall(frame(0x82, struct.pack("<IIB", asked if n == 0 else 0, 0,
                                       ord("O") if n == 0 else ord("S"))))
     while c.recv(64):
         pass
@@ -186,21 +188,29 @@ print("stand-in: serving on 127.0.0.1:%d" % ls.getsockname()[1], file=sys.stderr
 n = 0
 while True:
     c, _ = ls.accept()
-    if n < 2:
-        refuse(c, (lambda q: q) if n == 0 else (lambda q: 0))
+    if mode == "refusals" and n < 2:
+        refuse(c, n)
     else:
+        if mode == "early":
+            c.sendall(frame(0x80, struct.pack("<I", at)))  # before any login
         r = socket.create_connection(("127.0.0.1", real))
         threading.Thread(target=pipe, args=(r, c), daemon=True).start()
         threading.Thread(target=pipe, args=(c, r), daemon=True).start()
     n += 1
 PY
-servers+=($!)
-standin=
-for _ in $(seq 100); do
-	standin=$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
-	[ -n "$standin" ] && break
-	sleep 0.05
-done
+	servers+=($!)
+	standin=
+	for _ in $(seq 100); do
+		standin=$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
+		[ -n "$standin" ] && break
+		sleep 0.05
+	done
+}
+
+# ---- 'O' and 'S': counted, asked again on a new session; the stand-in
+# answers the first two sessions and hands the third to the real server
+serve "$T/day.pcap" --snapshot-at $at || exit 1
+standin refusals
 printf 'bzx spin 127.0.0.1:%s unit=%s\n' "$standin" "$unit" > "$T/refusals.conf"
 run refusals "$T/late.pcap" "$T/refusals.conf"
 if grep -q "^recovery bzx unit $unit snapshot (.*; snapshots 1,.*requests 3, refused out of range 1, in progress 1, other 0;.* connects 3," \
@@ -212,38 +222,8 @@ else bad "'O' and 'S': $(grep '^recovery bzx unit' "$T/refusals.out")"; fi
 # session goes on (it used to stop reading there and count the same frame
 # again on every poll, never reaching the Login Response behind it)
 serve "$T/day.pcap" --snapshot-at $at || exit 1
-log="$T/early.log"
-python3 - "$port" "$at" 2> "$log" <<'PY' &
-import socket, struct, sys, threading
-real, at = int(sys.argv[1]), int(sys.argv[2])
-def frame(mtype, body):
-    return struct.pack("<HBBI", 10 + len(body), 1, 0, 0) + bytes([2 + len(body), mtype]) + body
-def pipe(a, b):
-    while True:
-        d = a.recv(65536)
-        if not d:
-            b.shutdown(socket.SHUT_WR)
-            return
-        b.sendall(d)
-ls = socket.socket()
-ls.bind(("127.0.0.1", 0))
-ls.listen(4)
-print("stand-in: serving on 127.0.0.1:%d" % ls.getsockname()[1], file=sys.stderr, flush=True)
-while True:
-    c, _ = ls.accept()
-    c.sendall(frame(0x80, struct.pack("<I", at)))  # before any login
-    r = socket.create_connection(("127.0.0.1", real))
-    threading.Thread(target=pipe, args=(r, c), daemon=True).start()
-    threading.Thread(target=pipe, args=(c, r), daemon=True).start()
-PY
-servers+=($!)
-early=
-for _ in $(seq 100); do
-	early=$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null)
-	[ -n "$early" ] && break
-	sleep 0.05
-done
-printf 'bzx spin 127.0.0.1:%s unit=%s\n' "$early" "$unit" > "$T/early.conf"
+standin early
+printf 'bzx spin 127.0.0.1:%s unit=%s\n' "$standin" "$unit" > "$T/early.conf"
 run early "$T/late.pcap" "$T/early.conf"
 if grep -q "^recovery bzx unit $unit snapshot (.*; snapshots 1,.* connects 1,.*bad packets 1;" "$T/early.out"; then ok
 else bad "an early Image Available: $(grep '^recovery bzx unit' "$T/early.out")"; fi
