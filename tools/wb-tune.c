@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "common/cpu_list.h"
+#include "common/shm_mount.h"
 
 /* C-states whose exit latency exceeds this are "deep" for a pinned core. */
 #define CSTATE_MAX_EXIT_LATENCY_US 2
@@ -677,80 +678,6 @@ static void check_thp(struct tune *t)
 }
 
 /*
- * The fields of a /proc/mounts line that the shm-huge check needs (names
- * with spaces are escaped as \040, so whitespace splits the fields).
- */
-struct mount_line {
-	const char *field[4];	/* device, mount point, type, options */
-	int len[4];
-};
-
-/* Split a /proc/mounts line; -1 for a line with fewer than four fields. */
-static int mount_fields(const char *line, struct mount_line *m)
-{
-	const char *p = line;
-
-	for (int i = 0; i < 4; i++) {
-		p += strspn(p, " \t");
-		m->len[i] = (int)strcspn(p, " \t\n");
-		if (m->len[i] == 0)
-			return -1;
-		m->field[i] = p;
-		p += m->len[i];
-	}
-	return 0;
-}
-
-static bool field_is(const struct mount_line *m, int i, const char *s)
-{
-	return (size_t)m->len[i] == strlen(s) && strncmp(m->field[i], s, m->len[i]) == 0;
-}
-
-/*
- * /dev/shm's mount: the last line for it in /proc/mounts, as a later mount
- * on the same point shadows the earlier ones. Its type and options are
- * copied out; returns the line's index, -1 when there is no /dev/shm line,
- * -2 when /proc/mounts cannot be read.
- */
-static int shm_mount(const struct tune *t, char *type, size_t tn, char *opts, size_t on)
-{
-	char path[PATH_MAX], *line = NULL;
-	struct mount_line m;
-	size_t cap = 0;
-	int i = 0, found = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/proc/mounts", t->root);
-	f = fopen(path, "r");
-	if (!f)
-		return -2;
-	for (; getline(&line, &cap, f) > 0; i++) {
-		if (mount_fields(line, &m) < 0 || !field_is(&m, 1, "/dev/shm"))
-			continue;
-		snprintf(type, tn, "%.*s", m.len[2], m.field[2]);
-		snprintf(opts, on, "%.*s", m.len[3], m.field[3]);
-		found = i;
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
-/* The value of option "name=" in a comma-separated option list, or NULL. */
-static const char *mount_option(const char *opts, const char *name, char *out, size_t n)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = opts; *p; p += strcspn(p, ","), p += *p == ',') {
-		if (strncmp(p, name, len) == 0 && p[len] == '=') {
-			snprintf(out, n, "%.*s", (int)strcspn(p + len + 1, ","), p + len + 1);
-			return out;
-		}
-	}
-	return NULL;
-}
-
-/*
  * The flags for remounting /dev/shm with its per-mount flags as they are: a
  * remount sets them all from its arguments, so leaving out nosuid, nodev or
  * noexec would drop them, and a mount with none of relatime/noatime shown
@@ -807,7 +734,7 @@ static int fake_shm_remount(const struct tune *t, int index)
 	for (; getline(&line, &cap, f) > 0; i++) {
 		char opts[4096];
 
-		if (i != index || mount_fields(line, &m) < 0) {
+		if (i != index || mount_line_fields(line, &m) < 0) {
 			fputs(line, mem);
 			continue;
 		}
@@ -839,7 +766,7 @@ static void check_shm_huge(struct tune *t)
 	char type[64], opts[4096], huge[64], state[96];
 	int index, last_err = 0;
 
-	index = shm_mount(t, type, sizeof(type), opts, sizeof(opts));
+	index = shm_mount_find(t->root, type, sizeof(type), opts, sizeof(opts));
 	if (index == -2) {
 		report_skip(t, "shm-huge", "/proc/mounts not readable");
 		return;
@@ -854,8 +781,7 @@ static void check_shm_huge(struct tune *t)
 	}
 	if (!mount_option(opts, "huge", huge, sizeof(huge)))
 		huge[0] = '\0';	/* the kernel shows no huge= for huge=never */
-	if (strcmp(huge, "advise") == 0 || strcmp(huge, "always") == 0 ||
-	    strcmp(huge, "within_size") == 0) {
+	if (shm_mount_allows_huge(type, opts)) {
 		report_ok(t, "shm-huge", "/dev/shm huge=%s: the book's shared memory can use huge pages",
 			  huge);
 		return;

@@ -37,6 +37,7 @@
 #include "common/options.h"
 #include "common/recovery.h"
 #include "common/recovery_table.h"
+#include "common/shm_mount.h"
 #include "input/source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
@@ -546,6 +547,17 @@ static int valid_shm_name(const char *name)
 	return *name && strlen(name) <= 200 && !strchr(name + (name[0] == '/'), '/');
 }
 
+/* The book asks for huge pages (book_shm.c); say so when /dev/shm cannot give them. */
+static void shm_huge_hint(void)
+{
+	char type[64], opts[4096];
+
+	if (shm_mount_find("", type, sizeof(type), opts, sizeof(opts)) >= 0 &&
+	    !shm_mount_allows_huge(type, opts))
+		fprintf(stderr, "wirebookd: hint: /dev/shm is not mounted huge=advise, so the book is on "
+			"4 KiB pages, a TLB miss per symbol publish (wb-tune --check says how)\n");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -915,6 +927,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s'\n", ops->name,
 		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch : iface,
 		bcfg.shm.shm_name, subs);
+	shm_huge_hint();
 
 	t0 = mono_s();
 	next_stats = stats_every > 0 ? t0 + stats_every : 0;
