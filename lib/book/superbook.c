@@ -14,6 +14,7 @@
  * book_shm.c's; this file writes the records.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,13 @@ void superbook_set_heartbeat_period(struct superbook *sb, uint64_t period_ns)
 void superbook_set_recovering(struct superbook *sb, uint32_t venues)
 {
 	wb_store_release(&sb->hdr->recovering_venues, venues);
+}
+
+/* A symbol whose venues_known is one venue: the common case, published
+ * and warmed without a merge. */
+static inline bool sb_one_venue(uint32_t known)
+{
+	return known && !(known & (known - 1));
 }
 
 /* ---- applying updates -------------------------------------------------- */
@@ -855,7 +863,7 @@ static void sb_publish_symbol(struct superbook *sb, uint32_t inst)
 	wb_store_relaxed(&r->seq, seq + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 
-	if (known && !(known & (known - 1))) {
+	if (sb_one_venue(known)) {
 		/* One venue: its sides and the consolidated ones in one pass. */
 		v = __builtin_ctz(known);
 		for (int si = 0; si < 2; si++)
@@ -994,7 +1002,7 @@ WB_PREFETCH_FN void sb_prefetch_record(struct superbook *sb, uint32_t inst)
 		__builtin_prefetch(&r->bid[__builtin_ctz(bid)], 1);
 	if (ask)
 		__builtin_prefetch(&r->ask[__builtin_ctz(ask)], 1);
-	if (known && !(known & (known - 1))) {
+	if (sb_one_venue(known)) {
 		uint32_t v = (uint32_t)__builtin_ctz(known);
 
 		__builtin_prefetch(&r->venue[v], 1);
