@@ -48,3 +48,21 @@ start_recoveryd() {
 	bad "wb-recoveryd $* did not start: $(cat "$log")"
 	return 1
 }
+
+# watch_recovering SHM BOOK [MASK]: read the book SHM (wb-book --once into
+# BOOK) every 50 ms for up to 4 s until it says RECOVERING, or RECOVERING
+# for the venue bits MASK exactly (another venue may be filling a gap of
+# its own at the moment of a look); sets $state to the last one it said,
+# e.g. "RECOVERING: venues 0x4".
+watch_recovering() {
+	local shm=$1 book=$2 want=${3:-}
+	state=
+	for _ in $(seq 80); do
+		sleep 0.05
+		"$B/wb-book" --shm "$shm" --once > "$book" 2>&1 || continue
+		state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$book") || continue
+		if [ -z "$want" ] || [ "$state" = "RECOVERING: venues $want" ]; then
+			break
+		fi
+	done
+}

@@ -245,12 +245,7 @@ printf 'bzx spin 127.0.0.1:%s unit=%s user=WB01 password=wrong retries=6\n' "$po
 "$WBD" --pcap "$T/both-late.pcap" --feeds "$FEEDS" --shm "wb-rec-spin-$$-refused" --force --no-pin \
 	--exit-at-eof --recovery "$T/refused.conf" > "$T/refused.out" 2> "$T/refused.err" &
 wbd=$!
-state=
-for _ in $(seq 40); do
-	sleep 0.05
-	"$B/wb-book" --shm "wb-rec-spin-$$-refused" --once > "$T/refused.book" 2>&1 || continue
-	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/refused.book") && break
-done
+watch_recovering "wb-rec-spin-$$-refused" "$T/refused.book"
 timeout 30 tail --pid=$wbd -f /dev/null
 wait $wbd || bad "wirebookd with a refused login: exit $?"
 # BZX is venue 2 (enum wb_venue): bit 2 alone.

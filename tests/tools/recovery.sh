@@ -106,12 +106,7 @@ echo "nasdaq mold 127.0.0.1:9 timeout=1000 retries=5" > "$T/slow.conf"
 "$WBD" --pcap "$T/lossy.pcap" --feeds "$FEEDS" --shm "wb-rec-cli-$$-slow" --force --no-pin \
 	--recovery "$T/slow.conf" > "$T/slow.out" 2> "$T/slow.err" &
 wbd=$!
-state=
-for _ in $(seq 40); do
-	sleep 0.1
-	"$B/wb-book" --shm "wb-rec-cli-$$-slow" --once > "$T/slow.book" 2>&1 || continue
-	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/slow.book") && break
-done
+watch_recovering "wb-rec-cli-$$-slow" "$T/slow.book"
 kill -INT $wbd; wait $wbd
 # Nasdaq is venue 1 (enum wb_venue): bit 1.
 if [ "$state" = "RECOVERING: venues 0x2" ]; then ok
@@ -185,14 +180,7 @@ printf 'nasdaq mold 127.0.0.1:%s\nbzx grp 127.0.0.1:%s gap=127.0.0.1:%s user=WB0
 "$WBD" --pcap "$T/two-lossy.pcap" --feeds "$FEEDS" --shm "wb-rec-cli-$$-hangup" --force --no-pin \
 	--recovery "$T/hangup.conf" > "$T/hangup.out" 2> "$T/hangup.err" &
 wbd=$!
-state=
-for _ in $(seq 40); do
-	sleep 0.1
-	"$B/wb-book" --shm "wb-rec-cli-$$-hangup" --once > "$T/hangup.book" 2>&1 || continue
-	# Nasdaq may be filling a gap of its own at the moment of a look: look again.
-	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/hangup.book") &&
-		[ "$state" = "RECOVERING: venues 0x4" ] && break
-done
+watch_recovering "wb-rec-cli-$$-hangup" "$T/hangup.book" 0x4
 sleep 1.5	# several reconnects
 kill -INT $wbd; wait $wbd
 # BZX is venue 2: bit 2 alone, Nasdaq (bit 1) is not held up.
@@ -295,14 +283,7 @@ printf 'nasdaq mold 127.0.0.1:%s\nnyse xdp 127.0.0.1:%s channel=1 retrans=127.0.
 "$WBD" --pcap "$T/nyse-lossy.pcap" --feeds "$FEEDS" --shm "wb-rec-cli-$$-xhangup" --force --no-pin \
 	--recovery "$T/xdp-hangup.conf" > "$T/xdp-hangup.out" 2> "$T/xdp-hangup.err" &
 wbd=$!
-state=
-for _ in $(seq 40); do
-	sleep 0.1
-	"$B/wb-book" --shm "wb-rec-cli-$$-xhangup" --once > "$T/xdp-hangup.book" 2>&1 || continue
-	# Nasdaq may be filling a gap of its own at the moment of a look: look again.
-	state=$(grep -o 'RECOVERING: venues 0x[0-9a-f]*' "$T/xdp-hangup.book") &&
-		[ "$state" = "RECOVERING: venues 0x40" ] && break
-done
+watch_recovering "wb-rec-cli-$$-xhangup" "$T/xdp-hangup.book" 0x40
 sleep 1.5	# several reconnects
 kill -INT $wbd; wait $wbd
 # NYSE is venue 6 (enum wb_venue): bit 6 alone, Nasdaq (bit 1) is not held up.
