@@ -15,6 +15,7 @@
 #include "feed_harness.h"
 #include "common/pitch_session.h"
 #include "common/recovery.h"
+#include "recovery_conf_harness.h"
 
 static void assert_bytes(const uint8_t *got, size_t n, const char *hex)
 {
@@ -179,19 +180,6 @@ START_TEST(test_the_bats_spin_capture_s_server_stream_decodes_in_order)
 END_TEST
 
 /* ---- recovery.conf -------------------------------------------------------- */
-
-static int conf_of(const char *text, struct recovery_conf_entry *out, char *err, size_t errlen)
-{
-	char path[] = "/tmp/wb-test-pitch-session-XXXXXX";
-	int fd = mkstemp(path), n;
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	n = recovery_conf_read(path, out, RECOVERY_MAX_SERVICES, err, errlen);
-	unlink(path);
-	return n;
-}
 
 START_TEST(test_conf_takes_a_spin_line_per_unit_beside_grp_with_the_snapshot_policy)
 {

@@ -22,6 +22,7 @@
 #include "common/recovery.h"
 #include "common/recovery_snapshot.h"
 #include "common/soupbin.h"
+#include "recovery_conf_harness.h"
 
 /* ---- golden vectors ------------------------------------------------------- */
 
@@ -145,19 +146,6 @@ START_TEST(test_numeric_field_takes_leading_spaces_only)
 END_TEST
 
 /* ---- recovery.conf -------------------------------------------------------- */
-
-static int conf_of(const char *text, struct recovery_conf_entry *out, char *err, size_t errlen)
-{
-	char path[] = "/tmp/wb-test-soupbin-XXXXXX";
-	int fd = mkstemp(path), n;
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	n = recovery_conf_read(path, out, RECOVERY_MAX_SERVICES, err, errlen);
-	unlink(path);
-	return n;
-}
 
 START_TEST(test_conf_takes_a_glimpse_line_beside_mold_with_its_policy)
 {
