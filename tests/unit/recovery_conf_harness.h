@@ -26,4 +26,14 @@ static inline int conf_of(const char *text, struct recovery_conf_entry *out, cha
 	return n;
 }
 
+/* text is refused, with an error that contains want. */
+static inline void assert_conf_refused(const char *text, const char *want)
+{
+	struct recovery_conf_entry e[RECOVERY_MAX_SERVICES];
+	char err[256] = "";
+
+	ck_assert_int_lt(conf_of(text, e, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, want), "'%s': error '%s' lacks '%s'", text, err, want);
+}
+
 #endif /* WIREBOOK_TEST_RECOVERY_CONF_HARNESS_H */

@@ -205,25 +205,15 @@ END_TEST
 
 START_TEST(test_conf_refuses_spin_without_a_unit_twice_for_one_unit_and_misplaced_keys)
 {
-	struct recovery_conf_entry e[RECOVERY_MAX_SERVICES];
-	char err[256] = "";
-
-	ck_assert_int_lt(conf_of("bzx spin 127.0.0.1:9002\n", e, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, ":1: a spin service needs unit=N"), "%s", err);
-	ck_assert_int_lt(conf_of("bzx spin 127.0.0.1:9002 unit=1\nbzx spin 127.0.0.1:9003 unit=1\n",
-				 e, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, ":2: a second snapshot service"), "%s", err);
-	ck_assert_int_lt(conf_of("bzx spin 127.0.0.1:9002 unit=256\n", e, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "unit= wants a PITCH unit"), "%s", err);
-	ck_assert_int_lt(conf_of("bzx grp 127.0.0.1:9000 gap=127.0.0.1:9001 unit=1\n", e, err,
-				 sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "only a spin service takes unit="), "%s", err);
-	ck_assert_int_lt(conf_of("bzx spin 127.0.0.1:9002 unit=1 user=WB0001\n", e, err,
-				 sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "at most 4"), "%s", err);
-	ck_assert_int_lt(conf_of("bzx spin 127.0.0.1:9002 unit=1 gap=127.0.0.1:5\n", e, err,
-				 sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "only a grp service takes gap="), "%s", err);
+	assert_conf_refused("bzx spin 127.0.0.1:9002\n", ":1: a spin service needs unit=N");
+	assert_conf_refused("bzx spin 127.0.0.1:9002 unit=1\nbzx spin 127.0.0.1:9003 unit=1\n",
+			    ":2: a second snapshot service");
+	assert_conf_refused("bzx spin 127.0.0.1:9002 unit=256\n", "unit= wants a PITCH unit");
+	assert_conf_refused("bzx grp 127.0.0.1:9000 gap=127.0.0.1:9001 unit=1\n",
+			    "only a spin service takes unit=");
+	assert_conf_refused("bzx spin 127.0.0.1:9002 unit=1 user=WB0001\n", "at most 4");
+	assert_conf_refused("bzx spin 127.0.0.1:9002 unit=1 gap=127.0.0.1:5\n",
+			    "only a grp service takes gap=");
 }
 END_TEST
 

@@ -183,28 +183,19 @@ START_TEST(test_conf_takes_a_utpsnap_line_beside_a_uqdf_channel_s_mold)
 	ck_assert_str_eq(snapshot_service_protocol(RECOVERY_UTPSNAP), "uqdf");
 	ck_assert_str_eq(snapshot_service_protocol(RECOVERY_GLIMPSE), "itch");
 	/* One snapshot service a stream: glimpse and utpsnap are both. */
-	ck_assert_int_lt(conf_of("uqdf utpsnap 127.0.0.1:9001\nuqdf glimpse 127.0.0.1:9002\n",
-				 e, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, ":2: a second snapshot service"), "%s", err);
+	assert_conf_refused("uqdf utpsnap 127.0.0.1:9001\nuqdf glimpse 127.0.0.1:9002\n",
+			    ":2: a second snapshot service");
 }
 END_TEST
 
 START_TEST(test_conf_refuses_a_second_snapshot_service_and_misplaced_keys)
 {
-	struct recovery_conf_entry e[RECOVERY_MAX_SERVICES];
-	char err[256] = "";
-
-	ck_assert_int_lt(conf_of("nasdaq glimpse 127.0.0.1:9001\nnasdaq glimpse 127.0.0.1:9002\n",
-				 e, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, ":2: a second snapshot service"), "%s", err);
-	ck_assert_int_lt(conf_of("nasdaq mold 127.0.0.1:9000 max-gap=5\n", e, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "only a snapshot service"), "%s", err);
-	ck_assert_int_lt(conf_of("nasdaq glimpse 127.0.0.1:9001 user=TOOLONG\n", e, err,
-				 sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "at most 6"), "%s", err);
-	ck_assert_int_lt(conf_of("nasdaq glimpse 127.0.0.1:9001 gap=127.0.0.1:5\n", e, err,
-				 sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "only a grp service takes gap="), "%s", err);
+	assert_conf_refused("nasdaq glimpse 127.0.0.1:9001\nnasdaq glimpse 127.0.0.1:9002\n",
+			    ":2: a second snapshot service");
+	assert_conf_refused("nasdaq mold 127.0.0.1:9000 max-gap=5\n", "only a snapshot service");
+	assert_conf_refused("nasdaq glimpse 127.0.0.1:9001 user=TOOLONG\n", "at most 6");
+	assert_conf_refused("nasdaq glimpse 127.0.0.1:9001 gap=127.0.0.1:5\n",
+			    "only a grp service takes gap=");
 }
 END_TEST
 
