@@ -535,6 +535,9 @@ static void wbd_render_metrics(void *arg, FILE *f)
 	C("superbook_level_missing_total", "A level removed that was never there",
 	  rd(&sc->level_missing));
 	C("superbook_alloc_failures_total", "Levels that could not be stored", rd(&sc->alloc_failures));
+	C("superbook_prefault_failures_total",
+	  "Symbol records not faulted in when announced (no memory, /dev/shm full)",
+	  rd(&sc->prefault_failures));
 #undef C
 #undef G
 	metrics_render_ring(f, d->ring_mem);

@@ -179,17 +179,22 @@ int book_shm_create(struct book_shm *m, const char *name, uint32_t capacity, int
 	return 0;
 }
 
-void book_shm_prefault(const struct book_shm *m, void *p, size_t len)
+int book_shm_prefault(const struct book_shm *m, void *p, size_t len)
 {
-	uintptr_t first = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + len;
+	uintptr_t base = (uintptr_t)m->hdr, first = (uintptr_t)p & ~(uintptr_t)4095;
+	uintptr_t end = (uintptr_t)p + len;
 
-	(void)m;
+	if (!m->hdr || (uintptr_t)p < base || end < (uintptr_t)p || end > base + m->size)
+		return -EINVAL;
 	if (madvise((void *)first, end - first, MADV_POPULATE_WRITE) == 0)
-		return;
+		return 0;
+	if (errno != EINVAL)
+		return -errno;	/* no memory, or no room left in /dev/shm */
 	/* Before Linux 5.14: a write fault per page that changes no byte (a
 	 * reader may be reading them). */
 	for (uintptr_t a = first; a < end; a += 4096)
 		__atomic_fetch_add((uint8_t *)(a > (uintptr_t)p ? a : (uintptr_t)p), 0, __ATOMIC_RELAXED);
+	return 0;
 }
 
 void book_shm_destroy(struct book_shm *m)

@@ -49,9 +49,12 @@ int book_shm_create(struct book_shm *m, const char *name, uint32_t capacity, int
 /*
  * Fault [p, p + len) of the mapping in now (MADV_POPULATE_WRITE), so that
  * its first write later is not a page fault (on huge pages, the clearing
- * of 2 MiB). Contents are unchanged; readers may be reading.
+ * of 2 MiB). Contents are unchanged; readers may be reading. 0 ok;
+ * -EINVAL for a range outside the mapping; -ENOMEM (or another -errno)
+ * when the pages cannot be had now (no memory, /dev/shm full): the first
+ * write will fault them in, or fail the same way.
  */
-void book_shm_prefault(const struct book_shm *m, void *p, size_t len);
+int book_shm_prefault(const struct book_shm *m, void *p, size_t len);
 /* Retire the book, unlink it if the name is still ours, unmap it. */
 void book_shm_destroy(struct book_shm *m);
 

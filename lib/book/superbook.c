@@ -671,8 +671,8 @@ int superbook_add_symbol(struct superbook *sb, uint16_t instrument, const char t
 		return 0;
 	/* A symbol is announced before it trades: fault its record in now,
 	 * not in the publish of its first book change. */
-	if (!sb->dir[instrument])
-		book_shm_prefault(&sb->shm, r, sizeof(*r));
+	if (!sb->dir[instrument] && book_shm_prefault(&sb->shm, r, sizeof(*r)) < 0)
+		sb->ctr.prefault_failures++;
 	/* The ticker lives outside the seqlocked part readers copy, but set
 	 * it under the lock anyway so a snapshot never pairs two tickers. */
 	wb_store_relaxed(&r->seq, r->seq + 1);

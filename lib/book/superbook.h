@@ -47,6 +47,8 @@ struct superbook_counters {
 	uint64_t max_depth;		/* deepest venue side seen */
 	uint64_t sip;			/* SIP updates given to the SIP view */
 	uint64_t sip_dropped;		/* updates for the SIP view lost to its full queue */
+	uint64_t prefault_failures;	/* records not faulted in at their symbol's announcement
+					 * (no memory, /dev/shm full): their first publish faults */
 };
 
 /* Errors of superbook_create: a wb_error (errno tells for WB_ESYS), or

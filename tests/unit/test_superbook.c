@@ -5,6 +5,7 @@
  * back from shared memory must equal the table sorted and summed.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,6 +526,11 @@ START_TEST(test_superbook_record_is_faulted_in_when_the_symbol_is_announced)
 	ck_assert_uint_eq(resident_pages(rec, sizeof(struct wb_shm_symbol), &pages), 0);
 	ck_assert_int_eq(superbook_add_symbol(sb, inst, "LASTSYM "), 0);
 	ck_assert_uint_eq(resident_pages(rec, sizeof(struct wb_shm_symbol), &pages), pages);
+	ck_assert_uint_eq(superbook_counters(sb)->prefault_failures, 0);
+	/* A range not wholly inside the book is refused, not touched. */
+	ck_assert_int_eq(book_shm_prefault(m, (char *)m->hdr + m->size - 8, 4096), -EINVAL);
+	ck_assert_int_eq(book_shm_prefault(m, (char *)m->hdr - 4096, 64), -EINVAL);
+	ck_assert_int_eq(book_shm_prefault(m, (void *)rec, sizeof(struct wb_shm_symbol)), 0);
 	superbook_destroy(sb);
 }
 END_TEST
