@@ -231,6 +231,14 @@ EOF
 	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 }
 
+# The first line that tells why a guest died, and the last verdict before it.
+guest_death() { # console.txt
+	local why last
+	why=$(grep -E -m1 'Oops|BUG:|Kernel panic|general protection|terminating on signal|Attempted to kill' "$1" || true)
+	last=$(grep -E '^VMTEST (PASS|FAIL|SKIP) ' "$1" | tail -1 | cut -d' ' -f2,3 || true)
+	echo "${why:-no oops or panic on the console}; after ${last:-no scenario}"
+}
+
 failures=0
 summary=()
 for k in "${KERNELS[@]}"; do
@@ -246,10 +254,13 @@ for k in "${KERNELS[@]}"; do
 	fi
 	summary+=("PASS $k module-build no warnings")
 	build_initramfs "$k" "$kw/initrd.gz"
-	# A guest that dies before the scenarios begin (no VMTEST-BEGIN: seen
-	# once as an int3 Oops in the idle loop of 6.12 under TCG on a loaded
-	# host, before any module was loaded) is booted once more; a failure
-	# once the scenarios run is never retried.
+	# Under TCG, 6.12 guests have died of an int3 Oops in kernel code that
+	# another vCPU was patching (static keys flipped by a module load or a
+	# packet socket): once in the idle loop before any module was loaded,
+	# once in the middle of the scenarios (CI, a loaded host). A guest that
+	# dies is booted once more, and the death is reported, unless wirebook
+	# is in its trace or a scenario had failed before: the module's own
+	# crash always fails.
 	for attempt in 1 2; do
 		echo "vmtest: $k: booting (TCG, timeout ${TIMEOUT}s)"
 		start=$(date +%s)
@@ -262,19 +273,25 @@ for k in "${KERNELS[@]}"; do
 		tr -d '\r' <"$kw/console.log" >"$kw/console.txt"
 		echo "vmtest: $k: VM ran $(( $(date +%s) - start ))s (log: $kw/console.txt)"
 		# (not anchored: the console's escape codes may precede it)
-		if grep -q 'VMTEST-BEGIN' "$kw/console.txt" || [ "$attempt" -eq 2 ]; then
+		if grep -q 'VMTEST-END' "$kw/console.txt" || [ "$attempt" -eq 2 ] ||
+		   [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 			break
 		fi
-		cp "$kw/console.txt" "$kw/console-boot-failure.txt"
-		echo "vmtest: $k: the guest died before the scenarios began (kept as" \
-			"$kw/console-boot-failure.txt): booting once more"
+		death=$(guest_death "$kw/console.txt")
+		if grep -q '\[wirebook\]' "$kw/console.txt" || grep -q '^VMTEST FAIL' "$kw/console.txt"; then
+			break
+		fi
+		cp "$kw/console.txt" "$kw/console-died.txt"
+		summary+=("WARN $k guest-died (qemu exit $rc) outside wirebook, booted once more: $death (console kept: $kw/console-died.txt)")
+		echo "vmtest: $k: the guest died outside wirebook ($death): booting once more"
+		tail -40 "$kw/console-died.txt"
 	done
 	while read -r _ verdict name detail; do
 		summary+=("$verdict $k $name $detail")
 		if [ "$verdict" = FAIL ]; then failures=$((failures + 1)); fi
 	done < <(grep -E '^VMTEST (PASS|FAIL|SKIP) ' "$kw/console.txt" || true)
 	if ! grep -q '^VMTEST-END' "$kw/console.txt"; then
-		summary+=("FAIL $k vm-finished (qemu exit $rc; the guest did not reach the end: see $kw/console.txt)")
+		summary+=("FAIL $k vm-finished (qemu exit $rc; the guest did not reach the end: $(guest_death "$kw/console.txt"); see $kw/console.txt)")
 		failures=$((failures + 1))
 		tail -40 "$kw/console.txt"
 	fi
