@@ -525,7 +525,39 @@ static int sb_valid_instrument(struct superbook *sb, const struct book_update *u
 	return 1;
 }
 
+static void sb_apply_other(struct superbook *sb, const struct book_update *u);
+
+/*
+ * A LEVEL update with a venue, instrument and side in range (nearly every
+ * update) goes straight to its book; anything else, errors included, takes
+ * the general path, which checks and counts in the order below.
+ */
+static inline __attribute__((always_inline)) void sb_apply_one(struct superbook *sb,
+							     const struct book_update *u)
+{
+	uint32_t v = u->venue;
+
+	if (wb_likely(u->kind == BOOK_UP_LEVEL && v - 1u < WB_BOOK_VENUES - 1u &&
+		      u->instrument - 1u < sb->capacity - 1u &&
+		      (u->side == WB_SIDE_BUY || u->side == WB_SIDE_SELL))) {
+		sb->ctr.updates++;
+		if (u->recv_ts > sb->venue_recv[v]) {
+			sb->venue_recv[v] = u->recv_ts;
+			sb->venue_recv_dirty |= 1u << v;
+		}
+		sb_seen(sb, u->instrument);
+		sb_apply_level(sb, u);
+		return;
+	}
+	sb_apply_other(sb, u);
+}
+
 void superbook_apply(struct superbook *sb, const struct book_update *u)
+{
+	sb_apply_one(sb, u);
+}
+
+static void sb_apply_other(struct superbook *sb, const struct book_update *u)
 {
 	struct sb_symbol *y;
 	uint32_t i;
@@ -938,12 +970,12 @@ WB_PREFETCH_FN void sb_prefetch_update(const struct superbook *sb, const struct 
 {
 	const struct sb_venue *vn;
 
-	if (wb_unlikely(book_update_is_sip(u->kind))) {
-		if (!sb->sipq)
+	if (wb_unlikely(u->kind != BOOK_UP_LEVEL)) {
+		if (book_update_is_sip(u->kind) && !sb->sipq)
 			sipview_prefetch_update(sb->sv, u, stage);
 		return;
 	}
-	if (u->kind != BOOK_UP_LEVEL || u->instrument >= sb->capacity || u->venue >= WB_BOOK_VENUES)
+	if (u->instrument >= sb->capacity || u->venue >= WB_BOOK_VENUES)
 		return;
 	vn = &sb->sym[u->instrument].venue[u->venue];
 	if (stage == 0) {
@@ -976,7 +1008,7 @@ void superbook_apply_run(struct superbook *sb, const struct book_update *u, uint
 			sb_prefetch_update(sb, &u[i + SB_RUN_AHEAD_STATE], 0);
 		if (i + SB_RUN_AHEAD_LEVEL < n)
 			sb_prefetch_update(sb, &u[i + SB_RUN_AHEAD_LEVEL], 1);
-		superbook_apply(sb, &u[i]);
+		sb_apply_one(sb, &u[i]);
 	}
 }
 
