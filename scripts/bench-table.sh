@@ -8,6 +8,7 @@ rows=$1 instr=$2 wirebookd=$3 day=$4
 
 figure() { sed -n "s/^$1  *\([0-9.]*\) ns\/msg.*/\1/p" "$rows" | head -1; }
 per_event() { sed -n 's/^venue books alone.*: \([0-9.]*\) ns\/event.*/\1/p' "$rows" | head -1; }
+superbook_alone() { sed -n 's/^Super-Book alone.*: \([0-9.]*\) ns\/msg.*/\1/p' "$rows" | head -1; }
 instructions() { sed -n "s/^  $1  *\([0-9.]*\) instructions.*/\1/p" "$instr" 2>/dev/null | head -1; }
 met() { awk -v v="$1" -v t="$2" -v dir="$3" 'BEGIN { if (v == "") print "-"; else if ((dir == "le" && v + 0 <= t) || (dir == "ge" && v + 0 >= t)) print "met"; else print "not met" }'; }
 
@@ -42,4 +43,4 @@ printf '| %-34s | %-44s | %-28s | %-7s |\n' "whole pipeline (two threads)" \
 printf '| %-34s | %-44s | %-28s | %-7s |\n' "wirebookd --itch-file whole run" \
 	"$whole ns/msg wall ($messages messages)" "<= 100 ns/msg wall" "$(met "$whole" 100 le)"
 printf '| %-34s | %-44s | %-28s | %-7s |\n' "Super-Book (thread 2)" \
-	"$(instructions 'Super-Book') instructions/msg" "(pipeline: <= 100 ns/msg)" ""
+	"$(superbook_alone) ns/msg, $(instructions 'Super-Book') instructions/msg" "(pipeline: <= 100 ns/msg)" ""
