@@ -49,7 +49,7 @@ static void wb_hole_timer_fire(struct timer_list *t)
 	feed_engine_poll(wb.engine, wb_next_recv_ts(), prod);
 	if (wb_ring_producer_publish(prod))
 		wake = true;
-	holes = wb.engine->holes != 0;
+	holes = feed_engine_holes(wb.engine) != 0;
 	wb_engine_unlock_rx(stats);
 	if (wake)
 		wake_up_interruptible(&wb.readers);
@@ -193,7 +193,7 @@ static bool wb_receive(struct sk_buff *skb)
 		line = wb_decode_frame(frame, frame_len, ts, &wake);
 	else
 		line = wb_decode_gso(skb, ihl, ts, &wake);
-	holes = wb.engine->holes != 0;
+	holes = feed_engine_holes(wb.engine) != 0;
 	wb_engine_unlock_rx(stats);
 
 	if (wake)

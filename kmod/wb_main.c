@@ -110,6 +110,17 @@ static bool wb_ctl_ring_restamp_publish(void)
 	return wb_ring_producer_publish(prod);
 }
 
+/* The engine's recovery buffer swaps: one lock for every venue, for now. */
+static void wb_engine_lock_venue(int venue)
+{
+	wb_engine_lock();
+}
+
+static void wb_engine_unlock_venue(int venue)
+{
+	wb_engine_unlock();
+}
+
 void wb_engine_unlock(void)
 {
 	bool wake = false;
@@ -253,6 +264,8 @@ static int wb_engine_setup(void)
 		.free = wb_engine_free,
 		.lock = wb_engine_lock,
 		.unlock = wb_engine_unlock,
+		.lock_venue = wb_engine_lock_venue,
+		.unlock_venue = wb_engine_unlock_venue,
 		.hold_ns = (u64)hold_us * 1000,
 		.no_hold = hold_us == 0,
 	};

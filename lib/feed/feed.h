@@ -18,8 +18,17 @@
  *   <stem>.c     a protocol: framing, messages, raw field layouts
  *                (protocols.h lists them)
  *
- * Concurrency: one engine is driven by one thread at a time. The module
- * serializes control calls against the packet path itself.
+ * Concurrency: one engine is driven by one thread at a time, or (the
+ * module) by one thread per feed-map venue at a time, each under that
+ * venue's lock, with the control path taking every venue's: the locks are
+ * the caller's, given in struct feed_engine_config. A venue's groups share
+ * its directory and protocol state, so a venue is the smallest unit whose
+ * packets need no second lock. What venues share is the feed map (changed
+ * only under every venue lock), the
+ * subscription table (written by the control path under every venue lock,
+ * and by '*' handing a new ticker an id under the intern lock; read
+ * lock-free, its stores ordered) and two engine-wide words (an atomic
+ * counter, recovery_changes, and the trading date, set under every lock).
  */
 #ifndef WIREBOOK_FEED_H
 #define WIREBOOK_FEED_H
@@ -164,12 +173,26 @@ struct feed_engine_config {
 	 */
 	uint32_t recovery_slots;
 	/*
-	 * Optional: taken around the few stores that publish a feed-map change,
-	 * when another thread runs the packet path (the module's spinlock). Every
-	 * allocation happens before, outside it.
+	 * Optional locks, for a caller whose packet path runs on several CPUs
+	 * at once (the module); a single-threaded caller sets none and pays
+	 * nothing. The caller decodes a venue's packets under that venue's
+	 * lock; the engine itself takes:
+	 *   lock/unlock      every venue's lock, around the few stores that
+	 *                    publish a feed-map change (every allocation is
+	 *                    made before, outside them);
+	 *   lock_venue/unlock_venue  one venue's (enum wb_venue or feed_source),
+	 *                    to swap a group's hold buffer (feed_recovery_enable,
+	 *                    feed_recovery_disable), allocated outside it;
+	 *   lock_intern/unlock_intern  with a venue's lock held, when '*' hands
+	 *                    a ticker new to the engine an instrument id: the
+	 *                    subscription table is every venue's.
 	 */
 	void (*lock)(void);
 	void (*unlock)(void);
+	void (*lock_venue)(int venue);
+	void (*unlock_venue)(int venue);
+	void (*lock_intern)(void);
+	void (*unlock_intern)(void);
 };
 
 struct feed_venue;
@@ -184,8 +207,12 @@ struct feed_engine {
 	struct feed_venue *venue[FEED_SOURCE_COUNT];
 	struct feed_group *group[FEED_MAX_LINES];
 	uint64_t trading_day_ns; /* producer-set ET midnight (exch_ts base); 0: receive clock */
-	uint32_t holes;		/* streams with a hole open: feed_engine_poll() has work */
-	uint32_t recovery_changes; /* bumped when a recovery begins, moves or ends */
+	/*
+	 * Bumped (atomically: venues bump it under their own locks) when a
+	 * recovery begins, moves or ends; readers compare it with the value
+	 * they last saw (wb_load_relaxed).
+	 */
+	uint32_t recovery_changes;
 	struct feed_subs subs;
 };
 
@@ -281,12 +308,22 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
  */
 int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len,
 		       uint64_t recv_ts, struct wb_ring_producer *out);
+
 /*
  * Holes older than hold_ns at receive time now become GAPs and the packets
  * held behind them are decoded. Call it when the input is idle, so a lost
  * packet with nothing after it is reported.
  */
 void feed_engine_poll(struct feed_engine *e, uint64_t now, struct wb_ring_producer *out);
+/* The same for one venue's groups, under its lock (the module's hole timer). */
+void feed_venue_poll(struct feed_engine *e, int venue, uint64_t now,
+		     struct wb_ring_producer *out);
+/*
+ * Streams with a hole open (feed_engine_poll has work): of one venue (read
+ * under its lock, or without one as a hint), or of every venue.
+ */
+uint32_t feed_venue_holes(const struct feed_engine *e, int venue);
+uint32_t feed_engine_holes(const struct feed_engine *e);
 /* The input ended: every hole is a GAP, every held packet is decoded. */
 void feed_engine_flush(struct feed_engine *e, struct wb_ring_producer *out);
 
@@ -360,7 +397,8 @@ uint64_t feed_fill_quantile(const struct feed_fill_hist *h, uint32_t permille);
 /*
  * Recovery mode for the group of (venue, channel): allocates its recovery
  * buffer (slots packets; 0: the engine's recovery_slots). Control path:
- * allocates outside the engine lock. Enabling again resizes.
+ * allocates outside any lock, then takes the venue's (lock_venue) to swap
+ * buffers. Enabling again resizes.
  */
 int feed_recovery_enable(struct feed_engine *e, int venue, uint16_t channel, uint32_t slots);
 /* Back to GAPs: open recoveries end as lost (events into out). */
@@ -372,6 +410,9 @@ int feed_recovery_disable(struct feed_engine *e, int venue, uint16_t channel, ui
  */
 int feed_recovery_list(const struct feed_engine *e, struct feed_recovery_stream *out, int max,
 		       bool all);
+/* The same for one venue's groups (under its lock). */
+int feed_recovery_list_venue(const struct feed_engine *e, int venue,
+			     struct feed_recovery_stream *out, int max, bool all);
 /*
  * Which stream a symbol is on, for readers who ask whether its book is
  * recovering: the key of the stream instrument inst of venue was last
