@@ -299,25 +299,43 @@ uint64_t feed_venue_learn_midnight(struct feed_packet *pk)
 
 /* ---- feed map -------------------------------------------------------------- */
 
-/* The line of exactly (ip, port), or -1. A free entry has ip 0, which no line has. */
-static int exact_lookup(struct feed_engine *e, uint32_t ip, uint16_t port)
+/*
+ * Is line i exactly (ip, port)? A free entry has ip 0, which no line has.
+ * Read without a lock by feed_route_frame, while the control path may
+ * change the map (under every venue lock): each field is read once, whole,
+ * and what it finds is checked again under the venue's lock.
+ */
+static inline bool line_is(const struct feed_engine *e, int i, uint32_t ip, uint16_t port)
 {
-	int i = e->last_line;
+	const struct feed_line *l = &e->lines[i];
 
-	if (i >= 0 && e->lines[i].ip == ip && e->lines[i].port == port && !e->lines[i].any)
+	return wb_load_relaxed(&l->ip) == ip && wb_load_relaxed(&l->port) == port &&
+	       !wb_load_relaxed(&l->any);
+}
+
+/*
+ * The line of exactly (ip, port), or -1. hint (may be NULL): the caller's
+ * cache of the last line found, tried first.
+ */
+static int exact_lookup(const struct feed_engine *e, uint32_t ip, uint16_t port, int *hint)
+{
+	int i = hint ? *hint : -1, n = (int)wb_load_relaxed(&e->line_count);
+
+	if (i >= 0 && i < FEED_MAX_LINES && line_is(e, i, ip, port))
 		return i;
-	for (i = 0; i < (int)e->line_count; i++) {
-		if (e->lines[i].ip == ip && e->lines[i].port == port && !e->lines[i].any) {
-			e->last_line = i;
+	for (i = 0; i < n && i < FEED_MAX_LINES; i++) {
+		if (line_is(e, i, ip, port)) {
+			if (hint)
+				*hint = i;
 			return i;
 		}
 	}
 	return -1;
 }
 
-int feed_map_lookup(struct feed_engine *e, uint32_t ip, uint16_t port)
+int feed_map_lookup(const struct feed_engine *e, uint32_t ip, uint16_t port)
 {
-	int i = exact_lookup(e, ip, port);
+	int i = exact_lookup(e, ip, port, 0);
 
 	return i >= 0 ? i : e->any_line;
 }
@@ -417,7 +435,7 @@ int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m)
 		return -FEED_EINVAL;
 	if (!(proto->venues & (1u << m->venue)))
 		return -FEED_EVENUE;
-	if (m->any ? e->any_line >= 0 : exact_lookup(e, m->ip, m->port) >= 0)
+	if (m->any ? e->any_line >= 0 : exact_lookup(e, m->ip, m->port, 0) >= 0)
 		return -FEED_EEXIST;
 	if (e->venue[m->venue] && e->venue[m->venue]->protocol != m->protocol)
 		return -FEED_EPROTO;
@@ -470,9 +488,9 @@ int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m)
 		line->any = true;
 		e->any_line = slot;
 	}
-	line->ip = m->ip;
+	wb_store_relaxed(&line->ip, m->ip);
 	if ((uint32_t)slot >= e->line_count)
-		e->line_count = slot + 1;
+		wb_store_relaxed(&e->line_count, (uint32_t)slot + 1);
 	unlock_all(e);
 	return slot;
 }
@@ -526,13 +544,13 @@ int feed_map_remove(struct feed_engine *e, uint32_t ip, uint16_t port)
 	}
 	if (l->any)
 		e->any_line = -1;
-	l->ip = 0;
+	wb_store_relaxed(&l->ip, 0);
 	l->port = 0;
 	l->any = false;
 	e->last_line = -1;
 	while (e->line_count && !e->lines[e->line_count - 1].ip &&
 	       !e->lines[e->line_count - 1].any)
-		e->line_count--;
+		wb_store_relaxed(&e->line_count, e->line_count - 1);
 	unlock_all(e);
 	if (gone)
 		group_free(e, gone);
@@ -1039,14 +1057,30 @@ uint32_t feed_engine_holes(const struct feed_engine *e)
 #define ETHERTYPE_QINQ 0x88a8
 #define IPPROTO_UDP_ 17
 
-int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len,
-		       uint64_t recv_ts, struct wb_ring_producer *out)
+int feed_route_addr(const struct feed_engine *e, uint32_t ip, uint16_t port, int *hint,
+		    struct feed_route *r)
+{
+	int line = exact_lookup(e, ip, port, hint);
+
+	__builtin_memset(r, 0, sizeof(*r));
+	r->ip = ip;
+	r->port = port;
+	if (line < 0)
+		line = e->any_line;
+	r->line = line;
+	if (line >= 0)
+		r->venue = wb_load_relaxed(&e->lines[line].venue);
+	return line;
+}
+
+int feed_route_frame(const struct feed_engine *e, const uint8_t *frame, uint32_t len, int *hint,
+		     struct feed_route *r)
 {
 	uint32_t off = 12, ihl, ip_total, udp_len;
 	uint16_t ethertype;
 	const uint8_t *ip, *udp;
-	int line;
 
+	r->line = -1;
 	if (len < ETH_HLEN_)
 		return -1;
 	ethertype = feed_be16(frame + off);
@@ -1061,24 +1095,57 @@ int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len
 	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
 	if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != IPPROTO_UDP_)
 		return -1;
-	line = feed_map_lookup(e, feed_be32(ip + 16), off + ihl + 4 <= len ?
-			       feed_be16(ip + ihl + 2) : 0);
-	if (line < 0)
+	if (feed_route_addr(e, feed_be32(ip + 16),
+			    off + ihl + 4 <= len ? feed_be16(ip + ihl + 2) : 0, hint, r) < 0)
 		return -1;
 	ip_total = feed_be16(ip + 2);
 	/* Fragments and frames shorter than their headers say cannot be decoded. */
 	if ((feed_be16(ip + 6) & 0x3fff) || ip_total < ihl + 8 || off + ip_total > len) {
-		e->lines[line].counters.errors[FEED_ERR_BAD_FRAME]++;
-		return line;
+		r->bad_frame = true;
+		return r->line;
 	}
 	udp = ip + ihl;
 	udp_len = feed_be16(udp + 4);
 	if (udp_len < 8 || udp_len > ip_total - ihl) {
-		e->lines[line].counters.errors[FEED_ERR_BAD_FRAME]++;
-		return line;
+		r->bad_frame = true;
+		return r->line;
 	}
-	feed_process_payload(e, line, udp + 8, udp_len - 8, recv_ts, out);
-	return line;
+	r->payload = udp + 8;
+	r->len = udp_len - 8;
+	return r->line;
+}
+
+bool feed_route_current(const struct feed_engine *e, const struct feed_route *r)
+{
+	const struct feed_line *l;
+
+	if (r->line < 0 || r->line >= FEED_MAX_LINES)
+		return false;
+	l = &e->lines[r->line];
+	if (!feed_line_in_use(l) || l->venue != r->venue)
+		return false;
+	return l->any || (l->ip == r->ip && l->port == r->port);
+}
+
+void feed_process_route(struct feed_engine *e, const struct feed_route *r, uint64_t recv_ts,
+			struct wb_ring_producer *out)
+{
+	if (wb_unlikely(r->bad_frame)) {
+		e->lines[r->line].counters.errors[FEED_ERR_BAD_FRAME]++;
+		return;
+	}
+	feed_process_payload(e, r->line, r->payload, r->len, recv_ts, out);
+}
+
+int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len,
+		       uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	struct feed_route r;
+
+	if (feed_route_frame(e, frame, len, &e->last_line, &r) < 0)
+		return -1;
+	feed_process_route(e, &r, recv_ts, out);
+	return r.line;
 }
 
 /* ---- raw view lookups (raw.h) --------------------------------------------- */

@@ -1,7 +1,11 @@
 /*
  * The engine's side of the module's per-venue locking (feed.h,
- * struct feed_engine_config):
+ * struct feed_engine_config and feed_route_frame):
  *
+ * - a frame is routed to its line and venue without writing to the engine
+ *   (the module does it before it takes a lock), decodes as
+ *   feed_process_frame decodes it, and the route is found stale when the
+ *   feed map changed in between;
  * - the engine takes exactly the locks the config gives it: every venue's
  *   around a feed-map change, one venue's around a hold-buffer swap, the
  *   intern lock only when '*' meets a ticker new to the engine; never
@@ -78,6 +82,23 @@ static void itch_data(struct packet *p, uint64_t seq, uint32_t count)
 		itch_add(p, 7, seq + i, "STRM");
 }
 
+/* An Ethernet/IPv4/UDP frame around a payload, to ip:port. */
+static size_t frame_of(uint8_t *f, uint32_t ip, uint16_t port, const struct packet *p)
+{
+	memset(f, 0, 42);
+	be16(f + 12, 0x0800);
+	f[14] = 0x45;
+	be16(f + 16, 20 + 8 + p->len);
+	f[23] = 17;
+	be32(f + 26, 0x0a000001);
+	be32(f + 30, ip);
+	be16(f + 34, 40000);
+	be16(f + 36, port);
+	be16(f + 38, 8 + p->len);
+	memcpy(f + 42, p->b, p->len);
+	return 42 + p->len;
+}
+
 /* ---- the config's locks, counted ---------------------------------------- */
 
 static struct {
@@ -136,6 +157,145 @@ static void payload(int line, const struct packet *p, uint64_t ts)
 	feed_process_payload(h.engine, line, p->b, (uint32_t)p->len, ts, &h.prod);
 	harness_drain(&h);
 }
+
+/* ---- routing ------------------------------------------------------------ */
+
+START_TEST(test_route_finds_line_and_venue_without_writing_the_engine)
+{
+	uint8_t f[PKT_MAX + 64];
+	struct feed_engine *copy = malloc(sizeof(*copy));
+	struct packet p;
+	struct feed_route r;
+	int hint = -1;
+	size_t len;
+
+	itch_data(&p, 1, 2);
+	len = frame_of(f, BX_B, PORT, &p);
+	memcpy(copy, h.engine, sizeof(*copy));
+	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), line_xb);
+	/* Read only: the lookup cache is the caller's. */
+	ck_assert_mem_eq(copy, h.engine, sizeof(*copy));
+	ck_assert_int_eq(hint, line_xb);
+	ck_assert_int_eq(r.venue, WB_VENUE_BX);
+	ck_assert(!r.bad_frame);
+	ck_assert_uint_eq(r.len, p.len);
+	ck_assert_ptr_eq(r.payload, f + 42);
+	ck_assert(feed_route_current(h.engine, &r));
+	/* The hint is only a hint: another address is still found. */
+	len = frame_of(f, NASDAQ_A, PORT, &p);
+	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), line_na);
+	ck_assert_int_eq(r.venue, WB_VENUE_NASDAQ);
+	ck_assert_int_eq(hint, line_na);
+	/* Not a mapped address, not UDP. */
+	len = frame_of(f, NASDAQ_A, PORT + 1, &p);
+	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), -1);
+	len = frame_of(f, NASDAQ_A, PORT, &p);
+	f[23] = 6;
+	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), -1);
+	free(copy);
+}
+END_TEST
+
+START_TEST(test_routed_frames_decode_as_process_frame_does)
+{
+	uint8_t f[PKT_MAX + 64];
+	struct packet p;
+	struct feed_route r;
+	struct wb_event *first;
+	size_t len, n1, i;
+	int hint = -1;
+
+	mold_header(&p, 1, 1);
+	itch_directory(&p, 7, "STRM");
+	len = frame_of(f, NASDAQ_A, PORT, &p);
+	ck_assert_int_eq(feed_process_frame(h.engine, f, (uint32_t)len, 5, &h.prod), line_na);
+	harness_drain(&h);
+	itch_data(&p, 2, 3);
+	len = frame_of(f, NASDAQ_A, PORT, &p);
+	ck_assert_int_eq(feed_process_frame(h.engine, f, (uint32_t)len, 6, &h.prod), line_na);
+	harness_drain(&h);
+	n1 = h.n;
+	ck_assert_uint_eq(n1, 4);	/* SYMBOL and three ADDs */
+	first = calloc(n1, sizeof(*first));
+	memcpy(first, h.events, n1 * sizeof(*first));
+
+	/* The same on BX's B line, in two steps. */
+	mold_header(&p, 1, 1);
+	itch_directory(&p, 7, "STRM");
+	len = frame_of(f, BX_B, PORT, &p);
+	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), line_xb);
+	feed_process_route(h.engine, &r, 5, &h.prod);
+	harness_drain(&h);
+	itch_data(&p, 2, 3);
+	len = frame_of(f, BX_B, PORT, &p);
+	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), line_xb);
+	feed_process_route(h.engine, &r, 6, &h.prod);
+	harness_drain(&h);
+	ck_assert_uint_eq(h.n, 2 * n1);
+	for (i = 0; i < n1; i++) {
+		const struct wb_event *a = &first[i], *b = &h.events[n1 + i];
+
+		ck_assert_int_eq(b->kind, a->kind);
+		ck_assert_int_eq(b->venue, WB_VENUE_BX);
+		ck_assert_int_eq(b->line, line_xb);
+		ck_assert_uint_eq(b->seq, a->seq);
+		ck_assert_uint_eq(b->recv_ts, a->recv_ts);
+		ck_assert_mem_eq(&b->u, &a->u, sizeof(a->u));
+	}
+	ck_assert_uint_eq(h.engine->lines[line_xb].counters.packets, 2);
+	free(first);
+}
+END_TEST
+
+START_TEST(test_bad_frame_is_routed_and_counted_only_when_processed)
+{
+	uint8_t f[PKT_MAX + 64];
+	struct packet p;
+	struct feed_route r;
+	int hint = -1;
+	size_t len;
+
+	itch_data(&p, 1, 1);
+	len = frame_of(f, BX_A, PORT, &p);
+	be16(f + 20, 0x2000);	/* a first fragment: more to come */
+	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), line_xa);
+	ck_assert(r.bad_frame);
+	ck_assert_uint_eq(h.engine->lines[line_xa].counters.errors[FEED_ERR_BAD_FRAME], 0);
+	feed_process_route(h.engine, &r, 1, &h.prod);
+	ck_assert_uint_eq(h.engine->lines[line_xa].counters.errors[FEED_ERR_BAD_FRAME], 1);
+	ck_assert_uint_eq(h.engine->lines[line_xa].counters.packets, 0);
+}
+END_TEST
+
+START_TEST(test_route_is_stale_once_the_map_changed)
+{
+	uint8_t f[PKT_MAX + 64];
+	struct packet p;
+	struct feed_route r;
+	int hint = -1;
+	size_t len;
+
+	itch_data(&p, 1, 1);
+	len = frame_of(f, BX_A, PORT, &p);
+	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), line_xa);
+	/* Removed, and its slot taken by another venue's line: stale. */
+	ck_assert_int_eq(feed_map_remove(h.engine, BX_A, PORT), 0);
+	ck_assert(!feed_route_current(h.engine, &r));
+	ck_assert_int_eq(feed_map_add(h.engine, 0xe9360d07, PORT, FEED_PROTO_ITCH50,
+				      WB_VENUE_NASDAQ, "C"), line_xa);
+	ck_assert(!feed_route_current(h.engine, &r));
+	/* Routed again, the hint (now naming the new line) does not mislead. */
+	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), -1);
+	ck_assert_int_eq(feed_map_remove(h.engine, 0xe9360d07, PORT), 0);
+	/* The same address back on its venue: current again. */
+	ck_assert_int_eq(feed_map_add(h.engine, BX_A, PORT, FEED_PROTO_ITCH50, WB_VENUE_BX, "A"),
+			 line_xa);
+	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), line_xa);
+	ck_assert(feed_route_current(h.engine, &r));
+	feed_process_route(h.engine, &r, 1, &h.prod);
+	ck_assert_uint_eq(h.engine->lines[line_xa].counters.packets, 1);
+}
+END_TEST
 
 /* ---- the config's locks -------------------------------------------------- */
 
@@ -276,6 +436,10 @@ int main(void)
 	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_route_finds_line_and_venue_without_writing_the_engine);
+	tcase_add_test(tc, test_routed_frames_decode_as_process_frame_does);
+	tcase_add_test(tc, test_bad_frame_is_routed_and_counted_only_when_processed);
+	tcase_add_test(tc, test_route_is_stale_once_the_map_changed);
 	tcase_add_test(tc, test_map_changes_take_every_venue_lock_and_allocate_outside);
 	tcase_add_test(tc, test_recovery_swaps_under_its_venue_lock_only);
 	tcase_add_test(tc, test_star_takes_the_intern_lock_only_for_a_new_ticker);
