@@ -25,7 +25,21 @@
 struct wb_ring {
 	void *mem;
 	struct wb_ring_producer prod;	/* kernel-private producer state */
+	u64 last_recv_ts;		/* the newest recv_ts stamped for it (its producer's) */
 };
+
+/*
+ * A feed-map venue's lock (enum wb_venue or feed_source): its lines' counters,
+ * its groups' streams and its directory and protocol state, and its clock.
+ * Cache-line aligned: CPUs decoding different venues share nothing here.
+ */
+struct wb_venue_lock {
+	spinlock_t lock;
+	u64 last_recv_ts;		/* its events' recv_ts strictly increase */
+} ____cacheline_aligned_in_smp;
+
+/* Every venue id a feed-map line may name (0 is WB_VENUE_NONE). */
+#define wb_for_each_venue_id(v) for ((v) = WB_VENUE_NONE + 1; (v) < FEED_SOURCE_COUNT; (v)++)
 
 /* A configured interface name and, while hooked, its device. */
 struct wb_hook {
@@ -45,32 +59,39 @@ struct wb_hook_pcpu {
 	u64 gso_undecoded;
 	u64 oversize;
 	u64 copy_errors;
-	u64 lock_waits;		/* the engine lock was held elsewhere: this CPU spun */
+	u64 lock_waits;		/* a feed frame's venue lock was held elsewhere: this CPU spun */
 };
 
 /* Per-CPU state that is not a counter (stats reset leaves it alone). */
 struct wb_cpu {
-	bool engine_locked;	/* this CPU holds the engine lock: no allocation then */
+	unsigned int locks_held; /* wirebook spinlocks this CPU holds: no allocation then */
+	int line_hint;		/* feed_route_frame's cache of the last line found (BH off) */
 	u8 *scratch;		/* frame copy buffer of the receive path (BH off) */
 };
 
 struct wb_module {
 	/*
-	 * The engine is single-threaded: this lock serializes the packet
-	 * path (softirq) against itself on other CPUs and against the
-	 * control path (which takes it with spin_lock_bh).
+	 * The engine's locks (kmod/README.md, "What protects what"): the
+	 * packet path (softirq) decodes a venue's frames under that venue's
+	 * lock; the control path takes one venue's, or every venue's in
+	 * index order (BH off) to change the feed map or the subscriptions.
+	 * intern_lock nests inside a venue's: '*' handing a new ticker an
+	 * instrument id. Lock order: wb_ctl_mutex, then venues[1], venues[2],
+	 * ... in index order, then intern_lock.
 	 */
-	spinlock_t lock;
+	struct wb_venue_lock venues[FEED_SOURCE_COUNT];
+	spinlock_t intern_lock;
 	struct feed_engine *engine;
-	u64 last_recv_ts;		/* recv_ts is strictly increasing (lock order) */
 
 	unsigned long *port_map;	/* UDP ports of the feed map: lock-free prefilter */
 
 	/*
 	 * rings[0..nr_cpu_ids-1]: the ring of the CPU that received the
-	 * packet; rings[nr_cpu_ids] (wb_ctl_ring): events the control path
-	 * makes (gap recovery ioctls), written under wb_ctl_mutex and the
-	 * engine lock, so no CPU's ring is written from another CPU.
+	 * packet (written with BH off on that CPU); rings[nr_cpu_ids]
+	 * (wb_ctl_ring): events the control path makes (gap recovery
+	 * ioctls), written under wb_ctl_mutex, so no CPU's ring is written
+	 * from another CPU. Each event is stamped and published under its
+	 * venue's lock.
 	 */
 	unsigned int ring_count;
 	u32 ring_slots;
@@ -80,10 +101,11 @@ struct wb_module {
 	wait_queue_head_t readers;
 
 	/*
-	 * Set (under wb_ctl_mutex) around an engine call that takes the lock
-	 * itself and emits into the control ring with a time it was given
-	 * before (feed_recovery_disable): the unlock stamps those events with
-	 * a time taken under the lock, so recv_ts stays in decode order.
+	 * Set (under wb_ctl_mutex) around an engine call that takes a venue's
+	 * lock itself and emits into the control ring with a time it was
+	 * given before (feed_recovery_disable): the venue's unlock stamps
+	 * those events with a time taken under the lock, so the venue's
+	 * recv_ts stays in decode order.
 	 */
 	bool ctl_restamp;
 
@@ -100,14 +122,30 @@ extern struct mutex wb_ctl_mutex;
 
 extern struct wb_module wb;
 
-/* wb_main.c: engine calls under the lock, with sleeping allocation around */
-void wb_engine_lock(void);
-void wb_engine_unlock(void);
-/* The packet path's side of the engine lock: counts the waits (softirq, BH off). */
-void wb_engine_lock_rx(struct wb_hook_pcpu *stats);
-void wb_engine_unlock_rx(struct wb_hook_pcpu *stats);
-/* The next recv_ts: strictly increasing across rings. Caller holds the engine lock. */
-u64 wb_next_recv_ts(void);
+/*
+ * wb_main.c: the engine's locks. The control path (process context, BH
+ * enabled) takes every venue's lock, or one venue's; the packet path
+ * (softirq) one venue's, counting in stats (when not NULL) a frame that
+ * found it taken. No allocation under any of them.
+ */
+void wb_lock_all(void);
+void wb_unlock_all(void);
+void wb_venue_lock(int venue);
+void wb_venue_unlock(int venue);
+void wb_venue_lock_rx(int venue, struct wb_hook_pcpu *stats);
+void wb_venue_unlock_rx(int venue);
+/*
+ * The next recv_ts of an event of venue written to ring: strictly increasing
+ * for the venue, and never lower than the ring's last. Caller holds the
+ * venue's lock and is the ring's producer.
+ */
+u64 wb_next_recv_ts(int venue, struct wb_ring *ring);
+/*
+ * fn(venue, arg) for every venue of the feed map, each under its lock in
+ * turn (a stats read stops one venue at a time). Caller holds wb_ctl_mutex,
+ * which keeps the map still between them.
+ */
+void wb_for_each_venue_locked(void (*fn)(int venue, void *arg), void *arg);
 /* The control path's ring (see struct wb_module.rings). */
 static inline struct wb_ring *wb_ctl_ring(void)
 {

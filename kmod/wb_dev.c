@@ -30,15 +30,32 @@ static void wb_vma_set(struct vm_area_struct *vma, vm_flags_t set, vm_flags_t cl
 #endif
 }
 
-/* Copy every used feed line with its counters; out holds FEED_MAX_LINES. */
+struct wb_line_copy {
+	struct wb_ioc_line_stats *out;
+	unsigned int n;
+};
+
+static void wb_copy_venue_counters(int venue, void *arg)
+{
+	struct wb_line_copy *c = arg;
+
+	feed_ioc_line_counters(wb.engine, venue, c->out, c->n);
+}
+
+/*
+ * Copy every used feed line with its counters; out holds FEED_MAX_LINES.
+ * The lines are listed under wb_ctl_mutex (which every map change holds),
+ * each venue's counters then copied under its lock.
+ */
 unsigned int wb_stats_snapshot(struct wb_ioc_line_stats *out)
 {
-	unsigned int n;
+	struct wb_line_copy c = { .out = out };
 
-	wb_engine_lock();
-	n = feed_ioc_line_stats(wb.engine, out, FEED_MAX_LINES);
-	wb_engine_unlock();
-	return n;
+	mutex_lock(&wb_ctl_mutex);
+	c.n = feed_ioc_line_list(wb.engine, out, FEED_MAX_LINES);
+	wb_for_each_venue_locked(wb_copy_venue_counters, &c);
+	mutex_unlock(&wb_ctl_mutex);
+	return c.n;
 }
 
 static long wb_ioctl_feed_add(void __user *arg)
@@ -68,9 +85,9 @@ static long wb_ioctl_trading_date(void __user *arg)
 	if (copy_from_user(&d, arg, sizeof(d)))
 		return -EFAULT;
 	mutex_lock(&wb_ctl_mutex);
-	wb_engine_lock();
+	wb_lock_all();
 	rc = feed_ioc_trading_date(wb.engine, &d);
-	wb_engine_unlock();
+	wb_unlock_all();
 	mutex_unlock(&wb_ctl_mutex);
 	return feed_ioc_errno(rc);
 }
@@ -102,9 +119,10 @@ static long wb_ioctl_feed_list(void __user *arg)
 	out = kcalloc(FEED_MAX_LINES, sizeof(*out), GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
-	wb_engine_lock();
+	/* Lines change only under the mutex: no venue need stop. */
+	mutex_lock(&wb_ctl_mutex);
 	n = feed_ioc_feed_list(wb.engine, out, FEED_MAX_LINES);
-	wb_engine_unlock();
+	mutex_unlock(&wb_ctl_mutex);
 	if (req.capacity && copy_to_user(u64_to_user_ptr(req.entries), out,
 					 min(n, req.capacity) * sizeof(*out)))
 		rc = -EFAULT;
@@ -126,10 +144,10 @@ static long wb_ioctl_sub(void __user *arg, bool add)
 	if (len < 0)
 		return -EINVAL;
 	mutex_lock(&wb_ctl_mutex);
-	wb_engine_lock();
+	wb_lock_all();
 	rc = add ? feed_subscribe(wb.engine, s.ticker, len) :
 		   feed_unsubscribe(wb.engine, s.ticker, len);
-	wb_engine_unlock();
+	wb_unlock_all();
 	mutex_unlock(&wb_ctl_mutex);
 	if (rc < 0)
 		return feed_ioc_errno(rc);
@@ -155,9 +173,14 @@ static long wb_ioctl_sub_list(void __user *arg)
 		if (!out)
 			return -ENOMEM;
 	}
-	wb_engine_lock();
+	/*
+	 * Subscriptions change only under the mutex; '*' interning a ticker
+	 * meanwhile (under a venue's lock) only adds an id the list does not
+	 * show, its ticker stored before the count that names it.
+	 */
+	mutex_lock(&wb_ctl_mutex);
 	n = feed_ioc_sub_list(wb.engine, out, cap);
-	wb_engine_unlock();
+	mutex_unlock(&wb_ctl_mutex);
 	if (cap && copy_to_user(u64_to_user_ptr(req.entries), out,
 				min(n, cap) * sizeof(*out)))
 		rc = -EFAULT;
@@ -192,6 +215,11 @@ static long wb_ioctl_stats(void __user *arg)
 	return rc;
 }
 
+static void wb_reset_venue_counters(int venue, void *arg)
+{
+	feed_ioc_stats_reset_venue(wb.engine, venue);
+}
+
 /* Line counters and hook counters restart; ring counters never do (the
  * ring ABI promises readers a monotonic dropped count). */
 static long wb_ioctl_stats_reset(void)
@@ -199,9 +227,7 @@ static long wb_ioctl_stats_reset(void)
 	unsigned int cpu;
 
 	mutex_lock(&wb_ctl_mutex);
-	wb_engine_lock();
-	feed_ioc_stats_reset(wb.engine);
-	wb_engine_unlock();
+	wb_for_each_venue_locked(wb_reset_venue_counters, NULL);
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(wb.pcpu, cpu), 0, sizeof(struct wb_hook_pcpu));
 	mutex_unlock(&wb_ctl_mutex);
@@ -252,16 +278,16 @@ static int wb_rec_may_feed(struct file *file, u16 line)
 	return o && o->file == file ? 0 : -EPERM;
 }
 
-/* Caller holds wb_ctl_mutex; never the engine lock (the engine allocates). */
+/* Caller holds wb_ctl_mutex; never a venue's lock (the engine allocates). */
 static void wb_rec_disable(struct wb_rec_owner *o)
 {
 	int rc;
 
 	/*
-	 * The engine takes the lock itself, with a time given before it; the
-	 * unlock stamps the events again with one taken under the lock. The
-	 * wall clock given here still dates the day (a venue's first packets
-	 * may be among those held).
+	 * The engine takes the venue's lock itself, with a time given before
+	 * it; the unlock stamps the events again with one taken under the
+	 * lock. The wall clock given here still dates the day (a venue's
+	 * first packets may be among those held).
 	 */
 	wb.ctl_restamp = true;
 	rc = feed_recovery_disable(wb.engine, o->venue, o->channel, ktime_get_real_ns(),
@@ -312,9 +338,25 @@ out:
 	return rc;
 }
 
+struct wb_rec_listing {
+	struct feed_recovery_stream *list;
+	unsigned int cap;
+	bool all;
+	int n;
+};
+
+static void wb_rec_list_venue(int venue, void *arg)
+{
+	struct wb_rec_listing *l = arg;
+	unsigned int at = min_t(unsigned int, l->n, l->cap);
+
+	l->n += feed_recovery_list_venue(wb.engine, venue, l->list + at, l->cap - at, l->all);
+}
+
 static long wb_ioctl_rec_list(void __user *arg)
 {
 	struct wb_ioc_rec_list req;
+	struct wb_rec_listing l = { 0 };
 	struct feed_recovery_stream *list;
 	struct wb_ioc_rec_stream *out;
 	unsigned int cap, i;
@@ -332,10 +374,18 @@ static long wb_ioctl_rec_list(void __user *arg)
 		rc = -ENOMEM;
 		goto out;
 	}
-	wb_engine_lock();
-	n = feed_recovery_list(wb.engine, list, cap, req.all);
-	req.changes = wb.engine->recovery_changes;
-	wb_engine_unlock();
+	/*
+	 * The changes count first, each venue's streams after, under its lock:
+	 * a change the list misses moves the count the caller compares next.
+	 */
+	l.list = list;
+	l.cap = cap;
+	l.all = req.all;
+	mutex_lock(&wb_ctl_mutex);
+	req.changes = wb_load_relaxed(&wb.engine->recovery_changes);
+	wb_for_each_venue_locked(wb_rec_list_venue, &l);
+	mutex_unlock(&wb_ctl_mutex);
+	n = l.n;
 	for (i = 0; i < min_t(unsigned int, n, cap); i++)
 		feed_ioc_rec_stream(&list[i], &out[i]);
 	if (cap && copy_to_user(u64_to_user_ptr(req.entries), out,
@@ -358,7 +408,8 @@ static u8 *wb_rec_payload(u64 data, u32 len)
 
 /*
  * The engine calls that feed a recovery: under the ctl mutex (the control
- * ring's one producer) and the engine lock, stamped in decode order.
+ * ring's one producer) and the lock of the line's venue, stamped in its
+ * decode order.
  */
 static long wb_ioctl_rec_feed(struct file *file, unsigned int cmd, void __user *arg)
 {
@@ -367,11 +418,12 @@ static long wb_ioctl_rec_feed(struct file *file, unsigned int cmd, void __user *
 		struct wb_ioc_rec_lost lost;
 		struct wb_ioc_rec_snapshot snapshot;
 	} r;
-	struct wb_ring_producer *prod = &wb_ctl_ring()->prod;
+	struct wb_ring *ring = wb_ctl_ring();
+	struct wb_ring_producer *prod = &ring->prod;
 	u8 *payload = NULL;
 	bool wake;
 	u16 line;
-	int rc;
+	int rc, venue;
 
 	if (copy_from_user(&r, arg, _IOC_SIZE(cmd)))
 		return -EFAULT;
@@ -397,16 +449,19 @@ static long wb_ioctl_rec_feed(struct file *file, unsigned int cmd, void __user *
 	mutex_lock(&wb_ctl_mutex);
 	rc = wb_rec_may_feed(file, line);
 	if (!rc) {
-		wb_engine_lock();
+		/* The map cannot change under the mutex: the line stays the venue's. */
+		venue = wb.engine->lines[line].venue;
+		wb_venue_lock(venue);
 		if (cmd == WB_IOC_REC_PACKET)
-			rc = feed_ioc_rec_packet(wb.engine, &r.packet, payload, wb_next_recv_ts(), prod);
+			rc = feed_ioc_rec_packet(wb.engine, &r.packet, payload,
+						 wb_next_recv_ts(venue, ring), prod);
 		else if (cmd == WB_IOC_REC_SNAPSHOT)
 			rc = feed_ioc_rec_snapshot(wb.engine, &r.snapshot, payload,
-						   wb_next_recv_ts(), prod);
+						   wb_next_recv_ts(venue, ring), prod);
 		else
-			rc = feed_ioc_rec_lost(wb.engine, &r.lost, wb_next_recv_ts(), prod);
+			rc = feed_ioc_rec_lost(wb.engine, &r.lost, wb_next_recv_ts(venue, ring), prod);
 		wake = wb_ring_producer_publish(prod);
-		wb_engine_unlock();
+		wb_venue_unlock(venue);
 		if (wake)
 			wake_up_interruptible(&wb.readers);
 		rc = feed_ioc_errno(rc);

@@ -3,9 +3,11 @@
  * The receive hook: an rx_handler on each configured interface (or a
  * packet tap when the rx_handler slot is taken and tap_fallback is set),
  * kept in step with device registration and renames by a netdevice
- * notifier. Frames are handed whole to the engine (feed_process_frame),
- * which owns every IPv4/UDP/feed decision; this file only prefilters on
- * the UDP destination port (lock-free) and copies non-linear frames.
+ * notifier. Frames are handed whole to the engine, which owns every
+ * IPv4/UDP/feed decision: it routes a frame to its line and venue without
+ * a lock (feed_route_frame), and decodes it under that venue's lock
+ * (feed_process_route). This file only prefilters on the UDP destination
+ * port (lock-free), copies non-linear frames and takes the venue's lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,7 +29,7 @@
  * A packet held behind a hole waits for the other line at most the
  * engine's hold time; when the stream then goes quiet, nothing else would
  * release it. This timer does, as feed_engine_poll() does for the
- * user-space producers: armed while the engine has a hole, every tick.
+ * user-space producers: armed while a venue has a hole, every tick.
  */
 static struct timer_list wb_hole_timer;
 static bool wb_hole_timer_stopping;
@@ -38,75 +40,107 @@ static void wb_hole_timer_arm(void)
 		mod_timer(&wb_hole_timer, jiffies + 1);
 }
 
+/* Each venue with a hole, under its lock in turn (not counted as a frame's wait). */
 static void wb_hole_timer_fire(struct timer_list *t)
 {
-	struct wb_hook_pcpu *stats = this_cpu_ptr(wb.pcpu);
-	struct wb_ring_producer *prod;
-	bool wake = false, holes;
+	struct wb_ring *ring = &wb.rings[smp_processor_id()];
+	bool wake = false, holes = false;
+	int v;
 
-	wb_engine_lock_rx(stats);
-	prod = &wb.rings[smp_processor_id()].prod;
-	feed_engine_poll(wb.engine, wb_next_recv_ts(), prod);
-	if (wb_ring_producer_publish(prod))
-		wake = true;
-	holes = wb.engine->holes != 0;
-	wb_engine_unlock_rx(stats);
+	wb_for_each_venue_id(v) {
+		/* A hint: a hole opened after this read arms the timer again. */
+		if (!feed_venue_holes(wb.engine, v))
+			continue;
+		wb_venue_lock_rx(v, NULL);
+		feed_venue_poll(wb.engine, v, wb_next_recv_ts(v, ring), &ring->prod);
+		if (wb_ring_producer_publish(&ring->prod))
+			wake = true;
+		if (feed_venue_holes(wb.engine, v))
+			holes = true;
+		wb_venue_unlock_rx(v);
+	}
 	if (wake)
 		wake_up_interruptible(&wb.readers);
 	if (holes)
 		wb_hole_timer_arm();
 }
 
-/* Caller holds the engine lock. Returns the line index or -1. */
-static int wb_decode_frame(const u8 *frame, u32 len, u64 recv_ts, bool *wake)
+/*
+ * Route a frame (or, frame NULL, an address) to its line and take its
+ * venue's lock. The route is found without a lock: when the feed map
+ * changed before the lock was taken, it is found again. Returns 0 with the
+ * lock held, or -1: no feed line.
+ */
+static int wb_route_lock(struct feed_route *r, const u8 *frame, u32 len, u32 ip, u16 port,
+			 struct wb_hook_pcpu *stats)
 {
-	struct wb_ring_producer *prod = &wb.rings[smp_processor_id()].prod;
+	int *hint = &this_cpu_ptr(wb.cpu)->line_hint;
 	int line;
 
-	line = feed_process_frame(wb.engine, frame, len, recv_ts, prod);
-	if (wb_ring_producer_publish(prod))
-		*wake = true;
-	return line;
+	for (;;) {
+		if (frame)
+			line = feed_route_frame(wb.engine, frame, len, hint, r);
+		else
+			line = feed_route_addr(wb.engine, ip, port, hint, r);
+		if (line < 0)
+			return -1;
+		wb_venue_lock_rx(r->venue, stats);
+		if (likely(feed_route_current(wb.engine, r)))
+			return 0;
+		wb_venue_unlock_rx(r->venue);
+	}
+}
+
+/* After a venue's unlock: wake the readers, keep the hole timer going. */
+static void wb_after_unlock(bool wake, bool holes)
+{
+	if (wake)
+		wake_up_interruptible(&wb.readers);
+	if (unlikely(holes))
+		wb_hole_timer_arm();
+}
+
+/* One frame, contiguous: decoded under its venue's lock. */
+static bool wb_receive_frame(const u8 *frame, u32 len, struct wb_hook_pcpu *stats)
+{
+	struct wb_ring *ring = &wb.rings[smp_processor_id()];
+	struct feed_route r;
+	bool wake, holes;
+
+	if (wb_route_lock(&r, frame, len, 0, 0, stats) < 0)
+		return false;
+	feed_process_route(wb.engine, &r, wb_next_recv_ts(r.venue, ring), &ring->prod);
+	wake = wb_ring_producer_publish(&ring->prod);
+	holes = feed_venue_holes(wb.engine, r.venue) != 0;
+	wb_venue_unlock_rx(r.venue);
+	wb_after_unlock(wake, holes);
+	stats->feed_frames++;
+	return true;
+}
+
+/* Can a GSO super-packet be split back into its datagrams? */
+static bool wb_gso_splittable(const struct skb_shared_info *si, unsigned int hdr)
+{
+	return (si->gso_type & SKB_GSO_UDP_L4) && !(si->gso_type & SKB_GSO_FRAGLIST) &&
+	       si->gso_size && si->gso_size <= wb_scratch_bytes() - ETH_HLEN - hdr;
 }
 
 /*
- * A GSO/GRO super-packet: UDP GRO (SKB_GSO_UDP_L4) concatenates datagrams
- * of gso_size bytes behind one IP/UDP header. Split it back into frames
- * with their own lengths, so the engine never decodes two datagrams as
- * one. Anything else (fraglist GRO, other GSO types) is counted and
- * passed on undecoded: the feed sees a sequence gap, never a bad decode.
- * Caller holds the engine lock (a rare path: the copies are made under it).
+ * Split a super-packet of route's line into frames with their own lengths
+ * in buf (its IP/UDP header already there) and decode them. Caller holds
+ * the venue's lock (a rare path: the copies are made under it).
  */
-static int wb_decode_gso(struct sk_buff *skb, unsigned int ihl, u64 recv_ts, bool *wake)
+static void wb_decode_gso(struct sk_buff *skb, u8 *buf, unsigned int ihl,
+			  const struct feed_route *route, u64 recv_ts, struct wb_ring_producer *prod)
 {
 	struct wb_hook_pcpu *stats = this_cpu_ptr(wb.pcpu);
-	const struct skb_shared_info *si = skb_shinfo(skb);
-	unsigned int hdr = ihl + sizeof(struct udphdr), off, seg, gso_size = si->gso_size;
-	u8 *buf = this_cpu_read(wb.cpu->scratch);
-	struct iphdr *iph;
-	struct udphdr *uh;
-	int line = -1;
+	unsigned int hdr = ihl + sizeof(struct udphdr), off, seg;
+	unsigned int gso_size = skb_shinfo(skb)->gso_size;
+	struct iphdr *iph = (struct iphdr *)(buf + ETH_HLEN);
+	struct udphdr *uh = (struct udphdr *)(buf + ETH_HLEN + ihl);
+	int *hint = &this_cpu_ptr(wb.cpu)->line_hint;
+	struct feed_route r;
 
-	stats->gso_frames++;
-	/* Count it on its line (the map decides whether it is a feed's). */
-	iph = (struct iphdr *)(buf + ETH_HLEN);
-	if (skb_copy_bits(skb, 0, iph, hdr)) {
-		stats->copy_errors++;
-		return -1;
-	}
-	uh = (struct udphdr *)(buf + ETH_HLEN + ihl);
-	line = feed_map_lookup(wb.engine, ntohl(iph->daddr), ntohs(uh->dest));
-	if (line < 0)
-		return -1;
-	wb.engine->lines[line].counters.gso_packets++;
-	if (!(si->gso_type & SKB_GSO_UDP_L4) || (si->gso_type & SKB_GSO_FRAGLIST) ||
-	    !gso_size || gso_size > wb_scratch_bytes() - ETH_HLEN - hdr) {
-		stats->gso_undecoded++;
-		pr_warn_ratelimited("undecodable GSO super-packet (type %#x) to a feed on %s: "
-				    "turn GRO off on the device (ethtool -K %s gro off)\n",
-				    si->gso_type, skb->dev->name, skb->dev->name);
-		return -1;
-	}
 	memset(buf, 0, ETH_HLEN);
 	buf[12] = ETH_P_IP >> 8;
 	buf[13] = ETH_P_IP & 0xff;
@@ -119,10 +153,54 @@ static int wb_decode_gso(struct sk_buff *skb, unsigned int ihl, u64 recv_ts, boo
 		iph->tot_len = htons(hdr + seg);
 		iph->frag_off &= htons(IP_DF);
 		uh->len = htons(sizeof(*uh) + seg);
-		wb_decode_frame(buf, ETH_HLEN + hdr + seg, recv_ts, wake);
+		/* The map cannot change under the lock: the same line. */
+		if (feed_route_frame(wb.engine, buf, ETH_HLEN + hdr + seg, hint, &r) == route->line)
+			feed_process_route(wb.engine, &r, recv_ts, prod);
 		stats->gso_segments++;
 	}
-	return line;
+}
+
+/*
+ * A GSO/GRO super-packet: UDP GRO (SKB_GSO_UDP_L4) concatenates datagrams
+ * of gso_size bytes behind one IP/UDP header. Split it back into frames
+ * with their own lengths, so the engine never decodes two datagrams as
+ * one. Anything else (fraglist GRO, other GSO types) is counted and
+ * passed on undecoded: the feed sees a sequence gap, never a bad decode.
+ */
+static bool wb_receive_gso(struct sk_buff *skb, unsigned int ihl, struct wb_hook_pcpu *stats)
+{
+	struct wb_ring *ring = &wb.rings[smp_processor_id()];
+	unsigned int hdr = ihl + sizeof(struct udphdr);
+	u8 *buf = this_cpu_read(wb.cpu->scratch);
+	struct iphdr *iph = (struct iphdr *)(buf + ETH_HLEN);
+	struct udphdr *uh = (struct udphdr *)(buf + ETH_HLEN + ihl);
+	struct feed_route r;
+	bool wake, holes;
+
+	stats->gso_frames++;
+	if (skb_copy_bits(skb, 0, iph, hdr)) {
+		stats->copy_errors++;
+		return false;
+	}
+	if (wb_route_lock(&r, NULL, 0, ntohl(iph->daddr), ntohs(uh->dest), stats) < 0)
+		return false;
+	/* Counted on its line (the map decides whether it is a feed's). */
+	wb.engine->lines[r.line].counters.gso_packets++;
+	if (unlikely(!wb_gso_splittable(skb_shinfo(skb), hdr))) {
+		wb_venue_unlock_rx(r.venue);
+		stats->gso_undecoded++;
+		pr_warn_ratelimited("undecodable GSO super-packet (type %#x) to a feed on %s: "
+				    "turn GRO off on the device (ethtool -K %s gro off)\n",
+				    skb_shinfo(skb)->gso_type, skb->dev->name, skb->dev->name);
+		return false;
+	}
+	wb_decode_gso(skb, buf, ihl, &r, wb_next_recv_ts(r.venue, ring), &ring->prod);
+	wake = wb_ring_producer_publish(&ring->prod);
+	holes = feed_venue_holes(wb.engine, r.venue) != 0;
+	wb_venue_unlock_rx(r.venue);
+	wb_after_unlock(wake, holes);
+	stats->feed_frames++;
+	return true;
 }
 
 /*
@@ -138,11 +216,7 @@ static bool wb_receive(struct sk_buff *skb)
 	struct udphdr _uh;
 	const struct udphdr *uh;
 	unsigned int ihl;
-	const u8 *frame;
-	u32 frame_len = 0;
-	bool wake = false, holes;
-	int line;
-	u64 ts;
+	u8 *buf;
 
 	if (skb->protocol != htons(ETH_P_IP) || skb->pkt_type == PACKET_LOOPBACK ||
 	    skb->pkt_type == PACKET_OUTGOING)
@@ -159,51 +233,27 @@ static bool wb_receive(struct sk_buff *skb)
 		return false;
 
 	stats = this_cpu_ptr(wb.pcpu);
-	frame = NULL;
-	if (unlikely(skb_is_gso(skb))) {
-		/* split under the lock, below */
-	} else if (!skb_is_nonlinear(skb) && skb_mac_header_was_set(skb) &&
-		   skb_mac_header(skb) + ETH_HLEN == skb->data) {
-		/* The common case: the frame is contiguous in the head. */
-		frame = skb_mac_header(skb);
-		frame_len = ETH_HLEN + skb->len;
-	} else if (ETH_HLEN + skb->len > wb_scratch_bytes()) {
+	if (unlikely(skb_is_gso(skb)))
+		return wb_receive_gso(skb, ihl, stats);
+	/* The common case: the frame is contiguous in the head. */
+	if (!skb_is_nonlinear(skb) && skb_mac_header_was_set(skb) &&
+	    skb_mac_header(skb) + ETH_HLEN == skb->data)
+		return wb_receive_frame(skb_mac_header(skb), ETH_HLEN + skb->len, stats);
+	if (ETH_HLEN + skb->len > wb_scratch_bytes()) {
 		stats->oversize++;
 		return false;
-	} else {
-		/* Non-linear: copied into this CPU's buffer before the lock is
-		 * taken, behind a minimal Ethernet header (the engine reads only
-		 * its type). */
-		u8 *buf = this_cpu_read(wb.cpu->scratch);
-
-		memset(buf, 0, ETH_HLEN);
-		buf[12] = ETH_P_IP >> 8;
-		buf[13] = ETH_P_IP & 0xff;
-		if (skb_copy_bits(skb, 0, buf + ETH_HLEN, skb->len)) {
-			stats->copy_errors++;
-			return false;
-		}
-		frame = buf;
-		frame_len = ETH_HLEN + skb->len;
 	}
-
-	wb_engine_lock_rx(stats);
-	ts = wb_next_recv_ts();
-	if (frame)
-		line = wb_decode_frame(frame, frame_len, ts, &wake);
-	else
-		line = wb_decode_gso(skb, ihl, ts, &wake);
-	holes = wb.engine->holes != 0;
-	wb_engine_unlock_rx(stats);
-
-	if (wake)
-		wake_up_interruptible(&wb.readers);
-	if (unlikely(holes))
-		wb_hole_timer_arm();
-	if (line < 0)
+	/* Non-linear: copied into this CPU's buffer before the lock is taken,
+	 * behind a minimal Ethernet header (the engine reads only its type). */
+	buf = this_cpu_read(wb.cpu->scratch);
+	memset(buf, 0, ETH_HLEN);
+	buf[12] = ETH_P_IP >> 8;
+	buf[13] = ETH_P_IP & 0xff;
+	if (skb_copy_bits(skb, 0, buf + ETH_HLEN, skb->len)) {
+		stats->copy_errors++;
 		return false;
-	stats->feed_frames++;
-	return true;
+	}
+	return wb_receive_frame(buf, ETH_HLEN + skb->len, stats);
 }
 
 static rx_handler_result_t wb_rx_handler(struct sk_buff **pskb)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wirebook: module parameters, the feed engine and its lock, the per-CPU
+ * wirebook: module parameters, the feed engine and its locks, the per-CPU
  * event rings, load and unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -50,14 +50,15 @@ DEFINE_MUTEX(wb_ctl_mutex);
 
 /*
  * The engine allocates per-venue and per-stream state when a feed line is
- * added, on the control path and outside the engine lock: it takes the
- * lock itself (feed_engine_config.lock) only to publish the new line.
+ * added, on the control path and outside every lock: it takes the venue
+ * locks itself (feed_engine_config.lock) only to publish the new line.
  */
 static void *wb_engine_alloc(size_t bytes)
 {
-	/* Never under the engine lock: vzalloc sleeps. Refused (and said once)
-	 * rather than done, so a bug here is an ENOMEM, not a hung CPU. */
-	if (WARN_ON_ONCE(this_cpu_read(wb.cpu->engine_locked)))
+	/* Never under one of the module's spinlocks: vzalloc sleeps. Refused
+	 * (and said once) rather than done, so a bug here is an ENOMEM, not a
+	 * hung CPU. */
+	if (WARN_ON_ONCE(this_cpu_read(wb.cpu->locks_held)))
 		return NULL;
 	return vzalloc(bytes);
 }
@@ -67,59 +68,136 @@ static void wb_engine_free(void *p)
 	vfree(p);
 }
 
-void wb_engine_lock(void)
-{
-	spin_lock_bh(&wb.lock);
-	this_cpu_write(wb.cpu->engine_locked, true);
-}
+/*
+ * Each venue lock has a lockdep class of its own, so that taking them all
+ * in index order (wb_lock_all) is an order lockdep can check, not the
+ * recursion on one class it would see in a loop over one lock class.
+ */
+static struct lock_class_key wb_venue_lock_keys[FEED_SOURCE_COUNT];
 
-void wb_engine_lock_rx(struct wb_hook_pcpu *stats)
+static void wb_locks_init(void)
 {
-	if (unlikely(!spin_trylock(&wb.lock))) {
-		stats->lock_waits++;
-		spin_lock(&wb.lock);
+	int v;
+
+	for (v = 0; v < FEED_SOURCE_COUNT; v++) {
+		spin_lock_init(&wb.venues[v].lock);
+		lockdep_set_class(&wb.venues[v].lock, &wb_venue_lock_keys[v]);
 	}
-	this_cpu_write(wb.cpu->engine_locked, true);
+	spin_lock_init(&wb.intern_lock);
 }
 
-void wb_engine_unlock_rx(struct wb_hook_pcpu *stats)
+/* Control path: a feed-map or subscription change stops every venue. */
+void wb_lock_all(void)
 {
-	this_cpu_write(wb.cpu->engine_locked, false);
-	spin_unlock(&wb.lock);
+	int v;
+
+	local_bh_disable();
+	wb_for_each_venue_id(v)
+		spin_lock(&wb.venues[v].lock);
+	this_cpu_inc(wb.cpu->locks_held);
 }
 
-/* recv_ts strictly increasing across rings: the readers' merge key. */
-u64 wb_next_recv_ts(void)
+void wb_unlock_all(void)
 {
-	u64 now = ktime_get_real_ns();
+	int v;
 
-	if (now <= wb.last_recv_ts)
-		now = wb.last_recv_ts + 1;
-	wb.last_recv_ts = now;
+	this_cpu_dec(wb.cpu->locks_held);
+	for (v = FEED_SOURCE_COUNT - 1; v > WB_VENUE_NONE; v--)
+		spin_unlock(&wb.venues[v].lock);
+	local_bh_enable();
+}
+
+void wb_venue_lock(int venue)
+{
+	spin_lock_bh(&wb.venues[venue].lock);
+	this_cpu_inc(wb.cpu->locks_held);
+}
+
+void wb_venue_lock_rx(int venue, struct wb_hook_pcpu *stats)
+{
+	spinlock_t *lock = &wb.venues[venue].lock;
+
+	if (unlikely(!spin_trylock(lock))) {
+		if (stats)
+			stats->lock_waits++;
+		spin_lock(lock);
+	}
+	this_cpu_inc(wb.cpu->locks_held);
+}
+
+void wb_venue_unlock_rx(int venue)
+{
+	this_cpu_dec(wb.cpu->locks_held);
+	spin_unlock(&wb.venues[venue].lock);
+}
+
+/* The engine's, with a venue's lock held: '*' interns a new ticker. */
+static void wb_intern_lock(void)
+{
+	spin_lock(&wb.intern_lock);
+	this_cpu_inc(wb.cpu->locks_held);
+}
+
+static void wb_intern_unlock(void)
+{
+	this_cpu_dec(wb.cpu->locks_held);
+	spin_unlock(&wb.intern_lock);
+}
+
+/*
+ * recv_ts strictly increasing per venue: the readers' merge key, and what
+ * keeps a venue's events in order across rings (lib/shm/events.c). Never
+ * lower than the ring's last either, so each ring stays sorted when the
+ * wall clock steps back under one venue's feet and not another's.
+ */
+u64 wb_next_recv_ts(int venue, struct wb_ring *ring)
+{
+	struct wb_venue_lock *vl = &wb.venues[venue];
+	u64 now = ktime_get_real_ns(), floor = max(vl->last_recv_ts, ring->last_recv_ts);
+
+	if (now <= floor)
+		now = floor + 1;
+	vl->last_recv_ts = now;
+	ring->last_recv_ts = now;
 	return now;
 }
 
 /* The control ring's events since its last publish get one time, taken now. */
-static bool wb_ctl_ring_restamp_publish(void)
+static bool wb_ctl_ring_restamp_publish(int venue)
 {
-	struct wb_ring_producer *prod = &wb_ctl_ring()->prod;
-	u64 ts = wb_next_recv_ts(), i;
+	struct wb_ring *ring = wb_ctl_ring();
+	struct wb_ring_producer *prod = &ring->prod;
+	u64 ts = wb_next_recv_ts(venue, ring), i;
 
 	for (i = prod->published; i != prod->head; i++)
 		prod->slots[i & prod->mask].recv_ts = ts;
 	return wb_ring_producer_publish(prod);
 }
 
-void wb_engine_unlock(void)
+void wb_venue_unlock(int venue)
 {
 	bool wake = false;
 
 	if (unlikely(wb.ctl_restamp))
-		wake = wb_ctl_ring_restamp_publish();
-	this_cpu_write(wb.cpu->engine_locked, false);
-	spin_unlock_bh(&wb.lock);
+		wake = wb_ctl_ring_restamp_publish(venue);
+	this_cpu_dec(wb.cpu->locks_held);
+	spin_unlock_bh(&wb.venues[venue].lock);
 	if (wake)
 		wake_up_interruptible(&wb.readers);
+}
+
+void wb_for_each_venue_locked(void (*fn)(int venue, void *arg), void *arg)
+{
+	int v;
+
+	lockdep_assert_held(&wb_ctl_mutex);
+	wb_for_each_venue_id(v) {
+		if (!READ_ONCE(wb.engine->venue[v]))
+			continue;
+		wb_venue_lock(v);
+		fn(v, arg);
+		wb_venue_unlock(v);
+	}
 }
 
 /* Caller holds wb_ctl_mutex. */
@@ -251,8 +329,12 @@ static int wb_engine_setup(void)
 	struct feed_engine_config cfg = {
 		.alloc = wb_engine_alloc,
 		.free = wb_engine_free,
-		.lock = wb_engine_lock,
-		.unlock = wb_engine_unlock,
+		.lock = wb_lock_all,
+		.unlock = wb_unlock_all,
+		.lock_venue = wb_venue_lock,
+		.unlock_venue = wb_venue_unlock,
+		.lock_intern = wb_intern_lock,
+		.unlock_intern = wb_intern_unlock,
 		.hold_ns = (u64)hold_us * 1000,
 		.no_hold = hold_us == 0,
 	};
@@ -265,8 +347,9 @@ static int wb_engine_setup(void)
 	wb.cpu = alloc_percpu(struct wb_cpu);
 	if (!wb.engine || !wb.port_map || !wb.pcpu || !wb.cpu)
 		goto nomem;
-	/* One copy buffer per CPU: a frame is copied before the lock is taken. */
+	/* One copy buffer per CPU: a frame is copied before a lock is taken. */
 	for_each_possible_cpu(cpu) {
+		per_cpu_ptr(wb.cpu, cpu)->line_hint = -1;
 		per_cpu_ptr(wb.cpu, cpu)->scratch = vmalloc(WB_SCRATCH_BYTES);
 		if (!per_cpu_ptr(wb.cpu, cpu)->scratch)
 			goto nomem;
@@ -296,7 +379,7 @@ static int __init wb_init(void)
 		       WB_MIN_SLOTS, WB_MAX_SLOTS);
 		return -EINVAL;
 	}
-	spin_lock_init(&wb.lock);
+	wb_locks_init();
 	init_waitqueue_head(&wb.readers);
 
 	rc = wb_engine_setup();

@@ -60,25 +60,23 @@ struct wb_proc_rec_row {
 	u64 gaps, filled, unrecoverable, messages, lost, snapshots, buffer_full, rejected;
 };
 
-static int wb_proc_recovery_show(struct seq_file *m, void *v)
-{
+struct wb_proc_rec_rows {
 	struct wb_proc_rec_row *rows;
-	unsigned int i, n = 0;
+	unsigned int n;
+};
 
-	rows = kvcalloc(FEED_MAX_LINES, sizeof(*rows), GFP_KERNEL);
-	if (!rows)
-		return -ENOMEM;
-	wb_engine_lock();
-	for (i = 0; i < wb.engine->line_count && i < FEED_MAX_LINES; i++) {
-		const struct feed_line *l = &wb.engine->lines[i];
-		const struct feed_counters *c = &l->counters;
-		struct wb_proc_rec_row *r = &rows[n];
+/* The rows of venue's lines, under its lock. */
+static void wb_proc_rec_venue(int venue, void *arg)
+{
+	struct wb_proc_rec_rows *t = arg;
+	unsigned int i;
 
-		if (!feed_line_in_use(l))
+	for (i = 0; i < t->n; i++) {
+		struct wb_proc_rec_row *r = &t->rows[i];
+		const struct feed_counters *c = &wb.engine->lines[r->line].counters;
+
+		if (r->venue != venue)
 			continue;
-		r->line = i;
-		r->venue = l->venue;
-		memcpy(r->name, l->name, FEED_LINE_NAME_LEN);
 		r->gaps = c->rec_gaps;
 		r->filled = c->rec_filled;
 		r->unrecoverable = c->rec_unrecoverable;
@@ -87,9 +85,36 @@ static int wb_proc_recovery_show(struct seq_file *m, void *v)
 		r->snapshots = c->snapshots;
 		r->buffer_full = c->rec_buffer_full;
 		r->rejected = c->rec_rejected;
+	}
+}
+
+static int wb_proc_recovery_show(struct seq_file *m, void *v)
+{
+	struct wb_proc_rec_rows t = { 0 };
+	struct wb_proc_rec_row *rows;
+	unsigned int i, n = 0;
+
+	rows = kvcalloc(FEED_MAX_LINES, sizeof(*rows), GFP_KERNEL);
+	if (!rows)
+		return -ENOMEM;
+	/* The lines under the mutex (the map stays still), each venue's
+	 * counters under its lock. */
+	mutex_lock(&wb_ctl_mutex);
+	for (i = 0; i < wb.engine->line_count && i < FEED_MAX_LINES; i++) {
+		const struct feed_line *l = &wb.engine->lines[i];
+		struct wb_proc_rec_row *r = &rows[n];
+
+		if (!feed_line_in_use(l))
+			continue;
+		r->line = i;
+		r->venue = l->venue;
+		memcpy(r->name, l->name, FEED_LINE_NAME_LEN);
 		n++;
 	}
-	wb_engine_unlock();
+	t.rows = rows;
+	t.n = n;
+	wb_for_each_venue_locked(wb_proc_rec_venue, &t);
+	mutex_unlock(&wb_ctl_mutex);
 	seq_puts(m, "line venue name rec_gaps rec_filled rec_unrecoverable rec_messages rec_lost "
 		 "snapshots rec_buffer_full rec_rejected\n");
 	for (i = 0; i < n; i++)

@@ -30,6 +30,14 @@
 #endif
 #endif
 
+/*
+ * An atomic add to a plain integer, with no ordering, for a counter that
+ * several CPUs bump (each under its own lock) and readers only compare.
+ * GCC's builtin in both worlds: on x86 a locked add, which the kernel's
+ * sanitizers know as atomic.
+ */
+#define wb_fetch_add_relaxed(p, v)	__atomic_fetch_add(p, v, __ATOMIC_RELAXED)
+
 #if defined(__GNUC__)
 #define wb_likely(x)	__builtin_expect(!!(x), 1)
 #define wb_unlikely(x)	__builtin_expect(!!(x), 0)

@@ -16,10 +16,14 @@
  *   wb_events_close(ev);
  *
  * The kernel module keeps one ring per CPU (and one for the events its
- * control path makes) and stamps recv_ts strictly
- * increasing across them; peek merges the rings in that order (each event
- * is handed out only once every ring's head has been read after it, so a
- * late publish on another ring can never be overtaken). The pointers peek
+ * control path makes) and stamps recv_ts strictly increasing per venue
+ * (each venue's events are decoded under a lock of its own), each ring's
+ * never going back; peek merges the rings by recv_ts (each event is handed
+ * out only once every ring's head has been read after it, so a venue's
+ * late publish on another ring can never be overtaken): every venue's
+ * events come out in the order the module decoded them. Across venues the
+ * order is the merge's by recv_ts of what was published by then, not the
+ * module's exact decode order. The pointers peek
  * gives point into the rings' slots: valid, and the slots held (the
  * producer cannot reuse them), until wb_events_release. Hold them briefly:
  * a producer that finds a ring full drops events and counts them
@@ -73,7 +77,8 @@ struct wb_events *wb_events_attach(void *const *rings, unsigned count, uint64_t 
 void wb_events_close(struct wb_events *ev);
 
 /*
- * Up to MAX events in decode order, as pointers into the rings' slots;
+ * Up to MAX events in decode order (each venue's; see above), as pointers
+ * into the rings' slots;
  * returns how many (0: none ready now). Further peeks continue after the
  * last one handed out; every slot stays held until wb_events_release.
  */

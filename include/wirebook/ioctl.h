@@ -17,10 +17,15 @@
  *   then map the consumer page PROT_READ|PROT_WRITE with MAP_FIXED over it.
  *
  * Ordering across rings: the module keeps one ring per CPU, and a last one
- * for the events its control path makes (recovered packets), and stamps
- * recv_ts strictly increasing across all rings, in processing order, so a
- * reader merging the rings by recv_ts sees events in the order the module
- * decoded them.
+ * for the events its control path makes (recovered packets). It decodes a
+ * venue's packets under a lock of that venue's (a feed-map venue: a SIP's
+ * lines are one, whatever venues their quotes name), and stamps and
+ * publishes each packet's events under it: recv_ts is strictly increasing
+ * per venue, in that venue's decode order, and never goes back within a
+ * ring. A reader merging the rings by recv_ts (wb_events_peek) sees every
+ * venue's events in the order the module decoded them. Across venues, CPUs
+ * decoding at once may publish out of recv_ts order: the merge's order of
+ * two venues' events is then not their decode order, which no book needs.
  *
  * Ioctls that change state (feed map, subscriptions, stats reset, gap
  * recovery) need the device opened for writing.
@@ -144,7 +149,7 @@ struct wb_ioc_hook_stats {
 	uint64_t ring_published; /* events published, all rings */
 	uint64_t ring_dropped;	/* events dropped on full rings, all rings */
 	uint64_t ring_wakeups;	/* reader wakeups */
-	uint64_t lock_waits;	/* feed frames whose CPU waited for the engine lock */
+	uint64_t lock_waits;	/* feed frames whose CPU waited for their venue's lock */
 	uint64_t reserved[2];
 };
 

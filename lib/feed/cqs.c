@@ -563,7 +563,7 @@ static void cqs_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_str
 {
 	struct cqs_state *st = pk->state;
 	uint16_t id = feed_stream_id(pk->group, unit);
-	uint32_t inst, count = pk->engine->subs.count;
+	uint32_t inst, count = feed_subs_count(pk->engine);
 
 	for (inst = 1; inst <= count && inst < FEED_MAX_INSTRUMENTS; inst++)
 		if (pk->v->stream_of[inst] == id)

@@ -234,14 +234,14 @@ void feed_venue_refresh(struct feed_packet *pk)
 	const struct feed_subs *subs = &pk->engine->subs;
 	struct feed_venue *v = pk->v;
 	bool late = v->session_seen;
-	uint32_t inst;
+	uint32_t inst, count = feed_subs_count(pk->engine);
 
 	v->subs_generation = subs->generation;
 	rebuild_cache(pk, 0);
 	if (subs->all && !v->was_all && late)
 		feed_emit_instrument_gap(pk, 0, 0, 0, 0, WB_GAP_LATE_SUBSCRIBE);
 	v->was_all = subs->all;
-	for (inst = 1; inst <= subs->count && inst < FEED_MAX_INSTRUMENTS; inst++) {
+	for (inst = 1; inst <= count && inst < FEED_MAX_INSTRUMENTS; inst++) {
 		uint8_t bit = (uint8_t)(1u << (inst & 7));
 		bool now = subs->all || subs->subscribed[inst];
 

@@ -252,6 +252,7 @@ void feed_engine_reset_state(struct feed_engine *e)
 			continue;
 		feed_protocol_get(v->protocol)->state_reset(v->state);
 		feed_directory_clear(&v->dir);
+		v->holes = 0;
 		v->session_seen = false;
 		v->midnight_ns = FEED_MIDNIGHT_UNKNOWN;
 		__builtin_memset(v->announced, 0, sizeof(v->announced));
@@ -260,7 +261,6 @@ void feed_engine_reset_state(struct feed_engine *e)
 	for (i = 0; i < FEED_MAX_LINES; i++)
 		if (e->group[i])
 			group_reset(e->group[i]);
-	e->holes = 0;
 }
 
 int feed_engine_set_trading_date(struct feed_engine *e, int year, int month, int day)
@@ -299,25 +299,43 @@ uint64_t feed_venue_learn_midnight(struct feed_packet *pk)
 
 /* ---- feed map -------------------------------------------------------------- */
 
-/* The line of exactly (ip, port), or -1. A free entry has ip 0, which no line has. */
-static int exact_lookup(struct feed_engine *e, uint32_t ip, uint16_t port)
+/*
+ * Is line i exactly (ip, port)? A free entry has ip 0, which no line has.
+ * Read without a lock by feed_route_frame, while the control path may
+ * change the map (under every venue lock): each field is read once, whole,
+ * and what it finds is checked again under the venue's lock.
+ */
+static inline bool line_is(const struct feed_engine *e, int i, uint32_t ip, uint16_t port)
 {
-	int i = e->last_line;
+	const struct feed_line *l = &e->lines[i];
 
-	if (i >= 0 && e->lines[i].ip == ip && e->lines[i].port == port && !e->lines[i].any)
+	return wb_load_relaxed(&l->ip) == ip && wb_load_relaxed(&l->port) == port &&
+	       !wb_load_relaxed(&l->any);
+}
+
+/*
+ * The line of exactly (ip, port), or -1. hint (may be NULL): the caller's
+ * cache of the last line found, tried first.
+ */
+static int exact_lookup(const struct feed_engine *e, uint32_t ip, uint16_t port, int *hint)
+{
+	int i = hint ? *hint : -1, n = (int)wb_load_relaxed(&e->line_count);
+
+	if (i >= 0 && i < FEED_MAX_LINES && line_is(e, i, ip, port))
 		return i;
-	for (i = 0; i < (int)e->line_count; i++) {
-		if (e->lines[i].ip == ip && e->lines[i].port == port && !e->lines[i].any) {
-			e->last_line = i;
+	for (i = 0; i < n && i < FEED_MAX_LINES; i++) {
+		if (line_is(e, i, ip, port)) {
+			if (hint)
+				*hint = i;
 			return i;
 		}
 	}
 	return -1;
 }
 
-int feed_map_lookup(struct feed_engine *e, uint32_t ip, uint16_t port)
+int feed_map_lookup(const struct feed_engine *e, uint32_t ip, uint16_t port)
 {
-	int i = exact_lookup(e, ip, port);
+	int i = exact_lookup(e, ip, port, 0);
 
 	return i >= 0 ? i : e->any_line;
 }
@@ -380,21 +398,22 @@ static struct feed_group *group_new(struct feed_engine *e, const struct feed_pro
 	return g;
 }
 
-static void lock(struct feed_engine *e)
+/* Every venue's lock (feed_engine_config): a feed-map change. */
+static void lock_all(struct feed_engine *e)
 {
 	if (e->cfg.lock)
 		e->cfg.lock();
 }
 
-static void unlock(struct feed_engine *e)
+static void unlock_all(struct feed_engine *e)
 {
 	if (e->cfg.unlock)
 		e->cfg.unlock();
 }
 
 /*
- * Everything is allocated first, outside the engine lock (the module's
- * packet path takes it); the lock only covers publishing the new line.
+ * Everything is allocated first, outside the locks (the module's packet
+ * path takes them); every venue's lock only covers publishing the new line.
  */
 int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m)
 {
@@ -416,7 +435,7 @@ int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m)
 		return -FEED_EINVAL;
 	if (!(proto->venues & (1u << m->venue)))
 		return -FEED_EVENUE;
-	if (m->any ? e->any_line >= 0 : exact_lookup(e, m->ip, m->port) >= 0)
+	if (m->any ? e->any_line >= 0 : exact_lookup(e, m->ip, m->port, 0) >= 0)
 		return -FEED_EEXIST;
 	if (e->venue[m->venue] && e->venue[m->venue]->protocol != m->protocol)
 		return -FEED_EPROTO;
@@ -447,9 +466,10 @@ int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m)
 		}
 	}
 
-	lock(e);
+	lock_all(e);
+	/* Its zeroed state before it, for the hole timer's lock-free look. */
 	if (new_venue)
-		e->venue[m->venue] = new_venue;
+		wb_store_release(&e->venue[m->venue], new_venue);
 	if (new_group)
 		e->group[gslot] = new_group;
 	g = new_group ? new_group : e->group[gi];
@@ -468,10 +488,10 @@ int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m)
 		line->any = true;
 		e->any_line = slot;
 	}
-	line->ip = m->ip;
+	wb_store_relaxed(&line->ip, m->ip);
 	if ((uint32_t)slot >= e->line_count)
-		e->line_count = slot + 1;
-	unlock(e);
+		wb_store_relaxed(&e->line_count, (uint32_t)slot + 1);
+	unlock_all(e);
 	return slot;
 }
 
@@ -507,7 +527,7 @@ int feed_map_remove(struct feed_engine *e, uint32_t ip, uint16_t port)
 	l = &e->lines[i];
 	gi = l->group;
 	g = e->group[gi];
-	lock(e);
+	lock_all(e);
 	for (k = 0; k < g->nlines; k++)
 		if (g->line[k] != i)
 			g->line[j++] = g->line[k];
@@ -520,18 +540,18 @@ int feed_map_remove(struct feed_engine *e, uint32_t ip, uint16_t port)
 	if (!g->nlines) {
 		gone = g;
 		e->group[gi] = 0;
-		e->holes -= g->holes;
+		e->venue[g->venue]->holes -= g->holes;
 	}
 	if (l->any)
 		e->any_line = -1;
-	l->ip = 0;
+	wb_store_relaxed(&l->ip, 0);
 	l->port = 0;
 	l->any = false;
 	e->last_line = -1;
 	while (e->line_count && !e->lines[e->line_count - 1].ip &&
 	       !e->lines[e->line_count - 1].any)
-		e->line_count--;
-	unlock(e);
+		wb_store_relaxed(&e->line_count, e->line_count - 1);
+	unlock_all(e);
 	if (gone)
 		group_free(e, gone);
 	return 0;
@@ -736,12 +756,17 @@ static uint32_t subs_hash(uint64_t key)
 	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 49) & (SUBS_HASH_SLOTS - 1);
 }
 
+/*
+ * Lock-free: with '*', another venue's CPU may be interning a ticker
+ * meanwhile (subs_intern). Its ticker is stored before its hash slot
+ * (release), so a slot read with acquire names a ticker that is there.
+ */
 static uint16_t subs_find(const struct feed_subs *s, uint64_t key)
 {
 	uint32_t h = subs_hash(key);
 
 	for (;;) {
-		uint16_t id = s->hash[h];
+		uint16_t id = wb_load_acquire(&s->hash[h]);
 
 		if (!id)
 			return 0;
@@ -751,7 +776,12 @@ static uint16_t subs_find(const struct feed_subs *s, uint64_t key)
 	}
 }
 
-/* The id of key, handing out a new one if needed; 0 when the table is full. */
+/*
+ * The id of key, handing out a new one if needed; 0 when the table is full.
+ * One writer at a time: the control path (every venue's lock) or '*' on the
+ * packet path (the intern lock). The new id's ticker is stored before the
+ * count and the hash slot that publish it to lock-free readers.
+ */
 static uint16_t subs_intern(struct feed_subs *s, uint64_t key)
 {
 	uint32_t h = subs_hash(key);
@@ -767,9 +797,10 @@ static uint16_t subs_intern(struct feed_subs *s, uint64_t key)
 	}
 	if (s->count + 1 >= FEED_MAX_INSTRUMENTS)
 		return 0;
-	id = (uint16_t)++s->count;
+	id = (uint16_t)(s->count + 1);
 	s->ticker[id] = key;
-	s->hash[h] = id;
+	wb_store_release(&s->count, (uint32_t)id);
+	wb_store_release(&s->hash[h], id);
 	return id;
 }
 
@@ -817,13 +848,26 @@ int feed_unsubscribe(struct feed_engine *e, const char *ticker, size_t len)
 	return 0;
 }
 
+/* '*' met a ticker new to the engine: every venue shares the table. */
+static uint16_t intern_shared(struct feed_engine *e, uint64_t key)
+{
+	uint16_t id;
+
+	if (e->cfg.lock_intern)
+		e->cfg.lock_intern();
+	id = subs_intern(&e->subs, key);
+	if (e->cfg.unlock_intern)
+		e->cfg.unlock_intern();
+	return id;
+}
+
 uint16_t feed_instrument_for_key(struct feed_engine *e, uint64_t key)
 {
 	uint16_t id = subs_find(&e->subs, key);
 
 	if (id)
 		return (e->subs.all || e->subs.subscribed[id]) ? id : 0;
-	return e->subs.all ? subs_intern(&e->subs, key) : 0;
+	return e->subs.all ? intern_shared(e, key) : 0;
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -874,7 +918,7 @@ void feed_clear_stream(struct feed_packet *pk, uint8_t unit, uint64_t seq, uint6
 {
 	const struct feed_venue *v = pk->v;
 	uint16_t id = feed_stream_id(pk->group, unit);
-	uint32_t inst, count = pk->engine->subs.count;
+	uint32_t inst, count = feed_subs_count(pk->engine);
 
 	for (inst = 1; inst <= count && inst < FEED_MAX_INSTRUMENTS; inst++)
 		if (v->stream_of[inst] == id && feed_announced(v, (uint16_t)inst))
@@ -945,9 +989,12 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 	pk.counters->ring_drops += out->dropped - dropped;
 }
 
-/* Release holes of every group (flush: all of them, else those older than hold_ns). */
-static void release_all(struct feed_engine *e, uint64_t now, bool flush,
-			struct wb_ring_producer *out)
+/*
+ * Release holes of every group of venue (-1: of every venue; flush: all of
+ * them, else those older than hold_ns).
+ */
+static void release(struct feed_engine *e, int venue, uint64_t now, bool flush,
+		    struct wb_ring_producer *out)
 {
 	int i;
 
@@ -956,7 +1003,7 @@ static void release_all(struct feed_engine *e, uint64_t now, bool flush,
 		struct feed_line *l;
 		uint64_t head, dropped;
 
-		if (!g || !g->holes || !g->nlines)
+		if (!g || !g->holes || !g->nlines || (venue >= 0 && g->venue != venue))
 			continue;
 		l = &e->lines[g->line[0]];
 		head = out->head;
@@ -969,12 +1016,39 @@ static void release_all(struct feed_engine *e, uint64_t now, bool flush,
 
 void feed_engine_poll(struct feed_engine *e, uint64_t now, struct wb_ring_producer *out)
 {
-	release_all(e, now, false, out);
+	release(e, -1, now, false, out);
+}
+
+void feed_venue_poll(struct feed_engine *e, int venue, uint64_t now,
+		     struct wb_ring_producer *out)
+{
+	if (venue > WB_VENUE_NONE && venue < FEED_SOURCE_COUNT && e->venue[venue])
+		release(e, venue, now, false, out);
 }
 
 void feed_engine_flush(struct feed_engine *e, struct wb_ring_producer *out)
 {
-	release_all(e, 0, true, out);
+	release(e, -1, 0, true, out);
+}
+
+uint32_t feed_venue_holes(const struct feed_engine *e, int venue)
+{
+	const struct feed_venue *v;
+
+	if (venue <= WB_VENUE_NONE || venue >= FEED_SOURCE_COUNT)
+		return 0;
+	v = wb_load_acquire(&e->venue[venue]);
+	return v ? wb_load_relaxed(&v->holes) : 0;
+}
+
+uint32_t feed_engine_holes(const struct feed_engine *e)
+{
+	uint32_t n = 0;
+	int v;
+
+	for (v = WB_VENUE_NONE + 1; v < FEED_SOURCE_COUNT; v++)
+		n += feed_venue_holes(e, v);
+	return n;
 }
 
 #define ETH_HLEN_ 14
@@ -983,14 +1057,30 @@ void feed_engine_flush(struct feed_engine *e, struct wb_ring_producer *out)
 #define ETHERTYPE_QINQ 0x88a8
 #define IPPROTO_UDP_ 17
 
-int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len,
-		       uint64_t recv_ts, struct wb_ring_producer *out)
+int feed_route_addr(const struct feed_engine *e, uint32_t ip, uint16_t port, int *hint,
+		    struct feed_route *r)
+{
+	int line = exact_lookup(e, ip, port, hint);
+
+	__builtin_memset(r, 0, sizeof(*r));
+	r->ip = ip;
+	r->port = port;
+	if (line < 0)
+		line = e->any_line;
+	r->line = line;
+	if (line >= 0)
+		r->venue = wb_load_relaxed(&e->lines[line].venue);
+	return line;
+}
+
+int feed_route_frame(const struct feed_engine *e, const uint8_t *frame, uint32_t len, int *hint,
+		     struct feed_route *r)
 {
 	uint32_t off = 12, ihl, ip_total, udp_len;
 	uint16_t ethertype;
 	const uint8_t *ip, *udp;
-	int line;
 
+	r->line = -1;
 	if (len < ETH_HLEN_)
 		return -1;
 	ethertype = feed_be16(frame + off);
@@ -1005,24 +1095,57 @@ int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len
 	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
 	if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != IPPROTO_UDP_)
 		return -1;
-	line = feed_map_lookup(e, feed_be32(ip + 16), off + ihl + 4 <= len ?
-			       feed_be16(ip + ihl + 2) : 0);
-	if (line < 0)
+	if (feed_route_addr(e, feed_be32(ip + 16),
+			    off + ihl + 4 <= len ? feed_be16(ip + ihl + 2) : 0, hint, r) < 0)
 		return -1;
 	ip_total = feed_be16(ip + 2);
 	/* Fragments and frames shorter than their headers say cannot be decoded. */
 	if ((feed_be16(ip + 6) & 0x3fff) || ip_total < ihl + 8 || off + ip_total > len) {
-		e->lines[line].counters.errors[FEED_ERR_BAD_FRAME]++;
-		return line;
+		r->bad_frame = true;
+		return r->line;
 	}
 	udp = ip + ihl;
 	udp_len = feed_be16(udp + 4);
 	if (udp_len < 8 || udp_len > ip_total - ihl) {
-		e->lines[line].counters.errors[FEED_ERR_BAD_FRAME]++;
-		return line;
+		r->bad_frame = true;
+		return r->line;
 	}
-	feed_process_payload(e, line, udp + 8, udp_len - 8, recv_ts, out);
-	return line;
+	r->payload = udp + 8;
+	r->len = udp_len - 8;
+	return r->line;
+}
+
+bool feed_route_current(const struct feed_engine *e, const struct feed_route *r)
+{
+	const struct feed_line *l;
+
+	if (r->line < 0 || r->line >= FEED_MAX_LINES)
+		return false;
+	l = &e->lines[r->line];
+	if (!feed_line_in_use(l) || l->venue != r->venue)
+		return false;
+	return l->any || (l->ip == r->ip && l->port == r->port);
+}
+
+void feed_process_route(struct feed_engine *e, const struct feed_route *r, uint64_t recv_ts,
+			struct wb_ring_producer *out)
+{
+	if (wb_unlikely(r->bad_frame)) {
+		e->lines[r->line].counters.errors[FEED_ERR_BAD_FRAME]++;
+		return;
+	}
+	feed_process_payload(e, r->line, r->payload, r->len, recv_ts, out);
+}
+
+int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len,
+		       uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	struct feed_route r;
+
+	if (feed_route_frame(e, frame, len, &e->last_line, &r) < 0)
+		return -1;
+	feed_process_route(e, &r, recv_ts, out);
+	return r.line;
 }
 
 /* ---- raw view lookups (raw.h) --------------------------------------------- */

@@ -18,8 +18,17 @@
  *   <stem>.c     a protocol: framing, messages, raw field layouts
  *                (protocols.h lists them)
  *
- * Concurrency: one engine is driven by one thread at a time. The module
- * serializes control calls against the packet path itself.
+ * Concurrency: one engine is driven by one thread at a time, or (the
+ * module) by one thread per feed-map venue at a time, each under that
+ * venue's lock, with the control path taking every venue's: the locks are
+ * the caller's, given in struct feed_engine_config. A venue's groups share
+ * its directory and protocol state, so a venue is the smallest unit whose
+ * packets need no second lock. What venues share is the feed map (changed
+ * only under every venue lock, read by feed_route_frame without one), the
+ * subscription table (written by the control path under every venue lock,
+ * and by '*' handing a new ticker an id under the intern lock; read
+ * lock-free, its stores ordered) and two engine-wide words (an atomic
+ * counter, recovery_changes, and the trading date, set under every lock).
  */
 #ifndef WIREBOOK_FEED_H
 #define WIREBOOK_FEED_H
@@ -164,12 +173,27 @@ struct feed_engine_config {
 	 */
 	uint32_t recovery_slots;
 	/*
-	 * Optional: taken around the few stores that publish a feed-map change,
-	 * when another thread runs the packet path (the module's spinlock). Every
-	 * allocation happens before, outside it.
+	 * Optional locks, for a caller whose packet path runs on several CPUs
+	 * at once (the module); a single-threaded caller sets none and pays
+	 * nothing. The caller decodes a venue's packets under that venue's
+	 * lock (feed_route_frame without a lock, then feed_process_route under
+	 * it); the engine itself takes:
+	 *   lock/unlock      every venue's lock, around the few stores that
+	 *                    publish a feed-map change (every allocation is
+	 *                    made before, outside them);
+	 *   lock_venue/unlock_venue  one venue's (enum wb_venue or feed_source),
+	 *                    to swap a group's hold buffer (feed_recovery_enable,
+	 *                    feed_recovery_disable), allocated outside it;
+	 *   lock_intern/unlock_intern  with a venue's lock held, when '*' hands
+	 *                    a ticker new to the engine an instrument id: the
+	 *                    subscription table is every venue's.
 	 */
 	void (*lock)(void);
 	void (*unlock)(void);
+	void (*lock_venue)(int venue);
+	void (*unlock_venue)(int venue);
+	void (*lock_intern)(void);
+	void (*unlock_intern)(void);
 };
 
 struct feed_venue;
@@ -179,13 +203,17 @@ struct feed_engine {
 	struct feed_engine_config cfg;
 	struct feed_line lines[FEED_MAX_LINES];
 	uint32_t line_count;	/* highest used index + 1 */
-	int last_line;		/* cache for the map lookup */
+	int last_line;		/* feed_process_frame's lookup cache (one thread; see feed_route_frame) */
 	int any_line;		/* the line matching every address, or -1 */
 	struct feed_venue *venue[FEED_SOURCE_COUNT];
 	struct feed_group *group[FEED_MAX_LINES];
 	uint64_t trading_day_ns; /* producer-set ET midnight (exch_ts base); 0: receive clock */
-	uint32_t holes;		/* streams with a hole open: feed_engine_poll() has work */
-	uint32_t recovery_changes; /* bumped when a recovery begins, moves or ends */
+	/*
+	 * Bumped (atomically: venues bump it under their own locks) when a
+	 * recovery begins, moves or ends; readers compare it with the value
+	 * they last saw (wb_load_relaxed).
+	 */
+	uint32_t recovery_changes;
 	struct feed_subs subs;
 };
 
@@ -217,7 +245,7 @@ int feed_map_add_entry(struct feed_engine *e, const struct feed_map_entry *m);
 int feed_map_add(struct feed_engine *e, uint32_t ip, uint16_t port, int protocol, int venue,
 		 const char *name);
 int feed_map_remove(struct feed_engine *e, uint32_t ip, uint16_t port);
-int feed_map_lookup(struct feed_engine *e, uint32_t ip, uint16_t port);
+int feed_map_lookup(const struct feed_engine *e, uint32_t ip, uint16_t port);
 
 /* What was wrong with a feed-map line (feed_map_parse_line's *problem). */
 enum feed_map_problem {
@@ -277,16 +305,58 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 /*
  * An Ethernet frame (optionally 802.1Q tagged): IPv4/UDP to a mapped
  * address is decoded and its line index returned; anything else returns
- * -1 and is not counted.
+ * -1 and is not counted. One thread: feed_route_frame says why.
  */
 int feed_process_frame(struct feed_engine *e, const uint8_t *frame, uint32_t len,
 		       uint64_t recv_ts, struct wb_ring_producer *out);
+
+/*
+ * The same in two steps, for a caller that decodes on several CPUs at once
+ * with a lock per venue: feed_route_frame finds the frame's line and
+ * venue without a lock and without writing to the engine; the caller takes
+ * that venue's lock, checks the route is still current (the map may have
+ * changed in between: route again when not) and decodes it with
+ * feed_process_route. While any venue's lock is held the feed map cannot
+ * change (a change takes them all).
+ */
+struct feed_route {
+	int line;		/* the line, or -1: not to a mapped address */
+	uint8_t venue;		/* the line's venue: whose lock to take */
+	bool bad_frame;		/* to a mapped address, not clean IPv4/UDP: counted, not decoded */
+	uint16_t port;		/* the frame's destination (host byte order) */
+	uint32_t ip;
+	uint32_t len;		/* the UDP payload */
+	const uint8_t *payload;
+};
+/*
+ * The line of (ip, port), or -1, into r (payload empty). hint: the caller's
+ * cache of the last line found, one per thread or CPU (start it at -1).
+ */
+int feed_route_addr(const struct feed_engine *e, uint32_t ip, uint16_t port, int *hint,
+		    struct feed_route *r);
+/* A frame's route (as feed_process_frame reads it): the line, or -1. */
+int feed_route_frame(const struct feed_engine *e, const uint8_t *frame, uint32_t len, int *hint,
+		     struct feed_route *r);
+/* Under r->venue's lock: does the feed map still send r's address to r->line? */
+bool feed_route_current(const struct feed_engine *e, const struct feed_route *r);
+/* Under r->venue's lock, r current: decode the payload, or count the bad frame. */
+void feed_process_route(struct feed_engine *e, const struct feed_route *r, uint64_t recv_ts,
+			struct wb_ring_producer *out);
 /*
  * Holes older than hold_ns at receive time now become GAPs and the packets
  * held behind them are decoded. Call it when the input is idle, so a lost
  * packet with nothing after it is reported.
  */
 void feed_engine_poll(struct feed_engine *e, uint64_t now, struct wb_ring_producer *out);
+/* The same for one venue's groups, under its lock (the module's hole timer). */
+void feed_venue_poll(struct feed_engine *e, int venue, uint64_t now,
+		     struct wb_ring_producer *out);
+/*
+ * Streams with a hole open (feed_engine_poll has work): of one venue (read
+ * under its lock, or without one as a hint), or of every venue.
+ */
+uint32_t feed_venue_holes(const struct feed_engine *e, int venue);
+uint32_t feed_engine_holes(const struct feed_engine *e);
 /* The input ended: every hole is a GAP, every held packet is decoded. */
 void feed_engine_flush(struct feed_engine *e, struct wb_ring_producer *out);
 
@@ -360,7 +430,8 @@ uint64_t feed_fill_quantile(const struct feed_fill_hist *h, uint32_t permille);
 /*
  * Recovery mode for the group of (venue, channel): allocates its recovery
  * buffer (slots packets; 0: the engine's recovery_slots). Control path:
- * allocates outside the engine lock. Enabling again resizes.
+ * allocates outside any lock, then takes the venue's (lock_venue) to swap
+ * buffers. Enabling again resizes.
  */
 int feed_recovery_enable(struct feed_engine *e, int venue, uint16_t channel, uint32_t slots);
 /* Back to GAPs: open recoveries end as lost (events into out). */
@@ -372,6 +443,9 @@ int feed_recovery_disable(struct feed_engine *e, int venue, uint16_t channel, ui
  */
 int feed_recovery_list(const struct feed_engine *e, struct feed_recovery_stream *out, int max,
 		       bool all);
+/* The same for one venue's groups (under its lock). */
+int feed_recovery_list_venue(const struct feed_engine *e, int venue,
+			     struct feed_recovery_stream *out, int max, bool all);
 /*
  * Which stream a symbol is on, for readers who ask whether its book is
  * recovering: the key of the stream instrument inst of venue was last

@@ -320,6 +320,7 @@ struct feed_venue {
 	bool session_seen;		/* sequenced data came: a new subscription missed some */
 	bool was_all;
 	uint32_t subs_generation;
+	uint32_t holes;			/* streams of its groups with a hole open (its lock) */
 	uint64_t midnight_ns;		/* ET midnight of the trading day, or FEED_MIDNIGHT_UNKNOWN */
 	void *state;			/* the protocol's own state */
 	struct feed_directory dir;
@@ -456,6 +457,20 @@ void feed_venue_refresh(struct feed_packet *pk);
 static inline bool feed_subscribed(const struct feed_engine *e, uint16_t inst)
 {
 	return e->subs.all || e->subs.subscribed[inst];
+}
+/*
+ * Instrument ids handed out: '*' may hand out more on another venue's CPU
+ * meanwhile (engine.c), whose tickers are stored before the count.
+ */
+static inline uint32_t feed_subs_count(const struct feed_engine *e)
+{
+	return wb_load_acquire(&e->subs.count);
+}
+
+/* A recovery began, moved or ended (venues bump it under their own locks). */
+static inline void feed_recovery_changed(struct feed_engine *e)
+{
+	wb_fetch_add_relaxed(&e->recovery_changes, 1);
 }
 
 /* ---- time (feed_time.c) -------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Control-ABI conversions shared by the module and user space (feed_ioc.h). */
 #include "feed_ioc.h"
+#include "feed_internal.h"
 
 #ifdef __KERNEL__
 #include <linux/errno.h>
@@ -99,7 +100,7 @@ uint32_t feed_ioc_feed_list(const struct feed_engine *e, struct wb_ioc_feed *out
 uint32_t feed_ioc_sub_list(const struct feed_engine *e, struct wb_ioc_symbol *out, uint32_t cap)
 {
 	const struct feed_subs *subs = &e->subs;
-	uint32_t id, n = 0;
+	uint32_t id, n = 0, count = feed_subs_count(e);
 
 	if (subs->all) {
 		if (n < cap) {
@@ -108,7 +109,7 @@ uint32_t feed_ioc_sub_list(const struct feed_engine *e, struct wb_ioc_symbol *ou
 		}
 		n++;
 	}
-	for (id = 1; id <= subs->count && id < FEED_MAX_INSTRUMENTS; id++) {
+	for (id = 1; id <= count && id < FEED_MAX_INSTRUMENTS; id++) {
 		if (!subs->subscribed[id])
 			continue;
 		if (n < cap) {
@@ -124,8 +125,8 @@ uint32_t feed_ioc_sub_list(const struct feed_engine *e, struct wb_ioc_symbol *ou
 	return n;
 }
 
-uint32_t feed_ioc_line_stats(const struct feed_engine *e, struct wb_ioc_line_stats *out,
-			     uint32_t cap)
+uint32_t feed_ioc_line_list(const struct feed_engine *e, struct wb_ioc_line_stats *out,
+			    uint32_t cap)
 {
 	uint32_t i, n = 0;
 
@@ -133,11 +134,34 @@ uint32_t feed_ioc_line_stats(const struct feed_engine *e, struct wb_ioc_line_sta
 		if (!feed_line_in_use(&e->lines[i]))
 			continue;
 		if (n < cap) {
+			__builtin_memset(&out[n], 0, sizeof(out[n]));
 			feed_ioc_line(&e->lines[i], (int)i, &out[n].feed);
-			feed_ioc_counters(&e->lines[i].counters, &out[n].counters);
 		}
 		n++;
 	}
+	return n;
+}
+
+void feed_ioc_line_counters(const struct feed_engine *e, int venue, struct wb_ioc_line_stats *out,
+			    uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		int line = out[i].feed.line;
+
+		if (line >= 0 && line < FEED_MAX_LINES && e->lines[line].venue == venue)
+			feed_ioc_counters(&e->lines[line].counters, &out[i].counters);
+	}
+}
+
+uint32_t feed_ioc_line_stats(const struct feed_engine *e, struct wb_ioc_line_stats *out,
+			     uint32_t cap)
+{
+	uint32_t i, n = feed_ioc_line_list(e, out, cap);
+
+	for (i = 0; i < n && i < cap; i++)
+		feed_ioc_counters(&e->lines[out[i].feed.line].counters, &out[i].counters);
 	return n;
 }
 
@@ -175,6 +199,15 @@ void feed_ioc_stats_reset(struct feed_engine *e)
 
 	for (i = 0; i < FEED_MAX_LINES; i++)
 		__builtin_memset(&e->lines[i].counters, 0, sizeof(e->lines[i].counters));
+}
+
+void feed_ioc_stats_reset_venue(struct feed_engine *e, int venue)
+{
+	uint32_t i;
+
+	for (i = 0; i < FEED_MAX_LINES; i++)
+		if (feed_line_in_use(&e->lines[i]) && e->lines[i].venue == venue)
+			__builtin_memset(&e->lines[i].counters, 0, sizeof(e->lines[i].counters));
 }
 
 int feed_ioc_trading_date(struct feed_engine *e, const struct wb_ioc_date *d)

@@ -29,19 +29,30 @@ uint32_t feed_ioc_feed_list(const struct feed_engine *e, struct wb_ioc_feed *out
 uint32_t feed_ioc_sub_list(const struct feed_engine *e, struct wb_ioc_symbol *out, uint32_t cap);
 uint32_t feed_ioc_line_stats(const struct feed_engine *e, struct wb_ioc_line_stats *out,
 			     uint32_t cap);
+/*
+ * The same in steps, for a caller with a lock per venue: the lines without
+ * their counters (the map held still: every map change is the caller's),
+ * then the counters of venue's lines among the n listed, under its lock.
+ */
+uint32_t feed_ioc_line_list(const struct feed_engine *e, struct wb_ioc_line_stats *out,
+			    uint32_t cap);
+void feed_ioc_line_counters(const struct feed_engine *e, int venue, struct wb_ioc_line_stats *out,
+			    uint32_t n);
 /* One stream of feed_recovery_list() as WB_IOC_RECOVERY_LIST gives it. */
 void feed_ioc_recovery(const struct feed_engine *e, const struct feed_recovery_stream *s,
 		       struct wb_ioc_recovery *o);
 /* WB_IOC_STATS_RESET's part in the engine: every line's counters to zero. */
 void feed_ioc_stats_reset(struct feed_engine *e);
+/* The same for one venue's lines, under its lock. */
+void feed_ioc_stats_reset_venue(struct feed_engine *e, int venue);
 
 /*
  * Gap recovery (WB_IOC_REC_*): each checks its request (reserved words
  * zero, a line of the feed map, a length in bounds) and makes the engine
  * call; 0 or a negative FEED_E* code. Events go to out, stamped now.
- * feed_ioc_rec_enable allocates: never call it under the engine lock (it
- * takes the lock itself, through feed_engine_config.lock, to swap buffers).
- * The others run under the lock. payload: the request's bytes, already
+ * feed_ioc_rec_enable allocates: never call it under a lock (it takes its
+ * venue's itself, through feed_engine_config.lock_venue, to swap buffers).
+ * The others run under the lock of the line's venue. payload: the request's bytes, already
  * copied in (len as the request says).
  */
 int feed_ioc_rec_enable(struct feed_engine *e, const struct wb_ioc_rec_enable *r);

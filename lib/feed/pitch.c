@@ -493,7 +493,7 @@ static void decode_unit_end(struct feed_packet *pk, struct pitch_state *st,
 {
 	const struct feed_venue *v = pk->v;
 	uint16_t id = feed_stream_id(pk->group, msg->unit);
-	uint32_t inst, count = pk->engine->subs.count;
+	uint32_t inst, count = feed_subs_count(pk->engine);
 
 	order_filter_clear_unit(&st->filter, msg->unit);
 	if (clear) {

@@ -81,7 +81,7 @@ static void open_hole(struct feed_packet *pk, struct feed_stream *s)
 	s->hole_since = pk->recv_ts ? pk->recv_ts : 1;
 	s->hole_line = pk->line_index;
 	pk->group->holes++;
-	pk->engine->holes++;
+	pk->v->holes++;
 }
 
 static void close_hole(struct feed_packet *pk, struct feed_stream *s)
@@ -90,7 +90,7 @@ static void close_hole(struct feed_packet *pk, struct feed_stream *s)
 		return;
 	s->hole_since = 0;
 	pk->group->holes--;
-	pk->engine->holes--;
+	pk->v->holes--;
 }
 
 /*
@@ -291,7 +291,7 @@ static void recovery_begin(struct feed_packet *pk, struct feed_stream *s, uint8_
 	s->rc_gaps++;
 	pk->counters->rec_gaps++;
 	pk->group->recovering++;
-	pk->engine->recovery_changes++;
+	feed_recovery_changed(pk->engine);
 	emit_recovery(pk, unit, WB_GAP_RECOVERING, first, end > first ? end - first : 0, 0);
 	/* Not quiet until it ends: the fast path must not decode around it. */
 	open_hole(pk, s);
@@ -369,7 +369,7 @@ static void recovery_end(struct feed_packet *pk, struct feed_stream *s, uint8_t 
 		      end > s->rec_first ? end - s->rec_first : 0, s->rec_lost);
 	s->rec = FEED_REC_NONE;
 	pk->group->recovering--;
-	pk->engine->recovery_changes++;
+	feed_recovery_changed(pk->engine);
 }
 
 /*
@@ -936,7 +936,7 @@ int feed_recover_packet(struct feed_engine *e, int line, const uint8_t *payload,
 
 		pk.counters->rec_messages += n;
 		s->rc_messages += n;
-		e->recovery_changes++;
+		feed_recovery_changed(e);
 		advance(&pk, s, f.unit, 0, false);
 	} else {
 		/* A later part of the hole (or of one after it): kept in order. */
@@ -949,7 +949,7 @@ int feed_recover_packet(struct feed_engine *e, int line, const uint8_t *payload,
 			call_end(&c, &pk);
 			return rejected(&pk, -FEED_ENOSPC);
 		}
-		e->recovery_changes++;
+		feed_recovery_changed(e);
 		advance(&pk, s, f.unit, 0, false);
 	}
 	call_end(&c, &pk);
@@ -972,7 +972,7 @@ int feed_recover_lost(struct feed_engine *e, int line, uint8_t unit, uint64_t fi
 	call_begin(&c, out);
 	advance(&pk, s, unit, first + count, true);
 	advance(&pk, s, unit, 0, false);
-	e->recovery_changes++;
+	feed_recovery_changed(e);
 	call_end(&c, &pk);
 	return 0;
 }
@@ -1018,7 +1018,7 @@ int feed_snapshot_begin(struct feed_engine *e, int line, uint8_t unit, uint64_t 
 	open_hole(&pk, s);
 	notify(&pk, unit, FEED_STREAM_SNAPSHOT);
 	clear_stream_books(&pk, unit);
-	e->recovery_changes++;
+	feed_recovery_changed(e);
 	call_end(&c, &pk);
 	return 0;
 }
@@ -1085,7 +1085,7 @@ int feed_snapshot_end(struct feed_engine *e, int line, uint8_t unit, uint64_t ne
 	close_hole(&pk, s);
 	open_hole(&pk, s);
 	advance(&pk, s, unit, 0, false);
-	e->recovery_changes++;
+	feed_recovery_changed(e);
 	call_end(&c, &pk);
 	return 0;
 }
@@ -1119,7 +1119,7 @@ int feed_snapshot_abort(struct feed_engine *e, int line, uint8_t unit, uint64_t 
 		pk.counters->rec_lost++;
 	}
 	advance(&pk, s, unit, 0, false);
-	e->recovery_changes++;
+	feed_recovery_changed(e);
 	call_end(&c, &pk);
 	return 0;
 }
@@ -1165,16 +1165,17 @@ static void hold_move(struct feed_group *g, struct feed_hold *old)
 	}
 }
 
-static void lock_engine(struct feed_engine *e)
+/* The group's venue lock (feed_engine_config): a hold buffer swap. */
+static void lock_venue(struct feed_engine *e, const struct feed_group *g)
 {
-	if (e->cfg.lock)
-		e->cfg.lock();
+	if (e->cfg.lock_venue)
+		e->cfg.lock_venue(g->venue);
 }
 
-static void unlock_engine(struct feed_engine *e)
+static void unlock_venue(struct feed_engine *e, const struct feed_group *g)
 {
-	if (e->cfg.unlock)
-		e->cfg.unlock();
+	if (e->cfg.unlock_venue)
+		e->cfg.unlock_venue(g->venue);
 }
 
 /* Swap in a buffer of slots (allocated by the caller): 0, or -FEED_ENOSPC when it is too small. */
@@ -1192,7 +1193,7 @@ static int hold_swap(struct feed_engine *e, struct feed_group *g, struct feed_ho
 	feed_hold_init(g);
 	hold_move(g, tmp.hold);
 	g->recovery = recovery;
-	e->recovery_changes++;
+	feed_recovery_changed(e);
 	return 0;
 }
 
@@ -1211,9 +1212,9 @@ int feed_recovery_enable(struct feed_engine *e, int venue, uint16_t channel, uin
 	mem = e->cfg.alloc((size_t)slots * sizeof(*mem));
 	if (!mem)
 		return -FEED_ENOMEM;
-	lock_engine(e);
+	lock_venue(e, g);
 	rc = hold_swap(e, g, mem, slots, true, &old);
-	unlock_engine(e);
+	unlock_venue(e, g);
 	e->cfg.free(rc ? mem : old);
 	return rc;
 }
@@ -1236,7 +1237,7 @@ int feed_recovery_disable(struct feed_engine *e, int venue, uint16_t channel, ui
 	mem = e->cfg.alloc((size_t)slots * sizeof(*mem));
 	if (!mem)
 		return -FEED_ENOMEM;
-	lock_engine(e);
+	lock_venue(e, g);
 	if (g->nlines) {
 		group_packet(&pk, e, g, now, out);
 		call_begin(&c, out);
@@ -1246,7 +1247,7 @@ int feed_recovery_disable(struct feed_engine *e, int venue, uint16_t channel, ui
 		call_end(&c, &pk);
 	}
 	rc = hold_swap(e, g, mem, slots, false, &old);
-	unlock_engine(e);
+	unlock_venue(e, g);
 	e->cfg.free(rc ? mem : old);
 	return rc;
 }
@@ -1296,13 +1297,20 @@ static void list_entry(const struct feed_engine *e, const struct feed_group *g, 
 int feed_recovery_list(const struct feed_engine *e, struct feed_recovery_stream *out, int max,
 		       bool all)
 {
+	return feed_recovery_list_venue(e, -1, out, max, all);
+}
+
+/* venue -1: every venue's groups. */
+int feed_recovery_list_venue(const struct feed_engine *e, int venue,
+			     struct feed_recovery_stream *out, int max, bool all)
+{
 	int i, n = 0;
 	uint32_t u;
 
 	for (i = 0; i < FEED_MAX_LINES; i++) {
 		const struct feed_group *g = e->group[i];
 
-		if (!g || !g->nlines || !g->recovery)
+		if (!g || !g->nlines || !g->recovery || (venue >= 0 && g->venue != venue))
 			continue;
 		if (!all && !g->recovering)
 			continue;

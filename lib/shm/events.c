@@ -4,15 +4,22 @@
  * module's per-CPU rings, or rings the caller mapped, merged in decode
  * order, zero-copy.
  *
- * Why the two-pass refresh: the module publishes each packet's events on
- * the ring of the CPU that received it, under one engine lock, and stamps
- * recv_ts strictly increasing in lock order. An event seen on ring A with
- * recv_ts t means every event with a smaller recv_ts was published before
- * it (the lock orders the publishes), but the reader may have looked at
- * ring B's head just before B published. So the reader reads every head
- * twice: an event visible in the first pass has all its predecessors
- * visible in the second, and only first-pass events are handed out, in
- * recv_ts order against everything visible in the second pass.
+ * What the module promises (ioctl.h): it publishes each packet's events
+ * on the ring of the CPU that received it, under the lock of the packet's
+ * venue, and stamps recv_ts strictly increasing per venue in that lock's
+ * order, never going back within a ring. Across venues the CPUs race:
+ * their events come out in recv_ts order only as far as they were
+ * published by then, which the books do not need.
+ *
+ * Why the two-pass refresh: an event of a venue seen on ring A means every
+ * earlier event of that venue was published before it (its lock orders
+ * the publishes), but the reader may have looked at ring B's head just
+ * before B published one. So the reader reads every head twice: an event
+ * visible in the first pass has all its venue's predecessors visible in
+ * the second, and only first-pass events are handed out, each only while
+ * no event visible in the second pass has a smaller recv_ts. A venue's
+ * predecessor of it then sits in its sorted ring at or behind a head with
+ * a smaller recv_ts, so it goes first.
  */
 #include <errno.h>
 #include <fcntl.h>

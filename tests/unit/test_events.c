@@ -2,11 +2,15 @@
  * The event API (include/wirebook/events.h, lib/shm/events.c) hands out
  * the events of several rings (the module's per-CPU rings) in decode order
  * (recv_ts), whichever ring each landed in, zero-copy, holds the slots
- * until a release, counts drops, and keeps going when rings fill again.
+ * until a release, counts drops, and keeps going when rings fill again;
+ * with producers racing under a lock per venue, every venue's events in
+ * its order.
  * The rings here are in-memory rings of the module's layout, attached with
  * wb_events_attach; wb_events_open is checked on what is not a device.
  */
 #include <check.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,7 +106,7 @@ START_TEST(test_events_merges_rings_in_recv_ts_order)
 	uint64_t ts, expect = 1;
 
 	fixture_init(&f);
-	/* Runs of packets on different CPUs, as the engine lock orders them;
+	/* Runs of packets on different CPUs, in the order of one venue's lock;
 	 * one packet's events share a recv_ts and stay together. */
 	for (ts = 1; ts <= 40; ts++)
 		ck_assert(put(&f, (unsigned)((ts / 3) % RINGS), ts));
@@ -248,6 +252,117 @@ START_TEST(test_events_refuses_bad_rings_and_what_is_not_a_device)
 }
 END_TEST
 
+/*
+ * The module's scheme with a lock per venue, run for real: each producer
+ * thread is a CPU with its ring; it takes a venue's lock, stamps its
+ * events as wb_next_recv_ts does (above the venue's last and the ring's
+ * last), writes and publishes them, unlocks. Across venues the threads
+ * race, and the shared clock now and then steps back. The reader, meanwhile,
+ * must hand out every venue's events in that venue's order, none lost.
+ */
+#define VENUES 4
+#define PER_PRODUCER 60000u
+
+static struct {
+	pthread_mutex_t lock[VENUES];
+	uint64_t last_ts[VENUES];	/* under lock[v] */
+	uint64_t next_seq[VENUES];	/* under lock[v] */
+	uint64_t clock;			/* the "wall clock": atomic */
+	unsigned finished;		/* producers done: atomic */
+	struct fixture *f;
+} sim;
+
+static void *producer(void *arg)
+{
+	unsigned r = (unsigned)(uintptr_t)arg, seed = r + 1, done = 0;
+	uint64_t ring_last = 0;
+
+	while (done < PER_PRODUCER) {
+		unsigned v = (seed = seed * 1103515245u + 12345u) >> 16 & (VENUES - 1);
+		unsigned k = 1 + (seed >> 8) % 3, i;
+		uint64_t now, ts;
+
+		/* Room first: only this thread fills the ring, so it stays. */
+		while (wb_ring_producer_slot(&sim.f->prod[r]) == NULL ||
+		       SLOTS - (sim.f->prod[r].head - tail_of(sim.f, r)) < k)
+			sched_yield();
+		now = __atomic_add_fetch(&sim.clock, 1, __ATOMIC_RELAXED);
+		if ((seed >> 4) % 97 == 0)	/* a step back of the wall clock */
+			now = __atomic_sub_fetch(&sim.clock, 500, __ATOMIC_RELAXED);
+		pthread_mutex_lock(&sim.lock[v]);
+		ts = now;
+		if (ts <= sim.last_ts[v])
+			ts = sim.last_ts[v] + 1;
+		if (ts <= ring_last)
+			ts = ring_last + 1;
+		sim.last_ts[v] = ring_last = ts;
+		for (i = 0; i < k; i++) {
+			struct wb_event *ev = wb_ring_producer_slot(&sim.f->prod[r]);
+
+			ck_assert_ptr_nonnull(ev);
+			memset(ev, 0, sizeof(*ev));
+			ev->venue = (uint8_t)v;
+			ev->line = (uint16_t)r;
+			ev->recv_ts = ts;
+			ev->seq = sim.next_seq[v]++;
+			wb_ring_producer_commit(&sim.f->prod[r]);
+		}
+		wb_ring_producer_publish(&sim.f->prod[r]);
+		pthread_mutex_unlock(&sim.lock[v]);
+		done += k;
+	}
+	__atomic_add_fetch(&sim.finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+START_TEST(test_events_keep_each_venues_order_with_a_lock_per_venue)
+{
+	struct fixture f;
+	pthread_t t[RINGS];
+	const struct wb_event *evs[16];
+	uint64_t expect[VENUES] = { 0 }, total = 0, want = 0;
+	unsigned i, v;
+	int running = 1;
+
+	fixture_init(&f);
+	memset(&sim, 0, sizeof(sim));
+	sim.f = &f;
+	sim.clock = 1000000;
+	for (v = 0; v < VENUES; v++)
+		pthread_mutex_init(&sim.lock[v], NULL);
+	for (i = 0; i < RINGS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, producer, (void *)(uintptr_t)i), 0);
+	while (running) {
+		unsigned n = wb_events_peek(f.ev, evs, 1 + (unsigned)(total % 16));
+
+		for (i = 0; i < n; i++) {
+			v = evs[i]->venue;
+			ck_assert_uint_lt(v, VENUES);
+			ck_assert_msg(evs[i]->seq == expect[v], "venue %u: event %llu came before %llu",
+				      v, (unsigned long long)evs[i]->seq,
+				      (unsigned long long)expect[v]);
+			expect[v]++;
+		}
+		total += n;
+		wb_events_release(f.ev);
+		if (!n && __atomic_load_n(&sim.finished, __ATOMIC_ACQUIRE) == RINGS) {
+			want = 0;
+			for (v = 0; v < VENUES; v++)
+				want += sim.next_seq[v];
+			running = total < want;
+		}
+	}
+	for (i = 0; i < RINGS; i++)
+		pthread_join(t[i], NULL);
+	want = 0;
+	for (v = 0; v < VENUES; v++)
+		want += sim.next_seq[v];
+	ck_assert_uint_eq(total, want);
+	ck_assert_uint_eq(counts(&f, 1), 0);
+	fixture_free(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("events");
@@ -261,6 +376,8 @@ int main(void)
 	tcase_add_test(tc, test_events_releases_slots_so_full_rings_flow_again);
 	tcase_add_test(tc, test_events_counts_drops_of_every_ring);
 	tcase_add_test(tc, test_events_peek_hands_out_ring_slots_in_order_and_holds_them_until_release);
+	tcase_add_test(tc, test_events_keep_each_venues_order_with_a_lock_per_venue);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

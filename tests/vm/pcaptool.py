@@ -5,6 +5,7 @@
   pcaptool.py split IN OUT1 OUT2        first half of the records, second half
   pcaptool.py count IN                  number of records
   pcaptool.py ports IN OUT1 OUT2 P,...  frames to UDP ports P into OUT1, the rest into OUT2
+  pcaptool.py addrs IN OUT1 OUT2 A,...  frames to IPv4 addresses A into OUT1, the rest into OUT2
   pcaptool.py cat OUT IN...             the records of every IN, in order
   pcaptool.py udpcsum IN OUT            every UDP checksum filled in
   pcaptool.py pad IN OUT                1..46 random bytes after every datagram
@@ -192,6 +193,17 @@ def main(argv):
             return parts and struct.unpack(">H", parts[2][2:4])[0]
         write_pcap(argv[3], header, [r for r in records if port(r[2]) in ports])
         write_pcap(argv[4], header, [r for r in records if port(r[2]) not in ports])
+        return 0
+    if len(argv) == 6 and argv[1] == "addrs":
+        # Frames to the destination addresses listed (comma-separated) into
+        # one file, the rest into the other, each in capture order.
+        header, records = read_pcap(argv[2])
+        addrs = {bytes(int(o) for o in a.split(".")) for a in argv[5].split(",")}
+        def addr(frame):
+            parts = udp_parts(frame)
+            return parts and bytes(parts[1][16:20])
+        write_pcap(argv[3], header, [r for r in records if addr(r[2]) in addrs])
+        write_pcap(argv[4], header, [r for r in records if addr(r[2]) not in addrs])
         return 0
     if len(argv) == 3 and argv[1] == "count":
         print(len(read_pcap(argv[2])[1]))

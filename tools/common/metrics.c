@@ -355,7 +355,7 @@ void metrics_render_lines(FILE *f, const struct wb_ioc_stats *st,
 	HOOK(ring_published, "Events published on the module's rings");
 	HOOK(ring_dropped, "Events dropped on the module's full rings");
 	HOOK(ring_wakeups, "Reader wakeups");
-	HOOK(lock_waits, "Feed frames whose CPU waited for the module's engine lock");
+	HOOK(lock_waits, "Feed frames whose CPU waited for their venue's lock in the module");
 #undef HOOK
 	metrics_family(f, "wirebook_module_hooked_devices", "gauge", "Devices hooked now");
 	fprintf(f, "wirebook_module_hooked_devices %" PRIu64 "\n", st->hook.hooked_devices);
