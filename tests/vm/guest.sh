@@ -164,9 +164,10 @@ scenario_concurrent() {
 # Two CPUs on the same venues at once: every venue's A lines from CPU 0,
 # its B lines from CPU 1, as fast as they go (a longer day, so that they
 # overlap). Both go through the same streams (arbitration, duplicates,
-# holes, held packets) under the venue's lock: the CPUs must have met on it
-# (lock_waits, else nothing was tested), every venue's events must still be
-# wb-dump's (but for which line a packet's first copy came on: the CPU
+# holes, held packets) under the venue's lock: the CPUs should meet on it
+# (lock_waits; a run where they never did is a SKIP: nothing was tested),
+# every venue's events must still be wb-dump's (but for which line a
+# packet's first copy came on: the CPU
 # ahead decodes, the other finds duplicates, so the events may all land in
 # one ring), and every event published must be counted on a line (a
 # counter two CPUs bump without the lock loses counts). A hole one CPU
@@ -189,8 +190,14 @@ scenario_same_venue() {
 	line_events=$(stat_sum events)
 	if [ -s $D/long-a.pcap ] && [ -s $D/long-b.pcap ] &&
 	   same_streams $T/kernel-nolines.txt $T/expected-nolines.txt &&
-	   [ "${waits:-0}" -gt 0 ] && [ "$published" -eq "$line_events" ] &&
-	   [ "$published" -eq "$want" ]; then
+	   [ "$published" -eq "$line_events" ] && [ "$published" -eq "$want" ] &&
+	   [ "${waits:-0}" -eq 0 ]; then
+		# Correct, but nothing contended: a host too busy to run both
+		# vCPUs at once. Not a failure of the module; not a test of it either.
+		skip same-venue-two-cpus "events identical to wb-dump's, but the CPUs never met on a venue's lock in $frames feed frames (the host did not run both vCPUs at once): contention not exercised"
+	elif [ -s $D/long-a.pcap ] && [ -s $D/long-b.pcap ] &&
+	   same_streams $T/kernel-nolines.txt $T/expected-nolines.txt &&
+	   [ "$published" -eq "$line_events" ] && [ "$published" -eq "$want" ]; then
 		pass same-venue-two-cpus "every venue's A lines on CPU 0 and B lines on CPU 1 at once: $(wc -l <$T/kernel.txt) events identical to wb-dump's per venue, from $rings_used rings; the CPUs met on a venue's lock $waits times in $frames feed frames; rings published $published = per-line events"
 	else
 		fail same-venue-two-cpus "$(wc -l <$T/kernel.txt) events vs $want from $rings_used rings; lock_waits ${waits:-?} of $frames frames; published $published, per-line events $line_events; $(cat $T/read.log)"
