@@ -167,9 +167,9 @@ scenario_concurrent() {
 # holes, held packets) under the venue's lock: the CPUs should meet on it
 # (lock_waits; a run where they never did is a SKIP: nothing was tested),
 # every venue's events must still be wb-dump's (but for which line a
-# packet's first copy came on: the CPU
-# ahead decodes, the other finds duplicates, so the events may all land in
-# one ring), and every event published must be counted on a line (a
+# packet's first copy came on: the CPU ahead decodes, the other finds
+# duplicates, so the events may all land in one ring), and every event
+# published must be counted on a line (a
 # counter two CPUs bump without the lock loses counts). A hole one CPU
 # sees while the other lags is held up to 200 ms (or 16 packets), so only
 # real losses become GAPs.
