@@ -221,54 +221,92 @@ static inline uint64_t itch_timestamp(const uint8_t *m)
 	return feed_be64(m + 3) & 0xffffffffffffull;
 }
 
-static inline void store64(struct wb_event *ev, unsigned off, uint64_t v)
+static inline void store64(uint8_t *slot, unsigned off, uint64_t v)
 {
-	__builtin_memcpy((uint8_t *)ev + off, &v, 8);
+	__builtin_memcpy(slot + off, &v, 8);
 }
 
 /*
- * Returns 1 when the message was filtered out, 0 otherwise. The event is
- * composed in registers and written as eight 8-byte stores, the whole
- * slot's cache line at once.
+ * A packet's messages as itch_decode walks them. It lives in registers:
+ * its address never leaves the inlined functions below.
  */
-static inline __attribute__((always_inline)) int
-decode_order(struct feed_packet *pk, struct feed_cursor *cur, uint64_t word0_base,
-	     const uint16_t *inst_of, const uint8_t *m, uint64_t seq, const struct itch_order_layout *l)
+struct itch_walk {
+	struct feed_packet *pk;
+	const uint8_t *next;	/* the next message block */
+	const uint8_t *end;	/* of the packet */
+	const uint16_t *inst_of;
+	uint64_t word0_base;	/* venue and line, the same in every event */
+	uint64_t seq;		/* of the packet's first message */
+	struct feed_run run;
+	uint32_t count;
+	/*
+	 * Messages before room_end have a slot each in the run: the ring's
+	 * room is looked at once per packet, and again after anything that
+	 * emitted through pk->out.
+	 */
+	uint32_t room_end;
+	uint32_t empty;		/* zero-length message blocks: no message */
+};
+
+/* A new run from the producer's head, for the messages from message i on. */
+static inline void walk_begin_run(struct itch_walk *w, uint32_t i)
 {
+	feed_run_begin(&w->run, w->pk->out);
+	w->room_end = w->run.slots < w->count - i ? i + (uint32_t)w->run.slots : w->count;
+}
+
+/*
+ * Message i, an order-book message of layout l. The event is composed in
+ * registers and written as eight 8-byte stores, the whole slot's cache
+ * line at once.
+ */
+static inline __attribute__((always_inline)) void
+decode_order(struct itch_walk *w, uint32_t i, const uint8_t *m, const struct itch_order_layout *l)
+{
+	struct feed_packet *pk = w->pk;
+	uint64_t seq = w->seq + i;
 	uint64_t ts = itch_timestamp(m) + pk->midnight_ns;
-	uint16_t inst = inst_of[feed_be16(m + 1)];
-	struct wb_event *ev;
+	uint16_t inst = w->inst_of[feed_be16(m + 1)];
+	uint8_t *slot;
 	uint8_t side = side_of_char[m[l->side_off]];
 	uint8_t flags = (uint8_t)(l->base_flags | (m[l->printable_off] == 'Y') * WB_EVF_PRINTABLE);
 	uint32_t qty, mpid;
 
 	if (wb_unlikely(!inst)) {
 		/* Learning a locate emits through pk->out. */
-		feed_cursor_sync(cur, pk->out);
+		feed_run_end(&w->run, pk->out);
 		inst = order_instrument_slow(pk, m, seq, ts);
-		feed_cursor_reload(cur, pk->out);
-		if (!inst)
-			return 1;
+		walk_begin_run(w, i);
+		if (!inst) {
+			pk->counters->filtered++;
+			return;
+		}
+		if (wb_unlikely(side < l->min_side)) {
+			feed_count_error(pk, FEED_ERR_BAD_FIELD);
+			return;
+		}
+		/* Learning may have taken the slot this event was counted on. */
+		if (wb_unlikely(w->room_end == i)) {
+			wb_ring_producer_drop(pk->out);
+			return;
+		}
 	}
 	if (wb_unlikely(side < l->min_side)) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
-		return 0;
+		return;
 	}
-	if (wb_unlikely(!feed_cursor_room(cur, pk->out)))
-		return 0;
-	ev = feed_cursor_slot(cur);
+	slot = feed_run_slot(&w->run);
 	qty = feed_be32(m + l->qty_off) & l->qty_mask;
 	mpid = feed_le32(m + l->mpid_off) & l->mpid_mask;
-	store64(ev, 0, word0_base | feed_event_word0(l->kind, 0, side, flags, 0, inst));
-	store64(ev, 8, seq);
-	store64(ev, 16, ts);
-	store64(ev, 24, pk->recv_ts);
-	store64(ev, 32, feed_be64(m + 11));
-	store64(ev, 40, (uint64_t)(feed_be32(m + l->price_off) & l->price_mask) * ITCH_PRICE4_TO_WB);
-	store64(ev, 48, feed_event_pair32(qty, mpid));
-	store64(ev, 56, feed_be64(m + l->ref_off) & l->ref_mask);
-	feed_cursor_commit(cur);
-	return 0;
+	store64(slot, 0, w->word0_base | feed_event_word0(l->kind, 0, side, flags, 0, inst));
+	store64(slot, 8, seq);
+	store64(slot, 16, ts);
+	store64(slot, 24, pk->recv_ts);
+	store64(slot, 32, feed_be64(m + 11));
+	store64(slot, 40, (uint64_t)(feed_be32(m + l->price_off) & l->price_mask) * ITCH_PRICE4_TO_WB);
+	store64(slot, 48, feed_event_pair32(qty, mpid));
+	store64(slot, 56, feed_be64(m + l->ref_off) & l->ref_mask);
+	feed_run_commit(&w->run);
 }
 
 /* Everything but the order-book messages: trades, directory, status. */
@@ -357,78 +395,118 @@ static int decode_other(struct feed_packet *pk, const uint8_t *m, uint64_t seq)
 	}
 }
 
+/*
+ * Frame and decode message i. Returns false when its block runs past the
+ * packet (truncated).
+ */
+static inline __attribute__((always_inline)) bool decode_message(struct itch_walk *w, uint32_t i)
+{
+	struct feed_packet *pk = w->pk;
+	const struct itch_order_layout *l;
+	const uint8_t *m;
+	uint32_t mlen, min;
+
+	if (wb_unlikely(w->end - w->next < 2))
+		return false;
+	mlen = feed_be16(w->next);
+	m = w->next + 2;
+	/* One compare for both a block past the end and an empty block. */
+	if (wb_unlikely(mlen - 1u >= (uint32_t)(w->end - m))) {
+		if (mlen)
+			return false;
+		w->next = m;
+		w->empty++;
+		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		return true;
+	}
+	w->next = m + mlen;
+	l = &order_layout[m[0]];
+	if (wb_likely(l->kind)) {
+		if (wb_unlikely(mlen < l->min_len))
+			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
+		else
+			decode_order(w, i, m, l);
+		return true;
+	}
+	min = itch_min_len[m[0]];
+	if (wb_unlikely(mlen < min || !min)) {
+		feed_count_error(pk, min ? FEED_ERR_BAD_LENGTH : FEED_ERR_UNKNOWN_TYPE);
+		return true;
+	}
+	feed_run_end(&w->run, pk->out);
+	pk->counters->filtered += (uint64_t)decode_other(pk, m, w->seq + i);
+	walk_begin_run(w, i + 1);
+	return true;
+}
+
+/* With the ring full, a message decoded into sink: count a drop if it made an event. */
+static inline void walk_end_run(struct itch_walk *w, const uint64_t *sink)
+{
+	if (wb_unlikely(w->run.start == (const uint8_t *)sink)) {
+		if (feed_run_events(&w->run))
+			wb_ring_producer_drop(w->pk->out);
+		return;
+	}
+	feed_run_end(&w->run, w->pk->out);
+}
+
 static uint32_t itch_decode(struct feed_packet *pk, const uint8_t *p, uint32_t len,
 			    const struct feed_frame *f, uint32_t skip)
 {
-	const uint16_t *inst_of = pk->v->dir.instrument;
-	uint64_t messages = 0, filtered = 0, seq = f->seq;
-	uint64_t word0_base = feed_event_word0(0, pk->venue, 0, 0, pk->line_index, 0);
-	uint32_t off = MOLD_HEADER_LEN, i, count = f->count;
-	struct feed_cursor cur;
+	struct itch_walk w = {
+		.pk = pk,
+		.next = p + MOLD_HEADER_LEN,
+		.end = p + len,
+		.inst_of = pk->v->dir.instrument,
+		.word0_base = feed_event_word0(0, pk->venue, 0, 0, pk->line_index, 0),
+		.seq = f->seq,
+		.count = f->count,
+	};
+	/* A message decodes into this, which is no ring slot, when the ring is full. */
+	uint64_t sink[sizeof(struct wb_event) / 8];
+	uint32_t i, first;
 
 	/* Messages the stream has already seen: walked over, bounds checked. */
-	for (i = 0; i < skip && i < count; i++) {
+	for (i = 0; i < skip && i < w.count; i++) {
 		uint32_t mlen;
 
-		if (wb_unlikely(off + 2 > len))
+		if (wb_unlikely(w.end - w.next < 2))
 			goto truncated;
-		mlen = feed_be16(p + off);
-		off += 2;
-		if (wb_unlikely(mlen > len - off))
+		mlen = feed_be16(w.next);
+		w.next += 2;
+		if (wb_unlikely(mlen > (uint32_t)(w.end - w.next)))
 			goto truncated;
-		off += mlen;
+		w.next += mlen;
 	}
-	feed_cursor_reload(&cur, pk->out);
-	for (; i < count; i++) {
-		const uint8_t *m;
-		const struct itch_order_layout *l;
-		uint32_t mlen;
-		uint8_t min;
-
-		if (wb_unlikely(off + 2 > len))
-			goto truncated_cur;
-		mlen = feed_be16(p + off);
-		off += 2;
-		if (wb_unlikely(mlen > len - off))
-			goto truncated_cur;
-		m = p + off;
-		off += mlen;
-		if (wb_unlikely(!mlen)) {
-			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
-			continue;
-		}
-		messages++;
-		l = &order_layout[m[0]];
-		if (wb_likely(l->kind)) {
-			if (wb_unlikely(mlen < l->min_len)) {
-				feed_count_error(pk, FEED_ERR_BAD_LENGTH);
-				continue;
-			}
-			filtered += (uint64_t)decode_order(pk, &cur, word0_base, inst_of, m, seq + i, l);
-		} else {
-			min = itch_min_len[m[0]];
-			if (wb_unlikely(mlen < min || !min)) {
-				feed_count_error(pk, min ? FEED_ERR_BAD_LENGTH : FEED_ERR_UNKNOWN_TYPE);
-				continue;
-			}
-			feed_cursor_sync(&cur, pk->out);
-			filtered += (uint64_t)decode_other(pk, m, seq + i);
-			feed_cursor_reload(&cur, pk->out);
+	first = i;
+	walk_begin_run(&w, i);
+	for (;;) {
+		for (; i < w.room_end; i++)
+			if (wb_unlikely(!decode_message(&w, i)))
+				goto truncated_run;
+		walk_end_run(&w, sink);
+		if (i == w.count)
+			break;
+		walk_begin_run(&w, i);
+		if (wb_unlikely(w.room_end == i)) {
+			/* The ring is full, its tail re-read: message i alone, into the sink. */
+			w.run.start = w.run.next = (uint8_t *)sink;
+			w.room_end = i + 1;
 		}
 	}
-	feed_cursor_sync(&cur, pk->out);
-	if (wb_unlikely(off != len))
+	if (wb_unlikely(w.next != w.end))
 		feed_count_error(pk, FEED_ERR_BAD_COUNT);
 	goto out;
-truncated_cur:
-	feed_cursor_sync(&cur, pk->out);
-truncated:
+truncated_run:
+	walk_end_run(&w, sink);
 	/* The rest of this packet is lost: the stream reports it unless the
 	 * other line's copy fills it. */
 	feed_count_error(pk, FEED_ERR_TRUNCATED);
 out:
-	pk->counters->messages += messages;
-	pk->counters->filtered += filtered;
+	pk->counters->messages += i - first - w.empty;
+	return i;
+truncated:
+	feed_count_error(pk, FEED_ERR_TRUNCATED);
 	return i;
 }
 
