@@ -187,18 +187,23 @@ static inline void feed_run_commit(struct feed_run *r)
 /*
  * The first 8 bytes of an event (kind, venue, side, flags, line,
  * instrument) as one word, so that an event is written as eight 8-byte
- * stores filling its cache line, none of them a partial store.
+ * stores filling its cache line, none of them a partial store. The macro
+ * is for constant tables: parts of the word ORed together make the word.
  */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define FEED_EVENT_WORD0(kind, venue, side, flags, line, instrument)				\
+	((uint64_t)(kind) << 56 | (uint64_t)(venue) << 48 | (uint64_t)(side) << 40 |		\
+	 (uint64_t)(flags) << 32 | (uint64_t)(line) << 16 | (uint64_t)(instrument))
+#else
+#define FEED_EVENT_WORD0(kind, venue, side, flags, line, instrument)				\
+	((uint64_t)(kind) | (uint64_t)(venue) << 8 | (uint64_t)(side) << 16 |			\
+	 (uint64_t)(flags) << 24 | (uint64_t)(line) << 32 | (uint64_t)(instrument) << 48)
+#endif
+
 static inline uint64_t feed_event_word0(uint8_t kind, uint8_t venue, uint8_t side, uint8_t flags,
 					uint16_t line, uint16_t instrument)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return (uint64_t)kind << 56 | (uint64_t)venue << 48 | (uint64_t)side << 40 |
-	       (uint64_t)flags << 32 | (uint64_t)line << 16 | instrument;
-#else
-	return kind | (uint64_t)venue << 8 | (uint64_t)side << 16 | (uint64_t)flags << 24 |
-	       (uint64_t)line << 32 | (uint64_t)instrument << 48;
-#endif
+	return FEED_EVENT_WORD0(kind, venue, side, flags, line, instrument);
 }
 
 /* Two 4-byte fields that share a word (qty and mpid), as one word. */

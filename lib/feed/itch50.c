@@ -165,42 +165,73 @@ static uint16_t instrument_of(struct feed_packet *pk, const uint8_t *m)
  * keep their fields. One table turns them into one branch-free path: a
  * field a type lacks is read at offset 0 (always inside the message) and
  * masked to zero, so a random mix of types costs no mispredicted switch.
+ * Entry 0 is every other type: its min_len is above any block's, so one
+ * compare of the length sends both a short message and another type off
+ * the path.
  */
 struct itch_order_layout {
-	uint8_t kind;		/* 0: not an order-book message */
-	uint8_t qty_off;
-	uint8_t price_off;
-	uint8_t ref_off;
-	uint8_t side_off;	/* 0 reads the type byte, which is never B or S here */
-	uint8_t mpid_off;
-	uint8_t printable_off;	/* 0 reads the type byte, which is never Y here */
-	uint8_t base_flags;
+	uint64_t word0;		/* the event's first word as far as the type fixes it */
+	uint64_t attr_mask;	/* of attr_of_char: an add's side, a C's printable flag */
+	uint64_t min_attr;	/* an add's side must be B or S */
+	uint64_t ref_mask;
 	uint32_t qty_mask;
 	uint32_t mpid_mask;
 	uint32_t price_mask;	/* of the Price(4), before scaling */
-	uint8_t min_len;	/* the spec's length (itch_min_len) */
-	uint8_t min_side;	/* 1 for an add: a side neither B nor S is a bad field */
-	uint16_t pad;
-	uint64_t ref_mask;
+	uint32_t min_len;	/* the spec's length */
+	uint8_t qty_off;
+	uint8_t price_off;
+	uint8_t ref_off;
+	uint8_t mpid_off;
+	uint8_t attr_off;	/* 0 reads the type byte, which is never B, S or Y here */
+	uint8_t pad[11];
 };
 
-_Static_assert(sizeof(struct itch_order_layout) == 32, "an entry's address is one shift");
+_Static_assert(sizeof(struct itch_order_layout) == 64, "an entry's address is one shift");
 
 #define ALL32 0xffffffffu
 #define ALL64 0xffffffffffffffffull
+#define ITCH_NOT_ORDER_BOOK 0x10000	/* above any 16-bit block length */
+#define SIDE_BYTE FEED_EVENT_WORD0(0, 0, 0xff, 0, 0, 0)
+#define FLAGS_BYTE FEED_EVENT_WORD0(0, 0, 0, 0xff, 0, 0)
+#define SIDE_REQUIRED FEED_EVENT_WORD0(0, 0, WB_SIDE_BUY, 0, 0, 0)	/* the lower of B and S */
 
-static const struct itch_order_layout order_layout[256] = {
-	['A'] = { WB_EV_ADD, 20, 32, 0, 19, 0, 0, 0, ALL32, 0, ALL32, ITCH_LEN_A, 1, 0, 0 },
-	['F'] = { WB_EV_ADD, 20, 32, 0, 19, 36, 0, 0, ALL32, ALL32, ALL32, ITCH_LEN_F, 1, 0, 0 },
-	['E'] = { WB_EV_EXECUTE, 19, 0, 23, 0, 0, 0, WB_EVF_PRINTABLE, ALL32, 0, 0, ITCH_LEN_E, 0, 0,
-		  ALL64 },
-	['C'] = { WB_EV_EXECUTE_AT_PRICE, 19, 32, 23, 0, 0, 31, 0, ALL32, 0, ALL32, ITCH_LEN_C, 0, 0,
-		  ALL64 },
-	['X'] = { WB_EV_REDUCE, 19, 0, 0, 0, 0, 0, 0, ALL32, 0, 0, ITCH_LEN_X, 0, 0, 0 },
-	['D'] = { WB_EV_DELETE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ITCH_LEN_D, 0, 0, 0 },
-	['U'] = { WB_EV_REPLACE, 27, 31, 19, 0, 0, 0, 0, ALL32, 0, ALL32, ITCH_LEN_U, 0, 0, ALL64 },
+/* A side or printable character as its bits of an event's first word. */
+static const uint64_t attr_of_char[256] = {
+	['B'] = FEED_EVENT_WORD0(0, 0, WB_SIDE_BUY, 0, 0, 0),
+	['S'] = FEED_EVENT_WORD0(0, 0, WB_SIDE_SELL, 0, 0, 0),
+	['Y'] = FEED_EVENT_WORD0(0, 0, 0, WB_EVF_PRINTABLE, 0, 0),
 };
 
+enum { ITCH_A = 1, ITCH_F, ITCH_E, ITCH_C, ITCH_X, ITCH_D, ITCH_U, ITCH_ORDER_TYPES };
+
+static const uint8_t order_layout_of[256] = {
+	['A'] = ITCH_A, ['F'] = ITCH_F, ['E'] = ITCH_E, ['C'] = ITCH_C,
+	['X'] = ITCH_X, ['D'] = ITCH_D, ['U'] = ITCH_U,
+};
+
+static const struct itch_order_layout order_layout[ITCH_ORDER_TYPES] = {
+	[0] = { .min_len = ITCH_NOT_ORDER_BOOK },
+	[ITCH_A] = { .word0 = FEED_EVENT_WORD0(WB_EV_ADD, 0, 0, 0, 0, 0), .min_len = ITCH_LEN_A,
+		     .attr_off = 19, .attr_mask = SIDE_BYTE, .min_attr = SIDE_REQUIRED,
+		     .qty_off = 20, .qty_mask = ALL32, .price_off = 32, .price_mask = ALL32 },
+	[ITCH_F] = { .word0 = FEED_EVENT_WORD0(WB_EV_ADD, 0, 0, 0, 0, 0), .min_len = ITCH_LEN_F,
+		     .attr_off = 19, .attr_mask = SIDE_BYTE, .min_attr = SIDE_REQUIRED,
+		     .qty_off = 20, .qty_mask = ALL32, .price_off = 32, .price_mask = ALL32,
+		     .mpid_off = 36, .mpid_mask = ALL32 },
+	[ITCH_E] = { .word0 = FEED_EVENT_WORD0(WB_EV_EXECUTE, 0, 0, WB_EVF_PRINTABLE, 0, 0),
+		     .min_len = ITCH_LEN_E, .qty_off = 19, .qty_mask = ALL32,
+		     .ref_off = 23, .ref_mask = ALL64 },
+	[ITCH_C] = { .word0 = FEED_EVENT_WORD0(WB_EV_EXECUTE_AT_PRICE, 0, 0, 0, 0, 0),
+		     .min_len = ITCH_LEN_C, .attr_off = 31, .attr_mask = FLAGS_BYTE,
+		     .qty_off = 19, .qty_mask = ALL32, .price_off = 32, .price_mask = ALL32,
+		     .ref_off = 23, .ref_mask = ALL64 },
+	[ITCH_X] = { .word0 = FEED_EVENT_WORD0(WB_EV_REDUCE, 0, 0, 0, 0, 0), .min_len = ITCH_LEN_X,
+		     .qty_off = 19, .qty_mask = ALL32 },
+	[ITCH_D] = { .word0 = FEED_EVENT_WORD0(WB_EV_DELETE, 0, 0, 0, 0, 0), .min_len = ITCH_LEN_D },
+	[ITCH_U] = { .word0 = FEED_EVENT_WORD0(WB_EV_REPLACE, 0, 0, 0, 0, 0), .min_len = ITCH_LEN_U,
+		     .qty_off = 27, .qty_mask = ALL32, .price_off = 31, .price_mask = ALL32,
+		     .ref_off = 19, .ref_mask = ALL64 },
+};
 
 /* The instrument of an order message whose locate is not subscribed (yet). */
 static uint16_t order_instrument_slow(struct feed_packet *pk, const uint8_t *m, uint64_t seq,
@@ -236,69 +267,69 @@ struct itch_walk {
 	const uint8_t *end;	/* of the packet */
 	const uint16_t *inst_of;
 	uint64_t word0_base;	/* venue and line, the same in every event */
-	uint64_t seq;		/* of the packet's first message */
 	struct feed_run run;
-	uint32_t count;
+	/* Messages are walked by sequence number, up to seq_end (not included). */
+	uint64_t seq_end;
 	/*
 	 * Messages before room_end have a slot each in the run: the ring's
 	 * room is looked at once per packet, and again after anything that
-	 * emitted through pk->out.
+	 * emitted through pk->out. It is never before the message after the
+	 * one being decoded: the walk's loop compares with !=.
 	 */
-	uint32_t room_end;
+	uint64_t room_end;
 	uint32_t empty;		/* zero-length message blocks: no message */
 };
 
-/* A new run from the producer's head, for the messages from message i on. */
-static inline void walk_begin_run(struct itch_walk *w, uint32_t i)
+/* A new run from the producer's head, for the messages from seq on. */
+static inline void walk_begin_run(struct itch_walk *w, uint64_t seq)
 {
 	feed_run_begin(&w->run, w->pk->out);
-	w->room_end = w->run.slots < w->count - i ? i + (uint32_t)w->run.slots : w->count;
+	w->room_end = w->run.slots < w->seq_end - seq ? seq + w->run.slots : w->seq_end;
 }
 
 /*
- * Message i, an order-book message of layout l. The event is composed in
+ * Message seq, an order-book message of layout l. The event is composed in
  * registers and written as eight 8-byte stores, the whole slot's cache
  * line at once.
  */
 static inline __attribute__((always_inline)) void
-decode_order(struct itch_walk *w, uint32_t i, const uint8_t *m, const struct itch_order_layout *l)
+decode_order(struct itch_walk *w, uint64_t seq, const uint8_t *m, const struct itch_order_layout *l)
 {
 	struct feed_packet *pk = w->pk;
-	uint64_t seq = w->seq + i;
-	uint64_t ts = itch_timestamp(m) + pk->midnight_ns;
+	/* The 48-bit time at 5 as the top of an 8-byte load: an order-book
+	 * message is longer than 13 bytes. */
+	uint64_t ts = (feed_be64(m + 5) >> 16) + pk->midnight_ns;
 	uint16_t inst = w->inst_of[feed_be16(m + 1)];
+	uint64_t attr = attr_of_char[m[l->attr_off]] & l->attr_mask;
 	uint8_t *slot;
-	uint8_t side = side_of_char[m[l->side_off]];
-	uint8_t flags = (uint8_t)(l->base_flags | (m[l->printable_off] == 'Y') * WB_EVF_PRINTABLE);
 	uint32_t qty, mpid;
 
 	if (wb_unlikely(!inst)) {
 		/* Learning a locate emits through pk->out. */
 		feed_run_end(&w->run, pk->out);
 		inst = order_instrument_slow(pk, m, seq, ts);
-		walk_begin_run(w, i);
+		walk_begin_run(w, seq);
+		if (wb_unlikely(w->room_end == seq)) {
+			/* Learning took the slot this message was counted on. */
+			w->room_end = seq + 1;
+			if (inst && attr >= l->min_attr) {
+				wb_ring_producer_drop(pk->out);
+				return;
+			}
+		}
 		if (!inst) {
 			pk->counters->filtered++;
 			return;
 		}
-		if (wb_unlikely(side < l->min_side)) {
-			feed_count_error(pk, FEED_ERR_BAD_FIELD);
-			return;
-		}
-		/* Learning may have taken the slot this event was counted on. */
-		if (wb_unlikely(w->room_end == i)) {
-			wb_ring_producer_drop(pk->out);
-			return;
-		}
 	}
-	if (wb_unlikely(side < l->min_side)) {
+	if (wb_unlikely(attr < l->min_attr)) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return;
 	}
 	slot = feed_run_slot(&w->run);
 	qty = feed_be32(m + l->qty_off) & l->qty_mask;
 	mpid = feed_le32(m + l->mpid_off) & l->mpid_mask;
-	store64(slot, 0, w->word0_base | feed_event_word0(l->kind, 0, side, flags, 0, inst));
+	store64(slot, 0, w->word0_base | l->word0 | attr | FEED_EVENT_WORD0(0, 0, 0, 0, 0, inst));
 	store64(slot, 8, seq);
 	store64(slot, 16, ts);
 	store64(slot, 24, pk->recv_ts);
@@ -396,10 +427,10 @@ static int decode_other(struct feed_packet *pk, const uint8_t *m, uint64_t seq)
 }
 
 /*
- * Frame and decode message i. Returns false when its block runs past the
+ * Frame and decode message seq. Returns false when its block runs past the
  * packet (truncated).
  */
-static inline __attribute__((always_inline)) bool decode_message(struct itch_walk *w, uint32_t i)
+static inline __attribute__((always_inline)) bool decode_message(struct itch_walk *w, uint64_t seq)
 {
 	struct feed_packet *pk = w->pk;
 	const struct itch_order_layout *l;
@@ -420,22 +451,20 @@ static inline __attribute__((always_inline)) bool decode_message(struct itch_wal
 		return true;
 	}
 	w->next = m + mlen;
-	l = &order_layout[m[0]];
-	if (wb_likely(l->kind)) {
-		if (wb_unlikely(mlen < l->min_len))
-			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
-		else
-			decode_order(w, i, m, l);
+	l = &order_layout[order_layout_of[m[0]]];
+	if (wb_likely(mlen >= l->min_len)) {
+		decode_order(w, seq, m, l);
 		return true;
 	}
+	/* Another type, or an order-book message shorter than the spec's. */
 	min = itch_min_len[m[0]];
 	if (wb_unlikely(mlen < min || !min)) {
 		feed_count_error(pk, min ? FEED_ERR_BAD_LENGTH : FEED_ERR_UNKNOWN_TYPE);
 		return true;
 	}
 	feed_run_end(&w->run, pk->out);
-	pk->counters->filtered += (uint64_t)decode_other(pk, m, w->seq + i);
-	walk_begin_run(w, i + 1);
+	pk->counters->filtered += (uint64_t)decode_other(pk, m, seq);
+	walk_begin_run(w, seq + 1);
 	return true;
 }
 
@@ -459,15 +488,15 @@ static uint32_t itch_decode(struct feed_packet *pk, const uint8_t *p, uint32_t l
 		.end = p + len,
 		.inst_of = pk->v->dir.instrument,
 		.word0_base = feed_event_word0(0, pk->venue, 0, 0, pk->line_index, 0),
-		.seq = f->seq,
-		.count = f->count,
+		.seq_end = f->seq + f->count,
 	};
 	/* A message decodes into this, which is no ring slot, when the ring is full. */
 	uint64_t sink[sizeof(struct wb_event) / 8];
-	uint32_t i, first;
+	uint64_t seq, first;
+	uint32_t i;
 
 	/* Messages the stream has already seen: walked over, bounds checked. */
-	for (i = 0; i < skip && i < w.count; i++) {
+	for (i = 0; i < skip && i < f->count; i++) {
 		uint32_t mlen;
 
 		if (wb_unlikely(w.end - w.next < 2))
@@ -478,20 +507,21 @@ static uint32_t itch_decode(struct feed_packet *pk, const uint8_t *p, uint32_t l
 			goto truncated;
 		w.next += mlen;
 	}
-	first = i;
-	walk_begin_run(&w, i);
+	/* A != compare, not <: sequence numbers may wrap. */
+	seq = first = f->seq + i;
+	walk_begin_run(&w, seq);
 	for (;;) {
-		for (; i < w.room_end; i++)
-			if (wb_unlikely(!decode_message(&w, i)))
+		for (; seq != w.room_end; seq++)
+			if (wb_unlikely(!decode_message(&w, seq)))
 				goto truncated_run;
 		walk_end_run(&w, sink);
-		if (i == w.count)
+		if (seq == w.seq_end)
 			break;
-		walk_begin_run(&w, i);
-		if (wb_unlikely(w.room_end == i)) {
-			/* The ring is full, its tail re-read: message i alone, into the sink. */
+		walk_begin_run(&w, seq);
+		if (wb_unlikely(w.room_end == seq)) {
+			/* The ring is full, its tail re-read: message seq alone, into the sink. */
 			w.run.start = w.run.next = (uint8_t *)sink;
-			w.room_end = i + 1;
+			w.room_end = seq + 1;
 		}
 	}
 	if (wb_unlikely(w.next != w.end))
@@ -503,8 +533,8 @@ truncated_run:
 	 * other line's copy fills it. */
 	feed_count_error(pk, FEED_ERR_TRUNCATED);
 out:
-	pk->counters->messages += i - first - w.empty;
-	return i;
+	pk->counters->messages += seq - first - w.empty;
+	return (uint32_t)(seq - f->seq);
 truncated:
 	feed_count_error(pk, FEED_ERR_TRUNCATED);
 	return i;
