@@ -150,15 +150,16 @@ struct feed_run {
 /* A run from the producer's head; the tail is re-read when the cached one says full. */
 static inline void feed_run_begin(struct feed_run *r, struct wb_ring_producer *p)
 {
-	uint64_t at = p->head & p->mask, room;
+	uint64_t at = p->head & p->mask, used = p->head - p->cached_tail;
 
-	(void)wb_ring_producer_slot(p);
-	room = p->head - p->cached_tail;
-	/* The same test as wb_ring_producer_slot's: a bogus tail only makes
-	 * the ring look full. */
-	room = room <= p->mask ? p->mask + 1 - room : 0;
+	if (wb_unlikely(used > p->mask)) {
+		(void)wb_ring_producer_slot(p);
+		used = p->head - p->cached_tail;
+	}
 	r->start = r->next = (uint8_t *)&p->slots[at];
-	r->slots = room < p->mask + 1 - at ? room : p->mask + 1 - at;
+	/* The free slots before the wrap. The same test as
+	 * wb_ring_producer_slot's: a bogus tail only makes the ring look full. */
+	r->slots = used <= p->mask ? p->mask + 1 - (used > at ? used : at) : 0;
 }
 
 /* The events written in the run so far. */
