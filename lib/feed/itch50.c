@@ -28,7 +28,7 @@ struct itch_state {
 	uint8_t unused;
 };
 
-/* The order-book messages' lengths, in both tables below. */
+/* The lengths of the messages of the table-driven path, in both tables below. */
 #define ITCH_LEN_A 36
 #define ITCH_LEN_F 40
 #define ITCH_LEN_E 31
@@ -36,17 +36,15 @@ struct itch_state {
 #define ITCH_LEN_X 23
 #define ITCH_LEN_D 19
 #define ITCH_LEN_U 35
+#define ITCH_LEN_P 44
 
 /* Minimum length of each message type (the spec's lengths); 0 = unknown type. */
 static const uint8_t itch_min_len[256] = {
 	['S'] = 12, ['R'] = 39, ['H'] = 25, ['Y'] = 20, ['L'] = 26, ['V'] = 35,
 	['W'] = 12, ['K'] = 28, ['J'] = 35, ['h'] = 21, ['A'] = ITCH_LEN_A, ['F'] = ITCH_LEN_F,
 	['E'] = ITCH_LEN_E, ['C'] = ITCH_LEN_C, ['X'] = ITCH_LEN_X, ['D'] = ITCH_LEN_D,
-	['U'] = ITCH_LEN_U, ['P'] = 44, ['Q'] = 40, ['B'] = 19, ['I'] = 50, ['N'] = 20, ['O'] = 48,
+	['U'] = ITCH_LEN_U, ['P'] = ITCH_LEN_P, ['Q'] = 40, ['B'] = 19, ['I'] = 50, ['N'] = 20, ['O'] = 48,
 };
-
-/* A side character as enum wb_side, with one load: WB_SIDE_NONE for any other. */
-static const uint8_t side_of_char[256] = { ['B'] = WB_SIDE_BUY, ['S'] = WB_SIDE_SELL };
 
 static size_t itch_state_size(const struct feed_engine_config *cfg)
 {
@@ -161,16 +159,18 @@ static uint16_t instrument_of(struct feed_packet *pk, const uint8_t *m)
 }
 
 /*
- * Where the seven order-book messages (A F E C X D U: about 95% of a day)
- * keep their fields. One table turns them into one branch-free path: a
- * field a type lacks is read at offset 0 (always inside the message) and
- * masked to zero, so a random mix of types costs no mispredicted switch.
- * Every other type's min_len is above any block's, so one compare of the
- * length sends both a short message and another type off the path.
+ * Where the seven order-book messages (A F E C X D U) and the trade of a
+ * non-displayed order (P), whose event has the order's layout, keep their
+ * fields: together about 99% of a day. One table turns them into one
+ * branch-free path: a field a type lacks is read at offset 0 (always
+ * inside the message) and masked to zero, so a random mix of types costs
+ * no mispredicted switch. Every other type's min_len is above any block's,
+ * so one compare of the length sends both a short message and another
+ * type off the path.
  */
 struct itch_order_layout {
 	uint64_t word0;		/* the event's first word as far as the type fixes it */
-	uint64_t attr_mask;	/* of attr_of_char: an add's side, a C's printable flag */
+	uint64_t attr_mask;	/* of attr_of_char: the side of an add or a P, a C's printable flag */
 	uint64_t min_attr;	/* an add's side must be B or S */
 	uint64_t ref_mask;
 	uint32_t qty_mask;
@@ -189,17 +189,17 @@ _Static_assert(sizeof(struct itch_order_layout) == 64, "an entry's address is on
 
 #define ALL32 0xffffffffu
 #define ALL64 0xffffffffffffffffull
-#define ITCH_NOT_ORDER_BOOK 0x10000	/* above any 16-bit block length */
+#define ITCH_NOT_IN_TABLE 0x10000	/* above any 16-bit block length */
 #define SIDE_BYTE FEED_EVENT_WORD0(0, 0, 0xff, 0, 0, 0)
 #define FLAGS_BYTE FEED_EVENT_WORD0(0, 0, 0, 0xff, 0, 0)
 #define SIDE_REQUIRED FEED_EVENT_WORD0(0, 0, WB_SIDE_BUY, 0, 0, 0)	/* the lower of B and S */
 
 /*
- * The order-book path's tables, in one object: position-independent code
- * takes a table's address with an instruction of its own, here one for
- * both. The layout is indexed by the type byte itself (no table in
+ * The table-driven path's tables, in one object: position-independent
+ * code takes a table's address with an instruction of its own, here one
+ * for both. The layout is indexed by the type byte itself (no table in
  * between: a load less on the way to every field, 0.3 ns a message), so
- * every entry is first set to no order-book type, then the seven are
+ * every entry is first set to a type not in the table, then the eight are
  * overridden: on purpose, hence the pragmas.
  */
 #pragma GCC diagnostic push
@@ -214,7 +214,7 @@ static const struct {
 	uint64_t attr_of_char[256];
 } order = {
 	.layout = {
-		[0 ... 255] = { .min_len = ITCH_NOT_ORDER_BOOK },
+		[0 ... 255] = { .min_len = ITCH_NOT_IN_TABLE },
 		['A'] = { .word0 = FEED_EVENT_WORD0(WB_EV_ADD, 0, 0, 0, 0, 0), .min_len = ITCH_LEN_A,
 			  .attr_off = 19, .attr_mask = SIDE_BYTE, .min_attr = SIDE_REQUIRED,
 			  .qty_off = 20, .qty_mask = ALL32, .price_off = 32, .price_mask = ALL32 },
@@ -236,6 +236,11 @@ static const struct {
 		['U'] = { .word0 = FEED_EVENT_WORD0(WB_EV_REPLACE, 0, 0, 0, 0, 0),
 			  .min_len = ITCH_LEN_U, .qty_off = 27, .qty_mask = ALL32,
 			  .price_off = 31, .price_mask = ALL32, .ref_off = 19, .ref_mask = ALL64 },
+		/* ref is the match number (wb_ev_trade.match_id); qty's neighbour, cross_type, 0 */
+		['P'] = { .word0 = FEED_EVENT_WORD0(WB_EV_TRADE, 0, 0, WB_EVF_PRINTABLE, 0, 0),
+			  .min_len = ITCH_LEN_P, .attr_off = 19, .attr_mask = SIDE_BYTE,
+			  .qty_off = 20, .qty_mask = ALL32, .price_off = 32, .price_mask = ALL32,
+			  .ref_off = 36, .ref_mask = ALL64 },
 	},
 	.attr_of_char = {
 		['B'] = FEED_EVENT_WORD0(0, 0, WB_SIDE_BUY, 0, 0, 0),
@@ -245,12 +250,12 @@ static const struct {
 };
 #pragma GCC diagnostic pop
 
-/* The instrument of an order message whose locate is not subscribed (yet). */
+/* The instrument of a message of the table whose locate is not subscribed (yet). */
 static uint16_t order_instrument_slow(struct feed_packet *pk, const uint8_t *m, uint64_t seq,
 				      uint64_t ts)
 {
-	/* Adds carry their stock and can fill a missing directory entry. */
-	if (m[0] == 'A' || m[0] == 'F')
+	/* Adds and trades carry their stock and can fill a missing directory entry. */
+	if (m[0] == 'A' || m[0] == 'F' || m[0] == 'P')
 		return instrument_learning(pk, m, 24, seq, ts);
 	return instrument_of(pk, m);
 }
@@ -300,7 +305,7 @@ static inline void walk_begin_run(struct itch_walk *w, uint64_t seq)
 }
 
 /*
- * Message seq, an order-book message of layout l. The event is composed in
+ * Message seq, a message of the table, of layout l. The event is composed in
  * registers and written as eight 8-byte stores, the whole slot's cache
  * line at once.
  */
@@ -308,8 +313,8 @@ static inline __attribute__((always_inline)) void
 decode_order(struct itch_walk *w, uint64_t seq, const uint8_t *m, const struct itch_order_layout *l)
 {
 	struct feed_packet *pk = w->pk;
-	/* The 48-bit time at 5 as the top of an 8-byte load: an order-book
-	 * message is longer than 13 bytes. */
+	/* The 48-bit time at 5 as the top of an 8-byte load: a message of the
+	 * table is longer than 13 bytes. */
 	uint64_t ts = (feed_be64(m + 5) >> 16) + pk->midnight_ns;
 	uint16_t inst = w->inst_of[feed_be16(m + 1)];
 	uint64_t attr = order.attr_of_char[m[l->attr_off]] & l->attr_mask;
@@ -352,7 +357,7 @@ decode_order(struct itch_walk *w, uint64_t seq, const uint8_t *m, const struct i
 	feed_run_commit(&w->run);
 }
 
-/* Everything but the order-book messages: trades, directory, status. */
+/* Everything but the messages of the table: crosses, breaks, directory, status. */
 static int decode_other(struct feed_packet *pk, const uint8_t *m, uint64_t seq)
 {
 	uint8_t type = m[0];
@@ -361,22 +366,6 @@ static int decode_other(struct feed_packet *pk, const uint8_t *m, uint64_t seq)
 	uint16_t inst;
 
 	switch (type) {
-	case 'P':
-		inst = instrument_learning(pk, m, 24, seq, ts);
-		if (!inst)
-			return 1;
-		ev = feed_emit(pk, WB_EV_TRADE, inst, seq, ts);
-		if (!ev)
-			return 0;
-		__builtin_memset(&ev->u, 0, sizeof(ev->u));
-		ev->side = side_of_char[m[19]];
-		ev->flags = WB_EVF_PRINTABLE;
-		ev->u.trade.order_id = feed_be64(m + 11);
-		ev->u.trade.qty = feed_be32(m + 20);
-		ev->u.trade.price = price4(m + 32);
-		ev->u.trade.match_id = feed_be64(m + 36);
-		feed_commit(pk);
-		return 0;
 	case 'Q': {
 		uint64_t shares = feed_be64(m + 11);
 
@@ -470,7 +459,7 @@ static inline __attribute__((always_inline)) bool decode_message(struct itch_wal
 		decode_order(w, seq, m, l);
 		return true;
 	}
-	/* Another type, or an order-book message shorter than the spec's. */
+	/* Another type, or a message of the table shorter than the spec's. */
 	min = itch_min_len[m[0]];
 	if (wb_unlikely(mlen < min || !min)) {
 		feed_count_error(pk, min ? FEED_ERR_BAD_LENGTH : FEED_ERR_UNKNOWN_TYPE);
