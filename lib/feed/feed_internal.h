@@ -207,14 +207,16 @@ static inline uint64_t feed_event_word0(uint8_t kind, uint8_t venue, uint8_t sid
 	return FEED_EVENT_WORD0(kind, venue, side, flags, line, instrument);
 }
 
-/* Two 4-byte fields that share a word (qty and mpid), as one word. */
+/* Two 4-byte fields that share a word (qty and mpid), as one word; the macro for constant tables. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define FEED_EVENT_PAIR32(first, second) ((uint64_t)(first) << 32 | (uint64_t)(second))
+#else
+#define FEED_EVENT_PAIR32(first, second) ((uint64_t)(first) | (uint64_t)(second) << 32)
+#endif
+
 static inline uint64_t feed_event_pair32(uint32_t first, uint32_t second)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return (uint64_t)first << 32 | second;
-#else
-	return first | (uint64_t)second << 32;
-#endif
+	return FEED_EVENT_PAIR32(first, second);
 }
 
 /* ---- protocols --------------------------------------------------------- */

@@ -173,8 +173,7 @@ struct itch_order_layout {
 	uint64_t attr_mask;	/* of attr_of_char: the side of an add or a P, a C's printable flag */
 	uint64_t min_attr;	/* an add's side must be B or S */
 	uint64_t ref_mask;
-	uint32_t qty_mask;
-	uint32_t mpid_mask;
+	uint64_t qty_mpid_mask;	/* of the event's word of both (feed_event_pair32) */
 	uint32_t price_mask;	/* of the Price(4), before scaling */
 	uint32_t min_len;	/* the spec's length */
 	uint8_t qty_off;
@@ -189,6 +188,8 @@ _Static_assert(sizeof(struct itch_order_layout) == 64, "an entry's address is on
 
 #define ALL32 0xffffffffu
 #define ALL64 0xffffffffffffffffull
+#define QTY FEED_EVENT_PAIR32(ALL32, 0)
+#define QTY_MPID FEED_EVENT_PAIR32(ALL32, ALL32)
 #define ITCH_NOT_IN_TABLE 0x10000	/* above any 16-bit block length */
 #define SIDE_BYTE FEED_EVENT_WORD0(0, 0, 0xff, 0, 0, 0)
 #define FLAGS_BYTE FEED_EVENT_WORD0(0, 0, 0, 0xff, 0, 0)
@@ -217,29 +218,29 @@ static const struct {
 		[0 ... 255] = { .min_len = ITCH_NOT_IN_TABLE },
 		['A'] = { .word0 = FEED_EVENT_WORD0(WB_EV_ADD, 0, 0, 0, 0, 0), .min_len = ITCH_LEN_A,
 			  .attr_off = 19, .attr_mask = SIDE_BYTE, .min_attr = SIDE_REQUIRED,
-			  .qty_off = 20, .qty_mask = ALL32, .price_off = 32, .price_mask = ALL32 },
+			  .qty_off = 20, .qty_mpid_mask = QTY, .price_off = 32, .price_mask = ALL32 },
 		['F'] = { .word0 = FEED_EVENT_WORD0(WB_EV_ADD, 0, 0, 0, 0, 0), .min_len = ITCH_LEN_F,
 			  .attr_off = 19, .attr_mask = SIDE_BYTE, .min_attr = SIDE_REQUIRED,
-			  .qty_off = 20, .qty_mask = ALL32, .price_off = 32, .price_mask = ALL32,
-			  .mpid_off = 36, .mpid_mask = ALL32 },
+			  .qty_off = 20, .qty_mpid_mask = QTY_MPID, .price_off = 32,
+			  .price_mask = ALL32, .mpid_off = 36 },
 		['E'] = { .word0 = FEED_EVENT_WORD0(WB_EV_EXECUTE, 0, 0, WB_EVF_PRINTABLE, 0, 0),
-			  .min_len = ITCH_LEN_E, .qty_off = 19, .qty_mask = ALL32,
+			  .min_len = ITCH_LEN_E, .qty_off = 19, .qty_mpid_mask = QTY,
 			  .ref_off = 23, .ref_mask = ALL64 },
 		['C'] = { .word0 = FEED_EVENT_WORD0(WB_EV_EXECUTE_AT_PRICE, 0, 0, 0, 0, 0),
 			  .min_len = ITCH_LEN_C, .attr_off = 31, .attr_mask = FLAGS_BYTE,
-			  .qty_off = 19, .qty_mask = ALL32, .price_off = 32, .price_mask = ALL32,
+			  .qty_off = 19, .qty_mpid_mask = QTY, .price_off = 32, .price_mask = ALL32,
 			  .ref_off = 23, .ref_mask = ALL64 },
 		['X'] = { .word0 = FEED_EVENT_WORD0(WB_EV_REDUCE, 0, 0, 0, 0, 0),
-			  .min_len = ITCH_LEN_X, .qty_off = 19, .qty_mask = ALL32 },
+			  .min_len = ITCH_LEN_X, .qty_off = 19, .qty_mpid_mask = QTY },
 		['D'] = { .word0 = FEED_EVENT_WORD0(WB_EV_DELETE, 0, 0, 0, 0, 0),
 			  .min_len = ITCH_LEN_D },
 		['U'] = { .word0 = FEED_EVENT_WORD0(WB_EV_REPLACE, 0, 0, 0, 0, 0),
-			  .min_len = ITCH_LEN_U, .qty_off = 27, .qty_mask = ALL32,
+			  .min_len = ITCH_LEN_U, .qty_off = 27, .qty_mpid_mask = QTY,
 			  .price_off = 31, .price_mask = ALL32, .ref_off = 19, .ref_mask = ALL64 },
 		/* ref is the match number (wb_ev_trade.match_id); qty's neighbour, cross_type, 0 */
 		['P'] = { .word0 = FEED_EVENT_WORD0(WB_EV_TRADE, 0, 0, WB_EVF_PRINTABLE, 0, 0),
 			  .min_len = ITCH_LEN_P, .attr_off = 19, .attr_mask = SIDE_BYTE,
-			  .qty_off = 20, .qty_mask = ALL32, .price_off = 32, .price_mask = ALL32,
+			  .qty_off = 20, .qty_mpid_mask = QTY, .price_off = 32, .price_mask = ALL32,
 			  .ref_off = 36, .ref_mask = ALL64 },
 	},
 	.attr_of_char = {
@@ -344,15 +345,15 @@ decode_order(struct itch_walk *w, uint64_t seq, const uint8_t *m, const struct i
 		return;
 	}
 	slot = feed_run_slot(&w->run);
-	qty = feed_be32(m + l->qty_off) & l->qty_mask;
-	mpid = feed_le32(m + l->mpid_off) & l->mpid_mask;
+	qty = feed_be32(m + l->qty_off);
+	mpid = feed_le32(m + l->mpid_off);
 	store64(slot, 0, w->word0_base | l->word0 | attr | FEED_EVENT_WORD0(0, 0, 0, 0, 0, inst));
 	store64(slot, 8, seq);
 	store64(slot, 16, ts);
 	store64(slot, 24, pk->recv_ts);
 	store64(slot, 32, feed_be64(m + 11));
 	store64(slot, 40, (uint64_t)(feed_be32(m + l->price_off) & l->price_mask) * ITCH_PRICE4_TO_WB);
-	store64(slot, 48, feed_event_pair32(qty, mpid));
+	store64(slot, 48, feed_event_pair32(qty, mpid) & l->qty_mpid_mask);
 	store64(slot, 56, feed_be64(m + l->ref_off) & l->ref_mask);
 	feed_run_commit(&w->run);
 }
