@@ -438,15 +438,14 @@ static inline __attribute__((always_inline)) bool decode_message(struct itch_wal
 	const struct itch_order_layout *l;
 	const uint8_t *m;
 	uint32_t mlen, min;
-	size_t rest;
 
-	rest = (size_t)(w->end - w->next);
-	if (wb_unlikely(rest < 2))
+	if (wb_unlikely(w->end - w->next < 2))
 		return false;
 	mlen = feed_be16(w->next);
 	m = w->next + 2;
-	/* One compare for both a block past the end and an empty block. */
-	if (wb_unlikely(mlen - 1u >= rest - 2)) {
+	/* One compare for both a block past the end and an empty block (its
+	 * length - 1 wraps above any size_t the packet has). */
+	if (wb_unlikely(mlen - 1u >= (size_t)(w->end - m))) {
 		if (mlen)
 			return false;
 		w->next = m;
