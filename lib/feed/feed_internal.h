@@ -133,92 +133,90 @@ static inline void feed_commit(struct feed_packet *pk)
 }
 
 /*
- * A decoder's private copy of the ring producer's cursor for the length of
- * a packet. Through pk->out the compiler must reload and store the head
- * around every event (an event store could alias it); in a local it stays
- * in registers. Everything that emits through pk->out (feed_emit and the
- * directory) sees the ring only between feed_cursor_sync() and
- * feed_cursor_reload().
+ * A run of ring slots that a decoder fills without a check per event:
+ * from the producer's head, the slots the cached tail says are free, up to
+ * where the ring wraps. Through pk->out the compiler must reload and store
+ * the head around every event (an event store could alias it); a run is a
+ * pointer that stays in a register. Everything that emits through pk->out
+ * (feed_emit and the directory) sees the ring only between feed_run_end()
+ * and the next feed_run_begin().
  */
-struct feed_cursor {
-	struct wb_event *slots;
-	uint64_t mask;
-	uint64_t head;
-	uint64_t cached_tail;
+struct feed_run {
+	uint8_t *next;		/* the next event's slot */
+	uint8_t *start;
+	uint64_t slots;		/* in the run, from start */
 };
 
-static inline void feed_cursor_reload(struct feed_cursor *c, const struct wb_ring_producer *p)
+/* A run from the producer's head; the tail is re-read when the cached one says full. */
+static inline void feed_run_begin(struct feed_run *r, struct wb_ring_producer *p)
 {
-	c->slots = p->slots;
-	c->mask = p->mask;
-	c->head = p->head;
-	c->cached_tail = p->cached_tail;
-}
+	uint64_t at = p->head & p->mask, used = p->head - p->cached_tail;
 
-static inline void feed_cursor_sync(const struct feed_cursor *c, struct wb_ring_producer *p)
-{
-	p->head = c->head;
-}
-
-/* Slow path of feed_cursor_room: re-read the tail; count a drop when full. */
-static inline bool feed_cursor_refill(struct feed_cursor *c, struct wb_ring_producer *p)
-{
-	feed_cursor_sync(c, p);
-	if (!wb_ring_producer_slot(p)) {
-		wb_ring_producer_drop(p);
-		return false;
+	if (wb_unlikely(used > p->mask)) {
+		(void)wb_ring_producer_slot(p);
+		used = p->head - p->cached_tail;
 	}
-	feed_cursor_reload(c, p);
-	return true;
+	r->start = r->next = (uint8_t *)&p->slots[at];
+	/* The free slots before the wrap. The same test as
+	 * wb_ring_producer_slot's: a bogus tail only makes the ring look full. */
+	r->slots = used <= p->mask ? p->mask + 1 - (used > at ? used : at) : 0;
 }
 
-/*
- * Whether the ring has a slot for one more event (when not, the drop is
- * counted as by feed_emit). The slot, feed_cursor_slot(), is written whole
- * by the caller, then feed_cursor_commit().
- */
-static inline bool feed_cursor_room(struct feed_cursor *c, struct wb_ring_producer *p)
+/* The events written in the run so far. */
+static inline uint64_t feed_run_events(const struct feed_run *r)
 {
-	/* The same test as wb_ring_producer_slot's: a bogus tail only makes
-	 * the ring look full. */
-	return wb_likely(c->head - c->cached_tail <= c->mask) || feed_cursor_refill(c, p);
+	return (uint64_t)(r->next - r->start) / sizeof(struct wb_event);
 }
 
-static inline struct wb_event *feed_cursor_slot(const struct feed_cursor *c)
+/* Commit the run's events (they are published with the ring's next publish). */
+static inline void feed_run_end(const struct feed_run *r, struct wb_ring_producer *p)
 {
-	return &c->slots[c->head & c->mask];
+	p->head += feed_run_events(r);
 }
 
-static inline void feed_cursor_commit(struct feed_cursor *c)
+/* The slot of the run's next event, as bytes; feed_run_commit() once it is written whole. */
+static inline uint8_t *feed_run_slot(const struct feed_run *r)
 {
-	c->head++;
+	return r->next;
+}
+
+static inline void feed_run_commit(struct feed_run *r)
+{
+	r->next += sizeof(struct wb_event);
 }
 
 /*
  * The first 8 bytes of an event (kind, venue, side, flags, line,
  * instrument) as one word, so that an event is written as eight 8-byte
- * stores filling its cache line, none of them a partial store.
+ * stores filling its cache line, none of them a partial store. The macro
+ * is for constant tables: parts of the word ORed together make the word.
  */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define FEED_EVENT_WORD0(kind, venue, side, flags, line, instrument)				\
+	((uint64_t)(kind) << 56 | (uint64_t)(venue) << 48 | (uint64_t)(side) << 40 |		\
+	 (uint64_t)(flags) << 32 | (uint64_t)(line) << 16 | (uint64_t)(instrument))
+#else
+#define FEED_EVENT_WORD0(kind, venue, side, flags, line, instrument)				\
+	((uint64_t)(kind) | (uint64_t)(venue) << 8 | (uint64_t)(side) << 16 |			\
+	 (uint64_t)(flags) << 24 | (uint64_t)(line) << 32 | (uint64_t)(instrument) << 48)
+#endif
+
 static inline uint64_t feed_event_word0(uint8_t kind, uint8_t venue, uint8_t side, uint8_t flags,
 					uint16_t line, uint16_t instrument)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return (uint64_t)kind << 56 | (uint64_t)venue << 48 | (uint64_t)side << 40 |
-	       (uint64_t)flags << 32 | (uint64_t)line << 16 | instrument;
-#else
-	return kind | (uint64_t)venue << 8 | (uint64_t)side << 16 | (uint64_t)flags << 24 |
-	       (uint64_t)line << 32 | (uint64_t)instrument << 48;
-#endif
+	return FEED_EVENT_WORD0(kind, venue, side, flags, line, instrument);
 }
 
-/* Two 4-byte fields that share a word (qty and mpid), as one word. */
+/* Two 4-byte fields that share a word (qty and mpid), as one word; the macro for constant tables. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define FEED_EVENT_PAIR32(first, second) ((uint64_t)(first) << 32 | (uint64_t)(second))
+#else
+#define FEED_EVENT_PAIR32(first, second) ((uint64_t)(first) | (uint64_t)(second) << 32)
+#endif
+
 static inline uint64_t feed_event_pair32(uint32_t first, uint32_t second)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return (uint64_t)first << 32 | second;
-#else
-	return first | (uint64_t)second << 32;
-#endif
+	return FEED_EVENT_PAIR32(first, second);
 }
 
 /* ---- protocols --------------------------------------------------------- */

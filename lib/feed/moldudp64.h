@@ -24,22 +24,19 @@ static inline int mold_frame(const uint8_t *p, uint32_t len, struct feed_frame *
 	/* Every field is set: this runs for every packet. */
 	f->seq = feed_be64(p + 10);
 	count = feed_be16(p + 18);
+	f->count = count;
 	f->offset = MOLD_HEADER_LEN;
 	f->length = len;
+	f->kind = FEED_FRAME_DATA;
 	f->unit = 0;
-	f->reset_token = 0;
 	f->has_session = true;
 	f->session = feed_le64(p);
 	f->session_tail = feed_le16(p + 8);
+	f->reset_token = 0;
+	if (wb_likely(count - 1u < MOLD_END_OF_SESSION - 1u))
+		return wb_likely(f->seq) ? 0 : FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
+	f->kind = count ? FEED_FRAME_END : FEED_FRAME_HEARTBEAT;
 	f->count = 0;
-	if (wb_likely(count - 1u < MOLD_END_OF_SESSION - 1u)) {
-		if (wb_unlikely(f->seq == 0))
-			return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
-		f->kind = FEED_FRAME_DATA;
-		f->count = count;
-	} else {
-		f->kind = count ? FEED_FRAME_END : FEED_FRAME_HEARTBEAT;
-	}
 	return 0;
 }
 

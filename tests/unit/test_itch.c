@@ -725,6 +725,66 @@ START_TEST(test_itch_ring_overflow_drops_and_counts)
 }
 END_TEST
 
+/*
+ * With the ring full mid-packet, only a message that makes an event counts
+ * a drop: a bad side, an unsubscribed locate and an unknown type do not.
+ * The room freed by the consumer before the next packet is used again.
+ */
+START_TEST(test_itch_ring_full_counts_only_events_lost)
+{
+	struct harness small;
+	struct pkt p;
+	uint8_t m[64];
+	uint64_t n;
+	int line;
+
+	harness_init(&small, 4);
+	line = feed_map_add(small.engine, ipv4(233, 54, 12, 111), 26477, FEED_PROTO_ITCH50,
+			    WB_VENUE_NASDAQ, "A");
+	feed_subscribe(small.engine, "OVF", 3);
+	pkt_start(&p, SESSION, 1);
+	pkt_add(&p, m, msg_directory(m, 1, "OVF", 100));
+	pkt_add(&p, m, msg_directory(m, 2, "OTHER", 100));
+	pkt_add(&p, m, msg_add(m, 1, 1, 'B', 1, "OVF", 1));
+	pkt_add(&p, m, msg_add(m, 1, 2, 'B', 1, "OVF", 1));
+	pkt_add(&p, m, msg_add(m, 1, 3, 'B', 1, "OVF", 1));
+	/* The ring is full (SYMBOL + 3 ADDs) from here on. */
+	pkt_add(&p, m, msg_add(m, 1, 4, 'X', 1, "OVF", 1));
+	pkt_add(&p, m, msg_add(m, 2, 5, 'B', 1, "OTHER", 1));
+	m[0] = '~';
+	pkt_add(&p, m, 19);
+	pkt_add(&p, m, msg_delete(m, 1, 1));
+	pkt_add(&p, m, msg_add(m, 1, 6, 'S', 1, "OVF", 1));
+	feed_process_payload(small.engine, line, p.b, (uint32_t)p.len, 0, &small.prod);
+	ck_assert_uint_eq(small.engine->lines[line].counters.events, 4);
+	ck_assert_uint_eq(small.engine->lines[line].counters.ring_drops, 2);
+	ck_assert_uint_eq(small.engine->lines[line].counters.messages, 10);
+	ck_assert_uint_eq(small.engine->lines[line].counters.filtered, 2);
+	ck_assert_uint_eq(small.engine->lines[line].counters.errors[FEED_ERR_BAD_FIELD], 1);
+	ck_assert_uint_eq(small.engine->lines[line].counters.errors[FEED_ERR_UNKNOWN_TYPE], 1);
+	/* Two slots read: the next packet's first two events fit, its third is dropped. */
+	wb_ring_producer_publish(&small.prod);
+	n = wb_ring_consumer_available(&small.cons);
+	ck_assert_uint_eq(n, 4);
+	wb_ring_consumer_release(&small.cons, 2);
+	pkt_start(&p, SESSION, 11);
+	pkt_add(&p, m, msg_delete(m, 1, 2));
+	pkt_add(&p, m, msg_delete(m, 1, 3));
+	pkt_add(&p, m, msg_delete(m, 1, 6));
+	feed_process_payload(small.engine, line, p.b, (uint32_t)p.len, 0, &small.prod);
+	ck_assert_uint_eq(small.engine->lines[line].counters.events, 6);
+	ck_assert_uint_eq(small.engine->lines[line].counters.ring_drops, 3);
+	wb_ring_producer_publish(&small.prod);
+	wb_ring_consumer_release(&small.cons, 2);
+	ck_assert_uint_eq(wb_ring_consumer_available(&small.cons), 2);
+	ck_assert_uint_eq(wb_ring_consumer_at(&small.cons, 0)->kind, WB_EV_DELETE);
+	ck_assert_uint_eq(wb_ring_consumer_at(&small.cons, 0)->u.order.order_id, 2);
+	ck_assert_uint_eq(wb_ring_consumer_at(&small.cons, 1)->u.order.order_id, 3);
+	ck_assert_uint_eq(wb_ring_consumer_dropped(&small.cons), 3);
+	harness_free(&small);
+}
+END_TEST
+
 /* ---- feed map ------------------------------------------------------------ */
 
 START_TEST(test_feed_map_parses_conf_lines)
@@ -833,6 +893,7 @@ static Suite *itch_suite(void)
 	tcase_add_test(tc, test_itch_filter_unsubscribe_stops_events);
 	tcase_add_test(tc, test_itch_instrument_ids_are_stable_across_resubscribe);
 	tcase_add_test(tc, test_itch_ring_overflow_drops_and_counts);
+	tcase_add_test(tc, test_itch_ring_full_counts_only_events_lost);
 	tcase_add_test(tc, test_feed_map_parses_conf_lines);
 	tcase_add_test(tc, test_feed_map_refuses_a_venue_its_protocol_cannot_serve);
 	tcase_add_test(tc, test_feed_map_rejects_duplicates_and_protocol_clash);
