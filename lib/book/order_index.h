@@ -71,7 +71,12 @@ void order_index_fini(struct order_index *ix);
 /* Slow path of order_index_insert; 0 ok, -1 + errno (nothing changed). */
 int order_index_grow(struct order_index *ix);
 
-static inline uint64_t order_index_hash(uint8_t venue, uint64_t id)
+/*
+ * The hash of (venue, id), of which a table of any size takes the low
+ * bits: a hash worked out ahead (the venue books' look-ahead carries it
+ * to the apply) stays good across a doubling.
+ */
+static inline uint32_t order_index_hash(uint8_t venue, uint64_t id)
 {
 	/* Two multiply/xor-shift rounds: sequential and strided ids alike
 	 * spread over every bucket; the venue goes in first so equal ids on
@@ -82,22 +87,23 @@ static inline uint64_t order_index_hash(uint8_t venue, uint64_t id)
 	h ^= h >> 32;
 	h *= 0xd6e8feb86659fd93ull;
 	h ^= h >> 32;
-	return h;
+	return (uint32_t)h;
 }
 
 static inline uint32_t order_index_home(const struct order_index *ix, uint8_t venue, uint64_t id)
 {
-	return (uint32_t)order_index_hash(venue, id) & ix->mask;
+	return order_index_hash(venue, id) & ix->mask;
 }
 
 /*
- * The live order (venue, id), or NULL. The pointer stays valid until the
- * next insert or erase.
+ * The live order (venue, id), whose order_index_hash() is hash, or NULL.
+ * The pointer stays valid until the next insert or erase.
  */
-static inline struct order *order_index_find(const struct order_index *ix, uint8_t venue, uint64_t id)
+static inline struct order *order_index_find_hashed(const struct order_index *ix, uint8_t venue, uint64_t id,
+						    uint32_t hash)
 {
 	uint32_t mask = ix->mask;
-	uint32_t b = order_index_home(ix, venue, id);
+	uint32_t b = hash & mask;
 
 	for (;;) {
 		struct order *o = &ix->buckets[b];
@@ -110,6 +116,12 @@ static inline struct order *order_index_find(const struct order_index *ix, uint8
 	}
 }
 
+/* The live order (venue, id), or NULL (see order_index_find_hashed). */
+static inline struct order *order_index_find(const struct order_index *ix, uint8_t venue, uint64_t id)
+{
+	return order_index_find_hashed(ix, venue, id, order_index_hash(venue, id));
+}
+
 /*
  * Warm the bucket an upcoming lookup of (venue, id) starts at, and the
  * bucket two on: an insert probes on from the home bucket to a free one,
@@ -118,12 +130,17 @@ static inline struct order *order_index_find(const struct order_index *ix, uint8
  * which would otherwise be a miss of its own. Otherwise both addresses
  * are in one line and the second prefetch costs an instruction.
  */
-WB_PREFETCH_FN void order_index_prefetch(const struct order_index *ix, uint8_t venue, uint64_t id)
+WB_PREFETCH_FN void order_index_prefetch_hashed(const struct order_index *ix, uint32_t hash)
 {
-	uint32_t home = order_index_home(ix, venue, id);
+	uint32_t home = hash & ix->mask;
 
 	__builtin_prefetch(&ix->buckets[home], 1, 3);
 	__builtin_prefetch(&ix->buckets[(home + 2) & ix->mask], 1, 3);
+}
+
+WB_PREFETCH_FN void order_index_prefetch(const struct order_index *ix, uint8_t venue, uint64_t id)
+{
+	order_index_prefetch_hashed(ix, order_index_hash(venue, id));
 }
 
 /*
@@ -143,10 +160,11 @@ static inline int order_index_reserve(struct order_index *ix)
  * (level_venue == 0), to be filled with order_index_fill() before any
  * other insert, erase or reserve.
  */
-static inline struct order *order_index_slot(const struct order_index *ix, uint8_t venue, uint64_t id)
+static inline struct order *order_index_slot_hashed(const struct order_index *ix, uint8_t venue, uint64_t id,
+						    uint32_t hash)
 {
 	uint32_t mask = ix->mask;
-	uint32_t b = order_index_home(ix, venue, id);
+	uint32_t b = hash & mask;
 
 	for (;;) {
 		struct order *o = &ix->buckets[b];
@@ -155,6 +173,11 @@ static inline struct order *order_index_slot(const struct order_index *ix, uint8
 			return o;
 		b = (b + 1) & mask;
 	}
+}
+
+static inline struct order *order_index_slot(const struct order_index *ix, uint8_t venue, uint64_t id)
+{
+	return order_index_slot_hashed(ix, venue, id, order_index_hash(venue, id));
 }
 
 /* Store a new order in the empty bucket order_index_slot() returned (after a reserve). */

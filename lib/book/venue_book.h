@@ -63,20 +63,26 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
  * FIFO or book side); a hint can only start the hop whose address is
  * known, so the hops are stages, each reading what the previous one
  * warmed:
- *   0: the order's index bucket (the order itself); for an ADD its book
- *      side and the bucket the new id goes to; for a REPLACE also the new
- *      id's bucket;
- *   1: the order's price level; for an ADD the top of its book side;
- *   2: the level's spilled FIFO; for an ADD the level it joins.
+ *   0: the order's index bucket (the order itself, or for an ADD the
+ *      bucket the new id goes to); for an ADD its price's bucket in the
+ *      price index and its book side; for a REPLACE also the new id's
+ *      bucket;
+ *   1: the order's price level; for an ADD the level at its price, or
+ *      the top of its book side when the price is new;
+ *   2: what the level leads to: its spilled FIFO, the price bucket a
+ *      REPLACE or MODIFY moves the order to, and the price bucket and
+ *      the side's top of a level about to lose its last order.
  *
  * The simple way: call venue_books_prefetch() once per event, in order,
  * on the event D (4-8) ahead of the one being applied, from the thread
  * that applies. It runs stage 0 on that event and stage 1 on the one it
- * was given two calls earlier (from a copy of its fields: that event's
- * ring slot may be gone by then). It keeps that small history, not book
- * state, hence the const.
+ * was given two calls earlier (from a copy of it: that event's ring slot
+ * may be gone by then). It keeps that small history, not book state,
+ * hence the const.
  *
- * Or run the stages yourself, stage s on the event (N - s) * D ahead:
+ * Or run the stages yourself, stage s on the event (N - s) * D ahead
+ * (stage s works out again what the stages before it found, from lines
+ * they warmed):
  *
  *     for (i = 0; i < n; i++) {
  *         for (s = 0; s < N; s++)
@@ -85,7 +91,8 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
  *         venue_books_apply(vb, &ev[i], out);
  *     }
  *
- * venue_books_apply_batch() below runs stages 0 and 1 for you.
+ * venue_books_apply_batch() below runs every stage for you, and works
+ * out each event's hashes once for all of them and the apply.
  *
  * Measured with bench_venue_book (1M live orders hit uniformly, CPU time
  * on a shared 2-vCPU VM): steady mix ~310-330 ns/event without hints,

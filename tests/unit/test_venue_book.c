@@ -1395,68 +1395,118 @@ static unsigned long env_ulong(const char *name, unsigned long def)
 	return s && *s ? strtoul(s, NULL, 0) : def;
 }
 
+/* One event's check against the model, and the model's step. */
+struct model_run {
+	struct model m;
+	unsigned long seed, k;
+	char where[128];
+};
+
+static void model_check(struct model_run *r, const struct wb_event *ev, const struct book_update *u, unsigned n)
+{
+	struct model *m = &r->m;
+	struct expect x;
+	long oi = ev->kind != WB_EV_ADD ? model_find(m, ev->venue, ev->u.order.order_id) : -1;
+	uint16_t touched = oi >= 0 ? m->o[oi].instrument : ev->instrument;
+
+	snprintf(r->where, sizeof(r->where), "seed %lu event %lu (kind %u)", r->seed, r->k, ev->kind);
+	model_apply(m, ev, &x);
+	require(n == x.n, "%s: %u updates, model expects %u", r->where, n, x.n);
+	for (unsigned j = 0; j < n; j++)
+		require(same_update(&u[j], &x.u[j]),
+			"%s: update %u: kind %u side %u price %" PRId64 " qty %" PRIu64
+			" orders %u; model kind %u side %u price %" PRId64 " qty %" PRIu64 " orders %u",
+			r->where, j, u[j].kind, u[j].side, u[j].price, u[j].qty, u[j].order_count, x.u[j].kind,
+			x.u[j].side, x.u[j].price, x.u[j].qty, x.u[j].order_count);
+	if (touched >= 1 && touched <= M_INSTRUMENTS && ev->venue >= 1 && ev->venue <= M_VENUES)
+		check_book(m, ev->venue, touched, r->where);
+	require(venue_books_counters(vb)->live_orders == m->n, "%s: %" PRIu64 " live, model %zu", r->where,
+		venue_books_counters(vb)->live_orders, m->n);
+	if (r->k % 997 == 0) {
+		for (uint8_t v = 1; v <= M_VENUES; v++)
+			for (uint16_t i = 1; i <= M_INSTRUMENTS; i++)
+				check_book(m, v, i, r->where);
+		check_queue_positions(m, 20, r->where);
+	}
+	r->k++;
+}
+
+static void model_emit(void *ctx, const struct wb_event *ev, const struct book_update *u, unsigned k)
+{
+	model_check(ctx, ev, u, k);
+}
+
+/*
+ * Events go in one at a time (with the prefetch hints, which must never
+ * change what apply does), or, every third sequence, in runs through
+ * venue_books_apply_batch() and _list(), whose look-ahead works out
+ * hashes before the events ahead of it are applied: across the table
+ * doublings of the small capacity hints too. A run's events are drawn
+ * from the model as it was at the run's start.
+ */
 static void run_model(bool sparse)
 {
 	unsigned long total = env_ulong("WB_VENUE_BOOK_MODEL_EVENTS", 1000000);
 	unsigned long seed0 = env_ulong("WB_VENUE_BOOK_MODEL_SEED", 1);
 	unsigned long done = 0;
-	struct model m = { 0 };
-	struct expect x;
-	char where[128];
+	static struct model_run r;
 
 	for (unsigned long seq = 0; done < total; seq++) {
 		unsigned long seed = seed0 + seq * 2 + sparse;
 		unsigned long len = 5000 + (seed % 7) * 5000;
 		struct id_source ids = { .sparse = sparse };
+		bool batched = seq % 3 == 2;
 
 		/* Small capacity hints so every run also crosses table doublings. */
 		vb = create_small(M_INSTRUMENTS + 2, 1 + (uint32_t)(seed % 300));
 		rng_state = seed;
-		m.n = 0;
+		r.m.n = 0;
+		r.seed = seed;
+		r.k = 0;
 		for (unsigned v = 0; v < WB_VENUE_COUNT; v++)
 			ids.next[v] = rnd_below(3) ? 1 : rnd_below(1u << 31);
-		for (unsigned long k = 0; k < len && done < total; k++, done++) {
+		while (r.k < len && done < total) {
 			/* Targets swing between thin and thick books. */
-			unsigned target = (k / 2000) % 2 ? 40 : 400;
-			struct wb_event ev = random_event(&m, &ids, target);
-			unsigned n;
-			long oi = ev.kind != WB_EV_ADD ? model_find(&m, ev.venue, ev.u.order.order_id) : -1;
-			uint16_t touched = oi >= 0 ? m.o[oi].instrument : ev.instrument;
+			unsigned target = (r.k / 2000) % 2 ? 40 : 400;
 
-			snprintf(where, sizeof(where), "seed %lu event %lu (kind %u)", seed, k, ev.kind);
-			/* Prefetching is a hint: it must never change what apply does. */
-			if (k & 1)
+			if (batched) {
+				enum { RUN = 40 };
+				struct wb_event evs[RUN];
+				const struct wb_event *list[RUN];
+				unsigned n = 1 + rnd_below(RUN), ahead = rnd_below(n + 1);
+
+				for (unsigned i = 0; i < n; i++) {
+					evs[i] = random_event(&r.m, &ids, target);
+					list[i] = &evs[i];
+				}
+				/* avail may reach past the events applied. */
+				if (rnd_below(2))
+					venue_books_apply_batch(vb, evs, UINT64_MAX, 0, n - ahead, n, model_emit, &r);
+				else
+					venue_books_apply_list(vb, list, n - ahead, model_emit, &r);
+				for (unsigned i = n - ahead; i < n; i++) {
+					memset(up, 0x5a, sizeof(up));
+					model_check(&r, &evs[i], up, venue_books_apply(vb, &evs[i], up));
+				}
+				done += n;
+				continue;
+			}
+			struct wb_event ev = random_event(&r.m, &ids, target);
+
+			if (r.k & 1)
 				for (unsigned st = 0; st <= VENUE_BOOKS_PREFETCH_STAGES; st++)
 					venue_books_prefetch_stage(vb, &ev, st);
 			else
 				venue_books_prefetch(vb, &ev);
-			model_apply(&m, &ev, &x);
 			memset(up, 0x5a, sizeof(up));
-			n = venue_books_apply(vb, &ev, up);
-			require(n == x.n, "%s: %u updates, model expects %u", where, n, x.n);
-			for (unsigned j = 0; j < n; j++)
-				require(same_update(&up[j], &x.u[j]),
-					      "%s: update %u: kind %u side %u price %" PRId64 " qty %" PRIu64
-					      " orders %u; model kind %u side %u price %" PRId64 " qty %" PRIu64
-					      " orders %u",
-					      where, j, up[j].kind, up[j].side, up[j].price, up[j].qty,
-					      up[j].order_count, x.u[j].kind, x.u[j].side, x.u[j].price, x.u[j].qty,
-					      x.u[j].order_count);
-			if (touched >= 1 && touched <= M_INSTRUMENTS && ev.venue >= 1 && ev.venue <= M_VENUES)
-				check_book(&m, ev.venue, touched, where);
-			require(venue_books_counters(vb)->live_orders == m.n, "%s: %" PRIu64 " live, model %zu",
-				      where, venue_books_counters(vb)->live_orders, m.n);
-			if (k % 997 == 0) {
-				for (uint8_t v = 1; v <= M_VENUES; v++)
-					for (uint16_t i = 1; i <= M_INSTRUMENTS; i++)
-						check_book(&m, v, i, where);
-				check_queue_positions(&m, 20, where);
-			}
+			model_check(&r, &ev, up, venue_books_apply(vb, &ev, up));
+			done++;
 		}
 		venue_books_destroy(vb);
 		vb = NULL;
 	}
-	free(m.o);
+	free(r.m.o);
+	r.m = (struct model){ 0 };
 }
 
 START_TEST(test_random_dense_id_sequences_match_reference_model)
