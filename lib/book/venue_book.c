@@ -15,10 +15,11 @@
  *    priority order, the first four inline in the same cache line, more in
  *    an arena vector. A delete or execute thus touches the order's bucket
  *    and its level and nothing else (a linked FIFO would also touch both
- *    neighbours: two more random misses). Taking an order out of a long
- *    queue costs a scan and a memmove of its tail, sequential and cheap
- *    next to a miss; the scan starts at the back, where cancels of recent
- *    orders land;
+ *    neighbours: two more random misses). An order leaving a long queue
+ *    leaves its id there, stale, rather than pay a scan for it and a
+ *    memmove behind it (see fifo_each): the queue's order is read only by
+ *    queue positions, checksums and clears, and a full queue drops its
+ *    stale ids before it grows;
  *  - a price index, (book side, price) -> level, hashed like the order
  *    index: an ADD's level is one miss whose address the event gives,
  *    prefetched with the order's bucket; the sorted side arrays below are
@@ -57,11 +58,11 @@
 struct book_level {
 	int64_t price;
 	uint64_t qty;		/* total displayed shares */
-	uint32_t orders;	/* ids in the FIFO; also the free-list link while the level is free */
+	uint32_t orders;	/* live orders; also the free-list link while the level is free */
 	uint32_t cap;		/* FIFO capacity: LEVEL_INLINE_ORDERS while inline */
 	uint16_t instrument;
 	uint8_t venue, side;
-	uint32_t reserved;
+	uint32_t used;		/* spilled: ids[0 .. used) hold the queue, stale ids included (fifo_remove) */
 	union {
 		uint64_t inline_ids[LEVEL_INLINE_ORDERS];
 		uint64_t *ids;	/* cap > LEVEL_INLINE_ORDERS: arena vector */
@@ -100,7 +101,6 @@ struct book_side {
 
 _Static_assert(sizeof(struct book_side) == 16, "two books' sides a cache line");
 
-#define QUEUE_PREFETCH_LINES 8u		/* lines of a spilled queue a removal warms */
 #define LEVEL_LINEAR_SCAN 16u			/* keys scanned from the top before bisecting */
 #define SIDE_WINDOW 8u				/* keys compared at once, without a branch each */
 
@@ -590,44 +590,168 @@ static void level_emptied(struct venue_books *vb, uint32_t li)
 
 /* -------------------------------------------------------------- the FIFO */
 
-static inline uint64_t *fifo_ids(struct book_level *L)
-{
-	/* A select, not a branch: whether a level has spilled is data, with
-	 * no pattern a predictor could learn. */
-	uintptr_t spilled = (uintptr_t)0 - (uintptr_t)(L->cap > LEVEL_INLINE_ORDERS);
+/*
+ * A spilled queue leaves an order's id where it is when the order goes
+ * (fifo_remove): finding it meant a scan of the queue and closing the gap
+ * a memmove of what followed, on the generated day 27 ids compared and
+ * 26 moved per event, most of it cache misses on queue lines. The ids
+ * left behind are stale: an id is the queue's only while the index has
+ * its order on this level, and an order pushed again (it lost priority,
+ * or left and came back) counts at its last place. Nothing on the hot
+ * path reads the queue's order; the reads that do (queue position,
+ * checksum, clear) skip stale ids, and a queue that runs out of room
+ * drops them first (fifo_compact).
+ */
 
-	return (uint64_t *)(((uintptr_t)L->fifo.ids & spilled) | ((uintptr_t)L->fifo.inline_ids & ~spilled));
+/* The index says (venue, id) is live on level li. */
+static inline const struct order *order_on(const struct venue_books *vb, uint8_t venue, uint64_t id, uint32_t li)
+{
+	const struct order *o = order_index_find(&vb->ix, venue, id);
+
+	return o && order_level(o) == li ? o : NULL;
 }
 
-static inline const uint64_t *fifo_ids_const(const struct book_level *L)
+/* Whether an id of a spilled queue comes again later on (a stale place of an order pushed again). */
+static bool pushed_again(const struct book_level *L, uint32_t at)
 {
-	return L->cap > LEVEL_INLINE_ORDERS ? L->fifo.ids : L->fifo.inline_ids;
+	for (uint32_t k = at + 1; k < L->used; k++)
+		if (L->fifo.ids[k] == L->fifo.ids[at])
+			return true;
+	return false;
 }
 
-static int fifo_grow(struct venue_books *vb, struct book_level *L)
+/*
+ * fn on each live order of level li, in priority order, until it returns
+ * nonzero. Off the hot path: an index lookup per id. Only a queue with
+ * an order pushed again (more live places than live orders) pays for
+ * finding which places are the last.
+ */
+static void fifo_each(const struct venue_books *vb, const struct book_level *L, uint32_t li,
+		      int (*fn)(void *ctx, const struct order *o), void *ctx)
+{
+	uint32_t places = 0;
+
+	if (L->cap == LEVEL_INLINE_ORDERS) {
+		for (uint32_t k = 0; k < L->orders; k++) {
+			const struct order *o = order_on(vb, L->venue, L->fifo.inline_ids[k], li);
+
+			if (o && fn(ctx, o))
+				return;
+		}
+		return;
+	}
+	for (uint32_t k = 0; k < L->used; k++)
+		places += order_on(vb, L->venue, L->fifo.ids[k], li) != NULL;
+	for (uint32_t k = 0; k < L->used; k++) {
+		const struct order *o = order_on(vb, L->venue, L->fifo.ids[k], li);
+
+		if (!o || (places > L->orders && pushed_again(L, k)))
+			continue;
+		if (fn(ctx, o))
+			return;
+	}
+}
+
+/* Spilled orders are marked in their venue byte while fifo_compact runs (see there). */
+#define ORDER_COMPACT_MARK 0x80u
+_Static_assert(WB_VENUE_COUNT <= ORDER_COMPACT_MARK, "the compaction mark is above every venue");
+
+#define COMPACT_PREFETCH_AHEAD 8u	/* index lookups warmed ahead while compacting */
+
+/*
+ * Drop a spilled queue's stale ids: an index lookup for each. From the
+ * back, so an order pushed again is met at its last place first; that
+ * place is kept and its order marked (ORDER_COMPACT_MARK in its venue
+ * byte, which no venue has), so that the lookup of any earlier place of
+ * the same order finds nothing. The marks go after.
+ */
+static void fifo_compact(struct venue_books *vb, struct book_level *L, uint32_t li)
+{
+	uint64_t *ids = L->fifo.ids;
+	uint8_t venue = L->venue;
+	uint32_t keep = L->used, n;
+
+	for (uint32_t r = L->used; r-- > 0;) {
+		struct order *o;
+
+		if (r >= COMPACT_PREFETCH_AHEAD)
+			order_index_prefetch(&vb->ix, venue, ids[r - COMPACT_PREFETCH_AHEAD]);
+		o = order_index_find(&vb->ix, venue, ids[r]);
+		if (o && order_level(o) == li) {
+			o->level_venue |= ORDER_COMPACT_MARK;
+			ids[--keep] = ids[r];
+		}
+	}
+	n = L->used - keep;
+	memmove(ids, ids + keep, (size_t)n * sizeof(uint64_t));
+	L->used = n;
+	for (uint32_t k = 0; k < n; k++) {
+		struct order *o = order_index_find_hashed(&vb->ix, venue | ORDER_COMPACT_MARK, ids[k],
+							  order_index_hash(venue, ids[k]));
+
+		if (o)
+			o->level_venue &= ~ORDER_COMPACT_MARK;
+	}
+}
+
+/*
+ * The queue is full (used == cap). Inline, it spills to the arena. A
+ * spilled queue at most half live drops its stale ids (at most two index
+ * lookups per push, amortized: the compaction leaves half the vector
+ * free); else its vector doubles, stale ids and all, or, if that fails,
+ * it compacts anyway when it has stale ids. -1: still full.
+ */
+static int fifo_make_room(struct venue_books *vb, struct book_level *L, uint32_t li)
 {
 	uint32_t cap = L->cap * 2;
-	uint64_t *ids = arena_alloc(vb, (size_t)cap * sizeof(uint64_t));
+	bool spilled = L->cap > LEVEL_INLINE_ORDERS;
+	uint32_t used = spilled ? L->used : L->orders;
+	uint64_t *ids;
 
-	if (!ids)
-		return -1;
-	memcpy(ids, fifo_ids(L), (size_t)L->orders * sizeof(uint64_t));
+	if (spilled && L->orders <= L->cap / 2) {
+		fifo_compact(vb, L, li);
+		return 0;
+	}
+	ids = arena_alloc(vb, (size_t)cap * sizeof(uint64_t));
+	if (!ids) {
+		if (!spilled || L->used == L->orders)
+			return -1;
+		fifo_compact(vb, L, li);
+		return L->used < L->cap ? 0 : -1;
+	}
+	memcpy(ids, spilled ? L->fifo.ids : L->fifo.inline_ids, (size_t)used * sizeof(uint64_t));
 	fifo_free(vb, L);
 	L->fifo.ids = ids;
 	L->cap = cap;
+	L->used = used;
 	return 0;
 }
 
-/* Queue id at the back of the level; 0 ok, -1 out of memory (nothing changed). */
-static inline int fifo_push(struct venue_books *vb, struct book_level *L, uint64_t id)
+/* Queue id at the back of level li (L), which takes a live order more. 0 ok, -1 out of memory (nothing changed). */
+static inline int fifo_push(struct venue_books *vb, struct book_level *L, uint32_t li, uint64_t id)
 {
-	if (__builtin_expect(L->orders == L->cap, 0) && fifo_grow(vb, L) < 0)
+	if (L->cap == LEVEL_INLINE_ORDERS && L->orders < LEVEL_INLINE_ORDERS) {
+		L->fifo.inline_ids[L->orders++] = id;
+		return 0;
+	}
+	if (__builtin_expect((L->cap == LEVEL_INLINE_ORDERS ? L->orders : L->used) == L->cap, 0) &&
+	    fifo_make_room(vb, L, li) < 0)
 		return -1;
-	fifo_ids(L)[L->orders++] = id;
+	L->fifo.ids[L->used++] = id;
+	L->orders++;
 	return 0;
 }
 
-/* Take id out of the level's queue; the orders behind it move up. */
+/*
+ * A live order of level li goes to the back of its queue (it lost
+ * priority). 0 ok, -1 out of memory (it kept its place).
+ */
+static int fifo_requeue(struct venue_books *vb, struct book_level *L, uint32_t li, uint64_t id);
+
+/*
+ * Take id out of the level's queue. Inline, the orders behind it move
+ * up; spilled, its id stays, stale (see fifo_each).
+ */
 static inline void fifo_remove(struct book_level *L, uint64_t id)
 {
 	uint64_t *ids;
@@ -643,23 +767,22 @@ static inline void fifo_remove(struct book_level *L, uint64_t id)
 			return;	/* not queued here: cannot happen while the index and levels agree */
 		for (uint32_t k = 0; k + 1 < LEVEL_INLINE_ORDERS; k++)
 			ids[k] = k >= i ? ids[k + 1] : ids[k];
-		L->orders = n - 1;
-		return;
 	}
-	/* Spilled: an execution takes the front, one compare; anything else
-	 * is searched from the back, where cancels of recent orders land
-	 * (an execution used to scan the whole queue to reach the front). */
-	ids = L->fifo.ids;
-	i = n;
-	if (ids[0] == id)
-		i = 1;
-	else
-		while (i > 0 && ids[i - 1] != id)
-			i--;
-	if (__builtin_expect(i == 0, 0))
-		return;
-	memmove(&ids[i - 1], &ids[i], (size_t)(n - i) * sizeof(uint64_t));
 	L->orders = n - 1;
+}
+
+static int fifo_requeue(struct venue_books *vb, struct book_level *L, uint32_t li, uint64_t id)
+{
+	if (L->cap == LEVEL_INLINE_ORDERS) {
+		/* Cannot fail: the removal makes room. */
+		fifo_remove(L, id);
+		return fifo_push(vb, L, li, id);
+	}
+	/* Its new place is the last; the old one turns stale. */
+	if (L->used == L->cap && fifo_make_room(vb, L, li) < 0)
+		return -1;
+	L->fifo.ids[L->used++] = id;
+	return 0;
 }
 
 /* ------------------------------------------------------------ the orders */
@@ -688,7 +811,7 @@ static uint32_t order_add(struct venue_books *vb, struct order *slot, uint8_t ve
 	if (!li)
 		goto fail;
 	L = &vb->levels[li];
-	if (fifo_push(vb, L, id) < 0) {
+	if (fifo_push(vb, L, li, id) < 0) {
 		if (L->orders == 0)
 			level_emptied(vb, li);
 		goto fail;
@@ -911,7 +1034,7 @@ static unsigned apply_replace(struct venue_books *vb, const struct wb_event *ev,
 	if (!new_id_live && e->qty != 0 && L->price == e->price) {
 		/* Same price: the level stays (even if the old order was its
 		 * only one), the new order joins at the back, one update. */
-		if (fifo_push(vb, L, e->ref) == 0) {
+		if (fifo_push(vb, L, li, e->ref) == 0) {
 			if (order_index_reserve(&vb->ix) == 0) {
 				order_index_fill(&vb->ix, order_index_slot_hashed(&vb->ix, ev->venue, e->ref, k->ref),
 						 ev->venue, e->ref, e->qty, li);
@@ -979,11 +1102,8 @@ static unsigned apply_modify(struct venue_books *vb, const struct wb_event *ev, 
 	if (L->price == e->price) {
 		L->qty = L->qty - o->qty + e->qty;
 		o->qty = e->qty;
-		if (!(ev->flags & WB_EVF_KEEPS_PRIORITY)) {
-			/* Cannot fail: the removal just made room. */
-			fifo_remove(L, e->order_id);
-			fifo_push(vb, L, e->order_id);
-		}
+		if (!(ev->flags & WB_EVF_KEEPS_PRIORITY) && fifo_requeue(vb, L, li, e->order_id) < 0)
+			vb->c.alloc_failures++;
 		emit_level(out, ev, L);
 		return 1;
 	}
@@ -1000,7 +1120,7 @@ static unsigned apply_modify(struct venue_books *vb, const struct wb_event *ev, 
 	if (!new_li)
 		goto fail;
 	NL = &vb->levels[new_li];
-	if (fifo_push(vb, NL, e->order_id) < 0) {
+	if (fifo_push(vb, NL, new_li, e->order_id) < 0) {
 		if (NL->orders == 0)
 			level_emptied(vb, new_li);
 		goto fail;
@@ -1022,15 +1142,18 @@ static void side_clear(struct venue_books *vb, struct book_side *s, uint8_t venu
 {
 	for (uint32_t i = 0; i < s->count; i++) {
 		uint32_t li = s->e[i].level;
-		const uint64_t *ids;
+		const struct book_level *L = &vb->levels[li];
+		bool spilled;
 
 		if (!li)
 			continue;
-		ids = fifo_ids(&vb->levels[li]);
-		for (uint32_t k = 0; k < vb->levels[li].orders; k++) {
-			struct order *o = order_index_find(&vb->ix, venue, ids[k]);
+		/* Each id whose order the index has here (a stale id's has gone
+		 * or is elsewhere; an order pushed again goes at its first place). */
+		spilled = L->cap > LEVEL_INLINE_ORDERS;
+		for (uint32_t k = 0; k < (spilled ? L->used : L->orders); k++) {
+			struct order *o = order_index_find(&vb->ix, venue, spilled ? L->fifo.ids[k] : L->fifo.inline_ids[k]);
 
-			if (o)
+			if (o && order_level(o) == li)
 				order_index_erase(&vb->ix, o);
 		}
 		level_free(vb, li);
@@ -1297,27 +1420,14 @@ WB_PREFETCH_FN void stage_keys(const struct venue_books *vb, struct pipe_slot *p
 }
 
 /*
- * A spilled queue's lines an event will touch. Adds push at the back;
- * executes take the front; a removal scans from the back to wherever its
- * id is and moves what follows it, so warm the queue's lines, back
- * first, up to a bound that keeps a deep queue from flooding the fill
- * buffers.
+ * A spilled queue's line an event will touch: where an add, a replace at
+ * the same price or a modify that loses priority pushes. A removal
+ * touches no queue (fifo_remove).
  */
 WB_PREFETCH_FN void prefetch_queue(const struct book_level *L, uint8_t kind)
 {
-	const uint64_t *ids = L->fifo.ids;
-	uint32_t last = L->orders ? L->orders - 1 : 0;
-
-	__builtin_prefetch(&ids[last], 1, 3);
-	if (kind != WB_EV_ADD) {
-		uint32_t lines = 1;
-
-		for (uint32_t k = last & ~7u; k >= 8 && lines < QUEUE_PREFETCH_LINES; lines++) {
-			k -= 8;
-			__builtin_prefetch(&ids[k], 1, 3);
-		}
-		__builtin_prefetch(&ids[0], 1, 3);
-	}
+	if (kind == WB_EV_ADD || kind == WB_EV_REPLACE || kind == WB_EV_MODIFY)
+		__builtin_prefetch(&L->fifo.ids[L->used], 1, 3);
 }
 
 /* Warm the top of a side's sorted array, where a search starts (four entries a line). */
@@ -1584,28 +1694,36 @@ unsigned venue_books_depth(const struct venue_books *vb, uint8_t venue, uint16_t
 	return n;
 }
 
+struct queue_ahead {
+	const struct order *target;
+	uint64_t shares;
+	uint32_t orders;
+};
+
+static int count_ahead(void *ctx, const struct order *o)
+{
+	struct queue_ahead *q = ctx;
+
+	if (o == q->target)
+		return 1;
+	q->shares += o->qty;
+	q->orders++;
+	return 0;
+}
+
 int venue_books_queue_position(const struct venue_books *vb, uint8_t venue, uint64_t order_id,
 			       uint64_t *shares_ahead, uint32_t *orders_ahead)
 {
 	const struct order *o = order_index_find(&vb->ix, venue, order_id);
-	const struct book_level *L;
-	const uint64_t *ids;
-	uint64_t shares = 0;
-	uint32_t k;
+	struct queue_ahead q = { .target = o };
 
 	if (!o)
 		return -1;
-	L = &vb->levels[order_level(o)];
-	ids = fifo_ids_const(L);
-	for (k = 0; k < L->orders && ids[k] != order_id; k++) {
-		const struct order *ahead = order_index_find(&vb->ix, venue, ids[k]);
-
-		shares += ahead ? ahead->qty : 0;
-	}
+	fifo_each(vb, &vb->levels[order_level(o)], order_level(o), count_ahead, &q);
 	if (shares_ahead)
-		*shares_ahead = shares;
+		*shares_ahead = q.shares;
 	if (orders_ahead)
-		*orders_ahead = k;
+		*orders_ahead = q.orders;
 	return 0;
 }
 
@@ -1625,6 +1743,15 @@ int venue_books_order(const struct venue_books *vb, uint8_t venue, uint64_t orde
 	return 0;
 }
 
+static int checksum_order(void *ctx, const struct order *o)
+{
+	uint64_t *h = ctx;
+
+	*h = book_checksum_mix(*h, o->id);
+	*h = book_checksum_mix(*h, o->qty);
+	return 0;
+}
+
 uint64_t venue_books_checksum(const struct venue_books *vb, const struct book_tickers *t)
 {
 	uint64_t sum = 0, parts = 0;
@@ -1640,24 +1767,17 @@ uint64_t venue_books_checksum(const struct venue_books *vb, const struct book_ti
 				const struct book_side *s = side_of(vb, (uint16_t)i, (uint8_t)v, side);
 
 				for (uint32_t k = s->count; k > 0; k--) {
-					const struct book_level *L;
-					const uint64_t *ids;
+					uint32_t li = s->e[k - 1].level;
+					const struct book_level *L = &vb->levels[li];
 
-					if (!s->e[k - 1].level)
+					if (!li)
 						continue;
-					L = &vb->levels[s->e[k - 1].level];
-					ids = fifo_ids_const(L);
 					levels = 1;
 					h = book_checksum_mix(h, side);
 					h = book_checksum_mix(h, (uint64_t)L->price);
 					h = book_checksum_mix(h, L->qty);
 					h = book_checksum_mix(h, L->orders);
-					for (uint32_t q = 0; q < L->orders; q++) {
-						const struct order *o = order_index_find(&vb->ix, (uint8_t)v, ids[q]);
-
-						h = book_checksum_mix(h, ids[q]);
-						h = book_checksum_mix(h, o ? o->qty : UINT64_MAX);
-					}
+					fifo_each(vb, L, li, checksum_order, &h);
 				}
 			}
 			if (levels) {

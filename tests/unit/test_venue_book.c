@@ -821,6 +821,120 @@ START_TEST(test_long_queue_keeps_priority_through_growth_and_removals)
 }
 END_TEST
 
+/* The queue a test expects at one price: ids and shares, in priority order. */
+struct queue_want {
+	uint64_t id[256];
+	uint32_t qty[256];
+	unsigned n;
+};
+
+static void want_push(struct queue_want *w, uint64_t id, uint32_t qty)
+{
+	w->id[w->n] = id;
+	w->qty[w->n++] = qty;
+}
+
+static void want_drop(struct queue_want *w, uint64_t id)
+{
+	unsigned k = 0;
+
+	while (k < w->n && w->id[k] != id)
+		k++;
+	ck_assert_uint_lt(k, w->n);
+	memmove(&w->id[k], &w->id[k + 1], (w->n - k - 1) * sizeof(w->id[0]));
+	memmove(&w->qty[k], &w->qty[k + 1], (w->n - k - 1) * sizeof(w->qty[0]));
+	w->n--;
+}
+
+/* Every order's queue position, and the checksum of a book built in the wanted order. */
+static void assert_queue_is(const struct queue_want *w, uint16_t instrument, int64_t price)
+{
+	struct venue_books *fresh = create_small(64, 0), *mine = vb;
+	uint64_t shares = 0, want_sum;
+
+	for (unsigned k = 0; k < w->n; k++) {
+		assert_queue(1, w->id[k], shares, k);
+		shares += w->qty[k];
+	}
+	vb = fresh;
+	for (unsigned k = 0; k < w->n; k++)
+		add(1, instrument, WB_SIDE_BUY, w->id[k], price, w->qty[k]);
+	want_sum = venue_books_checksum(vb, NULL);
+	vb = mine;
+	venue_books_destroy(fresh);
+	ck_assert_uint_eq(venue_books_checksum(vb, NULL), want_sum);
+}
+
+START_TEST(test_spilled_queue_keeps_priority_through_stale_places)
+{
+	struct queue_want w = { .n = 0 };
+	uint64_t next = 1000;
+
+	/* A long queue at one price; removals leave its ids in place. */
+	for (uint64_t id = 1; id <= 40; id++) {
+		add(1, 3, WB_SIDE_BUY, id, PX(50), (uint32_t)id);
+		want_push(&w, id, (uint32_t)id);
+	}
+	for (uint64_t id = 2; id <= 40; id += 5) {
+		ck_assert_uint_eq(apply(ev_order(WB_EV_DELETE, 1, id, 0)), 1);
+		want_drop(&w, id);
+	}
+	assert_queue_is(&w, 3, PX(50));
+	/* Orders back at the end while an old place of theirs is still in the
+	 * queue: losing priority, leaving and coming back, a replace to the
+	 * same id, a deleted id added again. */
+	ck_assert_uint_eq(apply(ev_modify(1, 5, PX(50), 5, 0)), 1);
+	want_drop(&w, 5);
+	want_push(&w, 5, 5);
+	ck_assert_uint_eq(apply(ev_modify(1, 8, PX(51), 8, 0)), 2);
+	ck_assert_uint_eq(apply(ev_modify(1, 8, PX(50), 9, 0)), 2);
+	want_drop(&w, 8);
+	want_push(&w, 8, 9);
+	ck_assert_uint_eq(apply(ev_replace(1, 9, 9, PX(50), 90)), 1);
+	want_drop(&w, 9);
+	want_push(&w, 9, 90);
+	ck_assert_uint_eq(apply(ev_order(WB_EV_DELETE, 1, 13, 0)), 1);
+	add(1, 3, WB_SIDE_BUY, 13, PX(50), 130);
+	want_drop(&w, 13);
+	want_push(&w, 13, 130);
+	assert_queue_is(&w, 3, PX(50));
+	/* Churn at the back until the queue has compacted several times,
+	 * some of the twice-placed orders losing priority again on the way. */
+	for (unsigned round = 0; round < 200; round++) {
+		uint64_t id = next++;
+
+		add(1, 3, WB_SIDE_BUY, id, PX(50), 1);
+		want_push(&w, id, 1);
+		if (round % 3 == 0) {
+			ck_assert_uint_eq(apply(ev_order(WB_EV_DELETE, 1, id, 0)), 1);
+			want_drop(&w, id);
+		} else if (round % 3 == 1) {
+			/* Not order 5: it loses priority again below. */
+			uint64_t mid = w.id[w.n / 2] != 5 ? w.id[w.n / 2] : w.id[w.n / 2 + 1];
+
+			ck_assert_uint_eq(apply(ev_order(WB_EV_DELETE, 1, mid, 0)), 1);
+			want_drop(&w, mid);
+		}
+		if (round % 50 == 25) {
+			ck_assert_uint_eq(apply(ev_modify(1, 5, PX(50), 5, 0)), 1);
+			want_drop(&w, 5);
+			want_push(&w, 5, 5);
+		}
+		if (w.n > 60 && w.id[0] != 5) {
+			ck_assert_uint_eq(apply(ev_order(WB_EV_EXECUTE, 1, w.id[0], w.qty[0])), 2);
+			want_drop(&w, w.id[0]);
+		}
+	}
+	assert_queue_is(&w, 3, PX(50));
+	ck_assert_uint_eq(counters()->live_orders, w.n);
+	/* A clear takes every order once, stale places or not. */
+	ck_assert_uint_eq(apply(ev_base(WB_EV_CLEAR, 1, 3)), 1);
+	ck_assert_uint_eq(counters()->live_orders, 0);
+	ck_assert_uint_eq(counters()->levels, 0);
+	ck_assert_int_eq(venue_books_queue_position(vb, 1, 5, NULL, NULL), -1);
+}
+END_TEST
+
 START_TEST(test_counters_track_live_and_peak_orders)
 {
 	for (uint64_t i = 1; i <= 10; i++)
@@ -1560,6 +1674,7 @@ static Suite *venue_book_suite(void)
 	tcase_add_test(spec, test_tables_double_when_live_orders_exceed_the_hint);
 	tcase_add_test(spec, test_prefetch_of_any_event_leaves_the_books_unchanged);
 	tcase_add_test(spec, test_long_queue_keeps_priority_through_growth_and_removals);
+	tcase_add_test(spec, test_spilled_queue_keeps_priority_through_stale_places);
 	tcase_add_test(spec, test_counters_track_live_and_peak_orders);
 	tcase_add_test(spec, test_create_rejects_bad_config);
 	tcase_add_test(spec, test_gap_being_recovered_leaves_the_venue_unmarked);
