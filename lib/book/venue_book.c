@@ -656,7 +656,7 @@ static void fifo_each(const struct venue_books *vb, const struct book_level *L, 
 #define ORDER_COMPACT_MARK 0x80u
 _Static_assert(WB_VENUE_COUNT <= ORDER_COMPACT_MARK, "the compaction mark is above every venue");
 
-#define COMPACT_PREFETCH_AHEAD 8u	/* index lookups warmed ahead while compacting */
+#define COMPACT_PREFETCH_AHEAD 24u	/* index lookups warmed ahead while compacting (8 left it waiting) */
 
 /*
  * Drop a spilled queue's stale ids: an index lookup for each. From the
@@ -696,10 +696,12 @@ static void fifo_compact(struct venue_books *vb, struct book_level *L, uint32_t 
 
 /*
  * The queue is full (used == cap). Inline, it spills to the arena. A
- * spilled queue at most half live drops its stale ids (at most two index
- * lookups per push, amortized: the compaction leaves half the vector
- * free); else its vector doubles, stale ids and all, or, if that fails,
- * it compacts anyway when it has stale ids. -1: still full.
+ * spilled queue at most a quarter live drops its stale ids (at most 4/3
+ * index lookups per push, amortized: the compaction leaves three
+ * quarters of the vector free); else its vector doubles, stale ids and
+ * all, or, if that fails, it compacts anyway when it has stale ids. -1:
+ * still full. (Compacting at half live cost 2-4 ns/event more on the
+ * generated day, for 8 MiB less peak RSS.)
  */
 static int fifo_make_room(struct venue_books *vb, struct book_level *L, uint32_t li)
 {
@@ -708,7 +710,7 @@ static int fifo_make_room(struct venue_books *vb, struct book_level *L, uint32_t
 	uint32_t used = spilled ? L->used : L->orders;
 	uint64_t *ids;
 
-	if (spilled && L->orders <= L->cap / 2) {
+	if (spilled && L->orders <= L->cap / 4) {
 		fifo_compact(vb, L, li);
 		return 0;
 	}
