@@ -1592,6 +1592,26 @@ static inline const struct wb_event *list_event(const struct event_run *r, uint6
  * probe again for what an earlier stage found. Inlined with its
  * accessor, so neither form pays for the other.
  */
+/* The stages of one step, on the events ahead of event i; bounded: some may lie past avail. */
+static inline __attribute__((always_inline)) void
+pipeline_step(const struct venue_books *vb, struct pipe_slot *pipe, const struct event_run *run,
+	      const struct wb_event *(*at)(const struct event_run *, uint64_t), uint64_t i, uint64_t avail,
+	      bool bounded)
+{
+	struct pipe_slot *p;
+
+	if (!bounded || i + BATCH_STAGE0_AHEAD < avail)
+		stage_keys(vb, &pipe[(i + BATCH_STAGE0_AHEAD) % PIPE_SLOTS], at(run, i + BATCH_STAGE0_AHEAD));
+	if (!bounded || i + BATCH_STAGE1_AHEAD < avail)
+		stage_level(vb, &pipe[(i + BATCH_STAGE1_AHEAD) % PIPE_SLOTS]);
+	p = &pipe[(i + BATCH_STAGE2_AHEAD) % PIPE_SLOTS];
+	if ((!bounded || i + BATCH_STAGE2_AHEAD < avail) && p->level)
+		stage_queue(vb, p);
+	p = &pipe[(i + BATCH_STAGE3_AHEAD) % PIPE_SLOTS];
+	if ((!bounded || i + BATCH_STAGE3_AHEAD < avail) && p->side)
+		prefetch_side_top(p->side);
+}
+
 static inline __attribute__((always_inline)) void
 apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n, uint64_t avail,
 		const struct wb_event *(*at)(const struct event_run *, uint64_t), venue_books_emit_fn emit,
@@ -1600,26 +1620,26 @@ apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n,
 	struct book_update ups[BOOK_MAX_UPDATES_PER_EVENT];
 	struct pipe_slot pipe[PIPE_SLOTS];
 	uint64_t warm = avail < BATCH_STAGE0_AHEAD ? avail : BATCH_STAGE0_AHEAD;
+	/* Up to here every stage's event is readable: no bounds to check. */
+	uint64_t unbounded = avail > BATCH_STAGE0_AHEAD ? avail - BATCH_STAGE0_AHEAD : 0;
+	uint64_t i = 0;
 
+	if (unbounded > n)
+		unbounded = n;
 	/* The first events' stage 0 (the apply needs their hashes); their
 	 * later stages, too late to help, are left out. */
 	for (uint64_t j = 0; j < warm; j++)
 		stage_keys(vb, &pipe[j], at(run, j));
-	for (uint64_t i = 0; i < n; i++) {
-		struct pipe_slot *p = &pipe[i % PIPE_SLOTS];
-		uint64_t j = i + BATCH_STAGE0_AHEAD;
+	for (; i < unbounded; i++) {
+		const struct pipe_slot *p = &pipe[i % PIPE_SLOTS];
 
-		if (j < avail)
-			stage_keys(vb, &pipe[j % PIPE_SLOTS], at(run, j));
-		j = i + BATCH_STAGE1_AHEAD;
-		if (j < avail && j >= BATCH_STAGE0_AHEAD - BATCH_STAGE1_AHEAD)
-			stage_level(vb, &pipe[j % PIPE_SLOTS]);
-		j = i + BATCH_STAGE2_AHEAD;
-		if (j < avail && pipe[j % PIPE_SLOTS].level)
-			stage_queue(vb, &pipe[j % PIPE_SLOTS]);
-		j = i + BATCH_STAGE3_AHEAD;
-		if (j < avail && pipe[j % PIPE_SLOTS].side)
-			prefetch_side_top(pipe[j % PIPE_SLOTS].side);
+		pipeline_step(vb, pipe, run, at, i, avail, false);
+		emit(ctx, p->ev, ups, apply_event(vb, p->ev, &p->k, ups));
+	}
+	for (; i < n; i++) {
+		const struct pipe_slot *p = &pipe[i % PIPE_SLOTS];
+
+		pipeline_step(vb, pipe, run, at, i, avail, true);
 		emit(ctx, p->ev, ups, apply_event(vb, p->ev, &p->k, ups));
 	}
 }
