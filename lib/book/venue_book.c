@@ -1617,10 +1617,9 @@ pipeline_step(const struct venue_books *vb, struct pipe_slot *pipe, const struct
 
 static inline __attribute__((always_inline)) void
 apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n, uint64_t avail,
-		const struct wb_event *(*at)(const struct event_run *, uint64_t), venue_books_emit_fn emit,
-		void *ctx)
+		const struct wb_event *(*at)(const struct event_run *, uint64_t), struct book_update *out,
+		venue_books_emit_fn emit, void *ctx)
 {
-	struct book_update ups[BOOK_MAX_UPDATES_PER_EVENT];
 	struct pipe_slot pipe[PIPE_SLOTS];
 	uint64_t warm = avail < BATCH_STAGE0_AHEAD ? avail : BATCH_STAGE0_AHEAD;
 	/* Up to here every stage's event is readable: no bounds to check. */
@@ -1637,30 +1636,31 @@ apply_pipelined(struct venue_books *vb, const struct event_run *run, uint64_t n,
 		const struct pipe_slot *p = &pipe[i % PIPE_SLOTS];
 
 		pipeline_step(vb, pipe, run, at, i, avail, false);
-		emit(ctx, p->ev, ups, apply_event(vb, p->ev, &p->k, ups));
+		out = emit(ctx, p->ev, out, apply_event(vb, p->ev, &p->k, out));
 	}
 	for (; i < n; i++) {
 		const struct pipe_slot *p = &pipe[i % PIPE_SLOTS];
 
 		pipeline_step(vb, pipe, run, at, i, avail, true);
-		emit(ctx, p->ev, ups, apply_event(vb, p->ev, &p->k, ups));
+		out = emit(ctx, p->ev, out, apply_event(vb, p->ev, &p->k, out));
 	}
 }
 
 void venue_books_apply_batch(struct venue_books *vb, const struct wb_event *slots, uint64_t mask,
-			     uint64_t first, uint64_t n, uint64_t avail, venue_books_emit_fn emit, void *ctx)
+			     uint64_t first, uint64_t n, uint64_t avail, struct book_update *out,
+			     venue_books_emit_fn emit, void *ctx)
 {
 	const struct event_run run = { .slots = slots, .mask = mask, .first = first };
 
-	apply_pipelined(vb, &run, n, avail, ring_event, emit, ctx);
+	apply_pipelined(vb, &run, n, avail, ring_event, out, emit, ctx);
 }
 
 void venue_books_apply_list(struct venue_books *vb, const struct wb_event *const *evs, uint64_t n,
-			    venue_books_emit_fn emit, void *ctx)
+			    struct book_update *out, venue_books_emit_fn emit, void *ctx)
 {
 	const struct event_run run = { .list = evs };
 
-	apply_pipelined(vb, &run, n, n, list_event, emit, ctx);
+	apply_pipelined(vb, &run, n, n, list_event, out, emit, ctx);
 }
 
 unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev, struct book_update *out)

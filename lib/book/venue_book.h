@@ -112,14 +112,21 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
  * to first + avail - 1 (avail >= n) are readable and may be looked at,
  * not applied, to warm the cache early (a ring's unread events). mask:
  * a ring's slot mask, or UINT64_MAX for a plain array.
+ *
+ * The updates are written straight where the caller wants them, not
+ * copied there: the first event's at out, each next one's where emit
+ * returned, which must have room for BOOK_MAX_UPDATES_PER_EVENT. A
+ * caller that keeps every update returns updates + k; one that is done
+ * with them returns updates again.
  */
-typedef void (*venue_books_emit_fn)(void *ctx, const struct wb_event *ev,
-				    const struct book_update *updates, unsigned k);
+typedef struct book_update *(*venue_books_emit_fn)(void *ctx, const struct wb_event *ev,
+						   struct book_update *updates, unsigned k);
 void venue_books_apply_batch(struct venue_books *vb, const struct wb_event *slots, uint64_t mask,
-			     uint64_t first, uint64_t n, uint64_t avail, venue_books_emit_fn emit, void *ctx);
+			     uint64_t first, uint64_t n, uint64_t avail, struct book_update *out,
+			     venue_books_emit_fn emit, void *ctx);
 /* The same for n events given by pointer (events read in place, scattered). */
 void venue_books_apply_list(struct venue_books *vb, const struct wb_event *const *evs, uint64_t n,
-			    venue_books_emit_fn emit, void *ctx);
+			    struct book_update *out, venue_books_emit_fn emit, void *ctx);
 void venue_books_prefetch_stage(const struct venue_books *vb, const struct wb_event *ev, unsigned stage);
 void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev);
 
