@@ -1301,8 +1301,12 @@ static unsigned apply_sip(struct venue_books *vb, const struct wb_event *ev, str
 	return 1;
 }
 
-static unsigned apply_event(struct venue_books *vb, const struct wb_event *ev, const struct event_keys *k,
-			    struct book_update *out)
+/*
+ * Inlined into the batch loop (and venue_books_apply): a call per event
+ * cost its register saves and restores, 16 instructions an event.
+ */
+static inline __attribute__((always_inline)) unsigned
+apply_event(struct venue_books *vb, const struct wb_event *ev, const struct event_keys *k, struct book_update *out)
 {
 	vb->c.events++;
 	if (__builtin_expect(ev->flags & WB_EVF_SIP, 0))
@@ -1388,7 +1392,7 @@ struct pipe_slot {
 	uint32_t level;			/* stage 1: the order's level, an ADD's level; 0: none */
 	const struct book_side *side;	/* stage 2: a side whose top stage 3 warms */
 	uint8_t kind;			/* an ADD or order event that stages 1-3 follow; 0: none */
-};
+} __attribute__((aligned(64)));	/* a slot's address is a shift of its number */
 
 /*
  * Stage 0, from the event alone: its hashes, and the order's index
