@@ -506,23 +506,18 @@ static inline struct price_key price_key_of(const struct venue_books *vb, uint16
 }
 
 /*
- * The level at (instrument, venue, side, price), found at pk; if there is
- * none, a new level with no orders yet, which the caller fills or hands
- * back to level_emptied(). 0 when out of memory.
+ * level_get() for a price new to its book, whose empty bucket in the price
+ * index is ls: a level, in the index and in the side's sorted array.
  */
-static uint32_t level_get(struct venue_books *vb, struct price_key pk, uint16_t instrument, uint8_t venue,
-			  uint8_t side, int64_t price)
+static uint32_t level_new(struct venue_books *vb, struct level_slot *ls, struct price_key pk, uint16_t instrument,
+			  uint8_t venue, uint8_t side, int64_t price)
 {
 	uint32_t book = pk.book;
-	struct level_slot *ls = price_slot_hashed(vb, book, price, pk.hash);
 	struct book_side *s;
 	int64_t key;
 	uint32_t pos, li;
 
-	if (ls->level)
-		return ls->level;
-	/* A new price for the book: a level, in the index and in the side's
-	 * sorted array. The slot moves if the index doubles. */
+	/* The slot moves if the index doubles. */
 	switch (prices_reserve(vb)) {
 	case 0:
 		break;
@@ -564,6 +559,23 @@ static uint32_t level_get(struct venue_books *vb, struct price_key pk, uint16_t 
 	vb->prices_live++;
 	vb->c.levels++;
 	return li;
+}
+
+/*
+ * The level at (instrument, venue, side, price), found at pk; if there is
+ * none, a new level with no orders yet, which the caller fills or hands
+ * back to level_emptied(). 0 when out of memory. Inline for the common
+ * case, a price that has its level (three adds in four on the generated
+ * day): the call cost as much as the lookup.
+ */
+static inline uint32_t level_get(struct venue_books *vb, struct price_key pk, uint16_t instrument, uint8_t venue,
+				 uint8_t side, int64_t price)
+{
+	struct level_slot *ls = price_slot_hashed(vb, pk.book, price, pk.hash);
+
+	if (__builtin_expect(ls->level != 0, 1))
+		return ls->level;
+	return level_new(vb, ls, pk, instrument, venue, side, price);
 }
 
 /*
