@@ -219,10 +219,11 @@ struct t1_batch {
 	const struct wb_event *prev;	/* the event before, for packet boundaries */
 	uint64_t queued;		/* updates pushed for the batch */
 	int timed;			/* latency samples wanted */
+	struct book_update room[BOOK_MAX_UPDATES_PER_EVENT];	/* where the books write an event's updates */
 };
 
 /* Each event's updates go to thread 2; a new packet first closes the last one's timing. */
-static void t1_emit(void *arg, const struct wb_event *ev, const struct book_update *ups, unsigned k)
+static struct book_update *t1_emit(void *arg, const struct wb_event *ev, struct book_update *ups, unsigned k)
 {
 	struct t1_batch *t = arg;
 	struct builder *b = t->b;
@@ -233,11 +234,12 @@ static void t1_emit(void *arg, const struct wb_event *ev, const struct book_upda
 	}
 	t->prev = ev;
 	if (!k)
-		return;
+		return ups;
 	queue_wait_space(b, k);
 	for (unsigned j = 0; j < k; j++)
 		book_queue_push(&b->q, &ups[j]);
 	t->queued += k;
+	return ups;
 }
 
 /* Close a batch of n applied events: its BATCH_END, one publish to thread 2. */
@@ -257,7 +259,7 @@ static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
 	int split = 0;
 
-	venue_books_apply_batch(b->vb, b->ring.slots, b->ring.mask, b->ring.tail, n, avail, t1_emit, &t);
+	venue_books_apply_batch(b->vb, b->ring.slots, b->ring.mask, b->ring.tail, n, avail, t.room, t1_emit, &t);
 	/* A batch cut at BUILDER_MAX_BATCH can end inside a packet. */
 	if (read_ts && t.prev && wb_ring_consumer_available(&b->ring) > n) {
 		const struct wb_event *next = wb_ring_consumer_at(&b->ring, n);
@@ -274,7 +276,7 @@ static void apply_source_batch(struct builder *b, const struct wb_event *const *
 	uint64_t read_ts = b->cfg.latency ? now_ns() : 0;
 	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
 
-	venue_books_apply_list(b->vb, evs, n, t1_emit, &t);
+	venue_books_apply_list(b->vb, evs, n, t.room, t1_emit, &t);
 	/* A full batch may end inside a packet, and what follows is not
 	 * looked at: its last packet is timed when it ends (a packet that
 	 * did end here goes untimed; only under a backlog). */

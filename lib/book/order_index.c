@@ -24,6 +24,7 @@ int order_index_init(struct order_index *ix, uint32_t expected_orders, int numa_
 	if (!ix->buckets)
 		return -1;
 	ix->mask = (uint32_t)(buckets - 1);
+	ix->shift = 32u - (uint32_t)__builtin_ctzll(buckets);
 	ix->grow_at = (uint32_t)(buckets / 2);
 	return 0;
 }
@@ -49,6 +50,7 @@ int order_index_grow(struct order_index *ix)
 		return -1;
 	ix->buckets = bigger;
 	ix->mask = (uint32_t)(n - 1);
+	ix->shift--;
 	for (size_t i = 0; i < old_n; i++) {
 		uint32_t b;
 

@@ -14,7 +14,11 @@
  * the fullest, 64 right after a doubling, never a function of the ids.
  *
  * ITCH refs (dense, increasing) and PITCH/XDP ids (sparse 64-bit) go
- * through the same multiply-xorshift mixer, so neither pattern clusters.
+ * through the same multiplicative (Fibonacci) hash, whose top bits pick
+ * the bucket: consecutive ids land evenly spread, closer to one probe
+ * than random placement would (on the generated day 1.08 buckets read per
+ * lookup and 1.5 per erase, where a two-round multiply-xorshift mixer
+ * read 1.24 and 2.1, a single multiply's low bits 1.45 and 2.2).
  *
  * Allocation: sized from the expected number of live orders at init;
  * when the live orders outgrow it the table doubles (a rehash of every
@@ -58,6 +62,7 @@ static inline uint8_t order_venue(const struct order *o)
 struct order_index {
 	struct order *buckets;		/* [mask + 1] */
 	uint32_t mask;
+	uint32_t shift;			/* a hash's home bucket is hash >> shift */
 	uint32_t live;
 	uint32_t grow_at;		/* live count that doubles the table */
 	int numa_node;			/* resolved: -1 = plain allocation */
@@ -71,33 +76,39 @@ void order_index_fini(struct order_index *ix);
 /* Slow path of order_index_insert; 0 ok, -1 + errno (nothing changed). */
 int order_index_grow(struct order_index *ix);
 
-static inline uint64_t order_index_hash(uint8_t venue, uint64_t id)
+/*
+ * The hash of (venue, id), of which a table of any size takes the top
+ * bits: a hash worked out ahead (the venue books' look-ahead carries it
+ * to the apply) stays good across a doubling.
+ */
+static inline uint32_t order_index_hash(uint8_t venue, uint64_t id)
 {
-	/* Two multiply/xor-shift rounds: sequential and strided ids alike
-	 * spread over every bucket; the venue goes in first so equal ids on
-	 * two venues land apart. */
-	uint64_t h = id ^ ((uint64_t)venue << 56);
+	/* The venue goes in spread over every bit, so equal ids on two
+	 * venues land apart. */
+	uint64_t h = (id ^ (uint64_t)venue * 0xd6e8feb86659fd93ull) * 0x9e3779b97f4a7c15ull;
 
-	h *= 0x9e3779b97f4a7c15ull;
-	h ^= h >> 32;
-	h *= 0xd6e8feb86659fd93ull;
-	h ^= h >> 32;
-	return h;
+	return (uint32_t)(h >> 32);
+}
+
+static inline uint32_t order_index_home_of(const struct order_index *ix, uint32_t hash)
+{
+	return hash >> ix->shift;
 }
 
 static inline uint32_t order_index_home(const struct order_index *ix, uint8_t venue, uint64_t id)
 {
-	return (uint32_t)order_index_hash(venue, id) & ix->mask;
+	return order_index_home_of(ix, order_index_hash(venue, id));
 }
 
 /*
- * The live order (venue, id), or NULL. The pointer stays valid until the
- * next insert or erase.
+ * The live order (venue, id), whose order_index_hash() is hash, or NULL.
+ * The pointer stays valid until the next insert or erase.
  */
-static inline struct order *order_index_find(const struct order_index *ix, uint8_t venue, uint64_t id)
+static inline struct order *order_index_find_hashed(const struct order_index *ix, uint8_t venue, uint64_t id,
+						    uint32_t hash)
 {
 	uint32_t mask = ix->mask;
-	uint32_t b = order_index_home(ix, venue, id);
+	uint32_t b = order_index_home_of(ix, hash);
 
 	for (;;) {
 		struct order *o = &ix->buckets[b];
@@ -110,6 +121,12 @@ static inline struct order *order_index_find(const struct order_index *ix, uint8
 	}
 }
 
+/* The live order (venue, id), or NULL (see order_index_find_hashed). */
+static inline struct order *order_index_find(const struct order_index *ix, uint8_t venue, uint64_t id)
+{
+	return order_index_find_hashed(ix, venue, id, order_index_hash(venue, id));
+}
+
 /*
  * Warm the bucket an upcoming lookup of (venue, id) starts at, and the
  * bucket two on: an insert probes on from the home bucket to a free one,
@@ -118,12 +135,17 @@ static inline struct order *order_index_find(const struct order_index *ix, uint8
  * which would otherwise be a miss of its own. Otherwise both addresses
  * are in one line and the second prefetch costs an instruction.
  */
-WB_PREFETCH_FN void order_index_prefetch(const struct order_index *ix, uint8_t venue, uint64_t id)
+WB_PREFETCH_FN void order_index_prefetch_hashed(const struct order_index *ix, uint32_t hash)
 {
-	uint32_t home = order_index_home(ix, venue, id);
+	uint32_t home = order_index_home_of(ix, hash);
 
 	__builtin_prefetch(&ix->buckets[home], 1, 3);
 	__builtin_prefetch(&ix->buckets[(home + 2) & ix->mask], 1, 3);
+}
+
+WB_PREFETCH_FN void order_index_prefetch(const struct order_index *ix, uint8_t venue, uint64_t id)
+{
+	order_index_prefetch_hashed(ix, order_index_hash(venue, id));
 }
 
 /*
@@ -143,10 +165,11 @@ static inline int order_index_reserve(struct order_index *ix)
  * (level_venue == 0), to be filled with order_index_fill() before any
  * other insert, erase or reserve.
  */
-static inline struct order *order_index_slot(const struct order_index *ix, uint8_t venue, uint64_t id)
+static inline struct order *order_index_slot_hashed(const struct order_index *ix, uint8_t venue, uint64_t id,
+						    uint32_t hash)
 {
 	uint32_t mask = ix->mask;
-	uint32_t b = order_index_home(ix, venue, id);
+	uint32_t b = order_index_home_of(ix, hash);
 
 	for (;;) {
 		struct order *o = &ix->buckets[b];
@@ -155,6 +178,11 @@ static inline struct order *order_index_slot(const struct order_index *ix, uint8
 			return o;
 		b = (b + 1) & mask;
 	}
+}
+
+static inline struct order *order_index_slot(const struct order_index *ix, uint8_t venue, uint64_t id)
+{
+	return order_index_slot_hashed(ix, venue, id, order_index_hash(venue, id));
 }
 
 /* Store a new order in the empty bucket order_index_slot() returned (after a reserve). */

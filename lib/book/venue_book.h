@@ -63,20 +63,26 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
  * FIFO or book side); a hint can only start the hop whose address is
  * known, so the hops are stages, each reading what the previous one
  * warmed:
- *   0: the order's index bucket (the order itself); for an ADD its book
- *      side and the bucket the new id goes to; for a REPLACE also the new
- *      id's bucket;
- *   1: the order's price level; for an ADD the top of its book side;
- *   2: the level's spilled FIFO; for an ADD the level it joins.
+ *   0: the order's index bucket (the order itself, or for an ADD the
+ *      bucket the new id goes to); for an ADD its price's bucket in the
+ *      price index and its book side; for a REPLACE also the new id's
+ *      bucket;
+ *   1: the order's price level; for an ADD the level at its price, or
+ *      the top of its book side when the price is new;
+ *   2: what the level leads to: its spilled FIFO, the price bucket a
+ *      REPLACE or MODIFY moves the order to, and the price bucket and
+ *      the side's top of a level about to lose its last order.
  *
  * The simple way: call venue_books_prefetch() once per event, in order,
  * on the event D (4-8) ahead of the one being applied, from the thread
  * that applies. It runs stage 0 on that event and stage 1 on the one it
- * was given two calls earlier (from a copy of its fields: that event's
- * ring slot may be gone by then). It keeps that small history, not book
- * state, hence the const.
+ * was given two calls earlier (from a copy of it: that event's ring slot
+ * may be gone by then). It keeps that small history, not book state,
+ * hence the const.
  *
- * Or run the stages yourself, stage s on the event (N - s) * D ahead:
+ * Or run the stages yourself, stage s on the event (N - s) * D ahead
+ * (stage s works out again what the stages before it found, from lines
+ * they warmed):
  *
  *     for (i = 0; i < n; i++) {
  *         for (s = 0; s < N; s++)
@@ -85,15 +91,18 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
  *         venue_books_apply(vb, &ev[i], out);
  *     }
  *
- * venue_books_apply_batch() below runs stages 0 and 1 for you.
+ * venue_books_apply_batch() below runs every stage for you, and works
+ * out each event's hashes once for all of them and the apply.
  *
  * Measured with bench_venue_book (1M live orders hit uniformly, CPU time
- * on a shared 2-vCPU VM): steady mix ~310-330 ns/event without hints,
- * ~210-230 with venue_books_prefetch() 4-8 ahead or stages 0-1 by hand;
- * stage 0 alone gained nothing (the event's later misses still queue
- * behind its first) and stage 2 gained nothing more. Stages past the
- * first read memory an earlier stage should have warmed: run alone they
- * are correct but stall where apply would have.
+ * on a shared 2-vCPU VM): steady mix ~280 ns/event without hints, ~120
+ * with venue_books_prefetch() 4 ahead, ~110 with stages 0-1 by hand.
+ * When first measured (~310-330 without, ~210-230 with, before the
+ * index's hash and the queues changed), stage 0 alone gained nothing
+ * (the event's later misses still queue behind its first) and stage 2
+ * nothing more. Stages past the first read memory an earlier stage
+ * should have warmed: run alone they are correct but stall where apply
+ * would have.
  */
 #define VENUE_BOOKS_PREFETCH_STAGES 3u
 
@@ -105,14 +114,21 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
  * to first + avail - 1 (avail >= n) are readable and may be looked at,
  * not applied, to warm the cache early (a ring's unread events). mask:
  * a ring's slot mask, or UINT64_MAX for a plain array.
+ *
+ * The updates are written straight where the caller wants them, not
+ * copied there: the first event's at out, each next one's where emit
+ * returned, which must have room for BOOK_MAX_UPDATES_PER_EVENT. A
+ * caller that keeps every update returns updates + k; one that is done
+ * with them returns updates again.
  */
-typedef void (*venue_books_emit_fn)(void *ctx, const struct wb_event *ev,
-				    const struct book_update *updates, unsigned k);
+typedef struct book_update *(*venue_books_emit_fn)(void *ctx, const struct wb_event *ev,
+						   struct book_update *updates, unsigned k);
 void venue_books_apply_batch(struct venue_books *vb, const struct wb_event *slots, uint64_t mask,
-			     uint64_t first, uint64_t n, uint64_t avail, venue_books_emit_fn emit, void *ctx);
+			     uint64_t first, uint64_t n, uint64_t avail, struct book_update *out,
+			     venue_books_emit_fn emit, void *ctx);
 /* The same for n events given by pointer (events read in place, scattered). */
 void venue_books_apply_list(struct venue_books *vb, const struct wb_event *const *evs, uint64_t n,
-			    venue_books_emit_fn emit, void *ctx);
+			    struct book_update *out, venue_books_emit_fn emit, void *ctx);
 void venue_books_prefetch_stage(const struct venue_books *vb, const struct wb_event *ev, unsigned stage);
 void venue_books_prefetch(const struct venue_books *vb, const struct wb_event *ev);
 

@@ -267,7 +267,9 @@ struct emit_ctx {
 /* Updates of one ring batch (RING_SLOTS events at most). */
 static struct book_update *batch_updates;
 
-static void emit_updates(void *arg, const struct wb_event *ev, const struct book_update *u, unsigned k)
+/* The books write each event's updates where the last call said: with
+ * sb after the batch's updates so far, else over the last event's. */
+static struct book_update *emit_updates(void *arg, const struct wb_event *ev, struct book_update *u, unsigned k)
 {
 	struct emit_ctx *c = arg;
 
@@ -275,12 +277,14 @@ static void emit_updates(void *arg, const struct wb_event *ev, const struct book
 	if (c->update_hash)
 		*c->update_hash = hash_words(*c->update_hash, u, k * sizeof(*u));
 	if (c->sb) {
-		memcpy(&c->queued[c->n_queued], u, k * sizeof(*u));
 		c->n_queued += k;
-	} else if (c->tickers)
+		return u + k;
+	}
+	if (c->tickers)
 		for (unsigned j = 0; j < k; j++)
 			if (u[j].kind == BOOK_UP_SYMBOL)
 				memcpy(&c->tickers[u[j].instrument], u[j].u.ticker, 8);
+	return u;
 }
 
 /*
@@ -296,7 +300,7 @@ static void apply_events(struct venue_books *vb, struct superbook *sb, struct wb
 				.tickers = tickers };
 	uint64_t t0;
 
-	venue_books_apply_batch(vb, c->slots, c->mask, c->tail, n, n, emit_updates, &ctx);
+	venue_books_apply_batch(vb, c->slots, c->mask, c->tail, n, n, batch_updates, emit_updates, &ctx);
 	if (!sb)
 		return;
 	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);

@@ -131,12 +131,13 @@ static uint64_t cpu_ns(void)
 static struct book_update *stage_ups;
 static uint64_t stage_nu;
 
-static void keep_update(void *ctx, const struct wb_event *ev, const struct book_update *u, unsigned k)
+/* The books write each event's updates straight after the last one's. */
+static struct book_update *keep_update(void *ctx, const struct wb_event *ev, struct book_update *u, unsigned k)
 {
 	(void)ctx;
 	(void)ev;
-	for (unsigned j = 0; j < k; j++)
-		stage_ups[stage_nu++] = u[j];
+	stage_nu += k;
+	return u + k;
 }
 
 /* Each builder stage alone, on this thread, timed in CPU time. */
@@ -161,7 +162,8 @@ static void stage_costs(const struct wb_event *ev, uint64_t n)
 	stage_nu = 0;
 	for (i = 0; i < n; i += 256) {
 		/* As thread 1 applies a ring batch, a BATCH_END after each. */
-		venue_books_apply_batch(vb, ev, UINT64_MAX, i, n - i < 256 ? n - i : 256, n - i, keep_update, NULL);
+		venue_books_apply_batch(vb, ev, UINT64_MAX, i, n - i < 256 ? n - i : 256, n - i, &stage_ups[stage_nu],
+					keep_update, NULL);
 		stage_ups[stage_nu++] = end;
 	}
 	nu = stage_nu;

@@ -87,12 +87,13 @@ void phase_decode(void)
 	capture_replay(&cap, 0, cap.count, line, &engine, &prod);
 }
 
-static void keep_updates(void *ctx, const struct wb_event *ev, const struct book_update *u, unsigned k)
+/* The books write each event's updates straight after the last one's. */
+static struct book_update *keep_updates(void *ctx, const struct wb_event *ev, struct book_update *u, unsigned k)
 {
 	(void)ctx;
 	(void)ev;
-	memcpy(&updates[n_updates], u, k * sizeof(*u));
 	n_updates += k;
+	return u + k;
 }
 
 void phase_venue_books(struct venue_books *vb)
@@ -100,7 +101,8 @@ void phase_venue_books(struct venue_books *vb)
 	for (uint64_t i = 0; i < n_events; i += PUBLISH_EVERY) {
 		uint64_t n = n_events - i < PUBLISH_EVERY ? n_events - i : PUBLISH_EVERY;
 
-		venue_books_apply_batch(vb, events, UINT64_MAX, i, n, n_events - i, keep_updates, NULL);
+		venue_books_apply_batch(vb, events, UINT64_MAX, i, n, n_events - i, &updates[n_updates], keep_updates,
+					NULL);
 		updates[n_updates++] = (struct book_update){ .kind = BOOK_UP_BATCH_END };
 	}
 }

@@ -3,7 +3,9 @@
  * deletion is easy to get subtly wrong (a cluster that wraps around the
  * end of the table, an entry whose home lies between the hole and
  * itself), so it is checked here against a plain reference set, in a
- * table small enough that long clusters and wrap-arounds are the norm.
+ * table small enough that long clusters and wrap-arounds are the norm
+ * for sparse ids (dense ones the multiplicative hash spreads evenly), and
+ * with clusters built on purpose from ids chosen by their home bucket.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -159,6 +161,48 @@ START_TEST(test_erase_keeps_every_other_order_findable_with_sparse_ids)
 }
 END_TEST
 
+/* n ids of venue 1, from start on, whose home bucket is home. */
+static void ids_with_home(uint32_t home, uint64_t start, uint64_t *ids, unsigned n)
+{
+	for (uint64_t id = start; n; id++)
+		if (order_index_home(&ix, 1, id) == home) {
+			*ids++ = id;
+			n--;
+		}
+}
+
+START_TEST(test_cluster_across_the_end_of_the_table_survives_erases)
+{
+	uint64_t last[5], first[3];
+	uint32_t end = ix.mask;
+
+	/* Five orders at home in the last bucket run on into buckets 0-3;
+	 * three at home in bucket 0 queue behind them. */
+	ids_with_home(end, 1, last, 5);
+	ids_with_home(0, 1, first, 3);
+	for (unsigned k = 0; k < 5; k++)
+		insert(1, last[k], (uint32_t)k, 1);
+	for (unsigned k = 0; k < 3; k++)
+		insert(1, first[k], (uint32_t)(10 + k), 2);
+	ck_assert_ptr_eq(order_index_find(&ix, 1, last[4]), &ix.buckets[3]);
+	ck_assert_ptr_eq(order_index_find(&ix, 1, first[2]), &ix.buckets[6]);
+	/* Erasing at the end pulls the wrapped ones back across it, and the
+	 * ones at home in bucket 0 only as far as bucket 0. */
+	order_index_erase(&ix, order_index_find(&ix, 1, last[0]));
+	order_index_erase(&ix, order_index_find(&ix, 1, last[1]));
+	ck_assert_ptr_eq(order_index_find(&ix, 1, last[2]), &ix.buckets[end]);
+	ck_assert_ptr_eq(order_index_find(&ix, 1, last[4]), &ix.buckets[1]);
+	ck_assert_ptr_eq(order_index_find(&ix, 1, first[0]), &ix.buckets[2]);
+	order_index_erase(&ix, order_index_find(&ix, 1, last[2]));
+	order_index_erase(&ix, order_index_find(&ix, 1, last[3]));
+	order_index_erase(&ix, order_index_find(&ix, 1, last[4]));
+	ck_assert_uint_eq(ix.buckets[end].level_venue, 0);
+	for (unsigned k = 0; k < 3; k++)
+		ck_assert_ptr_eq(order_index_find(&ix, 1, first[k]), &ix.buckets[k]);
+	ck_assert_uint_eq(ix.live, 3);
+}
+END_TEST
+
 START_TEST(test_init_rejects_more_orders_than_32_bit_buckets_hold)
 {
 	struct order_index big;
@@ -180,6 +224,7 @@ static Suite *order_index_suite(void)
 	tcase_add_test(tc, test_table_doubles_past_its_load_limit_and_keeps_every_order);
 	tcase_add_test(tc, test_erase_keeps_every_other_order_findable_with_dense_ids);
 	tcase_add_test(tc, test_erase_keeps_every_other_order_findable_with_sparse_ids);
+	tcase_add_test(tc, test_cluster_across_the_end_of_the_table_survives_erases);
 	tcase_add_test(tc, test_init_rejects_more_orders_than_32_bit_buckets_hold);
 	suite_add_tcase(s, tc);
 	return s;

@@ -821,6 +821,120 @@ START_TEST(test_long_queue_keeps_priority_through_growth_and_removals)
 }
 END_TEST
 
+/* The queue a test expects at one price: ids and shares, in priority order. */
+struct queue_want {
+	uint64_t id[256];
+	uint32_t qty[256];
+	unsigned n;
+};
+
+static void want_push(struct queue_want *w, uint64_t id, uint32_t qty)
+{
+	w->id[w->n] = id;
+	w->qty[w->n++] = qty;
+}
+
+static void want_drop(struct queue_want *w, uint64_t id)
+{
+	unsigned k = 0;
+
+	while (k < w->n && w->id[k] != id)
+		k++;
+	ck_assert_uint_lt(k, w->n);
+	memmove(&w->id[k], &w->id[k + 1], (w->n - k - 1) * sizeof(w->id[0]));
+	memmove(&w->qty[k], &w->qty[k + 1], (w->n - k - 1) * sizeof(w->qty[0]));
+	w->n--;
+}
+
+/* Every order's queue position, and the checksum of a book built in the wanted order. */
+static void assert_queue_is(const struct queue_want *w, uint16_t instrument, int64_t price)
+{
+	struct venue_books *fresh = create_small(64, 0), *mine = vb;
+	uint64_t shares = 0, want_sum;
+
+	for (unsigned k = 0; k < w->n; k++) {
+		assert_queue(1, w->id[k], shares, k);
+		shares += w->qty[k];
+	}
+	vb = fresh;
+	for (unsigned k = 0; k < w->n; k++)
+		add(1, instrument, WB_SIDE_BUY, w->id[k], price, w->qty[k]);
+	want_sum = venue_books_checksum(vb, NULL);
+	vb = mine;
+	venue_books_destroy(fresh);
+	ck_assert_uint_eq(venue_books_checksum(vb, NULL), want_sum);
+}
+
+START_TEST(test_spilled_queue_keeps_priority_through_stale_places)
+{
+	struct queue_want w = { .n = 0 };
+	uint64_t next = 1000;
+
+	/* A long queue at one price; removals leave its ids in place. */
+	for (uint64_t id = 1; id <= 40; id++) {
+		add(1, 3, WB_SIDE_BUY, id, PX(50), (uint32_t)id);
+		want_push(&w, id, (uint32_t)id);
+	}
+	for (uint64_t id = 2; id <= 40; id += 5) {
+		ck_assert_uint_eq(apply(ev_order(WB_EV_DELETE, 1, id, 0)), 1);
+		want_drop(&w, id);
+	}
+	assert_queue_is(&w, 3, PX(50));
+	/* Orders back at the end while an old place of theirs is still in the
+	 * queue: losing priority, leaving and coming back, a replace to the
+	 * same id, a deleted id added again. */
+	ck_assert_uint_eq(apply(ev_modify(1, 5, PX(50), 5, 0)), 1);
+	want_drop(&w, 5);
+	want_push(&w, 5, 5);
+	ck_assert_uint_eq(apply(ev_modify(1, 8, PX(51), 8, 0)), 2);
+	ck_assert_uint_eq(apply(ev_modify(1, 8, PX(50), 9, 0)), 2);
+	want_drop(&w, 8);
+	want_push(&w, 8, 9);
+	ck_assert_uint_eq(apply(ev_replace(1, 9, 9, PX(50), 90)), 1);
+	want_drop(&w, 9);
+	want_push(&w, 9, 90);
+	ck_assert_uint_eq(apply(ev_order(WB_EV_DELETE, 1, 13, 0)), 1);
+	add(1, 3, WB_SIDE_BUY, 13, PX(50), 130);
+	want_drop(&w, 13);
+	want_push(&w, 13, 130);
+	assert_queue_is(&w, 3, PX(50));
+	/* Churn at the back until the queue has compacted several times,
+	 * some of the twice-placed orders losing priority again on the way. */
+	for (unsigned round = 0; round < 200; round++) {
+		uint64_t id = next++;
+
+		add(1, 3, WB_SIDE_BUY, id, PX(50), 1);
+		want_push(&w, id, 1);
+		if (round % 3 == 0) {
+			ck_assert_uint_eq(apply(ev_order(WB_EV_DELETE, 1, id, 0)), 1);
+			want_drop(&w, id);
+		} else if (round % 3 == 1) {
+			/* Not order 5: it loses priority again below. */
+			uint64_t mid = w.id[w.n / 2] != 5 ? w.id[w.n / 2] : w.id[w.n / 2 + 1];
+
+			ck_assert_uint_eq(apply(ev_order(WB_EV_DELETE, 1, mid, 0)), 1);
+			want_drop(&w, mid);
+		}
+		if (round % 50 == 25) {
+			ck_assert_uint_eq(apply(ev_modify(1, 5, PX(50), 5, 0)), 1);
+			want_drop(&w, 5);
+			want_push(&w, 5, 5);
+		}
+		if (w.n > 60 && w.id[0] != 5) {
+			ck_assert_uint_eq(apply(ev_order(WB_EV_EXECUTE, 1, w.id[0], w.qty[0])), 2);
+			want_drop(&w, w.id[0]);
+		}
+	}
+	assert_queue_is(&w, 3, PX(50));
+	ck_assert_uint_eq(counters()->live_orders, w.n);
+	/* A clear takes every order once, stale places or not. */
+	ck_assert_uint_eq(apply(ev_base(WB_EV_CLEAR, 1, 3)), 1);
+	ck_assert_uint_eq(counters()->live_orders, 0);
+	ck_assert_uint_eq(counters()->levels, 0);
+	ck_assert_int_eq(venue_books_queue_position(vb, 1, 5, NULL, NULL), -1);
+}
+END_TEST
+
 START_TEST(test_counters_track_live_and_peak_orders)
 {
 	for (uint64_t i = 1; i <= 10; i++)
@@ -937,13 +1051,15 @@ struct batch_log {
 	unsigned n_events, n_updates;
 };
 
-static void log_emit(void *ctx, const struct wb_event *ev, const struct book_update *u, unsigned k)
+/* The books write each event's updates straight after the last one's. */
+static struct book_update *log_emit(void *ctx, const struct wb_event *ev, struct book_update *u, unsigned k)
 {
 	struct batch_log *log = ctx;
 
+	ck_assert_ptr_eq(u, &log->updates[log->n_updates]);
 	log->events[log->n_events++] = ev;
-	memcpy(&log->updates[log->n_updates], u, k * sizeof(*u));
 	log->n_updates += k;
+	return u + k;
 }
 
 START_TEST(test_apply_batch_equals_applying_each_event_across_a_ring_wrap)
@@ -970,7 +1086,7 @@ START_TEST(test_apply_batch_equals_applying_each_event_across_a_ring_wrap)
 	for (unsigned i = 0; i < n; i++)
 		ring[(10 + i) % SLOTS] = evs[i];
 	/* All are applied; the stages look ahead only within avail. */
-	venue_books_apply_batch(vb, ring, SLOTS - 1, 10, n, n, log_emit, &log);
+	venue_books_apply_batch(vb, ring, SLOTS - 1, 10, n, n, log.updates, log_emit, &log);
 	ck_assert_uint_eq(log.n_events, n);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned k = venue_books_apply(one_by_one, &evs[i], u);
@@ -1395,68 +1511,122 @@ static unsigned long env_ulong(const char *name, unsigned long def)
 	return s && *s ? strtoul(s, NULL, 0) : def;
 }
 
+/* One event's check against the model, and the model's step. */
+struct model_run {
+	struct model m;
+	unsigned long seed, k;
+	char where[128];
+};
+
+static void model_check(struct model_run *r, const struct wb_event *ev, const struct book_update *u, unsigned n)
+{
+	struct model *m = &r->m;
+	struct expect x;
+	long oi = ev->kind != WB_EV_ADD ? model_find(m, ev->venue, ev->u.order.order_id) : -1;
+	uint16_t touched = oi >= 0 ? m->o[oi].instrument : ev->instrument;
+
+	snprintf(r->where, sizeof(r->where), "seed %lu event %lu (kind %u)", r->seed, r->k, ev->kind);
+	model_apply(m, ev, &x);
+	require(n == x.n, "%s: %u updates, model expects %u", r->where, n, x.n);
+	for (unsigned j = 0; j < n; j++)
+		require(same_update(&u[j], &x.u[j]),
+			"%s: update %u: kind %u side %u price %" PRId64 " qty %" PRIu64
+			" orders %u; model kind %u side %u price %" PRId64 " qty %" PRIu64 " orders %u",
+			r->where, j, u[j].kind, u[j].side, u[j].price, u[j].qty, u[j].order_count, x.u[j].kind,
+			x.u[j].side, x.u[j].price, x.u[j].qty, x.u[j].order_count);
+	if (touched >= 1 && touched <= M_INSTRUMENTS && ev->venue >= 1 && ev->venue <= M_VENUES)
+		check_book(m, ev->venue, touched, r->where);
+	require(venue_books_counters(vb)->live_orders == m->n, "%s: %" PRIu64 " live, model %zu", r->where,
+		venue_books_counters(vb)->live_orders, m->n);
+	if (r->k % 997 == 0) {
+		for (uint8_t v = 1; v <= M_VENUES; v++)
+			for (uint16_t i = 1; i <= M_INSTRUMENTS; i++)
+				check_book(m, v, i, r->where);
+		check_queue_positions(m, 20, r->where);
+	}
+	r->k++;
+}
+
+/* The books write every event's updates over the last one's, in up. */
+static struct book_update *model_emit(void *ctx, const struct wb_event *ev, struct book_update *u, unsigned k)
+{
+	model_check(ctx, ev, u, k);
+	memset(up, 0x5a, sizeof(up));
+	return u;
+}
+
+/*
+ * Events go in one at a time (with the prefetch hints, which must never
+ * change what apply does), or, every third sequence, in runs through
+ * venue_books_apply_batch() and _list(), whose look-ahead works out
+ * hashes before the events ahead of it are applied: across the table
+ * doublings of the small capacity hints too. A run's events are drawn
+ * from the model as it was at the run's start.
+ */
 static void run_model(bool sparse)
 {
 	unsigned long total = env_ulong("WB_VENUE_BOOK_MODEL_EVENTS", 1000000);
 	unsigned long seed0 = env_ulong("WB_VENUE_BOOK_MODEL_SEED", 1);
 	unsigned long done = 0;
-	struct model m = { 0 };
-	struct expect x;
-	char where[128];
+	static struct model_run r;
 
 	for (unsigned long seq = 0; done < total; seq++) {
 		unsigned long seed = seed0 + seq * 2 + sparse;
 		unsigned long len = 5000 + (seed % 7) * 5000;
 		struct id_source ids = { .sparse = sparse };
+		bool batched = seq % 3 == 2;
 
 		/* Small capacity hints so every run also crosses table doublings. */
 		vb = create_small(M_INSTRUMENTS + 2, 1 + (uint32_t)(seed % 300));
 		rng_state = seed;
-		m.n = 0;
+		r.m.n = 0;
+		r.seed = seed;
+		r.k = 0;
 		for (unsigned v = 0; v < WB_VENUE_COUNT; v++)
 			ids.next[v] = rnd_below(3) ? 1 : rnd_below(1u << 31);
-		for (unsigned long k = 0; k < len && done < total; k++, done++) {
+		while (r.k < len && done < total) {
 			/* Targets swing between thin and thick books. */
-			unsigned target = (k / 2000) % 2 ? 40 : 400;
-			struct wb_event ev = random_event(&m, &ids, target);
-			unsigned n;
-			long oi = ev.kind != WB_EV_ADD ? model_find(&m, ev.venue, ev.u.order.order_id) : -1;
-			uint16_t touched = oi >= 0 ? m.o[oi].instrument : ev.instrument;
+			unsigned target = (r.k / 2000) % 2 ? 40 : 400;
 
-			snprintf(where, sizeof(where), "seed %lu event %lu (kind %u)", seed, k, ev.kind);
-			/* Prefetching is a hint: it must never change what apply does. */
-			if (k & 1)
+			if (batched) {
+				enum { RUN = 40 };
+				struct wb_event evs[RUN];
+				const struct wb_event *list[RUN];
+				unsigned n = 1 + rnd_below(RUN), ahead = rnd_below(n + 1);
+
+				for (unsigned i = 0; i < n; i++) {
+					evs[i] = random_event(&r.m, &ids, target);
+					list[i] = &evs[i];
+				}
+				/* avail may reach past the events applied. */
+				memset(up, 0x5a, sizeof(up));
+				if (rnd_below(2))
+					venue_books_apply_batch(vb, evs, UINT64_MAX, 0, n - ahead, n, up, model_emit, &r);
+				else
+					venue_books_apply_list(vb, list, n - ahead, up, model_emit, &r);
+				for (unsigned i = n - ahead; i < n; i++) {
+					memset(up, 0x5a, sizeof(up));
+					model_check(&r, &evs[i], up, venue_books_apply(vb, &evs[i], up));
+				}
+				done += n;
+				continue;
+			}
+			struct wb_event ev = random_event(&r.m, &ids, target);
+
+			if (r.k & 1)
 				for (unsigned st = 0; st <= VENUE_BOOKS_PREFETCH_STAGES; st++)
 					venue_books_prefetch_stage(vb, &ev, st);
 			else
 				venue_books_prefetch(vb, &ev);
-			model_apply(&m, &ev, &x);
 			memset(up, 0x5a, sizeof(up));
-			n = venue_books_apply(vb, &ev, up);
-			require(n == x.n, "%s: %u updates, model expects %u", where, n, x.n);
-			for (unsigned j = 0; j < n; j++)
-				require(same_update(&up[j], &x.u[j]),
-					      "%s: update %u: kind %u side %u price %" PRId64 " qty %" PRIu64
-					      " orders %u; model kind %u side %u price %" PRId64 " qty %" PRIu64
-					      " orders %u",
-					      where, j, up[j].kind, up[j].side, up[j].price, up[j].qty,
-					      up[j].order_count, x.u[j].kind, x.u[j].side, x.u[j].price, x.u[j].qty,
-					      x.u[j].order_count);
-			if (touched >= 1 && touched <= M_INSTRUMENTS && ev.venue >= 1 && ev.venue <= M_VENUES)
-				check_book(&m, ev.venue, touched, where);
-			require(venue_books_counters(vb)->live_orders == m.n, "%s: %" PRIu64 " live, model %zu",
-				      where, venue_books_counters(vb)->live_orders, m.n);
-			if (k % 997 == 0) {
-				for (uint8_t v = 1; v <= M_VENUES; v++)
-					for (uint16_t i = 1; i <= M_INSTRUMENTS; i++)
-						check_book(&m, v, i, where);
-				check_queue_positions(&m, 20, where);
-			}
+			model_check(&r, &ev, up, venue_books_apply(vb, &ev, up));
+			done++;
 		}
 		venue_books_destroy(vb);
 		vb = NULL;
 	}
-	free(m.o);
+	free(r.m.o);
+	r.m = (struct model){ 0 };
 }
 
 START_TEST(test_random_dense_id_sequences_match_reference_model)
@@ -1510,6 +1680,7 @@ static Suite *venue_book_suite(void)
 	tcase_add_test(spec, test_tables_double_when_live_orders_exceed_the_hint);
 	tcase_add_test(spec, test_prefetch_of_any_event_leaves_the_books_unchanged);
 	tcase_add_test(spec, test_long_queue_keeps_priority_through_growth_and_removals);
+	tcase_add_test(spec, test_spilled_queue_keeps_priority_through_stale_places);
 	tcase_add_test(spec, test_counters_track_live_and_peak_orders);
 	tcase_add_test(spec, test_create_rejects_bad_config);
 	tcase_add_test(spec, test_gap_being_recovered_leaves_the_venue_unmarked);
