@@ -438,10 +438,10 @@ static void *thread2_main(void *arg)
 			const struct book_update *u = book_queue_at(&b->q, i);
 
 			/* Overlap the cache misses of the next updates' books. */
-			if (i + 8 < n)
-				superbook_prefetch(b->sb, book_queue_at(&b->q, i + 8), 0);
-			if (i + 4 < n)
-				superbook_prefetch(b->sb, book_queue_at(&b->q, i + 4), 1);
+			if (i + SUPERBOOK_AHEAD_STATE < n)
+				superbook_prefetch(b->sb, book_queue_at(&b->q, i + SUPERBOOK_AHEAD_STATE), 0);
+			if (i + SUPERBOOK_AHEAD_LEVEL < n)
+				superbook_prefetch(b->sb, book_queue_at(&b->q, i + SUPERBOOK_AHEAD_LEVEL), 1);
 			if (u->kind == BOOK_UP_PACKET) {
 				/* At most BUILDER_MAX_BATCH - 1 per batch: one per packet
 				 * boundary inside a batch of at most BUILDER_MAX_BATCH events. */

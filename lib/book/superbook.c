@@ -997,17 +997,14 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
 	sb_prefetch_update(sb, u, stage);
 }
 
-/* How far ahead superbook_apply_run warms an update's venue state, and its top level. */
-#define SB_RUN_AHEAD_STATE 8u
-#define SB_RUN_AHEAD_LEVEL 4u
 
 void superbook_apply_run(struct superbook *sb, const struct book_update *u, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
-		if (i + SB_RUN_AHEAD_STATE < n)
-			sb_prefetch_update(sb, &u[i + SB_RUN_AHEAD_STATE], 0);
-		if (i + SB_RUN_AHEAD_LEVEL < n)
-			sb_prefetch_update(sb, &u[i + SB_RUN_AHEAD_LEVEL], 1);
+		if (i + SUPERBOOK_AHEAD_STATE < n)
+			sb_prefetch_update(sb, &u[i + SUPERBOOK_AHEAD_STATE], 0);
+		if (i + SUPERBOOK_AHEAD_LEVEL < n)
+			sb_prefetch_update(sb, &u[i + SUPERBOOK_AHEAD_LEVEL], 1);
 		sb_apply_one(sb, &u[i]);
 	}
 }
