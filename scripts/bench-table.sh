@@ -32,6 +32,7 @@ whole=$(awk -v ns="$best" -v m="$messages" 'BEGIN { if (m > 0) printf "%.1f", ns
 
 echo
 echo "wirebook against the issue's targets (this machine, $(nproc) cores, shared: figures are best of runs)"
+sed -n 's/^book: /published book: /p' "$rows" | head -1
 printf '| %-34s | %-44s | %-28s | %-7s |\n' "work" "wirebook now" "target" ""
 printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..36})" "$(printf -- '-%.0s' {1..46})" "$(printf -- '-%.0s' {1..30})" "$(printf -- '-%.0s' {1..9})"
 printf '| %-34s | %-44s | %-28s | %-7s |\n' "ITCH decode, all symbols" \
