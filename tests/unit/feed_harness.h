@@ -136,6 +136,37 @@ static inline void put_le(uint8_t *p, uint64_t v, int bytes)
 		p[i] = (uint8_t)v;
 }
 
+static inline void be16(uint8_t *p, uint64_t v) { put_be(p, v, 2); }
+static inline void be32(uint8_t *p, uint64_t v) { put_be(p, v, 4); }
+static inline void be64(uint8_t *p, uint64_t v) { put_be(p, v, 8); }
+
+/* A datagram being built, message by message. */
+#define HARNESS_PACKET_MAX 1472
+struct packet {
+	uint8_t b[HARNESS_PACKET_MAX];
+	size_t len;
+};
+
+/* A MoldUDP64 header (10-byte session, sequence, count); messages follow. */
+static inline void mold_header(struct packet *p, const char *session, uint64_t seq, uint16_t count)
+{
+	memcpy(p->b, session, 10);
+	be64(p->b + 10, seq);
+	be16(p->b + 18, count);
+	p->len = 20;
+}
+
+/* Room for one MoldUDP64 message block of len bytes, zeroed, after its length. */
+static inline uint8_t *mold_message(struct packet *p, uint16_t len)
+{
+	uint8_t *m = p->b + p->len + 2;
+
+	be16(p->b + p->len, len);
+	memset(m, 0, len);
+	p->len += 2u + len;
+	return m;
+}
+
 static inline void put_text(uint8_t *p, const char *s, int width)
 {
 	int i, n = (int)strlen(s);

@@ -16,38 +16,11 @@
  */
 #include "feed_harness.h"
 
-#define PKT_MAX 1472
+#define PKT_MAX HARNESS_PACKET_MAX
 
 static const uint32_t NASDAQ_A = 0xe9360c6f, NASDAQ_B = 0xe931c46f, BX_A = 0xe9360d01,
 		      BX_B = 0xe9360d02;
 static const uint16_t PORT = 26477;
-
-struct packet {
-	uint8_t b[PKT_MAX];
-	size_t len;
-};
-
-static void be16(uint8_t *p, uint64_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static void be32(uint8_t *p, uint64_t v) { be16(p, v >> 16); be16(p + 2, v); }
-static void be64(uint8_t *p, uint64_t v) { be32(p, v >> 32); be32(p + 4, v); }
-
-static void mold_header(struct packet *p, uint64_t seq, uint16_t count)
-{
-	memcpy(p->b, "SESSION001", 10);
-	be64(p->b + 10, seq);
-	be16(p->b + 18, count);
-	p->len = 20;
-}
-
-static uint8_t *mold_message(struct packet *p, uint16_t len)
-{
-	uint8_t *m = p->b + p->len + 2;
-
-	be16(p->b + p->len, len);
-	memset(m, 0, len);
-	p->len += 2u + len;
-	return m;
-}
 
 /* A Stock Directory naming locate `locate` ticker. */
 static void itch_directory(struct packet *p, uint16_t locate, const char *ticker)
@@ -77,7 +50,7 @@ static void itch_add(struct packet *p, uint16_t locate, uint64_t id, const char 
 /* count Add Orders of STRM at seq, seq+1, ... */
 static void itch_data(struct packet *p, uint64_t seq, uint32_t count)
 {
-	mold_header(p, seq, (uint16_t)count);
+	mold_header(p, "SESSION001", seq, (uint16_t)count);
 	for (uint32_t i = 0; i < count; i++)
 		itch_add(p, 7, seq + i, "STRM");
 }
@@ -205,7 +178,7 @@ START_TEST(test_routed_frames_decode_as_process_frame_does)
 	size_t len, n1, i;
 	int hint = -1;
 
-	mold_header(&p, 1, 1);
+	mold_header(&p, "SESSION001", 1, 1);
 	itch_directory(&p, 7, "STRM");
 	len = frame_of(f, NASDAQ_A, PORT, &p);
 	ck_assert_int_eq(feed_process_frame(h.engine, f, (uint32_t)len, 5, &h.prod), line_na);
@@ -220,7 +193,7 @@ START_TEST(test_routed_frames_decode_as_process_frame_does)
 	memcpy(first, h.events, n1 * sizeof(*first));
 
 	/* The same on BX's B line, in two steps. */
-	mold_header(&p, 1, 1);
+	mold_header(&p, "SESSION001", 1, 1);
 	itch_directory(&p, 7, "STRM");
 	len = frame_of(f, BX_B, PORT, &p);
 	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), line_xb);
@@ -331,14 +304,14 @@ START_TEST(test_star_takes_the_intern_lock_only_for_a_new_ticker)
 	struct packet p;
 	uint32_t count = h.engine->subs.count;
 
-	mold_header(&p, 1, 2);
+	mold_header(&p, "SESSION001", 1, 2);
 	itch_directory(&p, 7, "STRM");
 	itch_directory(&p, 8, "OTHER");
 	payload(line_na, &p, 1);
 	ck_assert_int_eq(locks.intern, 2);
 	ck_assert_uint_eq(h.engine->subs.count, count + 2);
 	/* BX names the same tickers: known, no lock. */
-	mold_header(&p, 1, 2);
+	mold_header(&p, "SESSION001", 1, 2);
 	itch_directory(&p, 9, "OTHER");
 	itch_directory(&p, 7, "STRM");
 	payload(line_xa, &p, 2);
@@ -350,7 +323,7 @@ START_TEST(test_star_takes_the_intern_lock_only_for_a_new_ticker)
 	ck_assert_uint_eq(h.events[1].instrument, h.events[2].instrument);
 	/* Without '*' a new ticker is filtered: no id, no lock. */
 	ck_assert_int_eq(feed_unsubscribe(h.engine, "*", 1), 0);
-	mold_header(&p, 3, 1);
+	mold_header(&p, "SESSION001", 3, 1);
 	itch_directory(&p, 10, "NEWONE");
 	payload(line_na, &p, 3);
 	ck_assert_int_eq(locks.intern, 2);
@@ -364,7 +337,7 @@ START_TEST(test_engine_without_locks_runs_single_threaded)
 
 	teardown();
 	setup_with(false);
-	mold_header(&p, 1, 1);
+	mold_header(&p, "SESSION001", 1, 1);
 	itch_directory(&p, 7, "STRM");
 	payload(line_na, &p, 1);
 	ck_assert_int_eq(feed_recovery_enable(h.engine, WB_VENUE_NASDAQ, 0, 64), 0);
@@ -381,7 +354,7 @@ static void open_hole(int a, int b, uint64_t ts)
 {
 	struct packet p;
 
-	mold_header(&p, 1, 1);
+	mold_header(&p, "SESSION001", 1, 1);
 	itch_directory(&p, 7, "STRM");
 	payload(a, &p, ts);
 	payload(b, &p, ts);

@@ -24,12 +24,7 @@
 #include "feed_harness.h"
 
 #define ORDERS_PER_PACKET 2
-#define PKT_MAX 1472
-
-struct packet {
-	uint8_t b[PKT_MAX];
-	size_t len;
-};
+#define PKT_MAX HARNESS_PACKET_MAX
 
 /* How one protocol writes the packets of the scenarios. */
 struct fixture {
@@ -70,32 +65,17 @@ struct fixture {
 
 #define ITCH_LOCATE 7
 
-static void be16(uint8_t *p, uint64_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static void be32(uint8_t *p, uint64_t v) { be16(p, v >> 16); be16(p + 2, v); }
-static void be64(uint8_t *p, uint64_t v) { be32(p, v >> 32); be32(p + 4, v); }
 static void le16(uint8_t *p, uint64_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static void le32(uint8_t *p, uint64_t v) { le16(p, v); le16(p + 2, v >> 16); }
 static void le64(uint8_t *p, uint64_t v) { le32(p, v); le32(p + 4, v >> 32); }
 
-static void mold_header(struct packet *p, uint32_t s, uint64_t seq, uint16_t count)
+/* Session s's MoldUDP64 header. */
+static void mold_session_header(struct packet *p, uint32_t s, uint64_t seq, uint16_t count)
 {
 	char session[11];
 
 	snprintf(session, sizeof(session), "SESSION%03u", s % 1000);
-	memcpy(p->b, session, 10);
-	be64(p->b + 10, seq);
-	be16(p->b + 18, count);
-	p->len = 20;
-}
-
-static uint8_t *mold_message(struct packet *p, uint16_t len)
-{
-	uint8_t *m = p->b + p->len + 2;
-
-	be16(p->b + p->len, len);
-	memset(m, 0, len);
-	p->len += 2u + len;
-	return m;
+	mold_header(p, session, seq, count);
 }
 
 static void itch_directory(struct packet *p)
@@ -126,7 +106,7 @@ static void itch_add(struct packet *p, uint64_t ts, uint64_t id)
 
 static int itch_open(struct packet *out, uint32_t s, uint64_t *msgs)
 {
-	mold_header(out, s, 1, 1);
+	mold_session_header(out, s, 1, 1);
 	itch_directory(out);
 	*msgs = 1;
 	return 1;
@@ -134,7 +114,7 @@ static int itch_open(struct packet *out, uint32_t s, uint64_t *msgs)
 
 static void itch_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count)
 {
-	mold_header(p, s, seq, (uint16_t)count);
+	mold_session_header(p, s, seq, (uint16_t)count);
 	for (uint32_t i = 0; i < count; i++)
 		itch_add(p, seq + i, seq + i);
 }
@@ -142,7 +122,7 @@ static void itch_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count
 /* GLIMPSE's messages packed into MoldUDP64 blocks: the directory, then adds. */
 static void itch_snapshot(struct packet *p, uint32_t s, uint64_t first, uint32_t count)
 {
-	mold_header(p, s, 0, (uint16_t)(count + 1));
+	mold_session_header(p, s, 0, (uint16_t)(count + 1));
 	itch_directory(p);
 	for (uint32_t i = 0; i < count; i++)
 		itch_add(p, first + i, first + i);
@@ -150,12 +130,12 @@ static void itch_snapshot(struct packet *p, uint32_t s, uint64_t first, uint32_t
 
 static void itch_heartbeat(struct packet *p, uint32_t s, uint64_t next)
 {
-	mold_header(p, s, next, 0);
+	mold_session_header(p, s, next, 0);
 }
 
 static int itch_end(struct packet *out, uint32_t s, uint64_t seq)
 {
-	mold_header(out, s, seq, 0xffff);
+	mold_session_header(out, s, seq, 0xffff);
 	return 1;
 }
 
@@ -460,7 +440,7 @@ static int uqdf_open(struct packet *out, uint32_t s, uint64_t *msgs)
 {
 	uint8_t *m;
 
-	mold_header(out, s, 1, 1);
+	mold_session_header(out, s, 1, 1);
 	m = mold_message(out, 90);
 	memcpy(m, "1ABE ", 5);
 	memcpy(m + 29, "STRM       ", 11);
@@ -471,7 +451,7 @@ static int uqdf_open(struct packet *out, uint32_t s, uint64_t *msgs)
 
 static void uqdf_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count)
 {
-	mold_header(p, s, seq, (uint16_t)count);
+	mold_session_header(p, s, seq, (uint16_t)count);
 	for (uint32_t i = 0; i < count; i++) {
 		uint8_t *m = mold_message(p, 48);
 
