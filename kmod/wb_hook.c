@@ -91,13 +91,23 @@ static int wb_route_lock(struct feed_route *r, const u8 *frame, u32 len, u32 ip,
 	}
 }
 
-/* After a venue's unlock: wake the readers, keep the hole timer going. */
-static void wb_after_unlock(bool wake, bool holes)
+/*
+ * The frame's events are in the ring: publish them before the venue's lock
+ * goes (a reader merging the rings must never see a venue's later event
+ * first), then wake the readers and keep the hole timer going.
+ */
+static void wb_route_publish_unlock(const struct feed_route *r, struct wb_ring *ring,
+				    struct wb_hook_pcpu *stats)
 {
+	bool wake = wb_ring_producer_publish(&ring->prod);
+	bool holes = feed_venue_holes(wb.engine, r->venue) != 0;
+
+	wb_venue_unlock_rx(r->venue);
 	if (wake)
 		wake_up_interruptible(&wb.readers);
 	if (unlikely(holes))
 		wb_hole_timer_arm();
+	stats->feed_frames++;
 }
 
 /* One frame, contiguous: decoded under its venue's lock. */
@@ -105,16 +115,11 @@ static bool wb_receive_frame(const u8 *frame, u32 len, struct wb_hook_pcpu *stat
 {
 	struct wb_ring *ring = &wb.rings[smp_processor_id()];
 	struct feed_route r;
-	bool wake, holes;
 
 	if (wb_route_lock(&r, frame, len, 0, 0, stats) < 0)
 		return false;
 	feed_process_route(wb.engine, &r, wb_next_recv_ts(r.venue, ring), &ring->prod);
-	wake = wb_ring_producer_publish(&ring->prod);
-	holes = feed_venue_holes(wb.engine, r.venue) != 0;
-	wb_venue_unlock_rx(r.venue);
-	wb_after_unlock(wake, holes);
-	stats->feed_frames++;
+	wb_route_publish_unlock(&r, ring, stats);
 	return true;
 }
 
@@ -175,7 +180,6 @@ static bool wb_receive_gso(struct sk_buff *skb, unsigned int ihl, struct wb_hook
 	struct iphdr *iph = (struct iphdr *)(buf + ETH_HLEN);
 	struct udphdr *uh = (struct udphdr *)(buf + ETH_HLEN + ihl);
 	struct feed_route r;
-	bool wake, holes;
 
 	stats->gso_frames++;
 	if (skb_copy_bits(skb, 0, iph, hdr)) {
@@ -195,11 +199,7 @@ static bool wb_receive_gso(struct sk_buff *skb, unsigned int ihl, struct wb_hook
 		return false;
 	}
 	wb_decode_gso(skb, buf, ihl, &r, wb_next_recv_ts(r.venue, ring), &ring->prod);
-	wake = wb_ring_producer_publish(&ring->prod);
-	holes = feed_venue_holes(wb.engine, r.venue) != 0;
-	wb_venue_unlock_rx(r.venue);
-	wb_after_unlock(wake, holes);
-	stats->feed_frames++;
+	wb_route_publish_unlock(&r, ring, stats);
 	return true;
 }
 
