@@ -527,6 +527,15 @@ static int sb_valid_instrument(struct superbook *sb, const struct book_update *u
 
 static void sb_apply_other(struct superbook *sb, const struct book_update *u);
 
+/* The venue's newest receive time, published with the batch. */
+static inline void sb_note_recv(struct superbook *sb, uint32_t v, uint64_t recv_ts)
+{
+	if (recv_ts > sb->venue_recv[v]) {
+		sb->venue_recv[v] = recv_ts;
+		sb->venue_recv_dirty |= 1u << v;
+	}
+}
+
 /*
  * A LEVEL update with a venue, instrument and side in range (nearly every
  * update) goes straight to its book; anything else, errors included, takes
@@ -541,10 +550,7 @@ static inline __attribute__((always_inline)) void sb_apply_one(struct superbook 
 		      u->instrument - 1u < sb->capacity - 1u &&
 		      (u->side == WB_SIDE_BUY || u->side == WB_SIDE_SELL))) {
 		sb->ctr.updates++;
-		if (u->recv_ts > sb->venue_recv[v]) {
-			sb->venue_recv[v] = u->recv_ts;
-			sb->venue_recv_dirty |= 1u << v;
-		}
+		sb_note_recv(sb, v, u->recv_ts);
 		sb_seen(sb, u->instrument);
 		sb_apply_level(sb, u);
 		return;
@@ -573,11 +579,8 @@ static void sb_apply_other(struct superbook *sb, const struct book_update *u)
 		sb->ctr.bad_venue++;
 		return;
 	}
-	if (u->venue < WB_BOOK_VENUES && u->kind != BOOK_UP_BATCH_END && u->kind != BOOK_UP_PACKET &&
-	    u->recv_ts > sb->venue_recv[u->venue]) {
-		sb->venue_recv[u->venue] = u->recv_ts;
-		sb->venue_recv_dirty |= 1u << u->venue;
-	}
+	if (u->venue < WB_BOOK_VENUES && u->kind != BOOK_UP_BATCH_END && u->kind != BOOK_UP_PACKET)
+		sb_note_recv(sb, u->venue, u->recv_ts);
 	switch (u->kind) {
 	case BOOK_UP_LEVEL:
 		if (!sb_valid_instrument(sb, u))
