@@ -4,7 +4,7 @@
  * block versions 0, 1 and 2 (they share every layout used here).
  * Big-endian. Layouts and semantics: ../../shared/specs/cqs-uqdf.md Part A
  * (section numbers below are its); what was learned beyond it is in
- * lib/feed/SIP-NOTES.md.
+ * docs/specs/cqs-uqdf-notes.md.
  *
  * Framing (A.1). One block per datagram: a 20-byte block header whose
  * Block Size must be the datagram's (a shorter block is decoded and the

@@ -3,7 +3,7 @@
  * UQDF, the UTP Quotation Data Feed (UTP Data Feed Services 3.0c, binary
  * since v1.5), on MoldUDP64 (moldudp64.h). Big-endian. Layouts and
  * semantics: ../../shared/specs/cqs-uqdf.md Part B (section numbers below
- * are its); what was learned beyond it is in lib/feed/SIP-NOTES.md.
+ * are its); what was learned beyond it is in docs/specs/cqs-uqdf-notes.md.
  *
  * Sequencing is the shared layer's (stream.c): a stream is a channel's
  * MoldUDP64 session (give each channel its own feeds.conf channel); a new
