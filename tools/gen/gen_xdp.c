@@ -108,7 +108,7 @@ static int send_packet(struct gen_xdp *g, struct gen_xdp_channel *c)
 	g->stats.packets++;
 	c->packets++;
 	/* A lost reset would leave the channel on its old sequence (a limit of
-	 * the receivers, README): the injected losses spare it. */
+	 * the receivers, docs/architecture.md): the injected losses spare it. */
 	if (g->gap_every && c->packets % g->gap_every == 0 &&
 	    !(c->count == 1 && c->pkt[18] == T_SEQUENCE_RESET && c->pkt[19] == 0)) {
 		/* Lost on every line: the receiver sees a real gap. */
