@@ -31,7 +31,7 @@ $(O)/man/see-also.h2m: mk/man.mk
 	{ echo '[SEE ALSO]'; \
 	  for t in $(sort $(notdir $(TOOLS))); do \
 		case " $(MAN8_TOOLS) " in *" $$t "*) s=8 ;; *) s=1 ;; esac; echo ".BR $$t ($$s),"; done; \
-	  echo 'and the README of the wirebook source tree (make install puts the examples in'; \
+	  echo 'and docs/tools.md in the wirebook source tree (make install puts the examples in'; \
 	  echo '.IR PREFIX/share/wirebook/examples ).'; } > $@
 
 # help2man reads "Usage:"; the tools print "usage:" (and continuation lines

@@ -42,7 +42,8 @@
  *   Cboe PITCH Spin server (--service spin, tools/recoveryd/spin.c): one
  *   unit's book as it stood after a chosen message, on request.
  *
- * Not yet: the Symbol Index Mapping and refresh limits of XDP (see README).
+ * Not yet: the Symbol Index Mapping and refresh limits of XDP (see
+ * docs/recovery.md, "Not done yet").
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -16,9 +16,7 @@
  * ITCH refs (dense, increasing) and PITCH/XDP ids (sparse 64-bit) go
  * through the same multiplicative (Fibonacci) hash, whose top bits pick
  * the bucket: consecutive ids land evenly spread, closer to one probe
- * than random placement would (on the generated day 1.08 buckets read per
- * lookup and 1.5 per erase, where a two-round multiply-xorshift mixer
- * read 1.24 and 2.1, a single multiply's low bits 1.45 and 2.2).
+ * than random placement would (the mixers compared: docs/benchmarks.md).
  *
  * Allocation: sized from the expected number of live orders at init;
  * when the live orders outgrow it the table doubles (a rehash of every

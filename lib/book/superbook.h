@@ -69,8 +69,7 @@ void superbook_apply(struct superbook *sb, const struct book_update *u);
 void superbook_prefetch(const struct superbook *sb, const struct book_update *u, int stage);
 /*
  * The distances, in updates, at which superbook_apply_run (and builder
- * thread 2) run the stages. 12/6 and 16/8 measured the same as 8/4 within
- * the noise of the 5M-message day's pipeline.
+ * thread 2) run the stages; the others tried: docs/benchmarks.md.
  */
 #define SUPERBOOK_AHEAD_STATE 8u
 #define SUPERBOOK_AHEAD_LEVEL 4u

@@ -94,15 +94,9 @@ unsigned venue_books_apply(struct venue_books *vb, const struct wb_event *ev,
  * venue_books_apply_batch() below runs every stage for you, and works
  * out each event's hashes once for all of them and the apply.
  *
- * Measured with bench_venue_book (1M live orders hit uniformly, CPU time
- * on a shared 2-vCPU VM): steady mix ~280 ns/event without hints, ~120
- * with venue_books_prefetch() 4 ahead, ~110 with stages 0-1 by hand.
- * When first measured (~310-330 without, ~210-230 with, before the
- * index's hash and the queues changed), stage 0 alone gained nothing
- * (the event's later misses still queue behind its first) and stage 2
- * nothing more. Stages past the first read memory an earlier stage
- * should have warmed: run alone they are correct but stall where apply
- * would have.
+ * What the stages gain, measured: docs/benchmarks.md. Stages past the
+ * first read memory an earlier stage should have warmed: run alone they
+ * are correct but stall where apply would have.
  */
 #define VENUE_BOOKS_PREFETCH_STAGES 3u
 

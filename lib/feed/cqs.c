@@ -2,28 +2,28 @@
 /*
  * CQS, the CTA Consolidated Quotation System: CTA Pillar binary output,
  * block versions 0, 1 and 2 (they share every layout used here).
- * Big-endian. Layouts and semantics: ../../shared/specs/cqs-uqdf.md Part A
- * (section numbers below are its); what was learned beyond it is in
- * lib/feed/SIP-NOTES.md.
+ * Big-endian. Layouts and semantics, with their sources, and what was
+ * learned beyond them: docs/specs/cqs-uqdf-notes.md, whose sections are
+ * cited below as "notes: CQS framing".
  *
- * Framing (A.1). One block per datagram: a 20-byte block header whose
- * Block Size must be the datagram's (a shorter block is decoded and the
+ * Framing (notes: CQS framing). One block per datagram: a 20-byte block header
+ * whose Block Size must be the datagram's (a shorter block is decoded and the
  * surplus counted as bad_length; a longer one is truncated), whose 16-bit
- * checksum (the sum of every other byte) must match (else the block is
- * dropped: bad_checksum), then Messages In Block messages, each advanced
- * by its own Message Length, then an optional pad byte. A count that
- * disagrees with the messages is bad_count. Retransmitted blocks (V) and
- * snapshot blocks (version 11) are recovery traffic nobody here asked
- * for: counted as recovery, not decoded.
+ * checksum (the sum of every other byte) must match (else the block is dropped:
+ * bad_checksum), then Messages In Block messages, each advanced by its own
+ * Message Length, then an optional pad byte. A count that disagrees with the
+ * messages is bad_count. Retransmitted blocks (V) and snapshot blocks (version
+ * 11) are recovery traffic nobody here asked for: counted as recovery, not
+ * decoded.
  *
- * Sequencing (A.2) is the shared layer's (stream.c): a line is a stream;
- * give each line its own feeds.conf channel (24 lines, 2 networks), its A
- * and B copies the same channel. The block sequence is the first
- * message's; Start of Day (sequence 0) and Reset Block Sequence Number
- * restart the stream at their sequence without a gap (the copy on the
- * other line is recognized by the block's SIP timestamp) and clear its
- * quotes; Line Integrity carries the last sequence sent, so it is a
- * heartbeat saying the next is that + 1; End of Day ends the stream.
+ * Sequencing (notes: CQS sequencing) is the shared layer's (stream.c): a line
+ * is a stream; give each line its own feeds.conf channel (24 lines, 2
+ * networks), its A and B copies the same channel. The block sequence is the
+ * first message's; Start of Day (sequence 0) and Reset Block Sequence Number
+ * restart the stream at their sequence without a gap (the copy on the other
+ * line is recognized by the block's SIP timestamp) and clear its quotes; Line
+ * Integrity carries the last sequence sent, so it is a heartbeat saying the
+ * next is that + 1; End of Day ends the stream.
  *
  * Events (event.h, the SIP events): a Long, Short or FINRA quote is a QUOTE
  * of its participant (venue = the participant) and, when its National BBO
@@ -54,7 +54,7 @@
 #define CQS_SHORT_APPENDAGE 5
 #define CQS_LONG_APPENDAGE 18
 
-/* What a National BBO Indicator says of one side (A.5). */
+/* What a National BBO Indicator says of one side (notes: CQS NBBO indicator). */
 enum cqs_side_news {
 	CQS_SIDE_UNCHANGED = 0,	/* the NBBO side did not change */
 	CQS_SIDE_QUOTE,		/* this quote is that side of the NBBO */
@@ -90,7 +90,7 @@ static const uint8_t cqs_appendage_len[] = {
 	[CQS_SIDE_SHORT] = CQS_SHORT_APPENDAGE, [CQS_SIDE_LONG] = CQS_LONG_APPENDAGE,
 };
 
-/* Participant IDs (A.4) to venues; S, the SIP itself, is the line's source. */
+/* Participant IDs (notes: CQS quotes) to venues; S, the SIP itself, is the line's source. */
 static const uint8_t cqs_venues[128] = {
 	['A'] = WB_VENUE_AMERICAN, ['B'] = WB_VENUE_BX,    ['C'] = WB_VENUE_NATIONAL,
 	['D'] = WB_VENUE_FINRA,	   ['G'] = WB_VENUE_24X,   ['H'] = WB_VENUE_MIAX,
@@ -151,9 +151,9 @@ struct cqs_msg {
 };
 
 /*
- * Quote Condition (A.4): A B H O R W are eligible for the NBBO; E only the
- * offer, F only the bid; anything else neither. The LULD Indicator marks a
- * side non-executable: A the bid, B the offer.
+ * Quote Condition (notes: CQS quotes): A B H O R W are eligible for the NBBO; E
+ * only the offer, F only the bid; anything else neither. The LULD Indicator
+ * marks a side non-executable: A the bid, B the offer.
  */
 #define CQS_NEITHER (WB_EVF_BID_INELIGIBLE | WB_EVF_ASK_INELIGIBLE)
 /* The sides a condition lets set the NBBO (as ineligible bits to clear). */
@@ -170,7 +170,7 @@ static inline uint8_t cqs_ineligible(uint8_t condition, uint8_t luld)
 			 (luld == 'B' ? WB_EVF_ASK_INELIGIBLE : 0));
 }
 
-/* Security Status Indicator (A.4) to a trading state. */
+/* Security Status Indicator (notes: CQS quotes) to a trading state. */
 static uint8_t cqs_status_state(uint8_t status)
 {
 	switch (status) {
@@ -408,7 +408,7 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 
 /* ---- the other categories --------------------------------------------------- */
 
-/* A S: the directory entry of a symbol, for its round lot (A.3). */
+/* A S: the directory entry of a symbol, for its round lot (notes: CQS messages). */
 static void decode_symbol_reference(struct feed_packet *pk, const struct cqs_msg *msg)
 {
 	const uint8_t *m = msg->m;
@@ -574,7 +574,7 @@ static void cqs_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_str
 
 /* ---- framing ---------------------------------------------------------------- */
 
-/* The low 16 bits of the sum of every byte but the checksum's own two (A.1). */
+/* The low 16 bits of the sum of every byte but the checksum's own two (notes: CQS framing). */
 static uint16_t cqs_checksum(const uint8_t *p, uint32_t len)
 {
 	uint64_t even = 0, odd = 0, sum;
@@ -633,7 +633,7 @@ static int cqs_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	f->kind = FEED_FRAME_DATA;
 	if (wb_unlikely(!f->count))
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);
-	/* Control messages come alone in their block (A.2). */
+	/* Control messages come alone in their block (notes: CQS sequencing). */
 	if (f->count == 1 && size >= CQS_BLOCK_HEADER_LEN + CQS_MSG_HEADER_LEN && p[22] == 'C') {
 		switch (p[23]) {
 		case 'T':

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
  * Cboe US Equities Multicast PITCH 2.x (BZX, BYX, EDGX, EDGA): Sequenced
- * Unit Header framing, little-endian throughout. Layouts and semantics:
- * ../../shared/specs/cboe-pitch.md (the section numbers below are its).
+ * Unit Header framing, little-endian throughout. Layouts and semantics,
+ * with their sources: docs/specs/cboe-pitch-notes.md, whose sections are
+ * cited below as "notes: Sequencing".
  *
  * Filtering. Adds, trades and status messages carry the symbol; executes,
  * reduces, modifies and deletes carry only the order id. An Add of a
@@ -21,15 +22,15 @@
  * filter and are filtered.
  *
  * Sequencing is the shared layer's (stream.c): each of the 256 units of a
- * channel is a stream of its own (gap.unit set). A heartbeat carries the
- * next expected sequence (spec 4). After a unit's End of Session, or at a
- * packet at sequence 1 holding a Unit Clear (a reset), the unit starts its
- * new day.
+ * channel is a stream of its own (gap.unit set). A heartbeat carries the next
+ * expected sequence (notes: Sequencing). After a unit's End of Session, or at a
+ * packet at sequence 1 holding a Unit Clear (a reset), the unit starts its new
+ * day.
  *
  * Time. exch_ts = the trading day's midnight + the unit's last Time
  * (seconds since midnight ET) * 1e9 + the message's offset, so it is epoch
  * time like every feed's. Until a unit's first Time, and after a gap on the
- * unit (the Time may be in the lost range, spec 2), exch_ts is 0: unknown.
+ * unit (the Time may be in the lost range, notes: Time), exch_ts is 0: unknown.
  *
  * Subscribing mid-session: the shared layer (directory.c) flags the books
  * of instruments subscribed late, as for every protocol.
@@ -83,7 +84,7 @@ enum pitch_type {
 #define PITCH_ADD_EXPANDED_WITH_PARTICIPANT 40	/* v2.41 length reaches Participant ID */
 
 /*
- * Known prefix of each type (spec 3): shorter is FEED_ERR_BAD_LENGTH,
+ * Known prefix of each type (notes: Messages): shorter is FEED_ERR_BAD_LENGTH,
  * longer is read up to here. 0 = not an equities multicast message.
  */
 static const uint8_t pitch_min_len[256] = {
@@ -355,7 +356,7 @@ static void decode_reduce(struct feed_packet *pk, struct pitch_state *st,
 
 /*
  * Modify Flags bit 1 (Maintain Priority) says whether the order keeps its
- * queue position; the v2.41 spec notes say to trust it (spec 3.3). A
+ * queue position; the v2.41 spec notes say to trust it (notes: Executions). A
  * modify to quantity 0 leaves no order: it is sent as a DELETE so the book
  * and the filter agree.
  */
@@ -510,7 +511,7 @@ static void decode_unit_end(struct feed_packet *pk, struct pitch_state *st,
 
 static bool is_session_message(uint8_t type)
 {
-	/* GRP/Spin TCP: login, gap request/response, spin (spec 4). */
+	/* GRP/Spin TCP: login, gap request/response, spin (notes: Sessions). */
 	return (type >= 0x01 && type <= 0x04) || (type >= 0x80 && type <= 0x86);
 }
 
@@ -800,7 +801,7 @@ truncated:
 }
 
 /*
- * The unit's last Time may be in a lost range (spec 2); a new day has none
+ * The unit's last Time may be in a lost range (notes: Time); a new day has none
  * yet. A snapshot (spin) rebuilds the unit: its orders leave the filter,
  * the spin adds them again.
  */

@@ -2,8 +2,9 @@
 /*
  * UQDF, the UTP Quotation Data Feed (UTP Data Feed Services 3.0c, binary
  * since v1.5), on MoldUDP64 (moldudp64.h). Big-endian. Layouts and
- * semantics: ../../shared/specs/cqs-uqdf.md Part B (section numbers below
- * are its); what was learned beyond it is in lib/feed/SIP-NOTES.md.
+ * semantics, with their sources, and what was learned beyond them:
+ * docs/specs/cqs-uqdf-notes.md, whose sections are cited below as
+ * "notes: UQDF quotes".
  *
  * Sequencing is the shared layer's (stream.c): a stream is a channel's
  * MoldUDP64 session (give each channel its own feeds.conf channel); a new
@@ -34,7 +35,7 @@
 #define UQDF_HEADER_LEN 29
 #define UQDF_VERSION '1'
 
-/* Market Center Originator IDs (B.2) to venues; E, the SIP itself, is the line's source. */
+/* Market Center Originator IDs (notes: UQDF types) to venues; E, the SIP itself, is the line's source. */
 static const uint8_t uqdf_venues[128] = {
 	['A'] = WB_VENUE_AMERICAN, ['B'] = WB_VENUE_BX,	   ['C'] = WB_VENUE_NATIONAL,
 	['D'] = WB_VENUE_FINRA,	   ['E'] = WB_VENUE_SIP_UQDF, ['F'] = WB_VENUE_TXSE,
@@ -81,7 +82,7 @@ struct uqdf_msg {
 	uint64_t ts;		/* timestamp1: the participant's time */
 };
 
-/* ---- the trailing parts of a quote (B.3) ------------------------------------ */
+/* ---- the trailing parts of a quote (notes: UQDF quotes) -------------------- */
 
 static uint32_t nbbo_part_len(uint8_t indicator)
 {
@@ -123,7 +124,8 @@ static const struct uqdf_quote_layout uqdf_qa = { 39, 29, 5, false, 0, 0, 0, 0, 
 static const struct uqdf_quote_layout uqdf_qb = { 53, 37, 11, true, 0, 0, 0, 0, 0, 0, 0, 0,
 						  0, 49, 50, 51 };
 
-/* Bytes a quote needs: its body and every part its indicators announce (B.3's order). */
+/* Bytes a quote needs: its body and every part its indicators announce, in
+ * the order notes: UQDF quotes gives. */
 static uint32_t uqdf_quote_need(const uint8_t *m, const struct uqdf_quote_layout *l)
 {
 	uint32_t need = l->body;
@@ -139,7 +141,7 @@ static uint32_t uqdf_quote_need(const uint8_t *m, const struct uqdf_quote_layout
 	return need;
 }
 
-/* Participant quoteCond (B.3): A B H O R Y are NBBO-eligible; luldBboIndicator A/B/C. */
+/* Participant quoteCond (notes: UQDF quotes): A B H O R Y are NBBO-eligible; luldBboIndicator A/B/C. */
 static uint8_t uqdf_ineligible(uint8_t condition, uint8_t luld)
 {
 	uint8_t flags;
@@ -254,7 +256,7 @@ static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
 		sip_emit_nbbo(pk, inst, msg->seq, &n);
 }
 
-/* ---- administrative and control messages (B.4) ------------------------------ */
+/* ---- administrative and control messages (notes: UQDF control) ------------- */
 
 /* Minimum length of each administrative type; 0 = not in the spec. */
 static const uint8_t uqdf_admin_len[128] = {

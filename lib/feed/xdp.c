@@ -2,11 +2,12 @@
 /*
  * NYSE Integrated Feed (XDP framing, Pillar message set) for NYSE, NYSE
  * Arca, NYSE American, NYSE National and NYSE Texas. Little-endian
- * throughout. Layouts and semantics: ../../shared/specs/nyse-xdp.md (the
- * section numbers below are its); what the spec leaves open and what was
- * learned beyond it: docs/specs/nyse-xdp-notes.md.
+ * throughout. Layouts and semantics, with their sources, and what the
+ * spec leaves open and what was learned beyond it:
+ * docs/specs/nyse-xdp-notes.md, whose sections are cited below as
+ * "notes: Framing".
  *
- * Framing (spec 1). A 16-byte packet header (PktSize, DeliveryFlag,
+ * Framing (notes: Framing). A 16-byte packet header (PktSize, DeliveryFlag,
  * NumberMsgs, SeqNum, SendTime) and messages that each start with MsgSize
  * and MsgType. Every message is stepped over by its MsgSize, whatever its
  * type: unknown types are counted and skipped, longer known ones read up to
@@ -42,22 +43,22 @@
  * exch_ts is 0 (unknown): the reference for the next second may be in the
  * lost range.
  *
- * Book rules (spec 3, 4): Modify is flagged keeps-priority, as the spec
- * keeps priority when the price does not change; a Modify to another price
- * joins the back of its new level in every book, which is the spec's loss
- * of priority. An Execution takes its volume off the order, whose remainder
- * keeps the order's own price (EXECUTE_AT_PRICE carries the execution
- * price for the trade only). Replace gives the new order id a new place.
- * Add Order Refresh adds. Symbol Clear and Security Status 'X' clear that
- * symbol's books.
+ * Book rules (notes: Control messages, Feed messages): Modify is flagged
+ * keeps-priority, as the spec keeps priority when the price does not change; a
+ * Modify to another price joins the back of its new level in every book, which
+ * is the spec's loss of priority. An Execution takes its volume off the order,
+ * whose remainder keeps the order's own price (EXECUTE_AT_PRICE carries the
+ * execution price for the trade only). Replace gives the new order id a new
+ * place. Add Order Refresh adds. Symbol Clear and Security Status 'X' clear
+ * that symbol's books.
  *
- * Refresh (spec 5; feed_snapshot_packet): packets led by a Refresh Header
- * restate one symbol as of its LastSeqNum; the channel's buffered real-time
- * messages of that symbol at or below it are skipped when the snapshot
- * ends (docs/specs/nyse-xdp-recovery-notes.md).
+ * Refresh (notes: Recovery; feed_snapshot_packet): packets led by a Refresh
+ * Header restate one symbol as of its LastSeqNum; the channel's buffered
+ * real-time messages of that symbol at or below it are skipped when the
+ * snapshot ends (docs/specs/nyse-xdp-recovery-notes.md).
  *
- * Versions (spec 6): XDP 2.1 (the 2017 captures) and Pillar 2.5 differ only
- * in bytes this decoder never reads (parity splits, DBExecID/trade
+ * Versions (notes: Versions): XDP 2.1 (the 2017 captures) and Pillar 2.5 differ
+ * only in bytes this decoder never reads (parity splits, DBExecID/trade
  * conditions, the Side of Modify and Replace) and in the Imbalance length.
  */
 #include "feed_internal.h"
@@ -103,8 +104,9 @@ enum xdp_type {
 #define XDP_IMBALANCE_PILLAR_LEN 73	/* Pillar 2.5: + UnpairedQty, UnpairedSide, Reserved */
 
 /*
- * Known prefix of each type (spec 3, 4, 5): shorter is bad_length, longer
- * is read up to here. 0: not a message of the multicast feeds.
+ * Known prefix of each type (notes: Control messages, Feed messages, Recovery):
+ * shorter is bad_length, longer is read up to here. 0: not a message of the
+ * multicast feeds.
  */
 static const uint8_t xdp_min_len[XDP_TYPE_LIMIT] = {
 	[XDP_SEQUENCE_RESET] = 14,	[XDP_TIME_REFERENCE] = 16,
@@ -122,7 +124,7 @@ static const uint8_t xdp_min_len[XDP_TYPE_LIMIT] = {
 
 static bool is_request_server_message(uint32_t type)
 {
-	/* Pillar Request Server, TCP (spec 5): never on the multicast feeds. */
+	/* Pillar Request Server, TCP (notes: Recovery): never on the multicast feeds. */
 	return type == XDP_RETRANSMISSION_REQUEST || type == XDP_REQUEST_RESPONSE ||
 	       type == XDP_HEARTBEAT_RESPONSE || type == XDP_MAPPING_REQUEST ||
 	       type == XDP_REFRESH_REQUEST;
@@ -130,7 +132,7 @@ static bool is_request_server_message(uint32_t type)
 
 /* ---- state ------------------------------------------------------------------ */
 
-/* A channel's Source Time References (spec 2, Time). */
+/* A channel's Source Time References (notes: Sequencing, Time). */
 struct xdp_clock {
 	uint64_t base_ns;	/* the latest reference, in ns */
 	uint64_t known;		/* ~0 while base_ns dates the channel's messages, else 0 */
@@ -147,7 +149,7 @@ struct xdp_key {
 
 #define XDP_SCALE_INVALID 0xff
 
-/* The trading state of an instrument as the venue last said it (spec 3, type 34). */
+/* The trading state of an instrument as the venue last said it (notes: Control messages, type 34). */
 struct xdp_status {
 	uint8_t session;	/* enum wb_trading_state of the session, 0 unknown */
 	uint8_t halt;		/* WB_STATE_HALTED or PAUSED while halted, else 0 */
@@ -160,8 +162,9 @@ struct xdp_state {
 	struct xdp_key key[XDP_DIRECTORY_KEYS];
 	/*
 	 * A refresh (feed_snapshot_packet) restates each symbol as of its own
-	 * LastSeqNum (spec 5, Refresh): the channel's later messages of that
-	 * symbol at or below it are in the refresh already and are skipped.
+	 * LastSeqNum (notes: Recovery, Refresh): the channel's later messages
+	 * of that symbol at or below it are in the refresh already and are
+	 * skipped.
 	 */
 	uint32_t refreshed_upto[XDP_DIRECTORY_KEYS];	/* the symbol's LastSeqNum */
 	uint8_t refreshed_group[XDP_DIRECTORY_KEYS];	/* stream group id + 1; 0: none */
@@ -256,9 +259,9 @@ static void clock_forget(struct xdp_clock *c)
 }
 
 /*
- * The exchange time of a message with SourceTimeNS at 4. One reference ID
- * on the channel (the usual case, spec 2): its latest. Several: the one of
- * the symbol's System ID, else the latest.
+ * The exchange time of a message with SourceTimeNS at 4. One reference ID on
+ * the channel (the usual case, notes: Sequencing): its latest. Several: the one
+ * of the symbol's System ID, else the latest.
  */
 static inline uint64_t message_time(struct xdp_state *st, const struct xdp_clock *c, uint32_t key,
 				    const uint8_t *m)
@@ -542,13 +545,12 @@ static uint8_t session_state(uint8_t code)
 }
 
 /*
- * Security Status (type 34): halts, resumes, short-sale restriction,
- * session changes and indications all become STATUS. The state carried is
- * always the instrument's whole trading state (a halt outlasts a session
- * change and is not lifted by an SSR message); raw_state is the code that
- * changed it, reason the halt condition. 'X' closes the symbol: its
- * remaining orders are gone without Delete messages (spec 3), so its books
- * are cleared first.
+ * Security Status (type 34): halts, resumes, short-sale restriction, session
+ * changes and indications all become STATUS. The state carried is always the
+ * instrument's whole trading state (a halt outlasts a session change and is not
+ * lifted by an SSR message); raw_state is the code that changed it, reason the
+ * halt condition. 'X' closes the symbol: its remaining orders are gone without
+ * Delete messages (notes: Control messages), so its books are cleared first.
  */
 static void decode_security_status(struct feed_packet *pk, struct xdp_state *st,
 				   const uint8_t *m, uint64_t seq)
@@ -864,7 +866,7 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	f->seq = feed_le32(p + 4);
 	if (f->seq == 0)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
-	/* A Sequence Number Reset comes alone in its packet (spec 3): the
+	/* A Sequence Number Reset comes alone in its packet (notes: Control messages): the
 	 * channel restarts at SeqNum. Its SourceTime tells it from another. */
 	if (f->length >= XDP_HEADER_LEN + 14 && feed_le16(p + 18) == XDP_SEQUENCE_RESET &&
 	    feed_le16(p + 16) >= 14) {
@@ -1164,9 +1166,9 @@ static bool is_condition_text(const uint8_t *p)
 }
 
 /*
- * The layout of a message. Where XDP 2.1 and Pillar put different fields
- * at the same bytes (spec 6), the bytes themselves choose: a Side is B or
- * S, trade conditions are text; the Imbalance by its length.
+ * The layout of a message. Where XDP 2.1 and Pillar put different fields at the
+ * same bytes (notes: Versions), the bytes themselves choose: a Side is B or S,
+ * trade conditions are text; the Imbalance by its length.
  */
 static const struct feed_msg_layout *xdp_layout(const uint8_t *m, uint32_t len)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14.7, the smaller items: the README documents --exit-at-eof,
+# Issue 14.7, the smaller items: docs/tools.md documents --exit-at-eof,
 # wb-book --wait-done and nbbo_watch's book name; latency logs from --pcap
 # without --speed are warned about; the 'updates' counters are the same on
 # every run of one input; SIGINT early leaves no object in /dev/shm;
@@ -9,7 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 
 for doc in 'wirebookd.*--exit-at-eof' 'wb-book.*--wait-done' 'nbbo_watch SYMBOL \[BOOK\]'; do
-	grep -Eq -- "$doc" "$ROOT/README.md" && ok "README documents /$doc/" || bad "README lacks /$doc/"
+	grep -Eq -- "$doc" "$ROOT/docs/tools.md" && ok "docs/tools.md documents /$doc/" ||
+		bad "docs/tools.md lacks /$doc/"
 done
 
 cap=$(demo_capture)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (GPL-2.0 OR MIT)
 """Write a CQS capture of 2018 (CTA block version 0, sizes in round lots)
-built from the worked example of the spec (cqs-uqdf.md A.6, the OMI
+built from the worked example of the spec (docs/specs/cqs-uqdf-notes.md, Captures; the OMI
 Siac/Cqs.Cta.v1.91/LongQuoteMessage.pcap values), whose bytes are not in
 this tree: STOR from NYSE Arca, bid 29.45 x 1, offer 29.47 x 1, National
 BBO Indicator U, long appendages NBB BZX 29.46 x 3 and NBO BZX 29.47 x 2,

@@ -1,10 +1,10 @@
 /*
- * CQS (CTA Pillar binary output): every capture in pcaps/cqs/ field by
- * field against the values its bytes give (spec Part A, the worked
- * example A.6), golden blocks built from the spec for the message types
- * without a capture (the 2018 v1.91 appendage example among them), the
- * whole National BBO Indicator table, units by trade date, filtering, and
- * malformed blocks.
+ * CQS (CTA Pillar binary output): every capture in pcaps/cqs/ field by field
+ * against the values its bytes give (the spec's worked example; "notes:" cites
+ * docs/specs/cqs-uqdf-notes.md), golden blocks built from the spec for the
+ * message types without a capture (the 2018 v1.91 appendage example among
+ * them), the whole National BBO Indicator table, units by trade date,
+ * filtering, and malformed blocks.
  */
 #include "feed_harness.h"
 #include "feed/raw.h"
@@ -47,7 +47,7 @@ static void subscribe_all(void)
 	ck_assert_int_eq(feed_subscribe(h.engine, "*", 1), 0);
 }
 
-/* ---- block builders (spec A.1, A.3) ---------------------------------------- */
+/* ---- block builders (notes: CQS framing, CQS messages) -------------------- */
 
 struct blk {
 	uint8_t b[1500];
@@ -115,7 +115,7 @@ static uint8_t *blk_msg(struct blk *k, uint16_t len, char cat, char type, char p
 	return m;
 }
 
-/* A Long Quote body (A.3): symbol, condition, status, prices (6 dp) and sizes. */
+/* A Long Quote body (notes: CQS messages): symbol, condition, status, prices (6 dp) and sizes. */
 static uint8_t *long_quote(struct blk *k, uint16_t len, char participant, const char *symbol,
 			   char cond, char status, uint64_t bid6, uint32_t bid_size, uint64_t ask6,
 			   uint32_t ask_size, char nbbo, uint64_t ts_s)
@@ -141,7 +141,7 @@ static uint8_t *long_quote(struct blk *k, uint16_t len, char participant, const 
 	return m;
 }
 
-/* A long NBBO appendage (A.3): participant, condition, price (6 dp), size, MMID. */
+/* A long NBBO appendage (notes: CQS messages): participant, condition, price (6 dp), size, MMID. */
 static void long_appendage(uint8_t *a, char participant, uint64_t price6, uint32_t size)
 {
 	a[0] = (uint8_t)participant;
@@ -172,7 +172,7 @@ static const struct wb_event *only(int kind)
 	return ev;
 }
 
-/* ---- the captures (pcaps/cqs, spec A.6) --------------------------------------- */
+/* ---- the captures (pcaps/cqs, notes: Captures) ---------------------------- */
 
 START_TEST(test_cqs_capture_long_quote_is_nyse_quote_and_nbbo_none)
 {
@@ -328,7 +328,7 @@ END_TEST
 /* ---- golden blocks from the spec ------------------------------------------------ */
 
 /*
- * The 2018 v1.91 example (spec A.6): block version 0, STOR bid 29.45 x 1,
+ * The 2018 v1.91 example (notes: Captures): block version 0, STOR bid 29.45 x 1,
  * offer 29.47 x 1, indicator U, NBB BZX 29.46 x 3, NBO BZX 29.47 x 2,
  * Message Length 123. 2018 sizes are round lots: 100 shares each.
  */
@@ -429,7 +429,8 @@ END_TEST
 /* Each code of the National BBO Indicator: the appendages it announces are read. */
 START_TEST(test_cqs_every_nbbo_indicator_code_reads_its_appendages)
 {
-	/* bid, offer: 0 unchanged, 1 quote, 2 none, 3 short, 4 long (spec A.5 / OMI v2.10a) */
+	/* bid, offer: 0 unchanged, 1 quote, 2 none, 3 short, 4 long
+	 * (notes: CQS NBBO indicator / OMI v2.10a) */
 	static const char codes[] = "ABCDEFGHIJKLMNOPQRSTUVW";
 	static const uint8_t bid[] = { 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 3, 4, 3, 4, 3, 4 };
 	static const uint8_t off[] = { 0, 1, 3, 4, 2, 0, 1, 3, 4, 2, 0, 1, 3, 4, 2, 0, 0, 1, 1, 3, 4, 2, 2 };

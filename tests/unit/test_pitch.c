@@ -1,7 +1,7 @@
 /*
  * Cboe Multicast PITCH decoder: the real captures in pcaps/pitch decoded
  * field by field, one golden message per type built from the spec
- * (shared/specs/cboe-pitch.md), sequencing per unit, the order-id filter
+ * (docs/specs/cboe-pitch-notes.md, cited as "notes:"), sequencing per unit, the order-id filter
  * as the decoder uses it, and malformed input.
  */
 #include <check.h>
@@ -801,7 +801,7 @@ START_TEST(test_pitch_delete_removes_the_order)
 	ck_assert_uint_eq(last()->instrument, 1);
 	ck_assert_uint_eq(last()->u.order.order_id, 500);
 	ck_assert_uint_eq(last()->exch_ts, TS(10));
-	/* A deleted id may come back later with a new Add (spec 3.2). */
+	/* A deleted id may come back later with a new Add (notes: Messages). */
 	pkt_begin(&p, 1, 4);
 	msg_add_short(&p, 11, 500, 'S', 10, "AAA", 2100);
 	msg_delete(&p, 12, 500);
@@ -1716,7 +1716,7 @@ END_TEST
 
 /*
  * Golden bytes: each message type written out by hand from the spec's
- * offsets (shared/specs/cboe-pitch.md section 3), independent of the
+ * offsets (notes: Messages, Executions, Status), independent of the
  * builders above, after a setup packet on unit 1: Time 09:30:00 (seq 1)
  * and Add Short of order 171, B 100 ZVZZT at $20.00 (seq 2). The message
  * under test is sequence 3 at offset 2,000 ns.

@@ -1,7 +1,7 @@
 /*
  * Cboe PITCH session framing for GRP and Spin (tools/common/pitch_session.c):
  * golden byte vectors from the spec's worked Spin and GRP frames
- * (../shared/specs/cboe-pitch.md §5, BATS's mcastpitch_spin_useq.pcap and
+ * (docs/specs/cboe-pitch-notes.md, "Sessions": BATS's mcastpitch_spin_useq.pcap and
  * mcastpitch_grp_useq.pcap; the spin capture's TCP payloads as they are,
  * from pcaps/pitch/), the decoder's refusals, and the spin lines of
  * recovery.conf (docs/specs/cboe-spin-notes.md).

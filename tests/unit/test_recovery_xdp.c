@@ -1,7 +1,7 @@
 /*
  * NYSE XDP gap recovery (tools/common/recovery_xdp.c): the Request Server's
  * messages against golden bytes written from the layouts of
- * shared/specs/nyse-xdp.md section 5 (packet header 1.1), and what the
+ * docs/specs/nyse-xdp-notes.md, "Recovery" (packet header: "Framing"), and what the
  * parsers make of the server's answers, refusals and malformed input.
  */
 #include <check.h>

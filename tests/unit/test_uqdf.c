@@ -1,9 +1,9 @@
 /*
- * UQDF (UTP binary over MoldUDP64): every capture in pcaps/uqdf/ field by
- * field against the values its bytes give (spec Part B, worked examples
- * B.5), golden messages built from the spec for the types without a
- * capture (the April 2026 odd-lot forms among them), units by trade date,
- * and malformed messages.
+ * UQDF (UTP binary over MoldUDP64): every capture in pcaps/uqdf/ field by field
+ * against the values its bytes give (the spec's worked examples; "notes:" cites
+ * docs/specs/cqs-uqdf-notes.md), golden messages built from the spec for the
+ * types without a capture (the April 2026 odd-lot forms among them), units by
+ * trade date, and malformed messages.
  */
 #include "feed_harness.h"
 #include "feed/raw.h"
@@ -89,7 +89,7 @@ static void send_a(const struct pkt *p)
 	harness_payload(&h, line_a, p->b, p->len);
 }
 
-/* A Quote Long Form (B.3) with its fields; extra = bytes of parts after it. */
+/* A Quote Long Form (notes: UQDF quotes) with its fields; extra = bytes of parts after it. */
 static uint8_t *qf(struct pkt *p, char type, uint16_t body, uint16_t extra, char orig,
 		   const char *symbol, uint64_t bid6, uint32_t bid_size, uint64_t ask6,
 		   uint32_t ask_size, char cond, char nbbo, uint64_t sip_ts)
@@ -129,7 +129,7 @@ static uint8_t *qe(struct pkt *p, char type, uint16_t body, uint16_t extra, char
 	return m;
 }
 
-/* ---- the captures (B.5) ----------------------------------------------------------- */
+/* ---- the captures (notes: Captures) ---------------------------------------- */
 
 START_TEST(test_uqdf_capture_short_quote_is_edgx_quote_in_lots)
 {

@@ -2,7 +2,7 @@
  * NYSE Integrated Feed (XDP/Pillar) decoder: every real capture in
  * pcaps/xdp decoded field by field against values derived by hand from
  * its bytes, one golden message per type written from the spec
- * (shared/specs/nyse-xdp.md), the book rules through venue books, channels
+ * (docs/specs/nyse-xdp-notes.md, cited as "notes:"), the book rules through venue books, channels
  * as sequence streams, time, filtering, malformed input, and a generated
  * day of NYSE and Arca checked against the flow that made it.
  */
@@ -240,7 +240,7 @@ static void msg_add_refresh(struct pkt *p, uint32_t ns, uint32_t index, uint64_t
 	put_text(m + 37, "", 5);
 }
 
-/* A Sequence Number Reset in its own packet at SeqNum 1 (spec 3, type 1). */
+/* A Sequence Number Reset in its own packet at SeqNum 1 (notes: Control messages, type 1). */
 static void send_reset(int line, uint32_t sec, uint32_t ns)
 {
 	struct pkt p;
@@ -321,7 +321,7 @@ static const char *raw_line_of_capture(const char *path, char *out, size_t n)
  * message, SeqNum 1, SendTime 1506694823 s; Sequence Number Reset,
  * SourceTime 0x59caa181 = 1506451841 s, SourceTimeNS 0x0bedc082 =
  * 200130690, ProductID 11 (NYSE Integrated), ChannelID 1.
- * SymbolIndexMappingMessage.pcap is SeqNum 2 of the same group (spec 7):
+ * SymbolIndexMappingMessage.pcap is SeqNum 2 of the same group (the spec's worked example):
  * index 1169 ABG, MarketID 1, SystemID 7, listing 'N', scale 4, lot 100,
  * PrevClose 508500 ($50.85).
  */
@@ -862,7 +862,10 @@ START_TEST(test_xdp_symbol_clear_and_refresh_rebuild_only_that_symbol)
 }
 END_TEST
 
-/* A Refresh Header (spec 5, type 35): the first packet of a symbol has LastSeqNum (16 bytes). */
+/*
+ * A Refresh Header (notes: Recovery, type 35): the first packet of a symbol
+ * has LastSeqNum (16 bytes).
+ */
 static void msg_refresh_header(struct pkt *p, uint16_t current, uint16_t total, bool first,
 			       uint32_t last_seq)
 {

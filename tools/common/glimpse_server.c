@@ -22,7 +22,7 @@
 #define STATE_BYTES 40		/* the longest per-stock state message kept (R, 39) */
 #define IN_BYTES 512
 
-/* ITCH 5.0 (docs: /work/shared/specs/moldudp64-itch50.md §3). */
+/* ITCH 5.0 (docs/specs/itch50-notes.md, "ITCH messages"). */
 #define ITCH_REF 11
 #define ITCH_ADD_LEN 36
 #define ITCH_ADD_MPID_LEN 40

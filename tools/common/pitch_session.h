@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
  * The TCP sessions of Cboe PITCH, the Gap Request Proxy and the Spin
- * server (../shared/specs/cboe-pitch.md §4, docs/specs/cboe-grp-notes.md,
- * docs/specs/cboe-spin-notes.md): each message in a Sequenced Unit Header
+ * server (docs/specs/cboe-pitch-notes.md, "Sessions";
+ * docs/specs/cboe-grp-notes.md, docs/specs/cboe-spin-notes.md): each message in a Sequenced Unit Header
  * of unit 0 and sequence 0, as on multicast; a message is a length byte
  * that counts itself, a type, then its fields, little-endian.
  *

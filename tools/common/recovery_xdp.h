@@ -3,8 +3,9 @@
  * NYSE XDP gap recovery: the Pillar Request Server's messages (TCP) and
  * the retransmission channel's (UDP), and the client half of the
  * recovery.conf service "xdp" (recovery.c drives it like its other
- * services). Layouts: shared/specs/nyse-xdp.md section 5; what the spec
- * leaves open: docs/specs/nyse-xdp-recovery-notes.md.
+ * services). Layouts and their sources: docs/specs/nyse-xdp-notes.md,
+ * "Recovery" (cited below as "notes: Recovery"); what the spec leaves
+ * open: docs/specs/nyse-xdp-recovery-notes.md.
  *
  * Everything is little-endian and framed like the feed: a 16-byte packet
  * header (PktSize, DeliveryFlag, NumberMsgs, SeqNum, SendTime, SendTimeNS)
@@ -40,7 +41,7 @@ struct recovery_target;
 #define XDP_REFRESH_REQUEST_LEN 20
 #define XDP_UNAVAILABLE_LEN 14
 
-/* DeliveryFlag values of the recovery traffic (spec 1.1). */
+/* DeliveryFlag values of the recovery traffic (notes: Framing). */
 #define XDP_FLAG_HEARTBEAT 1
 #define XDP_FLAG_ORIGINAL 11
 #define XDP_FLAG_RETRANS_ONE 13		/* a retransmission in one packet */
@@ -78,7 +79,7 @@ struct xdp_response {
 	uint8_t status;			/* enum xdp_status */
 };
 
-/* The Integrated Feed's ProductID of a venue (spec 4), 0 if it has none. */
+/* The Integrated Feed's ProductID of a venue (notes: Feed messages), 0 if it has none. */
 uint8_t xdp_product_of_venue(int venue);
 
 /* A packet header; send_ns: epoch ns of SendTime. */

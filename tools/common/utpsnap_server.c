@@ -8,7 +8,7 @@
 #include "common/put_bytes.h"
 #include "common/soupbin.h"
 
-/* UQDF (docs: /work/shared/specs/cqs-uqdf.md Part B). */
+/* UQDF (docs/specs/cqs-uqdf-notes.md, "UQDF types"). */
 #define UQDF_HEADER 29
 #define UQDF_QF_LEN 79
 #define SYMBOL_LEN 11

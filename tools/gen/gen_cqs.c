@@ -3,7 +3,7 @@
  * The CQS encoder of the generator: the quotes of the venues that trade
  * the flow's CQS-listed symbols (every listing market but Nasdaq's), as
  * the SIP would publish them on one line (CTA Pillar binary output,
- * block version 2; spec: ../../shared/specs/cqs-uqdf.md Part A).
+ * block version 2; layouts and their sources: docs/specs/cqs-uqdf-notes.md).
  *
  * Each action that changes a venue's best bid or offer becomes a Long or
  * Short Quote of that participant, with the National BBO Indicator and

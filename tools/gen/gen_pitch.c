@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
-/* Cboe Multicast PITCH encoder for the generator (see gen_pitch.h). */
+/*
+ * Cboe Multicast PITCH encoder for the generator (see gen_pitch.h). "notes:"
+ * cites a section of docs/specs/cboe-pitch-notes.md.
+ */
 #include "gen/gen_pitch.h"
 #include "gen/gen_proto.h"
 #include "common/put_bytes.h"
@@ -193,7 +196,7 @@ static int sink_send(struct gen_pitch *g, uint64_t ts, const uint8_t *p, uint32_
 	return 0;
 }
 
-/* A heartbeat: count 0, the sequence the unit sends next (spec 4). */
+/* A heartbeat: count 0, the sequence the unit sends next (notes: Sequencing). */
 static int heartbeats_before(struct gen_pitch *g, uint64_t ts, uint32_t next_seq)
 {
 	uint8_t p[HEADER_LEN];
@@ -495,7 +498,7 @@ static void encode(struct gen_pitch *g, const struct gen_flow *flow, const struc
 		m[14] = side_char(a->side);
 		return;
 	case GEN_CROSS:
-		/* Auction messages exist on BZX and BYX only (spec 3.5). */
+		/* Auction messages exist on BZX and BYX only (notes: Status). */
 		if (g->cfg.venue != WB_VENUE_BZX && g->cfg.venue != WB_VENUE_BYX)
 			return;
 		m = append(g, a->ts, T_AUCTION_SUMMARY, 27);
@@ -517,7 +520,7 @@ int gen_pitch_action(struct gen_pitch *g, const struct gen_flow *flow, const str
 	if (a->venue != g->cfg.venue)
 		return 0;
 	if (!g->started) {
-		/* Each day starts with a Unit Clear (spec 3.1). */
+		/* Each day starts with a Unit Clear (notes: Messages). */
 		append(g, a->ts, T_UNIT_CLEAR, 6);
 		g->started = true;
 	}

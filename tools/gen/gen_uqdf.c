@@ -2,8 +2,8 @@
 /*
  * The UQDF encoder of the generator: the quotes of the venues that trade
  * the flow's Nasdaq-listed symbols, as the UTP SIP would publish them on
- * one channel (UQDF binary on MoldUDP64; spec:
- * ../../shared/specs/cqs-uqdf.md Part B).
+ * one channel (UQDF binary on MoldUDP64; layouts and their sources:
+ * docs/specs/cqs-uqdf-notes.md).
  *
  * Each action that changes a venue's best bid or offer becomes a Quote
  * Short Form (QE) or Long Form (QF) of that market center, whose NBBO

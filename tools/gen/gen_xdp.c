@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
-/* NYSE Integrated Feed (XDP/Pillar) encoder for the generator (see gen_xdp.h). */
+/*
+ * NYSE Integrated Feed (XDP/Pillar) encoder for the generator (see gen_xdp.h).
+ * "notes:" cites a section of docs/specs/nyse-xdp-notes.md.
+ */
 #include "gen/gen_xdp.h"
 #include "gen/gen_pitch.h"
 #include "gen/gen_proto.h"
@@ -26,7 +29,7 @@ enum {
 
 /* ---- venues, symbols and prices --------------------------------------------------- */
 
-/* ProductID of each market's Integrated Feed and Market ID of its mappings (spec 3, 4). */
+/* ProductID of each market's Integrated Feed and Market ID of its mappings (notes: Control messages, Feed messages). */
 static void venue_ids(uint8_t venue, uint8_t *product, uint16_t *market)
 {
 	switch (venue) {
@@ -38,7 +41,7 @@ static void venue_ids(uint8_t venue, uint8_t *product, uint16_t *market)
 	}
 }
 
-/* The nightly PriceScaleCode (spec 2, Prices): 6 below $500, 4 from there. */
+/* The nightly PriceScaleCode (notes: Sequencing, Prices): 6 below $500, 4 from there. */
 static uint8_t price_scale(const struct gen_symbol *s)
 {
 	return s->mid < 500 * WB_PRICE_SCALE ? 6 : 4;
@@ -108,7 +111,7 @@ static int send_packet(struct gen_xdp *g, struct gen_xdp_channel *c)
 	g->stats.packets++;
 	c->packets++;
 	/* A lost reset would leave the channel on its old sequence (a limit of
-	 * the receivers, README): the injected losses spare it. */
+	 * the receivers, docs/architecture.md): the injected losses spare it. */
 	if (g->gap_every && c->packets % g->gap_every == 0 &&
 	    !(c->count == 1 && c->pkt[18] == T_SEQUENCE_RESET && c->pkt[19] == 0)) {
 		/* Lost on every line: the receiver sees a real gap. */
@@ -227,7 +230,7 @@ static uint8_t *append_raw(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_
 	return m;
 }
 
-/* A Sequence Number Reset, alone in its packet at SeqNum 1 (spec 3, type 1). */
+/* A Sequence Number Reset, alone in its packet at SeqNum 1 (notes: Control messages, type 1). */
 static void sequence_reset(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_t ts, uint8_t flag)
 {
 	uint64_t epoch = g->midnight_ns + ts;
@@ -248,7 +251,7 @@ static void sequence_reset(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_
 	g->stats.resets++;
 }
 
-/* A Source Time Reference when the second changes (spec 2, Time). */
+/* A Source Time Reference when the second changes (notes: Sequencing, Time). */
 static void time_reference(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_t ts, uint8_t flag)
 {
 	uint32_t sec = (uint32_t)((g->midnight_ns + ts) / NS_PER_SEC);
@@ -388,7 +391,7 @@ static void encode(struct gen_xdp *g, const struct gen_flow *flow, const struct 
 			session_all(g, flow, a->ts, 'X');
 		return;
 	case GEN_SYMBOL:
-		/* The start-of-day spin (spec 2): mapping, clear, status. */
+		/* The start-of-day spin (notes: Sequencing): mapping, clear, status. */
 		symbol_mapping(g, flow, a->symbol, a->ts, FLAG_ORIGINAL);
 		if (price_scale(s) == 6)
 			g->stats.scale6++;
@@ -484,7 +487,7 @@ static int by_symbol(const void *x, const void *y)
 }
 
 /*
- * The backup publisher takes over the venue's last channel (spec 2,
+ * The backup publisher takes over the venue's last channel (notes: Sequencing,
  * publisher failover): a Sequence Number Reset, then per symbol its
  * mapping, a Symbol Clear, its last Security Status and its book as Add
  * Order Refresh, all flagged 10; the last Source Time Reference closes it.

@@ -5,7 +5,8 @@
  * texas) into Pillar 2.5 messages in XDP packets, spread over the venue's
  * channels, each with its own sequence numbers and A/B lines. The encoder
  * interface is described in gen_flow.h; the layouts are those of
- * lib/feed/xdp.c (shared/specs/nyse-xdp.md).
+ * lib/feed/xdp.c (docs/specs/nyse-xdp-notes.md, with their sources; "notes:"
+ * below cites its sections).
  *
  * What a day holds, as the feed publishes it:
  *  - each channel opens with a Sequence Number Reset (SeqNum 1, its own
@@ -121,7 +122,7 @@ static inline uint32_t gen_xdp_channel_of(const struct gen_xdp *g, uint32_t symb
 	return symbol % g->nch;
 }
 
-/* The SymbolIndex of a flow symbol: the same on every NYSE market (spec 3, type 3). */
+/* The SymbolIndex of a flow symbol: the same on every NYSE market (notes: Control messages, type 3). */
 static inline uint32_t gen_xdp_symbol_index(uint32_t symbol)
 {
 	return symbol + 1;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR MIT)
 /*
  * wb-recoveryd --service xdp: the NYSE XDP Request Server of one channel
- * (shared/specs/nyse-xdp.md section 5; docs/specs/nyse-xdp-recovery-notes.md).
+ * (docs/specs/nyse-xdp-notes.md, "Recovery"; docs/specs/nyse-xdp-recovery-notes.md).
  *
  * TCP sessions carry requests in XDP packets; each Retransmission Request
  * gets a Request Response (status '0' accepted, or the refusal), and an
