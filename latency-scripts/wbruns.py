@@ -109,8 +109,9 @@ def read_text(path):
 
 
 def format_rate(mps):
-    """1000 -> 1k, 300000 -> 300k, 1000000 -> 1M, 2500 -> 2.5k."""
-    mps = float(mps)
+    """1000 -> 1k, 300000 -> 300k, 1000000 -> 1M, 2500 -> 2.5k; three
+    significant digits (999.8 -> 1k, 997600 -> 998k)."""
+    mps = float("%.3g" % float(mps))
     for div, suffix in ((1e6, "M"), (1e3, "k")):
         if mps >= div:
             return ("%.1f" % (mps / div)).rstrip("0").rstrip(".") + suffix
