@@ -122,6 +122,9 @@ def keep_up(meta, replay, daemon, max_loss_pct=DEFAULT_MAX_LOSS_PCT):
     """(kept_up, reasons, notes): reasons say why a run did not keep up;
     notes list losses small enough to leave the figures meaningful."""
     reasons, notes = [], []
+    if daemon.get("frames") is None:
+        # No final stats: it failed to start or was killed (its log says).
+        reasons.append("wirebookd gave no final stats (see its wirebookd.log)")
     asked_pps = float(meta.get("pps", 0) or 0)
     mpp = float(meta.get("messages_per_packet", 1) or 1)
     rate = float(meta.get("rate_mps", 0) or 0)

@@ -140,6 +140,11 @@ mps|pps|mbps|multiplier)
 	[[ $rate =~ ^[0-9]+([.][0-9]+)?$ ]] && [ "$rate" != 0 ] || die "--$rate_kind needs a positive number"
 esac
 
+# wirebookd --path rtc|pipeline|auto: the builder path, when this one has it.
+wirebookd_has_path() {
+	"$build/wirebookd" --help 2>&1 | grep -qE -- '--path[ =]'
+}
+
 # A series of rates unless one rate was asked for, or there is nothing to
 # replay (live traffic on --iface).
 replays=0
@@ -161,7 +166,7 @@ if [ $multi -eq 1 ]; then
 		[[ $r =~ ^[0-9]+$ ]] && [ "$r" != 0 ] || die "--rates: '$r' is not a positive integer"
 	done
 	if [ $paths_given -eq 0 ]; then
-		if "$build/wirebookd" --help 2>&1 | grep -q -- '--path'; then
+		if wirebookd_has_path; then
 			paths="rtc pipeline"
 		else
 			paths=default
@@ -169,7 +174,7 @@ if [ $multi -eq 1 ]; then
 	fi
 	paths=${paths//,/ }
 	[ -n "${paths// /}" ] || die "--paths: no path"
-	if [[ " $paths " != " default " ]] && ! "$build/wirebookd" --help 2>&1 | grep -q -- '--path'; then
+	if [[ " $paths " != " default " ]] && ! wirebookd_has_path; then
 		die "--paths $paths: this wirebookd has no --path option (use --paths default)"
 	fi
 else
@@ -316,7 +321,9 @@ fi
 # ---- one run: a fresh daemon, the replay, the daemon's stop ----------------
 # run_once DIR PATH REPLAY_ARGS...: PATH is a wirebookd --path value or
 # "default"; DIR gets the latency logs, wirebookd.log and tcpreplay.log.
-# Returns 1 when the replay failed (its log says why).
+# Returns 1 when the replay failed (its log says why); a daemon that exits
+# before it is ready ends the script, or in a series of rates only its run
+# (its log says why, and the table says it did not keep up).
 run_once() {
 	local dir=$1 path=$2 rc=0
 	shift 2
@@ -335,10 +342,17 @@ run_once() {
 	log "starting: ${daemon[*]}"
 	"${in_rx[@]}" "${daemon[@]}" >"$dir/wirebookd.log" 2>&1 &
 	daemon_pid=$!
-	# Give it time to open its socket and map its rings before any packet flies.
-	for _ in $(seq 1 50); do
+	# Give it time to open its socket, map its rings and warm its books
+	# before any packet flies: up to 30 s for its "started" line.
+	for _ in $(seq 1 300); do
 		sleep 0.1
-		kill -0 "$daemon_pid" 2>/dev/null || { cat "$dir/wirebookd.log" >&2; die "wirebookd exited early"; }
+		if ! kill -0 "$daemon_pid" 2>/dev/null; then
+			daemon_pid=
+			cat "$dir/wirebookd.log" >&2
+			[ $multi -eq 1 ] || die "wirebookd exited early"
+			log "wirebookd exited early: this run is left out"
+			return 1
+		fi
 		grep -qE ' -> /dev/shm/' "$dir/wirebookd.log" 2>/dev/null && break	# its "started" line
 	done
 	sleep 0.5
@@ -392,7 +406,7 @@ capture=$capture_made, $per_packet per packet
 META
 			order=$((order + 1))
 			log "--- $r msg/s ($pps packets/s) for $secs s, path $path"
-			run_once "$dir" "$path" --pps="$pps" --limit="$limit" || log "$r msg/s, path $path: the replay failed"
+			run_once "$dir" "$path" --pps="$pps" --limit="$limit" || log "$r msg/s, path $path: no complete run (see $dir)"
 		done
 	done
 	echo "latency logs: $out (one directory per rate and path)"

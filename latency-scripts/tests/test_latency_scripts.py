@@ -276,6 +276,12 @@ class SeriesOfRates(unittest.TestCase):
         self.assertFalse(ok)
         self.assertEqual(reasons, ["kernel drops 30", "packets lost before the socket 70"])
 
+    def test_a_daemon_without_final_stats_did_not_keep_up(self):
+        ok, reasons, _n = wbruns.keep_up({"pps": "1000"}, {"sent": 1000, "pps": 1000.0},
+                                         wbruns.parse_wirebookd("wirebookd: no such device\n"))
+        self.assertFalse(ok)
+        self.assertEqual(reasons, ["wirebookd gave no final stats (see its wirebookd.log)"])
+
     def test_rates_are_written_short(self):
         self.assertEqual([wbruns.format_rate(r) for r in (1000, 10000, 300000, 1000000, 2500, 997600,
                                                           999.78, 612400, 50)],
