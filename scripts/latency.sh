@@ -410,7 +410,7 @@ META
 		done
 	done
 	echo "latency logs: $out (one directory per rate and path)"
-	[ $plot -eq 1 ] && "$repo/latency-scripts/plot" --rates "$out"
+	[ $plot -eq 1 ] && "$repo/latency-scripts/plot" --rates --max-loss "$max_loss" "$out"
 	"$repo/latency-scripts/rates" --max-loss "$max_loss" "$out"
 	exit 0
 fi
