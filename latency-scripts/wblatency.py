@@ -52,13 +52,17 @@ class LogError(Exception):
 class FeedLog:
     """The stage latencies of one feed: one compact array of signed ns per
     stage, holding only the packets where both of the stage's timestamps
-    are set (8 bytes per packet and stage; the timestamps are not kept)."""
+    are set (8 bytes per packet and stage). The timestamps are not kept,
+    except with keep_times: then e2e_recv holds the receive time of each
+    end-to-end delta (same order), for latency against time."""
 
-    def __init__(self, feed, source):
+    def __init__(self, feed, source, keep_times=False):
         self.feed = feed
         self.source = source
         self.packets = 0
         self.deltas = {key: array.array("q") for key, _l, _a, _b in STAGES}
+        self.keep_times = keep_times
+        self.e2e_recv = array.array("Q")
 
     def __len__(self):
         return self.packets
@@ -69,11 +73,14 @@ class FeedLog:
         self.packets += len(recv)
         for key, _label, a, b in STAGES:
             self.deltas[key].extend(t1 - t0 for t0, t1 in zip(cols[a], cols[b]) if t0 and t1)
+        if self.keep_times:
+            self.e2e_recv.extend(t0 for t0, t1 in zip(recv, pub) if t0 and t1)
 
     def merge(self, other):
         self.packets += other.packets
         for key in self.deltas:
             self.deltas[key].extend(other.deltas[key])
+        self.e2e_recv.extend(other.e2e_recv)
 
     def stage_deltas(self, stage_key):
         return self.deltas[stage_key]
@@ -87,7 +94,7 @@ def feed_from_filename(path):
 BIN_CHUNK_SAMPLES = 1 << 16
 
 
-def read_bin(path):
+def read_bin(path, keep_times=False):
     log = None
     with open(path, "rb") as f:
         head = f.read(HEADER_SIZE)
@@ -101,7 +108,7 @@ def read_bin(path):
         if sample_size != SAMPLE_SIZE or header_size < HEADER_SIZE:
             raise LogError(f"{path}: unexpected header/sample size {header_size}/{sample_size}")
         f.seek(header_size)
-        log = FeedLog(feed_from_filename(path), path)
+        log = FeedLog(feed_from_filename(path), path, keep_times)
         # Chunks of whole samples: memory stays at the per-stage deltas.
         while True:
             body = f.read(BIN_CHUNK_SAMPLES * SAMPLE_SIZE)
@@ -122,7 +129,7 @@ def read_bin(path):
     return log
 
 
-def read_txt(path):
+def read_txt(path, keep_times=False):
     feed = None
     columns = [array.array("Q") for _ in range(4)]
     with open(path, "r", encoding="ascii") as f:
@@ -142,15 +149,15 @@ def read_txt(path):
                     columns[i].append(int(fields[2 + i]))
             except (ValueError, OverflowError) as e:
                 raise LogError(f"{path}:{lineno}: bad timestamp ({e})") from None
-    log = FeedLog(feed or feed_from_filename(path), path)
+    log = FeedLog(feed or feed_from_filename(path), path, keep_times)
     log.add(*columns)
     return log
 
 
-def read_log(path):
+def read_log(path, keep_times=False):
     if path.endswith(".txt"):
-        return read_txt(path)
-    return read_bin(path)
+        return read_txt(path, keep_times)
+    return read_bin(path, keep_times)
 
 
 def find_logs(paths):
@@ -174,11 +181,11 @@ def find_logs(paths):
     return files
 
 
-def load_feeds(paths):
+def load_feeds(paths, keep_times=False):
     """feed name -> FeedLog, merging several files of the same feed."""
     feeds = {}
     for path in find_logs(paths):
-        log = read_log(path)
+        log = read_log(path, keep_times)
         if log.feed in feeds:
             feeds[log.feed].merge(log)
         else:

@@ -3,10 +3,14 @@
 #   make bench-instructions   instructions/msg of decode, venue books and
 #                             Super-Book under callgrind, on a fixed sample
 #                             (deterministic; BENCH_INSTR_MESSAGES sizes it)
-#   make bench-file           bench_file's four rows on a generated
-#                             5,000,000-message day (8,000 symbols, ~1M
-#                             live orders at the peak), written once to
-#                             build/bench/day-5m.itch; BENCH_FILE=F another file
+#   make bench-file           bench_file's four rows on the two generated
+#                             5,000,000-message days whose recipes are in
+#                             scripts/bench.sh, written once to build/bench/:
+#                             the friendly day (day-5m.itch: 8,000 symbols,
+#                             Zipf-like activity, ~1M live orders at the peak)
+#                             and the hostile day (day-hostile-5m.itch: ~1M
+#                             live orders all day, even over the symbols and
+#                             levels); BENCH_FILE=F: that file alone
 #   make bench-table          the issue's table (work, figure, target) from
 #                             the two above, plus a whole wirebookd
 #                             --itch-file run on the same file
@@ -18,7 +22,9 @@ BENCH_INSTR_MESSAGES ?= 200000
 CALLGRIND_O := $(O)/callgrind
 CALLGRIND_OPT := -O2 -g -march=x86-64-v3
 BENCH_DAY := $(O)/bench/day-5m.itch
+BENCH_HOSTILE_DAY := $(O)/bench/day-hostile-5m.itch
 BENCH_FILE ?= $(BENCH_DAY)
+BENCH_BOTH_DAYS := $(filter $(BENCH_DAY),$(BENCH_FILE))
 
 .PHONY: bench-instructions bench-file bench-table
 
@@ -33,11 +39,20 @@ bench-instructions:
 		> $(O)/bench/bench-instructions.out && cat $(O)/bench/bench-instructions.out
 
 $(BENCH_DAY): | $(O)/wb-gen
-	@mkdir -p $(dir $@)
-	$(O)/wb-gen -q -p day -n 5000000 --symbols 8000 -f itch-file -o $@
+	scripts/bench.sh --day friendly $(O)/wb-gen $@
 
-bench-file: $(O)/bench/bench_file $(if $(filter $(BENCH_DAY),$(BENCH_FILE)),$(BENCH_DAY))
+$(BENCH_HOSTILE_DAY): | $(O)/wb-gen
+	scripts/bench.sh --day hostile $(O)/wb-gen $@
+
+# bench-file.out stays the friendly day's (or BENCH_FILE's): bench-table reads it.
+bench-file: $(O)/bench/bench_file $(if $(BENCH_BOTH_DAYS),$(BENCH_DAY) $(BENCH_HOSTILE_DAY))
+ifneq ($(BENCH_BOTH_DAYS),)
+	@scripts/bench.sh --file-rows friendly $(O)/bench/bench_file $(BENCH_DAY) $(O)/bench/bench-file.out
+	@scripts/bench.sh --file-rows hostile $(O)/bench/bench_file $(BENCH_HOSTILE_DAY) \
+		$(O)/bench/bench-file-hostile.out
+else
 	$(O)/bench/bench_file $(BENCH_FILE) > $(O)/bench/bench-file.out && cat $(O)/bench/bench-file.out
+endif
 
 bench-table: $(O)/wirebookd
 	@test -s $(O)/bench/bench-file.out || $(MAKE) --no-print-directory bench-file

@@ -60,6 +60,12 @@ static void usage(FILE *out)
 "                         ~25 s (09:29:46-09:30:10), 20,000 order messages (default)\n"
 "                         day: 8,000 symbols, 04:00-20:00, 6,000,000 order\n"
 "                         messages, >1M live orders at the peak\n"
+"                         hostile: the cache-hostile day of the benchmarks:\n"
+"                         8,000 equally active symbols, 5,000,000 order messages,\n"
+"                         the book built to ~1M live orders (messages / 5) over\n"
+"                         32 levels a side before the open and held there to\n"
+"                         the close, so every update hits a cold order, level\n"
+"                         and symbol\n"
 "  -s, --seed N           random seed (default 1); same seed, same bytes\n"
 "  -n, --messages N       order-flow messages (A F D U E X C P), not counting the\n"
 "                         directory, system events and crosses\n"
@@ -400,7 +406,7 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'p':
 			if (gen_profile_parse(optarg) < 0) {
-				fprintf(stderr, "wb-gen: unknown profile '%s' (demo, day)\n", optarg);
+				fprintf(stderr, "wb-gen: unknown profile '%s' (demo, day, hostile)\n", optarg);
 				return 2;
 			}
 			fcfg.profile = (enum gen_profile)gen_profile_parse(optarg);

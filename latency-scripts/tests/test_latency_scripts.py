@@ -22,8 +22,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 FIXTURES = os.path.join(HERE, "fixtures")
+RATES = os.path.join(FIXTURES, "rates")
 sys.path.insert(0, SCRIPTS)
 import wblatency as wl  # noqa: E402
+import wbruns  # noqa: E402
 
 
 def run_script(name, *args):
@@ -190,7 +192,7 @@ class Parsing(unittest.TestCase):
 
 class Scripts(unittest.TestCase):
     def test_every_script_has_help(self):
-        for name in ("summarize", "plot", "compare"):
+        for name in ("summarize", "plot", "compare", "rates"):
             res = run_script(name, "--help")
             self.assertEqual(res.returncode, 0, name)
             self.assertIn("usage:", res.stdout)
@@ -221,8 +223,165 @@ class Scripts(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             res = run_script("plot", FIXTURES, "-o", d)
             self.assertEqual(res.returncode, 0, res.stderr)
-            for feed in ("nasdaq", "bzx", "all"):
+            for feed in ("nasdaq", "bzx", "all", "time"):
                 with open(os.path.join(d, f"latency_{feed}.png"), "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+
+class SeriesOfRates(unittest.TestCase):
+    """latency-scripts/rates on fixtures/rates (make_fixture.py's RUNS):
+    the verdicts from the replay's and the daemon's logs, the table's
+    shape and figures. No timing is asserted: the figures are the
+    fixture's."""
+
+    def table(self, *args):
+        res = run_script("rates", *args, RATES)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        return res.stdout.splitlines()
+
+    def test_tcpreplay_report_is_read(self):
+        with open(os.path.join(RATES, "r1000000-rtc", "tcpreplay.log")) as f:
+            r = wbruns.parse_tcpreplay(f.read())
+        self.assertEqual((r["sent"], r["pps"], r["failed"]), (344828, 200000.0, 0))
+
+    def test_wirebookd_losses_are_summed_from_its_last_stats(self):
+        with open(os.path.join(RATES, "r1000000-pipeline", "wirebookd.log")) as f:
+            d = wbruns.parse_wirebookd(f.read())
+        # ring drops: 7 + 3 on the lines, 2 in the builder
+        self.assertEqual((d["frames"], d["kernel_drops"], d["ring_drops"], d["samples_dropped"]),
+                         (339828, 5000, 12, 40))
+
+    def test_a_replay_short_of_the_rate_did_not_keep_up(self):
+        ok, reasons, _notes = wbruns.keep_up({"pps": "344828", "messages_per_packet": "2.9",
+                                              "rate_mps": "1000000"},
+                                             {"sent": 344828, "pps": 200000.0, "failed": 0},
+                                             {"frames": 344828})
+        self.assertFalse(ok)
+        self.assertEqual(reasons, ["replay reached 580k msg/s of 1M"])
+
+    def test_losses_under_the_tolerance_keep_the_figures_with_a_note(self):
+        meta = {"pps": "345", "messages_per_packet": "2.9", "rate_mps": "1000"}
+        replay = {"sent": 3450, "pps": 345.0, "failed": 0}
+        ok, reasons, notes = wbruns.keep_up(meta, replay, {"frames": 3449, "kernel_drops": 1})
+        self.assertTrue(ok)
+        self.assertEqual((reasons, notes), ([], ["kernel drops 1"]))
+        # the same drop is too many with no tolerance
+        ok, reasons, _n = wbruns.keep_up(meta, replay, {"frames": 3449, "kernel_drops": 1}, 0)
+        self.assertFalse(ok)
+        self.assertEqual(reasons, ["kernel drops 1"])
+
+    def test_packets_missing_beyond_the_kernel_drops_were_lost_before_the_socket(self):
+        ok, reasons, _n = wbruns.keep_up({"pps": "1000"}, {"sent": 1000, "pps": 1000.0},
+                                         {"frames": 900, "kernel_drops": 30})
+        self.assertFalse(ok)
+        self.assertEqual(reasons, ["kernel drops 30", "packets lost before the socket 70"])
+
+    def test_a_daemon_without_final_stats_did_not_keep_up(self):
+        ok, reasons, _n = wbruns.keep_up({"pps": "1000"}, {"sent": 1000, "pps": 1000.0},
+                                         wbruns.parse_wirebookd("wirebookd: no such device\n"))
+        self.assertFalse(ok)
+        self.assertEqual(reasons, ["wirebookd gave no final stats (see its wirebookd.log)"])
+
+    def test_rates_are_written_short(self):
+        self.assertEqual([wbruns.format_rate(r) for r in (1000, 10000, 300000, 1000000, 2500, 997600,
+                                                          999.78, 612400, 50)],
+                         ["1k", "10k", "300k", "1M", "2.5k", "998k", "1k", "612k", "50"])
+
+    def test_runs_come_in_rate_order_then_path_order(self):
+        runs = wbruns.load_runs([RATES])
+        self.assertEqual([(r.rate, r.path) for r in runs],
+                         [(1000, "rtc"), (1000, "pipeline"), (10000, "rtc"),
+                          (1000000, "rtc"), (1000000, "pipeline")])
+
+    def test_the_table_says_which_clock_started_the_measurement(self):
+        lines = self.table()
+        self.assertEqual(lines[1], "clock that starts the measurement: software receive (AF_PACKET)")
+
+    def test_each_rate_and_path_gives_every_stage_then_end_to_end(self):
+        rows = [ln.split() for ln in self.table("--unit", "ns")]
+        header = [r for r in rows if r[:2] == ["rate", "path"]]
+        self.assertEqual(header, [["rate", "path", "sent", "msg/s", "stage", "packets", "p50",
+                                   "p90", "p99", "p99.9", "max"]])
+        # 1k rtc: the nasdaq fixture (hand-computed in FixtureStatistics)
+        at = rows.index(["1k", "rtc", "1k", "recv->ring", "10", "200", "500", "1200", "1200",
+                         "1200"])
+        self.assertEqual(rows[at + 1], ["ring->book", "9", "600", "2000", "2000", "2000", "2000"])
+        self.assertEqual(rows[at + 2], ["book->pub", "9", "300", "10000", "10000", "10000",
+                                        "10000"])
+        self.assertEqual(rows[at + 3], ["end-to-end", "10", "1100", "1800", "13200", "13200",
+                                        "13200"])
+        # 1k pipeline: the bzx fixture, end to end 1000 2000 3000 4000
+        at = [i for i, r in enumerate(rows) if r[:2] == ["1k", "pipeline"]][0]
+        self.assertEqual(rows[at + 3], ["end-to-end", "4", "2000", "4000", "4000", "4000", "4000"])
+
+    def test_a_run_that_did_not_keep_up_has_a_verdict_instead_of_figures(self):
+        lines = self.table()
+        verdicts = [ln for ln in lines if "did not keep up" in ln]
+        self.assertEqual([ln.split()[:3] for ln in verdicts],
+                         [["1M", "rtc", "580k"], ["1M", "pipeline", "998k"]])
+        self.assertIn("did not keep up: replay reached 580k msg/s of 1M", verdicts[0])
+        self.assertIn("did not keep up: kernel drops 5000; event-ring drops 12; "
+                      "latency samples dropped 40", verdicts[1])
+        for ln in verdicts:
+            self.assertNotRegex(ln, r"end-to-end|\d+\.\d{3}\s")
+
+    def test_small_losses_are_listed_under_the_table(self):
+        lines = self.table()
+        at = lines.index("losses within the tolerance (figures kept):")
+        self.assertEqual(lines[at + 1:], ["  1k pipeline: kernel drops 1"])
+
+    def test_columns_line_up(self):
+        lines = [ln for ln in self.table() if ln and not ln.startswith(("wirebook", "clock",
+                                                                         "capture", "  ",
+                                                                         "losses"))]
+        figures = [ln for ln in lines if "did not keep up" not in ln]
+        self.assertEqual(len({len(ln) for ln in figures}), 1, figures)
+
+    def test_csv_and_json_carry_the_same_verdicts(self):
+        res = run_script("rates", "--format", "json", RATES)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        doc = json.loads(res.stdout)
+        self.assertEqual([(r["rate_mps"], r["path"], r["kept_up"]) for r in doc["runs"]],
+                         [(1000, "rtc", True), (1000, "pipeline", True), (10000, "rtc", True),
+                          (1000000, "rtc", False), (1000000, "pipeline", False)])
+        self.assertEqual(doc["runs"][0]["stages"]["end_to_end"]["p50"], 1100)
+        res = run_script("rates", "--format", "csv", "--unit", "ns", RATES)
+        rows = [ln.split(",") for ln in res.stdout.splitlines()]
+        self.assertEqual(rows[0][:5], ["rate_mps", "path", "achieved_mps", "kept_up", "stage"])
+        e2e = [r for r in rows if r[1] == "rtc" and r[0] == "1000" and r[4] == "end_to_end"]
+        self.assertEqual(e2e[0][5:11], ["10", "1100", "1800", "13200", "13200", "13200"])
+        self.assertEqual([r[3] for r in rows if r[0] == "1000000"], ["0", "0"])
+
+    def test_end_to_end_by_second_pools_each_second(self):
+        run = wbruns.Run(os.path.join(RATES, "r10000-rtc"), keep_times=True)
+        series = [(sec, st["packets"], st["p50"], st["max"]) for sec, st in
+                  run.end_to_end_by_second()]
+        # make_fixture.SPREAD: 1000 3000 | 2000 | 5000 7000
+        self.assertEqual(series, [(0, 2, 1000, 3000), (1, 1, 2000, 2000), (2, 2, 5000, 7000)])
+
+    def test_a_run_without_logs_did_not_keep_up(self):
+        with tempfile.TemporaryDirectory() as d:
+            run_dir = os.path.join(d, "r1000-rtc")
+            shutil.copytree(os.path.join(RATES, "r1000-rtc"), run_dir)
+            os.remove(os.path.join(run_dir, "latency_nasdaq.bin"))
+            res = run_script("rates", d)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertIn("did not keep up: no latency samples", res.stdout)
+
+    def test_a_directory_without_runs_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            res = run_script("rates", d)
+            self.assertEqual(res.returncode, 1)
+            self.assertIn("no run directories", res.stderr)
+
+    @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot not installed")
+    def test_plot_rates_writes_the_cdfs_and_latency_against_time(self):
+        with tempfile.TemporaryDirectory() as d:
+            res = run_script("plot", "--rates", RATES, "-o", d)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertIn("1M rtc: did not keep up, not drawn", res.stderr)
+            for name in ("latency_rates_cdf.png", "latency_rates_time.png"):
+                with open(os.path.join(d, name), "rb") as f:
                     self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
 

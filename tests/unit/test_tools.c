@@ -812,6 +812,99 @@ START_TEST(test_gen_day_profile_has_8000_symbols_a_million_live_orders_and_nasda
 }
 END_TEST
 
+struct level_key {
+	uint32_t symbol;
+	uint8_t side;
+	int64_t price;
+};
+
+static int level_key_cmp(const void *a, const void *b)
+{
+	const struct level_key *x = a, *y = b;
+
+	if (x->symbol != y->symbol)
+		return x->symbol < y->symbol ? -1 : 1;
+	if (x->side != y->side)
+		return x->side < y->side ? -1 : 1;
+	return x->price < y->price ? -1 : x->price > y->price;
+}
+
+/* Price levels (symbol, side, price) the live orders rest on. */
+static uint64_t live_levels(const struct gen_flow *f)
+{
+	struct level_key *k = calloc(f->live_count, sizeof(*k));
+	uint64_t i, levels = 0;
+
+	ck_assert_ptr_nonnull(k);
+	for (i = 0; i < f->live_count; i++)
+		k[i] = (struct level_key){ f->live[i].symbol, f->live[i].side, f->live[i].price };
+	qsort(k, f->live_count, sizeof(*k), level_key_cmp);
+	for (i = 0; i < f->live_count; i++)
+		levels += i == 0 || level_key_cmp(&k[i - 1], &k[i]) != 0;
+	free(k);
+	return levels;
+}
+
+/*
+ * The hostile day of the benchmarks: the book is full (messages / 5 live
+ * orders) from the open to the end, adds spread evenly over every symbol
+ * and over many levels, updates reach old orders.
+ */
+START_TEST(test_gen_hostile_profile_holds_a_full_book_spread_evenly_over_symbols_and_levels)
+{
+	struct gen_flow_config cfg = { .profile = GEN_PROFILE_HOSTILE, .seed = 1,
+				       .messages = 500000 };
+	struct gen_flow *f = calloc(1, sizeof(*f));
+	uint32_t *adds;
+	struct gen_action a;
+	uint64_t live_at_open = 0, old_hits = 0, updates = 0, total_adds = 0, max_adds = 0;
+	uint64_t levels;
+	uint32_t i, untouched = 0;
+
+	ck_assert_int_eq(gen_profile_parse("hostile"), GEN_PROFILE_HOSTILE);
+	ck_assert_uint_eq(gen_profile_default_messages(GEN_PROFILE_HOSTILE), 5000000);
+	ck_assert_int_eq(gen_flow_init(f, &cfg), 0);
+	ck_assert_uint_eq(f->symbol_count, 8000);
+	ck_assert_uint_eq(f->peak_target, 100000);
+	adds = calloc(f->symbol_count, sizeof(*adds));
+	ck_assert_ptr_nonnull(adds);
+	while (gen_flow_next(f, &a) == 1) {
+		if (a.kind == GEN_SYSTEM && a.code == 'Q')
+			live_at_open = f->live_count;
+		if (a.kind == GEN_ADD) {
+			adds[a.symbol]++;
+			total_adds++;
+		}
+		if (a.kind == GEN_DELETE || a.kind == GEN_CANCEL || a.kind == GEN_EXECUTE ||
+		    a.kind == GEN_REPLACE) {
+			updates++;
+			if (a.order_id + f->live_count / 2 < f->next_order_id[a.venue])
+				old_hits++;
+		}
+	}
+	/* Full from the open to the end of the day. */
+	ck_assert_uint_ge(live_at_open, 95000);
+	ck_assert_uint_ge(f->live_count, 95000);
+	ck_assert_uint_le(f->live_count, 105000);
+	/* Every symbol is traded, none much more than the others. */
+	for (i = 0; i < f->symbol_count; i++) {
+		untouched += adds[i] == 0;
+		if (adds[i] > max_adds)
+			max_adds = adds[i];
+	}
+	ck_assert_uint_eq(untouched, 0);
+	ck_assert_uint_lt(max_adds, 2 * total_adds / f->symbol_count);
+	/* Updates reach old orders. */
+	ck_assert_double_ge((double)old_hits / (double)updates, 0.4);
+	/* Few orders share a level: 100k orders over 8,000 x 2 x 32 levels. */
+	levels = live_levels(f);
+	ck_assert_uint_ge(levels, f->live_count / 2);
+	gen_flow_destroy(f);
+	free(adds);
+	free(f);
+}
+END_TEST
+
 START_TEST(test_gen_books_never_cross_and_keep_the_tick_rules)
 {
 	struct gen_flow_config cfg = { .profile = GEN_PROFILE_DAY, .seed = 11, .messages = 300000 };
@@ -868,6 +961,7 @@ static Suite *tools_suite(void)
 	tcase_add_test(tc, test_gen_packets_stay_within_the_payload_limit);
 	tcase_add_test(tc, test_gen_books_never_cross_and_keep_the_tick_rules);
 	tcase_add_test(tc, test_gen_day_profile_has_8000_symbols_a_million_live_orders_and_nasdaq_mix);
+	tcase_add_test(tc, test_gen_hostile_profile_holds_a_full_book_spread_evenly_over_symbols_and_levels);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -116,17 +116,44 @@ static const struct step demo_steps[] = {
 	{ STEP_END, 0, 0, 0, 0, 0 },
 };
 
+/*
+ * The hostile day: the book is built up to its peak before the open and
+ * held there until the close (no crosses, no drain), so an update always
+ * picks one of about a million live orders, and adds land on any of the
+ * symbols (even activity) at any of HOSTILE_DEPTH_TICKS levels a side:
+ * nothing an update touches was touched recently.
+ */
+static const struct step hostile_steps[] = {
+	{ STEP_SYSTEM, 'O', HMS(3, 0, 0), 0, 0, 0 },
+	{ STEP_DIRECTORY, 0, HMS(3, 0, 0), HMS(3, 5, 0), 0, 0 },
+	{ STEP_SYSTEM, 'S', HMS(4, 0, 0), 0, 0, 0 },
+	{ STEP_TRADING, 0, HMS(4, 0, 0), HMS(4, 0, 1), 0, 0 },
+	{ STEP_FLOW, 0, HMS(4, 0, 1), HMS(9, 30, 0), 300, 1000 },
+	{ STEP_SYSTEM, 'Q', HMS(9, 30, 0), 0, 0, 0 },
+	{ STEP_FLOW, 0, HMS(9, 30, 0), HMS(16, 0, 0), 700, 1000 },
+	{ STEP_SYSTEM, 'M', HMS(16, 0, 0), 0, 0, 0 },
+	{ STEP_SYSTEM, 'E', HMS(20, 0, 0), 0, 0, 0 },
+	{ STEP_SYSTEM, 'C', HMS(20, 5, 0), 0, 0, 0 },
+	{ STEP_END, 0, 0, 0, 0, 0 },
+};
+
+#define HOSTILE_DEPTH_TICKS 32
+
 struct profile {
 	const char *name;
 	const struct step *steps;
 	uint64_t messages;	/* default order-flow messages */
 	uint32_t symbols;
 	uint64_t peak_live;	/* live orders at the peak (capped by messages / 5) */
+	bool even_symbols;	/* every symbol as active as any other (else Zipf-like) */
+	uint32_t depth_ticks;	/* resting depth uniform in [0, depth_ticks); 0: mostly near the touch */
 };
 
 static const struct profile profiles[] = {
-	[GEN_PROFILE_DEMO] = { "demo", demo_steps, 20000, 10, 4000 },
-	[GEN_PROFILE_DAY] = { "day", day_steps, 6000000, 8000, 1150000 },
+	[GEN_PROFILE_DEMO] = { "demo", demo_steps, 20000, 10, 4000, false, 0 },
+	[GEN_PROFILE_DAY] = { "day", day_steps, 6000000, 8000, 1150000, false, 0 },
+	[GEN_PROFILE_HOSTILE] = { "hostile", hostile_steps, 5000000, 8000, 1000000, true,
+				  HOSTILE_DEPTH_TICKS },
 };
 
 uint64_t gen_profile_default_messages(enum gen_profile p)
@@ -257,8 +284,8 @@ static int build_symbols(struct gen_flow *f, uint32_t n)
 			s->market = "QQQGGSNPZ"[gen_rng_below(&f->rng, 9)];
 			symbol_price(s, random_price_cents(&f->rng));
 		}
-		/* Zipf-like activity: weight falls as 1/(rank + 5). */
-		total += 1000000u / (i + 5);
+		/* Zipf-like activity: weight falls as 1/(rank + 5); or even. */
+		total += profiles[f->cfg.profile].even_symbols ? 1000u : 1000000u / (i + 5);
 		f->symbol_cdf[i] = (uint32_t)total;
 	}
 	return 0;
@@ -368,7 +395,8 @@ static int64_t random_depth(struct gen_rng *r)
  */
 static int64_t resting_price(struct gen_flow *f, const struct gen_symbol *s, uint8_t side)
 {
-	int64_t d = random_depth(&f->rng) * s->tick;
+	uint32_t uniform = profiles[f->cfg.profile].depth_ticks;
+	int64_t d = (uniform ? gen_rng_below(&f->rng, uniform) : random_depth(&f->rng)) * s->tick;
 
 	if (side == WB_SIDE_BUY) {
 		int64_t p = s->mid - d;

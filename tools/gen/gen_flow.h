@@ -169,6 +169,10 @@ struct gen_action {
 enum gen_profile {
 	GEN_PROFILE_DEMO = 0,	/* a handful of well-known symbols, a compressed session */
 	GEN_PROFILE_DAY,	/* ~8,000 symbols, >1M live orders at peak, a whole day */
+	GEN_PROFILE_HOSTILE,	/* ~1M live orders held all day, spread evenly over
+				 * 8,000 symbols and many levels: every update hits a
+				 * cold order, level and symbol (the cache-hostile
+				 * day of the benchmarks) */
 };
 
 struct gen_flow_config {
@@ -235,7 +239,7 @@ int gen_flow_next(struct gen_flow *f, struct gen_action *a);
 /* The profile's default number of order-flow messages. */
 uint64_t gen_profile_default_messages(enum gen_profile p);
 
-/* Parse "demo" / "day"; -1 if unknown. */
+/* Parse "demo" / "day" / "hostile"; -1 if unknown. */
 int gen_profile_parse(const char *s);
 
 #endif /* WIREBOOK_TOOLS_GEN_FLOW_H */
