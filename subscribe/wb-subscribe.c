@@ -113,25 +113,55 @@ static void format_addr(uint32_t ip, uint16_t port, char *buf, size_t n)
 		 ip & 0xff, port);
 }
 
+/* "YYYY-MM-DD" of a real day (1970 on): 0 with its parts, or -1. */
+static int parse_date(const char *s, int *y, int *m, int *d)
+{
+	char end;
+
+	if (sscanf(s, "%4d-%2d-%2d%c", y, m, d, &end) != 3 || !feed_et_midnight_of_date(*y, *m, *d))
+		return -1;
+	return 0;
+}
+
+/*
+ * The verb's arguments, checked before the producer is asked anything: a
+ * bad one is a usage error (exit 2) that names it, not a request the
+ * producer refuses with "Invalid argument".
+ */
+static int check_arguments(const char *verb, int argc, char **argv)
+{
+	int i, y, m, d;
+
+	if (!strcmp(verb, "add") || !strcmp(verb, "del")) {
+		if (!argc) {
+			fprintf(stderr, "wb-subscribe: %s needs at least one SYMBOL\n", verb);
+			return 2;
+		}
+		for (i = 0; i < argc; i++)
+			if (strlen(argv[i]) > 8 || !argv[i][0]) {
+				fprintf(stderr, "wb-subscribe: %s '%s': a symbol has 1 to 8 characters "
+					"(or '*': every symbol)\n", verb, argv[i]);
+				return 2;
+			}
+	}
+	if (!strcmp(verb, "date") && argc == 1 && strcmp(argv[0], "clock") &&
+	    parse_date(argv[0], &y, &m, &d)) {
+		fprintf(stderr, "wb-subscribe: date '%s': not a day of the calendar as YYYY-MM-DD "
+			"(1970-01-02 or later), nor 'clock'\n", argv[0]);
+		return 2;
+	}
+	return 0;
+}
+
 static int cmd_symbols(struct wb_control *c, bool add, int argc, char **argv)
 {
 	int i, failed = 0;
 
-	if (!argc) {
-		fprintf(stderr, "wb-subscribe: %s needs at least one SYMBOL\n", add ? "add" : "del");
-		return 2;
-	}
 	for (i = 0; i < argc; i++) {
 		struct wb_ioc_symbol s;
 		int rc;
 
 		memset(&s, 0, sizeof(s));
-		if (strlen(argv[i]) > 8 || !argv[i][0]) {
-			fprintf(stderr, "wb-subscribe: '%s': a symbol has 1 to 8 characters\n",
-				argv[i]);
-			failed = 1;
-			continue;
-		}
 		snprintf(s.ticker, sizeof(s.ticker), "%s", argv[i]);
 		rc = wb_control_call(c, add ? WB_IOC_SUB_ADD : WB_IOC_SUB_DEL, &s);
 		if (report(add ? "add" : "del", argv[i], rc)) {
@@ -301,7 +331,7 @@ static int cmd_feeds(struct wb_control *c, int argc, char **argv)
 		count = feeds_conf_read(argv[1], e, FEED_MAX_LINES, err, sizeof(err));
 		if (count < 0) {
 			fprintf(stderr, "wb-subscribe: %s\n", err);
-			return 1;
+			return 2;	/* a bad feed map is bad usage */
 		}
 		for (k = 0; k < count; k++)
 			failed |= feed_add(c, &e[k]);
@@ -398,19 +428,15 @@ static int cmd_date(struct wb_control *c, int argc, char **argv)
 {
 	struct wb_ioc_date d;
 	int y, m, day;
-	char end;
 
 	memset(&d, 0, sizeof(d));
-	if (argc != 1 || (strcmp(argv[0], "clock") &&
-			  sscanf(argv[0], "%4d-%2d-%2d%c", &y, &m, &day, &end) != 3)) {
+	if (argc != 1) {
 		fprintf(stderr, "wb-subscribe: date YYYY-MM-DD | date clock\n");
 		return 2;
 	}
 	if (strcmp(argv[0], "clock")) {
-		if (y < 1970 || y > 9999 || m < 1 || m > 12 || day < 1 || day > 31) {
-			fprintf(stderr, "wb-subscribe: date: not a date: %s\n", argv[0]);
-			return 2;
-		}
+		if (parse_date(argv[0], &y, &m, &day))
+			return 2;	/* check_arguments said why */
 		d.year = (uint16_t)y;
 		d.month = (uint8_t)m;
 		d.day = (uint8_t)day;
@@ -590,6 +616,9 @@ int main(int argc, char **argv)
 	writes = !strcmp(verb, "add") || !strcmp(verb, "del") ||
 		 (!strcmp(verb, "feeds") && argc > 1 && strcmp(argv[1], "list")) ||
 		 (!strcmp(verb, "stats") && argc > 1) || !strcmp(verb, "date");
+	rc = check_arguments(verb, argc - 1, argv + 1);
+	if (rc)
+		return rc;
 	if (daemon_socket) {
 		unsigned reply_ms = (unsigned)(timeout_s * 1000);
 

@@ -1001,7 +1001,11 @@ int main(int argc, char **argv)
 		case 'f': format = optarg; break;
 		case 'I': itch = 1; break;
 		case 'F': feeds = optarg; break;
-		case 's': subs = optarg; break;
+		case 's':
+			if (opt_list("wb-export", "--subscribe", optarg))
+				return 2;
+			subs = optarg;
+			break;
 		case 'd':
 			if (opt_u64("wb-export", "--depth", optarg, 1, MAX_DEPTH, &depth))
 				return 2;
@@ -1023,6 +1027,9 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	if (argc - optind > (kernel ? 1 : 2))
+		fprintf(stderr, "wb-export: unexpected argument '%s' (%s)\n", argv[optind + (kernel ? 1 : 2)],
+			kernel ? "--kernel takes OUTPUT alone" : "give INPUT OUTPUT");
 	if (argc - optind != (kernel ? 1 : 2) || (kernel && itch)) {
 		usage(stderr);
 		return 2;
@@ -1052,7 +1059,7 @@ int main(int argc, char **argv)
 	if (feeds && feeds_conf_load(x->engine, feeds, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-export: %s\n", err);
 		exporter_destroy(x);
-		return 1;
+		return 2;	/* the feed map is configuration: bad usage */
 	}
 	if (!feeds && !itch) {
 		fprintf(stderr, "wb-export: no feed map found (looked in %s); give --feeds FILE\n",
@@ -1076,10 +1083,11 @@ int main(int argc, char **argv)
 	if (itch)
 		sopt.line = source_find_line(x->engine, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ);
 	memset(&src, 0, sizeof(src));
-	if (source_open(&src, itch ? &source_itch_file_ops : &source_pcap_ops, &sopt) < 0) {
+	rc = source_open(&src, itch ? &source_itch_file_ops : &source_pcap_ops, &sopt);
+	if (rc < 0) {
 		fprintf(stderr, "wb-export: %s\n", src.err);
 		exporter_destroy(x);
-		return 1;
+		return rc == SOURCE_EUSAGE ? 2 : 1;
 	}
 	define_tables(x);
 	if (tables_open(x->tab, x->tables, format, argv[optind + 1], err, sizeof(err)) < 0) {

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "common/feeds_conf.h"
+#include "common/options.h"
 #include "gen/gen_flow.h"
 #include "gen/gen_proto.h"
 #include "gen/gen_truth.h"
@@ -244,18 +245,12 @@ static int write_in_time_order(struct time_order *t)
 	return rc;
 }
 
-static int parse_u64(const char *opt, const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-') {
-		fprintf(stderr, "wb-gen: %s: not a number: %s\n", opt, s);
-		return -1;
-	}
-	return 0;
-}
+/*
+ * The most order-flow messages one run makes: the capture is held in
+ * memory until it is written in time order, so a count beyond this (some
+ * 17 days of the day profile) would only exhaust memory.
+ */
+#define GEN_MAX_MESSAGES 100000000ull
 
 /* "HH:MM:SS" or "HH:MM:SS.fff..." as ns since midnight; -1 if malformed. */
 static int parse_time_of_day(const char *s, uint64_t *ns)
@@ -394,6 +389,9 @@ int main(int argc, char **argv)
 	int nvenues = 0;
 	uint64_t v;
 	int c;
+	bool pitch = false;
+	const char *venues_given = NULL;	/* --venues, which --pitch would contradict */
+	const char *until_text = NULL;
 
 	while ((c = getopt_long(argc, argv, "o:p:s:n:f:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -406,32 +404,25 @@ int main(int argc, char **argv)
 			fcfg.profile = (enum gen_profile)gen_profile_parse(optarg);
 			break;
 		case 's':
-			if (parse_u64("--seed", optarg, &fcfg.seed))
+			if (opt_u64("wb-gen", "--seed", optarg, 0, UINT64_MAX, &fcfg.seed))
 				return 2;
 			break;
 		case 'n':
-			if (parse_u64("--messages", optarg, &fcfg.messages))
+			if (opt_u64("wb-gen", "--messages", optarg, 1, GEN_MAX_MESSAGES, &fcfg.messages))
 				return 2;
-			if (!fcfg.messages) {
-				fprintf(stderr, "wb-gen: --messages must be at least 1\n");
-				return 2;
-			}
 			break;
-		case OPT_SYMBOLS:
-			if (parse_u64("--symbols", optarg, &v))
+		case OPT_SYMBOLS:	/* ITCH locates are 16 bits, 0 and 65535 unused */
+			if (opt_u64("wb-gen", "--symbols", optarg, 1, 65534, &v))
 				return 2;
-			if (v < 1 || v > 65534) {
-				fprintf(stderr, "wb-gen: --symbols must be 1..65534 (ITCH locates)\n");
-				return 2;
-			}
 			fcfg.symbols = (uint32_t)v;
 			break;
 		case 'f': format = optarg; break;
 		case OPT_GAP:
 		case OPT_DUP:
-			if (parse_u64(c == OPT_GAP ? "--gap-every" : "--dup-every", optarg, &v))
+			if (opt_u64("wb-gen", c == OPT_GAP ? "--gap-every" : "--dup-every", optarg, 0,
+				    UINT32_MAX, &v))
 				return 2;
-			if (v == 1 || v > UINT32_MAX) {
+			if (v == 1) {
 				fprintf(stderr, "wb-gen: --%s must be 0 (never) or 2..%u\n",
 					c == OPT_GAP ? "gap-every" : "dup-every", UINT32_MAX);
 				return 2;
@@ -451,9 +442,10 @@ int main(int argc, char **argv)
 			loss_ppm = (uint32_t)(pct * 10000 + 0.5);
 			break;
 		}
-		case OPT_PITCH: venue_mask = parse_venues(pitch_venues); break;
+		case OPT_PITCH: venue_mask = parse_venues(pitch_venues); pitch = true; break;
 		case OPT_XDP: added_venues |= parse_venues(xdp_venues); break;
 		case OPT_VENUES:
+			venues_given = optarg;
 			venue_mask = parse_venues(optarg);
 			if (!venue_mask)
 				return 2;
@@ -484,6 +476,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "wb-gen: --until: not a time HH:MM:SS[.fff]: %s\n", optarg);
 				return 2;
 			}
+			until_text = optarg;
 			break;
 		case OPT_SESSION:
 			if (strlen(optarg) != 10) {
@@ -493,13 +486,8 @@ int main(int argc, char **argv)
 			session = optarg;
 			break;
 		case OPT_PAYLOAD:
-			if (parse_u64("--max-payload", optarg, &v))
+			if (opt_u64("wb-gen", "--max-payload", optarg, 0, PCAP_WRITER_MAX_PAYLOAD, &v))
 				return 2;
-			if (v > PCAP_WRITER_MAX_PAYLOAD) {
-				fprintf(stderr, "wb-gen: --max-payload must be at most %u\n",
-					PCAP_WRITER_MAX_PAYLOAD);
-				return 2;
-			}
 			base.max_payload = (uint32_t)v;
 			break;
 		case 'q': quiet = true; break;
@@ -512,6 +500,19 @@ int main(int argc, char **argv)
 					       : "wb-gen: no output file (-o FILE)\n%s",
 			optind != argc ? argv[optind] : "");
 		usage(stderr);
+		return 2;
+	}
+	if (pitch && venues_given) {
+		fprintf(stderr, "wb-gen: --pitch and --venues %s: give one (--pitch is --venues %s)\n",
+			venues_given, pitch_venues);
+		return 2;
+	}
+	if (until && until <= gen_profile_session_start(fcfg.profile)) {
+		uint64_t s = gen_profile_session_start(fcfg.profile) / 1000000000ull;
+
+		fprintf(stderr, "wb-gen: --until %s: before the %s session starts (%02u:%02u:%02u): "
+			"nothing to generate\n", until_text, fcfg.profile == GEN_PROFILE_DAY ? "day" :
+			"demo", (unsigned)(s / 3600), (unsigned)(s / 60 % 60), (unsigned)(s % 60));
 		return 2;
 	}
 	if (!format)
@@ -549,7 +550,7 @@ int main(int argc, char **argv)
 		nmap = feeds_conf_read(feeds, map, FEED_MAX_LINES, err, sizeof(err));
 		if (nmap < 0) {
 			fprintf(stderr, "wb-gen: %s\n", err);
-			return 1;
+			return 2;	/* the feed map is configuration: bad usage */
 		}
 	}
 	if (session) {

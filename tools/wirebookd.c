@@ -615,6 +615,9 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A closed stdout ('wirebookd --stats 1 | head') stops like SIGTERM:
+	 * the default action would kill the process and leave the book behind. */
+	sigaction(SIGPIPE, &sa, NULL);
 
 	memset(&d, 0, sizeof(d));
 	pthread_mutex_init(&d.rec_lock, NULL);
@@ -647,7 +650,11 @@ int main(int argc, char **argv)
 		case OPT_BUSY: busy = 1; break;
 		case OPT_FEEDS: feeds = optarg; break;
 		case OPT_PROTO: proto = optarg; break;
-		case OPT_SUB: subs = optarg; break;
+		case OPT_SUB:
+			if (opt_list("wirebookd", "--subscribe", optarg))
+				BAD_VALUE();
+			subs = optarg;
+			break;
 		case OPT_SHM:
 			if (!valid_shm_name(optarg)) {
 				fprintf(stderr, "wirebookd: %s%s--shm '%s': a name of 1-200 characters "
@@ -723,7 +730,12 @@ int main(int argc, char **argv)
 		}
 	}
 	opt_origin = NULL;
-	if (sources != 1 || optind != argc) {
+	if (optind != argc) {
+		fprintf(stderr, "wirebookd: unexpected argument '%s' (every option starts with --; "
+			"see --help)\n", argv[optind]);
+		return 2;
+	}
+	if (sources != 1) {
 		fprintf(stderr, "wirebookd: give exactly one source (--pcap, --itch-file, --iface or --kernel)\n");
 		usage(stderr);
 		return 2;
@@ -758,7 +770,7 @@ int main(int argc, char **argv)
 		return 2;
 	} else if (feeds && feeds_conf_load(d.engine, feeds, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wirebookd: %s\n", err);
-		return 1;
+		return 2;	/* the feed map is configuration: bad usage */
 	}
 	if (proto && kernel) {
 		fprintf(stderr, "wirebookd: --proto with --kernel: the module's feed map is set "
@@ -873,10 +885,11 @@ int main(int argc, char **argv)
 		sopt.iface = iface;
 	}
 	d.is_file = !iface && !kernel;
-	if (source_open(&d.src, ops, &sopt) < 0) {
+	rc = source_open(&d.src, ops, &sopt);
+	if (rc < 0) {
 		fprintf(stderr, "wirebookd: %s\n", d.src.err);
 		builder_destroy(d.builder);
-		return 1;
+		return rc == SOURCE_EUSAGE ? 2 : 1;
 	}
 	d.control.engine = d.engine;
 	d.control.ring = d.ring_mem;
@@ -885,7 +898,7 @@ int main(int argc, char **argv)
 		if (d.control_fd < 0) {
 			fprintf(stderr, "wirebookd: --control: %s\n", err);
 			builder_destroy(d.builder);
-			return 1;
+			return d.control_fd == WB_CONTROL_EINUSE ? 2 : 1;
 		}
 	}
 
@@ -1008,10 +1021,8 @@ int main(int argc, char **argv)
 			exit_code = 1;
 	}
 	source_close(&d.src);
-	if (d.control_fd >= 0) {
-		close(d.control_fd);
-		unlink(control);
-	}
+	if (d.control_fd >= 0)
+		wb_control_unlisten(d.control_fd, control);
 	builder_destroy(d.builder);
 	recovery_client_destroy(d.rec);
 	free(d.rec_table);

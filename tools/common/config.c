@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int fail(char *err, size_t n, const char *fmt, const char *a, int line, const char *b)
 {
@@ -55,11 +56,18 @@ static int read_file(struct config_args *a, size_t *cap, const char *path,
 		     const struct option *opts, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
+	struct stat st;
 	char buf[4096], origin[1200];
 	int lineno = 0;
 
 	if (!f) {
 		snprintf(err, errlen, "--config %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* A directory opens, then reads as no line: an empty config, silently. */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		snprintf(err, errlen, "--config %s: is a directory, not a config file", path);
 		return -1;
 	}
 	while (fgets(buf, sizeof(buf), f)) {

@@ -76,6 +76,24 @@ int opt_double(const char *prog, const char *opt, const char *val, double min, i
 	return 0;
 }
 
+int opt_list(const char *prog, const char *opt, const char *val)
+{
+	const char *p = val;
+
+	if (!val || !*val)
+		return bad(prog, opt, val, "expected a comma-separated list (e.g. AAPL,MSFT, or '*')");
+	for (;;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == 0)
+			return bad(prog, opt, val, "an empty item in the list (two commas, or one at "
+				   "an end)");
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
 int opt_cpu_pair(const char *prog, const char *opt, const char *val, int out[2])
 {
 	static const char expect[] = "expected one cpu or two different cpus 'A,B' (thread 1 on A)";

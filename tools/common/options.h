@@ -27,6 +27,12 @@ int opt_int(const char *prog, const char *opt, const char *val, int min, int max
 int opt_double(const char *prog, const char *opt, const char *val, double min, int min_exclusive,
 	       double max, double *out);
 /*
+ * A comma-separated list of names ("AAPL,MSFT", "*"): refuses an empty
+ * value and empty items ("", ",", "A,,B"), which would silently select
+ * nothing.
+ */
+int opt_list(const char *prog, const char *opt, const char *val);
+/*
  * Two distinct cpus "A,B" (thread 1 on A) that this process may run on,
  * or one "A" (both threads there). Refuses repeats, ranges and cpus
  * outside the process's affinity mask, saying which.

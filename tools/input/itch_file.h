@@ -26,7 +26,10 @@ struct itch_file {
 	int eof;		/* gzread has nothing more */
 };
 
-/* Open for reading. Returns 0, or -1 with a message naming the file. */
+/* Open for reading. Returns 0, or -1 with a message naming the file;
+ * ITCH_FILE_NOT_BINARYFILE when it is a pcap or pcapng capture (a usage
+ * error: the message names the option to give it with). */
+#define ITCH_FILE_NOT_BINARYFILE (-2)
 int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t err_len);
 
 /*

@@ -195,6 +195,7 @@ struct itch_src {
 static int itch_src_open(struct source *s, const struct source_options *opt)
 {
 	struct itch_src *p;
+	int rc;
 
 	if (opt->line < 0) {
 		snprintf(s->err, sizeof(s->err),
@@ -206,9 +207,10 @@ static int itch_src_open(struct source *s, const struct source_options *opt)
 		snprintf(s->err, sizeof(s->err), "out of memory");
 		return -1;
 	}
-	if (itch_file_open_read(&p->f, opt->path, s->err, sizeof(s->err)) < 0) {
+	rc = itch_file_open_read(&p->f, opt->path, s->err, sizeof(s->err));
+	if (rc < 0) {
 		free(p);
-		return -1;
+		return rc == ITCH_FILE_NOT_BINARYFILE ? SOURCE_EUSAGE : -1;
 	}
 	p->line = opt->line;
 	p->next_seq = 1;

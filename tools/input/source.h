@@ -70,7 +70,10 @@ extern const struct source_ops source_pcap_ops;
 extern const struct source_ops source_itch_file_ops;
 extern const struct source_ops source_afpacket_ops;
 
-/* 0, or -1 with s->err saying what is wrong. */
+/* 0, or -1 with s->err saying what is wrong; SOURCE_EUSAGE when the input
+ * is of another kind than the source's (a pcap given as a BinaryFILE): a
+ * usage error, s->err names the option to give it with. */
+#define SOURCE_EUSAGE (-2)
 int source_open(struct source *s, const struct source_ops *ops, const struct source_options *opt);
 static inline int source_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
 			      unsigned budget)
