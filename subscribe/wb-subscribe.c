@@ -144,6 +144,15 @@ static int check_arguments(const char *verb, int argc, char **argv)
 				return 2;
 			}
 	}
+	if (!strcmp(verb, "feeds") && argc == 2 && !strcmp(argv[0], "load")) {
+		static struct feed_map_entry e[FEED_MAX_LINES];
+		char err[512];
+
+		if (feeds_conf_read(argv[1], e, FEED_MAX_LINES, err, sizeof(err)) < 0) {
+			fprintf(stderr, "wb-subscribe: %s\n", err);
+			return 2;
+		}
+	}
 	if (!strcmp(verb, "date") && argc == 1 && strcmp(argv[0], "clock") &&
 	    parse_date(argv[0], &y, &m, &d)) {
 		fprintf(stderr, "wb-subscribe: date '%s': not a day of the calendar as YYYY-MM-DD "

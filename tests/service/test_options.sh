@@ -48,6 +48,28 @@ expect_bad "wb-subscribe --timeout -1" "--timeout '-1'" "$B/wb-subscribe" --time
 expect_bad "wb-kread --idle-ms abc" "--idle-ms 'abc'" "$B/wb-kread" --idle-ms abc
 expect_bad "wb-gen --messages -5" "--messages" "$B/wb-gen" --messages -5 -o "$T/x.pcap"
 
+# Issue 23: usage and configuration errors exit 2 and name the file, line or
+# option; empty values and stray arguments are refused.
+expect_bad "wirebookd --itch-file given a pcap" "give it as a capture (wirebookd --pcap FILE" \
+	"$B/wirebookd" --itch-file "$cap" --shm "$SHM" --no-pin --exit-at-eof
+expect_bad "wb-export --itch-file given a pcap" "--pcap" "$B/wb-export" --itch-file "$cap" "$T/out"
+printf '233.54.12.111 itch nasdaq A\n' >"$T/feeds-bad.conf"
+expect_bad "wirebookd with a bad feeds.conf line" "feeds-bad.conf:1:" "${W[@]}" --feeds "$T/feeds-bad.conf"
+expect_bad "wb-export with a bad feeds.conf line" "feeds-bad.conf:1:" "$B/wb-export" --feeds "$T/feeds-bad.conf" "$cap" "$T/out"
+mkdir -p "$T/dir"
+expect_bad "wirebookd --feeds DIRECTORY" "is a directory, not a feed map" "${W[@]}" --feeds "$T/dir"
+expect_bad "wirebookd --config DIRECTORY" "is a directory, not a config file" "$B/wirebookd" --config "$T/dir"
+expect_bad "wirebookd --subscribe ''" "--subscribe ''" "${W[@]}" --subscribe ''
+expect_bad "wirebookd --subscribe ','" "--subscribe ','" "${W[@]}" --subscribe ,
+expect_bad "wb-export --subscribe ''" "--subscribe ''" "$B/wb-export" --subscribe '' "$cap" "$T/out"
+expect_bad "wirebookd with a stray argument" "unexpected argument 'extra'" "${W[@]}" extra
+expect_bad "wb-export with a stray argument" "unexpected argument 'extra'" "$B/wb-export" "$cap" "$T/out" extra
+expect_bad "wb-subscribe add ''" "add '': a symbol has 1 to 8 characters" "$B/wb-subscribe" --daemon "$T/none.sock" add ''
+expect_bad "wb-subscribe date 2026-02-30" "date '2026-02-30': not a day of the calendar" \
+	"$B/wb-subscribe" --daemon "$T/none.sock" date 2026-02-30
+expect_bad "wb-subscribe feeds load with a bad line" "feeds-bad.conf:1:" \
+	"$B/wb-subscribe" --daemon "$T/none.sock" feeds load "$T/feeds-bad.conf"
+
 # and good values still work
 timeout 60 "${W[@]}" --expected-orders 0x1000 --speed 1e6 --stats 5 --cpus 0 >/dev/null 2>"$T/err" &&
 	ok "wirebookd accepts good values" || { bad "wirebookd refused good values"; cat "$T/err"; }
