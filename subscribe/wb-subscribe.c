@@ -17,6 +17,7 @@
 #include "common/control.h"
 #include "common/options.h"
 #include "common/feeds_conf.h"
+#include "common/version.h"
 #include "feed/feed.h"
 
 static void usage(FILE *out)
@@ -57,6 +58,7 @@ static void usage(FILE *out)
 "                            SECS (0.1-3600, default 5; connecting: at most 2)\n"
 "  -j, --json                JSON output for stats and lists\n"
 "  -h, --help\n"
+"      --version\n"
 "\n"
 "Changing state needs write access to the device (root, or its group when\n"
 "the udev rule grants mode 0660). Exit status: 0 success, 1 a request\n"
@@ -579,6 +581,8 @@ int main(int argc, char **argv)
 	int opt, rc;
 	double timeout_s = WB_CONTROL_REPLY_MS / 1000.0;
 
+	if (tool_version_option(argc, argv, "wb-subscribe"))
+		return 0;
 	/* '+': stop at the verb, so "add -x" is not taken for an option... */
 	while ((opt = getopt_long(argc, argv, "+d:D:jt:h", opts, NULL)) != -1) {
 		switch (opt) {

@@ -16,6 +16,7 @@
 #include "common/options.h"
 #include "input/itch_file.h"
 #include "common/raw_text.h"
+#include "common/version.h"
 #include "input/pcap_io.h"
 #include "input/unmapped.h"
 #include "wirebook/events.h"
@@ -90,6 +91,7 @@ static void usage(FILE *out)
 "                     frame and message totals only)\n"
 "  -q, --quiet        do not print events (with --stats: counters only)\n"
 "  -h, --help\n"
+"      --version\n"
 "\n"
 "Exit status: 0 on success, 1 if the input is missing, unreadable, not a\n"
 "capture, ends in the middle of a record or gives nothing (no frame, no frame\n"
@@ -484,6 +486,8 @@ int main(int argc, char **argv)
 
 	if (!d)
 		return 1;
+	if (tool_version_option(argc, argv, "wb-dump"))
+		return 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FEEDS: feeds = optarg; break;

@@ -39,6 +39,7 @@
 #include "common/event_text.h"
 #include "common/feeds_conf.h"
 #include "common/options.h"
+#include "common/version.h"
 #include "input/source.h"
 #include "export/table.h"
 #include "feed/feed.h"
@@ -137,7 +138,8 @@ static void usage(FILE *f)
 "                      instead, for the symbols that changed since the last\n"
 "                      (the row's recv_ts is the tick)\n"
 "  --quiet             no summary on stderr\n"
-"  -h, --help          this text\n", MAX_DEPTH);
+"  -h, --help          this text\n"
+"      --version\n", MAX_DEPTH);
 }
 
 static void *zalloc(size_t n)
@@ -996,6 +998,8 @@ int main(int argc, char **argv)
 	char err[512];
 	double t0;
 
+	if (tool_version_option(argc, argv, "wb-export"))
+		return 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': format = optarg; break;

@@ -15,6 +15,7 @@
 
 #include "common/feeds_conf.h"
 #include "common/options.h"
+#include "common/version.h"
 #include "gen/gen_flow.h"
 #include "gen/gen_proto.h"
 #include "gen/gen_truth.h"
@@ -97,7 +98,8 @@ static void usage(FILE *out)
 "                         the locked and crossed episodes of the NBBO across the\n"
 "                         direct feeds (start, end, venues; tools/gen/gen_truth.h)\n"
 "  -q, --quiet            no summary on stderr\n"
-"  -h, --help\n",
+"  -h, --help\n"
+"      --version\n",
 		pitch_venues, xdp_venues);
 }
 
@@ -393,6 +395,8 @@ int main(int argc, char **argv)
 	const char *venues_given = NULL;	/* --venues, which --pitch would contradict */
 	const char *until_text = NULL;
 
+	if (tool_version_option(argc, argv, "wb-gen"))
+		return 0;
 	while ((c = getopt_long(argc, argv, "o:p:s:n:f:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;

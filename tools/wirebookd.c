@@ -38,6 +38,7 @@
 #include "common/recovery.h"
 #include "common/recovery_table.h"
 #include "common/shm_mount.h"
+#include "common/version.h"
 #include "input/source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
@@ -150,6 +151,7 @@ static void usage(FILE *f)
 "                       wb-subscribe --daemon SOCKET recovery, the metrics, and\n"
 "                       readers (wb_recovery_streams, wb_symbol_recovering)\n"
 "  --help\n"
+"  --version\n"
 "\n"
 "\n"
 "SIGINT/SIGTERM: stop, print the final stats, retire the book (readers see it\n"
@@ -609,6 +611,8 @@ int main(int argc, char **argv)
 	pthread_t src_th;
 	char err[512];
 
+	if (tool_version_option(argc, argv, "wirebookd"))
+		return 0;
 	/* First of all: a SIGINT while the 100+ MB book is being made must
 	 * still retire and unlink it, not kill the process half way. */
 	memset(&sa, 0, sizeof(sa));

@@ -70,6 +70,16 @@ expect_bad "wb-subscribe date 2026-02-30" "date '2026-02-30': not a day of the c
 expect_bad "wb-subscribe feeds load with a bad line" "feeds-bad.conf:1:" \
 	"$B/wb-subscribe" --daemon "$T/none.sock" feeds load "$T/feeds-bad.conf"
 
+# Issue 23.12: --version on every installed tool, one version (the release
+# in scripts/wirebook.pc.in, which the man pages and wirebook.pc carry too).
+want=$(sed -n 's/^Version: *//p' "$ROOT/scripts/wirebook.pc.in")
+for t in wirebookd wb-book wb-dump wb-export wb-gen wb-kread wb-latency-text wb-sipstat wb-tune wb-subscribe; do
+	out=$("$B/$t" --version 2>&1)
+	rc=$?
+	[ "$rc" -eq 0 ] && [ "$out" = "$t (wirebook) $want" ] && ok "$t --version: $out" ||
+		bad "$t --version: exit $rc, '$out' (wanted '$t (wirebook) $want')"
+done
+
 # and good values still work
 timeout 60 "${W[@]}" --expected-orders 0x1000 --speed 1e6 --stats 5 --cpus 0 >/dev/null 2>"$T/err" &&
 	ok "wirebookd accepts good values" || { bad "wirebookd refused good values"; cat "$T/err"; }
