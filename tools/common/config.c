@@ -52,12 +52,49 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * ${NAME} in a value is the environment's NAME: one sample config serves
+ * every instance of the systemd unit (WIREBOOK_INSTANCE, which the unit
+ * sets, and RUNTIME_DIRECTORY, which systemd does). Returns 0; -1 with
+ * the name of a variable that is not set in out; -2 when the result does
+ * not fit.
+ */
+static int expand_env(const char *in, char *out, size_t n)
+{
+	size_t used = 0;
+
+	while (*in) {
+		const char *end = in[0] == '$' && in[1] == '{' ? strchr(in + 2, '}') : NULL;
+		const char *val = NULL;
+		size_t len = 1;
+
+		if (end) {
+			char name[128];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(end - in - 2), in + 2);
+			val = getenv(name);
+			if (!val) {
+				snprintf(out, n, "%s", name);
+				return -1;
+			}
+			len = strlen(val);
+		}
+		if (used + len >= n)
+			return -2;
+		memcpy(out + used, end ? val : in, len);
+		used += len;
+		in = end ? end + 1 : in + 1;
+	}
+	out[used] = 0;
+	return 0;
+}
+
 static int read_file(struct config_args *a, size_t *cap, const char *path,
 		     const struct option *opts, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	struct stat st;
-	char buf[4096], origin[1200];
+	char buf[4096], origin[1200], expanded[4096];
 	int lineno = 0;
 
 	if (!f) {
@@ -121,6 +158,22 @@ static int read_file(struct config_args *a, size_t *cap, const char *path,
 		if (o->has_arg == no_argument && value) {
 			fclose(f);
 			return fail(err, errlen, "%s:%d: option '%s' takes no value", path, lineno, name);
+		}
+		if (value) {
+			int rc = expand_env(value, expanded, sizeof(expanded));
+
+			if (rc) {
+				fclose(f);
+				if (rc == -2)
+					return fail(err, errlen, "%s:%d: %s", path, lineno,
+						    "the value is too long once ${...} are expanded");
+				snprintf(err, errlen, "%s:%d: ${%s} is not set (the environment's "
+					 "variables stand for ${NAME}: the unit wirebookd@NAME sets "
+					 "WIREBOOK_INSTANCE, systemd RUNTIME_DIRECTORY)", path, lineno,
+					 expanded);
+				return -1;
+			}
+			value = expanded;
 		}
 		if (value && o->has_arg == optional_argument)
 			snprintf(opt, sizeof(opt), "--%s=%s", name, value);

@@ -7,6 +7,7 @@
  *   pcap /var/lib/wirebook/day.pcap
  *   subscribe = AAPL,MSFT        "name value" or "name = value"
  *   busy-poll                    options without a value stand alone
+ *   shm ${WIREBOOK_INSTANCE}     ${NAME}: the environment's NAME (unset: an error)
  *
  * A name is a long option without its dashes. The file becomes the
  * arguments "--name value" placed before the command line's, so options
