@@ -109,7 +109,7 @@ static int read_file(struct config_args *a, size_t *cap, const char *path,
 	}
 	while (fgets(buf, sizeof(buf), f)) {
 		const struct option *o;
-		char *line, *name, *value = NULL, *hash, opt[160];
+		char *line, *name, *value = NULL, *hash, opt[sizeof(expanded) + 160];
 		size_t n;
 
 		lineno++;
