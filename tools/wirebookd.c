@@ -154,10 +154,12 @@ static void usage(FILE *f)
 "  --version\n"
 "\n"
 "\n"
-"SIGINT/SIGTERM: stop, print the final stats, retire the book (readers see it\n"
-"retired and follow the next run). Exit status: 0; 1 when the source failed, the\n"
-"book could not be made, or (--exit-at-eof) no frame went to the feed map; 2 bad\n"
-"usage (every option value is checked: the message names the option and range).\n",
+"SIGINT/SIGTERM, or SIGPIPE (stdout closed): stop, print the final stats, retire\n"
+"the book (readers see it retired and follow the next run). Exit status: 0; 1 when\n"
+"the source failed, the book could not be made, or (--exit-at-eof) no frame went to\n"
+"the feed map; 2 bad usage (every option value is checked: the message names the\n"
+"option and range; a bad feed map or config line: the file and line; a control\n"
+"socket another wirebookd answers on; a capture given to --itch-file).\n",
 		WB_SHM_DEFAULT_NAME, WB_SHM_DEFAULT_NAME);
 }
 
