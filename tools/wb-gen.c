@@ -43,6 +43,13 @@ static const struct {
 	{ WB_VENUE_EDGA, 0xe0008302u, 0xe0008382u, 30301, 30301 },	/* 224.0.131.2, 224.0.131.130 */
 };
 
+/*
+ * The most order-flow messages one run makes: the capture is held in
+ * memory until it is written in time order, so a count beyond this (some
+ * 17 days of the day profile) would only exhaust memory.
+ */
+#define GEN_MAX_MESSAGES 100000000ull
+
 static const char pitch_venues[] = "nasdaq,bzx,byx,edgx,edga";
 static const char xdp_venues[] = "nyse,arca";
 
@@ -64,7 +71,7 @@ static void usage(FILE *out)
 "                         messages, >1M live orders at the peak\n"
 "  -s, --seed N           random seed (default 1); same seed, same bytes\n"
 "  -n, --messages N       order-flow messages (A F D U E X C P), not counting the\n"
-"                         directory, system events and crosses (1-100000000)\n"
+"                         directory, system events and crosses (1-%llu)\n"
 "      --symbols N        number of symbols (1-65534; default: the profile's)\n"
 "      --venues LIST      comma-separated venues the flow trades on (default\n"
 "                         nasdaq); see wb-dump --help for the venue names\n"
@@ -100,7 +107,7 @@ static void usage(FILE *out)
 "  -q, --quiet            no summary on stderr\n"
 "  -h, --help\n"
 "      --version\n",
-		pitch_venues, xdp_venues);
+		GEN_MAX_MESSAGES, pitch_venues, xdp_venues);
 }
 
 /*
@@ -247,12 +254,6 @@ static int write_in_time_order(struct time_order *t)
 	return rc;
 }
 
-/*
- * The most order-flow messages one run makes: the capture is held in
- * memory until it is written in time order, so a count beyond this (some
- * 17 days of the day profile) would only exhaust memory.
- */
-#define GEN_MAX_MESSAGES 100000000ull
 
 /* "HH:MM:SS" or "HH:MM:SS.fff..." as ns since midnight; -1 if malformed. */
 static int parse_time_of_day(const char *s, uint64_t *ns)
