@@ -163,6 +163,9 @@ static void usage(FILE *f)
 		WB_SHM_DEFAULT_NAME, WB_SHM_DEFAULT_NAME);
 }
 
+/* The sources: one is given; the command line's replaces the config file's. */
+static const char *const sources_one_of[] = { "pcap", "itch-file", "iface", "kernel", NULL };
+
 static void *zalloc(size_t n)
 {
 	return calloc(1, n);
@@ -638,6 +641,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: %s\n", err);
 		return 2;
 	}
+	config_args_override_one_of(&cargs, opts, sources_one_of);
 	argc = cargs.argc;
 	argv = cargs.argv;
 #define BAD_VALUE() do { config_args_free(&cargs); return 2; } while (0)

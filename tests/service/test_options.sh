@@ -70,6 +70,18 @@ expect_bad "wb-subscribe date 2026-02-30" "date '2026-02-30': not a day of the c
 expect_bad "wb-subscribe feeds load with a bad line" "feeds-bad.conf:1:" \
 	"$B/wb-subscribe" --daemon "$T/none.sock" feeds load "$T/feeds-bad.conf"
 
+# Issue 23.10: the command line's source replaces the config file's (as any
+# option given on both does), rather than adding up to "two sources".
+"$B/wb-gen" -q -s 7 -f itch-file -o "$T/g.itch"
+printf 'pcap %s/missing.pcap\nshm %s\nno-pin\nexit-at-eof\n' "$T" "$SHM" >"$T/src.conf"
+for src in "itch-file $T/g.itch" "pcap $cap"; do
+	timeout 60 "$B/wirebookd" --config "$T/src.conf" --${src%% *} "${src#* }" >/dev/null 2>"$T/src.err"
+	rc=$?
+	[ "$rc" -eq 0 ] && grep -qF "wirebookd: $src -> " "$T/src.err" &&
+		ok "--${src%% *} on the command line replaces the config's pcap" ||
+		{ bad "--${src%% *} with a config's pcap: exit $rc"; head -3 "$T/src.err"; }
+done
+
 # Issue 23.12: --version on every installed tool, one version (the release
 # in scripts/wirebook.pc.in, which the man pages and wirebook.pc carry too).
 want=$(sed -n 's/^Version: *//p' "$ROOT/scripts/wirebook.pc.in")

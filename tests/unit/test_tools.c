@@ -618,6 +618,44 @@ START_TEST(test_config_values_expand_the_environment_and_name_an_unset_variable)
 }
 END_TEST
 
+START_TEST(test_config_source_given_on_the_command_line_replaces_the_files)
+{
+	static const struct option opts[] = {
+		{ "pcap", required_argument, 0, 1 }, { "itch-file", required_argument, 0, 2 },
+		{ "kernel", optional_argument, 0, 3 }, { "shm", required_argument, 0, 4 },
+		{ 0, 0, 0, 0 },
+	};
+	static const char *const one_of[] = { "pcap", "itch-file", "kernel", NULL };
+	char conf[160], c_opt[] = "--config", itch_opt[] = "--itch-file", day[] = "day.itch";
+	char *argv[5] = { "t", c_opt, conf, itch_opt, day };
+	struct config_args a;
+	char err[512];
+	FILE *f;
+
+	make_tmpdir();
+	snprintf(conf, sizeof(conf), "%s", tmp_path("s.conf"));
+	f = fopen(conf, "w");
+	fputs("pcap old.pcap\nkernel\nshm x\n", f);
+	fclose(f);
+	/* without a source on the command line, the file's stay */
+	ck_assert_msg(config_args_build(&a, 3, argv, opts, err, sizeof(err)) == 0, "%s", err);
+	config_args_override_one_of(&a, opts, one_of);
+	ck_assert_int_eq(a.argc, 6);
+	config_args_free(&a);
+	ck_assert_msg(config_args_build(&a, 5, argv, opts, err, sizeof(err)) == 0, "%s", err);
+	config_args_override_one_of(&a, opts, one_of);
+	ck_assert_int_eq(a.argc, 5);
+	ck_assert_str_eq(a.argv[1], "--shm");
+	ck_assert_str_eq(a.argv[2], "x");
+	ck_assert_ptr_nonnull(a.origin[1]);
+	ck_assert_str_eq(a.argv[3], "--itch-file");
+	ck_assert_str_eq(a.argv[4], "day.itch");
+	ck_assert_ptr_null(a.origin[3]);
+	ck_assert_ptr_null(a.argv[5]);
+	config_args_free(&a);
+}
+END_TEST
+
 /* ---- the generator ------------------------------------------------------------ */
 
 struct packets {
@@ -960,6 +998,7 @@ static Suite *tools_suite(void)
 	tcase_add_test(tc, test_feeds_conf_refuses_a_directory_rather_than_reading_an_empty_map);
 	tcase_add_test(tc, test_opt_list_refuses_an_empty_list_and_empty_items);
 	tcase_add_test(tc, test_config_values_expand_the_environment_and_name_an_unset_variable);
+	tcase_add_test(tc, test_config_source_given_on_the_command_line_replaces_the_files);
 	tcase_add_test(tc, test_gen_same_seed_gives_the_same_bytes_and_another_seed_does_not);
 	tcase_add_test(tc, test_gen_round_trip_engine_emits_one_event_per_generated_message);
 	tcase_add_test(tc, test_gen_injected_gaps_and_duplicates_are_what_the_engine_counts);

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,56 @@ oom:
 	config_args_free(out);
 	snprintf(err, errlen, "out of memory");
 	return -1;
+}
+
+/* The option of one_of that arg ("--name" or "--name=value") gives, or NULL. */
+static const struct option *one_of_option(const char *arg, const struct option *opts,
+					  const char *const *one_of)
+{
+	if (!arg || strncmp(arg, "--", 2))
+		return NULL;
+	for (const char *const *n = one_of; *n; n++) {
+		size_t len = strlen(*n);
+
+		if (strncmp(arg + 2, *n, len) || (arg[2 + len] && arg[2 + len] != '='))
+			continue;
+		for (const struct option *o = opts; o->name; o++)
+			if (!strcmp(o->name, *n))
+				return o;
+	}
+	return NULL;
+}
+
+void config_args_override_one_of(struct config_args *a, const struct option *opts,
+				 const char *const *one_of)
+{
+	bool on_command_line = false;
+	int i, kept = 1;
+
+	for (i = 1; i < a->argc; i++)
+		if (!a->origin[i] && one_of_option(a->argv[i], opts, one_of))
+			on_command_line = true;
+	if (!on_command_line)
+		return;
+	for (i = 1; i < a->argc; i++) {
+		const struct option *o = a->origin[i] ? one_of_option(a->argv[i], opts, one_of) : NULL;
+		/* The file's "--name" of a required value is followed by the value. */
+		int n = o && o->has_arg == required_argument && !strchr(a->argv[i], '=') ? 2 : 1;
+
+		if (!o) {
+			a->argv[kept] = a->argv[i];
+			a->origin[kept++] = a->origin[i];
+			continue;
+		}
+		for (int k = 0; k < n && i < a->argc; k++, i++) {
+			free(a->argv[i]);
+			free(a->origin[i]);
+		}
+		i--;
+	}
+	a->argc = kept;
+	a->argv[kept] = NULL;
+	a->origin[kept] = NULL;
 }
 
 void config_args_free(struct config_args *a)

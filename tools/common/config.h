@@ -36,4 +36,13 @@ int config_args_build(struct config_args *out, int argc, char **argv,
 		      const struct option *opts, char *err, size_t errlen);
 void config_args_free(struct config_args *a);
 
+/*
+ * Options of which one is given (a daemon's source: "pcap", "iface", ...,
+ * NULL-terminated): when the command line gives any of them, the config
+ * file's are dropped, so the command line's choice replaces the file's as
+ * it does for any other option (rather than the two adding up).
+ */
+void config_args_override_one_of(struct config_args *a, const struct option *opts,
+				 const char *const *one_of);
+
 #endif /* WIREBOOK_TOOLS_CONFIG_H */
