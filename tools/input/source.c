@@ -74,7 +74,15 @@ struct pcap_src {
 	uint32_t held_len;
 	uint64_t held_ts;
 	uint64_t first_ts, start_mono;
+	uint64_t last_ts;	/* the last frame's capture time */
+	int said_wait;
 };
+
+/*
+ * A wait this long at --speed is said, once: a capture that idles for
+ * hours (heartbeats long before the open) otherwise looks hung.
+ */
+#define PACE_WAIT_SAID_NS (5 * 1000000000ull)
 
 static int pcap_src_open(struct source *s, const struct source_options *opt)
 {
@@ -145,6 +153,13 @@ static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 				p->start_mono = now;
 			}
 			due = p->start_mono + (uint64_t)((double)(ts - p->first_ts) / p->speed);
+			if (now < due && !p->held && !p->said_wait && due - now > PACE_WAIT_SAID_NS) {
+				p->said_wait = 1;
+				fprintf(stderr, "%s: --speed %g: the capture's next frame comes %.1f s of its "
+					"time after the last one: waiting %.0f s for it (the recorded pace; "
+					"said once)\n", program_invocation_short_name, p->speed,
+					(double)(ts - p->last_ts) / 1e9, (double)(due - now) / 1e9);
+			}
 			if (now < due) {
 				p->held = frame;
 				p->held_len = len;
@@ -157,6 +172,7 @@ static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 				return SOURCE_MORE;
 			}
 			p->held = NULL;
+			p->last_ts = ts;
 			ts = wall_ns();
 		}
 		process_frame(s, e, frame, len, ts, out);
