@@ -115,16 +115,6 @@ static void format_addr(uint32_t ip, uint16_t port, char *buf, size_t n)
 		 ip & 0xff, port);
 }
 
-/* "YYYY-MM-DD" of a real day (1970 on): 0 with its parts, or -1. */
-static int parse_date(const char *s, int *y, int *m, int *d)
-{
-	char end;
-
-	if (sscanf(s, "%4d-%2d-%2d%c", y, m, d, &end) != 3 || !feed_et_midnight_of_date(*y, *m, *d))
-		return -1;
-	return 0;
-}
-
 /*
  * The verb's arguments, checked before the producer is asked anything: a
  * bad one is a usage error (exit 2) that names it, not a request the
@@ -156,11 +146,8 @@ static int check_arguments(const char *verb, int argc, char **argv)
 		}
 	}
 	if (!strcmp(verb, "date") && argc == 1 && strcmp(argv[0], "clock") &&
-	    parse_date(argv[0], &y, &m, &d)) {
-		fprintf(stderr, "wb-subscribe: date '%s': not a day of the calendar as YYYY-MM-DD "
-			"(1970-01-02 or later), nor 'clock'\n", argv[0]);
+	    opt_date("wb-subscribe", "date", argv[0], &y, &m, &d))
 		return 2;
-	}
 	return 0;
 }
 
@@ -446,8 +433,8 @@ static int cmd_date(struct wb_control *c, int argc, char **argv)
 		return 2;
 	}
 	if (strcmp(argv[0], "clock")) {
-		if (parse_date(argv[0], &y, &m, &day))
-			return 2;	/* check_arguments said why */
+		if (opt_date("wb-subscribe", "date", argv[0], &y, &m, &day))
+			return 2;
 		d.year = (uint16_t)y;
 		d.month = (uint8_t)m;
 		d.day = (uint8_t)day;

@@ -546,13 +546,18 @@ int main(int argc, char **argv)
 	}
 	if (date) {
 		int y, mo, dd;
-		char end;
 
-		if (sscanf(date, "%4d-%2d-%2d%c", &y, &mo, &dd, &end) != 3 ||
-		    feed_engine_set_trading_date(d->engine, y, mo, dd) < 0) {
-			fprintf(stderr, "wb-dump: --date: not a date YYYY-MM-DD (1970-01-02 or later): "
-				"%s\n", date);
+		if (opt_date("wb-dump", "--date", date, &y, &mo, &dd))
 			return 2;
+		feed_engine_set_trading_date(d->engine, y, mo, dd);
+	} else if (itch_path) {
+		int y, mo, dd;
+
+		/* Nasdaq's file names carry the day (a BinaryFILE's times do not). */
+		if (itch_file_name_date(itch_path, &y, &mo, &dd)) {
+			feed_engine_set_trading_date(d->engine, y, mo, dd);
+			fprintf(stderr, "wb-dump: %s: trading day %04d-%02d-%02d, from the file's name "
+				"(MMDDYYYY; --date gives another)\n", itch_path, y, mo, dd);
 		}
 	}
 	memset(d->ring, 0, wb_ring_bytes(DUMP_RING_SLOTS));

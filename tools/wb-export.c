@@ -126,6 +126,8 @@ static void usage(FILE *f)
 "\n"
 "  --format F          csv (default) or hdf5 (when built with libhdf5)\n"
 "  --itch-file         the input is a Nasdaq BinaryFILE, plain or gzip\n"
+"  --date YYYY-MM-DD   with --itch-file: its trading day (default: the date of\n"
+"                      Nasdaq's file names, MMDDYYYY; else today, with a warning)\n"
 "  --kernel[=DEVICE]   a live session: the wirebook module's event rings\n"
 "                      (default /dev/wirebook; its feed map and symbols are\n"
 "                      wb-subscribe's), until SIGINT/SIGTERM or --seconds\n"
@@ -985,6 +987,7 @@ int main(int argc, char **argv)
 		{ "kernel", optional_argument, NULL, 'K' },
 		{ "seconds", required_argument, NULL, 'S' },
 		{ "interval", required_argument, NULL, 'T' },
+		{ "date", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -995,6 +998,7 @@ int main(int argc, char **argv)
 	struct exporter *x;
 	int itch = 0, quiet = 0, kernel = 0, c, rc = 0, st;
 	uint64_t depth = 0, seconds = 0, interval_ms = 0;
+	int date[3] = { 0, 0, 0 };
 	char err[512];
 	double t0;
 
@@ -1026,6 +1030,10 @@ int main(int argc, char **argv)
 			if (opt_u64("wb-export", "--interval", optarg, 1, 86400000, &interval_ms))
 				return 2;
 			break;
+		case 'D':
+			if (opt_date("wb-export", "--date", optarg, &date[0], &date[1], &date[2]))
+				return 2;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -1041,6 +1049,11 @@ int main(int argc, char **argv)
 	if (!table_format_known(format)) {
 		fprintf(stderr, "wb-export: --format %s: this build writes %s\n", format,
 			table_format_known("hdf5") ? "csv and hdf5" : "csv only (built without libhdf5)");
+		return 2;
+	}
+	if (date[0] && !itch) {
+		fprintf(stderr, "wb-export: --date applies to --itch-file only (a capture's record "
+			"times give the day)\n");
 		return 2;
 	}
 	if (interval_ms && !depth) {
@@ -1086,6 +1099,7 @@ int main(int argc, char **argv)
 	sopt.engine = x->engine;
 	if (itch)
 		sopt.line = source_find_line(x->engine, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ);
+	memcpy(sopt.date, date, sizeof(sopt.date));
 	memset(&src, 0, sizeof(src));
 	rc = source_open(&src, itch ? &source_itch_file_ops : &source_pcap_ops, &sopt);
 	if (rc < 0) {

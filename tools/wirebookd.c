@@ -99,6 +99,8 @@ static void usage(FILE *f)
 "    --speed X          ... at the recorded pace times X instead (recv_ts = now;\n"
 "                       X above 0, at most 1000000)\n"
 "  --itch-file FILE     Nasdaq BinaryFILE, plain or gzip (decoded as the itch nasdaq line)\n"
+"    --date YYYY-MM-DD  ... of that trading day (default: the date of Nasdaq's file\n"
+"                       names, MMDDYYYY; else today, with a warning)\n"
 "  --iface IF           live capture on an AF_PACKET ring (joins the feed groups)\n"
 "    --busy-poll        spin on the packet ring instead of sleeping in poll(), and\n"
 "                       never let the builder threads sleep when idle (lowest\n"
@@ -472,6 +474,7 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
+	OPT_DATE,
 };
 
 /* The metrics endpoint's view: the same counters --stats prints, and more. */
@@ -594,6 +597,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, 0, OPT_CONFIG },
 		{ "metrics", required_argument, 0, OPT_METRICS },
 		{ "recovery", required_argument, 0, OPT_RECOVERY },
+		{ "date", required_argument, 0, OPT_DATE },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
@@ -614,6 +618,7 @@ int main(int argc, char **argv)
 	double speed = 0, stats_every = 0, t0, next_stats;
 	int c, rc, exit_at_eof = 0, busy = 0, sources = 0, reported_eof = 0, exit_code = 0;
 	pthread_t src_th;
+	int date[3] = { 0, 0, 0 };	/* --date: the BinaryFILE's trading day */
 	char err[512];
 
 	if (tool_version_option(argc, argv, "wirebookd"))
@@ -724,6 +729,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_RECOVERY: recovery = optarg; break;
+		case OPT_DATE:
+			if (opt_date("wirebookd", "--date", optarg, &date[0], &date[1], &date[2]))
+				BAD_VALUE();
+			break;
 		case OPT_CONFIG:
 			fprintf(stderr, "wirebookd: --config: give one config file\n");
 			BAD_VALUE();
@@ -757,6 +766,11 @@ int main(int argc, char **argv)
 	}
 	if (speed > 0 && !pcap) {
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
+		return 2;
+	}
+	if (date[0] && !itch) {
+		fprintf(stderr, "wirebookd: --date applies to --itch-file only (a capture's record "
+			"times give the day; wb-subscribe date sets it for a live one)\n");
 		return 2;
 	}
 	if (latency_dir && pcap && speed == 0)
@@ -890,6 +904,7 @@ int main(int argc, char **argv)
 		ops = &source_itch_file_ops;
 		sopt.path = itch;
 		sopt.line = source_find_line(d.engine, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ);
+		memcpy(sopt.date, date, sizeof(sopt.date));
 	} else {
 		ops = &source_afpacket_ops;
 		sopt.iface = iface;

@@ -65,7 +65,7 @@ expect_bad "wb-export --subscribe ''" "--subscribe ''" "$B/wb-export" --subscrib
 expect_bad "wirebookd with a stray argument" "unexpected argument 'extra'" "${W[@]}" extra
 expect_bad "wb-export with a stray argument" "unexpected argument 'extra'" "$B/wb-export" "$cap" "$T/out" extra
 expect_bad "wb-subscribe add ''" "add '': a symbol has 1 to 8 characters" "$B/wb-subscribe" --daemon "$T/none.sock" add ''
-expect_bad "wb-subscribe date 2026-02-30" "date '2026-02-30': not a day of the calendar" \
+expect_bad "wb-subscribe date 2026-02-30" "date '2026-02-30': expected a day of the calendar as YYYY-MM-DD" \
 	"$B/wb-subscribe" --daemon "$T/none.sock" date 2026-02-30
 expect_bad "wb-subscribe feeds load with a bad line" "feeds-bad.conf:1:" \
 	"$B/wb-subscribe" --daemon "$T/none.sock" feeds load "$T/feeds-bad.conf"

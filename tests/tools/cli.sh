@@ -86,6 +86,11 @@ expect_exit "wb-gen --gap-every 2^32" 2 "--gap-every '4294967296': expected a wh
 expect_exit "wb-gen --dup-every 1" 2 "--dup-every must be 0 (never) or 2.." $GEN --dup-every 1 -o "$T/x.pcap"
 expect_exit "wb-gen --max-payload 99999" 2 "--max-payload '99999': expected a whole number from 0 to" $GEN --max-payload 99999 -o "$T/x.pcap"
 
+# Issue 23.3: Nasdaq's file names give the BinaryFILE's trading day.
+$GEN -q -s 42 -f itch-file -o "$T/01302019.NASDAQ_ITCH50"
+expect_exit "BinaryFILE named MMDDYYYY" 0 "trading day 2019-01-30, from the file's name" $DUMP --itch-file "$T/01302019.NASDAQ_ITCH50"
+expect_exit "a date of no calendar" 2 "--date '2026-02-30': expected a day of the calendar" $DUMP --date 2026-02-30 --itch-file "$T/01302019.NASDAQ_ITCH50"
+
 # ---- the real captures (pcaps/itch50), values from the spec
 $DUMP $P/AddOrderNoMpidAttributionMessage.pcap > "$T/add.txt"
 expect_line "AddOrder event" "$T/add.txt" "14757721 09:29:59.999894278 nasdaq/0 i=1 ADD ref=23508286 B 1600 @ 87.39"

@@ -527,6 +527,24 @@ START_TEST(test_binaryfile_refuses_a_pcap_or_pcapng_capture_as_a_usage_error)
 }
 END_TEST
 
+START_TEST(test_binaryfile_name_gives_the_trading_day_as_nasdaq_writes_it)
+{
+	int y, m, d;
+
+	ck_assert_int_eq(itch_file_name_date("/data/01302019.NASDAQ_ITCH50.gz", &y, &m, &d), 1);
+	ck_assert(y == 2019 && m == 1 && d == 30);
+	ck_assert_int_eq(itch_file_name_date("S12312020-v50.txt", &y, &m, &d), 1);
+	ck_assert(y == 2020 && m == 12 && d == 31);
+	/* not a day, not eight digits, or a date only in the directory */
+	ck_assert_int_eq(itch_file_name_date("02302019.NASDAQ_ITCH50", &y, &m, &d), 0);
+	ck_assert_int_eq(itch_file_name_date("123456789.itch", &y, &m, &d), 0);
+	ck_assert_int_eq(itch_file_name_date("/01302019/day.itch", &y, &m, &d), 0);
+	ck_assert_int_eq(opt_date("t", "--date", "2024-02-29", &y, &m, &d), 0);
+	ck_assert_int_eq(opt_date("t", "--date", "2023-02-29", &y, &m, &d), -1);
+	ck_assert_int_eq(opt_date("t", "--date", "2024-02-29x", &y, &m, &d), -1);
+}
+END_TEST
+
 /* ---- feeds.conf ------------------------------------------------------------ */
 
 START_TEST(test_feeds_conf_refuses_a_directory_rather_than_reading_an_empty_map)
@@ -996,6 +1014,7 @@ static Suite *tools_suite(void)
 	tcase_add_test(tc, test_feeds_conf_names_the_line_of_a_bad_entry);
 	tcase_add_test(tc, test_binaryfile_refuses_a_pcap_or_pcapng_capture_as_a_usage_error);
 	tcase_add_test(tc, test_feeds_conf_refuses_a_directory_rather_than_reading_an_empty_map);
+	tcase_add_test(tc, test_binaryfile_name_gives_the_trading_day_as_nasdaq_writes_it);
 	tcase_add_test(tc, test_opt_list_refuses_an_empty_list_and_empty_items);
 	tcase_add_test(tc, test_config_values_expand_the_environment_and_name_an_unset_variable);
 	tcase_add_test(tc, test_config_source_given_on_the_command_line_replaces_the_files);

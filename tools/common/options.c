@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "feed/feed.h"
+
 const char *opt_origin;
 
 static int bad(const char *prog, const char *opt, const char *val, const char *expect)
@@ -73,6 +75,17 @@ int opt_double(const char *prog, const char *opt, const char *val, double min, i
 	if (errno || *end || !isfinite(v) || v < min || (min_exclusive && v == min) || v > max)
 		return bad(prog, opt, val, expect);
 	*out = v;
+	return 0;
+}
+
+int opt_date(const char *prog, const char *opt, const char *val, int *year, int *month, int *day)
+{
+	char end;
+
+	if (!val || sscanf(val, "%4d-%2d-%2d%c", year, month, day, &end) != 3 ||
+	    !feed_et_midnight_of_date(*year, *month, *day))
+		return bad(prog, opt, val, "expected a day of the calendar as YYYY-MM-DD (1970-01-02 "
+			   "or later)");
 	return 0;
 }
 

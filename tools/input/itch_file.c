@@ -2,6 +2,7 @@
 /* Nasdaq BinaryFILE reading and writing, plain or gzip (see itch_file.h). */
 #include "input/itch_file.h"
 #include "common/put_bytes.h"
+#include "feed/feed.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -53,6 +54,27 @@ static int starts_like_a_capture(struct itch_file *f, const char *path, char *er
 				 "without --itch-file)", path, i == 4 ? "pcapng" : "pcap");
 			return 1;
 		}
+	return 0;
+}
+
+int itch_file_name_date(const char *path, int *year, int *month, int *day)
+{
+	const char *base = strrchr(path, '/'), *p;
+
+	base = base ? base + 1 : path;
+	for (p = base; *p; p++) {
+		size_t digits = strspn(p, "0123456789");
+
+		if (digits == 8) {
+			*month = (p[0] - '0') * 10 + (p[1] - '0');
+			*day = (p[2] - '0') * 10 + (p[3] - '0');
+			*year = atoi(p + 4) % 10000;
+			if (feed_et_midnight_of_date(*year, *month, *day))
+				return 1;
+		}
+		if (digits)
+			p += digits - 1;
+	}
 	return 0;
 }
 

@@ -33,6 +33,13 @@ struct itch_file {
 int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t err_len);
 
 /*
+ * The trading day Nasdaq's file names give: MMDDYYYY, as in
+ * 01302019.NASDAQ_ITCH50.gz. Returns 1 with the day, 0 when the name
+ * holds no such date.
+ */
+int itch_file_name_date(const char *path, int *year, int *month, int *day);
+
+/*
  * The next message: 1 with *msg and *len (valid until the next call), 0 at the
  * clean end of the file, -1 when the file ends inside a message or cannot
  * be decompressed (message in err).

@@ -204,9 +204,31 @@ const struct source_ops source_pcap_ops = {
 struct itch_src {
 	struct itch_file f;
 	int line;
+	int date[3];		/* the trading day to set at the first pump; 0s: none */
 	uint64_t next_seq;
 	uint8_t pkt[ITCH_FILE_PACKET_MAX];
 };
+
+/*
+ * A BinaryFILE gives times since midnight, not the day: the day is --date,
+ * else the one Nasdaq's file names carry, said on stderr; without either
+ * the engine would take today's, which a historical file must not get
+ * silently.
+ */
+static void itch_src_trading_day(struct itch_src *p, const struct source_options *opt)
+{
+	if (opt->date[0]) {
+		memcpy(p->date, opt->date, sizeof(p->date));
+	} else if (itch_file_name_date(opt->path, &p->date[0], &p->date[1], &p->date[2])) {
+		fprintf(stderr, "%s: %s: trading day %04d-%02d-%02d, from the file's name "
+			"(MMDDYYYY; --date gives another)\n", program_invocation_short_name, opt->path,
+			p->date[0], p->date[1], p->date[2]);
+	} else {
+		fprintf(stderr, "%s: warning: %s: no trading day (give --date YYYY-MM-DD; Nasdaq's "
+			"names hold it as MMDDYYYY): the exchange times take the receive clock's "
+			"day, today\n", program_invocation_short_name, opt->path);
+	}
+}
 
 static int itch_src_open(struct source *s, const struct source_options *opt)
 {
@@ -231,6 +253,7 @@ static int itch_src_open(struct source *s, const struct source_options *opt)
 	p->line = opt->line;
 	p->next_seq = 1;
 	s->priv = p;
+	itch_src_trading_day(p, opt);
 	return 0;
 }
 
@@ -240,6 +263,10 @@ static int itch_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 	struct itch_src *p = s->priv;
 	unsigned done;
 
+	if (p->date[0]) {	/* once, before the first message: the engine is the pump's */
+		feed_engine_set_trading_date(e, p->date[0], p->date[1], p->date[2]);
+		p->date[0] = 0;
+	}
 	for (done = 0; done < budget; done++) {
 		int len = itch_file_next_packet(&p->f, p->pkt, &p->next_seq, s->err, sizeof(s->err));
 

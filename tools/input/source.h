@@ -35,6 +35,8 @@ struct source_options {
 	double speed;		/* pcap: 0 = as fast as possible, X = recorded pace times X */
 	int busy_poll;		/* afpacket: spin on the ring, SO_BUSY_POLL on the socket */
 	int line;		/* itch-file: feed line index the messages belong to */
+	int date[3];		/* itch-file: the trading day (--date: year, month, day);
+				 * 0s: from the file's name, if Nasdaq's (MMDDYYYY) */
 	const struct feed_engine *engine; /* afpacket: multicast groups to join */
 	int no_flush_at_eof;	/* pcap: leave holes open at the end (a recovery client
 				 * may still fill them); the caller flushes the engine */
