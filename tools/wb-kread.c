@@ -93,6 +93,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
+		fprintf(stderr, "wb-kread: unexpected argument '%s' (it takes options only)\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}

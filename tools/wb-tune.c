@@ -923,6 +923,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
+		fprintf(stderr, "wb-tune: unexpected argument '%s' (it takes options only)\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}

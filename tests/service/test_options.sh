@@ -63,6 +63,8 @@ expect_bad "wirebookd --subscribe ''" "--subscribe ''" "${W[@]}" --subscribe ''
 expect_bad "wirebookd --subscribe ','" "--subscribe ','" "${W[@]}" --subscribe ,
 expect_bad "wb-export --subscribe ''" "--subscribe ''" "$B/wb-export" --subscribe '' "$cap" "$T/out"
 expect_bad "wirebookd with a stray argument" "unexpected argument 'extra'" "${W[@]}" extra
+expect_bad "wb-kread with a stray argument" "wb-kread: unexpected argument 'extra'" "$B/wb-kread" extra
+expect_bad "wb-tune with a stray argument" "wb-tune: unexpected argument 'extra'" "$B/wb-tune" extra
 expect_bad "wb-export with a stray argument" "unexpected argument 'extra'" "$B/wb-export" "$cap" "$T/out" extra
 expect_bad "wb-subscribe add ''" "add '': a symbol has 1 to 8 characters" "$B/wb-subscribe" --daemon "$T/none.sock" add ''
 expect_bad "wb-subscribe date 2026-02-30" "date '2026-02-30': expected a day of the calendar as YYYY-MM-DD" \
