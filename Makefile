@@ -69,6 +69,9 @@ PROTOCOL_STEMS := $(shell sed -n 's/^[[:space:]]*X([A-Z0-9_]*, *\([a-z0-9_]*\)).
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 HEADERS    := $(wildcard include/wirebook/*.h lib/*/*.h tools/common/*.h tools/input/*.h tools/gen/*.h)
 
+# The release, one for the tools' --version, the man pages and wirebook.pc.
+WB_VERSION := $(shell sed -n 's/^Version: *//p' scripts/wirebook.pc.in)
+
 # Release objects
 obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 # Sanitizer objects for tests
@@ -127,6 +130,11 @@ $(O)/obj/%.o: %.c $(HEADERS) $(O)/.opt
 $(O)/sobj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WB) $(SAN) -c $< -o $@
+
+# Only the version's object knows it: a new release rebuilds that one.
+$(O)/obj/tools/common/version.o $(O)/sobj/tools/common/version.o: scripts/wirebook.pc.in
+$(O)/obj/tools/common/version.o $(O)/sobj/tools/common/version.o: \
+	CFLAGS_WB += -DWB_VERSION='"$(WB_VERSION)"'
 
 $(LIB_FEED): $(call obj,$(FEED_SRC))
 $(LIB_BOOK): $(call obj,$(BOOK_SRC))

@@ -7,7 +7,7 @@
 #   make man            build/man/man{1,8}/*
 #   man -l build/man/man8/wirebookd.8
 
-MAN_VERSION := $(shell sed -n 's/^Version: *//p' scripts/wirebook.pc.in)
+MAN_VERSION := $(WB_VERSION)
 
 # Section 8 for the daemon and the host tuner, 1 for the rest.
 MAN8_TOOLS := wirebookd wb-tune
@@ -23,6 +23,8 @@ desc_wb-kread        := print the events the wirebook kernel module writes to it
 desc_wb-latency-text := print the builder's binary latency logs as text
 desc_wb-tune         := report and set the host settings that decide wirebook's latency
 desc_wb-subscribe    := control the symbols, feeds and statistics of the wirebook producer
+desc_wb-sipstat      := compare the SIP's NBBO with the one wirebook builds from the direct feeds
+desc_wb-recoveryd    := serve a capture's feeds over the exchanges' gap-recovery protocols, for tests
 
 ALL_EXTRA += $(MAN_PAGES)
 

@@ -17,6 +17,7 @@
 #include "common/control.h"
 #include "common/options.h"
 #include "common/feeds_conf.h"
+#include "common/version.h"
 #include "feed/feed.h"
 
 static void usage(FILE *out)
@@ -57,6 +58,7 @@ static void usage(FILE *out)
 "                            SECS (0.1-3600, default 5; connecting: at most 2)\n"
 "  -j, --json                JSON output for stats and lists\n"
 "  -h, --help\n"
+"      --version\n"
 "\n"
 "Changing state needs write access to the device (root, or its group when\n"
 "the udev rule grants mode 0660). Exit status: 0 success, 1 a request\n"
@@ -113,25 +115,51 @@ static void format_addr(uint32_t ip, uint16_t port, char *buf, size_t n)
 		 ip & 0xff, port);
 }
 
+/*
+ * The verb's arguments, checked before the producer is asked anything: a
+ * bad one is a usage error (exit 2) that names it, not a request the
+ * producer refuses with "Invalid argument".
+ */
+static int check_arguments(const char *verb, int argc, char **argv)
+{
+	int i, y, m, d;
+
+	if (!strcmp(verb, "add") || !strcmp(verb, "del")) {
+		if (!argc) {
+			fprintf(stderr, "wb-subscribe: %s needs at least one SYMBOL\n", verb);
+			return 2;
+		}
+		for (i = 0; i < argc; i++)
+			if (strlen(argv[i]) > 8 || !argv[i][0]) {
+				fprintf(stderr, "wb-subscribe: %s '%s': a symbol has 1 to 8 characters "
+					"(or '*': every symbol)\n", verb, argv[i]);
+				return 2;
+			}
+	}
+	if (!strcmp(verb, "feeds") && argc == 2 && !strcmp(argv[0], "load")) {
+		static struct feed_map_entry e[FEED_MAX_LINES];
+		char err[512];
+
+		if (feeds_conf_read(argv[1], e, FEED_MAX_LINES, err, sizeof(err)) < 0) {
+			fprintf(stderr, "wb-subscribe: %s\n", err);
+			return 2;
+		}
+	}
+	if (!strcmp(verb, "date") && argc == 1 && strcmp(argv[0], "clock") &&
+	    opt_date("wb-subscribe", "date", argv[0], &y, &m, &d))
+		return 2;
+	return 0;
+}
+
 static int cmd_symbols(struct wb_control *c, bool add, int argc, char **argv)
 {
 	int i, failed = 0;
 
-	if (!argc) {
-		fprintf(stderr, "wb-subscribe: %s needs at least one SYMBOL\n", add ? "add" : "del");
-		return 2;
-	}
 	for (i = 0; i < argc; i++) {
 		struct wb_ioc_symbol s;
 		int rc;
 
 		memset(&s, 0, sizeof(s));
-		if (strlen(argv[i]) > 8 || !argv[i][0]) {
-			fprintf(stderr, "wb-subscribe: '%s': a symbol has 1 to 8 characters\n",
-				argv[i]);
-			failed = 1;
-			continue;
-		}
 		snprintf(s.ticker, sizeof(s.ticker), "%s", argv[i]);
 		rc = wb_control_call(c, add ? WB_IOC_SUB_ADD : WB_IOC_SUB_DEL, &s);
 		if (report(add ? "add" : "del", argv[i], rc)) {
@@ -301,7 +329,7 @@ static int cmd_feeds(struct wb_control *c, int argc, char **argv)
 		count = feeds_conf_read(argv[1], e, FEED_MAX_LINES, err, sizeof(err));
 		if (count < 0) {
 			fprintf(stderr, "wb-subscribe: %s\n", err);
-			return 1;
+			return 2;	/* a bad feed map is bad usage */
 		}
 		for (k = 0; k < count; k++)
 			failed |= feed_add(c, &e[k]);
@@ -398,19 +426,15 @@ static int cmd_date(struct wb_control *c, int argc, char **argv)
 {
 	struct wb_ioc_date d;
 	int y, m, day;
-	char end;
 
 	memset(&d, 0, sizeof(d));
-	if (argc != 1 || (strcmp(argv[0], "clock") &&
-			  sscanf(argv[0], "%4d-%2d-%2d%c", &y, &m, &day, &end) != 3)) {
+	if (argc != 1) {
 		fprintf(stderr, "wb-subscribe: date YYYY-MM-DD | date clock\n");
 		return 2;
 	}
 	if (strcmp(argv[0], "clock")) {
-		if (y < 1970 || y > 9999 || m < 1 || m > 12 || day < 1 || day > 31) {
-			fprintf(stderr, "wb-subscribe: date: not a date: %s\n", argv[0]);
+		if (opt_date("wb-subscribe", "date", argv[0], &y, &m, &day))
 			return 2;
-		}
 		d.year = (uint16_t)y;
 		d.month = (uint8_t)m;
 		d.day = (uint8_t)day;
@@ -544,6 +568,8 @@ int main(int argc, char **argv)
 	int opt, rc;
 	double timeout_s = WB_CONTROL_REPLY_MS / 1000.0;
 
+	if (tool_version_option(argc, argv, "wb-subscribe"))
+		return 0;
 	/* '+': stop at the verb, so "add -x" is not taken for an option... */
 	while ((opt = getopt_long(argc, argv, "+d:D:jt:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -590,6 +616,9 @@ int main(int argc, char **argv)
 	writes = !strcmp(verb, "add") || !strcmp(verb, "del") ||
 		 (!strcmp(verb, "feeds") && argc > 1 && strcmp(argv[1], "list")) ||
 		 (!strcmp(verb, "stats") && argc > 1) || !strcmp(verb, "date");
+	rc = check_arguments(verb, argc - 1, argv + 1);
+	if (rc)
+		return rc;
 	if (daemon_socket) {
 		unsigned reply_ms = (unsigned)(timeout_s * 1000);
 

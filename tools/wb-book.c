@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/options.h"
+#include "common/version.h"
 #include "wirebook/book.h"
 
 #define STALE_NS 5000000000ull	/* a venue's feed this far behind the newest is flagged */
@@ -44,6 +45,7 @@ static void usage(FILE *f)
 "  --wait-done SECS  first wait (up to SECS, 0-86400) for the book to appear and for\n"
 "                    wirebookd to say its file source ended\n"
 "  --help\n"
+"  --version\n"
 "The first line says whether the book is live, stale (no heartbeat from wirebookd:\n"
 "it died or hangs), retired (stopped) or recovering (a venue rebuilt after a gap);\n"
 "with --once only when it is not live.\n"
@@ -283,6 +285,8 @@ int main(int argc, char **argv)
 	double wait_done = 0;
 	struct wb_book *bk;
 
+	if (tool_version_option(argc, argv, "wb-book"))
+		return 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': name = optarg; break;

@@ -13,8 +13,10 @@
 
 #include "common/event_text.h"
 #include "common/feeds_conf.h"
+#include "common/options.h"
 #include "input/itch_file.h"
 #include "common/raw_text.h"
+#include "common/version.h"
 #include "input/pcap_io.h"
 #include "input/unmapped.h"
 #include "wirebook/events.h"
@@ -89,9 +91,12 @@ static void usage(FILE *out)
 "                     frame and message totals only)\n"
 "  -q, --quiet        do not print events (with --stats: counters only)\n"
 "  -h, --help\n"
+"      --version\n"
 "\n"
 "Exit status: 0 on success, 1 if the input is missing, unreadable, not a\n"
-"capture or ends in the middle of a record, 2 on bad usage.\n"
+"capture, ends in the middle of a record or gives nothing (no frame, no frame\n"
+"on a feed of the feed map, no message), 2 on bad usage (a bad option value or\n"
+"feed map line, a pcap given to --itch-file).\n"
 "\n"
 "Protocols (feed map PROTOCOL) and the venues each serves:\n");
 	for (int p = FEED_PROTO_NONE + 1; p < FEED_PROTO_COUNT; p++) {
@@ -320,10 +325,11 @@ static int dump_itch_file(struct dump *d, const char *path)
 
 	if (!f)
 		return 1;
-	if (itch_file_open_read(f, path, err, sizeof(err))) {
+	rc = itch_file_open_read(f, path, err, sizeof(err));
+	if (rc < 0) {
 		fprintf(stderr, "wb-dump: %s\n", err);
 		free(f);
-		return 1;
+		return rc == ITCH_FILE_NOT_BINARYFILE ? 2 : 1;
 	}
 	if (!d->raw) {
 		/* A BinaryFILE has no addresses: Nasdaq's ITCH on a line of its own. */
@@ -369,9 +375,12 @@ static int dump_itch_file(struct dump *d, const char *path)
 	}
 	if (rc < 0)
 		fprintf(stderr, "wb-dump: %s: %s\n", path, err);
+	else if (!f->messages)
+		fprintf(stderr, "wb-dump: warning: %s holds no message (an empty BinaryFILE)\n", path);
+	rc = rc < 0 || !f->messages ? 1 : 0;
 	itch_file_close(f, err, sizeof(err));
 	free(f);
-	return rc < 0 ? 1 : 0;
+	return rc;
 }
 
 /* ---- setup and stats ---------------------------------------------------- */
@@ -477,13 +486,19 @@ int main(int argc, char **argv)
 
 	if (!d)
 		return 1;
+	if (tool_version_option(argc, argv, "wb-dump"))
+		return 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FEEDS: feeds = optarg; break;
 		case OPT_AUTO: d->auto_map = true; break;
 		case OPT_ITCH_FILE: itch_path = optarg; break;
 		case OPT_RAW: d->raw = true; break;
-		case OPT_SYMBOLS: symbols = optarg; break;
+		case OPT_SYMBOLS:
+			if (opt_list("wb-dump", "--symbols", optarg))
+				return 2;
+			symbols = optarg;
+			break;
 		case OPT_STATS: d->stats = true; break;
 		case OPT_PROTO: proto = optarg; break;
 		case OPT_DATE: date = optarg; break;
@@ -508,9 +523,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (itch_path ? optind != argc : optind != argc - 1) {
-		fprintf(stderr, "wb-dump: %s\n",
-			itch_path ? "--itch-file takes no capture argument"
-				  : optind == argc ? "no capture file given" : "more than one capture file");
+		if (optind == argc)
+			fprintf(stderr, "wb-dump: no capture file given\n");
+		else
+			fprintf(stderr, "wb-dump: unexpected argument '%s'%s\n",
+				argv[itch_path ? optind : optind + 1], itch_path ?
+				" (--itch-file FILE is the input: give no capture too)" :
+				" (one capture file at a time)");
 		usage(stderr);
 		return 2;
 	}
@@ -527,13 +546,18 @@ int main(int argc, char **argv)
 	}
 	if (date) {
 		int y, mo, dd;
-		char end;
 
-		if (sscanf(date, "%4d-%2d-%2d%c", &y, &mo, &dd, &end) != 3 ||
-		    feed_engine_set_trading_date(d->engine, y, mo, dd) < 0) {
-			fprintf(stderr, "wb-dump: --date: not a date YYYY-MM-DD (1970-01-02 or later): "
-				"%s\n", date);
+		if (opt_date("wb-dump", "--date", date, &y, &mo, &dd))
 			return 2;
+		feed_engine_set_trading_date(d->engine, y, mo, dd);
+	} else if (itch_path) {
+		int y, mo, dd;
+
+		/* Nasdaq's file names carry the day (a BinaryFILE's times do not). */
+		if (itch_file_name_date(itch_path, &y, &mo, &dd)) {
+			feed_engine_set_trading_date(d->engine, y, mo, dd);
+			fprintf(stderr, "wb-dump: %s: trading day %04d-%02d-%02d, from the file's name "
+				"(MMDDYYYY; --date gives another)\n", itch_path, y, mo, dd);
 		}
 	}
 	memset(d->ring, 0, wb_ring_bytes(DUMP_RING_SLOTS));
@@ -551,7 +575,7 @@ int main(int argc, char **argv)
 		if (feeds) {
 			if (feeds_conf_load(d->engine, feeds, err, sizeof(err)) < 0) {
 				fprintf(stderr, "wb-dump: %s\n", err);
-				return 1;
+				return 2;	/* the feed map is configuration: bad usage */
 			}
 		} else if (!d->auto_map && !proto) {
 			fprintf(stderr, "wb-dump: no feeds.conf found: give --feeds FILE, --auto or "
@@ -571,6 +595,12 @@ int main(int argc, char **argv)
 	feed_engine_flush(d->engine, &d->prod);
 	drain(d);
 
+	if (!itch_path && rc == 0 && !d->frames) {
+		/* An input that gives nothing is an error, as in wirebookd --exit-at-eof. */
+		fprintf(stderr, "wb-dump: warning: %s holds no frame (a capture header alone)\n",
+			argv[optind]);
+		rc = 1;
+	}
 	if (!itch_path && rc == 0 && d->frames && d->unmapped_frames == d->frames) {
 		char seen[512];
 
@@ -580,6 +610,7 @@ int main(int argc, char **argv)
 			d->auto_map ? " or looked like a known protocol" : "", seen,
 			d->auto_map ? "give --feeds FILE with their groups, or --proto PROTOCOL"
 				    : "try --auto, --proto PROTOCOL or --feeds FILE");
+		rc = 1;
 	}
 	if (d->stats)
 		print_stats(d);

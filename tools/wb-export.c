@@ -39,6 +39,7 @@
 #include "common/event_text.h"
 #include "common/feeds_conf.h"
 #include "common/options.h"
+#include "common/version.h"
 #include "input/source.h"
 #include "export/table.h"
 #include "feed/feed.h"
@@ -125,6 +126,8 @@ static void usage(FILE *f)
 "\n"
 "  --format F          csv (default) or hdf5 (when built with libhdf5)\n"
 "  --itch-file         the input is a Nasdaq BinaryFILE, plain or gzip\n"
+"  --date YYYY-MM-DD   with --itch-file: its trading day (default: the date of\n"
+"                      Nasdaq's file names, MMDDYYYY; else today, with a warning)\n"
 "  --kernel[=DEVICE]   a live session: the wirebook module's event rings\n"
 "                      (default /dev/wirebook; its feed map and symbols are\n"
 "                      wb-subscribe's), until SIGINT/SIGTERM or --seconds\n"
@@ -137,7 +140,8 @@ static void usage(FILE *f)
 "                      instead, for the symbols that changed since the last\n"
 "                      (the row's recv_ts is the tick)\n"
 "  --quiet             no summary on stderr\n"
-"  -h, --help          this text\n", MAX_DEPTH);
+"  -h, --help          this text\n"
+"      --version\n", MAX_DEPTH);
 }
 
 static void *zalloc(size_t n)
@@ -983,6 +987,7 @@ int main(int argc, char **argv)
 		{ "kernel", optional_argument, NULL, 'K' },
 		{ "seconds", required_argument, NULL, 'S' },
 		{ "interval", required_argument, NULL, 'T' },
+		{ "date", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -993,15 +998,22 @@ int main(int argc, char **argv)
 	struct exporter *x;
 	int itch = 0, quiet = 0, kernel = 0, c, rc = 0, st;
 	uint64_t depth = 0, seconds = 0, interval_ms = 0;
+	int date[3] = { 0, 0, 0 };
 	char err[512];
 	double t0;
 
+	if (tool_version_option(argc, argv, "wb-export"))
+		return 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': format = optarg; break;
 		case 'I': itch = 1; break;
 		case 'F': feeds = optarg; break;
-		case 's': subs = optarg; break;
+		case 's':
+			if (opt_list("wb-export", "--subscribe", optarg))
+				return 2;
+			subs = optarg;
+			break;
 		case 'd':
 			if (opt_u64("wb-export", "--depth", optarg, 1, MAX_DEPTH, &depth))
 				return 2;
@@ -1018,11 +1030,18 @@ int main(int argc, char **argv)
 			if (opt_u64("wb-export", "--interval", optarg, 1, 86400000, &interval_ms))
 				return 2;
 			break;
+		case 'D':
+			if (opt_date("wb-export", "--date", optarg, &date[0], &date[1], &date[2]))
+				return 2;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
+	if (argc - optind > (kernel ? 1 : 2))
+		fprintf(stderr, "wb-export: unexpected argument '%s' (%s)\n", argv[optind + (kernel ? 1 : 2)],
+			kernel ? "--kernel takes OUTPUT alone" : "give INPUT OUTPUT");
 	if (argc - optind != (kernel ? 1 : 2) || (kernel && itch)) {
 		usage(stderr);
 		return 2;
@@ -1030,6 +1049,11 @@ int main(int argc, char **argv)
 	if (!table_format_known(format)) {
 		fprintf(stderr, "wb-export: --format %s: this build writes %s\n", format,
 			table_format_known("hdf5") ? "csv and hdf5" : "csv only (built without libhdf5)");
+		return 2;
+	}
+	if (date[0] && !itch) {
+		fprintf(stderr, "wb-export: --date applies to --itch-file only (a capture's record "
+			"times give the day)\n");
 		return 2;
 	}
 	if (interval_ms && !depth) {
@@ -1052,7 +1076,7 @@ int main(int argc, char **argv)
 	if (feeds && feeds_conf_load(x->engine, feeds, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-export: %s\n", err);
 		exporter_destroy(x);
-		return 1;
+		return 2;	/* the feed map is configuration: bad usage */
 	}
 	if (!feeds && !itch) {
 		fprintf(stderr, "wb-export: no feed map found (looked in %s); give --feeds FILE\n",
@@ -1075,11 +1099,13 @@ int main(int argc, char **argv)
 	sopt.engine = x->engine;
 	if (itch)
 		sopt.line = source_find_line(x->engine, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ);
+	memcpy(sopt.date, date, sizeof(sopt.date));
 	memset(&src, 0, sizeof(src));
-	if (source_open(&src, itch ? &source_itch_file_ops : &source_pcap_ops, &sopt) < 0) {
+	rc = source_open(&src, itch ? &source_itch_file_ops : &source_pcap_ops, &sopt);
+	if (rc < 0) {
 		fprintf(stderr, "wb-export: %s\n", src.err);
 		exporter_destroy(x);
-		return 1;
+		return rc == SOURCE_EUSAGE ? 2 : 1;
 	}
 	define_tables(x);
 	if (tables_open(x->tab, x->tables, format, argv[optind + 1], err, sizeof(err)) < 0) {

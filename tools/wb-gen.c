@@ -14,6 +14,8 @@
 #include <time.h>
 
 #include "common/feeds_conf.h"
+#include "common/options.h"
+#include "common/version.h"
 #include "gen/gen_flow.h"
 #include "gen/gen_proto.h"
 #include "gen/gen_truth.h"
@@ -40,6 +42,13 @@ static const struct {
 	{ WB_VENUE_EDGX, 0xe0008202u, 0xe0008282u, 30201, 30201 },	/* 224.0.130.2, 224.0.130.130 */
 	{ WB_VENUE_EDGA, 0xe0008302u, 0xe0008382u, 30301, 30301 },	/* 224.0.131.2, 224.0.131.130 */
 };
+
+/*
+ * The most order-flow messages one run makes: the capture is held in
+ * memory until it is written in time order, so a count beyond this (some
+ * 17 days of the day profile) would only exhaust memory.
+ */
+#define GEN_MAX_MESSAGES 100000000ull
 
 static const char pitch_venues[] = "nasdaq,bzx,byx,edgx,edga";
 static const char xdp_venues[] = "nyse,arca";
@@ -68,8 +77,8 @@ static void usage(FILE *out)
 "                         and symbol\n"
 "  -s, --seed N           random seed (default 1); same seed, same bytes\n"
 "  -n, --messages N       order-flow messages (A F D U E X C P), not counting the\n"
-"                         directory, system events and crosses\n"
-"      --symbols N        number of symbols (default: the profile's)\n"
+"                         directory, system events and crosses (1-%llu)\n"
+"      --symbols N        number of symbols (1-65534; default: the profile's)\n"
 "      --venues LIST      comma-separated venues the flow trades on (default\n"
 "                         nasdaq); see wb-dump --help for the venue names\n"
 "      --pitch            the same as --venues %s\n"
@@ -102,8 +111,9 @@ static void usage(FILE *out)
 "                         the locked and crossed episodes of the NBBO across the\n"
 "                         direct feeds (start, end, venues; tools/gen/gen_truth.h)\n"
 "  -q, --quiet            no summary on stderr\n"
-"  -h, --help\n",
-		pitch_venues, xdp_venues);
+"  -h, --help\n"
+"      --version\n",
+		GEN_MAX_MESSAGES, pitch_venues, xdp_venues);
 }
 
 /*
@@ -250,18 +260,6 @@ static int write_in_time_order(struct time_order *t)
 	return rc;
 }
 
-static int parse_u64(const char *opt, const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-') {
-		fprintf(stderr, "wb-gen: %s: not a number: %s\n", opt, s);
-		return -1;
-	}
-	return 0;
-}
 
 /* "HH:MM:SS" or "HH:MM:SS.fff..." as ns since midnight; -1 if malformed. */
 static int parse_time_of_day(const char *s, uint64_t *ns)
@@ -400,7 +398,12 @@ int main(int argc, char **argv)
 	int nvenues = 0;
 	uint64_t v;
 	int c;
+	bool pitch = false;
+	const char *venues_given = NULL;	/* --venues, which --pitch would contradict */
+	const char *until_text = NULL;
 
+	if (tool_version_option(argc, argv, "wb-gen"))
+		return 0;
 	while ((c = getopt_long(argc, argv, "o:p:s:n:f:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
@@ -412,32 +415,25 @@ int main(int argc, char **argv)
 			fcfg.profile = (enum gen_profile)gen_profile_parse(optarg);
 			break;
 		case 's':
-			if (parse_u64("--seed", optarg, &fcfg.seed))
+			if (opt_u64("wb-gen", "--seed", optarg, 0, UINT64_MAX, &fcfg.seed))
 				return 2;
 			break;
 		case 'n':
-			if (parse_u64("--messages", optarg, &fcfg.messages))
+			if (opt_u64("wb-gen", "--messages", optarg, 1, GEN_MAX_MESSAGES, &fcfg.messages))
 				return 2;
-			if (!fcfg.messages) {
-				fprintf(stderr, "wb-gen: --messages must be at least 1\n");
-				return 2;
-			}
 			break;
-		case OPT_SYMBOLS:
-			if (parse_u64("--symbols", optarg, &v))
+		case OPT_SYMBOLS:	/* ITCH locates are 16 bits, 0 and 65535 unused */
+			if (opt_u64("wb-gen", "--symbols", optarg, 1, 65534, &v))
 				return 2;
-			if (v < 1 || v > 65534) {
-				fprintf(stderr, "wb-gen: --symbols must be 1..65534 (ITCH locates)\n");
-				return 2;
-			}
 			fcfg.symbols = (uint32_t)v;
 			break;
 		case 'f': format = optarg; break;
 		case OPT_GAP:
 		case OPT_DUP:
-			if (parse_u64(c == OPT_GAP ? "--gap-every" : "--dup-every", optarg, &v))
+			if (opt_u64("wb-gen", c == OPT_GAP ? "--gap-every" : "--dup-every", optarg, 0,
+				    UINT32_MAX, &v))
 				return 2;
-			if (v == 1 || v > UINT32_MAX) {
+			if (v == 1) {
 				fprintf(stderr, "wb-gen: --%s must be 0 (never) or 2..%u\n",
 					c == OPT_GAP ? "gap-every" : "dup-every", UINT32_MAX);
 				return 2;
@@ -457,9 +453,10 @@ int main(int argc, char **argv)
 			loss_ppm = (uint32_t)(pct * 10000 + 0.5);
 			break;
 		}
-		case OPT_PITCH: venue_mask = parse_venues(pitch_venues); break;
+		case OPT_PITCH: venue_mask = parse_venues(pitch_venues); pitch = true; break;
 		case OPT_XDP: added_venues |= parse_venues(xdp_venues); break;
 		case OPT_VENUES:
+			venues_given = optarg;
 			venue_mask = parse_venues(optarg);
 			if (!venue_mask)
 				return 2;
@@ -490,6 +487,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "wb-gen: --until: not a time HH:MM:SS[.fff]: %s\n", optarg);
 				return 2;
 			}
+			until_text = optarg;
 			break;
 		case OPT_SESSION:
 			if (strlen(optarg) != 10) {
@@ -499,13 +497,8 @@ int main(int argc, char **argv)
 			session = optarg;
 			break;
 		case OPT_PAYLOAD:
-			if (parse_u64("--max-payload", optarg, &v))
+			if (opt_u64("wb-gen", "--max-payload", optarg, 0, PCAP_WRITER_MAX_PAYLOAD, &v))
 				return 2;
-			if (v > PCAP_WRITER_MAX_PAYLOAD) {
-				fprintf(stderr, "wb-gen: --max-payload must be at most %u\n",
-					PCAP_WRITER_MAX_PAYLOAD);
-				return 2;
-			}
 			base.max_payload = (uint32_t)v;
 			break;
 		case 'q': quiet = true; break;
@@ -518,6 +511,19 @@ int main(int argc, char **argv)
 					       : "wb-gen: no output file (-o FILE)\n%s",
 			optind != argc ? argv[optind] : "");
 		usage(stderr);
+		return 2;
+	}
+	if (pitch && venues_given) {
+		fprintf(stderr, "wb-gen: --pitch and --venues %s: give one (--pitch is --venues %s)\n",
+			venues_given, pitch_venues);
+		return 2;
+	}
+	if (until && until <= gen_profile_session_start(fcfg.profile)) {
+		uint64_t s = gen_profile_session_start(fcfg.profile) / 1000000000ull;
+
+		fprintf(stderr, "wb-gen: --until %s: before the %s session starts (%02u:%02u:%02u): "
+			"nothing to generate\n", until_text, fcfg.profile == GEN_PROFILE_DAY ? "day" :
+			"demo", (unsigned)(s / 3600), (unsigned)(s / 60 % 60), (unsigned)(s % 60));
 		return 2;
 	}
 	if (!format)
@@ -555,7 +561,7 @@ int main(int argc, char **argv)
 		nmap = feeds_conf_read(feeds, map, FEED_MAX_LINES, err, sizeof(err));
 		if (nmap < 0) {
 			fprintf(stderr, "wb-gen: %s\n", err);
-			return 1;
+			return 2;	/* the feed map is configuration: bad usage */
 		}
 	}
 	if (session) {

@@ -14,6 +14,7 @@
 #include "common/event_text.h"
 #include "wirebook/events.h"
 #include "common/options.h"
+#include "common/version.h"
 
 static volatile sig_atomic_t stop;
 
@@ -46,6 +47,7 @@ static void usage(FILE *f)
 		"  -n, --count N       exit after N events\n"
 		"  -q, --quiet         print no events, only the totals at exit\n"
 		"  -h, --help\n"
+		"      --version\n"
 		"\n"
 		"At exit prints to stderr: delivered, dropped (rings full) and published.\n"
 		"Only one reader may consume the rings at a time: a running\n"
@@ -72,6 +74,8 @@ int main(int argc, char **argv)
 	char line[512];
 	int quiet = 0, c;
 
+	if (tool_version_option(argc, argv, "wb-kread"))
+		return 0;
 	while ((c = getopt_long(argc, argv, "d:i:n:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': device = optarg; break;
@@ -89,6 +93,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
+		fprintf(stderr, "wb-kread: unexpected argument '%s' (it takes options only)\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/version.h"
 #include "feed/feed.h"
 #include "book/latency_log.h"
 #include "book/latency_format.h"
@@ -45,6 +46,7 @@ static void usage(FILE *out)
 		"  -o, --output FILE   write to FILE (only with a single input)\n"
 		"  -c, --stdout        write to standard output\n"
 		"  -h, --help          this help\n"
+		"      --version\n"
 		"\n"
 		"Text format: see latency-scripts/README.md. Exit status: 0 ok, 1 a file\n"
 		"could not be read or written or is not a latency log, 2 usage error.\n");
@@ -228,6 +230,8 @@ int main(int argc, char **argv)
 	const char *dir = NULL, *output = NULL;
 	int to_stdout = 0, opt, rc = 0;
 
+	if (tool_version_option(argc, argv, "wb-latency-text"))
+		return 0;
 	while ((opt = getopt_long(argc, argv, "d:o:ch", options, NULL)) != -1) {
 		switch (opt) {
 		case 'd': dir = optarg; break;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/options.h"
+#include "common/version.h"
 #include "wirebook/book.h"
 
 static void usage(FILE *f)
@@ -42,6 +43,7 @@ static void usage(FILE *f)
 "  --symbols N       the N symbols that disagreed longest (default 5)\n"
 "  --json            one JSON object instead of text\n"
 "  --help\n"
+"  --version\n"
 "Times are on the receive clock in microseconds; episode start times are also\n"
 "given as exchange (or SIP) time, ns since the epoch.\n"
 "Exit status: 0, 1 when the book cannot be opened or built, 2 bad usage.\n",
@@ -428,6 +430,8 @@ int main(int argc, char **argv)
 	double wait_done = -1;
 	struct wb_book *bk;
 
+	if (tool_version_option(argc, argv, "wb-sipstat"))
+		return 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': name = optarg; break;

@@ -32,6 +32,7 @@
 
 #include "common/cpu_list.h"
 #include "common/shm_mount.h"
+#include "common/version.h"
 
 /* C-states whose exit latency exceeds this are "deep" for a pinned core. */
 #define CSTATE_MAX_EXIT_LATENCY_US 2
@@ -880,6 +881,7 @@ static void usage(FILE *out)
 		"      --root DIR     read DIR/proc and DIR/sys instead of /proc and /sys (tests;\n"
 		"                     --apply then edits DIR/proc/mounts instead of remounting)\n"
 		"  -h, --help         this help\n"
+		"      --version\n"
 		"\n"
 		"Exit status: 0 nothing to warn about, 1 warnings remain, 2 usage error.\n",
 		CSTATE_MAX_EXIT_LATENCY_US);
@@ -900,6 +902,8 @@ int main(int argc, char **argv)
 	char text[1024], a[256];
 	int opt;
 
+	if (tool_version_option(argc, argv, "wb-tune"))
+		return 0;
 	while ((opt = getopt_long(argc, argv, "cai:C:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c': break;
@@ -919,6 +923,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
+		fprintf(stderr, "wb-tune: unexpected argument '%s' (it takes options only)\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}

@@ -38,6 +38,7 @@
 #include "common/recovery.h"
 #include "common/recovery_table.h"
 #include "common/shm_mount.h"
+#include "common/version.h"
 #include "input/source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
@@ -98,6 +99,8 @@ static void usage(FILE *f)
 "    --speed X          ... at the recorded pace times X instead (recv_ts = now;\n"
 "                       X above 0, at most 1000000)\n"
 "  --itch-file FILE     Nasdaq BinaryFILE, plain or gzip (decoded as the itch nasdaq line)\n"
+"    --date YYYY-MM-DD  ... of that trading day (default: the date of Nasdaq's file\n"
+"                       names, MMDDYYYY; else today, with a warning)\n"
 "  --iface IF           live capture on an AF_PACKET ring (joins the feed groups)\n"
 "    --busy-poll        spin on the packet ring instead of sleeping in poll(), and\n"
 "                       never let the builder threads sleep when idle (lowest\n"
@@ -150,14 +153,20 @@ static void usage(FILE *f)
 "                       wb-subscribe --daemon SOCKET recovery, the metrics, and\n"
 "                       readers (wb_recovery_streams, wb_symbol_recovering)\n"
 "  --help\n"
+"  --version\n"
 "\n"
 "\n"
-"SIGINT/SIGTERM: stop, print the final stats, retire the book (readers see it\n"
-"retired and follow the next run). Exit status: 0; 1 when the source failed, the\n"
-"book could not be made, or (--exit-at-eof) no frame went to the feed map; 2 bad\n"
-"usage (every option value is checked: the message names the option and range).\n",
+"SIGINT/SIGTERM, or SIGPIPE (stdout closed): stop, print the final stats, retire\n"
+"the book (readers see it retired and follow the next run). Exit status: 0; 1 when\n"
+"the source failed, the book could not be made, or (--exit-at-eof) no frame went to\n"
+"the feed map; 2 bad usage (every option value is checked: the message names the\n"
+"option and range; a bad feed map or config line: the file and line; a control\n"
+"socket another wirebookd answers on; a capture given to --itch-file).\n",
 		WB_SHM_DEFAULT_NAME, WB_SHM_DEFAULT_NAME);
 }
+
+/* The sources: one is given; the command line's replaces the config file's. */
+static const char *const sources_one_of[] = { "pcap", "itch-file", "iface", "kernel", NULL };
 
 static void *zalloc(size_t n)
 {
@@ -465,6 +474,7 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
+	OPT_DATE,
 };
 
 /* The metrics endpoint's view: the same counters --stats prints, and more. */
@@ -587,6 +597,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, 0, OPT_CONFIG },
 		{ "metrics", required_argument, 0, OPT_METRICS },
 		{ "recovery", required_argument, 0, OPT_RECOVERY },
+		{ "date", required_argument, 0, OPT_DATE },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
@@ -607,14 +618,20 @@ int main(int argc, char **argv)
 	double speed = 0, stats_every = 0, t0, next_stats;
 	int c, rc, exit_at_eof = 0, busy = 0, sources = 0, reported_eof = 0, exit_code = 0;
 	pthread_t src_th;
+	int date[3] = { 0, 0, 0 };	/* --date: the BinaryFILE's trading day */
 	char err[512];
 
+	if (tool_version_option(argc, argv, "wirebookd"))
+		return 0;
 	/* First of all: a SIGINT while the 100+ MB book is being made must
 	 * still retire and unlink it, not kill the process half way. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A closed stdout ('wirebookd --stats 1 | head') stops like SIGTERM:
+	 * the default action would kill the process and leave the book behind. */
+	sigaction(SIGPIPE, &sa, NULL);
 
 	memset(&d, 0, sizeof(d));
 	pthread_mutex_init(&d.rec_lock, NULL);
@@ -629,6 +646,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: %s\n", err);
 		return 2;
 	}
+	config_args_override_one_of(&cargs, opts, sources_one_of);
 	argc = cargs.argc;
 	argv = cargs.argv;
 #define BAD_VALUE() do { config_args_free(&cargs); return 2; } while (0)
@@ -647,7 +665,11 @@ int main(int argc, char **argv)
 		case OPT_BUSY: busy = 1; break;
 		case OPT_FEEDS: feeds = optarg; break;
 		case OPT_PROTO: proto = optarg; break;
-		case OPT_SUB: subs = optarg; break;
+		case OPT_SUB:
+			if (opt_list("wirebookd", "--subscribe", optarg))
+				BAD_VALUE();
+			subs = optarg;
+			break;
 		case OPT_SHM:
 			if (!valid_shm_name(optarg)) {
 				fprintf(stderr, "wirebookd: %s%s--shm '%s': a name of 1-200 characters "
@@ -707,6 +729,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_RECOVERY: recovery = optarg; break;
+		case OPT_DATE:
+			if (opt_date("wirebookd", "--date", optarg, &date[0], &date[1], &date[2]))
+				BAD_VALUE();
+			break;
 		case OPT_CONFIG:
 			fprintf(stderr, "wirebookd: --config: give one config file\n");
 			BAD_VALUE();
@@ -723,7 +749,12 @@ int main(int argc, char **argv)
 		}
 	}
 	opt_origin = NULL;
-	if (sources != 1 || optind != argc) {
+	if (optind != argc) {
+		fprintf(stderr, "wirebookd: unexpected argument '%s' (every option starts with --; "
+			"see --help)\n", argv[optind]);
+		return 2;
+	}
+	if (sources != 1) {
 		fprintf(stderr, "wirebookd: give exactly one source (--pcap, --itch-file, --iface or --kernel)\n");
 		usage(stderr);
 		return 2;
@@ -735,6 +766,11 @@ int main(int argc, char **argv)
 	}
 	if (speed > 0 && !pcap) {
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
+		return 2;
+	}
+	if (date[0] && !itch) {
+		fprintf(stderr, "wirebookd: --date applies to --itch-file only (a capture's record "
+			"times give the day; wb-subscribe date sets it for a live one)\n");
 		return 2;
 	}
 	if (latency_dir && pcap && speed == 0)
@@ -758,7 +794,7 @@ int main(int argc, char **argv)
 		return 2;
 	} else if (feeds && feeds_conf_load(d.engine, feeds, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wirebookd: %s\n", err);
-		return 1;
+		return 2;	/* the feed map is configuration: bad usage */
 	}
 	if (proto && kernel) {
 		fprintf(stderr, "wirebookd: --proto with --kernel: the module's feed map is set "
@@ -868,15 +904,17 @@ int main(int argc, char **argv)
 		ops = &source_itch_file_ops;
 		sopt.path = itch;
 		sopt.line = source_find_line(d.engine, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ);
+		memcpy(sopt.date, date, sizeof(sopt.date));
 	} else {
 		ops = &source_afpacket_ops;
 		sopt.iface = iface;
 	}
 	d.is_file = !iface && !kernel;
-	if (source_open(&d.src, ops, &sopt) < 0) {
+	rc = source_open(&d.src, ops, &sopt);
+	if (rc < 0) {
 		fprintf(stderr, "wirebookd: %s\n", d.src.err);
 		builder_destroy(d.builder);
-		return 1;
+		return rc == SOURCE_EUSAGE ? 2 : 1;
 	}
 	d.control.engine = d.engine;
 	d.control.ring = d.ring_mem;
@@ -885,7 +923,7 @@ int main(int argc, char **argv)
 		if (d.control_fd < 0) {
 			fprintf(stderr, "wirebookd: --control: %s\n", err);
 			builder_destroy(d.builder);
-			return 1;
+			return d.control_fd == WB_CONTROL_EINUSE ? 2 : 1;
 		}
 	}
 
@@ -1008,10 +1046,8 @@ int main(int argc, char **argv)
 			exit_code = 1;
 	}
 	source_close(&d.src);
-	if (d.control_fd >= 0) {
-		close(d.control_fd);
-		unlink(control);
-	}
+	if (d.control_fd >= 0)
+		wb_control_unlisten(d.control_fd, control);
 	builder_destroy(d.builder);
 	recovery_client_destroy(d.rec);
 	free(d.rec_table);

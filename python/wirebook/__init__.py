@@ -14,10 +14,13 @@
 A thin ctypes layer over libwirebook.so (the same lock-free seqlock reads
 as C; a call costs a few microseconds of Python around them). Prices are
 floats in dollars (the book's int64 units of 1e-8 dollars divided by
-1e8; `raw=True` on open() keeps the integers); quantities, counters and
-timestamps (ns) are ints; venues are names. Errors raise WirebookError,
+1e8; `raw=True` on open() keeps the integers), None for a side with no
+order (never a price of 0.0); quantities, counters and timestamps (ns) are
+ints; venues are names; a ticker's bytes that are not UTF-8 read as \\xNN
+(as wb-dump prints them, and top("\\xffAB") finds it), never an exception. Errors raise WirebookError,
 whose .code is the library's WB_E* code (a negated errno value).
 """
+import codecs
 import ctypes
 import errno
 from collections import namedtuple
@@ -58,6 +61,26 @@ Health = namedtuple("Health", "state age_ns heartbeat_ns stale_after_ns last_upd
                     "writer_pid writer_alive recovering_venues reattaches instance_id")
 
 _libwb = None
+
+
+def _ticker_text(raw):
+    """A ticker's bytes as text. A feed's bytes are not always UTF-8 (a
+    capture decoded as the wrong protocol): those read as \\xNN, as wb-dump
+    prints them, never an exception."""
+    return raw.decode(errors="backslashreplace")
+
+
+def _ticker_bytes(ticker):
+    """The bytes of a ticker given as _ticker_text shows it."""
+    if isinstance(ticker, bytes):
+        return ticker
+    raw = ticker.encode(errors="surrogateescape")
+    if b"\\x" in raw:
+        try:
+            return codecs.escape_decode(raw)[0]
+        except ValueError:
+            pass
+    return raw
 
 
 def _l():
@@ -142,12 +165,16 @@ class Book:
     def _px(self, p):
         return p if self._raw else p / _lib.PRICE_SCALE
 
+    def _side_px(self, p, qty):
+        """A side's price, None when the side is empty (qty 0): not a price of 0."""
+        return self._px(p) if qty else None
+
     def _sym(self, ticker):
         if not self._h:
             raise ValueError("the book is closed")
         s = self._syms.get(ticker)
         if s is None:  # indices stay valid across wirebookd restarts: cache them
-            s = _check(self._lib.wb_find(self._h, ticker.encode()), ticker)
+            s = _check(self._lib.wb_find(self._h, _ticker_bytes(ticker)), ticker)
             self._syms[ticker] = s
         return s
 
@@ -156,25 +183,30 @@ class Book:
         out, buf = [], ctypes.create_string_buffer(9)
         for s in range(1, self._lib.wb_symbol_count(self._h)):
             if self._lib.wb_symbol(self._h, s, buf) == 0:
-                out.append(buf.value.decode())
+                out.append(_ticker_text(buf.value))
         return out
 
     def top(self, ticker):
         t = _lib.Top()
         _check(self._lib.wb_top(self._h, self._sym(ticker), ctypes.byref(t)), ticker)
-        return Top(self._px(t.bid_price), t.bid_qty, self._px(t.ask_price), t.ask_qty,
-                   t.updates, t.flags, self._state(t.state))
+        return Top(self._side_px(t.bid_price, t.bid_qty), t.bid_qty,
+                   self._side_px(t.ask_price, t.ask_qty), t.ask_qty, t.updates, t.flags,
+                   self._state(t.state))
 
     def nbbo(self, ticker):
         n = _lib.Nbbo()
         _check(self._lib.wb_nbbo(self._h, self._sym(ticker), ctypes.byref(n)), ticker)
-        return Nbbo(self._px(n.bid_price), n.bid_qty, self._px(n.ask_price), n.ask_qty,
+        return Nbbo(self._side_px(n.bid_price, n.bid_qty), n.bid_qty,
+                    self._side_px(n.ask_price, n.ask_qty), n.ask_qty,
                     _venues(n.bid_venues), _venues(n.ask_venues), n.flags,
                     self._state(n.state), n.updates, n.exch_ts, n.recv_ts)
 
     def depth(self, ticker, n=_lib.BOOK_DEPTH, venue=None):
         """(bids, asks): up to n levels each, best first, consolidated or of
         one venue (a name such as "NASDAQ", or its number)."""
+        if not isinstance(n, int) or not 0 <= n <= _lib.BOOK_DEPTH:
+            raise WirebookError(WB_EINVAL, f"{ticker}: depth {n!r}: levels a side from 0 to"
+                                f" {_lib.BOOK_DEPTH} (WB_BOOK_DEPTH)")
         d = _lib.Depth()
         v = self._venue(venue)
         _check(self._lib.wb_depth(self._h, self._sym(ticker), v, n, ctypes.byref(d)), ticker)
@@ -188,8 +220,8 @@ class Book:
         b = _lib.VenueBbo()
         _check(self._lib.wb_venue_bbo(self._h, self._sym(ticker), self._venue(venue),
                                       ctypes.byref(b)), ticker)
-        return VenueBbo(self._px(b.bid_price), b.bid_qty, b.bid_orders, self._px(b.ask_price),
-                        b.ask_qty, b.ask_orders, b.flags, self._state(b.state), b.gaps,
+        return VenueBbo(self._side_px(b.bid_price, b.bid_qty), b.bid_qty, b.bid_orders,
+                        self._side_px(b.ask_price, b.ask_qty), b.ask_qty, b.ask_orders, b.flags, self._state(b.state), b.gaps,
                         b.exch_ts)
 
     def last_trade(self, ticker):

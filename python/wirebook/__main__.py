@@ -14,6 +14,8 @@ import wirebook
 
 
 def fmt(p):
+    if p is None:  # an empty side
+        return "-"
     return f"{p:.4f}" if isinstance(p, float) else str(p)
 
 

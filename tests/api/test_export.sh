@@ -97,11 +97,39 @@ kill -TERM "$wbd"; wait "$wbd" 2>/dev/null
 
 # A BinaryFILE: no feed map needed; the same rows as wb-dump --itch-file.
 "$B/wb-gen" -s 5 -n 3000 -f itch-file.gz -o "$T/day.itch.gz" >/dev/null 2>&1
-"$B/wb-export" --quiet --itch-file "$T/day.itch.gz" "$T/itch" 2>"$T/itch.err"
+"$B/wb-export" --quiet --itch-file --date 2026-02-19 "$T/day.itch.gz" "$T/itch" 2>"$T/itch.err"
 n_dump=$("$B/wb-dump" --itch-file "$T/day.itch.gz" | awk -v k="^($kinds)\$" '$5 ~ k' | wc -l)
 n_csv=$(($(wc -l <"$T/itch/events.csv") - 1))
 [ "$n_dump" -gt 0 ] && [ "$n_csv" -eq "$n_dump" ] && [ ! -s "$T/itch.err" ] &&
 	ok "--itch-file: $n_csv events, as wb-dump --itch-file" || bad "--itch-file: $n_csv rows, wb-dump $n_dump: $(cat "$T/itch.err")"
+
+# Issue 23.3: a BinaryFILE's exchange times are on its trading day: --date,
+# else the MMDDYYYY of Nasdaq's file names (said on stderr), never today's
+# silently.
+et_day() { python3 -c "import sys, datetime, zoneinfo; print(datetime.datetime.fromtimestamp(
+	int(sys.argv[1]) / 1e9, zoneinfo.ZoneInfo('America/New_York')).date())" "$1"; }
+first_exch_ts() { awk -F, 'NR == 2 { print $2 }' "$1/events.csv"; }
+"$B/wb-gen" -s 5 -n 3000 -f itch-file -o "$T/01302019.NASDAQ_ITCH50" >/dev/null 2>&1
+"$B/wb-export" --quiet --itch-file "$T/01302019.NASDAQ_ITCH50" "$T/named" 2>"$T/named.err"
+[ "$(et_day "$(first_exch_ts "$T/named")")" = 2019-01-30 ] &&
+	grep -q 'trading day 2019-01-30, from the file.s name' "$T/named.err" &&
+	ok "a BinaryFILE named 01302019.NASDAQ_ITCH50: exch_ts on 2019-01-30, and it says so" ||
+	bad "named BinaryFILE: exch_ts $(first_exch_ts "$T/named"), $(cat "$T/named.err")"
+"$B/wb-export" --quiet --itch-file --date 2020-03-04 "$T/01302019.NASDAQ_ITCH50" "$T/dated" 2>/dev/null
+[ "$(et_day "$(first_exch_ts "$T/dated")")" = 2020-03-04 ] && ok "--date 2020-03-04 wins over the name" ||
+	bad "--date: exch_ts $(first_exch_ts "$T/dated")"
+cp "$T/01302019.NASDAQ_ITCH50" "$T/day.itch"
+"$B/wb-export" --quiet --itch-file "$T/day.itch" "$T/undated" 2>"$T/undated.err"
+grep -q 'warning: .*day.itch: no trading day (give --date' "$T/undated.err" &&
+	ok "a BinaryFILE without a day in its name or --date: a warning naming --date" ||
+	bad "no day: '$(cat "$T/undated.err")'"
+"$B/wirebookd" --itch-file "$T/01302019.NASDAQ_ITCH50" --shm "$SHM-day" --no-pin --exit-at-eof \
+	>/dev/null 2>"$T/wbd-day.err"
+grep -q 'trading day 2019-01-30, from the file.s name' "$T/wbd-day.err" &&
+	ok "wirebookd --itch-file takes the day from the name too" || bad "wirebookd: $(head -3 "$T/wbd-day.err")"
+"$B/wirebookd" --pcap "$cap" --date 2020-03-04 --shm "$SHM-day" --no-pin --exit-at-eof >/dev/null 2>"$T/wbd-date.err"
+[ $? -eq 2 ] && grep -q -- '--date applies to --itch-file only' "$T/wbd-date.err" &&
+	ok "wirebookd --date with --pcap: exit 2" || bad "wirebookd --date --pcap: $(cat "$T/wbd-date.err")"
 
 # HDF5: the same tables, one dataset each, read back with h5py: row
 # counts equal the CSV files', and values too (prices in 1e-8 units).

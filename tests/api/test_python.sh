@@ -90,6 +90,11 @@ try:
     raise SystemExit("no error for a missing book")
 except wirebook.WirebookError as e:
     assert e.code == wirebook.WB_ENOSHM, e.code
+try:  # issue 23.13: the refusal names the range
+    b.depth("AAPL", 100)
+    raise SystemExit("no error for 100 levels")
+except wirebook.WirebookError as e:
+    assert e.code == wirebook.WB_EINVAL and "from 0 to 10" in str(e), (e.code, str(e))
 print("ok", b.health().state)
 P
 check "depth best first and equal to the NBBO, raw prices, per-venue depth, error codes" \
@@ -142,6 +147,41 @@ P
 check "events: two rings merged by recv_ts, copied out, released; WB_ENODEV without a device" \
 	grep -qx ok "$T/events.out"
 grep -qx ok "$T/events.out" || cat "$T/events.out"
+
+# Issue 23.5 and 23.13: a ticker that is not UTF-8 (a feed decoded as the
+# wrong protocol) reads as \xNN, never a traceback, and finds its book; a
+# side without orders is None, not a price of 0.0. A BinaryFILE of one
+# Stock Directory and one buy order for the ticker b'\xffBAD\xfe'.
+$PY - "$T/odd.itch" <<'P'
+import struct, sys
+ts, tk = (9 * 3600 + 30 * 60) * 10**9, b"\xffBAD\xfe   "
+R = (b"R" + struct.pack(">HH", 7, 0) + ts.to_bytes(6, "big") + tk + b"QN" + struct.pack(">I", 100)
+     + b"NCZ PNN1N" + struct.pack(">I", 0) + b"N")
+A = (b"A" + struct.pack(">HH", 7, 0) + (ts + 1).to_bytes(6, "big") + struct.pack(">QcI", 1, b"B", 100)
+     + tk + struct.pack(">I", 123400))
+open(sys.argv[1], "wb").write(b"".join(struct.pack(">H", len(m)) + m for m in (R, A)))
+P
+bg "$B/wirebookd" --itch-file "$T/odd.itch" --shm "$SHM-odd" --no-pin >/dev/null 2>"$T/odd.err"
+wait_for 30 grep -q 'source ended' "$T/odd.err" || { bad "wirebookd did not read odd.itch"; cat "$T/odd.err"; }
+$PY -m wirebook --book "$SHM-odd" symbols >"$T/odd.out" 2>&1
+[ $? -eq 0 ] && [ "$(cat "$T/odd.out")" = '\xffBAD\xfe' ] &&
+	ok "python3 -m wirebook symbols: a ticker that is not UTF-8 reads as $(cat "$T/odd.out")" ||
+	bad "non-UTF-8 ticker: $(head -3 "$T/odd.out")"
+$PY - "$SHM-odd" >"$T/odd2.out" 2>&1 <<'P'
+import sys, wirebook
+b = wirebook.open(sys.argv[1])
+s, = b.symbols()
+t, n, v = b.top(s), b.nbbo(s), b.venue_bbo(s, "NASDAQ")
+assert (t.bid, t.bid_qty, t.ask, t.ask_qty) == (12.34, 100, None, 0), t
+assert (n.bid, n.ask) == (12.34, None) and (v.bid, v.ask) == (12.34, None), (n, v)
+assert wirebook.open(sys.argv[1], raw=True).top(s).ask is None
+print("ok")
+P
+grep -qx ok "$T/odd2.out" && ok "an empty side is None in top, nbbo and venue_bbo; the odd ticker finds its book" ||
+	bad "empty side: $(tail -3 "$T/odd2.out")"
+$PY -m wirebook --book "$SHM-odd" top '\xffBAD\xfe' >"$T/odd3.out" 2>&1
+grep -q '^\\xffBAD\\xfe 100 @ 12.3400 / 0 @ - ' "$T/odd3.out" &&
+	ok "python3 -m wirebook top: an empty side prints as -" || bad "top of an empty side: $(cat "$T/odd3.out")"
 
 $PY -m wirebook --book "$SHM" top AAPL >"$T/cli.out" 2>&1
 grep -q '^AAPL [0-9]* @ [0-9.]* / [0-9]* @ [0-9.]*' "$T/cli.out" &&

@@ -41,6 +41,30 @@ kill -CONT "$wbd"
 check "the daemon answers again once continued" \
 	wait_for 10 timeout 30 "$B/wb-subscribe" --daemon "$sock" list
 
+# Issue 23.4: a second wirebookd refuses a control socket another one
+# answers on (exit 2, naming it) and leaves it alone; so it does a file
+# that is no socket. A socket nobody answers on (a crash's) is replaced,
+# and removed at the exit.
+second() { timeout 60 "$B/wirebookd" --pcap "$cap" --feeds "$ROOT/feeds.conf" --shm "$SHM-2" \
+	--no-pin --exit-at-eof --control "$1" >/dev/null 2>"$T/second.err"; }
+second "$sock"
+rc=$?
+[ "$rc" -eq 2 ] && grep -qF "$sock is in use" "$T/second.err" &&
+	ok "a second wirebookd on a socket in use: exit 2 naming it" ||
+	{ bad "a second wirebookd on a socket in use: exit $rc"; cat "$T/second.err"; }
+check "the first daemon still answers after the second one's exit" sh -c \
+	"timeout 30 '$B/wb-subscribe' --daemon '$sock' list >/dev/null"
+: >"$T/plain"
+second "$T/plain"
+rc=$?
+[ "$rc" -eq 2 ] && [ -f "$T/plain" ] && grep -q 'not a socket' "$T/second.err" &&
+	ok "a file that is no socket: exit 2, the file kept" || { bad "plain file as socket: exit $rc"; cat "$T/second.err"; }
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/stale.sock"
+second "$T/stale.sock"
+rc=$?
+[ "$rc" -eq 0 ] && [ ! -e "$T/stale.sock" ] && ok "a stale socket is taken over and removed at the exit" ||
+	{ bad "stale socket: exit $rc, $(ls -l "$T/stale.sock" 2>&1)"; cat "$T/second.err"; }
+
 timeout 30 "$B/wb-subscribe" --daemon "$T/nothing.sock" list 2>"$T/none.err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "$T/nothing.sock" "$T/none.err" && grep -q 'no such socket' "$T/none.err" &&

@@ -57,7 +57,8 @@ check "DESTDIR: nothing written outside the stage" test ! -e /opt/wb/bin/wireboo
 # stops cleanly on SIGTERM (what systemctl stop sends), retiring the book.
 unit=$P/lib/systemd/system/wirebookd@.service
 for key in "Restart=on-failure" "KillSignal=SIGTERM" "User=wirebook" "Group=wirebook" \
-	"RuntimeDirectory=wirebook/%i"; do
+	"RuntimeDirectory=wirebook/%i" "StateDirectory=wirebook/%i" "ProtectSystem=strict" \
+	"ProtectHome=yes" "ReadWritePaths=/dev/shm" "Environment=WIREBOOK_INSTANCE=%i"; do
 	check "unit has $key" grep -qx "$key" "$unit"
 done
 mkdir -p "$P/etc/wirebook"
@@ -73,6 +74,38 @@ wait_for 30 test -e "/dev/shm/$SHM-unit" && wait_for 30 grep -q 'source ended' "
 kill -TERM "$u"; wait "$u"; rc=$?
 [ "$rc" -eq 0 ] && [ ! -e "/dev/shm/$SHM-unit" ] && ok "SIGTERM: exit 0 and the book retired" ||
 	bad "SIGTERM: exit $rc, book left: $(ls /dev/shm/$SHM-unit 2>&1)"
+# Issue 23.14: the installed sample config serves two instances at once,
+# as the unit runs them (WIREBOOK_INSTANCE from the unit, RUNTIME_DIRECTORY
+# from systemd): their books and control sockets do not clash.
+sample=$P/share/wirebook/wirebookd.conf.sample
+for i in one two; do
+	inst=$SHM-$i
+	mkdir -p "$T/run/$inst"
+	sed -e "s|^iface .*|pcap $cap|" -e "s|^feeds .*|feeds $ROOT/feeds.conf|" "$sample" \
+		>"$P/etc/wirebook/wirebookd-$inst.conf"
+	echo no-pin >>"$P/etc/wirebook/wirebookd-$inst.conf"
+	cmd=$(sed -n 's/^ExecStart=//p' "$unit" | sed "s/%i/$inst/g")
+	( cd / && WIREBOOK_INSTANCE=$inst RUNTIME_DIRECTORY=$T/run/$inst exec $cmd ) \
+		>"$T/$i.out" 2>"$T/$i.err" &
+	PIDS+=($!)
+	eval "pid_$i=$!"
+done
+for i in one two; do
+	inst=$SHM-$i
+	wait_for 30 grep -q 'source ended' "$T/$i.err" && [ -e "/dev/shm/$inst" ] &&
+		timeout 30 "$B/wb-subscribe" --daemon "$T/run/$inst/control.sock" list >/dev/null 2>&1 &&
+		ok "instance $i of the sample config: book /dev/shm/$inst, its own control socket" ||
+		{ bad "instance $i of the sample config"; cat "$T/$i.err"; }
+done
+kill -TERM "$pid_one" "$pid_two"
+wait "$pid_one"; rc1=$?
+wait "$pid_two"; rc2=$?
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && ok "both instances stop cleanly" || bad "instances exit $rc1, $rc2"
+unset_ok=0
+env -u WIREBOOK_INSTANCE "$B/wirebookd" --config "$sample" >/dev/null 2>"$T/unset.err" && unset_ok=1
+[ "$unset_ok" -eq 0 ] && grep -q 'WIREBOOK_INSTANCE} is not set' "$T/unset.err" &&
+	ok "the sample outside the unit names the variable it lacks" || bad "unset variable: $(cat "$T/unset.err")"
+
 command -v systemd-analyze >/dev/null &&
 	{ systemd-analyze verify "$unit" >"$T/verify" 2>&1 && ok "systemd-analyze verify" ||
 	  bad "systemd-analyze verify: $(head -3 "$T/verify")"; }

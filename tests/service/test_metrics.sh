@@ -80,6 +80,31 @@ s2=$(awk '$1 == "wirebook_metrics_scrapes_total" { print $2 }' "$T/m2")
 b2=$(awk '$1 == "wirebook_metrics_bad_requests_total" { print $2 }' "$T/m2")
 [ "$s2" = $((s1 + 1)) ] && [ "$b2" = 1 ] && ok "scrapes and bad requests counted" ||
 	bad "scrapes $s1 -> $s2, bad requests $b2"
+# Issue 23.12: a scrape is answered while other connections idle or trickle
+# a request byte by byte (one at a time was served: each held the next).
+python3 - "$url" >"$T/idle.out" 2>&1 <<'PY'
+import socket, sys, threading, time, urllib.parse, urllib.request
+u = urllib.parse.urlparse(sys.argv[1])
+idle = [socket.create_connection((u.hostname, u.port)) for _ in range(3)]
+slow = socket.create_connection((u.hostname, u.port))
+done = threading.Event()
+def trickle():  # a request that never ends, for as long as the scrape may take
+    for c in b"GET /metrics HTTP/1.0\r\nX-Slow: " + b"x" * 120:
+        if done.wait(0.25):
+            return
+        try:
+            slow.send(bytes([c]))
+        except OSError:
+            return
+threading.Thread(target=trickle, daemon=True).start()
+time.sleep(0.3)
+with urllib.request.urlopen(sys.argv[1], timeout=20) as r:
+    body = r.read().decode()
+done.set()
+print("ok" if "wirebook_metrics_scrapes_total" in body else "no metrics")
+PY
+grep -qx ok "$T/idle.out" && ok "a scrape is answered while other connections idle and trickle" ||
+	bad "scrape beside idle connections: $(tail -2 "$T/idle.out")"
 kill -TERM "$wbd"; wait "$wbd" 2>/dev/null
 check "the endpoint closes with wirebookd" sh -c "! python3 -c \"import urllib.request; urllib.request.urlopen('$url', timeout=3)\" 2>/dev/null"
 finish

@@ -48,6 +48,52 @@ expect_bad "wb-subscribe --timeout -1" "--timeout '-1'" "$B/wb-subscribe" --time
 expect_bad "wb-kread --idle-ms abc" "--idle-ms 'abc'" "$B/wb-kread" --idle-ms abc
 expect_bad "wb-gen --messages -5" "--messages" "$B/wb-gen" --messages -5 -o "$T/x.pcap"
 
+# Issue 23: usage and configuration errors exit 2 and name the file, line or
+# option; empty values and stray arguments are refused.
+expect_bad "wirebookd --itch-file given a pcap" "give it as a capture (wirebookd --pcap FILE" \
+	"$B/wirebookd" --itch-file "$cap" --shm "$SHM" --no-pin --exit-at-eof
+expect_bad "wb-export --itch-file given a pcap" "--pcap" "$B/wb-export" --itch-file "$cap" "$T/out"
+printf '233.54.12.111 itch nasdaq A\n' >"$T/feeds-bad.conf"
+expect_bad "wirebookd with a bad feeds.conf line" "feeds-bad.conf:1:" "${W[@]}" --feeds "$T/feeds-bad.conf"
+expect_bad "wb-export with a bad feeds.conf line" "feeds-bad.conf:1:" "$B/wb-export" --feeds "$T/feeds-bad.conf" "$cap" "$T/out"
+mkdir -p "$T/dir"
+expect_bad "wirebookd --feeds DIRECTORY" "is a directory, not a feed map" "${W[@]}" --feeds "$T/dir"
+expect_bad "wirebookd --config DIRECTORY" "is a directory, not a config file" "$B/wirebookd" --config "$T/dir"
+expect_bad "wirebookd --subscribe ''" "--subscribe ''" "${W[@]}" --subscribe ''
+expect_bad "wirebookd --subscribe ','" "--subscribe ','" "${W[@]}" --subscribe ,
+expect_bad "wb-export --subscribe ''" "--subscribe ''" "$B/wb-export" --subscribe '' "$cap" "$T/out"
+expect_bad "wirebookd with a stray argument" "unexpected argument 'extra'" "${W[@]}" extra
+expect_bad "wb-kread with a stray argument" "wb-kread: unexpected argument 'extra'" "$B/wb-kread" extra
+expect_bad "wb-tune with a stray argument" "wb-tune: unexpected argument 'extra'" "$B/wb-tune" extra
+expect_bad "wb-export with a stray argument" "unexpected argument 'extra'" "$B/wb-export" "$cap" "$T/out" extra
+expect_bad "wb-subscribe add ''" "add '': a symbol has 1 to 8 characters" "$B/wb-subscribe" --daemon "$T/none.sock" add ''
+expect_bad "wb-subscribe date 2026-02-30" "date '2026-02-30': expected a day of the calendar as YYYY-MM-DD" \
+	"$B/wb-subscribe" --daemon "$T/none.sock" date 2026-02-30
+expect_bad "wb-subscribe feeds load with a bad line" "feeds-bad.conf:1:" \
+	"$B/wb-subscribe" --daemon "$T/none.sock" feeds load "$T/feeds-bad.conf"
+
+# Issue 23.10: the command line's source replaces the config file's (as any
+# option given on both does), rather than adding up to "two sources".
+"$B/wb-gen" -q -s 7 -f itch-file -o "$T/g.itch"
+printf 'pcap %s/missing.pcap\nshm %s\nno-pin\nexit-at-eof\n' "$T" "$SHM" >"$T/src.conf"
+for src in "itch-file $T/g.itch" "pcap $cap"; do
+	timeout 60 "$B/wirebookd" --config "$T/src.conf" --${src%% *} "${src#* }" >/dev/null 2>"$T/src.err"
+	rc=$?
+	[ "$rc" -eq 0 ] && grep -qF "wirebookd: $src -> " "$T/src.err" &&
+		ok "--${src%% *} on the command line replaces the config's pcap" ||
+		{ bad "--${src%% *} with a config's pcap: exit $rc"; head -3 "$T/src.err"; }
+done
+
+# Issue 23.12: --version on every installed tool, one version (the release
+# in scripts/wirebook.pc.in, which the man pages and wirebook.pc carry too).
+want=$(sed -n 's/^Version: *//p' "$ROOT/scripts/wirebook.pc.in")
+for t in wirebookd wb-book wb-dump wb-export wb-gen wb-kread wb-latency-text wb-sipstat wb-tune wb-subscribe; do
+	out=$("$B/$t" --version 2>&1)
+	rc=$?
+	[ "$rc" -eq 0 ] && [ "$out" = "$t (wirebook) $want" ] && ok "$t --version: $out" ||
+		bad "$t --version: exit $rc, '$out' (wanted '$t (wirebook) $want')"
+done
+
 # and good values still work
 timeout 60 "${W[@]}" --expected-orders 0x1000 --speed 1e6 --stats 5 --cpus 0 >/dev/null 2>"$T/err" &&
 	ok "wirebookd accepts good values" || { bad "wirebookd refused good values"; cat "$T/err"; }

@@ -55,8 +55,41 @@ if [ "$(id -u)" -ne 0 ]; then
 	expect_exit "unreadable capture" 1 "Permission denied" $DUMP "$T/text.pcap"
 fi
 expect_exit "bad --symbols" 2 "not a ticker" $DUMP --symbols 'AAPL,TOOLONGTICKER' $P/OrderExecutedMessage.pcap
+# Issue 23.8: a bad feed map is a usage error, named with its line.
 printf '233.54.12.111 itch nasdaq A\n' > "$T/bad.conf"
-expect_exit "bad feeds.conf" 1 "bad.conf:1:" $DUMP --feeds "$T/bad.conf" $P/OrderExecutedMessage.pcap
+expect_exit "bad feeds.conf" 2 "bad.conf:1:" $DUMP --feeds "$T/bad.conf" $P/OrderExecutedMessage.pcap
+expect_exit "wb-gen: bad feeds.conf" 2 "bad.conf:1:" $GEN --feeds "$T/bad.conf" -o "$T/x.pcap"
+# Issue 23.5: a capture given as a BinaryFILE is refused, naming the option to use.
+expect_exit "pcap to --itch-file" 2 "--pcap" $DUMP --itch-file $P/OrderExecutedMessage.pcap
+printf '\x0a\x0d\x0d\x0a\x1c\x00\x00\x00\x4d\x3c\x2b\x1a' > "$T/ng.pcapng"
+expect_exit "pcapng to --itch-file" 2 "pcapng capture, not a Nasdaq BinaryFILE" $DUMP --itch-file "$T/ng.pcapng"
+# Issue 23.8: an input that gives nothing warns and fails.
+: > "$T/empty.itch"
+expect_exit "empty BinaryFILE" 1 "holds no message" $DUMP --itch-file "$T/empty.itch"
+head -c 24 $P/OrderExecutedMessage.pcap > "$T/header.pcap"
+expect_exit "capture of a header alone" 1 "holds no frame" $DUMP "$T/header.pcap"
+# Issue 23.9: empty and contradictory values, stray arguments.
+expect_exit "empty --symbols" 2 "--symbols ''" $DUMP --symbols '' $P/OrderExecutedMessage.pcap
+expect_exit "--symbols of empty items" 2 "an empty item" $DUMP --symbols 'AAPL,,MSFT' $P/OrderExecutedMessage.pcap
+expect_exit "a directory as feeds.conf" 2 "is a directory, not a feed map" $DUMP --feeds "$T" $P/OrderExecutedMessage.pcap
+expect_exit "a stray argument" 2 "unexpected argument 'extra'" $DUMP $P/OrderExecutedMessage.pcap extra
+expect_exit "a stray argument after --itch-file" 2 "unexpected argument 'extra'" $DUMP --itch-file "$T/empty.itch" extra
+expect_exit "wb-gen --until before the session" 2 "before the demo session starts (09:29:46)" $GEN --until 03:00:00 -o "$T/x.pcap"
+expect_exit "wb-gen --pitch with --venues" 2 "--pitch and --venues nasdaq,cqs: give one" $GEN --pitch --venues nasdaq,cqs -o "$T/x.pcap"
+expect_exit "wb-gen --venues with --pitch" 2 "give one" $GEN --venues nasdaq,cqs --pitch -o "$T/x.pcap"
+# Issue 23.6: every count is range-checked before memory is taken.
+expect_exit "wb-gen -n 99999999999999" 2 "--messages '99999999999999': expected a whole number from 1 to 100000000" $GEN -n 99999999999999 -o "$T/x.pcap"
+expect_exit "wb-gen --messages 0" 2 "--messages '0'" $GEN --messages 0 -o "$T/x.pcap"
+expect_exit "wb-gen --symbols 65535" 2 "--symbols '65535': expected a whole number from 1 to 65534" $GEN --symbols 65535 -o "$T/x.pcap"
+expect_exit "wb-gen --seed -1" 2 "--seed '-1'" $GEN --seed -1 -o "$T/x.pcap"
+expect_exit "wb-gen --gap-every 2^32" 2 "--gap-every '4294967296': expected a whole number from 0 to 4294967295" $GEN --gap-every 4294967296 -o "$T/x.pcap"
+expect_exit "wb-gen --dup-every 1" 2 "--dup-every must be 0 (never) or 2.." $GEN --dup-every 1 -o "$T/x.pcap"
+expect_exit "wb-gen --max-payload 99999" 2 "--max-payload '99999': expected a whole number from 0 to" $GEN --max-payload 99999 -o "$T/x.pcap"
+
+# Issue 23.3: Nasdaq's file names give the BinaryFILE's trading day.
+$GEN -q -s 42 -f itch-file -o "$T/01302019.NASDAQ_ITCH50"
+expect_exit "BinaryFILE named MMDDYYYY" 0 "trading day 2019-01-30, from the file's name" $DUMP --itch-file "$T/01302019.NASDAQ_ITCH50"
+expect_exit "a date of no calendar" 2 "--date '2026-02-30': expected a day of the calendar" $DUMP --date 2026-02-30 --itch-file "$T/01302019.NASDAQ_ITCH50"
 
 # ---- the real captures (pcaps/itch50), values from the spec
 $DUMP $P/AddOrderNoMpidAttributionMessage.pcap > "$T/add.txt"
@@ -122,7 +155,7 @@ if [ "$gaps" = "$dropped" ] && [ "$gaps" -gt 0 ]; then ok; else bad "$gaps GAP e
 # --auto: a capture on groups no feeds.conf knows
 printf '239.1.2.3:5000 itch nasdaq A\n' > "$T/other.conf"
 $GEN -q -s 42 --feeds "$T/other.conf" -o "$T/other.pcap"
-expect_exit "unknown groups give a hint" 0 "try --auto" $DUMP "$T/other.pcap"
+expect_exit "unknown groups give a hint and fail" 1 "try --auto" $DUMP "$T/other.pcap"
 # The auto line comes after the lines of feeds.conf: compare all but its index.
 $DUMP --auto "$T/other.pcap" | sed 's#^\([^ ]* [^ ]* nasdaq\)/[0-9]*#\1/L#' > "$T/auto.txt"
 sed 's#^\([^ ]* [^ ]* nasdaq\)/[0-9]*#\1/L#' "$T/a.txt" > "$T/a-l.txt"

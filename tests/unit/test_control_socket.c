@@ -218,6 +218,37 @@ START_TEST(test_control_open_daemon_explains_a_missing_socket)
 }
 END_TEST
 
+START_TEST(test_control_listen_refuses_a_socket_in_use_and_never_removes_it)
+{
+	struct server s;
+	char err[256], plain[128];
+	int fd;
+	FILE *f;
+
+	server_start(&s);
+	ck_assert_int_eq(wb_control_listen(s.path, err, sizeof(err)), WB_CONTROL_EINUSE);
+	ck_assert_msg(strstr(err, s.path) && strstr(err, "in use"), "%s", err);
+	ck_assert_int_eq(access(s.path, F_OK), 0);
+	/* a file that is no socket is neither taken nor removed */
+	snprintf(plain, sizeof(plain), "%s.plain", s.path);
+	f = fopen(plain, "w");
+	fclose(f);
+	ck_assert_int_eq(wb_control_listen(plain, err, sizeof(err)), WB_CONTROL_EINUSE);
+	ck_assert_msg(strstr(err, "not a socket"), "%s", err);
+	ck_assert_int_eq(access(plain, F_OK), 0);
+	unlink(plain);
+	/* the server's socket replaced since: closing ours leaves the newer one */
+	fd = wb_control_listen(plain, err, sizeof(err));
+	ck_assert_int_ge(fd, 0);
+	unlink(plain);
+	ck_assert_int_eq(rename(s.path, plain), 0);
+	wb_control_unlisten(fd, plain);
+	ck_assert_int_eq(access(plain, F_OK), 0);
+	ck_assert_int_eq(rename(plain, s.path), 0);
+	server_stop(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("control_socket");
@@ -229,6 +260,7 @@ int main(void)
 	tcase_add_test(tc, test_control_list_reports_the_full_count_beyond_capacity);
 	tcase_add_test(tc, test_control_stats_carry_the_line_counters);
 	tcase_add_test(tc, test_control_open_daemon_explains_a_missing_socket);
+	tcase_add_test(tc, test_control_listen_refuses_a_socket_in_use_and_never_removes_it);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

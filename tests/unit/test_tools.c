@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "feed_harness.h"
+#include "common/config.h"
 #include "common/event_text.h"
 #include "common/feeds_conf.h"
+#include "common/options.h"
 #include "gen/gen_flow.h"
 #include "gen/gen_itch.h"
 #include "input/itch_file.h"
@@ -488,7 +490,73 @@ START_TEST(test_binaryfile_cut_inside_a_message_is_an_error)
 }
 END_TEST
 
+START_TEST(test_binaryfile_refuses_a_pcap_or_pcapng_capture_as_a_usage_error)
+{
+	static const uint8_t magics[][4] = {
+		{ 0xd4, 0xc3, 0xb2, 0xa1 }, { 0xa1, 0xb2, 0xc3, 0xd4 }, { 0x4d, 0x3c, 0xb2, 0xa1 },
+		{ 0xa1, 0xb2, 0x3c, 0x4d }, { 0x0a, 0x0d, 0x0d, 0x0a },
+	};
+	struct itch_file *f = malloc(sizeof(*f));
+	char err[ITCH_FILE_ERR_LEN];
+	const uint8_t *m;
+	uint16_t len;
+	FILE *raw;
+
+	make_tmpdir();
+	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++) {
+		raw = fopen(tmp_path("capture"), "wb");
+		fwrite(magics[i], 1, 4, raw);
+		fwrite("\x02\x00\x04\x00\x00\x00\x00\x00", 1, 8, raw);
+		fclose(raw);
+		ck_assert_int_eq(itch_file_open_read(f, tmp_path("capture"), err, sizeof(err)),
+				 ITCH_FILE_NOT_BINARYFILE);
+		ck_assert_msg(strstr(err, "--pcap") && strstr(err, i == 4 ? "pcapng" : "pcap capture"),
+			      "%s", err);
+	}
+	/* The first bytes a BinaryFILE starts with are still read from the start. */
+	raw = fopen(tmp_path("short.itch"), "wb");
+	fwrite("\x00\x03" "abc", 1, 5, raw);
+	fclose(raw);
+	ck_assert_int_eq(itch_file_open_read(f, tmp_path("short.itch"), err, sizeof(err)), 0);
+	ck_assert_int_eq(itch_file_next(f, &m, &len, err, sizeof(err)), 1);
+	ck_assert_int_eq(len, 3);
+	ck_assert_int_eq(memcmp(m, "abc", 3), 0);
+	ck_assert_int_eq(itch_file_next(f, &m, &len, err, sizeof(err)), 0);
+	itch_file_close(f, err, sizeof(err));
+	free(f);
+}
+END_TEST
+
+START_TEST(test_binaryfile_name_gives_the_trading_day_as_nasdaq_writes_it)
+{
+	int y, m, d;
+
+	ck_assert_int_eq(itch_file_name_date("/data/01302019.NASDAQ_ITCH50.gz", &y, &m, &d), 1);
+	ck_assert(y == 2019 && m == 1 && d == 30);
+	ck_assert_int_eq(itch_file_name_date("S12312020-v50.txt", &y, &m, &d), 1);
+	ck_assert(y == 2020 && m == 12 && d == 31);
+	/* not a day, not eight digits, or a date only in the directory */
+	ck_assert_int_eq(itch_file_name_date("02302019.NASDAQ_ITCH50", &y, &m, &d), 0);
+	ck_assert_int_eq(itch_file_name_date("123456789.itch", &y, &m, &d), 0);
+	ck_assert_int_eq(itch_file_name_date("/01302019/day.itch", &y, &m, &d), 0);
+	ck_assert_int_eq(opt_date("t", "--date", "2024-02-29", &y, &m, &d), 0);
+	ck_assert_int_eq(opt_date("t", "--date", "2023-02-29", &y, &m, &d), -1);
+	ck_assert_int_eq(opt_date("t", "--date", "2024-02-29x", &y, &m, &d), -1);
+}
+END_TEST
+
 /* ---- feeds.conf ------------------------------------------------------------ */
+
+START_TEST(test_feeds_conf_refuses_a_directory_rather_than_reading_an_empty_map)
+{
+	struct feed_map_entry e[4];
+	char err[256];
+
+	make_tmpdir();
+	ck_assert_int_eq(feeds_conf_read(tmpdir, e, 4, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "is a directory, not a feed map"), "%s", err);
+}
+END_TEST
 
 START_TEST(test_feeds_conf_sample_has_nasdaq_a_and_b_on_different_groups)
 {
@@ -520,6 +588,89 @@ START_TEST(test_feeds_conf_names_the_line_of_a_bad_entry)
 	fclose(f);
 	ck_assert_int_eq(feeds_conf_read(tmp_path("f.conf"), e, 4, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "f.conf:4:"));
+}
+END_TEST
+
+/* ---- option values and config files --------------------------------------- */
+
+START_TEST(test_opt_list_refuses_an_empty_list_and_empty_items)
+{
+	ck_assert_int_eq(opt_list("t", "--symbols", "AAPL,MSFT"), 0);
+	ck_assert_int_eq(opt_list("t", "--symbols", "*"), 0);
+	ck_assert_int_eq(opt_list("t", "--symbols", ""), -1);
+	ck_assert_int_eq(opt_list("t", "--symbols", ","), -1);
+	ck_assert_int_eq(opt_list("t", "--symbols", "AAPL,,MSFT"), -1);
+	ck_assert_int_eq(opt_list("t", "--symbols", "AAPL,"), -1);
+	ck_assert_int_eq(opt_list("t", "--symbols", NULL), -1);
+}
+END_TEST
+
+START_TEST(test_config_values_expand_the_environment_and_name_an_unset_variable)
+{
+	static const struct option opts[] = {
+		{ "shm", required_argument, 0, 1 }, { "control", required_argument, 0, 2 }, { 0, 0, 0, 0 },
+	};
+	struct config_args a;
+	char conf[160], dir_arg[] = "--config", *argv[3] = { "t", dir_arg, conf };
+	char err[512];
+	FILE *f;
+
+	make_tmpdir();
+	snprintf(conf, sizeof(conf), "%s", tmp_path("c.conf"));
+	f = fopen(conf, "w");
+	fputs("shm ${WB_TEST_INSTANCE}\ncontrol /run/${WB_TEST_INSTANCE}/c.sock$1\n", f);
+	fclose(f);
+	setenv("WB_TEST_INSTANCE", "two", 1);
+	ck_assert_msg(config_args_build(&a, 3, argv, opts, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(a.argc, 5);
+	ck_assert_str_eq(a.argv[2], "two");
+	ck_assert_str_eq(a.argv[4], "/run/two/c.sock$1");	/* a '$' alone stays */
+	config_args_free(&a);
+	unsetenv("WB_TEST_INSTANCE");
+	ck_assert_int_eq(config_args_build(&a, 3, argv, opts, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "c.conf:1: ${WB_TEST_INSTANCE} is not set"), "%s", err);
+	/* A directory opens and reads as nothing: refused, not an empty config. */
+	snprintf(conf, sizeof(conf), "%s", tmpdir);
+	ck_assert_int_eq(config_args_build(&a, 3, argv, opts, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "is a directory"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_config_source_given_on_the_command_line_replaces_the_files)
+{
+	static const struct option opts[] = {
+		{ "pcap", required_argument, 0, 1 }, { "itch-file", required_argument, 0, 2 },
+		{ "kernel", optional_argument, 0, 3 }, { "shm", required_argument, 0, 4 },
+		{ 0, 0, 0, 0 },
+	};
+	static const char *const one_of[] = { "pcap", "itch-file", "kernel", NULL };
+	char conf[160], c_opt[] = "--config", itch_opt[] = "--itch-file", day[] = "day.itch";
+	char *argv[5] = { "t", c_opt, conf, itch_opt, day };
+	struct config_args a;
+	char err[512];
+	FILE *f;
+
+	make_tmpdir();
+	snprintf(conf, sizeof(conf), "%s", tmp_path("s.conf"));
+	f = fopen(conf, "w");
+	fputs("pcap old.pcap\nkernel\nshm x\n", f);
+	fclose(f);
+	/* without a source on the command line, the file's stay */
+	ck_assert_msg(config_args_build(&a, 3, argv, opts, err, sizeof(err)) == 0, "%s", err);
+	config_args_override_one_of(&a, opts, one_of);
+	ck_assert_int_eq(a.argc, 6);
+	config_args_free(&a);
+	ck_assert_msg(config_args_build(&a, 5, argv, opts, err, sizeof(err)) == 0, "%s", err);
+	config_args_override_one_of(&a, opts, one_of);
+	ck_assert_int_eq(a.argc, 5);
+	ck_assert_str_eq(a.argv[1], "--shm");
+	ck_assert_str_eq(a.argv[2], "x");
+	ck_assert_ptr_nonnull(a.origin[1]);
+	ck_assert_str_eq(a.argv[3], "--itch-file");
+	ck_assert_str_eq(a.argv[4], "day.itch");
+	ck_assert_ptr_null(a.origin[3]);
+	ck_assert_ptr_null(a.argv[5]);
+	config_args_free(&a);
 }
 END_TEST
 
@@ -954,6 +1105,12 @@ static Suite *tools_suite(void)
 	tcase_add_test(tc, test_binaryfile_cut_inside_a_message_is_an_error);
 	tcase_add_test(tc, test_feeds_conf_sample_has_nasdaq_a_and_b_on_different_groups);
 	tcase_add_test(tc, test_feeds_conf_names_the_line_of_a_bad_entry);
+	tcase_add_test(tc, test_binaryfile_refuses_a_pcap_or_pcapng_capture_as_a_usage_error);
+	tcase_add_test(tc, test_feeds_conf_refuses_a_directory_rather_than_reading_an_empty_map);
+	tcase_add_test(tc, test_binaryfile_name_gives_the_trading_day_as_nasdaq_writes_it);
+	tcase_add_test(tc, test_opt_list_refuses_an_empty_list_and_empty_items);
+	tcase_add_test(tc, test_config_values_expand_the_environment_and_name_an_unset_variable);
+	tcase_add_test(tc, test_config_source_given_on_the_command_line_replaces_the_files);
 	tcase_add_test(tc, test_gen_same_seed_gives_the_same_bytes_and_another_seed_does_not);
 	tcase_add_test(tc, test_gen_round_trip_engine_emits_one_event_per_generated_message);
 	tcase_add_test(tc, test_gen_injected_gaps_and_duplicates_are_what_the_engine_counts);

@@ -4,9 +4,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int fail(char *err, size_t n, const char *fmt, const char *a, int line, const char *b)
 {
@@ -51,20 +53,64 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * ${NAME} in a value is the environment's NAME: one sample config serves
+ * every instance of the systemd unit (WIREBOOK_INSTANCE, which the unit
+ * sets, and RUNTIME_DIRECTORY, which systemd does). Returns 0; -1 with
+ * the name of a variable that is not set in out; -2 when the result does
+ * not fit.
+ */
+static int expand_env(const char *in, char *out, size_t n)
+{
+	size_t used = 0;
+
+	while (*in) {
+		const char *end = in[0] == '$' && in[1] == '{' ? strchr(in + 2, '}') : NULL;
+		const char *val = NULL;
+		size_t len = 1;
+
+		if (end) {
+			char name[128];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(end - in - 2), in + 2);
+			val = getenv(name);
+			if (!val) {
+				snprintf(out, n, "%s", name);
+				return -1;
+			}
+			len = strlen(val);
+		}
+		if (used + len >= n)
+			return -2;
+		memcpy(out + used, end ? val : in, len);
+		used += len;
+		in = end ? end + 1 : in + 1;
+	}
+	out[used] = 0;
+	return 0;
+}
+
 static int read_file(struct config_args *a, size_t *cap, const char *path,
 		     const struct option *opts, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
-	char buf[4096], origin[1200];
+	struct stat st;
+	char buf[4096], origin[1200], expanded[4096];
 	int lineno = 0;
 
 	if (!f) {
 		snprintf(err, errlen, "--config %s: %s", path, strerror(errno));
 		return -1;
 	}
+	/* A directory opens, then reads as no line: an empty config, silently. */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		snprintf(err, errlen, "--config %s: is a directory, not a config file", path);
+		return -1;
+	}
 	while (fgets(buf, sizeof(buf), f)) {
 		const struct option *o;
-		char *line, *name, *value = NULL, *hash, opt[160];
+		char *line, *name, *value = NULL, *hash, opt[sizeof(expanded) + 160];
 		size_t n;
 
 		lineno++;
@@ -113,6 +159,22 @@ static int read_file(struct config_args *a, size_t *cap, const char *path,
 		if (o->has_arg == no_argument && value) {
 			fclose(f);
 			return fail(err, errlen, "%s:%d: option '%s' takes no value", path, lineno, name);
+		}
+		if (value) {
+			int rc = expand_env(value, expanded, sizeof(expanded));
+
+			if (rc) {
+				fclose(f);
+				if (rc == -2)
+					return fail(err, errlen, "%s:%d: %s", path, lineno,
+						    "the value is too long once ${...} are expanded");
+				snprintf(err, errlen, "%s:%d: ${%s} is not set (the environment's "
+					 "variables stand for ${NAME}: the unit wirebookd@NAME sets "
+					 "WIREBOOK_INSTANCE, systemd RUNTIME_DIRECTORY)", path, lineno,
+					 expanded);
+				return -1;
+			}
+			value = expanded;
 		}
 		if (value && o->has_arg == optional_argument)
 			snprintf(opt, sizeof(opt), "--%s=%s", name, value);
@@ -170,6 +232,56 @@ oom:
 	config_args_free(out);
 	snprintf(err, errlen, "out of memory");
 	return -1;
+}
+
+/* The option of one_of that arg ("--name" or "--name=value") gives, or NULL. */
+static const struct option *one_of_option(const char *arg, const struct option *opts,
+					  const char *const *one_of)
+{
+	if (!arg || strncmp(arg, "--", 2))
+		return NULL;
+	for (const char *const *n = one_of; *n; n++) {
+		size_t len = strlen(*n);
+
+		if (strncmp(arg + 2, *n, len) || (arg[2 + len] && arg[2 + len] != '='))
+			continue;
+		for (const struct option *o = opts; o->name; o++)
+			if (!strcmp(o->name, *n))
+				return o;
+	}
+	return NULL;
+}
+
+void config_args_override_one_of(struct config_args *a, const struct option *opts,
+				 const char *const *one_of)
+{
+	bool on_command_line = false;
+	int i, kept = 1;
+
+	for (i = 1; i < a->argc; i++)
+		if (!a->origin[i] && one_of_option(a->argv[i], opts, one_of))
+			on_command_line = true;
+	if (!on_command_line)
+		return;
+	for (i = 1; i < a->argc; i++) {
+		const struct option *o = a->origin[i] ? one_of_option(a->argv[i], opts, one_of) : NULL;
+		/* The file's "--name" of a required value is followed by the value. */
+		int n = o && o->has_arg == required_argument && !strchr(a->argv[i], '=') ? 2 : 1;
+
+		if (!o) {
+			a->argv[kept] = a->argv[i];
+			a->origin[kept++] = a->origin[i];
+			continue;
+		}
+		for (int k = 0; k < n && i < a->argc; k++, i++) {
+			free(a->argv[i]);
+			free(a->origin[i]);
+		}
+		i--;
+	}
+	a->argc = kept;
+	a->argv[kept] = NULL;
+	a->origin[kept] = NULL;
 }
 
 void config_args_free(struct config_args *a)

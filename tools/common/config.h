@@ -7,6 +7,7 @@
  *   pcap /var/lib/wirebook/day.pcap
  *   subscribe = AAPL,MSFT        "name value" or "name = value"
  *   busy-poll                    options without a value stand alone
+ *   shm ${WIREBOOK_INSTANCE}     ${NAME}: the environment's NAME (unset: an error)
  *
  * A name is a long option without its dashes. The file becomes the
  * arguments "--name value" placed before the command line's, so options
@@ -34,5 +35,14 @@ struct config_args {
 int config_args_build(struct config_args *out, int argc, char **argv,
 		      const struct option *opts, char *err, size_t errlen);
 void config_args_free(struct config_args *a);
+
+/*
+ * Options of which one is given (a daemon's source: "pcap", "iface", ...,
+ * NULL-terminated): when the command line gives any of them, the config
+ * file's are dropped, so the command line's choice replaces the file's as
+ * it does for any other option (rather than the two adding up).
+ */
+void config_args_override_one_of(struct config_args *a, const struct option *opts,
+				 const char *const *one_of);
 
 #endif /* WIREBOOK_TOOLS_CONFIG_H */

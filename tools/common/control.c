@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <poll.h>
@@ -406,26 +407,67 @@ int wb_control_call(struct wb_control *c, unsigned long cmd, void *arg)
 
 /* ---- server ------------------------------------------------------------- */
 
+/* Does a server accept connections on the socket at path? */
+static bool socket_answers(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool answers;
+
+	if (fd < 0)
+		return false;
+	answers = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+	close(fd);
+	return answers;
+}
+
 int wb_control_listen(const char *socket_path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa;
+	struct stat st;
 	int fd;
 
 	if (strlen(socket_path) >= sizeof(sa.sun_path))
 		return fail(err, errlen, "%s: socket path too long", socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return fail(err, errlen, "socket: %s", strerror(errno));
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", socket_path);
-	unlink(socket_path);
+	/* Only a socket nobody serves any more (a crashed daemon's) is replaced. */
+	if (lstat(socket_path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			fail(err, errlen, "%s exists and is not a socket: give another path",
+			     socket_path);
+			return WB_CONTROL_EINUSE;
+		}
+		if (socket_answers(&sa)) {
+			fail(err, errlen, "%s is in use: another wirebookd answers on it (stop it, or "
+			     "give another --control)", socket_path);
+			return WB_CONTROL_EINUSE;
+		}
+		unlink(socket_path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return fail(err, errlen, "socket: %s", strerror(errno));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
 		fail(err, errlen, "%s: %s", socket_path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+void wb_control_unlisten(int listen_fd, const char *socket_path)
+{
+	struct sockaddr_un sa;
+
+	close(listen_fd);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", socket_path);
+	/* Ours stopped answering with the close: one that still answers is
+	 * another daemon's, bound since, and stays. */
+	if (!socket_answers(&sa))
+		unlink(socket_path);
 }
 
 static void serve_one(int fd, wb_control_handler handler, void *ctx)

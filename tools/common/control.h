@@ -64,9 +64,15 @@ int wb_control_call(struct wb_control *c, unsigned long cmd, void *arg);
  */
 typedef int (*wb_control_handler)(void *ctx, unsigned long cmd, void *arg);
 
-/* Listen on a unix socket (an old socket file is replaced). Returns the
- * listening fd (non-blocking) or -1 with err. */
+/* Listen on a unix socket. A socket file nobody answers on (a crashed
+ * daemon's) is replaced; one a server still accepts on, or a file that is
+ * no socket, is left alone: WB_CONTROL_EINUSE (a usage error) with err
+ * naming it. Returns the listening fd (non-blocking), or -1 with err. */
+#define WB_CONTROL_EINUSE (-2)
 int wb_control_listen(const char *socket_path, char *err, size_t errlen);
+/* Close the listening socket and remove its file, unless another server
+ * answers there by now (never remove a socket this process does not own). */
+void wb_control_unlisten(int listen_fd, const char *socket_path);
 
 /*
  * Serve the requests pending on listen_fd without blocking on accept

@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int readable(const char *path)
@@ -88,6 +90,13 @@ const char *feeds_conf_searched(void)
 	return list;
 }
 
+static bool is_directory(FILE *f)
+{
+	struct stat st;
+
+	return fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int feeds_conf_read(const char *path, struct feed_map_entry *out, int max, char *err,
 		    size_t err_len)
 {
@@ -97,6 +106,11 @@ int feeds_conf_read(const char *path, struct feed_map_entry *out, int max, char 
 
 	if (!f) {
 		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (is_directory(f)) {	/* it opens, then reads as no line at all: an empty map */
+		snprintf(err, err_len, "%s: is a directory, not a feed map", path);
+		fclose(f);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {

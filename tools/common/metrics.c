@@ -18,6 +18,23 @@
 
 #include "feed/feed.h"
 
+/*
+ * Connections are served together, each as its request head arrives: one
+ * that idles (a scraper's keep-alive, a port scan) never delays another's
+ * scrape. A request head must come whole within METRICS_REQUEST_MS; with
+ * every slot taken, a new connection displaces the oldest.
+ */
+#define METRICS_CLIENTS 16
+#define METRICS_REQUEST_MS 2000
+#define METRICS_REQUEST_BYTES 4096
+
+struct metrics_client {
+	int fd;			/* -1: a free slot */
+	size_t used;
+	uint64_t deadline_ms;
+	char req[METRICS_REQUEST_BYTES];
+};
+
 struct metrics_server {
 	int fd;
 	int stop;
@@ -26,6 +43,7 @@ struct metrics_server {
 	void *ctx;
 	uint64_t scrapes, bad_requests;
 	char address[64];
+	struct metrics_client clients[METRICS_CLIENTS];
 };
 
 int metrics_parse_address(const char *addr_port, uint32_t *ip, uint16_t *port, char *err,
@@ -63,25 +81,12 @@ int metrics_parse_address(const char *addr_port, uint32_t *ip, uint16_t *port, c
 	return 0;
 }
 
-/* Read the request head (until a blank line) within the socket timeout. */
-static int read_request(int fd, char *buf, size_t n)
+static uint64_t mono_ms(void)
 {
-	size_t used = 0;
+	struct timespec ts;
 
-	while (used + 1 < n) {
-		ssize_t r = recv(fd, buf + used, n - 1 - used, 0);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		used += (size_t)r;
-		buf[used] = 0;
-		if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
-			return 0;
-	}
-	buf[used] = 0;
-	return used ? 0 : -1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 static void send_all(int fd, const char *p, size_t n)
@@ -109,17 +114,17 @@ static void reply(int fd, const char *status, const char *type, const char *body
 	send_all(fd, body, len);
 }
 
-static void serve(struct metrics_server *m, int fd)
+/* Answer the request head in req (what came of it, at worst). */
+static void serve(struct metrics_server *m, int fd, const char *req)
 {
 	struct timeval tv = { 1, 0 };
-	char req[4096], method[8], path[256];
+	char method[8], path[256];
 	char *body = NULL;
 	size_t len = 0;
 	FILE *out;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (read_request(fd, req, sizeof(req)) || sscanf(req, "%7s %255s", method, path) != 2) {
+	if (!req[0] || sscanf(req, "%7s %255s", method, path) != 2) {
 		m->bad_requests++;
 		return;
 	}
@@ -158,22 +163,94 @@ static void serve(struct metrics_server *m, int fd)
 	free(body);
 }
 
+static void client_close(struct metrics_client *c)
+{
+	close(c->fd);
+	c->fd = -1;
+}
+
+/* A slot for a new connection: a free one, else the oldest's. */
+static struct metrics_client *client_slot(struct metrics_server *m)
+{
+	struct metrics_client *oldest = &m->clients[0];
+
+	for (int i = 0; i < METRICS_CLIENTS; i++) {
+		if (m->clients[i].fd < 0)
+			return &m->clients[i];
+		if (m->clients[i].deadline_ms < oldest->deadline_ms)
+			oldest = &m->clients[i];
+	}
+	m->bad_requests++;	/* displaced before its request came whole */
+	client_close(oldest);
+	return oldest;
+}
+
+static void accept_clients(struct metrics_server *m, uint64_t now)
+{
+	int fd;
+
+	while ((fd = accept4(m->fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		struct metrics_client *c = client_slot(m);
+
+		c->fd = fd;
+		c->used = 0;
+		c->req[0] = 0;
+		c->deadline_ms = now + METRICS_REQUEST_MS;
+	}
+}
+
+/* Read what came; serve once the head is whole, or the peer stopped sending. */
+static void client_read(struct metrics_server *m, struct metrics_client *c)
+{
+	ssize_t r = recv(c->fd, c->req + c->used, sizeof(c->req) - 1 - c->used, MSG_DONTWAIT);
+
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (r > 0) {
+		c->used += (size_t)r;
+		c->req[c->used] = 0;
+		if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n") &&
+		    c->used + 1 < sizeof(c->req))
+			return;
+	}
+	serve(m, c->fd, c->req);
+	client_close(c);
+}
+
 static void *server_main(void *arg)
 {
 	struct metrics_server *m = arg;
 
 	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
-		struct pollfd p = { .fd = m->fd, .events = POLLIN };
-		int fd;
+		struct pollfd p[1 + METRICS_CLIENTS];
+		struct metrics_client *owner[1 + METRICS_CLIENTS];
+		uint64_t now;
+		int n = 1;
 
-		if (poll(&p, 1, 100) <= 0)
+		p[0] = (struct pollfd){ .fd = m->fd, .events = POLLIN };
+		for (int i = 0; i < METRICS_CLIENTS; i++)
+			if (m->clients[i].fd >= 0) {
+				p[n] = (struct pollfd){ .fd = m->clients[i].fd, .events = POLLIN };
+				owner[n++] = &m->clients[i];
+			}
+		if (poll(p, (nfds_t)n, 100) < 0)
 			continue;
-		fd = accept4(m->fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		serve(m, fd);
-		close(fd);
+		now = mono_ms();
+		for (int i = 1; i < n; i++)
+			if (p[i].revents)
+				client_read(m, owner[i]);
+		for (int i = 0; i < METRICS_CLIENTS; i++)
+			if (m->clients[i].fd >= 0 && now >= m->clients[i].deadline_ms) {
+				/* too slow: answered with what came, if anything did */
+				serve(m, m->clients[i].fd, m->clients[i].req);
+				client_close(&m->clients[i]);
+			}
+		if (p[0].revents & POLLIN)
+			accept_clients(m, now);
 	}
+	for (int i = 0; i < METRICS_CLIENTS; i++)
+		if (m->clients[i].fd >= 0)
+			client_close(&m->clients[i]);
 	return NULL;
 }
 
@@ -196,6 +273,8 @@ struct metrics_server *metrics_start(const char *addr_port, metrics_render_fn re
 	}
 	m->render = render;
 	m->ctx = ctx;
+	for (int i = 0; i < METRICS_CLIENTS; i++)
+		m->clients[i].fd = -1;
 	m->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "feed/feed.h"
+
 const char *opt_origin;
 
 static int bad(const char *prog, const char *opt, const char *val, const char *expect)
@@ -74,6 +76,35 @@ int opt_double(const char *prog, const char *opt, const char *val, double min, i
 		return bad(prog, opt, val, expect);
 	*out = v;
 	return 0;
+}
+
+int opt_date(const char *prog, const char *opt, const char *val, int *year, int *month, int *day)
+{
+	char end;
+
+	if (!val || sscanf(val, "%4d-%2d-%2d%c", year, month, day, &end) != 3 ||
+	    !feed_et_midnight_of_date(*year, *month, *day))
+		return bad(prog, opt, val, "expected a day of the calendar as YYYY-MM-DD (1970-01-02 "
+			   "or later)");
+	return 0;
+}
+
+int opt_list(const char *prog, const char *opt, const char *val)
+{
+	const char *p = val;
+
+	if (!val || !*val)
+		return bad(prog, opt, val, "expected a comma-separated list (e.g. AAPL,MSFT, or '*')");
+	for (;;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == 0)
+			return bad(prog, opt, val, "an empty item in the list (two commas, or one at "
+				   "an end)");
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
 }
 
 int opt_cpu_pair(const char *prog, const char *opt, const char *val, int out[2])

@@ -26,6 +26,14 @@ int opt_int(const char *prog, const char *opt, const char *val, int min, int max
  * the lower bound strict ("a positive factor"). */
 int opt_double(const char *prog, const char *opt, const char *val, double min, int min_exclusive,
 	       double max, double *out);
+/* A day of the calendar, YYYY-MM-DD, 1970-01-02 or later (a trading day). */
+int opt_date(const char *prog, const char *opt, const char *val, int *year, int *month, int *day);
+/*
+ * A comma-separated list of names ("AAPL,MSFT", "*"): refuses an empty
+ * value and empty items ("", ",", "A,,B"), which would silently select
+ * nothing.
+ */
+int opt_list(const char *prog, const char *opt, const char *val);
 /*
  * Two distinct cpus "A,B" (thread 1 on A) that this process may run on,
  * or one "A" (both threads there). Refuses repeats, ranges and cpus

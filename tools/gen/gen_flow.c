@@ -161,6 +161,11 @@ uint64_t gen_profile_default_messages(enum gen_profile p)
 	return profiles[p].messages;
 }
 
+uint64_t gen_profile_session_start(enum gen_profile p)
+{
+	return profiles[p].steps[0].start;
+}
+
 int gen_profile_parse(const char *s)
 {
 	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)

@@ -239,6 +239,9 @@ int gen_flow_next(struct gen_flow *f, struct gen_action *a);
 /* The profile's default number of order-flow messages. */
 uint64_t gen_profile_default_messages(enum gen_profile p);
 
+/* Exchange time (ns since midnight) of the profile's first message. */
+uint64_t gen_profile_session_start(enum gen_profile p);
+
 /* Parse "demo" / "day" / "hostile"; -1 if unknown. */
 int gen_profile_parse(const char *s);
 

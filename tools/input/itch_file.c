@@ -2,6 +2,7 @@
 /* Nasdaq BinaryFILE reading and writing, plain or gzip (see itch_file.h). */
 #include "input/itch_file.h"
 #include "common/put_bytes.h"
+#include "feed/feed.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +25,58 @@ static void gz_error_text(gzFile gz, char *err, size_t err_len, const char *what
 }
 
 #define READ_BUFFER_BYTES (1u << 20)	/* > the longest message and its length */
+
+static ssize_t fill(struct itch_file *f, size_t want, char *err, size_t err_len);
+
+/*
+ * A pcap or pcapng capture given as a BinaryFILE would decode as garbage
+ * messages (its magic reads as a length of thousands of bytes); no ITCH
+ * message is that long, so these four bytes never start a BinaryFILE.
+ */
+static int starts_like_a_capture(struct itch_file *f, const char *path, char *err, size_t err_len)
+{
+	static const uint32_t capture_magic[] = {
+		0xa1b2c3d4u, 0xd4c3b2a1u,	/* pcap, microseconds (either byte order) */
+		0xa1b23c4du, 0x4d3cb2a1u,	/* pcap, nanoseconds */
+		0x0a0d0d0au,			/* pcapng section header block */
+	};
+	char ignored[8];
+	uint32_t magic;
+
+	if (fill(f, 4, ignored, sizeof(ignored)) < 4)
+		return 0;	/* short or unreadable: itch_file_next says what */
+	magic = (uint32_t)f->buf[0] << 24 | (uint32_t)f->buf[1] << 16 | (uint32_t)f->buf[2] << 8 |
+		f->buf[3];
+	for (size_t i = 0; i < sizeof(capture_magic) / sizeof(capture_magic[0]); i++)
+		if (magic == capture_magic[i]) {
+			snprintf(err, err_len, "%s is a %s capture, not a Nasdaq BinaryFILE: give it as "
+				 "a capture (wirebookd --pcap FILE; wb-dump and wb-export: FILE "
+				 "without --itch-file)", path, i == 4 ? "pcapng" : "pcap");
+			return 1;
+		}
+	return 0;
+}
+
+int itch_file_name_date(const char *path, int *year, int *month, int *day)
+{
+	const char *base = strrchr(path, '/'), *p;
+
+	base = base ? base + 1 : path;
+	for (p = base; *p; p++) {
+		size_t digits = strspn(p, "0123456789");
+
+		if (digits == 8) {
+			*month = (p[0] - '0') * 10 + (p[1] - '0');
+			*day = (p[2] - '0') * 10 + (p[3] - '0');
+			*year = atoi(p + 4) % 10000;
+			if (feed_et_midnight_of_date(*year, *month, *day))
+				return 1;
+		}
+		if (digits)
+			p += digits - 1;
+	}
+	return 0;
+}
 
 int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t err_len)
 {
@@ -56,6 +109,13 @@ int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t
 		return -1;
 	}
 	gzbuffer(f->gz, GZ_BUFFER_BYTES);
+	if (starts_like_a_capture(f, path, err, err_len)) {
+		gzclose(f->gz);
+		f->gz = NULL;
+		free(f->buf);
+		f->buf = NULL;
+		return ITCH_FILE_NOT_BINARYFILE;
+	}
 	return 0;
 }
 

@@ -26,8 +26,18 @@ struct itch_file {
 	int eof;		/* gzread has nothing more */
 };
 
-/* Open for reading. Returns 0, or -1 with a message naming the file. */
+/* Open for reading. Returns 0, or -1 with a message naming the file;
+ * ITCH_FILE_NOT_BINARYFILE when it is a pcap or pcapng capture (a usage
+ * error: the message names the option to give it with). */
+#define ITCH_FILE_NOT_BINARYFILE (-2)
 int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t err_len);
+
+/*
+ * The trading day Nasdaq's file names give: MMDDYYYY, as in
+ * 01302019.NASDAQ_ITCH50.gz. Returns 1 with the day, 0 when the name
+ * holds no such date.
+ */
+int itch_file_name_date(const char *path, int *year, int *month, int *day);
 
 /*
  * The next message: 1 with *msg and *len (valid until the next call), 0 at the

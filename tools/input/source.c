@@ -74,7 +74,15 @@ struct pcap_src {
 	uint32_t held_len;
 	uint64_t held_ts;
 	uint64_t first_ts, start_mono;
+	uint64_t last_ts;	/* the last frame's capture time */
+	int said_wait;
 };
+
+/*
+ * A wait this long at --speed is said, once: a capture that idles for
+ * hours (heartbeats long before the open) otherwise looks hung.
+ */
+#define PACE_WAIT_SAID_NS (5 * 1000000000ull)
 
 static int pcap_src_open(struct source *s, const struct source_options *opt)
 {
@@ -145,6 +153,13 @@ static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 				p->start_mono = now;
 			}
 			due = p->start_mono + (uint64_t)((double)(ts - p->first_ts) / p->speed);
+			if (now < due && !p->held && !p->said_wait && due - now > PACE_WAIT_SAID_NS) {
+				p->said_wait = 1;
+				fprintf(stderr, "%s: --speed %g: the capture's next frame comes %.1f s of its "
+					"time after the last one: waiting %.0f s for it (the recorded pace; "
+					"said once)\n", program_invocation_short_name, p->speed,
+					(double)(ts - p->last_ts) / 1e9, (double)(due - now) / 1e9);
+			}
 			if (now < due) {
 				p->held = frame;
 				p->held_len = len;
@@ -157,6 +172,7 @@ static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 				return SOURCE_MORE;
 			}
 			p->held = NULL;
+			p->last_ts = ts;
 			ts = wall_ns();
 		}
 		process_frame(s, e, frame, len, ts, out);
@@ -188,13 +204,36 @@ const struct source_ops source_pcap_ops = {
 struct itch_src {
 	struct itch_file f;
 	int line;
+	int date[3];		/* the trading day to set at the first pump; 0s: none */
 	uint64_t next_seq;
 	uint8_t pkt[ITCH_FILE_PACKET_MAX];
 };
 
+/*
+ * A BinaryFILE gives times since midnight, not the day: the day is --date,
+ * else the one Nasdaq's file names carry, said on stderr; without either
+ * the engine would take today's, which a historical file must not get
+ * silently.
+ */
+static void itch_src_trading_day(struct itch_src *p, const struct source_options *opt)
+{
+	if (opt->date[0]) {
+		memcpy(p->date, opt->date, sizeof(p->date));
+	} else if (itch_file_name_date(opt->path, &p->date[0], &p->date[1], &p->date[2])) {
+		fprintf(stderr, "%s: %s: trading day %04d-%02d-%02d, from the file's name "
+			"(MMDDYYYY; --date gives another)\n", program_invocation_short_name, opt->path,
+			p->date[0], p->date[1], p->date[2]);
+	} else {
+		fprintf(stderr, "%s: warning: %s: no trading day (give --date YYYY-MM-DD; Nasdaq's "
+			"names hold it as MMDDYYYY): the exchange times take the receive clock's "
+			"day, today\n", program_invocation_short_name, opt->path);
+	}
+}
+
 static int itch_src_open(struct source *s, const struct source_options *opt)
 {
 	struct itch_src *p;
+	int rc;
 
 	if (opt->line < 0) {
 		snprintf(s->err, sizeof(s->err),
@@ -206,13 +245,15 @@ static int itch_src_open(struct source *s, const struct source_options *opt)
 		snprintf(s->err, sizeof(s->err), "out of memory");
 		return -1;
 	}
-	if (itch_file_open_read(&p->f, opt->path, s->err, sizeof(s->err)) < 0) {
+	rc = itch_file_open_read(&p->f, opt->path, s->err, sizeof(s->err));
+	if (rc < 0) {
 		free(p);
-		return -1;
+		return rc == ITCH_FILE_NOT_BINARYFILE ? SOURCE_EUSAGE : -1;
 	}
 	p->line = opt->line;
 	p->next_seq = 1;
 	s->priv = p;
+	itch_src_trading_day(p, opt);
 	return 0;
 }
 
@@ -222,6 +263,10 @@ static int itch_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 	struct itch_src *p = s->priv;
 	unsigned done;
 
+	if (p->date[0]) {	/* once, before the first message: the engine is the pump's */
+		feed_engine_set_trading_date(e, p->date[0], p->date[1], p->date[2]);
+		p->date[0] = 0;
+	}
 	for (done = 0; done < budget; done++) {
 		int len = itch_file_next_packet(&p->f, p->pkt, &p->next_seq, s->err, sizeof(s->err));
 

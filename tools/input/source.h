@@ -35,6 +35,8 @@ struct source_options {
 	double speed;		/* pcap: 0 = as fast as possible, X = recorded pace times X */
 	int busy_poll;		/* afpacket: spin on the ring, SO_BUSY_POLL on the socket */
 	int line;		/* itch-file: feed line index the messages belong to */
+	int date[3];		/* itch-file: the trading day (--date: year, month, day);
+				 * 0s: from the file's name, if Nasdaq's (MMDDYYYY) */
 	const struct feed_engine *engine; /* afpacket: multicast groups to join */
 	int no_flush_at_eof;	/* pcap: leave holes open at the end (a recovery client
 				 * may still fill them); the caller flushes the engine */
@@ -70,7 +72,10 @@ extern const struct source_ops source_pcap_ops;
 extern const struct source_ops source_itch_file_ops;
 extern const struct source_ops source_afpacket_ops;
 
-/* 0, or -1 with s->err saying what is wrong. */
+/* 0, or -1 with s->err saying what is wrong; SOURCE_EUSAGE when the input
+ * is of another kind than the source's (a pcap given as a BinaryFILE): a
+ * usage error, s->err names the option to give it with. */
+#define SOURCE_EUSAGE (-2)
 int source_open(struct source *s, const struct source_ops *ops, const struct source_options *opt);
 static inline int source_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
 			      unsigned budget)
