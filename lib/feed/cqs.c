@@ -136,7 +136,7 @@ static void cqs_state_init(void *state, const struct feed_engine_config *cfg)
 /* Seconds and nanoseconds since the epoch (two u32) as epoch ns. */
 static inline uint64_t cqs_time(const uint8_t *p)
 {
-	return (uint64_t)feed_be32(p) * NS_PER_SEC + feed_be32(p + 4);
+	return (uint64_t)wire_be32(p) * NS_PER_SEC + wire_be32(p + 4);
 }
 
 /* ---- quotes ---------------------------------------------------------------- */
@@ -192,13 +192,13 @@ static bool cqs_appendage(struct feed_packet *pk, uint8_t news, const uint8_t *a
 	if (news == CQS_SIDE_SHORT) {
 		best->venue = cqs_venue(a[0]);
 		best->price = sip_price2(a + 1);
-		best->qty = sip_shares(feed_be16(a + 3), lot);
+		best->qty = sip_shares(wire_be16(a + 3), lot);
 		return true;
 	}
 	best->venue = cqs_venue(a[0]);
 	if (!*condition)
 		*condition = (char)a[1];
-	best->qty = sip_shares(feed_be32(a + 10), lot);
+	best->qty = sip_shares(wire_be32(a + 10), lot);
 	if (wb_unlikely(!sip_price6(a + 2, &best->price))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return false;
@@ -350,13 +350,13 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 			feed_count_error(pk, FEED_ERR_BAD_FIELD);
 			return;
 		}
-		q.bid_qty = sip_shares(feed_be32(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(feed_be32(m + l->ask_size), lot);
+		q.bid_qty = sip_shares(wire_be32(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(wire_be32(m + l->ask_size), lot);
 	} else {
 		q.bid_price = sip_price2(m + l->bid_price);
 		q.ask_price = sip_price2(m + l->ask_price);
-		q.bid_qty = sip_shares(feed_be16(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(feed_be16(m + l->ask_size), lot);
+		q.bid_qty = sip_shares(wire_be16(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(wire_be16(m + l->ask_size), lot);
 	}
 	q.flags = cqs_ineligible(q.condition, luld);
 	if (l->ask_condition)
@@ -418,7 +418,7 @@ static void decode_symbol_reference(struct feed_packet *pk, const struct cqs_msg
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	lot = feed_be16(m + 65);
+	lot = wire_be16(m + 65);
 	sip_define(pk, m + CQS_MSG_HEADER_LEN, 11, lot ? lot : SIP_DEFAULT_ROUND_LOT, (char)m[48],
 		   msg->seq, msg->ts);
 }
@@ -523,7 +523,7 @@ static uint32_t cqs_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 
 		if (wb_unlikely(off + 2 > len))
 			goto truncated;
-		mlen = feed_be16(p + off);
+		mlen = wire_be16(p + off);
 		if (wb_unlikely(mlen < 4)) {
 			/* Too short to name its own type: nothing after it can be framed. */
 			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
@@ -582,7 +582,7 @@ static uint16_t cqs_checksum(const uint8_t *p, uint32_t len)
 
 	/* Eight bytes at a time into 16-bit lanes, folded before a lane can carry. */
 	for (; i + 8 <= len; i += 8) {
-		uint64_t w = feed_le64(p + i);
+		uint64_t w = wire_le64(p + i);
 
 		even += w & 0x00ff00ff00ff00ffull;
 		odd += (w >> 8) & 0x00ff00ff00ff00ffull;
@@ -615,18 +615,18 @@ static int cqs_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 		return FEED_FRAME_ERROR(FEED_ERR_RECOVERY);
 	if (p[0] > CQS_MAX_VERSION || p[3] != 'Q')
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
-	size = feed_be16(p + 1);
+	size = wire_be16(p + 1);
 	if (size < CQS_BLOCK_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
 	if (size > len)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	if (cqs_checksum(p, size) != feed_be16(p + 18))
+	if (cqs_checksum(p, size) != wire_be16(p + 18))
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_CHECKSUM);
 	if (p[4] == 'V')
 		return FEED_FRAME_ERROR(FEED_ERR_RECOVERY);
 	if (p[4] != 'O')
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
-	f->seq = feed_be32(p + 5);
+	f->seq = wire_be32(p + 5);
 	f->count = p[9];
 	f->offset = CQS_BLOCK_HEADER_LEN;
 	f->length = size;
@@ -662,7 +662,7 @@ static int cqs_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const
 
 	if (*off + 2 > len)
 		return -1;
-	n = feed_be16(p + *off);
+	n = wire_be16(p + *off);
 	if (n < 4 || n > len - *off)
 		return -1;
 	*msg = p + *off;

@@ -146,7 +146,7 @@ static uint8_t side_of(uint8_t c)
 /* A Long Price (u64, 4 dp) in 1e-8; false when it does not fit an int64. */
 static bool long_price(const uint8_t *p, int64_t *out)
 {
-	uint64_t raw = feed_le64(p);
+	uint64_t raw = wire_le64(p);
 
 	if (wb_unlikely(raw > PITCH_MAX_LONG_PRICE))
 		return false;
@@ -156,7 +156,7 @@ static bool long_price(const uint8_t *p, int64_t *out)
 
 static int64_t short_price(const uint8_t *p)
 {
-	return (int64_t)feed_le16(p) * PITCH_SHORT_PRICE_TO_WB;
+	return (int64_t)wire_le16(p) * PITCH_SHORT_PRICE_TO_WB;
 }
 
 static uint64_t exch_time(const struct feed_packet *pk, const struct pitch_unit *u,
@@ -164,7 +164,7 @@ static uint64_t exch_time(const struct feed_packet *pk, const struct pitch_unit 
 {
 	if (wb_unlikely(!u->time_known))
 		return 0;
-	return pk->midnight_ns + (uint64_t)u->time_sec * NS_PER_SEC + feed_le32(m + 2);
+	return pk->midnight_ns + (uint64_t)u->time_sec * NS_PER_SEC + wire_le32(m + 2);
 }
 
 /* ---- event helpers -------------------------------------------------------- */
@@ -217,7 +217,7 @@ static void decode_add(struct feed_packet *pk, struct pitch_state *st, const str
 		       uint32_t qty, uint64_t key, int64_t price, const uint8_t *participant)
 {
 	const uint8_t *m = msg->m;
-	uint64_t order_id = feed_le64(m + 6);
+	uint64_t order_id = wire_le64(m + 6);
 	uint8_t side = side_of(m[14]);
 	struct order_filter_entry *e;
 	struct wb_event *ev;
@@ -288,14 +288,14 @@ static void decode_executed(struct feed_packet *pk, struct pitch_state *st,
 			    const struct pitch_msg *msg)
 {
 	const uint8_t *m = msg->m;
-	uint64_t order_id = feed_le64(m + 6);
+	uint64_t order_id = wire_le64(m + 6);
 	struct order_filter_entry *e = tracked_order(pk, st, order_id);
-	uint32_t qty = feed_le32(m + 14);
+	uint32_t qty = wire_le32(m + 14);
 
 	if (!e)
 		return;
 	emit_order(pk, WB_EV_EXECUTE, e, msg->seq, msg->ts, WB_EVF_PRINTABLE,
-		   order_id, 0, qty, feed_le64(m + 18));
+		   order_id, 0, qty, wire_le64(m + 18));
 	take_qty(st, e, qty);
 }
 
@@ -311,8 +311,8 @@ static void decode_executed_at_price(struct feed_packet *pk, struct pitch_state 
 				     const struct pitch_msg *msg)
 {
 	const uint8_t *m = msg->m;
-	uint64_t order_id = feed_le64(m + 6);
-	uint32_t qty = feed_le32(m + 14), remaining = feed_le32(m + 18), left;
+	uint64_t order_id = wire_le64(m + 6);
+	uint32_t qty = wire_le32(m + 14), remaining = wire_le32(m + 18), left;
 	struct order_filter_entry *e;
 	uint16_t inst;
 	int64_t price;
@@ -327,7 +327,7 @@ static void decode_executed_at_price(struct feed_packet *pk, struct pitch_state 
 	inst = e->instrument;
 	left = e->qty > qty ? e->qty - qty : 0;
 	emit_order(pk, WB_EV_EXECUTE_AT_PRICE, e, msg->seq, msg->ts, WB_EVF_PRINTABLE,
-		   order_id, price, qty, feed_le64(m + 22));
+		   order_id, price, qty, wire_le64(m + 22));
 	if (remaining < left) {
 		emit_order(pk, WB_EV_REDUCE, e, msg->seq, msg->ts, 0, order_id, 0,
 			   left - remaining, 0);
@@ -344,7 +344,7 @@ static void decode_executed_at_price(struct feed_packet *pk, struct pitch_state 
 static void decode_reduce(struct feed_packet *pk, struct pitch_state *st,
 			  const struct pitch_msg *msg, uint32_t qty)
 {
-	uint64_t order_id = feed_le64(msg->m + 6);
+	uint64_t order_id = wire_le64(msg->m + 6);
 	struct order_filter_entry *e = tracked_order(pk, st, order_id);
 
 	if (!e)
@@ -362,7 +362,7 @@ static void decode_reduce(struct feed_packet *pk, struct pitch_state *st,
 static void decode_modify(struct feed_packet *pk, struct pitch_state *st,
 			  const struct pitch_msg *msg, uint32_t qty, int64_t price, uint8_t flags)
 {
-	uint64_t order_id = feed_le64(msg->m + 6);
+	uint64_t order_id = wire_le64(msg->m + 6);
 	struct order_filter_entry *e = tracked_order(pk, st, order_id);
 
 	if (!e)
@@ -381,7 +381,7 @@ static void decode_modify(struct feed_packet *pk, struct pitch_state *st,
 static void decode_delete(struct feed_packet *pk, struct pitch_state *st,
 			  const struct pitch_msg *msg)
 {
-	uint64_t order_id = feed_le64(msg->m + 6);
+	uint64_t order_id = wire_le64(msg->m + 6);
 	struct order_filter_entry *e = tracked_order(pk, st, order_id);
 
 	if (!e)
@@ -410,7 +410,7 @@ static void decode_trade(struct feed_packet *pk, const struct pitch_msg *msg, ui
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
 	ev->side = side_of(m[14]);
 	ev->flags = WB_EVF_PRINTABLE;
-	ev->u.trade.order_id = feed_le64(m + 6);
+	ev->u.trade.order_id = wire_le64(m + 6);
 	ev->u.trade.price = price;
 	ev->u.trade.qty = qty;
 	ev->u.trade.match_id = match_id;
@@ -476,7 +476,7 @@ static void decode_auction_summary(struct feed_packet *pk, const struct pitch_ms
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
 	ev->flags = WB_EVF_CROSS;
 	ev->u.trade.price = price;
-	ev->u.trade.qty = feed_le32(m + 23);
+	ev->u.trade.qty = wire_le32(m + 23);
 	ev->u.trade.cross_type = (char)m[14];
 	feed_commit(pk);
 }
@@ -533,7 +533,7 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 	}
 	pk->counters->messages++;
 	if (type == PITCH_TIME) {
-		u->time_sec = feed_le32(m + 2);
+		u->time_sec = wire_le32(m + 2);
 		u->time_known = true;
 		pk->counters->ignored++;
 		return;
@@ -545,18 +545,18 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 
 	switch (type) {
 	case PITCH_ADD_SHORT:
-		decode_add(pk, st, &msg, feed_le16(m + 15), feed_symbol6_key(m + 17),
+		decode_add(pk, st, &msg, wire_le16(m + 15), feed_symbol6_key(m + 17),
 			   short_price(m + 23), 0);
 		return;
 	case PITCH_ADD_LONG:
 		if (wb_unlikely(!long_price(m + 25, &price)))
 			goto bad_field;
-		decode_add(pk, st, &msg, feed_le32(m + 15), feed_symbol6_key(m + 19), price, 0);
+		decode_add(pk, st, &msg, wire_le32(m + 15), feed_symbol6_key(m + 19), price, 0);
 		return;
 	case PITCH_ADD_EXPANDED:
 		if (wb_unlikely(!long_price(m + 27, &price)))
 			goto bad_field;
-		decode_add(pk, st, &msg, feed_le32(m + 15), feed_symbol8_key(m + 19), price,
+		decode_add(pk, st, &msg, wire_le32(m + 15), feed_symbol8_key(m + 19), price,
 			   len >= PITCH_ADD_EXPANDED_WITH_PARTICIPANT ? m + 36 : 0);
 		return;
 	case PITCH_EXECUTED:
@@ -566,37 +566,37 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 		decode_executed_at_price(pk, st, &msg);
 		return;
 	case PITCH_REDUCE_LONG:
-		decode_reduce(pk, st, &msg, feed_le32(m + 14));
+		decode_reduce(pk, st, &msg, wire_le32(m + 14));
 		return;
 	case PITCH_REDUCE_SHORT:
-		decode_reduce(pk, st, &msg, feed_le16(m + 14));
+		decode_reduce(pk, st, &msg, wire_le16(m + 14));
 		return;
 	case PITCH_MODIFY_LONG:
 		if (wb_unlikely(!long_price(m + 18, &price)))
 			goto bad_field;
-		decode_modify(pk, st, &msg, feed_le32(m + 14), price, m[26]);
+		decode_modify(pk, st, &msg, wire_le32(m + 14), price, m[26]);
 		return;
 	case PITCH_MODIFY_SHORT:
-		decode_modify(pk, st, &msg, feed_le16(m + 14), short_price(m + 16), m[18]);
+		decode_modify(pk, st, &msg, wire_le16(m + 14), short_price(m + 16), m[18]);
 		return;
 	case PITCH_DELETE:
 		decode_delete(pk, st, &msg);
 		return;
 	case PITCH_TRADE_SHORT:
-		decode_trade(pk, &msg, feed_le16(m + 15), feed_symbol6_key(m + 17),
-			     short_price(m + 23), feed_le64(m + 25));
+		decode_trade(pk, &msg, wire_le16(m + 15), feed_symbol6_key(m + 17),
+			     short_price(m + 23), wire_le64(m + 25));
 		return;
 	case PITCH_TRADE_LONG:
 		if (wb_unlikely(!long_price(m + 25, &price)))
 			goto bad_field;
-		decode_trade(pk, &msg, feed_le32(m + 15), feed_symbol6_key(m + 19), price,
-			     feed_le64(m + 33));
+		decode_trade(pk, &msg, wire_le32(m + 15), feed_symbol6_key(m + 19), price,
+			     wire_le64(m + 33));
 		return;
 	case PITCH_TRADE_EXPANDED:
 		if (wb_unlikely(!long_price(m + 27, &price)))
 			goto bad_field;
-		decode_trade(pk, &msg, feed_le32(m + 15), feed_symbol8_key(m + 19), price,
-			     feed_le64(m + 35));
+		decode_trade(pk, &msg, wire_le32(m + 15), feed_symbol8_key(m + 19), price,
+			     wire_le64(m + 35));
 		return;
 	case PITCH_TRADE_BREAK: {
 		/* Names only the execution id: venue-wide, the reader matches the id. */
@@ -605,7 +605,7 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 		if (!ev)
 			return;
 		__builtin_memset(&ev->u, 0, sizeof(ev->u));
-		ev->u.trade.match_id = feed_le64(m + 6);
+		ev->u.trade.match_id = wire_le64(m + 6);
 		feed_commit(pk);
 		return;
 	}
@@ -644,9 +644,9 @@ static uint64_t new_day_token(const uint8_t *p, uint32_t len, uint32_t count)
 
 	for (i = 0; i < count && off + 6 <= len && p[off] >= 6; i++) {
 		if (p[off + 1] == PITCH_TIME)
-			time_sec = feed_le32(p + off + 2);
+			time_sec = wire_le32(p + off + 2);
 		if (p[off + 1] == PITCH_UNIT_CLEAR)
-			return ((uint64_t)time_sec << 32 | feed_le32(p + off + 2)) + 1;
+			return ((uint64_t)time_sec << 32 | wire_le32(p + off + 2)) + 1;
 		off += p[off];
 	}
 	return 0;
@@ -659,10 +659,10 @@ static int pitch_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	if (len < PITCH_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
 	__builtin_memset(f, 0, sizeof(*f));
-	hdr_len = feed_le16(p);
+	hdr_len = wire_le16(p);
 	f->count = p[2];
 	f->unit = p[3];
-	f->seq = feed_le32(p + 4);
+	f->seq = wire_le32(p + 4);
 	f->offset = PITCH_HEADER_LEN;
 	/* TCP sessions (GRP, Spin) frame with unit 0; multicast units start at 1. */
 	if (f->unit == 0)
@@ -701,7 +701,7 @@ static int pitch_snapshot_frame(const uint8_t *p, uint32_t len, struct feed_fram
 	if (len < PITCH_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
 	__builtin_memset(f, 0, sizeof(*f));
-	hdr_len = feed_le16(p);
+	hdr_len = wire_le16(p);
 	if (hdr_len > len)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
 	if (hdr_len < PITCH_HEADER_LEN)
@@ -710,7 +710,7 @@ static int pitch_snapshot_frame(const uint8_t *p, uint32_t len, struct feed_fram
 	if (!f->count)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);
 	f->unit = p[3];
-	f->seq = feed_le32(p + 4);
+	f->seq = wire_le32(p + 4);
 	f->offset = PITCH_HEADER_LEN;
 	f->length = hdr_len;
 	f->kind = FEED_FRAME_DATA;
@@ -754,10 +754,10 @@ WB_PREFETCH_FN void prefetch_orders(const struct feed_packet *pk, const struct p
 			return;
 		if (mlen >= 14) {	/* long enough to hold an order id at 6 */
 			if (type >= PITCH_EXECUTED && type <= PITCH_DELETE)
-				order_filter_prefetch(&st->filter, feed_le64(p + off + 6), false);
+				order_filter_prefetch(&st->filter, wire_le64(p + off + 6), false);
 			else if (all && (type == PITCH_ADD_SHORT || type == PITCH_ADD_LONG ||
 					 type == PITCH_ADD_EXPANDED))
-				order_filter_prefetch(&st->filter, feed_le64(p + off + 6), true);
+				order_filter_prefetch(&st->filter, wire_le64(p + off + 6), true);
 		}
 		off += mlen;
 	}

@@ -37,12 +37,12 @@ static inline uint64_t sip_ticker_key(const uint8_t *p, uint32_t width)
 	uint32_t i;
 
 	if (width == 5)
-		return (uint64_t)feed_le32(p) | (uint64_t)p[4] << 32 | 0x2020200000000000ull;
+		return (uint64_t)wire_le32(p) | (uint64_t)p[4] << 32 | 0x2020200000000000ull;
 	/* 8 bytes make a key; a longer symbol has no key (counted as filtered). */
 	for (i = 8; i < width; i++)
 		if (wb_unlikely(p[i] != ' '))
 			return 0;
-	key = feed_le64(p);
+	key = wire_le64(p);
 	return key;
 }
 
@@ -94,7 +94,7 @@ static inline uint32_t sip_shares(uint32_t size, uint32_t unit)
  */
 static inline bool sip_price6(const uint8_t *p, int64_t *out)
 {
-	uint64_t raw = feed_be64(p);
+	uint64_t raw = wire_be64(p);
 
 	if (wb_unlikely(raw > SIP_MAX_PRICE6))
 		return false;
@@ -104,7 +104,7 @@ static inline bool sip_price6(const uint8_t *p, int64_t *out)
 
 static inline int64_t sip_price2(const uint8_t *p)
 {
-	return (int64_t)feed_be16(p) * SIP_PRICE2_TO_WB;
+	return (int64_t)wire_be16(p) * SIP_PRICE2_TO_WB;
 }
 
 /* One participant quote, normalized: what a QUOTE event carries. */

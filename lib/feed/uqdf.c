@@ -135,7 +135,7 @@ static uint32_t uqdf_quote_need(const uint8_t *m, const struct uqdf_quote_layout
 	if (l->bolo)
 		need += bolo_part_len(m[l->bolo]);
 	if (l->odd_lot_type)
-		need += feed_be16(m + l->odd_lot_count) * odd_lot_attachment_len(m[l->odd_lot_type]);
+		need += wire_be16(m + l->odd_lot_count) * odd_lot_attachment_len(m[l->odd_lot_type]);
 	return need;
 }
 
@@ -167,15 +167,15 @@ static bool uqdf_nbbo_appendage(struct feed_packet *pk, uint8_t indicator, const
 	n->bid.venue = uqdf_venue(a[1]);
 	if (indicator == '2') {
 		n->bid.price = sip_price2(a + 2);
-		n->bid.qty = sip_shares(feed_be16(a + 4), lot);
+		n->bid.qty = sip_shares(wire_be16(a + 4), lot);
 		n->ask.venue = uqdf_venue(a[6]);
 		n->ask.price = sip_price2(a + 7);
-		n->ask.qty = sip_shares(feed_be16(a + 9), lot);
+		n->ask.qty = sip_shares(wire_be16(a + 9), lot);
 		return true;
 	}
-	n->bid.qty = sip_shares(feed_be32(a + 10), lot);
+	n->bid.qty = sip_shares(wire_be32(a + 10), lot);
 	n->ask.venue = uqdf_venue(a[14]);
-	n->ask.qty = sip_shares(feed_be32(a + 23), lot);
+	n->ask.qty = sip_shares(wire_be32(a + 23), lot);
 	if (wb_unlikely(!sip_price6(a + 2, &n->bid.price) || !sip_price6(a + 15, &n->ask.price))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return false;
@@ -223,13 +223,13 @@ static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
 			feed_count_error(pk, FEED_ERR_BAD_FIELD);
 			return;
 		}
-		q.bid_qty = sip_shares(feed_be32(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(feed_be32(m + l->ask_size), lot);
+		q.bid_qty = sip_shares(wire_be32(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(wire_be32(m + l->ask_size), lot);
 	} else {
 		q.bid_price = sip_price2(m + l->bid_price);
 		q.ask_price = sip_price2(m + l->ask_price);
-		q.bid_qty = sip_shares(feed_be16(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(feed_be16(m + l->ask_size), lot);
+		q.bid_qty = sip_shares(wire_be16(m + l->bid_size), lot);
+		q.ask_qty = sip_shares(wire_be16(m + l->ask_size), lot);
 	}
 	q.flags = uqdf_ineligible(q.condition, m[l->luld]);
 
@@ -294,7 +294,7 @@ static void decode_trading_action(struct feed_packet *pk, const struct uqdf_msg 
 	if (!inst)
 		return;
 	/* The action's own time; AH also gives its reason (T1, LUDP, MWC1, ...). */
-	sip_emit_status(pk, inst, venue, msg->seq, feed_be64(m + (cross_sro ? 45 : 41)), state,
+	sip_emit_status(pk, inst, venue, msg->seq, wire_be64(m + (cross_sro ? 45 : 41)), state,
 			(char)m[40], cross_sro ? (const char *)m + 53 : "    ", 0);
 }
 
@@ -311,8 +311,8 @@ static void decode_admin(struct feed_packet *pk, const struct uqdf_msg *msg)
 		return;
 	}
 	if (wb_unlikely(msg->len < min ||
-			(type == 'A' && msg->len < 31u + feed_be16(m + 29)) ||
-			(type == 'R' && msg->len < 77u + 33u * feed_be16(m + 75)))) {
+			(type == 'A' && msg->len < 31u + wire_be16(m + 29)) ||
+			(type == 'R' && msg->len < 77u + 33u * wire_be16(m + 75)))) {
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
@@ -322,7 +322,7 @@ static void decode_admin(struct feed_packet *pk, const struct uqdf_msg *msg)
 		decode_trading_action(pk, msg, type == 'H');
 		return;
 	case 'B':
-		lot = feed_be16(m + 87);
+		lot = wire_be16(m + 87);
 		sip_define(pk, m + 29, 11, lot ? lot : SIP_DEFAULT_ROUND_LOT, (char)m[84], msg->seq,
 			   msg->ts);
 		return;
@@ -333,7 +333,7 @@ static void decode_admin(struct feed_packet *pk, const struct uqdf_msg *msg)
 		}
 		inst = sip_instrument(pk, m + 29, 11, msg->seq, msg->ts);
 		if (inst)
-			sip_emit_luld(pk, inst, msg->seq, feed_be64(m + 41), lower, upper, (char)m[40]);
+			sip_emit_luld(pk, inst, msg->seq, wire_be64(m + 41), lower, upper, (char)m[40]);
 		return;
 	case 'D':
 		if (wb_unlikely(m[29] < '1' || m[29] > '3')) {
@@ -448,7 +448,7 @@ static uint32_t uqdf_decode(struct feed_packet *pk, const uint8_t *p, uint32_t l
 
 		if (wb_unlikely(off + 2 > len))
 			goto truncated;
-		mlen = feed_be16(p + off);
+		mlen = wire_be16(p + off);
 		off += 2;
 		if (wb_unlikely(mlen > len - off))
 			goto truncated;
@@ -460,8 +460,8 @@ static uint32_t uqdf_decode(struct feed_packet *pk, const uint8_t *p, uint32_t l
 				msg.m = p + off;
 				msg.len = mlen;
 				msg.seq = f->seq + i;
-				msg.sip_ts = feed_be64(p + off + 5);
-				msg.ts = feed_be64(p + off + 13);
+				msg.sip_ts = wire_be64(p + off + 5);
+				msg.ts = wire_be64(p + off + 13);
 				decode_message(pk, &msg);
 			}
 		}
@@ -642,7 +642,7 @@ static bool uqdf_looks_like(const uint8_t *p, uint32_t len)
 {
 	if (!mold_looks_like(p, len))
 		return false;
-	if (feed_be16(p + 18) == 0 || feed_be16(p + 18) == MOLD_END_OF_SESSION)
+	if (wire_be16(p + 18) == 0 || wire_be16(p + 18) == MOLD_END_OF_SESSION)
 		return true;
 	return len >= MOLD_HEADER_LEN + 2 + UQDF_HEADER_LEN && p[22] == UQDF_VERSION &&
 	       uqdf_layout(p + 22, len - 22);

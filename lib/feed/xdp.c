@@ -204,7 +204,7 @@ static uint8_t side_of(uint8_t c)
 /* A full SourceTime (epoch s) + SourceTimeNS, as some messages carry. */
 static uint64_t source_time(const uint8_t *m)
 {
-	return (uint64_t)feed_le32(m + 4) * NS_PER_SEC + feed_le32(m + 8);
+	return (uint64_t)wire_le32(m + 4) * NS_PER_SEC + wire_le32(m + 8);
 }
 
 /* The hot-path entry of a SymbolIndex, or NULL above the dense range. */
@@ -263,7 +263,7 @@ static void clock_forget(struct xdp_clock *c)
 static inline uint64_t message_time(struct xdp_state *st, const struct xdp_clock *c, uint32_t key,
 				    const uint8_t *m)
 {
-	uint64_t ns = feed_le32(m + 4);
+	uint64_t ns = wire_le32(m + 4);
 
 	if (wb_unlikely(c->ids > 1)) {
 		const struct xdp_key *k = key_of(st, key);
@@ -356,7 +356,7 @@ static const struct xdp_order_layout order_layouts[5] = {
 /* FirmID: blank (or NUL) unless attributed; its first four characters as the MPID. */
 static inline uint32_t firm_mpid(const uint8_t *m, const struct xdp_order_layout *l)
 {
-	uint32_t firm = feed_le32(m + l->firm_off) & l->firm_mask;
+	uint32_t firm = wire_le32(m + l->firm_off) & l->firm_mask;
 
 	return firm ^ (firm == 0x20202020u) * 0x20202020u;
 }
@@ -395,7 +395,7 @@ static inline uint64_t batch_time(const struct xdp_batch *b, uint32_t key, const
 {
 	if (wb_unlikely(b->time_by_partition))
 		return message_time(b->st, b->clock, key, m);
-	return (b->time_base + feed_le32(m + 4)) & b->time_known;
+	return (b->time_base + wire_le32(m + 4)) & b->time_known;
 }
 
 static inline __attribute__((always_inline)) void
@@ -416,7 +416,7 @@ decode_order(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq,
 		return;
 	}
 	b->messages++;
-	key = feed_le32(m + 8);
+	key = wire_le32(m + 8);
 	if (wb_likely(key < XDP_DIRECTORY_KEYS)) {
 		inst = b->inst_of[key];
 		scale = b->st->key[key].scale;
@@ -444,12 +444,12 @@ decode_order(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq,
 		return;
 	ev->side = side;
 	ev->flags = (uint8_t)(l->base_flags | (m[l->printable_off] == 1) * WB_EVF_PRINTABLE);
-	ev->u.order.order_id = feed_le64(m + 16);
-	ev->u.order.price = (int64_t)(int32_t)feed_le32(m + l->price_off) * multiplier &
+	ev->u.order.order_id = wire_le64(m + 16);
+	ev->u.order.price = (int64_t)(int32_t)wire_le32(m + l->price_off) * multiplier &
 			    l->price_mask;
-	ev->u.order.qty = feed_le32(m + l->qty_off) & l->qty_mask;
+	ev->u.order.qty = wire_le32(m + l->qty_off) & l->qty_mask;
 	__builtin_memcpy(ev->u.order.mpid, &firm, 4);
-	ev->u.order.ref = feed_le64(m + l->ref_off) & l->ref_mask;
+	ev->u.order.ref = wire_le64(m + l->ref_off) & l->ref_mask;
 	feed_commit(pk);
 }
 
@@ -488,11 +488,11 @@ static uint64_t symbol_key(const uint8_t *p)
 static void decode_mapping(struct feed_packet *pk, struct xdp_state *st, const uint8_t *m,
 			   uint64_t seq)
 {
-	uint32_t key = feed_le32(m + 4);
+	uint32_t key = wire_le32(m + 4);
 	uint8_t scale = m[24];
 	struct feed_symbol sym = {
 		.ticker = symbol_key(m + 8),
-		.round_lot = feed_le16(m + 26),
+		.round_lot = wire_le16(m + 26),
 		.market = (char)m[23],
 	};
 	struct xdp_key *k = key_of(st, key);
@@ -553,7 +553,7 @@ static uint8_t session_state(uint8_t code)
 static void decode_security_status(struct feed_packet *pk, struct xdp_state *st,
 				   const uint8_t *m, uint64_t seq)
 {
-	uint16_t inst = instrument_of(pk, st, feed_le32(m + 12));
+	uint16_t inst = instrument_of(pk, st, wire_le32(m + 12));
 	uint64_t ts = source_time(m);
 	uint8_t code = m[20], condition = m[21], flags = 0;
 	struct xdp_status *s;
@@ -594,7 +594,7 @@ static void decode_security_status(struct feed_packet *pk, struct xdp_state *st,
 static void decode_symbol_clear(struct feed_packet *pk, struct xdp_state *st, const uint8_t *m,
 				uint64_t seq)
 {
-	uint16_t inst = instrument_of(pk, st, feed_le32(m + 12));
+	uint16_t inst = instrument_of(pk, st, wire_le32(m + 12));
 
 	if (!inst)
 		return;
@@ -606,7 +606,7 @@ static void decode_symbol_clear(struct feed_packet *pk, struct xdp_state *st, co
 static void decode_add_refresh(struct feed_packet *pk, struct xdp_state *st, const uint8_t *m,
 			       uint64_t seq)
 {
-	uint32_t key = feed_le32(m + 12), firm;
+	uint32_t key = wire_le32(m + 12), firm;
 	uint16_t inst = instrument_of(pk, st, key);
 	uint8_t side = side_of(m[36]);
 	int64_t multiplier;
@@ -622,13 +622,13 @@ static void decode_add_refresh(struct feed_packet *pk, struct xdp_state *st, con
 	ev = feed_emit(pk, WB_EV_ADD, inst, seq, source_time(m));
 	if (!ev)
 		return;
-	firm = feed_le32(m + 37);
+	firm = wire_le32(m + 37);
 	if (firm == 0x20202020u)
 		firm = 0;
 	ev->side = side;
-	ev->u.order.order_id = feed_le64(m + 20);
-	ev->u.order.price = (int64_t)(int32_t)feed_le32(m + 28) * multiplier;
-	ev->u.order.qty = feed_le32(m + 32);
+	ev->u.order.order_id = wire_le64(m + 20);
+	ev->u.order.price = (int64_t)(int32_t)wire_le32(m + 28) * multiplier;
+	ev->u.order.qty = wire_le32(m + 32);
 	__builtin_memcpy(ev->u.order.mpid, &firm, 4);
 	ev->u.order.ref = 0;
 	feed_commit(pk);
@@ -638,7 +638,7 @@ static void decode_add_refresh(struct feed_packet *pk, struct xdp_state *st, con
 static void decode_trade(struct feed_packet *pk, struct xdp_state *st, const struct xdp_clock *c,
 			 const uint8_t *m, uint64_t seq, bool cross)
 {
-	uint32_t key = feed_le32(m + 8);
+	uint32_t key = wire_le32(m + 8);
 	uint16_t inst = instrument_of(pk, st, key);
 	int64_t multiplier;
 	struct wb_event *ev;
@@ -654,9 +654,9 @@ static void decode_trade(struct feed_packet *pk, struct xdp_state *st, const str
 	if (!ev)
 		return;
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	ev->u.trade.price = (int64_t)(int32_t)feed_le32(m + 20) * multiplier;
-	ev->u.trade.qty = feed_le32(m + 24);
-	ev->u.trade.match_id = feed_le32(m + 16);	/* TradeID, or CrossID */
+	ev->u.trade.price = (int64_t)(int32_t)wire_le32(m + 20) * multiplier;
+	ev->u.trade.qty = wire_le32(m + 24);
+	ev->u.trade.match_id = wire_le32(m + 16);	/* TradeID, or CrossID */
 	if (cross) {
 		/* The auction's print; its fills came as non-printable executions. */
 		ev->flags = WB_EVF_CROSS | WB_EVF_PRINTABLE;
@@ -671,7 +671,7 @@ static void decode_trade(struct feed_packet *pk, struct xdp_state *st, const str
 static void decode_trade_cancel(struct feed_packet *pk, struct xdp_state *st,
 				const struct xdp_clock *c, const uint8_t *m, uint64_t seq)
 {
-	uint32_t key = feed_le32(m + 8);
+	uint32_t key = wire_le32(m + 8);
 	uint16_t inst = instrument_of(pk, st, key);
 	struct wb_event *ev;
 
@@ -681,7 +681,7 @@ static void decode_trade_cancel(struct feed_packet *pk, struct xdp_state *st,
 	if (!ev)
 		return;
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	ev->u.trade.match_id = feed_le32(m + 16);
+	ev->u.trade.match_id = wire_le32(m + 16);
 	feed_commit(pk);
 }
 
@@ -693,7 +693,7 @@ static void decode_other(struct xdp_batch *b, const uint8_t *m, uint32_t type, u
 
 	switch (type) {
 	case XDP_TIME_REFERENCE:
-		clock_reference(c, feed_le32(m + 4), feed_le32(m + 12));
+		clock_reference(c, wire_le32(m + 4), wire_le32(m + 12));
 		batch_clock(b);
 		pk->counters->ignored++;
 		return;
@@ -739,13 +739,13 @@ static uint32_t message_key(uint32_t type, const uint8_t *m)
 {
 	switch (type) {
 	case XDP_SYMBOL_MAPPING:
-		return feed_le32(m + 4);
+		return wire_le32(m + 4);
 	case XDP_SYMBOL_CLEAR:
 	case XDP_SECURITY_STATUS:
 	case XDP_IMBALANCE:
 	case XDP_ADD_ORDER_REFRESH:
 	case XDP_STOCK_SUMMARY:
-		return feed_le32(m + 12);
+		return wire_le32(m + 12);
 	case XDP_ADD_ORDER:
 	case XDP_MODIFY_ORDER:
 	case XDP_DELETE_ORDER:
@@ -756,7 +756,7 @@ static uint32_t message_key(uint32_t type, const uint8_t *m)
 	case XDP_TRADE_CANCEL:
 	case XDP_CROSS_CORRECTION:
 	case XDP_RPI:
-		return feed_le32(m + 8);
+		return wire_le32(m + 8);
 	default:
 		return XDP_NO_KEY;
 	}
@@ -796,7 +796,7 @@ static void note_refreshed(struct xdp_batch *b, uint32_t type, const uint8_t *m,
 static inline __attribute__((always_inline)) void
 decode_message(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq)
 {
-	uint32_t type = feed_le16(m + 2), order = type - XDP_ADD_ORDER;
+	uint32_t type = wire_le16(m + 2), order = type - XDP_ADD_ORDER;
 	uint8_t min;
 
 	if (wb_unlikely(seq <= b->refresh_until) && !b->refresh &&
@@ -833,7 +833,7 @@ static int frame_header(const uint8_t *p, uint32_t len, struct feed_frame *f)
 
 	if (len < XDP_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	pkt_size = feed_le16(p);
+	pkt_size = wire_le16(p);
 	if (pkt_size < XDP_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
 	if (pkt_size > len)
@@ -861,15 +861,15 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 		f->kind = FEED_FRAME_HEARTBEAT;
 		return 0;
 	}
-	f->seq = feed_le32(p + 4);
+	f->seq = wire_le32(p + 4);
 	if (f->seq == 0)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
 	/* A Sequence Number Reset comes alone in its packet (spec 3): the
 	 * channel restarts at SeqNum. Its SourceTime tells it from another. */
-	if (f->length >= XDP_HEADER_LEN + 14 && feed_le16(p + 18) == XDP_SEQUENCE_RESET &&
-	    feed_le16(p + 16) >= 14) {
+	if (f->length >= XDP_HEADER_LEN + 14 && wire_le16(p + 18) == XDP_SEQUENCE_RESET &&
+	    wire_le16(p + 16) >= 14) {
 		f->kind = FEED_FRAME_RESET;
-		f->reset_token = 1ull << 63 | (uint64_t)feed_le32(p + 20) << 32 | feed_le32(p + 24);
+		f->reset_token = 1ull << 63 | (uint64_t)wire_le32(p + 20) << 32 | wire_le32(p + 24);
 	}
 	return 0;
 }
@@ -898,7 +898,7 @@ static int xdp_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const
 
 	if (*off + XDP_MSG_HEADER_LEN > len)
 		return -1;
-	n = feed_le16(p + *off);
+	n = wire_le16(p + *off);
 	if (n < XDP_MSG_HEADER_LEN || n > len - *off)
 		return -1;
 	*msg = p + *off;
@@ -918,13 +918,13 @@ static uint32_t xdp_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 
 	batch_clock(&b);
 	b.refresh_until = b.st->refresh_until[pk->group->id];
-	if (wb_unlikely(len >= XDP_HEADER_LEN + 8 && feed_le16(p + XDP_HEADER_LEN + 2) ==
-			XDP_REFRESH_HEADER && feed_le16(p + XDP_HEADER_LEN) >= 8)) {
+	if (wb_unlikely(len >= XDP_HEADER_LEN + 8 && wire_le16(p + XDP_HEADER_LEN + 2) ==
+			XDP_REFRESH_HEADER && wire_le16(p + XDP_HEADER_LEN) >= 8)) {
 		/* A refresh packet: its messages are the book as of LastSeqNum. */
 		b.refresh = true;
-		if (feed_le16(p + XDP_HEADER_LEN) >= 16 && len >= XDP_HEADER_LEN + 16) {
+		if (wire_le16(p + XDP_HEADER_LEN) >= 16 && len >= XDP_HEADER_LEN + 16) {
 			b.refresh_last_known = true;
-			b.refresh_last = feed_le32(p + XDP_HEADER_LEN + 8);
+			b.refresh_last = wire_le32(p + XDP_HEADER_LEN + 8);
 		}
 	}
 	for (i = 0; i < f->count; i++) {
@@ -935,7 +935,7 @@ static uint32_t xdp_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 			feed_count_error(pk, off == len ? FEED_ERR_BAD_COUNT : FEED_ERR_TRUNCATED);
 			goto out;
 		}
-		mlen = feed_le16(p + off);
+		mlen = wire_le16(p + off);
 		if (wb_unlikely(mlen < XDP_MSG_HEADER_LEN)) {
 			/* A size that cannot cover its own header: nothing after it can be framed. */
 			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
@@ -1174,7 +1174,7 @@ static const struct feed_msg_layout *xdp_layout(const uint8_t *m, uint32_t len)
 
 	if (len < XDP_MSG_HEADER_LEN)
 		return 0;
-	switch (feed_le16(m + 2)) {
+	switch (wire_le16(m + 2)) {
 	case XDP_SEQUENCE_RESET: i = L_SEQUENCE_RESET; break;
 	case XDP_TIME_REFERENCE: i = L_TIME_REFERENCE; break;
 	case XDP_SYMBOL_MAPPING: i = L_SYMBOL_MAPPING; break;
@@ -1227,7 +1227,7 @@ static bool xdp_looks_like(const uint8_t *p, uint32_t len)
 	for (i = 0; i < f.count; i++) {
 		if (xdp_next_message(p, len, &off, &m, &mlen) < 0)
 			return false;
-		type = feed_le16(m + 2);
+		type = wire_le16(m + 2);
 		if (type >= XDP_TYPE_LIMIT || !xdp_min_len[type])
 			return false;
 	}
