@@ -61,63 +61,31 @@
  * conditions, the Side of Modify and Replace) and in the Imbalance length.
  */
 #include "feed_internal.h"
+#include "wire/xdp.h"
 
-#define XDP_HEADER_LEN 16
-#define XDP_MSG_HEADER_LEN 4
 #define XDP_DIRECTORY_KEYS 65536	/* SymbolIndex values held densely; higher ones overflow */
 #define XDP_MAX_SCALE 8			/* 1e-8: the event's scale */
 #define XDP_TIME_IDS 8			/* Source Time Reference IDs kept per channel */
-#define XDP_SYMBOL_LEN 11
 #define NS_PER_SEC 1000000000ull
-
-enum xdp_type {
-	XDP_SEQUENCE_RESET = 1,
-	XDP_TIME_REFERENCE = 2,
-	XDP_SYMBOL_MAPPING = 3,
-	XDP_RETRANSMISSION_REQUEST = 10,
-	XDP_REQUEST_RESPONSE = 11,
-	XDP_HEARTBEAT_RESPONSE = 12,
-	XDP_MAPPING_REQUEST = 13,
-	XDP_REFRESH_REQUEST = 15,
-	XDP_MESSAGE_UNAVAILABLE = 31,
-	XDP_SYMBOL_CLEAR = 32,
-	XDP_SECURITY_STATUS = 34,
-	XDP_REFRESH_HEADER = 35,
-	XDP_ADD_ORDER = 100,
-	XDP_MODIFY_ORDER = 101,
-	XDP_DELETE_ORDER = 102,
-	XDP_ORDER_EXECUTION = 103,
-	XDP_REPLACE_ORDER = 104,
-	XDP_IMBALANCE = 105,
-	XDP_ADD_ORDER_REFRESH = 106,
-	XDP_NON_DISPLAYED_TRADE = 110,
-	XDP_CROSS_TRADE = 111,
-	XDP_TRADE_CANCEL = 112,
-	XDP_CROSS_CORRECTION = 113,
-	XDP_RPI = 114,
-	XDP_STOCK_SUMMARY = 223,
-	XDP_TYPE_LIMIT = 256,
-};
-
-#define XDP_IMBALANCE_V21_LEN 67	/* XDP 2.1/2.3: ends at NumExtensions */
-#define XDP_IMBALANCE_PILLAR_LEN 73	/* Pillar 2.5: + UnpairedQty, UnpairedSide, Reserved */
 
 /*
  * Known prefix of each type (spec 3, 4, 5): shorter is bad_length, longer
  * is read up to here. 0: not a message of the multicast feeds.
  */
 static const uint8_t xdp_min_len[XDP_TYPE_LIMIT] = {
-	[XDP_SEQUENCE_RESET] = 14,	[XDP_TIME_REFERENCE] = 16,
-	[XDP_SYMBOL_MAPPING] = 44,	[XDP_MESSAGE_UNAVAILABLE] = 14,
-	[XDP_SYMBOL_CLEAR] = 20,	[XDP_SECURITY_STATUS] = 46,
-	[XDP_REFRESH_HEADER] = 8,	[XDP_ADD_ORDER] = 39,
-	[XDP_MODIFY_ORDER] = 35,	[XDP_DELETE_ORDER] = 25,
-	[XDP_ORDER_EXECUTION] = 42,	[XDP_REPLACE_ORDER] = 42,
+#define XDP_MIN(type) [type] = type##_LEN
+	XDP_MIN(XDP_SEQUENCE_RESET),	XDP_MIN(XDP_TIME_REFERENCE),
+	XDP_MIN(XDP_SYMBOL_MAPPING),	XDP_MIN(XDP_MESSAGE_UNAVAILABLE),
+	XDP_MIN(XDP_SYMBOL_CLEAR),	XDP_MIN(XDP_SECURITY_STATUS),
+	XDP_MIN(XDP_REFRESH_HEADER),	XDP_MIN(XDP_ADD_ORDER),
+	XDP_MIN(XDP_MODIFY_ORDER),	XDP_MIN(XDP_DELETE_ORDER),
+	XDP_MIN(XDP_ORDER_EXECUTION),	XDP_MIN(XDP_REPLACE_ORDER),
 	[XDP_IMBALANCE] = XDP_IMBALANCE_V21_LEN,
-	[XDP_ADD_ORDER_REFRESH] = 43,	[XDP_NON_DISPLAYED_TRADE] = 33,
-	[XDP_CROSS_TRADE] = 29,		[XDP_TRADE_CANCEL] = 20,
-	[XDP_CROSS_CORRECTION] = 24,	[XDP_RPI] = 17,
-	[XDP_STOCK_SUMMARY] = 36,
+	XDP_MIN(XDP_ADD_ORDER_REFRESH), XDP_MIN(XDP_NON_DISPLAYED_TRADE),
+	XDP_MIN(XDP_CROSS_TRADE),	XDP_MIN(XDP_TRADE_CANCEL),
+	XDP_MIN(XDP_CROSS_CORRECTION),	XDP_MIN(XDP_RPI),
+	XDP_MIN(XDP_STOCK_SUMMARY),
+#undef XDP_MIN
 };
 
 static bool is_request_server_message(uint32_t type)
@@ -204,7 +172,8 @@ static uint8_t side_of(uint8_t c)
 /* A full SourceTime (epoch s) + SourceTimeNS, as some messages carry. */
 static uint64_t source_time(const uint8_t *m)
 {
-	return (uint64_t)wire_le32(m + 4) * NS_PER_SEC + wire_le32(m + 8);
+	return (uint64_t)wire_le32(m + XDP_TIMED_SOURCE_TIME) * NS_PER_SEC +
+	       wire_le32(m + XDP_TIMED_SOURCE_TIME_NS);
 }
 
 /* The hot-path entry of a SymbolIndex, or NULL above the dense range. */
@@ -263,7 +232,7 @@ static void clock_forget(struct xdp_clock *c)
 static inline uint64_t message_time(struct xdp_state *st, const struct xdp_clock *c, uint32_t key,
 				    const uint8_t *m)
 {
-	uint64_t ns = wire_le32(m + 4);
+	uint64_t ns = wire_le32(m + XDP_SOURCE_TIME_NS);
 
 	if (wb_unlikely(c->ids > 1)) {
 		const struct xdp_key *k = key_of(st, key);
@@ -339,18 +308,26 @@ struct xdp_order_layout {
 
 #define ALL32 0xffffffffu
 #define ALL64 0xffffffffffffffffull
+#define NONE (XDP_MSG_SIZE + 1)		/* a field the type lacks: masked to zero */
+#define NEVER_ONE (XDP_MSG_TYPE + 1)	/* 0 in types 100-104: never "printed" */
 
 static const struct xdp_order_layout order_layouts[5] = {
-	/* 100 Add Order: OrderID 16, Price 24, Volume 28, Side 32, FirmID 33 */
-	{ WB_EV_ADD, 39, 24, 28, 1, 32, 33, 3, 0, 3, 1, ALL32, ALL32, 0, -1 },
-	/* 101 Modify Order: OrderID 16, Price 24, Volume 28 (Side 33 only since 2.5) */
-	{ WB_EV_MODIFY, 35, 24, 28, 1, 1, 1, 3, WB_EVF_KEEPS_PRIORITY, 0, 1, ALL32, 0, 0, -1 },
-	/* 102 Delete Order: OrderID 16 */
-	{ WB_EV_DELETE, 25, 1, 1, 1, 1, 1, 3, 0, 0, 0, 0, 0, 0, 0 },
-	/* 103 Order Execution: OrderID 16, TradeID 24 (u32), Price 28, Volume 32, Printable 36 */
-	{ WB_EV_EXECUTE_AT_PRICE, 42, 28, 32, 24, 1, 1, 36, 0, 0, 1, ALL32, 0, ALL32, -1 },
-	/* 104 Replace Order: OrderID 16, NewOrderID 24, Price 32, Volume 36 (Side 40 since 2.5) */
-	{ WB_EV_REPLACE, 42, 32, 36, 24, 1, 1, 3, 0, 0, 1, ALL32, 0, ALL64, -1 },
+	/* 100 Add Order */
+	{ WB_EV_ADD, XDP_ADD_ORDER_LEN, XDP_ADD_PRICE, XDP_ADD_VOLUME, NONE, XDP_ADD_SIDE,
+	  XDP_ADD_FIRM, NEVER_ONE, 0, 3, 1, ALL32, ALL32, 0, -1 },
+	/* 101 Modify Order (Side only since 2.5) */
+	{ WB_EV_MODIFY, XDP_MODIFY_ORDER_LEN, XDP_MODIFY_PRICE, XDP_MODIFY_VOLUME, NONE, NONE,
+	  NONE, NEVER_ONE, WB_EVF_KEEPS_PRIORITY, 0, 1, ALL32, 0, 0, -1 },
+	/* 102 Delete Order */
+	{ WB_EV_DELETE, XDP_DELETE_ORDER_LEN, NONE, NONE, NONE, NONE, NONE, NEVER_ONE,
+	  0, 0, 0, 0, 0, 0, 0 },
+	/* 103 Order Execution: the TradeID (u32) as the event's ref */
+	{ WB_EV_EXECUTE_AT_PRICE, XDP_ORDER_EXECUTION_LEN, XDP_EXECUTION_PRICE,
+	  XDP_EXECUTION_VOLUME, XDP_EXECUTION_TRADE_ID, NONE, NONE, XDP_EXECUTION_PRINTABLE,
+	  0, 0, 1, ALL32, 0, ALL32, -1 },
+	/* 104 Replace Order: the NewOrderID as the event's ref (Side only since 2.5) */
+	{ WB_EV_REPLACE, XDP_REPLACE_ORDER_LEN, XDP_REPLACE_PRICE, XDP_REPLACE_VOLUME,
+	  XDP_REPLACE_NEW_ORDER_ID, NONE, NONE, NEVER_ONE, 0, 0, 1, ALL32, 0, ALL64, -1 },
 };
 
 /* FirmID: blank (or NUL) unless attributed; its first four characters as the MPID. */
@@ -395,7 +372,7 @@ static inline uint64_t batch_time(const struct xdp_batch *b, uint32_t key, const
 {
 	if (wb_unlikely(b->time_by_partition))
 		return message_time(b->st, b->clock, key, m);
-	return (b->time_base + wire_le32(m + 4)) & b->time_known;
+	return (b->time_base + wire_le32(m + XDP_SOURCE_TIME_NS)) & b->time_known;
 }
 
 static inline __attribute__((always_inline)) void
@@ -416,7 +393,7 @@ decode_order(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq,
 		return;
 	}
 	b->messages++;
-	key = wire_le32(m + 8);
+	key = wire_le32(m + XDP_SYMBOL_INDEX);
 	if (wb_likely(key < XDP_DIRECTORY_KEYS)) {
 		inst = b->inst_of[key];
 		scale = b->st->key[key].scale;
@@ -444,7 +421,7 @@ decode_order(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq,
 		return;
 	ev->side = side;
 	ev->flags = (uint8_t)(l->base_flags | (m[l->printable_off] == 1) * WB_EVF_PRINTABLE);
-	ev->u.order.order_id = wire_le64(m + 16);
+	ev->u.order.order_id = wire_le64(m + XDP_ORDER_ID);
 	ev->u.order.price = (int64_t)(int32_t)wire_le32(m + l->price_off) * multiplier &
 			    l->price_mask;
 	ev->u.order.qty = wire_le32(m + l->qty_off) & l->qty_mask;
@@ -488,12 +465,12 @@ static uint64_t symbol_key(const uint8_t *p)
 static void decode_mapping(struct feed_packet *pk, struct xdp_state *st, const uint8_t *m,
 			   uint64_t seq)
 {
-	uint32_t key = wire_le32(m + 4);
-	uint8_t scale = m[24];
+	uint32_t key = wire_le32(m + XDP_MAPPING_INDEX);
+	uint8_t scale = m[XDP_MAPPING_SCALE];
 	struct feed_symbol sym = {
-		.ticker = symbol_key(m + 8),
-		.round_lot = wire_le16(m + 26),
-		.market = (char)m[23],
+		.ticker = symbol_key(m + XDP_MAPPING_SYMBOL),
+		.round_lot = wire_le16(m + XDP_MAPPING_LOT_SIZE),
+		.market = (char)m[XDP_MAPPING_EXCHANGE],
 	};
 	struct xdp_key *k = key_of(st, key);
 
@@ -513,7 +490,7 @@ static void decode_mapping(struct feed_packet *pk, struct xdp_state *st, const u
 		sym.round_lot = 100;
 	if (k) {
 		k->scale = sym.price_scale;
-		k->system_id = m[22];
+		k->system_id = m[XDP_MAPPING_SYSTEM_ID];
 	}
 	feed_dir_define(pk, key, &sym, seq, 0);
 }
@@ -553,9 +530,9 @@ static uint8_t session_state(uint8_t code)
 static void decode_security_status(struct feed_packet *pk, struct xdp_state *st,
 				   const uint8_t *m, uint64_t seq)
 {
-	uint16_t inst = instrument_of(pk, st, wire_le32(m + 12));
+	uint16_t inst = instrument_of(pk, st, wire_le32(m + XDP_TIMED_SYMBOL_INDEX));
 	uint64_t ts = source_time(m);
-	uint8_t code = m[20], condition = m[21], flags = 0;
+	uint8_t code = m[XDP_STATUS_STATUS], condition = m[XDP_STATUS_HALT_CONDITION], flags = 0;
 	struct xdp_status *s;
 
 	if (!inst)
@@ -582,8 +559,8 @@ static void decode_security_status(struct feed_packet *pk, struct xdp_state *st,
 	default:
 		if (session_state(code))
 			s->session = session_state(code);
-		else if (session_state(m[44]))	/* SSR and indications: MarketState says the session */
-			s->session = session_state(m[44]);
+		else if (session_state(m[XDP_STATUS_MARKET_STATE]))	/* SSR and indications */
+			s->session = session_state(m[XDP_STATUS_MARKET_STATE]);
 		break;
 	}
 	emit_status(pk, inst, seq, ts, status_state(s), code,
@@ -594,7 +571,7 @@ static void decode_security_status(struct feed_packet *pk, struct xdp_state *st,
 static void decode_symbol_clear(struct feed_packet *pk, struct xdp_state *st, const uint8_t *m,
 				uint64_t seq)
 {
-	uint16_t inst = instrument_of(pk, st, wire_le32(m + 12));
+	uint16_t inst = instrument_of(pk, st, wire_le32(m + XDP_TIMED_SYMBOL_INDEX));
 
 	if (!inst)
 		return;
@@ -606,9 +583,9 @@ static void decode_symbol_clear(struct feed_packet *pk, struct xdp_state *st, co
 static void decode_add_refresh(struct feed_packet *pk, struct xdp_state *st, const uint8_t *m,
 			       uint64_t seq)
 {
-	uint32_t key = wire_le32(m + 12), firm;
+	uint32_t key = wire_le32(m + XDP_TIMED_SYMBOL_INDEX), firm;
 	uint16_t inst = instrument_of(pk, st, key);
-	uint8_t side = side_of(m[36]);
+	uint8_t side = side_of(m[XDP_REFRESH_SIDE]);
 	int64_t multiplier;
 	struct wb_event *ev;
 
@@ -622,13 +599,13 @@ static void decode_add_refresh(struct feed_packet *pk, struct xdp_state *st, con
 	ev = feed_emit(pk, WB_EV_ADD, inst, seq, source_time(m));
 	if (!ev)
 		return;
-	firm = wire_le32(m + 37);
+	firm = wire_le32(m + XDP_REFRESH_FIRM);
 	if (firm == 0x20202020u)
 		firm = 0;
 	ev->side = side;
-	ev->u.order.order_id = wire_le64(m + 20);
-	ev->u.order.price = (int64_t)(int32_t)wire_le32(m + 28) * multiplier;
-	ev->u.order.qty = wire_le32(m + 32);
+	ev->u.order.order_id = wire_le64(m + XDP_REFRESH_ORDER_ID);
+	ev->u.order.price = (int64_t)(int32_t)wire_le32(m + XDP_REFRESH_PRICE) * multiplier;
+	ev->u.order.qty = wire_le32(m + XDP_REFRESH_VOLUME);
 	__builtin_memcpy(ev->u.order.mpid, &firm, 4);
 	ev->u.order.ref = 0;
 	feed_commit(pk);
@@ -638,7 +615,7 @@ static void decode_add_refresh(struct feed_packet *pk, struct xdp_state *st, con
 static void decode_trade(struct feed_packet *pk, struct xdp_state *st, const struct xdp_clock *c,
 			 const uint8_t *m, uint64_t seq, bool cross)
 {
-	uint32_t key = wire_le32(m + 8);
+	uint32_t key = wire_le32(m + XDP_SYMBOL_INDEX);
 	uint16_t inst = instrument_of(pk, st, key);
 	int64_t multiplier;
 	struct wb_event *ev;
@@ -654,15 +631,15 @@ static void decode_trade(struct feed_packet *pk, struct xdp_state *st, const str
 	if (!ev)
 		return;
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	ev->u.trade.price = (int64_t)(int32_t)wire_le32(m + 20) * multiplier;
-	ev->u.trade.qty = wire_le32(m + 24);
-	ev->u.trade.match_id = wire_le32(m + 16);	/* TradeID, or CrossID */
+	ev->u.trade.price = (int64_t)(int32_t)wire_le32(m + XDP_TRADE_PRICE) * multiplier;
+	ev->u.trade.qty = wire_le32(m + XDP_TRADE_VOLUME);
+	ev->u.trade.match_id = wire_le32(m + XDP_TRADE_ID);	/* TradeID, or CrossID */
 	if (cross) {
 		/* The auction's print; its fills came as non-printable executions. */
 		ev->flags = WB_EVF_CROSS | WB_EVF_PRINTABLE;
-		ev->u.trade.cross_type = (char)m[28];
+		ev->u.trade.cross_type = (char)m[XDP_TRADE_CROSS_TYPE];
 	} else {
-		ev->flags = m[28] == 1 ? WB_EVF_PRINTABLE : 0;
+		ev->flags = m[XDP_TRADE_PRINTABLE] == 1 ? WB_EVF_PRINTABLE : 0;
 	}
 	feed_commit(pk);
 }
@@ -671,7 +648,7 @@ static void decode_trade(struct feed_packet *pk, struct xdp_state *st, const str
 static void decode_trade_cancel(struct feed_packet *pk, struct xdp_state *st,
 				const struct xdp_clock *c, const uint8_t *m, uint64_t seq)
 {
-	uint32_t key = wire_le32(m + 8);
+	uint32_t key = wire_le32(m + XDP_SYMBOL_INDEX);
 	uint16_t inst = instrument_of(pk, st, key);
 	struct wb_event *ev;
 
@@ -681,7 +658,7 @@ static void decode_trade_cancel(struct feed_packet *pk, struct xdp_state *st,
 	if (!ev)
 		return;
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	ev->u.trade.match_id = wire_le32(m + 16);
+	ev->u.trade.match_id = wire_le32(m + XDP_TRADE_ID);
 	feed_commit(pk);
 }
 
@@ -693,7 +670,8 @@ static void decode_other(struct xdp_batch *b, const uint8_t *m, uint32_t type, u
 
 	switch (type) {
 	case XDP_TIME_REFERENCE:
-		clock_reference(c, wire_le32(m + 4), wire_le32(m + 12));
+		clock_reference(c, wire_le32(m + XDP_TIME_REFERENCE_ID),
+				wire_le32(m + XDP_TIME_REFERENCE_TIME));
 		batch_clock(b);
 		pk->counters->ignored++;
 		return;
@@ -735,17 +713,19 @@ static void decode_other(struct xdp_batch *b, const uint8_t *m, uint32_t type, u
 
 /* The SymbolIndex a message of type names, or XDP_NO_KEY (len: at least its known prefix). */
 #define XDP_NO_KEY 0xffffffffu
+/* Long enough to hold the SymbolIndex wherever a type keeps it. */
+#define XDP_KEYED_LEN (XDP_TIMED_SYMBOL_INDEX + 4)
 static uint32_t message_key(uint32_t type, const uint8_t *m)
 {
 	switch (type) {
 	case XDP_SYMBOL_MAPPING:
-		return wire_le32(m + 4);
+		return wire_le32(m + XDP_MAPPING_INDEX);
 	case XDP_SYMBOL_CLEAR:
 	case XDP_SECURITY_STATUS:
 	case XDP_IMBALANCE:
 	case XDP_ADD_ORDER_REFRESH:
 	case XDP_STOCK_SUMMARY:
-		return wire_le32(m + 12);
+		return wire_le32(m + XDP_TIMED_SYMBOL_INDEX);
 	case XDP_ADD_ORDER:
 	case XDP_MODIFY_ORDER:
 	case XDP_DELETE_ORDER:
@@ -756,7 +736,7 @@ static uint32_t message_key(uint32_t type, const uint8_t *m)
 	case XDP_TRADE_CANCEL:
 	case XDP_CROSS_CORRECTION:
 	case XDP_RPI:
-		return wire_le32(m + 8);
+		return wire_le32(m + XDP_SYMBOL_INDEX);
 	default:
 		return XDP_NO_KEY;
 	}
@@ -768,7 +748,7 @@ static bool refreshed_already(struct xdp_batch *b, uint32_t type, const uint8_t 
 {
 	uint32_t key;
 
-	if (len < 16 || (type < XDP_TYPE_LIMIT && len < xdp_min_len[type]))
+	if (len < XDP_KEYED_LEN || (type < XDP_TYPE_LIMIT && len < xdp_min_len[type]))
 		return false;	/* the decoder counts it */
 	key = message_key(type, m);
 	if (key >= XDP_DIRECTORY_KEYS)
@@ -782,7 +762,7 @@ static void note_refreshed(struct xdp_batch *b, uint32_t type, const uint8_t *m,
 {
 	uint32_t key, gid = b->pk->group->id;
 
-	if (!b->refresh_last_known || len < 16)
+	if (!b->refresh_last_known || len < XDP_KEYED_LEN)
 		return;
 	key = message_key(type, m);
 	if (key >= XDP_DIRECTORY_KEYS)
@@ -796,7 +776,7 @@ static void note_refreshed(struct xdp_batch *b, uint32_t type, const uint8_t *m,
 static inline __attribute__((always_inline)) void
 decode_message(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq)
 {
-	uint32_t type = wire_le16(m + 2), order = type - XDP_ADD_ORDER;
+	uint32_t type = wire_le16(m + XDP_MSG_TYPE), order = type - XDP_ADD_ORDER;
 	uint8_t min;
 
 	if (wb_unlikely(seq <= b->refresh_until) && !b->refresh &&
@@ -833,7 +813,7 @@ static int frame_header(const uint8_t *p, uint32_t len, struct feed_frame *f)
 
 	if (len < XDP_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	pkt_size = wire_le16(p);
+	pkt_size = wire_le16(p + XDP_PKT_SIZE);
 	if (pkt_size < XDP_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
 	if (pkt_size > len)
@@ -841,7 +821,7 @@ static int frame_header(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	/* No session: it is unused. */
 	f->length = pkt_size;
 	f->offset = XDP_HEADER_LEN;
-	f->count = p[3];
+	f->count = p[XDP_PKT_NUMBER_MSGS];
 	f->unit = 0;
 	f->has_session = false;
 	f->reset_token = 0;
@@ -852,6 +832,7 @@ static int frame_header(const uint8_t *p, uint32_t len, struct feed_frame *f)
 
 static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 {
+	const uint8_t *m = p + XDP_HEADER_LEN;
 	int err = frame_header(p, len, f);
 
 	if (err)
@@ -861,15 +842,17 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 		f->kind = FEED_FRAME_HEARTBEAT;
 		return 0;
 	}
-	f->seq = wire_le32(p + 4);
+	f->seq = wire_le32(p + XDP_PKT_SEQ_NUM);
 	if (f->seq == 0)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
 	/* A Sequence Number Reset comes alone in its packet (spec 3): the
 	 * channel restarts at SeqNum. Its SourceTime tells it from another. */
-	if (f->length >= XDP_HEADER_LEN + 14 && wire_le16(p + 18) == XDP_SEQUENCE_RESET &&
-	    wire_le16(p + 16) >= 14) {
+	if (f->length >= XDP_HEADER_LEN + XDP_SEQUENCE_RESET_LEN &&
+	    wire_le16(m + XDP_MSG_TYPE) == XDP_SEQUENCE_RESET &&
+	    wire_le16(m + XDP_MSG_SIZE) >= XDP_SEQUENCE_RESET_LEN) {
 		f->kind = FEED_FRAME_RESET;
-		f->reset_token = 1ull << 63 | (uint64_t)wire_le32(p + 20) << 32 | wire_le32(p + 24);
+		f->reset_token = 1ull << 63 | (uint64_t)wire_le32(m + XDP_TIMED_SOURCE_TIME) << 32 |
+				 wire_le32(m + XDP_TIMED_SOURCE_TIME_NS);
 	}
 	return 0;
 }
@@ -914,17 +897,20 @@ static uint32_t xdp_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 		.pk = pk, .st = pk->state, .clock = clock_of(pk, pk->state),
 		.inst_of = pk->v->dir.instrument,
 	};
+	const uint8_t *first = p + XDP_HEADER_LEN;
 	uint32_t off = XDP_HEADER_LEN, i;
 
 	batch_clock(&b);
 	b.refresh_until = b.st->refresh_until[pk->group->id];
-	if (wb_unlikely(len >= XDP_HEADER_LEN + 8 && wire_le16(p + XDP_HEADER_LEN + 2) ==
-			XDP_REFRESH_HEADER && wire_le16(p + XDP_HEADER_LEN) >= 8)) {
+	if (wb_unlikely(len >= XDP_HEADER_LEN + XDP_REFRESH_HEADER_LEN &&
+			wire_le16(first + XDP_MSG_TYPE) == XDP_REFRESH_HEADER &&
+			wire_le16(first + XDP_MSG_SIZE) >= XDP_REFRESH_HEADER_LEN)) {
 		/* A refresh packet: its messages are the book as of LastSeqNum. */
 		b.refresh = true;
-		if (wire_le16(p + XDP_HEADER_LEN) >= 16 && len >= XDP_HEADER_LEN + 16) {
+		if (wire_le16(first + XDP_MSG_SIZE) >= XDP_REFRESH_HEADER_FIRST_LEN &&
+		    len >= XDP_HEADER_LEN + XDP_REFRESH_HEADER_FIRST_LEN) {
 			b.refresh_last_known = true;
-			b.refresh_last = wire_le32(p + XDP_HEADER_LEN + 8);
+			b.refresh_last = wire_le32(first + XDP_REFRESH_LAST_SEQ_NUM);
 		}
 	}
 	for (i = 0; i < f->count; i++) {
@@ -1114,32 +1100,32 @@ static const struct feed_field xdp_stock_summary[] = {
 };
 
 static const struct feed_msg_layout xdp_layouts[] = {
-	FEED_LAYOUT("Sequence Number Reset", 14, xdp_sequence_reset),
-	FEED_LAYOUT("Source Time Reference", 16, xdp_time_reference),
-	FEED_LAYOUT("Symbol Index Mapping", 44, xdp_symbol_mapping),
-	FEED_LAYOUT("Message Unavailable", 14, xdp_message_unavailable),
-	FEED_LAYOUT("Symbol Clear", 20, xdp_symbol_clear),
-	FEED_LAYOUT("Security Status", 46, xdp_security_status),
-	FEED_LAYOUT("Refresh Header", 8, xdp_refresh_header),
-	FEED_LAYOUT("Refresh Header", 16, xdp_refresh_header_first),
-	FEED_LAYOUT("Add Order", 39, xdp_add_order),
-	FEED_LAYOUT("Modify Order", 35, xdp_modify_order),
-	FEED_LAYOUT("Modify Order (XDP 2.1)", 35, xdp_modify_order_v21),
-	FEED_LAYOUT("Delete Order", 25, xdp_delete_order),
-	FEED_LAYOUT("Order Execution", 42, xdp_order_execution),
-	FEED_LAYOUT("Order Execution (XDP 2.1)", 42, xdp_order_execution_v21),
-	FEED_LAYOUT("Replace Order", 42, xdp_replace_order),
-	FEED_LAYOUT("Replace Order (XDP 2.1)", 42, xdp_replace_order_v21),
+	FEED_LAYOUT("Sequence Number Reset", XDP_SEQUENCE_RESET_LEN, xdp_sequence_reset),
+	FEED_LAYOUT("Source Time Reference", XDP_TIME_REFERENCE_LEN, xdp_time_reference),
+	FEED_LAYOUT("Symbol Index Mapping", XDP_SYMBOL_MAPPING_LEN, xdp_symbol_mapping),
+	FEED_LAYOUT("Message Unavailable", XDP_MESSAGE_UNAVAILABLE_LEN, xdp_message_unavailable),
+	FEED_LAYOUT("Symbol Clear", XDP_SYMBOL_CLEAR_LEN, xdp_symbol_clear),
+	FEED_LAYOUT("Security Status", XDP_SECURITY_STATUS_LEN, xdp_security_status),
+	FEED_LAYOUT("Refresh Header", XDP_REFRESH_HEADER_LEN, xdp_refresh_header),
+	FEED_LAYOUT("Refresh Header", XDP_REFRESH_HEADER_FIRST_LEN, xdp_refresh_header_first),
+	FEED_LAYOUT("Add Order", XDP_ADD_ORDER_LEN, xdp_add_order),
+	FEED_LAYOUT("Modify Order", XDP_MODIFY_ORDER_LEN, xdp_modify_order),
+	FEED_LAYOUT("Modify Order (XDP 2.1)", XDP_MODIFY_ORDER_LEN, xdp_modify_order_v21),
+	FEED_LAYOUT("Delete Order", XDP_DELETE_ORDER_LEN, xdp_delete_order),
+	FEED_LAYOUT("Order Execution", XDP_ORDER_EXECUTION_LEN, xdp_order_execution),
+	FEED_LAYOUT("Order Execution (XDP 2.1)", XDP_ORDER_EXECUTION_LEN, xdp_order_execution_v21),
+	FEED_LAYOUT("Replace Order", XDP_REPLACE_ORDER_LEN, xdp_replace_order),
+	FEED_LAYOUT("Replace Order (XDP 2.1)", XDP_REPLACE_ORDER_LEN, xdp_replace_order_v21),
 	FEED_LAYOUT("Imbalance (XDP 2.1)", XDP_IMBALANCE_V21_LEN, xdp_imbalance_v21),
 	FEED_LAYOUT("Imbalance", XDP_IMBALANCE_PILLAR_LEN, xdp_imbalance),
-	FEED_LAYOUT("Add Order Refresh", 43, xdp_add_order_refresh),
-	FEED_LAYOUT("Non-Displayed Trade", 33, xdp_non_displayed_trade),
-	FEED_LAYOUT("Non-Displayed Trade (XDP 2.1)", 33, xdp_non_displayed_trade_v21),
-	FEED_LAYOUT("Cross Trade", 29, xdp_cross_trade),
-	FEED_LAYOUT("Trade Cancel", 20, xdp_trade_cancel),
-	FEED_LAYOUT("Cross Correction", 24, xdp_cross_correction),
-	FEED_LAYOUT("Retail Price Improvement", 17, xdp_rpi),
-	FEED_LAYOUT("Stock Summary", 36, xdp_stock_summary),
+	FEED_LAYOUT("Add Order Refresh", XDP_ADD_ORDER_REFRESH_LEN, xdp_add_order_refresh),
+	FEED_LAYOUT("Non-Displayed Trade", XDP_NON_DISPLAYED_TRADE_LEN, xdp_non_displayed_trade),
+	FEED_LAYOUT("Non-Displayed Trade (XDP 2.1)", XDP_NON_DISPLAYED_TRADE_LEN, xdp_non_displayed_trade_v21),
+	FEED_LAYOUT("Cross Trade", XDP_CROSS_TRADE_LEN, xdp_cross_trade),
+	FEED_LAYOUT("Trade Cancel", XDP_TRADE_CANCEL_LEN, xdp_trade_cancel),
+	FEED_LAYOUT("Cross Correction", XDP_CROSS_CORRECTION_LEN, xdp_cross_correction),
+	FEED_LAYOUT("Retail Price Improvement", XDP_RPI_LEN, xdp_rpi),
+	FEED_LAYOUT("Stock Summary", XDP_STOCK_SUMMARY_LEN, xdp_stock_summary),
 };
 
 enum xdp_layout_index {
@@ -1157,7 +1143,7 @@ WB_STATIC_ASSERT(sizeof(xdp_layouts) / sizeof(xdp_layouts[0]) == L_STOCK_SUMMARY
 /* Trade conditions are letters, digits, '@' or spaces; a DBExecID is a binary number. */
 static bool is_condition_text(const uint8_t *p)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < XDP_CONDITIONS_LEN; i++)
 		if (p[i] < 0x20 || p[i] > 0x7e)
 			return false;
 	return true;
@@ -1174,7 +1160,7 @@ static const struct feed_msg_layout *xdp_layout(const uint8_t *m, uint32_t len)
 
 	if (len < XDP_MSG_HEADER_LEN)
 		return 0;
-	switch (wire_le16(m + 2)) {
+	switch (wire_le16(m + XDP_MSG_TYPE)) {
 	case XDP_SEQUENCE_RESET: i = L_SEQUENCE_RESET; break;
 	case XDP_TIME_REFERENCE: i = L_TIME_REFERENCE; break;
 	case XDP_SYMBOL_MAPPING: i = L_SYMBOL_MAPPING; break;
@@ -1182,19 +1168,22 @@ static const struct feed_msg_layout *xdp_layout(const uint8_t *m, uint32_t len)
 	case XDP_SYMBOL_CLEAR: i = L_SYMBOL_CLEAR; break;
 	case XDP_SECURITY_STATUS: i = L_SECURITY_STATUS; break;
 	case XDP_REFRESH_HEADER:
-		i = len >= 16 ? L_REFRESH_HEADER_FIRST : L_REFRESH_HEADER;
+		i = len >= XDP_REFRESH_HEADER_FIRST_LEN ? L_REFRESH_HEADER_FIRST : L_REFRESH_HEADER;
 		break;
 	case XDP_ADD_ORDER: i = L_ADD_ORDER; break;
 	case XDP_MODIFY_ORDER:
-		i = len > 33 && (m[33] == 'B' || m[33] == 'S') ? L_MODIFY_ORDER : L_MODIFY_ORDER_V21;
+		i = len > XDP_MODIFY_SIDE && (m[XDP_MODIFY_SIDE] == 'B' || m[XDP_MODIFY_SIDE] == 'S') ?
+			L_MODIFY_ORDER : L_MODIFY_ORDER_V21;
 		break;
 	case XDP_DELETE_ORDER: i = L_DELETE_ORDER; break;
 	case XDP_ORDER_EXECUTION:
-		i = len >= 42 && !is_condition_text(m + 38) ? L_ORDER_EXECUTION_V21 :
+		i = len >= XDP_ORDER_EXECUTION_LEN && !is_condition_text(m + XDP_EXECUTION_CONDITIONS) ?
+			L_ORDER_EXECUTION_V21 :
 			L_ORDER_EXECUTION;
 		break;
 	case XDP_REPLACE_ORDER:
-		i = len > 40 && (m[40] == 'B' || m[40] == 'S') ? L_REPLACE_ORDER :
+		i = len > XDP_REPLACE_SIDE && (m[XDP_REPLACE_SIDE] == 'B' || m[XDP_REPLACE_SIDE] == 'S') ?
+			L_REPLACE_ORDER :
 			L_REPLACE_ORDER_V21;
 		break;
 	case XDP_IMBALANCE:
@@ -1202,7 +1191,8 @@ static const struct feed_msg_layout *xdp_layout(const uint8_t *m, uint32_t len)
 		break;
 	case XDP_ADD_ORDER_REFRESH: i = L_ADD_ORDER_REFRESH; break;
 	case XDP_NON_DISPLAYED_TRADE:
-		i = len >= 33 && !is_condition_text(m + 29) ? L_NON_DISPLAYED_TRADE_V21 :
+		i = len >= XDP_NON_DISPLAYED_TRADE_LEN && !is_condition_text(m + XDP_TRADE_CONDITIONS) ?
+			L_NON_DISPLAYED_TRADE_V21 :
 			L_NON_DISPLAYED_TRADE;
 		break;
 	case XDP_CROSS_TRADE: i = L_CROSS_TRADE; break;
@@ -1227,7 +1217,7 @@ static bool xdp_looks_like(const uint8_t *p, uint32_t len)
 	for (i = 0; i < f.count; i++) {
 		if (xdp_next_message(p, len, &off, &m, &mlen) < 0)
 			return false;
-		type = wire_le16(m + 2);
+		type = wire_le16(m + XDP_MSG_TYPE);
 		if (type >= XDP_TYPE_LIMIT || !xdp_min_len[type])
 			return false;
 	}
