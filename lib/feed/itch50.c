@@ -673,30 +673,33 @@ static const struct feed_field itch_O[] = {
 	FEED_F_PRICE("upper_collar", 44, 4, 4),
 };
 
+/* A type's layout, named as the spec names it, of the type's length. */
+#define ITCH_L(type, name, fields) [type] = FEED_LAYOUT(name, type##_LEN, fields)
+
 static const struct feed_msg_layout itch_layouts[128] = {
-	[ITCH_SYSTEM_EVENT] = FEED_LAYOUT("System Event", ITCH_SYSTEM_EVENT_LEN, itch_S),
-	[ITCH_STOCK_DIRECTORY] = FEED_LAYOUT("Stock Directory", ITCH_STOCK_DIRECTORY_LEN, itch_R),
-	[ITCH_TRADING_ACTION] = FEED_LAYOUT("Stock Trading Action", ITCH_TRADING_ACTION_LEN, itch_H),
-	[ITCH_REG_SHO] = FEED_LAYOUT("Reg SHO Restriction", ITCH_REG_SHO_LEN, itch_Y),
-	[ITCH_PARTICIPANT_POSITION] = FEED_LAYOUT("Market Participant Position", ITCH_PARTICIPANT_POSITION_LEN, itch_L),
-	[ITCH_MWCB_DECLINE] = FEED_LAYOUT("MWCB Decline Level", ITCH_MWCB_DECLINE_LEN, itch_V),
-	[ITCH_MWCB_STATUS] = FEED_LAYOUT("MWCB Status", ITCH_MWCB_STATUS_LEN, itch_W),
-	[ITCH_IPO_QUOTING] = FEED_LAYOUT("IPO Quoting Period Update", ITCH_IPO_QUOTING_LEN, itch_K),
-	[ITCH_LULD_COLLAR] = FEED_LAYOUT("LULD Auction Collar", ITCH_LULD_COLLAR_LEN, itch_J),
-	[ITCH_OPERATIONAL_HALT] = FEED_LAYOUT("Operational Halt", ITCH_OPERATIONAL_HALT_LEN, itch_h),
-	[ITCH_ADD] = FEED_LAYOUT("Add Order", ITCH_ADD_LEN, itch_A),
-	[ITCH_ADD_MPID] = FEED_LAYOUT("Add Order with MPID", ITCH_ADD_MPID_LEN, itch_F),
-	[ITCH_EXECUTED] = FEED_LAYOUT("Order Executed", ITCH_EXECUTED_LEN, itch_E),
-	[ITCH_EXECUTED_PRICE] = FEED_LAYOUT("Order Executed with Price", ITCH_EXECUTED_PRICE_LEN, itch_C),
-	[ITCH_CANCEL] = FEED_LAYOUT("Order Cancel", ITCH_CANCEL_LEN, itch_X),
-	[ITCH_DELETE] = FEED_LAYOUT("Order Delete", ITCH_DELETE_LEN, itch_D),
-	[ITCH_REPLACE] = FEED_LAYOUT("Order Replace", ITCH_REPLACE_LEN, itch_U),
-	[ITCH_TRADE] = FEED_LAYOUT("Trade", ITCH_TRADE_LEN, itch_P),
-	[ITCH_CROSS_TRADE] = FEED_LAYOUT("Cross Trade", ITCH_CROSS_TRADE_LEN, itch_Q),
-	[ITCH_BROKEN_TRADE] = FEED_LAYOUT("Broken Trade", ITCH_BROKEN_TRADE_LEN, itch_B),
-	[ITCH_NOII] = FEED_LAYOUT("NOII", ITCH_NOII_LEN, itch_I),
-	[ITCH_RPII] = FEED_LAYOUT("Retail Price Improvement Indicator", ITCH_RPII_LEN, itch_N),
-	[ITCH_DLCR] = FEED_LAYOUT("DLCR Price Discovery", ITCH_DLCR_LEN, itch_O),
+	ITCH_L(ITCH_SYSTEM_EVENT, "System Event", itch_S),
+	ITCH_L(ITCH_STOCK_DIRECTORY, "Stock Directory", itch_R),
+	ITCH_L(ITCH_TRADING_ACTION, "Stock Trading Action", itch_H),
+	ITCH_L(ITCH_REG_SHO, "Reg SHO Restriction", itch_Y),
+	ITCH_L(ITCH_PARTICIPANT_POSITION, "Market Participant Position", itch_L),
+	ITCH_L(ITCH_MWCB_DECLINE, "MWCB Decline Level", itch_V),
+	ITCH_L(ITCH_MWCB_STATUS, "MWCB Status", itch_W),
+	ITCH_L(ITCH_IPO_QUOTING, "IPO Quoting Period Update", itch_K),
+	ITCH_L(ITCH_LULD_COLLAR, "LULD Auction Collar", itch_J),
+	ITCH_L(ITCH_OPERATIONAL_HALT, "Operational Halt", itch_h),
+	ITCH_L(ITCH_ADD, "Add Order", itch_A),
+	ITCH_L(ITCH_ADD_MPID, "Add Order with MPID", itch_F),
+	ITCH_L(ITCH_EXECUTED, "Order Executed", itch_E),
+	ITCH_L(ITCH_EXECUTED_PRICE, "Order Executed with Price", itch_C),
+	ITCH_L(ITCH_CANCEL, "Order Cancel", itch_X),
+	ITCH_L(ITCH_DELETE, "Order Delete", itch_D),
+	ITCH_L(ITCH_REPLACE, "Order Replace", itch_U),
+	ITCH_L(ITCH_TRADE, "Trade", itch_P),
+	ITCH_L(ITCH_CROSS_TRADE, "Cross Trade", itch_Q),
+	ITCH_L(ITCH_BROKEN_TRADE, "Broken Trade", itch_B),
+	ITCH_L(ITCH_NOII, "NOII", itch_I),
+	ITCH_L(ITCH_RPII, "Retail Price Improvement Indicator", itch_N),
+	ITCH_L(ITCH_DLCR, "DLCR Price Discovery", itch_O),
 };
 
 static const struct feed_msg_layout *itch_layout(const uint8_t *m, uint32_t len)
@@ -720,7 +723,8 @@ static bool itch_looks_like(const uint8_t *p, uint32_t len)
 	count = wire_be16(p + MOLD_COUNT);
 	if (count == MOLD_HEARTBEAT || count == MOLD_END_OF_SESSION)
 		return true;
-	return len > MOLD_HEADER_LEN + MOLD_BLOCK_LENGTH_LEN + ITCH_TYPE && itch_min_len[first[ITCH_TYPE]] &&
+	return len > MOLD_HEADER_LEN + MOLD_BLOCK_LENGTH_LEN + ITCH_TYPE &&
+	       itch_min_len[first[ITCH_TYPE]] &&
 	       wire_be16(p + MOLD_HEADER_LEN) >= itch_min_len[first[ITCH_TYPE]];
 }
 
