@@ -39,20 +39,7 @@
  * messages are counted as ignored.
  */
 #include "sip.h"
-
-#define CQS_BLOCK_HEADER_LEN 20
-#define CQS_MSG_HEADER_LEN 26
-#define CQS_SNAPSHOT_VERSION 11
-#define CQS_MAX_VERSION 2
-#define CQS_LONG_QUOTE_LEN 87
-#define CQS_SHORT_QUOTE_LEN 41
-#define CQS_FINRA_QUOTE_LEN 120
-#define CQS_SYMBOL_REFERENCE_LEN 209
-#define CQS_MWCB_DECLINE_LEN 51
-#define CQS_MWCB_STATUS_LEN 28
-#define CQS_AUCTION_STATUS_LEN 128
-#define CQS_SHORT_APPENDAGE 5
-#define CQS_LONG_APPENDAGE 18
+#include "wire/cqs.h"
 
 /* What a National BBO Indicator says of one side (A.5). */
 enum cqs_side_news {
@@ -87,7 +74,7 @@ static const struct {
 };
 
 static const uint8_t cqs_appendage_len[] = {
-	[CQS_SIDE_SHORT] = CQS_SHORT_APPENDAGE, [CQS_SIDE_LONG] = CQS_LONG_APPENDAGE,
+	[CQS_SIDE_SHORT] = CQS_SHORT_APPENDAGE_LEN, [CQS_SIDE_LONG] = CQS_LONG_APPENDAGE_LEN,
 };
 
 /* Participant IDs (A.4) to venues; S, the SIP itself, is the line's source. */
@@ -136,7 +123,7 @@ static void cqs_state_init(void *state, const struct feed_engine_config *cfg)
 /* Seconds and nanoseconds since the epoch (two u32) as epoch ns. */
 static inline uint64_t cqs_time(const uint8_t *p)
 {
-	return (uint64_t)wire_be32(p) * NS_PER_SEC + wire_be32(p + 4);
+	return (uint64_t)wire_be32(p) * NS_PER_SEC + wire_be32(p + CQS_TIME_LEN / 2);
 }
 
 /* ---- quotes ---------------------------------------------------------------- */
@@ -190,16 +177,16 @@ static bool cqs_appendage(struct feed_packet *pk, uint8_t news, const uint8_t *a
 			  struct sip_best *best, char *condition)
 {
 	if (news == CQS_SIDE_SHORT) {
-		best->venue = cqs_venue(a[0]);
-		best->price = sip_price2(a + 1);
-		best->qty = sip_shares(wire_be16(a + 3), lot);
+		best->venue = cqs_venue(a[CQS_APPENDAGE_PARTICIPANT]);
+		best->price = sip_price2(a + CQS_SHORT_APPENDAGE_PRICE);
+		best->qty = sip_shares(wire_be16(a + CQS_SHORT_APPENDAGE_SIZE), lot);
 		return true;
 	}
-	best->venue = cqs_venue(a[0]);
+	best->venue = cqs_venue(a[CQS_APPENDAGE_PARTICIPANT]);
 	if (!*condition)
-		*condition = (char)a[1];
-	best->qty = sip_shares(wire_be32(a + 10), lot);
-	if (wb_unlikely(!sip_price6(a + 2, &best->price))) {
+		*condition = (char)a[CQS_LONG_APPENDAGE_CONDITION];
+	best->qty = sip_shares(wire_be32(a + CQS_LONG_APPENDAGE_SIZE), lot);
+	if (wb_unlikely(!sip_price6(a + CQS_LONG_APPENDAGE_PRICE, &best->price))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return false;
 	}
@@ -290,14 +277,24 @@ struct cqs_quote_layout {
 };
 
 static const struct cqs_quote_layout cqs_long_quote = {
-	CQS_LONG_QUOTE_LEN, 11, true, 40, 48, 52, 60, 38, 0, 39, 84, 85,
+	.body = CQS_LONG_QUOTE_LEN, .symbol_width = CQS_SYMBOL_LEN, .long_prices = true,
+	.bid_price = CQS_LONG_BID_PRICE, .bid_size = CQS_LONG_BID_SIZE,
+	.ask_price = CQS_LONG_ASK_PRICE, .ask_size = CQS_LONG_ASK_SIZE,
+	.condition = CQS_LONG_CONDITION, .status = CQS_LONG_STATUS, .luld = CQS_LONG_LULD,
+	.nbbo_luld = CQS_LONG_NBBO_LULD,
 };
 static const struct cqs_quote_layout cqs_short_quote = {
-	CQS_SHORT_QUOTE_LEN, 5, false, 31, 33, 35, 37, 0, 0, 0, 0, 0,
+	.body = CQS_SHORT_QUOTE_LEN, .symbol_width = CQS_SHORT_SYMBOL_LEN, .long_prices = false,
+	.bid_price = CQS_SHORT_BID_PRICE, .bid_size = CQS_SHORT_BID_SIZE,
+	.ask_price = CQS_SHORT_ASK_PRICE, .ask_size = CQS_SHORT_ASK_SIZE,
 };
 /* FINRA's venue quote is its BBO: the FINRA Best Bid and Best Offer fields. */
 static const struct cqs_quote_layout cqs_finra_quote = {
-	CQS_FINRA_QUOTE_LEN, 11, true, 72, 80, 89, 97, 71, 88, 39, 117, 118,
+	.body = CQS_FINRA_QUOTE_LEN, .symbol_width = CQS_SYMBOL_LEN, .long_prices = true,
+	.bid_price = CQS_FINRA_BID_PRICE, .bid_size = CQS_FINRA_BID_SIZE,
+	.ask_price = CQS_FINRA_ASK_PRICE, .ask_size = CQS_FINRA_ASK_SIZE,
+	.condition = CQS_FINRA_BID_CONDITION, .ask_condition = CQS_FINRA_ASK_CONDITION,
+	.status = CQS_LONG_STATUS, .luld = CQS_FINRA_LULD, .nbbo_luld = CQS_FINRA_NBBO_LULD,
 };
 
 /*
@@ -324,7 +321,7 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 	status = l->status ? m[l->status] : ' ';
 	luld = l->luld ? m[l->luld] : ' ';
 	nbbo = code >= 'B' && code <= 'W';
-	q.venue = cqs_venue(m[4]);
+	q.venue = cqs_venue(m[CQS_MSG_PARTICIPANT]);
 	if (wb_unlikely(!q.venue || (code != ' ' && (code < 'A' || code > 'W')))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return;
@@ -337,7 +334,7 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	inst = sip_instrument(pk, m + CQS_MSG_HEADER_LEN, l->symbol_width, msg->seq, msg->ts);
+	inst = sip_instrument(pk, m + CQS_SYMBOL, l->symbol_width, msg->seq, msg->ts);
 	if (!inst)
 		return;
 	lot = sip_size_unit(pk, inst, msg->sip_ts);
@@ -389,9 +386,9 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 	 * there is none.
 	 */
 	if (l == &cqs_long_quote && q.venue == WB_VENUE_FINRA) {
-		if (m[71] == 'A')
+		if (m[CQS_LONG_FINRA_BBO] == 'A')
 			emit_quote = false;
-		else if (m[71] == 'B')
+		else if (m[CQS_LONG_FINRA_BBO] == 'B')
 			q.bid_price = q.ask_price = 0, q.bid_qty = q.ask_qty = 0;
 	}
 	if (q.venue == WB_VENUE_SIP_CQS)
@@ -418,9 +415,9 @@ static void decode_symbol_reference(struct feed_packet *pk, const struct cqs_msg
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	lot = wire_be16(m + 65);
-	sip_define(pk, m + CQS_MSG_HEADER_LEN, 11, lot ? lot : SIP_DEFAULT_ROUND_LOT, (char)m[48],
-		   msg->seq, msg->ts);
+	lot = wire_be16(m + CQS_REFERENCE_ROUND_LOT);
+	sip_define(pk, m + CQS_SYMBOL, CQS_SYMBOL_LEN, lot ? lot : SIP_DEFAULT_ROUND_LOT,
+		   (char)m[CQS_REFERENCE_LISTING], msg->seq, msg->ts);
 }
 
 /* M L: a market-wide circuit breaker level was breached: every symbol halts. */
@@ -433,7 +430,7 @@ static void decode_mwcb_status(struct feed_packet *pk, const struct cqs_msg *msg
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	level = msg->m[26];
+	level = msg->m[CQS_MWCB_LEVEL];
 	if (wb_unlikely(level < '1' || level > '3')) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return;
@@ -446,7 +443,7 @@ static void decode_control(struct feed_packet *pk, const struct cqs_msg *msg)
 {
 	static const char no_reason[4] = { ' ', ' ', ' ', ' ' };
 
-	switch (msg->m[3]) {
+	switch (msg->m[CQS_MSG_TYPE]) {
 	case 'Z':
 		/* End of Day: the line is done; Line Integrity goes on. */
 		feed_stream_ended(pk, 0);
@@ -457,7 +454,8 @@ static void decode_control(struct feed_packet *pk, const struct cqs_msg *msg)
 	case 'C':
 		/* FINRA open and close: the ADF's market session. */
 		sip_emit_status(pk, 0, WB_VENUE_FINRA, msg->seq, msg->ts,
-				msg->m[3] == 'O' ? WB_STATE_OPEN : WB_STATE_CLOSED, (char)msg->m[3],
+				msg->m[CQS_MSG_TYPE] == 'O' ? WB_STATE_OPEN : WB_STATE_CLOSED,
+				(char)msg->m[CQS_MSG_TYPE],
 				no_reason, 0);
 		return;
 	case 'A':	/* Start of Day and Reset: the stream layer restarted (cqs_frame) */
@@ -478,7 +476,7 @@ static void decode_message(struct feed_packet *pk, struct cqs_state *st, const s
 {
 	const uint8_t *m = msg->m;
 
-	switch (m[2] << 8 | m[3]) {
+	switch (m[CQS_MSG_CATEGORY] << 8 | m[CQS_MSG_TYPE]) {
 	case 'Q' << 8 | 'L':
 		decode_quote(pk, st, msg, &cqs_long_quote);
 		return;
@@ -501,7 +499,7 @@ static void decode_message(struct feed_packet *pk, struct cqs_state *st, const s
 		pk->counters->ignored++;
 		return;
 	default:
-		if (m[2] == 'C') {
+		if (m[CQS_MSG_CATEGORY] == 'C') {
 			decode_control(pk, msg);
 			return;
 		}
@@ -517,14 +515,14 @@ static uint32_t cqs_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 	struct cqs_msg msg;
 	uint32_t off = CQS_BLOCK_HEADER_LEN, i;
 
-	msg.sip_ts = cqs_time(p + 10);
+	msg.sip_ts = cqs_time(p + CQS_BLOCK_SIP_TIME);
 	for (i = 0; i < f->count; i++) {
 		uint32_t mlen;
 
-		if (wb_unlikely(off + 2 > len))
+		if (wb_unlikely(off + CQS_MSG_LENGTH + 2 > len))
 			goto truncated;
-		mlen = wire_be16(p + off);
-		if (wb_unlikely(mlen < 4)) {
+		mlen = wire_be16(p + off + CQS_MSG_LENGTH);
+		if (wb_unlikely(mlen < CQS_MSG_TYPE + 1)) {
 			/* Too short to name its own type: nothing after it can be framed. */
 			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 			return i;
@@ -539,7 +537,7 @@ static uint32_t cqs_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 				msg.m = p + off;
 				msg.len = mlen;
 				msg.seq = f->seq + i;
-				msg.ts = cqs_time(p + off + 5);
+				msg.ts = cqs_time(p + off + CQS_MSG_TIMESTAMP1);
 				decode_message(pk, st, &msg);
 			}
 		}
@@ -600,42 +598,44 @@ static uint16_t cqs_checksum(const uint8_t *p, uint32_t len)
 		sum += (even >> (16 * k) & 0xffff) + (odd >> (16 * k) & 0xffff);
 	for (; i < len; i++)
 		sum += p[i];
-	sum -= (uint32_t)p[18] + p[19];
+	sum -= (uint32_t)p[CQS_BLOCK_CHECKSUM] + p[CQS_BLOCK_CHECKSUM + 1];
 	return (uint16_t)sum;
 }
 
 static int cqs_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 {
+	const uint8_t *first = p + CQS_BLOCK_HEADER_LEN;	/* the first message */
 	uint32_t size;
 
 	if (len < CQS_BLOCK_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
 	__builtin_memset(f, 0, sizeof(*f));
-	if (p[0] == CQS_SNAPSHOT_VERSION)
+	if (p[CQS_BLOCK_VERSION] == CQS_SNAPSHOT_VERSION)
 		return FEED_FRAME_ERROR(FEED_ERR_RECOVERY);
-	if (p[0] > CQS_MAX_VERSION || p[3] != 'Q')
+	if (p[CQS_BLOCK_VERSION] > CQS_MAX_VERSION || p[CQS_BLOCK_FEED] != CQS_FEED_INDICATOR)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
-	size = wire_be16(p + 1);
+	size = wire_be16(p + CQS_BLOCK_SIZE);
 	if (size < CQS_BLOCK_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
 	if (size > len)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	if (cqs_checksum(p, size) != wire_be16(p + 18))
+	if (cqs_checksum(p, size) != wire_be16(p + CQS_BLOCK_CHECKSUM))
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_CHECKSUM);
-	if (p[4] == 'V')
+	if (p[CQS_BLOCK_RETRANSMISSION] == CQS_RETRANSMISSION)
 		return FEED_FRAME_ERROR(FEED_ERR_RECOVERY);
-	if (p[4] != 'O')
+	if (p[CQS_BLOCK_RETRANSMISSION] != CQS_ORIGINAL)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
-	f->seq = wire_be32(p + 5);
-	f->count = p[9];
+	f->seq = wire_be32(p + CQS_BLOCK_SEQUENCE);
+	f->count = p[CQS_BLOCK_MESSAGES];
 	f->offset = CQS_BLOCK_HEADER_LEN;
 	f->length = size;
 	f->kind = FEED_FRAME_DATA;
 	if (wb_unlikely(!f->count))
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);
 	/* Control messages come alone in their block (A.2). */
-	if (f->count == 1 && size >= CQS_BLOCK_HEADER_LEN + CQS_MSG_HEADER_LEN && p[22] == 'C') {
-		switch (p[23]) {
+	if (f->count == 1 && size >= CQS_BLOCK_HEADER_LEN + CQS_MSG_HEADER_LEN &&
+	    first[CQS_MSG_CATEGORY] == 'C') {
+		switch (first[CQS_MSG_TYPE]) {
 		case 'T':
 			/* Line Integrity names the last sequence sent. */
 			f->kind = FEED_FRAME_HEARTBEAT;
@@ -647,7 +647,7 @@ static int cqs_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 			/* Start of Day and Reset restart the line at their sequence; the
 			 * block's SIP time tells this restart from the next one. */
 			f->kind = FEED_FRAME_RESET;
-			f->reset_token = cqs_time(p + 10) | 1;
+			f->reset_token = cqs_time(p + CQS_BLOCK_SIP_TIME) | 1;
 			break;
 		}
 	}
@@ -660,10 +660,10 @@ static int cqs_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const
 {
 	uint32_t n;
 
-	if (*off + 2 > len)
+	if (*off + CQS_MSG_LENGTH + 2 > len)
 		return -1;
-	n = wire_be16(p + *off);
-	if (n < 4 || n > len - *off)
+	n = wire_be16(p + *off + CQS_MSG_LENGTH);
+	if (n < CQS_MSG_TYPE + 1 || n > len - *off)
 		return -1;
 	*msg = p + *off;
 	*mlen = n;
@@ -728,7 +728,7 @@ static const struct feed_field cqs_finra_quote_fields[] = {
 };
 
 static const struct feed_msg_layout cqs_layout_control =
-	FEED_LAYOUT("Control", CQS_MSG_HEADER_LEN, cqs_control);
+	FEED_LAYOUT("Control", CQS_CONTROL_LEN, cqs_control);
 static const struct feed_msg_layout cqs_layout_symbol_reference =
 	FEED_LAYOUT("Symbol Reference Data", CQS_SYMBOL_REFERENCE_LEN, cqs_symbol_reference);
 static const struct feed_msg_layout cqs_layout_mwcb_decline =
@@ -744,13 +744,13 @@ static const struct feed_msg_layout cqs_layout_short_quote =
 static const struct feed_msg_layout cqs_layout_finra_quote =
 	FEED_LAYOUT("Special Long Quote (FINRA BBO)", CQS_FINRA_QUOTE_LEN, cqs_finra_quote_fields);
 static const struct feed_msg_layout cqs_layout_admin_text =
-	FEED_LAYOUT("Administrative Unformatted Message", CQS_MSG_HEADER_LEN, cqs_control);
+	FEED_LAYOUT("Administrative Unformatted Message", CQS_CONTROL_LEN, cqs_control);
 
 static const struct feed_msg_layout *cqs_layout(const uint8_t *m, uint32_t len)
 {
-	if (len < 4)
+	if (len < CQS_MSG_TYPE + 1)
 		return 0;
-	switch (m[2] << 8 | m[3]) {
+	switch (m[CQS_MSG_CATEGORY] << 8 | m[CQS_MSG_TYPE]) {
 	case 'Q' << 8 | 'L': return &cqs_layout_long_quote;
 	case 'Q' << 8 | 'Q': return &cqs_layout_short_quote;
 	case 'Q' << 8 | 'S': return &cqs_layout_finra_quote;
@@ -761,9 +761,9 @@ static const struct feed_msg_layout *cqs_layout(const uint8_t *m, uint32_t len)
 	case 'M' << 8 | 'M': return &cqs_layout_mwcb_decline;
 	case 'M' << 8 | 'L': return &cqs_layout_mwcb_status;
 	}
-	if (m[2] != 'C')
+	if (m[CQS_MSG_CATEGORY] != 'C')
 		return 0;
-	switch (m[3]) {
+	switch (m[CQS_MSG_TYPE]) {
 	case 'A': case 'C': case 'L': case 'M': case 'N': case 'O': case 'P': case 'T': case 'Z':
 		return &cqs_layout_control;
 	}
@@ -779,7 +779,7 @@ static bool cqs_looks_like(const uint8_t *p, uint32_t len)
 
 	if (cqs_frame(p, len, &f) < 0 || f.length != len)
 		return false;
-	count = p[9];
+	count = p[CQS_BLOCK_MESSAGES];
 	for (i = 0; i < count; i++)
 		if (cqs_next_message(p, len, &off, &m, &mlen) < 0)
 			return false;
