@@ -704,9 +704,9 @@ static const struct feed_msg_layout itch_layouts[128] = {
 
 static const struct feed_msg_layout *itch_layout(const uint8_t *m, uint32_t len)
 {
-	if (!len || m[0] >= 128 || !itch_layouts[m[0]].name)
+	if (!len || m[ITCH_TYPE] >= 128 || !itch_layouts[m[ITCH_TYPE]].name)
 		return 0;
-	return &itch_layouts[m[0]];
+	return &itch_layouts[m[ITCH_TYPE]];
 }
 
 /*

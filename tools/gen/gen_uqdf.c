@@ -21,7 +21,7 @@
 
 #include "gen/gen_proto.h"
 #include "gen/gen_sip.h"
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 
 #define MOLD_HEADER 20
 #define UQDF_HEADER 29
@@ -73,8 +73,8 @@ static uint32_t payload_room(const struct gen_uqdf *g)
 static void mold_header(const struct gen_uqdf *g, uint8_t *p, uint64_t seq, uint16_t count)
 {
 	memcpy(p, g->cfg.session, 10);
-	put_be64(p + 10, seq);
-	put_be16(p + 18, count);
+	wire_put_be64(p + 10, seq);
+	wire_put_be16(p + 18, count);
 }
 
 static int send_packet(struct gen_uqdf *g, const uint8_t *p, uint32_t len, uint64_t ts)
@@ -146,7 +146,7 @@ static uint8_t *append(struct gen_uqdf *g, uint64_t ts, uint64_t participant_ts,
 		g->pkt_seq = g->next_seq;
 	}
 	g->pkt_last_ts = ts;
-	put_be16(g->pkt + g->len, len);
+	wire_put_be16(g->pkt + g->len, len);
 	m = g->pkt + g->len + 2;
 	memset(m, 0, len);
 	m[0] = '1';
@@ -154,8 +154,8 @@ static uint8_t *append(struct gen_uqdf *g, uint64_t ts, uint64_t participant_ts,
 	m[2] = (uint8_t)type;
 	m[3] = origin;
 	m[4] = ' ';
-	put_be64(m + 5, g->cfg.midnight_ns + ts);
-	put_be64(m + 13, g->cfg.midnight_ns + participant_ts);
+	wire_put_be64(m + 5, g->cfg.midnight_ns + ts);
+	wire_put_be64(m + 13, g->cfg.midnight_ns + participant_ts);
 	g->len += 2u + len;
 	g->count++;
 	g->next_seq++;
@@ -204,20 +204,20 @@ static void quote(struct gen_uqdf *g, const struct gen_flow *flow, uint32_t symb
 	m = append(g, gen_sip_clock_time(&g->clock, ts), ts, 'Q', shrt ? 'E' : 'F', market_center(venue), len);
 	if (shrt) {
 		put_symbol(m + 29, s, 5);
-		put_be16(m + 34, (uint64_t)(q.bid.price / (WB_PRICE_SCALE / 100)));
-		put_be16(m + 36, q.bid.qty);
-		put_be16(m + 38, (uint64_t)(q.ask.price / (WB_PRICE_SCALE / 100)));
-		put_be16(m + 40, q.ask.qty);
+		wire_put_be16(m + 34, (uint64_t)(q.bid.price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(m + 36, q.bid.qty);
+		wire_put_be16(m + 38, (uint64_t)(q.ask.price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(m + 40, q.ask.qty);
 		memcpy(m + 42, "R   ", 4);
 		m[46] = (uint8_t)indicator;
 		m[47] = ' ';
 		a = m + UQDF_QE;
 	} else {
 		put_symbol(m + 37, s, 11);
-		put_be64(m + 48, (uint64_t)(q.bid.price / 100));
-		put_be32(m + 56, q.bid.qty);
-		put_be64(m + 60, (uint64_t)(q.ask.price / 100));
-		put_be32(m + 68, q.ask.qty);
+		wire_put_be64(m + 48, (uint64_t)(q.bid.price / 100));
+		wire_put_be32(m + 56, q.bid.qty);
+		wire_put_be64(m + 60, (uint64_t)(q.ask.price / 100));
+		wire_put_be32(m + 68, q.ask.qty);
 		memcpy(m + 72, "R   ", 4);
 		m[76] = (uint8_t)indicator;
 		m[77] = ' ';
@@ -227,19 +227,19 @@ static void quote(struct gen_uqdf *g, const struct gen_flow *flow, uint32_t symb
 	if (indicator == '2') {
 		a[0] = 'R';
 		a[1] = market_center(nbbo.bid.venue);
-		put_be16(a + 2, (uint64_t)(nbbo.bid.price / (WB_PRICE_SCALE / 100)));
-		put_be16(a + 4, nbbo.bid.qty);
+		wire_put_be16(a + 2, (uint64_t)(nbbo.bid.price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(a + 4, nbbo.bid.qty);
 		a[6] = market_center(nbbo.ask.venue);
-		put_be16(a + 7, (uint64_t)(nbbo.ask.price / (WB_PRICE_SCALE / 100)));
-		put_be16(a + 9, nbbo.ask.qty);
+		wire_put_be16(a + 7, (uint64_t)(nbbo.ask.price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(a + 9, nbbo.ask.qty);
 	} else if (indicator == '3') {
 		a[0] = 'R';
 		a[1] = market_center(nbbo.bid.venue);
-		put_be64(a + 2, (uint64_t)(nbbo.bid.price / 100));
-		put_be32(a + 10, nbbo.bid.qty);
+		wire_put_be64(a + 2, (uint64_t)(nbbo.bid.price / 100));
+		wire_put_be32(a + 10, nbbo.bid.qty);
 		a[14] = market_center(nbbo.ask.venue);
-		put_be64(a + 15, (uint64_t)(nbbo.ask.price / 100));
-		put_be32(a + 23, nbbo.ask.qty);
+		wire_put_be64(a + 15, (uint64_t)(nbbo.ask.price / 100));
+		wire_put_be32(a + 23, nbbo.ask.qty);
 	}
 	g->quotes++;
 	if (indicator != '0')
@@ -257,7 +257,7 @@ static void directory(struct gen_uqdf *g, const struct gen_symbol *s, uint64_t t
 	m[81] = 'C';
 	m[84] = (uint8_t)s->market;
 	m[85] = 'P';
-	put_be16(m + 87, s->round_lot);
+	wire_put_be16(m + 87, s->round_lot);
 	m[89] = 'N';
 }
 
@@ -267,7 +267,7 @@ static void trading_action(struct gen_uqdf *g, const struct gen_symbol *s, uint6
 
 	put_symbol(m + 29, s, 11);
 	m[40] = code == 'H' ? 'H' : 'T';
-	put_be64(m + 45, g->cfg.midnight_ns + ts);
+	wire_put_be64(m + 45, g->cfg.midnight_ns + ts);
 	memset(m + 53, ' ', 6);
 }
 

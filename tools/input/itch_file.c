@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Nasdaq BinaryFILE reading and writing, plain or gzip (see itch_file.h). */
 #include "input/itch_file.h"
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -190,7 +190,7 @@ int itch_file_next_packet(struct itch_file *f, uint8_t *pkt, uint64_t *next_seq,
 	if (rc < 0)
 		f->pending_error = 1;	/* err already says what; reported on the next call */
 	memcpy(pkt, "BINFILE   ", 10);
-	put_be64(pkt + 10, *next_seq);
+	wire_put_be64(pkt + 10, *next_seq);
 	pkt[18] = (uint8_t)(count >> 8);
 	pkt[19] = (uint8_t)count;
 	*next_seq += count;
