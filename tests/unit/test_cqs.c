@@ -82,14 +82,14 @@ static void blk_finish_v(struct blk *k, uint8_t version, uint64_t seq, uint64_t 
 	if (k->len & 1)
 		k->b[k->len++] = 0;
 	k->b[0] = version;
-	put_be(k->b + 1, k->len, 2);
+	wire_put_be16(k->b + 1, k->len);
 	k->b[3] = 'Q';
 	k->b[4] = 'O';
-	put_be(k->b + 5, seq, 4);
+	wire_put_be32(k->b + 5, seq);
 	k->b[9] = k->count;
-	put_be(k->b + 10, sip_s, 4);
-	put_be(k->b + 14, sip_ns, 4);
-	put_be(k->b + 18, sum16(k->b, k->len), 2);
+	wire_put_be32(k->b + 10, sip_s);
+	wire_put_be32(k->b + 14, sip_ns);
+	wire_put_be16(k->b + 18, sum16(k->b, k->len));
 }
 
 static void blk_finish(struct blk *k, uint64_t seq, uint64_t sip_s)
@@ -104,12 +104,12 @@ static uint8_t *blk_msg(struct blk *k, uint16_t len, char cat, char type, char p
 	uint8_t *m = k->b + k->len;
 
 	memset(m, 0, len);
-	put_be(m, len, 2);
+	wire_put_be16(m, len);
 	m[2] = (uint8_t)cat;
 	m[3] = (uint8_t)type;
 	m[4] = (uint8_t)participant;
-	put_be(m + 5, ts_s, 4);
-	put_be(m + 9, ts_ns, 4);
+	wire_put_be32(m + 5, ts_s);
+	wire_put_be32(m + 9, ts_ns);
 	m[13] = ++k->count;
 	k->len += len;
 	return m;
@@ -126,10 +126,10 @@ static uint8_t *long_quote(struct blk *k, uint16_t len, char participant, const 
 	m[37] = '0';
 	m[38] = (uint8_t)cond;
 	m[39] = (uint8_t)status;
-	put_be(m + 40, bid6, 8);
-	put_be(m + 48, bid_size, 4);
-	put_be(m + 52, ask6, 8);
-	put_be(m + 56 + 4, ask_size, 4);
+	wire_put_be64(m + 40, bid6);
+	wire_put_be32(m + 48, bid_size);
+	wire_put_be64(m + 52, ask6);
+	wire_put_be32(m + 56 + 4, ask_size);
 	memset(m + 64, ' ', 8);
 	m[80] = ' ';
 	m[81] = 'N';
@@ -146,16 +146,16 @@ static void long_appendage(uint8_t *a, char participant, uint64_t price6, uint32
 {
 	a[0] = (uint8_t)participant;
 	a[1] = 'R';
-	put_be(a + 2, price6, 8);
-	put_be(a + 10, size, 4);
+	wire_put_be64(a + 2, price6);
+	wire_put_be32(a + 10, size);
 	memset(a + 14, ' ', 4);
 }
 
 static void short_appendage(uint8_t *a, char participant, uint32_t cents, uint32_t size)
 {
 	a[0] = (uint8_t)participant;
-	put_be(a + 1, cents, 2);
-	put_be(a + 3, size, 2);
+	wire_put_be16(a + 1, cents);
+	wire_put_be16(a + 3, size);
 }
 
 static void feed(int line, const struct blk *k)
@@ -399,10 +399,10 @@ START_TEST(test_cqs_short_quote_with_short_appendages_in_shares_since_2025)
 	blk_start(&k);
 	m = blk_msg(&k, 41 + 10, 'Q', 'Q', 'K', T2026, 5);
 	put_text(m + 26, "IBM", 5);
-	put_be(m + 31, 25012, 2);	/* 250.12 */
-	put_be(m + 33, 300, 2);
-	put_be(m + 35, 25015, 2);
-	put_be(m + 37, 200, 2);
+	wire_put_be16(m + 31, 25012);	/* 250.12 */
+	wire_put_be16(m + 33, 300);
+	wire_put_be16(m + 35, 25015);
+	wire_put_be16(m + 37, 200);
 	m[39] = 'N';
 	m[40] = 'T';
 	short_appendage(m + 41, 'N', 25013, 500);
@@ -544,18 +544,18 @@ START_TEST(test_cqs_finra_special_quote_is_finra_bbo)
 	m[37] = '0';
 	m[38] = 'R';
 	m[39] = ' ';
-	put_be(m + 40, 150000000, 8);	/* the market maker's own quote */
-	put_be(m + 48, 100, 4);
-	put_be(m + 52, 151000000, 8);
-	put_be(m + 60, 100, 4);
+	wire_put_be64(m + 40, 150000000);	/* the market maker's own quote */
+	wire_put_be32(m + 48, 100);
+	wire_put_be64(m + 52, 151000000);
+	wire_put_be32(m + 60, 100);
 	memcpy(m + 67, "MMAA", 4);
 	m[71] = 'R';			/* FINRA best bid */
-	put_be(m + 72, 150100000, 8);
-	put_be(m + 80, 400, 4);
+	wire_put_be64(m + 72, 150100000);
+	wire_put_be32(m + 80, 400);
 	memcpy(m + 84, "MMBB", 4);
 	m[88] = 'C';			/* FINRA best offer: not eligible */
-	put_be(m + 89, 150900000, 8);
-	put_be(m + 97, 600, 4);
+	wire_put_be64(m + 89, 150900000);
+	wire_put_be32(m + 97, 600);
 	memcpy(m + 101, "MMCC", 4);
 	memset(m + 113, ' ', 7);
 	m[119] = 'A';
@@ -708,7 +708,7 @@ START_TEST(test_cqs_lots_before_2025_11_03_are_round_lots_of_the_directory)
 	blk_start(&k);
 	m = blk_msg(&k, 209, 'A', 'S', 'S', T2018, 0);
 	put_text(m + 26, "BRK.A", 11);
-	put_be(m + 65, 10, 2);
+	wire_put_be16(m + 65, 10);
 	long_quote(&k, 87, 'N', "BRK.A", 'R', ' ', 700000000000, 3, 700100000000, 7, 'A', T2018);
 	/* The same quote on the day the sizes became shares, and the day before. */
 	long_quote(&k, 87, 'N', "BRK.A", 'R', ' ', 700000000000, 3, 700100000000, 7, 'A',
@@ -854,7 +854,7 @@ START_TEST(test_cqs_retransmissions_and_snapshots_are_not_decoded)
 	k.b[4] = 'V';
 	blk_finish_v(&k, 0, 77, T2018, 42);
 	k.b[4] = 'V';
-	put_be(k.b + 18, sum16(k.b, k.len), 2);
+	wire_put_be16(k.b + 18, sum16(k.b, k.len));
 	feed(line_a, &k);
 	stor_2018(&k);
 	k.b[0] = 11;
@@ -892,7 +892,7 @@ START_TEST(test_cqs_message_length_past_the_block_is_truncated)
 	blk_start(&k);
 	long_quote(&k, 87, 'N', "IBM", 'R', ' ', 1, 1, 2, 1, 'A', T2026);
 	long_quote(&k, 87, 'N', "IBM", 'R', ' ', 1, 1, 2, 1, 'A', T2026);
-	put_be(k.b + 20 + 87, 300, 2);	/* the second claims more than the block has */
+	wire_put_be16(k.b + 20 + 87, 300);	/* the second claims more than the block has */
 	blk_finish(&k, 1, T2026);
 	feed(line_a, &k);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_QUOTE), 1);
@@ -957,7 +957,7 @@ START_TEST(test_cqs_lengths_that_lie_emit_nothing_wrong)
 	long_quote(&k, 87, '?', "IBM", 'R', ' ', 1, 1, 2, 1, 'A', T2026);
 	/* A price past int64 in 1e-8. */
 	m = long_quote(&k, 87, 'N', "IBM", 'R', ' ', 1, 1, 2, 1, 'A', T2026);
-	put_be(m + 40, 0xffffffffffffffffull, 8);
+	wire_put_be64(m + 40, 0xffffffffffffffffull);
 	blk_finish(&k, 1, T2026);
 	feed(line_a, &k);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_QUOTE), 0);
@@ -967,7 +967,7 @@ START_TEST(test_cqs_lengths_that_lie_emit_nothing_wrong)
 	/* A length of 2 cannot be advanced past: the block ends there. */
 	blk_start(&k);
 	blk_msg(&k, 26, 'C', 'P', 'S', T2026, 0);
-	put_be(k.b + 20, 2, 2);
+	wire_put_be16(k.b + 20, 2);
 	blk_finish(&k, 6, T2026);
 	feed(line_b, &k);
 	ck_assert_uint_eq(counters(line_b)->errors[FEED_ERR_BAD_LENGTH], 1);
@@ -1010,14 +1010,14 @@ START_TEST(test_cqs_block_header_errors)
 	harness_payload(&h, line_a, k.b, 12);		/* shorter than a header */
 	stor_2018(&k);
 	k.b[3] = 'T';					/* CTS, not CQS */
-	put_be(k.b + 18, sum16(k.b, k.len), 2);
+	wire_put_be16(k.b + 18, sum16(k.b, k.len));
 	harness_payload(&h, line_a, k.b, k.len);
 	stor_2018(&k);
 	k.b[0] = 3;					/* no such version */
 	harness_payload(&h, line_a, k.b, k.len);
 	stor_2018(&k);
 	k.b[9] = 0;					/* no messages */
-	put_be(k.b + 18, sum16(k.b, k.len), 2);
+	wire_put_be16(k.b + 18, sum16(k.b, k.len));
 	harness_payload(&h, line_a, k.b, k.len);
 	ck_assert_uint_eq(h.n, 0);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);

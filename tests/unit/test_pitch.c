@@ -37,9 +37,9 @@ static void pkt_begin(struct pkt *p, uint8_t unit, uint32_t seq)
 {
 	memset(p, 0, sizeof(*p));
 	p->len = 8;
-	put_le(p->b, 8, 2);
+	wire_put_le16(p->b, 8);
 	p->b[3] = unit;
-	put_le(p->b + 4, seq, 4);
+	wire_put_le32(p->b + 4, seq);
 }
 
 static uint8_t *pkt_msg(struct pkt *p, uint8_t type, uint8_t len, uint32_t offset)
@@ -50,10 +50,10 @@ static uint8_t *pkt_msg(struct pkt *p, uint8_t type, uint8_t len, uint32_t offse
 	m[0] = len;
 	m[1] = type;
 	if (len >= 6)
-		put_le(m + 2, offset, 4);
+		wire_put_le32(m + 2, offset);
 	p->len += len;
 	p->count++;
-	put_le(p->b, p->len, 2);
+	wire_put_le16(p->b, p->len);
 	p->b[2] = p->count;
 	return m;
 }
@@ -68,11 +68,11 @@ static void msg_add_short(struct pkt *p, uint32_t off, uint64_t id, char side, u
 {
 	uint8_t *m = pkt_msg(p, 0x22, 26, off);
 
-	put_le(m + 6, id, 8);
+	wire_put_le64(m + 6, id);
 	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 2);
+	wire_put_le16(m + 15, qty);
 	put_text(m + 17, sym, 6);
-	put_le(m + 23, cents, 2);
+	wire_put_le16(m + 23, cents);
 	m[25] = 1;
 }
 
@@ -81,11 +81,11 @@ static void msg_add_long(struct pkt *p, uint32_t off, uint64_t id, char side, ui
 {
 	uint8_t *m = pkt_msg(p, 0x21, 34, off);
 
-	put_le(m + 6, id, 8);
+	wire_put_le64(m + 6, id);
 	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 4);
+	wire_put_le32(m + 15, qty);
 	put_text(m + 19, sym, 6);
-	put_le(m + 25, price4, 8);
+	wire_put_le64(m + 25, price4);
 	m[33] = 1;
 }
 
@@ -94,11 +94,11 @@ static void msg_add_expanded(struct pkt *p, uint8_t len, uint32_t off, uint64_t 
 {
 	uint8_t *m = pkt_msg(p, 0x2F, len, off);
 
-	put_le(m + 6, id, 8);
+	wire_put_le64(m + 6, id);
 	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 4);
+	wire_put_le32(m + 15, qty);
 	put_text(m + 19, sym, 8);
-	put_le(m + 27, price4, 8);
+	wire_put_le64(m + 27, price4);
 	m[35] = 1;
 	if (len >= 41) {
 		put_text(m + 36, participant, 4);
@@ -110,9 +110,9 @@ static void msg_executed(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty,
 {
 	uint8_t *m = pkt_msg(p, 0x23, 26, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 4);
-	put_le(m + 18, exec_id, 8);
+	wire_put_le64(m + 6, id);
+	wire_put_le32(m + 14, qty);
+	wire_put_le64(m + 18, exec_id);
 }
 
 static void msg_executed_at_price(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty,
@@ -120,27 +120,27 @@ static void msg_executed_at_price(struct pkt *p, uint32_t off, uint64_t id, uint
 {
 	uint8_t *m = pkt_msg(p, 0x24, 38, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 4);
-	put_le(m + 18, remaining, 4);
-	put_le(m + 22, exec_id, 8);
-	put_le(m + 30, price4, 8);
+	wire_put_le64(m + 6, id);
+	wire_put_le32(m + 14, qty);
+	wire_put_le32(m + 18, remaining);
+	wire_put_le64(m + 22, exec_id);
+	wire_put_le64(m + 30, price4);
 }
 
 static void msg_reduce_long(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty)
 {
 	uint8_t *m = pkt_msg(p, 0x25, 18, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 4);
+	wire_put_le64(m + 6, id);
+	wire_put_le32(m + 14, qty);
 }
 
 static void msg_reduce_short(struct pkt *p, uint32_t off, uint64_t id, uint16_t qty)
 {
 	uint8_t *m = pkt_msg(p, 0x26, 16, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 2);
+	wire_put_le64(m + 6, id);
+	wire_put_le16(m + 14, qty);
 }
 
 static void msg_modify_long(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty,
@@ -148,9 +148,9 @@ static void msg_modify_long(struct pkt *p, uint32_t off, uint64_t id, uint32_t q
 {
 	uint8_t *m = pkt_msg(p, 0x27, 27, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 4);
-	put_le(m + 18, price4, 8);
+	wire_put_le64(m + 6, id);
+	wire_put_le32(m + 14, qty);
+	wire_put_le64(m + 18, price4);
 	m[26] = flags;
 }
 
@@ -159,15 +159,15 @@ static void msg_modify_short(struct pkt *p, uint32_t off, uint64_t id, uint16_t 
 {
 	uint8_t *m = pkt_msg(p, 0x28, 19, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 2);
-	put_le(m + 16, cents, 2);
+	wire_put_le64(m + 6, id);
+	wire_put_le16(m + 14, qty);
+	wire_put_le16(m + 16, cents);
 	m[18] = flags;
 }
 
 static void msg_delete(struct pkt *p, uint32_t off, uint64_t id)
 {
-	put_le(pkt_msg(p, 0x29, 14, off) + 6, id, 8);
+	wire_put_le64(pkt_msg(p, 0x29, 14, off) + 6, id);
 }
 
 static void msg_trade_long(struct pkt *p, uint32_t off, uint64_t id, char side, uint32_t qty,
@@ -175,12 +175,12 @@ static void msg_trade_long(struct pkt *p, uint32_t off, uint64_t id, char side, 
 {
 	uint8_t *m = pkt_msg(p, 0x2A, 41, off);
 
-	put_le(m + 6, id, 8);
+	wire_put_le64(m + 6, id);
 	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 4);
+	wire_put_le32(m + 15, qty);
 	put_text(m + 19, sym, 6);
-	put_le(m + 25, price4, 8);
-	put_le(m + 33, exec_id, 8);
+	wire_put_le64(m + 25, price4);
+	wire_put_le64(m + 33, exec_id);
 }
 
 static void msg_trade_short(struct pkt *p, uint32_t off, uint64_t id, char side, uint16_t qty,
@@ -188,12 +188,12 @@ static void msg_trade_short(struct pkt *p, uint32_t off, uint64_t id, char side,
 {
 	uint8_t *m = pkt_msg(p, 0x2B, 33, off);
 
-	put_le(m + 6, id, 8);
+	wire_put_le64(m + 6, id);
 	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 2);
+	wire_put_le16(m + 15, qty);
 	put_text(m + 17, sym, 6);
-	put_le(m + 23, cents, 2);
-	put_le(m + 25, exec_id, 8);
+	wire_put_le16(m + 23, cents);
+	wire_put_le64(m + 25, exec_id);
 }
 
 static void msg_trade_expanded(struct pkt *p, uint32_t off, uint64_t id, char side, uint32_t qty,
@@ -201,17 +201,17 @@ static void msg_trade_expanded(struct pkt *p, uint32_t off, uint64_t id, char si
 {
 	uint8_t *m = pkt_msg(p, 0x30, 43, off);
 
-	put_le(m + 6, id, 8);
+	wire_put_le64(m + 6, id);
 	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 4);
+	wire_put_le32(m + 15, qty);
 	put_text(m + 19, sym, 8);
-	put_le(m + 27, price4, 8);
-	put_le(m + 35, exec_id, 8);
+	wire_put_le64(m + 27, price4);
+	wire_put_le64(m + 35, exec_id);
 }
 
 static void msg_trade_break(struct pkt *p, uint32_t off, uint64_t exec_id)
 {
-	put_le(pkt_msg(p, 0x2C, 14, off) + 6, exec_id, 8);
+	wire_put_le64(pkt_msg(p, 0x2C, 14, off) + 6, exec_id);
 }
 
 static void msg_trading_status(struct pkt *p, uint32_t off, const char *sym, char status)
@@ -229,11 +229,11 @@ static void msg_auction_update(struct pkt *p, uint32_t off, const char *sym)
 
 	put_text(m + 6, sym, 8);
 	m[14] = 'O';
-	put_le(m + 15, 200000, 8);
-	put_le(m + 23, 500, 4);
-	put_le(m + 27, 300, 4);
-	put_le(m + 31, 200100, 8);
-	put_le(m + 39, 200200, 8);
+	wire_put_le64(m + 15, 200000);
+	wire_put_le32(m + 23, 500);
+	wire_put_le32(m + 27, 300);
+	wire_put_le64(m + 31, 200100);
+	wire_put_le64(m + 39, 200200);
 }
 
 static void msg_auction_summary(struct pkt *p, uint32_t off, const char *sym, char type,
@@ -243,8 +243,8 @@ static void msg_auction_summary(struct pkt *p, uint32_t off, const char *sym, ch
 
 	put_text(m + 6, sym, 8);
 	m[14] = (uint8_t)type;
-	put_le(m + 15, price4, 8);
-	put_le(m + 23, shares, 4);
+	wire_put_le64(m + 15, price4);
+	wire_put_le32(m + 23, shares);
 }
 
 static void msg_rpi(struct pkt *p, uint32_t off, const char *sym, char rpi)
@@ -1312,7 +1312,7 @@ START_TEST(test_pitch_truncated_message_loses_the_rest_of_the_packet_until_b_fil
 		struct pkt cut = p;
 
 		cut.len -= 5;
-		put_le(cut.b, cut.len, 2);
+		wire_put_le16(cut.b, cut.len);
 		send_pkt(line_a, &cut);
 	}
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);
@@ -1371,11 +1371,11 @@ START_TEST(test_pitch_longer_message_reads_its_known_prefix)
 	feed_subscribe(h.engine, "*", 1);
 	pkt_begin(&p, 1, 1);
 	m = pkt_msg(&p, 0x22, 40, 0);	/* a future Add Short with 14 more bytes */
-	put_le(m + 6, 77, 8);
+	wire_put_le64(m + 6, 77);
 	m[14] = 'S';
-	put_le(m + 15, 300, 2);
+	wire_put_le16(m + 15, 300);
 	put_text(m + 17, "AAA", 6);
-	put_le(m + 23, 1999, 2);
+	wire_put_le16(m + 23, 1999);
 	memset(m + 26, 0xFF, 14);
 	msg_delete(&p, 1, 77);
 	send_pkt(line_a, &p);
@@ -1812,10 +1812,10 @@ START_TEST(test_pitch_golden_bytes_of_every_message_type)
 	n = harness_unhex(golden[i].message, buf + 8, sizeof(buf) - 8);
 	ck_assert_msg(n == buf[8], "%s: the message is %zu bytes, its length byte says %u",
 		      golden[i].name, n, buf[8]);
-	put_le(buf, n + 8, 2);
+	wire_put_le16(buf, n + 8);
 	buf[2] = 1;
 	buf[3] = 1;
-	put_le(buf + 4, 3, 4);
+	wire_put_le32(buf + 4, 3);
 	harness_payload(&h, line_a, buf, n + 8);
 	ck_assert_msg(total_errors(line_a) == 0, "%s: decode errors", golden[i].name);
 	ck_assert_uint_eq(counters(line_a)->messages, 3);

@@ -83,10 +83,10 @@ static void itch_directory(struct packet *p)
 	uint8_t *m = mold_message(p, 39);
 
 	m[0] = 'R';
-	be16(m + 1, ITCH_LOCATE);
+	wire_put_be16(m + 1, ITCH_LOCATE);
 	memcpy(m + 11, "STRM    ", 8);
 	m[19] = 'Q';
-	be32(m + 21, 100);
+	wire_put_be32(m + 21, 100);
 }
 
 static void itch_add(struct packet *p, uint64_t ts, uint64_t id)
@@ -94,14 +94,14 @@ static void itch_add(struct packet *p, uint64_t ts, uint64_t id)
 	uint8_t *m = mold_message(p, 36);
 
 	m[0] = 'A';
-	be16(m + 1, ITCH_LOCATE);
-	be64(m + 3, 1000 * ts); /* 48-bit time at 5, written from 3 */
-	be16(m + 3, 0);
-	be64(m + 11, id);
+	wire_put_be16(m + 1, ITCH_LOCATE);
+	wire_put_be64(m + 3, 1000 * ts); /* 48-bit time at 5, written from 3 */
+	wire_put_be16(m + 3, 0);
+	wire_put_be64(m + 11, id);
 	m[19] = 'B';
-	be32(m + 20, 100);
+	wire_put_be32(m + 20, 100);
 	memcpy(m + 24, "STRM    ", 8);
-	be32(m + 32, 1000000);
+	wire_put_be32(m + 32, 1000000);
 }
 
 static int itch_open(struct packet *out, uint32_t s, uint64_t *msgs)
@@ -356,16 +356,16 @@ static void cqs_finish(struct packet *p, uint64_t seq, uint8_t count, uint64_t s
 	if (p->len & 1)
 		p->b[p->len++] = 0;
 	p->b[0] = 2;
-	be16(p->b + 1, p->len);
+	wire_put_be16(p->b + 1, p->len);
 	p->b[3] = 'Q';
 	p->b[4] = 'O';
-	be32(p->b + 5, seq);
+	wire_put_be32(p->b + 5, seq);
 	p->b[9] = count;
-	be32(p->b + 10, sip_s);
-	be32(p->b + 14, 0);
+	wire_put_be32(p->b + 10, sip_s);
+	wire_put_be32(p->b + 14, 0);
 	for (size_t i = 0; i < p->len; i++)
 		sum += i == 18 || i == 19 ? 0 : p->b[i];
-	be16(p->b + 18, sum);
+	wire_put_be16(p->b + 18, sum);
 }
 
 static uint8_t *cqs_message(struct packet *p, uint16_t len, char category, char type)
@@ -373,7 +373,7 @@ static uint8_t *cqs_message(struct packet *p, uint16_t len, char category, char 
 	uint8_t *m = p->b + p->len;
 
 	memset(m, 0, len);
-	be16(m, len);
+	wire_put_be16(m, len);
 	m[2] = (uint8_t)category;
 	m[3] = (uint8_t)type;
 	m[4] = 'S';
@@ -402,12 +402,12 @@ static void cqs_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count)
 		uint8_t *m = cqs_message(p, CQS_LONG_QUOTE, 'Q', 'L');
 
 		m[4] = 'N';
-		be32(m + 5, 1000000 + s);
+		wire_put_be32(m + 5, 1000000 + s);
 		memcpy(m + 26, "STRM       0R ", 14);
-		be64(m + 40, 10000000);
-		be32(m + 48, 1);
-		be64(m + 52, 10010000);
-		be32(m + 60, 1);
+		wire_put_be64(m + 40, 10000000);
+		wire_put_be32(m + 48, 1);
+		wire_put_be64(m + 52, 10010000);
+		wire_put_be32(m + 60, 1);
 		memset(m + 64, ' ', 23);
 		memset(m + 72, 0, 8);
 		m[86] = 'A';
@@ -444,7 +444,7 @@ static int uqdf_open(struct packet *out, uint32_t s, uint64_t *msgs)
 	m = mold_message(out, 90);
 	memcpy(m, "1ABE ", 5);
 	memcpy(m + 29, "STRM       ", 11);
-	be16(m + 87, 100);
+	wire_put_be16(m + 87, 100);
 	*msgs = 1;
 	return 1;
 }
@@ -456,13 +456,13 @@ static void uqdf_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count
 		uint8_t *m = mold_message(p, 48);
 
 		memcpy(m, "1QEQ ", 5);
-		be64(m + 5, 1000 * (seq + i));
-		be64(m + 13, 1000 * (seq + i));	/* its name in a snapshot, whose sequences are 0 */
+		wire_put_be64(m + 5, 1000 * (seq + i));
+		wire_put_be64(m + 13, 1000 * (seq + i));	/* its name in a snapshot, whose sequences are 0 */
 		memcpy(m + 29, "STRM ", 5);
-		be16(m + 34, 1000);
-		be16(m + 36, 1);
-		be16(m + 38, 1001);
-		be16(m + 40, 1);
+		wire_put_be16(m + 34, 1000);
+		wire_put_be16(m + 36, 1);
+		wire_put_be16(m + 38, 1001);
+		wire_put_be16(m + 40, 1);
 		memcpy(m + 42, "R   0 ", 6);
 	}
 }
@@ -478,7 +478,7 @@ static void uqdf_snapshot(struct packet *p, uint32_t s, uint64_t first, uint32_t
 	uqdf_data(&quotes, s, first, count);
 	memcpy(p->b + p->len, quotes.b + 20, quotes.len - 20);
 	p->len += quotes.len - 20;
-	be16(p->b + 18, (uint16_t)(count + 1));
+	wire_put_be16(p->b + 18, (uint16_t)(count + 1));
 }
 
 /* ---- the table ---------------------------------------------------------- */

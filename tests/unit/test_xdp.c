@@ -86,21 +86,21 @@ static void pkt_begin(struct pkt *p, uint32_t seq, uint8_t flag)
 {
 	memset(p, 0, sizeof(*p));
 	p->len = 16;
-	put_le(p->b, 16, 2);
+	wire_put_le16(p->b, 16);
 	p->b[2] = flag;
-	put_le(p->b + 4, seq, 4);
-	put_le(p->b + 8, SEC_0930, 4);
+	wire_put_le32(p->b + 4, seq);
+	wire_put_le32(p->b + 8, SEC_0930);
 }
 
 static uint8_t *pkt_msg(struct pkt *p, uint16_t type, uint16_t len)
 {
 	uint8_t *m = p->b + p->len;
 
-	put_le(m, len, 2);
-	put_le(m + 2, type, 2);
+	wire_put_le16(m, len);
+	wire_put_le16(m + 2, type);
 	p->len += len;
 	p->b[3]++;
-	put_le(p->b, p->len, 2);
+	wire_put_le16(p->b, p->len);
 	return m;
 }
 
@@ -114,9 +114,9 @@ static uint8_t *order_msg(struct pkt *p, uint16_t type, uint16_t len, uint32_t n
 {
 	uint8_t *m = pkt_msg(p, type, len);
 
-	put_le(m + 4, ns, 4);
-	put_le(m + 8, index, 4);
-	put_le(m + 12, 1, 4);
+	wire_put_le32(m + 4, ns);
+	wire_put_le32(m + 8, index);
+	wire_put_le32(m + 12, 1);
 	return m;
 }
 
@@ -126,9 +126,9 @@ static uint8_t *timed_msg(struct pkt *p, uint16_t type, uint16_t len, uint32_t s
 {
 	uint8_t *m = pkt_msg(p, type, len);
 
-	put_le(m + 4, sec, 4);
-	put_le(m + 8, ns, 4);
-	put_le(m + 12, index, 4);
+	wire_put_le32(m + 4, sec);
+	wire_put_le32(m + 8, ns);
+	wire_put_le32(m + 12, index);
 	return m;
 }
 
@@ -137,25 +137,25 @@ static void msg_mapping(struct pkt *p, uint32_t index, const char *symbol, uint8
 {
 	uint8_t *m = pkt_msg(p, 3, 44);
 
-	put_le(m + 4, index, 4);
+	wire_put_le32(m + 4, index);
 	memcpy(m + 8, symbol, strlen(symbol));	/* NUL padded */
-	put_le(m + 20, 1, 2);			/* NYSE */
+	wire_put_le16(m + 20, 1);			/* NYSE */
 	m[22] = system_id;
 	m[23] = 'N';
 	m[24] = scale;
 	m[25] = 'C';
-	put_le(m + 26, 100, 2);
+	wire_put_le16(m + 26, 100);
 	m[37] = 'Y';
-	put_le(m + 38, 100, 2);
-	put_le(m + 40, 100, 2);
+	wire_put_le16(m + 38, 100);
+	wire_put_le16(m + 40, 100);
 }
 
 static void msg_time_reference(struct pkt *p, uint32_t id, uint32_t sec)
 {
 	uint8_t *m = pkt_msg(p, 2, 16);
 
-	put_le(m + 4, id, 4);
-	put_le(m + 12, sec, 4);
+	wire_put_le32(m + 4, id);
+	wire_put_le32(m + 12, sec);
 }
 
 static void msg_add(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order, int32_t price,
@@ -163,9 +163,9 @@ static void msg_add(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order, 
 {
 	uint8_t *m = order_msg(p, 100, 39, ns, index);
 
-	put_le(m + 16, order, 8);
-	put_le(m + 24, (uint32_t)price, 4);
-	put_le(m + 28, volume, 4);
+	wire_put_le64(m + 16, order);
+	wire_put_le32(m + 24, (uint32_t)price);
+	wire_put_le32(m + 28, volume);
 	m[32] = (uint8_t)side;
 	put_text(m + 33, firm, 5);
 }
@@ -175,15 +175,15 @@ static void msg_modify(struct pkt *p, uint32_t ns, uint32_t index, uint64_t orde
 {
 	uint8_t *m = order_msg(p, 101, 35, ns, index);
 
-	put_le(m + 16, order, 8);
-	put_le(m + 24, (uint32_t)price, 4);
-	put_le(m + 28, volume, 4);
+	wire_put_le64(m + 16, order);
+	wire_put_le32(m + 24, (uint32_t)price);
+	wire_put_le32(m + 28, volume);
 	m[33] = (uint8_t)side;
 }
 
 static void msg_delete(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order)
 {
-	put_le(order_msg(p, 102, 25, ns, index) + 16, order, 8);
+	wire_put_le64(order_msg(p, 102, 25, ns, index) + 16, order);
 }
 
 static void msg_execution(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order,
@@ -191,10 +191,10 @@ static void msg_execution(struct pkt *p, uint32_t ns, uint32_t index, uint64_t o
 {
 	uint8_t *m = order_msg(p, 103, 42, ns, index);
 
-	put_le(m + 16, order, 8);
-	put_le(m + 24, trade, 4);
-	put_le(m + 28, (uint32_t)price, 4);
-	put_le(m + 32, volume, 4);
+	wire_put_le64(m + 16, order);
+	wire_put_le32(m + 24, trade);
+	wire_put_le32(m + 28, (uint32_t)price);
+	wire_put_le32(m + 32, volume);
 	m[36] = printable;
 	memcpy(m + 38, "@   ", 4);
 }
@@ -204,10 +204,10 @@ static void msg_replace(struct pkt *p, uint32_t ns, uint32_t index, uint64_t ord
 {
 	uint8_t *m = order_msg(p, 104, 42, ns, index);
 
-	put_le(m + 16, order, 8);
-	put_le(m + 24, new_order, 8);
-	put_le(m + 32, (uint32_t)price, 4);
-	put_le(m + 36, volume, 4);
+	wire_put_le64(m + 16, order);
+	wire_put_le64(m + 24, new_order);
+	wire_put_le32(m + 32, (uint32_t)price);
+	wire_put_le32(m + 36, volume);
 	m[40] = (uint8_t)side;
 }
 
@@ -233,9 +233,9 @@ static void msg_add_refresh(struct pkt *p, uint32_t ns, uint32_t index, uint64_t
 {
 	uint8_t *m = timed_msg(p, 106, 43, SEC_0930, ns, index);
 
-	put_le(m + 20, order, 8);
-	put_le(m + 28, (uint32_t)price, 4);
-	put_le(m + 32, volume, 4);
+	wire_put_le64(m + 20, order);
+	wire_put_le32(m + 28, (uint32_t)price);
+	wire_put_le32(m + 32, volume);
 	m[36] = (uint8_t)side;
 	put_text(m + 37, "", 5);
 }
@@ -248,8 +248,8 @@ static void send_reset(int line, uint32_t sec, uint32_t ns)
 
 	pkt_begin(&p, 1, 12);
 	m = pkt_msg(&p, 1, 14);
-	put_le(m + 4, sec, 4);
-	put_le(m + 8, ns, 4);
+	wire_put_le32(m + 4, sec);
+	wire_put_le32(m + 8, ns);
 	m[12] = 11;
 	m[13] = 1;
 	send_pkt(line, &p);
@@ -652,7 +652,7 @@ START_TEST(test_xdp_golden_bytes_of_every_message_type)
 		      p.b[16] | p.b[17] << 8);
 	p.len = (uint32_t)(16 + n);
 	p.b[3] = 1;
-	put_le(p.b, p.len, 2);
+	wire_put_le16(p.b, p.len);
 	send_pkt(line_a, &p);
 	ck_assert_msg(total_errors(line_a) == 0, "%s: decode errors", golden[i].name);
 	ck_assert_uint_eq(counters(line_a)->messages, 5);
@@ -688,8 +688,8 @@ START_TEST(test_xdp_raw_view_names_every_type_and_tells_the_versions_apart)
 		const struct feed_msg_layout *l;
 
 		memset(m, 0, sizeof(m));
-		put_le(m, types[i].len, 2);
-		put_le(m + 2, types[i].type, 2);
+		wire_put_le16(m, types[i].len);
+		wire_put_le16(m + 2, types[i].type);
 		l = feed_raw_layout(FEED_PROTO_XDP, m, types[i].len);
 		ck_assert_ptr_nonnull(l);
 		ck_assert_str_eq(l->name, types[i].name);
@@ -699,21 +699,21 @@ START_TEST(test_xdp_raw_view_names_every_type_and_tells_the_versions_apart)
 	}
 	/* Modify and Replace: a Side (Pillar) or parity splits (2.1). */
 	memset(m, 0, sizeof(m));
-	put_le(m + 2, 101, 2);
+	wire_put_le16(m + 2, 101);
 	ck_assert_str_eq(feed_raw_layout(FEED_PROTO_XDP, m, 35)->name, "Modify Order (XDP 2.1)");
 	m[33] = 'S';
 	ck_assert_str_eq(feed_raw_layout(FEED_PROTO_XDP, m, 35)->name, "Modify Order");
-	put_le(m + 2, 104, 2);
+	wire_put_le16(m + 2, 104);
 	m[40] = 'B';
 	ck_assert_str_eq(feed_raw_layout(FEED_PROTO_XDP, m, 42)->name, "Replace Order");
 	/* Execution and Non-Displayed Trade: trade conditions (text) or DBExecID. */
-	put_le(m + 2, 103, 2);
+	wire_put_le16(m + 2, 103);
 	memcpy(m + 38, "@ F ", 4);
 	ck_assert_str_eq(feed_raw_layout(FEED_PROTO_XDP, m, 42)->name, "Order Execution");
-	put_le(m + 2, 110, 2);
+	wire_put_le16(m + 2, 110);
 	memcpy(m + 29, "\xa8\x0a\0\0", 4);
 	ck_assert_str_eq(feed_raw_layout(FEED_PROTO_XDP, m, 33)->name, "Non-Displayed Trade (XDP 2.1)");
-	put_le(m + 2, 99, 2);
+	wire_put_le16(m + 2, 99);
 	ck_assert_ptr_null(feed_raw_layout(FEED_PROTO_XDP, m, 33));
 	ck_assert_uint_eq(feed_raw_type(FEED_PROTO_XDP, m, 33), 99);
 }
@@ -868,10 +868,10 @@ static void msg_refresh_header(struct pkt *p, uint16_t current, uint16_t total, 
 {
 	uint8_t *m = pkt_msg(p, 35, first ? 16 : 8);
 
-	put_le(m + 4, current, 2);
-	put_le(m + 6, total, 2);
+	wire_put_le16(m + 4, current);
+	wire_put_le16(m + 6, total);
 	if (first)
-		put_le(m + 8, last_seq, 4);
+		wire_put_le32(m + 8, last_seq);
 }
 
 static int adds_of(uint64_t order)
@@ -1252,7 +1252,7 @@ START_TEST(test_xdp_packet_size_must_match_the_datagram)
 	harness_payload(&h, line_a, p.b, p.len - 1);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);
 	/* Below the header size. */
-	put_le(p.b, 8, 2);
+	wire_put_le16(p.b, 8);
 	harness_payload(&h, line_a, p.b, p.len);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_LENGTH], 2);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 1);
@@ -1268,7 +1268,7 @@ START_TEST(test_xdp_message_size_below_four_stops_the_packet)
 	h.n = 0;
 	pkt_begin(&p, 4, 11);
 	msg_add(&p, 1, ZVZZT, 1, 200000, 100, 'B', "");
-	put_le(pkt_msg(&p, 100, 39), 3, 2);	/* MsgSize 3 */
+	wire_put_le16(pkt_msg(&p, 100, 39), 3);	/* MsgSize 3 */
 	send_pkt(line_a, &p);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_LENGTH], 1);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 1);
@@ -1292,7 +1292,7 @@ START_TEST(test_xdp_message_past_the_packet_is_truncated_and_b_fills_it)
 	msg_add(&p, 1, ZVZZT, 1, 200000, 100, 'B', "");
 	msg_add(&p, 2, ZVZZT, 2, 200000, 100, 'B', "");
 	cut = p;
-	put_le(cut.b + 16 + 39, 200, 2);	/* the second says 200 bytes */
+	wire_put_le16(cut.b + 16 + 39, 200);	/* the second says 200 bytes */
 	send_pkt(line_a, &cut);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 1);
@@ -1379,8 +1379,8 @@ START_TEST(test_xdp_unknown_short_and_long_messages_are_stepped_over_by_their_si
 	pkt_msg(&p, 15, 20);			/* a Refresh Request: TCP only */
 	msg_add(&p, 1, ZVZZT, 1, 200000, 100, 'B', "");
 	m = pkt_msg(&p, 102, 30);		/* a longer Delete: its known prefix */
-	put_le(m + 8, ZVZZT, 4);
-	put_le(m + 16, 1, 8);
+	wire_put_le32(m + 8, ZVZZT);
+	wire_put_le64(m + 16, 1);
 	send_pkt(line_a, &p);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_UNKNOWN_TYPE], 1);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_LENGTH], 1);
