@@ -139,5 +139,11 @@ enum pitch_type {
 #define PITCH_AUCTION_TYPE 14
 #define PITCH_AUCTION_SUMMARY_PRICE 15	/* Long Price */
 #define PITCH_AUCTION_SUMMARY_SHARES 23	/* u32 */
+#define PITCH_AUCTION_UPDATE_REFERENCE 15	/* Long Price */
+#define PITCH_AUCTION_UPDATE_BUY 23		/* u32 shares */
+#define PITCH_AUCTION_UPDATE_SELL 27		/* u32 shares */
+#define PITCH_AUCTION_UPDATE_INDICATIVE 31	/* Long Price */
+#define PITCH_AUCTION_UPDATE_AUCTION_ONLY 39	/* Long Price */
+#define PITCH_RPI_INDICATOR 14
 
 #endif /* WIREBOOK_WIRE_PITCH_H */

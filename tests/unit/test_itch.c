@@ -3,6 +3,7 @@
  * type built from the spec, malformed packets, sequencing and filtering.
  */
 #include "feed_harness.h"
+#include "wire/itch50.h"
 
 #define SESSION "000010059B"
 #define PCAP_DIR "pcaps/itch50/"
@@ -45,17 +46,17 @@ struct pkt {
 static void pkt_start(struct pkt *p, const char *session, uint64_t seq)
 {
 	memset(p, 0, sizeof(*p));
-	memcpy(p->b, session, 10);
-	wire_put_be64(p->b + 10, seq);
-	p->len = 20;
+	memcpy(p->b + MOLD_SESSION, session, MOLD_SESSION_LEN);
+	wire_put_be64(p->b + MOLD_SEQUENCE, seq);
+	p->len = MOLD_HEADER_LEN;
 }
 
 static void pkt_add(struct pkt *p, const uint8_t *msg, size_t len)
 {
 	wire_put_be16(p->b + p->len, len);
-	memcpy(p->b + p->len + 2, msg, len);
-	p->len += 2 + len;
-	wire_put_be16(p->b + 18, ++p->count);
+	memcpy(p->b + p->len + MOLD_BLOCK_LENGTH_LEN, msg, len);
+	p->len += MOLD_BLOCK_LENGTH_LEN + len;
+	wire_put_be16(p->b + MOLD_COUNT, ++p->count);
 }
 
 static void send_pkt(int line, struct pkt *p)
@@ -66,41 +67,41 @@ static void send_pkt(int line, struct pkt *p)
 /* The common header: type, locate, tracking, timestamp. */
 static void msg_header(uint8_t *m, char type, uint16_t locate, uint64_t ts)
 {
-	m[0] = (uint8_t)type;
-	wire_put_be16(m + 1, locate);
-	wire_put_be16(m + 3, 7);
-	wire_put_be48(m + 5, ts);
+	m[ITCH_TYPE] = (uint8_t)type;
+	wire_put_be16(m + ITCH_LOCATE, locate);
+	wire_put_be16(m + ITCH_TRACKING, 7);
+	wire_put_be48(m + ITCH_TIMESTAMP, ts);
 }
 
 static size_t msg_directory(uint8_t *m, uint16_t locate, const char *stock, uint32_t lot)
 {
-	memset(m, 0, 39);
-	msg_header(m, 'R', locate, 1000);
-	put_text(m + 11, stock, 8);
-	m[19] = 'Q';
-	m[20] = 'N';
-	wire_put_be32(m + 21, lot);
-	m[25] = 'N';
-	return 39;
+	memset(m, 0, ITCH_STOCK_DIRECTORY_LEN);
+	msg_header(m, ITCH_STOCK_DIRECTORY, locate, 1000);
+	put_text(m + ITCH_DIRECTORY_STOCK, stock, ITCH_STOCK_LEN);
+	m[ITCH_DIRECTORY_MARKET] = 'Q';
+	m[ITCH_DIRECTORY_FSI] = 'N';
+	wire_put_be32(m + ITCH_DIRECTORY_ROUND_LOT, lot);
+	m[ITCH_DIRECTORY_LOTS_ONLY] = 'N';
+	return ITCH_STOCK_DIRECTORY_LEN;
 }
 
 static size_t msg_add(uint8_t *m, uint16_t locate, uint64_t ref, char side, uint32_t shares,
 		      const char *stock, uint32_t price4)
 {
-	msg_header(m, 'A', locate, 2000);
-	wire_put_be64(m + 11, ref);
-	m[19] = (uint8_t)side;
-	wire_put_be32(m + 20, shares);
-	put_text(m + 24, stock, 8);
-	wire_put_be32(m + 32, price4);
-	return 36;
+	msg_header(m, ITCH_ADD, locate, 2000);
+	wire_put_be64(m + ITCH_ORDER_REF, ref);
+	m[ITCH_ADD_SIDE] = (uint8_t)side;
+	wire_put_be32(m + ITCH_ADD_SHARES, shares);
+	put_text(m + ITCH_ADD_STOCK, stock, ITCH_STOCK_LEN);
+	wire_put_be32(m + ITCH_ADD_PRICE, price4);
+	return ITCH_ADD_LEN;
 }
 
 static size_t msg_delete(uint8_t *m, uint16_t locate, uint64_t ref)
 {
-	msg_header(m, 'D', locate, 3000);
-	wire_put_be64(m + 11, ref);
-	return 19;
+	msg_header(m, ITCH_DELETE, locate, 3000);
+	wire_put_be64(m + ITCH_ORDER_REF, ref);
+	return ITCH_DELETE_LEN;
 }
 
 /* A one-message packet helper for sequence tests. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "feed_harness.h"
+#include "wire/xdp.h"
 #include "book/venue_book.h"
 #include "common/event_text.h"
 #include "gen/gen_flow.h"
@@ -75,7 +76,7 @@ static const struct wb_event *last(void)
 	return &h.events[h.n - 1];
 }
 
-/* ---- packet builder: the spec's layouts, written independently of the decoder ---- */
+/* ---- packet builder: the spec's layouts by lib/wire's names (golden bytes check them) ---- */
 
 struct pkt {
 	uint8_t b[1500];
@@ -85,22 +86,22 @@ struct pkt {
 static void pkt_begin(struct pkt *p, uint32_t seq, uint8_t flag)
 {
 	memset(p, 0, sizeof(*p));
-	p->len = 16;
-	wire_put_le16(p->b, 16);
-	p->b[2] = flag;
-	wire_put_le32(p->b + 4, seq);
-	wire_put_le32(p->b + 8, SEC_0930);
+	p->len = XDP_HEADER_LEN;
+	wire_put_le16(p->b + XDP_PKT_SIZE, XDP_HEADER_LEN);
+	p->b[XDP_PKT_DELIVERY_FLAG] = flag;
+	wire_put_le32(p->b + XDP_PKT_SEQ_NUM, seq);
+	wire_put_le32(p->b + XDP_PKT_SEND_TIME, SEC_0930);
 }
 
 static uint8_t *pkt_msg(struct pkt *p, uint16_t type, uint16_t len)
 {
 	uint8_t *m = p->b + p->len;
 
-	wire_put_le16(m, len);
-	wire_put_le16(m + 2, type);
+	wire_put_le16(m + XDP_MSG_SIZE, len);
+	wire_put_le16(m + XDP_MSG_TYPE, type);
 	p->len += len;
-	p->b[3]++;
-	wire_put_le16(p->b, p->len);
+	p->b[XDP_PKT_NUMBER_MSGS]++;
+	wire_put_le16(p->b + XDP_PKT_SIZE, p->len);
 	return m;
 }
 
@@ -109,135 +110,138 @@ static void send_pkt(int line, const struct pkt *p)
 	harness_payload(&h, line, p->b, p->len);
 }
 
-/* The common prefix: SourceTimeNS 4, SymbolIndex 8, SymbolSeqNum 12. */
+/* The common prefix: SourceTimeNS, SymbolIndex, SymbolSeqNum. */
 static uint8_t *order_msg(struct pkt *p, uint16_t type, uint16_t len, uint32_t ns, uint32_t index)
 {
 	uint8_t *m = pkt_msg(p, type, len);
 
-	wire_put_le32(m + 4, ns);
-	wire_put_le32(m + 8, index);
-	wire_put_le32(m + 12, 1);
+	wire_put_le32(m + XDP_SOURCE_TIME_NS, ns);
+	wire_put_le32(m + XDP_SYMBOL_INDEX, index);
+	wire_put_le32(m + XDP_SYMBOL_SEQ_NUM, 1);
 	return m;
 }
 
-/* SourceTime 4, SourceTimeNS 8, SymbolIndex 12. */
+/* SourceTime, SourceTimeNS, SymbolIndex. */
 static uint8_t *timed_msg(struct pkt *p, uint16_t type, uint16_t len, uint32_t sec, uint32_t ns,
 			  uint32_t index)
 {
 	uint8_t *m = pkt_msg(p, type, len);
 
-	wire_put_le32(m + 4, sec);
-	wire_put_le32(m + 8, ns);
-	wire_put_le32(m + 12, index);
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME, sec);
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME_NS, ns);
+	wire_put_le32(m + XDP_TIMED_SYMBOL_INDEX, index);
 	return m;
 }
 
 static void msg_mapping(struct pkt *p, uint32_t index, const char *symbol, uint8_t scale,
 			uint8_t system_id)
 {
-	uint8_t *m = pkt_msg(p, 3, 44);
+	uint8_t *m = pkt_msg(p, XDP_SYMBOL_MAPPING, XDP_SYMBOL_MAPPING_LEN);
 
-	wire_put_le32(m + 4, index);
-	memcpy(m + 8, symbol, strlen(symbol));	/* NUL padded */
-	wire_put_le16(m + 20, 1);			/* NYSE */
-	m[22] = system_id;
-	m[23] = 'N';
-	m[24] = scale;
-	m[25] = 'C';
-	wire_put_le16(m + 26, 100);
-	m[37] = 'Y';
-	wire_put_le16(m + 38, 100);
-	wire_put_le16(m + 40, 100);
+	wire_put_le32(m + XDP_MAPPING_INDEX, index);
+	memcpy(m + XDP_MAPPING_SYMBOL, symbol, strlen(symbol));	/* NUL padded */
+	wire_put_le16(m + XDP_MAPPING_MARKET_ID, 1);			/* NYSE */
+	m[XDP_MAPPING_SYSTEM_ID] = system_id;
+	m[XDP_MAPPING_EXCHANGE] = 'N';
+	m[XDP_MAPPING_SCALE] = scale;
+	m[XDP_MAPPING_SECURITY_TYPE] = 'C';
+	wire_put_le16(m + XDP_MAPPING_LOT_SIZE, 100);
+	m[XDP_MAPPING_ROUND_LOT] = 'Y';
+	wire_put_le16(m + XDP_MAPPING_MPV, 100);
+	wire_put_le16(m + XDP_MAPPING_UNIT_OF_TRADE, 100);
 }
 
 static void msg_time_reference(struct pkt *p, uint32_t id, uint32_t sec)
 {
-	uint8_t *m = pkt_msg(p, 2, 16);
+	uint8_t *m = pkt_msg(p, XDP_TIME_REFERENCE, XDP_TIME_REFERENCE_LEN);
 
-	wire_put_le32(m + 4, id);
-	wire_put_le32(m + 12, sec);
+	wire_put_le32(m + XDP_TIME_REFERENCE_ID, id);
+	wire_put_le32(m + XDP_TIME_REFERENCE_TIME, sec);
 }
 
 static void msg_add(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order, int32_t price,
 		    uint32_t volume, char side, const char *firm)
 {
-	uint8_t *m = order_msg(p, 100, 39, ns, index);
+	uint8_t *m = order_msg(p, XDP_ADD_ORDER, XDP_ADD_ORDER_LEN, ns, index);
 
-	wire_put_le64(m + 16, order);
-	wire_put_le32(m + 24, (uint32_t)price);
-	wire_put_le32(m + 28, volume);
-	m[32] = (uint8_t)side;
-	put_text(m + 33, firm, 5);
+	wire_put_le64(m + XDP_ORDER_ID, order);
+	wire_put_le32(m + XDP_ADD_PRICE, (uint32_t)price);
+	wire_put_le32(m + XDP_ADD_VOLUME, volume);
+	m[XDP_ADD_SIDE] = (uint8_t)side;
+	put_text(m + XDP_ADD_FIRM, firm, XDP_FIRM_LEN);
 }
 
 static void msg_modify(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order, int32_t price,
 		       uint32_t volume, char side)
 {
-	uint8_t *m = order_msg(p, 101, 35, ns, index);
+	uint8_t *m = order_msg(p, XDP_MODIFY_ORDER, XDP_MODIFY_ORDER_LEN, ns, index);
 
-	wire_put_le64(m + 16, order);
-	wire_put_le32(m + 24, (uint32_t)price);
-	wire_put_le32(m + 28, volume);
-	m[33] = (uint8_t)side;
+	wire_put_le64(m + XDP_ORDER_ID, order);
+	wire_put_le32(m + XDP_MODIFY_PRICE, (uint32_t)price);
+	wire_put_le32(m + XDP_MODIFY_VOLUME, volume);
+	m[XDP_MODIFY_SIDE] = (uint8_t)side;
 }
 
 static void msg_delete(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order)
 {
-	wire_put_le64(order_msg(p, 102, 25, ns, index) + 16, order);
+	uint8_t *m = order_msg(p, XDP_DELETE_ORDER, XDP_DELETE_ORDER_LEN, ns, index);
+
+	wire_put_le64(m + XDP_ORDER_ID, order);
 }
 
 static void msg_execution(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order,
 			  uint32_t trade, int32_t price, uint32_t volume, uint8_t printable)
 {
-	uint8_t *m = order_msg(p, 103, 42, ns, index);
+	uint8_t *m = order_msg(p, XDP_ORDER_EXECUTION, XDP_ORDER_EXECUTION_LEN, ns, index);
 
-	wire_put_le64(m + 16, order);
-	wire_put_le32(m + 24, trade);
-	wire_put_le32(m + 28, (uint32_t)price);
-	wire_put_le32(m + 32, volume);
-	m[36] = printable;
-	memcpy(m + 38, "@   ", 4);
+	wire_put_le64(m + XDP_ORDER_ID, order);
+	wire_put_le32(m + XDP_EXECUTION_TRADE_ID, trade);
+	wire_put_le32(m + XDP_EXECUTION_PRICE, (uint32_t)price);
+	wire_put_le32(m + XDP_EXECUTION_VOLUME, volume);
+	m[XDP_EXECUTION_PRINTABLE] = printable;
+	memcpy(m + XDP_EXECUTION_CONDITIONS, "@   ", XDP_CONDITIONS_LEN);
 }
 
 static void msg_replace(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order,
 			uint64_t new_order, int32_t price, uint32_t volume, char side)
 {
-	uint8_t *m = order_msg(p, 104, 42, ns, index);
+	uint8_t *m = order_msg(p, XDP_REPLACE_ORDER, XDP_REPLACE_ORDER_LEN, ns, index);
 
-	wire_put_le64(m + 16, order);
-	wire_put_le64(m + 24, new_order);
-	wire_put_le32(m + 32, (uint32_t)price);
-	wire_put_le32(m + 36, volume);
-	m[40] = (uint8_t)side;
+	wire_put_le64(m + XDP_ORDER_ID, order);
+	wire_put_le64(m + XDP_REPLACE_NEW_ORDER_ID, new_order);
+	wire_put_le32(m + XDP_REPLACE_PRICE, (uint32_t)price);
+	wire_put_le32(m + XDP_REPLACE_VOLUME, volume);
+	m[XDP_REPLACE_SIDE] = (uint8_t)side;
 }
 
 static void msg_status(struct pkt *p, uint32_t ns, uint32_t index, char code, char halt,
 		       char market)
 {
-	uint8_t *m = timed_msg(p, 34, 46, SEC_0930, ns, index);
+	uint8_t *m = timed_msg(p, XDP_SECURITY_STATUS, XDP_SECURITY_STATUS_LEN, SEC_0930, ns, index);
 
-	m[20] = (uint8_t)code;
-	m[21] = (uint8_t)halt;
-	m[34] = ' ';
-	m[43] = '~';
-	m[44] = (uint8_t)market;
+	m[XDP_STATUS_STATUS] = (uint8_t)code;
+	m[XDP_STATUS_HALT_CONDITION] = (uint8_t)halt;
+	m[XDP_STATUS_SSR_EXCHANGE] = ' ';
+	m[XDP_STATUS_SSR_STATE] = '~';
+	m[XDP_STATUS_MARKET_STATE] = (uint8_t)market;
 }
 
 static void msg_clear(struct pkt *p, uint32_t ns, uint32_t index)
 {
-	timed_msg(p, 32, 20, SEC_0930, ns, index);
+	timed_msg(p, XDP_SYMBOL_CLEAR, XDP_SYMBOL_CLEAR_LEN, SEC_0930, ns, index);
 }
 
 static void msg_add_refresh(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order,
 			    int32_t price, uint32_t volume, char side)
 {
-	uint8_t *m = timed_msg(p, 106, 43, SEC_0930, ns, index);
+	uint8_t *m = timed_msg(p, XDP_ADD_ORDER_REFRESH, XDP_ADD_ORDER_REFRESH_LEN, SEC_0930, ns,
+			       index);
 
-	wire_put_le64(m + 20, order);
-	wire_put_le32(m + 28, (uint32_t)price);
-	wire_put_le32(m + 32, volume);
-	m[36] = (uint8_t)side;
-	put_text(m + 37, "", 5);
+	wire_put_le64(m + XDP_REFRESH_ORDER_ID, order);
+	wire_put_le32(m + XDP_REFRESH_PRICE, (uint32_t)price);
+	wire_put_le32(m + XDP_REFRESH_VOLUME, volume);
+	m[XDP_REFRESH_SIDE] = (uint8_t)side;
+	put_text(m + XDP_REFRESH_FIRM, "", XDP_FIRM_LEN);
 }
 
 /* A Sequence Number Reset in its own packet at SeqNum 1 (spec 3, type 1). */
@@ -246,12 +250,12 @@ static void send_reset(int line, uint32_t sec, uint32_t ns)
 	struct pkt p;
 	uint8_t *m;
 
-	pkt_begin(&p, 1, 12);
-	m = pkt_msg(&p, 1, 14);
-	wire_put_le32(m + 4, sec);
-	wire_put_le32(m + 8, ns);
-	m[12] = 11;
-	m[13] = 1;
+	pkt_begin(&p, 1, XDP_DELIVERY_SEQUENCE_RESET);
+	m = pkt_msg(&p, XDP_SEQUENCE_RESET, XDP_SEQUENCE_RESET_LEN);
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME, sec);
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME_NS, ns);
+	m[XDP_RESET_PRODUCT_ID] = 11;	/* NYSE Integrated */
+	m[XDP_RESET_CHANNEL_ID] = 1;
 	send_pkt(line, &p);
 }
 
