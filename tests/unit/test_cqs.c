@@ -7,6 +7,7 @@
  * malformed blocks.
  */
 #include "feed_harness.h"
+#include "wire/cqs.h"
 #include "feed/raw.h"
 
 #define PCAP_DIR "pcaps/cqs/"
@@ -62,7 +63,7 @@ struct blk {
 static void blk_start(struct blk *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->len = 20;
+	k->len = CQS_BLOCK_HEADER_LEN;
 }
 
 static uint16_t sum16(const uint8_t *p, size_t len)
@@ -70,7 +71,7 @@ static uint16_t sum16(const uint8_t *p, size_t len)
 	uint32_t s = 0;
 
 	for (size_t i = 0; i < len; i++)
-		if (i != 18 && i != 19)
+		if (i != CQS_BLOCK_CHECKSUM && i != CQS_BLOCK_CHECKSUM + 1)
 			s += p[i];
 	return (uint16_t)s;
 }
@@ -81,15 +82,15 @@ static void blk_finish_v(struct blk *k, uint8_t version, uint64_t seq, uint64_t 
 {
 	if (k->len & 1)
 		k->b[k->len++] = 0;
-	k->b[0] = version;
-	wire_put_be16(k->b + 1, k->len);
-	k->b[3] = 'Q';
-	k->b[4] = 'O';
-	wire_put_be32(k->b + 5, seq);
-	k->b[9] = k->count;
-	wire_put_be32(k->b + 10, sip_s);
-	wire_put_be32(k->b + 14, sip_ns);
-	wire_put_be16(k->b + 18, sum16(k->b, k->len));
+	k->b[CQS_BLOCK_VERSION] = version;
+	wire_put_be16(k->b + CQS_BLOCK_SIZE, k->len);
+	k->b[CQS_BLOCK_FEED] = CQS_FEED_INDICATOR;
+	k->b[CQS_BLOCK_RETRANSMISSION] = CQS_ORIGINAL;
+	wire_put_be32(k->b + CQS_BLOCK_SEQUENCE, seq);
+	k->b[CQS_BLOCK_MESSAGES] = k->count;
+	wire_put_be32(k->b + CQS_BLOCK_SIP_TIME, sip_s);
+	wire_put_be32(k->b + CQS_BLOCK_SIP_TIME + 4, sip_ns);
+	wire_put_be16(k->b + CQS_BLOCK_CHECKSUM, sum16(k->b, k->len));
 }
 
 static void blk_finish(struct blk *k, uint64_t seq, uint64_t sip_s)
@@ -97,20 +98,20 @@ static void blk_finish(struct blk *k, uint64_t seq, uint64_t sip_s)
 	blk_finish_v(k, 2, seq, sip_s, 500);
 }
 
-/* A message with its 26-byte header; the body is zero. */
+/* A message with its header; the body is zero. */
 static uint8_t *blk_msg(struct blk *k, uint16_t len, char cat, char type, char participant,
 			uint64_t ts_s, uint32_t ts_ns)
 {
 	uint8_t *m = k->b + k->len;
 
 	memset(m, 0, len);
-	wire_put_be16(m, len);
-	m[2] = (uint8_t)cat;
-	m[3] = (uint8_t)type;
-	m[4] = (uint8_t)participant;
-	wire_put_be32(m + 5, ts_s);
-	wire_put_be32(m + 9, ts_ns);
-	m[13] = ++k->count;
+	wire_put_be16(m + CQS_MSG_LENGTH, len);
+	m[CQS_MSG_CATEGORY] = (uint8_t)cat;
+	m[CQS_MSG_TYPE] = (uint8_t)type;
+	m[CQS_MSG_PARTICIPANT] = (uint8_t)participant;
+	wire_put_be32(m + CQS_MSG_TIMESTAMP1, ts_s);
+	wire_put_be32(m + CQS_MSG_TIMESTAMP1 + 4, ts_ns);
+	m[CQS_MSG_ID] = ++k->count;
 	k->len += len;
 	return m;
 }
@@ -122,40 +123,41 @@ static uint8_t *long_quote(struct blk *k, uint16_t len, char participant, const 
 {
 	uint8_t *m = blk_msg(k, len, 'Q', 'L', participant, ts_s, 1000);
 
-	put_text(m + 26, symbol, 11);
-	m[37] = '0';
-	m[38] = (uint8_t)cond;
-	m[39] = (uint8_t)status;
-	wire_put_be64(m + 40, bid6);
-	wire_put_be32(m + 48, bid_size);
-	wire_put_be64(m + 52, ask6);
-	wire_put_be32(m + 56 + 4, ask_size);
-	memset(m + 64, ' ', 8);
-	m[80] = ' ';
-	m[81] = 'N';
-	m[82] = '0';
-	m[83] = ' ';
-	m[84] = ' ';
-	m[85] = ' ';
-	m[86] = (uint8_t)nbbo;
+	put_text(m + CQS_SYMBOL, symbol, CQS_SYMBOL_LEN);
+	m[CQS_LONG_INSTRUMENT_TYPE] = '0';
+	m[CQS_LONG_CONDITION] = (uint8_t)cond;
+	m[CQS_LONG_STATUS] = (uint8_t)status;
+	wire_put_be64(m + CQS_LONG_BID_PRICE, bid6);
+	wire_put_be32(m + CQS_LONG_BID_SIZE, bid_size);
+	wire_put_be64(m + CQS_LONG_ASK_PRICE, ask6);
+	wire_put_be32(m + CQS_LONG_ASK_SIZE, ask_size);
+	/* retail interest, settlement, market condition, MMID, FINRA BBO: blank */
+	memset(m + CQS_LONG_RETAIL_INTEREST, ' ', CQS_LONG_TIMESTAMP2 - CQS_LONG_RETAIL_INTEREST);
+	m[CQS_LONG_SSR] = ' ';
+	m[CQS_LONG_LISTING] = 'N';
+	m[CQS_LONG_FSI] = '0';
+	m[CQS_LONG_SIP_GENERATED] = ' ';
+	m[CQS_LONG_LULD] = ' ';
+	m[CQS_LONG_NBBO_LULD] = ' ';
+	m[CQS_LONG_NBBO] = (uint8_t)nbbo;
 	return m;
 }
 
 /* A long NBBO appendage (A.3): participant, condition, price (6 dp), size, MMID. */
 static void long_appendage(uint8_t *a, char participant, uint64_t price6, uint32_t size)
 {
-	a[0] = (uint8_t)participant;
-	a[1] = 'R';
-	wire_put_be64(a + 2, price6);
-	wire_put_be32(a + 10, size);
-	memset(a + 14, ' ', 4);
+	a[CQS_APPENDAGE_PARTICIPANT] = (uint8_t)participant;
+	a[CQS_LONG_APPENDAGE_CONDITION] = 'R';
+	wire_put_be64(a + CQS_LONG_APPENDAGE_PRICE, price6);
+	wire_put_be32(a + CQS_LONG_APPENDAGE_SIZE, size);
+	memset(a + CQS_LONG_APPENDAGE_MMID, ' ', 4);
 }
 
 static void short_appendage(uint8_t *a, char participant, uint32_t cents, uint32_t size)
 {
-	a[0] = (uint8_t)participant;
-	wire_put_be16(a + 1, cents);
-	wire_put_be16(a + 3, size);
+	a[CQS_APPENDAGE_PARTICIPANT] = (uint8_t)participant;
+	wire_put_be16(a + CQS_SHORT_APPENDAGE_PRICE, cents);
+	wire_put_be16(a + CQS_SHORT_APPENDAGE_SIZE, size);
 }
 
 static void feed(int line, const struct blk *k)

@@ -6,6 +6,7 @@
  * and malformed messages.
  */
 #include "feed_harness.h"
+#include "wire/uqdf.h"
 #include "feed/raw.h"
 
 #define PCAP_DIR "pcaps/uqdf/"
@@ -60,27 +61,27 @@ struct pkt {
 static void pkt_start(struct pkt *p, uint64_t seq)
 {
 	memset(p, 0, sizeof(*p));
-	memcpy(p->b, SESSION, 10);
-	wire_put_be64(p->b + 10, seq);
-	p->len = 20;
+	memcpy(p->b + MOLD_SESSION, SESSION, MOLD_SESSION_LEN);
+	wire_put_be64(p->b + MOLD_SEQUENCE, seq);
+	p->len = MOLD_HEADER_LEN;
 }
 
-/* A UTP message: its 29-byte header (version '1'); the body zeroed. */
+/* A UTP message: its header (version '1'); the body zeroed. */
 static uint8_t *msg(struct pkt *p, uint16_t len, char cat, char type, char orig, uint64_t sip_ts)
 {
-	uint8_t *m = p->b + p->len + 2;
+	uint8_t *m = p->b + p->len + MOLD_BLOCK_LENGTH_LEN;
 
 	wire_put_be16(p->b + p->len, len);
 	memset(m, 0, len);
-	m[0] = '1';
-	m[1] = (uint8_t)cat;
-	m[2] = (uint8_t)type;
-	m[3] = (uint8_t)orig;
-	m[4] = ' ';
-	wire_put_be64(m + 5, sip_ts);
-	wire_put_be64(m + 13, sip_ts - 1000);
-	p->len += 2u + len;
-	wire_put_be16(p->b + 18, ++p->count);
+	m[UQDF_VERSION_BYTE] = UQDF_VERSION;
+	m[UQDF_CATEGORY] = (uint8_t)cat;
+	m[UQDF_TYPE] = (uint8_t)type;
+	m[UQDF_ORIGINATOR] = (uint8_t)orig;
+	m[UQDF_SUB_MARKET] = ' ';
+	wire_put_be64(m + UQDF_SIP_TIME, sip_ts);
+	wire_put_be64(m + UQDF_TIMESTAMP1, sip_ts - 1000);
+	p->len += MOLD_BLOCK_LENGTH_LEN + len;
+	wire_put_be16(p->b + MOLD_COUNT, ++p->count);
 	return m;
 }
 
@@ -96,18 +97,18 @@ static uint8_t *qf(struct pkt *p, char type, uint16_t body, uint16_t extra, char
 {
 	uint8_t *m = msg(p, (uint16_t)(body + extra), 'Q', type, orig, sip_ts);
 
-	put_text(m + 37, symbol, 11);
-	wire_put_be64(m + 48, bid6);
-	wire_put_be32(m + 56, bid_size);
-	wire_put_be64(m + 60, ask6);
-	wire_put_be32(m + 68, ask_size);
-	m[72] = (uint8_t)cond;
-	m[73] = ' ';
-	m[74] = ' ';
-	m[75] = ' ';
-	m[76] = (uint8_t)nbbo;
-	m[77] = ' ';
-	m[78] = ' ';
+	put_text(m + UQDF_QF_SYMBOL, symbol, UQDF_SYMBOL_LEN);
+	wire_put_be64(m + UQDF_QF_BID_PRICE, bid6);
+	wire_put_be32(m + UQDF_QF_BID_SIZE, bid_size);
+	wire_put_be64(m + UQDF_QF_ASK_PRICE, ask6);
+	wire_put_be32(m + UQDF_QF_ASK_SIZE, ask_size);
+	m[UQDF_QF_CONDITION] = (uint8_t)cond;
+	m[UQDF_QF_SIP_GENERATED] = ' ';
+	m[UQDF_QF_LULD] = ' ';
+	m[UQDF_QF_RETAIL_INTEREST] = ' ';
+	m[UQDF_QF_NBBO] = (uint8_t)nbbo;
+	m[UQDF_QF_NBBO_LULD] = ' ';
+	m[UQDF_QF_ADF_MPID] = ' ';
 	return m;
 }
 
@@ -117,15 +118,16 @@ static uint8_t *qe(struct pkt *p, char type, uint16_t body, uint16_t extra, char
 {
 	uint8_t *m = msg(p, (uint16_t)(body + extra), 'Q', type, orig, sip_ts);
 
-	put_text(m + 29, symbol, 5);
-	wire_put_be16(m + 34, bid_cents);
-	wire_put_be16(m + 36, bid_size);
-	wire_put_be16(m + 38, ask_cents);
-	wire_put_be16(m + 40, ask_size);
-	m[42] = (uint8_t)cond;
-	memset(m + 43, ' ', 3);
-	m[46] = (uint8_t)nbbo;
-	m[47] = ' ';
+	put_text(m + UQDF_QE_SYMBOL, symbol, UQDF_SHORT_SYMBOL_LEN);
+	wire_put_be16(m + UQDF_QE_BID_PRICE, bid_cents);
+	wire_put_be16(m + UQDF_QE_BID_SIZE, bid_size);
+	wire_put_be16(m + UQDF_QE_ASK_PRICE, ask_cents);
+	wire_put_be16(m + UQDF_QE_ASK_SIZE, ask_size);
+	m[UQDF_QE_CONDITION] = (uint8_t)cond;
+	/* SIP-generated, LULD, retail interest: blank */
+	memset(m + UQDF_QE_SIP_GENERATED, ' ', UQDF_QE_NBBO - UQDF_QE_SIP_GENERATED);
+	m[UQDF_QE_NBBO] = (uint8_t)nbbo;
+	m[UQDF_QE_NBBO_LULD] = ' ';
 	return m;
 }
 
