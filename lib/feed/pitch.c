@@ -805,81 +805,116 @@ static void pitch_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_s
 
 /* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
 
-#define PITCH_PREFIX FEED_F_UINT("", 1, 1), FEED_F_UINT("offset_ns", 2, 4)
+#define PITCH_PREFIX FEED_F_UINT("", PITCH_MSG_TYPE, 1), \
+	FEED_F_UINT("offset_ns", PITCH_TIME_OFFSET, 4)
 
 static const struct feed_field pitch_time[] = {
-	FEED_F_UINT("", 1, 1), FEED_F_UINT("time_s", 2, 4),
+	FEED_F_UINT("", PITCH_MSG_TYPE, 1), FEED_F_UINT("time_s", PITCH_TIME_SECONDS, 4),
 };
 static const struct feed_field pitch_unit_event[] = { PITCH_PREFIX };
 static const struct feed_field pitch_add_long[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
-	FEED_F_TICKER("symbol", 19, 6), FEED_F_PRICE("price", 25, 8, 4), FEED_F_HEX("flags", 33, 1),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_LONG_QTY, 4),
+	FEED_F_TICKER("symbol", PITCH_ADD_LONG_SYMBOL, PITCH_SYMBOL_SHORT_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_LONG_PRICE, 8, 4),
+	FEED_F_HEX("flags", PITCH_ADD_LONG_FLAGS, 1),
 };
 static const struct feed_field pitch_add_short[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 2),
-	FEED_F_TICKER("symbol", 17, 6), FEED_F_PRICE("price", 23, 2, 2), FEED_F_HEX("flags", 25, 1),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_SHORT_QTY, 2),
+	FEED_F_TICKER("symbol", PITCH_ADD_SHORT_SYMBOL, PITCH_SYMBOL_SHORT_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_SHORT_PRICE, 2, 2),
+	FEED_F_HEX("flags", PITCH_ADD_SHORT_FLAGS, 1),
 };
 static const struct feed_field pitch_add_expanded[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
-	FEED_F_TICKER("symbol", 19, 8), FEED_F_PRICE("price", 27, 8, 4), FEED_F_HEX("flags", 35, 1),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_EXPANDED_QTY, 4),
+	FEED_F_TICKER("symbol", PITCH_ADD_EXPANDED_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_EXPANDED_PRICE, 8, 4),
+	FEED_F_HEX("flags", PITCH_ADD_EXPANDED_FLAGS, 1),
 };
 static const struct feed_field pitch_executed[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("executed", 14, 4),
-	FEED_F_UINT("execution", 18, 8),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("executed", PITCH_EXECUTED_QTY, 4),
+	FEED_F_UINT("execution", PITCH_EXECUTED_EXECUTION, 8),
 };
 static const struct feed_field pitch_executed_at_price[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("executed", 14, 4),
-	FEED_F_UINT("remaining", 18, 4), FEED_F_UINT("execution", 22, 8),
-	FEED_F_PRICE("price", 30, 8, 4),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("executed", PITCH_EXECUTED_AT_PRICE_QTY, 4),
+	FEED_F_UINT("remaining", PITCH_EXECUTED_AT_PRICE_REMAINING, 4),
+	FEED_F_UINT("execution", PITCH_EXECUTED_AT_PRICE_EXECUTION, 8),
+	FEED_F_PRICE("price", PITCH_EXECUTED_AT_PRICE_PRICE, 8, 4),
 };
 static const struct feed_field pitch_reduce_long[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("cancelled", 14, 4),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("cancelled", PITCH_REDUCE_QTY, 4),
 };
 static const struct feed_field pitch_reduce_short[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("cancelled", 14, 2),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("cancelled", PITCH_REDUCE_QTY, 2),
 };
 static const struct feed_field pitch_modify_long[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("qty", 14, 4),
-	FEED_F_PRICE("price", 18, 8, 4), FEED_F_HEX("flags", 26, 1),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("qty", PITCH_MODIFY_LONG_QTY, 4),
+	FEED_F_PRICE("price", PITCH_MODIFY_LONG_PRICE, 8, 4),
+	FEED_F_HEX("flags", PITCH_MODIFY_LONG_FLAGS, 1),
 };
 static const struct feed_field pitch_modify_short[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("qty", 14, 2),
-	FEED_F_PRICE("price", 16, 2, 2), FEED_F_HEX("flags", 18, 1),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("qty", PITCH_MODIFY_SHORT_QTY, 2),
+	FEED_F_PRICE("price", PITCH_MODIFY_SHORT_PRICE, 2, 2),
+	FEED_F_HEX("flags", PITCH_MODIFY_SHORT_FLAGS, 1),
 };
-static const struct feed_field pitch_delete[] = { PITCH_PREFIX, FEED_F_UINT("order", 6, 8) };
+static const struct feed_field pitch_delete[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+};
 static const struct feed_field pitch_trade_long[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
-	FEED_F_TICKER("symbol", 19, 6), FEED_F_PRICE("price", 25, 8, 4),
-	FEED_F_UINT("execution", 33, 8),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_LONG_QTY, 4),
+	FEED_F_TICKER("symbol", PITCH_ADD_LONG_SYMBOL, PITCH_SYMBOL_SHORT_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_LONG_PRICE, 8, 4),
+	FEED_F_UINT("execution", PITCH_TRADE_LONG_EXECUTION, 8),
 };
 static const struct feed_field pitch_trade_short[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 2),
-	FEED_F_TICKER("symbol", 17, 6), FEED_F_PRICE("price", 23, 2, 2),
-	FEED_F_UINT("execution", 25, 8),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_SHORT_QTY, 2),
+	FEED_F_TICKER("symbol", PITCH_ADD_SHORT_SYMBOL, PITCH_SYMBOL_SHORT_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_SHORT_PRICE, 2, 2),
+	FEED_F_UINT("execution", PITCH_TRADE_SHORT_EXECUTION, 8),
 };
 static const struct feed_field pitch_trade_expanded[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
-	FEED_F_TICKER("symbol", 19, 8), FEED_F_PRICE("price", 27, 8, 4),
-	FEED_F_UINT("execution", 35, 8),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_EXPANDED_QTY, 4),
+	FEED_F_TICKER("symbol", PITCH_ADD_EXPANDED_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_EXPANDED_PRICE, 8, 4),
+	FEED_F_UINT("execution", PITCH_TRADE_EXPANDED_EXECUTION, 8),
 };
 static const struct feed_field pitch_trade_break[] = {
-	PITCH_PREFIX, FEED_F_UINT("execution", 6, 8),
+	PITCH_PREFIX, FEED_F_UINT("execution", PITCH_TRADE_BREAK_EXECUTION, 8),
 };
 static const struct feed_field pitch_trading_status[] = {
-	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("status", 14),
-	FEED_F_CHAR("regsho", 15),
+	PITCH_PREFIX, FEED_F_TICKER("symbol", PITCH_STATUS_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_CHAR("status", PITCH_STATUS_STATUS),
+	FEED_F_CHAR("regsho", PITCH_STATUS_REG_SHO),
 };
 static const struct feed_field pitch_auction_update[] = {
-	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("auction", 14),
-	FEED_F_PRICE("reference", 15, 8, 4), FEED_F_UINT("buy", 23, 4), FEED_F_UINT("sell", 27, 4),
-	FEED_F_PRICE("indicative", 31, 8, 4), FEED_F_PRICE("auction_only", 39, 8, 4),
+	PITCH_PREFIX, FEED_F_TICKER("symbol", PITCH_STATUS_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_CHAR("auction", PITCH_AUCTION_TYPE),
+	FEED_F_PRICE("reference", PITCH_AUCTION_UPDATE_REFERENCE, 8, 4),
+	FEED_F_UINT("buy", PITCH_AUCTION_UPDATE_BUY, 4),
+	FEED_F_UINT("sell", PITCH_AUCTION_UPDATE_SELL, 4),
+	FEED_F_PRICE("indicative", PITCH_AUCTION_UPDATE_INDICATIVE, 8, 4),
+	FEED_F_PRICE("auction_only", PITCH_AUCTION_UPDATE_AUCTION_ONLY, 8, 4),
 };
 static const struct feed_field pitch_auction_summary[] = {
-	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("auction", 14),
-	FEED_F_PRICE("price", 15, 8, 4), FEED_F_UINT("shares", 23, 4),
+	PITCH_PREFIX, FEED_F_TICKER("symbol", PITCH_STATUS_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_CHAR("auction", PITCH_AUCTION_TYPE),
+	FEED_F_PRICE("price", PITCH_AUCTION_SUMMARY_PRICE, 8, 4),
+	FEED_F_UINT("shares", PITCH_AUCTION_SUMMARY_SHARES, 4),
 };
 static const struct feed_field pitch_rpi[] = {
-	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("rpi", 14),
+	PITCH_PREFIX, FEED_F_TICKER("symbol", PITCH_STATUS_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_CHAR("rpi", PITCH_RPI_INDICATOR),
 };
 
 /* A type's layout, named as the spec names it, its known prefix its length. */
