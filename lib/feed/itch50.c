@@ -586,91 +586,136 @@ static int itch_next_message(const uint8_t *p, uint32_t len, uint32_t *off, cons
 
 /* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
 
-#define ITCH_PREFIX FEED_F_TIME("", 5, 6), FEED_F_CHAR("", 0), FEED_F_KEY("locate", 1, 2), \
-	FEED_F_UINT("track", 3, 2)
+#define ITCH_PREFIX FEED_F_TIME("", ITCH_TIMESTAMP, ITCH_TIMESTAMP_LEN), \
+	FEED_F_CHAR("", ITCH_TYPE), FEED_F_KEY("locate", ITCH_LOCATE, 2), \
+	FEED_F_UINT("track", ITCH_TRACKING, 2)
 
-static const struct feed_field itch_S[] = { ITCH_PREFIX, FEED_F_CHAR("event", 11) };
+static const struct feed_field itch_S[] = {
+	ITCH_PREFIX, FEED_F_CHAR("event", ITCH_SYSTEM_EVENT_CODE),
+};
 static const struct feed_field itch_R[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("market", 19), FEED_F_CHAR("fsi", 20),
-	FEED_F_UINT("lot", 21, 4), FEED_F_CHAR("lots_only", 25), FEED_F_CHAR("class", 26),
-	FEED_F_TEXT("subtype", 27, 2), FEED_F_CHAR("auth", 29), FEED_F_CHAR("ssti", 30),
-	FEED_F_CHAR("ipo", 31), FEED_F_CHAR("luld_tier", 32), FEED_F_CHAR("etp", 33),
-	FEED_F_UINT("leverage", 34, 4), FEED_F_CHAR("inverse", 38),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_DIRECTORY_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("market", ITCH_DIRECTORY_MARKET), FEED_F_CHAR("fsi", ITCH_DIRECTORY_FSI),
+	FEED_F_UINT("lot", ITCH_DIRECTORY_ROUND_LOT, 4),
+	FEED_F_CHAR("lots_only", ITCH_DIRECTORY_LOTS_ONLY),
+	FEED_F_CHAR("class", ITCH_DIRECTORY_CLASS),
+	FEED_F_TEXT("subtype", ITCH_DIRECTORY_SUBTYPE, 2),
+	FEED_F_CHAR("auth", ITCH_DIRECTORY_AUTHENTICITY), FEED_F_CHAR("ssti", ITCH_DIRECTORY_SSTI),
+	FEED_F_CHAR("ipo", ITCH_DIRECTORY_IPO), FEED_F_CHAR("luld_tier", ITCH_DIRECTORY_LULD_TIER),
+	FEED_F_CHAR("etp", ITCH_DIRECTORY_ETP),
+	FEED_F_UINT("leverage", ITCH_DIRECTORY_LEVERAGE, 4),
+	FEED_F_CHAR("inverse", ITCH_DIRECTORY_INVERSE),
 };
 static const struct feed_field itch_H[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("state", 19), FEED_F_TEXT("reason", 21, 4),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_ACTION_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("state", ITCH_ACTION_STATE), FEED_F_TEXT("reason", ITCH_ACTION_REASON, 4),
 };
 static const struct feed_field itch_Y[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("regsho", 19),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_REG_SHO_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("regsho", ITCH_REG_SHO_ACTION),
 };
 static const struct feed_field itch_L[] = {
-	ITCH_PREFIX, FEED_F_TEXT("mpid", 11, 4), FEED_F_TICKER("", 15, 8), FEED_F_CHAR("primary", 23),
-	FEED_F_CHAR("mode", 24), FEED_F_CHAR("state", 25),
+	ITCH_PREFIX, FEED_F_TEXT("mpid", ITCH_POSITION_MPID, 4),
+	FEED_F_TICKER("", ITCH_POSITION_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("primary", ITCH_POSITION_PRIMARY),
+	FEED_F_CHAR("mode", ITCH_POSITION_MODE), FEED_F_CHAR("state", ITCH_POSITION_STATE),
 };
 static const struct feed_field itch_V[] = {
-	ITCH_PREFIX, FEED_F_PRICE("level1", 11, 8, 8), FEED_F_PRICE("level2", 19, 8, 8),
-	FEED_F_PRICE("level3", 27, 8, 8),
+	ITCH_PREFIX, FEED_F_PRICE("level1", ITCH_MWCB_LEVEL1, 8, 8),
+	FEED_F_PRICE("level2", ITCH_MWCB_LEVEL2, 8, 8),
+	FEED_F_PRICE("level3", ITCH_MWCB_LEVEL3, 8, 8),
 };
-static const struct feed_field itch_W[] = { ITCH_PREFIX, FEED_F_CHAR("breached", 11) };
+static const struct feed_field itch_W[] = {
+	ITCH_PREFIX, FEED_F_CHAR("breached", ITCH_MWCB_BREACHED),
+};
 static const struct feed_field itch_K[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_UINT("release_s", 19, 4),
-	FEED_F_CHAR("qualifier", 23), FEED_F_PRICE("ipo_price", 24, 4, 4),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_IPO_STOCK, ITCH_STOCK_LEN),
+	FEED_F_UINT("release_s", ITCH_IPO_RELEASE_TIME, 4),
+	FEED_F_CHAR("qualifier", ITCH_IPO_QUALIFIER),
+	FEED_F_PRICE("ipo_price", ITCH_IPO_PRICE, 4, 4),
 };
 static const struct feed_field itch_J[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_PRICE("ref", 19, 4, 4),
-	FEED_F_PRICE("upper", 23, 4, 4), FEED_F_PRICE("lower", 27, 4, 4),
-	FEED_F_UINT("extension", 31, 4),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_COLLAR_STOCK, ITCH_STOCK_LEN),
+	FEED_F_PRICE("ref", ITCH_COLLAR_REFERENCE, 4, 4),
+	FEED_F_PRICE("upper", ITCH_COLLAR_UPPER, 4, 4),
+	FEED_F_PRICE("lower", ITCH_COLLAR_LOWER, 4, 4),
+	FEED_F_UINT("extension", ITCH_COLLAR_EXTENSION, 4),
 };
 static const struct feed_field itch_h[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("market", 19), FEED_F_CHAR("action", 20),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_HALT_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("market", ITCH_HALT_MARKET), FEED_F_CHAR("action", ITCH_HALT_ACTION),
 };
 static const struct feed_field itch_A[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_CHAR("", 19), FEED_F_UINT("", 20, 4),
-	FEED_F_TICKER("", 24, 8), FEED_F_PRICE("@", 32, 4, 4),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8), FEED_F_CHAR("", ITCH_ADD_SIDE),
+	FEED_F_UINT("", ITCH_ADD_SHARES, 4),
+	FEED_F_TICKER("", ITCH_ADD_STOCK, ITCH_STOCK_LEN), FEED_F_PRICE("@", ITCH_ADD_PRICE, 4, 4),
 };
 static const struct feed_field itch_F[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_CHAR("", 19), FEED_F_UINT("", 20, 4),
-	FEED_F_TICKER("", 24, 8), FEED_F_PRICE("@", 32, 4, 4), FEED_F_TEXT("mpid", 36, 4),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8), FEED_F_CHAR("", ITCH_ADD_SIDE),
+	FEED_F_UINT("", ITCH_ADD_SHARES, 4),
+	FEED_F_TICKER("", ITCH_ADD_STOCK, ITCH_STOCK_LEN), FEED_F_PRICE("@", ITCH_ADD_PRICE, 4, 4),
+	FEED_F_TEXT("mpid", ITCH_ADD_MPID_ATTRIBUTION, 4),
 };
 static const struct feed_field itch_E[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("executed", 19, 4),
-	FEED_F_UINT("match", 23, 8),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8),
+	FEED_F_UINT("executed", ITCH_EXECUTED_SHARES, 4),
+	FEED_F_UINT("match", ITCH_EXECUTED_MATCH, 8),
 };
 static const struct feed_field itch_C[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("executed", 19, 4),
-	FEED_F_UINT("match", 23, 8), FEED_F_CHAR("printable", 31), FEED_F_PRICE("price", 32, 4, 4),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8),
+	FEED_F_UINT("executed", ITCH_EXECUTED_SHARES, 4),
+	FEED_F_UINT("match", ITCH_EXECUTED_MATCH, 8),
+	FEED_F_CHAR("printable", ITCH_EXECUTED_PRINTABLE),
+	FEED_F_PRICE("price", ITCH_EXECUTED_PRICE_PRICE, 4, 4),
 };
 static const struct feed_field itch_X[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("cancelled", 19, 4),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8),
+	FEED_F_UINT("cancelled", ITCH_CANCEL_SHARES, 4),
 };
-static const struct feed_field itch_D[] = { ITCH_PREFIX, FEED_F_UINT("ref", 11, 8) };
+static const struct feed_field itch_D[] = { ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8) };
 static const struct feed_field itch_U[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("new_ref", 19, 8),
-	FEED_F_UINT("shares", 27, 4), FEED_F_PRICE("price", 31, 4, 4),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8),
+	FEED_F_UINT("new_ref", ITCH_REPLACE_NEW_REF, 8),
+	FEED_F_UINT("shares", ITCH_REPLACE_SHARES, 4),
+	FEED_F_PRICE("price", ITCH_REPLACE_PRICE, 4, 4),
 };
 static const struct feed_field itch_P[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_CHAR("", 19), FEED_F_UINT("", 20, 4),
-	FEED_F_TICKER("", 24, 8), FEED_F_PRICE("@", 32, 4, 4), FEED_F_UINT("match", 36, 8),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8), FEED_F_CHAR("", ITCH_ADD_SIDE),
+	FEED_F_UINT("", ITCH_ADD_SHARES, 4),
+	FEED_F_TICKER("", ITCH_ADD_STOCK, ITCH_STOCK_LEN), FEED_F_PRICE("@", ITCH_ADD_PRICE, 4, 4),
+	FEED_F_UINT("match", ITCH_TRADE_MATCH, 8),
 };
 static const struct feed_field itch_Q[] = {
-	ITCH_PREFIX, FEED_F_UINT("shares", 11, 8), FEED_F_TICKER("", 19, 8),
-	FEED_F_PRICE("price", 27, 4, 4), FEED_F_UINT("match", 31, 8), FEED_F_CHAR("cross", 39),
+	ITCH_PREFIX, FEED_F_UINT("shares", ITCH_CROSS_SHARES, 8),
+	FEED_F_TICKER("", ITCH_CROSS_STOCK, ITCH_STOCK_LEN),
+	FEED_F_PRICE("price", ITCH_CROSS_PRICE, 4, 4), FEED_F_UINT("match", ITCH_CROSS_MATCH, 8),
+	FEED_F_CHAR("cross", ITCH_CROSS_TYPE),
 };
-static const struct feed_field itch_B[] = { ITCH_PREFIX, FEED_F_UINT("match", 11, 8) };
+static const struct feed_field itch_B[] = {
+	ITCH_PREFIX, FEED_F_UINT("match", ITCH_BROKEN_MATCH, 8),
+};
 static const struct feed_field itch_I[] = {
-	ITCH_PREFIX, FEED_F_UINT("paired", 11, 8), FEED_F_UINT("imbalance", 19, 8),
-	FEED_F_CHAR("direction", 27), FEED_F_TICKER("", 28, 8), FEED_F_PRICE("far", 36, 4, 4),
-	FEED_F_PRICE("near", 40, 4, 4), FEED_F_PRICE("ref", 44, 4, 4), FEED_F_CHAR("cross", 48),
-	FEED_F_CHAR("variation", 49),
+	ITCH_PREFIX, FEED_F_UINT("paired", ITCH_NOII_PAIRED, 8),
+	FEED_F_UINT("imbalance", ITCH_NOII_IMBALANCE, 8),
+	FEED_F_CHAR("direction", ITCH_NOII_DIRECTION),
+	FEED_F_TICKER("", ITCH_NOII_STOCK, ITCH_STOCK_LEN),
+	FEED_F_PRICE("far", ITCH_NOII_FAR, 4, 4),
+	FEED_F_PRICE("near", ITCH_NOII_NEAR, 4, 4), FEED_F_PRICE("ref", ITCH_NOII_REFERENCE, 4, 4),
+	FEED_F_CHAR("cross", ITCH_NOII_CROSS_TYPE),
+	FEED_F_CHAR("variation", ITCH_NOII_VARIATION),
 };
 static const struct feed_field itch_N[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("interest", 19),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_RPII_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("interest", ITCH_RPII_INTEREST),
 };
 static const struct feed_field itch_O[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("eligible", 19),
-	FEED_F_PRICE("min", 20, 4, 4), FEED_F_PRICE("max", 24, 4, 4), FEED_F_PRICE("near", 28, 4, 4),
-	FEED_F_UINT("near_time", 32, 8), FEED_F_PRICE("lower_collar", 40, 4, 4),
-	FEED_F_PRICE("upper_collar", 44, 4, 4),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_DLCR_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("eligible", ITCH_DLCR_ELIGIBLE),
+	FEED_F_PRICE("min", ITCH_DLCR_MIN, 4, 4), FEED_F_PRICE("max", ITCH_DLCR_MAX, 4, 4),
+	FEED_F_PRICE("near", ITCH_DLCR_NEAR, 4, 4),
+	FEED_F_UINT("near_time", ITCH_DLCR_NEAR_TIME, 8),
+	FEED_F_PRICE("lower_collar", ITCH_DLCR_LOWER_COLLAR, 4, 4),
+	FEED_F_PRICE("upper_collar", ITCH_DLCR_UPPER_COLLAR, 4, 4),
 };
 
 /* A type's layout, named as the spec names it, of the type's length. */

@@ -132,4 +132,57 @@
 /* B Broken Trade */
 #define ITCH_BROKEN_MATCH 11		/* u64 */
 
+/* Y Reg SHO Restriction; N Retail Price Improvement Indicator */
+#define ITCH_REG_SHO_STOCK 11
+#define ITCH_REG_SHO_ACTION 19
+#define ITCH_RPII_STOCK 11
+#define ITCH_RPII_INTEREST 19
+
+/* L Market Participant Position */
+#define ITCH_POSITION_MPID 11
+#define ITCH_POSITION_STOCK 15
+#define ITCH_POSITION_PRIMARY 23
+#define ITCH_POSITION_MODE 24
+#define ITCH_POSITION_STATE 25
+
+/* V MWCB Decline Level (Price(8) each); W MWCB Status */
+#define ITCH_MWCB_LEVEL1 11
+#define ITCH_MWCB_LEVEL2 19
+#define ITCH_MWCB_LEVEL3 27
+#define ITCH_MWCB_BREACHED 11
+
+/* K IPO Quoting Period Update */
+#define ITCH_IPO_STOCK 11
+#define ITCH_IPO_RELEASE_TIME 19	/* u32 s since midnight */
+#define ITCH_IPO_QUALIFIER 23
+#define ITCH_IPO_PRICE 24		/* Price(4) */
+
+/* J LULD Auction Collar (Price(4) each) */
+#define ITCH_COLLAR_STOCK 11
+#define ITCH_COLLAR_REFERENCE 19
+#define ITCH_COLLAR_UPPER 23
+#define ITCH_COLLAR_LOWER 27
+#define ITCH_COLLAR_EXTENSION 31	/* u32 */
+
+/* I NOII */
+#define ITCH_NOII_PAIRED 11		/* u64 */
+#define ITCH_NOII_IMBALANCE 19		/* u64 */
+#define ITCH_NOII_DIRECTION 27
+#define ITCH_NOII_STOCK 28
+#define ITCH_NOII_FAR 36		/* Price(4) */
+#define ITCH_NOII_NEAR 40
+#define ITCH_NOII_REFERENCE 44
+#define ITCH_NOII_CROSS_TYPE 48
+#define ITCH_NOII_VARIATION 49
+
+/* O DLCR Price Discovery */
+#define ITCH_DLCR_STOCK 11
+#define ITCH_DLCR_ELIGIBLE 19
+#define ITCH_DLCR_MIN 20		/* Price(4) */
+#define ITCH_DLCR_MAX 24
+#define ITCH_DLCR_NEAR 28
+#define ITCH_DLCR_NEAR_TIME 32		/* u64 */
+#define ITCH_DLCR_LOWER_COLLAR 40
+#define ITCH_DLCR_UPPER_COLLAR 44
+
 #endif /* WIREBOOK_WIRE_ITCH50_H */
