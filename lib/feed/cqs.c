@@ -675,56 +675,92 @@ static int cqs_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const
 
 /* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
 
-#define CQS_HEADER FEED_F_UINT("len", 0, 2), FEED_F_CHAR("", 2), FEED_F_CHAR("", 3), \
-	FEED_F_CHAR("participant", 4), FEED_F_EPOCH_S("ts1", 5), FEED_F_UINT("ns", 9, 4), \
-	FEED_F_UINT("id", 13, 1), FEED_F_UINT("txid", 14, 4), FEED_F_INT("prn", 18, 8)
-#define CQS_APPENDED FEED_F_CHAR("nbbo_luld", 85), FEED_F_CHAR("nbbo", 86)
+#define CQS_HEADER FEED_F_UINT("len", CQS_MSG_LENGTH, 2), FEED_F_CHAR("", CQS_MSG_CATEGORY), \
+	FEED_F_CHAR("", CQS_MSG_TYPE), FEED_F_CHAR("participant", CQS_MSG_PARTICIPANT), \
+	FEED_F_EPOCH_S("ts1", CQS_MSG_TIMESTAMP1), FEED_F_UINT("ns", CQS_MSG_TIMESTAMP1 + 4, 4), \
+	FEED_F_UINT("id", CQS_MSG_ID, 1), FEED_F_UINT("txid", CQS_MSG_TRANSACTION_ID, 4), \
+	FEED_F_INT("prn", CQS_MSG_REFERENCE, 8)
+#define CQS_APPENDED FEED_F_CHAR("nbbo_luld", CQS_LONG_NBBO_LULD), \
+	FEED_F_CHAR("nbbo", CQS_LONG_NBBO)
 
 static const struct feed_field cqs_control[] = { CQS_HEADER };
 static const struct feed_field cqs_symbol_reference[] = {
-	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_TEXT("prior", 37, 11),
-	FEED_F_CHAR("listing", 48), FEED_F_PRICE("prev_close", 49, 8, 6),
-	FEED_F_PRICE("close", 57, 8, 6), FEED_F_UINT("lot", 65, 2), FEED_F_CHAR("luld_tier", 68),
-	FEED_F_UINT("leverage", 69, 4), FEED_F_CHAR("test", 73), FEED_F_CHAR("ipo", 74),
-	FEED_F_CHAR("fsi", 75), FEED_F_CHAR("ssr", 76), FEED_F_CHAR("halt_reason", 77),
-	FEED_F_CHAR("instrument", 78),
+	CQS_HEADER, FEED_F_TICKER("", CQS_SYMBOL, CQS_SYMBOL_LEN),
+	FEED_F_TEXT("prior", CQS_REFERENCE_PRIOR_SYMBOL, 11),
+	FEED_F_CHAR("listing", CQS_REFERENCE_LISTING),
+	FEED_F_PRICE("prev_close", CQS_REFERENCE_PREV_CLOSE, 8, 6),
+	FEED_F_PRICE("close", CQS_REFERENCE_CLOSE, 8, 6),
+	FEED_F_UINT("lot", CQS_REFERENCE_ROUND_LOT, 2),
+	FEED_F_CHAR("luld_tier", CQS_REFERENCE_LULD_TIER),
+	FEED_F_UINT("leverage", CQS_REFERENCE_LEVERAGE, 4), FEED_F_CHAR("test", CQS_REFERENCE_TEST),
+	FEED_F_CHAR("ipo", CQS_REFERENCE_IPO),
+	FEED_F_CHAR("fsi", CQS_REFERENCE_FSI), FEED_F_CHAR("ssr", CQS_REFERENCE_SSR),
+	FEED_F_CHAR("halt_reason", CQS_REFERENCE_HALT_REASON),
+	FEED_F_CHAR("instrument", CQS_REFERENCE_INSTRUMENT_TYPE),
 };
 static const struct feed_field cqs_mwcb_decline[] = {
-	CQS_HEADER, FEED_F_SPRICE("level1", 26, 8, 6), FEED_F_SPRICE("level2", 34, 8, 6),
-	FEED_F_SPRICE("level3", 42, 8, 6),
+	CQS_HEADER, FEED_F_SPRICE("level1", CQS_MWCB_DECLINE_LEVEL1, 8, 6),
+	FEED_F_SPRICE("level2", CQS_MWCB_DECLINE_LEVEL2, 8, 6),
+	FEED_F_SPRICE("level3", CQS_MWCB_DECLINE_LEVEL3, 8, 6),
 };
-static const struct feed_field cqs_mwcb_status[] = { CQS_HEADER, FEED_F_CHAR("level", 26) };
+static const struct feed_field cqs_mwcb_status[] = {
+	CQS_HEADER, FEED_F_CHAR("level", CQS_MWCB_LEVEL),
+};
 static const struct feed_field cqs_auction_status[] = {
-	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_CHAR("instrument", 37),
-	FEED_F_PRICE("reference", 38, 8, 6), FEED_F_PRICE("upper", 46, 8, 6),
-	FEED_F_PRICE("lower", 54, 8, 6), FEED_F_UINT("extensions", 62, 1), FEED_F_CHAR("ssr", 63),
-	FEED_F_CHAR("listing", 64), FEED_F_CHAR("fsi", 65),
+	CQS_HEADER, FEED_F_TICKER("", CQS_SYMBOL, CQS_SYMBOL_LEN),
+	FEED_F_CHAR("instrument", CQS_AUCTION_INSTRUMENT_TYPE),
+	FEED_F_PRICE("reference", CQS_AUCTION_REFERENCE, 8, 6),
+	FEED_F_PRICE("upper", CQS_AUCTION_UPPER, 8, 6),
+	FEED_F_PRICE("lower", CQS_AUCTION_LOWER, 8, 6),
+	FEED_F_UINT("extensions", CQS_AUCTION_EXTENSIONS, 1), FEED_F_CHAR("ssr", CQS_AUCTION_SSR),
+	FEED_F_CHAR("listing", CQS_AUCTION_LISTING), FEED_F_CHAR("fsi", CQS_AUCTION_FSI),
 };
 static const struct feed_field cqs_long_quote_fields[] = {
-	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_CHAR("instrument", 37),
-	FEED_F_CHAR("cond", 38), FEED_F_CHAR("status", 39), FEED_F_UINT("bid", 48, 4),
-	FEED_F_PRICE("@", 40, 8, 6), FEED_F_UINT("ask", 60, 4), FEED_F_PRICE("@", 52, 8, 6),
-	FEED_F_CHAR("rii", 64), FEED_F_CHAR("settle", 65), FEED_F_CHAR("mkt_cond", 66),
-	FEED_F_TEXT("mmid", 67, 4), FEED_F_CHAR("finra_bbo", 71), FEED_F_EPOCH_S("ts2", 72),
-	FEED_F_UINT("ns2", 76, 4), FEED_F_CHAR("ssr", 80), FEED_F_CHAR("listing", 81),
-	FEED_F_CHAR("fsi", 82), FEED_F_CHAR("sip_gen", 83), FEED_F_CHAR("luld", 84), CQS_APPENDED,
+	CQS_HEADER, FEED_F_TICKER("", CQS_SYMBOL, CQS_SYMBOL_LEN),
+	FEED_F_CHAR("instrument", CQS_LONG_INSTRUMENT_TYPE),
+	FEED_F_CHAR("cond", CQS_LONG_CONDITION), FEED_F_CHAR("status", CQS_LONG_STATUS),
+	FEED_F_UINT("bid", CQS_LONG_BID_SIZE, 4),
+	FEED_F_PRICE("@", CQS_LONG_BID_PRICE, 8, 6), FEED_F_UINT("ask", CQS_LONG_ASK_SIZE, 4),
+	FEED_F_PRICE("@", CQS_LONG_ASK_PRICE, 8, 6),
+	FEED_F_CHAR("rii", CQS_LONG_RETAIL_INTEREST), FEED_F_CHAR("settle", CQS_LONG_SETTLEMENT),
+	FEED_F_CHAR("mkt_cond", CQS_LONG_MARKET_CONDITION),
+	FEED_F_TEXT("mmid", CQS_LONG_FINRA_MMID, 4), FEED_F_CHAR("finra_bbo", CQS_LONG_FINRA_BBO),
+	FEED_F_EPOCH_S("ts2", CQS_LONG_TIMESTAMP2),
+	FEED_F_UINT("ns2", CQS_LONG_TIMESTAMP2 + 4, 4), FEED_F_CHAR("ssr", CQS_LONG_SSR),
+	FEED_F_CHAR("listing", CQS_LONG_LISTING),
+	FEED_F_CHAR("fsi", CQS_LONG_FSI), FEED_F_CHAR("sip_gen", CQS_LONG_SIP_GENERATED),
+	FEED_F_CHAR("luld", CQS_LONG_LULD), CQS_APPENDED,
 };
 static const struct feed_field cqs_short_quote_fields[] = {
-	CQS_HEADER, FEED_F_TICKER("", 26, 5), FEED_F_UINT("bid", 33, 2),
-	FEED_F_PRICE("@", 31, 2, 2), FEED_F_UINT("ask", 37, 2), FEED_F_PRICE("@", 35, 2, 2),
-	FEED_F_CHAR("listing", 39), FEED_F_CHAR("nbbo", 40),
+	CQS_HEADER, FEED_F_TICKER("", CQS_SYMBOL, CQS_SHORT_SYMBOL_LEN),
+	FEED_F_UINT("bid", CQS_SHORT_BID_SIZE, 2),
+	FEED_F_PRICE("@", CQS_SHORT_BID_PRICE, 2, 2), FEED_F_UINT("ask", CQS_SHORT_ASK_SIZE, 2),
+	FEED_F_PRICE("@", CQS_SHORT_ASK_PRICE, 2, 2),
+	FEED_F_CHAR("listing", CQS_SHORT_LISTING), FEED_F_CHAR("nbbo", CQS_SHORT_NBBO),
 };
 static const struct feed_field cqs_finra_quote_fields[] = {
-	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_CHAR("instrument", 37),
-	FEED_F_CHAR("cond", 38), FEED_F_CHAR("status", 39), FEED_F_UINT("bid", 48, 4),
-	FEED_F_PRICE("@", 40, 8, 6), FEED_F_UINT("ask", 60, 4), FEED_F_PRICE("@", 52, 8, 6),
-	FEED_F_CHAR("rii", 64), FEED_F_CHAR("settle", 65), FEED_F_CHAR("mkt_cond", 66),
-	FEED_F_TEXT("mmid", 67, 4), FEED_F_CHAR("bbid_cond", 71), FEED_F_UINT("bbid", 80, 4),
-	FEED_F_PRICE("@", 72, 8, 6), FEED_F_TEXT("bbid_mmid", 84, 4), FEED_F_CHAR("bask_cond", 88),
-	FEED_F_UINT("bask", 97, 4), FEED_F_PRICE("@", 89, 8, 6), FEED_F_TEXT("bask_mmid", 101, 4),
-	FEED_F_EPOCH_S("ts2", 105), FEED_F_UINT("ns2", 109, 4), FEED_F_CHAR("ssr", 113),
-	FEED_F_CHAR("listing", 114), FEED_F_CHAR("fsi", 115), FEED_F_CHAR("sip_gen", 116),
-	FEED_F_CHAR("finra_luld", 117), FEED_F_CHAR("nbbo_luld", 118), FEED_F_CHAR("nbbo", 119),
+	CQS_HEADER, FEED_F_TICKER("", CQS_SYMBOL, CQS_SYMBOL_LEN),
+	FEED_F_CHAR("instrument", CQS_LONG_INSTRUMENT_TYPE),
+	FEED_F_CHAR("cond", CQS_LONG_CONDITION), FEED_F_CHAR("status", CQS_LONG_STATUS),
+	FEED_F_UINT("bid", CQS_LONG_BID_SIZE, 4),
+	FEED_F_PRICE("@", CQS_LONG_BID_PRICE, 8, 6), FEED_F_UINT("ask", CQS_LONG_ASK_SIZE, 4),
+	FEED_F_PRICE("@", CQS_LONG_ASK_PRICE, 8, 6),
+	FEED_F_CHAR("rii", CQS_LONG_RETAIL_INTEREST), FEED_F_CHAR("settle", CQS_LONG_SETTLEMENT),
+	FEED_F_CHAR("mkt_cond", CQS_LONG_MARKET_CONDITION),
+	FEED_F_TEXT("mmid", CQS_LONG_FINRA_MMID, 4),
+	FEED_F_CHAR("bbid_cond", CQS_FINRA_BID_CONDITION),
+	FEED_F_UINT("bbid", CQS_FINRA_BID_SIZE, 4),
+	FEED_F_PRICE("@", CQS_FINRA_BID_PRICE, 8, 6),
+	FEED_F_TEXT("bbid_mmid", CQS_FINRA_BID_MMID, 4),
+	FEED_F_CHAR("bask_cond", CQS_FINRA_ASK_CONDITION),
+	FEED_F_UINT("bask", CQS_FINRA_ASK_SIZE, 4), FEED_F_PRICE("@", CQS_FINRA_ASK_PRICE, 8, 6),
+	FEED_F_TEXT("bask_mmid", CQS_FINRA_ASK_MMID, 4),
+	FEED_F_EPOCH_S("ts2", CQS_FINRA_TIMESTAMP2),
+	FEED_F_UINT("ns2", CQS_FINRA_TIMESTAMP2 + 4, 4), FEED_F_CHAR("ssr", CQS_FINRA_SSR),
+	FEED_F_CHAR("listing", CQS_FINRA_LISTING), FEED_F_CHAR("fsi", CQS_FINRA_FSI),
+	FEED_F_CHAR("sip_gen", CQS_FINRA_SIP_GENERATED),
+	FEED_F_CHAR("finra_luld", CQS_FINRA_LULD), FEED_F_CHAR("nbbo_luld", CQS_FINRA_NBBO_LULD),
+	FEED_F_CHAR("nbbo", CQS_FINRA_NBBO),
 };
 
 static const struct feed_msg_layout cqs_layout_control =
