@@ -538,80 +538,119 @@ static int uqdf_next_message(const uint8_t *p, uint32_t len, uint32_t *off, cons
 
 /* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
 
-#define UQDF_HEADER FEED_F_CHAR("v", 0), FEED_F_CHAR("", 1), FEED_F_CHAR("", 2), \
-	FEED_F_CHAR("mc", 3), FEED_F_CHAR("sub", 4), FEED_F_EPOCH_NS("sip", 5), \
-	FEED_F_EPOCH_NS("ts1", 13)
-#define UQDF_SHORT_QUOTE UQDF_HEADER, FEED_F_TICKER("", 29, 5), FEED_F_UINT("bid", 36, 2), \
-	FEED_F_PRICE("@", 34, 2, 2), FEED_F_UINT("ask", 40, 2), FEED_F_PRICE("@", 38, 2, 2), \
-	FEED_F_CHAR("cond", 42), FEED_F_CHAR("sip_gen", 43), FEED_F_CHAR("luld", 44), \
-	FEED_F_CHAR("rii", 45), FEED_F_CHAR("nbbo", 46), FEED_F_CHAR("nbbo_luld", 47)
-#define UQDF_LONG_QUOTE UQDF_HEADER, FEED_F_EPOCH_NS("ts2", 29), FEED_F_TICKER("", 37, 11), \
-	FEED_F_UINT("bid", 56, 4), FEED_F_PRICE("@", 48, 8, 6), FEED_F_UINT("ask", 68, 4), \
-	FEED_F_PRICE("@", 60, 8, 6), FEED_F_CHAR("cond", 72), FEED_F_CHAR("sip_gen", 73), \
-	FEED_F_CHAR("luld", 74), FEED_F_CHAR("rii", 75), FEED_F_CHAR("nbbo", 76), \
-	FEED_F_CHAR("nbbo_luld", 77), FEED_F_CHAR("adf", 78)
+#define UQDF_HEADER \
+	FEED_F_CHAR("v", UQDF_VERSION_BYTE), FEED_F_CHAR("", UQDF_CATEGORY), \
+	FEED_F_CHAR("", UQDF_TYPE), \
+	FEED_F_CHAR("mc", UQDF_ORIGINATOR), FEED_F_CHAR("sub", UQDF_SUB_MARKET), \
+	FEED_F_EPOCH_NS("sip", UQDF_SIP_TIME), \
+	FEED_F_EPOCH_NS("ts1", UQDF_TIMESTAMP1)
+#define UQDF_SHORT_QUOTE \
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_QE_SYMBOL, UQDF_SHORT_SYMBOL_LEN), \
+	FEED_F_UINT("bid", UQDF_QE_BID_SIZE, 2), \
+	FEED_F_PRICE("@", UQDF_QE_BID_PRICE, 2, 2), FEED_F_UINT("ask", UQDF_QE_ASK_SIZE, 2), \
+	FEED_F_PRICE("@", UQDF_QE_ASK_PRICE, 2, 2), \
+	FEED_F_CHAR("cond", UQDF_QE_CONDITION), FEED_F_CHAR("sip_gen", UQDF_QE_SIP_GENERATED), \
+	FEED_F_CHAR("luld", UQDF_QE_LULD), \
+	FEED_F_CHAR("rii", UQDF_QE_RETAIL_INTEREST), FEED_F_CHAR("nbbo", UQDF_QE_NBBO), \
+	FEED_F_CHAR("nbbo_luld", UQDF_QE_NBBO_LULD)
+#define UQDF_LONG_QUOTE \
+	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", UQDF_QF_TIMESTAMP2), \
+	FEED_F_TICKER("", UQDF_QF_SYMBOL, UQDF_SYMBOL_LEN), \
+	FEED_F_UINT("bid", UQDF_QF_BID_SIZE, 4), FEED_F_PRICE("@", UQDF_QF_BID_PRICE, 8, 6), \
+	FEED_F_UINT("ask", UQDF_QF_ASK_SIZE, 4), \
+	FEED_F_PRICE("@", UQDF_QF_ASK_PRICE, 8, 6), FEED_F_CHAR("cond", UQDF_QF_CONDITION), \
+	FEED_F_CHAR("sip_gen", UQDF_QF_SIP_GENERATED), \
+	FEED_F_CHAR("luld", UQDF_QF_LULD), FEED_F_CHAR("rii", UQDF_QF_RETAIL_INTEREST), \
+	FEED_F_CHAR("nbbo", UQDF_QF_NBBO), \
+	FEED_F_CHAR("nbbo_luld", UQDF_QF_NBBO_LULD), FEED_F_CHAR("adf", UQDF_QF_ADF_MPID)
 
 static const struct feed_field uqdf_header_only[] = { UQDF_HEADER };
 static const struct feed_field uqdf_qe_fields[] = { UQDF_SHORT_QUOTE };
 static const struct feed_field uqdf_qf_fields[] = { UQDF_LONG_QUOTE };
 static const struct feed_field uqdf_qc_fields[] = {
-	UQDF_SHORT_QUOTE, FEED_F_CHAR("bolo", 48), FEED_F_CHAR("odd_lots", 49),
-	FEED_F_UINT("count", 50, 2),
+	UQDF_SHORT_QUOTE, FEED_F_CHAR("bolo", UQDF_QC_BOLO),
+	FEED_F_CHAR("odd_lots", UQDF_QC_ODD_LOT_TYPE),
+	FEED_F_UINT("count", UQDF_QC_ODD_LOT_COUNT, 2),
 };
 static const struct feed_field uqdf_qd_fields[] = {
-	UQDF_LONG_QUOTE, FEED_F_CHAR("bolo", 79), FEED_F_CHAR("odd_lots", 80),
-	FEED_F_UINT("count", 81, 2),
+	UQDF_LONG_QUOTE, FEED_F_CHAR("bolo", UQDF_QD_BOLO),
+	FEED_F_CHAR("odd_lots", UQDF_QD_ODD_LOT_TYPE),
+	FEED_F_UINT("count", UQDF_QD_ODD_LOT_COUNT, 2),
 };
 static const struct feed_field uqdf_qa_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 5), FEED_F_CHAR("sip_gen", 34), FEED_F_CHAR("bolo", 35),
-	FEED_F_CHAR("odd_lots", 36), FEED_F_UINT("count", 37, 2),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_QA_SYMBOL, UQDF_SHORT_SYMBOL_LEN),
+	FEED_F_CHAR("sip_gen", UQDF_QA_SIP_GENERATED), FEED_F_CHAR("bolo", UQDF_QA_BOLO),
+	FEED_F_CHAR("odd_lots", UQDF_QA_ODD_LOT_TYPE),
+	FEED_F_UINT("count", UQDF_QA_ODD_LOT_COUNT, 2),
 };
 static const struct feed_field uqdf_qb_fields[] = {
-	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", 29), FEED_F_TICKER("", 37, 11),
-	FEED_F_CHAR("sip_gen", 48), FEED_F_CHAR("bolo", 49), FEED_F_CHAR("odd_lots", 50),
-	FEED_F_UINT("count", 51, 2),
+	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", UQDF_QB_TIMESTAMP2),
+	FEED_F_TICKER("", UQDF_QB_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("sip_gen", UQDF_QB_SIP_GENERATED), FEED_F_CHAR("bolo", UQDF_QB_BOLO),
+	FEED_F_CHAR("odd_lots", UQDF_QB_ODD_LOT_TYPE),
+	FEED_F_UINT("count", UQDF_QB_ODD_LOT_COUNT, 2),
 };
 static const struct feed_field uqdf_qm_fields[] = {
-	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", 29), FEED_F_TICKER("", 37, 11),
-	FEED_F_UINT("bid", 56, 4), FEED_F_PRICE("@", 48, 8, 6), FEED_F_UINT("ask", 68, 4),
-	FEED_F_PRICE("@", 60, 8, 6), FEED_F_CHAR("cond", 72), FEED_F_TEXT("mpid", 73, 4),
+	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", UQDF_QF_TIMESTAMP2),
+	FEED_F_TICKER("", UQDF_QF_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_UINT("bid", UQDF_QF_BID_SIZE, 4), FEED_F_PRICE("@", UQDF_QF_BID_PRICE, 8, 6),
+	FEED_F_UINT("ask", UQDF_QF_ASK_SIZE, 4),
+	FEED_F_PRICE("@", UQDF_QF_ASK_PRICE, 8, 6), FEED_F_CHAR("cond", UQDF_QF_CONDITION),
+	FEED_F_TEXT("mpid", UQDF_QM_MPID, 4),
 };
-static const struct feed_field uqdf_aa_fields[] = { UQDF_HEADER, FEED_F_UINT("text_len", 29, 2) };
+static const struct feed_field uqdf_aa_fields[] = {
+	UQDF_HEADER, FEED_F_UINT("text_len", UQDF_AA_TEXT_LEN, 2),
+};
 static const struct feed_field uqdf_ah_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("action", 40),
-	FEED_F_UINT("action_seq", 41, 4), FEED_F_EPOCH_NS("at", 45), FEED_F_TEXT("reason", 53, 6),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("action", UQDF_AH_ACTION),
+	FEED_F_UINT("action_seq", UQDF_AH_SEQUENCE, 4), FEED_F_EPOCH_NS("at", UQDF_AH_TIME),
+	FEED_F_TEXT("reason", UQDF_AH_REASON, 6),
 };
 static const struct feed_field uqdf_ak_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("action", 40), FEED_F_EPOCH_NS("at", 41),
-	FEED_F_CHAR("market", 49),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("action", UQDF_AK_ACTION), FEED_F_EPOCH_NS("at", UQDF_AK_TIME),
+	FEED_F_CHAR("market", UQDF_AK_MARKET_CENTER),
 };
 static const struct feed_field uqdf_ab_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_TEXT("old", 40, 11), FEED_F_TEXT("name", 51, 30),
-	FEED_F_CHAR("type", 81), FEED_F_TEXT("subtype", 82, 2), FEED_F_CHAR("tier", 84),
-	FEED_F_CHAR("auth", 85), FEED_F_CHAR("sst", 86), FEED_F_UINT("lot", 87, 2),
-	FEED_F_CHAR("fsi", 89),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_TEXT("old", UQDF_AB_OLD_SYMBOL, 11), FEED_F_TEXT("name", UQDF_AB_NAME, 30),
+	FEED_F_CHAR("type", UQDF_AB_TYPE), FEED_F_TEXT("subtype", UQDF_AB_SUBTYPE, 2),
+	FEED_F_CHAR("tier", UQDF_AB_MARKET_TIER),
+	FEED_F_CHAR("auth", UQDF_AB_AUTHENTICITY), FEED_F_CHAR("sst", UQDF_AB_SST),
+	FEED_F_UINT("lot", UQDF_AB_ROUND_LOT, 2),
+	FEED_F_CHAR("fsi", UQDF_AB_FSI),
 };
 static const struct feed_field uqdf_av_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("regsho", 40),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("regsho", UQDF_AV_ACTION),
 };
 static const struct feed_field uqdf_ap_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("band", 40), FEED_F_EPOCH_NS("at", 41),
-	FEED_F_PRICE("down", 49, 8, 6), FEED_F_PRICE("up", 57, 8, 6),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("band", UQDF_AP_INDICATOR), FEED_F_EPOCH_NS("at", UQDF_AP_TIME),
+	FEED_F_PRICE("down", UQDF_AP_LIMIT_DOWN, 8, 6), FEED_F_PRICE("up", UQDF_AP_LIMIT_UP, 8, 6),
 };
 static const struct feed_field uqdf_ac_fields[] = {
-	UQDF_HEADER, FEED_F_PRICE("level1", 29, 8, 6), FEED_F_PRICE("level2", 37, 8, 6),
-	FEED_F_PRICE("level3", 45, 8, 6),
+	UQDF_HEADER, FEED_F_PRICE("level1", UQDF_AC_LEVEL1, 8, 6),
+	FEED_F_PRICE("level2", UQDF_AC_LEVEL2, 8, 6),
+	FEED_F_PRICE("level3", UQDF_AC_LEVEL3, 8, 6),
 };
-static const struct feed_field uqdf_ad_fields[] = { UQDF_HEADER, FEED_F_CHAR("level", 29) };
+static const struct feed_field uqdf_ad_fields[] = {
+	UQDF_HEADER, FEED_F_CHAR("level", UQDF_AD_STATUS),
+};
 static const struct feed_field uqdf_ae_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_UINT("action_seq", 40, 4),
-	FEED_F_PRICE("reference", 44, 8, 6), FEED_F_PRICE("up", 52, 8, 6),
-	FEED_F_PRICE("down", 60, 8, 6), FEED_F_UINT("extension", 68, 1),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_UINT("action_seq", UQDF_AE_SEQUENCE, 4),
+	FEED_F_PRICE("reference", UQDF_AE_REFERENCE, 8, 6), FEED_F_PRICE("up", UQDF_AE_UP, 8, 6),
+	FEED_F_PRICE("down", UQDF_AE_DOWN, 8, 6), FEED_F_UINT("extension", UQDF_AE_EXTENSION, 1),
 };
 static const struct feed_field uqdf_ar_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("nbb_mc", 40), FEED_F_UINT("nbb", 49, 8),
-	FEED_F_PRICE("@", 41, 8, 6), FEED_F_CHAR("nbo_mc", 57), FEED_F_UINT("nbo", 66, 8),
-	FEED_F_PRICE("@", 58, 8, 6), FEED_F_CHAR("special", 74), FEED_F_UINT("centers", 75, 2),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("nbb_mc", UQDF_AR_BID_CENTER), FEED_F_UINT("nbb", UQDF_AR_BID_SIZE, 8),
+	FEED_F_PRICE("@", UQDF_AR_BID_PRICE, 8, 6), FEED_F_CHAR("nbo_mc", UQDF_AR_ASK_CENTER),
+	FEED_F_UINT("nbo", UQDF_AR_ASK_SIZE, 8),
+	FEED_F_PRICE("@", UQDF_AR_ASK_PRICE, 8, 6), FEED_F_CHAR("special", UQDF_AR_SPECIAL),
+	FEED_F_UINT("centers", UQDF_AR_CENTERS, 2),
 };
 
 #define UQDF_L(name, len, fields) FEED_LAYOUT(name, len, fields)

@@ -147,7 +147,26 @@
 #define UQDF_AP_LIMIT_UP 57
 /* A D MWCB Status */
 #define UQDF_AD_STATUS 29
+/* A V Reg SHO Restriction */
+#define UQDF_AV_ACTION 40
+/* A C MWCB Decline Level (u64, 6 dp each) */
+#define UQDF_AC_LEVEL1 29
+#define UQDF_AC_LEVEL2 37
+#define UQDF_AC_LEVEL3 45
+/* A E Auction Collar */
+#define UQDF_AE_SEQUENCE 40		/* u32 */
+#define UQDF_AE_REFERENCE 44		/* u64, 6 dp */
+#define UQDF_AE_UP 52
+#define UQDF_AE_DOWN 60
+#define UQDF_AE_EXTENSION 68		/* u8 */
 /* A R Session Close Recap */
+#define UQDF_AR_BID_CENTER 40
+#define UQDF_AR_BID_PRICE 41		/* u64, 6 dp */
+#define UQDF_AR_BID_SIZE 49		/* u64 */
+#define UQDF_AR_ASK_CENTER 57
+#define UQDF_AR_ASK_PRICE 58
+#define UQDF_AR_ASK_SIZE 66
+#define UQDF_AR_SPECIAL 74
 #define UQDF_AR_CENTERS 75		/* u16 */
 
 #endif /* WIREBOOK_WIRE_UQDF_H */
