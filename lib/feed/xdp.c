@@ -973,130 +973,188 @@ static void xdp_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_str
  * Prices print as their integers: the decimals are the symbol's
  * PriceScaleCode (its mapping), which a message alone does not say.
  */
-#define XDP_PREFIX FEED_F_UINT("", 2, 2), FEED_F_UINT("ns", 4, 4), FEED_F_KEY("index", 8, 4), \
-	FEED_F_UINT("symbol_seq", 12, 4)
-#define XDP_TIMED_PREFIX FEED_F_UINT("", 2, 2), FEED_F_EPOCH_S("time", 4), FEED_F_UINT("ns", 8, 4), \
-	FEED_F_KEY("index", 12, 4)
+#define XDP_PREFIX FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_UINT("ns", XDP_SOURCE_TIME_NS, 4), \
+	FEED_F_KEY("index", XDP_SYMBOL_INDEX, 4), FEED_F_UINT("symbol_seq", XDP_SYMBOL_SEQ_NUM, 4)
+#define XDP_TIMED_PREFIX FEED_F_UINT("", XDP_MSG_TYPE, 2), \
+	FEED_F_EPOCH_S("time", XDP_TIMED_SOURCE_TIME), \
+	FEED_F_UINT("ns", XDP_TIMED_SOURCE_TIME_NS, 4), \
+	FEED_F_KEY("index", XDP_TIMED_SYMBOL_INDEX, 4)
 
 static const struct feed_field xdp_sequence_reset[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_EPOCH_S("time", 4), FEED_F_UINT("ns", 8, 4),
-	FEED_F_UINT("product", 12, 1), FEED_F_UINT("channel", 13, 1),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_EPOCH_S("time", XDP_TIMED_SOURCE_TIME),
+	FEED_F_UINT("ns", XDP_TIMED_SOURCE_TIME_NS, 4),
+	FEED_F_UINT("product", XDP_RESET_PRODUCT_ID, 1),
+	FEED_F_UINT("channel", XDP_RESET_CHANNEL_ID, 1),
 };
 static const struct feed_field xdp_time_reference[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_UINT("id", 4, 4), FEED_F_UINT("symbol_seq", 8, 4),
-	FEED_F_EPOCH_S("time", 12),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_UINT("id", XDP_TIME_REFERENCE_ID, 4),
+	FEED_F_UINT("symbol_seq", XDP_TIME_REFERENCE_SYMBOL_SEQ, 4),
+	FEED_F_EPOCH_S("time", XDP_TIME_REFERENCE_TIME),
 };
 static const struct feed_field xdp_symbol_mapping[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_KEY("index", 4, 4), FEED_F_TICKER("", 8, 11),
-	FEED_F_HEX("reserved", 19, 1), FEED_F_UINT("market", 20, 2), FEED_F_UINT("system", 22, 1),
-	FEED_F_CHAR("exchange", 23), FEED_F_UINT("scale", 24, 1), FEED_F_CHAR("type", 25),
-	FEED_F_UINT("lot", 26, 2), FEED_F_INT("prev_close", 28, 4),
-	FEED_F_UINT("prev_volume", 32, 4), FEED_F_UINT("resolution", 36, 1),
-	FEED_F_CHAR("round_lot", 37), FEED_F_UINT("mpv", 38, 2), FEED_F_UINT("unit", 40, 2),
-	FEED_F_HEX("reserved", 42, 2),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_KEY("index", XDP_MAPPING_INDEX, 4),
+	FEED_F_TICKER("", XDP_MAPPING_SYMBOL, XDP_SYMBOL_LEN),
+	FEED_F_HEX("reserved", XDP_MAPPING_RESERVED, 1),
+	FEED_F_UINT("market", XDP_MAPPING_MARKET_ID, 2),
+	FEED_F_UINT("system", XDP_MAPPING_SYSTEM_ID, 1),
+	FEED_F_CHAR("exchange", XDP_MAPPING_EXCHANGE), FEED_F_UINT("scale", XDP_MAPPING_SCALE, 1),
+	FEED_F_CHAR("type", XDP_MAPPING_SECURITY_TYPE),
+	FEED_F_UINT("lot", XDP_MAPPING_LOT_SIZE, 2),
+	FEED_F_INT("prev_close", XDP_MAPPING_PREV_CLOSE, 4),
+	FEED_F_UINT("prev_volume", XDP_MAPPING_PREV_VOLUME, 4),
+	FEED_F_UINT("resolution", XDP_MAPPING_RESOLUTION, 1),
+	FEED_F_CHAR("round_lot", XDP_MAPPING_ROUND_LOT), FEED_F_UINT("mpv", XDP_MAPPING_MPV, 2),
+	FEED_F_UINT("unit", XDP_MAPPING_UNIT_OF_TRADE, 2),
+	FEED_F_HEX("reserved", XDP_MAPPING_RESERVED2, 2),
 };
 static const struct feed_field xdp_message_unavailable[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_UINT("begin", 4, 4), FEED_F_UINT("end", 8, 4),
-	FEED_F_UINT("product", 12, 1), FEED_F_UINT("channel", 13, 1),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_UINT("begin", XDP_UNAVAILABLE_BEGIN, 4),
+	FEED_F_UINT("end", XDP_UNAVAILABLE_END, 4),
+	FEED_F_UINT("product", XDP_UNAVAILABLE_PRODUCT_ID, 1),
+	FEED_F_UINT("channel", XDP_UNAVAILABLE_CHANNEL_ID, 1),
 };
 static const struct feed_field xdp_symbol_clear[] = {
-	XDP_TIMED_PREFIX, FEED_F_UINT("next_symbol_seq", 16, 4),
+	XDP_TIMED_PREFIX, FEED_F_UINT("next_symbol_seq", XDP_TIMED_SYMBOL_SEQ_NUM, 4),
 };
 static const struct feed_field xdp_security_status[] = {
-	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", 16, 4), FEED_F_CHAR("status", 20),
-	FEED_F_CHAR("halt", 21), FEED_F_HEX("reserved", 22, 4), FEED_F_INT("price1", 26, 4),
-	FEED_F_INT("price2", 30, 4), FEED_F_CHAR("ssr_exchange", 34),
-	FEED_F_UINT("ssr_volume", 35, 4), FEED_F_UINT("ssr_time", 39, 4), FEED_F_CHAR("ssr", 43),
-	FEED_F_CHAR("market", 44), FEED_F_CHAR("session", 45),
+	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", XDP_TIMED_SYMBOL_SEQ_NUM, 4),
+	FEED_F_CHAR("status", XDP_STATUS_STATUS),
+	FEED_F_CHAR("halt", XDP_STATUS_HALT_CONDITION),
+	FEED_F_HEX("reserved", XDP_STATUS_RESERVED, 4), FEED_F_INT("price1", XDP_STATUS_PRICE1, 4),
+	FEED_F_INT("price2", XDP_STATUS_PRICE2, 4),
+	FEED_F_CHAR("ssr_exchange", XDP_STATUS_SSR_EXCHANGE),
+	FEED_F_UINT("ssr_volume", XDP_STATUS_SSR_VOLUME, 4),
+	FEED_F_UINT("ssr_time", XDP_STATUS_SSR_TIME, 4), FEED_F_CHAR("ssr", XDP_STATUS_SSR_STATE),
+	FEED_F_CHAR("market", XDP_STATUS_MARKET_STATE),
+	FEED_F_CHAR("session", XDP_STATUS_SESSION_STATE),
 };
 static const struct feed_field xdp_refresh_header[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_UINT("pkt", 4, 2), FEED_F_UINT("of", 6, 2),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_UINT("pkt", XDP_REFRESH_CURRENT_PKT, 2),
+	FEED_F_UINT("of", XDP_REFRESH_TOTAL_PKTS, 2),
 };
 static const struct feed_field xdp_refresh_header_first[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_UINT("pkt", 4, 2), FEED_F_UINT("of", 6, 2),
-	FEED_F_UINT("last_seq", 8, 4), FEED_F_UINT("last_symbol_seq", 12, 4),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_UINT("pkt", XDP_REFRESH_CURRENT_PKT, 2),
+	FEED_F_UINT("of", XDP_REFRESH_TOTAL_PKTS, 2),
+	FEED_F_UINT("last_seq", XDP_REFRESH_LAST_SEQ_NUM, 4),
+	FEED_F_UINT("last_symbol_seq", XDP_REFRESH_LAST_SYMBOL_SEQ_NUM, 4),
 };
 static const struct feed_field xdp_add_order[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_INT("price", 24, 4),
-	FEED_F_UINT("volume", 28, 4), FEED_F_CHAR("side", 32), FEED_F_TEXT("firm", 33, 5),
-	FEED_F_UINT("byte38", 38, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8), FEED_F_INT("price", XDP_ADD_PRICE, 4),
+	FEED_F_UINT("volume", XDP_ADD_VOLUME, 4), FEED_F_CHAR("side", XDP_ADD_SIDE),
+	FEED_F_TEXT("firm", XDP_ADD_FIRM, XDP_FIRM_LEN),
+	FEED_F_UINT("byte38", XDP_ADD_RESERVED, 1),
 };
 /* Modify and Replace: Side since Pillar 2.5 (XDP 2.1: parity splits there). */
 static const struct feed_field xdp_modify_order[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_INT("price", 24, 4),
-	FEED_F_UINT("volume", 28, 4), FEED_F_UINT("position_change", 32, 1),
-	FEED_F_CHAR("side", 33), FEED_F_UINT("byte34", 34, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8), FEED_F_INT("price", XDP_MODIFY_PRICE, 4),
+	FEED_F_UINT("volume", XDP_MODIFY_VOLUME, 4),
+	FEED_F_UINT("position_change", XDP_MODIFY_POSITION_CHANGE, 1),
+	FEED_F_CHAR("side", XDP_MODIFY_SIDE), FEED_F_UINT("byte34", XDP_MODIFY_RESERVED, 1),
 };
 static const struct feed_field xdp_modify_order_v21[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_INT("price", 24, 4),
-	FEED_F_UINT("volume", 28, 4), FEED_F_UINT("position_change", 32, 1),
-	FEED_F_UINT("prev_parity_splits", 33, 1), FEED_F_UINT("new_parity_splits", 34, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8), FEED_F_INT("price", XDP_MODIFY_PRICE, 4),
+	FEED_F_UINT("volume", XDP_MODIFY_VOLUME, 4),
+	FEED_F_UINT("position_change", XDP_MODIFY_POSITION_CHANGE, 1),
+	FEED_F_UINT("prev_parity_splits", XDP_MODIFY_PREV_PARITY_SPLITS, 1),
+	FEED_F_UINT("new_parity_splits", XDP_MODIFY_NEW_PARITY_SPLITS, 1),
 };
 static const struct feed_field xdp_delete_order[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_UINT("byte24", 24, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8),
+	FEED_F_UINT("byte24", XDP_DELETE_RESERVED, 1),
 };
 /* Execution bytes 38-41: trade conditions since Pillar 2.4, DBExecID in XDP 2.1. */
 static const struct feed_field xdp_order_execution[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_UINT("trade", 24, 4),
-	FEED_F_INT("price", 28, 4), FEED_F_UINT("volume", 32, 4), FEED_F_UINT("printable", 36, 1),
-	FEED_F_UINT("byte37", 37, 1), FEED_F_TEXT("cond", 38, 4),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8),
+	FEED_F_UINT("trade", XDP_EXECUTION_TRADE_ID, 4),
+	FEED_F_INT("price", XDP_EXECUTION_PRICE, 4), FEED_F_UINT("volume", XDP_EXECUTION_VOLUME, 4),
+	FEED_F_UINT("printable", XDP_EXECUTION_PRINTABLE, 1),
+	FEED_F_UINT("byte37", XDP_EXECUTION_RESERVED, 1),
+	FEED_F_TEXT("cond", XDP_EXECUTION_CONDITIONS, XDP_CONDITIONS_LEN),
 };
 static const struct feed_field xdp_order_execution_v21[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_UINT("trade", 24, 4),
-	FEED_F_INT("price", 28, 4), FEED_F_UINT("volume", 32, 4), FEED_F_UINT("printable", 36, 1),
-	FEED_F_UINT("parity_splits", 37, 1), FEED_F_UINT("db_exec_id", 38, 4),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8),
+	FEED_F_UINT("trade", XDP_EXECUTION_TRADE_ID, 4),
+	FEED_F_INT("price", XDP_EXECUTION_PRICE, 4), FEED_F_UINT("volume", XDP_EXECUTION_VOLUME, 4),
+	FEED_F_UINT("printable", XDP_EXECUTION_PRINTABLE, 1),
+	FEED_F_UINT("parity_splits", XDP_EXECUTION_PARITY_SPLITS, 1),
+	FEED_F_UINT("db_exec_id", XDP_EXECUTION_DB_EXEC_ID, 4),
 };
 static const struct feed_field xdp_replace_order[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_UINT("new_order", 24, 8),
-	FEED_F_INT("price", 32, 4), FEED_F_UINT("volume", 36, 4), FEED_F_CHAR("side", 40),
-	FEED_F_UINT("byte41", 41, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8),
+	FEED_F_UINT("new_order", XDP_REPLACE_NEW_ORDER_ID, 8),
+	FEED_F_INT("price", XDP_REPLACE_PRICE, 4), FEED_F_UINT("volume", XDP_REPLACE_VOLUME, 4),
+	FEED_F_CHAR("side", XDP_REPLACE_SIDE),
+	FEED_F_UINT("byte41", XDP_REPLACE_RESERVED, 1),
 };
 static const struct feed_field xdp_replace_order_v21[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_UINT("new_order", 24, 8),
-	FEED_F_INT("price", 32, 4), FEED_F_UINT("volume", 36, 4),
-	FEED_F_UINT("prev_parity_splits", 40, 1), FEED_F_UINT("new_parity_splits", 41, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8),
+	FEED_F_UINT("new_order", XDP_REPLACE_NEW_ORDER_ID, 8),
+	FEED_F_INT("price", XDP_REPLACE_PRICE, 4), FEED_F_UINT("volume", XDP_REPLACE_VOLUME, 4),
+	FEED_F_UINT("prev_parity_splits", XDP_REPLACE_PREV_PARITY_SPLITS, 1),
+	FEED_F_UINT("new_parity_splits", XDP_REPLACE_NEW_PARITY_SPLITS, 1),
 };
 #define XDP_IMBALANCE_FIELDS \
-	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", 16, 4), FEED_F_INT("reference", 20, 4), \
-	FEED_F_UINT("paired", 24, 4), FEED_F_UINT("imbalance", 28, 4), \
-	FEED_F_UINT("market_imbalance", 32, 4), FEED_F_UINT("auction_hhmm", 36, 2), \
-	FEED_F_CHAR("auction", 38), FEED_F_CHAR("side", 39), FEED_F_INT("book_clearing", 40, 4), \
-	FEED_F_INT("auction_clearing", 44, 4), FEED_F_INT("ssr_filing", 48, 4), \
-	FEED_F_INT("indicative_match", 52, 4), FEED_F_INT("upper_collar", 56, 4), \
-	FEED_F_INT("lower_collar", 60, 4), FEED_F_UINT("auction_status", 64, 1), \
-	FEED_F_UINT("freeze", 65, 1), FEED_F_UINT("extensions", 66, 1)
+	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", XDP_TIMED_SYMBOL_SEQ_NUM, 4), \
+	FEED_F_INT("reference", XDP_IMBALANCE_REFERENCE, 4), \
+	FEED_F_UINT("paired", XDP_IMBALANCE_PAIRED, 4), \
+	FEED_F_UINT("imbalance", XDP_IMBALANCE_TOTAL, 4), \
+	FEED_F_UINT("market_imbalance", XDP_IMBALANCE_MARKET, 4), \
+	FEED_F_UINT("auction_hhmm", XDP_IMBALANCE_AUCTION_TIME, 2), \
+	FEED_F_CHAR("auction", XDP_IMBALANCE_AUCTION_TYPE), \
+	FEED_F_CHAR("side", XDP_IMBALANCE_SIDE), \
+	FEED_F_INT("book_clearing", XDP_IMBALANCE_BOOK_CLEARING, 4), \
+	FEED_F_INT("auction_clearing", XDP_IMBALANCE_AUCTION_CLEARING, 4), \
+	FEED_F_INT("ssr_filing", XDP_IMBALANCE_SSR_FILING, 4), \
+	FEED_F_INT("indicative_match", XDP_IMBALANCE_INDICATIVE_MATCH, 4), \
+	FEED_F_INT("upper_collar", XDP_IMBALANCE_UPPER_COLLAR, 4), \
+	FEED_F_INT("lower_collar", XDP_IMBALANCE_LOWER_COLLAR, 4), \
+	FEED_F_UINT("auction_status", XDP_IMBALANCE_AUCTION_STATUS, 1), \
+	FEED_F_UINT("freeze", XDP_IMBALANCE_FREEZE, 1), \
+	FEED_F_UINT("extensions", XDP_IMBALANCE_EXTENSIONS, 1)
 static const struct feed_field xdp_imbalance_v21[] = { XDP_IMBALANCE_FIELDS };
 static const struct feed_field xdp_imbalance[] = {
-	XDP_IMBALANCE_FIELDS, FEED_F_UINT("unpaired", 67, 4), FEED_F_CHAR("unpaired_side", 71),
-	FEED_F_UINT("byte72", 72, 1),
+	XDP_IMBALANCE_FIELDS, FEED_F_UINT("unpaired", XDP_IMBALANCE_UNPAIRED, 4),
+	FEED_F_CHAR("unpaired_side", XDP_IMBALANCE_UNPAIRED_SIDE),
+	FEED_F_UINT("byte72", XDP_IMBALANCE_RESERVED, 1),
 };
 static const struct feed_field xdp_add_order_refresh[] = {
-	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", 16, 4), FEED_F_UINT("order", 20, 8),
-	FEED_F_INT("price", 28, 4), FEED_F_UINT("volume", 32, 4), FEED_F_CHAR("side", 36),
-	FEED_F_TEXT("firm", 37, 5), FEED_F_UINT("byte42", 42, 1),
+	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", XDP_TIMED_SYMBOL_SEQ_NUM, 4),
+	FEED_F_UINT("order", XDP_REFRESH_ORDER_ID, 8),
+	FEED_F_INT("price", XDP_REFRESH_PRICE, 4), FEED_F_UINT("volume", XDP_REFRESH_VOLUME, 4),
+	FEED_F_CHAR("side", XDP_REFRESH_SIDE),
+	FEED_F_TEXT("firm", XDP_REFRESH_FIRM, XDP_FIRM_LEN),
+	FEED_F_UINT("byte42", XDP_REFRESH_RESERVED, 1),
 };
 /* Non-Displayed Trade bytes 29-32: trade conditions (Pillar), DBExecID (XDP 2.1). */
 static const struct feed_field xdp_non_displayed_trade[] = {
-	XDP_PREFIX, FEED_F_UINT("trade", 16, 4), FEED_F_INT("price", 20, 4),
-	FEED_F_UINT("volume", 24, 4), FEED_F_UINT("printable", 28, 1), FEED_F_TEXT("cond", 29, 4),
+	XDP_PREFIX, FEED_F_UINT("trade", XDP_TRADE_ID, 4), FEED_F_INT("price", XDP_TRADE_PRICE, 4),
+	FEED_F_UINT("volume", XDP_TRADE_VOLUME, 4),
+	FEED_F_UINT("printable", XDP_TRADE_PRINTABLE, 1),
+	FEED_F_TEXT("cond", XDP_TRADE_CONDITIONS, XDP_CONDITIONS_LEN),
 };
 static const struct feed_field xdp_non_displayed_trade_v21[] = {
-	XDP_PREFIX, FEED_F_UINT("trade", 16, 4), FEED_F_INT("price", 20, 4),
-	FEED_F_UINT("volume", 24, 4), FEED_F_UINT("printable", 28, 1),
-	FEED_F_UINT("db_exec_id", 29, 4),
+	XDP_PREFIX, FEED_F_UINT("trade", XDP_TRADE_ID, 4), FEED_F_INT("price", XDP_TRADE_PRICE, 4),
+	FEED_F_UINT("volume", XDP_TRADE_VOLUME, 4),
+	FEED_F_UINT("printable", XDP_TRADE_PRINTABLE, 1),
+	FEED_F_UINT("db_exec_id", XDP_TRADE_DB_EXEC_ID, 4),
 };
 static const struct feed_field xdp_cross_trade[] = {
-	XDP_PREFIX, FEED_F_UINT("cross", 16, 4), FEED_F_INT("price", 20, 4),
-	FEED_F_UINT("volume", 24, 4), FEED_F_CHAR("type", 28),
+	XDP_PREFIX, FEED_F_UINT("cross", XDP_TRADE_ID, 4), FEED_F_INT("price", XDP_TRADE_PRICE, 4),
+	FEED_F_UINT("volume", XDP_TRADE_VOLUME, 4), FEED_F_CHAR("type", XDP_TRADE_CROSS_TYPE),
 };
-static const struct feed_field xdp_trade_cancel[] = { XDP_PREFIX, FEED_F_UINT("trade", 16, 4) };
+static const struct feed_field xdp_trade_cancel[] = {
+	XDP_PREFIX, FEED_F_UINT("trade", XDP_TRADE_ID, 4),
+};
 static const struct feed_field xdp_cross_correction[] = {
-	XDP_PREFIX, FEED_F_UINT("cross", 16, 4), FEED_F_UINT("volume", 20, 4),
+	XDP_PREFIX, FEED_F_UINT("cross", XDP_TRADE_ID, 4),
+	FEED_F_UINT("volume", XDP_CORRECTION_VOLUME, 4),
 };
-static const struct feed_field xdp_rpi[] = { XDP_PREFIX, FEED_F_CHAR("rpi", 16) };
+static const struct feed_field xdp_rpi[] = { XDP_PREFIX, FEED_F_CHAR("rpi", XDP_RPI_INDICATOR) };
 static const struct feed_field xdp_stock_summary[] = {
-	XDP_TIMED_PREFIX, FEED_F_INT("high", 16, 4), FEED_F_INT("low", 20, 4),
-	FEED_F_INT("open", 24, 4), FEED_F_INT("close", 28, 4), FEED_F_UINT("volume", 32, 4),
+	XDP_TIMED_PREFIX, FEED_F_INT("high", XDP_SUMMARY_HIGH, 4),
+	FEED_F_INT("low", XDP_SUMMARY_LOW, 4),
+	FEED_F_INT("open", XDP_SUMMARY_OPEN, 4), FEED_F_INT("close", XDP_SUMMARY_CLOSE, 4),
+	FEED_F_UINT("volume", XDP_SUMMARY_VOLUME, 4),
 };
 
 static const struct feed_msg_layout xdp_layouts[] = {

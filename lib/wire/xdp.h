@@ -103,6 +103,12 @@ enum xdp_type {
 #define XDP_RESET_PRODUCT_ID 12
 #define XDP_RESET_CHANNEL_ID 13
 
+/* 31 Message Unavailable */
+#define XDP_UNAVAILABLE_BEGIN 4		/* u32 BeginSeqNum */
+#define XDP_UNAVAILABLE_END 8		/* u32 EndSeqNum */
+#define XDP_UNAVAILABLE_PRODUCT_ID 12
+#define XDP_UNAVAILABLE_CHANNEL_ID 13
+
 /* 2 Source Time Reference */
 #define XDP_TIME_REFERENCE_ID 4		/* u32 */
 #define XDP_TIME_REFERENCE_SYMBOL_SEQ 8	/* u32 */
@@ -111,6 +117,7 @@ enum xdp_type {
 /* 3 Symbol Index Mapping */
 #define XDP_MAPPING_INDEX 4		/* u32 */
 #define XDP_MAPPING_SYMBOL 8		/* XDP_SYMBOL_LEN, NUL-terminated */
+#define XDP_MAPPING_RESERVED 19
 #define XDP_MAPPING_MARKET_ID 20	/* u16 */
 #define XDP_MAPPING_SYSTEM_ID 22
 #define XDP_MAPPING_EXCHANGE 23
@@ -123,11 +130,13 @@ enum xdp_type {
 #define XDP_MAPPING_ROUND_LOT 37
 #define XDP_MAPPING_MPV 38		/* u16 */
 #define XDP_MAPPING_UNIT_OF_TRADE 40	/* u16 */
+#define XDP_MAPPING_RESERVED2 42	/* 2 bytes */
 #define XDP_SYMBOL_LEN 11
 
 /* 34 Security Status (after the timed prefix) */
 #define XDP_STATUS_STATUS 20
 #define XDP_STATUS_HALT_CONDITION 21
+#define XDP_STATUS_RESERVED 22		/* 4 bytes */
 #define XDP_STATUS_PRICE1 26
 #define XDP_STATUS_PRICE2 30
 #define XDP_STATUS_SSR_EXCHANGE 34
@@ -151,22 +160,55 @@ enum xdp_type {
 #define XDP_ADD_SIDE 32
 #define XDP_ADD_FIRM 33			/* XDP_FIRM_LEN, blank unless attributed */
 #define XDP_FIRM_LEN 5
+#define XDP_ADD_RESERVED 38		/* NumParitySplits before 2.4a */
 /* 101 Modify Order */
 #define XDP_MODIFY_PRICE 24
 #define XDP_MODIFY_VOLUME 28
 #define XDP_MODIFY_POSITION_CHANGE 32
 #define XDP_MODIFY_SIDE 33		/* since Pillar 2.5 (2.1: parity splits) */
+#define XDP_MODIFY_RESERVED 34
+#define XDP_MODIFY_PREV_PARITY_SPLITS 33	/* XDP 2.1 */
+#define XDP_MODIFY_NEW_PARITY_SPLITS 34		/* XDP 2.1 */
+/* 102 Delete Order */
+#define XDP_DELETE_RESERVED 24
 /* 103 Order Execution */
 #define XDP_EXECUTION_TRADE_ID 24	/* u32 */
 #define XDP_EXECUTION_PRICE 28
 #define XDP_EXECUTION_VOLUME 32
 #define XDP_EXECUTION_PRINTABLE 36	/* 1 printed to the SIP */
+#define XDP_EXECUTION_RESERVED 37	/* XDP 2.1: NumParitySplits */
 #define XDP_EXECUTION_CONDITIONS 38	/* 4 bytes (2.1: DBExecID) */
+#define XDP_EXECUTION_PARITY_SPLITS 37	/* XDP 2.1 */
+#define XDP_EXECUTION_DB_EXEC_ID 38	/* XDP 2.1 */
 /* 104 Replace Order */
 #define XDP_REPLACE_NEW_ORDER_ID 24	/* u64 */
 #define XDP_REPLACE_PRICE 32
 #define XDP_REPLACE_VOLUME 36
 #define XDP_REPLACE_SIDE 40		/* since Pillar 2.5 */
+#define XDP_REPLACE_RESERVED 41
+#define XDP_REPLACE_PREV_PARITY_SPLITS 40	/* XDP 2.1 */
+#define XDP_REPLACE_NEW_PARITY_SPLITS 41	/* XDP 2.1 */
+
+/* 105 Imbalance (after the timed prefix and SymbolSeqNum) */
+#define XDP_IMBALANCE_REFERENCE 20
+#define XDP_IMBALANCE_PAIRED 24			/* u32 */
+#define XDP_IMBALANCE_TOTAL 28			/* u32 */
+#define XDP_IMBALANCE_MARKET 32			/* u32 */
+#define XDP_IMBALANCE_AUCTION_TIME 36		/* u16 hhmm */
+#define XDP_IMBALANCE_AUCTION_TYPE 38
+#define XDP_IMBALANCE_SIDE 39
+#define XDP_IMBALANCE_BOOK_CLEARING 40
+#define XDP_IMBALANCE_AUCTION_CLEARING 44
+#define XDP_IMBALANCE_SSR_FILING 48
+#define XDP_IMBALANCE_INDICATIVE_MATCH 52
+#define XDP_IMBALANCE_UPPER_COLLAR 56
+#define XDP_IMBALANCE_LOWER_COLLAR 60
+#define XDP_IMBALANCE_AUCTION_STATUS 64
+#define XDP_IMBALANCE_FREEZE 65
+#define XDP_IMBALANCE_EXTENSIONS 66
+#define XDP_IMBALANCE_UNPAIRED 67		/* Pillar 2.5: u32 */
+#define XDP_IMBALANCE_UNPAIRED_SIDE 71
+#define XDP_IMBALANCE_RESERVED 72
 
 /* 106 Add Order Refresh (after the timed prefix) */
 #define XDP_REFRESH_ORDER_ID 20		/* u64 */
@@ -174,6 +216,7 @@ enum xdp_type {
 #define XDP_REFRESH_VOLUME 32
 #define XDP_REFRESH_SIDE 36
 #define XDP_REFRESH_FIRM 37
+#define XDP_REFRESH_RESERVED 42
 
 /* 110 Non-Displayed Trade, 111 Cross Trade, 112 Trade Cancel, 113 Cross Correction */
 #define XDP_TRADE_ID 16			/* u32: TradeID or CrossID */
@@ -182,6 +225,7 @@ enum xdp_type {
 #define XDP_TRADE_PRINTABLE 28		/* 110 */
 #define XDP_TRADE_CROSS_TYPE 28		/* 111 */
 #define XDP_TRADE_CONDITIONS 29		/* 110: 4 bytes (2.1: DBExecID) */
+#define XDP_TRADE_DB_EXEC_ID 29		/* 110, XDP 2.1 */
 #define XDP_CORRECTION_VOLUME 20	/* 113 */
 #define XDP_CONDITIONS_LEN 4
 
