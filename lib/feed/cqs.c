@@ -267,8 +267,7 @@ static void cqs_nbbo_commit(struct cqs_state *st, uint16_t inst, const struct si
 struct cqs_quote_layout {
 	uint16_t body;		/* bytes before the NBBO appendages */
 	uint8_t symbol_width;
-	bool long_prices;
-	uint8_t bid_price, bid_size, ask_price, ask_size;
+	struct sip_quote_sides sides;
 	uint8_t condition;	/* 0: implied regular ('R') */
 	uint8_t ask_condition;	/* the offer's own condition, 0: the same */
 	uint8_t status;		/* Security Status Indicator, 0: none */
@@ -277,22 +276,25 @@ struct cqs_quote_layout {
 };
 
 static const struct cqs_quote_layout cqs_long_quote = {
-	.body = CQS_LONG_QUOTE_LEN, .symbol_width = CQS_SYMBOL_LEN, .long_prices = true,
-	.bid_price = CQS_LONG_BID_PRICE, .bid_size = CQS_LONG_BID_SIZE,
-	.ask_price = CQS_LONG_ASK_PRICE, .ask_size = CQS_LONG_ASK_SIZE,
+	.body = CQS_LONG_QUOTE_LEN, .symbol_width = CQS_SYMBOL_LEN,
+	.sides = { .long_prices = true, .bid_price = CQS_LONG_BID_PRICE,
+		   .bid_size = CQS_LONG_BID_SIZE, .ask_price = CQS_LONG_ASK_PRICE,
+		   .ask_size = CQS_LONG_ASK_SIZE },
 	.condition = CQS_LONG_CONDITION, .status = CQS_LONG_STATUS, .luld = CQS_LONG_LULD,
 	.nbbo_luld = CQS_LONG_NBBO_LULD,
 };
 static const struct cqs_quote_layout cqs_short_quote = {
-	.body = CQS_SHORT_QUOTE_LEN, .symbol_width = CQS_SHORT_SYMBOL_LEN, .long_prices = false,
-	.bid_price = CQS_SHORT_BID_PRICE, .bid_size = CQS_SHORT_BID_SIZE,
-	.ask_price = CQS_SHORT_ASK_PRICE, .ask_size = CQS_SHORT_ASK_SIZE,
+	.body = CQS_SHORT_QUOTE_LEN, .symbol_width = CQS_SHORT_SYMBOL_LEN,
+	.sides = { .long_prices = false, .bid_price = CQS_SHORT_BID_PRICE,
+		   .bid_size = CQS_SHORT_BID_SIZE, .ask_price = CQS_SHORT_ASK_PRICE,
+		   .ask_size = CQS_SHORT_ASK_SIZE },
 };
 /* FINRA's venue quote is its BBO: the FINRA Best Bid and Best Offer fields. */
 static const struct cqs_quote_layout cqs_finra_quote = {
-	.body = CQS_FINRA_QUOTE_LEN, .symbol_width = CQS_SYMBOL_LEN, .long_prices = true,
-	.bid_price = CQS_FINRA_BID_PRICE, .bid_size = CQS_FINRA_BID_SIZE,
-	.ask_price = CQS_FINRA_ASK_PRICE, .ask_size = CQS_FINRA_ASK_SIZE,
+	.body = CQS_FINRA_QUOTE_LEN, .symbol_width = CQS_SYMBOL_LEN,
+	.sides = { .long_prices = true, .bid_price = CQS_FINRA_BID_PRICE,
+		   .bid_size = CQS_FINRA_BID_SIZE, .ask_price = CQS_FINRA_ASK_PRICE,
+		   .ask_size = CQS_FINRA_ASK_SIZE },
 	.condition = CQS_FINRA_BID_CONDITION, .ask_condition = CQS_FINRA_ASK_CONDITION,
 	.status = CQS_LONG_STATUS, .luld = CQS_FINRA_LULD, .nbbo_luld = CQS_FINRA_NBBO_LULD,
 };
@@ -341,20 +343,8 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 	q.ts = msg->ts;
 	q.sip_ts = msg->sip_ts;
 	q.condition = l->condition ? m[l->condition] : 'R';
-	if (l->long_prices) {
-		if (wb_unlikely(!sip_price6(m + l->bid_price, &q.bid_price) ||
-				!sip_price6(m + l->ask_price, &q.ask_price))) {
-			feed_count_error(pk, FEED_ERR_BAD_FIELD);
-			return;
-		}
-		q.bid_qty = sip_shares(wire_be32(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(wire_be32(m + l->ask_size), lot);
-	} else {
-		q.bid_price = sip_price2(m + l->bid_price);
-		q.ask_price = sip_price2(m + l->ask_price);
-		q.bid_qty = sip_shares(wire_be16(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(wire_be16(m + l->ask_size), lot);
-	}
+	if (!sip_quote_sides(pk, m, &l->sides, lot, &q))
+		return;
 	q.flags = cqs_ineligible(q.condition, luld);
 	if (l->ask_condition)
 		q.flags = (uint8_t)((q.flags & ~WB_EVF_ASK_INELIGIBLE) |

@@ -118,6 +118,40 @@ struct sip_quote {
 };
 
 /*
+ * Where a quote keeps its two sides: the same shape on both SIPs, long
+ * (u64 prices of 6 dp, u32 sizes) or short (u16 prices of 2 dp, u16 sizes).
+ */
+struct sip_quote_sides {
+	bool long_prices;
+	uint8_t bid_price, bid_size, ask_price, ask_size;
+};
+
+/*
+ * The quote's prices and its sizes in shares (lot: sip_size_unit); false
+ * when a long price is broken (counted as a bad field). The message's
+ * length was checked against its body.
+ */
+static inline bool sip_quote_sides(struct feed_packet *pk, const uint8_t *m,
+				   const struct sip_quote_sides *l, uint32_t lot, struct sip_quote *q)
+{
+	if (l->long_prices) {
+		if (wb_unlikely(!sip_price6(m + l->bid_price, &q->bid_price) ||
+				!sip_price6(m + l->ask_price, &q->ask_price))) {
+			feed_count_error(pk, FEED_ERR_BAD_FIELD);
+			return false;
+		}
+		q->bid_qty = sip_shares(wire_be32(m + l->bid_size), lot);
+		q->ask_qty = sip_shares(wire_be32(m + l->ask_size), lot);
+	} else {
+		q->bid_price = sip_price2(m + l->bid_price);
+		q->ask_price = sip_price2(m + l->ask_price);
+		q->bid_qty = sip_shares(wire_be16(m + l->bid_size), lot);
+		q->ask_qty = sip_shares(wire_be16(m + l->ask_size), lot);
+	}
+	return true;
+}
+
+/*
  * A side that is absent (price and size 0) or not firm (size 0: a price or
  * trading-range indication) may not set the NBBO, whatever the condition.
  */

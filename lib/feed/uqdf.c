@@ -102,8 +102,7 @@ static uint32_t odd_lot_attachment_len(uint8_t type)
 struct uqdf_quote_layout {
 	uint8_t body;
 	uint8_t symbol, symbol_width;
-	bool long_prices;
-	uint8_t bid_price, bid_size, ask_price, ask_size;
+	struct sip_quote_sides sides;
 	uint8_t condition, luld, nbbo, nbbo_luld;
 	uint8_t adf;		/* finraAdfMpidIndicator */
 	uint8_t bolo, odd_lot_type, odd_lot_count;
@@ -111,13 +110,15 @@ struct uqdf_quote_layout {
 
 /* QE and QC share their first 48 bytes, QF, QD (and QM) their first 73. */
 #define UQDF_SHORT_QUOTE_FIELDS .symbol = UQDF_QE_SYMBOL, .symbol_width = UQDF_SHORT_SYMBOL_LEN, \
-	.long_prices = false, .bid_price = UQDF_QE_BID_PRICE, .bid_size = UQDF_QE_BID_SIZE, \
-	.ask_price = UQDF_QE_ASK_PRICE, .ask_size = UQDF_QE_ASK_SIZE, \
+	.sides = { .long_prices = false, .bid_price = UQDF_QE_BID_PRICE, \
+		   .bid_size = UQDF_QE_BID_SIZE, .ask_price = UQDF_QE_ASK_PRICE, \
+		   .ask_size = UQDF_QE_ASK_SIZE }, \
 	.condition = UQDF_QE_CONDITION, .luld = UQDF_QE_LULD, .nbbo = UQDF_QE_NBBO, \
 	.nbbo_luld = UQDF_QE_NBBO_LULD
 #define UQDF_LONG_QUOTE_FIELDS .symbol = UQDF_QF_SYMBOL, .symbol_width = UQDF_SYMBOL_LEN, \
-	.long_prices = true, .bid_price = UQDF_QF_BID_PRICE, .bid_size = UQDF_QF_BID_SIZE, \
-	.ask_price = UQDF_QF_ASK_PRICE, .ask_size = UQDF_QF_ASK_SIZE, \
+	.sides = { .long_prices = true, .bid_price = UQDF_QF_BID_PRICE, \
+		   .bid_size = UQDF_QF_BID_SIZE, .ask_price = UQDF_QF_ASK_PRICE, \
+		   .ask_size = UQDF_QF_ASK_SIZE }, \
 	.condition = UQDF_QF_CONDITION, .luld = UQDF_QF_LULD, .nbbo = UQDF_QF_NBBO, \
 	.nbbo_luld = UQDF_QF_NBBO_LULD, .adf = UQDF_QF_ADF_MPID
 
@@ -139,8 +140,8 @@ static const struct uqdf_quote_layout uqdf_qa = {
 };
 static const struct uqdf_quote_layout uqdf_qb = {
 	.body = UQDF_QB_LEN, .symbol = UQDF_QB_SYMBOL, .symbol_width = UQDF_SYMBOL_LEN,
-	.long_prices = true, .bolo = UQDF_QB_BOLO, .odd_lot_type = UQDF_QB_ODD_LOT_TYPE,
-	.odd_lot_count = UQDF_QB_ODD_LOT_COUNT,
+	.sides = { .long_prices = true }, .bolo = UQDF_QB_BOLO,
+	.odd_lot_type = UQDF_QB_ODD_LOT_TYPE, .odd_lot_count = UQDF_QB_ODD_LOT_COUNT,
 };
 
 /* Bytes a quote needs: its body and every part its indicators announce (B.3's order). */
@@ -219,7 +220,7 @@ static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	if (!l->bid_price) {
+	if (!l->sides.bid_price) {
 		/* Odd lots: never the NBBO, no QUOTE (see the top of this file). */
 		pk->counters->ignored++;
 		return;
@@ -238,20 +239,8 @@ static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
 	q.ts = msg->ts;
 	q.sip_ts = msg->sip_ts;
 	q.condition = m[l->condition];
-	if (l->long_prices) {
-		if (wb_unlikely(!sip_price6(m + l->bid_price, &q.bid_price) ||
-				!sip_price6(m + l->ask_price, &q.ask_price))) {
-			feed_count_error(pk, FEED_ERR_BAD_FIELD);
-			return;
-		}
-		q.bid_qty = sip_shares(wire_be32(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(wire_be32(m + l->ask_size), lot);
-	} else {
-		q.bid_price = sip_price2(m + l->bid_price);
-		q.ask_price = sip_price2(m + l->ask_price);
-		q.bid_qty = sip_shares(wire_be16(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(wire_be16(m + l->ask_size), lot);
-	}
+	if (!sip_quote_sides(pk, m, &l->sides, lot, &q))
+		return;
 	q.flags = uqdf_ineligible(q.condition, m[l->luld]);
 
 	/* '0' unchanged; '1' no NBBO; '2'/'3' an appendage; '4' this quote is the NBBO. */
