@@ -21,12 +21,13 @@
 #include "input/unmapped.h"
 #include "wirebook/events.h"
 #include "feed/feed.h"
+#include "wire/bytes.h"
+#include "wire/moldudp64.h"
 
 /* Holds the events of the largest packet, and a full re-announcement of
  * every instrument when a subscription changes. */
 #define DUMP_RING_SLOTS (1u << 17)
 #define DUMP_BATCH 256
-#define MOLD_HEADER 20
 #define FILE_PACKET_BYTES 8192	/* BinaryFILE messages are packed this densely */
 #define FILE_SESSION "BINARYFILE"
 
@@ -225,11 +226,12 @@ static void raw_packet(struct dump *d, const struct feed_line *l, const uint8_t 
 		if (!d->quiet && d->raw_all) {
 			printf("%" PRIu64 " %s", f.seq, kinds[f.kind]);
 			if (f.has_session) {
-				char session[11];
+				char session[MOLD_SESSION_LEN + 1];
 
+				/* the frame keeps it as 8 bytes and a tail of 2 */
 				memcpy(session, &f.session, 8);
-				memcpy(session + 8, &f.session_tail, 2);
-				session[10] = 0;
+				memcpy(session + 8, &f.session_tail, MOLD_SESSION_LEN - 8);
+				session[MOLD_SESSION_LEN] = 0;
 				printf(" session=%s", session);
 			}
 			if (f.unit)
@@ -314,13 +316,13 @@ static int dump_pcap(struct dump *d, const char *path)
  */
 static int dump_itch_file(struct dump *d, const char *path)
 {
-	static uint8_t pkt[FILE_PACKET_BYTES + 2 + 65535];
+	static uint8_t pkt[FILE_PACKET_BYTES + MOLD_BLOCK_LENGTH_LEN + 65535];
 	struct itch_file *f = malloc(sizeof(*f));
 	char err[ITCH_FILE_ERR_LEN];
 	const uint8_t *m;
 	uint16_t mlen;
 	uint64_t seq = 1, next_seq = 1;
-	uint32_t off = MOLD_HEADER, count = 0;
+	uint32_t off = MOLD_HEADER_LEN, count = 0;
 	int line = -1, rc;
 
 	if (!f)
@@ -341,35 +343,30 @@ static int dump_itch_file(struct dump *d, const char *path)
 			return 1;
 		}
 	}
-	memcpy(pkt, FILE_SESSION, 10);
+	memcpy(pkt + MOLD_SESSION, FILE_SESSION, MOLD_SESSION_LEN);
 	while ((rc = itch_file_next(f, &m, &mlen, err, sizeof(err))) == 1) {
 		if (d->raw) {
 			/* A BinaryFILE is Nasdaq ITCH without its transport. */
 			raw_message(d, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, m, mlen, seq++);
 			continue;
 		}
-		pkt[off] = (uint8_t)(mlen >> 8);
-		pkt[off + 1] = (uint8_t)mlen;
-		memcpy(pkt + off + 2, m, mlen);
-		off += 2 + mlen;
+		wire_put_be16(pkt + off, mlen);
+		memcpy(pkt + off + MOLD_BLOCK_LENGTH_LEN, m, mlen);
+		off += MOLD_BLOCK_LENGTH_LEN + mlen;
 		count++;
-		if (off >= FILE_PACKET_BYTES || count == 0xfffe) {
-			for (int i = 0; i < 8; i++)
-				pkt[10 + i] = (uint8_t)(next_seq >> (56 - 8 * i));
-			pkt[18] = (uint8_t)(count >> 8);
-			pkt[19] = (uint8_t)count;
+		if (off >= FILE_PACKET_BYTES || count == MOLD_END_OF_SESSION - 1) {
+			wire_put_be64(pkt + MOLD_SEQUENCE, next_seq);
+			wire_put_be16(pkt + MOLD_COUNT, count);
 			feed_process_payload(d->engine, line, pkt, off, 0, &d->prod);
 			drain(d);
 			next_seq += count;
-			off = MOLD_HEADER;
+			off = MOLD_HEADER_LEN;
 			count = 0;
 		}
 	}
 	if (count) {
-		for (int i = 0; i < 8; i++)
-			pkt[10 + i] = (uint8_t)(next_seq >> (56 - 8 * i));
-		pkt[18] = (uint8_t)(count >> 8);
-		pkt[19] = (uint8_t)count;
+		wire_put_be64(pkt + MOLD_SEQUENCE, next_seq);
+		wire_put_be16(pkt + MOLD_COUNT, count);
 		feed_process_payload(d->engine, line, pkt, off, 0, &d->prod);
 		drain(d);
 	}

@@ -21,6 +21,7 @@
 #include "gen/gen_truth.h"
 #include "input/itch_file.h"
 #include "input/pcap_io.h"
+#include "wire/moldudp64.h"
 
 /* 2026-02-19 00:00 US/Eastern (EST, UTC-5) in seconds since the epoch. */
 #define DEFAULT_MIDNIGHT_S 1771477200ull
@@ -133,7 +134,7 @@ static void usage(FILE *out)
  * as without --loss.
  */
 #define LOSS_MAX_BURST 5
-#define LOSS_HEADER_ONLY 20	/* the largest header-only payload (MoldUDP64) */
+#define LOSS_HEADER_ONLY MOLD_HEADER_LEN	/* the largest header-only payload */
 
 struct loss {
 	uint32_t ppm;		/* packets lost per million */

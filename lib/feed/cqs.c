@@ -39,20 +39,7 @@
  * messages are counted as ignored.
  */
 #include "sip.h"
-
-#define CQS_BLOCK_HEADER_LEN 20
-#define CQS_MSG_HEADER_LEN 26
-#define CQS_SNAPSHOT_VERSION 11
-#define CQS_MAX_VERSION 2
-#define CQS_LONG_QUOTE_LEN 87
-#define CQS_SHORT_QUOTE_LEN 41
-#define CQS_FINRA_QUOTE_LEN 120
-#define CQS_SYMBOL_REFERENCE_LEN 209
-#define CQS_MWCB_DECLINE_LEN 51
-#define CQS_MWCB_STATUS_LEN 28
-#define CQS_AUCTION_STATUS_LEN 128
-#define CQS_SHORT_APPENDAGE 5
-#define CQS_LONG_APPENDAGE 18
+#include "wire/cqs.h"
 
 /* What a National BBO Indicator says of one side (notes: CQS NBBO indicator). */
 enum cqs_side_news {
@@ -87,7 +74,7 @@ static const struct {
 };
 
 static const uint8_t cqs_appendage_len[] = {
-	[CQS_SIDE_SHORT] = CQS_SHORT_APPENDAGE, [CQS_SIDE_LONG] = CQS_LONG_APPENDAGE,
+	[CQS_SIDE_SHORT] = CQS_SHORT_APPENDAGE_LEN, [CQS_SIDE_LONG] = CQS_LONG_APPENDAGE_LEN,
 };
 
 /* Participant IDs (notes: CQS quotes) to venues; S, the SIP itself, is the line's source. */
@@ -136,7 +123,7 @@ static void cqs_state_init(void *state, const struct feed_engine_config *cfg)
 /* Seconds and nanoseconds since the epoch (two u32) as epoch ns. */
 static inline uint64_t cqs_time(const uint8_t *p)
 {
-	return (uint64_t)feed_be32(p) * NS_PER_SEC + feed_be32(p + 4);
+	return (uint64_t)wire_be32(p) * NS_PER_SEC + wire_be32(p + CQS_TIME_LEN / 2);
 }
 
 /* ---- quotes ---------------------------------------------------------------- */
@@ -190,16 +177,16 @@ static bool cqs_appendage(struct feed_packet *pk, uint8_t news, const uint8_t *a
 			  struct sip_best *best, char *condition)
 {
 	if (news == CQS_SIDE_SHORT) {
-		best->venue = cqs_venue(a[0]);
-		best->price = sip_price2(a + 1);
-		best->qty = sip_shares(feed_be16(a + 3), lot);
+		best->venue = cqs_venue(a[CQS_APPENDAGE_PARTICIPANT]);
+		best->price = sip_price2(a + CQS_SHORT_APPENDAGE_PRICE);
+		best->qty = sip_shares(wire_be16(a + CQS_SHORT_APPENDAGE_SIZE), lot);
 		return true;
 	}
-	best->venue = cqs_venue(a[0]);
+	best->venue = cqs_venue(a[CQS_APPENDAGE_PARTICIPANT]);
 	if (!*condition)
-		*condition = (char)a[1];
-	best->qty = sip_shares(feed_be32(a + 10), lot);
-	if (wb_unlikely(!sip_price6(a + 2, &best->price))) {
+		*condition = (char)a[CQS_LONG_APPENDAGE_CONDITION];
+	best->qty = sip_shares(wire_be32(a + CQS_LONG_APPENDAGE_SIZE), lot);
+	if (wb_unlikely(!sip_price6(a + CQS_LONG_APPENDAGE_PRICE, &best->price))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return false;
 	}
@@ -280,8 +267,7 @@ static void cqs_nbbo_commit(struct cqs_state *st, uint16_t inst, const struct si
 struct cqs_quote_layout {
 	uint16_t body;		/* bytes before the NBBO appendages */
 	uint8_t symbol_width;
-	bool long_prices;
-	uint8_t bid_price, bid_size, ask_price, ask_size;
+	struct sip_quote_sides sides;
 	uint8_t condition;	/* 0: implied regular ('R') */
 	uint8_t ask_condition;	/* the offer's own condition, 0: the same */
 	uint8_t status;		/* Security Status Indicator, 0: none */
@@ -290,14 +276,27 @@ struct cqs_quote_layout {
 };
 
 static const struct cqs_quote_layout cqs_long_quote = {
-	CQS_LONG_QUOTE_LEN, 11, true, 40, 48, 52, 60, 38, 0, 39, 84, 85,
+	.body = CQS_LONG_QUOTE_LEN, .symbol_width = CQS_SYMBOL_LEN,
+	.sides = { .long_prices = true, .bid_price = CQS_LONG_BID_PRICE,
+		   .bid_size = CQS_LONG_BID_SIZE, .ask_price = CQS_LONG_ASK_PRICE,
+		   .ask_size = CQS_LONG_ASK_SIZE },
+	.condition = CQS_LONG_CONDITION, .status = CQS_LONG_STATUS, .luld = CQS_LONG_LULD,
+	.nbbo_luld = CQS_LONG_NBBO_LULD,
 };
 static const struct cqs_quote_layout cqs_short_quote = {
-	CQS_SHORT_QUOTE_LEN, 5, false, 31, 33, 35, 37, 0, 0, 0, 0, 0,
+	.body = CQS_SHORT_QUOTE_LEN, .symbol_width = CQS_SHORT_SYMBOL_LEN,
+	.sides = { .long_prices = false, .bid_price = CQS_SHORT_BID_PRICE,
+		   .bid_size = CQS_SHORT_BID_SIZE, .ask_price = CQS_SHORT_ASK_PRICE,
+		   .ask_size = CQS_SHORT_ASK_SIZE },
 };
 /* FINRA's venue quote is its BBO: the FINRA Best Bid and Best Offer fields. */
 static const struct cqs_quote_layout cqs_finra_quote = {
-	CQS_FINRA_QUOTE_LEN, 11, true, 72, 80, 89, 97, 71, 88, 39, 117, 118,
+	.body = CQS_FINRA_QUOTE_LEN, .symbol_width = CQS_SYMBOL_LEN,
+	.sides = { .long_prices = true, .bid_price = CQS_FINRA_BID_PRICE,
+		   .bid_size = CQS_FINRA_BID_SIZE, .ask_price = CQS_FINRA_ASK_PRICE,
+		   .ask_size = CQS_FINRA_ASK_SIZE },
+	.condition = CQS_FINRA_BID_CONDITION, .ask_condition = CQS_FINRA_ASK_CONDITION,
+	.status = CQS_LONG_STATUS, .luld = CQS_FINRA_LULD, .nbbo_luld = CQS_FINRA_NBBO_LULD,
 };
 
 /*
@@ -324,7 +323,7 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 	status = l->status ? m[l->status] : ' ';
 	luld = l->luld ? m[l->luld] : ' ';
 	nbbo = code >= 'B' && code <= 'W';
-	q.venue = cqs_venue(m[4]);
+	q.venue = cqs_venue(m[CQS_MSG_PARTICIPANT]);
 	if (wb_unlikely(!q.venue || (code != ' ' && (code < 'A' || code > 'W')))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return;
@@ -337,27 +336,15 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	inst = sip_instrument(pk, m + CQS_MSG_HEADER_LEN, l->symbol_width, msg->seq, msg->ts);
+	inst = sip_instrument(pk, m + CQS_SYMBOL, l->symbol_width, msg->seq, msg->ts);
 	if (!inst)
 		return;
 	lot = sip_size_unit(pk, inst, msg->sip_ts);
 	q.ts = msg->ts;
 	q.sip_ts = msg->sip_ts;
 	q.condition = l->condition ? m[l->condition] : 'R';
-	if (l->long_prices) {
-		if (wb_unlikely(!sip_price6(m + l->bid_price, &q.bid_price) ||
-				!sip_price6(m + l->ask_price, &q.ask_price))) {
-			feed_count_error(pk, FEED_ERR_BAD_FIELD);
-			return;
-		}
-		q.bid_qty = sip_shares(feed_be32(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(feed_be32(m + l->ask_size), lot);
-	} else {
-		q.bid_price = sip_price2(m + l->bid_price);
-		q.ask_price = sip_price2(m + l->ask_price);
-		q.bid_qty = sip_shares(feed_be16(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(feed_be16(m + l->ask_size), lot);
-	}
+	if (!sip_quote_sides(pk, m, &l->sides, lot, &q))
+		return;
 	q.flags = cqs_ineligible(q.condition, luld);
 	if (l->ask_condition)
 		q.flags = (uint8_t)((q.flags & ~WB_EVF_ASK_INELIGIBLE) |
@@ -389,9 +376,9 @@ static void decode_quote(struct feed_packet *pk, struct cqs_state *st, const str
 	 * there is none.
 	 */
 	if (l == &cqs_long_quote && q.venue == WB_VENUE_FINRA) {
-		if (m[71] == 'A')
+		if (m[CQS_LONG_FINRA_BBO] == 'A')
 			emit_quote = false;
-		else if (m[71] == 'B')
+		else if (m[CQS_LONG_FINRA_BBO] == 'B')
 			q.bid_price = q.ask_price = 0, q.bid_qty = q.ask_qty = 0;
 	}
 	if (q.venue == WB_VENUE_SIP_CQS)
@@ -418,9 +405,9 @@ static void decode_symbol_reference(struct feed_packet *pk, const struct cqs_msg
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	lot = feed_be16(m + 65);
-	sip_define(pk, m + CQS_MSG_HEADER_LEN, 11, lot ? lot : SIP_DEFAULT_ROUND_LOT, (char)m[48],
-		   msg->seq, msg->ts);
+	lot = wire_be16(m + CQS_REFERENCE_ROUND_LOT);
+	sip_define(pk, m + CQS_SYMBOL, CQS_SYMBOL_LEN, lot ? lot : SIP_DEFAULT_ROUND_LOT,
+		   (char)m[CQS_REFERENCE_LISTING], msg->seq, msg->ts);
 }
 
 /* M L: a market-wide circuit breaker level was breached: every symbol halts. */
@@ -433,7 +420,7 @@ static void decode_mwcb_status(struct feed_packet *pk, const struct cqs_msg *msg
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	level = msg->m[26];
+	level = msg->m[CQS_MWCB_LEVEL];
 	if (wb_unlikely(level < '1' || level > '3')) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return;
@@ -446,7 +433,7 @@ static void decode_control(struct feed_packet *pk, const struct cqs_msg *msg)
 {
 	static const char no_reason[4] = { ' ', ' ', ' ', ' ' };
 
-	switch (msg->m[3]) {
+	switch (msg->m[CQS_MSG_TYPE]) {
 	case 'Z':
 		/* End of Day: the line is done; Line Integrity goes on. */
 		feed_stream_ended(pk, 0);
@@ -457,7 +444,8 @@ static void decode_control(struct feed_packet *pk, const struct cqs_msg *msg)
 	case 'C':
 		/* FINRA open and close: the ADF's market session. */
 		sip_emit_status(pk, 0, WB_VENUE_FINRA, msg->seq, msg->ts,
-				msg->m[3] == 'O' ? WB_STATE_OPEN : WB_STATE_CLOSED, (char)msg->m[3],
+				msg->m[CQS_MSG_TYPE] == 'O' ? WB_STATE_OPEN : WB_STATE_CLOSED,
+				(char)msg->m[CQS_MSG_TYPE],
 				no_reason, 0);
 		return;
 	case 'A':	/* Start of Day and Reset: the stream layer restarted (cqs_frame) */
@@ -478,7 +466,7 @@ static void decode_message(struct feed_packet *pk, struct cqs_state *st, const s
 {
 	const uint8_t *m = msg->m;
 
-	switch (m[2] << 8 | m[3]) {
+	switch (m[CQS_MSG_CATEGORY] << 8 | m[CQS_MSG_TYPE]) {
 	case 'Q' << 8 | 'L':
 		decode_quote(pk, st, msg, &cqs_long_quote);
 		return;
@@ -501,7 +489,7 @@ static void decode_message(struct feed_packet *pk, struct cqs_state *st, const s
 		pk->counters->ignored++;
 		return;
 	default:
-		if (m[2] == 'C') {
+		if (m[CQS_MSG_CATEGORY] == 'C') {
 			decode_control(pk, msg);
 			return;
 		}
@@ -517,14 +505,14 @@ static uint32_t cqs_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 	struct cqs_msg msg;
 	uint32_t off = CQS_BLOCK_HEADER_LEN, i;
 
-	msg.sip_ts = cqs_time(p + 10);
+	msg.sip_ts = cqs_time(p + CQS_BLOCK_SIP_TIME);
 	for (i = 0; i < f->count; i++) {
 		uint32_t mlen;
 
-		if (wb_unlikely(off + 2 > len))
+		if (wb_unlikely(off + CQS_MSG_LENGTH + 2 > len))
 			goto truncated;
-		mlen = feed_be16(p + off);
-		if (wb_unlikely(mlen < 4)) {
+		mlen = wire_be16(p + off + CQS_MSG_LENGTH);
+		if (wb_unlikely(mlen < CQS_MSG_TYPE + 1)) {
 			/* Too short to name its own type: nothing after it can be framed. */
 			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 			return i;
@@ -539,7 +527,7 @@ static uint32_t cqs_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 				msg.m = p + off;
 				msg.len = mlen;
 				msg.seq = f->seq + i;
-				msg.ts = cqs_time(p + off + 5);
+				msg.ts = cqs_time(p + off + CQS_MSG_TIMESTAMP1);
 				decode_message(pk, st, &msg);
 			}
 		}
@@ -582,7 +570,7 @@ static uint16_t cqs_checksum(const uint8_t *p, uint32_t len)
 
 	/* Eight bytes at a time into 16-bit lanes, folded before a lane can carry. */
 	for (; i + 8 <= len; i += 8) {
-		uint64_t w = feed_le64(p + i);
+		uint64_t w = wire_le64(p + i);
 
 		even += w & 0x00ff00ff00ff00ffull;
 		odd += (w >> 8) & 0x00ff00ff00ff00ffull;
@@ -600,42 +588,44 @@ static uint16_t cqs_checksum(const uint8_t *p, uint32_t len)
 		sum += (even >> (16 * k) & 0xffff) + (odd >> (16 * k) & 0xffff);
 	for (; i < len; i++)
 		sum += p[i];
-	sum -= (uint32_t)p[18] + p[19];
+	sum -= (uint32_t)p[CQS_BLOCK_CHECKSUM] + p[CQS_BLOCK_CHECKSUM + 1];
 	return (uint16_t)sum;
 }
 
 static int cqs_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 {
+	const uint8_t *first = p + CQS_BLOCK_HEADER_LEN;	/* the first message */
 	uint32_t size;
 
 	if (len < CQS_BLOCK_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
 	__builtin_memset(f, 0, sizeof(*f));
-	if (p[0] == CQS_SNAPSHOT_VERSION)
+	if (p[CQS_BLOCK_VERSION] == CQS_SNAPSHOT_VERSION)
 		return FEED_FRAME_ERROR(FEED_ERR_RECOVERY);
-	if (p[0] > CQS_MAX_VERSION || p[3] != 'Q')
+	if (p[CQS_BLOCK_VERSION] > CQS_MAX_VERSION || p[CQS_BLOCK_FEED] != CQS_FEED_INDICATOR)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
-	size = feed_be16(p + 1);
+	size = wire_be16(p + CQS_BLOCK_SIZE);
 	if (size < CQS_BLOCK_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
 	if (size > len)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	if (cqs_checksum(p, size) != feed_be16(p + 18))
+	if (cqs_checksum(p, size) != wire_be16(p + CQS_BLOCK_CHECKSUM))
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_CHECKSUM);
-	if (p[4] == 'V')
+	if (p[CQS_BLOCK_RETRANSMISSION] == CQS_RETRANSMISSION)
 		return FEED_FRAME_ERROR(FEED_ERR_RECOVERY);
-	if (p[4] != 'O')
+	if (p[CQS_BLOCK_RETRANSMISSION] != CQS_ORIGINAL)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
-	f->seq = feed_be32(p + 5);
-	f->count = p[9];
+	f->seq = wire_be32(p + CQS_BLOCK_SEQUENCE);
+	f->count = p[CQS_BLOCK_MESSAGES];
 	f->offset = CQS_BLOCK_HEADER_LEN;
 	f->length = size;
 	f->kind = FEED_FRAME_DATA;
 	if (wb_unlikely(!f->count))
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);
 	/* Control messages come alone in their block (notes: CQS sequencing). */
-	if (f->count == 1 && size >= CQS_BLOCK_HEADER_LEN + CQS_MSG_HEADER_LEN && p[22] == 'C') {
-		switch (p[23]) {
+	if (f->count == 1 && size >= CQS_BLOCK_HEADER_LEN + CQS_MSG_HEADER_LEN &&
+	    first[CQS_MSG_CATEGORY] == 'C') {
+		switch (first[CQS_MSG_TYPE]) {
 		case 'T':
 			/* Line Integrity names the last sequence sent. */
 			f->kind = FEED_FRAME_HEARTBEAT;
@@ -647,7 +637,7 @@ static int cqs_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 			/* Start of Day and Reset restart the line at their sequence; the
 			 * block's SIP time tells this restart from the next one. */
 			f->kind = FEED_FRAME_RESET;
-			f->reset_token = cqs_time(p + 10) | 1;
+			f->reset_token = cqs_time(p + CQS_BLOCK_SIP_TIME) | 1;
 			break;
 		}
 	}
@@ -660,10 +650,10 @@ static int cqs_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const
 {
 	uint32_t n;
 
-	if (*off + 2 > len)
+	if (*off + CQS_MSG_LENGTH + 2 > len)
 		return -1;
-	n = feed_be16(p + *off);
-	if (n < 4 || n > len - *off)
+	n = wire_be16(p + *off + CQS_MSG_LENGTH);
+	if (n < CQS_MSG_TYPE + 1 || n > len - *off)
 		return -1;
 	*msg = p + *off;
 	*mlen = n;
@@ -675,60 +665,96 @@ static int cqs_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const
 
 /* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
 
-#define CQS_HEADER FEED_F_UINT("len", 0, 2), FEED_F_CHAR("", 2), FEED_F_CHAR("", 3), \
-	FEED_F_CHAR("participant", 4), FEED_F_EPOCH_S("ts1", 5), FEED_F_UINT("ns", 9, 4), \
-	FEED_F_UINT("id", 13, 1), FEED_F_UINT("txid", 14, 4), FEED_F_INT("prn", 18, 8)
-#define CQS_APPENDED FEED_F_CHAR("nbbo_luld", 85), FEED_F_CHAR("nbbo", 86)
+#define CQS_HEADER FEED_F_UINT("len", CQS_MSG_LENGTH, 2), FEED_F_CHAR("", CQS_MSG_CATEGORY), \
+	FEED_F_CHAR("", CQS_MSG_TYPE), FEED_F_CHAR("participant", CQS_MSG_PARTICIPANT), \
+	FEED_F_EPOCH_S("ts1", CQS_MSG_TIMESTAMP1), FEED_F_UINT("ns", CQS_MSG_TIMESTAMP1 + 4, 4), \
+	FEED_F_UINT("id", CQS_MSG_ID, 1), FEED_F_UINT("txid", CQS_MSG_TRANSACTION_ID, 4), \
+	FEED_F_INT("prn", CQS_MSG_REFERENCE, 8)
+#define CQS_APPENDED FEED_F_CHAR("nbbo_luld", CQS_LONG_NBBO_LULD), \
+	FEED_F_CHAR("nbbo", CQS_LONG_NBBO)
 
 static const struct feed_field cqs_control[] = { CQS_HEADER };
 static const struct feed_field cqs_symbol_reference[] = {
-	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_TEXT("prior", 37, 11),
-	FEED_F_CHAR("listing", 48), FEED_F_PRICE("prev_close", 49, 8, 6),
-	FEED_F_PRICE("close", 57, 8, 6), FEED_F_UINT("lot", 65, 2), FEED_F_CHAR("luld_tier", 68),
-	FEED_F_UINT("leverage", 69, 4), FEED_F_CHAR("test", 73), FEED_F_CHAR("ipo", 74),
-	FEED_F_CHAR("fsi", 75), FEED_F_CHAR("ssr", 76), FEED_F_CHAR("halt_reason", 77),
-	FEED_F_CHAR("instrument", 78),
+	CQS_HEADER, FEED_F_TICKER("", CQS_SYMBOL, CQS_SYMBOL_LEN),
+	FEED_F_TEXT("prior", CQS_REFERENCE_PRIOR_SYMBOL, 11),
+	FEED_F_CHAR("listing", CQS_REFERENCE_LISTING),
+	FEED_F_PRICE("prev_close", CQS_REFERENCE_PREV_CLOSE, 8, 6),
+	FEED_F_PRICE("close", CQS_REFERENCE_CLOSE, 8, 6),
+	FEED_F_UINT("lot", CQS_REFERENCE_ROUND_LOT, 2),
+	FEED_F_CHAR("luld_tier", CQS_REFERENCE_LULD_TIER),
+	FEED_F_UINT("leverage", CQS_REFERENCE_LEVERAGE, 4), FEED_F_CHAR("test", CQS_REFERENCE_TEST),
+	FEED_F_CHAR("ipo", CQS_REFERENCE_IPO),
+	FEED_F_CHAR("fsi", CQS_REFERENCE_FSI), FEED_F_CHAR("ssr", CQS_REFERENCE_SSR),
+	FEED_F_CHAR("halt_reason", CQS_REFERENCE_HALT_REASON),
+	FEED_F_CHAR("instrument", CQS_REFERENCE_INSTRUMENT_TYPE),
 };
 static const struct feed_field cqs_mwcb_decline[] = {
-	CQS_HEADER, FEED_F_SPRICE("level1", 26, 8, 6), FEED_F_SPRICE("level2", 34, 8, 6),
-	FEED_F_SPRICE("level3", 42, 8, 6),
+	CQS_HEADER, FEED_F_SPRICE("level1", CQS_MWCB_DECLINE_LEVEL1, 8, 6),
+	FEED_F_SPRICE("level2", CQS_MWCB_DECLINE_LEVEL2, 8, 6),
+	FEED_F_SPRICE("level3", CQS_MWCB_DECLINE_LEVEL3, 8, 6),
 };
-static const struct feed_field cqs_mwcb_status[] = { CQS_HEADER, FEED_F_CHAR("level", 26) };
+static const struct feed_field cqs_mwcb_status[] = {
+	CQS_HEADER, FEED_F_CHAR("level", CQS_MWCB_LEVEL),
+};
 static const struct feed_field cqs_auction_status[] = {
-	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_CHAR("instrument", 37),
-	FEED_F_PRICE("reference", 38, 8, 6), FEED_F_PRICE("upper", 46, 8, 6),
-	FEED_F_PRICE("lower", 54, 8, 6), FEED_F_UINT("extensions", 62, 1), FEED_F_CHAR("ssr", 63),
-	FEED_F_CHAR("listing", 64), FEED_F_CHAR("fsi", 65),
+	CQS_HEADER, FEED_F_TICKER("", CQS_SYMBOL, CQS_SYMBOL_LEN),
+	FEED_F_CHAR("instrument", CQS_AUCTION_INSTRUMENT_TYPE),
+	FEED_F_PRICE("reference", CQS_AUCTION_REFERENCE, 8, 6),
+	FEED_F_PRICE("upper", CQS_AUCTION_UPPER, 8, 6),
+	FEED_F_PRICE("lower", CQS_AUCTION_LOWER, 8, 6),
+	FEED_F_UINT("extensions", CQS_AUCTION_EXTENSIONS, 1), FEED_F_CHAR("ssr", CQS_AUCTION_SSR),
+	FEED_F_CHAR("listing", CQS_AUCTION_LISTING), FEED_F_CHAR("fsi", CQS_AUCTION_FSI),
 };
 static const struct feed_field cqs_long_quote_fields[] = {
-	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_CHAR("instrument", 37),
-	FEED_F_CHAR("cond", 38), FEED_F_CHAR("status", 39), FEED_F_UINT("bid", 48, 4),
-	FEED_F_PRICE("@", 40, 8, 6), FEED_F_UINT("ask", 60, 4), FEED_F_PRICE("@", 52, 8, 6),
-	FEED_F_CHAR("rii", 64), FEED_F_CHAR("settle", 65), FEED_F_CHAR("mkt_cond", 66),
-	FEED_F_TEXT("mmid", 67, 4), FEED_F_CHAR("finra_bbo", 71), FEED_F_EPOCH_S("ts2", 72),
-	FEED_F_UINT("ns2", 76, 4), FEED_F_CHAR("ssr", 80), FEED_F_CHAR("listing", 81),
-	FEED_F_CHAR("fsi", 82), FEED_F_CHAR("sip_gen", 83), FEED_F_CHAR("luld", 84), CQS_APPENDED,
+	CQS_HEADER, FEED_F_TICKER("", CQS_SYMBOL, CQS_SYMBOL_LEN),
+	FEED_F_CHAR("instrument", CQS_LONG_INSTRUMENT_TYPE),
+	FEED_F_CHAR("cond", CQS_LONG_CONDITION), FEED_F_CHAR("status", CQS_LONG_STATUS),
+	FEED_F_UINT("bid", CQS_LONG_BID_SIZE, 4),
+	FEED_F_PRICE("@", CQS_LONG_BID_PRICE, 8, 6), FEED_F_UINT("ask", CQS_LONG_ASK_SIZE, 4),
+	FEED_F_PRICE("@", CQS_LONG_ASK_PRICE, 8, 6),
+	FEED_F_CHAR("rii", CQS_LONG_RETAIL_INTEREST), FEED_F_CHAR("settle", CQS_LONG_SETTLEMENT),
+	FEED_F_CHAR("mkt_cond", CQS_LONG_MARKET_CONDITION),
+	FEED_F_TEXT("mmid", CQS_LONG_FINRA_MMID, 4), FEED_F_CHAR("finra_bbo", CQS_LONG_FINRA_BBO),
+	FEED_F_EPOCH_S("ts2", CQS_LONG_TIMESTAMP2),
+	FEED_F_UINT("ns2", CQS_LONG_TIMESTAMP2 + 4, 4), FEED_F_CHAR("ssr", CQS_LONG_SSR),
+	FEED_F_CHAR("listing", CQS_LONG_LISTING),
+	FEED_F_CHAR("fsi", CQS_LONG_FSI), FEED_F_CHAR("sip_gen", CQS_LONG_SIP_GENERATED),
+	FEED_F_CHAR("luld", CQS_LONG_LULD), CQS_APPENDED,
 };
 static const struct feed_field cqs_short_quote_fields[] = {
-	CQS_HEADER, FEED_F_TICKER("", 26, 5), FEED_F_UINT("bid", 33, 2),
-	FEED_F_PRICE("@", 31, 2, 2), FEED_F_UINT("ask", 37, 2), FEED_F_PRICE("@", 35, 2, 2),
-	FEED_F_CHAR("listing", 39), FEED_F_CHAR("nbbo", 40),
+	CQS_HEADER, FEED_F_TICKER("", CQS_SYMBOL, CQS_SHORT_SYMBOL_LEN),
+	FEED_F_UINT("bid", CQS_SHORT_BID_SIZE, 2),
+	FEED_F_PRICE("@", CQS_SHORT_BID_PRICE, 2, 2), FEED_F_UINT("ask", CQS_SHORT_ASK_SIZE, 2),
+	FEED_F_PRICE("@", CQS_SHORT_ASK_PRICE, 2, 2),
+	FEED_F_CHAR("listing", CQS_SHORT_LISTING), FEED_F_CHAR("nbbo", CQS_SHORT_NBBO),
 };
 static const struct feed_field cqs_finra_quote_fields[] = {
-	CQS_HEADER, FEED_F_TICKER("", 26, 11), FEED_F_CHAR("instrument", 37),
-	FEED_F_CHAR("cond", 38), FEED_F_CHAR("status", 39), FEED_F_UINT("bid", 48, 4),
-	FEED_F_PRICE("@", 40, 8, 6), FEED_F_UINT("ask", 60, 4), FEED_F_PRICE("@", 52, 8, 6),
-	FEED_F_CHAR("rii", 64), FEED_F_CHAR("settle", 65), FEED_F_CHAR("mkt_cond", 66),
-	FEED_F_TEXT("mmid", 67, 4), FEED_F_CHAR("bbid_cond", 71), FEED_F_UINT("bbid", 80, 4),
-	FEED_F_PRICE("@", 72, 8, 6), FEED_F_TEXT("bbid_mmid", 84, 4), FEED_F_CHAR("bask_cond", 88),
-	FEED_F_UINT("bask", 97, 4), FEED_F_PRICE("@", 89, 8, 6), FEED_F_TEXT("bask_mmid", 101, 4),
-	FEED_F_EPOCH_S("ts2", 105), FEED_F_UINT("ns2", 109, 4), FEED_F_CHAR("ssr", 113),
-	FEED_F_CHAR("listing", 114), FEED_F_CHAR("fsi", 115), FEED_F_CHAR("sip_gen", 116),
-	FEED_F_CHAR("finra_luld", 117), FEED_F_CHAR("nbbo_luld", 118), FEED_F_CHAR("nbbo", 119),
+	CQS_HEADER, FEED_F_TICKER("", CQS_SYMBOL, CQS_SYMBOL_LEN),
+	FEED_F_CHAR("instrument", CQS_LONG_INSTRUMENT_TYPE),
+	FEED_F_CHAR("cond", CQS_LONG_CONDITION), FEED_F_CHAR("status", CQS_LONG_STATUS),
+	FEED_F_UINT("bid", CQS_LONG_BID_SIZE, 4),
+	FEED_F_PRICE("@", CQS_LONG_BID_PRICE, 8, 6), FEED_F_UINT("ask", CQS_LONG_ASK_SIZE, 4),
+	FEED_F_PRICE("@", CQS_LONG_ASK_PRICE, 8, 6),
+	FEED_F_CHAR("rii", CQS_LONG_RETAIL_INTEREST), FEED_F_CHAR("settle", CQS_LONG_SETTLEMENT),
+	FEED_F_CHAR("mkt_cond", CQS_LONG_MARKET_CONDITION),
+	FEED_F_TEXT("mmid", CQS_LONG_FINRA_MMID, 4),
+	FEED_F_CHAR("bbid_cond", CQS_FINRA_BID_CONDITION),
+	FEED_F_UINT("bbid", CQS_FINRA_BID_SIZE, 4),
+	FEED_F_PRICE("@", CQS_FINRA_BID_PRICE, 8, 6),
+	FEED_F_TEXT("bbid_mmid", CQS_FINRA_BID_MMID, 4),
+	FEED_F_CHAR("bask_cond", CQS_FINRA_ASK_CONDITION),
+	FEED_F_UINT("bask", CQS_FINRA_ASK_SIZE, 4), FEED_F_PRICE("@", CQS_FINRA_ASK_PRICE, 8, 6),
+	FEED_F_TEXT("bask_mmid", CQS_FINRA_ASK_MMID, 4),
+	FEED_F_EPOCH_S("ts2", CQS_FINRA_TIMESTAMP2),
+	FEED_F_UINT("ns2", CQS_FINRA_TIMESTAMP2 + 4, 4), FEED_F_CHAR("ssr", CQS_FINRA_SSR),
+	FEED_F_CHAR("listing", CQS_FINRA_LISTING), FEED_F_CHAR("fsi", CQS_FINRA_FSI),
+	FEED_F_CHAR("sip_gen", CQS_FINRA_SIP_GENERATED),
+	FEED_F_CHAR("finra_luld", CQS_FINRA_LULD), FEED_F_CHAR("nbbo_luld", CQS_FINRA_NBBO_LULD),
+	FEED_F_CHAR("nbbo", CQS_FINRA_NBBO),
 };
 
 static const struct feed_msg_layout cqs_layout_control =
-	FEED_LAYOUT("Control", CQS_MSG_HEADER_LEN, cqs_control);
+	FEED_LAYOUT("Control", CQS_CONTROL_LEN, cqs_control);
 static const struct feed_msg_layout cqs_layout_symbol_reference =
 	FEED_LAYOUT("Symbol Reference Data", CQS_SYMBOL_REFERENCE_LEN, cqs_symbol_reference);
 static const struct feed_msg_layout cqs_layout_mwcb_decline =
@@ -744,13 +770,13 @@ static const struct feed_msg_layout cqs_layout_short_quote =
 static const struct feed_msg_layout cqs_layout_finra_quote =
 	FEED_LAYOUT("Special Long Quote (FINRA BBO)", CQS_FINRA_QUOTE_LEN, cqs_finra_quote_fields);
 static const struct feed_msg_layout cqs_layout_admin_text =
-	FEED_LAYOUT("Administrative Unformatted Message", CQS_MSG_HEADER_LEN, cqs_control);
+	FEED_LAYOUT("Administrative Unformatted Message", CQS_CONTROL_LEN, cqs_control);
 
 static const struct feed_msg_layout *cqs_layout(const uint8_t *m, uint32_t len)
 {
-	if (len < 4)
+	if (len < CQS_MSG_TYPE + 1)
 		return 0;
-	switch (m[2] << 8 | m[3]) {
+	switch (m[CQS_MSG_CATEGORY] << 8 | m[CQS_MSG_TYPE]) {
 	case 'Q' << 8 | 'L': return &cqs_layout_long_quote;
 	case 'Q' << 8 | 'Q': return &cqs_layout_short_quote;
 	case 'Q' << 8 | 'S': return &cqs_layout_finra_quote;
@@ -761,9 +787,9 @@ static const struct feed_msg_layout *cqs_layout(const uint8_t *m, uint32_t len)
 	case 'M' << 8 | 'M': return &cqs_layout_mwcb_decline;
 	case 'M' << 8 | 'L': return &cqs_layout_mwcb_status;
 	}
-	if (m[2] != 'C')
+	if (m[CQS_MSG_CATEGORY] != 'C')
 		return 0;
-	switch (m[3]) {
+	switch (m[CQS_MSG_TYPE]) {
 	case 'A': case 'C': case 'L': case 'M': case 'N': case 'O': case 'P': case 'T': case 'Z':
 		return &cqs_layout_control;
 	}
@@ -779,7 +805,7 @@ static bool cqs_looks_like(const uint8_t *p, uint32_t len)
 
 	if (cqs_frame(p, len, &f) < 0 || f.length != len)
 		return false;
-	count = p[9];
+	count = p[CQS_BLOCK_MESSAGES];
 	for (i = 0; i < count; i++)
 		if (cqs_next_message(p, len, &off, &m, &mlen) < 0)
 			return false;

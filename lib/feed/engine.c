@@ -734,7 +734,7 @@ uint64_t feed_ticker_key(const char *ticker, size_t len)
 			b[i] = ' ';
 		}
 	}
-	return feed_le64(b);
+	return wire_le64(b);
 }
 
 void feed_ticker_text(uint64_t key, char out[9])
@@ -1083,10 +1083,10 @@ int feed_route_frame(const struct feed_engine *e, const uint8_t *frame, uint32_t
 	r->line = -1;
 	if (len < ETH_HLEN_)
 		return -1;
-	ethertype = feed_be16(frame + off);
+	ethertype = wire_be16(frame + off);
 	off += 2;
 	while ((ethertype == ETHERTYPE_VLAN || ethertype == ETHERTYPE_QINQ) && off + 4 <= len) {
-		ethertype = feed_be16(frame + off + 2);
+		ethertype = wire_be16(frame + off + 2);
 		off += 4;
 	}
 	if (ethertype != ETHERTYPE_IPV4 || off + 20 > len)
@@ -1095,17 +1095,17 @@ int feed_route_frame(const struct feed_engine *e, const uint8_t *frame, uint32_t
 	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
 	if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != IPPROTO_UDP_)
 		return -1;
-	if (feed_route_addr(e, feed_be32(ip + 16),
-			    off + ihl + 4 <= len ? feed_be16(ip + ihl + 2) : 0, hint, r) < 0)
+	if (feed_route_addr(e, wire_be32(ip + 16),
+			    off + ihl + 4 <= len ? wire_be16(ip + ihl + 2) : 0, hint, r) < 0)
 		return -1;
-	ip_total = feed_be16(ip + 2);
+	ip_total = wire_be16(ip + 2);
 	/* Fragments and frames shorter than their headers say cannot be decoded. */
-	if ((feed_be16(ip + 6) & 0x3fff) || ip_total < ihl + 8 || off + ip_total > len) {
+	if ((wire_be16(ip + 6) & 0x3fff) || ip_total < ihl + 8 || off + ip_total > len) {
 		r->bad_frame = true;
 		return r->line;
 	}
 	udp = ip + ihl;
-	udp_len = feed_be16(udp + 4);
+	udp_len = wire_be16(udp + 4);
 	if (udp_len < 8 || udp_len > ip_total - ihl) {
 		r->bad_frame = true;
 		return r->line;
@@ -1180,8 +1180,8 @@ uint32_t feed_raw_type(int protocol, const uint8_t *msg, uint32_t len)
 		return 0;
 	if (proto->type_width == 1)
 		return msg[proto->type_offset];
-	return proto->big_endian ? feed_be16(msg + proto->type_offset) :
-		feed_le16(msg + proto->type_offset);
+	return proto->big_endian ? wire_be16(msg + proto->type_offset) :
+		wire_le16(msg + proto->type_offset);
 }
 
 bool feed_raw_looks_like(int protocol, const uint8_t *p, uint32_t len)

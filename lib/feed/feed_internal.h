@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
- * What the layers share inside lib/feed: bounds-checked field readers, the
+ * What the layers share inside lib/feed: the wire readers (wire/bytes.h), the
  * event emitter, the protocol descriptor each decoder fills in, and the
  * sequencing, directory and time layers every protocol uses. Not part of
  * any public ABI.
@@ -9,6 +9,7 @@
 #define WIREBOOK_FEED_INTERNAL_H
 
 #include "feed.h"
+#include "wire/bytes.h"
 #include "raw.h"
 
 /* Per-packet context handed to a protocol decoder. */
@@ -31,63 +32,16 @@ struct feed_packet {
 void feed_packet_init(struct feed_packet *pk, struct feed_engine *e, int line,
 		      uint64_t recv_ts, struct wb_ring_producer *out);
 
-/*
- * Field readers. Callers check the message length once against the
- * type's fixed size, then read fields at constant offsets: that one check
- * is what bounds every read below it.
- */
-static inline uint16_t feed_be16(const uint8_t *p)
-{
-	return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
-}
-
-static inline uint32_t feed_be32(const uint8_t *p)
-{
-	uint32_t v;
-
-	__builtin_memcpy(&v, p, 4);
-	return __builtin_bswap32(v);
-}
-
-static inline uint64_t feed_be64(const uint8_t *p)
-{
-	uint64_t v;
-
-	__builtin_memcpy(&v, p, 8);
-	return __builtin_bswap64(v);
-}
-
-static inline uint16_t feed_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (uint16_t)p[1] << 8);
-}
-
-static inline uint32_t feed_le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	__builtin_memcpy(&v, p, 4);
-	return v;
-}
-
-static inline uint64_t feed_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	__builtin_memcpy(&v, p, 8);
-	return v;
-}
-
 /* An 8-byte space-padded symbol as a ticker key (little-endian load). */
 static inline uint64_t feed_symbol8_key(const uint8_t *p)
 {
-	return feed_le64(p);
+	return wire_le64(p);
 }
 
 /* A 6-byte symbol (PITCH short forms) padded to 8 with spaces. */
 static inline uint64_t feed_symbol6_key(const uint8_t *p)
 {
-	return (uint64_t)feed_le32(p) | (uint64_t)feed_le16(p + 4) << 32 |
+	return (uint64_t)wire_le32(p) | (uint64_t)wire_le16(p + 4) << 32 |
 	       0x2020000000000000ull;
 }
 

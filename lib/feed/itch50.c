@@ -18,6 +18,7 @@
  * midnight (feed_time.c), so exch_ts is epoch time like every feed's.
  */
 #include "moldudp64.h"
+#include "wire/itch50.h"
 
 #define ITCH_LOCATES 65536
 #define ITCH_PRICE4_TO_WB 10000		/* Price(4) -> 1e-8 */
@@ -28,22 +29,31 @@ struct itch_state {
 	uint8_t unused;
 };
 
-/* The lengths of the messages of the table-driven path, in both tables below. */
-#define ITCH_LEN_A 36
-#define ITCH_LEN_F 40
-#define ITCH_LEN_E 31
-#define ITCH_LEN_C 36
-#define ITCH_LEN_X 23
-#define ITCH_LEN_D 19
-#define ITCH_LEN_U 35
-#define ITCH_LEN_P 44
-
 /* Minimum length of each message type (the spec's lengths); 0 = unknown type. */
 static const uint8_t itch_min_len[256] = {
-	['S'] = 12, ['R'] = 39, ['H'] = 25, ['Y'] = 20, ['L'] = 26, ['V'] = 35,
-	['W'] = 12, ['K'] = 28, ['J'] = 35, ['h'] = 21, ['A'] = ITCH_LEN_A, ['F'] = ITCH_LEN_F,
-	['E'] = ITCH_LEN_E, ['C'] = ITCH_LEN_C, ['X'] = ITCH_LEN_X, ['D'] = ITCH_LEN_D,
-	['U'] = ITCH_LEN_U, ['P'] = ITCH_LEN_P, ['Q'] = 40, ['B'] = 19, ['I'] = 50, ['N'] = 20, ['O'] = 48,
+	[ITCH_SYSTEM_EVENT] = ITCH_SYSTEM_EVENT_LEN,
+	[ITCH_STOCK_DIRECTORY] = ITCH_STOCK_DIRECTORY_LEN,
+	[ITCH_TRADING_ACTION] = ITCH_TRADING_ACTION_LEN,
+	[ITCH_REG_SHO] = ITCH_REG_SHO_LEN,
+	[ITCH_PARTICIPANT_POSITION] = ITCH_PARTICIPANT_POSITION_LEN,
+	[ITCH_MWCB_DECLINE] = ITCH_MWCB_DECLINE_LEN,
+	[ITCH_MWCB_STATUS] = ITCH_MWCB_STATUS_LEN,
+	[ITCH_IPO_QUOTING] = ITCH_IPO_QUOTING_LEN,
+	[ITCH_LULD_COLLAR] = ITCH_LULD_COLLAR_LEN,
+	[ITCH_OPERATIONAL_HALT] = ITCH_OPERATIONAL_HALT_LEN,
+	[ITCH_ADD] = ITCH_ADD_LEN,
+	[ITCH_ADD_MPID] = ITCH_ADD_MPID_LEN,
+	[ITCH_EXECUTED] = ITCH_EXECUTED_LEN,
+	[ITCH_EXECUTED_PRICE] = ITCH_EXECUTED_PRICE_LEN,
+	[ITCH_CANCEL] = ITCH_CANCEL_LEN,
+	[ITCH_DELETE] = ITCH_DELETE_LEN,
+	[ITCH_REPLACE] = ITCH_REPLACE_LEN,
+	[ITCH_TRADE] = ITCH_TRADE_LEN,
+	[ITCH_CROSS_TRADE] = ITCH_CROSS_TRADE_LEN,
+	[ITCH_BROKEN_TRADE] = ITCH_BROKEN_TRADE_LEN,
+	[ITCH_NOII] = ITCH_NOII_LEN,
+	[ITCH_RPII] = ITCH_RPII_LEN,
+	[ITCH_DLCR] = ITCH_DLCR_LEN,
 };
 
 static size_t itch_state_size(const struct feed_engine_config *cfg)
@@ -65,19 +75,19 @@ static void itch_state_init(void *state, const struct feed_engine_config *cfg)
 
 static int64_t price4(const uint8_t *p)
 {
-	return (int64_t)feed_be32(p) * ITCH_PRICE4_TO_WB;
+	return (int64_t)wire_be32(p) * ITCH_PRICE4_TO_WB;
 }
 
 /* Stock Directory: the locate's ticker, round lot and market. */
 static uint16_t define_locate(struct feed_packet *pk, const uint8_t *m, uint64_t seq, uint64_t ts)
 {
 	struct feed_symbol sym = {
-		.ticker = feed_symbol8_key(m + 11),
-		.round_lot = feed_be32(m + 21),
-		.market = (char)m[19],
+		.ticker = feed_symbol8_key(m + ITCH_DIRECTORY_STOCK),
+		.round_lot = wire_be32(m + ITCH_DIRECTORY_ROUND_LOT),
+		.market = (char)m[ITCH_DIRECTORY_MARKET],
 	};
 
-	return feed_dir_define(pk, feed_be16(m + 1), &sym, seq, ts);
+	return feed_dir_define(pk, wire_be16(m + ITCH_LOCATE), &sym, seq, ts);
 }
 
 static uint8_t system_event_state(uint8_t code)
@@ -136,7 +146,7 @@ static uint16_t instrument_learning(struct feed_packet *pk, const uint8_t *m, ui
 				    uint64_t seq, uint64_t ts)
 {
 	const struct feed_directory *d = &pk->v->dir;
-	uint16_t locate = feed_be16(m + 1), inst = d->instrument[locate];
+	uint16_t locate = wire_be16(m + ITCH_LOCATE), inst = d->instrument[locate];
 
 	/* The instrument cache answers the common case on its own. */
 	if (wb_likely(inst))
@@ -151,7 +161,7 @@ static uint16_t instrument_learning(struct feed_packet *pk, const uint8_t *m, ui
 static uint16_t instrument_of(struct feed_packet *pk, const uint8_t *m)
 {
 	const struct feed_directory *d = &pk->v->dir;
-	uint16_t locate = feed_be16(m + 1), inst = d->instrument[locate];
+	uint16_t locate = wire_be16(m + ITCH_LOCATE), inst = d->instrument[locate];
 
 	if (wb_unlikely(!inst && !d->symbol[locate].ticker))
 		feed_count_error(pk, FEED_ERR_UNKNOWN_SYMBOL);
@@ -216,32 +226,36 @@ static const struct {
 } order = {
 	.layout = {
 		[0 ... 255] = { .min_len = ITCH_NOT_IN_TABLE },
-		['A'] = { .word0 = FEED_EVENT_WORD0(WB_EV_ADD, 0, 0, 0, 0, 0), .min_len = ITCH_LEN_A,
-			  .attr_off = 19, .attr_mask = SIDE_BYTE, .min_attr = SIDE_REQUIRED,
-			  .qty_off = 20, .qty_mpid_mask = QTY, .price_off = 32, .price_mask = ALL32 },
-		['F'] = { .word0 = FEED_EVENT_WORD0(WB_EV_ADD, 0, 0, 0, 0, 0), .min_len = ITCH_LEN_F,
-			  .attr_off = 19, .attr_mask = SIDE_BYTE, .min_attr = SIDE_REQUIRED,
-			  .qty_off = 20, .qty_mpid_mask = QTY_MPID, .price_off = 32,
-			  .price_mask = ALL32, .mpid_off = 36 },
-		['E'] = { .word0 = FEED_EVENT_WORD0(WB_EV_EXECUTE, 0, 0, WB_EVF_PRINTABLE, 0, 0),
-			  .min_len = ITCH_LEN_E, .qty_off = 19, .qty_mpid_mask = QTY,
-			  .ref_off = 23, .ref_mask = ALL64 },
-		['C'] = { .word0 = FEED_EVENT_WORD0(WB_EV_EXECUTE_AT_PRICE, 0, 0, 0, 0, 0),
-			  .min_len = ITCH_LEN_C, .attr_off = 31, .attr_mask = FLAGS_BYTE,
-			  .qty_off = 19, .qty_mpid_mask = QTY, .price_off = 32, .price_mask = ALL32,
-			  .ref_off = 23, .ref_mask = ALL64 },
-		['X'] = { .word0 = FEED_EVENT_WORD0(WB_EV_REDUCE, 0, 0, 0, 0, 0),
-			  .min_len = ITCH_LEN_X, .qty_off = 19, .qty_mpid_mask = QTY },
-		['D'] = { .word0 = FEED_EVENT_WORD0(WB_EV_DELETE, 0, 0, 0, 0, 0),
-			  .min_len = ITCH_LEN_D },
-		['U'] = { .word0 = FEED_EVENT_WORD0(WB_EV_REPLACE, 0, 0, 0, 0, 0),
-			  .min_len = ITCH_LEN_U, .qty_off = 27, .qty_mpid_mask = QTY,
-			  .price_off = 31, .price_mask = ALL32, .ref_off = 19, .ref_mask = ALL64 },
+		[ITCH_ADD] = { .word0 = FEED_EVENT_WORD0(WB_EV_ADD, 0, 0, 0, 0, 0),
+			  .min_len = ITCH_ADD_LEN, .attr_off = ITCH_ADD_SIDE, .attr_mask = SIDE_BYTE,
+			  .min_attr = SIDE_REQUIRED, .qty_off = ITCH_ADD_SHARES, .qty_mpid_mask = QTY,
+			  .price_off = ITCH_ADD_PRICE, .price_mask = ALL32 },
+		[ITCH_ADD_MPID] = { .word0 = FEED_EVENT_WORD0(WB_EV_ADD, 0, 0, 0, 0, 0),
+			  .min_len = ITCH_ADD_MPID_LEN, .attr_off = ITCH_ADD_SIDE, .attr_mask = SIDE_BYTE,
+			  .min_attr = SIDE_REQUIRED, .qty_off = ITCH_ADD_SHARES,
+			  .qty_mpid_mask = QTY_MPID, .price_off = ITCH_ADD_PRICE,
+			  .price_mask = ALL32, .mpid_off = ITCH_ADD_MPID_ATTRIBUTION },
+		[ITCH_EXECUTED] = { .word0 = FEED_EVENT_WORD0(WB_EV_EXECUTE, 0, 0, WB_EVF_PRINTABLE, 0, 0),
+			  .min_len = ITCH_EXECUTED_LEN, .qty_off = ITCH_EXECUTED_SHARES,
+			  .qty_mpid_mask = QTY, .ref_off = ITCH_EXECUTED_MATCH, .ref_mask = ALL64 },
+		[ITCH_EXECUTED_PRICE] = { .word0 = FEED_EVENT_WORD0(WB_EV_EXECUTE_AT_PRICE, 0, 0, 0, 0, 0),
+			  .min_len = ITCH_EXECUTED_PRICE_LEN, .attr_off = ITCH_EXECUTED_PRINTABLE,
+			  .attr_mask = FLAGS_BYTE, .qty_off = ITCH_EXECUTED_SHARES, .qty_mpid_mask = QTY,
+			  .price_off = ITCH_EXECUTED_PRICE_PRICE, .price_mask = ALL32,
+			  .ref_off = ITCH_EXECUTED_MATCH, .ref_mask = ALL64 },
+		[ITCH_CANCEL] = { .word0 = FEED_EVENT_WORD0(WB_EV_REDUCE, 0, 0, 0, 0, 0),
+			  .min_len = ITCH_CANCEL_LEN, .qty_off = ITCH_CANCEL_SHARES, .qty_mpid_mask = QTY },
+		[ITCH_DELETE] = { .word0 = FEED_EVENT_WORD0(WB_EV_DELETE, 0, 0, 0, 0, 0),
+			  .min_len = ITCH_DELETE_LEN },
+		[ITCH_REPLACE] = { .word0 = FEED_EVENT_WORD0(WB_EV_REPLACE, 0, 0, 0, 0, 0),
+			  .min_len = ITCH_REPLACE_LEN, .qty_off = ITCH_REPLACE_SHARES,
+			  .qty_mpid_mask = QTY, .price_off = ITCH_REPLACE_PRICE, .price_mask = ALL32,
+			  .ref_off = ITCH_REPLACE_NEW_REF, .ref_mask = ALL64 },
 		/* ref is the match number (wb_ev_trade.match_id); qty's neighbour, cross_type, 0 */
-		['P'] = { .word0 = FEED_EVENT_WORD0(WB_EV_TRADE, 0, 0, WB_EVF_PRINTABLE, 0, 0),
-			  .min_len = ITCH_LEN_P, .attr_off = 19, .attr_mask = SIDE_BYTE,
-			  .qty_off = 20, .qty_mpid_mask = QTY, .price_off = 32, .price_mask = ALL32,
-			  .ref_off = 36, .ref_mask = ALL64 },
+		[ITCH_TRADE] = { .word0 = FEED_EVENT_WORD0(WB_EV_TRADE, 0, 0, WB_EVF_PRINTABLE, 0, 0),
+			  .min_len = ITCH_TRADE_LEN, .attr_off = ITCH_ADD_SIDE, .attr_mask = SIDE_BYTE,
+			  .qty_off = ITCH_ADD_SHARES, .qty_mpid_mask = QTY, .price_off = ITCH_ADD_PRICE,
+			  .price_mask = ALL32, .ref_off = ITCH_TRADE_MATCH, .ref_mask = ALL64 },
 	},
 	.attr_of_char = {
 		['B'] = FEED_EVENT_WORD0(0, 0, WB_SIDE_BUY, 0, 0, 0),
@@ -256,18 +270,18 @@ static uint16_t order_instrument_slow(struct feed_packet *pk, const uint8_t *m, 
 				      uint64_t ts)
 {
 	/* Adds and trades carry their stock and can fill a missing directory entry. */
-	if (m[0] == 'A' || m[0] == 'F' || m[0] == 'P')
-		return instrument_learning(pk, m, 24, seq, ts);
+	if (m[ITCH_TYPE] == ITCH_ADD || m[ITCH_TYPE] == ITCH_ADD_MPID || m[ITCH_TYPE] == ITCH_TRADE)
+		return instrument_learning(pk, m, ITCH_ADD_STOCK, seq, ts);
 	return instrument_of(pk, m);
 }
 
 /*
- * The 48-bit timestamp at offset 5 as one 8-byte load from offset 3 (every
- * ITCH message is at least 12 bytes, so the load stays inside it).
+ * The 48-bit timestamp as one 8-byte load ending where it ends (every
+ * ITCH message holds its header, so the load stays inside it).
  */
 static inline uint64_t itch_timestamp(const uint8_t *m)
 {
-	return feed_be64(m + 3) & 0xffffffffffffull;
+	return wire_be64(m + ITCH_TIMESTAMP + ITCH_TIMESTAMP_LEN - 8) & 0xffffffffffffull;
 }
 
 static inline void store64(uint8_t *slot, unsigned off, uint64_t v)
@@ -314,10 +328,10 @@ static inline __attribute__((always_inline)) void
 decode_order(struct itch_walk *w, uint64_t seq, const uint8_t *m, const struct itch_order_layout *l)
 {
 	struct feed_packet *pk = w->pk;
-	/* The 48-bit time at 5 as the top of an 8-byte load: a message of the
+	/* The 48-bit time as the top of an 8-byte load: a message of the
 	 * table is longer than 13 bytes. */
-	uint64_t ts = (feed_be64(m + 5) >> 16) + pk->midnight_ns;
-	uint16_t inst = w->inst_of[feed_be16(m + 1)];
+	uint64_t ts = (wire_be64(m + ITCH_TIMESTAMP) >> 16) + pk->midnight_ns;
+	uint16_t inst = w->inst_of[wire_be16(m + ITCH_LOCATE)];
 	uint64_t attr = order.attr_of_char[m[l->attr_off]] & l->attr_mask;
 	uint8_t *slot;
 	uint32_t qty, mpid;
@@ -345,32 +359,32 @@ decode_order(struct itch_walk *w, uint64_t seq, const uint8_t *m, const struct i
 		return;
 	}
 	slot = feed_run_slot(&w->run);
-	qty = feed_be32(m + l->qty_off);
-	mpid = feed_le32(m + l->mpid_off);
+	qty = wire_be32(m + l->qty_off);
+	mpid = wire_le32(m + l->mpid_off);
 	store64(slot, 0, w->word0_base | l->word0 | attr | FEED_EVENT_WORD0(0, 0, 0, 0, 0, inst));
 	store64(slot, 8, seq);
 	store64(slot, 16, ts);
 	store64(slot, 24, pk->recv_ts);
-	store64(slot, 32, feed_be64(m + 11));
-	store64(slot, 40, (uint64_t)(feed_be32(m + l->price_off) & l->price_mask) * ITCH_PRICE4_TO_WB);
+	store64(slot, 32, wire_be64(m + ITCH_ORDER_REF));
+	store64(slot, 40, (uint64_t)(wire_be32(m + l->price_off) & l->price_mask) * ITCH_PRICE4_TO_WB);
 	store64(slot, 48, feed_event_pair32(qty, mpid) & l->qty_mpid_mask);
-	store64(slot, 56, feed_be64(m + l->ref_off) & l->ref_mask);
+	store64(slot, 56, wire_be64(m + l->ref_off) & l->ref_mask);
 	feed_run_commit(&w->run);
 }
 
 /* Everything but the messages of the table: crosses, breaks, directory, status. */
 static int decode_other(struct feed_packet *pk, const uint8_t *m, uint64_t seq)
 {
-	uint8_t type = m[0];
+	uint8_t type = m[ITCH_TYPE];
 	uint64_t ts = itch_timestamp(m) + pk->midnight_ns;
 	struct wb_event *ev;
 	uint16_t inst;
 
 	switch (type) {
-	case 'Q': {
-		uint64_t shares = feed_be64(m + 11);
+	case ITCH_CROSS_TRADE: {
+		uint64_t shares = wire_be64(m + ITCH_CROSS_SHARES);
 
-		inst = instrument_learning(pk, m, 19, seq, ts);
+		inst = instrument_learning(pk, m, ITCH_CROSS_STOCK, seq, ts);
 		if (!inst)
 			return 1;
 		ev = feed_emit(pk, WB_EV_TRADE, inst, seq, ts);
@@ -380,13 +394,13 @@ static int decode_other(struct feed_packet *pk, const uint8_t *m, uint64_t seq)
 		ev->flags = WB_EVF_PRINTABLE | WB_EVF_CROSS;
 		/* A cross of more than 4G shares does not occur; saturate rather than wrap. */
 		ev->u.trade.qty = shares > 0xffffffffu ? 0xffffffffu : (uint32_t)shares;
-		ev->u.trade.price = price4(m + 27);
-		ev->u.trade.match_id = feed_be64(m + 31);
-		ev->u.trade.cross_type = (char)m[39];
+		ev->u.trade.price = price4(m + ITCH_CROSS_PRICE);
+		ev->u.trade.match_id = wire_be64(m + ITCH_CROSS_MATCH);
+		ev->u.trade.cross_type = (char)m[ITCH_CROSS_TYPE];
 		feed_commit(pk);
 		return 0;
 	}
-	case 'B':
+	case ITCH_BROKEN_TRADE:
 		inst = instrument_of(pk, m);
 		if (!inst)
 			return 1;
@@ -394,32 +408,35 @@ static int decode_other(struct feed_packet *pk, const uint8_t *m, uint64_t seq)
 		if (!ev)
 			return 0;
 		__builtin_memset(&ev->u, 0, sizeof(ev->u));
-		ev->u.trade.match_id = feed_be64(m + 11);
+		ev->u.trade.match_id = wire_be64(m + ITCH_BROKEN_MATCH);
 		feed_commit(pk);
 		return 0;
-	case 'R':
+	case ITCH_STOCK_DIRECTORY:
 		return !define_locate(pk, m, seq, ts);
-	case 'H':
-		inst = instrument_learning(pk, m, 11, seq, ts);
+	case ITCH_TRADING_ACTION:
+		inst = instrument_learning(pk, m, ITCH_ACTION_STOCK, seq, ts);
 		if (!inst)
 			return 1;
-		emit_status(pk, inst, seq, ts, trading_action_state(m[19]), m[19], m + 21, 0);
+		emit_status(pk, inst, seq, ts, trading_action_state(m[ITCH_ACTION_STATE]),
+			    m[ITCH_ACTION_STATE], m + ITCH_ACTION_REASON, 0);
 		return 0;
-	case 'h':
+	case ITCH_OPERATIONAL_HALT:
 		/* Only a halt of the Nasdaq market itself changes this venue's book. */
-		if (m[19] != 'Q') {
+		if (m[ITCH_HALT_MARKET] != 'Q') {
 			pk->counters->ignored++;
 			return 0;
 		}
-		inst = instrument_learning(pk, m, 11, seq, ts);
+		inst = instrument_learning(pk, m, ITCH_HALT_STOCK, seq, ts);
 		if (!inst)
 			return 1;
-		emit_status(pk, inst, seq, ts, m[20] == 'H' ? WB_STATE_HALTED : WB_STATE_TRADING,
-			    'h', (const uint8_t *)"OPHT", 0);
+		emit_status(pk, inst, seq, ts,
+			    m[ITCH_HALT_ACTION] == 'H' ? WB_STATE_HALTED : WB_STATE_TRADING,
+			    ITCH_OPERATIONAL_HALT, (const uint8_t *)"OPHT", 0);
 		return 0;
-	case 'S':
-		emit_status(pk, 0, seq, ts, system_event_state(m[11]), m[11], 0,
-			    m[11] == 'C' ? WB_EVF_SESSION_END : 0);
+	case ITCH_SYSTEM_EVENT:
+		emit_status(pk, 0, seq, ts, system_event_state(m[ITCH_SYSTEM_EVENT_CODE]),
+			    m[ITCH_SYSTEM_EVENT_CODE], 0,
+			    m[ITCH_SYSTEM_EVENT_CODE] == 'C' ? WB_EVF_SESSION_END : 0);
 		return 0;
 	default:
 		/* Y L V W K J I N O: reference and auction data no book needs. */
@@ -439,10 +456,10 @@ static inline __attribute__((always_inline)) bool decode_message(struct itch_wal
 	const uint8_t *m;
 	uint32_t mlen, min;
 
-	if (wb_unlikely(w->end - w->next < 2))
+	if (wb_unlikely(w->end - w->next < MOLD_BLOCK_LENGTH_LEN))
 		return false;
-	mlen = feed_be16(w->next);
-	m = w->next + 2;
+	mlen = wire_be16(w->next);
+	m = w->next + MOLD_BLOCK_LENGTH_LEN;
 	/* One compare for both a block past the end and an empty block (its
 	 * length - 1 wraps above any size_t the packet has). */
 	if (wb_unlikely(mlen - 1u >= (size_t)(w->end - m))) {
@@ -454,13 +471,13 @@ static inline __attribute__((always_inline)) bool decode_message(struct itch_wal
 		return true;
 	}
 	w->next = m + mlen;
-	l = &order.layout[m[0]];
+	l = &order.layout[m[ITCH_TYPE]];
 	if (wb_likely(mlen >= l->min_len)) {
 		decode_order(w, seq, m, l);
 		return true;
 	}
 	/* Another type, or a message of the table shorter than the spec's. */
-	min = itch_min_len[m[0]];
+	min = itch_min_len[m[ITCH_TYPE]];
 	if (wb_unlikely(mlen < min || !min)) {
 		feed_count_error(pk, min ? FEED_ERR_BAD_LENGTH : FEED_ERR_UNKNOWN_TYPE);
 		return true;
@@ -502,10 +519,10 @@ static uint32_t itch_decode(struct feed_packet *pk, const uint8_t *p, uint32_t l
 	for (i = 0; i < skip && i < f->count; i++) {
 		uint32_t mlen;
 
-		if (wb_unlikely(w.end - w.next < 2))
+		if (wb_unlikely(w.end - w.next < MOLD_BLOCK_LENGTH_LEN))
 			goto truncated;
-		mlen = feed_be16(w.next);
-		w.next += 2;
+		mlen = wire_be16(w.next);
+		w.next += MOLD_BLOCK_LENGTH_LEN;
 		if (wb_unlikely(mlen > (uint32_t)(w.end - w.next)))
 			goto truncated;
 		w.next += mlen;
@@ -569,124 +586,172 @@ static int itch_next_message(const uint8_t *p, uint32_t len, uint32_t *off, cons
 
 /* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
 
-#define ITCH_PREFIX FEED_F_TIME("", 5, 6), FEED_F_CHAR("", 0), FEED_F_KEY("locate", 1, 2), \
-	FEED_F_UINT("track", 3, 2)
+#define ITCH_PREFIX FEED_F_TIME("", ITCH_TIMESTAMP, ITCH_TIMESTAMP_LEN), \
+	FEED_F_CHAR("", ITCH_TYPE), FEED_F_KEY("locate", ITCH_LOCATE, 2), \
+	FEED_F_UINT("track", ITCH_TRACKING, 2)
 
-static const struct feed_field itch_S[] = { ITCH_PREFIX, FEED_F_CHAR("event", 11) };
+static const struct feed_field itch_S[] = {
+	ITCH_PREFIX, FEED_F_CHAR("event", ITCH_SYSTEM_EVENT_CODE),
+};
 static const struct feed_field itch_R[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("market", 19), FEED_F_CHAR("fsi", 20),
-	FEED_F_UINT("lot", 21, 4), FEED_F_CHAR("lots_only", 25), FEED_F_CHAR("class", 26),
-	FEED_F_TEXT("subtype", 27, 2), FEED_F_CHAR("auth", 29), FEED_F_CHAR("ssti", 30),
-	FEED_F_CHAR("ipo", 31), FEED_F_CHAR("luld_tier", 32), FEED_F_CHAR("etp", 33),
-	FEED_F_UINT("leverage", 34, 4), FEED_F_CHAR("inverse", 38),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_DIRECTORY_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("market", ITCH_DIRECTORY_MARKET), FEED_F_CHAR("fsi", ITCH_DIRECTORY_FSI),
+	FEED_F_UINT("lot", ITCH_DIRECTORY_ROUND_LOT, 4),
+	FEED_F_CHAR("lots_only", ITCH_DIRECTORY_LOTS_ONLY),
+	FEED_F_CHAR("class", ITCH_DIRECTORY_CLASS),
+	FEED_F_TEXT("subtype", ITCH_DIRECTORY_SUBTYPE, 2),
+	FEED_F_CHAR("auth", ITCH_DIRECTORY_AUTHENTICITY), FEED_F_CHAR("ssti", ITCH_DIRECTORY_SSTI),
+	FEED_F_CHAR("ipo", ITCH_DIRECTORY_IPO), FEED_F_CHAR("luld_tier", ITCH_DIRECTORY_LULD_TIER),
+	FEED_F_CHAR("etp", ITCH_DIRECTORY_ETP),
+	FEED_F_UINT("leverage", ITCH_DIRECTORY_LEVERAGE, 4),
+	FEED_F_CHAR("inverse", ITCH_DIRECTORY_INVERSE),
 };
 static const struct feed_field itch_H[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("state", 19), FEED_F_TEXT("reason", 21, 4),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_ACTION_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("state", ITCH_ACTION_STATE), FEED_F_TEXT("reason", ITCH_ACTION_REASON, 4),
 };
 static const struct feed_field itch_Y[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("regsho", 19),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_REG_SHO_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("regsho", ITCH_REG_SHO_ACTION),
 };
 static const struct feed_field itch_L[] = {
-	ITCH_PREFIX, FEED_F_TEXT("mpid", 11, 4), FEED_F_TICKER("", 15, 8), FEED_F_CHAR("primary", 23),
-	FEED_F_CHAR("mode", 24), FEED_F_CHAR("state", 25),
+	ITCH_PREFIX, FEED_F_TEXT("mpid", ITCH_POSITION_MPID, 4),
+	FEED_F_TICKER("", ITCH_POSITION_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("primary", ITCH_POSITION_PRIMARY),
+	FEED_F_CHAR("mode", ITCH_POSITION_MODE), FEED_F_CHAR("state", ITCH_POSITION_STATE),
 };
 static const struct feed_field itch_V[] = {
-	ITCH_PREFIX, FEED_F_PRICE("level1", 11, 8, 8), FEED_F_PRICE("level2", 19, 8, 8),
-	FEED_F_PRICE("level3", 27, 8, 8),
+	ITCH_PREFIX, FEED_F_PRICE("level1", ITCH_MWCB_LEVEL1, 8, 8),
+	FEED_F_PRICE("level2", ITCH_MWCB_LEVEL2, 8, 8),
+	FEED_F_PRICE("level3", ITCH_MWCB_LEVEL3, 8, 8),
 };
-static const struct feed_field itch_W[] = { ITCH_PREFIX, FEED_F_CHAR("breached", 11) };
+static const struct feed_field itch_W[] = {
+	ITCH_PREFIX, FEED_F_CHAR("breached", ITCH_MWCB_BREACHED),
+};
 static const struct feed_field itch_K[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_UINT("release_s", 19, 4),
-	FEED_F_CHAR("qualifier", 23), FEED_F_PRICE("ipo_price", 24, 4, 4),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_IPO_STOCK, ITCH_STOCK_LEN),
+	FEED_F_UINT("release_s", ITCH_IPO_RELEASE_TIME, 4),
+	FEED_F_CHAR("qualifier", ITCH_IPO_QUALIFIER),
+	FEED_F_PRICE("ipo_price", ITCH_IPO_PRICE, 4, 4),
 };
 static const struct feed_field itch_J[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_PRICE("ref", 19, 4, 4),
-	FEED_F_PRICE("upper", 23, 4, 4), FEED_F_PRICE("lower", 27, 4, 4),
-	FEED_F_UINT("extension", 31, 4),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_COLLAR_STOCK, ITCH_STOCK_LEN),
+	FEED_F_PRICE("ref", ITCH_COLLAR_REFERENCE, 4, 4),
+	FEED_F_PRICE("upper", ITCH_COLLAR_UPPER, 4, 4),
+	FEED_F_PRICE("lower", ITCH_COLLAR_LOWER, 4, 4),
+	FEED_F_UINT("extension", ITCH_COLLAR_EXTENSION, 4),
 };
 static const struct feed_field itch_h[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("market", 19), FEED_F_CHAR("action", 20),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_HALT_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("market", ITCH_HALT_MARKET), FEED_F_CHAR("action", ITCH_HALT_ACTION),
 };
 static const struct feed_field itch_A[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_CHAR("", 19), FEED_F_UINT("", 20, 4),
-	FEED_F_TICKER("", 24, 8), FEED_F_PRICE("@", 32, 4, 4),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8), FEED_F_CHAR("", ITCH_ADD_SIDE),
+	FEED_F_UINT("", ITCH_ADD_SHARES, 4),
+	FEED_F_TICKER("", ITCH_ADD_STOCK, ITCH_STOCK_LEN), FEED_F_PRICE("@", ITCH_ADD_PRICE, 4, 4),
 };
 static const struct feed_field itch_F[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_CHAR("", 19), FEED_F_UINT("", 20, 4),
-	FEED_F_TICKER("", 24, 8), FEED_F_PRICE("@", 32, 4, 4), FEED_F_TEXT("mpid", 36, 4),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8), FEED_F_CHAR("", ITCH_ADD_SIDE),
+	FEED_F_UINT("", ITCH_ADD_SHARES, 4),
+	FEED_F_TICKER("", ITCH_ADD_STOCK, ITCH_STOCK_LEN), FEED_F_PRICE("@", ITCH_ADD_PRICE, 4, 4),
+	FEED_F_TEXT("mpid", ITCH_ADD_MPID_ATTRIBUTION, 4),
 };
 static const struct feed_field itch_E[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("executed", 19, 4),
-	FEED_F_UINT("match", 23, 8),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8),
+	FEED_F_UINT("executed", ITCH_EXECUTED_SHARES, 4),
+	FEED_F_UINT("match", ITCH_EXECUTED_MATCH, 8),
 };
 static const struct feed_field itch_C[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("executed", 19, 4),
-	FEED_F_UINT("match", 23, 8), FEED_F_CHAR("printable", 31), FEED_F_PRICE("price", 32, 4, 4),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8),
+	FEED_F_UINT("executed", ITCH_EXECUTED_SHARES, 4),
+	FEED_F_UINT("match", ITCH_EXECUTED_MATCH, 8),
+	FEED_F_CHAR("printable", ITCH_EXECUTED_PRINTABLE),
+	FEED_F_PRICE("price", ITCH_EXECUTED_PRICE_PRICE, 4, 4),
 };
 static const struct feed_field itch_X[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("cancelled", 19, 4),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8),
+	FEED_F_UINT("cancelled", ITCH_CANCEL_SHARES, 4),
 };
-static const struct feed_field itch_D[] = { ITCH_PREFIX, FEED_F_UINT("ref", 11, 8) };
+static const struct feed_field itch_D[] = { ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8) };
 static const struct feed_field itch_U[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_UINT("new_ref", 19, 8),
-	FEED_F_UINT("shares", 27, 4), FEED_F_PRICE("price", 31, 4, 4),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8),
+	FEED_F_UINT("new_ref", ITCH_REPLACE_NEW_REF, 8),
+	FEED_F_UINT("shares", ITCH_REPLACE_SHARES, 4),
+	FEED_F_PRICE("price", ITCH_REPLACE_PRICE, 4, 4),
 };
 static const struct feed_field itch_P[] = {
-	ITCH_PREFIX, FEED_F_UINT("ref", 11, 8), FEED_F_CHAR("", 19), FEED_F_UINT("", 20, 4),
-	FEED_F_TICKER("", 24, 8), FEED_F_PRICE("@", 32, 4, 4), FEED_F_UINT("match", 36, 8),
+	ITCH_PREFIX, FEED_F_UINT("ref", ITCH_ORDER_REF, 8), FEED_F_CHAR("", ITCH_ADD_SIDE),
+	FEED_F_UINT("", ITCH_ADD_SHARES, 4),
+	FEED_F_TICKER("", ITCH_ADD_STOCK, ITCH_STOCK_LEN), FEED_F_PRICE("@", ITCH_ADD_PRICE, 4, 4),
+	FEED_F_UINT("match", ITCH_TRADE_MATCH, 8),
 };
 static const struct feed_field itch_Q[] = {
-	ITCH_PREFIX, FEED_F_UINT("shares", 11, 8), FEED_F_TICKER("", 19, 8),
-	FEED_F_PRICE("price", 27, 4, 4), FEED_F_UINT("match", 31, 8), FEED_F_CHAR("cross", 39),
+	ITCH_PREFIX, FEED_F_UINT("shares", ITCH_CROSS_SHARES, 8),
+	FEED_F_TICKER("", ITCH_CROSS_STOCK, ITCH_STOCK_LEN),
+	FEED_F_PRICE("price", ITCH_CROSS_PRICE, 4, 4), FEED_F_UINT("match", ITCH_CROSS_MATCH, 8),
+	FEED_F_CHAR("cross", ITCH_CROSS_TYPE),
 };
-static const struct feed_field itch_B[] = { ITCH_PREFIX, FEED_F_UINT("match", 11, 8) };
+static const struct feed_field itch_B[] = {
+	ITCH_PREFIX, FEED_F_UINT("match", ITCH_BROKEN_MATCH, 8),
+};
 static const struct feed_field itch_I[] = {
-	ITCH_PREFIX, FEED_F_UINT("paired", 11, 8), FEED_F_UINT("imbalance", 19, 8),
-	FEED_F_CHAR("direction", 27), FEED_F_TICKER("", 28, 8), FEED_F_PRICE("far", 36, 4, 4),
-	FEED_F_PRICE("near", 40, 4, 4), FEED_F_PRICE("ref", 44, 4, 4), FEED_F_CHAR("cross", 48),
-	FEED_F_CHAR("variation", 49),
+	ITCH_PREFIX, FEED_F_UINT("paired", ITCH_NOII_PAIRED, 8),
+	FEED_F_UINT("imbalance", ITCH_NOII_IMBALANCE, 8),
+	FEED_F_CHAR("direction", ITCH_NOII_DIRECTION),
+	FEED_F_TICKER("", ITCH_NOII_STOCK, ITCH_STOCK_LEN),
+	FEED_F_PRICE("far", ITCH_NOII_FAR, 4, 4),
+	FEED_F_PRICE("near", ITCH_NOII_NEAR, 4, 4), FEED_F_PRICE("ref", ITCH_NOII_REFERENCE, 4, 4),
+	FEED_F_CHAR("cross", ITCH_NOII_CROSS_TYPE),
+	FEED_F_CHAR("variation", ITCH_NOII_VARIATION),
 };
 static const struct feed_field itch_N[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("interest", 19),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_RPII_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("interest", ITCH_RPII_INTEREST),
 };
 static const struct feed_field itch_O[] = {
-	ITCH_PREFIX, FEED_F_TICKER("", 11, 8), FEED_F_CHAR("eligible", 19),
-	FEED_F_PRICE("min", 20, 4, 4), FEED_F_PRICE("max", 24, 4, 4), FEED_F_PRICE("near", 28, 4, 4),
-	FEED_F_UINT("near_time", 32, 8), FEED_F_PRICE("lower_collar", 40, 4, 4),
-	FEED_F_PRICE("upper_collar", 44, 4, 4),
+	ITCH_PREFIX, FEED_F_TICKER("", ITCH_DLCR_STOCK, ITCH_STOCK_LEN),
+	FEED_F_CHAR("eligible", ITCH_DLCR_ELIGIBLE),
+	FEED_F_PRICE("min", ITCH_DLCR_MIN, 4, 4), FEED_F_PRICE("max", ITCH_DLCR_MAX, 4, 4),
+	FEED_F_PRICE("near", ITCH_DLCR_NEAR, 4, 4),
+	FEED_F_UINT("near_time", ITCH_DLCR_NEAR_TIME, 8),
+	FEED_F_PRICE("lower_collar", ITCH_DLCR_LOWER_COLLAR, 4, 4),
+	FEED_F_PRICE("upper_collar", ITCH_DLCR_UPPER_COLLAR, 4, 4),
 };
 
+/* A type's layout, named as the spec names it, of the type's length. */
+#define ITCH_L(type, name, fields) [type] = FEED_LAYOUT(name, type##_LEN, fields)
+
 static const struct feed_msg_layout itch_layouts[128] = {
-	['S'] = FEED_LAYOUT("System Event", 12, itch_S),
-	['R'] = FEED_LAYOUT("Stock Directory", 39, itch_R),
-	['H'] = FEED_LAYOUT("Stock Trading Action", 25, itch_H),
-	['Y'] = FEED_LAYOUT("Reg SHO Restriction", 20, itch_Y),
-	['L'] = FEED_LAYOUT("Market Participant Position", 26, itch_L),
-	['V'] = FEED_LAYOUT("MWCB Decline Level", 35, itch_V),
-	['W'] = FEED_LAYOUT("MWCB Status", 12, itch_W),
-	['K'] = FEED_LAYOUT("IPO Quoting Period Update", 28, itch_K),
-	['J'] = FEED_LAYOUT("LULD Auction Collar", 35, itch_J),
-	['h'] = FEED_LAYOUT("Operational Halt", 21, itch_h),
-	['A'] = FEED_LAYOUT("Add Order", 36, itch_A),
-	['F'] = FEED_LAYOUT("Add Order with MPID", 40, itch_F),
-	['E'] = FEED_LAYOUT("Order Executed", 31, itch_E),
-	['C'] = FEED_LAYOUT("Order Executed with Price", 36, itch_C),
-	['X'] = FEED_LAYOUT("Order Cancel", 23, itch_X),
-	['D'] = FEED_LAYOUT("Order Delete", 19, itch_D),
-	['U'] = FEED_LAYOUT("Order Replace", 35, itch_U),
-	['P'] = FEED_LAYOUT("Trade", 44, itch_P),
-	['Q'] = FEED_LAYOUT("Cross Trade", 40, itch_Q),
-	['B'] = FEED_LAYOUT("Broken Trade", 19, itch_B),
-	['I'] = FEED_LAYOUT("NOII", 50, itch_I),
-	['N'] = FEED_LAYOUT("Retail Price Improvement Indicator", 20, itch_N),
-	['O'] = FEED_LAYOUT("DLCR Price Discovery", 48, itch_O),
+	ITCH_L(ITCH_SYSTEM_EVENT, "System Event", itch_S),
+	ITCH_L(ITCH_STOCK_DIRECTORY, "Stock Directory", itch_R),
+	ITCH_L(ITCH_TRADING_ACTION, "Stock Trading Action", itch_H),
+	ITCH_L(ITCH_REG_SHO, "Reg SHO Restriction", itch_Y),
+	ITCH_L(ITCH_PARTICIPANT_POSITION, "Market Participant Position", itch_L),
+	ITCH_L(ITCH_MWCB_DECLINE, "MWCB Decline Level", itch_V),
+	ITCH_L(ITCH_MWCB_STATUS, "MWCB Status", itch_W),
+	ITCH_L(ITCH_IPO_QUOTING, "IPO Quoting Period Update", itch_K),
+	ITCH_L(ITCH_LULD_COLLAR, "LULD Auction Collar", itch_J),
+	ITCH_L(ITCH_OPERATIONAL_HALT, "Operational Halt", itch_h),
+	ITCH_L(ITCH_ADD, "Add Order", itch_A),
+	ITCH_L(ITCH_ADD_MPID, "Add Order with MPID", itch_F),
+	ITCH_L(ITCH_EXECUTED, "Order Executed", itch_E),
+	ITCH_L(ITCH_EXECUTED_PRICE, "Order Executed with Price", itch_C),
+	ITCH_L(ITCH_CANCEL, "Order Cancel", itch_X),
+	ITCH_L(ITCH_DELETE, "Order Delete", itch_D),
+	ITCH_L(ITCH_REPLACE, "Order Replace", itch_U),
+	ITCH_L(ITCH_TRADE, "Trade", itch_P),
+	ITCH_L(ITCH_CROSS_TRADE, "Cross Trade", itch_Q),
+	ITCH_L(ITCH_BROKEN_TRADE, "Broken Trade", itch_B),
+	ITCH_L(ITCH_NOII, "NOII", itch_I),
+	ITCH_L(ITCH_RPII, "Retail Price Improvement Indicator", itch_N),
+	ITCH_L(ITCH_DLCR, "DLCR Price Discovery", itch_O),
 };
 
 static const struct feed_msg_layout *itch_layout(const uint8_t *m, uint32_t len)
 {
-	if (!len || m[0] >= 128 || !itch_layouts[m[0]].name)
+	if (!len || m[ITCH_TYPE] >= 128 || !itch_layouts[m[ITCH_TYPE]].name)
 		return 0;
-	return &itch_layouts[m[0]];
+	return &itch_layouts[m[ITCH_TYPE]];
 }
 
 /*
@@ -696,14 +761,16 @@ static const struct feed_msg_layout *itch_layout(const uint8_t *m, uint32_t len)
 static bool itch_looks_like(const uint8_t *p, uint32_t len)
 {
 	uint16_t count;
+	const uint8_t *first = p + MOLD_HEADER_LEN + MOLD_BLOCK_LENGTH_LEN;
 
 	if (!mold_looks_like(p, len))
 		return false;
-	count = feed_be16(p + 18);
-	if (count == 0 || count == MOLD_END_OF_SESSION)
+	count = wire_be16(p + MOLD_COUNT);
+	if (count == MOLD_HEARTBEAT || count == MOLD_END_OF_SESSION)
 		return true;
-	return len >= MOLD_HEADER_LEN + 3 && itch_min_len[p[MOLD_HEADER_LEN + 2]] &&
-	       feed_be16(p + MOLD_HEADER_LEN) >= itch_min_len[p[MOLD_HEADER_LEN + 2]];
+	return len > MOLD_HEADER_LEN + MOLD_BLOCK_LENGTH_LEN + ITCH_TYPE &&
+	       itch_min_len[first[ITCH_TYPE]] &&
+	       wire_be16(p + MOLD_HEADER_LEN) >= itch_min_len[first[ITCH_TYPE]];
 }
 
 static int itch_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)

@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
- * MoldUDP64 framing (Nasdaq MoldUDP64 1.00), shared by the protocols that
- * ride on it (ITCH 5.0, UQDF): a 20-byte header, session(10) seq(u64)
- * count(u16), then count message blocks of a u16 length and the message.
- * Big-endian. Count 0 is a heartbeat and 0xFFFF the end of the session,
- * both carrying the next sequence number.
+ * MoldUDP64 framing, shared by the protocols that ride on it (ITCH 5.0,
+ * UQDF): the header and message blocks as wire/moldudp64.h lays them out.
+ * Count 0 is a heartbeat and 0xFFFF the end of the session, both carrying
+ * the next sequence number.
  */
 #ifndef WIREBOOK_FEED_MOLDUDP64_H
 #define WIREBOOK_FEED_MOLDUDP64_H
 
 #include "feed_internal.h"
-
-#define MOLD_HEADER_LEN 20
-#define MOLD_SESSION_LEN 10
-#define MOLD_END_OF_SESSION 0xffff
+#include "wire/moldudp64.h"
 
 static inline int mold_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 {
@@ -22,16 +18,16 @@ static inline int mold_frame(const uint8_t *p, uint32_t len, struct feed_frame *
 	if (len < MOLD_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
 	/* Every field is set: this runs for every packet. */
-	f->seq = feed_be64(p + 10);
-	count = feed_be16(p + 18);
+	f->seq = wire_be64(p + MOLD_SEQUENCE);
+	count = wire_be16(p + MOLD_COUNT);
 	f->count = count;
 	f->offset = MOLD_HEADER_LEN;
 	f->length = len;
 	f->kind = FEED_FRAME_DATA;
 	f->unit = 0;
 	f->has_session = true;
-	f->session = feed_le64(p);
-	f->session_tail = feed_le16(p + 8);
+	f->session = wire_le64(p + MOLD_SESSION);
+	f->session_tail = wire_le16(p + MOLD_SESSION + 8);
 	f->reset_token = 0;
 	if (wb_likely(count - 1u < MOLD_END_OF_SESSION - 1u))
 		return wb_likely(f->seq) ? 0 : FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
@@ -51,11 +47,11 @@ static inline int mold_snapshot_frame(const uint8_t *p, uint32_t len, struct fee
 
 	if (len < MOLD_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	count = feed_be16(p + 18);
-	if (count == 0 || count == MOLD_END_OF_SESSION)
+	count = wire_be16(p + MOLD_COUNT);
+	if (count == MOLD_HEARTBEAT || count == MOLD_END_OF_SESSION)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);
 	__builtin_memset(f, 0, sizeof(*f));
-	f->seq = feed_be64(p + 10);
+	f->seq = wire_be64(p + MOLD_SEQUENCE);
 	f->count = count;
 	f->offset = MOLD_HEADER_LEN;
 	f->length = len;
@@ -69,14 +65,14 @@ static inline int mold_next(const uint8_t *p, uint32_t len, uint32_t *off, const
 {
 	uint32_t n;
 
-	if (*off + 2 > len)
+	if (*off + MOLD_BLOCK_LENGTH_LEN > len)
 		return -1;
-	n = feed_be16(p + *off);
-	if (n > len - *off - 2)
+	n = wire_be16(p + *off);
+	if (n > len - *off - MOLD_BLOCK_LENGTH_LEN)
 		return -1;
-	*msg = p + *off + 2;
+	*msg = p + *off + MOLD_BLOCK_LENGTH_LEN;
 	*mlen = n;
-	*off += 2 + n;
+	*off += MOLD_BLOCK_LENGTH_LEN + n;
 	return 0;
 }
 

@@ -46,8 +46,8 @@
  */
 #include "feed_internal.h"
 #include "order_filter.h"
+#include "wire/pitch.h"
 
-#define PITCH_HEADER_LEN 8
 #define PITCH_UNITS 256
 #define PITCH_LONG_PRICE_TO_WB 10000		/* 4 dp -> 1e-8 */
 #define PITCH_SHORT_PRICE_TO_WB 1000000		/* 2 dp -> 1e-8 */
@@ -55,50 +55,25 @@
 #define PITCH_MAX_LONG_PRICE (0x7fffffffffffffffull / PITCH_LONG_PRICE_TO_WB)
 #define NS_PER_SEC 1000000000ull
 
-enum pitch_type {
-	PITCH_TIME = 0x20,
-	PITCH_ADD_LONG = 0x21,
-	PITCH_ADD_SHORT = 0x22,
-	PITCH_EXECUTED = 0x23,
-	PITCH_EXECUTED_AT_PRICE = 0x24,
-	PITCH_REDUCE_LONG = 0x25,
-	PITCH_REDUCE_SHORT = 0x26,
-	PITCH_MODIFY_LONG = 0x27,
-	PITCH_MODIFY_SHORT = 0x28,
-	PITCH_DELETE = 0x29,
-	PITCH_TRADE_LONG = 0x2A,
-	PITCH_TRADE_SHORT = 0x2B,
-	PITCH_TRADE_BREAK = 0x2C,
-	PITCH_END_OF_SESSION = 0x2D,
-	PITCH_SYMBOL_MAPPING = 0x2E,	/* options feeds only */
-	PITCH_ADD_EXPANDED = 0x2F,
-	PITCH_TRADE_EXPANDED = 0x30,
-	PITCH_TRADING_STATUS = 0x31,
-	PITCH_AUCTION_UPDATE = 0x95,
-	PITCH_AUCTION_SUMMARY = 0x96,
-	PITCH_UNIT_CLEAR = 0x97,
-	PITCH_RPI = 0x98,
-};
-
-#define PITCH_MODIFY_MAINTAIN_PRIORITY 0x02	/* Modify Flags bit 1 */
-#define PITCH_ADD_EXPANDED_WITH_PARTICIPANT 40	/* v2.41 length reaches Participant ID */
 
 /*
  * Known prefix of each type (notes: Messages): shorter is FEED_ERR_BAD_LENGTH,
  * longer is read up to here. 0 = not an equities multicast message.
  */
 static const uint8_t pitch_min_len[256] = {
-	[PITCH_TIME] = 6,		[PITCH_ADD_LONG] = 34,
-	[PITCH_ADD_SHORT] = 26,		[PITCH_EXECUTED] = 26,
-	[PITCH_EXECUTED_AT_PRICE] = 38, [PITCH_REDUCE_LONG] = 18,
-	[PITCH_REDUCE_SHORT] = 16,	[PITCH_MODIFY_LONG] = 27,
-	[PITCH_MODIFY_SHORT] = 19,	[PITCH_DELETE] = 14,
-	[PITCH_TRADE_LONG] = 41,	[PITCH_TRADE_SHORT] = 33,
-	[PITCH_TRADE_BREAK] = 14,	[PITCH_END_OF_SESSION] = 6,
-	[PITCH_SYMBOL_MAPPING] = 2,	[PITCH_ADD_EXPANDED] = 36,
-	[PITCH_TRADE_EXPANDED] = 43,	[PITCH_TRADING_STATUS] = 18,
-	[PITCH_AUCTION_UPDATE] = 47,	[PITCH_AUCTION_SUMMARY] = 27,
-	[PITCH_UNIT_CLEAR] = 6,		[PITCH_RPI] = 15,
+#define PITCH_MIN(type) [type] = type##_LEN
+	PITCH_MIN(PITCH_TIME),		PITCH_MIN(PITCH_ADD_LONG),
+	PITCH_MIN(PITCH_ADD_SHORT),	PITCH_MIN(PITCH_EXECUTED),
+	PITCH_MIN(PITCH_EXECUTED_AT_PRICE), PITCH_MIN(PITCH_REDUCE_LONG),
+	PITCH_MIN(PITCH_REDUCE_SHORT),	PITCH_MIN(PITCH_MODIFY_LONG),
+	PITCH_MIN(PITCH_MODIFY_SHORT),	PITCH_MIN(PITCH_DELETE),
+	PITCH_MIN(PITCH_TRADE_LONG),	PITCH_MIN(PITCH_TRADE_SHORT),
+	PITCH_MIN(PITCH_TRADE_BREAK),	PITCH_MIN(PITCH_END_OF_SESSION),
+	PITCH_MIN(PITCH_SYMBOL_MAPPING), PITCH_MIN(PITCH_ADD_EXPANDED),
+	PITCH_MIN(PITCH_TRADE_EXPANDED), PITCH_MIN(PITCH_TRADING_STATUS),
+	PITCH_MIN(PITCH_AUCTION_UPDATE), PITCH_MIN(PITCH_AUCTION_SUMMARY),
+	PITCH_MIN(PITCH_UNIT_CLEAR),	PITCH_MIN(PITCH_RPI),
+#undef PITCH_MIN
 };
 
 struct pitch_unit {
@@ -147,7 +122,7 @@ static uint8_t side_of(uint8_t c)
 /* A Long Price (u64, 4 dp) in 1e-8; false when it does not fit an int64. */
 static bool long_price(const uint8_t *p, int64_t *out)
 {
-	uint64_t raw = feed_le64(p);
+	uint64_t raw = wire_le64(p);
 
 	if (wb_unlikely(raw > PITCH_MAX_LONG_PRICE))
 		return false;
@@ -157,7 +132,7 @@ static bool long_price(const uint8_t *p, int64_t *out)
 
 static int64_t short_price(const uint8_t *p)
 {
-	return (int64_t)feed_le16(p) * PITCH_SHORT_PRICE_TO_WB;
+	return (int64_t)wire_le16(p) * PITCH_SHORT_PRICE_TO_WB;
 }
 
 static uint64_t exch_time(const struct feed_packet *pk, const struct pitch_unit *u,
@@ -165,7 +140,7 @@ static uint64_t exch_time(const struct feed_packet *pk, const struct pitch_unit 
 {
 	if (wb_unlikely(!u->time_known))
 		return 0;
-	return pk->midnight_ns + (uint64_t)u->time_sec * NS_PER_SEC + feed_le32(m + 2);
+	return pk->midnight_ns + (uint64_t)u->time_sec * NS_PER_SEC + wire_le32(m + PITCH_TIME_OFFSET);
 }
 
 /* ---- event helpers -------------------------------------------------------- */
@@ -218,8 +193,8 @@ static void decode_add(struct feed_packet *pk, struct pitch_state *st, const str
 		       uint32_t qty, uint64_t key, int64_t price, const uint8_t *participant)
 {
 	const uint8_t *m = msg->m;
-	uint64_t order_id = feed_le64(m + 6);
-	uint8_t side = side_of(m[14]);
+	uint64_t order_id = wire_le64(m + PITCH_ORDER_ID);
+	uint8_t side = side_of(m[PITCH_SIDE]);
 	struct order_filter_entry *e;
 	struct wb_event *ev;
 	uint16_t inst;
@@ -289,14 +264,14 @@ static void decode_executed(struct feed_packet *pk, struct pitch_state *st,
 			    const struct pitch_msg *msg)
 {
 	const uint8_t *m = msg->m;
-	uint64_t order_id = feed_le64(m + 6);
+	uint64_t order_id = wire_le64(m + PITCH_ORDER_ID);
 	struct order_filter_entry *e = tracked_order(pk, st, order_id);
-	uint32_t qty = feed_le32(m + 14);
+	uint32_t qty = wire_le32(m + PITCH_EXECUTED_QTY);
 
 	if (!e)
 		return;
 	emit_order(pk, WB_EV_EXECUTE, e, msg->seq, msg->ts, WB_EVF_PRINTABLE,
-		   order_id, 0, qty, feed_le64(m + 18));
+		   order_id, 0, qty, wire_le64(m + PITCH_EXECUTED_EXECUTION));
 	take_qty(st, e, qty);
 }
 
@@ -312,13 +287,14 @@ static void decode_executed_at_price(struct feed_packet *pk, struct pitch_state 
 				     const struct pitch_msg *msg)
 {
 	const uint8_t *m = msg->m;
-	uint64_t order_id = feed_le64(m + 6);
-	uint32_t qty = feed_le32(m + 14), remaining = feed_le32(m + 18), left;
+	uint64_t order_id = wire_le64(m + PITCH_ORDER_ID);
+	uint32_t qty = wire_le32(m + PITCH_EXECUTED_AT_PRICE_QTY);
+	uint32_t remaining = wire_le32(m + PITCH_EXECUTED_AT_PRICE_REMAINING), left;
 	struct order_filter_entry *e;
 	uint16_t inst;
 	int64_t price;
 
-	if (wb_unlikely(!long_price(m + 30, &price))) {
+	if (wb_unlikely(!long_price(m + PITCH_EXECUTED_AT_PRICE_PRICE, &price))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return;
 	}
@@ -328,7 +304,7 @@ static void decode_executed_at_price(struct feed_packet *pk, struct pitch_state 
 	inst = e->instrument;
 	left = e->qty > qty ? e->qty - qty : 0;
 	emit_order(pk, WB_EV_EXECUTE_AT_PRICE, e, msg->seq, msg->ts, WB_EVF_PRINTABLE,
-		   order_id, price, qty, feed_le64(m + 22));
+		   order_id, price, qty, wire_le64(m + PITCH_EXECUTED_AT_PRICE_EXECUTION));
 	if (remaining < left) {
 		emit_order(pk, WB_EV_REDUCE, e, msg->seq, msg->ts, 0, order_id, 0,
 			   left - remaining, 0);
@@ -345,7 +321,7 @@ static void decode_executed_at_price(struct feed_packet *pk, struct pitch_state 
 static void decode_reduce(struct feed_packet *pk, struct pitch_state *st,
 			  const struct pitch_msg *msg, uint32_t qty)
 {
-	uint64_t order_id = feed_le64(msg->m + 6);
+	uint64_t order_id = wire_le64(msg->m + PITCH_ORDER_ID);
 	struct order_filter_entry *e = tracked_order(pk, st, order_id);
 
 	if (!e)
@@ -363,7 +339,7 @@ static void decode_reduce(struct feed_packet *pk, struct pitch_state *st,
 static void decode_modify(struct feed_packet *pk, struct pitch_state *st,
 			  const struct pitch_msg *msg, uint32_t qty, int64_t price, uint8_t flags)
 {
-	uint64_t order_id = feed_le64(msg->m + 6);
+	uint64_t order_id = wire_le64(msg->m + PITCH_ORDER_ID);
 	struct order_filter_entry *e = tracked_order(pk, st, order_id);
 
 	if (!e)
@@ -382,7 +358,7 @@ static void decode_modify(struct feed_packet *pk, struct pitch_state *st,
 static void decode_delete(struct feed_packet *pk, struct pitch_state *st,
 			  const struct pitch_msg *msg)
 {
-	uint64_t order_id = feed_le64(msg->m + 6);
+	uint64_t order_id = wire_le64(msg->m + PITCH_ORDER_ID);
 	struct order_filter_entry *e = tracked_order(pk, st, order_id);
 
 	if (!e)
@@ -409,9 +385,9 @@ static void decode_trade(struct feed_packet *pk, const struct pitch_msg *msg, ui
 	if (!ev)
 		return;
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	ev->side = side_of(m[14]);
+	ev->side = side_of(m[PITCH_SIDE]);
 	ev->flags = WB_EVF_PRINTABLE;
-	ev->u.trade.order_id = feed_le64(m + 6);
+	ev->u.trade.order_id = wire_le64(m + PITCH_ORDER_ID);
 	ev->u.trade.price = price;
 	ev->u.trade.qty = qty;
 	ev->u.trade.match_id = match_id;
@@ -439,14 +415,15 @@ static uint8_t trading_state(uint8_t code)
 static void decode_trading_status(struct feed_packet *pk, const struct pitch_msg *msg)
 {
 	const uint8_t *m = msg->m;
-	uint16_t inst = feed_instrument_for_key(pk->engine, feed_symbol8_key(m + 6));
+	uint16_t inst = feed_instrument_for_key(pk->engine, feed_symbol8_key(m + PITCH_STATUS_SYMBOL));
 
 	if (!inst) {
 		pk->counters->filtered++;
 		return;
 	}
 	feed_announce(pk, inst, msg->unit, msg->seq, msg->ts);
-	emit_status(pk, inst, msg->seq, msg->ts, trading_state(m[14]), m[14], 0);
+	emit_status(pk, inst, msg->seq, msg->ts, trading_state(m[PITCH_STATUS_STATUS]),
+		    m[PITCH_STATUS_STATUS], 0);
 }
 
 /*
@@ -461,11 +438,11 @@ static void decode_auction_summary(struct feed_packet *pk, const struct pitch_ms
 	struct wb_event *ev;
 	int64_t price;
 
-	if (wb_unlikely(!long_price(m + 15, &price))) {
+	if (wb_unlikely(!long_price(m + PITCH_AUCTION_SUMMARY_PRICE, &price))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return;
 	}
-	inst = feed_instrument_for_key(pk->engine, feed_symbol8_key(m + 6));
+	inst = feed_instrument_for_key(pk->engine, feed_symbol8_key(m + PITCH_STATUS_SYMBOL));
 	if (!inst) {
 		pk->counters->filtered++;
 		return;
@@ -477,8 +454,8 @@ static void decode_auction_summary(struct feed_packet *pk, const struct pitch_ms
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
 	ev->flags = WB_EVF_CROSS;
 	ev->u.trade.price = price;
-	ev->u.trade.qty = feed_le32(m + 23);
-	ev->u.trade.cross_type = (char)m[14];
+	ev->u.trade.qty = wire_le32(m + PITCH_AUCTION_SUMMARY_SHARES);
+	ev->u.trade.cross_type = (char)m[PITCH_AUCTION_TYPE];
 	feed_commit(pk);
 }
 
@@ -518,7 +495,7 @@ static bool is_session_message(uint8_t type)
 static void decode_message(struct feed_packet *pk, struct pitch_state *st, const uint8_t *m,
 			   uint32_t len, uint64_t seq, uint8_t unit)
 {
-	uint8_t type = m[1], min = pitch_min_len[type];
+	uint8_t type = m[PITCH_MSG_TYPE], min = pitch_min_len[type];
 	struct pitch_unit *u = &st->unit[unit];
 	struct pitch_msg msg;
 	int64_t price;
@@ -534,7 +511,7 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 	}
 	pk->counters->messages++;
 	if (type == PITCH_TIME) {
-		u->time_sec = feed_le32(m + 2);
+		u->time_sec = wire_le32(m + PITCH_TIME_SECONDS);
 		u->time_known = true;
 		pk->counters->ignored++;
 		return;
@@ -546,19 +523,23 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 
 	switch (type) {
 	case PITCH_ADD_SHORT:
-		decode_add(pk, st, &msg, feed_le16(m + 15), feed_symbol6_key(m + 17),
-			   short_price(m + 23), 0);
+		decode_add(pk, st, &msg, wire_le16(m + PITCH_ADD_SHORT_QTY),
+			   feed_symbol6_key(m + PITCH_ADD_SHORT_SYMBOL),
+			   short_price(m + PITCH_ADD_SHORT_PRICE), 0);
 		return;
 	case PITCH_ADD_LONG:
-		if (wb_unlikely(!long_price(m + 25, &price)))
+		if (wb_unlikely(!long_price(m + PITCH_ADD_LONG_PRICE, &price)))
 			goto bad_field;
-		decode_add(pk, st, &msg, feed_le32(m + 15), feed_symbol6_key(m + 19), price, 0);
+		decode_add(pk, st, &msg, wire_le32(m + PITCH_ADD_LONG_QTY),
+			   feed_symbol6_key(m + PITCH_ADD_LONG_SYMBOL), price, 0);
 		return;
 	case PITCH_ADD_EXPANDED:
-		if (wb_unlikely(!long_price(m + 27, &price)))
+		if (wb_unlikely(!long_price(m + PITCH_ADD_EXPANDED_PRICE, &price)))
 			goto bad_field;
-		decode_add(pk, st, &msg, feed_le32(m + 15), feed_symbol8_key(m + 19), price,
-			   len >= PITCH_ADD_EXPANDED_WITH_PARTICIPANT ? m + 36 : 0);
+		decode_add(pk, st, &msg, wire_le32(m + PITCH_ADD_EXPANDED_QTY),
+			   feed_symbol8_key(m + PITCH_ADD_EXPANDED_SYMBOL), price,
+			   len >= PITCH_ADD_EXPANDED_PARTICIPANT_LEN ?
+			   m + PITCH_ADD_EXPANDED_PARTICIPANT : 0);
 		return;
 	case PITCH_EXECUTED:
 		decode_executed(pk, st, &msg);
@@ -567,37 +548,43 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 		decode_executed_at_price(pk, st, &msg);
 		return;
 	case PITCH_REDUCE_LONG:
-		decode_reduce(pk, st, &msg, feed_le32(m + 14));
+		decode_reduce(pk, st, &msg, wire_le32(m + PITCH_REDUCE_QTY));
 		return;
 	case PITCH_REDUCE_SHORT:
-		decode_reduce(pk, st, &msg, feed_le16(m + 14));
+		decode_reduce(pk, st, &msg, wire_le16(m + PITCH_REDUCE_QTY));
 		return;
 	case PITCH_MODIFY_LONG:
-		if (wb_unlikely(!long_price(m + 18, &price)))
+		if (wb_unlikely(!long_price(m + PITCH_MODIFY_LONG_PRICE, &price)))
 			goto bad_field;
-		decode_modify(pk, st, &msg, feed_le32(m + 14), price, m[26]);
+		decode_modify(pk, st, &msg, wire_le32(m + PITCH_MODIFY_LONG_QTY), price,
+			      m[PITCH_MODIFY_LONG_FLAGS]);
 		return;
 	case PITCH_MODIFY_SHORT:
-		decode_modify(pk, st, &msg, feed_le16(m + 14), short_price(m + 16), m[18]);
+		decode_modify(pk, st, &msg, wire_le16(m + PITCH_MODIFY_SHORT_QTY),
+			      short_price(m + PITCH_MODIFY_SHORT_PRICE), m[PITCH_MODIFY_SHORT_FLAGS]);
 		return;
 	case PITCH_DELETE:
 		decode_delete(pk, st, &msg);
 		return;
 	case PITCH_TRADE_SHORT:
-		decode_trade(pk, &msg, feed_le16(m + 15), feed_symbol6_key(m + 17),
-			     short_price(m + 23), feed_le64(m + 25));
+		decode_trade(pk, &msg, wire_le16(m + PITCH_ADD_SHORT_QTY),
+			     feed_symbol6_key(m + PITCH_ADD_SHORT_SYMBOL),
+			     short_price(m + PITCH_ADD_SHORT_PRICE),
+			     wire_le64(m + PITCH_TRADE_SHORT_EXECUTION));
 		return;
 	case PITCH_TRADE_LONG:
-		if (wb_unlikely(!long_price(m + 25, &price)))
+		if (wb_unlikely(!long_price(m + PITCH_ADD_LONG_PRICE, &price)))
 			goto bad_field;
-		decode_trade(pk, &msg, feed_le32(m + 15), feed_symbol6_key(m + 19), price,
-			     feed_le64(m + 33));
+		decode_trade(pk, &msg, wire_le32(m + PITCH_ADD_LONG_QTY),
+			     feed_symbol6_key(m + PITCH_ADD_LONG_SYMBOL), price,
+			     wire_le64(m + PITCH_TRADE_LONG_EXECUTION));
 		return;
 	case PITCH_TRADE_EXPANDED:
-		if (wb_unlikely(!long_price(m + 27, &price)))
+		if (wb_unlikely(!long_price(m + PITCH_ADD_EXPANDED_PRICE, &price)))
 			goto bad_field;
-		decode_trade(pk, &msg, feed_le32(m + 15), feed_symbol8_key(m + 19), price,
-			     feed_le64(m + 35));
+		decode_trade(pk, &msg, wire_le32(m + PITCH_ADD_EXPANDED_QTY),
+			     feed_symbol8_key(m + PITCH_ADD_EXPANDED_SYMBOL), price,
+			     wire_le64(m + PITCH_TRADE_EXPANDED_EXECUTION));
 		return;
 	case PITCH_TRADE_BREAK: {
 		/* Names only the execution id: venue-wide, the reader matches the id. */
@@ -606,7 +593,7 @@ static void decode_message(struct feed_packet *pk, struct pitch_state *st, const
 		if (!ev)
 			return;
 		__builtin_memset(&ev->u, 0, sizeof(ev->u));
-		ev->u.trade.match_id = feed_le64(m + 6);
+		ev->u.trade.match_id = wire_le64(m + PITCH_TRADE_BREAK_EXECUTION);
 		feed_commit(pk);
 		return;
 	}
@@ -643,12 +630,13 @@ static uint64_t new_day_token(const uint8_t *p, uint32_t len, uint32_t count)
 {
 	uint32_t off = PITCH_HEADER_LEN, i, time_sec = 0;
 
-	for (i = 0; i < count && off + 6 <= len && p[off] >= 6; i++) {
-		if (p[off + 1] == PITCH_TIME)
-			time_sec = feed_le32(p + off + 2);
-		if (p[off + 1] == PITCH_UNIT_CLEAR)
-			return ((uint64_t)time_sec << 32 | feed_le32(p + off + 2)) + 1;
-		off += p[off];
+	/* Time and Unit Clear are both this long: the field at 2 is in it. */
+	for (i = 0; i < count && off + PITCH_TIME_LEN <= len && p[off] >= PITCH_TIME_LEN; i++) {
+		if (p[off + PITCH_MSG_TYPE] == PITCH_TIME)
+			time_sec = wire_le32(p + off + PITCH_TIME_SECONDS);
+		if (p[off + PITCH_MSG_TYPE] == PITCH_UNIT_CLEAR)
+			return ((uint64_t)time_sec << 32 | wire_le32(p + off + PITCH_TIME_OFFSET)) + 1;
+		off += p[off + PITCH_MSG_LENGTH];
 	}
 	return 0;
 }
@@ -660,10 +648,10 @@ static int pitch_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	if (len < PITCH_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
 	__builtin_memset(f, 0, sizeof(*f));
-	hdr_len = feed_le16(p);
-	f->count = p[2];
-	f->unit = p[3];
-	f->seq = feed_le32(p + 4);
+	hdr_len = wire_le16(p + PITCH_HDR_LENGTH);
+	f->count = p[PITCH_HDR_COUNT];
+	f->unit = p[PITCH_HDR_UNIT];
+	f->seq = wire_le32(p + PITCH_HDR_SEQUENCE);
 	f->offset = PITCH_HEADER_LEN;
 	/* TCP sessions (GRP, Spin) frame with unit 0; multicast units start at 1. */
 	if (f->unit == 0)
@@ -702,16 +690,16 @@ static int pitch_snapshot_frame(const uint8_t *p, uint32_t len, struct feed_fram
 	if (len < PITCH_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
 	__builtin_memset(f, 0, sizeof(*f));
-	hdr_len = feed_le16(p);
+	hdr_len = wire_le16(p + PITCH_HDR_LENGTH);
 	if (hdr_len > len)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
 	if (hdr_len < PITCH_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
-	f->count = p[2];
+	f->count = p[PITCH_HDR_COUNT];
 	if (!f->count)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_COUNT);
-	f->unit = p[3];
-	f->seq = feed_le32(p + 4);
+	f->unit = p[PITCH_HDR_UNIT];
+	f->seq = wire_le32(p + PITCH_HDR_SEQUENCE);
 	f->offset = PITCH_HEADER_LEN;
 	f->length = hdr_len;
 	f->kind = FEED_FRAME_DATA;
@@ -724,10 +712,10 @@ static int pitch_next_message(const uint8_t *p, uint32_t len, uint32_t *off, con
 {
 	uint32_t n;
 
-	if (*off + 2 > len)
+	if (*off + PITCH_MSG_HEADER_LEN > len)
 		return -1;
-	n = p[*off];
-	if (n < 2 || n > len - *off)
+	n = p[*off + PITCH_MSG_LENGTH];
+	if (n < PITCH_MSG_HEADER_LEN || n > len - *off)
 		return -1;
 	*msg = p + *off;
 	*mlen = n;
@@ -748,17 +736,19 @@ WB_PREFETCH_FN void prefetch_orders(const struct feed_packet *pk, const struct p
 	bool all = pk->engine->subs.all;
 	uint32_t off = PITCH_HEADER_LEN, i;
 
-	for (i = 0; i < count && off + 2 <= len; i++) {
-		uint8_t mlen = p[off], type = p[off + 1];
+	for (i = 0; i < count && off + PITCH_MSG_HEADER_LEN <= len; i++) {
+		uint8_t mlen = p[off + PITCH_MSG_LENGTH], type = p[off + PITCH_MSG_TYPE];
 
-		if (mlen < 2 || mlen > len - off)
+		if (mlen < PITCH_MSG_HEADER_LEN || mlen > len - off)
 			return;
-		if (mlen >= 14) {	/* long enough to hold an order id at 6 */
+		if (mlen >= PITCH_ORDER_ID + 8) {	/* long enough to hold an order id */
 			if (type >= PITCH_EXECUTED && type <= PITCH_DELETE)
-				order_filter_prefetch(&st->filter, feed_le64(p + off + 6), false);
+				order_filter_prefetch(&st->filter,
+						      wire_le64(p + off + PITCH_ORDER_ID), false);
 			else if (all && (type == PITCH_ADD_SHORT || type == PITCH_ADD_LONG ||
 					 type == PITCH_ADD_EXPANDED))
-				order_filter_prefetch(&st->filter, feed_le64(p + off + 6), true);
+				order_filter_prefetch(&st->filter,
+						      wire_le64(p + off + PITCH_ORDER_ID), true);
 		}
 		off += mlen;
 	}
@@ -775,10 +765,10 @@ static uint32_t pitch_decode(struct feed_packet *pk, const uint8_t *p, uint32_t 
 	for (i = 0; i < f->count; i++) {
 		uint32_t mlen;
 
-		if (wb_unlikely(off + 2 > len))
+		if (wb_unlikely(off + PITCH_MSG_HEADER_LEN > len))
 			goto truncated;
-		mlen = p[off];
-		if (wb_unlikely(mlen < 2)) {
+		mlen = p[off + PITCH_MSG_LENGTH];
+		if (wb_unlikely(mlen < PITCH_MSG_HEADER_LEN)) {
 			/* A length that cannot cover its own header: nothing after it can
 			 * be framed. */
 			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
@@ -816,113 +806,150 @@ static void pitch_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_s
 
 /* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
 
-#define PITCH_PREFIX FEED_F_UINT("", 1, 1), FEED_F_UINT("offset_ns", 2, 4)
+#define PITCH_PREFIX FEED_F_UINT("", PITCH_MSG_TYPE, 1), \
+	FEED_F_UINT("offset_ns", PITCH_TIME_OFFSET, 4)
 
 static const struct feed_field pitch_time[] = {
-	FEED_F_UINT("", 1, 1), FEED_F_UINT("time_s", 2, 4),
+	FEED_F_UINT("", PITCH_MSG_TYPE, 1), FEED_F_UINT("time_s", PITCH_TIME_SECONDS, 4),
 };
 static const struct feed_field pitch_unit_event[] = { PITCH_PREFIX };
 static const struct feed_field pitch_add_long[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
-	FEED_F_TICKER("symbol", 19, 6), FEED_F_PRICE("price", 25, 8, 4), FEED_F_HEX("flags", 33, 1),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_LONG_QTY, 4),
+	FEED_F_TICKER("symbol", PITCH_ADD_LONG_SYMBOL, PITCH_SYMBOL_SHORT_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_LONG_PRICE, 8, 4),
+	FEED_F_HEX("flags", PITCH_ADD_LONG_FLAGS, 1),
 };
 static const struct feed_field pitch_add_short[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 2),
-	FEED_F_TICKER("symbol", 17, 6), FEED_F_PRICE("price", 23, 2, 2), FEED_F_HEX("flags", 25, 1),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_SHORT_QTY, 2),
+	FEED_F_TICKER("symbol", PITCH_ADD_SHORT_SYMBOL, PITCH_SYMBOL_SHORT_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_SHORT_PRICE, 2, 2),
+	FEED_F_HEX("flags", PITCH_ADD_SHORT_FLAGS, 1),
 };
 static const struct feed_field pitch_add_expanded[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
-	FEED_F_TICKER("symbol", 19, 8), FEED_F_PRICE("price", 27, 8, 4), FEED_F_HEX("flags", 35, 1),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_EXPANDED_QTY, 4),
+	FEED_F_TICKER("symbol", PITCH_ADD_EXPANDED_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_EXPANDED_PRICE, 8, 4),
+	FEED_F_HEX("flags", PITCH_ADD_EXPANDED_FLAGS, 1),
 };
 static const struct feed_field pitch_executed[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("executed", 14, 4),
-	FEED_F_UINT("execution", 18, 8),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("executed", PITCH_EXECUTED_QTY, 4),
+	FEED_F_UINT("execution", PITCH_EXECUTED_EXECUTION, 8),
 };
 static const struct feed_field pitch_executed_at_price[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("executed", 14, 4),
-	FEED_F_UINT("remaining", 18, 4), FEED_F_UINT("execution", 22, 8),
-	FEED_F_PRICE("price", 30, 8, 4),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("executed", PITCH_EXECUTED_AT_PRICE_QTY, 4),
+	FEED_F_UINT("remaining", PITCH_EXECUTED_AT_PRICE_REMAINING, 4),
+	FEED_F_UINT("execution", PITCH_EXECUTED_AT_PRICE_EXECUTION, 8),
+	FEED_F_PRICE("price", PITCH_EXECUTED_AT_PRICE_PRICE, 8, 4),
 };
 static const struct feed_field pitch_reduce_long[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("cancelled", 14, 4),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("cancelled", PITCH_REDUCE_QTY, 4),
 };
 static const struct feed_field pitch_reduce_short[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("cancelled", 14, 2),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("cancelled", PITCH_REDUCE_QTY, 2),
 };
 static const struct feed_field pitch_modify_long[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("qty", 14, 4),
-	FEED_F_PRICE("price", 18, 8, 4), FEED_F_HEX("flags", 26, 1),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("qty", PITCH_MODIFY_LONG_QTY, 4),
+	FEED_F_PRICE("price", PITCH_MODIFY_LONG_PRICE, 8, 4),
+	FEED_F_HEX("flags", PITCH_MODIFY_LONG_FLAGS, 1),
 };
 static const struct feed_field pitch_modify_short[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_UINT("qty", 14, 2),
-	FEED_F_PRICE("price", 16, 2, 2), FEED_F_HEX("flags", 18, 1),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+	FEED_F_UINT("qty", PITCH_MODIFY_SHORT_QTY, 2),
+	FEED_F_PRICE("price", PITCH_MODIFY_SHORT_PRICE, 2, 2),
+	FEED_F_HEX("flags", PITCH_MODIFY_SHORT_FLAGS, 1),
 };
-static const struct feed_field pitch_delete[] = { PITCH_PREFIX, FEED_F_UINT("order", 6, 8) };
+static const struct feed_field pitch_delete[] = {
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8),
+};
 static const struct feed_field pitch_trade_long[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
-	FEED_F_TICKER("symbol", 19, 6), FEED_F_PRICE("price", 25, 8, 4),
-	FEED_F_UINT("execution", 33, 8),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_LONG_QTY, 4),
+	FEED_F_TICKER("symbol", PITCH_ADD_LONG_SYMBOL, PITCH_SYMBOL_SHORT_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_LONG_PRICE, 8, 4),
+	FEED_F_UINT("execution", PITCH_TRADE_LONG_EXECUTION, 8),
 };
 static const struct feed_field pitch_trade_short[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 2),
-	FEED_F_TICKER("symbol", 17, 6), FEED_F_PRICE("price", 23, 2, 2),
-	FEED_F_UINT("execution", 25, 8),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_SHORT_QTY, 2),
+	FEED_F_TICKER("symbol", PITCH_ADD_SHORT_SYMBOL, PITCH_SYMBOL_SHORT_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_SHORT_PRICE, 2, 2),
+	FEED_F_UINT("execution", PITCH_TRADE_SHORT_EXECUTION, 8),
 };
 static const struct feed_field pitch_trade_expanded[] = {
-	PITCH_PREFIX, FEED_F_UINT("order", 6, 8), FEED_F_CHAR("side", 14), FEED_F_UINT("qty", 15, 4),
-	FEED_F_TICKER("symbol", 19, 8), FEED_F_PRICE("price", 27, 8, 4),
-	FEED_F_UINT("execution", 35, 8),
+	PITCH_PREFIX, FEED_F_UINT("order", PITCH_ORDER_ID, 8), FEED_F_CHAR("side", PITCH_SIDE),
+	FEED_F_UINT("qty", PITCH_ADD_EXPANDED_QTY, 4),
+	FEED_F_TICKER("symbol", PITCH_ADD_EXPANDED_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_PRICE("price", PITCH_ADD_EXPANDED_PRICE, 8, 4),
+	FEED_F_UINT("execution", PITCH_TRADE_EXPANDED_EXECUTION, 8),
 };
 static const struct feed_field pitch_trade_break[] = {
-	PITCH_PREFIX, FEED_F_UINT("execution", 6, 8),
+	PITCH_PREFIX, FEED_F_UINT("execution", PITCH_TRADE_BREAK_EXECUTION, 8),
 };
 static const struct feed_field pitch_trading_status[] = {
-	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("status", 14),
-	FEED_F_CHAR("regsho", 15),
+	PITCH_PREFIX, FEED_F_TICKER("symbol", PITCH_STATUS_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_CHAR("status", PITCH_STATUS_STATUS),
+	FEED_F_CHAR("regsho", PITCH_STATUS_REG_SHO),
 };
 static const struct feed_field pitch_auction_update[] = {
-	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("auction", 14),
-	FEED_F_PRICE("reference", 15, 8, 4), FEED_F_UINT("buy", 23, 4), FEED_F_UINT("sell", 27, 4),
-	FEED_F_PRICE("indicative", 31, 8, 4), FEED_F_PRICE("auction_only", 39, 8, 4),
+	PITCH_PREFIX, FEED_F_TICKER("symbol", PITCH_STATUS_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_CHAR("auction", PITCH_AUCTION_TYPE),
+	FEED_F_PRICE("reference", PITCH_AUCTION_UPDATE_REFERENCE, 8, 4),
+	FEED_F_UINT("buy", PITCH_AUCTION_UPDATE_BUY, 4),
+	FEED_F_UINT("sell", PITCH_AUCTION_UPDATE_SELL, 4),
+	FEED_F_PRICE("indicative", PITCH_AUCTION_UPDATE_INDICATIVE, 8, 4),
+	FEED_F_PRICE("auction_only", PITCH_AUCTION_UPDATE_AUCTION_ONLY, 8, 4),
 };
 static const struct feed_field pitch_auction_summary[] = {
-	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("auction", 14),
-	FEED_F_PRICE("price", 15, 8, 4), FEED_F_UINT("shares", 23, 4),
+	PITCH_PREFIX, FEED_F_TICKER("symbol", PITCH_STATUS_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_CHAR("auction", PITCH_AUCTION_TYPE),
+	FEED_F_PRICE("price", PITCH_AUCTION_SUMMARY_PRICE, 8, 4),
+	FEED_F_UINT("shares", PITCH_AUCTION_SUMMARY_SHARES, 4),
 };
 static const struct feed_field pitch_rpi[] = {
-	PITCH_PREFIX, FEED_F_TICKER("symbol", 6, 8), FEED_F_CHAR("rpi", 14),
+	PITCH_PREFIX, FEED_F_TICKER("symbol", PITCH_STATUS_SYMBOL, PITCH_SYMBOL_LEN),
+	FEED_F_CHAR("rpi", PITCH_RPI_INDICATOR),
 };
 
+/* A type's layout, named as the spec names it, its known prefix its length. */
+#define PITCH_L(type, name, fields) [type] = FEED_LAYOUT(name, type##_LEN, fields)
+
 static const struct feed_msg_layout pitch_layouts[256] = {
-	[PITCH_TIME] = FEED_LAYOUT("Time", 6, pitch_time),
-	[PITCH_ADD_LONG] = FEED_LAYOUT("Add Order Long", 34, pitch_add_long),
-	[PITCH_ADD_SHORT] = FEED_LAYOUT("Add Order Short", 26, pitch_add_short),
-	[PITCH_EXECUTED] = FEED_LAYOUT("Order Executed", 26, pitch_executed),
-	[PITCH_EXECUTED_AT_PRICE] = FEED_LAYOUT("Order Executed at Price/Size", 38,
-						pitch_executed_at_price),
-	[PITCH_REDUCE_LONG] = FEED_LAYOUT("Reduce Size Long", 18, pitch_reduce_long),
-	[PITCH_REDUCE_SHORT] = FEED_LAYOUT("Reduce Size Short", 16, pitch_reduce_short),
-	[PITCH_MODIFY_LONG] = FEED_LAYOUT("Modify Order Long", 27, pitch_modify_long),
-	[PITCH_MODIFY_SHORT] = FEED_LAYOUT("Modify Order Short", 19, pitch_modify_short),
-	[PITCH_DELETE] = FEED_LAYOUT("Delete Order", 14, pitch_delete),
-	[PITCH_TRADE_LONG] = FEED_LAYOUT("Trade Long", 41, pitch_trade_long),
-	[PITCH_TRADE_SHORT] = FEED_LAYOUT("Trade Short", 33, pitch_trade_short),
-	[PITCH_TRADE_BREAK] = FEED_LAYOUT("Trade Break", 14, pitch_trade_break),
-	[PITCH_END_OF_SESSION] = FEED_LAYOUT("End of Session", 6, pitch_unit_event),
-	[PITCH_ADD_EXPANDED] = FEED_LAYOUT("Add Order Expanded", 36, pitch_add_expanded),
-	[PITCH_TRADE_EXPANDED] = FEED_LAYOUT("Trade Expanded", 43, pitch_trade_expanded),
-	[PITCH_TRADING_STATUS] = FEED_LAYOUT("Trading Status", 18, pitch_trading_status),
-	[PITCH_AUCTION_UPDATE] = FEED_LAYOUT("Auction Update", 47, pitch_auction_update),
-	[PITCH_AUCTION_SUMMARY] = FEED_LAYOUT("Auction Summary", 27, pitch_auction_summary),
-	[PITCH_UNIT_CLEAR] = FEED_LAYOUT("Unit Clear", 6, pitch_unit_event),
-	[PITCH_RPI] = FEED_LAYOUT("Retail Price Improvement", 15, pitch_rpi),
+	PITCH_L(PITCH_TIME, "Time", pitch_time),
+	PITCH_L(PITCH_ADD_LONG, "Add Order Long", pitch_add_long),
+	PITCH_L(PITCH_ADD_SHORT, "Add Order Short", pitch_add_short),
+	PITCH_L(PITCH_EXECUTED, "Order Executed", pitch_executed),
+	PITCH_L(PITCH_EXECUTED_AT_PRICE, "Order Executed at Price/Size", pitch_executed_at_price),
+	PITCH_L(PITCH_REDUCE_LONG, "Reduce Size Long", pitch_reduce_long),
+	PITCH_L(PITCH_REDUCE_SHORT, "Reduce Size Short", pitch_reduce_short),
+	PITCH_L(PITCH_MODIFY_LONG, "Modify Order Long", pitch_modify_long),
+	PITCH_L(PITCH_MODIFY_SHORT, "Modify Order Short", pitch_modify_short),
+	PITCH_L(PITCH_DELETE, "Delete Order", pitch_delete),
+	PITCH_L(PITCH_TRADE_LONG, "Trade Long", pitch_trade_long),
+	PITCH_L(PITCH_TRADE_SHORT, "Trade Short", pitch_trade_short),
+	PITCH_L(PITCH_TRADE_BREAK, "Trade Break", pitch_trade_break),
+	PITCH_L(PITCH_END_OF_SESSION, "End of Session", pitch_unit_event),
+	PITCH_L(PITCH_ADD_EXPANDED, "Add Order Expanded", pitch_add_expanded),
+	PITCH_L(PITCH_TRADE_EXPANDED, "Trade Expanded", pitch_trade_expanded),
+	PITCH_L(PITCH_TRADING_STATUS, "Trading Status", pitch_trading_status),
+	PITCH_L(PITCH_AUCTION_UPDATE, "Auction Update", pitch_auction_update),
+	PITCH_L(PITCH_AUCTION_SUMMARY, "Auction Summary", pitch_auction_summary),
+	PITCH_L(PITCH_UNIT_CLEAR, "Unit Clear", pitch_unit_event),
+	PITCH_L(PITCH_RPI, "Retail Price Improvement", pitch_rpi),
 };
 
 static const struct feed_msg_layout *pitch_layout(const uint8_t *m, uint32_t len)
 {
-	if (len < 2 || !pitch_layouts[m[1]].name)
+	if (len < PITCH_MSG_HEADER_LEN || !pitch_layouts[m[PITCH_MSG_TYPE]].name)
 		return 0;
-	return &pitch_layouts[m[1]];
+	return &pitch_layouts[m[PITCH_MSG_TYPE]];
 }
 
 /* Sequenced Unit Header whose messages exactly fill the datagram. */
@@ -935,7 +962,8 @@ static bool pitch_looks_like(const uint8_t *p, uint32_t len)
 	if (pitch_frame(p, len, &f) < 0 || f.length != len)
 		return false;
 	for (i = 0; i < f.count; i++)
-		if (pitch_next_message(p, len, &off, &m, &mlen) < 0 || !pitch_min_len[m[1]])
+		if (pitch_next_message(p, len, &off, &m, &mlen) < 0 ||
+		    !pitch_min_len[m[PITCH_MSG_TYPE]])
 			return false;
 	return off == len;
 }

@@ -37,12 +37,12 @@ static inline uint64_t sip_ticker_key(const uint8_t *p, uint32_t width)
 	uint32_t i;
 
 	if (width == 5)
-		return (uint64_t)feed_le32(p) | (uint64_t)p[4] << 32 | 0x2020200000000000ull;
+		return (uint64_t)wire_le32(p) | (uint64_t)p[4] << 32 | 0x2020200000000000ull;
 	/* 8 bytes make a key; a longer symbol has no key (counted as filtered). */
 	for (i = 8; i < width; i++)
 		if (wb_unlikely(p[i] != ' '))
 			return 0;
-	key = feed_le64(p);
+	key = wire_le64(p);
 	return key;
 }
 
@@ -94,7 +94,7 @@ static inline uint32_t sip_shares(uint32_t size, uint32_t unit)
  */
 static inline bool sip_price6(const uint8_t *p, int64_t *out)
 {
-	uint64_t raw = feed_be64(p);
+	uint64_t raw = wire_be64(p);
 
 	if (wb_unlikely(raw > SIP_MAX_PRICE6))
 		return false;
@@ -104,7 +104,7 @@ static inline bool sip_price6(const uint8_t *p, int64_t *out)
 
 static inline int64_t sip_price2(const uint8_t *p)
 {
-	return (int64_t)feed_be16(p) * SIP_PRICE2_TO_WB;
+	return (int64_t)wire_be16(p) * SIP_PRICE2_TO_WB;
 }
 
 /* One participant quote, normalized: what a QUOTE event carries. */
@@ -116,6 +116,40 @@ struct sip_quote {
 	uint8_t condition;		/* the feed's code */
 	uint8_t flags;			/* WB_EVF_BID/ASK_INELIGIBLE */
 };
+
+/*
+ * Where a quote keeps its two sides: the same shape on both SIPs, long
+ * (u64 prices of 6 dp, u32 sizes) or short (u16 prices of 2 dp, u16 sizes).
+ */
+struct sip_quote_sides {
+	bool long_prices;
+	uint8_t bid_price, bid_size, ask_price, ask_size;
+};
+
+/*
+ * The quote's prices and its sizes in shares (lot: sip_size_unit); false
+ * when a long price is broken (counted as a bad field). The message's
+ * length was checked against its body.
+ */
+static inline bool sip_quote_sides(struct feed_packet *pk, const uint8_t *m,
+				   const struct sip_quote_sides *l, uint32_t lot, struct sip_quote *q)
+{
+	if (l->long_prices) {
+		if (wb_unlikely(!sip_price6(m + l->bid_price, &q->bid_price) ||
+				!sip_price6(m + l->ask_price, &q->ask_price))) {
+			feed_count_error(pk, FEED_ERR_BAD_FIELD);
+			return false;
+		}
+		q->bid_qty = sip_shares(wire_be32(m + l->bid_size), lot);
+		q->ask_qty = sip_shares(wire_be32(m + l->ask_size), lot);
+	} else {
+		q->bid_price = sip_price2(m + l->bid_price);
+		q->ask_price = sip_price2(m + l->ask_price);
+		q->bid_qty = sip_shares(wire_be16(m + l->bid_size), lot);
+		q->ask_qty = sip_shares(wire_be16(m + l->ask_size), lot);
+	}
+	return true;
+}
 
 /*
  * A side that is absent (price and size 0) or not firm (size 0: a price or

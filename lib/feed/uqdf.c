@@ -31,9 +31,7 @@
  */
 #include "moldudp64.h"
 #include "sip.h"
-
-#define UQDF_HEADER_LEN 29
-#define UQDF_VERSION '1'
+#include "wire/uqdf.h"
 
 /* Market Center Originator IDs (notes: UQDF types) to venues; E, the SIP itself, is the line's source. */
 static const uint8_t uqdf_venues[128] = {
@@ -86,43 +84,66 @@ struct uqdf_msg {
 
 static uint32_t nbbo_part_len(uint8_t indicator)
 {
-	return indicator == '2' ? 11 : indicator == '3' ? 27 : 0;
+	return indicator == '2' ? UQDF_NBBO_SHORT_LEN : indicator == '3' ? UQDF_NBBO_LONG_LEN : 0;
 }
 
 static uint32_t bolo_part_len(uint8_t indicator)
 {
-	return indicator == '2' ? 10 : indicator == '3' ? 22 : indicator == '5' ? 30 : 0;
+	return indicator == '2' ? UQDF_BOLO_SHORT_LEN : indicator == '3' ? UQDF_BOLO_LONG_LEN :
+	       indicator == '5' ? UQDF_BOLO_MPID_LEN : 0;
 }
 
 static uint32_t odd_lot_attachment_len(uint8_t type)
 {
-	return type == '2' ? 6 : type == '3' ? 12 : type == '5' ? 16 : 0;
+	return type == '2' ? UQDF_ODD_LOT_SHORT_LEN : type == '3' ? UQDF_ODD_LOT_LONG_LEN :
+	       type == '5' ? UQDF_ODD_LOT_MPID_LEN : 0;
 }
 
 /* Where a quote type keeps its fields; 0 = the type has no such field. */
 struct uqdf_quote_layout {
 	uint8_t body;
 	uint8_t symbol, symbol_width;
-	bool long_prices;
-	uint8_t bid_price, bid_size, ask_price, ask_size;
+	struct sip_quote_sides sides;
 	uint8_t condition, luld, nbbo, nbbo_luld;
 	uint8_t adf;		/* finraAdfMpidIndicator */
 	uint8_t bolo, odd_lot_type, odd_lot_count;
 };
 
-static const struct uqdf_quote_layout uqdf_qe = { 48, 29, 5, false, 34, 36, 38, 40, 42, 44, 46, 47,
-						  0, 0, 0, 0 };
-static const struct uqdf_quote_layout uqdf_qf = { 79, 37, 11, true, 48, 56, 60, 68, 72, 74, 76, 77,
-						  78, 0, 0, 0 };
-static const struct uqdf_quote_layout uqdf_qc = { 52, 29, 5, false, 34, 36, 38, 40, 42, 44, 46, 47,
-						  0, 48, 49, 50 };
-static const struct uqdf_quote_layout uqdf_qd = { 83, 37, 11, true, 48, 56, 60, 68, 72, 74, 76, 77,
-						  78, 79, 80, 81 };
+/* QE and QC share their first 48 bytes, QF, QD (and QM) their first 73. */
+#define UQDF_SHORT_QUOTE_FIELDS .symbol = UQDF_QE_SYMBOL, .symbol_width = UQDF_SHORT_SYMBOL_LEN, \
+	.sides = { .long_prices = false, .bid_price = UQDF_QE_BID_PRICE, \
+		   .bid_size = UQDF_QE_BID_SIZE, .ask_price = UQDF_QE_ASK_PRICE, \
+		   .ask_size = UQDF_QE_ASK_SIZE }, \
+	.condition = UQDF_QE_CONDITION, .luld = UQDF_QE_LULD, .nbbo = UQDF_QE_NBBO, \
+	.nbbo_luld = UQDF_QE_NBBO_LULD
+#define UQDF_LONG_QUOTE_FIELDS .symbol = UQDF_QF_SYMBOL, .symbol_width = UQDF_SYMBOL_LEN, \
+	.sides = { .long_prices = true, .bid_price = UQDF_QF_BID_PRICE, \
+		   .bid_size = UQDF_QF_BID_SIZE, .ask_price = UQDF_QF_ASK_PRICE, \
+		   .ask_size = UQDF_QF_ASK_SIZE }, \
+	.condition = UQDF_QF_CONDITION, .luld = UQDF_QF_LULD, .nbbo = UQDF_QF_NBBO, \
+	.nbbo_luld = UQDF_QF_NBBO_LULD, .adf = UQDF_QF_ADF_MPID
+
+static const struct uqdf_quote_layout uqdf_qe = { .body = UQDF_QE_LEN, UQDF_SHORT_QUOTE_FIELDS };
+static const struct uqdf_quote_layout uqdf_qf = { .body = UQDF_QF_LEN, UQDF_LONG_QUOTE_FIELDS };
+static const struct uqdf_quote_layout uqdf_qc = {
+	.body = UQDF_QC_LEN, UQDF_SHORT_QUOTE_FIELDS, .bolo = UQDF_QC_BOLO,
+	.odd_lot_type = UQDF_QC_ODD_LOT_TYPE, .odd_lot_count = UQDF_QC_ODD_LOT_COUNT,
+};
+static const struct uqdf_quote_layout uqdf_qd = {
+	.body = UQDF_QD_LEN, UQDF_LONG_QUOTE_FIELDS, .bolo = UQDF_QD_BOLO,
+	.odd_lot_type = UQDF_QD_ODD_LOT_TYPE, .odd_lot_count = UQDF_QD_ODD_LOT_COUNT,
+};
 /* Odd-lot quotes: the trailing parts only. */
-static const struct uqdf_quote_layout uqdf_qa = { 39, 29, 5, false, 0, 0, 0, 0, 0, 0, 0, 0,
-						  0, 35, 36, 37 };
-static const struct uqdf_quote_layout uqdf_qb = { 53, 37, 11, true, 0, 0, 0, 0, 0, 0, 0, 0,
-						  0, 49, 50, 51 };
+static const struct uqdf_quote_layout uqdf_qa = {
+	.body = UQDF_QA_LEN, .symbol = UQDF_QA_SYMBOL, .symbol_width = UQDF_SHORT_SYMBOL_LEN,
+	.bolo = UQDF_QA_BOLO, .odd_lot_type = UQDF_QA_ODD_LOT_TYPE,
+	.odd_lot_count = UQDF_QA_ODD_LOT_COUNT,
+};
+static const struct uqdf_quote_layout uqdf_qb = {
+	.body = UQDF_QB_LEN, .symbol = UQDF_QB_SYMBOL, .symbol_width = UQDF_SYMBOL_LEN,
+	.sides = { .long_prices = true }, .bolo = UQDF_QB_BOLO,
+	.odd_lot_type = UQDF_QB_ODD_LOT_TYPE, .odd_lot_count = UQDF_QB_ODD_LOT_COUNT,
+};
 
 /* Bytes a quote needs: its body and every part its indicators announce, in
  * the order notes: UQDF quotes gives. */
@@ -133,11 +154,11 @@ static uint32_t uqdf_quote_need(const uint8_t *m, const struct uqdf_quote_layout
 	if (l->nbbo)
 		need += nbbo_part_len(m[l->nbbo]);
 	if (l->adf && m[l->adf] == '2')
-		need += 8;
+		need += UQDF_ADF_MPID_LEN;
 	if (l->bolo)
 		need += bolo_part_len(m[l->bolo]);
 	if (l->odd_lot_type)
-		need += feed_be16(m + l->odd_lot_count) * odd_lot_attachment_len(m[l->odd_lot_type]);
+		need += wire_be16(m + l->odd_lot_count) * odd_lot_attachment_len(m[l->odd_lot_type]);
 	return need;
 }
 
@@ -165,20 +186,21 @@ static uint8_t uqdf_ineligible(uint8_t condition, uint8_t luld)
 static bool uqdf_nbbo_appendage(struct feed_packet *pk, uint8_t indicator, const uint8_t *a,
 				uint32_t lot, struct sip_nbbo *n)
 {
-	n->condition = (char)a[0];
-	n->bid.venue = uqdf_venue(a[1]);
+	n->condition = (char)a[UQDF_NBBO_CONDITION];
+	n->bid.venue = uqdf_venue(a[UQDF_NBBO_BID_CENTER]);
 	if (indicator == '2') {
-		n->bid.price = sip_price2(a + 2);
-		n->bid.qty = sip_shares(feed_be16(a + 4), lot);
-		n->ask.venue = uqdf_venue(a[6]);
-		n->ask.price = sip_price2(a + 7);
-		n->ask.qty = sip_shares(feed_be16(a + 9), lot);
+		n->bid.price = sip_price2(a + UQDF_NBBO_BID_PRICE);
+		n->bid.qty = sip_shares(wire_be16(a + UQDF_NBBO_SHORT_BID_SIZE), lot);
+		n->ask.venue = uqdf_venue(a[UQDF_NBBO_SHORT_ASK_CENTER]);
+		n->ask.price = sip_price2(a + UQDF_NBBO_SHORT_ASK_PRICE);
+		n->ask.qty = sip_shares(wire_be16(a + UQDF_NBBO_SHORT_ASK_SIZE), lot);
 		return true;
 	}
-	n->bid.qty = sip_shares(feed_be32(a + 10), lot);
-	n->ask.venue = uqdf_venue(a[14]);
-	n->ask.qty = sip_shares(feed_be32(a + 23), lot);
-	if (wb_unlikely(!sip_price6(a + 2, &n->bid.price) || !sip_price6(a + 15, &n->ask.price))) {
+	n->bid.qty = sip_shares(wire_be32(a + UQDF_NBBO_LONG_BID_SIZE), lot);
+	n->ask.venue = uqdf_venue(a[UQDF_NBBO_LONG_ASK_CENTER]);
+	n->ask.qty = sip_shares(wire_be32(a + UQDF_NBBO_LONG_ASK_SIZE), lot);
+	if (wb_unlikely(!sip_price6(a + UQDF_NBBO_BID_PRICE, &n->bid.price) ||
+			!sip_price6(a + UQDF_NBBO_LONG_ASK_PRICE, &n->ask.price))) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return false;
 	}
@@ -200,13 +222,13 @@ static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
-	if (!l->bid_price) {
+	if (!l->sides.bid_price) {
 		/* Odd lots: never the NBBO, no QUOTE (see the top of this file). */
 		pk->counters->ignored++;
 		return;
 	}
 	indicator = m[l->nbbo];
-	q.venue = uqdf_venue(m[3]);
+	q.venue = uqdf_venue(m[UQDF_ORIGINATOR]);
 	if (wb_unlikely(!q.venue || q.venue == WB_VENUE_SIP_UQDF ||
 			indicator < '0' || indicator > '4')) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
@@ -219,20 +241,8 @@ static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
 	q.ts = msg->ts;
 	q.sip_ts = msg->sip_ts;
 	q.condition = m[l->condition];
-	if (l->long_prices) {
-		if (wb_unlikely(!sip_price6(m + l->bid_price, &q.bid_price) ||
-				!sip_price6(m + l->ask_price, &q.ask_price))) {
-			feed_count_error(pk, FEED_ERR_BAD_FIELD);
-			return;
-		}
-		q.bid_qty = sip_shares(feed_be32(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(feed_be32(m + l->ask_size), lot);
-	} else {
-		q.bid_price = sip_price2(m + l->bid_price);
-		q.ask_price = sip_price2(m + l->ask_price);
-		q.bid_qty = sip_shares(feed_be16(m + l->bid_size), lot);
-		q.ask_qty = sip_shares(feed_be16(m + l->ask_size), lot);
-	}
+	if (!sip_quote_sides(pk, m, &l->sides, lot, &q))
+		return;
 	q.flags = uqdf_ineligible(q.condition, m[l->luld]);
 
 	/* '0' unchanged; '1' no NBBO; '2'/'3' an appendage; '4' this quote is the NBBO. */
@@ -260,8 +270,9 @@ static void decode_quote(struct feed_packet *pk, const struct uqdf_msg *msg,
 
 /* Minimum length of each administrative type; 0 = not in the spec. */
 static const uint8_t uqdf_admin_len[128] = {
-	['A'] = 31, ['H'] = 59, ['K'] = 50, ['B'] = 90, ['V'] = 41, ['P'] = 65,
-	['C'] = 53, ['D'] = 30, ['E'] = 69, ['R'] = 77,
+	['A'] = UQDF_AA_LEN, ['H'] = UQDF_AH_LEN, ['K'] = UQDF_AK_LEN, ['B'] = UQDF_AB_LEN,
+	['V'] = UQDF_AV_LEN, ['P'] = UQDF_AP_LEN, ['C'] = UQDF_AC_LEN, ['D'] = UQDF_AD_LEN,
+	['E'] = UQDF_AE_LEN, ['R'] = UQDF_AR_LEN,
 };
 
 /* Trading action codes (AH, AK) to a trading state. */
@@ -281,29 +292,32 @@ static uint8_t uqdf_action_state(uint8_t action)
 	}
 }
 
-static void decode_trading_action(struct feed_packet *pk, const struct uqdf_msg *msg, bool cross_sro)
+static void decode_trading_action(struct feed_packet *pk, const struct uqdf_msg *msg,
+				  bool cross_sro)
 {
 	const uint8_t *m = msg->m;
-	uint8_t state = uqdf_action_state(m[40]);
-	uint8_t venue = cross_sro ? pk->venue : uqdf_venue(m[49]);
+	uint8_t state = uqdf_action_state(m[UQDF_AH_ACTION]);
+	uint8_t venue = cross_sro ? pk->venue : uqdf_venue(m[UQDF_AK_MARKET_CENTER]);
 	uint16_t inst;
 
 	if (wb_unlikely(state == WB_STATE_UNKNOWN || !venue)) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return;
 	}
-	inst = sip_instrument(pk, m + 29, 11, msg->seq, msg->ts);
+	inst = sip_instrument(pk, m + UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN, msg->seq, msg->ts);
 	if (!inst)
 		return;
 	/* The action's own time; AH also gives its reason (T1, LUDP, MWC1, ...). */
-	sip_emit_status(pk, inst, venue, msg->seq, feed_be64(m + (cross_sro ? 45 : 41)), state,
-			(char)m[40], cross_sro ? (const char *)m + 53 : "    ", 0);
+	sip_emit_status(pk, inst, venue, msg->seq,
+			wire_be64(m + (cross_sro ? UQDF_AH_TIME : UQDF_AK_TIME)), state,
+			(char)m[UQDF_AH_ACTION], cross_sro ? (const char *)m + UQDF_AH_REASON : "    ",
+			0);
 }
 
 static void decode_admin(struct feed_packet *pk, const struct uqdf_msg *msg)
 {
 	const uint8_t *m = msg->m;
-	uint8_t type = m[2], min = type < 128 ? uqdf_admin_len[type] : 0;
+	uint8_t type = m[UQDF_TYPE], min = type < 128 ? uqdf_admin_len[type] : 0;
 	char reason[4];
 	uint16_t inst, lot;
 	int64_t lower, upper;
@@ -313,8 +327,9 @@ static void decode_admin(struct feed_packet *pk, const struct uqdf_msg *msg)
 		return;
 	}
 	if (wb_unlikely(msg->len < min ||
-			(type == 'A' && msg->len < 31u + feed_be16(m + 29)) ||
-			(type == 'R' && msg->len < 77u + 33u * feed_be16(m + 75)))) {
+			(type == 'A' && msg->len < UQDF_AA_LEN + (uint32_t)wire_be16(m + UQDF_AA_TEXT_LEN)) ||
+			(type == 'R' && msg->len < UQDF_AR_LEN + UQDF_AR_CENTER_LEN *
+			 (uint32_t)wire_be16(m + UQDF_AR_CENTERS)))) {
 		feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		return;
 	}
@@ -324,26 +339,30 @@ static void decode_admin(struct feed_packet *pk, const struct uqdf_msg *msg)
 		decode_trading_action(pk, msg, type == 'H');
 		return;
 	case 'B':
-		lot = feed_be16(m + 87);
-		sip_define(pk, m + 29, 11, lot ? lot : SIP_DEFAULT_ROUND_LOT, (char)m[84], msg->seq,
+		lot = wire_be16(m + UQDF_AB_ROUND_LOT);
+		sip_define(pk, m + UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN,
+			   lot ? lot : SIP_DEFAULT_ROUND_LOT, (char)m[UQDF_AB_MARKET_TIER], msg->seq,
 			   msg->ts);
 		return;
 	case 'P':
-		if (wb_unlikely(!sip_price6(m + 49, &lower) || !sip_price6(m + 57, &upper))) {
+		if (wb_unlikely(!sip_price6(m + UQDF_AP_LIMIT_DOWN, &lower) ||
+				!sip_price6(m + UQDF_AP_LIMIT_UP, &upper))) {
 			feed_count_error(pk, FEED_ERR_BAD_FIELD);
 			return;
 		}
-		inst = sip_instrument(pk, m + 29, 11, msg->seq, msg->ts);
+		inst = sip_instrument(pk, m + UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN, msg->seq, msg->ts);
 		if (inst)
-			sip_emit_luld(pk, inst, msg->seq, feed_be64(m + 41), lower, upper, (char)m[40]);
+			sip_emit_luld(pk, inst, msg->seq, wire_be64(m + UQDF_AP_TIME), lower, upper,
+				      (char)m[UQDF_AP_INDICATOR]);
 		return;
 	case 'D':
-		if (wb_unlikely(m[29] < '1' || m[29] > '3')) {
+		if (wb_unlikely(m[UQDF_AD_STATUS] < '1' || m[UQDF_AD_STATUS] > '3')) {
 			feed_count_error(pk, FEED_ERR_BAD_FIELD);
 			return;
 		}
-		sip_mwcb_reason((char)m[29], reason);
-		sip_emit_status(pk, 0, pk->venue, msg->seq, msg->ts, WB_STATE_HALTED, (char)m[29],
+		sip_mwcb_reason((char)m[UQDF_AD_STATUS], reason);
+		sip_emit_status(pk, 0, pk->venue, msg->seq, msg->ts, WB_STATE_HALTED,
+				(char)m[UQDF_AD_STATUS],
 				reason, 0);
 		return;
 	default:
@@ -360,11 +379,12 @@ static void decode_control(struct feed_packet *pk, const struct uqdf_msg *msg)
 	struct wb_event *ev;
 	uint8_t venue;
 
-	switch (m[2]) {
+	switch (m[UQDF_TYPE]) {
 	case 'O':
 	case 'C':
 		sip_emit_status(pk, 0, pk->venue, msg->seq, msg->ts,
-				m[2] == 'O' ? WB_STATE_OPEN : WB_STATE_CLOSED, (char)m[2], no_reason, 0);
+				m[UQDF_TYPE] == 'O' ? WB_STATE_OPEN : WB_STATE_CLOSED, (char)m[UQDF_TYPE],
+				no_reason, 0);
 		return;
 	case 'Z':
 		/* End of Transmissions: nothing more this session. */
@@ -374,7 +394,7 @@ static void decode_control(struct feed_packet *pk, const struct uqdf_msg *msg)
 		return;
 	case 'P':
 		/* Quote Wipe-Out: every quote of that participant, in every symbol, is gone. */
-		venue = uqdf_venue(m[3]);
+		venue = uqdf_venue(m[UQDF_ORIGINATOR]);
 		if (wb_unlikely(!venue || venue == WB_VENUE_SIP_UQDF)) {
 			feed_count_error(pk, FEED_ERR_BAD_FIELD);
 			return;
@@ -401,11 +421,11 @@ static void decode_message(struct feed_packet *pk, const struct uqdf_msg *msg)
 {
 	const uint8_t *m = msg->m;
 
-	if (wb_unlikely(m[0] != UQDF_VERSION)) {
+	if (wb_unlikely(m[UQDF_VERSION_BYTE] != UQDF_VERSION)) {
 		feed_count_error(pk, FEED_ERR_BAD_FIELD);
 		return;
 	}
-	switch (m[1] << 8 | m[2]) {
+	switch (m[UQDF_CATEGORY] << 8 | m[UQDF_TYPE]) {
 	case 'Q' << 8 | 'E':
 		decode_quote(pk, msg, &uqdf_qe);
 		return;
@@ -425,15 +445,15 @@ static void decode_message(struct feed_packet *pk, const struct uqdf_msg *msg)
 		decode_quote(pk, msg, &uqdf_qb);
 		return;
 	case 'Q' << 8 | 'M':
-		if (wb_unlikely(msg->len < 77))
+		if (wb_unlikely(msg->len < UQDF_QM_LEN))
 			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
 		else
 			pk->counters->ignored++;
 		return;
 	}
-	if (m[1] == 'A')
+	if (m[UQDF_CATEGORY] == 'A')
 		decode_admin(pk, msg);
-	else if (m[1] == 'C')
+	else if (m[UQDF_CATEGORY] == 'C')
 		decode_control(pk, msg);
 	else
 		feed_count_error(pk, FEED_ERR_UNKNOWN_TYPE);
@@ -448,10 +468,10 @@ static uint32_t uqdf_decode(struct feed_packet *pk, const uint8_t *p, uint32_t l
 	for (i = 0; i < f->count; i++) {
 		uint32_t mlen;
 
-		if (wb_unlikely(off + 2 > len))
+		if (wb_unlikely(off + MOLD_BLOCK_LENGTH_LEN > len))
 			goto truncated;
-		mlen = feed_be16(p + off);
-		off += 2;
+		mlen = wire_be16(p + off);
+		off += MOLD_BLOCK_LENGTH_LEN;
 		if (wb_unlikely(mlen > len - off))
 			goto truncated;
 		if (wb_likely(i >= skip)) {
@@ -462,8 +482,8 @@ static uint32_t uqdf_decode(struct feed_packet *pk, const uint8_t *p, uint32_t l
 				msg.m = p + off;
 				msg.len = mlen;
 				msg.seq = f->seq + i;
-				msg.sip_ts = feed_be64(p + off + 5);
-				msg.ts = feed_be64(p + off + 13);
+				msg.sip_ts = wire_be64(p + off + UQDF_SIP_TIME);
+				msg.ts = wire_be64(p + off + UQDF_TIMESTAMP1);
 				decode_message(pk, &msg);
 			}
 		}
@@ -509,114 +529,153 @@ static int uqdf_next_message(const uint8_t *p, uint32_t len, uint32_t *off, cons
 
 /* ---- raw view: the spec's fields of every message (wb-dump --raw) ------- */
 
-#define UQDF_HEADER FEED_F_CHAR("v", 0), FEED_F_CHAR("", 1), FEED_F_CHAR("", 2), \
-	FEED_F_CHAR("mc", 3), FEED_F_CHAR("sub", 4), FEED_F_EPOCH_NS("sip", 5), \
-	FEED_F_EPOCH_NS("ts1", 13)
-#define UQDF_SHORT_QUOTE UQDF_HEADER, FEED_F_TICKER("", 29, 5), FEED_F_UINT("bid", 36, 2), \
-	FEED_F_PRICE("@", 34, 2, 2), FEED_F_UINT("ask", 40, 2), FEED_F_PRICE("@", 38, 2, 2), \
-	FEED_F_CHAR("cond", 42), FEED_F_CHAR("sip_gen", 43), FEED_F_CHAR("luld", 44), \
-	FEED_F_CHAR("rii", 45), FEED_F_CHAR("nbbo", 46), FEED_F_CHAR("nbbo_luld", 47)
-#define UQDF_LONG_QUOTE UQDF_HEADER, FEED_F_EPOCH_NS("ts2", 29), FEED_F_TICKER("", 37, 11), \
-	FEED_F_UINT("bid", 56, 4), FEED_F_PRICE("@", 48, 8, 6), FEED_F_UINT("ask", 68, 4), \
-	FEED_F_PRICE("@", 60, 8, 6), FEED_F_CHAR("cond", 72), FEED_F_CHAR("sip_gen", 73), \
-	FEED_F_CHAR("luld", 74), FEED_F_CHAR("rii", 75), FEED_F_CHAR("nbbo", 76), \
-	FEED_F_CHAR("nbbo_luld", 77), FEED_F_CHAR("adf", 78)
+#define UQDF_HEADER \
+	FEED_F_CHAR("v", UQDF_VERSION_BYTE), FEED_F_CHAR("", UQDF_CATEGORY), \
+	FEED_F_CHAR("", UQDF_TYPE), \
+	FEED_F_CHAR("mc", UQDF_ORIGINATOR), FEED_F_CHAR("sub", UQDF_SUB_MARKET), \
+	FEED_F_EPOCH_NS("sip", UQDF_SIP_TIME), \
+	FEED_F_EPOCH_NS("ts1", UQDF_TIMESTAMP1)
+#define UQDF_SHORT_QUOTE \
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_QE_SYMBOL, UQDF_SHORT_SYMBOL_LEN), \
+	FEED_F_UINT("bid", UQDF_QE_BID_SIZE, 2), \
+	FEED_F_PRICE("@", UQDF_QE_BID_PRICE, 2, 2), FEED_F_UINT("ask", UQDF_QE_ASK_SIZE, 2), \
+	FEED_F_PRICE("@", UQDF_QE_ASK_PRICE, 2, 2), \
+	FEED_F_CHAR("cond", UQDF_QE_CONDITION), FEED_F_CHAR("sip_gen", UQDF_QE_SIP_GENERATED), \
+	FEED_F_CHAR("luld", UQDF_QE_LULD), \
+	FEED_F_CHAR("rii", UQDF_QE_RETAIL_INTEREST), FEED_F_CHAR("nbbo", UQDF_QE_NBBO), \
+	FEED_F_CHAR("nbbo_luld", UQDF_QE_NBBO_LULD)
+#define UQDF_LONG_QUOTE \
+	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", UQDF_QF_TIMESTAMP2), \
+	FEED_F_TICKER("", UQDF_QF_SYMBOL, UQDF_SYMBOL_LEN), \
+	FEED_F_UINT("bid", UQDF_QF_BID_SIZE, 4), FEED_F_PRICE("@", UQDF_QF_BID_PRICE, 8, 6), \
+	FEED_F_UINT("ask", UQDF_QF_ASK_SIZE, 4), \
+	FEED_F_PRICE("@", UQDF_QF_ASK_PRICE, 8, 6), FEED_F_CHAR("cond", UQDF_QF_CONDITION), \
+	FEED_F_CHAR("sip_gen", UQDF_QF_SIP_GENERATED), \
+	FEED_F_CHAR("luld", UQDF_QF_LULD), FEED_F_CHAR("rii", UQDF_QF_RETAIL_INTEREST), \
+	FEED_F_CHAR("nbbo", UQDF_QF_NBBO), \
+	FEED_F_CHAR("nbbo_luld", UQDF_QF_NBBO_LULD), FEED_F_CHAR("adf", UQDF_QF_ADF_MPID)
 
 static const struct feed_field uqdf_header_only[] = { UQDF_HEADER };
 static const struct feed_field uqdf_qe_fields[] = { UQDF_SHORT_QUOTE };
 static const struct feed_field uqdf_qf_fields[] = { UQDF_LONG_QUOTE };
 static const struct feed_field uqdf_qc_fields[] = {
-	UQDF_SHORT_QUOTE, FEED_F_CHAR("bolo", 48), FEED_F_CHAR("odd_lots", 49),
-	FEED_F_UINT("count", 50, 2),
+	UQDF_SHORT_QUOTE, FEED_F_CHAR("bolo", UQDF_QC_BOLO),
+	FEED_F_CHAR("odd_lots", UQDF_QC_ODD_LOT_TYPE),
+	FEED_F_UINT("count", UQDF_QC_ODD_LOT_COUNT, 2),
 };
 static const struct feed_field uqdf_qd_fields[] = {
-	UQDF_LONG_QUOTE, FEED_F_CHAR("bolo", 79), FEED_F_CHAR("odd_lots", 80),
-	FEED_F_UINT("count", 81, 2),
+	UQDF_LONG_QUOTE, FEED_F_CHAR("bolo", UQDF_QD_BOLO),
+	FEED_F_CHAR("odd_lots", UQDF_QD_ODD_LOT_TYPE),
+	FEED_F_UINT("count", UQDF_QD_ODD_LOT_COUNT, 2),
 };
 static const struct feed_field uqdf_qa_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 5), FEED_F_CHAR("sip_gen", 34), FEED_F_CHAR("bolo", 35),
-	FEED_F_CHAR("odd_lots", 36), FEED_F_UINT("count", 37, 2),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_QA_SYMBOL, UQDF_SHORT_SYMBOL_LEN),
+	FEED_F_CHAR("sip_gen", UQDF_QA_SIP_GENERATED), FEED_F_CHAR("bolo", UQDF_QA_BOLO),
+	FEED_F_CHAR("odd_lots", UQDF_QA_ODD_LOT_TYPE),
+	FEED_F_UINT("count", UQDF_QA_ODD_LOT_COUNT, 2),
 };
 static const struct feed_field uqdf_qb_fields[] = {
-	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", 29), FEED_F_TICKER("", 37, 11),
-	FEED_F_CHAR("sip_gen", 48), FEED_F_CHAR("bolo", 49), FEED_F_CHAR("odd_lots", 50),
-	FEED_F_UINT("count", 51, 2),
+	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", UQDF_QB_TIMESTAMP2),
+	FEED_F_TICKER("", UQDF_QB_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("sip_gen", UQDF_QB_SIP_GENERATED), FEED_F_CHAR("bolo", UQDF_QB_BOLO),
+	FEED_F_CHAR("odd_lots", UQDF_QB_ODD_LOT_TYPE),
+	FEED_F_UINT("count", UQDF_QB_ODD_LOT_COUNT, 2),
 };
 static const struct feed_field uqdf_qm_fields[] = {
-	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", 29), FEED_F_TICKER("", 37, 11),
-	FEED_F_UINT("bid", 56, 4), FEED_F_PRICE("@", 48, 8, 6), FEED_F_UINT("ask", 68, 4),
-	FEED_F_PRICE("@", 60, 8, 6), FEED_F_CHAR("cond", 72), FEED_F_TEXT("mpid", 73, 4),
+	UQDF_HEADER, FEED_F_EPOCH_NS("ts2", UQDF_QF_TIMESTAMP2),
+	FEED_F_TICKER("", UQDF_QF_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_UINT("bid", UQDF_QF_BID_SIZE, 4), FEED_F_PRICE("@", UQDF_QF_BID_PRICE, 8, 6),
+	FEED_F_UINT("ask", UQDF_QF_ASK_SIZE, 4),
+	FEED_F_PRICE("@", UQDF_QF_ASK_PRICE, 8, 6), FEED_F_CHAR("cond", UQDF_QF_CONDITION),
+	FEED_F_TEXT("mpid", UQDF_QM_MPID, 4),
 };
-static const struct feed_field uqdf_aa_fields[] = { UQDF_HEADER, FEED_F_UINT("text_len", 29, 2) };
+static const struct feed_field uqdf_aa_fields[] = {
+	UQDF_HEADER, FEED_F_UINT("text_len", UQDF_AA_TEXT_LEN, 2),
+};
 static const struct feed_field uqdf_ah_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("action", 40),
-	FEED_F_UINT("action_seq", 41, 4), FEED_F_EPOCH_NS("at", 45), FEED_F_TEXT("reason", 53, 6),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("action", UQDF_AH_ACTION),
+	FEED_F_UINT("action_seq", UQDF_AH_SEQUENCE, 4), FEED_F_EPOCH_NS("at", UQDF_AH_TIME),
+	FEED_F_TEXT("reason", UQDF_AH_REASON, 6),
 };
 static const struct feed_field uqdf_ak_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("action", 40), FEED_F_EPOCH_NS("at", 41),
-	FEED_F_CHAR("market", 49),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("action", UQDF_AK_ACTION), FEED_F_EPOCH_NS("at", UQDF_AK_TIME),
+	FEED_F_CHAR("market", UQDF_AK_MARKET_CENTER),
 };
 static const struct feed_field uqdf_ab_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_TEXT("old", 40, 11), FEED_F_TEXT("name", 51, 30),
-	FEED_F_CHAR("type", 81), FEED_F_TEXT("subtype", 82, 2), FEED_F_CHAR("tier", 84),
-	FEED_F_CHAR("auth", 85), FEED_F_CHAR("sst", 86), FEED_F_UINT("lot", 87, 2),
-	FEED_F_CHAR("fsi", 89),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_TEXT("old", UQDF_AB_OLD_SYMBOL, 11), FEED_F_TEXT("name", UQDF_AB_NAME, 30),
+	FEED_F_CHAR("type", UQDF_AB_TYPE), FEED_F_TEXT("subtype", UQDF_AB_SUBTYPE, 2),
+	FEED_F_CHAR("tier", UQDF_AB_MARKET_TIER),
+	FEED_F_CHAR("auth", UQDF_AB_AUTHENTICITY), FEED_F_CHAR("sst", UQDF_AB_SST),
+	FEED_F_UINT("lot", UQDF_AB_ROUND_LOT, 2),
+	FEED_F_CHAR("fsi", UQDF_AB_FSI),
 };
 static const struct feed_field uqdf_av_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("regsho", 40),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("regsho", UQDF_AV_ACTION),
 };
 static const struct feed_field uqdf_ap_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("band", 40), FEED_F_EPOCH_NS("at", 41),
-	FEED_F_PRICE("down", 49, 8, 6), FEED_F_PRICE("up", 57, 8, 6),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("band", UQDF_AP_INDICATOR), FEED_F_EPOCH_NS("at", UQDF_AP_TIME),
+	FEED_F_PRICE("down", UQDF_AP_LIMIT_DOWN, 8, 6), FEED_F_PRICE("up", UQDF_AP_LIMIT_UP, 8, 6),
 };
 static const struct feed_field uqdf_ac_fields[] = {
-	UQDF_HEADER, FEED_F_PRICE("level1", 29, 8, 6), FEED_F_PRICE("level2", 37, 8, 6),
-	FEED_F_PRICE("level3", 45, 8, 6),
+	UQDF_HEADER, FEED_F_PRICE("level1", UQDF_AC_LEVEL1, 8, 6),
+	FEED_F_PRICE("level2", UQDF_AC_LEVEL2, 8, 6),
+	FEED_F_PRICE("level3", UQDF_AC_LEVEL3, 8, 6),
 };
-static const struct feed_field uqdf_ad_fields[] = { UQDF_HEADER, FEED_F_CHAR("level", 29) };
+static const struct feed_field uqdf_ad_fields[] = {
+	UQDF_HEADER, FEED_F_CHAR("level", UQDF_AD_STATUS),
+};
 static const struct feed_field uqdf_ae_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_UINT("action_seq", 40, 4),
-	FEED_F_PRICE("reference", 44, 8, 6), FEED_F_PRICE("up", 52, 8, 6),
-	FEED_F_PRICE("down", 60, 8, 6), FEED_F_UINT("extension", 68, 1),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_UINT("action_seq", UQDF_AE_SEQUENCE, 4),
+	FEED_F_PRICE("reference", UQDF_AE_REFERENCE, 8, 6), FEED_F_PRICE("up", UQDF_AE_UP, 8, 6),
+	FEED_F_PRICE("down", UQDF_AE_DOWN, 8, 6), FEED_F_UINT("extension", UQDF_AE_EXTENSION, 1),
 };
 static const struct feed_field uqdf_ar_fields[] = {
-	UQDF_HEADER, FEED_F_TICKER("", 29, 11), FEED_F_CHAR("nbb_mc", 40), FEED_F_UINT("nbb", 49, 8),
-	FEED_F_PRICE("@", 41, 8, 6), FEED_F_CHAR("nbo_mc", 57), FEED_F_UINT("nbo", 66, 8),
-	FEED_F_PRICE("@", 58, 8, 6), FEED_F_CHAR("special", 74), FEED_F_UINT("centers", 75, 2),
+	UQDF_HEADER, FEED_F_TICKER("", UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN),
+	FEED_F_CHAR("nbb_mc", UQDF_AR_BID_CENTER), FEED_F_UINT("nbb", UQDF_AR_BID_SIZE, 8),
+	FEED_F_PRICE("@", UQDF_AR_BID_PRICE, 8, 6), FEED_F_CHAR("nbo_mc", UQDF_AR_ASK_CENTER),
+	FEED_F_UINT("nbo", UQDF_AR_ASK_SIZE, 8),
+	FEED_F_PRICE("@", UQDF_AR_ASK_PRICE, 8, 6), FEED_F_CHAR("special", UQDF_AR_SPECIAL),
+	FEED_F_UINT("centers", UQDF_AR_CENTERS, 2),
 };
 
 #define UQDF_L(name, len, fields) FEED_LAYOUT(name, len, fields)
 
 static const struct feed_msg_layout uqdf_quote_layouts[] = {
-	UQDF_L("Quote Short Form", 48, uqdf_qe_fields),	/* QE */
-	UQDF_L("Quote Long Form", 79, uqdf_qf_fields),	/* QF */
-	UQDF_L("Combined Quote Short", 52, uqdf_qc_fields), /* QC */
-	UQDF_L("Combined Quote Long", 83, uqdf_qd_fields), /* QD */
-	UQDF_L("Odd Lot Quote Short", 39, uqdf_qa_fields), /* QA */
-	UQDF_L("Odd Lot Quote Long", 53, uqdf_qb_fields), /* QB */
-	UQDF_L("FINRA ADF Market Participant Quote", 77, uqdf_qm_fields), /* QM */
+	UQDF_L("Quote Short Form", UQDF_QE_LEN, uqdf_qe_fields),	/* QE */
+	UQDF_L("Quote Long Form", UQDF_QF_LEN, uqdf_qf_fields),	/* QF */
+	UQDF_L("Combined Quote Short", UQDF_QC_LEN, uqdf_qc_fields), /* QC */
+	UQDF_L("Combined Quote Long", UQDF_QD_LEN, uqdf_qd_fields), /* QD */
+	UQDF_L("Odd Lot Quote Short", UQDF_QA_LEN, uqdf_qa_fields), /* QA */
+	UQDF_L("Odd Lot Quote Long", UQDF_QB_LEN, uqdf_qb_fields), /* QB */
+	UQDF_L("FINRA ADF Market Participant Quote", UQDF_QM_LEN, uqdf_qm_fields), /* QM */
 };
 
 static const struct feed_msg_layout uqdf_admin_layouts[128] = {
-	['A'] = UQDF_L("General Administrative", 31, uqdf_aa_fields),
-	['H'] = UQDF_L("Cross-SRO Trading Action", 59, uqdf_ah_fields),
-	['K'] = UQDF_L("Market Center Trading Action", 50, uqdf_ak_fields),
-	['B'] = UQDF_L("Issue Symbol Directory", 90, uqdf_ab_fields),
-	['V'] = UQDF_L("Reg SHO Restriction", 41, uqdf_av_fields),
-	['P'] = UQDF_L("LULD Price Band", 65, uqdf_ap_fields),
-	['C'] = UQDF_L("MWCB Decline Level", 53, uqdf_ac_fields),
-	['D'] = UQDF_L("MWCB Status", 30, uqdf_ad_fields),
-	['E'] = UQDF_L("Auction Collar", 69, uqdf_ae_fields),
-	['R'] = UQDF_L("Session Close Recap", 77, uqdf_ar_fields),
+	['A'] = UQDF_L("General Administrative", UQDF_AA_LEN, uqdf_aa_fields),
+	['H'] = UQDF_L("Cross-SRO Trading Action", UQDF_AH_LEN, uqdf_ah_fields),
+	['K'] = UQDF_L("Market Center Trading Action", UQDF_AK_LEN, uqdf_ak_fields),
+	['B'] = UQDF_L("Issue Symbol Directory", UQDF_AB_LEN, uqdf_ab_fields),
+	['V'] = UQDF_L("Reg SHO Restriction", UQDF_AV_LEN, uqdf_av_fields),
+	['P'] = UQDF_L("LULD Price Band", UQDF_AP_LEN, uqdf_ap_fields),
+	['C'] = UQDF_L("MWCB Decline Level", UQDF_AC_LEN, uqdf_ac_fields),
+	['D'] = UQDF_L("MWCB Status", UQDF_AD_LEN, uqdf_ad_fields),
+	['E'] = UQDF_L("Auction Collar", UQDF_AE_LEN, uqdf_ae_fields),
+	['R'] = UQDF_L("Session Close Recap", UQDF_AR_LEN, uqdf_ar_fields),
 };
 
 static const struct feed_msg_layout uqdf_control_layouts[128] = {
-	['I'] = UQDF_L("Start of Day", 29, uqdf_header_only),
-	['J'] = UQDF_L("End of Day", 29, uqdf_header_only),
-	['O'] = UQDF_L("Market Session Open", 29, uqdf_header_only),
-	['C'] = UQDF_L("Market Session Close", 29, uqdf_header_only),
-	['Z'] = UQDF_L("End of Transmissions", 29, uqdf_header_only),
-	['P'] = UQDF_L("Quote Wipe-Out", 29, uqdf_header_only),
+	['I'] = UQDF_L("Start of Day", UQDF_CONTROL_LEN, uqdf_header_only),
+	['J'] = UQDF_L("End of Day", UQDF_CONTROL_LEN, uqdf_header_only),
+	['O'] = UQDF_L("Market Session Open", UQDF_CONTROL_LEN, uqdf_header_only),
+	['C'] = UQDF_L("Market Session Close", UQDF_CONTROL_LEN, uqdf_header_only),
+	['Z'] = UQDF_L("End of Transmissions", UQDF_CONTROL_LEN, uqdf_header_only),
+	['P'] = UQDF_L("Quote Wipe-Out", UQDF_CONTROL_LEN, uqdf_header_only),
 };
 
 static const struct feed_msg_layout *uqdf_layout(const uint8_t *m, uint32_t len)
@@ -624,30 +683,33 @@ static const struct feed_msg_layout *uqdf_layout(const uint8_t *m, uint32_t len)
 	static const char quote_types[] = "EFCDABM";
 	const struct feed_msg_layout *l = 0;
 
-	if (len < 3 || m[2] >= 128)
+	if (len < UQDF_TYPE + 1 || m[UQDF_TYPE] >= 128)
 		return 0;
-	if (m[1] == 'Q') {
+	if (m[UQDF_CATEGORY] == 'Q') {
 		for (uint32_t i = 0; quote_types[i]; i++)
-			if (quote_types[i] == m[2])
+			if (quote_types[i] == m[UQDF_TYPE])
 				return &uqdf_quote_layouts[i];
 		return 0;
 	}
-	if (m[1] == 'A')
-		l = &uqdf_admin_layouts[m[2]];
-	else if (m[1] == 'C')
-		l = &uqdf_control_layouts[m[2]];
+	if (m[UQDF_CATEGORY] == 'A')
+		l = &uqdf_admin_layouts[m[UQDF_TYPE]];
+	else if (m[UQDF_CATEGORY] == 'C')
+		l = &uqdf_control_layouts[m[UQDF_TYPE]];
 	return l && l->name ? l : 0;
 }
 
 /* MoldUDP64 whose first message is a UTP message: version '1', a known category. */
 static bool uqdf_looks_like(const uint8_t *p, uint32_t len)
 {
+	const uint32_t first = MOLD_HEADER_LEN + MOLD_BLOCK_LENGTH_LEN;	/* its first message */
+
 	if (!mold_looks_like(p, len))
 		return false;
-	if (feed_be16(p + 18) == 0 || feed_be16(p + 18) == MOLD_END_OF_SESSION)
+	if (wire_be16(p + MOLD_COUNT) == MOLD_HEARTBEAT ||
+	    wire_be16(p + MOLD_COUNT) == MOLD_END_OF_SESSION)
 		return true;
-	return len >= MOLD_HEADER_LEN + 2 + UQDF_HEADER_LEN && p[22] == UQDF_VERSION &&
-	       uqdf_layout(p + 22, len - 22);
+	return len >= first + UQDF_HEADER_LEN && p[first + UQDF_VERSION_BYTE] == UQDF_VERSION &&
+	       uqdf_layout(p + first, len - first);
 }
 
 const struct feed_proto feed_proto_uqdf = {

@@ -62,46 +62,12 @@
  * conditions, the Side of Modify and Replace) and in the Imbalance length.
  */
 #include "feed_internal.h"
+#include "wire/xdp.h"
 
-#define XDP_HEADER_LEN 16
-#define XDP_MSG_HEADER_LEN 4
 #define XDP_DIRECTORY_KEYS 65536	/* SymbolIndex values held densely; higher ones overflow */
 #define XDP_MAX_SCALE 8			/* 1e-8: the event's scale */
 #define XDP_TIME_IDS 8			/* Source Time Reference IDs kept per channel */
-#define XDP_SYMBOL_LEN 11
 #define NS_PER_SEC 1000000000ull
-
-enum xdp_type {
-	XDP_SEQUENCE_RESET = 1,
-	XDP_TIME_REFERENCE = 2,
-	XDP_SYMBOL_MAPPING = 3,
-	XDP_RETRANSMISSION_REQUEST = 10,
-	XDP_REQUEST_RESPONSE = 11,
-	XDP_HEARTBEAT_RESPONSE = 12,
-	XDP_MAPPING_REQUEST = 13,
-	XDP_REFRESH_REQUEST = 15,
-	XDP_MESSAGE_UNAVAILABLE = 31,
-	XDP_SYMBOL_CLEAR = 32,
-	XDP_SECURITY_STATUS = 34,
-	XDP_REFRESH_HEADER = 35,
-	XDP_ADD_ORDER = 100,
-	XDP_MODIFY_ORDER = 101,
-	XDP_DELETE_ORDER = 102,
-	XDP_ORDER_EXECUTION = 103,
-	XDP_REPLACE_ORDER = 104,
-	XDP_IMBALANCE = 105,
-	XDP_ADD_ORDER_REFRESH = 106,
-	XDP_NON_DISPLAYED_TRADE = 110,
-	XDP_CROSS_TRADE = 111,
-	XDP_TRADE_CANCEL = 112,
-	XDP_CROSS_CORRECTION = 113,
-	XDP_RPI = 114,
-	XDP_STOCK_SUMMARY = 223,
-	XDP_TYPE_LIMIT = 256,
-};
-
-#define XDP_IMBALANCE_V21_LEN 67	/* XDP 2.1/2.3: ends at NumExtensions */
-#define XDP_IMBALANCE_PILLAR_LEN 73	/* Pillar 2.5: + UnpairedQty, UnpairedSide, Reserved */
 
 /*
  * Known prefix of each type (notes: Control messages, Feed messages, Recovery):
@@ -109,17 +75,19 @@ enum xdp_type {
  * multicast feeds.
  */
 static const uint8_t xdp_min_len[XDP_TYPE_LIMIT] = {
-	[XDP_SEQUENCE_RESET] = 14,	[XDP_TIME_REFERENCE] = 16,
-	[XDP_SYMBOL_MAPPING] = 44,	[XDP_MESSAGE_UNAVAILABLE] = 14,
-	[XDP_SYMBOL_CLEAR] = 20,	[XDP_SECURITY_STATUS] = 46,
-	[XDP_REFRESH_HEADER] = 8,	[XDP_ADD_ORDER] = 39,
-	[XDP_MODIFY_ORDER] = 35,	[XDP_DELETE_ORDER] = 25,
-	[XDP_ORDER_EXECUTION] = 42,	[XDP_REPLACE_ORDER] = 42,
+#define XDP_MIN(type) [type] = type##_LEN
+	XDP_MIN(XDP_SEQUENCE_RESET),	XDP_MIN(XDP_TIME_REFERENCE),
+	XDP_MIN(XDP_SYMBOL_MAPPING),	XDP_MIN(XDP_MESSAGE_UNAVAILABLE),
+	XDP_MIN(XDP_SYMBOL_CLEAR),	XDP_MIN(XDP_SECURITY_STATUS),
+	XDP_MIN(XDP_REFRESH_HEADER),	XDP_MIN(XDP_ADD_ORDER),
+	XDP_MIN(XDP_MODIFY_ORDER),	XDP_MIN(XDP_DELETE_ORDER),
+	XDP_MIN(XDP_ORDER_EXECUTION),	XDP_MIN(XDP_REPLACE_ORDER),
 	[XDP_IMBALANCE] = XDP_IMBALANCE_V21_LEN,
-	[XDP_ADD_ORDER_REFRESH] = 43,	[XDP_NON_DISPLAYED_TRADE] = 33,
-	[XDP_CROSS_TRADE] = 29,		[XDP_TRADE_CANCEL] = 20,
-	[XDP_CROSS_CORRECTION] = 24,	[XDP_RPI] = 17,
-	[XDP_STOCK_SUMMARY] = 36,
+	XDP_MIN(XDP_ADD_ORDER_REFRESH), XDP_MIN(XDP_NON_DISPLAYED_TRADE),
+	XDP_MIN(XDP_CROSS_TRADE),	XDP_MIN(XDP_TRADE_CANCEL),
+	XDP_MIN(XDP_CROSS_CORRECTION),	XDP_MIN(XDP_RPI),
+	XDP_MIN(XDP_STOCK_SUMMARY),
+#undef XDP_MIN
 };
 
 static bool is_request_server_message(uint32_t type)
@@ -207,7 +175,8 @@ static uint8_t side_of(uint8_t c)
 /* A full SourceTime (epoch s) + SourceTimeNS, as some messages carry. */
 static uint64_t source_time(const uint8_t *m)
 {
-	return (uint64_t)feed_le32(m + 4) * NS_PER_SEC + feed_le32(m + 8);
+	return (uint64_t)wire_le32(m + XDP_TIMED_SOURCE_TIME) * NS_PER_SEC +
+	       wire_le32(m + XDP_TIMED_SOURCE_TIME_NS);
 }
 
 /* The hot-path entry of a SymbolIndex, or NULL above the dense range. */
@@ -266,7 +235,7 @@ static void clock_forget(struct xdp_clock *c)
 static inline uint64_t message_time(struct xdp_state *st, const struct xdp_clock *c, uint32_t key,
 				    const uint8_t *m)
 {
-	uint64_t ns = feed_le32(m + 4);
+	uint64_t ns = wire_le32(m + XDP_SOURCE_TIME_NS);
 
 	if (wb_unlikely(c->ids > 1)) {
 		const struct xdp_key *k = key_of(st, key);
@@ -342,24 +311,32 @@ struct xdp_order_layout {
 
 #define ALL32 0xffffffffu
 #define ALL64 0xffffffffffffffffull
+#define NONE (XDP_MSG_SIZE + 1)		/* a field the type lacks: masked to zero */
+#define NEVER_ONE (XDP_MSG_TYPE + 1)	/* 0 in types 100-104: never "printed" */
 
 static const struct xdp_order_layout order_layouts[5] = {
-	/* 100 Add Order: OrderID 16, Price 24, Volume 28, Side 32, FirmID 33 */
-	{ WB_EV_ADD, 39, 24, 28, 1, 32, 33, 3, 0, 3, 1, ALL32, ALL32, 0, -1 },
-	/* 101 Modify Order: OrderID 16, Price 24, Volume 28 (Side 33 only since 2.5) */
-	{ WB_EV_MODIFY, 35, 24, 28, 1, 1, 1, 3, WB_EVF_KEEPS_PRIORITY, 0, 1, ALL32, 0, 0, -1 },
-	/* 102 Delete Order: OrderID 16 */
-	{ WB_EV_DELETE, 25, 1, 1, 1, 1, 1, 3, 0, 0, 0, 0, 0, 0, 0 },
-	/* 103 Order Execution: OrderID 16, TradeID 24 (u32), Price 28, Volume 32, Printable 36 */
-	{ WB_EV_EXECUTE_AT_PRICE, 42, 28, 32, 24, 1, 1, 36, 0, 0, 1, ALL32, 0, ALL32, -1 },
-	/* 104 Replace Order: OrderID 16, NewOrderID 24, Price 32, Volume 36 (Side 40 since 2.5) */
-	{ WB_EV_REPLACE, 42, 32, 36, 24, 1, 1, 3, 0, 0, 1, ALL32, 0, ALL64, -1 },
+	/* 100 Add Order */
+	{ WB_EV_ADD, XDP_ADD_ORDER_LEN, XDP_ADD_PRICE, XDP_ADD_VOLUME, NONE, XDP_ADD_SIDE,
+	  XDP_ADD_FIRM, NEVER_ONE, 0, 3, 1, ALL32, ALL32, 0, -1 },
+	/* 101 Modify Order (Side only since 2.5) */
+	{ WB_EV_MODIFY, XDP_MODIFY_ORDER_LEN, XDP_MODIFY_PRICE, XDP_MODIFY_VOLUME, NONE, NONE,
+	  NONE, NEVER_ONE, WB_EVF_KEEPS_PRIORITY, 0, 1, ALL32, 0, 0, -1 },
+	/* 102 Delete Order */
+	{ WB_EV_DELETE, XDP_DELETE_ORDER_LEN, NONE, NONE, NONE, NONE, NONE, NEVER_ONE,
+	  0, 0, 0, 0, 0, 0, 0 },
+	/* 103 Order Execution: the TradeID (u32) as the event's ref */
+	{ WB_EV_EXECUTE_AT_PRICE, XDP_ORDER_EXECUTION_LEN, XDP_EXECUTION_PRICE,
+	  XDP_EXECUTION_VOLUME, XDP_EXECUTION_TRADE_ID, NONE, NONE, XDP_EXECUTION_PRINTABLE,
+	  0, 0, 1, ALL32, 0, ALL32, -1 },
+	/* 104 Replace Order: the NewOrderID as the event's ref (Side only since 2.5) */
+	{ WB_EV_REPLACE, XDP_REPLACE_ORDER_LEN, XDP_REPLACE_PRICE, XDP_REPLACE_VOLUME,
+	  XDP_REPLACE_NEW_ORDER_ID, NONE, NONE, NEVER_ONE, 0, 0, 1, ALL32, 0, ALL64, -1 },
 };
 
 /* FirmID: blank (or NUL) unless attributed; its first four characters as the MPID. */
 static inline uint32_t firm_mpid(const uint8_t *m, const struct xdp_order_layout *l)
 {
-	uint32_t firm = feed_le32(m + l->firm_off) & l->firm_mask;
+	uint32_t firm = wire_le32(m + l->firm_off) & l->firm_mask;
 
 	return firm ^ (firm == 0x20202020u) * 0x20202020u;
 }
@@ -398,7 +375,7 @@ static inline uint64_t batch_time(const struct xdp_batch *b, uint32_t key, const
 {
 	if (wb_unlikely(b->time_by_partition))
 		return message_time(b->st, b->clock, key, m);
-	return (b->time_base + feed_le32(m + 4)) & b->time_known;
+	return (b->time_base + wire_le32(m + XDP_SOURCE_TIME_NS)) & b->time_known;
 }
 
 static inline __attribute__((always_inline)) void
@@ -419,7 +396,7 @@ decode_order(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq,
 		return;
 	}
 	b->messages++;
-	key = feed_le32(m + 8);
+	key = wire_le32(m + XDP_SYMBOL_INDEX);
 	if (wb_likely(key < XDP_DIRECTORY_KEYS)) {
 		inst = b->inst_of[key];
 		scale = b->st->key[key].scale;
@@ -447,12 +424,12 @@ decode_order(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq,
 		return;
 	ev->side = side;
 	ev->flags = (uint8_t)(l->base_flags | (m[l->printable_off] == 1) * WB_EVF_PRINTABLE);
-	ev->u.order.order_id = feed_le64(m + 16);
-	ev->u.order.price = (int64_t)(int32_t)feed_le32(m + l->price_off) * multiplier &
+	ev->u.order.order_id = wire_le64(m + XDP_ORDER_ID);
+	ev->u.order.price = (int64_t)(int32_t)wire_le32(m + l->price_off) * multiplier &
 			    l->price_mask;
-	ev->u.order.qty = feed_le32(m + l->qty_off) & l->qty_mask;
+	ev->u.order.qty = wire_le32(m + l->qty_off) & l->qty_mask;
 	__builtin_memcpy(ev->u.order.mpid, &firm, 4);
-	ev->u.order.ref = feed_le64(m + l->ref_off) & l->ref_mask;
+	ev->u.order.ref = wire_le64(m + l->ref_off) & l->ref_mask;
 	feed_commit(pk);
 }
 
@@ -491,12 +468,12 @@ static uint64_t symbol_key(const uint8_t *p)
 static void decode_mapping(struct feed_packet *pk, struct xdp_state *st, const uint8_t *m,
 			   uint64_t seq)
 {
-	uint32_t key = feed_le32(m + 4);
-	uint8_t scale = m[24];
+	uint32_t key = wire_le32(m + XDP_MAPPING_INDEX);
+	uint8_t scale = m[XDP_MAPPING_SCALE];
 	struct feed_symbol sym = {
-		.ticker = symbol_key(m + 8),
-		.round_lot = feed_le16(m + 26),
-		.market = (char)m[23],
+		.ticker = symbol_key(m + XDP_MAPPING_SYMBOL),
+		.round_lot = wire_le16(m + XDP_MAPPING_LOT_SIZE),
+		.market = (char)m[XDP_MAPPING_EXCHANGE],
 	};
 	struct xdp_key *k = key_of(st, key);
 
@@ -516,7 +493,7 @@ static void decode_mapping(struct feed_packet *pk, struct xdp_state *st, const u
 		sym.round_lot = 100;
 	if (k) {
 		k->scale = sym.price_scale;
-		k->system_id = m[22];
+		k->system_id = m[XDP_MAPPING_SYSTEM_ID];
 	}
 	feed_dir_define(pk, key, &sym, seq, 0);
 }
@@ -555,9 +532,9 @@ static uint8_t session_state(uint8_t code)
 static void decode_security_status(struct feed_packet *pk, struct xdp_state *st,
 				   const uint8_t *m, uint64_t seq)
 {
-	uint16_t inst = instrument_of(pk, st, feed_le32(m + 12));
+	uint16_t inst = instrument_of(pk, st, wire_le32(m + XDP_TIMED_SYMBOL_INDEX));
 	uint64_t ts = source_time(m);
-	uint8_t code = m[20], condition = m[21], flags = 0;
+	uint8_t code = m[XDP_STATUS_STATUS], condition = m[XDP_STATUS_HALT_CONDITION], flags = 0;
 	struct xdp_status *s;
 
 	if (!inst)
@@ -584,8 +561,8 @@ static void decode_security_status(struct feed_packet *pk, struct xdp_state *st,
 	default:
 		if (session_state(code))
 			s->session = session_state(code);
-		else if (session_state(m[44]))	/* SSR and indications: MarketState says the session */
-			s->session = session_state(m[44]);
+		else if (session_state(m[XDP_STATUS_MARKET_STATE]))	/* SSR and indications */
+			s->session = session_state(m[XDP_STATUS_MARKET_STATE]);
 		break;
 	}
 	emit_status(pk, inst, seq, ts, status_state(s), code,
@@ -596,7 +573,7 @@ static void decode_security_status(struct feed_packet *pk, struct xdp_state *st,
 static void decode_symbol_clear(struct feed_packet *pk, struct xdp_state *st, const uint8_t *m,
 				uint64_t seq)
 {
-	uint16_t inst = instrument_of(pk, st, feed_le32(m + 12));
+	uint16_t inst = instrument_of(pk, st, wire_le32(m + XDP_TIMED_SYMBOL_INDEX));
 
 	if (!inst)
 		return;
@@ -608,9 +585,9 @@ static void decode_symbol_clear(struct feed_packet *pk, struct xdp_state *st, co
 static void decode_add_refresh(struct feed_packet *pk, struct xdp_state *st, const uint8_t *m,
 			       uint64_t seq)
 {
-	uint32_t key = feed_le32(m + 12), firm;
+	uint32_t key = wire_le32(m + XDP_TIMED_SYMBOL_INDEX), firm;
 	uint16_t inst = instrument_of(pk, st, key);
-	uint8_t side = side_of(m[36]);
+	uint8_t side = side_of(m[XDP_REFRESH_SIDE]);
 	int64_t multiplier;
 	struct wb_event *ev;
 
@@ -624,13 +601,13 @@ static void decode_add_refresh(struct feed_packet *pk, struct xdp_state *st, con
 	ev = feed_emit(pk, WB_EV_ADD, inst, seq, source_time(m));
 	if (!ev)
 		return;
-	firm = feed_le32(m + 37);
+	firm = wire_le32(m + XDP_REFRESH_FIRM);
 	if (firm == 0x20202020u)
 		firm = 0;
 	ev->side = side;
-	ev->u.order.order_id = feed_le64(m + 20);
-	ev->u.order.price = (int64_t)(int32_t)feed_le32(m + 28) * multiplier;
-	ev->u.order.qty = feed_le32(m + 32);
+	ev->u.order.order_id = wire_le64(m + XDP_REFRESH_ORDER_ID);
+	ev->u.order.price = (int64_t)(int32_t)wire_le32(m + XDP_REFRESH_PRICE) * multiplier;
+	ev->u.order.qty = wire_le32(m + XDP_REFRESH_VOLUME);
 	__builtin_memcpy(ev->u.order.mpid, &firm, 4);
 	ev->u.order.ref = 0;
 	feed_commit(pk);
@@ -640,7 +617,7 @@ static void decode_add_refresh(struct feed_packet *pk, struct xdp_state *st, con
 static void decode_trade(struct feed_packet *pk, struct xdp_state *st, const struct xdp_clock *c,
 			 const uint8_t *m, uint64_t seq, bool cross)
 {
-	uint32_t key = feed_le32(m + 8);
+	uint32_t key = wire_le32(m + XDP_SYMBOL_INDEX);
 	uint16_t inst = instrument_of(pk, st, key);
 	int64_t multiplier;
 	struct wb_event *ev;
@@ -656,15 +633,15 @@ static void decode_trade(struct feed_packet *pk, struct xdp_state *st, const str
 	if (!ev)
 		return;
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	ev->u.trade.price = (int64_t)(int32_t)feed_le32(m + 20) * multiplier;
-	ev->u.trade.qty = feed_le32(m + 24);
-	ev->u.trade.match_id = feed_le32(m + 16);	/* TradeID, or CrossID */
+	ev->u.trade.price = (int64_t)(int32_t)wire_le32(m + XDP_TRADE_PRICE) * multiplier;
+	ev->u.trade.qty = wire_le32(m + XDP_TRADE_VOLUME);
+	ev->u.trade.match_id = wire_le32(m + XDP_TRADE_ID);	/* TradeID, or CrossID */
 	if (cross) {
 		/* The auction's print; its fills came as non-printable executions. */
 		ev->flags = WB_EVF_CROSS | WB_EVF_PRINTABLE;
-		ev->u.trade.cross_type = (char)m[28];
+		ev->u.trade.cross_type = (char)m[XDP_TRADE_CROSS_TYPE];
 	} else {
-		ev->flags = m[28] == 1 ? WB_EVF_PRINTABLE : 0;
+		ev->flags = m[XDP_TRADE_PRINTABLE] == 1 ? WB_EVF_PRINTABLE : 0;
 	}
 	feed_commit(pk);
 }
@@ -673,7 +650,7 @@ static void decode_trade(struct feed_packet *pk, struct xdp_state *st, const str
 static void decode_trade_cancel(struct feed_packet *pk, struct xdp_state *st,
 				const struct xdp_clock *c, const uint8_t *m, uint64_t seq)
 {
-	uint32_t key = feed_le32(m + 8);
+	uint32_t key = wire_le32(m + XDP_SYMBOL_INDEX);
 	uint16_t inst = instrument_of(pk, st, key);
 	struct wb_event *ev;
 
@@ -683,7 +660,7 @@ static void decode_trade_cancel(struct feed_packet *pk, struct xdp_state *st,
 	if (!ev)
 		return;
 	__builtin_memset(&ev->u, 0, sizeof(ev->u));
-	ev->u.trade.match_id = feed_le32(m + 16);
+	ev->u.trade.match_id = wire_le32(m + XDP_TRADE_ID);
 	feed_commit(pk);
 }
 
@@ -695,7 +672,8 @@ static void decode_other(struct xdp_batch *b, const uint8_t *m, uint32_t type, u
 
 	switch (type) {
 	case XDP_TIME_REFERENCE:
-		clock_reference(c, feed_le32(m + 4), feed_le32(m + 12));
+		clock_reference(c, wire_le32(m + XDP_TIME_REFERENCE_ID),
+				wire_le32(m + XDP_TIME_REFERENCE_TIME));
 		batch_clock(b);
 		pk->counters->ignored++;
 		return;
@@ -737,17 +715,19 @@ static void decode_other(struct xdp_batch *b, const uint8_t *m, uint32_t type, u
 
 /* The SymbolIndex a message of type names, or XDP_NO_KEY (len: at least its known prefix). */
 #define XDP_NO_KEY 0xffffffffu
+/* Long enough to hold the SymbolIndex wherever a type keeps it. */
+#define XDP_KEYED_LEN (XDP_TIMED_SYMBOL_INDEX + 4)
 static uint32_t message_key(uint32_t type, const uint8_t *m)
 {
 	switch (type) {
 	case XDP_SYMBOL_MAPPING:
-		return feed_le32(m + 4);
+		return wire_le32(m + XDP_MAPPING_INDEX);
 	case XDP_SYMBOL_CLEAR:
 	case XDP_SECURITY_STATUS:
 	case XDP_IMBALANCE:
 	case XDP_ADD_ORDER_REFRESH:
 	case XDP_STOCK_SUMMARY:
-		return feed_le32(m + 12);
+		return wire_le32(m + XDP_TIMED_SYMBOL_INDEX);
 	case XDP_ADD_ORDER:
 	case XDP_MODIFY_ORDER:
 	case XDP_DELETE_ORDER:
@@ -758,7 +738,7 @@ static uint32_t message_key(uint32_t type, const uint8_t *m)
 	case XDP_TRADE_CANCEL:
 	case XDP_CROSS_CORRECTION:
 	case XDP_RPI:
-		return feed_le32(m + 8);
+		return wire_le32(m + XDP_SYMBOL_INDEX);
 	default:
 		return XDP_NO_KEY;
 	}
@@ -770,7 +750,7 @@ static bool refreshed_already(struct xdp_batch *b, uint32_t type, const uint8_t 
 {
 	uint32_t key;
 
-	if (len < 16 || (type < XDP_TYPE_LIMIT && len < xdp_min_len[type]))
+	if (len < XDP_KEYED_LEN || (type < XDP_TYPE_LIMIT && len < xdp_min_len[type]))
 		return false;	/* the decoder counts it */
 	key = message_key(type, m);
 	if (key >= XDP_DIRECTORY_KEYS)
@@ -784,7 +764,7 @@ static void note_refreshed(struct xdp_batch *b, uint32_t type, const uint8_t *m,
 {
 	uint32_t key, gid = b->pk->group->id;
 
-	if (!b->refresh_last_known || len < 16)
+	if (!b->refresh_last_known || len < XDP_KEYED_LEN)
 		return;
 	key = message_key(type, m);
 	if (key >= XDP_DIRECTORY_KEYS)
@@ -798,7 +778,7 @@ static void note_refreshed(struct xdp_batch *b, uint32_t type, const uint8_t *m,
 static inline __attribute__((always_inline)) void
 decode_message(struct xdp_batch *b, const uint8_t *m, uint32_t len, uint64_t seq)
 {
-	uint32_t type = feed_le16(m + 2), order = type - XDP_ADD_ORDER;
+	uint32_t type = wire_le16(m + XDP_MSG_TYPE), order = type - XDP_ADD_ORDER;
 	uint8_t min;
 
 	if (wb_unlikely(seq <= b->refresh_until) && !b->refresh &&
@@ -835,7 +815,7 @@ static int frame_header(const uint8_t *p, uint32_t len, struct feed_frame *f)
 
 	if (len < XDP_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_TRUNCATED);
-	pkt_size = feed_le16(p);
+	pkt_size = wire_le16(p + XDP_PKT_SIZE);
 	if (pkt_size < XDP_HEADER_LEN)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_LENGTH);
 	if (pkt_size > len)
@@ -843,7 +823,7 @@ static int frame_header(const uint8_t *p, uint32_t len, struct feed_frame *f)
 	/* No session: it is unused. */
 	f->length = pkt_size;
 	f->offset = XDP_HEADER_LEN;
-	f->count = p[3];
+	f->count = p[XDP_PKT_NUMBER_MSGS];
 	f->unit = 0;
 	f->has_session = false;
 	f->reset_token = 0;
@@ -854,6 +834,7 @@ static int frame_header(const uint8_t *p, uint32_t len, struct feed_frame *f)
 
 static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 {
+	const uint8_t *m = p + XDP_HEADER_LEN;
 	int err = frame_header(p, len, f);
 
 	if (err)
@@ -863,15 +844,17 @@ static int xdp_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 		f->kind = FEED_FRAME_HEARTBEAT;
 		return 0;
 	}
-	f->seq = feed_le32(p + 4);
+	f->seq = wire_le32(p + XDP_PKT_SEQ_NUM);
 	if (f->seq == 0)
 		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
 	/* A Sequence Number Reset comes alone in its packet (notes: Control messages): the
 	 * channel restarts at SeqNum. Its SourceTime tells it from another. */
-	if (f->length >= XDP_HEADER_LEN + 14 && feed_le16(p + 18) == XDP_SEQUENCE_RESET &&
-	    feed_le16(p + 16) >= 14) {
+	if (f->length >= XDP_HEADER_LEN + XDP_SEQUENCE_RESET_LEN &&
+	    wire_le16(m + XDP_MSG_TYPE) == XDP_SEQUENCE_RESET &&
+	    wire_le16(m + XDP_MSG_SIZE) >= XDP_SEQUENCE_RESET_LEN) {
 		f->kind = FEED_FRAME_RESET;
-		f->reset_token = 1ull << 63 | (uint64_t)feed_le32(p + 20) << 32 | feed_le32(p + 24);
+		f->reset_token = 1ull << 63 | (uint64_t)wire_le32(m + XDP_TIMED_SOURCE_TIME) << 32 |
+				 wire_le32(m + XDP_TIMED_SOURCE_TIME_NS);
 	}
 	return 0;
 }
@@ -900,7 +883,7 @@ static int xdp_next_message(const uint8_t *p, uint32_t len, uint32_t *off, const
 
 	if (*off + XDP_MSG_HEADER_LEN > len)
 		return -1;
-	n = feed_le16(p + *off);
+	n = wire_le16(p + *off);
 	if (n < XDP_MSG_HEADER_LEN || n > len - *off)
 		return -1;
 	*msg = p + *off;
@@ -916,17 +899,20 @@ static uint32_t xdp_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 		.pk = pk, .st = pk->state, .clock = clock_of(pk, pk->state),
 		.inst_of = pk->v->dir.instrument,
 	};
+	const uint8_t *first = p + XDP_HEADER_LEN;
 	uint32_t off = XDP_HEADER_LEN, i;
 
 	batch_clock(&b);
 	b.refresh_until = b.st->refresh_until[pk->group->id];
-	if (wb_unlikely(len >= XDP_HEADER_LEN + 8 && feed_le16(p + XDP_HEADER_LEN + 2) ==
-			XDP_REFRESH_HEADER && feed_le16(p + XDP_HEADER_LEN) >= 8)) {
+	if (wb_unlikely(len >= XDP_HEADER_LEN + XDP_REFRESH_HEADER_LEN &&
+			wire_le16(first + XDP_MSG_TYPE) == XDP_REFRESH_HEADER &&
+			wire_le16(first + XDP_MSG_SIZE) >= XDP_REFRESH_HEADER_LEN)) {
 		/* A refresh packet: its messages are the book as of LastSeqNum. */
 		b.refresh = true;
-		if (feed_le16(p + XDP_HEADER_LEN) >= 16 && len >= XDP_HEADER_LEN + 16) {
+		if (wire_le16(first + XDP_MSG_SIZE) >= XDP_REFRESH_HEADER_FIRST_LEN &&
+		    len >= XDP_HEADER_LEN + XDP_REFRESH_HEADER_FIRST_LEN) {
 			b.refresh_last_known = true;
-			b.refresh_last = feed_le32(p + XDP_HEADER_LEN + 8);
+			b.refresh_last = wire_le32(first + XDP_REFRESH_LAST_SEQ_NUM);
 		}
 	}
 	for (i = 0; i < f->count; i++) {
@@ -937,7 +923,7 @@ static uint32_t xdp_decode(struct feed_packet *pk, const uint8_t *p, uint32_t le
 			feed_count_error(pk, off == len ? FEED_ERR_BAD_COUNT : FEED_ERR_TRUNCATED);
 			goto out;
 		}
-		mlen = feed_le16(p + off);
+		mlen = wire_le16(p + off);
 		if (wb_unlikely(mlen < XDP_MSG_HEADER_LEN)) {
 			/* A size that cannot cover its own header: nothing after it can be framed. */
 			feed_count_error(pk, FEED_ERR_BAD_LENGTH);
@@ -989,159 +975,218 @@ static void xdp_stream_event(struct feed_packet *pk, uint8_t unit, enum feed_str
  * Prices print as their integers: the decimals are the symbol's
  * PriceScaleCode (its mapping), which a message alone does not say.
  */
-#define XDP_PREFIX FEED_F_UINT("", 2, 2), FEED_F_UINT("ns", 4, 4), FEED_F_KEY("index", 8, 4), \
-	FEED_F_UINT("symbol_seq", 12, 4)
-#define XDP_TIMED_PREFIX FEED_F_UINT("", 2, 2), FEED_F_EPOCH_S("time", 4), FEED_F_UINT("ns", 8, 4), \
-	FEED_F_KEY("index", 12, 4)
+#define XDP_PREFIX FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_UINT("ns", XDP_SOURCE_TIME_NS, 4), \
+	FEED_F_KEY("index", XDP_SYMBOL_INDEX, 4), FEED_F_UINT("symbol_seq", XDP_SYMBOL_SEQ_NUM, 4)
+#define XDP_TIMED_PREFIX FEED_F_UINT("", XDP_MSG_TYPE, 2), \
+	FEED_F_EPOCH_S("time", XDP_TIMED_SOURCE_TIME), \
+	FEED_F_UINT("ns", XDP_TIMED_SOURCE_TIME_NS, 4), \
+	FEED_F_KEY("index", XDP_TIMED_SYMBOL_INDEX, 4)
 
 static const struct feed_field xdp_sequence_reset[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_EPOCH_S("time", 4), FEED_F_UINT("ns", 8, 4),
-	FEED_F_UINT("product", 12, 1), FEED_F_UINT("channel", 13, 1),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_EPOCH_S("time", XDP_TIMED_SOURCE_TIME),
+	FEED_F_UINT("ns", XDP_TIMED_SOURCE_TIME_NS, 4),
+	FEED_F_UINT("product", XDP_RESET_PRODUCT_ID, 1),
+	FEED_F_UINT("channel", XDP_RESET_CHANNEL_ID, 1),
 };
 static const struct feed_field xdp_time_reference[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_UINT("id", 4, 4), FEED_F_UINT("symbol_seq", 8, 4),
-	FEED_F_EPOCH_S("time", 12),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_UINT("id", XDP_TIME_REFERENCE_ID, 4),
+	FEED_F_UINT("symbol_seq", XDP_TIME_REFERENCE_SYMBOL_SEQ, 4),
+	FEED_F_EPOCH_S("time", XDP_TIME_REFERENCE_TIME),
 };
 static const struct feed_field xdp_symbol_mapping[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_KEY("index", 4, 4), FEED_F_TICKER("", 8, 11),
-	FEED_F_HEX("reserved", 19, 1), FEED_F_UINT("market", 20, 2), FEED_F_UINT("system", 22, 1),
-	FEED_F_CHAR("exchange", 23), FEED_F_UINT("scale", 24, 1), FEED_F_CHAR("type", 25),
-	FEED_F_UINT("lot", 26, 2), FEED_F_INT("prev_close", 28, 4),
-	FEED_F_UINT("prev_volume", 32, 4), FEED_F_UINT("resolution", 36, 1),
-	FEED_F_CHAR("round_lot", 37), FEED_F_UINT("mpv", 38, 2), FEED_F_UINT("unit", 40, 2),
-	FEED_F_HEX("reserved", 42, 2),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_KEY("index", XDP_MAPPING_INDEX, 4),
+	FEED_F_TICKER("", XDP_MAPPING_SYMBOL, XDP_SYMBOL_LEN),
+	FEED_F_HEX("reserved", XDP_MAPPING_RESERVED, 1),
+	FEED_F_UINT("market", XDP_MAPPING_MARKET_ID, 2),
+	FEED_F_UINT("system", XDP_MAPPING_SYSTEM_ID, 1),
+	FEED_F_CHAR("exchange", XDP_MAPPING_EXCHANGE), FEED_F_UINT("scale", XDP_MAPPING_SCALE, 1),
+	FEED_F_CHAR("type", XDP_MAPPING_SECURITY_TYPE),
+	FEED_F_UINT("lot", XDP_MAPPING_LOT_SIZE, 2),
+	FEED_F_INT("prev_close", XDP_MAPPING_PREV_CLOSE, 4),
+	FEED_F_UINT("prev_volume", XDP_MAPPING_PREV_VOLUME, 4),
+	FEED_F_UINT("resolution", XDP_MAPPING_RESOLUTION, 1),
+	FEED_F_CHAR("round_lot", XDP_MAPPING_ROUND_LOT), FEED_F_UINT("mpv", XDP_MAPPING_MPV, 2),
+	FEED_F_UINT("unit", XDP_MAPPING_UNIT_OF_TRADE, 2),
+	FEED_F_HEX("reserved", XDP_MAPPING_RESERVED2, 2),
 };
 static const struct feed_field xdp_message_unavailable[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_UINT("begin", 4, 4), FEED_F_UINT("end", 8, 4),
-	FEED_F_UINT("product", 12, 1), FEED_F_UINT("channel", 13, 1),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_UINT("begin", XDP_UNAVAILABLE_BEGIN, 4),
+	FEED_F_UINT("end", XDP_UNAVAILABLE_END, 4),
+	FEED_F_UINT("product", XDP_UNAVAILABLE_PRODUCT_ID, 1),
+	FEED_F_UINT("channel", XDP_UNAVAILABLE_CHANNEL_ID, 1),
 };
 static const struct feed_field xdp_symbol_clear[] = {
-	XDP_TIMED_PREFIX, FEED_F_UINT("next_symbol_seq", 16, 4),
+	XDP_TIMED_PREFIX, FEED_F_UINT("next_symbol_seq", XDP_TIMED_SYMBOL_SEQ_NUM, 4),
 };
 static const struct feed_field xdp_security_status[] = {
-	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", 16, 4), FEED_F_CHAR("status", 20),
-	FEED_F_CHAR("halt", 21), FEED_F_HEX("reserved", 22, 4), FEED_F_INT("price1", 26, 4),
-	FEED_F_INT("price2", 30, 4), FEED_F_CHAR("ssr_exchange", 34),
-	FEED_F_UINT("ssr_volume", 35, 4), FEED_F_UINT("ssr_time", 39, 4), FEED_F_CHAR("ssr", 43),
-	FEED_F_CHAR("market", 44), FEED_F_CHAR("session", 45),
+	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", XDP_TIMED_SYMBOL_SEQ_NUM, 4),
+	FEED_F_CHAR("status", XDP_STATUS_STATUS),
+	FEED_F_CHAR("halt", XDP_STATUS_HALT_CONDITION),
+	FEED_F_HEX("reserved", XDP_STATUS_RESERVED, 4), FEED_F_INT("price1", XDP_STATUS_PRICE1, 4),
+	FEED_F_INT("price2", XDP_STATUS_PRICE2, 4),
+	FEED_F_CHAR("ssr_exchange", XDP_STATUS_SSR_EXCHANGE),
+	FEED_F_UINT("ssr_volume", XDP_STATUS_SSR_VOLUME, 4),
+	FEED_F_UINT("ssr_time", XDP_STATUS_SSR_TIME, 4), FEED_F_CHAR("ssr", XDP_STATUS_SSR_STATE),
+	FEED_F_CHAR("market", XDP_STATUS_MARKET_STATE),
+	FEED_F_CHAR("session", XDP_STATUS_SESSION_STATE),
 };
 static const struct feed_field xdp_refresh_header[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_UINT("pkt", 4, 2), FEED_F_UINT("of", 6, 2),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_UINT("pkt", XDP_REFRESH_CURRENT_PKT, 2),
+	FEED_F_UINT("of", XDP_REFRESH_TOTAL_PKTS, 2),
 };
 static const struct feed_field xdp_refresh_header_first[] = {
-	FEED_F_UINT("", 2, 2), FEED_F_UINT("pkt", 4, 2), FEED_F_UINT("of", 6, 2),
-	FEED_F_UINT("last_seq", 8, 4), FEED_F_UINT("last_symbol_seq", 12, 4),
+	FEED_F_UINT("", XDP_MSG_TYPE, 2), FEED_F_UINT("pkt", XDP_REFRESH_CURRENT_PKT, 2),
+	FEED_F_UINT("of", XDP_REFRESH_TOTAL_PKTS, 2),
+	FEED_F_UINT("last_seq", XDP_REFRESH_LAST_SEQ_NUM, 4),
+	FEED_F_UINT("last_symbol_seq", XDP_REFRESH_LAST_SYMBOL_SEQ_NUM, 4),
 };
 static const struct feed_field xdp_add_order[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_INT("price", 24, 4),
-	FEED_F_UINT("volume", 28, 4), FEED_F_CHAR("side", 32), FEED_F_TEXT("firm", 33, 5),
-	FEED_F_UINT("byte38", 38, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8), FEED_F_INT("price", XDP_ADD_PRICE, 4),
+	FEED_F_UINT("volume", XDP_ADD_VOLUME, 4), FEED_F_CHAR("side", XDP_ADD_SIDE),
+	FEED_F_TEXT("firm", XDP_ADD_FIRM, XDP_FIRM_LEN),
+	FEED_F_UINT("byte38", XDP_ADD_RESERVED, 1),
 };
 /* Modify and Replace: Side since Pillar 2.5 (XDP 2.1: parity splits there). */
 static const struct feed_field xdp_modify_order[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_INT("price", 24, 4),
-	FEED_F_UINT("volume", 28, 4), FEED_F_UINT("position_change", 32, 1),
-	FEED_F_CHAR("side", 33), FEED_F_UINT("byte34", 34, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8), FEED_F_INT("price", XDP_MODIFY_PRICE, 4),
+	FEED_F_UINT("volume", XDP_MODIFY_VOLUME, 4),
+	FEED_F_UINT("position_change", XDP_MODIFY_POSITION_CHANGE, 1),
+	FEED_F_CHAR("side", XDP_MODIFY_SIDE), FEED_F_UINT("byte34", XDP_MODIFY_RESERVED, 1),
 };
 static const struct feed_field xdp_modify_order_v21[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_INT("price", 24, 4),
-	FEED_F_UINT("volume", 28, 4), FEED_F_UINT("position_change", 32, 1),
-	FEED_F_UINT("prev_parity_splits", 33, 1), FEED_F_UINT("new_parity_splits", 34, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8), FEED_F_INT("price", XDP_MODIFY_PRICE, 4),
+	FEED_F_UINT("volume", XDP_MODIFY_VOLUME, 4),
+	FEED_F_UINT("position_change", XDP_MODIFY_POSITION_CHANGE, 1),
+	FEED_F_UINT("prev_parity_splits", XDP_MODIFY_PREV_PARITY_SPLITS, 1),
+	FEED_F_UINT("new_parity_splits", XDP_MODIFY_NEW_PARITY_SPLITS, 1),
 };
 static const struct feed_field xdp_delete_order[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_UINT("byte24", 24, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8),
+	FEED_F_UINT("byte24", XDP_DELETE_RESERVED, 1),
 };
 /* Execution bytes 38-41: trade conditions since Pillar 2.4, DBExecID in XDP 2.1. */
 static const struct feed_field xdp_order_execution[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_UINT("trade", 24, 4),
-	FEED_F_INT("price", 28, 4), FEED_F_UINT("volume", 32, 4), FEED_F_UINT("printable", 36, 1),
-	FEED_F_UINT("byte37", 37, 1), FEED_F_TEXT("cond", 38, 4),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8),
+	FEED_F_UINT("trade", XDP_EXECUTION_TRADE_ID, 4),
+	FEED_F_INT("price", XDP_EXECUTION_PRICE, 4), FEED_F_UINT("volume", XDP_EXECUTION_VOLUME, 4),
+	FEED_F_UINT("printable", XDP_EXECUTION_PRINTABLE, 1),
+	FEED_F_UINT("byte37", XDP_EXECUTION_RESERVED, 1),
+	FEED_F_TEXT("cond", XDP_EXECUTION_CONDITIONS, XDP_CONDITIONS_LEN),
 };
 static const struct feed_field xdp_order_execution_v21[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_UINT("trade", 24, 4),
-	FEED_F_INT("price", 28, 4), FEED_F_UINT("volume", 32, 4), FEED_F_UINT("printable", 36, 1),
-	FEED_F_UINT("parity_splits", 37, 1), FEED_F_UINT("db_exec_id", 38, 4),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8),
+	FEED_F_UINT("trade", XDP_EXECUTION_TRADE_ID, 4),
+	FEED_F_INT("price", XDP_EXECUTION_PRICE, 4), FEED_F_UINT("volume", XDP_EXECUTION_VOLUME, 4),
+	FEED_F_UINT("printable", XDP_EXECUTION_PRINTABLE, 1),
+	FEED_F_UINT("parity_splits", XDP_EXECUTION_PARITY_SPLITS, 1),
+	FEED_F_UINT("db_exec_id", XDP_EXECUTION_DB_EXEC_ID, 4),
 };
 static const struct feed_field xdp_replace_order[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_UINT("new_order", 24, 8),
-	FEED_F_INT("price", 32, 4), FEED_F_UINT("volume", 36, 4), FEED_F_CHAR("side", 40),
-	FEED_F_UINT("byte41", 41, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8),
+	FEED_F_UINT("new_order", XDP_REPLACE_NEW_ORDER_ID, 8),
+	FEED_F_INT("price", XDP_REPLACE_PRICE, 4), FEED_F_UINT("volume", XDP_REPLACE_VOLUME, 4),
+	FEED_F_CHAR("side", XDP_REPLACE_SIDE),
+	FEED_F_UINT("byte41", XDP_REPLACE_RESERVED, 1),
 };
 static const struct feed_field xdp_replace_order_v21[] = {
-	XDP_PREFIX, FEED_F_UINT("order", 16, 8), FEED_F_UINT("new_order", 24, 8),
-	FEED_F_INT("price", 32, 4), FEED_F_UINT("volume", 36, 4),
-	FEED_F_UINT("prev_parity_splits", 40, 1), FEED_F_UINT("new_parity_splits", 41, 1),
+	XDP_PREFIX, FEED_F_UINT("order", XDP_ORDER_ID, 8),
+	FEED_F_UINT("new_order", XDP_REPLACE_NEW_ORDER_ID, 8),
+	FEED_F_INT("price", XDP_REPLACE_PRICE, 4), FEED_F_UINT("volume", XDP_REPLACE_VOLUME, 4),
+	FEED_F_UINT("prev_parity_splits", XDP_REPLACE_PREV_PARITY_SPLITS, 1),
+	FEED_F_UINT("new_parity_splits", XDP_REPLACE_NEW_PARITY_SPLITS, 1),
 };
 #define XDP_IMBALANCE_FIELDS \
-	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", 16, 4), FEED_F_INT("reference", 20, 4), \
-	FEED_F_UINT("paired", 24, 4), FEED_F_UINT("imbalance", 28, 4), \
-	FEED_F_UINT("market_imbalance", 32, 4), FEED_F_UINT("auction_hhmm", 36, 2), \
-	FEED_F_CHAR("auction", 38), FEED_F_CHAR("side", 39), FEED_F_INT("book_clearing", 40, 4), \
-	FEED_F_INT("auction_clearing", 44, 4), FEED_F_INT("ssr_filing", 48, 4), \
-	FEED_F_INT("indicative_match", 52, 4), FEED_F_INT("upper_collar", 56, 4), \
-	FEED_F_INT("lower_collar", 60, 4), FEED_F_UINT("auction_status", 64, 1), \
-	FEED_F_UINT("freeze", 65, 1), FEED_F_UINT("extensions", 66, 1)
+	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", XDP_TIMED_SYMBOL_SEQ_NUM, 4), \
+	FEED_F_INT("reference", XDP_IMBALANCE_REFERENCE, 4), \
+	FEED_F_UINT("paired", XDP_IMBALANCE_PAIRED, 4), \
+	FEED_F_UINT("imbalance", XDP_IMBALANCE_TOTAL, 4), \
+	FEED_F_UINT("market_imbalance", XDP_IMBALANCE_MARKET, 4), \
+	FEED_F_UINT("auction_hhmm", XDP_IMBALANCE_AUCTION_TIME, 2), \
+	FEED_F_CHAR("auction", XDP_IMBALANCE_AUCTION_TYPE), \
+	FEED_F_CHAR("side", XDP_IMBALANCE_SIDE), \
+	FEED_F_INT("book_clearing", XDP_IMBALANCE_BOOK_CLEARING, 4), \
+	FEED_F_INT("auction_clearing", XDP_IMBALANCE_AUCTION_CLEARING, 4), \
+	FEED_F_INT("ssr_filing", XDP_IMBALANCE_SSR_FILING, 4), \
+	FEED_F_INT("indicative_match", XDP_IMBALANCE_INDICATIVE_MATCH, 4), \
+	FEED_F_INT("upper_collar", XDP_IMBALANCE_UPPER_COLLAR, 4), \
+	FEED_F_INT("lower_collar", XDP_IMBALANCE_LOWER_COLLAR, 4), \
+	FEED_F_UINT("auction_status", XDP_IMBALANCE_AUCTION_STATUS, 1), \
+	FEED_F_UINT("freeze", XDP_IMBALANCE_FREEZE, 1), \
+	FEED_F_UINT("extensions", XDP_IMBALANCE_EXTENSIONS, 1)
 static const struct feed_field xdp_imbalance_v21[] = { XDP_IMBALANCE_FIELDS };
 static const struct feed_field xdp_imbalance[] = {
-	XDP_IMBALANCE_FIELDS, FEED_F_UINT("unpaired", 67, 4), FEED_F_CHAR("unpaired_side", 71),
-	FEED_F_UINT("byte72", 72, 1),
+	XDP_IMBALANCE_FIELDS, FEED_F_UINT("unpaired", XDP_IMBALANCE_UNPAIRED, 4),
+	FEED_F_CHAR("unpaired_side", XDP_IMBALANCE_UNPAIRED_SIDE),
+	FEED_F_UINT("byte72", XDP_IMBALANCE_RESERVED, 1),
 };
 static const struct feed_field xdp_add_order_refresh[] = {
-	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", 16, 4), FEED_F_UINT("order", 20, 8),
-	FEED_F_INT("price", 28, 4), FEED_F_UINT("volume", 32, 4), FEED_F_CHAR("side", 36),
-	FEED_F_TEXT("firm", 37, 5), FEED_F_UINT("byte42", 42, 1),
+	XDP_TIMED_PREFIX, FEED_F_UINT("symbol_seq", XDP_TIMED_SYMBOL_SEQ_NUM, 4),
+	FEED_F_UINT("order", XDP_REFRESH_ORDER_ID, 8),
+	FEED_F_INT("price", XDP_REFRESH_PRICE, 4), FEED_F_UINT("volume", XDP_REFRESH_VOLUME, 4),
+	FEED_F_CHAR("side", XDP_REFRESH_SIDE),
+	FEED_F_TEXT("firm", XDP_REFRESH_FIRM, XDP_FIRM_LEN),
+	FEED_F_UINT("byte42", XDP_REFRESH_RESERVED, 1),
 };
 /* Non-Displayed Trade bytes 29-32: trade conditions (Pillar), DBExecID (XDP 2.1). */
 static const struct feed_field xdp_non_displayed_trade[] = {
-	XDP_PREFIX, FEED_F_UINT("trade", 16, 4), FEED_F_INT("price", 20, 4),
-	FEED_F_UINT("volume", 24, 4), FEED_F_UINT("printable", 28, 1), FEED_F_TEXT("cond", 29, 4),
+	XDP_PREFIX, FEED_F_UINT("trade", XDP_TRADE_ID, 4), FEED_F_INT("price", XDP_TRADE_PRICE, 4),
+	FEED_F_UINT("volume", XDP_TRADE_VOLUME, 4),
+	FEED_F_UINT("printable", XDP_TRADE_PRINTABLE, 1),
+	FEED_F_TEXT("cond", XDP_TRADE_CONDITIONS, XDP_CONDITIONS_LEN),
 };
 static const struct feed_field xdp_non_displayed_trade_v21[] = {
-	XDP_PREFIX, FEED_F_UINT("trade", 16, 4), FEED_F_INT("price", 20, 4),
-	FEED_F_UINT("volume", 24, 4), FEED_F_UINT("printable", 28, 1),
-	FEED_F_UINT("db_exec_id", 29, 4),
+	XDP_PREFIX, FEED_F_UINT("trade", XDP_TRADE_ID, 4), FEED_F_INT("price", XDP_TRADE_PRICE, 4),
+	FEED_F_UINT("volume", XDP_TRADE_VOLUME, 4),
+	FEED_F_UINT("printable", XDP_TRADE_PRINTABLE, 1),
+	FEED_F_UINT("db_exec_id", XDP_TRADE_DB_EXEC_ID, 4),
 };
 static const struct feed_field xdp_cross_trade[] = {
-	XDP_PREFIX, FEED_F_UINT("cross", 16, 4), FEED_F_INT("price", 20, 4),
-	FEED_F_UINT("volume", 24, 4), FEED_F_CHAR("type", 28),
+	XDP_PREFIX, FEED_F_UINT("cross", XDP_TRADE_ID, 4), FEED_F_INT("price", XDP_TRADE_PRICE, 4),
+	FEED_F_UINT("volume", XDP_TRADE_VOLUME, 4), FEED_F_CHAR("type", XDP_TRADE_CROSS_TYPE),
 };
-static const struct feed_field xdp_trade_cancel[] = { XDP_PREFIX, FEED_F_UINT("trade", 16, 4) };
+static const struct feed_field xdp_trade_cancel[] = {
+	XDP_PREFIX, FEED_F_UINT("trade", XDP_TRADE_ID, 4),
+};
 static const struct feed_field xdp_cross_correction[] = {
-	XDP_PREFIX, FEED_F_UINT("cross", 16, 4), FEED_F_UINT("volume", 20, 4),
+	XDP_PREFIX, FEED_F_UINT("cross", XDP_TRADE_ID, 4),
+	FEED_F_UINT("volume", XDP_CORRECTION_VOLUME, 4),
 };
-static const struct feed_field xdp_rpi[] = { XDP_PREFIX, FEED_F_CHAR("rpi", 16) };
+static const struct feed_field xdp_rpi[] = { XDP_PREFIX, FEED_F_CHAR("rpi", XDP_RPI_INDICATOR) };
 static const struct feed_field xdp_stock_summary[] = {
-	XDP_TIMED_PREFIX, FEED_F_INT("high", 16, 4), FEED_F_INT("low", 20, 4),
-	FEED_F_INT("open", 24, 4), FEED_F_INT("close", 28, 4), FEED_F_UINT("volume", 32, 4),
+	XDP_TIMED_PREFIX, FEED_F_INT("high", XDP_SUMMARY_HIGH, 4),
+	FEED_F_INT("low", XDP_SUMMARY_LOW, 4),
+	FEED_F_INT("open", XDP_SUMMARY_OPEN, 4), FEED_F_INT("close", XDP_SUMMARY_CLOSE, 4),
+	FEED_F_UINT("volume", XDP_SUMMARY_VOLUME, 4),
 };
 
 static const struct feed_msg_layout xdp_layouts[] = {
-	FEED_LAYOUT("Sequence Number Reset", 14, xdp_sequence_reset),
-	FEED_LAYOUT("Source Time Reference", 16, xdp_time_reference),
-	FEED_LAYOUT("Symbol Index Mapping", 44, xdp_symbol_mapping),
-	FEED_LAYOUT("Message Unavailable", 14, xdp_message_unavailable),
-	FEED_LAYOUT("Symbol Clear", 20, xdp_symbol_clear),
-	FEED_LAYOUT("Security Status", 46, xdp_security_status),
-	FEED_LAYOUT("Refresh Header", 8, xdp_refresh_header),
-	FEED_LAYOUT("Refresh Header", 16, xdp_refresh_header_first),
-	FEED_LAYOUT("Add Order", 39, xdp_add_order),
-	FEED_LAYOUT("Modify Order", 35, xdp_modify_order),
-	FEED_LAYOUT("Modify Order (XDP 2.1)", 35, xdp_modify_order_v21),
-	FEED_LAYOUT("Delete Order", 25, xdp_delete_order),
-	FEED_LAYOUT("Order Execution", 42, xdp_order_execution),
-	FEED_LAYOUT("Order Execution (XDP 2.1)", 42, xdp_order_execution_v21),
-	FEED_LAYOUT("Replace Order", 42, xdp_replace_order),
-	FEED_LAYOUT("Replace Order (XDP 2.1)", 42, xdp_replace_order_v21),
+	FEED_LAYOUT("Sequence Number Reset", XDP_SEQUENCE_RESET_LEN, xdp_sequence_reset),
+	FEED_LAYOUT("Source Time Reference", XDP_TIME_REFERENCE_LEN, xdp_time_reference),
+	FEED_LAYOUT("Symbol Index Mapping", XDP_SYMBOL_MAPPING_LEN, xdp_symbol_mapping),
+	FEED_LAYOUT("Message Unavailable", XDP_MESSAGE_UNAVAILABLE_LEN, xdp_message_unavailable),
+	FEED_LAYOUT("Symbol Clear", XDP_SYMBOL_CLEAR_LEN, xdp_symbol_clear),
+	FEED_LAYOUT("Security Status", XDP_SECURITY_STATUS_LEN, xdp_security_status),
+	FEED_LAYOUT("Refresh Header", XDP_REFRESH_HEADER_LEN, xdp_refresh_header),
+	FEED_LAYOUT("Refresh Header", XDP_REFRESH_HEADER_FIRST_LEN, xdp_refresh_header_first),
+	FEED_LAYOUT("Add Order", XDP_ADD_ORDER_LEN, xdp_add_order),
+	FEED_LAYOUT("Modify Order", XDP_MODIFY_ORDER_LEN, xdp_modify_order),
+	FEED_LAYOUT("Modify Order (XDP 2.1)", XDP_MODIFY_ORDER_LEN, xdp_modify_order_v21),
+	FEED_LAYOUT("Delete Order", XDP_DELETE_ORDER_LEN, xdp_delete_order),
+	FEED_LAYOUT("Order Execution", XDP_ORDER_EXECUTION_LEN, xdp_order_execution),
+	FEED_LAYOUT("Order Execution (XDP 2.1)", XDP_ORDER_EXECUTION_LEN, xdp_order_execution_v21),
+	FEED_LAYOUT("Replace Order", XDP_REPLACE_ORDER_LEN, xdp_replace_order),
+	FEED_LAYOUT("Replace Order (XDP 2.1)", XDP_REPLACE_ORDER_LEN, xdp_replace_order_v21),
 	FEED_LAYOUT("Imbalance (XDP 2.1)", XDP_IMBALANCE_V21_LEN, xdp_imbalance_v21),
 	FEED_LAYOUT("Imbalance", XDP_IMBALANCE_PILLAR_LEN, xdp_imbalance),
-	FEED_LAYOUT("Add Order Refresh", 43, xdp_add_order_refresh),
-	FEED_LAYOUT("Non-Displayed Trade", 33, xdp_non_displayed_trade),
-	FEED_LAYOUT("Non-Displayed Trade (XDP 2.1)", 33, xdp_non_displayed_trade_v21),
-	FEED_LAYOUT("Cross Trade", 29, xdp_cross_trade),
-	FEED_LAYOUT("Trade Cancel", 20, xdp_trade_cancel),
-	FEED_LAYOUT("Cross Correction", 24, xdp_cross_correction),
-	FEED_LAYOUT("Retail Price Improvement", 17, xdp_rpi),
-	FEED_LAYOUT("Stock Summary", 36, xdp_stock_summary),
+	FEED_LAYOUT("Add Order Refresh", XDP_ADD_ORDER_REFRESH_LEN, xdp_add_order_refresh),
+	FEED_LAYOUT("Non-Displayed Trade", XDP_NON_DISPLAYED_TRADE_LEN, xdp_non_displayed_trade),
+	FEED_LAYOUT("Non-Displayed Trade (XDP 2.1)", XDP_NON_DISPLAYED_TRADE_LEN,
+		    xdp_non_displayed_trade_v21),
+	FEED_LAYOUT("Cross Trade", XDP_CROSS_TRADE_LEN, xdp_cross_trade),
+	FEED_LAYOUT("Trade Cancel", XDP_TRADE_CANCEL_LEN, xdp_trade_cancel),
+	FEED_LAYOUT("Cross Correction", XDP_CROSS_CORRECTION_LEN, xdp_cross_correction),
+	FEED_LAYOUT("Retail Price Improvement", XDP_RPI_LEN, xdp_rpi),
+	FEED_LAYOUT("Stock Summary", XDP_STOCK_SUMMARY_LEN, xdp_stock_summary),
 };
 
 enum xdp_layout_index {
@@ -1159,7 +1204,7 @@ WB_STATIC_ASSERT(sizeof(xdp_layouts) / sizeof(xdp_layouts[0]) == L_STOCK_SUMMARY
 /* Trade conditions are letters, digits, '@' or spaces; a DBExecID is a binary number. */
 static bool is_condition_text(const uint8_t *p)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < XDP_CONDITIONS_LEN; i++)
 		if (p[i] < 0x20 || p[i] > 0x7e)
 			return false;
 	return true;
@@ -1176,7 +1221,7 @@ static const struct feed_msg_layout *xdp_layout(const uint8_t *m, uint32_t len)
 
 	if (len < XDP_MSG_HEADER_LEN)
 		return 0;
-	switch (feed_le16(m + 2)) {
+	switch (wire_le16(m + XDP_MSG_TYPE)) {
 	case XDP_SEQUENCE_RESET: i = L_SEQUENCE_RESET; break;
 	case XDP_TIME_REFERENCE: i = L_TIME_REFERENCE; break;
 	case XDP_SYMBOL_MAPPING: i = L_SYMBOL_MAPPING; break;
@@ -1184,19 +1229,22 @@ static const struct feed_msg_layout *xdp_layout(const uint8_t *m, uint32_t len)
 	case XDP_SYMBOL_CLEAR: i = L_SYMBOL_CLEAR; break;
 	case XDP_SECURITY_STATUS: i = L_SECURITY_STATUS; break;
 	case XDP_REFRESH_HEADER:
-		i = len >= 16 ? L_REFRESH_HEADER_FIRST : L_REFRESH_HEADER;
+		i = len >= XDP_REFRESH_HEADER_FIRST_LEN ? L_REFRESH_HEADER_FIRST : L_REFRESH_HEADER;
 		break;
 	case XDP_ADD_ORDER: i = L_ADD_ORDER; break;
 	case XDP_MODIFY_ORDER:
-		i = len > 33 && (m[33] == 'B' || m[33] == 'S') ? L_MODIFY_ORDER : L_MODIFY_ORDER_V21;
+		i = len > XDP_MODIFY_SIDE && (m[XDP_MODIFY_SIDE] == 'B' || m[XDP_MODIFY_SIDE] == 'S') ?
+			L_MODIFY_ORDER : L_MODIFY_ORDER_V21;
 		break;
 	case XDP_DELETE_ORDER: i = L_DELETE_ORDER; break;
 	case XDP_ORDER_EXECUTION:
-		i = len >= 42 && !is_condition_text(m + 38) ? L_ORDER_EXECUTION_V21 :
+		i = len >= XDP_ORDER_EXECUTION_LEN && !is_condition_text(m + XDP_EXECUTION_CONDITIONS) ?
+			L_ORDER_EXECUTION_V21 :
 			L_ORDER_EXECUTION;
 		break;
 	case XDP_REPLACE_ORDER:
-		i = len > 40 && (m[40] == 'B' || m[40] == 'S') ? L_REPLACE_ORDER :
+		i = len > XDP_REPLACE_SIDE && (m[XDP_REPLACE_SIDE] == 'B' || m[XDP_REPLACE_SIDE] == 'S') ?
+			L_REPLACE_ORDER :
 			L_REPLACE_ORDER_V21;
 		break;
 	case XDP_IMBALANCE:
@@ -1204,7 +1252,8 @@ static const struct feed_msg_layout *xdp_layout(const uint8_t *m, uint32_t len)
 		break;
 	case XDP_ADD_ORDER_REFRESH: i = L_ADD_ORDER_REFRESH; break;
 	case XDP_NON_DISPLAYED_TRADE:
-		i = len >= 33 && !is_condition_text(m + 29) ? L_NON_DISPLAYED_TRADE_V21 :
+		i = len >= XDP_NON_DISPLAYED_TRADE_LEN && !is_condition_text(m + XDP_TRADE_CONDITIONS) ?
+			L_NON_DISPLAYED_TRADE_V21 :
 			L_NON_DISPLAYED_TRADE;
 		break;
 	case XDP_CROSS_TRADE: i = L_CROSS_TRADE; break;
@@ -1229,7 +1278,7 @@ static bool xdp_looks_like(const uint8_t *p, uint32_t len)
 	for (i = 0; i < f.count; i++) {
 		if (xdp_next_message(p, len, &off, &m, &mlen) < 0)
 			return false;
-		type = feed_le16(m + 2);
+		type = wire_le16(m + XDP_MSG_TYPE);
 		if (type >= XDP_TYPE_LIMIT || !xdp_min_len[type])
 			return false;
 	}

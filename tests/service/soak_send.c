@@ -32,17 +32,18 @@
 
 #include "common/options.h"
 #include "feed/feed.h"
+#include "wire/bytes.h"
+#include "wire/itch50.h"
+#include "wire/moldudp64.h"
 
 #define A_GROUP 0xe9360c6fu	/* 233.54.12.111:26477, feeds.conf nasdaq A */
 #define A_PORT 26477
 #define B_GROUP 0xe931c46fu	/* 233.49.196.111:26478, nasdaq B */
 #define B_PORT 26478
 #define SRC_IP 0x0a000001u
-#define MOLD_HDR 20
-#define ADD_LEN 36
-#define DEL_LEN 19
 #define MAX_BATCH 40
-#define FRAME_MAX (14 + 20 + 8 + MOLD_HDR + MAX_BATCH * (2 + ADD_LEN))
+#define FRAME_MAX (14 + 20 + 8 + MOLD_HEADER_LEN + \
+		   MAX_BATCH * (MOLD_BLOCK_LENGTH_LEN + ITCH_ADD_LEN))
 #define LIVE_MAX 20000u		/* orders kept live; older ones are deleted */
 #define BURST 16		/* packets per sendmmsg (each on A and B) */
 
@@ -62,10 +63,6 @@ static uint64_t now_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void be16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static void be32(uint8_t *p, uint32_t v) { be16(p, (uint16_t)(v >> 16)); be16(p + 2, (uint16_t)v); }
-static void be48(uint8_t *p, uint64_t v) { be16(p, (uint16_t)(v >> 32)); be32(p + 2, (uint32_t)v); }
-static void be64(uint8_t *p, uint64_t v) { be32(p, (uint32_t)(v >> 32)); be32(p + 4, (uint32_t)v); }
 
 /* Ethernet/IPv4/UDP headers for a datagram of len bytes to group:port. */
 static void headers(uint8_t *f, uint32_t group, uint16_t port, uint32_t len)
@@ -77,23 +74,23 @@ static void headers(uint8_t *f, uint32_t group, uint16_t port, uint32_t len)
 	f[0] = 0x01; f[1] = 0x00; f[2] = 0x5e;
 	f[3] = (uint8_t)((group >> 16) & 0x7f); f[4] = (uint8_t)(group >> 8); f[5] = (uint8_t)group;
 	memcpy(f + 6, "\x02\x00\x00\x00\x00\x01", 6);
-	be16(f + 12, 0x0800);
+	wire_put_be16(f + 12, 0x0800);
 	memset(ip, 0, 20);
 	ip[0] = 0x45;
-	be16(ip + 2, (uint16_t)(20 + 8 + len));
+	wire_put_be16(ip + 2, (uint16_t)(20 + 8 + len));
 	ip[8] = 16;
 	ip[9] = 17;
-	be32(ip + 12, SRC_IP);
-	be32(ip + 16, group);
+	wire_put_be32(ip + 12, SRC_IP);
+	wire_put_be32(ip + 16, group);
 	for (i = 0; i < 20; i += 2)
 		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	be16(ip + 10, (uint16_t)~sum);
-	be16(udp, 40000);
-	be16(udp + 2, port);
-	be16(udp + 4, (uint16_t)(8 + len));
-	be16(udp + 6, 0);
+	wire_put_be16(ip + 10, (uint16_t)~sum);
+	wire_put_be16(udp, 40000);
+	wire_put_be16(udp + 2, port);
+	wire_put_be16(udp + 4, (uint16_t)(8 + len));
+	wire_put_be16(udp + 6, 0);
 }
 
 static void usage(FILE *f)
@@ -198,14 +195,16 @@ int main(int argc, char **argv)
 		/* Packets due now, up to a burst; the schedule is kept, so a
 		 * late sender catches up (and says how late it got). */
 		for (k = 0; k < BURST && due <= now; k++, due += interval) {
-			uint8_t *a = frames[2 * k], *pay = a + 42, *m = pay + MOLD_HDR;
+			uint8_t *a = frames[2 * k], *pay = a + 42, *m = pay + MOLD_HEADER_LEN;
 			uint64_t ts = now_ns(CLOCK_REALTIME) - midnight_base;
 			int i;
 
-			memcpy(pay, "SOAK000001", 10);
-			be64(pay + 10, seq);
-			be16(pay + 18, (uint16_t)batch);
+			memcpy(pay + MOLD_SESSION, "SOAK000001", MOLD_SESSION_LEN);
+			wire_put_be64(pay + MOLD_SEQUENCE, seq);
+			wire_put_be16(pay + MOLD_COUNT, (uint16_t)batch);
 			for (i = 0; i < batch; i++, msg_no++) {
+				uint8_t *msg = m + MOLD_BLOCK_LENGTH_LEN;
+
 				if (live_count < LIVE_MAX || (msg_no & 1)) {
 					uint32_t sym = (uint32_t)((next_ref - 1) % (uint64_t)nsym);
 					char stock[9];
@@ -214,36 +213,37 @@ int main(int argc, char **argv)
 						live_head++;
 						live_count--;
 					}
-					be16(m, ADD_LEN);
-					m[2] = 'A';
-					be16(m + 3, (uint16_t)(sym + 1));
-					be16(m + 5, 0);
-					be48(m + 7, ts);
-					be64(m + 13, next_ref);
-					m[21] = ((next_ref - 1) / (uint64_t)nsym) & 1 ? 'S' : 'B';
-					be32(m + 22, 100);
+					wire_put_be16(m, ITCH_ADD_LEN);
+					msg[ITCH_TYPE] = ITCH_ADD;
+					wire_put_be16(msg + ITCH_LOCATE, (uint16_t)(sym + 1));
+					wire_put_be16(msg + ITCH_TRACKING, 0);
+					wire_put_be48(msg + ITCH_TIMESTAMP, ts);
+					wire_put_be64(msg + ITCH_ORDER_REF, next_ref);
+					msg[ITCH_ADD_SIDE] = ((next_ref - 1) / (uint64_t)nsym) & 1 ? 'S' : 'B';
+					wire_put_be32(msg + ITCH_ADD_SHARES, 100);
 					snprintf(stock, sizeof(stock), "SK%03u   ", sym);
-					memcpy(m + 26, stock, 8);
+					memcpy(msg + ITCH_ADD_STOCK, stock, ITCH_STOCK_LEN);
 					/* bids 10.00-10.49, asks 10.50-10.99: books never cross */
-					be32(m + 34, (uint32_t)(100000 + (m[21] == 'S' ? 5000 : 0) +
-								(next_ref * 7 % 50) * 100));
+					wire_put_be32(msg + ITCH_ADD_PRICE,
+						      (uint32_t)(100000 + (msg[ITCH_ADD_SIDE] == 'S' ? 5000 : 0) +
+								 (next_ref * 7 % 50) * 100));
 					live[(live_head + live_count) % LIVE_MAX] = next_ref++;
 					live_count++;
-					m += 2 + ADD_LEN;
+					m += MOLD_BLOCK_LENGTH_LEN + ITCH_ADD_LEN;
 				} else {
 					uint64_t ref = live[live_head % LIVE_MAX];
 					uint32_t sym = (uint32_t)((ref - 1) % (uint64_t)nsym);
 
 					/* the locate the add of ref used */
-					be16(m, DEL_LEN);
-					m[2] = 'D';
-					be16(m + 3, (uint16_t)(sym + 1));
-					be16(m + 5, 0);
-					be48(m + 7, ts);
-					be64(m + 13, ref);
+					wire_put_be16(m, ITCH_DELETE_LEN);
+					msg[ITCH_TYPE] = ITCH_DELETE;
+					wire_put_be16(msg + ITCH_LOCATE, (uint16_t)(sym + 1));
+					wire_put_be16(msg + ITCH_TRACKING, 0);
+					wire_put_be48(msg + ITCH_TIMESTAMP, ts);
+					wire_put_be64(msg + ITCH_ORDER_REF, ref);
 					live_head++;
 					live_count--;
-					m += 2 + DEL_LEN;
+					m += MOLD_BLOCK_LENGTH_LEN + ITCH_DELETE_LEN;
 				}
 			}
 			seq += (uint64_t)batch;

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "feed/feed.h"
+#include "wire/bytes.h"
+#include "wire/moldudp64.h"
 
 #define HARNESS_RING_SLOTS 4096u
 #define HARNESS_MAX_EVENTS 100000u
@@ -119,27 +121,6 @@ static inline uint32_t ipv4(int a, int b, int c, int d)
 	return (uint32_t)a << 24 | (uint32_t)b << 16 | (uint32_t)c << 8 | (uint32_t)d;
 }
 
-/* Big- and little-endian byte writers for building golden messages. */
-static inline void put_be(uint8_t *p, uint64_t v, int bytes)
-{
-	int i;
-
-	for (i = bytes - 1; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
-static inline void put_le(uint8_t *p, uint64_t v, int bytes)
-{
-	int i;
-
-	for (i = 0; i < bytes; i++, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
-static inline void be16(uint8_t *p, uint64_t v) { put_be(p, v, 2); }
-static inline void be32(uint8_t *p, uint64_t v) { put_be(p, v, 4); }
-static inline void be64(uint8_t *p, uint64_t v) { put_be(p, v, 8); }
-
 /* A datagram being built, message by message. */
 #define HARNESS_PACKET_MAX 1472
 struct packet {
@@ -147,23 +128,23 @@ struct packet {
 	size_t len;
 };
 
-/* A MoldUDP64 header (10-byte session, sequence, count); messages follow. */
+/* A MoldUDP64 header (session, sequence, count); messages follow. */
 static inline void mold_header(struct packet *p, const char *session, uint64_t seq, uint16_t count)
 {
-	memcpy(p->b, session, 10);
-	be64(p->b + 10, seq);
-	be16(p->b + 18, count);
-	p->len = 20;
+	memcpy(p->b + MOLD_SESSION, session, MOLD_SESSION_LEN);
+	wire_put_be64(p->b + MOLD_SEQUENCE, seq);
+	wire_put_be16(p->b + MOLD_COUNT, count);
+	p->len = MOLD_HEADER_LEN;
 }
 
 /* Room for one MoldUDP64 message block of len bytes, zeroed, after its length. */
 static inline uint8_t *mold_message(struct packet *p, uint16_t len)
 {
-	uint8_t *m = p->b + p->len + 2;
+	uint8_t *m = p->b + p->len + MOLD_BLOCK_LENGTH_LEN;
 
-	be16(p->b + p->len, len);
+	wire_put_be16(p->b + p->len, len);
 	memset(m, 0, len);
-	p->len += 2u + len;
+	p->len += MOLD_BLOCK_LENGTH_LEN + len;
 	return m;
 }
 

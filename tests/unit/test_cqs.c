@@ -7,6 +7,7 @@
  * filtering, and malformed blocks.
  */
 #include "feed_harness.h"
+#include "wire/cqs.h"
 #include "feed/raw.h"
 
 #define PCAP_DIR "pcaps/cqs/"
@@ -62,7 +63,7 @@ struct blk {
 static void blk_start(struct blk *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->len = 20;
+	k->len = CQS_BLOCK_HEADER_LEN;
 }
 
 static uint16_t sum16(const uint8_t *p, size_t len)
@@ -70,7 +71,7 @@ static uint16_t sum16(const uint8_t *p, size_t len)
 	uint32_t s = 0;
 
 	for (size_t i = 0; i < len; i++)
-		if (i != 18 && i != 19)
+		if (i != CQS_BLOCK_CHECKSUM && i != CQS_BLOCK_CHECKSUM + 1)
 			s += p[i];
 	return (uint16_t)s;
 }
@@ -81,15 +82,15 @@ static void blk_finish_v(struct blk *k, uint8_t version, uint64_t seq, uint64_t 
 {
 	if (k->len & 1)
 		k->b[k->len++] = 0;
-	k->b[0] = version;
-	put_be(k->b + 1, k->len, 2);
-	k->b[3] = 'Q';
-	k->b[4] = 'O';
-	put_be(k->b + 5, seq, 4);
-	k->b[9] = k->count;
-	put_be(k->b + 10, sip_s, 4);
-	put_be(k->b + 14, sip_ns, 4);
-	put_be(k->b + 18, sum16(k->b, k->len), 2);
+	k->b[CQS_BLOCK_VERSION] = version;
+	wire_put_be16(k->b + CQS_BLOCK_SIZE, k->len);
+	k->b[CQS_BLOCK_FEED] = CQS_FEED_INDICATOR;
+	k->b[CQS_BLOCK_RETRANSMISSION] = CQS_ORIGINAL;
+	wire_put_be32(k->b + CQS_BLOCK_SEQUENCE, seq);
+	k->b[CQS_BLOCK_MESSAGES] = k->count;
+	wire_put_be32(k->b + CQS_BLOCK_SIP_TIME, sip_s);
+	wire_put_be32(k->b + CQS_BLOCK_SIP_TIME + 4, sip_ns);
+	wire_put_be16(k->b + CQS_BLOCK_CHECKSUM, sum16(k->b, k->len));
 }
 
 static void blk_finish(struct blk *k, uint64_t seq, uint64_t sip_s)
@@ -97,20 +98,20 @@ static void blk_finish(struct blk *k, uint64_t seq, uint64_t sip_s)
 	blk_finish_v(k, 2, seq, sip_s, 500);
 }
 
-/* A message with its 26-byte header; the body is zero. */
+/* A message with its header; the body is zero. */
 static uint8_t *blk_msg(struct blk *k, uint16_t len, char cat, char type, char participant,
 			uint64_t ts_s, uint32_t ts_ns)
 {
 	uint8_t *m = k->b + k->len;
 
 	memset(m, 0, len);
-	put_be(m, len, 2);
-	m[2] = (uint8_t)cat;
-	m[3] = (uint8_t)type;
-	m[4] = (uint8_t)participant;
-	put_be(m + 5, ts_s, 4);
-	put_be(m + 9, ts_ns, 4);
-	m[13] = ++k->count;
+	wire_put_be16(m + CQS_MSG_LENGTH, len);
+	m[CQS_MSG_CATEGORY] = (uint8_t)cat;
+	m[CQS_MSG_TYPE] = (uint8_t)type;
+	m[CQS_MSG_PARTICIPANT] = (uint8_t)participant;
+	wire_put_be32(m + CQS_MSG_TIMESTAMP1, ts_s);
+	wire_put_be32(m + CQS_MSG_TIMESTAMP1 + 4, ts_ns);
+	m[CQS_MSG_ID] = ++k->count;
 	k->len += len;
 	return m;
 }
@@ -122,40 +123,41 @@ static uint8_t *long_quote(struct blk *k, uint16_t len, char participant, const 
 {
 	uint8_t *m = blk_msg(k, len, 'Q', 'L', participant, ts_s, 1000);
 
-	put_text(m + 26, symbol, 11);
-	m[37] = '0';
-	m[38] = (uint8_t)cond;
-	m[39] = (uint8_t)status;
-	put_be(m + 40, bid6, 8);
-	put_be(m + 48, bid_size, 4);
-	put_be(m + 52, ask6, 8);
-	put_be(m + 56 + 4, ask_size, 4);
-	memset(m + 64, ' ', 8);
-	m[80] = ' ';
-	m[81] = 'N';
-	m[82] = '0';
-	m[83] = ' ';
-	m[84] = ' ';
-	m[85] = ' ';
-	m[86] = (uint8_t)nbbo;
+	put_text(m + CQS_SYMBOL, symbol, CQS_SYMBOL_LEN);
+	m[CQS_LONG_INSTRUMENT_TYPE] = '0';
+	m[CQS_LONG_CONDITION] = (uint8_t)cond;
+	m[CQS_LONG_STATUS] = (uint8_t)status;
+	wire_put_be64(m + CQS_LONG_BID_PRICE, bid6);
+	wire_put_be32(m + CQS_LONG_BID_SIZE, bid_size);
+	wire_put_be64(m + CQS_LONG_ASK_PRICE, ask6);
+	wire_put_be32(m + CQS_LONG_ASK_SIZE, ask_size);
+	/* retail interest, settlement, market condition, MMID, FINRA BBO: blank */
+	memset(m + CQS_LONG_RETAIL_INTEREST, ' ', CQS_LONG_TIMESTAMP2 - CQS_LONG_RETAIL_INTEREST);
+	m[CQS_LONG_SSR] = ' ';
+	m[CQS_LONG_LISTING] = 'N';
+	m[CQS_LONG_FSI] = '0';
+	m[CQS_LONG_SIP_GENERATED] = ' ';
+	m[CQS_LONG_LULD] = ' ';
+	m[CQS_LONG_NBBO_LULD] = ' ';
+	m[CQS_LONG_NBBO] = (uint8_t)nbbo;
 	return m;
 }
 
 /* A long NBBO appendage (notes: CQS messages): participant, condition, price (6 dp), size, MMID. */
 static void long_appendage(uint8_t *a, char participant, uint64_t price6, uint32_t size)
 {
-	a[0] = (uint8_t)participant;
-	a[1] = 'R';
-	put_be(a + 2, price6, 8);
-	put_be(a + 10, size, 4);
-	memset(a + 14, ' ', 4);
+	a[CQS_APPENDAGE_PARTICIPANT] = (uint8_t)participant;
+	a[CQS_LONG_APPENDAGE_CONDITION] = 'R';
+	wire_put_be64(a + CQS_LONG_APPENDAGE_PRICE, price6);
+	wire_put_be32(a + CQS_LONG_APPENDAGE_SIZE, size);
+	memset(a + CQS_LONG_APPENDAGE_MMID, ' ', 4);
 }
 
 static void short_appendage(uint8_t *a, char participant, uint32_t cents, uint32_t size)
 {
-	a[0] = (uint8_t)participant;
-	put_be(a + 1, cents, 2);
-	put_be(a + 3, size, 2);
+	a[CQS_APPENDAGE_PARTICIPANT] = (uint8_t)participant;
+	wire_put_be16(a + CQS_SHORT_APPENDAGE_PRICE, cents);
+	wire_put_be16(a + CQS_SHORT_APPENDAGE_SIZE, size);
 }
 
 static void feed(int line, const struct blk *k)
@@ -399,10 +401,10 @@ START_TEST(test_cqs_short_quote_with_short_appendages_in_shares_since_2025)
 	blk_start(&k);
 	m = blk_msg(&k, 41 + 10, 'Q', 'Q', 'K', T2026, 5);
 	put_text(m + 26, "IBM", 5);
-	put_be(m + 31, 25012, 2);	/* 250.12 */
-	put_be(m + 33, 300, 2);
-	put_be(m + 35, 25015, 2);
-	put_be(m + 37, 200, 2);
+	wire_put_be16(m + 31, 25012);	/* 250.12 */
+	wire_put_be16(m + 33, 300);
+	wire_put_be16(m + 35, 25015);
+	wire_put_be16(m + 37, 200);
 	m[39] = 'N';
 	m[40] = 'T';
 	short_appendage(m + 41, 'N', 25013, 500);
@@ -545,18 +547,18 @@ START_TEST(test_cqs_finra_special_quote_is_finra_bbo)
 	m[37] = '0';
 	m[38] = 'R';
 	m[39] = ' ';
-	put_be(m + 40, 150000000, 8);	/* the market maker's own quote */
-	put_be(m + 48, 100, 4);
-	put_be(m + 52, 151000000, 8);
-	put_be(m + 60, 100, 4);
+	wire_put_be64(m + 40, 150000000);	/* the market maker's own quote */
+	wire_put_be32(m + 48, 100);
+	wire_put_be64(m + 52, 151000000);
+	wire_put_be32(m + 60, 100);
 	memcpy(m + 67, "MMAA", 4);
 	m[71] = 'R';			/* FINRA best bid */
-	put_be(m + 72, 150100000, 8);
-	put_be(m + 80, 400, 4);
+	wire_put_be64(m + 72, 150100000);
+	wire_put_be32(m + 80, 400);
 	memcpy(m + 84, "MMBB", 4);
 	m[88] = 'C';			/* FINRA best offer: not eligible */
-	put_be(m + 89, 150900000, 8);
-	put_be(m + 97, 600, 4);
+	wire_put_be64(m + 89, 150900000);
+	wire_put_be32(m + 97, 600);
 	memcpy(m + 101, "MMCC", 4);
 	memset(m + 113, ' ', 7);
 	m[119] = 'A';
@@ -709,7 +711,7 @@ START_TEST(test_cqs_lots_before_2025_11_03_are_round_lots_of_the_directory)
 	blk_start(&k);
 	m = blk_msg(&k, 209, 'A', 'S', 'S', T2018, 0);
 	put_text(m + 26, "BRK.A", 11);
-	put_be(m + 65, 10, 2);
+	wire_put_be16(m + 65, 10);
 	long_quote(&k, 87, 'N', "BRK.A", 'R', ' ', 700000000000, 3, 700100000000, 7, 'A', T2018);
 	/* The same quote on the day the sizes became shares, and the day before. */
 	long_quote(&k, 87, 'N', "BRK.A", 'R', ' ', 700000000000, 3, 700100000000, 7, 'A',
@@ -855,7 +857,7 @@ START_TEST(test_cqs_retransmissions_and_snapshots_are_not_decoded)
 	k.b[4] = 'V';
 	blk_finish_v(&k, 0, 77, T2018, 42);
 	k.b[4] = 'V';
-	put_be(k.b + 18, sum16(k.b, k.len), 2);
+	wire_put_be16(k.b + 18, sum16(k.b, k.len));
 	feed(line_a, &k);
 	stor_2018(&k);
 	k.b[0] = 11;
@@ -893,7 +895,7 @@ START_TEST(test_cqs_message_length_past_the_block_is_truncated)
 	blk_start(&k);
 	long_quote(&k, 87, 'N', "IBM", 'R', ' ', 1, 1, 2, 1, 'A', T2026);
 	long_quote(&k, 87, 'N', "IBM", 'R', ' ', 1, 1, 2, 1, 'A', T2026);
-	put_be(k.b + 20 + 87, 300, 2);	/* the second claims more than the block has */
+	wire_put_be16(k.b + 20 + 87, 300);	/* the second claims more than the block has */
 	blk_finish(&k, 1, T2026);
 	feed(line_a, &k);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_QUOTE), 1);
@@ -958,7 +960,7 @@ START_TEST(test_cqs_lengths_that_lie_emit_nothing_wrong)
 	long_quote(&k, 87, '?', "IBM", 'R', ' ', 1, 1, 2, 1, 'A', T2026);
 	/* A price past int64 in 1e-8. */
 	m = long_quote(&k, 87, 'N', "IBM", 'R', ' ', 1, 1, 2, 1, 'A', T2026);
-	put_be(m + 40, 0xffffffffffffffffull, 8);
+	wire_put_be64(m + 40, 0xffffffffffffffffull);
 	blk_finish(&k, 1, T2026);
 	feed(line_a, &k);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_QUOTE), 0);
@@ -968,7 +970,7 @@ START_TEST(test_cqs_lengths_that_lie_emit_nothing_wrong)
 	/* A length of 2 cannot be advanced past: the block ends there. */
 	blk_start(&k);
 	blk_msg(&k, 26, 'C', 'P', 'S', T2026, 0);
-	put_be(k.b + 20, 2, 2);
+	wire_put_be16(k.b + 20, 2);
 	blk_finish(&k, 6, T2026);
 	feed(line_b, &k);
 	ck_assert_uint_eq(counters(line_b)->errors[FEED_ERR_BAD_LENGTH], 1);
@@ -1011,14 +1013,14 @@ START_TEST(test_cqs_block_header_errors)
 	harness_payload(&h, line_a, k.b, 12);		/* shorter than a header */
 	stor_2018(&k);
 	k.b[3] = 'T';					/* CTS, not CQS */
-	put_be(k.b + 18, sum16(k.b, k.len), 2);
+	wire_put_be16(k.b + 18, sum16(k.b, k.len));
 	harness_payload(&h, line_a, k.b, k.len);
 	stor_2018(&k);
 	k.b[0] = 3;					/* no such version */
 	harness_payload(&h, line_a, k.b, k.len);
 	stor_2018(&k);
 	k.b[9] = 0;					/* no messages */
-	put_be(k.b + 18, sum16(k.b, k.len), 2);
+	wire_put_be16(k.b + 18, sum16(k.b, k.len));
 	harness_payload(&h, line_a, k.b, k.len);
 	ck_assert_uint_eq(h.n, 0);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);

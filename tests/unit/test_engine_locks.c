@@ -28,10 +28,10 @@ static void itch_directory(struct packet *p, uint16_t locate, const char *ticker
 	uint8_t *m = mold_message(p, 39);
 
 	m[0] = 'R';
-	be16(m + 1, locate);
+	wire_put_be16(m + 1, locate);
 	put_text(m + 11, ticker, 8);
 	m[19] = 'Q';
-	be32(m + 21, 100);
+	wire_put_be32(m + 21, 100);
 }
 
 static void itch_add(struct packet *p, uint16_t locate, uint64_t id, const char *ticker)
@@ -39,12 +39,12 @@ static void itch_add(struct packet *p, uint16_t locate, uint64_t id, const char 
 	uint8_t *m = mold_message(p, 36);
 
 	m[0] = 'A';
-	be16(m + 1, locate);
-	be64(m + 11, id);
+	wire_put_be16(m + 1, locate);
+	wire_put_be64(m + 11, id);
 	m[19] = 'B';
-	be32(m + 20, 100);
+	wire_put_be32(m + 20, 100);
 	put_text(m + 24, ticker, 8);
-	be32(m + 32, 1000000);
+	wire_put_be32(m + 32, 1000000);
 }
 
 /* count Add Orders of STRM at seq, seq+1, ... */
@@ -59,15 +59,15 @@ static void itch_data(struct packet *p, uint64_t seq, uint32_t count)
 static size_t frame_of(uint8_t *f, uint32_t ip, uint16_t port, const struct packet *p)
 {
 	memset(f, 0, 42);
-	be16(f + 12, 0x0800);
+	wire_put_be16(f + 12, 0x0800);
 	f[14] = 0x45;
-	be16(f + 16, 20 + 8 + p->len);
+	wire_put_be16(f + 16, 20 + 8 + p->len);
 	f[23] = 17;
-	be32(f + 26, 0x0a000001);
-	be32(f + 30, ip);
-	be16(f + 34, 40000);
-	be16(f + 36, port);
-	be16(f + 38, 8 + p->len);
+	wire_put_be32(f + 26, 0x0a000001);
+	wire_put_be32(f + 30, ip);
+	wire_put_be16(f + 34, 40000);
+	wire_put_be16(f + 36, port);
+	wire_put_be16(f + 38, 8 + p->len);
 	memcpy(f + 42, p->b, p->len);
 	return 42 + p->len;
 }
@@ -230,7 +230,7 @@ START_TEST(test_bad_frame_is_routed_and_counted_only_when_processed)
 
 	itch_data(&p, 1, 1);
 	len = frame_of(f, BX_A, PORT, &p);
-	be16(f + 20, 0x2000);	/* a first fragment: more to come */
+	wire_put_be16(f + 20, 0x2000);	/* a first fragment: more to come */
 	ck_assert_int_eq(feed_route_frame(h.engine, f, (uint32_t)len, &hint, &r), line_xa);
 	ck_assert(r.bad_frame);
 	ck_assert_uint_eq(h.engine->lines[line_xa].counters.errors[FEED_ERR_BAD_FRAME], 0);

@@ -3,6 +3,7 @@
  * type built from the spec, malformed packets, sequencing and filtering.
  */
 #include "feed_harness.h"
+#include "wire/itch50.h"
 
 #define SESSION "000010059B"
 #define PCAP_DIR "pcaps/itch50/"
@@ -45,17 +46,17 @@ struct pkt {
 static void pkt_start(struct pkt *p, const char *session, uint64_t seq)
 {
 	memset(p, 0, sizeof(*p));
-	memcpy(p->b, session, 10);
-	put_be(p->b + 10, seq, 8);
-	p->len = 20;
+	memcpy(p->b + MOLD_SESSION, session, MOLD_SESSION_LEN);
+	wire_put_be64(p->b + MOLD_SEQUENCE, seq);
+	p->len = MOLD_HEADER_LEN;
 }
 
 static void pkt_add(struct pkt *p, const uint8_t *msg, size_t len)
 {
-	put_be(p->b + p->len, len, 2);
-	memcpy(p->b + p->len + 2, msg, len);
-	p->len += 2 + len;
-	put_be(p->b + 18, ++p->count, 2);
+	wire_put_be16(p->b + p->len, len);
+	memcpy(p->b + p->len + MOLD_BLOCK_LENGTH_LEN, msg, len);
+	p->len += MOLD_BLOCK_LENGTH_LEN + len;
+	wire_put_be16(p->b + MOLD_COUNT, ++p->count);
 }
 
 static void send_pkt(int line, struct pkt *p)
@@ -66,41 +67,41 @@ static void send_pkt(int line, struct pkt *p)
 /* The common header: type, locate, tracking, timestamp. */
 static void msg_header(uint8_t *m, char type, uint16_t locate, uint64_t ts)
 {
-	m[0] = (uint8_t)type;
-	put_be(m + 1, locate, 2);
-	put_be(m + 3, 7, 2);
-	put_be(m + 5, ts, 6);
+	m[ITCH_TYPE] = (uint8_t)type;
+	wire_put_be16(m + ITCH_LOCATE, locate);
+	wire_put_be16(m + ITCH_TRACKING, 7);
+	wire_put_be48(m + ITCH_TIMESTAMP, ts);
 }
 
 static size_t msg_directory(uint8_t *m, uint16_t locate, const char *stock, uint32_t lot)
 {
-	memset(m, 0, 39);
-	msg_header(m, 'R', locate, 1000);
-	put_text(m + 11, stock, 8);
-	m[19] = 'Q';
-	m[20] = 'N';
-	put_be(m + 21, lot, 4);
-	m[25] = 'N';
-	return 39;
+	memset(m, 0, ITCH_STOCK_DIRECTORY_LEN);
+	msg_header(m, ITCH_STOCK_DIRECTORY, locate, 1000);
+	put_text(m + ITCH_DIRECTORY_STOCK, stock, ITCH_STOCK_LEN);
+	m[ITCH_DIRECTORY_MARKET] = 'Q';
+	m[ITCH_DIRECTORY_FSI] = 'N';
+	wire_put_be32(m + ITCH_DIRECTORY_ROUND_LOT, lot);
+	m[ITCH_DIRECTORY_LOTS_ONLY] = 'N';
+	return ITCH_STOCK_DIRECTORY_LEN;
 }
 
 static size_t msg_add(uint8_t *m, uint16_t locate, uint64_t ref, char side, uint32_t shares,
 		      const char *stock, uint32_t price4)
 {
-	msg_header(m, 'A', locate, 2000);
-	put_be(m + 11, ref, 8);
-	m[19] = (uint8_t)side;
-	put_be(m + 20, shares, 4);
-	put_text(m + 24, stock, 8);
-	put_be(m + 32, price4, 4);
-	return 36;
+	msg_header(m, ITCH_ADD, locate, 2000);
+	wire_put_be64(m + ITCH_ORDER_REF, ref);
+	m[ITCH_ADD_SIDE] = (uint8_t)side;
+	wire_put_be32(m + ITCH_ADD_SHARES, shares);
+	put_text(m + ITCH_ADD_STOCK, stock, ITCH_STOCK_LEN);
+	wire_put_be32(m + ITCH_ADD_PRICE, price4);
+	return ITCH_ADD_LEN;
 }
 
 static size_t msg_delete(uint8_t *m, uint16_t locate, uint64_t ref)
 {
-	msg_header(m, 'D', locate, 3000);
-	put_be(m + 11, ref, 8);
-	return 19;
+	msg_header(m, ITCH_DELETE, locate, 3000);
+	wire_put_be64(m + ITCH_ORDER_REF, ref);
+	return ITCH_DELETE_LEN;
 }
 
 /* A one-message packet helper for sequence tests. */
@@ -284,18 +285,18 @@ static size_t golden_message(uint8_t *m, const struct golden *g)
 		if (g->type == 'F')
 			put_text(m + 36, "MPID", 4);
 		break;
-	case 'E': put_be(m + 11, 1111, 8); put_be(m + 19, 50, 4); put_be(m + 23, 777, 8); break;
-	case 'C': put_be(m + 11, 1111, 8); put_be(m + 19, 60, 4); put_be(m + 23, 778, 8);
-		m[31] = 'N'; put_be(m + 32, 1230000, 4); break;
-	case 'X': put_be(m + 11, 1111, 8); put_be(m + 19, 70, 4); break;
-	case 'D': put_be(m + 11, 1111, 8); break;
-	case 'U': put_be(m + 11, 1111, 8); put_be(m + 19, 2222, 8); put_be(m + 27, 80, 4);
-		put_be(m + 31, 1240000, 4); break;
-	case 'P': put_be(m + 11, 0, 8); m[19] = 'B'; put_be(m + 20, 90, 4);
-		put_text(m + 24, "GOLD", 8); put_be(m + 32, 1250000, 4); put_be(m + 36, 779, 8); break;
-	case 'Q': put_be(m + 11, 5000000000ull, 8); put_text(m + 19, "GOLD", 8);
-		put_be(m + 27, 1260000, 4); put_be(m + 31, 780, 8); m[39] = 'O'; break;
-	case 'B': put_be(m + 11, 779, 8); break;
+	case 'E': wire_put_be64(m + 11, 1111); wire_put_be32(m + 19, 50); wire_put_be64(m + 23, 777); break;
+	case 'C': wire_put_be64(m + 11, 1111); wire_put_be32(m + 19, 60); wire_put_be64(m + 23, 778);
+		m[31] = 'N'; wire_put_be32(m + 32, 1230000); break;
+	case 'X': wire_put_be64(m + 11, 1111); wire_put_be32(m + 19, 70); break;
+	case 'D': wire_put_be64(m + 11, 1111); break;
+	case 'U': wire_put_be64(m + 11, 1111); wire_put_be64(m + 19, 2222); wire_put_be32(m + 27, 80);
+		wire_put_be32(m + 31, 1240000); break;
+	case 'P': wire_put_be64(m + 11, 0); m[19] = 'B'; wire_put_be32(m + 20, 90);
+		put_text(m + 24, "GOLD", 8); wire_put_be32(m + 32, 1250000); wire_put_be64(m + 36, 779); break;
+	case 'Q': wire_put_be64(m + 11, 5000000000ull); put_text(m + 19, "GOLD", 8);
+		wire_put_be32(m + 27, 1260000); wire_put_be64(m + 31, 780); m[39] = 'O'; break;
+	case 'B': wire_put_be64(m + 11, 779); break;
 	default: break;
 	}
 	return (size_t)g->len;
@@ -456,7 +457,7 @@ START_TEST(test_itch_count_larger_than_payload_is_truncated)
 	feed_subscribe(h.engine, "*", 1);
 	pkt_start(&p, SESSION, 1);
 	pkt_add(&p, m, msg_delete(m, 1, 5));
-	put_be(p.b + 18, 500, 2);
+	wire_put_be16(p.b + 18, 500);
 	send_pkt(line_a, &p);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);
 }
@@ -497,14 +498,14 @@ START_TEST(test_itch_oversized_packet_is_decoded_to_the_end)
 	feed_subscribe(h.engine, "*", 1);
 	send_directory(line_a, 1, 1, "BIG");
 	memcpy(b, SESSION, 10);
-	put_be(b + 10, 2, 8);
+	wire_put_be64(b + 10, 2);
 	while (off + 2 + len <= sizeof(b) && n < 3000) {
-		put_be(b + off, len, 2);
+		wire_put_be16(b + off, len);
 		memcpy(b + off + 2, m, len);
 		off += 2 + len;
 		n++;
 	}
-	put_be(b + 18, n, 2);
+	wire_put_be16(b + 18, n);
 	harness_payload(&h, line_a, b, off);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_DELETE), n);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 0);
@@ -517,14 +518,14 @@ START_TEST(test_itch_frames_that_are_not_clean_udp_are_counted)
 
 	f[12] = 0x08;
 	f[14] = 0x45;
-	put_be(f + 16, 60, 2);		/* ip total length */
-	put_be(f + 20, 0x2000, 2);	/* more fragments */
+	wire_put_be16(f + 16, 60);		/* ip total length */
+	wire_put_be16(f + 20, 0x2000);	/* more fragments */
 	f[23] = 17;
-	put_be(f + 30, ipv4(233, 54, 12, 111), 4);
-	put_be(f + 36, 26477, 2);
+	wire_put_be32(f + 30, ipv4(233, 54, 12, 111));
+	wire_put_be16(f + 36, 26477);
 	ck_assert_int_eq(feed_process_frame(h.engine, f, 74, 0, &h.prod), line_a);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_FRAME], 1);
-	put_be(f + 36, 1234, 2);	/* unmapped port: not ours, not counted */
+	wire_put_be16(f + 36, 1234);	/* unmapped port: not ours, not counted */
 	ck_assert_int_eq(feed_process_frame(h.engine, f, 74, 0, &h.prod), -1);
 	ck_assert_int_eq(feed_process_frame(h.engine, f, 10, 0, &h.prod), -1);
 }
@@ -616,7 +617,7 @@ START_TEST(test_itch_end_of_session_is_counted)
 
 	send_directory(line_a, 1, 1, "EOS");
 	pkt_start(&p, SESSION, 2);
-	put_be(p.b + 18, 0xffff, 2);
+	wire_put_be16(p.b + 18, 0xffff);
 	send_pkt(line_a, &p);
 	send_pkt(line_a, &p);
 	ck_assert_uint_eq(counters(line_a)->end_of_session, 2);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "feed_harness.h"
+#include "wire/pitch.h"
 #include "common/event_text.h"
 #include "gen/gen_flow.h"
 #include "gen/gen_itch.h"
@@ -36,10 +37,10 @@ struct pkt {
 static void pkt_begin(struct pkt *p, uint8_t unit, uint32_t seq)
 {
 	memset(p, 0, sizeof(*p));
-	p->len = 8;
-	put_le(p->b, 8, 2);
-	p->b[3] = unit;
-	put_le(p->b + 4, seq, 4);
+	p->len = PITCH_HEADER_LEN;
+	wire_put_le16(p->b + PITCH_HDR_LENGTH, PITCH_HEADER_LEN);
+	p->b[PITCH_HDR_UNIT] = unit;
+	wire_put_le32(p->b + PITCH_HDR_SEQUENCE, seq);
 }
 
 static uint8_t *pkt_msg(struct pkt *p, uint8_t type, uint8_t len, uint32_t offset)
@@ -47,212 +48,214 @@ static uint8_t *pkt_msg(struct pkt *p, uint8_t type, uint8_t len, uint32_t offse
 	uint8_t *m = p->b + p->len;
 
 	memset(m, 0, len);
-	m[0] = len;
-	m[1] = type;
-	if (len >= 6)
-		put_le(m + 2, offset, 4);
+	m[PITCH_MSG_LENGTH] = len;
+	m[PITCH_MSG_TYPE] = type;
+	if (len >= PITCH_TIME_OFFSET + 4)
+		wire_put_le32(m + PITCH_TIME_OFFSET, offset);	/* a Time's seconds too */
 	p->len += len;
 	p->count++;
-	put_le(p->b, p->len, 2);
-	p->b[2] = p->count;
+	wire_put_le16(p->b + PITCH_HDR_LENGTH, p->len);
+	p->b[PITCH_HDR_COUNT] = p->count;
 	return m;
 }
 
 static void msg_time(struct pkt *p, uint32_t sec)
 {
-	pkt_msg(p, 0x20, 6, sec);
+	pkt_msg(p, PITCH_TIME, PITCH_TIME_LEN, sec);
 }
 
 static void msg_add_short(struct pkt *p, uint32_t off, uint64_t id, char side, uint16_t qty,
 			  const char *sym, uint16_t cents)
 {
-	uint8_t *m = pkt_msg(p, 0x22, 26, off);
+	uint8_t *m = pkt_msg(p, PITCH_ADD_SHORT, PITCH_ADD_SHORT_LEN, off);
 
-	put_le(m + 6, id, 8);
-	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 2);
-	put_text(m + 17, sym, 6);
-	put_le(m + 23, cents, 2);
-	m[25] = 1;
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	m[PITCH_SIDE] = (uint8_t)side;
+	wire_put_le16(m + PITCH_ADD_SHORT_QTY, qty);
+	put_text(m + PITCH_ADD_SHORT_SYMBOL, sym, PITCH_SYMBOL_SHORT_LEN);
+	wire_put_le16(m + PITCH_ADD_SHORT_PRICE, cents);
+	m[PITCH_ADD_SHORT_FLAGS] = 1;
 }
 
 static void msg_add_long(struct pkt *p, uint32_t off, uint64_t id, char side, uint32_t qty,
 			 const char *sym, uint64_t price4)
 {
-	uint8_t *m = pkt_msg(p, 0x21, 34, off);
+	uint8_t *m = pkt_msg(p, PITCH_ADD_LONG, PITCH_ADD_LONG_LEN, off);
 
-	put_le(m + 6, id, 8);
-	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 4);
-	put_text(m + 19, sym, 6);
-	put_le(m + 25, price4, 8);
-	m[33] = 1;
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	m[PITCH_SIDE] = (uint8_t)side;
+	wire_put_le32(m + PITCH_ADD_LONG_QTY, qty);
+	put_text(m + PITCH_ADD_LONG_SYMBOL, sym, PITCH_SYMBOL_SHORT_LEN);
+	wire_put_le64(m + PITCH_ADD_LONG_PRICE, price4);
+	m[PITCH_ADD_LONG_FLAGS] = 1;
 }
 
 static void msg_add_expanded(struct pkt *p, uint8_t len, uint32_t off, uint64_t id, char side,
 			     uint32_t qty, const char *sym, uint64_t price4, const char *participant)
 {
-	uint8_t *m = pkt_msg(p, 0x2F, len, off);
+	uint8_t *m = pkt_msg(p, PITCH_ADD_EXPANDED, len, off);
 
-	put_le(m + 6, id, 8);
-	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 4);
-	put_text(m + 19, sym, 8);
-	put_le(m + 27, price4, 8);
-	m[35] = 1;
-	if (len >= 41) {
-		put_text(m + 36, participant, 4);
-		m[40] = ' ';
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	m[PITCH_SIDE] = (uint8_t)side;
+	wire_put_le32(m + PITCH_ADD_EXPANDED_QTY, qty);
+	put_text(m + PITCH_ADD_EXPANDED_SYMBOL, sym, PITCH_SYMBOL_LEN);
+	wire_put_le64(m + PITCH_ADD_EXPANDED_PRICE, price4);
+	m[PITCH_ADD_EXPANDED_FLAGS] = 1;
+	if (len >= PITCH_ADD_EXPANDED_V241_LEN) {
+		put_text(m + PITCH_ADD_EXPANDED_PARTICIPANT, participant, PITCH_PARTICIPANT_LEN);
+		m[PITCH_ADD_EXPANDED_CUSTOMER] = ' ';
 	}
 }
 
 static void msg_executed(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty, uint64_t exec_id)
 {
-	uint8_t *m = pkt_msg(p, 0x23, 26, off);
+	uint8_t *m = pkt_msg(p, PITCH_EXECUTED, PITCH_EXECUTED_LEN, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 4);
-	put_le(m + 18, exec_id, 8);
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	wire_put_le32(m + PITCH_EXECUTED_QTY, qty);
+	wire_put_le64(m + PITCH_EXECUTED_EXECUTION, exec_id);
 }
 
 static void msg_executed_at_price(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty,
 				  uint32_t remaining, uint64_t exec_id, uint64_t price4)
 {
-	uint8_t *m = pkt_msg(p, 0x24, 38, off);
+	uint8_t *m = pkt_msg(p, PITCH_EXECUTED_AT_PRICE, PITCH_EXECUTED_AT_PRICE_LEN, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 4);
-	put_le(m + 18, remaining, 4);
-	put_le(m + 22, exec_id, 8);
-	put_le(m + 30, price4, 8);
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	wire_put_le32(m + PITCH_EXECUTED_AT_PRICE_QTY, qty);
+	wire_put_le32(m + PITCH_EXECUTED_AT_PRICE_REMAINING, remaining);
+	wire_put_le64(m + PITCH_EXECUTED_AT_PRICE_EXECUTION, exec_id);
+	wire_put_le64(m + PITCH_EXECUTED_AT_PRICE_PRICE, price4);
 }
 
 static void msg_reduce_long(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty)
 {
-	uint8_t *m = pkt_msg(p, 0x25, 18, off);
+	uint8_t *m = pkt_msg(p, PITCH_REDUCE_LONG, PITCH_REDUCE_LONG_LEN, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 4);
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	wire_put_le32(m + PITCH_REDUCE_QTY, qty);
 }
 
 static void msg_reduce_short(struct pkt *p, uint32_t off, uint64_t id, uint16_t qty)
 {
-	uint8_t *m = pkt_msg(p, 0x26, 16, off);
+	uint8_t *m = pkt_msg(p, PITCH_REDUCE_SHORT, PITCH_REDUCE_SHORT_LEN, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 2);
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	wire_put_le16(m + PITCH_REDUCE_QTY, qty);
 }
 
 static void msg_modify_long(struct pkt *p, uint32_t off, uint64_t id, uint32_t qty,
 			    uint64_t price4, uint8_t flags)
 {
-	uint8_t *m = pkt_msg(p, 0x27, 27, off);
+	uint8_t *m = pkt_msg(p, PITCH_MODIFY_LONG, PITCH_MODIFY_LONG_LEN, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 4);
-	put_le(m + 18, price4, 8);
-	m[26] = flags;
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	wire_put_le32(m + PITCH_MODIFY_LONG_QTY, qty);
+	wire_put_le64(m + PITCH_MODIFY_LONG_PRICE, price4);
+	m[PITCH_MODIFY_LONG_FLAGS] = flags;
 }
 
 static void msg_modify_short(struct pkt *p, uint32_t off, uint64_t id, uint16_t qty,
 			     uint16_t cents, uint8_t flags)
 {
-	uint8_t *m = pkt_msg(p, 0x28, 19, off);
+	uint8_t *m = pkt_msg(p, PITCH_MODIFY_SHORT, PITCH_MODIFY_SHORT_LEN, off);
 
-	put_le(m + 6, id, 8);
-	put_le(m + 14, qty, 2);
-	put_le(m + 16, cents, 2);
-	m[18] = flags;
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	wire_put_le16(m + PITCH_MODIFY_SHORT_QTY, qty);
+	wire_put_le16(m + PITCH_MODIFY_SHORT_PRICE, cents);
+	m[PITCH_MODIFY_SHORT_FLAGS] = flags;
 }
 
 static void msg_delete(struct pkt *p, uint32_t off, uint64_t id)
 {
-	put_le(pkt_msg(p, 0x29, 14, off) + 6, id, 8);
+	wire_put_le64(pkt_msg(p, PITCH_DELETE, PITCH_DELETE_LEN, off) + PITCH_ORDER_ID, id);
 }
 
 static void msg_trade_long(struct pkt *p, uint32_t off, uint64_t id, char side, uint32_t qty,
 			   const char *sym, uint64_t price4, uint64_t exec_id)
 {
-	uint8_t *m = pkt_msg(p, 0x2A, 41, off);
+	uint8_t *m = pkt_msg(p, PITCH_TRADE_LONG, PITCH_TRADE_LONG_LEN, off);
 
-	put_le(m + 6, id, 8);
-	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 4);
-	put_text(m + 19, sym, 6);
-	put_le(m + 25, price4, 8);
-	put_le(m + 33, exec_id, 8);
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	m[PITCH_SIDE] = (uint8_t)side;
+	wire_put_le32(m + PITCH_ADD_LONG_QTY, qty);
+	put_text(m + PITCH_ADD_LONG_SYMBOL, sym, PITCH_SYMBOL_SHORT_LEN);
+	wire_put_le64(m + PITCH_ADD_LONG_PRICE, price4);
+	wire_put_le64(m + PITCH_TRADE_LONG_EXECUTION, exec_id);
 }
 
 static void msg_trade_short(struct pkt *p, uint32_t off, uint64_t id, char side, uint16_t qty,
 			    const char *sym, uint16_t cents, uint64_t exec_id)
 {
-	uint8_t *m = pkt_msg(p, 0x2B, 33, off);
+	uint8_t *m = pkt_msg(p, PITCH_TRADE_SHORT, PITCH_TRADE_SHORT_LEN, off);
 
-	put_le(m + 6, id, 8);
-	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 2);
-	put_text(m + 17, sym, 6);
-	put_le(m + 23, cents, 2);
-	put_le(m + 25, exec_id, 8);
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	m[PITCH_SIDE] = (uint8_t)side;
+	wire_put_le16(m + PITCH_ADD_SHORT_QTY, qty);
+	put_text(m + PITCH_ADD_SHORT_SYMBOL, sym, PITCH_SYMBOL_SHORT_LEN);
+	wire_put_le16(m + PITCH_ADD_SHORT_PRICE, cents);
+	wire_put_le64(m + PITCH_TRADE_SHORT_EXECUTION, exec_id);
 }
 
 static void msg_trade_expanded(struct pkt *p, uint32_t off, uint64_t id, char side, uint32_t qty,
 			       const char *sym, uint64_t price4, uint64_t exec_id)
 {
-	uint8_t *m = pkt_msg(p, 0x30, 43, off);
+	uint8_t *m = pkt_msg(p, PITCH_TRADE_EXPANDED, PITCH_TRADE_EXPANDED_LEN, off);
 
-	put_le(m + 6, id, 8);
-	m[14] = (uint8_t)side;
-	put_le(m + 15, qty, 4);
-	put_text(m + 19, sym, 8);
-	put_le(m + 27, price4, 8);
-	put_le(m + 35, exec_id, 8);
+	wire_put_le64(m + PITCH_ORDER_ID, id);
+	m[PITCH_SIDE] = (uint8_t)side;
+	wire_put_le32(m + PITCH_ADD_EXPANDED_QTY, qty);
+	put_text(m + PITCH_ADD_EXPANDED_SYMBOL, sym, PITCH_SYMBOL_LEN);
+	wire_put_le64(m + PITCH_ADD_EXPANDED_PRICE, price4);
+	wire_put_le64(m + PITCH_TRADE_EXPANDED_EXECUTION, exec_id);
 }
 
 static void msg_trade_break(struct pkt *p, uint32_t off, uint64_t exec_id)
 {
-	put_le(pkt_msg(p, 0x2C, 14, off) + 6, exec_id, 8);
+	uint8_t *m = pkt_msg(p, PITCH_TRADE_BREAK, PITCH_TRADE_BREAK_LEN, off);
+
+	wire_put_le64(m + PITCH_TRADE_BREAK_EXECUTION, exec_id);
 }
 
 static void msg_trading_status(struct pkt *p, uint32_t off, const char *sym, char status)
 {
-	uint8_t *m = pkt_msg(p, 0x31, 18, off);
+	uint8_t *m = pkt_msg(p, PITCH_TRADING_STATUS, PITCH_TRADING_STATUS_LEN, off);
 
-	put_text(m + 6, sym, 8);
-	m[14] = (uint8_t)status;
-	m[15] = '0';
+	put_text(m + PITCH_STATUS_SYMBOL, sym, PITCH_SYMBOL_LEN);
+	m[PITCH_STATUS_STATUS] = (uint8_t)status;
+	m[PITCH_STATUS_REG_SHO] = '0';
 }
 
 static void msg_auction_update(struct pkt *p, uint32_t off, const char *sym)
 {
-	uint8_t *m = pkt_msg(p, 0x95, 47, off);
+	uint8_t *m = pkt_msg(p, PITCH_AUCTION_UPDATE, PITCH_AUCTION_UPDATE_LEN, off);
 
-	put_text(m + 6, sym, 8);
-	m[14] = 'O';
-	put_le(m + 15, 200000, 8);
-	put_le(m + 23, 500, 4);
-	put_le(m + 27, 300, 4);
-	put_le(m + 31, 200100, 8);
-	put_le(m + 39, 200200, 8);
+	put_text(m + PITCH_STATUS_SYMBOL, sym, PITCH_SYMBOL_LEN);
+	m[PITCH_AUCTION_TYPE] = 'O';
+	wire_put_le64(m + PITCH_AUCTION_UPDATE_REFERENCE, 200000);
+	wire_put_le32(m + PITCH_AUCTION_UPDATE_BUY, 500);
+	wire_put_le32(m + PITCH_AUCTION_UPDATE_SELL, 300);
+	wire_put_le64(m + PITCH_AUCTION_UPDATE_INDICATIVE, 200100);
+	wire_put_le64(m + PITCH_AUCTION_UPDATE_AUCTION_ONLY, 200200);
 }
 
 static void msg_auction_summary(struct pkt *p, uint32_t off, const char *sym, char type,
 				uint64_t price4, uint32_t shares)
 {
-	uint8_t *m = pkt_msg(p, 0x96, 27, off);
+	uint8_t *m = pkt_msg(p, PITCH_AUCTION_SUMMARY, PITCH_AUCTION_SUMMARY_LEN, off);
 
-	put_text(m + 6, sym, 8);
-	m[14] = (uint8_t)type;
-	put_le(m + 15, price4, 8);
-	put_le(m + 23, shares, 4);
+	put_text(m + PITCH_STATUS_SYMBOL, sym, PITCH_SYMBOL_LEN);
+	m[PITCH_AUCTION_TYPE] = (uint8_t)type;
+	wire_put_le64(m + PITCH_AUCTION_SUMMARY_PRICE, price4);
+	wire_put_le32(m + PITCH_AUCTION_SUMMARY_SHARES, shares);
 }
 
 static void msg_rpi(struct pkt *p, uint32_t off, const char *sym, char rpi)
 {
-	uint8_t *m = pkt_msg(p, 0x98, 15, off);
+	uint8_t *m = pkt_msg(p, PITCH_RPI, PITCH_RPI_LEN, off);
 
-	put_text(m + 6, sym, 8);
-	m[14] = (uint8_t)rpi;
+	put_text(m + PITCH_STATUS_SYMBOL, sym, PITCH_SYMBOL_LEN);
+	m[PITCH_RPI_INDICATOR] = (uint8_t)rpi;
 }
 
 /* ---- fixture --------------------------------------------------------------- */
@@ -1312,7 +1315,7 @@ START_TEST(test_pitch_truncated_message_loses_the_rest_of_the_packet_until_b_fil
 		struct pkt cut = p;
 
 		cut.len -= 5;
-		put_le(cut.b, cut.len, 2);
+		wire_put_le16(cut.b, cut.len);
 		send_pkt(line_a, &cut);
 	}
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);
@@ -1371,11 +1374,11 @@ START_TEST(test_pitch_longer_message_reads_its_known_prefix)
 	feed_subscribe(h.engine, "*", 1);
 	pkt_begin(&p, 1, 1);
 	m = pkt_msg(&p, 0x22, 40, 0);	/* a future Add Short with 14 more bytes */
-	put_le(m + 6, 77, 8);
+	wire_put_le64(m + 6, 77);
 	m[14] = 'S';
-	put_le(m + 15, 300, 2);
+	wire_put_le16(m + 15, 300);
 	put_text(m + 17, "AAA", 6);
-	put_le(m + 23, 1999, 2);
+	wire_put_le16(m + 23, 1999);
 	memset(m + 26, 0xFF, 14);
 	msg_delete(&p, 1, 77);
 	send_pkt(line_a, &p);
@@ -1812,10 +1815,10 @@ START_TEST(test_pitch_golden_bytes_of_every_message_type)
 	n = harness_unhex(golden[i].message, buf + 8, sizeof(buf) - 8);
 	ck_assert_msg(n == buf[8], "%s: the message is %zu bytes, its length byte says %u",
 		      golden[i].name, n, buf[8]);
-	put_le(buf, n + 8, 2);
+	wire_put_le16(buf, n + 8);
 	buf[2] = 1;
 	buf[3] = 1;
-	put_le(buf + 4, 3, 4);
+	wire_put_le32(buf + 4, 3);
 	harness_payload(&h, line_a, buf, n + 8);
 	ck_assert_msg(total_errors(line_a) == 0, "%s: decode errors", golden[i].name);
 	ck_assert_uint_eq(counters(line_a)->messages, 3);

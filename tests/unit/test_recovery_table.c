@@ -30,24 +30,24 @@ static size_t itch_packet(uint8_t *p, uint64_t seq, const char *ticker, uint16_t
 	uint16_t mlen = seq == 1 ? 39 : 36;
 
 	memcpy(p, "SESSION001", 10);
-	put_be(p + 10, seq, 8);
-	put_be(p + 18, 1, 2);
-	put_be(p + 20, mlen, 2);
+	wire_put_be64(p + 10, seq);
+	wire_put_be16(p + 18, 1);
+	wire_put_be16(p + 20, mlen);
 	memset(m, 0, mlen);
-	put_be(m + 1, locate, 2);
+	wire_put_be16(m + 1, locate);
 	if (seq == 1) {
 		m[0] = 'R';
 		put_text(m + 11, ticker, 8);
 		m[19] = 'Q';
-		put_be(m + 21, 100, 4);
+		wire_put_be32(m + 21, 100);
 	} else {
 		m[0] = 'A';
-		put_be(m + 5, 1000 * seq, 6);
-		put_be(m + 11, seq, 8);
+		wire_put_be48(m + 5, 1000 * seq);
+		wire_put_be64(m + 11, seq);
 		m[19] = 'B';
-		put_be(m + 20, 100, 4);
+		wire_put_be32(m + 20, 100);
 		put_text(m + 24, ticker, 8);
-		put_be(m + 32, 1000000, 4);
+		wire_put_be32(m + 32, 1000000);
 	}
 	return 22u + mlen;
 }

@@ -214,8 +214,8 @@ static uint8_t *itch(int seq, char type, uint16_t len)
 
 	memset(m, 0, sizeof(day_bytes[0]));
 	m[0] = (uint8_t)type;
-	put_be(m + 1, LOCATE, 2);
-	put_be(m + 5, 34200000000000ull + (uint64_t)seq, 6);
+	wire_put_be16(m + 1, LOCATE);
+	wire_put_be48(m + 5, 34200000000000ull + (uint64_t)seq);
 	day_len[seq - 1] = len;
 	return m;
 }
@@ -224,11 +224,11 @@ static void add(int seq, uint64_t ref, char side, uint32_t shares, uint32_t pric
 {
 	uint8_t *m = itch(seq, 'A', 36);
 
-	put_be(m + 11, ref, 8);
+	wire_put_be64(m + 11, ref);
 	m[19] = (uint8_t)side;
-	put_be(m + 20, shares, 4);
+	wire_put_be32(m + 20, shares);
 	put_text(m + 24, "SNAP", 8);
-	put_be(m + 32, price, 4);
+	wire_put_be32(m + 32, price);
 }
 
 /*
@@ -241,21 +241,21 @@ static void make_day(void)
 
 	put_text(m + 11, "SNAP", 8);
 	m[19] = 'Q';
-	put_be(m + 21, 100, 4);
+	wire_put_be32(m + 21, 100);
 	add(2, 1, 'B', 100, 1000000);
 	add(3, 2, 'S', 200, 1010000);
 	m = itch(4, 'E', 31);
-	put_be(m + 11, 1, 8);
-	put_be(m + 19, 40, 4);
-	put_be(m + 23, 77, 8);
+	wire_put_be64(m + 11, 1);
+	wire_put_be32(m + 19, 40);
+	wire_put_be64(m + 23, 77);
 	m = itch(5, 'D', 19);
-	put_be(m + 11, 2, 8);
+	wire_put_be64(m + 11, 2);
 	add(6, 3, 'S', 300, 1020000);
 	m = itch(7, 'U', 35);
-	put_be(m + 11, 3, 8);
-	put_be(m + 19, 4, 8);
-	put_be(m + 27, 250, 4);
-	put_be(m + 31, 1030000, 4);
+	wire_put_be64(m + 11, 3);
+	wire_put_be64(m + 19, 4);
+	wire_put_be32(m + 27, 250);
+	wire_put_be32(m + 31, 1030000);
 	add(8, 5, 'B', 10, 990000);
 	add(9, 6, 'B', 20, 980000);
 	for (int i = 0; i < DAY; i++)
@@ -329,9 +329,9 @@ static void real_time(struct harness *h, int line, int first, int last)
 		uint8_t p[80];
 
 		memcpy(p, "SNAPTEST01", 10);
-		put_be(p + 10, (uint64_t)q, 8);
-		put_be(p + 18, 1, 2);
-		put_be(p + 20, day_len[q - 1], 2);
+		wire_put_be64(p + 10, (uint64_t)q);
+		wire_put_be16(p + 18, 1);
+		wire_put_be16(p + 20, day_len[q - 1]);
 		memcpy(p + 22, day_bytes[q - 1], day_len[q - 1]);
 		harness_payload(h, line, p, 22u + day_len[q - 1]);
 	}

@@ -22,6 +22,11 @@
 #include <stdarg.h>
 
 #include "feed_harness.h"
+#include "wire/cqs.h"
+#include "wire/itch50.h"
+#include "wire/pitch.h"
+#include "wire/uqdf.h"
+#include "wire/xdp.h"
 
 #define ORDERS_PER_PACKET 2
 #define PKT_MAX HARNESS_PACKET_MAX
@@ -63,11 +68,7 @@ struct fixture {
 
 /* ---- ITCH 5.0 / MoldUDP64 ------------------------------------------------ */
 
-#define ITCH_LOCATE 7
-
-static void le16(uint8_t *p, uint64_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void le32(uint8_t *p, uint64_t v) { le16(p, v); le16(p + 2, v >> 16); }
-static void le64(uint8_t *p, uint64_t v) { le32(p, v); le32(p + 4, v >> 32); }
+#define STRM_LOCATE 7
 
 /* Session s's MoldUDP64 header. */
 static void mold_session_header(struct packet *p, uint32_t s, uint64_t seq, uint16_t count)
@@ -80,28 +81,27 @@ static void mold_session_header(struct packet *p, uint32_t s, uint64_t seq, uint
 
 static void itch_directory(struct packet *p)
 {
-	uint8_t *m = mold_message(p, 39);
+	uint8_t *m = mold_message(p, ITCH_STOCK_DIRECTORY_LEN);
 
-	m[0] = 'R';
-	be16(m + 1, ITCH_LOCATE);
-	memcpy(m + 11, "STRM    ", 8);
-	m[19] = 'Q';
-	be32(m + 21, 100);
+	m[ITCH_TYPE] = ITCH_STOCK_DIRECTORY;
+	wire_put_be16(m + ITCH_LOCATE, STRM_LOCATE);
+	memcpy(m + ITCH_DIRECTORY_STOCK, "STRM    ", ITCH_STOCK_LEN);
+	m[ITCH_DIRECTORY_MARKET] = 'Q';
+	wire_put_be32(m + ITCH_DIRECTORY_ROUND_LOT, 100);
 }
 
 static void itch_add(struct packet *p, uint64_t ts, uint64_t id)
 {
-	uint8_t *m = mold_message(p, 36);
+	uint8_t *m = mold_message(p, ITCH_ADD_LEN);
 
-	m[0] = 'A';
-	be16(m + 1, ITCH_LOCATE);
-	be64(m + 3, 1000 * ts); /* 48-bit time at 5, written from 3 */
-	be16(m + 3, 0);
-	be64(m + 11, id);
-	m[19] = 'B';
-	be32(m + 20, 100);
-	memcpy(m + 24, "STRM    ", 8);
-	be32(m + 32, 1000000);
+	m[ITCH_TYPE] = ITCH_ADD;
+	wire_put_be16(m + ITCH_LOCATE, STRM_LOCATE);
+	wire_put_be48(m + ITCH_TIMESTAMP, 1000 * ts);
+	wire_put_be64(m + ITCH_ORDER_REF, id);
+	m[ITCH_ADD_SIDE] = 'B';
+	wire_put_be32(m + ITCH_ADD_SHARES, 100);
+	memcpy(m + ITCH_ADD_STOCK, "STRM    ", ITCH_STOCK_LEN);
+	wire_put_be32(m + ITCH_ADD_PRICE, 1000000);
 }
 
 static int itch_open(struct packet *out, uint32_t s, uint64_t *msgs)
@@ -135,7 +135,7 @@ static void itch_heartbeat(struct packet *p, uint32_t s, uint64_t next)
 
 static int itch_end(struct packet *out, uint32_t s, uint64_t seq)
 {
-	mold_session_header(out, s, seq, 0xffff);
+	mold_session_header(out, s, seq, MOLD_END_OF_SESSION);
 	return 1;
 }
 
@@ -145,10 +145,10 @@ static int itch_end(struct packet *out, uint32_t s, uint64_t seq)
 
 static void pitch_header(struct packet *p, uint64_t seq)
 {
-	p->len = 8;
-	p->b[2] = 0;
-	p->b[3] = PITCH_UNIT;
-	le32(p->b + 4, seq);
+	p->len = PITCH_HEADER_LEN;
+	p->b[PITCH_HDR_COUNT] = 0;
+	p->b[PITCH_HDR_UNIT] = PITCH_UNIT;
+	wire_put_le32(p->b + PITCH_HDR_SEQUENCE, seq);
 }
 
 static uint8_t *pitch_message(struct packet *p, uint8_t len, uint8_t type)
@@ -156,11 +156,11 @@ static uint8_t *pitch_message(struct packet *p, uint8_t len, uint8_t type)
 	uint8_t *m = p->b + p->len;
 
 	memset(m, 0, len);
-	m[0] = len;
-	m[1] = type;
+	m[PITCH_MSG_LENGTH] = len;
+	m[PITCH_MSG_TYPE] = type;
 	p->len += len;
-	p->b[2]++;
-	le16(p->b, p->len);
+	p->b[PITCH_HDR_COUNT]++;
+	wire_put_le16(p->b + PITCH_HDR_LENGTH, p->len);
 	return m;
 }
 
@@ -168,8 +168,9 @@ static uint8_t *pitch_message(struct packet *p, uint8_t len, uint8_t type)
 static void pitch_reset(struct packet *p, uint32_t s, uint32_t resets, uint64_t *msgs)
 {
 	pitch_header(p, 1);
-	le32(pitch_message(p, 6, 0x20) + 2, 34200 + s * 100 + resets);
-	le32(pitch_message(p, 6, 0x97) + 2, 5);
+	wire_put_le32(pitch_message(p, PITCH_TIME_LEN, PITCH_TIME) + PITCH_TIME_SECONDS,
+		      34200 + s * 100 + resets);
+	wire_put_le32(pitch_message(p, PITCH_UNIT_CLEAR_LEN, PITCH_UNIT_CLEAR) + PITCH_TIME_OFFSET, 5);
 	*msgs = 2;
 }
 
@@ -184,14 +185,14 @@ static void pitch_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t coun
 	(void)s;
 	pitch_header(p, seq);
 	for (uint32_t i = 0; i < count; i++) {
-		uint8_t *m = pitch_message(p, 26, 0x22);
+		uint8_t *m = pitch_message(p, PITCH_ADD_SHORT_LEN, PITCH_ADD_SHORT);
 
-		le32(m + 2, (uint32_t)(seq + i));
-		le64(m + 6, seq + i);
-		m[14] = 'B';
-		le16(m + 15, 100);
-		memcpy(m + 17, "STRM  ", 6);
-		le16(m + 23, 1000);
+		wire_put_le32(m + PITCH_TIME_OFFSET, (uint32_t)(seq + i));
+		wire_put_le64(m + PITCH_ORDER_ID, seq + i);
+		m[PITCH_SIDE] = 'B';
+		wire_put_le16(m + PITCH_ADD_SHORT_QTY, 100);
+		memcpy(m + PITCH_ADD_SHORT_SYMBOL, "STRM  ", PITCH_SYMBOL_SHORT_LEN);
+		wire_put_le16(m + PITCH_ADD_SHORT_PRICE, 1000);
 	}
 }
 
@@ -199,24 +200,25 @@ static void pitch_heartbeat(struct packet *p, uint32_t s, uint64_t next)
 {
 	(void)s;
 	pitch_header(p, next);
-	le16(p->b, p->len);
+	wire_put_le16(p->b + PITCH_HDR_LENGTH, p->len);
 }
 
 /* A spin's frame: unit 0, sequence 0, a Time, then the adds. */
 static void pitch_snapshot(struct packet *p, uint32_t s, uint64_t first, uint32_t count)
 {
 	pitch_header(p, 0);
-	p->b[3] = 0;
-	le32(pitch_message(p, 6, 0x20) + 2, 34200 + s * 100);
+	p->b[PITCH_HDR_UNIT] = 0;
+	wire_put_le32(pitch_message(p, PITCH_TIME_LEN, PITCH_TIME) + PITCH_TIME_SECONDS,
+		      34200 + s * 100);
 	for (uint32_t i = 0; i < count; i++) {
-		uint8_t *m = pitch_message(p, 26, 0x22);
+		uint8_t *m = pitch_message(p, PITCH_ADD_SHORT_LEN, PITCH_ADD_SHORT);
 
-		le32(m + 2, 1);
-		le64(m + 6, first + i);
-		m[14] = 'B';
-		le16(m + 15, 100);
-		memcpy(m + 17, "STRM  ", 6);
-		le16(m + 23, 1000);
+		wire_put_le32(m + PITCH_TIME_OFFSET, 1);
+		wire_put_le64(m + PITCH_ORDER_ID, first + i);
+		m[PITCH_SIDE] = 'B';
+		wire_put_le16(m + PITCH_ADD_SHORT_QTY, 100);
+		memcpy(m + PITCH_ADD_SHORT_SYMBOL, "STRM  ", PITCH_SYMBOL_SHORT_LEN);
+		wire_put_le16(m + PITCH_ADD_SHORT_PRICE, 1000);
 	}
 }
 
@@ -224,21 +226,21 @@ static int pitch_end(struct packet *out, uint32_t s, uint64_t seq)
 {
 	(void)s;
 	pitch_header(out, seq);
-	pitch_message(out, 6, 0x2d);
+	pitch_message(out, PITCH_END_OF_SESSION_LEN, PITCH_END_OF_SESSION);
 	return 1;
 }
 
 /* ---- NYSE XDP -------------------------------------------------------------- */
 
-#define XDP_INDEX 7
+#define STRM_INDEX 7
 
 static void xdp_header(struct packet *p, uint64_t seq, uint8_t flag)
 {
-	memset(p->b, 0, 16);
-	p->len = 16;
-	le16(p->b, 16);
-	p->b[2] = flag;
-	le32(p->b + 4, seq);
+	memset(p->b, 0, XDP_HEADER_LEN);
+	p->len = XDP_HEADER_LEN;
+	wire_put_le16(p->b + XDP_PKT_SIZE, XDP_HEADER_LEN);
+	p->b[XDP_PKT_DELIVERY_FLAG] = flag;
+	wire_put_le32(p->b + XDP_PKT_SEQ_NUM, seq);
 }
 
 static uint8_t *xdp_message(struct packet *p, uint16_t type, uint16_t len)
@@ -246,11 +248,11 @@ static uint8_t *xdp_message(struct packet *p, uint16_t type, uint16_t len)
 	uint8_t *m = p->b + p->len;
 
 	memset(m, 0, len);
-	le16(m, len);
-	le16(m + 2, type);
+	wire_put_le16(m + XDP_MSG_SIZE, len);
+	wire_put_le16(m + XDP_MSG_TYPE, type);
 	p->len += len;
-	p->b[3]++;
-	le16(p->b, p->len);
+	p->b[XDP_PKT_NUMBER_MSGS]++;
+	wire_put_le16(p->b + XDP_PKT_SIZE, p->len);
 	return m;
 }
 
@@ -259,11 +261,11 @@ static void xdp_reset(struct packet *p, uint32_t s, uint32_t resets, uint64_t *m
 {
 	uint8_t *m;
 
-	xdp_header(p, 1, 12);
-	m = xdp_message(p, 1, 14);
-	le32(m + 4, 1771511400 + s * 100 + resets);
-	m[12] = 11;
-	m[13] = 1;
+	xdp_header(p, 1, XDP_DELIVERY_SEQUENCE_RESET);
+	m = xdp_message(p, XDP_SEQUENCE_RESET, XDP_SEQUENCE_RESET_LEN);
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME, 1771511400 + s * 100 + resets);
+	m[XDP_RESET_PRODUCT_ID] = 11;	/* NYSE Integrated */
+	m[XDP_RESET_CHANNEL_ID] = 1;
 	*msgs = 1;
 }
 
@@ -273,12 +275,12 @@ static int xdp_open(struct packet *out, uint32_t s, uint64_t *msgs)
 	uint8_t *m;
 
 	xdp_reset(&out[0], s, 0, msgs);
-	xdp_header(&out[1], 2, 11);
-	m = xdp_message(&out[1], 3, 44);
-	le32(m + 4, XDP_INDEX);
-	memcpy(m + 8, "STRM", 4);
-	m[24] = 4;
-	le16(m + 26, 100);
+	xdp_header(&out[1], 2, XDP_DELIVERY_ORIGINAL);
+	m = xdp_message(&out[1], XDP_SYMBOL_MAPPING, XDP_SYMBOL_MAPPING_LEN);
+	wire_put_le32(m + XDP_MAPPING_INDEX, STRM_INDEX);
+	memcpy(m + XDP_MAPPING_SYMBOL, "STRM", 4);
+	m[XDP_MAPPING_SCALE] = 4;
+	wire_put_le16(m + XDP_MAPPING_LOT_SIZE, 100);
 	*msgs = 2;
 	return 2;
 }
@@ -286,16 +288,16 @@ static int xdp_open(struct packet *out, uint32_t s, uint64_t *msgs)
 static void xdp_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count)
 {
 	(void)s;
-	xdp_header(p, seq, 11);
+	xdp_header(p, seq, XDP_DELIVERY_ORIGINAL);
 	for (uint32_t i = 0; i < count; i++) {
-		uint8_t *m = xdp_message(p, 100, 39);
+		uint8_t *m = xdp_message(p, XDP_ADD_ORDER, XDP_ADD_ORDER_LEN);
 
-		le32(m + 4, (uint32_t)(seq + i));
-		le32(m + 8, XDP_INDEX);
-		le64(m + 16, seq + i);
-		le32(m + 24, 100000);
-		le32(m + 28, 100);
-		m[32] = 'B';
+		wire_put_le32(m + XDP_SOURCE_TIME_NS, (uint32_t)(seq + i));
+		wire_put_le32(m + XDP_SYMBOL_INDEX, STRM_INDEX);
+		wire_put_le64(m + XDP_ORDER_ID, seq + i);
+		wire_put_le32(m + XDP_ADD_PRICE, 100000);
+		wire_put_le32(m + XDP_ADD_VOLUME, 100);
+		m[XDP_ADD_SIDE] = 'B';
 	}
 }
 
@@ -306,29 +308,29 @@ static void xdp_snapshot(struct packet *p, uint32_t s, uint64_t first, uint32_t 
 	uint8_t *m;
 
 	(void)s;
-	xdp_header(p, 0, 17);
-	m = xdp_message(p, 35, 16);
-	le16(m + 4, 1);
-	le16(m + 6, 1);
-	m = xdp_message(p, 3, 44);
-	le32(m + 4, XDP_INDEX);
-	memcpy(m + 8, "STRM", 4);
-	m[24] = 4;
-	le16(m + 26, 100);
+	xdp_header(p, 0, XDP_DELIVERY_REFRESH_ONE);
+	m = xdp_message(p, XDP_REFRESH_HEADER, XDP_REFRESH_HEADER_FIRST_LEN);
+	wire_put_le16(m + XDP_REFRESH_CURRENT_PKT, 1);
+	wire_put_le16(m + XDP_REFRESH_TOTAL_PKTS, 1);
+	m = xdp_message(p, XDP_SYMBOL_MAPPING, XDP_SYMBOL_MAPPING_LEN);
+	wire_put_le32(m + XDP_MAPPING_INDEX, STRM_INDEX);
+	memcpy(m + XDP_MAPPING_SYMBOL, "STRM", 4);
+	m[XDP_MAPPING_SCALE] = 4;
+	wire_put_le16(m + XDP_MAPPING_LOT_SIZE, 100);
 	for (uint32_t i = 0; i < count; i++) {
-		m = xdp_message(p, 106, 43);
-		le32(m + 12, XDP_INDEX);
-		le64(m + 20, first + i);
-		le32(m + 28, 100000);
-		le32(m + 32, 100);
-		m[36] = 'B';
+		m = xdp_message(p, XDP_ADD_ORDER_REFRESH, XDP_ADD_ORDER_REFRESH_LEN);
+		wire_put_le32(m + XDP_TIMED_SYMBOL_INDEX, STRM_INDEX);
+		wire_put_le64(m + XDP_REFRESH_ORDER_ID, first + i);
+		wire_put_le32(m + XDP_REFRESH_PRICE, 100000);
+		wire_put_le32(m + XDP_REFRESH_VOLUME, 100);
+		m[XDP_REFRESH_SIDE] = 'B';
 	}
 }
 
 static void xdp_heartbeat(struct packet *p, uint32_t s, uint64_t next)
 {
 	(void)s;
-	xdp_header(p, next, 1);
+	xdp_header(p, next, XDP_DELIVERY_HEARTBEAT);
 }
 
 /* XDP has no end of session: a new day is a Sequence Number Reset of its own. */
@@ -347,25 +349,23 @@ static int xdp_end(struct packet *out, uint32_t s, uint64_t seq)
  * Day sits at sequence 0, before the first data sequence (1) the scenarios
  * count from, so its opening holds no message they count.
  */
-#define CQS_LONG_QUOTE 87
-
 static void cqs_finish(struct packet *p, uint64_t seq, uint8_t count, uint64_t sip_s)
 {
 	uint32_t sum = 0;
 
 	if (p->len & 1)
 		p->b[p->len++] = 0;
-	p->b[0] = 2;
-	be16(p->b + 1, p->len);
-	p->b[3] = 'Q';
-	p->b[4] = 'O';
-	be32(p->b + 5, seq);
-	p->b[9] = count;
-	be32(p->b + 10, sip_s);
-	be32(p->b + 14, 0);
+	p->b[CQS_BLOCK_VERSION] = CQS_MAX_VERSION;
+	wire_put_be16(p->b + CQS_BLOCK_SIZE, p->len);
+	p->b[CQS_BLOCK_FEED] = CQS_FEED_INDICATOR;
+	p->b[CQS_BLOCK_RETRANSMISSION] = CQS_ORIGINAL;
+	wire_put_be32(p->b + CQS_BLOCK_SEQUENCE, seq);
+	p->b[CQS_BLOCK_MESSAGES] = count;
+	wire_put_be32(p->b + CQS_BLOCK_SIP_TIME, sip_s);
+	wire_put_be32(p->b + CQS_BLOCK_SIP_TIME + 4, 0);	/* ns */
 	for (size_t i = 0; i < p->len; i++)
-		sum += i == 18 || i == 19 ? 0 : p->b[i];
-	be16(p->b + 18, sum);
+		sum += i == CQS_BLOCK_CHECKSUM || i == CQS_BLOCK_CHECKSUM + 1 ? 0 : p->b[i];
+	wire_put_be16(p->b + CQS_BLOCK_CHECKSUM, sum);
 }
 
 static uint8_t *cqs_message(struct packet *p, uint16_t len, char category, char type)
@@ -373,18 +373,18 @@ static uint8_t *cqs_message(struct packet *p, uint16_t len, char category, char 
 	uint8_t *m = p->b + p->len;
 
 	memset(m, 0, len);
-	be16(m, len);
-	m[2] = (uint8_t)category;
-	m[3] = (uint8_t)type;
-	m[4] = 'S';
+	wire_put_be16(m + CQS_MSG_LENGTH, len);
+	m[CQS_MSG_CATEGORY] = (uint8_t)category;
+	m[CQS_MSG_TYPE] = (uint8_t)type;
+	m[CQS_MSG_PARTICIPANT] = 'S';
 	p->len += len;
 	return m;
 }
 
 static void cqs_control(struct packet *p, char type, uint64_t seq, uint64_t sip_s)
 {
-	p->len = 20;
-	cqs_message(p, 26, 'C', type);
+	p->len = CQS_BLOCK_HEADER_LEN;
+	cqs_message(p, CQS_CONTROL_LEN, 'C', type);
 	cqs_finish(p, seq, 1, sip_s);
 }
 
@@ -397,20 +397,21 @@ static int cqs_open(struct packet *out, uint32_t s, uint64_t *msgs)
 
 static void cqs_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count)
 {
-	p->len = 20;
+	p->len = CQS_BLOCK_HEADER_LEN;
 	for (uint32_t i = 0; i < count; i++) {
-		uint8_t *m = cqs_message(p, CQS_LONG_QUOTE, 'Q', 'L');
+		uint8_t *m = cqs_message(p, CQS_LONG_QUOTE_LEN, 'Q', 'L');
 
-		m[4] = 'N';
-		be32(m + 5, 1000000 + s);
-		memcpy(m + 26, "STRM       0R ", 14);
-		be64(m + 40, 10000000);
-		be32(m + 48, 1);
-		be64(m + 52, 10010000);
-		be32(m + 60, 1);
-		memset(m + 64, ' ', 23);
-		memset(m + 72, 0, 8);
-		m[86] = 'A';
+		m[CQS_MSG_PARTICIPANT] = 'N';
+		wire_put_be32(m + CQS_MSG_TIMESTAMP1, 1000000 + s);
+		/* symbol, instrument type 0, condition R, no security status */
+		memcpy(m + CQS_SYMBOL, "STRM       0R ", 14);
+		wire_put_be64(m + CQS_LONG_BID_PRICE, 10000000);
+		wire_put_be32(m + CQS_LONG_BID_SIZE, 1);
+		wire_put_be64(m + CQS_LONG_ASK_PRICE, 10010000);
+		wire_put_be32(m + CQS_LONG_ASK_SIZE, 1);
+		memset(m + CQS_LONG_RETAIL_INTEREST, ' ', CQS_LONG_QUOTE_LEN - CQS_LONG_RETAIL_INTEREST);
+		memset(m + CQS_LONG_TIMESTAMP2, 0, CQS_TIME_LEN);
+		m[CQS_LONG_NBBO] = 'A';
 	}
 	cqs_finish(p, seq, (uint8_t)count, 1000000 + s);
 }
@@ -441,10 +442,10 @@ static int uqdf_open(struct packet *out, uint32_t s, uint64_t *msgs)
 	uint8_t *m;
 
 	mold_session_header(out, s, 1, 1);
-	m = mold_message(out, 90);
-	memcpy(m, "1ABE ", 5);
-	memcpy(m + 29, "STRM       ", 11);
-	be16(m + 87, 100);
+	m = mold_message(out, UQDF_AB_LEN);
+	memcpy(m, "1ABE ", 5);	/* version, Issue Symbol Directory, from the SIP */
+	memcpy(m + UQDF_ADMIN_SYMBOL, "STRM       ", UQDF_SYMBOL_LEN);
+	wire_put_be16(m + UQDF_AB_ROUND_LOT, 100);
 	*msgs = 1;
 	return 1;
 }
@@ -453,17 +454,19 @@ static void uqdf_data(struct packet *p, uint32_t s, uint64_t seq, uint32_t count
 {
 	mold_session_header(p, s, seq, (uint16_t)count);
 	for (uint32_t i = 0; i < count; i++) {
-		uint8_t *m = mold_message(p, 48);
+		uint8_t *m = mold_message(p, UQDF_QE_LEN);
 
-		memcpy(m, "1QEQ ", 5);
-		be64(m + 5, 1000 * (seq + i));
-		be64(m + 13, 1000 * (seq + i));	/* its name in a snapshot, whose sequences are 0 */
-		memcpy(m + 29, "STRM ", 5);
-		be16(m + 34, 1000);
-		be16(m + 36, 1);
-		be16(m + 38, 1001);
-		be16(m + 40, 1);
-		memcpy(m + 42, "R   0 ", 6);
+		memcpy(m, "1QEQ ", 5);	/* version, Quote Short Form, from Nasdaq */
+		wire_put_be64(m + UQDF_SIP_TIME, 1000 * (seq + i));
+		/* its name in a snapshot, whose sequences are 0 */
+		wire_put_be64(m + UQDF_TIMESTAMP1, 1000 * (seq + i));
+		memcpy(m + UQDF_QE_SYMBOL, "STRM ", UQDF_SHORT_SYMBOL_LEN);
+		wire_put_be16(m + UQDF_QE_BID_PRICE, 1000);
+		wire_put_be16(m + UQDF_QE_BID_SIZE, 1);
+		wire_put_be16(m + UQDF_QE_ASK_PRICE, 1001);
+		wire_put_be16(m + UQDF_QE_ASK_SIZE, 1);
+		/* condition R, no SIP update, LULD or retail interest; NBBO unchanged */
+		memcpy(m + UQDF_QE_CONDITION, "R   0 ", 6);
 	}
 }
 
@@ -476,9 +479,9 @@ static void uqdf_snapshot(struct packet *p, uint32_t s, uint64_t first, uint32_t
 
 	uqdf_open(p, s, &msgs);
 	uqdf_data(&quotes, s, first, count);
-	memcpy(p->b + p->len, quotes.b + 20, quotes.len - 20);
-	p->len += quotes.len - 20;
-	be16(p->b + 18, (uint16_t)(count + 1));
+	memcpy(p->b + p->len, quotes.b + MOLD_HEADER_LEN, quotes.len - MOLD_HEADER_LEN);
+	p->len += quotes.len - MOLD_HEADER_LEN;
+	wire_put_be16(p->b + MOLD_COUNT, (uint16_t)(count + 1));
 }
 
 /* ---- the table ---------------------------------------------------------- */

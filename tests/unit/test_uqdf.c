@@ -6,6 +6,7 @@
  * trade date, and malformed messages.
  */
 #include "feed_harness.h"
+#include "wire/uqdf.h"
 #include "feed/raw.h"
 
 #define PCAP_DIR "pcaps/uqdf/"
@@ -60,27 +61,27 @@ struct pkt {
 static void pkt_start(struct pkt *p, uint64_t seq)
 {
 	memset(p, 0, sizeof(*p));
-	memcpy(p->b, SESSION, 10);
-	put_be(p->b + 10, seq, 8);
-	p->len = 20;
+	memcpy(p->b + MOLD_SESSION, SESSION, MOLD_SESSION_LEN);
+	wire_put_be64(p->b + MOLD_SEQUENCE, seq);
+	p->len = MOLD_HEADER_LEN;
 }
 
-/* A UTP message: its 29-byte header (version '1'); the body zeroed. */
+/* A UTP message: its header (version '1'); the body zeroed. */
 static uint8_t *msg(struct pkt *p, uint16_t len, char cat, char type, char orig, uint64_t sip_ts)
 {
-	uint8_t *m = p->b + p->len + 2;
+	uint8_t *m = p->b + p->len + MOLD_BLOCK_LENGTH_LEN;
 
-	put_be(p->b + p->len, len, 2);
+	wire_put_be16(p->b + p->len, len);
 	memset(m, 0, len);
-	m[0] = '1';
-	m[1] = (uint8_t)cat;
-	m[2] = (uint8_t)type;
-	m[3] = (uint8_t)orig;
-	m[4] = ' ';
-	put_be(m + 5, sip_ts, 8);
-	put_be(m + 13, sip_ts - 1000, 8);
-	p->len += 2u + len;
-	put_be(p->b + 18, ++p->count, 2);
+	m[UQDF_VERSION_BYTE] = UQDF_VERSION;
+	m[UQDF_CATEGORY] = (uint8_t)cat;
+	m[UQDF_TYPE] = (uint8_t)type;
+	m[UQDF_ORIGINATOR] = (uint8_t)orig;
+	m[UQDF_SUB_MARKET] = ' ';
+	wire_put_be64(m + UQDF_SIP_TIME, sip_ts);
+	wire_put_be64(m + UQDF_TIMESTAMP1, sip_ts - 1000);
+	p->len += MOLD_BLOCK_LENGTH_LEN + len;
+	wire_put_be16(p->b + MOLD_COUNT, ++p->count);
 	return m;
 }
 
@@ -96,18 +97,18 @@ static uint8_t *qf(struct pkt *p, char type, uint16_t body, uint16_t extra, char
 {
 	uint8_t *m = msg(p, (uint16_t)(body + extra), 'Q', type, orig, sip_ts);
 
-	put_text(m + 37, symbol, 11);
-	put_be(m + 48, bid6, 8);
-	put_be(m + 56, bid_size, 4);
-	put_be(m + 60, ask6, 8);
-	put_be(m + 68, ask_size, 4);
-	m[72] = (uint8_t)cond;
-	m[73] = ' ';
-	m[74] = ' ';
-	m[75] = ' ';
-	m[76] = (uint8_t)nbbo;
-	m[77] = ' ';
-	m[78] = ' ';
+	put_text(m + UQDF_QF_SYMBOL, symbol, UQDF_SYMBOL_LEN);
+	wire_put_be64(m + UQDF_QF_BID_PRICE, bid6);
+	wire_put_be32(m + UQDF_QF_BID_SIZE, bid_size);
+	wire_put_be64(m + UQDF_QF_ASK_PRICE, ask6);
+	wire_put_be32(m + UQDF_QF_ASK_SIZE, ask_size);
+	m[UQDF_QF_CONDITION] = (uint8_t)cond;
+	m[UQDF_QF_SIP_GENERATED] = ' ';
+	m[UQDF_QF_LULD] = ' ';
+	m[UQDF_QF_RETAIL_INTEREST] = ' ';
+	m[UQDF_QF_NBBO] = (uint8_t)nbbo;
+	m[UQDF_QF_NBBO_LULD] = ' ';
+	m[UQDF_QF_ADF_MPID] = ' ';
 	return m;
 }
 
@@ -117,15 +118,16 @@ static uint8_t *qe(struct pkt *p, char type, uint16_t body, uint16_t extra, char
 {
 	uint8_t *m = msg(p, (uint16_t)(body + extra), 'Q', type, orig, sip_ts);
 
-	put_text(m + 29, symbol, 5);
-	put_be(m + 34, bid_cents, 2);
-	put_be(m + 36, bid_size, 2);
-	put_be(m + 38, ask_cents, 2);
-	put_be(m + 40, ask_size, 2);
-	m[42] = (uint8_t)cond;
-	memset(m + 43, ' ', 3);
-	m[46] = (uint8_t)nbbo;
-	m[47] = ' ';
+	put_text(m + UQDF_QE_SYMBOL, symbol, UQDF_SHORT_SYMBOL_LEN);
+	wire_put_be16(m + UQDF_QE_BID_PRICE, bid_cents);
+	wire_put_be16(m + UQDF_QE_BID_SIZE, bid_size);
+	wire_put_be16(m + UQDF_QE_ASK_PRICE, ask_cents);
+	wire_put_be16(m + UQDF_QE_ASK_SIZE, ask_size);
+	m[UQDF_QE_CONDITION] = (uint8_t)cond;
+	/* SIP-generated, LULD, retail interest: blank */
+	memset(m + UQDF_QE_SIP_GENERATED, ' ', UQDF_QE_NBBO - UQDF_QE_SIP_GENERATED);
+	m[UQDF_QE_NBBO] = (uint8_t)nbbo;
+	m[UQDF_QE_NBBO_LULD] = ' ';
 	return m;
 }
 
@@ -213,11 +215,11 @@ START_TEST(test_uqdf_short_appendage_and_quote_is_the_nbbo)
 	m = qe(&p, 'E', 48, 11, 'Q', "INTC", 3071, 5, 3072, 6, 'R', '2', T2026);
 	m[48] = 'R';
 	m[49] = 'Q';
-	put_be(m + 50, 3071, 2);
-	put_be(m + 52, 500, 2);
+	wire_put_be16(m + 50, 3071);
+	wire_put_be16(m + 52, 500);
 	m[54] = 'P';
-	put_be(m + 55, 3072, 2);
-	put_be(m + 57, 600, 2);
+	wire_put_be16(m + 55, 3072);
+	wire_put_be16(m + 57, 600);
 	qe(&p, 'E', 48, 0, 'Y', "INTC", 3071, 9, 3072, 9, 'R', '4', T2026);
 	qe(&p, 'E', 48, 0, 'Y', "INTC", 0, 0, 0, 0, 'R', '1', T2026);
 	send_a(&p);
@@ -285,25 +287,25 @@ START_TEST(test_uqdf_combined_quotes_skip_bolo_and_odd_lot_parts)
 	m[78] = '2';
 	m[79] = '5';
 	m[80] = '5';
-	put_be(m + 81, 2, 2);
+	wire_put_be16(m + 81, 2);
 	m[83] = 'R';
 	m[84] = 'D';
-	put_be(m + 85, 200000000, 8);
-	put_be(m + 93, 100, 4);
+	wire_put_be64(m + 85, 200000000);
+	wire_put_be32(m + 93, 100);
 	m[97] = 'Q';
-	put_be(m + 98, 200050000, 8);
-	put_be(m + 106, 300, 4);
+	wire_put_be64(m + 98, 200050000);
+	wire_put_be32(m + 106, 300);
 	/* QC: no NBBO change, short BOLO (10) and one short odd lot (6). */
 	m = qe(&p, 'C', 52, 16, 'Q', "AMZN", 0, 0, 0, 0, 'R', '0', T2026);
 	m[48] = '2';
 	m[49] = '2';
-	put_be(m + 50, 1, 2);
+	wire_put_be16(m + 50, 1);
 	/* QA/QB: odd lots only, emit nothing. */
 	m = msg(&p, 39 + 12, 'Q', 'A', 'Q', T2026);
 	put_text(m + 29, "AMZN", 5);
 	m[35] = '1';
 	m[36] = '3';
-	put_be(m + 37, 1, 2);
+	wire_put_be16(m + 37, 1);
 	m = msg(&p, 53, 'Q', 'B', 'Q', T2026);
 	put_text(m + 37, "AMZN", 11);
 	m[49] = '0';
@@ -329,12 +331,12 @@ START_TEST(test_uqdf_trading_actions_are_status)
 	m = msg(&p, 59, 'A', 'H', 'E', T2026);
 	put_text(m + 29, "ZVZZT", 11);
 	m[40] = 'H';
-	put_be(m + 45, T2026 - 5000, 8);
+	wire_put_be64(m + 45, T2026 - 5000);
 	put_text(m + 53, "LUDP", 6);
 	m = msg(&p, 50, 'A', 'K', 'E', T2026);
 	put_text(m + 29, "ZVZZT", 11);
 	m[40] = 'T';
-	put_be(m + 41, T2026 - 7000, 8);
+	wire_put_be64(m + 41, T2026 - 7000);
 	m[49] = 'Z';
 	send_a(&p);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_STATUS), 2);
@@ -360,7 +362,7 @@ START_TEST(test_uqdf_directory_round_lot_converts_2016_lots)
 	m = msg(&p, 90, 'A', 'B', 'E', T2016);
 	put_text(m + 29, "BRKA", 11);
 	m[84] = 'Q';
-	put_be(m + 87, 10, 2);
+	wire_put_be16(m + 87, 10);
 	qe(&p, 'E', 48, 0, 'Q', "BRKA", 60000, 3, 60001, 4, 'R', '0', T2016);
 	qe(&p, 'E', 48, 0, 'Q', "BRKA", 60000, 3, 60001, 4, 'R', '0', T2026);
 	send_a(&p);
@@ -386,8 +388,8 @@ START_TEST(test_uqdf_mwcb_wipe_out_and_session_messages)
 	msg(&p, 41, 'A', 'V', 'E', T2026);
 	msg(&p, 53, 'A', 'C', 'E', T2026);
 	msg(&p, 69, 'A', 'E', 'E', T2026);
-	put_be(msg(&p, 77 + 33, 'A', 'R', 'E', T2026) + 75, 1, 2);
-	put_be(msg(&p, 31 + 5, 'A', 'A', 'E', T2026) + 29, 5, 2);
+	wire_put_be16(msg(&p, 77 + 33, 'A', 'R', 'E', T2026) + 75, 1);
+	wire_put_be16(msg(&p, 31 + 5, 'A', 'A', 'E', T2026) + 29, 5);
 	send_a(&p);
 	ev = harness_find(&h, WB_EV_STATUS, 0);
 	ck_assert_uint_eq(ev->instrument, 0);
@@ -417,7 +419,7 @@ START_TEST(test_uqdf_lengths_and_fields_that_lie_emit_nothing_wrong)
 	qe(&p, 'E', 40, 0, 'K', "AMZN", 1, 1, 2, 1, 'R', '0', T2026);	/* body cut short */
 	m = qe(&p, 'C', 52, 0, 'K', "AMZN", 1, 1, 2, 1, 'R', '0', T2026);
 	m[49] = '3';
-	put_be(m + 50, 4, 2);					/* 4 odd lots not there */
+	wire_put_be16(m + 50, 4);					/* 4 odd lots not there */
 	qe(&p, 'E', 48, 0, '?', "AMZN", 1, 1, 2, 1, 'R', '0', T2026);	/* unknown center */
 	qe(&p, 'E', 48, 0, 'K', "AMZN", 1, 1, 2, 1, 'R', '9', T2026);	/* unknown indicator */
 	msg(&p, 29, 'Q', 'Z', 'K', T2026);				/* unknown type */
@@ -442,7 +444,7 @@ START_TEST(test_uqdf_mold_count_that_disagrees_and_truncation)
 	pkt_start(&p, 1);
 	qe(&p, 'E', 48, 0, 'K', "AMZN", 1, 1, 2, 1, 'R', '0', T2026);
 	qe(&p, 'E', 48, 0, 'K', "AMZN", 1, 1, 2, 1, 'R', '0', T2026);
-	put_be(p.b + 18, 1, 2);
+	wire_put_be16(p.b + 18, 1);
 	send_a(&p);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_COUNT], 1);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_QUOTE), 1);

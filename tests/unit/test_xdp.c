@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "feed_harness.h"
+#include "wire/xdp.h"
 #include "book/venue_book.h"
 #include "common/event_text.h"
 #include "gen/gen_flow.h"
@@ -75,7 +76,7 @@ static const struct wb_event *last(void)
 	return &h.events[h.n - 1];
 }
 
-/* ---- packet builder: the spec's layouts, written independently of the decoder ---- */
+/* ---- packet builder: the spec's layouts by lib/wire's names (golden bytes check them) ---- */
 
 struct pkt {
 	uint8_t b[1500];
@@ -85,22 +86,22 @@ struct pkt {
 static void pkt_begin(struct pkt *p, uint32_t seq, uint8_t flag)
 {
 	memset(p, 0, sizeof(*p));
-	p->len = 16;
-	put_le(p->b, 16, 2);
-	p->b[2] = flag;
-	put_le(p->b + 4, seq, 4);
-	put_le(p->b + 8, SEC_0930, 4);
+	p->len = XDP_HEADER_LEN;
+	wire_put_le16(p->b + XDP_PKT_SIZE, XDP_HEADER_LEN);
+	p->b[XDP_PKT_DELIVERY_FLAG] = flag;
+	wire_put_le32(p->b + XDP_PKT_SEQ_NUM, seq);
+	wire_put_le32(p->b + XDP_PKT_SEND_TIME, SEC_0930);
 }
 
 static uint8_t *pkt_msg(struct pkt *p, uint16_t type, uint16_t len)
 {
 	uint8_t *m = p->b + p->len;
 
-	put_le(m, len, 2);
-	put_le(m + 2, type, 2);
+	wire_put_le16(m + XDP_MSG_SIZE, len);
+	wire_put_le16(m + XDP_MSG_TYPE, type);
 	p->len += len;
-	p->b[3]++;
-	put_le(p->b, p->len, 2);
+	p->b[XDP_PKT_NUMBER_MSGS]++;
+	wire_put_le16(p->b + XDP_PKT_SIZE, p->len);
 	return m;
 }
 
@@ -109,135 +110,138 @@ static void send_pkt(int line, const struct pkt *p)
 	harness_payload(&h, line, p->b, p->len);
 }
 
-/* The common prefix: SourceTimeNS 4, SymbolIndex 8, SymbolSeqNum 12. */
+/* The common prefix: SourceTimeNS, SymbolIndex, SymbolSeqNum. */
 static uint8_t *order_msg(struct pkt *p, uint16_t type, uint16_t len, uint32_t ns, uint32_t index)
 {
 	uint8_t *m = pkt_msg(p, type, len);
 
-	put_le(m + 4, ns, 4);
-	put_le(m + 8, index, 4);
-	put_le(m + 12, 1, 4);
+	wire_put_le32(m + XDP_SOURCE_TIME_NS, ns);
+	wire_put_le32(m + XDP_SYMBOL_INDEX, index);
+	wire_put_le32(m + XDP_SYMBOL_SEQ_NUM, 1);
 	return m;
 }
 
-/* SourceTime 4, SourceTimeNS 8, SymbolIndex 12. */
+/* SourceTime, SourceTimeNS, SymbolIndex. */
 static uint8_t *timed_msg(struct pkt *p, uint16_t type, uint16_t len, uint32_t sec, uint32_t ns,
 			  uint32_t index)
 {
 	uint8_t *m = pkt_msg(p, type, len);
 
-	put_le(m + 4, sec, 4);
-	put_le(m + 8, ns, 4);
-	put_le(m + 12, index, 4);
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME, sec);
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME_NS, ns);
+	wire_put_le32(m + XDP_TIMED_SYMBOL_INDEX, index);
 	return m;
 }
 
 static void msg_mapping(struct pkt *p, uint32_t index, const char *symbol, uint8_t scale,
 			uint8_t system_id)
 {
-	uint8_t *m = pkt_msg(p, 3, 44);
+	uint8_t *m = pkt_msg(p, XDP_SYMBOL_MAPPING, XDP_SYMBOL_MAPPING_LEN);
 
-	put_le(m + 4, index, 4);
-	memcpy(m + 8, symbol, strlen(symbol));	/* NUL padded */
-	put_le(m + 20, 1, 2);			/* NYSE */
-	m[22] = system_id;
-	m[23] = 'N';
-	m[24] = scale;
-	m[25] = 'C';
-	put_le(m + 26, 100, 2);
-	m[37] = 'Y';
-	put_le(m + 38, 100, 2);
-	put_le(m + 40, 100, 2);
+	wire_put_le32(m + XDP_MAPPING_INDEX, index);
+	memcpy(m + XDP_MAPPING_SYMBOL, symbol, strlen(symbol));	/* NUL padded */
+	wire_put_le16(m + XDP_MAPPING_MARKET_ID, 1);			/* NYSE */
+	m[XDP_MAPPING_SYSTEM_ID] = system_id;
+	m[XDP_MAPPING_EXCHANGE] = 'N';
+	m[XDP_MAPPING_SCALE] = scale;
+	m[XDP_MAPPING_SECURITY_TYPE] = 'C';
+	wire_put_le16(m + XDP_MAPPING_LOT_SIZE, 100);
+	m[XDP_MAPPING_ROUND_LOT] = 'Y';
+	wire_put_le16(m + XDP_MAPPING_MPV, 100);
+	wire_put_le16(m + XDP_MAPPING_UNIT_OF_TRADE, 100);
 }
 
 static void msg_time_reference(struct pkt *p, uint32_t id, uint32_t sec)
 {
-	uint8_t *m = pkt_msg(p, 2, 16);
+	uint8_t *m = pkt_msg(p, XDP_TIME_REFERENCE, XDP_TIME_REFERENCE_LEN);
 
-	put_le(m + 4, id, 4);
-	put_le(m + 12, sec, 4);
+	wire_put_le32(m + XDP_TIME_REFERENCE_ID, id);
+	wire_put_le32(m + XDP_TIME_REFERENCE_TIME, sec);
 }
 
 static void msg_add(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order, int32_t price,
 		    uint32_t volume, char side, const char *firm)
 {
-	uint8_t *m = order_msg(p, 100, 39, ns, index);
+	uint8_t *m = order_msg(p, XDP_ADD_ORDER, XDP_ADD_ORDER_LEN, ns, index);
 
-	put_le(m + 16, order, 8);
-	put_le(m + 24, (uint32_t)price, 4);
-	put_le(m + 28, volume, 4);
-	m[32] = (uint8_t)side;
-	put_text(m + 33, firm, 5);
+	wire_put_le64(m + XDP_ORDER_ID, order);
+	wire_put_le32(m + XDP_ADD_PRICE, (uint32_t)price);
+	wire_put_le32(m + XDP_ADD_VOLUME, volume);
+	m[XDP_ADD_SIDE] = (uint8_t)side;
+	put_text(m + XDP_ADD_FIRM, firm, XDP_FIRM_LEN);
 }
 
 static void msg_modify(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order, int32_t price,
 		       uint32_t volume, char side)
 {
-	uint8_t *m = order_msg(p, 101, 35, ns, index);
+	uint8_t *m = order_msg(p, XDP_MODIFY_ORDER, XDP_MODIFY_ORDER_LEN, ns, index);
 
-	put_le(m + 16, order, 8);
-	put_le(m + 24, (uint32_t)price, 4);
-	put_le(m + 28, volume, 4);
-	m[33] = (uint8_t)side;
+	wire_put_le64(m + XDP_ORDER_ID, order);
+	wire_put_le32(m + XDP_MODIFY_PRICE, (uint32_t)price);
+	wire_put_le32(m + XDP_MODIFY_VOLUME, volume);
+	m[XDP_MODIFY_SIDE] = (uint8_t)side;
 }
 
 static void msg_delete(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order)
 {
-	put_le(order_msg(p, 102, 25, ns, index) + 16, order, 8);
+	uint8_t *m = order_msg(p, XDP_DELETE_ORDER, XDP_DELETE_ORDER_LEN, ns, index);
+
+	wire_put_le64(m + XDP_ORDER_ID, order);
 }
 
 static void msg_execution(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order,
 			  uint32_t trade, int32_t price, uint32_t volume, uint8_t printable)
 {
-	uint8_t *m = order_msg(p, 103, 42, ns, index);
+	uint8_t *m = order_msg(p, XDP_ORDER_EXECUTION, XDP_ORDER_EXECUTION_LEN, ns, index);
 
-	put_le(m + 16, order, 8);
-	put_le(m + 24, trade, 4);
-	put_le(m + 28, (uint32_t)price, 4);
-	put_le(m + 32, volume, 4);
-	m[36] = printable;
-	memcpy(m + 38, "@   ", 4);
+	wire_put_le64(m + XDP_ORDER_ID, order);
+	wire_put_le32(m + XDP_EXECUTION_TRADE_ID, trade);
+	wire_put_le32(m + XDP_EXECUTION_PRICE, (uint32_t)price);
+	wire_put_le32(m + XDP_EXECUTION_VOLUME, volume);
+	m[XDP_EXECUTION_PRINTABLE] = printable;
+	memcpy(m + XDP_EXECUTION_CONDITIONS, "@   ", XDP_CONDITIONS_LEN);
 }
 
 static void msg_replace(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order,
 			uint64_t new_order, int32_t price, uint32_t volume, char side)
 {
-	uint8_t *m = order_msg(p, 104, 42, ns, index);
+	uint8_t *m = order_msg(p, XDP_REPLACE_ORDER, XDP_REPLACE_ORDER_LEN, ns, index);
 
-	put_le(m + 16, order, 8);
-	put_le(m + 24, new_order, 8);
-	put_le(m + 32, (uint32_t)price, 4);
-	put_le(m + 36, volume, 4);
-	m[40] = (uint8_t)side;
+	wire_put_le64(m + XDP_ORDER_ID, order);
+	wire_put_le64(m + XDP_REPLACE_NEW_ORDER_ID, new_order);
+	wire_put_le32(m + XDP_REPLACE_PRICE, (uint32_t)price);
+	wire_put_le32(m + XDP_REPLACE_VOLUME, volume);
+	m[XDP_REPLACE_SIDE] = (uint8_t)side;
 }
 
 static void msg_status(struct pkt *p, uint32_t ns, uint32_t index, char code, char halt,
 		       char market)
 {
-	uint8_t *m = timed_msg(p, 34, 46, SEC_0930, ns, index);
+	uint8_t *m = timed_msg(p, XDP_SECURITY_STATUS, XDP_SECURITY_STATUS_LEN, SEC_0930, ns, index);
 
-	m[20] = (uint8_t)code;
-	m[21] = (uint8_t)halt;
-	m[34] = ' ';
-	m[43] = '~';
-	m[44] = (uint8_t)market;
+	m[XDP_STATUS_STATUS] = (uint8_t)code;
+	m[XDP_STATUS_HALT_CONDITION] = (uint8_t)halt;
+	m[XDP_STATUS_SSR_EXCHANGE] = ' ';
+	m[XDP_STATUS_SSR_STATE] = '~';
+	m[XDP_STATUS_MARKET_STATE] = (uint8_t)market;
 }
 
 static void msg_clear(struct pkt *p, uint32_t ns, uint32_t index)
 {
-	timed_msg(p, 32, 20, SEC_0930, ns, index);
+	timed_msg(p, XDP_SYMBOL_CLEAR, XDP_SYMBOL_CLEAR_LEN, SEC_0930, ns, index);
 }
 
 static void msg_add_refresh(struct pkt *p, uint32_t ns, uint32_t index, uint64_t order,
 			    int32_t price, uint32_t volume, char side)
 {
-	uint8_t *m = timed_msg(p, 106, 43, SEC_0930, ns, index);
+	uint8_t *m = timed_msg(p, XDP_ADD_ORDER_REFRESH, XDP_ADD_ORDER_REFRESH_LEN, SEC_0930, ns,
+			       index);
 
-	put_le(m + 20, order, 8);
-	put_le(m + 28, (uint32_t)price, 4);
-	put_le(m + 32, volume, 4);
-	m[36] = (uint8_t)side;
-	put_text(m + 37, "", 5);
+	wire_put_le64(m + XDP_REFRESH_ORDER_ID, order);
+	wire_put_le32(m + XDP_REFRESH_PRICE, (uint32_t)price);
+	wire_put_le32(m + XDP_REFRESH_VOLUME, volume);
+	m[XDP_REFRESH_SIDE] = (uint8_t)side;
+	put_text(m + XDP_REFRESH_FIRM, "", XDP_FIRM_LEN);
 }
 
 /* A Sequence Number Reset in its own packet at SeqNum 1 (notes: Control messages, type 1). */
@@ -246,12 +250,12 @@ static void send_reset(int line, uint32_t sec, uint32_t ns)
 	struct pkt p;
 	uint8_t *m;
 
-	pkt_begin(&p, 1, 12);
-	m = pkt_msg(&p, 1, 14);
-	put_le(m + 4, sec, 4);
-	put_le(m + 8, ns, 4);
-	m[12] = 11;
-	m[13] = 1;
+	pkt_begin(&p, 1, XDP_DELIVERY_SEQUENCE_RESET);
+	m = pkt_msg(&p, XDP_SEQUENCE_RESET, XDP_SEQUENCE_RESET_LEN);
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME, sec);
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME_NS, ns);
+	m[XDP_RESET_PRODUCT_ID] = 11;	/* NYSE Integrated */
+	m[XDP_RESET_CHANNEL_ID] = 1;
 	send_pkt(line, &p);
 }
 
@@ -652,7 +656,7 @@ START_TEST(test_xdp_golden_bytes_of_every_message_type)
 		      p.b[16] | p.b[17] << 8);
 	p.len = (uint32_t)(16 + n);
 	p.b[3] = 1;
-	put_le(p.b, p.len, 2);
+	wire_put_le16(p.b, p.len);
 	send_pkt(line_a, &p);
 	ck_assert_msg(total_errors(line_a) == 0, "%s: decode errors", golden[i].name);
 	ck_assert_uint_eq(counters(line_a)->messages, 5);
@@ -688,8 +692,8 @@ START_TEST(test_xdp_raw_view_names_every_type_and_tells_the_versions_apart)
 		const struct feed_msg_layout *l;
 
 		memset(m, 0, sizeof(m));
-		put_le(m, types[i].len, 2);
-		put_le(m + 2, types[i].type, 2);
+		wire_put_le16(m, types[i].len);
+		wire_put_le16(m + 2, types[i].type);
 		l = feed_raw_layout(FEED_PROTO_XDP, m, types[i].len);
 		ck_assert_ptr_nonnull(l);
 		ck_assert_str_eq(l->name, types[i].name);
@@ -699,21 +703,21 @@ START_TEST(test_xdp_raw_view_names_every_type_and_tells_the_versions_apart)
 	}
 	/* Modify and Replace: a Side (Pillar) or parity splits (2.1). */
 	memset(m, 0, sizeof(m));
-	put_le(m + 2, 101, 2);
+	wire_put_le16(m + 2, 101);
 	ck_assert_str_eq(feed_raw_layout(FEED_PROTO_XDP, m, 35)->name, "Modify Order (XDP 2.1)");
 	m[33] = 'S';
 	ck_assert_str_eq(feed_raw_layout(FEED_PROTO_XDP, m, 35)->name, "Modify Order");
-	put_le(m + 2, 104, 2);
+	wire_put_le16(m + 2, 104);
 	m[40] = 'B';
 	ck_assert_str_eq(feed_raw_layout(FEED_PROTO_XDP, m, 42)->name, "Replace Order");
 	/* Execution and Non-Displayed Trade: trade conditions (text) or DBExecID. */
-	put_le(m + 2, 103, 2);
+	wire_put_le16(m + 2, 103);
 	memcpy(m + 38, "@ F ", 4);
 	ck_assert_str_eq(feed_raw_layout(FEED_PROTO_XDP, m, 42)->name, "Order Execution");
-	put_le(m + 2, 110, 2);
+	wire_put_le16(m + 2, 110);
 	memcpy(m + 29, "\xa8\x0a\0\0", 4);
 	ck_assert_str_eq(feed_raw_layout(FEED_PROTO_XDP, m, 33)->name, "Non-Displayed Trade (XDP 2.1)");
-	put_le(m + 2, 99, 2);
+	wire_put_le16(m + 2, 99);
 	ck_assert_ptr_null(feed_raw_layout(FEED_PROTO_XDP, m, 33));
 	ck_assert_uint_eq(feed_raw_type(FEED_PROTO_XDP, m, 33), 99);
 }
@@ -871,10 +875,10 @@ static void msg_refresh_header(struct pkt *p, uint16_t current, uint16_t total, 
 {
 	uint8_t *m = pkt_msg(p, 35, first ? 16 : 8);
 
-	put_le(m + 4, current, 2);
-	put_le(m + 6, total, 2);
+	wire_put_le16(m + 4, current);
+	wire_put_le16(m + 6, total);
 	if (first)
-		put_le(m + 8, last_seq, 4);
+		wire_put_le32(m + 8, last_seq);
 }
 
 static int adds_of(uint64_t order)
@@ -1255,7 +1259,7 @@ START_TEST(test_xdp_packet_size_must_match_the_datagram)
 	harness_payload(&h, line_a, p.b, p.len - 1);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);
 	/* Below the header size. */
-	put_le(p.b, 8, 2);
+	wire_put_le16(p.b, 8);
 	harness_payload(&h, line_a, p.b, p.len);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_LENGTH], 2);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 1);
@@ -1271,7 +1275,7 @@ START_TEST(test_xdp_message_size_below_four_stops_the_packet)
 	h.n = 0;
 	pkt_begin(&p, 4, 11);
 	msg_add(&p, 1, ZVZZT, 1, 200000, 100, 'B', "");
-	put_le(pkt_msg(&p, 100, 39), 3, 2);	/* MsgSize 3 */
+	wire_put_le16(pkt_msg(&p, 100, 39), 3);	/* MsgSize 3 */
 	send_pkt(line_a, &p);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_LENGTH], 1);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 1);
@@ -1295,7 +1299,7 @@ START_TEST(test_xdp_message_past_the_packet_is_truncated_and_b_fills_it)
 	msg_add(&p, 1, ZVZZT, 1, 200000, 100, 'B', "");
 	msg_add(&p, 2, ZVZZT, 2, 200000, 100, 'B', "");
 	cut = p;
-	put_le(cut.b + 16 + 39, 200, 2);	/* the second says 200 bytes */
+	wire_put_le16(cut.b + 16 + 39, 200);	/* the second says 200 bytes */
 	send_pkt(line_a, &cut);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_TRUNCATED], 1);
 	ck_assert_uint_eq(harness_count(&h, WB_EV_ADD), 1);
@@ -1382,8 +1386,8 @@ START_TEST(test_xdp_unknown_short_and_long_messages_are_stepped_over_by_their_si
 	pkt_msg(&p, 15, 20);			/* a Refresh Request: TCP only */
 	msg_add(&p, 1, ZVZZT, 1, 200000, 100, 'B', "");
 	m = pkt_msg(&p, 102, 30);		/* a longer Delete: its known prefix */
-	put_le(m + 8, ZVZZT, 4);
-	put_le(m + 16, 1, 8);
+	wire_put_le32(m + 8, ZVZZT);
+	wire_put_le64(m + 16, 1);
 	send_pkt(line_a, &p);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_UNKNOWN_TYPE], 1);
 	ck_assert_uint_eq(counters(line_a)->errors[FEED_ERR_BAD_LENGTH], 1);

@@ -19,13 +19,10 @@
 
 #include "gen/gen_proto.h"
 #include "gen/gen_sip.h"
+#include "wire/bytes.h"
+#include "wire/cqs.h"
 
 #define CQS_MAX_BLOCK 1000		/* the spec's largest block */
-#define CQS_BLOCK_HEADER 20
-#define CQS_MSG_HEADER 26
-#define CQS_LONG_QUOTE 87
-#define CQS_SHORT_QUOTE 41
-#define CQS_SYMBOL_REFERENCE 209
 #define CQS_BLOCK_WINDOW_NS 50000	/* messages further apart go in another block */
 #define CQS_LINE_INTEGRITY_NS 1000000000ull
 #define CQS_MAX_IDLE_INTEGRITY 3
@@ -46,14 +43,10 @@ struct gen_cqs {
 	uint64_t blocks, messages, quotes, nbbo_changes, integrity, sent, dropped, duplicated;
 };
 
-static void be16(uint8_t *p, uint64_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static void be32(uint8_t *p, uint64_t v) { be16(p, v >> 16); be16(p + 2, v); }
-static void be64(uint8_t *p, uint64_t v) { be32(p, v >> 32); be32(p + 4, v); }
-
 static void put_time(uint8_t *p, uint64_t epoch_ns)
 {
-	be32(p, epoch_ns / NS_PER_SEC);
-	be32(p + 4, epoch_ns % NS_PER_SEC);
+	wire_put_be32(p, epoch_ns / NS_PER_SEC);
+	wire_put_be32(p + CQS_TIME_LEN / 2, epoch_ns % NS_PER_SEC);
 }
 
 static uint8_t participant(uint8_t venue)
@@ -77,7 +70,7 @@ static uint16_t checksum(const uint8_t *p, uint32_t len)
 	uint32_t sum = 0;
 
 	for (uint32_t i = 0; i < len; i++)
-		if (i != 18 && i != 19)
+		if (i != CQS_BLOCK_CHECKSUM && i != CQS_BLOCK_CHECKSUM + 1)
 			sum += p[i];
 	return (uint16_t)sum;
 }
@@ -86,9 +79,9 @@ static int send_block(struct gen_cqs *g, uint8_t *p, uint32_t len, uint64_t sip_
 {
 	int n;
 
-	be16(p + 1, len);
-	put_time(p + 10, g->cfg.midnight_ns + sip_ts);
-	be16(p + 18, checksum(p, len));
+	wire_put_be16(p + CQS_BLOCK_SIZE, len);
+	put_time(p + CQS_BLOCK_SIP_TIME, g->cfg.midnight_ns + sip_ts);
+	wire_put_be16(p + CQS_BLOCK_CHECKSUM, checksum(p, len));
 	n = gen_sink_send(&g->cfg.sink, g->cfg.midnight_ns + sip_ts, g->cfg.a_ip, g->cfg.a_port,
 			  g->cfg.b_ip, g->cfg.b_port, g->cfg.ab, p, len);
 	if (n < 0)
@@ -100,33 +93,33 @@ static int send_block(struct gen_cqs *g, uint8_t *p, uint32_t len, uint64_t sip_
 
 static void block_header(uint8_t *p, uint32_t seq, uint8_t count)
 {
-	memset(p, 0, CQS_BLOCK_HEADER);
-	p[0] = 2;
-	p[3] = 'Q';
-	p[4] = 'O';
-	be32(p + 5, seq);
-	p[9] = count;
+	memset(p, 0, CQS_BLOCK_HEADER_LEN);
+	p[CQS_BLOCK_VERSION] = CQS_MAX_VERSION;		/* Pillar output */
+	p[CQS_BLOCK_FEED] = CQS_FEED_INDICATOR;
+	p[CQS_BLOCK_RETRANSMISSION] = CQS_ORIGINAL;
+	wire_put_be32(p + CQS_BLOCK_SEQUENCE, seq);
+	p[CQS_BLOCK_MESSAGES] = count;
 }
 
 static void message_header(uint8_t *m, uint16_t len, char category, char type, uint8_t who,
 			   uint64_t epoch_ns, uint8_t id)
 {
 	memset(m, 0, len);
-	be16(m, len);
-	m[2] = (uint8_t)category;
-	m[3] = (uint8_t)type;
-	m[4] = who;
-	put_time(m + 5, epoch_ns);
-	m[13] = id;
+	wire_put_be16(m + CQS_MSG_LENGTH, len);
+	m[CQS_MSG_CATEGORY] = (uint8_t)category;
+	m[CQS_MSG_TYPE] = (uint8_t)type;
+	m[CQS_MSG_PARTICIPANT] = who;
+	put_time(m + CQS_MSG_TIMESTAMP1, epoch_ns);
+	m[CQS_MSG_ID] = id;
 }
 
 /* A control message alone in its block. */
 static int send_control(struct gen_cqs *g, char type, uint32_t seq, uint64_t ts)
 {
-	uint8_t p[CQS_BLOCK_HEADER + CQS_MSG_HEADER];
+	uint8_t p[CQS_BLOCK_HEADER_LEN + CQS_MSG_HEADER_LEN];
 
 	block_header(p, seq, 1);
-	message_header(p + CQS_BLOCK_HEADER, CQS_MSG_HEADER, 'C', type, 'S',
+	message_header(p + CQS_BLOCK_HEADER_LEN, CQS_MSG_HEADER_LEN, 'C', type, 'S',
 		       g->cfg.midnight_ns + ts, 1);
 	return send_block(g, p, sizeof(p), ts);
 }
@@ -167,7 +160,7 @@ static int flush_block(struct gen_cqs *g)
 			rc = send_block(g, g->block, g->len, g->block_sip_ts);
 		}
 	}
-	g->len = CQS_BLOCK_HEADER;
+	g->len = CQS_BLOCK_HEADER_LEN;
 	g->count = 0;
 	return rc;
 }
@@ -179,13 +172,13 @@ static uint8_t *append(struct gen_cqs *g, uint64_t ts, uint16_t len)
 
 	if (room > CQS_MAX_BLOCK)
 		room = CQS_MAX_BLOCK;
-	if (g->count && (g->len + len + 1 > room || g->count == 255 ||
+	if (g->count && (g->len + len + 1 > room || g->count == UINT8_MAX ||
 			 ts - g->block_first_ts > CQS_BLOCK_WINDOW_NS)) {
 		if (flush_block(g))
 			g->error = true;
 	}
 	if (!g->count) {
-		g->len = CQS_BLOCK_HEADER;
+		g->len = CQS_BLOCK_HEADER_LEN;
 		g->block_first_ts = ts;
 		g->block_seq = g->next_seq;
 	}
@@ -236,24 +229,26 @@ static char nbbo_code(int *bid, int *offer)
 static uint8_t *put_appendage(uint8_t *p, int news, const struct gen_sip_best *b)
 {
 	if (news == NEWS_SHORT) {
-		p[0] = participant(b->venue);
-		be16(p + 1, (uint64_t)(b->price / (WB_PRICE_SCALE / 100)));
-		be16(p + 3, b->qty);
-		return p + 5;
+		p[CQS_APPENDAGE_PARTICIPANT] = participant(b->venue);
+		wire_put_be16(p + CQS_SHORT_APPENDAGE_PRICE,
+			      (uint64_t)(b->price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(p + CQS_SHORT_APPENDAGE_SIZE, b->qty);
+		return p + CQS_SHORT_APPENDAGE_LEN;
 	}
 	if (news != NEWS_LONG)
 		return p;
-	p[0] = participant(b->venue);
-	p[1] = 'R';
-	be64(p + 2, (uint64_t)(b->price / 100));
-	be32(p + 10, b->qty);
-	memset(p + 14, ' ', 4);
-	return p + 18;
+	p[CQS_APPENDAGE_PARTICIPANT] = participant(b->venue);
+	p[CQS_LONG_APPENDAGE_CONDITION] = 'R';
+	wire_put_be64(p + CQS_LONG_APPENDAGE_PRICE, (uint64_t)(b->price / 100));
+	wire_put_be32(p + CQS_LONG_APPENDAGE_SIZE, b->qty);
+	memset(p + CQS_LONG_APPENDAGE_MMID, ' ', 4);
+	return p + CQS_LONG_APPENDAGE_LEN;
 }
 
 static uint16_t appendage_len(int news)
 {
-	return news == NEWS_SHORT ? 5 : news == NEWS_LONG ? 18 : 0;
+	return news == NEWS_SHORT ? CQS_SHORT_APPENDAGE_LEN :
+	       news == NEWS_LONG ? CQS_LONG_APPENDAGE_LEN : 0;
 }
 
 /* The quote of venue for symbol, with the NBBO news it brings. */
@@ -280,35 +275,35 @@ static void quote(struct gen_cqs *g, const struct gen_flow *flow, uint32_t symbo
 	       gen_sip_fits_short(q.ask.price, q.ask.qty) &&
 	       (bid == NEWS_UNCHANGED || bid == NEWS_QUOTE || bid == NEWS_NONE || bid == NEWS_SHORT) &&
 	       (offer != NEWS_LONG);
-	len = (uint16_t)((shrt ? CQS_SHORT_QUOTE : CQS_LONG_QUOTE) + appendage_len(bid) +
+	len = (uint16_t)((shrt ? CQS_SHORT_QUOTE_LEN : CQS_LONG_QUOTE_LEN) + appendage_len(bid) +
 			 appendage_len(offer));
 	m = append(g, gen_sip_clock_time(&g->clock, ts), len);
 	message_header(m, len, 'Q', shrt ? 'Q' : 'L', participant(venue), g->cfg.midnight_ns + ts,
 		       (uint8_t)g->count);
 	if (shrt) {
-		memset(m + 26, ' ', 5);
-		memcpy(m + 26, s->ticker, tlen);
-		be16(m + 31, (uint64_t)(q.bid.price / (WB_PRICE_SCALE / 100)));
-		be16(m + 33, q.bid.qty);
-		be16(m + 35, (uint64_t)(q.ask.price / (WB_PRICE_SCALE / 100)));
-		be16(m + 37, q.ask.qty);
-		m[39] = (uint8_t)s->market;
-		m[40] = (uint8_t)code;
-		p = m + CQS_SHORT_QUOTE;
+		memset(m + CQS_SYMBOL, ' ', CQS_SHORT_SYMBOL_LEN);
+		memcpy(m + CQS_SYMBOL, s->ticker, tlen);
+		wire_put_be16(m + CQS_SHORT_BID_PRICE, (uint64_t)(q.bid.price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(m + CQS_SHORT_BID_SIZE, q.bid.qty);
+		wire_put_be16(m + CQS_SHORT_ASK_PRICE, (uint64_t)(q.ask.price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(m + CQS_SHORT_ASK_SIZE, q.ask.qty);
+		m[CQS_SHORT_LISTING] = (uint8_t)s->market;
+		m[CQS_SHORT_NBBO] = (uint8_t)code;
+		p = m + CQS_SHORT_QUOTE_LEN;
 	} else {
-		memset(m + 26, ' ', CQS_LONG_QUOTE - 26);
-		memcpy(m + 26, s->ticker, tlen);
-		m[37] = '0';
-		m[38] = 'R';
-		be64(m + 40, (uint64_t)(q.bid.price / 100));
-		be32(m + 48, q.bid.qty);
-		be64(m + 52, (uint64_t)(q.ask.price / 100));
-		be32(m + 60, q.ask.qty);
-		memset(m + 72, 0, 8);
-		m[81] = (uint8_t)s->market;
-		m[82] = '0';
-		m[86] = (uint8_t)code;
-		p = m + CQS_LONG_QUOTE;
+		memset(m + CQS_SYMBOL, ' ', CQS_LONG_QUOTE_LEN - CQS_SYMBOL);
+		memcpy(m + CQS_SYMBOL, s->ticker, tlen);
+		m[CQS_LONG_INSTRUMENT_TYPE] = '0';
+		m[CQS_LONG_CONDITION] = 'R';
+		wire_put_be64(m + CQS_LONG_BID_PRICE, (uint64_t)(q.bid.price / 100));
+		wire_put_be32(m + CQS_LONG_BID_SIZE, q.bid.qty);
+		wire_put_be64(m + CQS_LONG_ASK_PRICE, (uint64_t)(q.ask.price / 100));
+		wire_put_be32(m + CQS_LONG_ASK_SIZE, q.ask.qty);
+		memset(m + CQS_LONG_TIMESTAMP2, 0, CQS_TIME_LEN);
+		m[CQS_LONG_LISTING] = (uint8_t)s->market;
+		m[CQS_LONG_FSI] = '0';
+		m[CQS_LONG_NBBO] = (uint8_t)code;
+		p = m + CQS_LONG_QUOTE_LEN;
 	}
 	p = put_appendage(p, bid, &nbbo.bid);
 	put_appendage(p, offer, &nbbo.ask);
@@ -320,21 +315,21 @@ static void quote(struct gen_cqs *g, const struct gen_flow *flow, uint32_t symbo
 
 static void symbol_reference(struct gen_cqs *g, const struct gen_symbol *s, uint64_t ts)
 {
-	uint8_t *m = append(g, ts, CQS_SYMBOL_REFERENCE);
+	uint8_t *m = append(g, ts, CQS_SYMBOL_REFERENCE_LEN);
 
-	message_header(m, CQS_SYMBOL_REFERENCE, 'A', 'S', 'S', g->cfg.midnight_ns + ts,
+	message_header(m, CQS_SYMBOL_REFERENCE_LEN, 'A', 'S', 'S', g->cfg.midnight_ns + ts,
 		       (uint8_t)g->count);
-	memset(m + 26, ' ', CQS_SYMBOL_REFERENCE - 26);
-	memcpy(m + 26, s->ticker, gen_sip_ticker_len(s));
-	m[48] = (uint8_t)s->market;
-	memset(m + 49, 0, 16);
-	be16(m + 65, s->round_lot);
-	m[68] = '1';
-	memset(m + 69, 0, 4);
-	m[73] = '0';
-	m[74] = '0';
-	m[75] = '0';
-	m[78] = '0';
+	memset(m + CQS_SYMBOL, ' ', CQS_SYMBOL_REFERENCE_LEN - CQS_SYMBOL);
+	memcpy(m + CQS_SYMBOL, s->ticker, gen_sip_ticker_len(s));
+	m[CQS_REFERENCE_LISTING] = (uint8_t)s->market;
+	memset(m + CQS_REFERENCE_PREV_CLOSE, 0, 16);	/* both closing prices */
+	wire_put_be16(m + CQS_REFERENCE_ROUND_LOT, s->round_lot);
+	m[CQS_REFERENCE_LULD_TIER] = '1';
+	memset(m + CQS_REFERENCE_LEVERAGE, 0, 4);
+	m[CQS_REFERENCE_TEST] = '0';
+	m[CQS_REFERENCE_IPO] = '0';
+	m[CQS_REFERENCE_FSI] = '0';
+	m[CQS_REFERENCE_INSTRUMENT_TYPE] = '0';
 }
 
 static int cqs_enc_action(void *enc, const struct gen_flow *flow, const struct gen_action *a)
@@ -403,7 +398,7 @@ static int cqs_enc_init(void *enc, const struct gen_encoder_config *cfg)
 
 	memset(g, 0, sizeof(*g));
 	g->cfg = *cfg;
-	g->len = CQS_BLOCK_HEADER;
+	g->len = CQS_BLOCK_HEADER_LEN;
 	gen_sip_clock_init(&g->clock, cfg->sip_lag, cfg->seed, cfg->sip_lag_record);
 	return 0;
 }
@@ -436,7 +431,7 @@ static void cqs_enc_summary(const void *enc, const struct gen_flow *flow, FILE *
 const struct gen_proto gen_proto_cqs = {
 	.size = sizeof(struct gen_cqs),
 	.writes_files = false,
-	.min_payload = CQS_BLOCK_HEADER + CQS_SYMBOL_REFERENCE + 1,
+	.min_payload = CQS_BLOCK_HEADER_LEN + CQS_SYMBOL_REFERENCE_LEN + 1,
 	.init = cqs_enc_init,
 	.action = cqs_enc_action_first,
 	.finish = cqs_enc_finish,

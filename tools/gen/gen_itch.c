@@ -2,14 +2,14 @@
 /* ITCH 5.0 / MoldUDP64 encoder for the generator (see gen_itch.h). */
 #include "gen/gen_itch.h"
 #include "gen/gen_proto.h"
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
+#include "wire/itch50.h"
+#include "wire/moldudp64.h"
 
 #include <inttypes.h>
 
 #include <string.h>
 
-#define MOLD_HEADER 20
-#define MOLD_END_OF_SESSION 0xffff
 #define PRICE4_DIVISOR (WB_PRICE_SCALE / 10000)
 /* Receive time in the pcap: the exchange time plus a wire delay. */
 
@@ -18,13 +18,13 @@ static uint32_t price4(int64_t price)
 	return (uint32_t)(price / PRICE4_DIVISOR);
 }
 
-/* Type, locate, tracking number (0) and timestamp: the common 11 bytes. */
+/* Type, locate, tracking number (0) and timestamp: every message's header. */
 static void header(uint8_t *m, char type, uint16_t locate, uint64_t ts)
 {
-	m[0] = (uint8_t)type;
-	put_be16(m + 1, locate);
-	put_be16(m + 3, 0);
-	put_be48(m + 5, ts);
+	m[ITCH_TYPE] = (uint8_t)type;
+	wire_put_be16(m + ITCH_LOCATE, locate);
+	wire_put_be16(m + ITCH_TRACKING, 0);
+	wire_put_be48(m + ITCH_TIMESTAMP, ts);
 }
 
 uint32_t gen_itch_encode(const struct gen_flow *flow, const struct gen_action *a, uint8_t *m)
@@ -35,91 +35,91 @@ uint32_t gen_itch_encode(const struct gen_flow *flow, const struct gen_action *a
 
 	switch (a->kind) {
 	case GEN_SYSTEM:
-		header(m, 'S', 0, a->ts);
-		m[11] = (uint8_t)a->code;
-		return 12;
+		header(m, ITCH_SYSTEM_EVENT, 0, a->ts);
+		m[ITCH_SYSTEM_EVENT_CODE] = (uint8_t)a->code;
+		return ITCH_SYSTEM_EVENT_LEN;
 	case GEN_SYMBOL:
-		header(m, 'R', locate, a->ts);
-		memcpy(m + 11, s->ticker, 8);
-		m[19] = (uint8_t)s->market;
-		m[20] = 'N';			/* financial status: normal */
-		put_be32(m + 21, s->round_lot);
-		m[25] = 'N';			/* round lots only */
-		m[26] = 'C';			/* issue classification: common stock */
-		memcpy(m + 27, "Z ", 2);	/* issue sub-type: n/a */
-		m[29] = 'P';			/* authenticity: live */
-		m[30] = 'N';			/* short sale threshold */
-		m[31] = ' ';			/* IPO flag */
-		m[32] = s->mid >= WB_PRICE_SCALE ? '1' : '2'; /* LULD tier */
-		m[33] = 'N';			/* ETP flag */
-		put_be32(m + 34, 0);		/* ETP leverage */
-		m[38] = 'N';			/* inverse */
-		return 39;
+		header(m, ITCH_STOCK_DIRECTORY, locate, a->ts);
+		memcpy(m + ITCH_DIRECTORY_STOCK, s->ticker, ITCH_STOCK_LEN);
+		m[ITCH_DIRECTORY_MARKET] = (uint8_t)s->market;
+		m[ITCH_DIRECTORY_FSI] = 'N';			/* normal */
+		wire_put_be32(m + ITCH_DIRECTORY_ROUND_LOT, s->round_lot);
+		m[ITCH_DIRECTORY_LOTS_ONLY] = 'N';
+		m[ITCH_DIRECTORY_CLASS] = 'C';			/* common stock */
+		memcpy(m + ITCH_DIRECTORY_SUBTYPE, "Z ", 2);	/* n/a */
+		m[ITCH_DIRECTORY_AUTHENTICITY] = 'P';		/* live */
+		m[ITCH_DIRECTORY_SSTI] = 'N';
+		m[ITCH_DIRECTORY_IPO] = ' ';
+		m[ITCH_DIRECTORY_LULD_TIER] = s->mid >= WB_PRICE_SCALE ? '1' : '2';
+		m[ITCH_DIRECTORY_ETP] = 'N';
+		wire_put_be32(m + ITCH_DIRECTORY_LEVERAGE, 0);
+		m[ITCH_DIRECTORY_INVERSE] = 'N';
+		return ITCH_STOCK_DIRECTORY_LEN;
 	case GEN_TRADING:
-		header(m, 'H', locate, a->ts);
-		memcpy(m + 11, s->ticker, 8);
-		m[19] = (uint8_t)a->code;
-		m[20] = ' ';
-		memcpy(m + 21, "    ", 4);
-		return 25;
+		header(m, ITCH_TRADING_ACTION, locate, a->ts);
+		memcpy(m + ITCH_ACTION_STOCK, s->ticker, ITCH_STOCK_LEN);
+		m[ITCH_ACTION_STATE] = (uint8_t)a->code;
+		m[ITCH_ACTION_RESERVED] = ' ';
+		memcpy(m + ITCH_ACTION_REASON, "    ", ITCH_REASON_LEN);
+		return ITCH_TRADING_ACTION_LEN;
 	case GEN_ADD:
-		header(m, a->attributed ? 'F' : 'A', locate, a->ts);
-		put_be64(m + 11, a->order_id);
-		m[19] = (uint8_t)side;
-		put_be32(m + 20, a->qty);
-		memcpy(m + 24, s->ticker, 8);
-		put_be32(m + 32, price4(a->price));
+		header(m, a->attributed ? ITCH_ADD_MPID : ITCH_ADD, locate, a->ts);
+		wire_put_be64(m + ITCH_ORDER_REF, a->order_id);
+		m[ITCH_ADD_SIDE] = (uint8_t)side;
+		wire_put_be32(m + ITCH_ADD_SHARES, a->qty);
+		memcpy(m + ITCH_ADD_STOCK, s->ticker, ITCH_STOCK_LEN);
+		wire_put_be32(m + ITCH_ADD_PRICE, price4(a->price));
 		if (!a->attributed)
-			return 36;
-		memcpy(m + 36, a->mpid, 4);
-		return 40;
+			return ITCH_ADD_LEN;
+		memcpy(m + ITCH_ADD_MPID_ATTRIBUTION, a->mpid, ITCH_MPID_LEN);
+		return ITCH_ADD_MPID_LEN;
 	case GEN_EXECUTE:
-		header(m, 'E', locate, a->ts);
-		put_be64(m + 11, a->order_id);
-		put_be32(m + 19, a->qty);
-		put_be64(m + 23, a->match_id);
-		return 31;
+		header(m, ITCH_EXECUTED, locate, a->ts);
+		wire_put_be64(m + ITCH_ORDER_REF, a->order_id);
+		wire_put_be32(m + ITCH_EXECUTED_SHARES, a->qty);
+		wire_put_be64(m + ITCH_EXECUTED_MATCH, a->match_id);
+		return ITCH_EXECUTED_LEN;
 	case GEN_EXECUTE_AT_PRICE:
-		header(m, 'C', locate, a->ts);
-		put_be64(m + 11, a->order_id);
-		put_be32(m + 19, a->qty);
-		put_be64(m + 23, a->match_id);
-		m[31] = a->printable ? 'Y' : 'N';
-		put_be32(m + 32, price4(a->price));
-		return 36;
+		header(m, ITCH_EXECUTED_PRICE, locate, a->ts);
+		wire_put_be64(m + ITCH_ORDER_REF, a->order_id);
+		wire_put_be32(m + ITCH_EXECUTED_SHARES, a->qty);
+		wire_put_be64(m + ITCH_EXECUTED_MATCH, a->match_id);
+		m[ITCH_EXECUTED_PRINTABLE] = a->printable ? 'Y' : 'N';
+		wire_put_be32(m + ITCH_EXECUTED_PRICE_PRICE, price4(a->price));
+		return ITCH_EXECUTED_PRICE_LEN;
 	case GEN_CANCEL:
-		header(m, 'X', locate, a->ts);
-		put_be64(m + 11, a->order_id);
-		put_be32(m + 19, a->qty);
-		return 23;
+		header(m, ITCH_CANCEL, locate, a->ts);
+		wire_put_be64(m + ITCH_ORDER_REF, a->order_id);
+		wire_put_be32(m + ITCH_CANCEL_SHARES, a->qty);
+		return ITCH_CANCEL_LEN;
 	case GEN_DELETE:
-		header(m, 'D', locate, a->ts);
-		put_be64(m + 11, a->order_id);
-		return 19;
+		header(m, ITCH_DELETE, locate, a->ts);
+		wire_put_be64(m + ITCH_ORDER_REF, a->order_id);
+		return ITCH_DELETE_LEN;
 	case GEN_REPLACE:
-		header(m, 'U', locate, a->ts);
-		put_be64(m + 11, a->order_id);
-		put_be64(m + 19, a->new_order_id);
-		put_be32(m + 27, a->qty);
-		put_be32(m + 31, price4(a->price));
-		return 35;
+		header(m, ITCH_REPLACE, locate, a->ts);
+		wire_put_be64(m + ITCH_ORDER_REF, a->order_id);
+		wire_put_be64(m + ITCH_REPLACE_NEW_REF, a->new_order_id);
+		wire_put_be32(m + ITCH_REPLACE_SHARES, a->qty);
+		wire_put_be32(m + ITCH_REPLACE_PRICE, price4(a->price));
+		return ITCH_REPLACE_LEN;
 	case GEN_TRADE:
-		header(m, 'P', locate, a->ts);
-		put_be64(m + 11, 0);		/* order ref: always 0 since 2010 */
-		m[19] = (uint8_t)side;
-		put_be32(m + 20, a->qty);
-		memcpy(m + 24, s->ticker, 8);
-		put_be32(m + 32, price4(a->price));
-		put_be64(m + 36, a->match_id);
-		return 44;
+		header(m, ITCH_TRADE, locate, a->ts);
+		wire_put_be64(m + ITCH_ORDER_REF, 0);	/* always 0 since 2010 */
+		m[ITCH_ADD_SIDE] = (uint8_t)side;
+		wire_put_be32(m + ITCH_ADD_SHARES, a->qty);
+		memcpy(m + ITCH_ADD_STOCK, s->ticker, ITCH_STOCK_LEN);
+		wire_put_be32(m + ITCH_ADD_PRICE, price4(a->price));
+		wire_put_be64(m + ITCH_TRADE_MATCH, a->match_id);
+		return ITCH_TRADE_LEN;
 	case GEN_CROSS:
-		header(m, 'Q', locate, a->ts);
-		put_be64(m + 11, a->qty);
-		memcpy(m + 19, s->ticker, 8);
-		put_be32(m + 27, price4(a->price));
-		put_be64(m + 31, a->match_id);
-		m[39] = (uint8_t)a->code;
-		return 40;
+		header(m, ITCH_CROSS_TRADE, locate, a->ts);
+		wire_put_be64(m + ITCH_CROSS_SHARES, a->qty);
+		memcpy(m + ITCH_CROSS_STOCK, s->ticker, ITCH_STOCK_LEN);
+		wire_put_be32(m + ITCH_CROSS_PRICE, price4(a->price));
+		wire_put_be64(m + ITCH_CROSS_MATCH, a->match_id);
+		m[ITCH_CROSS_TYPE] = (uint8_t)a->code;
+		return ITCH_CROSS_TRADE_LEN;
 	}
 	return 0;
 }
@@ -131,7 +131,7 @@ void gen_itch_init(struct gen_itch *g, const struct gen_itch_config *cfg)
 	if (!g->cfg.max_payload || g->cfg.max_payload > sizeof(g->pkt))
 		g->cfg.max_payload = GEN_ITCH_DEFAULT_PAYLOAD;
 	g->next_seq = 1;
-	g->len = MOLD_HEADER;
+	g->len = MOLD_HEADER_LEN;
 }
 
 static int sink_send(struct gen_itch *g, uint64_t ts, const uint8_t *p, uint32_t len)
@@ -148,11 +148,11 @@ static int sink_send(struct gen_itch *g, uint64_t ts, const uint8_t *p, uint32_t
 /* A header-only packet: heartbeat (count 0) or end of session (0xffff). */
 static int send_control(struct gen_itch *g, uint64_t ts, uint16_t count)
 {
-	uint8_t p[MOLD_HEADER];
+	uint8_t p[MOLD_HEADER_LEN];
 
-	memcpy(p, g->cfg.session, 10);
-	put_be64(p + 10, g->next_seq);
-	put_be16(p + 18, count);
+	memcpy(p + MOLD_SESSION, g->cfg.session, MOLD_SESSION_LEN);
+	wire_put_be64(p + MOLD_SEQUENCE, g->next_seq);
+	wire_put_be16(p + MOLD_COUNT, count);
 	g->last_sent_ts = ts;
 	g->sent_any = true;
 	return sink_send(g, ts, p, sizeof(p));
@@ -179,9 +179,9 @@ static int flush_packet(struct gen_itch *g)
 		return 0;
 	if (heartbeats_before(g, g->pkt_first_ts))
 		return -1;
-	memcpy(g->pkt, g->cfg.session, 10);
-	put_be64(g->pkt + 10, first_seq);
-	put_be16(g->pkt + 18, g->count);
+	memcpy(g->pkt + MOLD_SESSION, g->cfg.session, MOLD_SESSION_LEN);
+	wire_put_be64(g->pkt + MOLD_SEQUENCE, first_seq);
+	wire_put_be16(g->pkt + MOLD_COUNT, g->count);
 	g->next_seq += g->count;
 	g->stats.packets++;
 	g->last_sent_ts = g->pkt_last_ts;
@@ -197,7 +197,7 @@ static int flush_packet(struct gen_itch *g)
 			rc = sink_send(g, g->pkt_last_ts, g->pkt, g->len);
 		}
 	}
-	g->len = MOLD_HEADER;
+	g->len = MOLD_HEADER_LEN;
 	g->count = 0;
 	return rc;
 }
@@ -210,13 +210,14 @@ int gen_itch_action(struct gen_itch *g, const struct gen_flow *flow, const struc
 	if (!n || g->error)
 		return g->error ? -1 : 0;
 	g->stats.messages++;
-	g->stats.by_type[msg[0] & 0x7f]++;
+	g->stats.by_type[msg[ITCH_TYPE] & 0x7f]++;
 	if (g->cfg.file) {
 		if (itch_file_write(g->cfg.file, msg, (uint16_t)n))
 			g->error = 1;
 		return g->error ? -1 : 0;
 	}
-	if (g->count && (g->len + 2 + n > g->cfg.max_payload || g->count == 0xfffe ||
+	if (g->count && (g->len + MOLD_BLOCK_LENGTH_LEN + n > g->cfg.max_payload ||
+			 g->count == MOLD_END_OF_SESSION - 1 ||
 			 a->ts - g->pkt_first_ts > GEN_ITCH_PACKET_WINDOW_NS)) {
 		if (flush_packet(g))
 			g->error = 1;
@@ -224,9 +225,9 @@ int gen_itch_action(struct gen_itch *g, const struct gen_flow *flow, const struc
 	if (!g->count)
 		g->pkt_first_ts = a->ts;
 	g->pkt_last_ts = a->ts;
-	put_be16(g->pkt + g->len, (uint16_t)n);
-	memcpy(g->pkt + g->len + 2, msg, n);
-	g->len += 2 + n;
+	wire_put_be16(g->pkt + g->len, (uint16_t)n);
+	memcpy(g->pkt + g->len + MOLD_BLOCK_LENGTH_LEN, msg, n);
+	g->len += MOLD_BLOCK_LENGTH_LEN + n;
 	g->count++;
 	return g->error ? -1 : 0;
 }
@@ -315,7 +316,7 @@ static void itch_enc_summary(const void *enc, const struct gen_flow *flow, FILE 
 const struct gen_proto gen_proto_itch50 = {
 	.size = sizeof(struct gen_itch),
 	.writes_files = true,
-	.min_payload = 20 + 2 + GEN_ITCH_MAX_MESSAGE,
+	.min_payload = MOLD_HEADER_LEN + MOLD_BLOCK_LENGTH_LEN + GEN_ITCH_MAX_MESSAGE,
 	.init = itch_enc_init,
 	.action = itch_enc_action,
 	.finish = itch_enc_finish,

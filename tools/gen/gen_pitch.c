@@ -5,29 +5,20 @@
  */
 #include "gen/gen_pitch.h"
 #include "gen/gen_proto.h"
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
+#include "wire/pitch.h"
 
 #include <inttypes.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-#define HEADER_LEN 8
 #define MAX_COUNT 255			/* Hdr Count is one byte */
 #define NS_PER_SEC 1000000000ull
 #define LONG_PRICE_DIVISOR (WB_PRICE_SCALE / 10000)	/* 1e-8 -> 4 dp */
 #define SHORT_PRICE_DIVISOR (WB_PRICE_SCALE / 100)	/* 1e-8 -> 2 dp */
 #define FLASH_ID_BASE 0x7A00000000000000ull	/* far from the flow's ids */
 #define ALIAS_MIN_SLOTS 1024u
-
-enum {
-	T_TIME = 0x20, T_ADD_LONG = 0x21, T_ADD_SHORT = 0x22, T_EXECUTED = 0x23,
-	T_EXECUTED_AT_PRICE = 0x24, T_REDUCE_LONG = 0x25, T_REDUCE_SHORT = 0x26,
-	T_MODIFY_LONG = 0x27, T_MODIFY_SHORT = 0x28, T_DELETE = 0x29, T_TRADE_LONG = 0x2A,
-	T_TRADE_SHORT = 0x2B, T_END_OF_SESSION = 0x2D, T_ADD_EXPANDED = 0x2F,
-	T_TRADE_EXPANDED = 0x30, T_TRADING_STATUS = 0x31, T_AUCTION_SUMMARY = 0x96,
-	T_UNIT_CLEAR = 0x97,
-};
 
 #define MODIFY_DISPLAY 0x01
 
@@ -170,7 +161,7 @@ int gen_pitch_init(struct gen_pitch *g, const struct gen_pitch_config *cfg)
 	if (!g->cfg.max_payload || g->cfg.max_payload > 0xffff)
 		g->cfg.max_payload = GEN_PITCH_DEFAULT_PAYLOAD;
 	g->next_seq = 1;
-	g->len = HEADER_LEN;
+	g->len = PITCH_HEADER_LEN;
 	gen_rng_seed(&g->rng, cfg->seed * 31 + cfg->venue);
 	g->adds_until_flash = GEN_PITCH_FLASH_EVERY;
 	g->next_flash_id = FLASH_ID_BASE + ((uint64_t)cfg->venue << 48);
@@ -199,16 +190,16 @@ static int sink_send(struct gen_pitch *g, uint64_t ts, const uint8_t *p, uint32_
 /* A heartbeat: count 0, the sequence the unit sends next (notes: Sequencing). */
 static int heartbeats_before(struct gen_pitch *g, uint64_t ts, uint32_t next_seq)
 {
-	uint8_t p[HEADER_LEN];
+	uint8_t p[PITCH_HEADER_LEN];
 
 	for (int n = 0; g->sent_any && n < GEN_PITCH_MAX_HEARTBEATS &&
 			ts > g->last_sent_ts + GEN_PITCH_HEARTBEAT_NS; n++) {
 		uint64_t t = g->last_sent_ts + GEN_PITCH_HEARTBEAT_NS;
 
-		put_le16(p, HEADER_LEN);
-		p[2] = 0;
-		p[3] = g->cfg.unit;
-		put_le32(p + 4, next_seq);
+		wire_put_le16(p + PITCH_HDR_LENGTH, PITCH_HEADER_LEN);
+		p[PITCH_HDR_COUNT] = 0;
+		p[PITCH_HDR_UNIT] = g->cfg.unit;
+		wire_put_le32(p + PITCH_HDR_SEQUENCE, next_seq);
 		g->last_sent_ts = t;
 		if (sink_send(g, t, p, sizeof(p)))
 			return -1;
@@ -225,10 +216,10 @@ static int flush_packet(struct gen_pitch *g)
 		return 0;
 	if (heartbeats_before(g, g->pkt_first_ts, g->pkt_seq))
 		return -1;
-	put_le16(g->pkt, (uint16_t)g->len);
-	g->pkt[2] = (uint8_t)g->count;
-	g->pkt[3] = g->cfg.unit;
-	put_le32(g->pkt + 4, g->pkt_seq);
+	wire_put_le16(g->pkt + PITCH_HDR_LENGTH, (uint16_t)g->len);
+	g->pkt[PITCH_HDR_COUNT] = (uint8_t)g->count;
+	g->pkt[PITCH_HDR_UNIT] = g->cfg.unit;
+	wire_put_le32(g->pkt + PITCH_HDR_SEQUENCE, g->pkt_seq);
 	g->stats.packets++;
 	g->last_sent_ts = g->pkt_last_ts;
 	g->sent_any = true;
@@ -242,7 +233,7 @@ static int flush_packet(struct gen_pitch *g)
 			rc = sink_send(g, g->pkt_last_ts, g->pkt, g->len);
 		}
 	}
-	g->len = HEADER_LEN;
+	g->len = PITCH_HEADER_LEN;
 	g->count = 0;
 	return rc;
 }
@@ -264,8 +255,8 @@ static uint8_t *append_raw(struct gen_pitch *g, uint64_t ts, uint8_t type, uint8
 	g->pkt_last_ts = ts;
 	m = g->pkt + g->len;
 	memset(m, 0, len);
-	m[0] = len;
-	m[1] = type;
+	m[PITCH_MSG_LENGTH] = len;
+	m[PITCH_MSG_TYPE] = type;
 	g->len += len;
 	g->count++;
 	g->next_seq++;
@@ -284,12 +275,12 @@ static uint8_t *append(struct gen_pitch *g, uint64_t ts, uint8_t type, uint8_t l
 	uint8_t *m;
 
 	if (!g->time_sent || sec != g->time_sec) {
-		put_le32(append_raw(g, ts, T_TIME, 6) + 2, sec);
+		wire_put_le32(append_raw(g, ts, PITCH_TIME, PITCH_TIME_LEN) + PITCH_TIME_SECONDS, sec);
 		g->time_sec = sec;
 		g->time_sent = true;
 	}
 	m = append_raw(g, ts, type, len);
-	put_le32(m + 2, (uint32_t)(ts % NS_PER_SEC));
+	wire_put_le32(m + PITCH_TIME_OFFSET, (uint32_t)(ts % NS_PER_SEC));
 	return m;
 }
 
@@ -301,37 +292,37 @@ static void add_order(struct gen_pitch *g, const struct gen_symbol *s, uint64_t 
 	uint8_t *m;
 
 	if (!mpid && fits_short_symbol(s) && qty <= 0xffff && fits_short_price(price)) {
-		m = append(g, ts, T_ADD_SHORT, 26);
-		put_le64(m + 6, id);
-		m[14] = side_char(side);
-		put_le16(m + 15, (uint16_t)qty);
-		memcpy(m + 17, s->ticker, 6);
-		put_le16(m + 23, (uint16_t)(price / SHORT_PRICE_DIVISOR));
-		m[25] = 0x01;				/* Add Flags: displayed */
+		m = append(g, ts, PITCH_ADD_SHORT, PITCH_ADD_SHORT_LEN);
+		wire_put_le64(m + PITCH_ORDER_ID, id);
+		m[PITCH_SIDE] = side_char(side);
+		wire_put_le16(m + PITCH_ADD_SHORT_QTY, (uint16_t)qty);
+		memcpy(m + PITCH_ADD_SHORT_SYMBOL, s->ticker, PITCH_SYMBOL_SHORT_LEN);
+		wire_put_le16(m + PITCH_ADD_SHORT_PRICE, (uint16_t)(price / SHORT_PRICE_DIVISOR));
+		m[PITCH_ADD_SHORT_FLAGS] = 0x01;	/* displayed */
 	} else if (!mpid && fits_short_symbol(s)) {
-		m = append(g, ts, T_ADD_LONG, 34);
-		put_le64(m + 6, id);
-		m[14] = side_char(side);
-		put_le32(m + 15, qty);
-		memcpy(m + 19, s->ticker, 6);
-		put_le64(m + 25, (uint64_t)(price / LONG_PRICE_DIVISOR));
-		m[33] = 0x01;
+		m = append(g, ts, PITCH_ADD_LONG, PITCH_ADD_LONG_LEN);
+		wire_put_le64(m + PITCH_ORDER_ID, id);
+		m[PITCH_SIDE] = side_char(side);
+		wire_put_le32(m + PITCH_ADD_LONG_QTY, qty);
+		memcpy(m + PITCH_ADD_LONG_SYMBOL, s->ticker, PITCH_SYMBOL_SHORT_LEN);
+		wire_put_le64(m + PITCH_ADD_LONG_PRICE, (uint64_t)(price / LONG_PRICE_DIVISOR));
+		m[PITCH_ADD_LONG_FLAGS] = 0x01;
 	} else {
-		m = append(g, ts, T_ADD_EXPANDED, 41);
-		put_le64(m + 6, id);
-		m[14] = side_char(side);
-		put_le32(m + 15, qty);
-		memcpy(m + 19, s->ticker, 8);
-		put_le64(m + 27, (uint64_t)(price / LONG_PRICE_DIVISOR));
-		m[35] = 0x01;
-		memcpy(m + 36, mpid ? mpid : "    ", 4);
-		m[40] = ' ';
+		m = append(g, ts, PITCH_ADD_EXPANDED, PITCH_ADD_EXPANDED_V241_LEN);
+		wire_put_le64(m + PITCH_ORDER_ID, id);
+		m[PITCH_SIDE] = side_char(side);
+		wire_put_le32(m + PITCH_ADD_EXPANDED_QTY, qty);
+		memcpy(m + PITCH_ADD_EXPANDED_SYMBOL, s->ticker, PITCH_SYMBOL_LEN);
+		wire_put_le64(m + PITCH_ADD_EXPANDED_PRICE, (uint64_t)(price / LONG_PRICE_DIVISOR));
+		m[PITCH_ADD_EXPANDED_FLAGS] = 0x01;
+		memcpy(m + PITCH_ADD_EXPANDED_PARTICIPANT, mpid ? mpid : "    ", PITCH_PARTICIPANT_LEN);
+		m[PITCH_ADD_EXPANDED_CUSTOMER] = ' ';
 	}
 }
 
 static void delete_order(struct gen_pitch *g, uint64_t ts, uint64_t id)
 {
-	put_le64(append(g, ts, T_DELETE, 14) + 6, id);
+	wire_put_le64(append(g, ts, PITCH_DELETE, PITCH_DELETE_LEN) + PITCH_ORDER_ID, id);
 }
 
 /*
@@ -414,10 +405,10 @@ static void encode(struct gen_pitch *g, const struct gen_flow *flow, const struc
 
 	switch (a->kind) {
 	case GEN_TRADING:
-		m = append(g, a->ts, T_TRADING_STATUS, 18);
-		memcpy(m + 6, s->ticker, 8);
-		m[14] = (uint8_t)a->code;	/* T trading, H halted: the PITCH codes too */
-		m[15] = '0';			/* no Reg SHO price test */
+		m = append(g, a->ts, PITCH_TRADING_STATUS, PITCH_TRADING_STATUS_LEN);
+		memcpy(m + PITCH_STATUS_SYMBOL, s->ticker, PITCH_SYMBOL_LEN);
+		m[PITCH_STATUS_STATUS] = (uint8_t)a->code;	/* T trading, H halted: PITCH's too */
+		m[PITCH_STATUS_REG_SHO] = '0';			/* no price test */
 		return;
 	case GEN_ADD:
 		price = venue_price(g, s, a->symbol, a->side, a->price);
@@ -427,31 +418,32 @@ static void encode(struct gen_pitch *g, const struct gen_flow *flow, const struc
 		return;
 	case GEN_EXECUTE:
 		id = wire_id(g, a->order_id, a->remaining == 0);
-		m = append(g, a->ts, T_EXECUTED, 26);
-		put_le64(m + 6, id);
-		put_le32(m + 14, a->qty);
-		put_le64(m + 18, a->match_id);
+		m = append(g, a->ts, PITCH_EXECUTED, PITCH_EXECUTED_LEN);
+		wire_put_le64(m + PITCH_ORDER_ID, id);
+		wire_put_le32(m + PITCH_EXECUTED_QTY, a->qty);
+		wire_put_le64(m + PITCH_EXECUTED_EXECUTION, a->match_id);
 		return;
 	case GEN_EXECUTE_AT_PRICE:
 		id = wire_id(g, a->order_id, a->remaining == 0);
 		price = venue_price(g, s, a->symbol, a->side, a->price);
-		m = append(g, a->ts, T_EXECUTED_AT_PRICE, 38);
-		put_le64(m + 6, id);
-		put_le32(m + 14, a->qty);
-		put_le32(m + 18, a->remaining);
-		put_le64(m + 22, a->match_id);
-		put_le64(m + 30, (uint64_t)(price / LONG_PRICE_DIVISOR));
+		m = append(g, a->ts, PITCH_EXECUTED_AT_PRICE, PITCH_EXECUTED_AT_PRICE_LEN);
+		wire_put_le64(m + PITCH_ORDER_ID, id);
+		wire_put_le32(m + PITCH_EXECUTED_AT_PRICE_QTY, a->qty);
+		wire_put_le32(m + PITCH_EXECUTED_AT_PRICE_REMAINING, a->remaining);
+		wire_put_le64(m + PITCH_EXECUTED_AT_PRICE_EXECUTION, a->match_id);
+		wire_put_le64(m + PITCH_EXECUTED_AT_PRICE_PRICE,
+			      (uint64_t)(price / LONG_PRICE_DIVISOR));
 		return;
 	case GEN_CANCEL:
 		id = wire_id(g, a->order_id, a->remaining == 0);
 		if (a->qty <= 0xffff) {
-			m = append(g, a->ts, T_REDUCE_SHORT, 16);
-			put_le16(m + 14, (uint16_t)a->qty);
+			m = append(g, a->ts, PITCH_REDUCE_SHORT, PITCH_REDUCE_SHORT_LEN);
+			wire_put_le16(m + PITCH_REDUCE_QTY, (uint16_t)a->qty);
 		} else {
-			m = append(g, a->ts, T_REDUCE_LONG, 18);
-			put_le32(m + 14, a->qty);
+			m = append(g, a->ts, PITCH_REDUCE_LONG, PITCH_REDUCE_LONG_LEN);
+			wire_put_le32(m + PITCH_REDUCE_QTY, a->qty);
 		}
-		put_le64(m + 6, id);
+		wire_put_le64(m + PITCH_ORDER_ID, id);
 		return;
 	case GEN_DELETE:
 		delete_order(g, a->ts, wire_id(g, a->order_id, true));
@@ -462,50 +454,56 @@ static void encode(struct gen_pitch *g, const struct gen_flow *flow, const struc
 			g->error = 1;
 		price = venue_price(g, s, a->symbol, a->side, a->price);
 		if (a->qty <= 0xffff && fits_short_price(price)) {
-			m = append(g, a->ts, T_MODIFY_SHORT, 19);
-			put_le16(m + 14, (uint16_t)a->qty);
-			put_le16(m + 16, (uint16_t)(price / SHORT_PRICE_DIVISOR));
-			m[18] = MODIFY_DISPLAY;
+			m = append(g, a->ts, PITCH_MODIFY_SHORT, PITCH_MODIFY_SHORT_LEN);
+			wire_put_le16(m + PITCH_MODIFY_SHORT_QTY, (uint16_t)a->qty);
+			wire_put_le16(m + PITCH_MODIFY_SHORT_PRICE,
+				      (uint16_t)(price / SHORT_PRICE_DIVISOR));
+			m[PITCH_MODIFY_SHORT_FLAGS] = MODIFY_DISPLAY;
 		} else {
-			m = append(g, a->ts, T_MODIFY_LONG, 27);
-			put_le32(m + 14, a->qty);
-			put_le64(m + 18, (uint64_t)(price / LONG_PRICE_DIVISOR));
-			m[26] = MODIFY_DISPLAY;
+			m = append(g, a->ts, PITCH_MODIFY_LONG, PITCH_MODIFY_LONG_LEN);
+			wire_put_le32(m + PITCH_MODIFY_LONG_QTY, a->qty);
+			wire_put_le64(m + PITCH_MODIFY_LONG_PRICE,
+				      (uint64_t)(price / LONG_PRICE_DIVISOR));
+			m[PITCH_MODIFY_LONG_FLAGS] = MODIFY_DISPLAY;
 		}
-		put_le64(m + 6, id);
+		wire_put_le64(m + PITCH_ORDER_ID, id);
 		return;
 	case GEN_TRADE:
 		if (fits_short_symbol(s) && a->qty <= 0xffff && fits_short_price(a->price)) {
-			m = append(g, a->ts, T_TRADE_SHORT, 33);
-			put_le16(m + 15, (uint16_t)a->qty);
-			memcpy(m + 17, s->ticker, 6);
-			put_le16(m + 23, (uint16_t)(a->price / SHORT_PRICE_DIVISOR));
-			put_le64(m + 25, a->match_id);
+			m = append(g, a->ts, PITCH_TRADE_SHORT, PITCH_TRADE_SHORT_LEN);
+			wire_put_le16(m + PITCH_ADD_SHORT_QTY, (uint16_t)a->qty);
+			memcpy(m + PITCH_ADD_SHORT_SYMBOL, s->ticker, PITCH_SYMBOL_SHORT_LEN);
+			wire_put_le16(m + PITCH_ADD_SHORT_PRICE,
+				      (uint16_t)(a->price / SHORT_PRICE_DIVISOR));
+			wire_put_le64(m + PITCH_TRADE_SHORT_EXECUTION, a->match_id);
 		} else if (fits_short_symbol(s)) {
-			m = append(g, a->ts, T_TRADE_LONG, 41);
-			put_le32(m + 15, a->qty);
-			memcpy(m + 19, s->ticker, 6);
-			put_le64(m + 25, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
-			put_le64(m + 33, a->match_id);
+			m = append(g, a->ts, PITCH_TRADE_LONG, PITCH_TRADE_LONG_LEN);
+			wire_put_le32(m + PITCH_ADD_LONG_QTY, a->qty);
+			memcpy(m + PITCH_ADD_LONG_SYMBOL, s->ticker, PITCH_SYMBOL_SHORT_LEN);
+			wire_put_le64(m + PITCH_ADD_LONG_PRICE,
+				      (uint64_t)(a->price / LONG_PRICE_DIVISOR));
+			wire_put_le64(m + PITCH_TRADE_LONG_EXECUTION, a->match_id);
 		} else {
-			m = append(g, a->ts, T_TRADE_EXPANDED, 43);
-			put_le32(m + 15, a->qty);
-			memcpy(m + 19, s->ticker, 8);
-			put_le64(m + 27, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
-			put_le64(m + 35, a->match_id);
+			m = append(g, a->ts, PITCH_TRADE_EXPANDED, PITCH_TRADE_EXPANDED_LEN);
+			wire_put_le32(m + PITCH_ADD_EXPANDED_QTY, a->qty);
+			memcpy(m + PITCH_ADD_EXPANDED_SYMBOL, s->ticker, PITCH_SYMBOL_LEN);
+			wire_put_le64(m + PITCH_ADD_EXPANDED_PRICE,
+				      (uint64_t)(a->price / LONG_PRICE_DIVISOR));
+			wire_put_le64(m + PITCH_TRADE_EXPANDED_EXECUTION, a->match_id);
 		}
-		put_le64(m + 6, 0);			/* the hidden order: not disclosed */
-		m[14] = side_char(a->side);
+		wire_put_le64(m + PITCH_ORDER_ID, 0);	/* the hidden order: not disclosed */
+		m[PITCH_SIDE] = side_char(a->side);
 		return;
 	case GEN_CROSS:
 		/* Auction messages exist on BZX and BYX only (notes: Status). */
 		if (g->cfg.venue != WB_VENUE_BZX && g->cfg.venue != WB_VENUE_BYX)
 			return;
-		m = append(g, a->ts, T_AUCTION_SUMMARY, 27);
-		memcpy(m + 6, s->ticker, 8);
-		m[14] = (uint8_t)a->code;	/* O open, C close */
-		put_le64(m + 15, (uint64_t)(a->price / LONG_PRICE_DIVISOR));
-		put_le32(m + 23, a->qty);
+		m = append(g, a->ts, PITCH_AUCTION_SUMMARY, PITCH_AUCTION_SUMMARY_LEN);
+		memcpy(m + PITCH_STATUS_SYMBOL, s->ticker, PITCH_SYMBOL_LEN);
+		m[PITCH_AUCTION_TYPE] = (uint8_t)a->code;	/* O open, C close */
+		wire_put_le64(m + PITCH_AUCTION_SUMMARY_PRICE,
+			      (uint64_t)(a->price / LONG_PRICE_DIVISOR));
+		wire_put_le32(m + PITCH_AUCTION_SUMMARY_SHARES, a->qty);
 		return;
 	default:
 		/* GEN_SYSTEM, GEN_SYMBOL: PITCH has no system events or directory. */
@@ -521,7 +519,7 @@ int gen_pitch_action(struct gen_pitch *g, const struct gen_flow *flow, const str
 		return 0;
 	if (!g->started) {
 		/* Each day starts with a Unit Clear (notes: Messages). */
-		append(g, a->ts, T_UNIT_CLEAR, 6);
+		append(g, a->ts, PITCH_UNIT_CLEAR, PITCH_UNIT_CLEAR_LEN);
 		g->started = true;
 	}
 	encode(g, flow, a);
@@ -536,7 +534,7 @@ int gen_pitch_finish(struct gen_pitch *g, uint64_t ts)
 		return -1;
 	if (g->started) {
 		expire_flash(g, ts, true);
-		append(g, ts, T_END_OF_SESSION, 6);
+		append(g, ts, PITCH_END_OF_SESSION, PITCH_END_OF_SESSION_LEN);
 	}
 	if (flush_packet(g) || heartbeats_before(g, ts, g->next_seq))
 		g->error = 1;

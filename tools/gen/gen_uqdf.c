@@ -21,14 +21,10 @@
 
 #include "gen/gen_proto.h"
 #include "gen/gen_sip.h"
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
+#include "wire/moldudp64.h"
+#include "wire/uqdf.h"
 
-#define MOLD_HEADER 20
-#define UQDF_HEADER 29
-#define UQDF_QE 48
-#define UQDF_QF 79
-#define UQDF_DIRECTORY 90
-#define UQDF_TRADING_ACTION 59
 #define UQDF_DEFAULT_PAYLOAD 1400
 #define UQDF_MAX_PAYLOAD 1472
 #define UQDF_PACKET_WINDOW_NS 50000
@@ -72,9 +68,9 @@ static uint32_t payload_room(const struct gen_uqdf *g)
 
 static void mold_header(const struct gen_uqdf *g, uint8_t *p, uint64_t seq, uint16_t count)
 {
-	memcpy(p, g->cfg.session, 10);
-	put_be64(p + 10, seq);
-	put_be16(p + 18, count);
+	memcpy(p + MOLD_SESSION, g->cfg.session, MOLD_SESSION_LEN);
+	wire_put_be64(p + MOLD_SEQUENCE, seq);
+	wire_put_be16(p + MOLD_COUNT, count);
 }
 
 static int send_packet(struct gen_uqdf *g, const uint8_t *p, uint32_t len, uint64_t ts)
@@ -92,11 +88,11 @@ static int send_packet(struct gen_uqdf *g, const uint8_t *p, uint32_t len, uint6
 /* MoldUDP64 heartbeats while idle: count 0, the next sequence. */
 static int heartbeats_before(struct gen_uqdf *g, uint64_t ts)
 {
-	uint8_t p[MOLD_HEADER];
+	uint8_t p[MOLD_HEADER_LEN];
 
 	for (int n = 0; g->started && n < UQDF_MAX_HEARTBEATS &&
 			ts > g->last_sent_ts + UQDF_HEARTBEAT_NS; n++) {
-		mold_header(g, p, g->count ? g->pkt_seq : g->next_seq, 0);
+		mold_header(g, p, g->count ? g->pkt_seq : g->next_seq, MOLD_HEARTBEAT);
 		if (send_packet(g, p, sizeof(p), g->last_sent_ts + UQDF_HEARTBEAT_NS))
 			return -1;
 		g->heartbeats++;
@@ -124,7 +120,7 @@ static int flush_packet(struct gen_uqdf *g)
 			rc = send_packet(g, g->pkt, g->len, g->pkt_last_ts);
 		}
 	}
-	g->len = MOLD_HEADER;
+	g->len = MOLD_HEADER_LEN;
 	g->count = 0;
 	return rc;
 }
@@ -135,28 +131,29 @@ static uint8_t *append(struct gen_uqdf *g, uint64_t ts, uint64_t participant_ts,
 {
 	uint8_t *m;
 
-	if (g->count && (g->len + 2 + len > payload_room(g) || g->count == 0xfffe ||
+	if (g->count && (g->len + MOLD_BLOCK_LENGTH_LEN + len > payload_room(g) ||
+			 g->count == MOLD_END_OF_SESSION - 1 ||
 			 ts - g->pkt_first_ts > UQDF_PACKET_WINDOW_NS)) {
 		if (flush_packet(g))
 			g->error = true;
 	}
 	if (!g->count) {
-		g->len = MOLD_HEADER;
+		g->len = MOLD_HEADER_LEN;
 		g->pkt_first_ts = ts;
 		g->pkt_seq = g->next_seq;
 	}
 	g->pkt_last_ts = ts;
-	put_be16(g->pkt + g->len, len);
-	m = g->pkt + g->len + 2;
+	wire_put_be16(g->pkt + g->len, len);
+	m = g->pkt + g->len + MOLD_BLOCK_LENGTH_LEN;
 	memset(m, 0, len);
-	m[0] = '1';
-	m[1] = (uint8_t)category;
-	m[2] = (uint8_t)type;
-	m[3] = origin;
-	m[4] = ' ';
-	put_be64(m + 5, g->cfg.midnight_ns + ts);
-	put_be64(m + 13, g->cfg.midnight_ns + participant_ts);
-	g->len += 2u + len;
+	m[UQDF_VERSION_BYTE] = UQDF_VERSION;
+	m[UQDF_CATEGORY] = (uint8_t)category;
+	m[UQDF_TYPE] = (uint8_t)type;
+	m[UQDF_ORIGINATOR] = origin;
+	m[UQDF_SUB_MARKET] = ' ';
+	wire_put_be64(m + UQDF_SIP_TIME, g->cfg.midnight_ns + ts);
+	wire_put_be64(m + UQDF_TIMESTAMP1, g->cfg.midnight_ns + participant_ts);
+	g->len += MOLD_BLOCK_LENGTH_LEN + len;
 	g->count++;
 	g->next_seq++;
 	g->messages++;
@@ -199,47 +196,50 @@ static void quote(struct gen_uqdf *g, const struct gen_flow *flow, uint32_t symb
 		indicator = fits_short(&nbbo.bid) && fits_short(&nbbo.ask) ? '2' : '3';
 	shrt = gen_sip_ticker_len(s) <= 5 && fits_short(&q.bid) && fits_short(&q.ask) &&
 	       indicator != '3';
-	len = shrt ? UQDF_QE : UQDF_QF;
+	len = shrt ? UQDF_QE_LEN : UQDF_QF_LEN;
 	len = (uint16_t)(len + (indicator == '2' ? 11 : indicator == '3' ? 27 : 0));
 	m = append(g, gen_sip_clock_time(&g->clock, ts), ts, 'Q', shrt ? 'E' : 'F', market_center(venue), len);
 	if (shrt) {
-		put_symbol(m + 29, s, 5);
-		put_be16(m + 34, (uint64_t)(q.bid.price / (WB_PRICE_SCALE / 100)));
-		put_be16(m + 36, q.bid.qty);
-		put_be16(m + 38, (uint64_t)(q.ask.price / (WB_PRICE_SCALE / 100)));
-		put_be16(m + 40, q.ask.qty);
-		memcpy(m + 42, "R   ", 4);
-		m[46] = (uint8_t)indicator;
-		m[47] = ' ';
-		a = m + UQDF_QE;
+		put_symbol(m + UQDF_QE_SYMBOL, s, UQDF_SHORT_SYMBOL_LEN);
+		wire_put_be16(m + UQDF_QE_BID_PRICE, (uint64_t)(q.bid.price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(m + UQDF_QE_BID_SIZE, q.bid.qty);
+		wire_put_be16(m + UQDF_QE_ASK_PRICE, (uint64_t)(q.ask.price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(m + UQDF_QE_ASK_SIZE, q.ask.qty);
+		/* condition R, not SIP-generated, no LULD, no retail interest */
+		memcpy(m + UQDF_QE_CONDITION, "R   ", 4);
+		m[UQDF_QE_NBBO] = (uint8_t)indicator;
+		m[UQDF_QE_NBBO_LULD] = ' ';
+		a = m + UQDF_QE_LEN;
 	} else {
-		put_symbol(m + 37, s, 11);
-		put_be64(m + 48, (uint64_t)(q.bid.price / 100));
-		put_be32(m + 56, q.bid.qty);
-		put_be64(m + 60, (uint64_t)(q.ask.price / 100));
-		put_be32(m + 68, q.ask.qty);
-		memcpy(m + 72, "R   ", 4);
-		m[76] = (uint8_t)indicator;
-		m[77] = ' ';
-		m[78] = ' ';
-		a = m + UQDF_QF;
+		put_symbol(m + UQDF_QF_SYMBOL, s, UQDF_SYMBOL_LEN);
+		wire_put_be64(m + UQDF_QF_BID_PRICE, (uint64_t)(q.bid.price / 100));
+		wire_put_be32(m + UQDF_QF_BID_SIZE, q.bid.qty);
+		wire_put_be64(m + UQDF_QF_ASK_PRICE, (uint64_t)(q.ask.price / 100));
+		wire_put_be32(m + UQDF_QF_ASK_SIZE, q.ask.qty);
+		memcpy(m + UQDF_QF_CONDITION, "R   ", 4);	/* as in the short form */
+		m[UQDF_QF_NBBO] = (uint8_t)indicator;
+		m[UQDF_QF_NBBO_LULD] = ' ';
+		m[UQDF_QF_ADF_MPID] = ' ';
+		a = m + UQDF_QF_LEN;
 	}
 	if (indicator == '2') {
-		a[0] = 'R';
-		a[1] = market_center(nbbo.bid.venue);
-		put_be16(a + 2, (uint64_t)(nbbo.bid.price / (WB_PRICE_SCALE / 100)));
-		put_be16(a + 4, nbbo.bid.qty);
-		a[6] = market_center(nbbo.ask.venue);
-		put_be16(a + 7, (uint64_t)(nbbo.ask.price / (WB_PRICE_SCALE / 100)));
-		put_be16(a + 9, nbbo.ask.qty);
+		a[UQDF_NBBO_CONDITION] = 'R';
+		a[UQDF_NBBO_BID_CENTER] = market_center(nbbo.bid.venue);
+		wire_put_be16(a + UQDF_NBBO_BID_PRICE,
+			      (uint64_t)(nbbo.bid.price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(a + UQDF_NBBO_SHORT_BID_SIZE, nbbo.bid.qty);
+		a[UQDF_NBBO_SHORT_ASK_CENTER] = market_center(nbbo.ask.venue);
+		wire_put_be16(a + UQDF_NBBO_SHORT_ASK_PRICE,
+			      (uint64_t)(nbbo.ask.price / (WB_PRICE_SCALE / 100)));
+		wire_put_be16(a + UQDF_NBBO_SHORT_ASK_SIZE, nbbo.ask.qty);
 	} else if (indicator == '3') {
-		a[0] = 'R';
-		a[1] = market_center(nbbo.bid.venue);
-		put_be64(a + 2, (uint64_t)(nbbo.bid.price / 100));
-		put_be32(a + 10, nbbo.bid.qty);
-		a[14] = market_center(nbbo.ask.venue);
-		put_be64(a + 15, (uint64_t)(nbbo.ask.price / 100));
-		put_be32(a + 23, nbbo.ask.qty);
+		a[UQDF_NBBO_CONDITION] = 'R';
+		a[UQDF_NBBO_BID_CENTER] = market_center(nbbo.bid.venue);
+		wire_put_be64(a + UQDF_NBBO_BID_PRICE, (uint64_t)(nbbo.bid.price / 100));
+		wire_put_be32(a + UQDF_NBBO_LONG_BID_SIZE, nbbo.bid.qty);
+		a[UQDF_NBBO_LONG_ASK_CENTER] = market_center(nbbo.ask.venue);
+		wire_put_be64(a + UQDF_NBBO_LONG_ASK_PRICE, (uint64_t)(nbbo.ask.price / 100));
+		wire_put_be32(a + UQDF_NBBO_LONG_ASK_SIZE, nbbo.ask.qty);
 	}
 	g->quotes++;
 	if (indicator != '0')
@@ -249,26 +249,27 @@ static void quote(struct gen_uqdf *g, const struct gen_flow *flow, uint32_t symb
 
 static void directory(struct gen_uqdf *g, const struct gen_symbol *s, uint64_t ts)
 {
-	uint8_t *m = append(g, gen_sip_clock_time(&g->clock, ts), ts, 'A', 'B', 'E', UQDF_DIRECTORY);
+	uint8_t *m = append(g, gen_sip_clock_time(&g->clock, ts), ts, 'A', 'B', 'E', UQDF_AB_LEN);
 
-	put_symbol(m + 29, s, 11);
-	memset(m + 40, ' ', 49);
-	memcpy(m + 51, s->ticker, gen_sip_ticker_len(s));
-	m[81] = 'C';
-	m[84] = (uint8_t)s->market;
-	m[85] = 'P';
-	put_be16(m + 87, s->round_lot);
-	m[89] = 'N';
+	put_symbol(m + UQDF_ADMIN_SYMBOL, s, UQDF_SYMBOL_LEN);
+	/* old symbol up to the round lot, then over it (written next): blank */
+	memset(m + UQDF_AB_OLD_SYMBOL, ' ', UQDF_AB_FSI - UQDF_AB_OLD_SYMBOL);
+	memcpy(m + UQDF_AB_NAME, s->ticker, gen_sip_ticker_len(s));
+	m[UQDF_AB_TYPE] = 'C';
+	m[UQDF_AB_MARKET_TIER] = (uint8_t)s->market;
+	m[UQDF_AB_AUTHENTICITY] = 'P';
+	wire_put_be16(m + UQDF_AB_ROUND_LOT, s->round_lot);
+	m[UQDF_AB_FSI] = 'N';
 }
 
 static void trading_action(struct gen_uqdf *g, const struct gen_symbol *s, uint64_t ts, char code)
 {
-	uint8_t *m = append(g, gen_sip_clock_time(&g->clock, ts), ts, 'A', 'H', 'E', UQDF_TRADING_ACTION);
+	uint8_t *m = append(g, gen_sip_clock_time(&g->clock, ts), ts, 'A', 'H', 'E', UQDF_AH_LEN);
 
-	put_symbol(m + 29, s, 11);
-	m[40] = code == 'H' ? 'H' : 'T';
-	put_be64(m + 45, g->cfg.midnight_ns + ts);
-	memset(m + 53, ' ', 6);
+	put_symbol(m + UQDF_ADMIN_SYMBOL, s, UQDF_SYMBOL_LEN);
+	m[UQDF_AH_ACTION] = code == 'H' ? 'H' : 'T';
+	wire_put_be64(m + UQDF_AH_TIME, g->cfg.midnight_ns + ts);
+	memset(m + UQDF_AH_REASON, ' ', UQDF_AH_LEN - UQDF_AH_REASON);
 }
 
 static int uqdf_enc_action(void *enc, const struct gen_flow *flow, const struct gen_action *a)
@@ -282,14 +283,14 @@ static int uqdf_enc_action(void *enc, const struct gen_flow *flow, const struct 
 	if (g->error)
 		return -1;
 	if (!g->started) {
-		append(g, gen_sip_clock_time(&g->clock, a->ts), a->ts, 'C', 'I', 'E', UQDF_HEADER);
+		append(g, gen_sip_clock_time(&g->clock, a->ts), a->ts, 'C', 'I', 'E', UQDF_CONTROL_LEN);
 		g->started = true;
 	}
 	if (a->kind == GEN_SYSTEM) {
 		/* The market session of the listing market, Nasdaq's. */
 		if (a->venue == WB_VENUE_NASDAQ && (a->code == 'Q' || a->code == 'M'))
 			append(g, gen_sip_clock_time(&g->clock, a->ts), a->ts, 'C', a->code == 'Q' ? 'O' : 'C', 'E',
-			       UQDF_HEADER);
+			       UQDF_CONTROL_LEN);
 		return g->error ? -1 : 0;
 	}
 	if (a->symbol >= flow->symbol_count)
@@ -319,7 +320,7 @@ static int uqdf_enc_action(void *enc, const struct gen_flow *flow, const struct 
 static int uqdf_enc_finish(void *enc, uint64_t ts)
 {
 	struct gen_uqdf *g = enc;
-	uint8_t p[MOLD_HEADER];
+	uint8_t p[MOLD_HEADER_LEN];
 
 	if (g->error)
 		return -1;
@@ -328,10 +329,10 @@ static int uqdf_enc_finish(void *enc, uint64_t ts)
 	/* never before the line's last (lagged) message */
 	if (ts < g->clock.last)
 		ts = g->clock.last;
-	append(g, ts, ts, 'C', 'Z', 'E', UQDF_HEADER);
+	append(g, ts, ts, 'C', 'Z', 'E', UQDF_CONTROL_LEN);
 	if (g->error || flush_packet(g) || heartbeats_before(g, ts))
 		return -1;
-	mold_header(g, p, g->next_seq, 0xffff);
+	mold_header(g, p, g->next_seq, MOLD_END_OF_SESSION);
 	return send_packet(g, p, sizeof(p), ts + 1000);
 }
 
@@ -351,7 +352,7 @@ static int uqdf_enc_init(void *enc, const struct gen_encoder_config *cfg)
 	g->cfg = *cfg;
 	g->next_seq = 1;
 	gen_sip_clock_init(&g->clock, cfg->sip_lag, cfg->seed, cfg->sip_lag_record);
-	g->len = MOLD_HEADER;
+	g->len = MOLD_HEADER_LEN;
 	return 0;
 }
 
@@ -373,7 +374,7 @@ static void uqdf_enc_summary(const void *enc, const struct gen_flow *flow, FILE 
 const struct gen_proto gen_proto_uqdf = {
 	.size = sizeof(struct gen_uqdf),
 	.writes_files = false,
-	.min_payload = MOLD_HEADER + 2 + UQDF_DIRECTORY,
+	.min_payload = MOLD_HEADER_LEN + MOLD_BLOCK_LENGTH_LEN + UQDF_AB_LEN,
 	.init = uqdf_enc_init,
 	.action = uqdf_enc_action,
 	.finish = uqdf_enc_finish,

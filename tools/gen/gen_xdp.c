@@ -6,26 +6,15 @@
 #include "gen/gen_xdp.h"
 #include "gen/gen_pitch.h"
 #include "gen/gen_proto.h"
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
+#include "wire/xdp.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define HEADER_LEN 16
 #define MAX_COUNT 255			/* NumberMsgs is one byte */
 #define NS_PER_SEC 1000000000ull
-
-enum {
-	T_SEQUENCE_RESET = 1, T_TIME_REFERENCE = 2, T_SYMBOL_MAPPING = 3, T_SYMBOL_CLEAR = 32,
-	T_SECURITY_STATUS = 34, T_ADD_ORDER = 100, T_MODIFY_ORDER = 101, T_DELETE_ORDER = 102,
-	T_ORDER_EXECUTION = 103, T_REPLACE_ORDER = 104, T_ADD_ORDER_REFRESH = 106,
-	T_NON_DISPLAYED_TRADE = 110, T_CROSS_TRADE = 111,
-};
-
-enum {
-	FLAG_HEARTBEAT = 1, FLAG_FAILOVER = 10, FLAG_ORIGINAL = 11, FLAG_SEQUENCE_RESET = 12,
-};
 
 /* ---- venues, symbols and prices --------------------------------------------------- */
 
@@ -93,12 +82,12 @@ static int send_datagram(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_t 
 static void header(uint8_t *p, uint16_t size, uint8_t flag, uint8_t count, uint32_t seq,
 		   uint64_t epoch_ns)
 {
-	put_le16(p, size);
-	p[2] = flag;
-	p[3] = count;
-	put_le32(p + 4, seq);
-	put_le32(p + 8, (uint32_t)(epoch_ns / NS_PER_SEC));
-	put_le32(p + 12, (uint32_t)(epoch_ns % NS_PER_SEC));
+	wire_put_le16(p + XDP_PKT_SIZE, size);
+	p[XDP_PKT_DELIVERY_FLAG] = flag;
+	p[XDP_PKT_NUMBER_MSGS] = count;
+	wire_put_le32(p + XDP_PKT_SEQ_NUM, seq);
+	wire_put_le32(p + XDP_PKT_SEND_TIME, (uint32_t)(epoch_ns / NS_PER_SEC));
+	wire_put_le32(p + XDP_PKT_SEND_TIME_NS, (uint32_t)(epoch_ns % NS_PER_SEC));
 }
 
 /* The channel's packet goes out, with its faults. */
@@ -113,7 +102,8 @@ static int send_packet(struct gen_xdp *g, struct gen_xdp_channel *c)
 	/* A lost reset would leave the channel on its old sequence (a limit of
 	 * the receivers, docs/architecture.md): the injected losses spare it. */
 	if (g->gap_every && c->packets % g->gap_every == 0 &&
-	    !(c->count == 1 && c->pkt[18] == T_SEQUENCE_RESET && c->pkt[19] == 0)) {
+	    !(c->count == 1 &&
+	      wire_le16(c->pkt + XDP_HEADER_LEN + XDP_MSG_TYPE) == XDP_SEQUENCE_RESET)) {
 		/* Lost on every line: the receiver sees a real gap. */
 		g->stats.dropped_packets++;
 		g->stats.dropped_messages += c->count;
@@ -127,7 +117,7 @@ static int send_packet(struct gen_xdp *g, struct gen_xdp_channel *c)
 			rc = send_datagram(g, c, c->pkt_last_ts, c->pkt, c->len);
 		}
 	}
-	c->len = HEADER_LEN;
+	c->len = XDP_HEADER_LEN;
 	c->count = 0;
 	return rc;
 }
@@ -187,11 +177,11 @@ static int keep_pace(struct gen_xdp *g, uint64_t ts)
 		       c->idle_heartbeats < GEN_XDP_MAX_HEARTBEATS &&
 		       ts > c->last_sent_ts + GEN_XDP_HEARTBEAT_NS) {
 			uint64_t t = c->last_sent_ts + GEN_XDP_HEARTBEAT_NS;
-			uint8_t p[HEADER_LEN];
+			uint8_t p[XDP_HEADER_LEN];
 
 			if (flush_until(g, t))
 				return -1;
-			header(p, HEADER_LEN, FLAG_HEARTBEAT, 0, c->next_seq, g->midnight_ns + t);
+			header(p, XDP_HEADER_LEN, XDP_DELIVERY_HEARTBEAT, 0, c->next_seq, g->midnight_ns + t);
 			if (send_datagram(g, c, t, p, sizeof(p)))
 				return -1;
 			c->idle_heartbeats++;
@@ -220,8 +210,8 @@ static uint8_t *append_raw(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_
 	c->pkt_last_ts = ts;
 	m = c->pkt + c->len;
 	memset(m, 0, len);
-	put_le16(m, len);
-	put_le16(m + 2, type);
+	wire_put_le16(m + XDP_MSG_SIZE, len);
+	wire_put_le16(m + XDP_MSG_TYPE, type);
 	c->len += len;
 	c->count++;
 	c->next_seq++;
@@ -240,11 +230,11 @@ static void sequence_reset(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_
 		g->error = 1;
 	c->next_seq = 1;
 	c->ref_sent = false;
-	m = append_raw(g, c, ts, T_SEQUENCE_RESET, 14, flag);
-	put_le32(m + 4, (uint32_t)(epoch / NS_PER_SEC));
-	put_le32(m + 8, (uint32_t)(epoch % NS_PER_SEC));
-	m[12] = g->product;
-	m[13] = (uint8_t)(c->channel ? c->channel : 1);
+	m = append_raw(g, c, ts, XDP_SEQUENCE_RESET, XDP_SEQUENCE_RESET_LEN, flag);
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME, (uint32_t)(epoch / NS_PER_SEC));
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME_NS, (uint32_t)(epoch % NS_PER_SEC));
+	m[XDP_RESET_PRODUCT_ID] = g->product;
+	m[XDP_RESET_CHANNEL_ID] = (uint8_t)(c->channel ? c->channel : 1);
 	if (flush_channel(g, c))
 		g->error = 1;
 	c->started = true;
@@ -259,14 +249,14 @@ static void time_reference(struct gen_xdp *g, struct gen_xdp_channel *c, uint64_
 
 	if (c->ref_sent && c->ref_sec == sec)
 		return;
-	m = append_raw(g, c, ts, T_TIME_REFERENCE, 16, flag);
-	put_le32(m + 4, c->system_id);
-	put_le32(m + 12, sec);
+	m = append_raw(g, c, ts, XDP_TIME_REFERENCE, XDP_TIME_REFERENCE_LEN, flag);
+	wire_put_le32(m + XDP_TIME_REFERENCE_ID, c->system_id);
+	wire_put_le32(m + XDP_TIME_REFERENCE_TIME, sec);
 	c->ref_sec = sec;
 	c->ref_sent = true;
 }
 
-/* A message of a symbol on its channel at ts: SourceTimeNS at 4, SymbolIndex, SymbolSeqNum. */
+/* A message of a symbol on its channel at ts: SourceTimeNS, SymbolIndex, SymbolSeqNum. */
 static uint8_t *append(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint16_t type, uint16_t len,
 		       uint8_t flag)
 {
@@ -274,16 +264,16 @@ static uint8_t *append(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint16_t
 	uint8_t *m;
 
 	if (!c->started)
-		sequence_reset(g, c, ts, FLAG_SEQUENCE_RESET);
+		sequence_reset(g, c, ts, XDP_DELIVERY_SEQUENCE_RESET);
 	time_reference(g, c, ts, flag);
 	m = append_raw(g, c, ts, type, len, flag);
-	put_le32(m + 4, (uint32_t)((g->midnight_ns + ts) % NS_PER_SEC));
-	put_le32(m + 8, gen_xdp_symbol_index(symbol));
-	put_le32(m + 12, ++g->symbol_seq[symbol]);
+	wire_put_le32(m + XDP_SOURCE_TIME_NS, (uint32_t)((g->midnight_ns + ts) % NS_PER_SEC));
+	wire_put_le32(m + XDP_SYMBOL_INDEX, gen_xdp_symbol_index(symbol));
+	wire_put_le32(m + XDP_SYMBOL_SEQ_NUM, ++g->symbol_seq[symbol]);
 	return m;
 }
 
-/* Messages with a full SourceTime: SourceTime 4, SourceTimeNS 8, SymbolIndex 12. */
+/* Messages with a full SourceTime: SourceTime, SourceTimeNS, SymbolIndex. */
 static uint8_t *append_timed(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint16_t type,
 			     uint16_t len, uint8_t flag)
 {
@@ -292,11 +282,11 @@ static uint8_t *append_timed(struct gen_xdp *g, uint32_t symbol, uint64_t ts, ui
 	uint8_t *m;
 
 	if (!c->started)
-		sequence_reset(g, c, ts, FLAG_SEQUENCE_RESET);
+		sequence_reset(g, c, ts, XDP_DELIVERY_SEQUENCE_RESET);
 	m = append_raw(g, c, ts, type, len, flag);
-	put_le32(m + 4, (uint32_t)(epoch / NS_PER_SEC));
-	put_le32(m + 8, (uint32_t)(epoch % NS_PER_SEC));
-	put_le32(m + 12, gen_xdp_symbol_index(symbol));
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME, (uint32_t)(epoch / NS_PER_SEC));
+	wire_put_le32(m + XDP_TIMED_SOURCE_TIME_NS, (uint32_t)(epoch % NS_PER_SEC));
+	wire_put_le32(m + XDP_TIMED_SYMBOL_INDEX, gen_xdp_symbol_index(symbol));
 	return m;
 }
 
@@ -311,59 +301,63 @@ static void symbol_mapping(struct gen_xdp *g, const struct gen_flow *flow, uint3
 	size_t n = 0;
 
 	if (!c->started)
-		sequence_reset(g, c, ts, FLAG_SEQUENCE_RESET);
-	m = append_raw(g, c, ts, T_SYMBOL_MAPPING, 44, flag);
-	put_le32(m + 4, gen_xdp_symbol_index(symbol));
+		sequence_reset(g, c, ts, XDP_DELIVERY_SEQUENCE_RESET);
+	m = append_raw(g, c, ts, XDP_SYMBOL_MAPPING, XDP_SYMBOL_MAPPING_LEN, flag);
+	wire_put_le32(m + XDP_MAPPING_INDEX, gen_xdp_symbol_index(symbol));
 	while (n < GEN_TICKER_LEN && s->ticker[n] != ' ')
 		n++;
-	memcpy(m + 8, s->ticker, n);		/* NUL padded to 11 */
-	put_le16(m + 20, g->market);
-	m[22] = c->system_id;
-	m[23] = (uint8_t)(s->market ? s->market : 'N');
-	m[24] = price_scale(s);
-	m[25] = s->market == 'P' ? 'E' : 'C';	/* ETF on Arca's listings, else common */
-	put_le16(m + 26, (uint16_t)s->round_lot);
-	put_le32(m + 28, wire_price(s, s->mid));
-	m[36] = 0;				/* all penny */
-	m[37] = 'Y';
-	put_le16(m + 38, s->tick < WB_PRICE_SCALE / 100 ? 1 : 100);	/* MPV, 1/100 cent */
-	put_le16(m + 40, (uint16_t)s->round_lot);
+	memcpy(m + XDP_MAPPING_SYMBOL, s->ticker, n);	/* NUL padded to XDP_SYMBOL_LEN */
+	wire_put_le16(m + XDP_MAPPING_MARKET_ID, g->market);
+	m[XDP_MAPPING_SYSTEM_ID] = c->system_id;
+	m[XDP_MAPPING_EXCHANGE] = (uint8_t)(s->market ? s->market : 'N');
+	m[XDP_MAPPING_SCALE] = price_scale(s);
+	/* ETF on Arca's listings, else common */
+	m[XDP_MAPPING_SECURITY_TYPE] = s->market == 'P' ? 'E' : 'C';
+	wire_put_le16(m + XDP_MAPPING_LOT_SIZE, (uint16_t)s->round_lot);
+	wire_put_le32(m + XDP_MAPPING_PREV_CLOSE, wire_price(s, s->mid));
+	m[XDP_MAPPING_RESOLUTION] = 0;		/* all penny */
+	m[XDP_MAPPING_ROUND_LOT] = 'Y';
+	/* MPV, in 1/100 cent */
+	wire_put_le16(m + XDP_MAPPING_MPV, s->tick < WB_PRICE_SCALE / 100 ? 1 : 100);
+	wire_put_le16(m + XDP_MAPPING_UNIT_OF_TRADE, (uint16_t)s->round_lot);
 }
 
 static void symbol_clear(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint8_t flag)
 {
-	uint8_t *m = append_timed(g, symbol, ts, T_SYMBOL_CLEAR, 20, flag);
+	uint8_t *m = append_timed(g, symbol, ts, XDP_SYMBOL_CLEAR, XDP_SYMBOL_CLEAR_LEN, flag);
 
-	put_le32(m + 16, g->symbol_seq[symbol] + 1);
+	wire_put_le32(m + XDP_TIMED_SYMBOL_SEQ_NUM, g->symbol_seq[symbol] + 1);	/* next */
 }
 
 /* Security Status: code, halt condition ('~' none), the session for MarketState. */
 static void security_status(struct gen_xdp *g, uint32_t symbol, uint64_t ts, uint8_t code,
 			    uint8_t condition, uint8_t flag)
 {
-	uint8_t *m = append_timed(g, symbol, ts, T_SECURITY_STATUS, 46, flag);
+	uint8_t *m = append_timed(g, symbol, ts, XDP_SECURITY_STATUS, XDP_SECURITY_STATUS_LEN,
+				  flag);
 
-	put_le32(m + 16, ++g->symbol_seq[symbol]);
-	m[20] = code;
-	m[21] = condition;
-	m[34] = ' ';
-	m[43] = '~';
+	wire_put_le32(m + XDP_TIMED_SYMBOL_SEQ_NUM, ++g->symbol_seq[symbol]);
+	m[XDP_STATUS_STATUS] = code;
+	m[XDP_STATUS_HALT_CONDITION] = condition;
+	m[XDP_STATUS_SSR_EXCHANGE] = ' ';
+	m[XDP_STATUS_SSR_STATE] = '~';
 	if (code == 'P' || code == 'E' || code == 'O' || code == 'L' || code == 'X')
 		g->session[symbol] = code;
-	m[44] = g->session[symbol];	/* MarketState */
+	m[XDP_STATUS_MARKET_STATE] = g->session[symbol];
 }
 
 static void order_execution(struct gen_xdp *g, const struct gen_symbol *s,
 			    const struct gen_action *a, int64_t price, bool printable)
 {
-	uint8_t *m = append(g, a->symbol, a->ts, T_ORDER_EXECUTION, 42, FLAG_ORIGINAL);
+	uint8_t *m = append(g, a->symbol, a->ts, XDP_ORDER_EXECUTION, XDP_ORDER_EXECUTION_LEN,
+			    XDP_DELIVERY_ORIGINAL);
 
-	put_le64(m + 16, a->order_id);
-	put_le32(m + 24, (uint32_t)a->match_id);
-	put_le32(m + 28, wire_price(s, price));
-	put_le32(m + 32, a->qty);
-	m[36] = printable ? 1 : 0;
-	memcpy(m + 38, "@   ", 4);
+	wire_put_le64(m + XDP_ORDER_ID, a->order_id);
+	wire_put_le32(m + XDP_EXECUTION_TRADE_ID, (uint32_t)a->match_id);
+	wire_put_le32(m + XDP_EXECUTION_PRICE, wire_price(s, price));
+	wire_put_le32(m + XDP_EXECUTION_VOLUME, a->qty);
+	m[XDP_EXECUTION_PRINTABLE] = printable ? 1 : 0;
+	memcpy(m + XDP_EXECUTION_CONDITIONS, "@   ", XDP_CONDITIONS_LEN);
 }
 
 /* Every symbol of the venue in a session state (the flow's system events). */
@@ -371,7 +365,7 @@ static void session_all(struct gen_xdp *g, const struct gen_flow *flow, uint64_t
 {
 	for (uint32_t sym = 0; sym < flow->symbol_count; sym++)
 		if (flow->symbols[sym].venues & (1u << g->venue))
-			security_status(g, sym, ts, code, '~', FLAG_ORIGINAL);
+			security_status(g, sym, ts, code, '~', XDP_DELIVERY_ORIGINAL);
 }
 
 static void encode(struct gen_xdp *g, const struct gen_flow *flow, const struct gen_action *a)
@@ -392,26 +386,28 @@ static void encode(struct gen_xdp *g, const struct gen_flow *flow, const struct 
 		return;
 	case GEN_SYMBOL:
 		/* The start-of-day spin (notes: Sequencing): mapping, clear, status. */
-		symbol_mapping(g, flow, a->symbol, a->ts, FLAG_ORIGINAL);
+		symbol_mapping(g, flow, a->symbol, a->ts, XDP_DELIVERY_ORIGINAL);
 		if (price_scale(s) == 6)
 			g->stats.scale6++;
 		else
 			g->stats.scale4++;
-		symbol_clear(g, a->symbol, a->ts, FLAG_ORIGINAL);
-		security_status(g, a->symbol, a->ts, 'P', '~', FLAG_ORIGINAL);
+		symbol_clear(g, a->symbol, a->ts, XDP_DELIVERY_ORIGINAL);
+		security_status(g, a->symbol, a->ts, 'P', '~', XDP_DELIVERY_ORIGINAL);
 		return;
 	case GEN_TRADING:
-		security_status(g, a->symbol, a->ts, a->code == 'H' ? '4' : 'E', '~', FLAG_ORIGINAL);
+		security_status(g, a->symbol, a->ts, a->code == 'H' ? '4' : 'E', '~', XDP_DELIVERY_ORIGINAL);
 		return;
 	case GEN_ADD:
 		price = venue_price(g, s, a->symbol, a->side, a->price);
-		m = append(g, a->symbol, a->ts, T_ADD_ORDER, 39, FLAG_ORIGINAL);
-		put_le64(m + 16, a->order_id);
-		put_le32(m + 24, wire_price(s, price));
-		put_le32(m + 28, a->qty);
-		m[32] = side_char(a->side);
-		memcpy(m + 33, a->attributed ? a->mpid : "    ", 4);
-		m[37] = ' ';
+		m = append(g, a->symbol, a->ts, XDP_ADD_ORDER, XDP_ADD_ORDER_LEN,
+			   XDP_DELIVERY_ORIGINAL);
+		wire_put_le64(m + XDP_ORDER_ID, a->order_id);
+		wire_put_le32(m + XDP_ADD_PRICE, wire_price(s, price));
+		wire_put_le32(m + XDP_ADD_VOLUME, a->qty);
+		m[XDP_ADD_SIDE] = side_char(a->side);
+		/* FirmID: the four characters of an MPID, blank-filled */
+		memcpy(m + XDP_ADD_FIRM, a->attributed ? a->mpid : "    ", 4);
+		m[XDP_ADD_FIRM + 4] = ' ';
 		return;
 	case GEN_EXECUTE:
 		order_execution(g, s, a, venue_price(g, s, a->symbol, a->side, a->price), true);
@@ -422,40 +418,47 @@ static void encode(struct gen_xdp *g, const struct gen_flow *flow, const struct 
 		return;
 	case GEN_CANCEL:
 		/* A partial cancel: the order's remaining volume at its own price. */
-		m = append(g, a->symbol, a->ts, T_MODIFY_ORDER, 35, FLAG_ORIGINAL);
-		put_le64(m + 16, a->order_id);
-		put_le32(m + 24, wire_price(s, venue_price(g, s, a->symbol, a->side, a->price)));
-		put_le32(m + 28, a->remaining);
-		m[33] = side_char(a->side);
+		m = append(g, a->symbol, a->ts, XDP_MODIFY_ORDER, XDP_MODIFY_ORDER_LEN,
+			   XDP_DELIVERY_ORIGINAL);
+		wire_put_le64(m + XDP_ORDER_ID, a->order_id);
+		wire_put_le32(m + XDP_MODIFY_PRICE,
+			      wire_price(s, venue_price(g, s, a->symbol, a->side, a->price)));
+		wire_put_le32(m + XDP_MODIFY_VOLUME, a->remaining);
+		m[XDP_MODIFY_SIDE] = side_char(a->side);
 		return;
 	case GEN_DELETE:
-		m = append(g, a->symbol, a->ts, T_DELETE_ORDER, 25, FLAG_ORIGINAL);
-		put_le64(m + 16, a->order_id);
+		m = append(g, a->symbol, a->ts, XDP_DELETE_ORDER, XDP_DELETE_ORDER_LEN,
+			   XDP_DELIVERY_ORIGINAL);
+		wire_put_le64(m + XDP_ORDER_ID, a->order_id);
 		return;
 	case GEN_REPLACE:
-		m = append(g, a->symbol, a->ts, T_REPLACE_ORDER, 42, FLAG_ORIGINAL);
-		put_le64(m + 16, a->order_id);
-		put_le64(m + 24, a->new_order_id);
-		put_le32(m + 32, wire_price(s, venue_price(g, s, a->symbol, a->side, a->price)));
-		put_le32(m + 36, a->qty);
-		m[40] = side_char(a->side);
+		m = append(g, a->symbol, a->ts, XDP_REPLACE_ORDER, XDP_REPLACE_ORDER_LEN,
+			   XDP_DELIVERY_ORIGINAL);
+		wire_put_le64(m + XDP_ORDER_ID, a->order_id);
+		wire_put_le64(m + XDP_REPLACE_NEW_ORDER_ID, a->new_order_id);
+		wire_put_le32(m + XDP_REPLACE_PRICE,
+			      wire_price(s, venue_price(g, s, a->symbol, a->side, a->price)));
+		wire_put_le32(m + XDP_REPLACE_VOLUME, a->qty);
+		m[XDP_REPLACE_SIDE] = side_char(a->side);
 		return;
 	case GEN_TRADE:
-		m = append(g, a->symbol, a->ts, T_NON_DISPLAYED_TRADE, 33, FLAG_ORIGINAL);
-		put_le32(m + 16, (uint32_t)a->match_id);
-		put_le32(m + 20, wire_price(s, a->price));
-		put_le32(m + 24, a->qty);
-		m[28] = 1;
-		memcpy(m + 29, "@   ", 4);
+		m = append(g, a->symbol, a->ts, XDP_NON_DISPLAYED_TRADE, XDP_NON_DISPLAYED_TRADE_LEN,
+			   XDP_DELIVERY_ORIGINAL);
+		wire_put_le32(m + XDP_TRADE_ID, (uint32_t)a->match_id);
+		wire_put_le32(m + XDP_TRADE_PRICE, wire_price(s, a->price));
+		wire_put_le32(m + XDP_TRADE_VOLUME, a->qty);
+		m[XDP_TRADE_PRINTABLE] = 1;
+		memcpy(m + XDP_TRADE_CONDITIONS, "@   ", XDP_CONDITIONS_LEN);
 		return;
 	case GEN_CROSS:
 		if (!a->qty)
 			return;
-		m = append(g, a->symbol, a->ts, T_CROSS_TRADE, 29, FLAG_ORIGINAL);
-		put_le32(m + 16, (uint32_t)a->match_id);
-		put_le32(m + 20, wire_price(s, a->price));
-		put_le32(m + 24, a->qty);
-		m[28] = a->code == 'C' ? '6' : 'O';	/* closing, opening cross */
+		m = append(g, a->symbol, a->ts, XDP_CROSS_TRADE, XDP_CROSS_TRADE_LEN,
+			   XDP_DELIVERY_ORIGINAL);
+		wire_put_le32(m + XDP_TRADE_ID, (uint32_t)a->match_id);
+		wire_put_le32(m + XDP_TRADE_PRICE, wire_price(s, a->price));
+		wire_put_le32(m + XDP_TRADE_VOLUME, a->qty);
+		m[XDP_TRADE_CROSS_TYPE] = a->code == 'C' ? '6' : 'O';	/* closing, opening cross */
 		return;
 	default:
 		return;
@@ -469,10 +472,10 @@ static void halt_and_resume(struct gen_xdp *g, const struct gen_flow *flow, uint
 	uint64_t done = flow->flow_done * 1000, total = flow->cfg.messages;
 
 	if (g->halt_stage == 0 && done >= total * GEN_XDP_HALT_PERMILLE) {
-		security_status(g, g->halt_symbol, ts, '4', 'D', FLAG_ORIGINAL); /* news dissemination */
+		security_status(g, g->halt_symbol, ts, '4', 'D', XDP_DELIVERY_ORIGINAL); /* news dissemination */
 		g->halt_stage = 1;
 	} else if (g->halt_stage == 1 && done >= total * GEN_XDP_RESUME_PERMILLE) {
-		security_status(g, g->halt_symbol, ts, '5', '~', FLAG_ORIGINAL);
+		security_status(g, g->halt_symbol, ts, '5', '~', XDP_DELIVERY_ORIGINAL);
 		g->halt_stage = 2;
 	}
 }
@@ -509,35 +512,37 @@ static void failover(struct gen_xdp *g, const struct gen_flow *flow, uint64_t ts
 			orders[n++] = *o;
 	}
 	qsort(orders, n, sizeof(*orders), by_symbol);
-	sequence_reset(g, c, ts, FLAG_FAILOVER);
+	sequence_reset(g, c, ts, XDP_DELIVERY_FAILOVER);
 	for (uint32_t sym = ci; sym < flow->symbol_count; sym += g->nch) {
 		const struct gen_symbol *s = &flow->symbols[sym];
 
 		if (!(s->venues & (1u << g->venue)))
 			continue;
-		symbol_mapping(g, flow, sym, ts, FLAG_FAILOVER);
-		symbol_clear(g, sym, ts, FLAG_FAILOVER);
+		symbol_mapping(g, flow, sym, ts, XDP_DELIVERY_FAILOVER);
+		symbol_clear(g, sym, ts, XDP_DELIVERY_FAILOVER);
 		if (g->halt_stage == 1 && sym == g->halt_symbol)
-			security_status(g, sym, ts, '4', 'D', FLAG_FAILOVER);
+			security_status(g, sym, ts, '4', 'D', XDP_DELIVERY_FAILOVER);
 		else if (g->session[sym])
-			security_status(g, sym, ts, g->session[sym], '~', FLAG_FAILOVER);
+			security_status(g, sym, ts, g->session[sym], '~', XDP_DELIVERY_FAILOVER);
 		while (k < n && orders[k].symbol < sym)
 			k++;
 		for (; k < n && orders[k].symbol == sym; k++) {
 			const struct gen_live_order *o = &orders[k];
-			uint8_t *m = append_timed(g, sym, ts, T_ADD_ORDER_REFRESH, 43, FLAG_FAILOVER);
+			uint8_t *m = append_timed(g, sym, ts, XDP_ADD_ORDER_REFRESH, XDP_ADD_ORDER_REFRESH_LEN,
+						  XDP_DELIVERY_FAILOVER);
 
-			put_le32(m + 16, ++g->symbol_seq[sym]);
-			put_le64(m + 20, o->id);
-			put_le32(m + 28, wire_price(s, venue_price(g, s, sym, o->side, o->price)));
-			put_le32(m + 32, o->qty);
-			m[36] = side_char(o->side);
-			memcpy(m + 37, "     ", 5);
+			wire_put_le32(m + XDP_TIMED_SYMBOL_SEQ_NUM, ++g->symbol_seq[sym]);
+			wire_put_le64(m + XDP_REFRESH_ORDER_ID, o->id);
+			wire_put_le32(m + XDP_REFRESH_PRICE,
+				      wire_price(s, venue_price(g, s, sym, o->side, o->price)));
+			wire_put_le32(m + XDP_REFRESH_VOLUME, o->qty);
+			m[XDP_REFRESH_SIDE] = side_char(o->side);
+			memcpy(m + XDP_REFRESH_FIRM, "     ", XDP_FIRM_LEN);
 			g->stats.refreshed_orders++;
 		}
 	}
 	c->ref_sent = false;
-	time_reference(g, c, ts, FLAG_FAILOVER);
+	time_reference(g, c, ts, XDP_DELIVERY_FAILOVER);
 	if (flush_channel(g, c))
 		g->error = 1;
 	free(orders);
@@ -597,7 +602,7 @@ static int xdp_enc_init(void *enc, const struct gen_encoder_config *cfg)
 	g->sink = cfg->sink;
 	channels_from_map(g, cfg);
 	for (uint32_t i = 0; i < g->nch; i++) {
-		g->ch[i].len = HEADER_LEN;
+		g->ch[i].len = XDP_HEADER_LEN;
 		g->ch[i].next_seq = 1;
 		g->ch[i].system_id = (uint8_t)(i + 1);
 	}
@@ -679,7 +684,7 @@ static void xdp_enc_summary(const void *enc, const struct gen_flow *flow, FILE *
 const struct gen_proto gen_proto_xdp = {
 	.size = sizeof(struct gen_xdp),
 	.writes_files = false,
-	.min_payload = HEADER_LEN + GEN_XDP_MAX_MESSAGE,
+	.min_payload = XDP_HEADER_LEN + GEN_XDP_MAX_MESSAGE,
 	.init = xdp_enc_init,
 	.action = xdp_enc_action,
 	.finish = xdp_enc_finish,

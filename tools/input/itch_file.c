@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Nasdaq BinaryFILE reading and writing, plain or gzip (see itch_file.h). */
 #include "input/itch_file.h"
-#include "common/put_bytes.h"
 #include "feed/feed.h"
+#include "wire/bytes.h"
+#include "wire/moldudp64.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -218,12 +219,10 @@ int itch_file_close(struct itch_file *f, char *err, size_t err_len)
 	return 0;
 }
 
-#define MOLD_HEADER 20u
-
 int itch_file_next_packet(struct itch_file *f, uint8_t *pkt, uint64_t *next_seq, char *err,
 			  size_t err_len)
 {
-	uint32_t len = MOLD_HEADER, count = 0;
+	uint32_t len = MOLD_HEADER_LEN, count = 0;
 	int rc = 1;
 
 	if (f->pending_error) {
@@ -239,20 +238,18 @@ int itch_file_next_packet(struct itch_file *f, uint8_t *pkt, uint64_t *next_seq,
 		rc = itch_file_next(f, &msg, &mlen, err, err_len);
 		if (rc <= 0)
 			break;
-		pkt[len] = (uint8_t)(mlen >> 8);
-		pkt[len + 1] = (uint8_t)mlen;
-		memcpy(pkt + len + 2, msg, mlen);
-		len += 2u + mlen;
+		wire_put_be16(pkt + len, mlen);
+		memcpy(pkt + len + MOLD_BLOCK_LENGTH_LEN, msg, mlen);
+		len += MOLD_BLOCK_LENGTH_LEN + mlen;
 		count++;
 	}
 	if (!count)
 		return rc;
 	if (rc < 0)
 		f->pending_error = 1;	/* err already says what; reported on the next call */
-	memcpy(pkt, "BINFILE   ", 10);
-	put_be64(pkt + 10, *next_seq);
-	pkt[18] = (uint8_t)(count >> 8);
-	pkt[19] = (uint8_t)count;
+	memcpy(pkt + MOLD_SESSION, "BINFILE   ", MOLD_SESSION_LEN);
+	wire_put_be64(pkt + MOLD_SEQUENCE, *next_seq);
+	wire_put_be16(pkt + MOLD_COUNT, count);
 	*next_seq += count;
 	return (int)len;
 }

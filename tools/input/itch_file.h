@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire/moldudp64.h"
+
 #define ITCH_FILE_ERR_LEN 512
 
 struct itch_file {
@@ -69,7 +71,7 @@ int itch_file_close(struct itch_file *f, char *err, size_t err_len);
  */
 #define ITCH_FILE_PACKET_MESSAGES 64u
 #define ITCH_FILE_PACKET_PAYLOAD 1400u
-#define ITCH_FILE_PACKET_MAX (ITCH_FILE_PACKET_PAYLOAD + 2u + 65535u)
+#define ITCH_FILE_PACKET_MAX (ITCH_FILE_PACKET_PAYLOAD + MOLD_BLOCK_LENGTH_LEN + 65535u)
 int itch_file_next_packet(struct itch_file *f, uint8_t *pkt, uint64_t *next_seq, char *err,
 			  size_t err_len);
 
