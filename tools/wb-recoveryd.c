@@ -66,9 +66,9 @@
 #include "common/options.h"
 #include "input/pcap_io.h"
 #include "feed/feed.h"
-#include "common/pitch_session.h"
+#include "recovery/pitch_session.h"
 #include "common/put_bytes.h"
-#include "common/recovery_xdp.h"
+#include "recovery/recovery_xdp.h"
 #include "recoveryd/xdp.h"
 #include "recoveryd/spin.h"
 

@@ -1,5 +1,5 @@
 /*
- * Cboe PITCH session framing for GRP and Spin (tools/common/pitch_session.c):
+ * Cboe PITCH session framing for GRP and Spin (lib/recovery/pitch_session.c):
  * golden byte vectors from the spec's worked Spin and GRP frames
  * (../shared/specs/cboe-pitch.md §5, BATS's mcastpitch_spin_useq.pcap and
  * mcastpitch_grp_useq.pcap; the spin capture's TCP payloads as they are,
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "feed_harness.h"
-#include "common/pitch_session.h"
-#include "common/recovery.h"
+#include "recovery/pitch_session.h"
+#include "recovery/recovery.h"
 #include "recovery_conf_harness.h"
 
 static void assert_bytes(const uint8_t *got, size_t n, const char *hex)

@@ -1,5 +1,5 @@
 /*
- * SoupBinTCP 4.0 and GLIMPSE 5.0 (tools/common/soupbin.c): golden byte
+ * SoupBinTCP 4.0 and GLIMPSE 5.0 (lib/recovery/soupbin.c): golden byte
  * vectors written from the specs (docs/specs/soupbintcp-glimpse-notes.md),
  * the glimpse lines of recovery.conf, and the snapshot client against
  * wb-recoveryd's GLIMPSE server on loopback: a late join is taken by
@@ -19,9 +19,9 @@
 
 #include "feed_harness.h"
 #include "common/glimpse_server.h"
-#include "common/recovery.h"
-#include "common/recovery_snapshot.h"
-#include "common/soupbin.h"
+#include "recovery/recovery.h"
+#include "recovery/recovery_snapshot.h"
+#include "recovery/soupbin.h"
 #include "recovery_conf_harness.h"
 
 /* ---- golden vectors ------------------------------------------------------- */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "common/put_bytes.h"
-#include "common/soupbin.h"
+#include "recovery/soupbin.h"
 
 #define MAX_CLIENTS 8
 #define LOCATES 65536

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/put_bytes.h"
-#include "common/soupbin.h"
+#include "recovery/soupbin.h"
 
 /* UQDF (docs: /work/shared/specs/cqs-uqdf.md Part B). */
 #define UQDF_HEADER 29

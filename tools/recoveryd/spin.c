@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/pitch_session.h"
+#include "recovery/pitch_session.h"
 #include "common/put_bytes.h"
 
 #define MAX_CLIENTS 8

@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #include "common/put_bytes.h"
-#include "common/recovery_xdp.h"
+#include "recovery/recovery_xdp.h"
 
 #define MAX_EPOCHS 16
 #define MAX_LINES 8

@@ -2,7 +2,7 @@
 /*
  * wb-recoveryd --service xdp: an NYSE XDP Request Server for one channel
  * of a capture (tools/recoveryd/xdp.c). The wire layouts are the client's
- * (tools/common/recovery_xdp.h).
+ * (lib/recovery/recovery_xdp.h).
  */
 #ifndef WIREBOOK_TOOLS_RECOVERYD_XDP_H
 #define WIREBOOK_TOOLS_RECOVERYD_XDP_H

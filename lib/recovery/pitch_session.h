@@ -9,8 +9,8 @@
  * Encoders write whole frames (header and one message) and return their
  * length; the decoder takes frames off a byte stream.
  */
-#ifndef WIREBOOK_TOOLS_PITCH_SESSION_H
-#define WIREBOOK_TOOLS_PITCH_SESSION_H
+#ifndef WIREBOOK_RECOVERY_PITCH_SESSION_H
+#define WIREBOOK_RECOVERY_PITCH_SESSION_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -64,4 +64,4 @@ int spin_seq_of(const uint8_t *m, size_t mlen, uint8_t type, uint32_t *seq);
 int spin_response_of(const uint8_t *m, size_t mlen, uint32_t *seq, uint32_t *order_count,
 		     char *status);
 
-#endif /* WIREBOOK_TOOLS_PITCH_SESSION_H */
+#endif /* WIREBOOK_RECOVERY_PITCH_SESSION_H */

@@ -12,8 +12,8 @@
  * inclusive (BeginSeqNum..EndSeqNum). A request packet's SeqNum numbers
  * the client's requests on its session; the Request Response echoes it.
  */
-#ifndef WIREBOOK_TOOLS_RECOVERY_XDP_H
-#define WIREBOOK_TOOLS_RECOVERY_XDP_H
+#ifndef WIREBOOK_RECOVERY_RECOVERY_XDP_H
+#define WIREBOOK_RECOVERY_RECOVERY_XDP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -177,4 +177,4 @@ void xdp_client_counts(const struct xdp_client *x, struct xdp_client_counts *c);
 /* "; refused N (status ...), unavailable N; session up, connects N, ..." for the stats line. */
 void xdp_client_print(const struct xdp_client *x, FILE *f);
 
-#endif /* WIREBOOK_TOOLS_RECOVERY_XDP_H */
+#endif /* WIREBOOK_RECOVERY_RECOVERY_XDP_H */

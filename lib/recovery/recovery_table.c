@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
-#include "common/recovery_table.h"
+#include "recovery/recovery_table.h"
 
 #include <string.h>
 
 #include "book/checksum.h"
-#include "common/recovery.h"
+#include "recovery/recovery.h"
 #include "feed/feed_ioc.h"
 #include "wirebook/barrier.h"
 

@@ -25,15 +25,15 @@
  * the snapshot is given up: the stream goes on with a GAP. Everything runs on the engine's thread and
  * never blocks.
  */
-#ifndef WIREBOOK_TOOLS_RECOVERY_SNAPSHOT_H
-#define WIREBOOK_TOOLS_RECOVERY_SNAPSHOT_H
+#ifndef WIREBOOK_RECOVERY_RECOVERY_SNAPSHOT_H
+#define WIREBOOK_RECOVERY_RECOVERY_SNAPSHOT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/recovery.h"
-#include "common/recovery_session.h"
+#include "recovery/recovery.h"
+#include "recovery/recovery_session.h"
 
 struct snapshot_session;
 
@@ -73,4 +73,4 @@ void snapshot_session_totals(const struct snapshot_session *ss, uint64_t now,
 			     struct snapshot_totals *t);
 void snapshot_session_print(const struct snapshot_session *ss, uint64_t now, FILE *f);
 
-#endif /* WIREBOOK_TOOLS_RECOVERY_SNAPSHOT_H */
+#endif /* WIREBOOK_RECOVERY_RECOVERY_SNAPSHOT_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* NYSE XDP gap recovery: Request Server messages and the client (see recovery_xdp.h). */
-#include "common/recovery_xdp.h"
+#include "recovery/recovery_xdp.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 
 #include "common/metrics.h"
 #include "common/put_bytes.h"
-#include "common/recovery.h"
+#include "recovery/recovery.h"
 
 #define NS_PER_SEC 1000000000ull
 #define MS 1000000ull

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Late join by a snapshot over SoupBinTCP: GLIMPSE, UTP Snap-Shot (see recovery_snapshot.h). */
-#include "common/recovery_snapshot.h"
+#include "recovery/recovery_snapshot.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "common/put_bytes.h"
-#include "common/recovery_session.h"
-#include "common/soupbin.h"
+#include "recovery/recovery_session.h"
+#include "recovery/soupbin.h"
 
 #define MOLD_HEADER 20
 #define BATCH_BYTES 1472	/* a snapshot packet handed to the engine: one UDP payload's worth */

@@ -48,8 +48,8 @@
  * calls), never blocks (non-blocking sockets, one request in flight per
  * stream), and a stream waiting for its fill never holds up another stream.
  */
-#ifndef WIREBOOK_TOOLS_RECOVERY_H
-#define WIREBOOK_TOOLS_RECOVERY_H
+#ifndef WIREBOOK_RECOVERY_H
+#define WIREBOOK_RECOVERY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -223,4 +223,4 @@ int recovery_client_count(const struct recovery_client *c);
 void recovery_client_totals(const struct recovery_client *c, int i, uint64_t now_ns,
 			    struct recovery_totals *t);
 
-#endif /* WIREBOOK_TOOLS_RECOVERY_H */
+#endif /* WIREBOOK_RECOVERY_H */

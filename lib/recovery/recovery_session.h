@@ -8,14 +8,14 @@
  * bookkeeping against the recovery target. What a protocol adds is its
  * login, its heartbeat and what its frames mean (struct rsess_proto).
  */
-#ifndef WIREBOOK_TOOLS_RECOVERY_SESSION_H
-#define WIREBOOK_TOOLS_RECOVERY_SESSION_H
+#ifndef WIREBOOK_RECOVERY_RECOVERY_SESSION_H
+#define WIREBOOK_RECOVERY_RECOVERY_SESSION_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/recovery.h"
+#include "recovery/recovery.h"
 
 #define RSESS_IN_BYTES (64 * 1024)
 #define RSESS_LOGIN_BYTES 128	/* room for any protocol's login frame */
@@ -111,4 +111,4 @@ void rsess_print_head(const struct rsess *s, uint64_t now, int unit, const char 
 /* "; snapshot time last T max T\n" */
 void rsess_print_tail(const struct rsess *s, FILE *f);
 
-#endif /* WIREBOOK_TOOLS_RECOVERY_SESSION_H */
+#endif /* WIREBOOK_RECOVERY_RECOVERY_SESSION_H */

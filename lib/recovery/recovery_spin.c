@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Late join by Cboe Spin (see recovery_spin.h). */
-#include "common/recovery_spin.h"
+#include "recovery/recovery_spin.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/pitch_session.h"
+#include "recovery/pitch_session.h"
 #include "common/put_bytes.h"
-#include "common/recovery_session.h"
+#include "recovery/recovery_session.h"
 
 #define BATCH_BYTES 1472	/* a spin packet handed to the engine: one UDP payload's worth */
 #define HEARTBEAT_PERIOD_MS 1000

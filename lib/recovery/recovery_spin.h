@@ -25,15 +25,15 @@
  * given up and the unit goes on with a GAP. Everything runs on the
  * engine's thread and never blocks; other units and streams never wait.
  */
-#ifndef WIREBOOK_TOOLS_RECOVERY_SPIN_H
-#define WIREBOOK_TOOLS_RECOVERY_SPIN_H
+#ifndef WIREBOOK_RECOVERY_RECOVERY_SPIN_H
+#define WIREBOOK_RECOVERY_RECOVERY_SPIN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/recovery.h"
-#include "common/recovery_session.h"
+#include "recovery/recovery.h"
+#include "recovery/recovery_session.h"
 
 /* Images older than the first buffered sequence seen before the latest is taken anyway. */
 #define SPIN_IMAGE_PATIENCE 3
@@ -71,4 +71,4 @@ bool spin_set_totals(const struct spin_set *set, uint8_t unit, uint64_t now,
 		     struct spin_totals *t);
 void spin_set_print(const struct spin_set *set, uint64_t now, FILE *f);
 
-#endif /* WIREBOOK_TOOLS_RECOVERY_SPIN_H */
+#endif /* WIREBOOK_RECOVERY_RECOVERY_SPIN_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* The TCP session of the snapshot clients (see recovery_session.h). */
-#include "common/recovery_session.h"
+#include "recovery/recovery_session.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -10,8 +10,8 @@
  * the payload. Alpha fields are left-justified and space-padded; numeric
  * fields are ASCII digits, right-justified and space-padded on the left.
  */
-#ifndef WIREBOOK_TOOLS_SOUPBIN_H
-#define WIREBOOK_TOOLS_SOUPBIN_H
+#ifndef WIREBOOK_RECOVERY_SOUPBIN_H
+#define WIREBOOK_RECOVERY_SOUPBIN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -89,4 +89,4 @@ int utp_snapshot_end(const uint8_t *m, size_t len, uint64_t *next_seq);
 /* A Snap-Shot message into out (UTP_SNAPSHOT_LEN bytes) with the SIP time sip_ns. */
 size_t utp_put_snapshot_end(uint8_t *out, uint64_t next_seq, uint64_t sip_ns);
 
-#endif /* WIREBOOK_TOOLS_SOUPBIN_H */
+#endif /* WIREBOOK_RECOVERY_SOUPBIN_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* SoupBinTCP 4.0 packets, GLIMPSE's End of Snapshot, UTP's Snap-Shot message (see soupbin.h). */
-#include "common/soupbin.h"
+#include "recovery/soupbin.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Cboe PITCH session framing: GRP and Spin (see pitch_session.h). */
-#include "common/pitch_session.h"
+#include "recovery/pitch_session.h"
 
 #include <string.h>
 

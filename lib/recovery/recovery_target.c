@@ -5,7 +5,7 @@
  * (include/wirebook/ioctl.h), where the recovered packets are decoded and
  * come out of the module's rings in sequence with the rest.
  */
-#include "common/recovery.h"
+#include "recovery/recovery.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* The user-space recovery client (see recovery.h). */
-#include "common/recovery.h"
+#include "recovery/recovery.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,10 +16,10 @@
 
 #include "common/metrics.h"
 #include "common/put_bytes.h"
-#include "common/recovery_xdp.h"
-#include "common/recovery_snapshot.h"
-#include "common/recovery_spin.h"
-#include "common/pitch_session.h"
+#include "recovery/recovery_xdp.h"
+#include "recovery/recovery_snapshot.h"
+#include "recovery/recovery_spin.h"
+#include "recovery/pitch_session.h"
 
 #define MOLD_HEADER 20
 #define MAX_REPLY 2048

@@ -9,8 +9,8 @@
  * under its seqlock; the symbol streams (a byte each, rewritten only when
  * a recovery begins or ends, before the table that tells it).
  */
-#ifndef WIREBOOK_TOOLS_RECOVERY_TABLE_H
-#define WIREBOOK_TOOLS_RECOVERY_TABLE_H
+#ifndef WIREBOOK_RECOVERY_RECOVERY_TABLE_H
+#define WIREBOOK_RECOVERY_RECOVERY_TABLE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -80,4 +80,4 @@ void recovery_table_update(struct recovery_table *rt, const struct feed_engine *
 void recovery_table_publish_now(struct recovery_table *rt, const struct feed_engine *e,
 				uint64_t now_ns, uint64_t wall_ns);
 
-#endif /* WIREBOOK_TOOLS_RECOVERY_TABLE_H */
+#endif /* WIREBOOK_RECOVERY_RECOVERY_TABLE_H */
