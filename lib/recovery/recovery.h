@@ -35,7 +35,8 @@
  * and holes larger than max-gap messages or older than max-age ms, are
  * taken by snapshot (recovery_snapshot.h); "utpsnap" is the same for a
  * UQDF stream, by the UTP Snap-Shot service; "spin" (PITCH) for one unit
- * (unit=N) by its Cboe Spin server (recovery_spin.h). timeout is the first
+ * (unit=N) by its Cboe Spin server (recovery_spin.h). The services and the
+ * keys each takes are rows of one table (recovery_services.c). timeout is the first
  * wait for a reply (default 20 ms), doubled after each unanswered request
  * up to 1 s; after retries unanswered requests (default 6) the range is
  * declared lost (an ordinary GAP, counted unrecoverable).
@@ -56,6 +57,7 @@
 #include <stdio.h>
 
 #include "feed/feed.h"
+#include "recovery/recovery_services.h"
 #include "wirebook/ioctl.h"
 
 #define RECOVERY_MAX_SERVICES 64
@@ -73,25 +75,10 @@
  * the gap fill's retries would give it up as lost). */
 #define RECOVERY_DEFAULT_MAX_AGE_MS 1000
 
-enum recovery_kind {
-	RECOVERY_MOLD = 1,	/* MoldUDP64 re-request over UDP */
-	RECOVERY_GRP = 2,	/* Cboe PITCH Gap Request Proxy (TCP) + gap-response UDP */
-	RECOVERY_XDP = 3,	/* NYSE XDP Request Server (TCP) + retransmission UDP */
-	RECOVERY_GLIMPSE = 4,	/* Nasdaq GLIMPSE 5.0 snapshot over SoupBinTCP (TCP) */
-	RECOVERY_UTPSNAP = 5,	/* UTP Snap-Shot (UQDF) over SoupBinTCP (TCP) */
-	RECOVERY_SPIN = 6,	/* Cboe PITCH Spin server (TCP), one unit (recovery_spin.h) */
-};
-
-/* A snapshot service (glimpse, utpsnap, spin): a second line beside a stream's gap-fill one. */
-static inline bool recovery_kind_is_snapshot(int kind)
-{
-	return kind == RECOVERY_GLIMPSE || kind == RECOVERY_UTPSNAP || kind == RECOVERY_SPIN;
-}
-
 struct recovery_conf_entry {
 	int venue;
 	int channel;		/* -1: none given (the venue's lines have none) */
-	int kind;		/* enum recovery_kind */
+	const struct recovery_service *service;	/* its row of the services table */
 	uint32_t ip;		/* host byte order */
 	uint16_t port;
 	uint32_t timeout_ms;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/put_bytes.h"
+#include "recovery/recovery_internal.h"
 #include "recovery/recovery_session.h"
 #include "recovery/soupbin.h"
 
@@ -28,29 +29,21 @@ struct snapshot_session {
  * Both send the protocol's own messages, packed here as MoldUDP64 blocks.
  */
 struct snapshot_service {
-	int kind;
-	const char *name, *protocol;
+	const char *name;	/* its row in the services table */
 	int (*end)(const uint8_t *m, size_t len, uint64_t *next_seq);
 };
 
 static const struct snapshot_service services[] = {
-	{ RECOVERY_GLIMPSE, "glimpse", "itch", glimpse_end_of_snapshot },
-	{ RECOVERY_UTPSNAP, "utpsnap", "uqdf", utp_snapshot_end },
+	{ "glimpse", glimpse_end_of_snapshot },
+	{ "utpsnap", utp_snapshot_end },
 };
 
-static const struct snapshot_service *service_of_kind(int kind)
+static const struct snapshot_service *service_named(const char *name)
 {
 	for (size_t i = 0; i < sizeof(services) / sizeof(services[0]); i++)
-		if (services[i].kind == kind)
+		if (!strcmp(services[i].name, name))
 			return &services[i];
 	return NULL;
-}
-
-const char *snapshot_service_protocol(int kind)
-{
-	const struct snapshot_service *sv = service_of_kind(kind);
-
-	return sv ? sv->protocol : "";
 }
 
 static long soup_frame(struct rsess *s, const uint8_t *p, size_t len, uint64_t now,
@@ -79,7 +72,7 @@ static const struct rsess_proto soup_proto = {
 struct snapshot_session *snapshot_session_create(const struct recovery_target *t,
 						 const struct recovery_conf_entry *conf)
 {
-	const struct snapshot_service *service = service_of_kind(conf->kind);
+	const struct snapshot_service *service = service_named(conf->service->name);
 	struct snapshot_session *ss = service ? calloc(1, sizeof(*ss)) : NULL;
 
 	if (!ss)
@@ -262,3 +255,53 @@ void snapshot_session_print(const struct snapshot_session *ss, uint64_t now, FIL
 		c->bad_packets, c->heartbeats_received, c->heartbeats_sent);
 	rsess_print_tail(&ss->s, f);
 }
+
+/* ---- the services table's rows "glimpse" and "utpsnap" -------------------------- */
+
+static int soup_add(void **snap, const struct recovery_target *t,
+		    const struct recovery_conf_entry *conf)
+{
+	*snap = snapshot_session_create(t, conf);
+	return *snap ? 0 : -1;
+}
+
+static void soup_destroy(void *snap)
+{
+	snapshot_session_destroy(snap);
+}
+
+static bool soup_drive(void *snap, const struct feed_recovery_stream *rs, bool has_gap_fill,
+		       uint64_t began, uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	return snapshot_session_drive(snap, rs, has_gap_fill, began, now, recv_ts, out);
+}
+
+static void soup_poll(void *snap, uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	snapshot_session_poll(snap, now, recv_ts, out);
+}
+
+static uint64_t soup_given_up(const void *snap)
+{
+	return snapshot_session_given_up(snap);
+}
+
+static bool soup_busy(const void *snap)
+{
+	return snapshot_session_busy(snap);
+}
+
+static void soup_print(const void *snap, uint64_t now, FILE *f)
+{
+	snapshot_session_print(snap, now, f);
+}
+
+const struct recovery_snapshot_ops recovery_soup_snapshot_ops = {
+	.add = soup_add,
+	.destroy = soup_destroy,
+	.drive = soup_drive,
+	.poll = soup_poll,
+	.given_up = soup_given_up,
+	.busy = soup_busy,
+	.print = soup_print,
+};

@@ -37,9 +37,6 @@
 
 struct snapshot_session;
 
-/* The protocol a snapshot service serves ("itch", "uqdf"); "" for another kind. */
-const char *snapshot_service_protocol(int kind);
-
 struct snapshot_session *snapshot_session_create(const struct recovery_target *t,
 						 const struct recovery_conf_entry *conf);
 void snapshot_session_destroy(struct snapshot_session *ss);

@@ -10,6 +10,7 @@
 
 #include "recovery/pitch_session.h"
 #include "common/put_bytes.h"
+#include "recovery/recovery_internal.h"
 #include "recovery/recovery_session.h"
 
 #define BATCH_BYTES 1472	/* a spin packet handed to the engine: one UDP payload's worth */
@@ -355,3 +356,62 @@ void spin_set_print(const struct spin_set *set, uint64_t now, FILE *f)
 		rsess_print_tail(&set->unit[u]->s, f);
 	}
 }
+
+/* ---- the services table's row "spin" ------------------------------------------------ */
+
+static int spin_add(void **snap, const struct recovery_target *t,
+		    const struct recovery_conf_entry *conf)
+{
+	struct spin_set *set = *snap;
+	int rc = spin_set_add(&set, t, conf);
+
+	*snap = set;
+	return rc;
+}
+
+static void spin_destroy(void *snap)
+{
+	spin_set_destroy(snap);
+}
+
+static bool spin_drive(void *snap, const struct feed_recovery_stream *rs, bool has_gap_fill,
+		       uint64_t began, uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	return spin_set_drive(snap, rs, has_gap_fill, began, now, recv_ts, out);
+}
+
+static void spin_poll(void *snap, uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	spin_set_poll(snap, now, recv_ts, out);
+}
+
+static uint64_t spin_given_up(const void *snap)
+{
+	return spin_set_given_up(snap);
+}
+
+static bool spin_busy(const void *snap)
+{
+	return spin_set_busy(snap);
+}
+
+static void spin_print(const void *snap, uint64_t now, FILE *f)
+{
+	spin_set_print(snap, now, f);
+}
+
+const char *recovery_spin_conf_check(const struct recovery_conf_entry *en)
+{
+	return en->unit >= 0 ? NULL :
+	       "a spin service needs unit=N (a Spin server serves one unit; one line per unit)";
+}
+
+const struct recovery_snapshot_ops recovery_spin_ops = {
+	.add = spin_add,
+	.destroy = spin_destroy,
+	.drive = spin_drive,
+	.poll = spin_poll,
+	.given_up = spin_given_up,
+	.busy = spin_busy,
+	.print = spin_print,
+};

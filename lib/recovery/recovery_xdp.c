@@ -15,7 +15,7 @@
 
 #include "common/metrics.h"
 #include "common/put_bytes.h"
-#include "recovery/recovery.h"
+#include "recovery/recovery_internal.h"
 
 #define NS_PER_SEC 1000000000ull
 #define MS 1000000ull
@@ -731,3 +731,95 @@ void xdp_client_print(const struct xdp_client *x, FILE *f)
 		fprintf(f, "; refreshes %" PRIu64 " (%" PRIu64 " packets, %" PRIu64 " begun again)",
 			x->n.refreshes, x->n.refresh_packets, x->n.refresh_restarts);
 }
+
+/* ---- the services table's row "xdp" ----------------------------------------------- */
+
+static int xdp_open(struct service *s, char *why, size_t whylen)
+{
+	s->xdp = xdp_client_create(&s->conf, why, whylen);
+	return s->xdp ? 0 : -1;
+}
+
+static void xdp_close(struct service *s)
+{
+	xdp_client_destroy(s->xdp);
+}
+
+static void xdp_pump(struct recovery_client *c, struct service *s, uint64_t now,
+		     uint64_t recv_ts, struct wb_ring_producer *out)
+{
+	int got = xdp_client_pump(s->xdp, &c->t, s->line, s->has_line, s->nrec > 0, now,
+				  recv_ts ? recv_ts : s->u[0].since, out);
+
+	if (got & XDP_PUMP_LOST) {
+		/* Refused or unavailable: what is left is asked for anew. */
+		s->u[0].gave_up = true;
+		s->u[0].waiting = false;
+	}
+	if (got & XDP_PUMP_SENT) {
+		s->requests++;
+		s->u[0].deadline = now + recovery_ms_ns(s->conf.timeout_ms);
+	}
+}
+
+static void xdp_request(struct service *s, uint8_t unit, struct unit_rec *u,
+			const struct feed_recovery_stream *rs, uint64_t now)
+{
+	(void)unit;
+	(void)rs;
+	if (u->req_count > XDP_MAX_RETRANS)
+		u->req_count = XDP_MAX_RETRANS;
+	/* Without a session the request goes when one is up. */
+	if (xdp_client_request(s->xdp, u->req_first, u->req_count, now))
+		s->requests++;
+}
+
+static bool xdp_late_join(struct recovery_client *c, struct service *s,
+			  const struct feed_recovery_stream *rs, uint64_t now, uint64_t recv_ts,
+			  struct wb_ring_producer *out)
+{
+	if (!xdp_client_refresh_wanted(s->xdp, rs))
+		return false;
+	xdp_client_refresh_begin(s->xdp, &c->t, rs->line, now, recv_ts, out);
+	return true;
+}
+
+static void xdp_forget(struct service *s)
+{
+	xdp_client_forget(s->xdp);
+}
+
+static void xdp_totals(const struct service *s, struct recovery_totals *t)
+{
+	struct xdp_client_counts x;
+
+	xdp_client_counts(s->xdp, &x);
+	t->replies = x.replies;
+	t->refused = x.refused;
+	t->connects = x.connects;
+	t->disconnects = x.disconnects;
+}
+
+static void xdp_print(const struct service *s, const struct recovery_totals *t, FILE *f)
+{
+	(void)t;
+	xdp_client_print(s->xdp, f);
+}
+
+const char *recovery_xdp_conf_check(const struct recovery_conf_entry *en)
+{
+	return en->gap_port && en->source_id[0] ? NULL :
+	       "an xdp service needs retrans=ADDR:PORT (where its retransmissions arrive) and "
+	       "user=SOURCEID";
+}
+
+const struct recovery_gap_fill_ops recovery_xdp_ops = {
+	.open = xdp_open,
+	.close = xdp_close,
+	.pump = xdp_pump,
+	.request = xdp_request,
+	.late_join = xdp_late_join,
+	.forget = xdp_forget,
+	.totals = xdp_totals,
+	.print = xdp_print,
+};

@@ -189,7 +189,7 @@ START_TEST(test_conf_takes_a_spin_line_per_unit_beside_grp_with_the_snapshot_pol
 	ck_assert_int_eq(conf_of("bzx grp 127.0.0.1:9000 gap=127.0.0.1:9001\n"
 				 "bzx spin 127.0.0.1:9002 unit=1 user=WB01 password=pw max-gap=50\n"
 				 "bzx spin 127.0.0.1:9003 unit=2\n", e, err, sizeof(err)), 3);
-	ck_assert_int_eq(e[1].kind, RECOVERY_SPIN);
+	ck_assert_str_eq(e[1].service->name, "spin");
 	ck_assert_int_eq(e[1].unit, 1);
 	ck_assert_int_eq(e[2].unit, 2);
 	ck_assert_int_eq(e[0].unit, -1);
