@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "feed_harness.h"
-#include "common/glimpse_server.h"
+#include "sim/glimpse_server.h"
 #include "recovery/recovery.h"
 #include "recovery/recovery_snapshot.h"
 #include "recovery/soupbin.h"

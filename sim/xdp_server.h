@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
  * wb-recoveryd --service xdp: an NYSE XDP Request Server for one channel
- * of a capture (tools/recoveryd/xdp.c). The wire layouts are the client's
+ * of a capture (sim/xdp_server.c). The wire layouts are the client's
  * (lib/recovery/recovery_xdp.h).
  */
-#ifndef WIREBOOK_TOOLS_RECOVERYD_XDP_H
-#define WIREBOOK_TOOLS_RECOVERYD_XDP_H
+#ifndef WIREBOOK_SIM_XDP_SERVER_H
+#define WIREBOOK_SIM_XDP_SERVER_H
 
 #include <netinet/in.h>
 #include <signal.h>
@@ -43,4 +43,4 @@ void xdp_store_summary(uint64_t *messages, int *epochs, uint64_t *holes);
 /* Free the store. */
 void xdp_store_free(void);
 
-#endif /* WIREBOOK_TOOLS_RECOVERYD_XDP_H */
+#endif /* WIREBOOK_SIM_XDP_SERVER_H */

@@ -15,12 +15,12 @@
  * (unchanged), then the Snap-Shot message naming S + 1. Odd-lot quotes,
  * BOLO and FINRA ADF MPID quotes are left out (the engine keeps none).
  */
-#ifndef WIREBOOK_TOOLS_UTPSNAP_SERVER_H
-#define WIREBOOK_TOOLS_UTPSNAP_SERVER_H
+#ifndef WIREBOOK_SIM_UTPSNAP_SERVER_H
+#define WIREBOOK_SIM_UTPSNAP_SERVER_H
 
-#include "common/glimpse_server.h"
+#include "sim/glimpse_server.h"
 
 int utpsnap_build(const struct glimpse_source *src, uint64_t at, struct soup_snapshot *out,
 		  uint64_t *symbols);
 
-#endif /* WIREBOOK_TOOLS_UTPSNAP_SERVER_H */
+#endif /* WIREBOOK_SIM_UTPSNAP_SERVER_H */

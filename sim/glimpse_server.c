@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* wb-recoveryd's GLIMPSE server over SoupBinTCP (see glimpse_server.h). */
-#include "common/glimpse_server.h"
+#include "sim/glimpse_server.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* wb-recoveryd's UTP Snap-Shot: the UQDF SIP state after message S (see utpsnap_server.h). */
-#include "common/utpsnap_server.h"
+#include "sim/utpsnap_server.h"
 
 #include <stdlib.h>
 #include <string.h>

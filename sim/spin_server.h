@@ -12,8 +12,8 @@
  * request is read, so this server never answers 'S'. For tests: the first
  * session is closed after N spin messages.
  */
-#ifndef WIREBOOK_RECOVERYD_SPIN_H
-#define WIREBOOK_RECOVERYD_SPIN_H
+#ifndef WIREBOOK_SIM_SPIN_SERVER_H
+#define WIREBOOK_SIM_SPIN_SERVER_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -40,4 +40,4 @@ struct spin_opts {
 int spin_serve(int lfd, const struct spin_source *src, const struct spin_opts *o,
 	       volatile sig_atomic_t *stop);
 
-#endif /* WIREBOOK_RECOVERYD_SPIN_H */
+#endif /* WIREBOOK_SIM_SPIN_SERVER_H */

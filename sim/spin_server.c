@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* wb-recoveryd --service spin (see spin.h). */
-#include "recoveryd/spin.h"
+#include "sim/spin_server.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -16,8 +16,8 @@
  * glimpse_opts.build another service (the UTP Snap-Shot, utpsnap_server.h)
  * puts its own messages in it.
  */
-#ifndef WIREBOOK_TOOLS_GLIMPSE_SERVER_H
-#define WIREBOOK_TOOLS_GLIMPSE_SERVER_H
+#ifndef WIREBOOK_SIM_GLIMPSE_SERVER_H
+#define WIREBOOK_SIM_GLIMPSE_SERVER_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -70,4 +70,4 @@ struct glimpse_opts {
 int glimpse_serve(uint32_t ip, uint16_t port, const struct glimpse_source *src,
 		  const struct glimpse_opts *o, volatile sig_atomic_t *stop);
 
-#endif /* WIREBOOK_TOOLS_GLIMPSE_SERVER_H */
+#endif /* WIREBOOK_SIM_GLIMPSE_SERVER_H */

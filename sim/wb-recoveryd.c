@@ -23,7 +23,7 @@
  * its Gap Response (out of range, quota exhausted, count too large,
  * invalid unit) and its Login Response (not authorized).
  *
- *   NYSE XDP Request Server (--service xdp, tools/recoveryd/xdp.c): a TCP
+ *   NYSE XDP Request Server (--service xdp, sim/xdp_server.c): a TCP
  *   session taking Retransmission Requests of one channel, each answered
  *   by a Request Response; an accepted range goes over UDP to the
  *   retransmission channel (--reply-to), what the capture lacks as Message
@@ -33,13 +33,13 @@
  *
  *   Nasdaq GLIMPSE 5.0 over SoupBinTCP 4.0 (--service glimpse): the
  *   ITCH book as it stood after a chosen message, then the sequence to
- *   resume from (common/glimpse_server.c).
+ *   resume from (sim/glimpse_server.c).
  *
  *   UTP Snap-Shot over SoupBinTCP (--service utpsnap): a UQDF channel's
  *   SIP state after a chosen message, then the Snap-Shot message with the
- *   sequence to resume from (common/utpsnap_server.c on glimpse_server.c's
+ *   sequence to resume from (sim/utpsnap_server.c on glimpse_server.c's
  *   session).
- *   Cboe PITCH Spin server (--service spin, tools/recoveryd/spin.c): one
+ *   Cboe PITCH Spin server (--service spin, sim/spin_server.c): one
  *   unit's book as it stood after a chosen message, on request.
  *
  * Not yet: the Symbol Index Mapping and refresh limits of XDP (see README).
@@ -60,8 +60,8 @@
 #include <unistd.h>
 
 #include "common/feeds_conf.h"
-#include "common/glimpse_server.h"
-#include "common/utpsnap_server.h"
+#include "sim/glimpse_server.h"
+#include "sim/utpsnap_server.h"
 #include "common/metrics.h"
 #include "common/options.h"
 #include "input/pcap_io.h"
@@ -69,8 +69,8 @@
 #include "recovery/pitch_session.h"
 #include "common/put_bytes.h"
 #include "recovery/recovery_xdp.h"
-#include "recoveryd/xdp.h"
-#include "recoveryd/spin.h"
+#include "sim/xdp_server.h"
+#include "sim/spin_server.h"
 
 #define MOLD_HEADER 20
 #define MOLD_END 0xffff

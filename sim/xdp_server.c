@@ -31,7 +31,7 @@
  * client's holes only go up within an epoch). A client that reconnects
  * after a failover is served the first epoch again: a limit of the replay.
  */
-#include "recoveryd/xdp.h"
+#include "sim/xdp_server.h"
 
 #include <errno.h>
 #include <inttypes.h>
