@@ -2,6 +2,7 @@
 /* wb-recoveryd --service spin (see spin.h). */
 #include "sim/spin_server.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -14,6 +15,8 @@
 
 #include "recovery/pitch_session.h"
 #include "common/put_bytes.h"
+#include "feed/feed.h"
+#include "sim/sim.h"
 
 #define MAX_CLIENTS 8
 #define IN_BYTES 1024
@@ -546,3 +549,51 @@ int spin_serve(int lfd, const struct spin_source *src, const struct spin_opts *o
 	free_image(&im);
 	return 0;
 }
+
+/* --service spin: the unit to serve (given, or the capture's only one), listen, serve. */
+int spin_main(struct sim_store *units, const char *pcap, int venue, const char *listen_at,
+	      uint32_t ip, uint16_t port, int unit, const struct spin_opts *o)
+{
+	struct sockaddr_in addr;
+	struct spin_source src;
+	int nunits = 0, lfd, rc;
+
+	for (int u = 0; u < SIM_PITCH_UNITS; u++) {
+		if (!units[u].messages)
+			continue;
+		nunits++;
+		if (unit < 0 && nunits == 1)
+			src.unit = (uint8_t)u;
+	}
+	if (unit >= 0)
+		src.unit = (uint8_t)unit;
+	if (!nunits || (unit >= 0 && !units[unit].messages) || (unit < 0 && nunits > 1)) {
+		fprintf(stderr, "wb-recoveryd: %s: %s\n", pcap, !nunits ?
+			"no PITCH message of the venue on its groups" : unit >= 0 ?
+			"no message of that --unit" : "several units: give --unit N (a Spin server "
+			"serves one)");
+		return nunits ? 2 : 1;
+	}
+	src.end = units[src.unit].end;
+	src.cap = units[src.unit].cap;
+	src.off = units[src.unit].off;
+	src.len = units[src.unit].len;
+	src.bytes = units[src.unit].bytes;
+	if (o->snapshot_at >= src.end) {
+		fprintf(stderr, "wb-recoveryd: --snapshot-at %" PRIu64 ": unit %u ends at %" PRIu64
+			"\n", o->snapshot_at, src.unit, src.end - 1);
+		return 2;
+	}
+	lfd = sim_tcp_listen(listen_at, ip, port, &addr);
+	if (lfd < 0)
+		return 1;
+	fprintf(stderr, "wb-recoveryd: serving %s Spin of unit %u, messages 1-%" PRIu64 " on %s:%u\n",
+		feed_venue_name(venue), src.unit, src.end - 1, inet_ntoa(addr.sin_addr),
+		ntohs(addr.sin_port));
+	rc = spin_serve(lfd, &src, o, &sim_stop);
+	close(lfd);
+	for (int u = 0; u < SIM_PITCH_UNITS; u++)
+		sim_store_free(&units[u]);
+	return rc;
+}
+

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/sim.h"
+
 /* One unit's messages by sequence: message q at bytes + off[q - 1] (UINT64_MAX: missing). */
 struct spin_source {
 	uint8_t unit;
@@ -39,5 +41,9 @@ struct spin_opts {
 /* Serve on the listening socket lfd until *stop; 0, or 1 when it cannot. */
 int spin_serve(int lfd, const struct spin_source *src, const struct spin_opts *o,
 	       volatile sig_atomic_t *stop);
+
+/* --service spin: the unit to serve of units (given, or the capture's only one), listen, serve. */
+int spin_main(struct sim_store *units, const char *pcap, int venue, const char *listen_at,
+	      uint32_t ip, uint16_t port, int unit, const struct spin_opts *o);
 
 #endif /* WIREBOOK_SIM_SPIN_SERVER_H */

@@ -33,6 +33,7 @@
  */
 #include "sim/xdp_server.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -44,6 +45,8 @@
 #include <unistd.h>
 
 #include "common/put_bytes.h"
+#include "feed/feed.h"
+#include "sim/sim.h"
 #include "recovery/recovery_xdp.h"
 
 #define MAX_EPOCHS 16
@@ -867,4 +870,32 @@ int xdp_serve(int lfd, const char *listen_text, const struct xdp_serve_opts *o,
 		c->refresh_orders);
 	free(s);
 	return 0;
+}
+
+/* --service xdp: listen, serve, and say what was served. */
+int xdp_main(const char *pcap, const char *listen_at, uint32_t ip, uint16_t port,
+	     struct xdp_serve_opts *o)
+{
+	struct sockaddr_in addr;
+	uint64_t messages, holes;
+	int epochs, lfd, rc;
+
+	xdp_store_summary(&messages, &epochs, &holes);
+	if (!messages) {
+		fprintf(stderr, "wb-recoveryd: %s: no XDP message of venue %s channel %u on its "
+			"groups\n", pcap, feed_venue_name(o->venue), o->channel);
+		return 1;
+	}
+	lfd = sim_tcp_listen(listen_at, ip, port, &addr);
+	if (lfd < 0)
+		return 1;
+	fprintf(stderr, "wb-recoveryd: serving %s XDP channel %u (product %u), %" PRIu64
+		" messages in %d sequence epochs (%" PRIu64 " missing from the capture), "
+		"retransmissions to %s, on %s:%u\n", feed_venue_name(o->venue), o->channel,
+		o->product, messages, epochs, holes, inet_ntoa(o->reply_to.sin_addr),
+		inet_ntoa(addr.sin_addr), ntohs(addr.sin_port));
+	rc = xdp_serve(lfd, listen_at, o, &sim_stop);
+	close(lfd);
+	xdp_store_free();
+	return rc;
 }

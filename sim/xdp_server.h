@@ -43,4 +43,8 @@ void xdp_store_summary(uint64_t *messages, int *epochs, uint64_t *holes);
 /* Free the store. */
 void xdp_store_free(void);
 
+/* --service xdp: listen, serve, and say what was served. */
+int xdp_main(const char *pcap, const char *listen_at, uint32_t ip, uint16_t port,
+	     struct xdp_serve_opts *o);
+
 #endif /* WIREBOOK_SIM_XDP_SERVER_H */
