@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 #include "recovery/soupbin.h"
 
 #define MAX_CLIENTS 8
@@ -26,16 +26,6 @@
 #define ITCH_REF 11
 #define ITCH_ADD_LEN 36
 #define ITCH_ADD_MPID_LEN 40
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
-}
 
 /* An order of the day, in the order it joined the book (its priority). */
 struct order {
@@ -100,20 +90,20 @@ static void apply(struct book *b, const uint8_t *m, uint16_t len)
 	case 'A':
 	case 'F':
 		if (len >= (m[0] == 'F' ? ITCH_ADD_MPID_LEN : ITCH_ADD_LEN))
-			add(b, m, get_be64(m + ITCH_REF), get_be32(m + 20));
+			add(b, m, wire_be64(m + ITCH_REF), wire_be32(m + 20));
 		return;
 	case 'E':
 	case 'C':
 	case 'X':
-		if (len >= 23 && (o = find(b, get_be64(m + ITCH_REF))))
-			reduce(o, get_be32(m + 19));
+		if (len >= 23 && (o = find(b, wire_be64(m + ITCH_REF))))
+			reduce(o, wire_be32(m + 19));
 		return;
 	case 'D':
-		if (len >= 19 && (o = find(b, get_be64(m + ITCH_REF))))
+		if (len >= 19 && (o = find(b, wire_be64(m + ITCH_REF))))
 			o->shares = 0;
 		return;
 	case 'U':
-		if (len < 35 || !(o = find(b, get_be64(m + ITCH_REF))))
+		if (len < 35 || !(o = find(b, wire_be64(m + ITCH_REF))))
 			return;
 		{
 			/* The new order: the old one's side, stock and attribution, at the
@@ -126,7 +116,7 @@ static void apply(struct book *b, const uint8_t *m, uint16_t len)
 			memcpy(nm + 20, m + 27, 4);
 			memcpy(nm + 32, m + 31, 4);
 			o->shares = 0;
-			add(b, nm, get_be64(m + 19), get_be32(m + 27));
+			add(b, nm, wire_be64(m + 19), wire_be32(m + 27));
 		}
 		return;
 	case 'S':
@@ -217,7 +207,7 @@ static int build_itch_book(const struct glimpse_source *src, uint64_t at,
 
 		if (!o->shares)
 			continue;
-		put_be32(o->add + 20, o->shares);
+		wire_put_be32(o->add + 20, o->shares);
 		o->add[0] = o->len == ITCH_ADD_MPID_LEN ? 'F' : 'A';
 		if (soup_snapshot_put(out, o->add, o->len))
 			goto out;
@@ -412,7 +402,7 @@ static void client_write(struct client *cl, const struct soup_snapshot *snap, st
 		return;
 	}
 	if (now - cl->last_sent >= SOUP_HEARTBEAT_PERIOD_MS * 1000000ull) {
-		uint8_t hb[3];
+		uint8_t hb[SOUP_HEADER];
 
 		if (send(cl->fd, hb, soup_empty(hb, SOUP_SERVER_HEARTBEAT), MSG_NOSIGNAL |
 			 MSG_DONTWAIT) == 3)

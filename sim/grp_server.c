@@ -16,31 +16,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 #include "feed/feed.h"
 #include "recovery/pitch_session.h"
 
 /* ---- Cboe PITCH Gap Request Proxy ------------------------------------------ */
 
+/* The session's wire facts: lib/wire/cboe_session.h. The packets replayed to the
+ * gap-response channel are the feed's: Sequenced Unit Headers (lib/wire/pitch.h's
+ * header length once it exists; the session frame's header is the same 8 bytes). */
 #define PITCH_HEADER 8
 #define GRP_MAX_CLIENTS 8
 #define GRP_IN 1024
-#define GRP_LOGIN 0x01
-#define GRP_LOGIN_RESPONSE 0x02
-#define GRP_GAP_REQUEST 0x03
-#define GRP_GAP_RESPONSE 0x04
-#define GRP_LOGIN_LEN 22
-#define GRP_GAP_REQUEST_LEN 9
-
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* One Sequenced Unit Header packet of the served venue: keep its messages. */
 int pitch_store_packet(struct sim_store *units, const uint8_t *p, uint32_t len)
@@ -50,11 +37,11 @@ int pitch_store_packet(struct sim_store *units, const uint8_t *p, uint32_t len)
 	uint64_t seq;
 	uint8_t count;
 
-	if (len < PITCH_HEADER || (hlen = le16(p)) < PITCH_HEADER || hlen > len)
+	if (len < PITCH_HEADER || (hlen = wire_le16(p)) < PITCH_HEADER || hlen > len)
 		return 0;
 	count = p[2];
 	s = &units[p[3]];
-	seq = le32(p + 4);
+	seq = wire_le32(p + 4);
 	if (!seq)
 		return 0;	/* unsequenced */
 	if (!count) {
@@ -101,7 +88,7 @@ static void pad_copy(char *dst, size_t n, const char *src)
 /* One message in its own header (unit 0, sequence 0) on the session. */
 static int grp_send(int fd, uint8_t type, const uint8_t *body, uint8_t blen)
 {
-	uint8_t f[PITCH_HEADER + 2 + 32];
+	uint8_t f[PITCH_SESSION_HEADER + PITCH_MSG_BODY_OFF + 32];
 	size_t len = pitch_session_message(f, type, body, blen);
 
 	return send(fd, f, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
@@ -132,10 +119,10 @@ static void grp_replay(int ufd, const struct sim_store *s, uint8_t unit, uint64_
 			seq++;	/* not in the capture: the client asks again, then gives up */
 			continue;
 		}
-		put_le16(pkt, (uint16_t)len);
+		wire_put_le16(pkt, (uint16_t)len);
 		pkt[2] = n;
 		pkt[3] = unit;
-		put_le32(pkt + 4, (uint32_t)first);
+		wire_put_le32(pkt + 4, (uint32_t)first);
 		if (sendto(ufd, pkt, len, 0, (const struct sockaddr *)&o->reply_to,
 			   sizeof(o->reply_to)) == (ssize_t)len) {
 			c->packets++;
@@ -156,8 +143,8 @@ static void grp_log(const struct grp_opts *o, const char *what, uint8_t unit, ui
 static int grp_gap_request(struct grp_client *cl, int ufd, const uint8_t *m,
 			   const struct grp_opts *o, struct grp_counters *c)
 {
-	uint8_t unit = m[2], body[8];
-	uint64_t seq = le32(m + 3), count = le16(m + 7);
+	uint8_t unit = m[GRP_GAP_UNIT_OFF], r[GRP_GAP_RESPONSE_LEN];
+	uint64_t seq = wire_le32(m + GRP_GAP_SEQ_OFF), count = wire_le16(m + GRP_GAP_COUNT_OFF);
 	const struct sim_store *s = &o->units[unit];
 	char status = 'A';
 
@@ -192,11 +179,12 @@ static int grp_gap_request(struct grp_client *cl, int ufd, const uint8_t *m,
 			c->second_quota++;
 		}
 	}
-	body[0] = unit;
-	put_le32(body + 1, (uint32_t)seq);
-	put_le16(body + 5, (uint16_t)count);
-	body[7] = (uint8_t)status;
-	if (grp_send(cl->fd, GRP_GAP_RESPONSE, body, 8))
+	r[GRP_GAP_UNIT_OFF] = unit;
+	wire_put_le32(r + GRP_GAP_SEQ_OFF, (uint32_t)seq);
+	wire_put_le16(r + GRP_GAP_COUNT_OFF, (uint16_t)count);
+	r[GRP_GAP_RESPONSE_STATUS_OFF] = (uint8_t)status;
+	if (grp_send(cl->fd, GRP_GAP_RESPONSE, r + PITCH_MSG_BODY_OFF,
+		     GRP_GAP_RESPONSE_LEN - PITCH_MSG_BODY_OFF))
 		return -1;
 	if (status != 'A') {
 		char why[32];
@@ -215,24 +203,29 @@ static int grp_gap_request(struct grp_client *cl, int ufd, const uint8_t *m,
 static int grp_frame(struct grp_client *cl, int ufd, const uint8_t *f, uint32_t flen,
 		     const struct grp_opts *o, struct grp_counters *c)
 {
-	uint32_t off = PITCH_HEADER;
+	uint32_t off = PITCH_SESSION_HEADER;
 
-	for (uint8_t i = 0; i < f[2]; i++) {
+	for (uint8_t i = 0; i < f[PITCH_SESSION_COUNT_OFF]; i++) {
 		const uint8_t *m = f + off;
 		uint8_t status;
 
-		if (off + 2 > flen || m[0] < 2 || off + m[0] > flen)
+		if (off + PITCH_MSG_BODY_OFF > flen || m[PITCH_MSG_LENGTH_OFF] < PITCH_MSG_BODY_OFF ||
+		    off + m[PITCH_MSG_LENGTH_OFF] > flen)
 			goto malformed;
-		off += m[0];
-		if (m[1] == GRP_LOGIN && m[0] == GRP_LOGIN_LEN && !cl->logged_in) {
-			bool good = !memcmp(m + 6, o->user, 4) && !memcmp(m + 12, o->password, 10);
+		off += m[PITCH_MSG_LENGTH_OFF];
+		if (m[PITCH_MSG_TYPE_OFF] == PITCH_LOGIN && m[PITCH_MSG_LENGTH_OFF] == PITCH_LOGIN_LEN &&
+		    !cl->logged_in) {
+			bool good = !memcmp(m + PITCH_LOGIN_USER_OFF, o->user, PITCH_LOGIN_USER_LEN) &&
+				    !memcmp(m + PITCH_LOGIN_PASSWORD_OFF, o->password,
+					    PITCH_LOGIN_PASSWORD_LEN);
 
 			status = good ? 'A' : 'N';
-			if (grp_send(cl->fd, GRP_LOGIN_RESPONSE, &status, 1) || !good) {
+			if (grp_send(cl->fd, PITCH_LOGIN_RESPONSE, &status,
+				     PITCH_LOGIN_RESPONSE_LEN - PITCH_MSG_BODY_OFF) || !good) {
 				c->logins_refused += !good;
 				if (o->verbose && !good)
 					fprintf(stderr, "wb-recoveryd: login '%.4s' refused\n",
-						(const char *)m + 6);
+						(const char *)m + PITCH_LOGIN_USER_OFF);
 				return -1;
 			}
 			c->logins++;
@@ -241,7 +234,8 @@ static int grp_frame(struct grp_client *cl, int ufd, const uint8_t *f, uint32_t 
 				c->hangups++;
 				return -1;	/* a server that keeps dropping its sessions */
 			}
-		} else if (m[1] == GRP_GAP_REQUEST && m[0] == GRP_GAP_REQUEST_LEN && cl->logged_in) {
+		} else if (m[PITCH_MSG_TYPE_OFF] == GRP_GAP_REQUEST &&
+			   m[PITCH_MSG_LENGTH_OFF] == GRP_GAP_REQUEST_LEN && cl->logged_in) {
 			if (grp_gap_request(cl, ufd, m, o, c))
 				return -1;
 		} else {
@@ -266,11 +260,11 @@ static int grp_read(struct grp_client *cl, int ufd, const struct grp_opts *o,
 	if (n <= 0)
 		return n < 0 && errno == EINTR ? 0 : -1;
 	cl->inlen += (uint32_t)n;
-	while (cl->inlen - used >= PITCH_HEADER) {
+	while (cl->inlen - used >= PITCH_SESSION_HEADER) {
 		const uint8_t *f = cl->in + used;
-		uint16_t flen = le16(f);
+		uint16_t flen = wire_le16(f + PITCH_SESSION_LENGTH_OFF);
 
-		if (flen < PITCH_HEADER)
+		if (flen < PITCH_SESSION_HEADER)
 			return -1;
 		if (cl->inlen - used < flen)
 			break;

@@ -18,7 +18,9 @@
 
 #include "sim/sim.h"
 
-#define GRP_DEFAULT_MAX_COUNT 65535
+#include "wire/cboe_session.h"
+
+#define GRP_DEFAULT_MAX_COUNT GRP_MAX_COUNT
 
 /*
  * One Sequenced Unit Header packet of the served venue: keep its messages
@@ -28,8 +30,8 @@ int pitch_store_packet(struct sim_store *units, const uint8_t *p, uint32_t len);
 
 struct grp_opts {
 	const struct sim_store *units;	/* the PITCH store, by unit */
-	char user[4];		/* space-padded, as on the wire */
-	char password[10];
+	char user[PITCH_LOGIN_USER_LEN];	/* space-padded, as on the wire */
+	char password[PITCH_LOGIN_PASSWORD_LEN];
 	struct sockaddr_in reply_to;
 	uint64_t quota;		/* accepted requests before 'D' (0: none) */
 	uint64_t per_second;	/* accepted requests a second before 'S' (0: none) */

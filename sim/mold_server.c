@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 #include "feed/feed.h"
 
 #define MOLD_END 0xffff
@@ -25,20 +25,6 @@ struct counters {
 	uint64_t requests, replies, messages_sent;
 	uint64_t bad_request, wrong_session, out_of_range, not_in_capture, dropped;
 };
-
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint64_t be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 /* One Mold packet of the served stream: keep the messages not kept yet. */
 int mold_store_packet(struct sim_store *s, const uint8_t *p, uint32_t len)
@@ -56,8 +42,8 @@ int mold_store_packet(struct sim_store *s, const uint8_t *p, uint32_t len)
 		s->other_sessions++;	/* one session per capture is served */
 		return 0;
 	}
-	seq = be64(p + 10);
-	count = be16(p + 18);
+	seq = wire_be64(p + 10);
+	count = wire_be16(p + 18);
 	if (count == 0 || count == MOLD_END) {
 		if (seq > s->end)
 			s->end = seq;
@@ -66,7 +52,7 @@ int mold_store_packet(struct sim_store *s, const uint8_t *p, uint32_t len)
 	for (uint16_t i = 0; i < count; i++, seq++) {
 		uint16_t mlen;
 
-		if (off + 2 > len || off + 2 + (mlen = be16(p + off)) > len)
+		if (off + 2 > len || off + 2 + (mlen = wire_be16(p + off)) > len)
 			break;		/* truncated: the rest is not in the capture */
 		if (seq == 0)
 			return 0;
@@ -123,8 +109,8 @@ static void answer(int fd, const struct sim_store *s, struct counters *c, const 
 		refuse(&c->bad_request, verbose, from, why);
 		return;
 	}
-	seq = be64(req + 10);
-	want = be16(req + 18);
+	seq = wire_be64(req + 10);
+	want = wire_be16(req + 18);
 	if (memcmp(req, s->session, 10) != 0) {
 		snprintf(why, sizeof(why), "session '%s' is not served",
 			 mold_session_text((const char *)req));
@@ -146,7 +132,7 @@ static void answer(int fd, const struct sim_store *s, struct counters *c, const 
 		mlen = s->len[q - 1];
 		if (len + 2 + mlen > max_payload)
 			break;
-		put_be16(pkt + len, mlen);
+		wire_put_be16(pkt + len, mlen);
 		memcpy(pkt + len + 2, s->bytes + s->off[q - 1], mlen);
 		len += 2 + mlen;
 		count++;
@@ -157,8 +143,8 @@ static void answer(int fd, const struct sim_store *s, struct counters *c, const 
 		return;
 	}
 	memcpy(pkt, s->session, 10);
-	put_be64(pkt + 10, seq);
-	put_be16(pkt + 18, count);
+	wire_put_be64(pkt + 10, seq);
+	wire_put_be16(pkt + 18, count);
 	if (sendto(fd, pkt, len, 0, (const struct sockaddr *)from, sizeof(*from)) == (ssize_t)len) {
 		c->replies++;
 		c->messages_sent += count;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "recovery/pitch_session.h"
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 #include "feed/feed.h"
 #include "sim/sim.h"
 
@@ -59,16 +59,6 @@ struct image {
 	uint32_t msgs_count, order_count;
 };
 
-static uint32_t le32_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64_at(const uint8_t *p)
-{
-	return le32_at(p) | (uint64_t)le32_at(p + 4) << 32;
-}
-
 static struct order *slot(struct image *im, uint64_t id)
 {
 	uint64_t h = (id * 0x9e3779b97f4a7c15ull) & im->mask;
@@ -80,7 +70,7 @@ static struct order *slot(struct image *im, uint64_t id)
 
 static struct order *live_order(struct image *im, const uint8_t *m)
 {
-	struct order *o = slot(im, le64_at(m + 6));
+	struct order *o = slot(im, wire_le64(m + 6));
 
 	return o->used && o->live ? o : NULL;
 }
@@ -88,11 +78,11 @@ static struct order *live_order(struct image *im, const uint8_t *m)
 static void add(struct image *im, const uint8_t *m, uint64_t seq, uint32_t qty, const uint8_t *sym,
 		size_t symlen, uint64_t price, uint8_t flags)
 {
-	struct order *o = slot(im, le64_at(m + 6));
+	struct order *o = slot(im, wire_le64(m + 6));
 
 	o->used = true;
 	o->live = qty > 0;
-	o->id = le64_at(m + 6);
+	o->id = wire_le64(m + 6);
 	o->priority = seq;
 	o->price = price;
 	o->qty = qty;
@@ -161,35 +151,35 @@ static int apply(struct image *im, const uint8_t *m, uint16_t len, uint64_t seq)
 		im->has_time = true;
 		break;
 	case 0x21:
-		add(im, m, seq, le32_at(m + 15), m + 19, 6, le64_at(m + 25), m[33]);
+		add(im, m, seq, wire_le32(m + 15), m + 19, 6, wire_le64(m + 25), m[33]);
 		break;
 	case 0x22:
 		add(im, m, seq, (uint32_t)(m[15] | m[16] << 8), m + 17, 6,
 		    (uint64_t)(m[23] | m[24] << 8) * SHORT_TO_LONG_PRICE, m[25]);
 		break;
 	case 0x2F:
-		add(im, m, seq, le32_at(m + 15), m + 19, 8, le64_at(m + 27), m[35]);
+		add(im, m, seq, wire_le32(m + 15), m + 19, 8, wire_le64(m + 27), m[35]);
 		break;
 	case 0x23:
-		reduce(live_order(im, m), le32_at(m + 14));
+		reduce(live_order(im, m), wire_le32(m + 14));
 		break;
 	case 0x24: {
 		struct order *o = live_order(im, m);
 
 		if (o) {
-			o->qty = le32_at(m + 18);
+			o->qty = wire_le32(m + 18);
 			o->live = o->qty > 0;
 		}
 		break;
 	}
 	case 0x25:
-		reduce(live_order(im, m), le32_at(m + 14));
+		reduce(live_order(im, m), wire_le32(m + 14));
 		break;
 	case 0x26:
 		reduce(live_order(im, m), (uint32_t)(m[14] | m[15] << 8));
 		break;
 	case 0x27:
-		modify(live_order(im, m), seq, le32_at(m + 14), le64_at(m + 18), m[26]);
+		modify(live_order(im, m), seq, wire_le32(m + 14), wire_le64(m + 18), m[26]);
 		break;
 	case 0x28:
 		modify(live_order(im, m), seq, (uint32_t)(m[14] | m[15] << 8),
@@ -270,11 +260,11 @@ static int build_image(struct image *im, const struct spin_source *src, uint64_t
 		memset(m, 0, sizeof(m));
 		m[0] = expanded ? ADD_EXPANDED_LEN : ADD_LONG_LEN;
 		m[1] = expanded ? ADD_EXPANDED : ADD_LONG;
-		put_le64(m + 6, o->id);
+		wire_put_le64(m + 6, o->id);
 		m[14] = o->side;
-		put_le32(m + 15, o->qty);
+		wire_put_le32(m + 15, o->qty);
 		memcpy(m + 19, o->symbol, expanded ? 8 : 6);
-		put_le64(m + (expanded ? 27 : 25), o->price);
+		wire_put_le64(m + (expanded ? 27 : 25), o->price);
 		m[expanded ? 35 : 33] = o->flags;
 		if (expanded) {
 			memset(m + 36, ' ', 5);	/* no Participant ID, no Customer Indicator */
@@ -346,10 +336,10 @@ static int send_spin(struct client *cl, const struct image *im, const struct spi
 
 		if (count && (off == im->msgs_len || plen + mlen > sizeof(pkt) || count == 255 ||
 			      (hangup && sent + count == o->hangup_after))) {
-			put_le16(pkt, plen);
+			wire_put_le16(pkt, plen);
 			pkt[2] = (uint8_t)count;
 			pkt[3] = 0;
-			put_le32(pkt + 4, 0);
+			wire_put_le32(pkt + 4, 0);
 			if (send_whole(cl->fd, pkt, plen))
 				return -1;
 			sent += count;
@@ -389,14 +379,16 @@ static int on_message(struct client *cl, const uint8_t *m, size_t mlen, uint64_t
 	if (!cl->logged_in) {
 		bool ok;
 
-		if (m[1] != PITCH_LOGIN || mlen < PITCH_LOGIN_LEN) {
+		if (m[PITCH_MSG_TYPE_OFF] != PITCH_LOGIN || mlen < PITCH_LOGIN_LEN) {
 			c->malformed++;
 			return -1;
 		}
-		ok = field_is(m + 6, 4, o->user) && field_is(m + 12, 10, o->password);
+		ok = field_is(m + PITCH_LOGIN_USER_OFF, PITCH_LOGIN_USER_LEN, o->user) &&
+		     field_is(m + PITCH_LOGIN_PASSWORD_OFF, PITCH_LOGIN_PASSWORD_LEN, o->password);
 		(void)send_whole(cl->fd, f, pitch_session_message(f, PITCH_LOGIN_RESPONSE,
 								  (const uint8_t *)(ok ? "A" : "N"),
-								  1));
+								  PITCH_LOGIN_RESPONSE_LEN -
+								  PITCH_MSG_BODY_OFF));
 		if (!ok) {
 			c->logins_refused++;
 			if (o->verbose)

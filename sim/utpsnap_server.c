@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 #include "recovery/soupbin.h"
 
 /* UQDF (docs: /work/shared/specs/cqs-uqdf.md Part B). */
@@ -136,10 +136,10 @@ static void long_form(const uint8_t *m, uint8_t *out)
 		memset(out + 29, 0, 8);
 		memset(out + 37, ' ', SYMBOL_LEN);
 		memcpy(out + 37, m + 29, 5);
-		put_be64(out + 48, (uint64_t)get_be16(m + 34) * 10000);
-		put_be32(out + 56, get_be16(m + 36));
-		put_be64(out + 60, (uint64_t)get_be16(m + 38) * 10000);
-		put_be32(out + 68, get_be16(m + 40));
+		wire_put_be64(out + 48, (uint64_t)get_be16(m + 34) * 10000);
+		wire_put_be32(out + 56, get_be16(m + 36));
+		wire_put_be64(out + 60, (uint64_t)get_be16(m + 38) * 10000);
+		wire_put_be32(out + 68, get_be16(m + 40));
 		memcpy(out + 72, m + 42, 6);	/* condition .. LULD NBBO indicator */
 		out[78] = ' ';			/* not a FINRA quote */
 	}

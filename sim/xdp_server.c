@@ -44,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 #include "feed/feed.h"
 #include "sim/sim.h"
 #include "recovery/recovery_xdp.h"
@@ -75,21 +75,6 @@ static struct {
 	size_t used, cap;
 	uint64_t messages;
 } st;
-
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 static int epoch_grow(struct epoch *e, uint32_t seq)
 {
@@ -155,15 +140,15 @@ int xdp_store_packet(uint64_t line_key, const uint8_t *p, uint32_t len)
 	struct epoch *e;
 	int line;
 
-	if (len < XDP_PACKET_HEADER || (plen = le16(p)) < XDP_PACKET_HEADER || plen > len ||
-	    !p[3] || !(seq = le32(p + 4)) || (line = line_of(line_key)) < 0)
+	if (len < XDP_PACKET_HEADER || (plen = wire_le16(p)) < XDP_PACKET_HEADER || plen > len ||
+	    !p[3] || !(seq = wire_le32(p + 4)) || (line = line_of(line_key)) < 0)
 		return 0;	/* not a packet, a heartbeat, or a line too many */
 	if (!st.n)
 		st.n = 1;	/* the capture may begin mid-epoch */
 	/* A Sequence Number Reset (type 1, alone at 1): the line enters its epoch, new or known
 	 * (its SourceTime tells). */
-	if (seq == 1 && plen >= XDP_PACKET_HEADER + 14 && le16(p + 18) == 1) {
-		uint64_t token = (uint64_t)le32(p + 20) << 32 | le32(p + 24);
+	if (seq == 1 && plen >= XDP_PACKET_HEADER + 14 && wire_le16(p + 18) == 1) {
+		uint64_t token = (uint64_t)wire_le32(p + 20) << 32 | wire_le32(p + 24);
 		int k;
 
 		for (k = 0; k < st.n && st.ep[k].token != token; k++)
@@ -181,7 +166,7 @@ int xdp_store_packet(uint64_t line_key, const uint8_t *p, uint32_t len)
 	for (uint8_t i = 0; i < p[3]; i++, seq++) {
 		uint16_t mlen;
 
-		if (off + 4 > plen || (mlen = le16(p + off)) < 4 || off + mlen > plen)
+		if (off + 4 > plen || (mlen = wire_le16(p + off)) < 4 || off + mlen > plen)
 			break;	/* the rest is not in the capture */
 		if (keep(e, seq, p + off, mlen))
 			return -1;
@@ -403,7 +388,7 @@ static void rclear_key(struct rbook *b, uint32_t key)
 /* One stored message into the book (the decoder's book rules, lib/feed/xdp.c). */
 static int rapply(struct rbook *b, const uint8_t *m, uint16_t len)
 {
-	uint16_t type = le16(m + 2);
+	uint16_t type = wire_le16(m + 2);
 	uint32_t key;
 	struct rorder *o;
 
@@ -411,69 +396,69 @@ static int rapply(struct rbook *b, const uint8_t *m, uint16_t len)
 		return 0;
 	switch (type) {
 	case 3:		/* Symbol Index Mapping */
-		key = le32(m + 4);
+		key = wire_le32(m + 4);
 		if (key < REFRESH_KEYS && len >= 44)
 			b->mapping[key] = m;
 		return 0;
 	case 32:	/* Symbol Clear */
-		key = le32(m + 12);
+		key = wire_le32(m + 12);
 		rclear_key(b, key);
 		if (key < REFRESH_KEYS)
 			b->status[key] = NULL;
 		return 0;
 	case 34:	/* Security Status; 'X' ends the symbol's orders without deletes */
-		key = le32(m + 12);
+		key = wire_le32(m + 12);
 		if (key < REFRESH_KEYS && len >= 46)
 			b->status[key] = m;
 		if (len >= 46 && m[20] == 'X')
 			rclear_key(b, key);
 		return 0;
 	case 100:	/* Add Order */
-		if (len < 39 || !(o = radd(b, le64(m + 16), le32(m + 8))))
+		if (len < 39 || !(o = radd(b, wire_le64(m + 16), wire_le32(m + 8))))
 			return len < 39 ? 0 : -1;
-		o->price = (int32_t)le32(m + 24);
-		o->volume = le32(m + 28);
+		o->price = (int32_t)wire_le32(m + 24);
+		o->volume = wire_le32(m + 28);
 		o->side = m[32];
 		memcpy(o->firm, m + 33, 5);
 		return 0;
 	case 106:	/* Add Order Refresh */
-		if (len < 43 || !(o = radd(b, le64(m + 20), le32(m + 12))))
+		if (len < 43 || !(o = radd(b, wire_le64(m + 20), wire_le32(m + 12))))
 			return len < 43 ? 0 : -1;
-		o->price = (int32_t)le32(m + 28);
-		o->volume = le32(m + 32);
+		o->price = (int32_t)wire_le32(m + 28);
+		o->volume = wire_le32(m + 32);
 		o->side = m[36];
 		memcpy(o->firm, m + 37, 5);
 		return 0;
 	case 101:	/* Modify: a new price loses the place in the queue */
-		if (len < 35 || !(o = rfind(b, le64(m + 16))) || !o->live)
+		if (len < 35 || !(o = rfind(b, wire_le64(m + 16))) || !o->live)
 			return 0;
-		if ((int32_t)le32(m + 24) != o->price)
+		if ((int32_t)wire_le32(m + 24) != o->price)
 			o->stamp = ++b->stamp;
-		o->price = (int32_t)le32(m + 24);
-		o->volume = le32(m + 28);
+		o->price = (int32_t)wire_le32(m + 24);
+		o->volume = wire_le32(m + 28);
 		o->live = o->volume != 0;
 		return 0;
 	case 102:	/* Delete */
-		if ((o = rfind(b, le64(m + 16))))
+		if ((o = rfind(b, wire_le64(m + 16))))
 			o->live = false;
 		return 0;
 	case 103:	/* Execution: the remainder keeps its price and place */
-		if (len < 42 || !(o = rfind(b, le64(m + 16))) || !o->live)
+		if (len < 42 || !(o = rfind(b, wire_le64(m + 16))) || !o->live)
 			return 0;
-		o->volume = le32(m + 32) >= o->volume ? 0 : o->volume - le32(m + 32);
+		o->volume = wire_le32(m + 32) >= o->volume ? 0 : o->volume - wire_le32(m + 32);
 		o->live = o->volume != 0;
 		return 0;
 	case 104: {	/* Replace: the new id, a new place */
 		struct rorder old;
 
-		if (len < 42 || !(o = rfind(b, le64(m + 16))) || !o->live)
+		if (len < 42 || !(o = rfind(b, wire_le64(m + 16))) || !o->live)
 			return 0;
 		old = *o;
 		o->live = false;
-		if (!(o = radd(b, le64(m + 24), old.key)))
+		if (!(o = radd(b, wire_le64(m + 24), old.key)))
 			return -1;
-		o->price = (int32_t)le32(m + 32);
-		o->volume = le32(m + 36);
+		o->price = (int32_t)wire_le32(m + 32);
+		o->volume = wire_le32(m + 36);
 		o->side = old.side;
 		memcpy(o->firm, old.firm, 5);
 		return 0;
@@ -553,12 +538,12 @@ static void refresh_symbol(struct rsender *r, const struct rbook *b, uint32_t ke
 		r->pending = true;
 		m = rmsg(r, first ? 16 : 8);
 		memset(m, 0, first ? 16 : 8);
-		put_le16(m, first ? 16 : 8);
-		put_le16(m + 2, 35);
-		put_le16(m + 4, pkt);
-		put_le16(m + 6, total);
+		wire_put_le16(m, first ? 16 : 8);
+		wire_put_le16(m + 2, 35);
+		wire_put_le16(m + 4, pkt);
+		wire_put_le16(m + 6, total);
 		if (first) {
-			put_le32(m + 8, last_seq);
+			wire_put_le32(m + 8, last_seq);
 			memcpy(rmsg(r, 44), b->mapping[key], 44);
 			if (b->status[key])
 				memcpy(rmsg(r, 46), b->status[key], 46);
@@ -566,12 +551,12 @@ static void refresh_symbol(struct rsender *r, const struct rbook *b, uint32_t ke
 		for (uint32_t i = 0; k < n && i < (first ? per_first : per_next); i++, k++) {
 			m = rmsg(r, 43);
 			memset(m, 0, 43);
-			put_le16(m, 43);
-			put_le16(m + 2, 106);
-			put_le32(m + 12, o[k]->key);
-			put_le64(m + 20, o[k]->id);
-			put_le32(m + 28, (uint32_t)o[k]->price);
-			put_le32(m + 32, o[k]->volume);
+			wire_put_le16(m, 43);
+			wire_put_le16(m + 2, 106);
+			wire_put_le32(m + 12, o[k]->key);
+			wire_put_le64(m + 20, o[k]->id);
+			wire_put_le32(m + 28, (uint32_t)o[k]->price);
+			wire_put_le32(m + 32, o[k]->volume);
 			m[36] = o[k]->side;
 			memcpy(m + 37, o[k]->firm, 5);
 			r->s->c.refresh_orders++;
@@ -737,7 +722,7 @@ static int session_read(struct server *s, struct session *cl)
 	cl->inlen += (uint32_t)n;
 	while (cl->inlen - used >= XDP_PACKET_HEADER) {
 		const uint8_t *p = cl->in + used;
-		uint16_t plen = le16(p);
+		uint16_t plen = wire_le16(p);
 		uint32_t off = XDP_PACKET_HEADER;
 
 		if (plen < XDP_PACKET_HEADER)
@@ -747,9 +732,9 @@ static int session_read(struct server *s, struct session *cl)
 		for (uint8_t k = 0; k < p[3]; k++) {
 			uint16_t mlen;
 
-			if (off + 4 > plen || (mlen = le16(p + off)) < 4 || off + mlen > plen)
+			if (off + 4 > plen || (mlen = wire_le16(p + off)) < 4 || off + mlen > plen)
 				return -1;	/* not framed: nothing after it can be read */
-			if (request(s, cl, le32(p + 4), p + off, mlen))
+			if (request(s, cl, wire_le32(p + 4), p + off, mlen))
 				return -1;
 			off += mlen;
 		}

@@ -4,25 +4,21 @@
 
 #include <string.h>
 
-#include "common/put_bytes.h"
-
-static uint32_t le32_of(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+#include "wire/bytes.h"
 
 size_t pitch_session_message(uint8_t *out, uint8_t type, const uint8_t *body, uint8_t blen)
 {
-	size_t len = PITCH_SESSION_HEADER + 2 + (size_t)blen;
+	size_t len = PITCH_SESSION_HEADER + PITCH_MSG_BODY_OFF + (size_t)blen;
+	uint8_t *m = out + PITCH_SESSION_HEADER;
 
-	put_le16(out, len);
-	out[2] = 1;
-	out[3] = 0;
-	put_le32(out + 4, 0);
-	out[8] = (uint8_t)(2 + blen);
-	out[9] = type;
+	wire_put_le16(out + PITCH_SESSION_LENGTH_OFF, len);
+	out[PITCH_SESSION_COUNT_OFF] = 1;
+	out[PITCH_SESSION_UNIT_OFF] = 0;
+	wire_put_le32(out + PITCH_SESSION_SEQ_OFF, 0);
+	m[PITCH_MSG_LENGTH_OFF] = (uint8_t)(PITCH_MSG_BODY_OFF + blen);
+	m[PITCH_MSG_TYPE_OFF] = type;
 	if (blen)
-		memcpy(out + 10, body, blen);
+		memcpy(m + PITCH_MSG_BODY_OFF, body, blen);
 	return len;
 }
 
@@ -36,39 +32,41 @@ static void pad_copy(uint8_t *dst, size_t n, const char *src)
 
 size_t pitch_session_login(uint8_t *out, const char *user, const char *password)
 {
-	uint8_t body[PITCH_LOGIN_LEN - 2];
+	uint8_t m[PITCH_LOGIN_LEN];	/* the fields at the message's offsets */
 
-	memcpy(body, "0001", 4);	/* Session Sub-ID: assigned per port by Cboe */
-	pad_copy(body + 4, 4, user);
-	memset(body + 8, ' ', 2);
-	pad_copy(body + 10, 10, password);
-	return pitch_session_message(out, PITCH_LOGIN, body, sizeof(body));
+	/* Session Sub-ID: assigned per port by Cboe */
+	memcpy(m + PITCH_LOGIN_SUB_ID_OFF, "0001", PITCH_LOGIN_SUB_ID_LEN);
+	pad_copy(m + PITCH_LOGIN_USER_OFF, PITCH_LOGIN_USER_LEN, user);
+	memset(m + PITCH_LOGIN_FILLER_OFF, ' ', PITCH_LOGIN_FILLER_LEN);
+	pad_copy(m + PITCH_LOGIN_PASSWORD_OFF, PITCH_LOGIN_PASSWORD_LEN, password);
+	return pitch_session_message(out, PITCH_LOGIN, m + PITCH_MSG_BODY_OFF,
+				     PITCH_LOGIN_LEN - PITCH_MSG_BODY_OFF);
 }
 
 size_t spin_seq_message(uint8_t *out, uint8_t type, uint32_t seq)
 {
-	uint8_t body[4];
+	uint8_t body[SPIN_SEQ_LEN - PITCH_MSG_BODY_OFF];
 
-	put_le32(body, seq);
+	wire_put_le32(body + SPIN_SEQ_OFF - PITCH_MSG_BODY_OFF, seq);
 	return pitch_session_message(out, type, body, sizeof(body));
 }
 
 size_t spin_response(uint8_t *out, uint32_t seq, uint32_t order_count, char status)
 {
-	uint8_t body[SPIN_RESPONSE_LEN - 2];
+	uint8_t body[SPIN_RESPONSE_LEN - PITCH_MSG_BODY_OFF];
 
-	put_le32(body, seq);
-	put_le32(body + 4, order_count);
-	body[8] = (uint8_t)status;
+	wire_put_le32(body + SPIN_RESPONSE_SEQ_OFF - PITCH_MSG_BODY_OFF, seq);
+	wire_put_le32(body + SPIN_RESPONSE_ORDERS_OFF - PITCH_MSG_BODY_OFF, order_count);
+	body[SPIN_RESPONSE_STATUS_OFF - PITCH_MSG_BODY_OFF] = (uint8_t)status;
 	return pitch_session_message(out, SPIN_RESPONSE, body, sizeof(body));
 }
 
 size_t pitch_session_heartbeat(uint8_t *out)
 {
-	put_le16(out, PITCH_SESSION_HEADER);
-	out[2] = 0;
-	out[3] = 0;
-	put_le32(out + 4, 0);
+	wire_put_le16(out + PITCH_SESSION_LENGTH_OFF, PITCH_SESSION_HEADER);
+	out[PITCH_SESSION_COUNT_OFF] = 0;
+	out[PITCH_SESSION_UNIT_OFF] = 0;
+	wire_put_le32(out + PITCH_SESSION_SEQ_OFF, 0);
 	return PITCH_SESSION_HEADER;
 }
 
@@ -78,7 +76,7 @@ long pitch_session_next(const uint8_t *p, size_t len)
 
 	if (len < 2)
 		return 0;
-	flen = (size_t)(p[0] | p[1] << 8);
+	flen = wire_le16(p + PITCH_SESSION_LENGTH_OFF);
 	if (flen < PITCH_SESSION_HEADER)
 		return -1;
 	return len < flen ? 0 : (long)flen;
@@ -91,7 +89,7 @@ int pitch_session_message_at(const uint8_t *f, size_t flen, size_t *off, const u
 		*off = PITCH_SESSION_HEADER;
 	if (*off >= flen)
 		return 0;
-	if (f[*off] < 2 || *off + f[*off] > flen)
+	if (f[*off] < PITCH_MSG_BODY_OFF || *off + f[*off] > flen)
 		return -1;
 	*msg = f + *off;
 	*mlen = f[*off];
@@ -101,19 +99,21 @@ int pitch_session_message_at(const uint8_t *f, size_t flen, size_t *off, const u
 
 int spin_seq_of(const uint8_t *m, size_t mlen, uint8_t type, uint32_t *seq)
 {
-	if (mlen < SPIN_SEQ_LEN || m[0] < SPIN_SEQ_LEN || m[1] != type)
+	if (mlen < SPIN_SEQ_LEN || m[PITCH_MSG_LENGTH_OFF] < SPIN_SEQ_LEN ||
+	    m[PITCH_MSG_TYPE_OFF] != type)
 		return -1;
-	*seq = le32_of(m + 2);
+	*seq = wire_le32(m + SPIN_SEQ_OFF);
 	return 0;
 }
 
 int spin_response_of(const uint8_t *m, size_t mlen, uint32_t *seq, uint32_t *order_count,
 		     char *status)
 {
-	if (mlen < SPIN_RESPONSE_LEN || m[0] < SPIN_RESPONSE_LEN || m[1] != SPIN_RESPONSE)
+	if (mlen < SPIN_RESPONSE_LEN || m[PITCH_MSG_LENGTH_OFF] < SPIN_RESPONSE_LEN ||
+	    m[PITCH_MSG_TYPE_OFF] != SPIN_RESPONSE)
 		return -1;
-	*seq = le32_of(m + 2);
-	*order_count = le32_of(m + 6);
-	*status = (char)m[10];
+	*seq = wire_le32(m + SPIN_RESPONSE_SEQ_OFF);
+	*order_count = wire_le32(m + SPIN_RESPONSE_ORDERS_OFF);
+	*status = (char)m[SPIN_RESPONSE_STATUS_OFF];
 	return 0;
 }

@@ -7,7 +7,8 @@
  * that counts itself, a type, then its fields, little-endian.
  *
  * Encoders write whole frames (header and one message) and return their
- * length; the decoder takes frames off a byte stream.
+ * length; the decoder takes frames off a byte stream. The wire facts
+ * (types, lengths, offsets): lib/wire/cboe_session.h.
  */
 #ifndef WIREBOOK_RECOVERY_PITCH_SESSION_H
 #define WIREBOOK_RECOVERY_PITCH_SESSION_H
@@ -15,18 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PITCH_SESSION_HEADER 8
-#define PITCH_LOGIN 0x01
-#define PITCH_LOGIN_RESPONSE 0x02
-#define PITCH_LOGIN_LEN 22
-#define SPIN_IMAGE_AVAILABLE 0x80
-#define SPIN_REQUEST 0x81
-#define SPIN_RESPONSE 0x82
-#define SPIN_FINISHED 0x83
-#define SPIN_SEQ_LEN 6		/* Image Available, Request, Finished: length, type, Sequence */
-#define SPIN_RESPONSE_LEN 11
-/* The largest frame either side sends: a 16-bit length. */
-#define PITCH_SESSION_MAX_FRAME 65535
+#include "wire/cboe_session.h"
 
 /* One message (type, then blen bytes of fields) in its own frame; out has room for 10 + blen. */
 size_t pitch_session_message(uint8_t *out, uint8_t type, const uint8_t *body, uint8_t blen);

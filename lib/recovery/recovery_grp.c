@@ -15,16 +15,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 #include "recovery/pitch_session.h"
 #include "recovery/recovery_internal.h"
 
-/* Cboe GRP (docs/specs/cboe-grp-notes.md): framed in Sequenced Unit Headers. */
-#define PITCH_HEADER 8
-#define GRP_LOGIN_RESPONSE 0x02
-#define GRP_GAP_REQUEST 0x03
-#define GRP_GAP_RESPONSE 0x04
-#define GRP_MAX_COUNT 65535
+/* Cboe GRP (docs/specs/cboe-grp-notes.md, lib/wire/cboe_session.h): framed in
+ * Sequenced Unit Headers. */
 #define GRP_RCVBUF (4 << 20)
 
 enum grp_state { GRP_DOWN, GRP_CONNECTING, GRP_LOGIN_SENT, GRP_UP };
@@ -62,7 +58,7 @@ fail:
 /* One message in a Sequenced Unit Header of unit 0, sequence 0; -1: the session broke. */
 static int grp_send(struct service *s, uint8_t type, const uint8_t *body, uint8_t blen)
 {
-	uint8_t f[PITCH_HEADER + 2 + 32];
+	uint8_t f[PITCH_SESSION_HEADER + PITCH_MSG_BODY_OFF + 32];
 	size_t len = pitch_session_message(f, type, body, blen);
 
 	/* Frames this small never part-fill an empty socket buffer; a full one is a dead session. */
@@ -109,14 +105,15 @@ static void grp_login(struct service *s, uint64_t now)
 static bool grp_send_request(struct service *s, uint8_t unit, const struct unit_rec *u,
 			     uint64_t now)
 {
-	uint8_t body[7];
+	uint8_t m[GRP_GAP_REQUEST_LEN];	/* the fields at the message's offsets */
 
 	if (s->state != GRP_UP)
 		return false;
-	body[0] = unit;
-	put_le32(body + 1, (uint32_t)u->req_first);
-	put_le16(body + 5, (uint16_t)u->req_count);
-	if (grp_send(s, GRP_GAP_REQUEST, body, sizeof(body))) {
+	m[GRP_GAP_UNIT_OFF] = unit;
+	wire_put_le32(m + GRP_GAP_SEQ_OFF, (uint32_t)u->req_first);
+	wire_put_le16(m + GRP_GAP_COUNT_OFF, (uint16_t)u->req_count);
+	if (grp_send(s, GRP_GAP_REQUEST, m + PITCH_MSG_BODY_OFF,
+		     GRP_GAP_REQUEST_LEN - PITCH_MSG_BODY_OFF)) {
 		grp_down(s, now);
 		return false;
 	}
@@ -127,14 +124,13 @@ static bool grp_send_request(struct service *s, uint8_t unit, const struct unit_
 static void grp_gap_response(struct recovery_client *c, struct service *s, const uint8_t *m,
 			     uint64_t recv_ts, struct wb_ring_producer *out)
 {
-	uint8_t unit = m[2];
-	uint64_t seq = (uint64_t)m[3] | (uint64_t)m[4] << 8 | (uint64_t)m[5] << 16 |
-		       (uint64_t)m[6] << 24;
+	uint8_t unit = m[GRP_GAP_UNIT_OFF], status = m[GRP_GAP_RESPONSE_STATUS_OFF];
+	uint64_t seq = wire_le32(m + GRP_GAP_SEQ_OFF);
 	struct unit_rec *u = &s->u[unit];
 
-	if (m[9] == 'A' || !u->waiting || seq != u->req_first)
+	if (status == 'A' || !u->waiting || seq != u->req_first)
 		return;		/* accepted (the messages come on gap=), or an old answer */
-	if (m[9] == 'M' || m[9] == 'S' || m[9] == 'U') {
+	if (status == 'M' || status == 'S' || status == 'U') {
 		/* Quota per minute or second, unit unavailable: for now. Asked again at the
 		 * unit's deadline, with its backoff, within its retries. */
 		s->deferred++;
@@ -150,13 +146,16 @@ static void grp_gap_response(struct recovery_client *c, struct service *s, const
 static void grp_message(struct recovery_client *c, struct service *s, const uint8_t *m,
 			uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
 {
-	if (m[1] == GRP_LOGIN_RESPONSE && m[0] >= 3 && s->state == GRP_LOGIN_SENT) {
-		if (m[2] != 'A') {
+	uint8_t type = m[PITCH_MSG_TYPE_OFF], mlen = m[PITCH_MSG_LENGTH_OFF];
+
+	if (type == PITCH_LOGIN_RESPONSE && mlen >= PITCH_LOGIN_RESPONSE_LEN &&
+	    s->state == GRP_LOGIN_SENT) {
+		if (m[PITCH_LOGIN_RESPONSE_STATUS_OFF] != 'A') {
 			if (!s->logins_refused++)
 				fprintf(stderr, "recovery %s: grp %s:%u refused the login '%s' (status "
 					"%c); retrying\n", feed_venue_name(s->conf.venue),
 					inet_ntoa((struct in_addr){ htonl(s->conf.ip) }),
-					s->conf.port, s->conf.user, m[2]);
+					s->conf.port, s->conf.user, m[PITCH_LOGIN_RESPONSE_STATUS_OFF]);
 			grp_down(s, now);
 			return;
 		}
@@ -168,7 +167,7 @@ static void grp_message(struct recovery_client *c, struct service *s, const uint
 				s->requests++;
 				s->u[k].deadline = now + recovery_ms_ns(s->conf.timeout_ms);
 			}
-	} else if (m[1] == GRP_GAP_RESPONSE && m[0] >= 10 && s->state == GRP_UP) {
+	} else if (type == GRP_GAP_RESPONSE && mlen >= GRP_GAP_RESPONSE_LEN && s->state == GRP_UP) {
 		s->backoff_ns = recovery_ms_ns(s->conf.timeout_ms);
 		grp_gap_response(c, s, m, recv_ts, out);
 	}
@@ -211,19 +210,20 @@ static void grp_pump(struct recovery_client *c, struct service *s, uint64_t now,
 		s->inlen += (uint32_t)n;
 	/* What came before a hang-up (a refused login's response) is read first. */
 	hung_up = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
-	while (s->inlen - used >= PITCH_HEADER) {
+	while (s->inlen - used >= PITCH_SESSION_HEADER) {
 		const uint8_t *f = s->in + used;
-		uint16_t flen = (uint16_t)(f[0] | f[1] << 8);
-		uint32_t off = PITCH_HEADER;
+		uint16_t flen = wire_le16(f + PITCH_SESSION_LENGTH_OFF);
+		uint32_t off = PITCH_SESSION_HEADER;
 
-		if (flen < PITCH_HEADER || flen > sizeof(s->in)) {
+		if (flen < PITCH_SESSION_HEADER || flen > sizeof(s->in)) {
 			grp_down(s, now);
 			return;
 		}
 		if (s->inlen - used < flen)
 			break;
-		for (uint8_t k = 0; k < f[2]; k++) {
-			if (off + 2 > flen || f[off] < 2 || off + f[off] > flen)
+		for (uint8_t k = 0; k < f[PITCH_SESSION_COUNT_OFF]; k++) {
+			if (off + PITCH_MSG_BODY_OFF > flen || f[off] < PITCH_MSG_BODY_OFF ||
+			    off + f[off] > flen)
 				break;
 			grp_message(c, s, f + off, now, recv_ts, out);
 			if (s->state == GRP_DOWN)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 #include "recovery/recovery_internal.h"
 #include "recovery/recovery_session.h"
 #include "recovery/soupbin.h"
@@ -103,8 +103,8 @@ static void batch_flush(struct snapshot_session *ss, uint64_t recv_ts,
 		return;
 	/* The session and sequence of a snapshot packet mean nothing to the engine. */
 	memset(ss->batch, ' ', 10);
-	put_be64(ss->batch + 10, 0);
-	put_be16(ss->batch + 18, ss->batch_count);
+	wire_put_be64(ss->batch + 10, 0);
+	wire_put_be16(ss->batch + 18, ss->batch_count);
 	rsess_apply(&ss->s, ss->batch, ss->batch_len, ss->batch_count, recv_ts, out);
 	batch_reset(ss);
 }
@@ -118,7 +118,7 @@ static void batch_add(struct snapshot_session *ss, const uint8_t *m, size_t len,
 	}
 	if (ss->batch_len + 2 + len > BATCH_BYTES || ss->batch_count == 0xfffe)
 		batch_flush(ss, recv_ts, out);
-	put_be16(ss->batch + ss->batch_len, len);
+	wire_put_be16(ss->batch + ss->batch_len, len);
 	memcpy(ss->batch + ss->batch_len + 2, m, len);
 	ss->batch_len += (uint32_t)(2 + len);
 	ss->batch_count++;
@@ -138,7 +138,7 @@ static void on_message(struct snapshot_session *ss, const uint8_t *m, size_t len
 	uint64_t next_seq;
 
 	if (ss->service->end(m, len, &next_seq) == 0) {
-		uint8_t bye[3];
+		uint8_t bye[SOUP_HEADER];
 
 		batch_flush(ss, recv_ts, out);
 		if (s->target->snapshot_end(s->target->ctx, s->line, s->unit, next_seq,

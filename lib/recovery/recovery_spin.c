@@ -9,12 +9,11 @@
 #include <string.h>
 
 #include "recovery/pitch_session.h"
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 #include "recovery/recovery_internal.h"
 #include "recovery/recovery_session.h"
 
 #define BATCH_BYTES 1472	/* a spin packet handed to the engine: one UDP payload's worth */
-#define HEARTBEAT_PERIOD_MS 1000
 #define UNITS 256
 
 enum spin_state {
@@ -60,7 +59,7 @@ static void spin_begin(struct rsess *s, const struct feed_recovery_stream *rs)
 static const struct rsess_proto spin_proto = {
 	.login = spin_login,
 	.heartbeat = pitch_session_heartbeat,
-	.heartbeat_period_ms = HEARTBEAT_PERIOD_MS,
+	.heartbeat_period_ms = PITCH_SESSION_HEARTBEAT_MS,
 	.frame = spin_frame,
 	.begin = spin_begin,
 };
@@ -106,10 +105,10 @@ static void batch_flush(struct spin_session *ss, uint64_t recv_ts, struct wb_rin
 {
 	if (!ss->batch_count)
 		return;
-	put_le16(ss->batch, ss->batch_len);
+	wire_put_le16(ss->batch, ss->batch_len);
 	ss->batch[2] = (uint8_t)ss->batch_count;
 	ss->batch[3] = ss->s.unit;
-	put_le32(ss->batch + 4, 0);	/* unsequenced, as the spin sent them */
+	wire_put_le32(ss->batch + 4, 0);	/* unsequenced, as the spin sent them */
 	rsess_apply(&ss->s, ss->batch, ss->batch_len, ss->batch_count, recv_ts, out);
 	batch_reset(ss);
 }
@@ -211,13 +210,13 @@ static bool on_message(struct spin_session *ss, const uint8_t *m, size_t mlen, u
 	struct rsess *s = &ss->s;
 	uint32_t seq;
 
-	switch (m[1]) {
+	switch (m[PITCH_MSG_TYPE_OFF]) {
 	case PITCH_LOGIN_RESPONSE:
-		if (s->state != RSESS_LOGIN_SENT || mlen < 3) {
+		if (s->state != RSESS_LOGIN_SENT || mlen < PITCH_LOGIN_RESPONSE_LEN) {
 			s->c.bad_packets++;
 			return true;
 		}
-		if (m[2] == 'A') {
+		if (m[PITCH_LOGIN_RESPONSE_STATUS_OFF] == 'A') {
 			s->state = RSESS_UP;
 			ss->image = 0;
 			ss->images_behind = 0;
@@ -227,7 +226,7 @@ static bool on_message(struct spin_session *ss, const uint8_t *m, size_t mlen, u
 			fprintf(stderr, "recovery %s: spin %s:%u (unit %u) refused the login '%s' "
 				"(status %c); retrying\n", feed_venue_name(s->conf.venue),
 				inet_ntoa((struct in_addr){ htonl(s->conf.ip) }), s->conf.port,
-				s->unit, s->conf.user, m[2]);
+				s->unit, s->conf.user, m[PITCH_LOGIN_RESPONSE_STATUS_OFF]);
 		rsess_fail(s, now, recv_ts, out);
 		return false;
 	case SPIN_IMAGE_AVAILABLE:

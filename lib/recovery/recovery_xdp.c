@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common/metrics.h"
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 #include "recovery/recovery_internal.h"
 
 #define NS_PER_SEC 1000000000ull
@@ -24,16 +24,6 @@
 #define IN_BYTES 1024
 #define IDLE_READ_NS (10 * MS)	/* an idle session is read this often (heartbeats) */
 #define CONNECT_WAIT_NS (1000 * MS)
-
-static uint32_t rd_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint16_t rd_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
 
 uint8_t xdp_product_of_venue(int venue)
 {
@@ -50,12 +40,12 @@ uint8_t xdp_product_of_venue(int venue)
 void xdp_put_header(uint8_t *p, uint16_t size, uint8_t flag, uint8_t count, uint32_t seq,
 		    uint64_t send_ns)
 {
-	put_le16(p, size);
+	wire_put_le16(p, size);
 	p[2] = flag;
 	p[3] = count;
-	put_le32(p + 4, seq);
-	put_le32(p + 8, send_ns / NS_PER_SEC);
-	put_le32(p + 12, send_ns % NS_PER_SEC);
+	wire_put_le32(p + 4, seq);
+	wire_put_le32(p + 8, send_ns / NS_PER_SEC);
+	wire_put_le32(p + 12, send_ns % NS_PER_SEC);
 }
 
 static uint8_t *message(uint8_t *out, uint16_t type, uint16_t len, uint8_t flag, uint32_t seq,
@@ -65,8 +55,8 @@ static uint8_t *message(uint8_t *out, uint16_t type, uint16_t len, uint8_t flag,
 
 	xdp_put_header(out, (uint16_t)(XDP_PACKET_HEADER + len), flag, 1, seq, send_ns);
 	memset(m, 0, len);
-	put_le16(m, len);
-	put_le16(m + 2, type);
+	wire_put_le16(m + XDP_MSG_SIZE_OFF, len);
+	wire_put_le16(m + XDP_MSG_TYPE_OFF, type);
 	return m;
 }
 
@@ -86,11 +76,11 @@ size_t xdp_encode_retrans_request(uint8_t *out, uint32_t request_seq, uint32_t b
 	uint8_t *m = message(out, XDP_MSG_RETRANS_REQUEST, XDP_RETRANS_REQUEST_LEN,
 			     XDP_FLAG_ORIGINAL, request_seq, send_ns);
 
-	put_le32(m + 4, begin);
-	put_le32(m + 8, end);
-	put_source(m + 12, source_id);
-	m[22] = product;
-	m[23] = channel;
+	wire_put_le32(m + XDP_RETRANS_BEGIN_OFF, begin);
+	wire_put_le32(m + XDP_RETRANS_END_OFF, end);
+	put_source(m + XDP_RETRANS_SOURCE_OFF, source_id);
+	m[XDP_RETRANS_PRODUCT_OFF] = product;
+	m[XDP_RETRANS_CHANNEL_OFF] = channel;
 	return XDP_PACKET_HEADER + XDP_RETRANS_REQUEST_LEN;
 }
 
@@ -100,7 +90,7 @@ size_t xdp_encode_heartbeat_response(uint8_t *out, uint32_t request_seq, const c
 	uint8_t *m = message(out, XDP_MSG_HEARTBEAT_RESPONSE, XDP_HEARTBEAT_RESPONSE_LEN,
 			     XDP_FLAG_ORIGINAL, request_seq, send_ns);
 
-	put_source(m + 4, source_id);
+	put_source(m + XDP_HEARTBEAT_SOURCE_OFF, source_id);
 	return XDP_PACKET_HEADER + XDP_HEARTBEAT_RESPONSE_LEN;
 }
 
@@ -110,13 +100,13 @@ size_t xdp_encode_request_response(uint8_t *out, uint32_t seq, const struct xdp_
 	uint8_t *m = message(out, XDP_MSG_REQUEST_RESPONSE, XDP_REQUEST_RESPONSE_LEN,
 			     XDP_FLAG_ORIGINAL, seq, send_ns);
 
-	put_le32(m + 4, r->request_seq);
-	put_le32(m + 8, r->begin);
-	put_le32(m + 12, r->end);
-	memcpy(m + 16, r->source_id, XDP_SOURCE_ID_LEN);
-	m[26] = r->product;
-	m[27] = r->channel;
-	m[28] = r->status;
+	wire_put_le32(m + XDP_RESPONSE_REQUEST_SEQ_OFF, r->request_seq);
+	wire_put_le32(m + XDP_RESPONSE_BEGIN_OFF, r->begin);
+	wire_put_le32(m + XDP_RESPONSE_END_OFF, r->end);
+	memcpy(m + XDP_RESPONSE_SOURCE_OFF, r->source_id, XDP_SOURCE_ID_LEN);
+	m[XDP_RESPONSE_PRODUCT_OFF] = r->product;
+	m[XDP_RESPONSE_CHANNEL_OFF] = r->channel;
+	m[XDP_RESPONSE_STATUS_OFF] = r->status;
 	return XDP_PACKET_HEADER + XDP_REQUEST_RESPONSE_LEN;
 }
 
@@ -127,10 +117,10 @@ size_t xdp_encode_unavailable(uint8_t *out, uint32_t begin, uint32_t end, uint8_
 	uint8_t *m = message(out, XDP_MSG_UNAVAILABLE, XDP_UNAVAILABLE_LEN, XDP_FLAG_UNAVAILABLE,
 			     begin, send_ns);
 
-	put_le32(m + 4, begin);
-	put_le32(m + 8, end);
-	m[12] = product;
-	m[13] = channel;
+	wire_put_le32(m + XDP_UNAVAILABLE_BEGIN_OFF, begin);
+	wire_put_le32(m + XDP_UNAVAILABLE_END_OFF, end);
+	m[XDP_UNAVAILABLE_PRODUCT_OFF] = product;
+	m[XDP_UNAVAILABLE_CHANNEL_OFF] = channel;
 	return XDP_PACKET_HEADER + XDP_UNAVAILABLE_LEN;
 }
 
@@ -138,11 +128,11 @@ int xdp_parse_request(const uint8_t *m, uint32_t len, struct xdp_request *r)
 {
 	uint16_t size, want;
 
-	if (len < 4)
+	if (len < XDP_MSG_HEAD)
 		return -1;
-	size = rd_le16(m);
+	size = wire_le16(m + XDP_MSG_SIZE_OFF);
 	memset(r, 0, sizeof(*r));
-	r->type = rd_le16(m + 2);
+	r->type = wire_le16(m + XDP_MSG_TYPE_OFF);
 	switch (r->type) {
 	case XDP_MSG_RETRANS_REQUEST: want = XDP_RETRANS_REQUEST_LEN; break;
 	case XDP_MSG_HEARTBEAT_RESPONSE: want = XDP_HEARTBEAT_RESPONSE_LEN; break;
@@ -153,20 +143,20 @@ int xdp_parse_request(const uint8_t *m, uint32_t len, struct xdp_request *r)
 		return -1;
 	switch (r->type) {
 	case XDP_MSG_RETRANS_REQUEST:
-		r->begin = rd_le32(m + 4);
-		r->end = rd_le32(m + 8);
-		memcpy(r->source_id, m + 12, XDP_SOURCE_ID_LEN);
-		r->product = m[22];
-		r->channel = m[23];
+		r->begin = wire_le32(m + XDP_RETRANS_BEGIN_OFF);
+		r->end = wire_le32(m + XDP_RETRANS_END_OFF);
+		memcpy(r->source_id, m + XDP_RETRANS_SOURCE_OFF, XDP_SOURCE_ID_LEN);
+		r->product = m[XDP_RETRANS_PRODUCT_OFF];
+		r->channel = m[XDP_RETRANS_CHANNEL_OFF];
 		break;
 	case XDP_MSG_HEARTBEAT_RESPONSE:
-		memcpy(r->source_id, m + 4, XDP_SOURCE_ID_LEN);
+		memcpy(r->source_id, m + XDP_HEARTBEAT_SOURCE_OFF, XDP_SOURCE_ID_LEN);
 		break;
 	default:
-		r->symbol_index = rd_le32(m + 4);
-		memcpy(r->source_id, m + 8, XDP_SOURCE_ID_LEN);
-		r->product = m[18];
-		r->channel = m[19];
+		r->symbol_index = wire_le32(m + XDP_REFRESH_SYMBOL_OFF);
+		memcpy(r->source_id, m + XDP_REFRESH_SOURCE_OFF, XDP_SOURCE_ID_LEN);
+		r->product = m[XDP_REFRESH_PRODUCT_OFF];
+		r->channel = m[XDP_REFRESH_CHANNEL_OFF];
 		break;
 	}
 	return 0;
@@ -174,17 +164,21 @@ int xdp_parse_request(const uint8_t *m, uint32_t len, struct xdp_request *r)
 
 int xdp_parse_response(const uint8_t *m, uint32_t len, struct xdp_response *r)
 {
-	if (len < XDP_REQUEST_RESPONSE_LEN || rd_le16(m) < XDP_REQUEST_RESPONSE_LEN ||
-	    rd_le16(m + 2) != XDP_MSG_REQUEST_RESPONSE)
+	uint8_t status;
+
+	if (len < XDP_REQUEST_RESPONSE_LEN ||
+	    wire_le16(m + XDP_MSG_SIZE_OFF) < XDP_REQUEST_RESPONSE_LEN ||
+	    wire_le16(m + XDP_MSG_TYPE_OFF) != XDP_MSG_REQUEST_RESPONSE)
 		return -1;
-	r->request_seq = rd_le32(m + 4);
-	r->begin = rd_le32(m + 8);
-	r->end = rd_le32(m + 12);
-	memcpy(r->source_id, m + 16, XDP_SOURCE_ID_LEN);
-	r->product = m[26];
-	r->channel = m[27];
+	r->request_seq = wire_le32(m + XDP_RESPONSE_REQUEST_SEQ_OFF);
+	r->begin = wire_le32(m + XDP_RESPONSE_BEGIN_OFF);
+	r->end = wire_le32(m + XDP_RESPONSE_END_OFF);
+	memcpy(r->source_id, m + XDP_RESPONSE_SOURCE_OFF, XDP_SOURCE_ID_LEN);
+	r->product = m[XDP_RESPONSE_PRODUCT_OFF];
+	r->channel = m[XDP_RESPONSE_CHANNEL_OFF];
 	/* ASCII digits per the dissectors; a binary 0..9 reads the same. */
-	r->status = m[28] <= 9 ? (uint8_t)('0' + m[28]) : m[28];
+	status = m[XDP_RESPONSE_STATUS_OFF];
+	r->status = status <= 9 ? (uint8_t)('0' + status) : status;
 	return 0;
 }
 
@@ -194,12 +188,13 @@ bool xdp_parse_unavailable(const uint8_t *p, uint32_t len, uint32_t *begin, uint
 	const uint8_t *m = p + XDP_PACKET_HEADER;
 
 	if (len < XDP_PACKET_HEADER + XDP_UNAVAILABLE_LEN || p[3] < 1 ||
-	    rd_le16(m) < XDP_UNAVAILABLE_LEN || rd_le16(m + 2) != XDP_MSG_UNAVAILABLE)
+	    wire_le16(m + XDP_MSG_SIZE_OFF) < XDP_UNAVAILABLE_LEN ||
+	    wire_le16(m + XDP_MSG_TYPE_OFF) != XDP_MSG_UNAVAILABLE)
 		return false;
-	*begin = rd_le32(m + 4);
-	*end = rd_le32(m + 8);
-	*product = m[12];
-	*channel = m[13];
+	*begin = wire_le32(m + XDP_UNAVAILABLE_BEGIN_OFF);
+	*end = wire_le32(m + XDP_UNAVAILABLE_END_OFF);
+	*product = m[XDP_UNAVAILABLE_PRODUCT_OFF];
+	*channel = m[XDP_UNAVAILABLE_CHANNEL_OFF];
 	return true;
 }
 
@@ -498,7 +493,7 @@ static int read_session(struct xdp_client *x, const struct recovery_target *t, i
 	hung_up = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 	while (x->inlen - used >= XDP_PACKET_HEADER) {
 		const uint8_t *p = x->in + used;
-		uint16_t plen = rd_le16(p);
+		uint16_t plen = wire_le16(p);
 		uint32_t off = XDP_PACKET_HEADER;
 
 		if (plen < XDP_PACKET_HEADER || plen > sizeof(x->in)) {
@@ -520,7 +515,7 @@ static int read_session(struct xdp_client *x, const struct recovery_target *t, i
 			struct xdp_response r;
 			uint16_t mlen;
 
-			if (off + 4 > plen || (mlen = rd_le16(p + off)) < 4 || off + mlen > plen)
+			if (off + 4 > plen || (mlen = wire_le16(p + off)) < 4 || off + mlen > plen)
 				break;
 			if (!xdp_parse_response(p + off, mlen, &r))
 				rc |= on_response(x, &r, t, line, has_line, recv_ts, out);
@@ -597,12 +592,12 @@ static void send_refresh_request(struct xdp_client *x, uint64_t now)
 
 	xdp_put_header(pkt, sizeof(pkt), XDP_FLAG_ORIGINAL, 1, ++x->request_seq, wall_now());
 	memset(m, 0, XDP_REFRESH_REQUEST_LEN);
-	put_le16(m, XDP_REFRESH_REQUEST_LEN);
-	put_le16(m + 2, XDP_MSG_REFRESH_REQUEST);
-	put_le32(m + 4, 0);	/* every symbol of the channel */
-	put_source(m + 8, x->source_id);
-	m[18] = x->product;
-	m[19] = x->channel;
+	wire_put_le16(m + XDP_MSG_SIZE_OFF, XDP_REFRESH_REQUEST_LEN);
+	wire_put_le16(m + XDP_MSG_TYPE_OFF, XDP_MSG_REFRESH_REQUEST);
+	wire_put_le32(m + XDP_REFRESH_SYMBOL_OFF, 0);	/* every symbol of the channel */
+	put_source(m + XDP_REFRESH_SOURCE_OFF, x->source_id);
+	m[XDP_REFRESH_PRODUCT_OFF] = x->product;
+	m[XDP_REFRESH_CHANNEL_OFF] = x->channel;
 	if (session_send(x, pkt, sizeof(pkt), now))
 		return;
 	x->rseq = x->request_seq;
@@ -622,7 +617,7 @@ static int take_refresh(struct xdp_client *x, const struct recovery_target *t, u
 
 		if (n < XDP_PACKET_HEADER + 8 || !buf[3] || x->rstate != R_SENT)
 			continue;	/* heartbeats, or no refresh asked for */
-		seq = rd_le32(buf + 4);
+		seq = wire_le32(buf + 4);
 		if (flag == 17 || flag == 18) {
 			x->next_pkt = seq;
 			x->min_last = UINT32_MAX;
@@ -635,9 +630,9 @@ static int take_refresh(struct xdp_client *x, const struct recovery_target *t, u
 		}
 		x->next_pkt++;
 		x->n.refresh_packets++;
-		if (rd_le16(buf + XDP_PACKET_HEADER + 2) == 35 &&
-		    rd_le16(buf + XDP_PACKET_HEADER) >= 16 && n >= XDP_PACKET_HEADER + 16) {
-			uint32_t last = rd_le32(buf + XDP_PACKET_HEADER + 8);
+		if (wire_le16(buf + XDP_PACKET_HEADER + 2) == 35 &&
+		    wire_le16(buf + XDP_PACKET_HEADER) >= 16 && n >= XDP_PACKET_HEADER + 16) {
+			uint32_t last = wire_le32(buf + XDP_PACKET_HEADER + 8);
 
 			if (last < x->min_last)
 				x->min_last = last;

@@ -8,9 +8,9 @@
  *
  * Everything is little-endian and framed like the feed: a 16-byte packet
  * header (PktSize, DeliveryFlag, NumberMsgs, SeqNum, SendTime, SendTimeNS)
- * and messages that start with MsgSize and MsgType. Sequence ranges are
- * inclusive (BeginSeqNum..EndSeqNum). A request packet's SeqNum numbers
- * the client's requests on its session; the Request Response echoes it.
+ * and messages that start with MsgSize and MsgType; the messages' wire
+ * facts are lib/wire/xdp_request.h. A request packet's SeqNum numbers the
+ * client's requests on its session; the Request Response echoes it.
  */
 #ifndef WIREBOOK_RECOVERY_RECOVERY_XDP_H
 #define WIREBOOK_RECOVERY_RECOVERY_XDP_H
@@ -21,44 +21,12 @@
 #include <stdio.h>
 
 #include "feed/feed.h"
+#include "wire/xdp_request.h"
 
 struct recovery_target;
 
+/* The feed's packet header (lib/wire/xdp.h's length once it exists). */
 #define XDP_PACKET_HEADER 16
-#define XDP_SOURCE_ID_LEN 10
-#define XDP_MAX_RETRANS 1000		/* messages per Retransmission Request */
-
-#define XDP_MSG_RETRANS_REQUEST 10
-#define XDP_MSG_REQUEST_RESPONSE 11
-#define XDP_MSG_HEARTBEAT_RESPONSE 12
-#define XDP_MSG_REFRESH_REQUEST 15
-#define XDP_MSG_UNAVAILABLE 31
-
-#define XDP_RETRANS_REQUEST_LEN 24
-#define XDP_REQUEST_RESPONSE_LEN 29
-#define XDP_HEARTBEAT_RESPONSE_LEN 14
-#define XDP_REFRESH_REQUEST_LEN 20
-#define XDP_UNAVAILABLE_LEN 14
-
-/* DeliveryFlag values of the recovery traffic (spec 1.1). */
-#define XDP_FLAG_HEARTBEAT 1
-#define XDP_FLAG_ORIGINAL 11
-#define XDP_FLAG_RETRANS_ONE 13		/* a retransmission in one packet */
-#define XDP_FLAG_RETRANS_PART 15	/* a packet of a longer retransmission */
-#define XDP_FLAG_UNAVAILABLE 21
-
-/* Request Response status (ASCII on the wire, docs/specs/nyse-xdp-recovery-notes.md). */
-enum xdp_status {
-	XDP_ST_ACCEPTED = '0',
-	XDP_ST_BAD_SOURCE = '1',
-	XDP_ST_RANGE_TOO_LARGE = '3',
-	XDP_ST_DAILY_LIMIT = '4',
-	XDP_ST_REFRESH_LIMIT = '5',
-	XDP_ST_TOO_OLD = '6',
-	XDP_ST_BAD_CHANNEL = '7',
-	XDP_ST_BAD_PRODUCT = '8',
-	XDP_ST_BAD_TYPE = '9',
-};
 
 /* A Retransmission Request, a Refresh Request or a Heartbeat Response as read. */
 struct xdp_request {

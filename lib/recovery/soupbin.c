@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "common/put_bytes.h"
+#include "wire/bytes.h"
 
 void soup_put_alpha(uint8_t *field, size_t width, const char *text)
 {
@@ -45,9 +45,9 @@ int soup_get_numeric(const uint8_t *field, size_t width, uint64_t *v)
 
 size_t soup_put_header(uint8_t *out, uint8_t type, size_t plen)
 {
-	put_be16(out, plen + 1);
-	out[2] = type;
-	return 3;
+	wire_put_be16(out + SOUP_LENGTH_OFF, plen + 1);
+	out[SOUP_TYPE_OFF] = type;
+	return SOUP_HEADER;
 }
 
 size_t soup_login_request(uint8_t *out, const char *user, const char *password,
@@ -74,9 +74,9 @@ size_t soup_login_accepted(uint8_t *out, const char *session, uint64_t sequence)
 
 size_t soup_login_rejected(uint8_t *out, uint8_t reason)
 {
-	soup_put_header(out, SOUP_LOGIN_REJECTED, 1);
-	out[3] = reason;
-	return 4;
+	soup_put_header(out, SOUP_LOGIN_REJECTED, SOUP_LOGIN_REJECTED_LEN - 1);
+	out[SOUP_HEADER] = reason;
+	return 2 + SOUP_LOGIN_REJECTED_LEN;
 }
 
 size_t soup_empty(uint8_t *out, uint8_t type)
@@ -91,13 +91,13 @@ long soup_next(const uint8_t *buf, size_t len, uint8_t *type, const uint8_t **pa
 
 	if (len < 2)
 		return 0;
-	n = (size_t)buf[0] << 8 | buf[1];
+	n = wire_be16(buf + SOUP_LENGTH_OFF);
 	if (!n)
 		return -1;
 	if (len < 2 + n)
 		return 0;
-	*type = buf[2];
-	*payload = buf + 3;
+	*type = buf[SOUP_TYPE_OFF];
+	*payload = buf + SOUP_HEADER;
 	*plen = n - 1;
 	return (long)(2 + n);
 }
@@ -106,36 +106,35 @@ int glimpse_end_of_snapshot(const uint8_t *m, size_t len, uint64_t *next_seq)
 {
 	if (len != GLIMPSE_END_OF_SNAPSHOT_LEN || m[0] != GLIMPSE_END_OF_SNAPSHOT)
 		return -1;
-	return soup_get_numeric(m + 1, SOUP_SEQUENCE_LEN, next_seq);
+	return soup_get_numeric(m + GLIMPSE_END_OF_SNAPSHOT_SEQ_OFF, SOUP_SEQUENCE_LEN, next_seq);
 }
 
 size_t glimpse_put_end_of_snapshot(uint8_t *out, uint64_t next_seq)
 {
 	out[0] = GLIMPSE_END_OF_SNAPSHOT;
-	soup_put_numeric(out + 1, SOUP_SEQUENCE_LEN, next_seq);
+	soup_put_numeric(out + GLIMPSE_END_OF_SNAPSHOT_SEQ_OFF, SOUP_SEQUENCE_LEN, next_seq);
 	return GLIMPSE_END_OF_SNAPSHOT_LEN;
 }
 
 int utp_snapshot_end(const uint8_t *m, size_t len, uint64_t *next_seq)
 {
-	if (len != UTP_SNAPSHOT_LEN || m[0] != '1' || m[1] != UTP_SNAPSHOT_CATEGORY ||
-	    m[2] != UTP_SNAPSHOT_TYPE)
+	if (len != UTP_SNAPSHOT_LEN || m[UTP_SNAPSHOT_VERSION_OFF] != UTP_SNAPSHOT_VERSION ||
+	    m[UTP_SNAPSHOT_CATEGORY_OFF] != UTP_SNAPSHOT_CATEGORY ||
+	    m[UTP_SNAPSHOT_TYPE_OFF] != UTP_SNAPSHOT_TYPE)
 		return -1;
-	*next_seq = (uint64_t)m[29] << 56 | (uint64_t)m[30] << 48 | (uint64_t)m[31] << 40 |
-		    (uint64_t)m[32] << 32 | (uint64_t)m[33] << 24 | (uint64_t)m[34] << 16 |
-		    (uint64_t)m[35] << 8 | m[36];
+	*next_seq = wire_be64(m + UTP_SNAPSHOT_SEQ_OFF);
 	return 0;
 }
 
 size_t utp_put_snapshot_end(uint8_t *out, uint64_t next_seq, uint64_t sip_ns)
 {
 	memset(out, 0, UTP_SNAPSHOT_LEN);
-	out[0] = '1';
-	out[1] = UTP_SNAPSHOT_CATEGORY;
-	out[2] = UTP_SNAPSHOT_TYPE;
-	out[3] = 'E';		/* the SIP itself */
-	out[4] = ' ';
-	put_be64(out + 5, sip_ns);
-	put_be64(out + 29, next_seq);
+	out[UTP_SNAPSHOT_VERSION_OFF] = UTP_SNAPSHOT_VERSION;
+	out[UTP_SNAPSHOT_CATEGORY_OFF] = UTP_SNAPSHOT_CATEGORY;
+	out[UTP_SNAPSHOT_TYPE_OFF] = UTP_SNAPSHOT_TYPE;
+	out[UTP_SNAPSHOT_ORIGINATOR_OFF] = UTP_SNAPSHOT_ORIGINATOR;	/* the SIP itself */
+	out[4] = ' ';		/* UQDF header: sub-market centre (lib/wire/uqdf.h) */
+	wire_put_be64(out + 5, sip_ns);	/* UQDF header: the SIP time (lib/wire/uqdf.h) */
+	wire_put_be64(out + UTP_SNAPSHOT_SEQ_OFF, next_seq);
 	return UTP_SNAPSHOT_LEN;
 }
