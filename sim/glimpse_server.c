@@ -16,6 +16,7 @@
 
 #include "wire/bytes.h"
 #include "recovery/soupbin.h"
+#include "sim/order_image.h"
 
 #define MAX_CLIENTS 8
 #define LOCATES 65536
@@ -27,23 +28,15 @@
 #define ITCH_ADD_LEN 36
 #define ITCH_ADD_MPID_LEN 40
 
-/* An order of the day, in the order it joined the book (its priority). */
-struct order {
-	uint64_t ref;
-	uint8_t add[ITCH_ADD_MPID_LEN];	/* its Add Order as it will be sent */
-	uint8_t len;
-	uint32_t shares;
-};
+/* An order of the day in the image: stamp, when it joined the book (its priority);
+ * qty, its shares; extra, its Add Order as it will be sent (extra_len bytes). */
 
 struct book {
 	/* per stock: the last message of each state type, by type slot */
 	uint8_t (*state)[4][STATE_BYTES];
 	uint8_t system_event[12];
 	bool has_system_event;
-	struct order *orders;
-	size_t norders;
-	uint32_t *slot;		/* hash of ref -> index + 1 (0: empty); refs are unique per day */
-	size_t mask;
+	struct order_image orders;	/* by ref; refs are unique per day */
 };
 
 static int state_slot(uint8_t type)
@@ -51,85 +44,86 @@ static int state_slot(uint8_t type)
 	return type == 'R' ? 0 : type == 'H' ? 1 : type == 'Y' ? 2 : type == 'h' ? 3 : -1;
 }
 
-static struct order *find(struct book *b, uint64_t ref)
+static struct image_order *find(struct book *b, uint64_t ref)
 {
-	for (size_t i = (size_t)(ref * 0x9e3779b97f4a7c15ull) & b->mask; b->slot[i];
-	     i = (i + 1) & b->mask)
-		if (b->orders[b->slot[i] - 1].ref == ref)
-			return &b->orders[b->slot[i] - 1];
-	return NULL;
+	return order_image_find(&b->orders, ref);
 }
 
-static void add(struct book *b, const uint8_t *m, uint64_t ref, uint32_t shares)
+/* -1: no memory. */
+static int add(struct book *b, const uint8_t *m, uint64_t ref, uint32_t shares)
 {
-	struct order *o = &b->orders[b->norders];
-	size_t i;
+	struct image_order *o = order_image_add(&b->orders, ref);
 
-	o->ref = ref;
-	o->len = m[0] == 'F' ? ITCH_ADD_MPID_LEN : ITCH_ADD_LEN;
-	memcpy(o->add, m, o->len);
-	o->shares = shares;
-	for (i = (size_t)(ref * 0x9e3779b97f4a7c15ull) & b->mask; b->slot[i]; i = (i + 1) & b->mask)
-		;
-	b->slot[i] = (uint32_t)++b->norders;
+	if (!o)
+		return -1;
+	o->extra_len = m[0] == 'F' ? ITCH_ADD_MPID_LEN : ITCH_ADD_LEN;
+	memcpy(o->extra, m, o->extra_len);
+	o->qty = shares;
+	o->live = shares > 0;
+	return 0;
 }
 
-static void reduce(struct order *o, uint32_t by)
+static void set_shares(struct image_order *o, uint32_t shares)
 {
-	o->shares = by >= o->shares ? 0 : o->shares - by;
+	o->qty = shares;
+	o->live = shares > 0;
+}
+
+static void reduce(struct image_order *o, uint32_t by)
+{
+	set_shares(o, by >= o->qty ? 0 : o->qty - by);
 }
 
 /* Apply one ITCH message to the book. */
-static void apply(struct book *b, const uint8_t *m, uint16_t len)
+static int apply(struct book *b, const uint8_t *m, uint16_t len)
 {
-	uint16_t locate = len >= 3 ? (uint16_t)(m[1] << 8 | m[2]) : 0;
-	struct order *o;
+	uint16_t locate = len >= 3 ? wire_be16(m + 1) : 0;
+	struct image_order *o;
 	int slot;
 
 	switch (m[0]) {
 	case 'A':
 	case 'F':
 		if (len >= (m[0] == 'F' ? ITCH_ADD_MPID_LEN : ITCH_ADD_LEN))
-			add(b, m, wire_be64(m + ITCH_REF), wire_be32(m + 20));
-		return;
+			return add(b, m, wire_be64(m + ITCH_REF), wire_be32(m + 20));
+		return 0;
 	case 'E':
 	case 'C':
 	case 'X':
 		if (len >= 23 && (o = find(b, wire_be64(m + ITCH_REF))))
 			reduce(o, wire_be32(m + 19));
-		return;
+		return 0;
 	case 'D':
 		if (len >= 19 && (o = find(b, wire_be64(m + ITCH_REF))))
-			o->shares = 0;
-		return;
+			set_shares(o, 0);
+		return 0;
 	case 'U':
 		if (len < 35 || !(o = find(b, wire_be64(m + ITCH_REF))))
-			return;
+			return 0;
 		{
 			/* The new order: the old one's side, stock and attribution, at the
 			 * back of its new price's queue (it joins the book now). */
 			uint8_t nm[ITCH_ADD_MPID_LEN];
 
-			memcpy(nm, o->add, o->len);
+			memcpy(nm, o->extra, o->extra_len);
 			memcpy(nm + 1, m + 1, 10);	/* locate, tracking, timestamp */
 			memcpy(nm + ITCH_REF, m + 19, 8);
 			memcpy(nm + 20, m + 27, 4);
 			memcpy(nm + 32, m + 31, 4);
-			o->shares = 0;
-			add(b, nm, wire_be64(m + 19), wire_be32(m + 27));
+			set_shares(o, 0);	/* before the add, which may move o */
+			return add(b, nm, wire_be64(m + 19), wire_be32(m + 27));
 		}
-		return;
 	case 'S':
 		if (len >= 12) {
 			memcpy(b->system_event, m, 12);
 			b->has_system_event = true;
 		}
-		return;
+		return 0;
 	default:
 		slot = state_slot(m[0]);
 		if (slot >= 0 && len <= STATE_BYTES)
 			memcpy(b->state[locate][slot], m, len);
-		return;
+		return 0;
 	}
 }
 
@@ -172,26 +166,19 @@ static int build_itch_book(const struct glimpse_source *src, uint64_t at,
 			   struct soup_snapshot *out, uint64_t *live)
 {
 	struct book b = { 0 };
-	size_t adds = 0, cap = 2;
+	struct image_order **orders = NULL;
 	uint16_t len;
 	const uint8_t *m;
+	long n;
 	int rc = -1;
 	uint8_t end[GLIMPSE_END_OF_SNAPSHOT_LEN];
 
-	for (uint64_t q = 1; q <= at; q++)
-		if ((m = glimpse_source_message(src, q, &len)) && len && (m[0] == 'A' || m[0] == 'F' || m[0] == 'U'))
-			adds++;
-	while (cap < 2 * adds + 2)
-		cap *= 2;
 	b.state = calloc(LOCATES, sizeof(*b.state));
-	b.orders = calloc(adds + 1, sizeof(*b.orders));
-	b.slot = calloc(cap, sizeof(*b.slot));
-	b.mask = cap - 1;
-	if (!b.state || !b.orders || !b.slot)
+	if (!b.state)
 		goto out;
 	for (uint64_t q = 1; q <= at; q++)
-		if ((m = glimpse_source_message(src, q, &len)) && len)
-			apply(&b, m, len);
+		if ((m = glimpse_source_message(src, q, &len)) && len && apply(&b, m, len))
+			goto out;
 	/* The directory first (a decoder learns its stocks), then the states, then the orders. */
 	if (b.has_system_event && soup_snapshot_put(out, b.system_event, 12))
 		goto out;
@@ -202,14 +189,16 @@ static int build_itch_book(const struct glimpse_source *src, uint64_t at,
 					slot == 0 ? 39 : slot == 1 ? 25 : slot == 2 ? 20 : 21))
 				goto out;
 	*live = 0;
-	for (size_t i = 0; i < b.norders; i++) {
-		struct order *o = &b.orders[i];
+	/* In priority order: when each joined the book. */
+	n = order_image_live(&b.orders, NULL, NULL, order_image_by_stamp, &orders);
+	if (n < 0)
+		goto out;
+	for (long i = 0; i < n; i++) {
+		struct image_order *o = orders[i];
 
-		if (!o->shares)
-			continue;
-		wire_put_be32(o->add + 20, o->shares);
-		o->add[0] = o->len == ITCH_ADD_MPID_LEN ? 'F' : 'A';
-		if (soup_snapshot_put(out, o->add, o->len))
+		wire_put_be32(o->extra + 20, o->qty);
+		o->extra[0] = o->extra_len == ITCH_ADD_MPID_LEN ? 'F' : 'A';
+		if (soup_snapshot_put(out, o->extra, o->extra_len))
 			goto out;
 		++*live;
 	}
@@ -218,8 +207,8 @@ static int build_itch_book(const struct glimpse_source *src, uint64_t at,
 	rc = 0;
 out:
 	free(b.state);
-	free(b.orders);
-	free(b.slot);
+	free(orders);
+	order_image_free(&b.orders);
 	return rc;
 }
 

@@ -16,6 +16,7 @@
 #include "recovery/pitch_session.h"
 #include "wire/bytes.h"
 #include "feed/feed.h"
+#include "sim/order_image.h"
 #include "sim/sim.h"
 
 #define MAX_CLIENTS 8
@@ -31,15 +32,9 @@
 
 /* ---- the book after message S ---------------------------------------------- */
 
-struct order {
-	uint64_t id;
-	uint64_t priority;	/* the sequence that put it at the back of its queue */
-	uint64_t price;		/* Long Price, 4 dp */
-	uint32_t qty;
-	uint8_t side, flags;
-	char symbol[8];
-	bool live, used;
-};
+/* An order in the image: stamp, the sequence that put it at the back of its queue;
+ * price, its Long Price (4 dp); extra, its symbol (8, space-padded). */
+#define SYMBOL_LEN 8
 
 struct status {
 	char symbol[8];
@@ -47,8 +42,7 @@ struct status {
 };
 
 struct image {
-	struct order *orders;	/* open addressing by id; a deleted order stays, not live */
-	uint64_t mask;
+	struct order_image book;	/* a deleted order stays, not live */
 	struct status *status;
 	uint32_t nstatus, status_cap;
 	uint8_t time_msg[6];
@@ -59,40 +53,34 @@ struct image {
 	uint32_t msgs_count, order_count;
 };
 
-static struct order *slot(struct image *im, uint64_t id)
+static struct image_order *live_order(struct image *im, const uint8_t *m)
 {
-	uint64_t h = (id * 0x9e3779b97f4a7c15ull) & im->mask;
+	struct image_order *o = order_image_find(&im->book, wire_le64(m + 6));
 
-	while (im->orders[h].used && im->orders[h].id != id)
-		h = (h + 1) & im->mask;
-	return &im->orders[h];
+	return o && o->live ? o : NULL;
 }
 
-static struct order *live_order(struct image *im, const uint8_t *m)
+/* -1: no memory. */
+static int add(struct image *im, const uint8_t *m, uint64_t seq, uint32_t qty, const uint8_t *sym,
+	       size_t symlen, uint64_t price, uint8_t flags)
 {
-	struct order *o = slot(im, wire_le64(m + 6));
+	struct image_order *o = order_image_add(&im->book, wire_le64(m + 6));
 
-	return o->used && o->live ? o : NULL;
-}
-
-static void add(struct image *im, const uint8_t *m, uint64_t seq, uint32_t qty, const uint8_t *sym,
-		size_t symlen, uint64_t price, uint8_t flags)
-{
-	struct order *o = slot(im, wire_le64(m + 6));
-
-	o->used = true;
+	if (!o)
+		return -1;
 	o->live = qty > 0;
-	o->id = wire_le64(m + 6);
-	o->priority = seq;
-	o->price = price;
+	o->stamp = seq;
+	o->price = (int64_t)price;
 	o->qty = qty;
 	o->side = m[14];
 	o->flags = flags;
-	memset(o->symbol, ' ', sizeof(o->symbol));
-	memcpy(o->symbol, sym, symlen);
+	o->extra_len = SYMBOL_LEN;
+	memset(o->extra, ' ', SYMBOL_LEN);
+	memcpy(o->extra, sym, symlen);
+	return 0;
 }
 
-static void reduce(struct order *o, uint32_t by)
+static void reduce(struct image_order *o, uint32_t by)
 {
 	if (!o)
 		return;
@@ -100,14 +88,15 @@ static void reduce(struct order *o, uint32_t by)
 	o->live = o->qty > 0;
 }
 
-static void modify(struct order *o, uint64_t seq, uint32_t qty, uint64_t price, uint8_t flags)
+static void modify(struct image_order *o, uint64_t seq, uint32_t qty, uint64_t price,
+		   uint8_t flags)
 {
 	if (!o)
 		return;
 	if (!(flags & MAINTAIN_PRIORITY))
-		o->priority = seq;
+		o->stamp = seq;
 	o->qty = qty;
-	o->price = price;
+	o->price = (int64_t)price;
 	o->live = qty > 0;
 }
 
@@ -151,20 +140,17 @@ static int apply(struct image *im, const uint8_t *m, uint16_t len, uint64_t seq)
 		im->has_time = true;
 		break;
 	case 0x21:
-		add(im, m, seq, wire_le32(m + 15), m + 19, 6, wire_le64(m + 25), m[33]);
-		break;
+		return add(im, m, seq, wire_le32(m + 15), m + 19, 6, wire_le64(m + 25), m[33]);
 	case 0x22:
-		add(im, m, seq, (uint32_t)(m[15] | m[16] << 8), m + 17, 6,
-		    (uint64_t)(m[23] | m[24] << 8) * SHORT_TO_LONG_PRICE, m[25]);
-		break;
+		return add(im, m, seq, wire_le16(m + 15), m + 17, 6,
+			   (uint64_t)wire_le16(m + 23) * SHORT_TO_LONG_PRICE, m[25]);
 	case 0x2F:
-		add(im, m, seq, wire_le32(m + 15), m + 19, 8, wire_le64(m + 27), m[35]);
-		break;
+		return add(im, m, seq, wire_le32(m + 15), m + 19, 8, wire_le64(m + 27), m[35]);
 	case 0x23:
 		reduce(live_order(im, m), wire_le32(m + 14));
 		break;
 	case 0x24: {
-		struct order *o = live_order(im, m);
+		struct image_order *o = live_order(im, m);
 
 		if (o) {
 			o->qty = wire_le32(m + 18);
@@ -176,17 +162,17 @@ static int apply(struct image *im, const uint8_t *m, uint16_t len, uint64_t seq)
 		reduce(live_order(im, m), wire_le32(m + 14));
 		break;
 	case 0x26:
-		reduce(live_order(im, m), (uint32_t)(m[14] | m[15] << 8));
+		reduce(live_order(im, m), wire_le16(m + 14));
 		break;
 	case 0x27:
 		modify(live_order(im, m), seq, wire_le32(m + 14), wire_le64(m + 18), m[26]);
 		break;
 	case 0x28:
-		modify(live_order(im, m), seq, (uint32_t)(m[14] | m[15] << 8),
-		       (uint64_t)(m[16] | m[17] << 8) * SHORT_TO_LONG_PRICE, m[18]);
+		modify(live_order(im, m), seq, wire_le16(m + 14),
+		       (uint64_t)wire_le16(m + 16) * SHORT_TO_LONG_PRICE, m[18]);
 		break;
 	case 0x29: {
-		struct order *o = live_order(im, m);
+		struct image_order *o = live_order(im, m);
 
 		if (o)
 			o->live = false;
@@ -195,18 +181,11 @@ static int apply(struct image *im, const uint8_t *m, uint16_t len, uint64_t seq)
 	case 0x31:
 		return keep_status(im, m);
 	case 0x97:
-		for (uint64_t i = 0; i <= im->mask; i++)
-			im->orders[i].live = false;
+		for (size_t i = 0; i < im->book.n; i++)
+			im->book.o[i].live = false;
 		break;
 	}
 	return 0;
-}
-
-static int by_priority(const void *a, const void *b)
-{
-	const struct order *x = *(const struct order *const *)a, *y = *(const struct order *const *)b;
-
-	return x->priority < y->priority ? -1 : x->priority > y->priority;
 }
 
 static void put_msg(struct image *im, const uint8_t *m, size_t len)
@@ -219,41 +198,30 @@ static void put_msg(struct image *im, const uint8_t *m, size_t len)
 /* The book after message s: -1 when out of memory. */
 static int build_image(struct image *im, const struct spin_source *src, uint64_t s)
 {
-	uint64_t adds = 0, cap = 16, n = 0;
-	struct order **live;
+	struct image_order **live;
+	long got;
+	uint64_t n;
 
-	for (uint64_t q = 1; q <= s && q <= src->cap; q++)
-		adds += src->off[q - 1] != UINT64_MAX;
-	while (cap < adds * 2)
-		cap *= 2;
-	im->orders = calloc(cap, sizeof(*im->orders));
-	if (!im->orders)
-		return -1;
-	im->mask = cap - 1;
 	for (uint64_t q = 1; q <= s && q <= src->cap; q++)
 		if (src->off[q - 1] != UINT64_MAX &&
 		    apply(im, src->bytes + src->off[q - 1], src->len[q - 1], q))
 			return -1;
-	for (uint64_t i = 0; i < cap; i++)
-		n += im->orders[i].live;
-	live = malloc((n ? n : 1) * sizeof(*live));
+	got = order_image_live(&im->book, NULL, NULL, order_image_by_stamp, &live);
+	if (got < 0)
+		return -1;
+	n = (uint64_t)got;
 	im->msgs = malloc(6 + im->nstatus * TRADING_STATUS_LEN + n * ADD_EXPANDED_LEN);
-	if (!live || !im->msgs) {
+	if (!im->msgs) {
 		free(live);
 		return -1;
 	}
-	n = 0;
-	for (uint64_t i = 0; i < cap; i++)
-		if (im->orders[i].live)
-			live[n++] = &im->orders[i];
-	qsort(live, n, sizeof(*live), by_priority);
 	if (im->has_time)
 		put_msg(im, im->time_msg, 6);
 	for (uint32_t i = 0; i < im->nstatus; i++)
 		put_msg(im, im->status[i].msg, TRADING_STATUS_LEN);
 	for (uint64_t i = 0; i < n; i++) {
-		const struct order *o = live[i];
-		bool expanded = o->symbol[6] != ' ' || o->symbol[7] != ' ';
+		const struct image_order *o = live[i];
+		bool expanded = o->extra[6] != ' ' || o->extra[7] != ' ';
 		uint8_t m[ADD_EXPANDED_LEN];
 
 		/* Long unless the symbol needs Expanded's 8 characters. */
@@ -263,8 +231,8 @@ static int build_image(struct image *im, const struct spin_source *src, uint64_t
 		wire_put_le64(m + 6, o->id);
 		m[14] = o->side;
 		wire_put_le32(m + 15, o->qty);
-		memcpy(m + 19, o->symbol, expanded ? 8 : 6);
-		wire_put_le64(m + (expanded ? 27 : 25), o->price);
+		memcpy(m + 19, o->extra, expanded ? 8 : 6);
+		wire_put_le64(m + (expanded ? 27 : 25), (uint64_t)o->price);
 		m[expanded ? 35 : 33] = o->flags;
 		if (expanded) {
 			memset(m + 36, ' ', 5);	/* no Participant ID, no Customer Indicator */
@@ -278,7 +246,7 @@ static int build_image(struct image *im, const struct spin_source *src, uint64_t
 
 static void free_image(struct image *im)
 {
-	free(im->orders);
+	order_image_free(&im->book);
 	free(im->status);
 	free(im->msgs);
 }

@@ -46,6 +46,7 @@
 
 #include "wire/bytes.h"
 #include "feed/feed.h"
+#include "sim/order_image.h"
 #include "sim/sim.h"
 #include "recovery/recovery_xdp.h"
 
@@ -295,94 +296,33 @@ static void replay(struct server *s, int epoch, uint32_t begin, uint32_t end)
 
 #define REFRESH_KEYS 65536	/* SymbolIndex values a refresh restates */
 
-struct rorder {
-	uint64_t id, stamp;	/* stamp: its place in its queue (a new one loses it) */
-	uint32_t key, volume;
-	int32_t price;
-	uint8_t side;
-	uint8_t firm[5];
-	bool live;
-};
-
 struct rbook {
-	struct rorder *o;
-	size_t n, cap;
-	uint32_t *slot;		/* open addressing: order id -> index + 1 */
-	size_t slots;
-	uint64_t stamp;
+	struct order_image im;	/* key: SymbolIndex; qty: volume; extra: the firm (5) */
 	const uint8_t *mapping[REFRESH_KEYS];
 	const uint8_t *status[REFRESH_KEYS];
 };
 
-static uint64_t id_hash(uint64_t id)
+#define FIRM_LEN 5
+
+static struct image_order *rfind(struct rbook *b, uint64_t id)
 {
-	return id * 0x9e3779b97f4a7c15ull;
+	return order_image_find(&b->im, id);
 }
 
-/* The order of id (live or not), or NULL. */
-static struct rorder *rfind(struct rbook *b, uint64_t id)
+static struct image_order *radd(struct rbook *b, uint64_t id, uint32_t key)
 {
-	for (size_t i = id_hash(id) & (b->slots - 1); b->slot[i]; i = (i + 1) & (b->slots - 1))
-		if (b->o[b->slot[i] - 1].id == id)
-			return &b->o[b->slot[i] - 1];
-	return NULL;
-}
+	struct image_order *o = order_image_add(&b->im, id);
 
-static int rgrow(struct rbook *b)
-{
-	size_t slots = b->slots ? b->slots * 2 : 1u << 16;
-	uint32_t *slot = calloc(slots, sizeof(*slot));
-
-	if (!slot)
-		return -1;
-	for (size_t k = 0; k < b->n; k++) {
-		size_t i = id_hash(b->o[k].id) & (slots - 1);
-
-		while (slot[i])
-			i = (i + 1) & (slots - 1);
-		slot[i] = (uint32_t)(k + 1);
-	}
-	free(b->slot);
-	b->slot = slot;
-	b->slots = slots;
-	return 0;
-}
-
-static struct rorder *radd(struct rbook *b, uint64_t id, uint32_t key)
-{
-	struct rorder *o = rfind(b, id);
-	size_t i;
-
-	if (!o) {
-		if ((b->n + 1) * 2 > b->slots && rgrow(b))
-			return NULL;
-		if (b->n == b->cap) {
-			size_t cap = b->cap ? b->cap * 2 : 4096;
-			struct rorder *m = realloc(b->o, cap * sizeof(*m));
-
-			if (!m)
-				return NULL;
-			b->o = m;
-			b->cap = cap;
-		}
-		o = &b->o[b->n++];
-		for (i = id_hash(id) & (b->slots - 1); b->slot[i]; i = (i + 1) & (b->slots - 1))
-			;
-		b->slot[i] = (uint32_t)b->n;
-	}
-	memset(o, 0, sizeof(*o));
-	o->id = id;
-	o->key = key;
-	o->live = true;
-	o->stamp = ++b->stamp;
+	if (o)
+		o->key = key;
 	return o;
 }
 
 static void rclear_key(struct rbook *b, uint32_t key)
 {
-	for (size_t k = 0; k < b->n; k++)
-		if (b->o[k].key == key)
-			b->o[k].live = false;
+	for (size_t k = 0; k < b->im.n; k++)
+		if (b->im.o[k].key == key)
+			b->im.o[k].live = false;
 }
 
 /* One stored message into the book (the decoder's book rules, lib/feed/xdp.c). */
@@ -390,7 +330,7 @@ static int rapply(struct rbook *b, const uint8_t *m, uint16_t len)
 {
 	uint16_t type = wire_le16(m + 2);
 	uint32_t key;
-	struct rorder *o;
+	struct image_order *o;
 
 	if (len < 16)
 		return 0;
@@ -417,26 +357,26 @@ static int rapply(struct rbook *b, const uint8_t *m, uint16_t len)
 		if (len < 39 || !(o = radd(b, wire_le64(m + 16), wire_le32(m + 8))))
 			return len < 39 ? 0 : -1;
 		o->price = (int32_t)wire_le32(m + 24);
-		o->volume = wire_le32(m + 28);
+		o->qty = wire_le32(m + 28);
 		o->side = m[32];
-		memcpy(o->firm, m + 33, 5);
+		memcpy(o->extra, m + 33, FIRM_LEN);
 		return 0;
 	case 106:	/* Add Order Refresh */
 		if (len < 43 || !(o = radd(b, wire_le64(m + 20), wire_le32(m + 12))))
 			return len < 43 ? 0 : -1;
 		o->price = (int32_t)wire_le32(m + 28);
-		o->volume = wire_le32(m + 32);
+		o->qty = wire_le32(m + 32);
 		o->side = m[36];
-		memcpy(o->firm, m + 37, 5);
+		memcpy(o->extra, m + 37, FIRM_LEN);
 		return 0;
 	case 101:	/* Modify: a new price loses the place in the queue */
 		if (len < 35 || !(o = rfind(b, wire_le64(m + 16))) || !o->live)
 			return 0;
 		if ((int32_t)wire_le32(m + 24) != o->price)
-			o->stamp = ++b->stamp;
+			order_image_restamp(&b->im, o);
 		o->price = (int32_t)wire_le32(m + 24);
-		o->volume = wire_le32(m + 28);
-		o->live = o->volume != 0;
+		o->qty = wire_le32(m + 28);
+		o->live = o->qty != 0;
 		return 0;
 	case 102:	/* Delete */
 		if ((o = rfind(b, wire_le64(m + 16))))
@@ -445,11 +385,11 @@ static int rapply(struct rbook *b, const uint8_t *m, uint16_t len)
 	case 103:	/* Execution: the remainder keeps its price and place */
 		if (len < 42 || !(o = rfind(b, wire_le64(m + 16))) || !o->live)
 			return 0;
-		o->volume = wire_le32(m + 32) >= o->volume ? 0 : o->volume - wire_le32(m + 32);
-		o->live = o->volume != 0;
+		o->qty = wire_le32(m + 32) >= o->qty ? 0 : o->qty - wire_le32(m + 32);
+		o->live = o->qty != 0;
 		return 0;
 	case 104: {	/* Replace: the new id, a new place */
-		struct rorder old;
+		struct image_order old;
 
 		if (len < 42 || !(o = rfind(b, wire_le64(m + 16))) || !o->live)
 			return 0;
@@ -458,23 +398,14 @@ static int rapply(struct rbook *b, const uint8_t *m, uint16_t len)
 		if (!(o = radd(b, wire_le64(m + 24), old.key)))
 			return -1;
 		o->price = (int32_t)wire_le32(m + 32);
-		o->volume = wire_le32(m + 36);
+		o->qty = wire_le32(m + 36);
 		o->side = old.side;
-		memcpy(o->firm, old.firm, 5);
+		memcpy(o->extra, old.extra, FIRM_LEN);
 		return 0;
 	}
 	default:
 		return 0;
 	}
-}
-
-static int by_key_then_stamp(const void *a, const void *b)
-{
-	const struct rorder *x = *(const struct rorder *const *)a, *y = *(const struct rorder *const *)b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->stamp < y->stamp ? -1 : x->stamp > y->stamp;
 }
 
 struct rsender {
@@ -518,7 +449,7 @@ static uint8_t *rmsg(struct rsender *r, uint16_t len)
  * packet of all can carry the end flag.
  */
 static void refresh_symbol(struct rsender *r, const struct rbook *b, uint32_t key,
-			   struct rorder **o, size_t n, uint32_t last_seq)
+			   struct image_order **o, size_t n, uint32_t last_seq)
 {
 	uint32_t room = r->s->o->max_payload, head = 16 + 44 + (b->status[key] ? 46 : 0);
 	uint32_t per_first = head + 16 <= room ? (room - head - 16) / 43 : 0;
@@ -556,9 +487,9 @@ static void refresh_symbol(struct rsender *r, const struct rbook *b, uint32_t ke
 			wire_put_le32(m + 12, o[k]->key);
 			wire_put_le64(m + 20, o[k]->id);
 			wire_put_le32(m + 28, (uint32_t)o[k]->price);
-			wire_put_le32(m + 32, o[k]->volume);
+			wire_put_le32(m + 32, o[k]->qty);
 			m[36] = o[k]->side;
-			memcpy(m + 37, o[k]->firm, 5);
+			memcpy(m + 37, o[k]->extra, FIRM_LEN);
 			r->s->c.refresh_orders++;
 		}
 		if (k >= n)
@@ -567,29 +498,35 @@ static void refresh_symbol(struct rsender *r, const struct rbook *b, uint32_t ke
 	}
 }
 
+/* A refresh restates the orders of the symbols it has a mapping for. */
+static bool mapped(const struct image_order *o, const void *ctx)
+{
+	const struct rbook *b = ctx;
+
+	return o->key < REFRESH_KEYS && b->mapping[o->key];
+}
+
 /* The channel's book as of --snapshot-at in the session's epoch, on the refresh channel. */
 static int refresh(struct server *s, int epoch, uint32_t symbol_index)
 {
 	const struct epoch *e = &st.ep[epoch];
 	uint64_t upto = s->o->snapshot_at < e->end ? s->o->snapshot_at : e->end - 1;
 	struct rbook *b = calloc(1, sizeof(*b));
-	struct rorder **live = NULL;
+	struct image_order **live = NULL;
 	struct rsender r = { .s = s, .now = wall_ns() };
 	size_t n = 0, k = 0;
+	long got;
 	int rc = -1;
 
-	if (!b || rgrow(b))
+	if (!b)
 		goto out;
 	for (uint64_t q = 1; q <= upto; q++)
 		if (e->off[q - 1] != NOT_HERE && rapply(b, st.bytes + e->off[q - 1], e->len[q - 1]))
 			goto out;
-	live = malloc((b->n + 1) * sizeof(*live));
-	if (!live)
+	got = order_image_live(&b->im, mapped, b, order_image_by_key_then_stamp, &live);
+	if (got < 0)
 		goto out;
-	for (size_t i = 0; i < b->n; i++)
-		if (b->o[i].live && b->o[i].key < REFRESH_KEYS && b->mapping[b->o[i].key])
-			live[n++] = &b->o[i];
-	qsort(live, n, sizeof(*live), by_key_then_stamp);
+	n = (size_t)got;
 	for (uint32_t key = 0; key < REFRESH_KEYS; key++) {
 		size_t from = k;
 
@@ -604,10 +541,8 @@ static int refresh(struct server *s, int epoch, uint32_t symbol_index)
 	rc = 0;
 out:
 	free(live);
-	if (b) {
-		free(b->o);
-		free(b->slot);
-	}
+	if (b)
+		order_image_free(&b->im);
 	free(b);
 	return rc;
 }
