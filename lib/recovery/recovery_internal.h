@@ -32,8 +32,6 @@ struct unit_rec {
 	uint64_t snapshots_given_up;	/* the snapshot service's count when it began */
 };
 
-struct xdp_client;
-
 struct service {
 	struct recovery_conf_entry conf;
 	int fd;			/* mold: the socket to the service; grp: the gap-response one */
@@ -47,7 +45,9 @@ struct service {
 	int nrec;		/* units recovering */
 	uint32_t held;
 	struct unit_rec u[RECOVERY_UNITS];
-	struct xdp_client *xdp;	/* xdp: its session and retransmission channel */
+	/* a gap-fill service's own state, when struct service's fields do not
+	 * hold it (xdp: its struct xdp_client, session and retransmission channel) */
+	void *session;
 	/* the stream's snapshot service (glimpse, utpsnap: a session; spin: one per unit), or NULL */
 	void *snap;
 	const struct recovery_service *snap_service;

@@ -731,19 +731,19 @@ void xdp_client_print(const struct xdp_client *x, FILE *f)
 
 static int xdp_open(struct service *s, char *why, size_t whylen)
 {
-	s->xdp = xdp_client_create(&s->conf, why, whylen);
-	return s->xdp ? 0 : -1;
+	s->session = xdp_client_create(&s->conf, why, whylen);
+	return s->session ? 0 : -1;
 }
 
 static void xdp_close(struct service *s)
 {
-	xdp_client_destroy(s->xdp);
+	xdp_client_destroy(s->session);
 }
 
 static void xdp_pump(struct recovery_client *c, struct service *s, uint64_t now,
 		     uint64_t recv_ts, struct wb_ring_producer *out)
 {
-	int got = xdp_client_pump(s->xdp, &c->t, s->line, s->has_line, s->nrec > 0, now,
+	int got = xdp_client_pump(s->session, &c->t, s->line, s->has_line, s->nrec > 0, now,
 				  recv_ts ? recv_ts : s->u[0].since, out);
 
 	if (got & XDP_PUMP_LOST) {
@@ -765,7 +765,7 @@ static void xdp_request(struct service *s, uint8_t unit, struct unit_rec *u,
 	if (u->req_count > XDP_MAX_RETRANS)
 		u->req_count = XDP_MAX_RETRANS;
 	/* Without a session the request goes when one is up. */
-	if (xdp_client_request(s->xdp, u->req_first, u->req_count, now))
+	if (xdp_client_request(s->session, u->req_first, u->req_count, now))
 		s->requests++;
 }
 
@@ -773,22 +773,22 @@ static bool xdp_late_join(struct recovery_client *c, struct service *s,
 			  const struct feed_recovery_stream *rs, uint64_t now, uint64_t recv_ts,
 			  struct wb_ring_producer *out)
 {
-	if (!xdp_client_refresh_wanted(s->xdp, rs))
+	if (!xdp_client_refresh_wanted(s->session, rs))
 		return false;
-	xdp_client_refresh_begin(s->xdp, &c->t, rs->line, now, recv_ts, out);
+	xdp_client_refresh_begin(s->session, &c->t, rs->line, now, recv_ts, out);
 	return true;
 }
 
 static void xdp_forget(struct service *s)
 {
-	xdp_client_forget(s->xdp);
+	xdp_client_forget(s->session);
 }
 
 static void xdp_totals(const struct service *s, struct recovery_totals *t)
 {
 	struct xdp_client_counts x;
 
-	xdp_client_counts(s->xdp, &x);
+	xdp_client_counts(s->session, &x);
 	t->replies = x.replies;
 	t->refused = x.refused;
 	t->connects = x.connects;
@@ -798,7 +798,7 @@ static void xdp_totals(const struct service *s, struct recovery_totals *t)
 static void xdp_print(const struct service *s, const struct recovery_totals *t, FILE *f)
 {
 	(void)t;
-	xdp_client_print(s->xdp, f);
+	xdp_client_print(s->session, f);
 }
 
 const char *recovery_xdp_conf_check(const struct recovery_conf_entry *en)
