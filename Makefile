@@ -10,7 +10,12 @@
 #   lib/feed/*.c         -> build/libwbfeed.a      (freestanding decoders)
 #   lib/book/*.c         -> build/libwbbook.a      (venue books, Super-Book, builder)
 #   lib/shm/*.c          -> build/libwirebook.{a,so} (reader API)
+#   lib/recovery/*.c     -> build/libwbrecovery.a  (gap-recovery clients: the services
+#                        table, gap fill, snapshots, the book's recovery table)
 #   tools/common/*.c     -> build/libwbtools.a     (options, config, control, text)
+#   sim/*.c              -> build/libwbsim.a       (exchange simulators: the recovery
+#                        servers; wb-recoveryd and the tests link it, no product does)
+#   sim/wb-recoveryd.c   -> build/wb-recoveryd     (for tests and the demo; not installed)
 #   tools/input/*.c      -> build/libwbinput.a     (packet sources, pcap, BinaryFILE)
 #   tools/gen/*.c        -> build/libwbgen.a       (synthetic sessions: wb-gen,
 #                        tests and benches link it; wirebookd does not)
@@ -21,7 +26,7 @@
 #   tests/fuzz/fuzz_feed.c -> build/fuzz/fuzz_<stem> (libFuzzer), one per row of
 #                        the protocol table (lib/feed/protocols.h)
 #   tests/fuzz/fuzz_recovery.c -> build/fuzz/fuzz_recovery (the recovery
-#                        protocols' decoders in tools/common)
+#                        protocols' decoders in lib/recovery)
 #   tests/bench/bench_*.c -> build/bench/bench_*
 #   mk/*.mk              extra rules (module, VM tests, latency); they may add
 #                        targets to CHECK_EXTRA, BENCH_EXTRA, ALL_EXTRA and
@@ -58,6 +63,8 @@ LDLIBS_WB := -lpcap -lnuma -lhwloc -lz -lpthread -lrt -lm
 FEED_SRC   := $(wildcard lib/feed/*.c)
 BOOK_SRC   := $(wildcard lib/book/*.c)
 SHM_SRC    := $(wildcard lib/shm/*.c)
+RECOVERY_SRC := $(wildcard lib/recovery/*.c)
+SIM_SRC    := $(filter-out sim/wb-recoveryd.c,$(wildcard sim/*.c))
 TCOMMON_SRC := $(wildcard tools/common/*.c)
 INPUT_SRC  := $(wildcard tools/input/*.c)
 GEN_SRC    := $(wildcard tools/gen/*.c)
@@ -67,7 +74,8 @@ TEST_SRC   := $(wildcard tests/unit/test_*.c)
 # The protocol table's stems: X(ID, stem) rows of lib/feed/protocols.h.
 PROTOCOL_STEMS := $(shell sed -n 's/^[[:space:]]*X([A-Z0-9_]*, *\([a-z0-9_]*\)).*/\1/p' lib/feed/protocols.h)
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
-HEADERS    := $(wildcard include/wirebook/*.h lib/*/*.h tools/common/*.h tools/input/*.h tools/gen/*.h)
+HEADERS    := $(wildcard include/wirebook/*.h lib/*/*.h tools/common/*.h tools/input/*.h tools/gen/*.h \
+		sim/*.h)
 
 # The release, one for the tools' --version, the man pages and wirebook.pc.
 WB_VERSION := $(shell sed -n 's/^Version: *//p' scripts/wirebook.pc.in)
@@ -81,20 +89,25 @@ LIB_FEED  := $(O)/libwbfeed.a
 LIB_BOOK  := $(O)/libwbbook.a
 LIB_SHM   := $(O)/libwirebook.a
 LIB_SHM_SO := $(O)/libwirebook.so
+LIB_RECOVERY := $(O)/libwbrecovery.a
 LIB_TOOLS := $(O)/libwbtools.a
 LIB_INPUT := $(O)/libwbinput.a
-LIBS      := $(LIB_INPUT) $(LIB_TOOLS) $(LIB_BOOK) $(LIB_SHM) $(LIB_FEED)
+# lib/recovery uses the tools' address parser and control calls: before them.
+LIBS      := $(LIB_INPUT) $(LIB_RECOVERY) $(LIB_TOOLS) $(LIB_BOOK) $(LIB_SHM) $(LIB_FEED)
 LIB_GEN   := $(O)/libwbgen.a
+LIB_SIM   := $(O)/libwbsim.a
 # What links the generators: wb-gen, the tests, the benches.
 GEN_LIBS  := $(LIB_GEN) $(LIBS)
 
 SLIB_FEED  := $(O)/san/libwbfeed.a
 SLIB_BOOK  := $(O)/san/libwbbook.a
 SLIB_SHM   := $(O)/san/libwirebook.a
+SLIB_RECOVERY := $(O)/san/libwbrecovery.a
 SLIB_TOOLS := $(O)/san/libwbtools.a
 SLIB_INPUT := $(O)/san/libwbinput.a
-SLIBS      := $(SLIB_INPUT) $(SLIB_TOOLS) $(SLIB_BOOK) $(SLIB_SHM) $(SLIB_FEED)
+SLIBS      := $(SLIB_INPUT) $(SLIB_RECOVERY) $(SLIB_TOOLS) $(SLIB_BOOK) $(SLIB_SHM) $(SLIB_FEED)
 SLIB_GEN   := $(O)/san/libwbgen.a
+SLIB_SIM   := $(O)/san/libwbsim.a
 
 TOOLS    := $(patsubst %.c,$(O)/%,$(notdir $(TOOL_SRC)))
 EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRC))
@@ -123,6 +136,10 @@ deps:
 deps-demo:
 	@scripts/deps.sh --for demo
 
+# The simulators' headers are named "sim/..." from the top: only they, the
+# tests and wb-recoveryd see the top directory.
+$(call obj,$(SIM_SRC)) $(call sobj,$(SIM_SRC)): CFLAGS_WB += -I.
+
 $(O)/obj/%.o: %.c $(HEADERS) $(O)/.opt
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WB) $(OPT) -c $< -o $@
@@ -139,15 +156,19 @@ $(O)/obj/tools/common/version.o $(O)/sobj/tools/common/version.o: \
 $(LIB_FEED): $(call obj,$(FEED_SRC))
 $(LIB_BOOK): $(call obj,$(BOOK_SRC))
 $(LIB_SHM): $(call obj,$(SHM_SRC))
+$(LIB_RECOVERY): $(call obj,$(RECOVERY_SRC))
 $(LIB_TOOLS): $(call obj,$(TCOMMON_SRC))
 $(LIB_INPUT): $(call obj,$(INPUT_SRC))
 $(LIB_GEN): $(call obj,$(GEN_SRC))
+$(LIB_SIM): $(call obj,$(SIM_SRC))
 $(SLIB_FEED): $(call sobj,$(FEED_SRC))
 $(SLIB_BOOK): $(call sobj,$(BOOK_SRC))
 $(SLIB_SHM): $(call sobj,$(SHM_SRC))
+$(SLIB_RECOVERY): $(call sobj,$(RECOVERY_SRC))
 $(SLIB_TOOLS): $(call sobj,$(TCOMMON_SRC))
 $(SLIB_INPUT): $(call sobj,$(INPUT_SRC))
 $(SLIB_GEN): $(call sobj,$(GEN_SRC))
+$(SLIB_SIM): $(call sobj,$(SIM_SRC))
 
 $(O)/%.a:
 	@mkdir -p $(dir $@)
@@ -177,21 +198,22 @@ $(O)/examples/%: examples/%.c $(LIB_SHM) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIB_SHM) -lrt
 
-$(O)/test/%: tests/unit/%.c $(SLIB_GEN) $(SLIBS) $(HEADERS) $(wildcard tests/unit/*.h)
+$(O)/test/%: tests/unit/%.c $(SLIB_GEN) $(SLIB_SIM) $(SLIBS) $(HEADERS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(SAN) -Itests/unit $< -o $@ $(SLIB_GEN) $(SLIBS) $(LDLIBS_WB) $$(pkg-config --libs check)
+	$(CC) $(CFLAGS_WB) -I. $(SAN) -Itests/unit $< -o $@ $(SLIB_GEN) $(SLIB_SIM) $(SLIBS) $(LDLIBS_WB) \
+		$$(pkg-config --libs check)
 
 $(O)/bench/%: tests/bench/%.c $(GEN_LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(GEN_LIBS) $(LDLIBS_WB)
 
-# The recovery protocols' decoders in tools/common (SoupBinTCP, GLIMPSE and
+# The recovery protocols' decoders in lib/recovery (SoupBinTCP, GLIMPSE and
 # UTP Snap-Shot ends, Cboe GRP/Spin, the XDP Request Server).
-$(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(TCOMMON_SRC) $(HEADERS)
+$(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(RECOVERY_SRC) $(TCOMMON_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) \
-		$(TCOMMON_SRC) -o $@ $(LDLIBS_WB)
+		$(RECOVERY_SRC) $(TCOMMON_SRC) -o $@ $(LDLIBS_WB)
 
 # libFuzzer targets compile the freestanding decoders straight in.
 $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)

@@ -23,8 +23,10 @@ recovery-short: $(RECOVERY_BINS)
 
 CHECK_EXTRA += recovery-short
 
-# wb-recoveryd: its protocol servers beside it in tools/recoveryd/.
-RECOVERYD_SRC := tools/wb-recoveryd.c $(wildcard tools/recoveryd/*.c)
+# wb-recoveryd, the exchange simulators' front end (sim/): built for the tests
+# and the demo by make all, never installed (not in TOOLS: no bin/, no man page).
+# Its servers are build/libwbsim.a, which no product links.
+$(O)/wb-recoveryd: sim/wb-recoveryd.c $(LIB_SIM) $(LIBS) $(HEADERS)
+	$(CC) $(CFLAGS_WB) -I. $(OPT) $< -o $@ $(LIB_SIM) $(LIBS) $(LDLIBS_WB)
 
-$(O)/wb-recoveryd: $(RECOVERYD_SRC) $(wildcard tools/recoveryd/*.h) $(LIBS) $(HEADERS)
-	$(CC) $(CFLAGS_WB) $(OPT) $(RECOVERYD_SRC) -o $@ $(LIBS) $(LDLIBS_WB)
+ALL_EXTRA += $(O)/wb-recoveryd

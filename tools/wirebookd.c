@@ -35,8 +35,8 @@
 #include "input/kernel_source.h"
 #include "common/metrics.h"
 #include "common/options.h"
-#include "common/recovery.h"
-#include "common/recovery_table.h"
+#include "recovery/recovery.h"
+#include "recovery/recovery_table.h"
 #include "common/shm_mount.h"
 #include "common/version.h"
 #include "input/source.h"
@@ -874,6 +874,7 @@ int main(int argc, char **argv)
 		recovery_table_init(d.rec_table, m->recovery, m->symbol_stream, m->hdr->capacity,
 				    d.rec);
 		d.control.recovery = d.rec;	/* the control socket's fill times */
+		d.control.fill_times = recovery_client_fill_times;
 	}
 	if (wbd_subscribe(&d, subs) < 0) {
 		builder_destroy(d.builder);

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/pitch_session.h"
-#include "common/recovery_xdp.h"
-#include "common/soupbin.h"
+#include "recovery/pitch_session.h"
+#include "recovery/recovery_xdp.h"
+#include "recovery/soupbin.h"
 
 static void soupbin(const uint8_t *data, size_t size)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/recovery.h"
+#include "recovery/recovery.h"
 
 /* Entries read from text (at most RECOVERY_MAX_SERVICES), or < 0 with err. */
 static inline int conf_of(const char *text, struct recovery_conf_entry *out, char *err, size_t errlen)

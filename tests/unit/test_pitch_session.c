@@ -1,5 +1,5 @@
 /*
- * Cboe PITCH session framing for GRP and Spin (tools/common/pitch_session.c):
+ * Cboe PITCH session framing for GRP and Spin (lib/recovery/pitch_session.c):
  * golden byte vectors from the spec's worked Spin and GRP frames
  * (docs/specs/cboe-pitch-notes.md, "Sessions": BATS's mcastpitch_spin_useq.pcap and
  * mcastpitch_grp_useq.pcap; the spin capture's TCP payloads as they are,
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "feed_harness.h"
-#include "common/pitch_session.h"
-#include "common/recovery.h"
+#include "recovery/pitch_session.h"
+#include "recovery/recovery.h"
 #include "recovery_conf_harness.h"
 
 static void assert_bytes(const uint8_t *got, size_t n, const char *hex)
@@ -189,7 +189,7 @@ START_TEST(test_conf_takes_a_spin_line_per_unit_beside_grp_with_the_snapshot_pol
 	ck_assert_int_eq(conf_of("bzx grp 127.0.0.1:9000 gap=127.0.0.1:9001\n"
 				 "bzx spin 127.0.0.1:9002 unit=1 user=WB01 password=pw max-gap=50\n"
 				 "bzx spin 127.0.0.1:9003 unit=2\n", e, err, sizeof(err)), 3);
-	ck_assert_int_eq(e[1].kind, RECOVERY_SPIN);
+	ck_assert_str_eq(e[1].service->name, "spin");
 	ck_assert_int_eq(e[1].unit, 1);
 	ck_assert_int_eq(e[2].unit, 2);
 	ck_assert_int_eq(e[0].unit, -1);

@@ -3,13 +3,13 @@
  * the module runs: malformed requests refused before the engine sees them,
  * the engine's calls made for good ones, and every field of a recovering
  * stream carried into the ioctl's struct. And the recovery client's engine
- * target (tools/common/recovery_target.c) answering as the engine does.
+ * target (lib/recovery/recovery_target.c) answering as the engine does.
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/recovery.h"
+#include "recovery/recovery.h"
 #include "feed/feed_ioc.h"
 #include "feed_harness.h"
 

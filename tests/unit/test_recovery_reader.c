@@ -2,7 +2,7 @@
 /*
  * The reader's view of gap recovery: wb_recovery_streams and
  * wb_symbol_recovering over a book whose recovery table is written here
- * as wirebookd's engine thread writes it (tools/common/recovery_table.c).
+ * as wirebookd's engine thread writes it (lib/recovery/recovery_table.c).
  */
 #include <check.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
- * The recovery table's writer (tools/common/recovery_table.c) over a real
+ * The recovery table's writer (lib/recovery/recovery_table.c) over a real
  * feed engine: Nasdaq ITCH on two channels (two streams, a symbol each),
  * channel 1 loses a packet and recovers it. The table must name both
  * streams, say channel 1 recovering while it is and channel 2 not, point
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/recovery_table.h"
+#include "recovery/recovery_table.h"
 #include "feed_harness.h"
 
 #define CAPACITY 64u

@@ -1,5 +1,5 @@
 /*
- * NYSE XDP gap recovery (tools/common/recovery_xdp.c): the Request Server's
+ * NYSE XDP gap recovery (lib/recovery/recovery_xdp.c): the Request Server's
  * messages against golden bytes written from the layouts of
  * docs/specs/nyse-xdp-notes.md, "Recovery" (packet header: "Framing"), and what the
  * parsers make of the server's answers, refusals and malformed input.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/recovery_xdp.h"
+#include "recovery/recovery_xdp.h"
 
 /* 2025-11-25 01:00:00 UTC and 123456789 ns: SendTime 0x6924ff90, SendTimeNS 0x075bcd15. */
 #define SEND_NS (1764032400ull * 1000000000ull + 123456789ull)

@@ -1,5 +1,5 @@
 /*
- * SoupBinTCP 4.0 and GLIMPSE 5.0 (tools/common/soupbin.c): golden byte
+ * SoupBinTCP 4.0 and GLIMPSE 5.0 (lib/recovery/soupbin.c): golden byte
  * vectors written from the specs (docs/specs/soupbintcp-glimpse-notes.md),
  * the glimpse lines of recovery.conf, and the snapshot client against
  * wb-recoveryd's GLIMPSE server on loopback: a late join is taken by
@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "feed_harness.h"
-#include "common/glimpse_server.h"
-#include "common/recovery.h"
-#include "common/recovery_snapshot.h"
-#include "common/soupbin.h"
+#include "sim/glimpse_server.h"
+#include "recovery/recovery.h"
+#include "recovery/recovery_snapshot.h"
+#include "recovery/soupbin.h"
 #include "recovery_conf_harness.h"
 
 /* ---- golden vectors ------------------------------------------------------- */
@@ -155,7 +155,7 @@ START_TEST(test_conf_takes_a_glimpse_line_beside_mold_with_its_policy)
 	ck_assert_int_eq(conf_of("nasdaq mold 127.0.0.1:9000\n"
 				 "nasdaq glimpse 127.0.0.1:9001 user=WB0001 password=pw "
 				 "max-gap=500 max-age=250\n", e, err, sizeof(err)), 2);
-	ck_assert_int_eq(e[1].kind, RECOVERY_GLIMPSE);
+	ck_assert_str_eq(e[1].service->name, "glimpse");
 	ck_assert_str_eq(e[1].user, "WB0001");
 	ck_assert_uint_eq(e[1].max_gap, 500);
 	ck_assert_uint_eq(e[1].max_age_ms, 250);
@@ -175,13 +175,13 @@ START_TEST(test_conf_takes_a_utpsnap_line_beside_a_uqdf_channel_s_mold)
 	ck_assert_int_eq(conf_of("uqdf mold 127.0.0.1:9000 channel=1\n"
 				 "uqdf utpsnap 127.0.0.1:9001 channel=1 user=WB0001 password=pw "
 				 "max-gap=0\n", e, err, sizeof(err)), 2);
-	ck_assert_int_eq(e[1].kind, RECOVERY_UTPSNAP);
+	ck_assert_str_eq(e[1].service->name, "utpsnap");
 	ck_assert_int_eq(e[1].channel, 1);
 	ck_assert_str_eq(e[1].password, "pw");
 	ck_assert_uint_eq(e[1].max_gap, UINT64_MAX);
 	ck_assert_uint_eq(e[1].timeout_ms, RECOVERY_SNAPSHOT_TIMEOUT_MS);
-	ck_assert_str_eq(snapshot_service_protocol(RECOVERY_UTPSNAP), "uqdf");
-	ck_assert_str_eq(snapshot_service_protocol(RECOVERY_GLIMPSE), "itch");
+	ck_assert(recovery_service_serves(recovery_service_named("utpsnap"), FEED_PROTO_UQDF));
+	ck_assert(recovery_service_serves(recovery_service_named("glimpse"), FEED_PROTO_ITCH50));
 	/* One snapshot service a stream: glimpse and utpsnap are both. */
 	assert_conf_refused("uqdf utpsnap 127.0.0.1:9001\nuqdf glimpse 127.0.0.1:9002\n",
 			    ":2: a second snapshot service");
@@ -345,11 +345,11 @@ static struct recovery_client *client_with(struct harness *h, uint16_t port, uin
 					   uint32_t max_age_ms, uint32_t mold_retries)
 {
 	struct recovery_conf_entry en[2] = { {
-		.venue = WB_VENUE_NASDAQ, .channel = -1, .kind = RECOVERY_GLIMPSE,
+		.venue = WB_VENUE_NASDAQ, .channel = -1, .service = recovery_service_named("glimpse"),
 		.ip = 0x7f000001, .port = port, .timeout_ms = 2000, .retries = 2,
 		.user = "WB0001", .password = "pw", .max_gap = max_gap, .max_age_ms = max_age_ms,
 	}, {
-		.venue = WB_VENUE_NASDAQ, .channel = -1, .kind = RECOVERY_MOLD,
+		.venue = WB_VENUE_NASDAQ, .channel = -1, .service = recovery_service_named("mold"),
 		.ip = 0x7f000001, .port = 9, .timeout_ms = 5, .retries = mold_retries,
 	} };
 	char err[256] = "";

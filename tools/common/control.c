@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Control of the module (ioctls) or of wirebookd (the same requests on a unix socket). */
 #include "common/control.h"
-#include "common/recovery_table.h"
 #include "feed/feed_ioc.h"
 
 #include <errno.h>
@@ -642,9 +641,10 @@ int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg)
 		n = feed_recovery_list(e, all, (int)l->capacity, true);
 		for (int i = 0; i < n && (uint32_t)i < l->capacity; i++) {
 			feed_ioc_recovery(e, &all[i], &out[i]);
-			recovery_client_fill_times(ce->recovery, out[i].venue, out[i].channel,
-						   &out[i].fills, &out[i].fill_p50_ns,
-						   &out[i].fill_p99_ns, &out[i].fill_max_ns);
+			if (ce->fill_times)
+				ce->fill_times(ce->recovery, out[i].venue, out[i].channel,
+					       &out[i].fills, &out[i].fill_p50_ns,
+					       &out[i].fill_p99_ns, &out[i].fill_max_ns);
 		}
 		free(all);
 		l->count = (uint32_t)n;

@@ -87,8 +87,12 @@ struct recovery_client;
 struct wb_control_engine {
 	struct feed_engine *engine;
 	const struct wb_ring_prod_page *ring;	/* for the stats' ring counters */
-	/* WB_IOC_RECOVERY_LIST's fill times from this client, when not NULL */
+	/* WB_IOC_RECOVERY_LIST's fill times from this client, when not NULL, by
+	 * fill_times (recovery_client_fill_times: a pointer, so that the tools'
+	 * library does not link lib/recovery, which links it) */
 	const struct recovery_client *recovery;
+	bool (*fill_times)(const struct recovery_client *c, int venue, uint16_t channel,
+			   uint64_t *fills, uint64_t *p50, uint64_t *p99, uint64_t *max);
 };
 int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg);
 
