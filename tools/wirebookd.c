@@ -2,9 +2,12 @@
 /*
  * wirebookd: the book builder daemon. A source (pcap file, Nasdaq
  * BinaryFILE, live interface) is decoded by the feed engine into an event
- * ring; builder thread 1 applies the events to the venue books, thread 2
- * keeps the Super-Book and publishes it in shared memory for libwirebook
- * readers.
+ * ring; builder thread 1 applies the events to the venue books, and the
+ * Super-Book is kept and published in shared memory for libwirebook
+ * readers either by thread 1 itself, packet by packet (--path rtc: run to
+ * completion, one thread on the path) or by thread 2 (--path pipeline:
+ * more throughput, two cores). --path auto (the default) takes rtc when
+ * the process is given fewer than 3 cores (or --cpus names one).
  *
  * Threads: by default the source is decoded on thread 1 itself (decode a
  * few packets, apply their events, repeat): on small machines three busy
@@ -46,6 +49,12 @@
 
 #define RING_SLOTS (1u << 16)
 #define PUMP_BUDGET 32u
+/* Run to completion: one packet read, decoded, built and published before
+ * the next is read. */
+#define RTC_PUMP_BUDGET 1u
+/* --path auto: fewer cores than this and the two-thread pipeline's threads,
+ * with the sender and the kernel, outnumber them. */
+#define PIPELINE_MIN_CPUS 3
 /* The main loop's period: stats, heartbeat, control once the source ended. */
 #define MAIN_TICK_MS 20
 /* A source thread reading a file waits until this much of the ring is
@@ -69,6 +78,7 @@ struct wbd {
 	struct latency_log *latency;
 	int is_file;
 	int source_thread;
+	unsigned pump_budget;	/* packets per pump: RTC_PUMP_BUDGET or PUMP_BUDGET */
 	int source_status;	/* last pump result (source thread) */
 	int source_finished;
 	int control_fd;		/* --control: listening socket, or -1 */
@@ -126,6 +136,13 @@ static void usage(FILE *f)
 "  --cpus A,B           cores for thread 1 (venue books) and 2 (Super-Book), two\n"
 "                       different cpus this process may run on; one cpu: both there\n"
 "  --no-pin             do not pin the threads\n"
+"  --path rtc|pipeline|auto\n"
+"                       rtc: run to completion, one thread reads a packet, decodes\n"
+"                       it, builds the venue books and publishes the Super-Book\n"
+"                       before the next (lowest latency on few cores); pipeline:\n"
+"                       the Super-Book on a second thread (throughput); auto\n"
+"                       (default): rtc when given fewer than 3 cpus (affinity) or\n"
+"                       --cpus names one, else pipeline; the startup line says which\n"
 "  --numa-node N        NUMA node for threads and memory (0-1023, an existing node;\n"
 "                       default: the NIC's, or any)\n"
 "  --source-thread      decode on a separate thread (default: on thread 1)\n"
@@ -248,7 +265,7 @@ static int wbd_pump(struct wbd *d)
 	int rc, busy;
 
 	if (!d->rec)
-		return source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
+		return source_pump(&d->src, d->engine, &d->prod, d->pump_budget);
 	now = mono_ns();
 	/* The stats (main thread) read the client too: never while it moves. */
 	pthread_mutex_lock(&d->rec_lock);
@@ -271,7 +288,7 @@ static int wbd_pump(struct wbd *d)
 	}
 	if (d->is_file && held > REC_FILE_MAX_HELD)
 		return SOURCE_MORE;
-	rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
+	rc = source_pump(&d->src, d->engine, &d->prod, d->pump_budget);
 	if (rc == SOURCE_EOF) {
 		d->rec_eof = 1;
 		d->rec_eof_deadline = now + REC_EOF_WAIT_NS;
@@ -416,12 +433,12 @@ static void print_stats(struct wbd *d, double elapsed)
 	       (unsigned long long)bc.ring_batches, (unsigned long long)bc.ring_dropped,
 	       (unsigned long long)bc.queue_full_waits);
 	printf("super-book: updates %llu, publishes %llu, trades %llu, gaps %llu, "
-	       "bad updates %llu; threads on cpu %d,%d (node %d)\n",
+	       "bad updates %llu; threads on cpu %d,%d (node %d), path %s\n",
 	       (unsigned long long)rd(&sc->updates), (unsigned long long)rd(&sc->publishes),
 	       (unsigned long long)rd(&sc->trades), (unsigned long long)rd(&sc->gaps),
 	       (unsigned long long)(rd(&sc->bad_instrument) + rd(&sc->bad_venue) +
 				    rd(&sc->bad_side) + rd(&sc->bad_kind)),
-	       bc.cpu[0], bc.cpu[1], bc.numa_node);
+	       bc.cpu[0], bc.cpu[1], bc.numa_node, bc.path == BUILDER_PATH_RTC ? "rtc" : "pipeline");
 	if (rd(&sc->sip)) {
 		struct wb_shm_sipstats *ss = superbook_shm(builder_superbook(d->builder))->sipstats;
 
@@ -465,7 +482,37 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
+	OPT_PATH,
 };
+
+/* --path's words, in enum path_choice order. */
+enum path_choice { PATH_RTC, PATH_PIPELINE, PATH_AUTO };
+static const char *const path_words[] = { "rtc", "pipeline", "auto", NULL };
+
+/*
+ * --path auto: run to completion when the path would otherwise have fewer
+ * cores than threads (one cpu named by --cpus, or fewer than
+ * PIPELINE_MIN_CPUS in the affinity mask); two cpus named by --cpus are
+ * one for each pipeline thread. why: what decided, for the startup line.
+ */
+static int choose_path(int choice, const int cpus[2], char *why, size_t len)
+{
+	cpu_set_t set;
+	int n;
+
+	if (choice != PATH_AUTO) {
+		snprintf(why, len, "--path %s", path_words[choice]);
+		return choice == PATH_RTC ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
+	}
+	if (cpus[0] >= 0) {
+		snprintf(why, len, "auto: --cpus names %d cpu%s", cpus[0] == cpus[1] ? 1 : 2,
+			 cpus[0] == cpus[1] ? "" : "s");
+		return cpus[0] == cpus[1] ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
+	}
+	n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+	snprintf(why, len, "auto: %d cpu%s", n, n == 1 ? "" : "s");
+	return n < PIPELINE_MIN_CPUS ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
+}
 
 /* The metrics endpoint's view: the same counters --stats prints, and more. */
 static void wbd_render_metrics(void *arg, FILE *f)
@@ -576,6 +623,7 @@ int main(int argc, char **argv)
 		{ "force", no_argument, 0, OPT_FORCE },
 		{ "cpus", required_argument, 0, OPT_CPUS },
 		{ "no-pin", no_argument, 0, OPT_NOPIN },
+		{ "path", required_argument, 0, OPT_PATH },
 		{ "numa-node", required_argument, 0, OPT_NODE },
 		{ "source-thread", no_argument, 0, OPT_SRCTHREAD },
 		{ "stats", required_argument, 0, OPT_STATS },
@@ -605,6 +653,8 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	struct wbd d;
 	double speed = 0, stats_every = 0, t0, next_stats;
+	int path_choice = PATH_AUTO;
+	char path_why[64];
 	int c, rc, exit_at_eof = 0, busy = 0, sources = 0, reported_eof = 0, exit_code = 0;
 	pthread_t src_th;
 	char err[512];
@@ -663,6 +713,10 @@ int main(int argc, char **argv)
 				BAD_VALUE();
 			break;
 		case OPT_NOPIN: bcfg.pin = 0; break;
+		case OPT_PATH:
+			if (opt_choice("wirebookd", "--path", optarg, path_words, &path_choice))
+				BAD_VALUE();
+			break;
 		case OPT_NODE: {
 			char path[64];
 
@@ -811,6 +865,8 @@ int main(int argc, char **argv)
 		bcfg.latency = d.latency;
 	}
 	bcfg.busy_poll = busy;
+	bcfg.path = choose_path(path_choice, bcfg.cpus, path_why, sizeof(path_why));
+	d.pump_budget = bcfg.path == BUILDER_PATH_RTC ? RTC_PUMP_BUDGET : PUMP_BUDGET;
 
 	d.kernel = kernel;
 	d.builder = builder_create(&bcfg, &rc);
@@ -927,9 +983,9 @@ int main(int argc, char **argv)
 		}
 		d.rec_thread_started = 1;
 	}
-	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s'\n", ops->name,
+	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s', path %s (%s)\n", ops->name,
 		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch : iface,
-		bcfg.shm.shm_name, subs);
+		bcfg.shm.shm_name, subs, bcfg.path == BUILDER_PATH_RTC ? "rtc" : "pipeline", path_why);
 	shm_huge_hint();
 
 	t0 = mono_s();

@@ -1,23 +1,34 @@
 /*
- * The two-thread book builder:
+ * The book builder, in one of two shapes (struct builder_config.path):
+ *
+ * Pipeline (BUILDER_PATH_PIPELINE), for throughput, two threads on the path:
  *
  *   event ring ──▶ thread 1: venue books ──▶ book_queue ──▶ thread 2: Super-Book ──▶ shm
  *
+ * Run to completion (BUILDER_PATH_RTC), for latency where cores are few,
+ * one thread on the path:
+ *
+ *   event ring ──▶ thread 1: venue books ──▶ Super-Book ──▶ shm
+ *
  * Thread 1 drains a wb_ring of normalized events (whoever fills it: a
  * decoder thread, the kernel module, or thread 1 itself through the pump
- * callback), applies each event to the venue books and queues the level
- * changes, closing every ring batch with a BATCH_END that carries the
- * batch's timestamps. Thread 2 folds them into the Super-Book and
- * publishes at each BATCH_END, then records a latency sample. Thread 3
+ * callback: then it reads a packet, decodes it, and builds and publishes
+ * its books before it reads the next), applies each event to the venue
+ * books and hands the level changes on, closing every ring batch with a
+ * BATCH_END that carries the batch's timestamps. In the pipeline, thread
+ * 2 folds them into the Super-Book and publishes at each BATCH_END; in
+ * run-to-completion mode thread 1 does that itself, the changes going
+ * straight from the venue books to the Super-Book. Whoever publishes
+ * records the latency samples (the same stages either way). Thread 3
  * keeps the SIP view and its comparison with the direct books
- * (sipview.h) from what thread 2 hands it (the SIP updates, the direct
- * top-of-book changes of symbols with SIP traffic), off thread 2's path.
+ * (sipview.h) from what the Super-Book hands it (the SIP updates, the
+ * direct top-of-book changes of symbols with SIP traffic), off the path.
  *
- * Placement: both threads are pinned with hwloc to cores of cfg.numa_node
- * (the NIC's node; -1: the whole machine), the last two cores of the set
- * so core 0's interrupts and housekeeping stay away; cfg.cpus overrides.
- * Their memory comes from that node (libnuma). On a single-node machine
- * the defaults just work.
+ * Placement: the path's threads are pinned with hwloc to cores of
+ * cfg.numa_node (the NIC's node; -1: the whole machine), the last cores of
+ * the set so core 0's interrupts and housekeeping stay away; cfg.cpus
+ * overrides. Their memory comes from that node (libnuma). On a
+ * single-node machine the defaults just work.
  */
 #ifndef WIREBOOK_BUILDER_H
 #define WIREBOOK_BUILDER_H
@@ -38,6 +49,12 @@ enum builder_pump {
 	BUILDER_PUMP_ERROR = 3,	/* the source failed: drain and finish */
 };
 
+/* The shape of the path (see the top of this file). */
+enum builder_path {
+	BUILDER_PATH_PIPELINE = 0,	/* venue books and Super-Book on two threads */
+	BUILDER_PATH_RTC = 1,		/* both on thread 1, packet by packet */
+};
+
 /*
  * Runs on thread 1 before each ring drain, with the ring empty: fill it
  * (commit + publish events). NULL when another thread or the kernel
@@ -50,7 +67,8 @@ struct builder_config {
 	struct superbook_config shm;
 	uint32_t queue_slots;		/* thread 1 -> 2 queue, power of two; 0: 65536 */
 	int numa_node;			/* the NIC's node: cores and memory; -1: any */
-	int cpus[2];			/* cores for thread 1 and 2; -1: choose */
+	int cpus[2];			/* cores for thread 1 and 2; -1: choose (rtc: cpus[0] only) */
+	int path;			/* enum builder_path */
 	int pin;			/* 0: leave the threads unpinned */
 	int busy_poll;			/* never sleep when idle (burns both cores) */
 	struct latency_log *latency;	/* NULL: no latency samples */
@@ -65,18 +83,19 @@ struct builder_counters {
 	uint64_t latency_samples;
 	uint64_t ring_dropped;		/* the event ring's producer drop counter */
 	uint64_t cpu_ns[2];		/* CPU time of thread 1 and 2, set when they end */
-	int cpu[2];			/* cores the threads run on (-1 unpinned) */
+	int cpu[2];			/* cores the threads run on (-1 unpinned; rtc: no thread 2) */
+	int path;			/* enum builder_path */
 	int numa_node;
 	/* thread 3, the SIP view (unpinned; idle unless there is SIP traffic) */
 	uint64_t t3_cpu_ns;		/* its CPU time, set when it ends */
 	uint64_t t3_idle_sleeps;
 };
 
-/* Creates the books and the shared memory (thread 2's superbook). NULL + *err
+/* Creates the books and the shared memory (the superbook). NULL + *err
  * (a wb_error, SUPERBOOK_EBUSY, or -errno) on failure. */
 struct builder *builder_create(const struct builder_config *cfg, int *err);
 
-/* Start both threads on ring_mem (a formatted wb_ring). 0 or -errno. */
+/* Start the threads on ring_mem (a formatted wb_ring). 0 or -errno. */
 int builder_start(struct builder *b, void *ring_mem, builder_pump_fn pump, void *pump_ctx);
 /*
  * An event producer thread 1 reads in place, instead of a ring (the kernel
@@ -93,7 +112,7 @@ struct builder_source {
 	void *ctx;
 };
 
-/* Start both threads on a builder_source (copied). 0 or -errno. */
+/* Start the threads on a builder_source (copied). 0 or -errno. */
 int builder_start_source(struct builder *b, const struct builder_source *src);
 
 /* True once the pump reported EOF/ERROR and everything was published. */

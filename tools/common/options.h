@@ -26,6 +26,9 @@ int opt_int(const char *prog, const char *opt, const char *val, int min, int max
  * the lower bound strict ("a positive factor"). */
 int opt_double(const char *prog, const char *opt, const char *val, double min, int min_exclusive,
 	       double max, double *out);
+/* One of the words of choices (NULL-terminated); *out its index. */
+int opt_choice(const char *prog, const char *opt, const char *val, const char *const *choices,
+	       int *out);
 /*
  * Two distinct cpus "A,B" (thread 1 on A) that this process may run on,
  * or one "A" (both threads there). Refuses repeats, ranges and cpus
