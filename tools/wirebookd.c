@@ -945,18 +945,6 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (metrics_at) {
-		if (kernel && wb_control_open_kernel(&d.kctl, kernel_dev, false, err, sizeof(err)))
-			fprintf(stderr, "wirebookd: --metrics: the module's counters: %s\n", err);
-		metrics = metrics_start(metrics_at, wbd_render_metrics, &d, err, sizeof(err));
-		if (!metrics) {
-			fprintf(stderr, "wirebookd: --metrics %s\n", err);
-			builder_destroy(d.builder);
-			return 1;
-		}
-		fprintf(stderr, "wirebookd: metrics at http://%s/metrics\n", metrics_address(metrics));
-	}
-
 	if (d.source_thread) {
 		if (pthread_create(&src_th, NULL, source_thread_main, &d)) {
 			fprintf(stderr, "wirebookd: cannot start the source thread\n");
@@ -976,6 +964,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: cannot start the builder threads: %s\n", strerror(-rc));
 		return 1;
 	}
+	/* The path's threads run; every thread from here on (this one, the
+	 * recovery client's, metrics) stays off their cores and below them. */
+	builder_leave_path(d.builder);
+	if (metrics_at) {
+		if (kernel && wb_control_open_kernel(&d.kctl, kernel_dev, false, err, sizeof(err)))
+			fprintf(stderr, "wirebookd: --metrics: the module's counters: %s\n", err);
+		metrics = metrics_start(metrics_at, wbd_render_metrics, &d, err, sizeof(err));
+		if (!metrics) {
+			fprintf(stderr, "wirebookd: --metrics %s\n", err);
+			g_stop = 1;
+			builder_destroy(d.builder);
+			return 1;
+		}
+		fprintf(stderr, "wirebookd: metrics at http://%s/metrics\n", metrics_address(metrics));
+	}
+
 	if (kernel && d.rec) {
 		if (pthread_create(&d.rec_thread, NULL, recovery_thread_main, &d)) {
 			fprintf(stderr, "wirebookd: cannot start the recovery thread\n");

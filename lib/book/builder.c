@@ -11,6 +11,7 @@
 #include <hwloc.h>
 
 #include "book/builder.h"
+#include "book/offpath.h"
 #include "book/sipview.h"
 #include "book/spsc.h"
 #include "book/venue_mem.h"
@@ -239,6 +240,23 @@ static void t2_publish(struct builder *b, struct t2_state *t)
 	}
 	wb_store_relaxed(&b->ctr.latency_samples, b->ctr.latency_samples + t->n_pending);
 	t->n_pending = 0;
+}
+
+void builder_leave_path(const struct builder *b)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		cpu_set_t off = set;
+
+		for (int i = 0; i < 2; i++)
+			if (b->ctr.cpu[i] >= 0 && b->ctr.cpu[i] < CPU_SETSIZE)
+				CPU_CLR(b->ctr.cpu[i], &off);
+		/* No core left (two cores, two path threads): stay, at a lower priority. */
+		if (CPU_COUNT(&off) > 0)
+			(void)sched_setaffinity(0, sizeof(off), &off);
+	}
+	offpath_lower_priority();
 }
 
 /* ---- thread 1: ring -> venue books -> queue ------------------------------ */
@@ -533,6 +551,7 @@ static void *thread3_main(void *arg)
 	struct sipview *sv = superbook_sipview(b->sb);
 	unsigned idle = 0;
 
+	builder_leave_path(b);
 	for (;;) {
 		uint64_t n = book_queue_available(&b->sipq), i;
 

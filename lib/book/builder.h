@@ -22,7 +22,8 @@
  * records the latency samples (the same stages either way). Thread 3
  * keeps the SIP view and its comparison with the direct books
  * (sipview.h) from what the Super-Book hands it (the SIP updates, the
- * direct top-of-book changes of symbols with SIP traffic), off the path.
+ * direct top-of-book changes of symbols with SIP traffic): off the path,
+ * at a lower priority, off the path's cores when there are others.
  *
  * Placement: the path's threads are pinned with hwloc to cores of
  * cfg.numa_node (the NIC's node; -1: the whole machine), the last cores of
@@ -86,7 +87,8 @@ struct builder_counters {
 	int cpu[2];			/* cores the threads run on (-1 unpinned; rtc: no thread 2) */
 	int path;			/* enum builder_path */
 	int numa_node;
-	/* thread 3, the SIP view (unpinned; idle unless there is SIP traffic) */
+	/* thread 3, the SIP view (off the path's cores where there are others,
+	 * lower priority; idle unless there is SIP traffic) */
 	uint64_t t3_cpu_ns;		/* its CPU time, set when it ends */
 	uint64_t t3_idle_sleeps;
 };
@@ -120,6 +122,15 @@ int builder_done(const struct builder *b);
 /* Stop (after draining what is in the ring and queue) and join. */
 void builder_stop(struct builder *b);
 void builder_destroy(struct builder *b);
+
+/*
+ * For a thread that is not on the path (the main loop, the SIP view, the
+ * latency writer, metrics): leave the path's cores when there are others
+ * and lower its priority (SCHED_BATCH, nice), so it never takes time the
+ * path needs. Call it on the thread itself, after builder_start (threads
+ * made afterwards inherit it).
+ */
+void builder_leave_path(const struct builder *b);
 
 /* Before builder_start only (single thread): make a ticker findable. */
 struct superbook *builder_superbook(struct builder *b);

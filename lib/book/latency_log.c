@@ -31,6 +31,7 @@
 #include "feed/feed.h"
 #include "book/latency_log.h"
 #include "book/latency_format.h"
+#include "book/offpath.h"
 
 /* 128 Ki samples (6 MiB): over 100 ms of headroom at 1 M packets/s. */
 #define LATENCY_CAPACITY (1u << 17)
@@ -252,6 +253,8 @@ static void *latency_writer_main(void *arg)
 	const struct timespec idle = { 0, LATENCY_IDLE_SLEEP_NS };
 	int idle_polls = 0;
 
+	/* Off the path: its disk writes wait, the publisher does not. */
+	offpath_lower_priority();
 	for (;;) {
 		/* Read stop before draining so the last drain sees every sample. */
 		int stopping = wb_load_acquire(&log->stop) != 0;
