@@ -8,6 +8,9 @@
 #include <string.h>
 #include <time.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/futex.h>
 #include <hwloc.h>
 
 #include "book/builder.h"
@@ -114,7 +117,9 @@ static inline void cpu_relax(void)
 
 /* Spin a while, then sleep a little: keeps latency low under traffic
  * without owning a core forever when the feed is quiet (unless busy_poll).
- * Each sleep in a row doubles, up to max_sleep_ns. */
+ * Each sleep in a row doubles, up to max_sleep_ns. Only for waits nothing
+ * can wake: a pump that cannot block, a full queue (thread 2 is busy), and
+ * the SIP view (off the path). */
 static void idle_wait(struct builder *b, unsigned *idle, uint64_t *sleeps, long max_sleep_ns)
 {
 	long ns = BUILDER_IDLE_SLEEP_NS;
@@ -131,6 +136,32 @@ static void idle_wait(struct builder *b, unsigned *idle, uint64_t *sleeps, long 
 
 	nanosleep(&ts, NULL);
 	wb_store_relaxed(sleeps, *sleeps + 1);
+}
+
+/* A futex on w while it holds val: no timer, only a wake (or a signal). */
+static void futex_wait(uint32_t *w, uint32_t val)
+{
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Thread 1 (or whoever ends it): thread 2 said it sleeps on the queue. */
+static void wake_thread2(struct builder *b)
+{
+	wb_store_relaxed(&b->q.sleeping, 0);
+	futex_wake(&b->q.sleeping);
+	wb_store_relaxed(&b->ctr.t2_wakes, b->ctr.t2_wakes + 1);
+}
+
+/* Thread 1's publish of the queue, waking thread 2 if it sleeps. */
+static void queue_publish(struct builder *b)
+{
+	if (book_queue_publish_check_sleeper(&b->q))
+		wake_thread2(b);
 }
 
 /* ---- placement ---------------------------------------------------------- */
@@ -268,7 +299,7 @@ static void queue_wait_space(struct builder *b, uint64_t want)
 	if (book_queue_space(&b->q, want) >= want)
 		return;
 	/* Let thread 2 see what is queued before waiting on it. */
-	book_queue_publish(&b->q);
+	queue_publish(b);
 	b->q.p_full_waits++;
 	wb_store_relaxed(&b->ctr.queue_full_waits, b->q.p_full_waits);
 	while (book_queue_space(&b->q, want) < want)
@@ -369,7 +400,7 @@ static void end_batch(struct builder *b, const struct t1_batch *t, uint64_t read
 		t2_publish(b, b->pub);
 	} else {
 		queue_push_one(b, &end);
-		book_queue_publish(&b->q);
+		queue_publish(b);
 	}
 	wb_store_relaxed(&b->ctr.ring_batches, b->ctr.ring_batches + 1);
 	wb_store_relaxed(&b->ctr.events, b->ctr.events + n);
@@ -420,12 +451,19 @@ static void t1_finish(struct builder *b)
 	} else {
 		make_batch_end(&end, NULL, 0, 0);
 		queue_push_one(b, &end);
-		book_queue_publish(&b->q);
+		queue_publish(b);
 	}
 	b->ctr.cpu_ns[0] = thread_cpu_ns();
 	wb_store_release(&b->t1_done, 1);
-	if (b->rtc)
+	if (b->rtc) {
 		wb_store_release(&b->t2_done, 1);
+		return;
+	}
+	/* Thread 2 may have gone to sleep after the last publish, before
+	 * t1_done: it looks at t1_done after saying it sleeps. */
+	wb_full_fence();
+	if (wb_load_relaxed(&b->q.sleeping))
+		wake_thread2(b);
 }
 
 static void *thread1_main(void *arg)
@@ -447,7 +485,8 @@ static void *thread1_main(void *arg)
 			if (n == 0) {
 				if (pump_state == BUILDER_PUMP_EOF || pump_state == BUILDER_PUMP_ERROR)
 					break;
-				if (pump_state != BUILDER_PUMP_MORE)
+				/* A pump that blocked in the kernel (WAITED) gets no nap on top. */
+				if (pump_state == BUILDER_PUMP_IDLE)
 					idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
 				continue;
 			}
@@ -475,7 +514,15 @@ static void *thread1_source_main(void *arg)
 		if (n == 0) {
 			if (wb_load_acquire(&b->stop))
 				break;
-			idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
+			if (!b->src.wait || b->cfg.busy_poll) {
+				idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
+			} else if (++idle < BUILDER_IDLE_SPINS) {
+				cpu_relax();
+			} else {
+				/* In the kernel until the producer writes: no timer. */
+				b->src.wait(b->src.ctx);
+				wb_store_relaxed(&b->ctr.t1_idle_sleeps, b->ctr.t1_idle_sleeps + 1);
+			}
 			continue;
 		}
 		idle = 0;
@@ -488,6 +535,22 @@ static void *thread1_source_main(void *arg)
 }
 
 /* ---- thread 2: queue -> Super-Book -> shm -------------------------------- */
+
+/*
+ * Thread 2 has spun long enough on an empty queue: sleep in a futex until
+ * thread 1 publishes (it wakes only a thread that said it sleeps), or
+ * ends (t1_done is read after the flag; thread 1 looks at the flag after
+ * setting it).
+ */
+static void t2_sleep(struct builder *b)
+{
+	if (book_queue_prepare_sleep(&b->q))
+		return;
+	if (!wb_load_acquire(&b->t1_done))
+		futex_wait(&b->q.sleeping, 1);
+	wb_store_relaxed(&b->q.sleeping, 0);
+	wb_store_relaxed(&b->ctr.t2_idle_sleeps, b->ctr.t2_idle_sleeps + 1);
+}
 
 static void *thread2_main(void *arg)
 {
@@ -502,9 +565,13 @@ static void *thread2_main(void *arg)
 		if (n == 0) {
 			if (wb_load_acquire(&b->t1_done) && book_queue_available(&b->q) == 0)
 				break;
-			if (idle == BUILDER_IDLE_SPINS - 1)
-				superbook_heartbeat(b->sb, now_ns());
-			idle_wait(b, &idle, &b->ctr.t2_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
+			if (b->cfg.busy_poll || ++idle < BUILDER_IDLE_SPINS) {
+				cpu_relax();
+				continue;
+			}
+			superbook_heartbeat(b->sb, now_ns());
+			t2_sleep(b);
+			idle = 0;
 			continue;
 		}
 		idle = 0;
@@ -694,10 +761,12 @@ static int start_threads(struct builder *b, void *(*thread1)(void *))
 	rc = pthread_create(&b->th[0], NULL, thread1, b);
 	if (rc) {
 		wb_store_release(&b->t1_done, 1);
-		if (b->rtc)
+		if (b->rtc) {
 			wb_store_release(&b->t2_done, 1);
-		else
+		} else {
+			wake_thread2(b);
 			pthread_join(b->th[1], NULL);
+		}
 		pthread_join(b->th[2], NULL);
 		return -rc;
 	}
@@ -775,6 +844,7 @@ void builder_get_counters(const struct builder *b, struct builder_counters *out)
 	out->queue_full_waits = wb_load_relaxed(&b->ctr.queue_full_waits);
 	out->t1_idle_sleeps = wb_load_relaxed(&b->ctr.t1_idle_sleeps);
 	out->t2_idle_sleeps = wb_load_relaxed(&b->ctr.t2_idle_sleeps);
+	out->t2_wakes = wb_load_relaxed(&b->ctr.t2_wakes);
 	out->latency_samples = wb_load_relaxed(&b->ctr.latency_samples);
 	out->ring_dropped = wb_load_relaxed(&b->ctr.ring_dropped);
 	out->cpu_ns[0] = wb_load_acquire(&b->t1_done) ? b->ctr.cpu_ns[0] : 0;

@@ -25,6 +25,12 @@
  * direct top-of-book changes of symbols with SIP traffic): off the path,
  * at a lower priority, off the path's cores when there are others.
  *
+ * Waiting, none that the traffic does not cause: thread 2 waits for thread
+ * 1 in a futex after a bounded spin, woken only when it said it sleeps;
+ * thread 1 waits in the pump (poll on the packet socket, which then says
+ * BUILDER_PUMP_WAITED) or in the builder_source's wait (the kernel
+ * rings), and naps on a timer only for a pump that cannot block.
+ *
  * Placement: the path's threads are pinned with hwloc to cores of
  * cfg.numa_node (the NIC's node; -1: the whole machine), the last cores of
  * the set so core 0's interrupts and housekeeping stay away; cfg.cpus
@@ -48,6 +54,8 @@ enum builder_pump {
 	BUILDER_PUMP_IDLE = 1,	/* nothing available now (live source) */
 	BUILDER_PUMP_EOF = 2,	/* the source ended: drain and finish */
 	BUILDER_PUMP_ERROR = 3,	/* the source failed: drain and finish */
+	BUILDER_PUMP_WAITED = 4, /* nothing now, after blocking in the kernel for it
+				  * (poll): call again at once, no nap on top */
 };
 
 /* The shape of the path (see the top of this file). */
@@ -80,7 +88,9 @@ struct builder_counters {
 	uint64_t events;		/* events applied */
 	uint64_t updates_queued;	/* book_update records sent to thread 2 */
 	uint64_t queue_full_waits;	/* thread 1 waited on a full queue */
-	uint64_t t1_idle_sleeps, t2_idle_sleeps;
+	uint64_t t1_idle_sleeps;	/* thread 1's naps, or waits in builder_source.wait */
+	uint64_t t2_idle_sleeps;	/* thread 2's futex sleeps */
+	uint64_t t2_wakes;		/* futex wakes thread 1 made (thread 2 said it slept) */
 	uint64_t latency_samples;
 	uint64_t ring_dropped;		/* the event ring's producer drop counter */
 	uint64_t cpu_ns[2];		/* CPU time of thread 1 and 2, set when they end */
@@ -111,6 +121,10 @@ struct builder_source {
 	uint64_t (*peek)(void *ctx, const struct wb_event **evs, uint64_t max);
 	void (*release)(void *ctx);
 	uint64_t (*dropped)(void *ctx);
+	/* Optional: block in the kernel until events may be ready (or a
+	 * timeout short enough for a stop to be noticed). Thread 1 calls it
+	 * after a bounded spin instead of napping on a timer. */
+	void (*wait)(void *ctx);
 	void *ctx;
 };
 

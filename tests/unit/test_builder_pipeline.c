@@ -231,7 +231,8 @@ static void run_builder(void *ring, struct array_source *in_place, uint64_t sums
 	b = builder_create(&bc, &err);
 	ck_assert_msg(b, "builder_create: %d", err);
 	if (in_place) {
-		struct builder_source src = { array_peek, array_release, array_dropped, in_place };
+		struct builder_source src = { .peek = array_peek, .release = array_release,
+					      .dropped = array_dropped, .ctx = in_place };
 
 		/* A source never ends: the stop drains what it still holds. */
 		ck_assert_int_eq(builder_start_source(b, &src), 0);
