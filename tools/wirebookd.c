@@ -648,6 +648,7 @@ int main(int argc, char **argv)
 	int kernel = 0;
 	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
 	struct builder_config bcfg;
+	struct builder_warm_report warm;
 	struct source_options sopt;
 	const struct source_ops *ops;
 	struct sigaction sa;
@@ -945,6 +946,11 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* Warm before ready: no page of the path is faulted in by the first
+	 * packets (the ring and the packet ring were written or locked when
+	 * made), and the process stays in memory where it may lock it. */
+	builder_warm(d.builder, 1, &warm);
+
 	if (d.source_thread) {
 		if (pthread_create(&src_th, NULL, source_thread_main, &d)) {
 			fprintf(stderr, "wirebookd: cannot start the source thread\n");
@@ -987,9 +993,13 @@ int main(int argc, char **argv)
 		}
 		d.rec_thread_started = 1;
 	}
-	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s', path %s (%s)\n", ops->name,
+	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s', path %s (%s), warmed %.0f MiB, "
+		"memory %s%s%s\n", ops->name,
 		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch : iface,
-		bcfg.shm.shm_name, subs, bcfg.path == BUILDER_PATH_RTC ? "rtc" : "pipeline", path_why);
+		bcfg.shm.shm_name, subs, bcfg.path == BUILDER_PATH_RTC ? "rtc" : "pipeline", path_why,
+		(double)warm.bytes / (1 << 20), warm.lock_errno ? "not locked (mlockall: " : "locked",
+		warm.lock_errno > 0 ? strerror(warm.lock_errno) : warm.lock_errno ? "not asked" : "",
+		warm.lock_errno ? ")" : "");
 	shm_huge_hint();
 
 	t0 = mono_s();

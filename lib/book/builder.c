@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/futex.h>
@@ -794,6 +796,45 @@ int builder_start_source(struct builder *b, const struct builder_source *src)
 		return -EINVAL;
 	b->src = *src;
 	return start_threads(b, thread1_source_main);
+}
+
+/* The program's own code (GNU ld's symbols): mapped now, not page by page
+ * as the first packets run through it. */
+extern const char __executable_start[], etext[];
+
+static uint64_t prefault_code(void)
+{
+	uintptr_t first = (uintptr_t)__executable_start & ~(uintptr_t)4095, end = (uintptr_t)etext;
+
+	if (end <= first || madvise((void *)first, end - first, MADV_POPULATE_READ) != 0)
+		return 0;
+	return end - first;
+}
+
+void builder_warm(struct builder *b, int lock, struct builder_warm_report *out)
+{
+	/* On fault: what is mapped now stays; the rest is locked as it is
+	 * first touched, instead of populating every reserved mapping (thread
+	 * arenas, stacks), which took seconds for nothing. */
+	int flags = MCL_CURRENT | MCL_ONFAULT;
+	struct rlimit rl;
+
+	memset(out, 0, sizeof(*out));
+	/* The venue books, the order index, the queues and the publisher's
+	 * bookkeeping are venue_mem, written at allocation; the Super-Book's
+	 * shared memory is only faulted in symbol by symbol as they are
+	 * announced: the first packets of a symbol paid for it. */
+	out->bytes = superbook_prefault(b->sb);
+	out->bytes += venue_mem_prefault(b, sizeof(*b));
+	out->bytes += prefault_code();
+	out->lock_errno = -1;
+	if (!lock)
+		return;
+	/* Future mappings (a doubling order index) too where the limit cannot
+	 * refuse them: else a growth would fail, not stall. */
+	if (geteuid() == 0 || (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY))
+		flags |= MCL_FUTURE;
+	out->lock_errno = mlockall(flags) == 0 ? 0 : errno;
 }
 
 int builder_done(const struct builder *b)

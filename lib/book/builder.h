@@ -138,6 +138,20 @@ void builder_stop(struct builder *b);
 void builder_destroy(struct builder *b);
 
 /*
+ * Before builder_start (single thread): fault in every page the path will
+ * write that is not faulted in yet (the Super-Book's shared memory and
+ * tables; the books, the order index, the queues and the publisher's
+ * bookkeeping are written when allocated) without changing a byte, so the
+ * first packets pay no page faults; with lock, mlockall the process (best
+ * effort: the report says). The caller warms its own ring and buffers.
+ */
+struct builder_warm_report {
+	uint64_t bytes;		/* bytes faulted in here */
+	int lock_errno;		/* mlockall: 0 locked, else why not (-1: not asked) */
+};
+void builder_warm(struct builder *b, int lock, struct builder_warm_report *out);
+
+/*
  * For a thread that is not on the path (the main loop, the SIP view, the
  * latency writer, metrics): leave the path's cores when there are others
  * and lower its priority (SCHED_BATCH, nice), so it never takes time the
