@@ -52,9 +52,7 @@
 /* Run to completion: one packet read, decoded, built and published before
  * the next is read. */
 #define RTC_PUMP_BUDGET 1u
-/* --path auto: fewer cores than this and the two-thread pipeline's threads,
- * with the sender and the kernel, outnumber them. */
-#define PIPELINE_MIN_CPUS 3
+
 /* The main loop's period: stats, heartbeat, control once the source ended. */
 #define MAIN_TICK_MS 20
 /* A source thread reading a file waits until this much of the ring is
@@ -489,29 +487,24 @@ enum {
 enum path_choice { PATH_RTC, PATH_PIPELINE, PATH_AUTO };
 static const char *const path_words[] = { "rtc", "pipeline", "auto", NULL };
 
-/*
- * --path auto: run to completion when the path would otherwise have fewer
- * cores than threads (one cpu named by --cpus, or fewer than
- * PIPELINE_MIN_CPUS in the affinity mask); two cpus named by --cpus are
- * one for each pipeline thread. why: what decided, for the startup line.
- */
+/* The path --path asked for, or auto's choice (builder_auto_path) from the
+ * cpus --cpus named or the affinity mask; why: what decided, for the
+ * startup line. */
 static int choose_path(int choice, const int cpus[2], char *why, size_t len)
 {
 	cpu_set_t set;
-	int n;
+	int named = cpus[0] < 0 ? 0 : cpus[0] == cpus[1] ? 1 : 2, allowed;
 
 	if (choice != PATH_AUTO) {
 		snprintf(why, len, "--path %s", path_words[choice]);
 		return choice == PATH_RTC ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
 	}
-	if (cpus[0] >= 0) {
-		snprintf(why, len, "auto: --cpus names %d cpu%s", cpus[0] == cpus[1] ? 1 : 2,
-			 cpus[0] == cpus[1] ? "" : "s");
-		return cpus[0] == cpus[1] ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
-	}
-	n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
-	snprintf(why, len, "auto: %d cpu%s", n, n == 1 ? "" : "s");
-	return n < PIPELINE_MIN_CPUS ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
+	allowed = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+	if (named)
+		snprintf(why, len, "auto: --cpus names %d cpu%s", named, named == 1 ? "" : "s");
+	else
+		snprintf(why, len, "auto: %d cpu%s", allowed, allowed == 1 ? "" : "s");
+	return builder_auto_path(named, allowed);
 }
 
 /* The metrics endpoint's view: the same counters --stats prints, and more. */

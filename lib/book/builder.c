@@ -811,6 +811,14 @@ static uint64_t prefault_code(void)
 	return end - first;
 }
 
+int builder_auto_path(int cpus_named, int cpus_allowed)
+{
+	/* Two named cpus: one for each pipeline thread, as asked. */
+	if (cpus_named)
+		return cpus_named == 1 ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
+	return cpus_allowed < BUILDER_PIPELINE_MIN_CPUS ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
+}
+
 void builder_warm(struct builder *b, int lock, struct builder_warm_report *out)
 {
 	/* On fault: what is mapped now stays; the rest is locked as it is
@@ -886,6 +894,7 @@ void builder_get_counters(const struct builder *b, struct builder_counters *out)
 	out->t1_idle_sleeps = wb_load_relaxed(&b->ctr.t1_idle_sleeps);
 	out->t2_idle_sleeps = wb_load_relaxed(&b->ctr.t2_idle_sleeps);
 	out->t2_wakes = wb_load_relaxed(&b->ctr.t2_wakes);
+	out->t2_asleep = b->rtc ? 0 : (int)wb_load_relaxed(&b->q.sleeping);
 	out->latency_samples = wb_load_relaxed(&b->ctr.latency_samples);
 	out->ring_dropped = wb_load_relaxed(&b->ctr.ring_dropped);
 	out->cpu_ns[0] = wb_load_acquire(&b->t1_done) ? b->ctr.cpu_ns[0] : 0;

@@ -65,6 +65,15 @@ enum builder_path {
 };
 
 /*
+ * The path for the cores given (wirebookd --path auto): run to completion
+ * when the pipeline's threads would outnumber them. cpus_named: the cpus
+ * named for the path's threads (0: none, 1: one for both, 2: one each);
+ * cpus_allowed: the process's affinity mask's count.
+ */
+#define BUILDER_PIPELINE_MIN_CPUS 3
+int builder_auto_path(int cpus_named, int cpus_allowed);
+
+/*
  * Runs on thread 1 before each ring drain, with the ring empty: fill it
  * (commit + publish events). NULL when another thread or the kernel
  * fills the ring.
@@ -91,6 +100,7 @@ struct builder_counters {
 	uint64_t t1_idle_sleeps;	/* thread 1's naps, or waits in builder_source.wait */
 	uint64_t t2_idle_sleeps;	/* thread 2's futex sleeps */
 	uint64_t t2_wakes;		/* futex wakes thread 1 made (thread 2 said it slept) */
+	int t2_asleep;			/* thread 2 says it sleeps now */
 	uint64_t latency_samples;
 	uint64_t ring_dropped;		/* the event ring's producer drop counter */
 	uint64_t cpu_ns[2];		/* CPU time of thread 1 and 2, set when they end */
