@@ -76,7 +76,7 @@ struct builder {
 	struct book_update *queue_mem;
 	size_t queue_bytes;
 	struct book_queue q;
-	struct book_update *sipq_mem;	/* thread 2 -> thread 3 */
+	struct book_update *sipq_mem;	/* the Super-Book's thread (2, or 1 in rtc) -> thread 3 */
 	size_t sipq_bytes;
 	struct book_queue sipq;
 	struct wb_ring_consumer ring;
@@ -89,7 +89,7 @@ struct builder {
 	int started;
 	int stop;		/* set by builder_stop */
 	int t1_done;		/* thread 1 queued its last update */
-	int t2_done;		/* thread 2 published it */
+	int t2_done;		/* the publisher (thread 2, or 1 in rtc) published it */
 	int done;		/* and thread 3 applied the SIP view's last update */
 	struct builder_counters ctr;
 };
@@ -612,7 +612,7 @@ static void *thread2_main(void *arg)
 	return NULL;
 }
 
-/* ---- thread 3: thread 2's updates for the SIP view -> its records in shm -- */
+/* ---- thread 3: the Super-Book's updates for the SIP view -> its records in shm */
 
 static void *thread3_main(void *arg)
 {

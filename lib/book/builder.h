@@ -95,7 +95,7 @@ struct builder_config {
 struct builder_counters {
 	uint64_t ring_batches;		/* ring batches applied by thread 1 */
 	uint64_t events;		/* events applied */
-	uint64_t updates_queued;	/* book_update records sent to thread 2 */
+	uint64_t updates_queued;	/* book_update records sent to thread 2 (rtc: applied) */
 	uint64_t queue_full_waits;	/* thread 1 waited on a full queue */
 	uint64_t t1_idle_sleeps;	/* thread 1's naps, or waits in builder_source.wait */
 	uint64_t t2_idle_sleeps;	/* thread 2's futex sleeps */

@@ -1,7 +1,8 @@
 /*
  * Per-packet latency samples: when the packet arrived (hook / kernel
  * receive timestamp) and when each builder stage finished with the last
- * change it caused. Recorded by builder thread 2 on the hot path (a copy
+ * change it caused. Recorded by the builder's publisher (thread 2, or
+ * thread 1 in run-to-completion mode) on the hot path (a copy
  * into a lock-free buffer), written to per-feed files by a logger thread.
  */
 #ifndef WIREBOOK_LATENCY_LOG_H
@@ -12,8 +13,9 @@
 struct latency_sample {
 	uint64_t recv_ts;	/* packet receive time, ns since the epoch (CLOCK_REALTIME) */
 	uint64_t ring_read_ts;	/* thread 1 took the event batch off the event ring */
-	uint64_t book_applied_ts; /* thread 1 applied it to the venue books */
-	uint64_t published_ts;	/* thread 2 made the Super-Book change visible in shm */
+	uint64_t book_applied_ts; /* thread 1 applied it to the venue books (rtc: and the
+				   * Super-Book, before its publish) */
+	uint64_t published_ts;	/* the publisher made the Super-Book change visible in shm */
 	uint64_t seq;		/* source sequence of the last event of the packet */
 	uint16_t line;		/* feed-map line index */
 	uint8_t venue;		/* enum wb_venue */

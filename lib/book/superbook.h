@@ -1,5 +1,6 @@
 /*
- * The Super-Book: builder thread 2. Folds the per-venue level changes of
+ * The Super-Book: builder thread 2 (thread 1 in run-to-completion mode,
+ * builder.h). Folds the per-venue level changes of
  * thread 1 (struct book_update) into, per symbol, the full-depth level
  * book of every venue, and publishes to shared memory (wirebook/book.h)
  * the consolidated depth with its per-venue breakdown, per-venue BBO and
