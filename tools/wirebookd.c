@@ -77,6 +77,7 @@ struct wbd {
 	int is_file;
 	int source_thread;
 	unsigned pump_budget;	/* packets per pump: RTC_PUMP_BUDGET or PUMP_BUDGET */
+	struct builder_warm_report warm;	/* what was warmed before the start */
 	int source_status;	/* last pump result (source thread) */
 	int source_finished;
 	int control_fd;		/* --control: listening socket, or -1 */
@@ -554,6 +555,15 @@ static void wbd_render_metrics(void *arg, FILE *f)
 	  bc.queue_full_waits);
 	C("builder_ring_dropped_total", "Events the ring dropped (as the builder saw it)", bc.ring_dropped);
 	C("latency_samples_total", "Latency samples taken (--latency-dir)", bc.latency_samples);
+	G("builder_run_to_completion", "1: one thread on the path (--path rtc), 0: the pipeline",
+	  bc.path == BUILDER_PATH_RTC);
+	C("builder_thread1_idle_waits_total",
+	  "Thread 1 napped or waited in the kernel's rings for events", bc.t1_idle_sleeps);
+	C("builder_thread2_sleeps_total", "Thread 2 slept in its futex on an empty queue",
+	  bc.t2_idle_sleeps);
+	C("builder_thread2_wakes_total", "Thread 1 woke a sleeping thread 2", bc.t2_wakes);
+	G("warmed_bytes", "Bytes faulted in before the first packet", d->warm.bytes);
+	G("memory_locked", "1 when mlockall locked the process's memory", d->warm.lock_errno == 0);
 	C("books_events_total", "Events applied to venue books", rd(&vc->events));
 	C("books_unknown_order_total", "Events for an order id not live: skipped",
 	  rd(&vc->unknown_order));
@@ -643,7 +653,6 @@ int main(int argc, char **argv)
 	int kernel = 0;
 	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
 	struct builder_config bcfg;
-	struct builder_warm_report warm;
 	struct source_options sopt;
 	const struct source_ops *ops;
 	struct sigaction sa;
@@ -944,7 +953,7 @@ int main(int argc, char **argv)
 	/* Warm before ready: no page of the path is faulted in by the first
 	 * packets (the ring and the packet ring were written or locked when
 	 * made), and the process stays in memory where it may lock it. */
-	builder_warm(d.builder, 1, &warm);
+	builder_warm(d.builder, 1, &d.warm);
 
 	if (d.source_thread) {
 		if (pthread_create(&src_th, NULL, source_thread_main, &d)) {
@@ -992,9 +1001,9 @@ int main(int argc, char **argv)
 		"memory %s%s%s\n", ops->name,
 		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch : iface,
 		bcfg.shm.shm_name, subs, bcfg.path == BUILDER_PATH_RTC ? "rtc" : "pipeline", path_why,
-		(double)warm.bytes / (1 << 20), warm.lock_errno ? "not locked (mlockall: " : "locked",
-		warm.lock_errno > 0 ? strerror(warm.lock_errno) : warm.lock_errno ? "not asked" : "",
-		warm.lock_errno ? ")" : "");
+		(double)d.warm.bytes / (1 << 20), d.warm.lock_errno ? "not locked (mlockall: " : "locked",
+		d.warm.lock_errno > 0 ? strerror(d.warm.lock_errno) : d.warm.lock_errno ? "not asked" : "",
+		d.warm.lock_errno ? ")" : "");
 	shm_huge_hint();
 
 	t0 = mono_s();
