@@ -30,6 +30,7 @@
 
 #include "book/book_shm.h"
 #include "book/builder.h"
+#include "book/futex.h"
 #include "book/latency_log.h"
 #include "book/sipview.h"
 #include "common/config.h"
@@ -55,6 +56,9 @@
 
 /* The main loop's period: stats, heartbeat, control once the source ended. */
 #define MAIN_TICK_MS 20
+/* With a source thread, thread 1 checks the ring this many times before it
+ * sleeps until the source thread publishes (a few tens of microseconds). */
+#define WATCH_SPINS 4096u
 /* A source thread reading a file waits until this much of the ring is
  * free, so a fast file never overruns the books into drops. */
 #define FILE_RING_HEADROOM (RING_SLOTS / 4)
@@ -80,6 +84,8 @@ struct wbd {
 	struct builder_warm_report warm;	/* what was warmed before the start */
 	int source_status;	/* last pump result (source thread) */
 	int source_finished;
+	unsigned watch_idle;	/* thread 1's empty looks at the source thread's ring */
+	uint64_t watch_head;	/* the ring's head at the last look */
 	int control_fd;		/* --control: listening socket, or -1 */
 	unsigned control_tick;
 	struct wb_control_engine control;
@@ -346,6 +352,20 @@ static int pump_inline(void *arg)
 	return rc; /* source_status values are builder_pump values */
 }
 
+/* The event ring's consumer page: its sleeping flag is thread 1's futex word
+ * when a source thread fills the ring. */
+static struct wb_ring_cons_page *ring_cons(const struct wbd *d)
+{
+	return (struct wb_ring_cons_page *)((char *)d->ring_mem + WB_RING_PAGE);
+}
+
+/* The source thread published, or ended: wake thread 1 if it said it sleeps. */
+static void wake_ring_consumer(struct wbd *d)
+{
+	wb_store_relaxed(&ring_cons(d)->sleeping, 0);
+	futex_wake(&ring_cons(d)->sleeping);
+}
+
 static void *source_thread_main(void *arg)
 {
 	struct wbd *d = arg;
@@ -364,7 +384,8 @@ static void *source_thread_main(void *arg)
 		}
 		wbd_serve_control(d);
 		rc = wbd_pump(d);
-		wb_ring_producer_publish_no_wakeup(&d->prod);
+		if (wb_ring_producer_publish(&d->prod))
+			wake_ring_consumer(d);
 		if (rc == SOURCE_EOF || rc == SOURCE_ERROR)
 			break;
 	}
@@ -372,15 +393,43 @@ static void *source_thread_main(void *arg)
 		fprintf(stderr, "wirebookd: source: %s\n", d->src.err);
 	d->source_status = rc;
 	wb_store_release(&d->source_finished, 1);
+	/* Thread 1 looks at source_finished after saying it sleeps. */
+	wb_full_fence();
+	if (wb_load_relaxed(&ring_cons(d)->sleeping))
+		wake_ring_consumer(d);
 	return NULL;
 }
 
-/* Thread 1's pump when a source thread fills the ring: only says when it ended. */
+/*
+ * Thread 1's pump when a source thread fills the ring (called with the
+ * ring empty): says when the source ended; after a bounded spin, sleeps
+ * until the source thread publishes (it wakes thread 1 only when the
+ * ring's sleeping flag says so), on no timer.
+ */
 static int pump_watch_source_thread(void *arg)
 {
 	struct wbd *d = arg;
+	struct wb_ring_cons_page *c = ring_cons(d);
+	const struct wb_ring_prod_page *p = d->ring_mem;
 
-	return wb_load_acquire(&d->source_finished) ? BUILDER_PUMP_EOF : BUILDER_PUMP_IDLE;
+	uint64_t head = wb_load_acquire(&p->head);
+
+	if (wb_load_acquire(&d->source_finished))
+		return BUILDER_PUMP_EOF;
+	if (head != d->watch_head) {	/* traffic since the last look: spin afresh */
+		d->watch_head = head;
+		d->watch_idle = 0;
+	}
+	if (++d->watch_idle < WATCH_SPINS)
+		return BUILDER_PUMP_MORE;	/* thread 1 looks at the ring again at once */
+	d->watch_idle = 0;
+	wb_store_relaxed(&c->sleeping, 1);
+	wb_full_fence();
+	if (wb_load_acquire(&p->head) == wb_load_relaxed(&c->tail) &&
+	    !wb_load_acquire(&d->source_finished))
+		futex_wait(&c->sleeping, 1);
+	wb_store_relaxed(&c->sleeping, 0);
+	return BUILDER_PUMP_WAITED;
 }
 
 static void print_stats(struct wbd *d, double elapsed)

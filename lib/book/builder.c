@@ -10,12 +10,11 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/futex.h>
 #include <hwloc.h>
 
 #include "book/builder.h"
+#include "book/futex.h"
 #include "book/offpath.h"
 #include "book/sipview.h"
 #include "book/spsc.h"
@@ -138,17 +137,6 @@ static void idle_wait(struct builder *b, unsigned *idle, uint64_t *sleeps, long 
 
 	nanosleep(&ts, NULL);
 	wb_store_relaxed(sleeps, *sleeps + 1);
-}
-
-/* A futex on w while it holds val: no timer, only a wake (or a signal). */
-static void futex_wait(uint32_t *w, uint32_t val)
-{
-	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
-static void futex_wake(uint32_t *w)
-{
-	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /* Thread 1 (or whoever ends it): thread 2 said it sleeps on the queue. */
