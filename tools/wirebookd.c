@@ -1026,6 +1026,8 @@ int main(int argc, char **argv)
 	/* The path's threads run; every thread from here on (this one, the
 	 * recovery client's, metrics) stays off their cores and below them. */
 	builder_leave_path(d.builder);
+	if (d.latency)	/* made before the builder: moved off its cores now */
+		builder_move_off_path(d.builder, latency_log_writer(d.latency));
 	if (metrics_at) {
 		if (kernel && wb_control_open_kernel(&d.kctl, kernel_dev, false, err, sizeof(err)))
 			fprintf(stderr, "wirebookd: --metrics: the module's counters: %s\n", err);

@@ -263,20 +263,23 @@ static void t2_publish(struct builder *b, struct t2_state *t)
 	t->n_pending = 0;
 }
 
-void builder_leave_path(const struct builder *b)
+void builder_move_off_path(const struct builder *b, pthread_t th)
 {
 	cpu_set_t set;
 
-	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-		cpu_set_t off = set;
+	if (pthread_getaffinity_np(th, sizeof(set), &set) != 0)
+		return;
+	for (int i = 0; i < 2; i++)
+		if (b->ctr.cpu[i] >= 0 && b->ctr.cpu[i] < CPU_SETSIZE)
+			CPU_CLR(b->ctr.cpu[i], &set);
+	/* No core left (two cores, two path threads): stay; the priority says. */
+	if (CPU_COUNT(&set) > 0)
+		(void)pthread_setaffinity_np(th, sizeof(set), &set);
+}
 
-		for (int i = 0; i < 2; i++)
-			if (b->ctr.cpu[i] >= 0 && b->ctr.cpu[i] < CPU_SETSIZE)
-				CPU_CLR(b->ctr.cpu[i], &off);
-		/* No core left (two cores, two path threads): stay, at a lower priority. */
-		if (CPU_COUNT(&off) > 0)
-			(void)sched_setaffinity(0, sizeof(off), &off);
-	}
+void builder_leave_path(const struct builder *b)
+{
+	builder_move_off_path(b, pthread_self());
 	offpath_lower_priority();
 }
 

@@ -40,6 +40,7 @@
 #ifndef WIREBOOK_BUILDER_H
 #define WIREBOOK_BUILDER_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include "book/superbook.h"
 #include "book/venue_book.h"
@@ -169,6 +170,9 @@ void builder_warm(struct builder *b, int lock, struct builder_warm_report *out);
  * made afterwards inherit it).
  */
 void builder_leave_path(const struct builder *b);
+/* The cores part of it, for an off-path thread made before the builder
+ * started (which lowered its own priority: the latency writer). */
+void builder_move_off_path(const struct builder *b, pthread_t th);
 
 /* Before builder_start only (single thread): make a ticker findable. */
 struct superbook *builder_superbook(struct builder *b);

@@ -247,6 +247,11 @@ static void latency_flush_all(struct latency_log *log)
 	}
 }
 
+pthread_t latency_log_writer(const struct latency_log *log)
+{
+	return log->writer;
+}
+
 static void *latency_writer_main(void *arg)
 {
 	struct latency_log *log = arg;

@@ -8,6 +8,7 @@
 #ifndef WIREBOOK_LATENCY_LOG_H
 #define WIREBOOK_LATENCY_LOG_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 struct latency_sample {
@@ -30,6 +31,9 @@ struct latency_log;
 struct latency_log *latency_log_open(const char *dir);
 /* Hot path, single producer: never blocks; counts a drop when the buffer is full. */
 void latency_log_record(struct latency_log *log, const struct latency_sample *s);
+/* The writer thread (off the path: it lowers its own priority), for
+ * keeping it off the path's cores (builder_move_off_path). */
+pthread_t latency_log_writer(const struct latency_log *log);
 /* Flush and close; returns samples written, dropped through *dropped. */
 uint64_t latency_log_close(struct latency_log *log, uint64_t *dropped);
 
