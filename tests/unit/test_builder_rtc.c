@@ -21,6 +21,7 @@
 
 #include "book/builder.h"
 #include "book/superbook.h"
+#include "builder_harness.h"
 #include "common/options.h"
 #include "gen/gen_flow.h"
 #include "gen/gen_proto.h"
@@ -171,30 +172,10 @@ static uint64_t array_dropped(void *ctx)
 	return 0;
 }
 
-static struct builder *make_builder(int path, const char *what)
-{
-	struct builder_config bc;
-	struct builder *b;
-	static char name[64];
-	int err;
-
-	memset(&bc, 0, sizeof(bc));
-	bc.numa_node = -1;
-	bc.cpus[0] = bc.cpus[1] = -1;
-	bc.path = path;
-	bc.books.max_instruments = 64;
-	bc.books.expected_orders = 1u << 16;
-	snprintf(name, sizeof(name), "wbtest_rtc_%s_%d", what, (int)getpid());
-	bc.shm.shm_name = name;
-	b = builder_create(&bc, &err);
-	ck_assert_msg(b, "builder_create: %d", err);
-	return b;
-}
-
 /* Run a builder of path on the day (from its ring, or in place); its checksums. */
 static void run_day(struct day *d, int path, int in_place, uint64_t sums[2])
 {
-	struct builder *b = make_builder(path, in_place ? "place" : "ring");
+	struct builder *b = harness_builder(path, 1u << 16, in_place ? "rtc_place" : "rtc_ring");
 	struct builder_warm_report warm;
 	struct builder_counters ctr;
 	struct array_source src = { (const struct wb_event *)((const char *)d->ring + WB_RING_SLOTS_OFFSET),
@@ -231,12 +212,7 @@ static void run_day(struct day *d, int path, int in_place, uint64_t sums[2])
 	if (path == BUILDER_PATH_RTC)
 		ck_assert_int_eq(ctr.cpu[1], -1);	/* no thread 2 */
 	ck_assert_uint_eq(builder_venue_counters(b)->unknown_order, 0);
-	{
-		struct book_tickers t = superbook_tickers(builder_superbook(b));
-
-		sums[0] = venue_books_checksum(builder_venue_books(b), &t);
-	}
-	sums[1] = superbook_checksum(builder_superbook(b));
+	harness_builder_checksums(b, sums);
 	builder_destroy(b);
 }
 
@@ -296,7 +272,7 @@ static int pump_quiet(void *arg)
 
 START_TEST(test_pipeline_thread_2_asleep_is_woken_by_the_first_update_after_a_quiet_period)
 {
-	struct builder *b = make_builder(BUILDER_PATH_PIPELINE, "wake2");
+	struct builder *b = harness_builder(BUILDER_PATH_PIPELINE, 1u << 16, "rtc_wake2");
 	struct quiet_pump q = { .stop = 0 };
 	struct builder_counters ctr;
 	void *ring = aligned_alloc(WB_RING_PAGE, wb_ring_bytes(1024));
@@ -376,7 +352,7 @@ static void blocking_wait(void *ctx)
 
 START_TEST(test_rtc_thread_1_blocked_in_the_source_wait_is_woken_by_the_first_event)
 {
-	struct builder *b = make_builder(BUILDER_PATH_RTC, "wake1");
+	struct builder *b = harness_builder(BUILDER_PATH_RTC, 1u << 16, "rtc_wake1");
 	struct blocking_source *s = calloc(1, sizeof(*s));
 	struct builder_source src = { .peek = blocking_peek, .release = array_release,
 				      .dropped = array_dropped, .wait = blocking_wait };
