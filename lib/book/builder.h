@@ -27,9 +27,10 @@
  *
  * Waiting, none that the traffic does not cause: thread 2 waits for thread
  * 1 in a futex after a bounded spin, woken only when it said it sleeps;
- * thread 1 waits in the pump (poll on the packet socket, which then says
- * BUILDER_PUMP_WAITED) or in the builder_source's wait (the kernel
- * rings), and naps on a timer only for a pump that cannot block.
+ * thread 1 waits in the pump (poll on the packet socket, or wirebookd's
+ * futex a source thread wakes; the pump then says BUILDER_PUMP_WAITED) or
+ * in the builder_source's wait (the kernel rings), and naps on a timer
+ * only for a pump that cannot block.
  *
  * Placement: the path's threads are pinned with hwloc to cores of
  * cfg.numa_node (the NIC's node; -1: the whole machine), the last cores of
