@@ -362,6 +362,13 @@ static int afp_open(struct source *s, const struct source_options *opt)
 		snprintf(s->err, sizeof(s->err), "mmap of the packet ring: %s", strerror(errno));
 		goto fail;
 	}
+	/* Warm before ready: map every frame's page now (MAP_LOCKED did where
+	 * it was allowed), not as the first packets land on them. */
+	for (size_t off = 0; off < p->map_len; off += AFP_FRAME_SIZE) {
+		const struct tpacket2_hdr *h = (const struct tpacket2_hdr *)(p->map + off);
+
+		(void)__atomic_load_n(&h->tp_status, __ATOMIC_RELAXED);
+	}
 	memset(&sll, 0, sizeof(sll));
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = htons(ETH_P_ALL);
