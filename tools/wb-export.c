@@ -1120,7 +1120,7 @@ int main(int argc, char **argv)
 	do {
 		st = source_pump(&src, x->engine, &x->prod, PUMP_BUDGET);
 		drain(x);
-	} while (st == SOURCE_MORE || st == SOURCE_IDLE);
+	} while (st == SOURCE_MORE || st == SOURCE_IDLE || st == SOURCE_WAITED);
 	if (st == SOURCE_ERROR) {
 		fprintf(stderr, "wb-export: %s\n", src.err);
 		rc = 1;

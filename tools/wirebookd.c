@@ -2,9 +2,12 @@
 /*
  * wirebookd: the book builder daemon. A source (pcap file, Nasdaq
  * BinaryFILE, live interface) is decoded by the feed engine into an event
- * ring; builder thread 1 applies the events to the venue books, thread 2
- * keeps the Super-Book and publishes it in shared memory for libwirebook
- * readers.
+ * ring; builder thread 1 applies the events to the venue books, and the
+ * Super-Book is kept and published in shared memory for libwirebook
+ * readers either by thread 1 itself, packet by packet (--path rtc: run to
+ * completion, one thread on the path) or by thread 2 (--path pipeline:
+ * more throughput, two cores). --path auto (the default) takes rtc when
+ * the process is given fewer than 3 cores (or --cpus names one).
  *
  * Threads: by default the source is decoded on thread 1 itself (decode a
  * few packets, apply their events, repeat): on small machines three busy
@@ -27,6 +30,7 @@
 
 #include "book/book_shm.h"
 #include "book/builder.h"
+#include "book/futex.h"
 #include "book/latency_log.h"
 #include "book/sipview.h"
 #include "common/config.h"
@@ -47,8 +51,15 @@
 
 #define RING_SLOTS (1u << 16)
 #define PUMP_BUDGET 32u
+/* Run to completion: one packet read, decoded, built and published before
+ * the next is read. */
+#define RTC_PUMP_BUDGET 1u
+
 /* The main loop's period: stats, heartbeat, control once the source ended. */
 #define MAIN_TICK_MS 20
+/* With a source thread, thread 1 checks the ring this many times before it
+ * sleeps until the source thread publishes (a few tens of microseconds). */
+#define WATCH_SPINS 4096u
 /* A source thread reading a file waits until this much of the ring is
  * free, so a fast file never overruns the books into drops. */
 #define FILE_RING_HEADROOM (RING_SLOTS / 4)
@@ -70,8 +81,12 @@ struct wbd {
 	struct latency_log *latency;
 	int is_file;
 	int source_thread;
+	unsigned pump_budget;	/* packets per pump: RTC_PUMP_BUDGET or PUMP_BUDGET */
+	struct builder_warm_report warm;	/* what was warmed before the start */
 	int source_status;	/* last pump result (source thread) */
 	int source_finished;
+	unsigned watch_idle;	/* thread 1's empty looks at the source thread's ring */
+	uint64_t watch_head;	/* the ring's head at the last look */
 	int control_fd;		/* --control: listening socket, or -1 */
 	unsigned control_tick;
 	struct wb_control_engine control;
@@ -104,7 +119,8 @@ static void usage(FILE *f)
 "  --iface IF           live capture on an AF_PACKET ring (joins the feed groups)\n"
 "    --busy-poll        spin on the packet ring instead of sleeping in poll(), and\n"
 "                       never let the builder threads sleep when idle (lowest\n"
-"                       latency; burns their cores; default: spin a while, then nap 10 us)\n"
+"                       latency; burns their cores; default: spin a while, then sleep\n"
+"                       in poll() on the socket, the Super-Book's thread in a futex)\n"
 "  --kernel[=DEVICE]    the wirebook kernel module's event rings (default /dev/wirebook),\n"
 "                       applied in place, without a copy;\n"
 "                       its feed map and symbols are set with wb-subscribe\n"
@@ -128,7 +144,15 @@ static void usage(FILE *f)
 "  --force              take over NAME even if another wirebookd still owns it\n"
 "  --cpus A,B           cores for thread 1 (venue books) and 2 (Super-Book), two\n"
 "                       different cpus this process may run on; one cpu: both there\n"
+"                       (--path rtc: thread 1, the only one on the path, on A)\n"
 "  --no-pin             do not pin the threads\n"
+"  --path rtc|pipeline|auto\n"
+"                       rtc: run to completion, one thread reads a packet, decodes\n"
+"                       it, builds the venue books and publishes the Super-Book\n"
+"                       before the next (lowest latency on few cores); pipeline:\n"
+"                       the Super-Book on a second thread (throughput); auto\n"
+"                       (default): rtc when given fewer than 3 cpus (affinity) or\n"
+"                       --cpus names one, else pipeline; the startup line says which\n"
 "  --numa-node N        NUMA node for threads and memory (0-1023, an existing node;\n"
 "                       default: the NIC's, or any)\n"
 "  --source-thread      decode on a separate thread (default: on thread 1)\n"
@@ -257,7 +281,7 @@ static int wbd_pump(struct wbd *d)
 	int rc, busy;
 
 	if (!d->rec)
-		return source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
+		return source_pump(&d->src, d->engine, &d->prod, d->pump_budget);
 	now = mono_ns();
 	/* The stats (main thread) read the client too: never while it moves. */
 	pthread_mutex_lock(&d->rec_lock);
@@ -280,7 +304,7 @@ static int wbd_pump(struct wbd *d)
 	}
 	if (d->is_file && held > REC_FILE_MAX_HELD)
 		return SOURCE_MORE;
-	rc = source_pump(&d->src, d->engine, &d->prod, PUMP_BUDGET);
+	rc = source_pump(&d->src, d->engine, &d->prod, d->pump_budget);
 	if (rc == SOURCE_EOF) {
 		d->rec_eof = 1;
 		d->rec_eof_deadline = now + REC_EOF_WAIT_NS;
@@ -337,6 +361,20 @@ static int pump_inline(void *arg)
 	return rc; /* source_status values are builder_pump values */
 }
 
+/* The event ring's consumer page: its sleeping flag is thread 1's futex word
+ * when a source thread fills the ring. */
+static struct wb_ring_cons_page *ring_cons(const struct wbd *d)
+{
+	return (struct wb_ring_cons_page *)((char *)d->ring_mem + WB_RING_PAGE);
+}
+
+/* The source thread published, or ended: wake thread 1 if it said it sleeps. */
+static void wake_ring_consumer(struct wbd *d)
+{
+	wb_store_relaxed(&ring_cons(d)->sleeping, 0);
+	futex_wake(&ring_cons(d)->sleeping);
+}
+
 static void *source_thread_main(void *arg)
 {
 	struct wbd *d = arg;
@@ -355,7 +393,8 @@ static void *source_thread_main(void *arg)
 		}
 		wbd_serve_control(d);
 		rc = wbd_pump(d);
-		wb_ring_producer_publish_no_wakeup(&d->prod);
+		if (wb_ring_producer_publish(&d->prod))
+			wake_ring_consumer(d);
 		if (rc == SOURCE_EOF || rc == SOURCE_ERROR)
 			break;
 	}
@@ -363,15 +402,43 @@ static void *source_thread_main(void *arg)
 		fprintf(stderr, "wirebookd: source: %s\n", d->src.err);
 	d->source_status = rc;
 	wb_store_release(&d->source_finished, 1);
+	/* Thread 1 looks at source_finished after saying it sleeps. */
+	wb_full_fence();
+	if (wb_load_relaxed(&ring_cons(d)->sleeping))
+		wake_ring_consumer(d);
 	return NULL;
 }
 
-/* Thread 1's pump when a source thread fills the ring: only says when it ended. */
+/*
+ * Thread 1's pump when a source thread fills the ring (called with the
+ * ring empty): says when the source ended; after a bounded spin, sleeps
+ * until the source thread publishes (it wakes thread 1 only when the
+ * ring's sleeping flag says so), on no timer.
+ */
 static int pump_watch_source_thread(void *arg)
 {
 	struct wbd *d = arg;
+	struct wb_ring_cons_page *c = ring_cons(d);
+	const struct wb_ring_prod_page *p = d->ring_mem;
 
-	return wb_load_acquire(&d->source_finished) ? BUILDER_PUMP_EOF : BUILDER_PUMP_IDLE;
+	uint64_t head = wb_load_acquire(&p->head);
+
+	if (wb_load_acquire(&d->source_finished))
+		return BUILDER_PUMP_EOF;
+	if (head != d->watch_head) {	/* traffic since the last look: spin afresh */
+		d->watch_head = head;
+		d->watch_idle = 0;
+	}
+	if (++d->watch_idle < WATCH_SPINS)
+		return BUILDER_PUMP_MORE;	/* thread 1 looks at the ring again at once */
+	d->watch_idle = 0;
+	wb_store_relaxed(&c->sleeping, 1);
+	wb_full_fence();
+	if (wb_load_acquire(&p->head) == wb_load_relaxed(&c->tail) &&
+	    !wb_load_acquire(&d->source_finished))
+		futex_wait(&c->sleeping, 1);
+	wb_store_relaxed(&c->sleeping, 0);
+	return BUILDER_PUMP_WAITED;
 }
 
 static void print_stats(struct wbd *d, double elapsed)
@@ -425,12 +492,12 @@ static void print_stats(struct wbd *d, double elapsed)
 	       (unsigned long long)bc.ring_batches, (unsigned long long)bc.ring_dropped,
 	       (unsigned long long)bc.queue_full_waits);
 	printf("super-book: updates %llu, publishes %llu, trades %llu, gaps %llu, "
-	       "bad updates %llu; threads on cpu %d,%d (node %d)\n",
+	       "bad updates %llu; threads on cpu %d,%d (node %d), path %s\n",
 	       (unsigned long long)rd(&sc->updates), (unsigned long long)rd(&sc->publishes),
 	       (unsigned long long)rd(&sc->trades), (unsigned long long)rd(&sc->gaps),
 	       (unsigned long long)(rd(&sc->bad_instrument) + rd(&sc->bad_venue) +
 				    rd(&sc->bad_side) + rd(&sc->bad_kind)),
-	       bc.cpu[0], bc.cpu[1], bc.numa_node);
+	       bc.cpu[0], bc.cpu[1], bc.numa_node, bc.path == BUILDER_PATH_RTC ? "rtc" : "pipeline");
 	if (rd(&sc->sip)) {
 		struct wb_shm_sipstats *ss = superbook_shm(builder_superbook(d->builder))->sipstats;
 
@@ -474,8 +541,32 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
-	OPT_DATE,
+	OPT_DATE, OPT_PATH,
 };
+
+/* --path's words, in enum path_choice order. */
+enum path_choice { PATH_RTC, PATH_PIPELINE, PATH_AUTO };
+static const char *const path_words[] = { "rtc", "pipeline", "auto", NULL };
+
+/* The path --path asked for, or auto's choice (builder_auto_path) from the
+ * cpus --cpus named or the affinity mask; why: what decided, for the
+ * startup line. */
+static int choose_path(int choice, const int cpus[2], char *why, size_t len)
+{
+	cpu_set_t set;
+	int named = cpus[0] < 0 ? 0 : cpus[0] == cpus[1] ? 1 : 2, allowed;
+
+	if (choice != PATH_AUTO) {
+		snprintf(why, len, "--path %s", path_words[choice]);
+		return choice == PATH_RTC ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
+	}
+	allowed = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+	if (named)
+		snprintf(why, len, "auto: --cpus names %d cpu%s", named, named == 1 ? "" : "s");
+	else
+		snprintf(why, len, "auto: %d cpu%s", allowed, allowed == 1 ? "" : "s");
+	return builder_auto_path(named, allowed);
+}
 
 /* The metrics endpoint's view: the same counters --stats prints, and more. */
 static void wbd_render_metrics(void *arg, FILE *f)
@@ -522,6 +613,15 @@ static void wbd_render_metrics(void *arg, FILE *f)
 	  bc.queue_full_waits);
 	C("builder_ring_dropped_total", "Events the ring dropped (as the builder saw it)", bc.ring_dropped);
 	C("latency_samples_total", "Latency samples taken (--latency-dir)", bc.latency_samples);
+	G("builder_run_to_completion", "1: one thread on the path (--path rtc), 0: the pipeline",
+	  bc.path == BUILDER_PATH_RTC);
+	C("builder_thread1_idle_waits_total",
+	  "Thread 1 napped or waited in the kernel's rings for events", bc.t1_idle_sleeps);
+	C("builder_thread2_sleeps_total", "Thread 2 slept in its futex on an empty queue",
+	  bc.t2_idle_sleeps);
+	C("builder_thread2_wakes_total", "Thread 1 woke a sleeping thread 2", bc.t2_wakes);
+	G("warmed_bytes", "Bytes faulted in before the first packet", d->warm.bytes);
+	G("memory_locked", "1 when mlockall locked the process's memory", d->warm.lock_errno == 0);
 	C("books_events_total", "Events applied to venue books", rd(&vc->events));
 	C("books_unknown_order_total", "Events for an order id not live: skipped",
 	  rd(&vc->unknown_order));
@@ -586,6 +686,7 @@ int main(int argc, char **argv)
 		{ "force", no_argument, 0, OPT_FORCE },
 		{ "cpus", required_argument, 0, OPT_CPUS },
 		{ "no-pin", no_argument, 0, OPT_NOPIN },
+		{ "path", required_argument, 0, OPT_PATH },
 		{ "numa-node", required_argument, 0, OPT_NODE },
 		{ "source-thread", no_argument, 0, OPT_SRCTHREAD },
 		{ "stats", required_argument, 0, OPT_STATS },
@@ -616,6 +717,8 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	struct wbd d;
 	double speed = 0, stats_every = 0, t0, next_stats;
+	int path_choice = PATH_AUTO;
+	char path_why[64];
 	int c, rc, exit_at_eof = 0, busy = 0, sources = 0, reported_eof = 0, exit_code = 0;
 	pthread_t src_th;
 	int date[3] = { 0, 0, 0 };	/* --date: the BinaryFILE's trading day */
@@ -685,6 +788,10 @@ int main(int argc, char **argv)
 				BAD_VALUE();
 			break;
 		case OPT_NOPIN: bcfg.pin = 0; break;
+		case OPT_PATH:
+			if (opt_choice("wirebookd", "--path", optarg, path_words, &path_choice))
+				BAD_VALUE();
+			break;
 		case OPT_NODE: {
 			char path[64];
 
@@ -847,6 +954,8 @@ int main(int argc, char **argv)
 		bcfg.latency = d.latency;
 	}
 	bcfg.busy_poll = busy;
+	bcfg.path = choose_path(path_choice, bcfg.cpus, path_why, sizeof(path_why));
+	d.pump_budget = bcfg.path == BUILDER_PATH_RTC ? RTC_PUMP_BUDGET : PUMP_BUDGET;
 
 	d.kernel = kernel;
 	d.builder = builder_create(&bcfg, &rc);
@@ -928,17 +1037,10 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (metrics_at) {
-		if (kernel && wb_control_open_kernel(&d.kctl, kernel_dev, false, err, sizeof(err)))
-			fprintf(stderr, "wirebookd: --metrics: the module's counters: %s\n", err);
-		metrics = metrics_start(metrics_at, wbd_render_metrics, &d, err, sizeof(err));
-		if (!metrics) {
-			fprintf(stderr, "wirebookd: --metrics %s\n", err);
-			builder_destroy(d.builder);
-			return 1;
-		}
-		fprintf(stderr, "wirebookd: metrics at http://%s/metrics\n", metrics_address(metrics));
-	}
+	/* Warm before ready: no page of the path is faulted in by the first
+	 * packets (the ring and the packet ring were written or locked when
+	 * made), and the process stays in memory where it may lock it. */
+	builder_warm(d.builder, 1, &d.warm);
 
 	if (d.source_thread) {
 		if (pthread_create(&src_th, NULL, source_thread_main, &d)) {
@@ -959,6 +1061,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: cannot start the builder threads: %s\n", strerror(-rc));
 		return 1;
 	}
+	/* The path's threads run; every thread from here on (this one, the
+	 * recovery client's, metrics) stays off their cores and below them. */
+	builder_leave_path(d.builder);
+	if (d.latency)	/* made before the builder: moved off its cores now */
+		builder_move_off_path(d.builder, latency_log_writer(d.latency));
+	if (metrics_at) {
+		if (kernel && wb_control_open_kernel(&d.kctl, kernel_dev, false, err, sizeof(err)))
+			fprintf(stderr, "wirebookd: --metrics: the module's counters: %s\n", err);
+		metrics = metrics_start(metrics_at, wbd_render_metrics, &d, err, sizeof(err));
+		if (!metrics) {
+			fprintf(stderr, "wirebookd: --metrics %s\n", err);
+			g_stop = 1;
+			builder_destroy(d.builder);
+			return 1;
+		}
+		fprintf(stderr, "wirebookd: metrics at http://%s/metrics\n", metrics_address(metrics));
+	}
+
 	if (kernel && d.rec) {
 		if (pthread_create(&d.rec_thread, NULL, recovery_thread_main, &d)) {
 			fprintf(stderr, "wirebookd: cannot start the recovery thread\n");
@@ -966,9 +1086,13 @@ int main(int argc, char **argv)
 		}
 		d.rec_thread_started = 1;
 	}
-	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s'\n", ops->name,
+	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s', path %s (%s), warmed %.0f MiB, "
+		"memory %s%s%s\n", ops->name,
 		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch : iface,
-		bcfg.shm.shm_name, subs);
+		bcfg.shm.shm_name, subs, bcfg.path == BUILDER_PATH_RTC ? "rtc" : "pipeline", path_why,
+		(double)d.warm.bytes / (1 << 20), d.warm.lock_errno ? "not locked (mlockall: " : "locked",
+		d.warm.lock_errno > 0 ? strerror(d.warm.lock_errno) : d.warm.lock_errno ? "not asked" : "",
+		d.warm.lock_errno ? ")" : "");
 	shm_huge_hint();
 
 	t0 = mono_s();

@@ -1,5 +1,5 @@
 /*
- * The two-thread book builder; see builder.h.
+ * The book builder, pipeline or run to completion; see builder.h.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -7,10 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <hwloc.h>
 
 #include "book/builder.h"
+#include "book/futex.h"
+#include "book/offpath.h"
 #include "book/sipview.h"
 #include "book/spsc.h"
 #include "book/venue_mem.h"
@@ -43,14 +48,34 @@
  * quotes a second, 64 Ki slots are ~0.1 s of slack. */
 #define BUILDER_SIP_QUEUE (1u << 16)
 
+/* A packet of the current batch, kept by the publisher until the batch is published. */
+struct packet_mark {
+	uint64_t recv_ts;
+	uint64_t seq;
+	uint16_t line;
+	uint8_t venue;
+};
+
+/* The publisher's bookkeeping between publishes (thread 2's, or thread 1's in rtc mode). */
+struct t2_state {
+	/* Copies, not pointers: a batch may span two queue releases. */
+	struct packet_mark marks[BUILDER_MAX_BATCH];	/* packets of the current batch */
+	unsigned n_marks;
+	struct latency_sample pending[BUILDER_PENDING_SAMPLES]; /* applied, not yet published */
+	unsigned n_pending;
+	uint64_t since_publish;		/* updates applied since the last publish */
+};
+
 struct builder {
 	struct builder_config cfg;
+	int rtc;		/* BUILDER_PATH_RTC: thread 1 publishes, no thread 2 */
+	struct t2_state *pub;	/* the publisher's bookkeeping */
 	struct venue_books *vb;
 	struct superbook *sb;
 	struct book_update *queue_mem;
 	size_t queue_bytes;
 	struct book_queue q;
-	struct book_update *sipq_mem;	/* thread 2 -> thread 3 */
+	struct book_update *sipq_mem;	/* the Super-Book's thread (2, or 1 in rtc) -> thread 3 */
 	size_t sipq_bytes;
 	struct book_queue sipq;
 	struct wb_ring_consumer ring;
@@ -63,7 +88,7 @@ struct builder {
 	int started;
 	int stop;		/* set by builder_stop */
 	int t1_done;		/* thread 1 queued its last update */
-	int t2_done;		/* thread 2 published it */
+	int t2_done;		/* the publisher (thread 2, or 1 in rtc) published it */
 	int done;		/* and thread 3 applied the SIP view's last update */
 	struct builder_counters ctr;
 };
@@ -93,7 +118,9 @@ static inline void cpu_relax(void)
 
 /* Spin a while, then sleep a little: keeps latency low under traffic
  * without owning a core forever when the feed is quiet (unless busy_poll).
- * Each sleep in a row doubles, up to max_sleep_ns. */
+ * Each sleep in a row doubles, up to max_sleep_ns. Only for waits nothing
+ * can wake: a pump that cannot block, a full queue (thread 2 is busy), and
+ * the SIP view (off the path). */
 static void idle_wait(struct builder *b, unsigned *idle, uint64_t *sleeps, long max_sleep_ns)
 {
 	long ns = BUILDER_IDLE_SLEEP_NS;
@@ -110,6 +137,21 @@ static void idle_wait(struct builder *b, unsigned *idle, uint64_t *sleeps, long 
 
 	nanosleep(&ts, NULL);
 	wb_store_relaxed(sleeps, *sleeps + 1);
+}
+
+/* Thread 1 (or whoever ends it): thread 2 said it sleeps on the queue. */
+static void wake_thread2(struct builder *b)
+{
+	wb_store_relaxed(&b->q.sleeping, 0);
+	futex_wake(&b->q.sleeping);
+	wb_store_relaxed(&b->ctr.t2_wakes, b->ctr.t2_wakes + 1);
+}
+
+/* Thread 1's publish of the queue, waking thread 2 if it sleeps. */
+static void queue_publish(struct builder *b)
+{
+	if (book_queue_publish_check_sleeper(&b->q))
+		wake_thread2(b);
 }
 
 /* ---- placement ---------------------------------------------------------- */
@@ -158,6 +200,89 @@ static void pin_self(struct builder *b, int cpu)
 	hwloc_bitmap_free(set);
 }
 
+/* ---- publishing: thread 2, or thread 1 in rtc mode ------------------------ */
+
+static void pend_sample(struct t2_state *t, const struct packet_mark *m,
+			const struct book_update *end)
+{
+	struct latency_sample *s = &t->pending[t->n_pending++];
+
+	memset(s, 0, sizeof(*s));
+	s->recv_ts = m->recv_ts;
+	s->book_applied_ts = end->applied_ts;
+	s->ring_read_ts = end->applied_ts - end->order_count;
+	s->seq = m->seq;
+	s->line = m->line;
+	s->venue = m->venue;
+}
+
+/* A batch ended: its packets (PACKET marks in queue order, then the last
+ * one) wait for the publish that makes them visible. */
+static void end_batch_samples(struct t2_state *t, const struct book_update *end)
+{
+	struct packet_mark last = { end->recv_ts, end->u.seq, end->line, end->venue };
+
+	for (unsigned i = 0; i < t->n_marks; i++)
+		pend_sample(t, &t->marks[i], end);
+	if (end->recv_ts) /* else a stop's closing mark, or a packet the next batch ends */
+		pend_sample(t, &last, end);
+	t->n_marks = 0;
+}
+
+/* A PACKET mark reached the publisher: kept until its batch ends. At most
+ * BUILDER_MAX_BATCH - 1 per batch: one per packet boundary inside a batch
+ * of at most BUILDER_MAX_BATCH events. */
+static void pub_packet(struct t2_state *t, const struct book_update *u)
+{
+	if (t->n_marks < BUILDER_MAX_BATCH)
+		t->marks[t->n_marks++] = (struct packet_mark){ u->recv_ts, u->u.seq, u->line, u->venue };
+}
+
+/* A BATCH_END reached the publisher: its packets' samples wait for the publish. */
+static void pub_batch_end(const struct builder *b, struct t2_state *t, const struct book_update *u)
+{
+	if (b->cfg.latency && u->applied_ts)
+		end_batch_samples(t, u);
+	t->n_marks = 0;
+}
+
+static void t2_publish(struct builder *b, struct t2_state *t)
+{
+	uint64_t published_ts;
+
+	superbook_publish(b->sb);
+	t->since_publish = 0;
+	if (!t->n_pending)
+		return;
+	published_ts = now_ns();
+	for (unsigned i = 0; i < t->n_pending; i++) {
+		t->pending[i].published_ts = published_ts;
+		latency_log_record(b->cfg.latency, &t->pending[i]);
+	}
+	wb_store_relaxed(&b->ctr.latency_samples, b->ctr.latency_samples + t->n_pending);
+	t->n_pending = 0;
+}
+
+void builder_move_off_path(const struct builder *b, pthread_t th)
+{
+	cpu_set_t set;
+
+	if (pthread_getaffinity_np(th, sizeof(set), &set) != 0)
+		return;
+	for (int i = 0; i < 2; i++)
+		if (b->ctr.cpu[i] >= 0 && b->ctr.cpu[i] < CPU_SETSIZE)
+			CPU_CLR(b->ctr.cpu[i], &set);
+	/* No core left (two cores, two path threads): stay; the priority says. */
+	if (CPU_COUNT(&set) > 0)
+		(void)pthread_setaffinity_np(th, sizeof(set), &set);
+}
+
+void builder_leave_path(const struct builder *b)
+{
+	builder_move_off_path(b, pthread_self());
+	offpath_lower_priority();
+}
+
 /* ---- thread 1: ring -> venue books -> queue ------------------------------ */
 
 static void queue_wait_space(struct builder *b, uint64_t want)
@@ -167,50 +292,51 @@ static void queue_wait_space(struct builder *b, uint64_t want)
 	if (book_queue_space(&b->q, want) >= want)
 		return;
 	/* Let thread 2 see what is queued before waiting on it. */
-	book_queue_publish(&b->q);
+	queue_publish(b);
 	b->q.p_full_waits++;
 	wb_store_relaxed(&b->ctr.queue_full_waits, b->q.p_full_waits);
 	while (book_queue_space(&b->q, want) < want)
 		idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
 }
 
-/* packet_continues: the batch ends inside a packet, whose last change comes
- * with the next batch; recv_ts 0 then tells thread 2 not to time it here. */
-static void push_batch_end(struct builder *b, const struct wb_event *last, uint64_t read_ts,
+/* The BATCH_END closing a batch whose last event is last (NULL: a stop's
+ * closing mark). packet_continues: the batch ends inside a packet, whose
+ * last change comes with the next batch; recv_ts 0 then tells the
+ * publisher not to time it here. */
+static void make_batch_end(struct book_update *u, const struct wb_event *last, uint64_t read_ts,
 			   int packet_continues)
 {
-	struct book_update u;
-
-	memset(&u, 0, sizeof(u));
-	u.kind = BOOK_UP_BATCH_END;
+	memset(u, 0, sizeof(*u));
+	u->kind = BOOK_UP_BATCH_END;
 	if (last) {
-		u.venue = last->venue;
-		u.line = last->line;
-		u.exch_ts = last->exch_ts;
-		u.recv_ts = packet_continues ? 0 : last->recv_ts;
-		u.u.seq = last->seq;
+		u->venue = last->venue;
+		u->line = last->line;
+		u->exch_ts = last->exch_ts;
+		u->recv_ts = packet_continues ? 0 : last->recv_ts;
+		u->u.seq = last->seq;
 	}
 	if (read_ts) {
-		u.applied_ts = now_ns();
-		u.order_count = u.applied_ts - read_ts > UINT32_MAX ? UINT32_MAX
-								      : (uint32_t)(u.applied_ts - read_ts);
+		u->applied_ts = now_ns();
+		u->order_count = u->applied_ts - read_ts > UINT32_MAX ? UINT32_MAX
+									: (uint32_t)(u->applied_ts - read_ts);
 	}
-	queue_wait_space(b, 1);
-	book_queue_push(&b->q, &u);
 }
 
-static void push_packet_mark(struct builder *b, const struct wb_event *last)
+/* The PACKET mark of a packet (its last event) that ended inside a batch. */
+static void make_packet_mark(struct book_update *u, const struct wb_event *last)
 {
-	struct book_update u;
+	memset(u, 0, sizeof(*u));
+	u->kind = BOOK_UP_PACKET;
+	u->venue = last->venue;
+	u->line = last->line;
+	u->recv_ts = last->recv_ts;
+	u->u.seq = last->seq;
+}
 
-	memset(&u, 0, sizeof(u));
-	u.kind = BOOK_UP_PACKET;
-	u.venue = last->venue;
-	u.line = last->line;
-	u.recv_ts = last->recv_ts;
-	u.u.seq = last->seq;
+static void queue_push_one(struct builder *b, const struct book_update *u)
+{
 	queue_wait_space(b, 1);
-	book_queue_push(&b->q, &u);
+	book_queue_push(&b->q, u);
 }
 
 /* What thread 1 keeps across the events of one ring batch. */
@@ -222,19 +348,32 @@ struct t1_batch {
 	struct book_update room[BOOK_MAX_UPDATES_PER_EVENT];	/* where the books write an event's updates */
 };
 
-/* Each event's updates go to thread 2; a new packet first closes the last one's timing. */
+/* Each event's updates go to the Super-Book (rtc) or to thread 2; a new
+ * packet first closes the last one's timing. */
 static struct book_update *t1_emit(void *arg, const struct wb_event *ev, struct book_update *ups, unsigned k)
 {
 	struct t1_batch *t = arg;
 	struct builder *b = t->b;
 
 	if (t->timed && t->prev && (ev->recv_ts != t->prev->recv_ts || ev->line != t->prev->line)) {
-		push_packet_mark(b, t->prev);
-		t->queued++;
+		struct book_update mark;
+
+		make_packet_mark(&mark, t->prev);
+		if (b->rtc) {
+			pub_packet(b->pub, &mark);
+		} else {
+			queue_push_one(b, &mark);
+			t->queued++;
+		}
 	}
 	t->prev = ev;
 	if (!k)
 		return ups;
+	if (b->rtc) {
+		superbook_apply_run(b->sb, ups, k);
+		t->queued += k;
+		return ups;
+	}
 	queue_wait_space(b, k);
 	for (unsigned j = 0; j < k; j++)
 		book_queue_push(&b->q, &ups[j]);
@@ -242,11 +381,20 @@ static struct book_update *t1_emit(void *arg, const struct wb_event *ev, struct 
 	return ups;
 }
 
-/* Close a batch of n applied events: its BATCH_END, one publish to thread 2. */
+/* Close a batch of n applied events with its BATCH_END: published here
+ * (rtc), or one publish of the queue to thread 2. */
 static void end_batch(struct builder *b, const struct t1_batch *t, uint64_t read_ts, int split, uint64_t n)
 {
-	push_batch_end(b, t->prev, read_ts, split);
-	book_queue_publish(&b->q);
+	struct book_update end;
+
+	make_batch_end(&end, t->prev, read_ts, split);
+	if (b->rtc) {
+		pub_batch_end(b, b->pub, &end);
+		t2_publish(b, b->pub);
+	} else {
+		queue_push_one(b, &end);
+		queue_publish(b);
+	}
 	wb_store_relaxed(&b->ctr.ring_batches, b->ctr.ring_batches + 1);
 	wb_store_relaxed(&b->ctr.events, b->ctr.events + n);
 	wb_store_relaxed(&b->ctr.updates_queued, b->ctr.updates_queued + t->queued + 1);
@@ -284,6 +432,33 @@ static void apply_source_batch(struct builder *b, const struct wb_event *const *
 	b->src.release(b->src.ctx);
 }
 
+/* Thread 1 ends: the closing BATCH_END to thread 2, or (rtc) the last
+ * publish and beat, thread 2's part. */
+static void t1_finish(struct builder *b)
+{
+	struct book_update end;
+
+	if (b->rtc) {
+		t2_publish(b, b->pub);
+		superbook_heartbeat(b->sb, now_ns());
+	} else {
+		make_batch_end(&end, NULL, 0, 0);
+		queue_push_one(b, &end);
+		queue_publish(b);
+	}
+	b->ctr.cpu_ns[0] = thread_cpu_ns();
+	wb_store_release(&b->t1_done, 1);
+	if (b->rtc) {
+		wb_store_release(&b->t2_done, 1);
+		return;
+	}
+	/* Thread 2 may have gone to sleep after the last publish, before
+	 * t1_done: it looks at t1_done after saying it sleeps. */
+	wb_full_fence();
+	if (wb_load_relaxed(&b->q.sleeping))
+		wake_thread2(b);
+}
+
 static void *thread1_main(void *arg)
 {
 	struct builder *b = arg;
@@ -303,7 +478,8 @@ static void *thread1_main(void *arg)
 			if (n == 0) {
 				if (pump_state == BUILDER_PUMP_EOF || pump_state == BUILDER_PUMP_ERROR)
 					break;
-				if (pump_state != BUILDER_PUMP_MORE)
+				/* A pump that blocked in the kernel (WAITED) gets no nap on top. */
+				if (pump_state == BUILDER_PUMP_IDLE)
 					idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
 				continue;
 			}
@@ -313,10 +489,7 @@ static void *thread1_main(void *arg)
 		wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
 	}
 	wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
-	push_batch_end(b, NULL, 0, 0);
-	book_queue_publish(&b->q);
-	b->ctr.cpu_ns[0] = thread_cpu_ns();
-	wb_store_release(&b->t1_done, 1);
+	t1_finish(b);
 	return NULL;
 }
 
@@ -334,7 +507,15 @@ static void *thread1_source_main(void *arg)
 		if (n == 0) {
 			if (wb_load_acquire(&b->stop))
 				break;
-			idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
+			if (!b->src.wait || b->cfg.busy_poll) {
+				idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
+			} else if (++idle < BUILDER_IDLE_SPINS) {
+				cpu_relax();
+			} else {
+				/* In the kernel until the producer writes: no timer. */
+				b->src.wait(b->src.ctx);
+				wb_store_relaxed(&b->ctr.t1_idle_sleeps, b->ctr.t1_idle_sleeps + 1);
+			}
 			continue;
 		}
 		idle = 0;
@@ -342,85 +523,34 @@ static void *thread1_source_main(void *arg)
 		wb_store_relaxed(&b->ctr.ring_dropped, b->src.dropped(b->src.ctx));
 	}
 	wb_store_relaxed(&b->ctr.ring_dropped, b->src.dropped(b->src.ctx));
-	push_batch_end(b, NULL, 0, 0);
-	book_queue_publish(&b->q);
-	b->ctr.cpu_ns[0] = thread_cpu_ns();
-	wb_store_release(&b->t1_done, 1);
+	t1_finish(b);
 	return NULL;
 }
 
 /* ---- thread 2: queue -> Super-Book -> shm -------------------------------- */
 
-/* A packet of the current batch, kept by thread 2 until the batch is published. */
-struct packet_mark {
-	uint64_t recv_ts;
-	uint64_t seq;
-	uint16_t line;
-	uint8_t venue;
-};
-
-/* Thread 2's bookkeeping between publishes. */
-struct t2_state {
-	/* Copies, not pointers: a batch may span two queue releases. */
-	struct packet_mark marks[BUILDER_MAX_BATCH];	/* packets of the current batch */
-	unsigned n_marks;
-	struct latency_sample pending[BUILDER_PENDING_SAMPLES]; /* applied, not yet published */
-	unsigned n_pending;
-	uint64_t since_publish;		/* updates applied since the last publish */
-};
-
-static void pend_sample(struct t2_state *t, const struct packet_mark *m,
-			const struct book_update *end)
+/*
+ * Thread 2 has spun long enough on an empty queue: sleep in a futex until
+ * thread 1 publishes (it wakes only a thread that said it sleeps), or
+ * ends (t1_done is read after the flag; thread 1 looks at the flag after
+ * setting it).
+ */
+static void t2_sleep(struct builder *b)
 {
-	struct latency_sample *s = &t->pending[t->n_pending++];
-
-	memset(s, 0, sizeof(*s));
-	s->recv_ts = m->recv_ts;
-	s->book_applied_ts = end->applied_ts;
-	s->ring_read_ts = end->applied_ts - end->order_count;
-	s->seq = m->seq;
-	s->line = m->line;
-	s->venue = m->venue;
-}
-
-/* A batch ended: its packets (PACKET marks in queue order, then the last
- * one) wait for the publish that makes them visible. */
-static void end_batch_samples(struct t2_state *t, const struct book_update *end)
-{
-	struct packet_mark last = { end->recv_ts, end->u.seq, end->line, end->venue };
-
-	for (unsigned i = 0; i < t->n_marks; i++)
-		pend_sample(t, &t->marks[i], end);
-	if (end->recv_ts) /* else a stop's closing mark, or a packet the next batch ends */
-		pend_sample(t, &last, end);
-	t->n_marks = 0;
-}
-
-static void t2_publish(struct builder *b, struct t2_state *t)
-{
-	uint64_t published_ts;
-
-	superbook_publish(b->sb);
-	t->since_publish = 0;
-	if (!t->n_pending)
+	if (book_queue_prepare_sleep(&b->q))
 		return;
-	published_ts = now_ns();
-	for (unsigned i = 0; i < t->n_pending; i++) {
-		t->pending[i].published_ts = published_ts;
-		latency_log_record(b->cfg.latency, &t->pending[i]);
-	}
-	wb_store_relaxed(&b->ctr.latency_samples, b->ctr.latency_samples + t->n_pending);
-	t->n_pending = 0;
+	if (!wb_load_acquire(&b->t1_done))
+		futex_wait(&b->q.sleeping, 1);
+	wb_store_relaxed(&b->q.sleeping, 0);
+	wb_store_relaxed(&b->ctr.t2_idle_sleeps, b->ctr.t2_idle_sleeps + 1);
 }
 
 static void *thread2_main(void *arg)
 {
 	struct builder *b = arg;
-	struct t2_state *t = calloc(1, sizeof(*t));
+	struct t2_state *t = b->pub;
 	unsigned idle = 0, beats = 0;
 
-	if (!t)
-		abort(); /* 60 KiB at thread start: nothing sensible to run without */
 	pin_self(b, b->ctr.cpu[1]);
 	for (;;) {
 		uint64_t n = book_queue_available(&b->q), i;
@@ -428,9 +558,13 @@ static void *thread2_main(void *arg)
 		if (n == 0) {
 			if (wb_load_acquire(&b->t1_done) && book_queue_available(&b->q) == 0)
 				break;
-			if (idle == BUILDER_IDLE_SPINS - 1)
-				superbook_heartbeat(b->sb, now_ns());
-			idle_wait(b, &idle, &b->ctr.t2_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
+			if (b->cfg.busy_poll || ++idle < BUILDER_IDLE_SPINS) {
+				cpu_relax();
+				continue;
+			}
+			superbook_heartbeat(b->sb, now_ns());
+			t2_sleep(b);
+			idle = 0;
 			continue;
 		}
 		idle = 0;
@@ -443,11 +577,7 @@ static void *thread2_main(void *arg)
 			if (i + SUPERBOOK_AHEAD_LEVEL < n)
 				superbook_prefetch(b->sb, book_queue_at(&b->q, i + SUPERBOOK_AHEAD_LEVEL), 1);
 			if (u->kind == BOOK_UP_PACKET) {
-				/* At most BUILDER_MAX_BATCH - 1 per batch: one per packet
-				 * boundary inside a batch of at most BUILDER_MAX_BATCH events. */
-				if (t->n_marks < BUILDER_MAX_BATCH)
-					t->marks[t->n_marks++] = (struct packet_mark){ u->recv_ts, u->u.seq,
-										      u->line, u->venue };
+				pub_packet(t, u);
 				continue;
 			}
 			if (u->kind != BOOK_UP_BATCH_END) {
@@ -455,9 +585,7 @@ static void *thread2_main(void *arg)
 				t->since_publish++;
 				continue;
 			}
-			if (b->cfg.latency && u->applied_ts)
-				end_batch_samples(t, u);
-			t->n_marks = 0;
+			pub_batch_end(b, t, u);
 			/* Caught up (nothing queued behind this batch), or deferred
 			 * long enough: make it visible. */
 			if (i + 1 == n || t->since_publish >= BUILDER_PUBLISH_EVERY ||
@@ -470,13 +598,12 @@ static void *thread2_main(void *arg)
 	}
 	t2_publish(b, t);
 	superbook_heartbeat(b->sb, now_ns());
-	free(t);
 	b->ctr.cpu_ns[1] = thread_cpu_ns();
 	wb_store_release(&b->t2_done, 1);
 	return NULL;
 }
 
-/* ---- thread 3: thread 2's updates for the SIP view -> its records in shm -- */
+/* ---- thread 3: the Super-Book's updates for the SIP view -> its records in shm */
 
 static void *thread3_main(void *arg)
 {
@@ -484,6 +611,7 @@ static void *thread3_main(void *arg)
 	struct sipview *sv = superbook_sipview(b->sb);
 	unsigned idle = 0;
 
+	builder_leave_path(b);
 	for (;;) {
 		uint64_t n = book_queue_available(&b->sipq), i;
 
@@ -528,6 +656,8 @@ struct builder *builder_create(const struct builder_config *cfg, int *err)
 	}
 	memset(b, 0, sizeof(*b));
 	b->cfg = *cfg;
+	b->rtc = cfg->path == BUILDER_PATH_RTC;
+	b->ctr.path = b->rtc ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
 	slots = cfg->queue_slots ? cfg->queue_slots : BUILDER_DEFAULT_QUEUE;
 	if (slots < 64 || (slots & (slots - 1))) {
 		rc = -EINVAL;
@@ -547,13 +677,20 @@ struct builder *builder_create(const struct builder_config *cfg, int *err)
 		rc = -errno;
 		goto fail;
 	}
-	b->queue_bytes = (size_t)slots * sizeof(struct book_update);
-	b->queue_mem = venue_mem_alloc(b->queue_bytes, node);
-	if (!b->queue_mem) {
+	b->pub = venue_mem_alloc(sizeof(*b->pub), node);
+	if (!b->pub) {
 		rc = -ENOMEM;
 		goto fail;
 	}
-	book_queue_init(&b->q, b->queue_mem, slots);
+	if (!b->rtc) {	/* run to completion hands nothing to another thread */
+		b->queue_bytes = (size_t)slots * sizeof(struct book_update);
+		b->queue_mem = venue_mem_alloc(b->queue_bytes, node);
+		if (!b->queue_mem) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		book_queue_init(&b->q, b->queue_mem, slots);
+	}
 	b->sb = superbook_create(&sbc, &rc);
 	if (!b->sb)
 		goto fail;
@@ -567,17 +704,23 @@ struct builder *builder_create(const struct builder_config *cfg, int *err)
 	superbook_set_sip_queue(b->sb, &b->sipq);
 
 	b->ctr.cpu[0] = cfg->cpus[0];
-	b->ctr.cpu[1] = cfg->cpus[1];
+	b->ctr.cpu[1] = b->rtc ? -1 : cfg->cpus[1];
 	if (cfg->pin && hwloc_topology_init(&b->topo) == 0) {
 		if (hwloc_topology_load(b->topo) == 0) {
 			int chosen[2];
 
 			b->have_topo = 1;
 			choose_cpus(b, chosen);
-			if (b->ctr.cpu[0] < 0)
-				b->ctr.cpu[0] = chosen[0];
-			if (b->ctr.cpu[1] < 0)
-				b->ctr.cpu[1] = chosen[1];
+			if (b->rtc) {
+				/* The one thread on the path: the last core, farthest from core 0. */
+				if (b->ctr.cpu[0] < 0)
+					b->ctr.cpu[0] = chosen[1];
+			} else {
+				if (b->ctr.cpu[0] < 0)
+					b->ctr.cpu[0] = chosen[0];
+				if (b->ctr.cpu[1] < 0)
+					b->ctr.cpu[1] = chosen[1];
+			}
 		} else {
 			hwloc_topology_destroy(b->topo);
 		}
@@ -600,21 +743,29 @@ static int start_threads(struct builder *b, void *(*thread1)(void *))
 
 	if (rc)
 		return -rc;
-	rc = pthread_create(&b->th[1], NULL, thread2_main, b);
-	if (rc) {
-		wb_store_release(&b->t2_done, 1);
-		pthread_join(b->th[2], NULL);
-		return -rc;
+	if (!b->rtc) {
+		rc = pthread_create(&b->th[1], NULL, thread2_main, b);
+		if (rc) {
+			wb_store_release(&b->t2_done, 1);
+			pthread_join(b->th[2], NULL);
+			return -rc;
+		}
 	}
 	rc = pthread_create(&b->th[0], NULL, thread1, b);
 	if (rc) {
 		wb_store_release(&b->t1_done, 1);
-		pthread_join(b->th[1], NULL);
+		if (b->rtc) {
+			wb_store_release(&b->t2_done, 1);
+		} else {
+			wake_thread2(b);
+			pthread_join(b->th[1], NULL);
+		}
 		pthread_join(b->th[2], NULL);
 		return -rc;
 	}
-	pthread_setname_np(b->th[0], "wb-books");
-	pthread_setname_np(b->th[1], "wb-superbook");
+	pthread_setname_np(b->th[0], b->rtc ? "wb-path" : "wb-books");
+	if (!b->rtc)
+		pthread_setname_np(b->th[1], "wb-superbook");
 	pthread_setname_np(b->th[2], "wb-sipview");
 	b->started = 1;
 	return 0;
@@ -638,6 +789,53 @@ int builder_start_source(struct builder *b, const struct builder_source *src)
 	return start_threads(b, thread1_source_main);
 }
 
+/* The program's own code (GNU ld's symbols): mapped now, not page by page
+ * as the first packets run through it. */
+extern const char __executable_start[], etext[];
+
+static uint64_t prefault_code(void)
+{
+	uintptr_t first = (uintptr_t)__executable_start & ~(uintptr_t)4095, end = (uintptr_t)etext;
+
+	if (end <= first || madvise((void *)first, end - first, MADV_POPULATE_READ) != 0)
+		return 0;
+	return end - first;
+}
+
+int builder_auto_path(int cpus_named, int cpus_allowed)
+{
+	/* Two named cpus: one for each pipeline thread, as asked. */
+	if (cpus_named)
+		return cpus_named == 1 ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
+	return cpus_allowed < BUILDER_PIPELINE_MIN_CPUS ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
+}
+
+void builder_warm(struct builder *b, int lock, struct builder_warm_report *out)
+{
+	/* On fault: what is mapped now stays; the rest is locked as it is
+	 * first touched, instead of populating every reserved mapping (thread
+	 * arenas, stacks), which took seconds for nothing. */
+	int flags = MCL_CURRENT | MCL_ONFAULT;
+	struct rlimit rl;
+
+	memset(out, 0, sizeof(*out));
+	/* The venue books, the order index, the queues and the publisher's
+	 * bookkeeping are venue_mem, written at allocation; the Super-Book's
+	 * shared memory is only faulted in symbol by symbol as they are
+	 * announced: the first packets of a symbol paid for it. */
+	out->bytes = superbook_prefault(b->sb);
+	out->bytes += venue_mem_prefault(b, sizeof(*b));
+	out->bytes += prefault_code();
+	out->lock_errno = -1;
+	if (!lock)
+		return;
+	/* Future mappings (a doubling order index) too where the limit cannot
+	 * refuse them: else a growth would fail, not stall. */
+	if (geteuid() == 0 || (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY))
+		flags |= MCL_FUTURE;
+	out->lock_errno = mlockall(flags) == 0 ? 0 : errno;
+}
+
 int builder_done(const struct builder *b)
 {
 	return wb_load_acquire(&b->done);
@@ -649,7 +847,8 @@ void builder_stop(struct builder *b)
 		return;
 	wb_store_release(&b->stop, 1);
 	pthread_join(b->th[0], NULL);
-	pthread_join(b->th[1], NULL);
+	if (!b->rtc)
+		pthread_join(b->th[1], NULL);
 	pthread_join(b->th[2], NULL);
 	b->started = 0;
 }
@@ -664,6 +863,8 @@ void builder_destroy(struct builder *b)
 		venue_mem_free(b->sipq_mem, b->sipq_bytes, b->ctr.numa_node);
 	if (b->queue_mem)
 		venue_mem_free(b->queue_mem, b->queue_bytes, b->ctr.numa_node);
+	if (b->pub)
+		venue_mem_free(b->pub, sizeof(*b->pub), b->ctr.numa_node);
 	venue_books_destroy(b->vb);
 	if (b->have_topo)
 		hwloc_topology_destroy(b->topo);
@@ -683,6 +884,8 @@ void builder_get_counters(const struct builder *b, struct builder_counters *out)
 	out->queue_full_waits = wb_load_relaxed(&b->ctr.queue_full_waits);
 	out->t1_idle_sleeps = wb_load_relaxed(&b->ctr.t1_idle_sleeps);
 	out->t2_idle_sleeps = wb_load_relaxed(&b->ctr.t2_idle_sleeps);
+	out->t2_wakes = wb_load_relaxed(&b->ctr.t2_wakes);
+	out->t2_asleep = b->rtc ? 0 : (int)wb_load_relaxed(&b->q.sleeping);
 	out->latency_samples = wb_load_relaxed(&b->ctr.latency_samples);
 	out->ring_dropped = wb_load_relaxed(&b->ctr.ring_dropped);
 	out->cpu_ns[0] = wb_load_acquire(&b->t1_done) ? b->ctr.cpu_ns[0] : 0;
@@ -691,6 +894,7 @@ void builder_get_counters(const struct builder *b, struct builder_counters *out)
 	out->t3_idle_sleeps = wb_load_relaxed(&b->ctr.t3_idle_sleeps);
 	out->cpu[0] = b->ctr.cpu[0];
 	out->cpu[1] = b->ctr.cpu[1];
+	out->path = b->ctr.path;
 	out->numa_node = b->ctr.numa_node;
 }
 

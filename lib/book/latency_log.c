@@ -31,6 +31,7 @@
 #include "feed/feed.h"
 #include "book/latency_log.h"
 #include "book/latency_format.h"
+#include "book/offpath.h"
 
 /* 128 Ki samples (6 MiB): over 100 ms of headroom at 1 M packets/s. */
 #define LATENCY_CAPACITY (1u << 17)
@@ -246,12 +247,19 @@ static void latency_flush_all(struct latency_log *log)
 	}
 }
 
+pthread_t latency_log_writer(const struct latency_log *log)
+{
+	return log->writer;
+}
+
 static void *latency_writer_main(void *arg)
 {
 	struct latency_log *log = arg;
 	const struct timespec idle = { 0, LATENCY_IDLE_SLEEP_NS };
 	int idle_polls = 0;
 
+	/* Off the path: its disk writes wait, the publisher does not. */
+	offpath_lower_priority();
 	for (;;) {
 		/* Read stop before draining so the last drain sees every sample. */
 		int stopping = wb_load_acquire(&log->stop) != 0;

@@ -185,6 +185,20 @@ fail:
 	return NULL;
 }
 
+uint64_t superbook_prefault(struct superbook *sb)
+{
+	uint64_t bytes = 0;
+
+	if (book_shm_prefault(&sb->shm, sb->shm.hdr, sb->shm.size) == 0)
+		bytes += sb->shm.size;
+	else
+		sb->ctr.prefault_failures++;
+	bytes += venue_mem_prefault(sb->dirty_list, (size_t)sb->capacity * sizeof(*sb->dirty_list));
+	bytes += venue_mem_prefault(sb->sip_started,
+				    (size_t)(sb->capacity + 63) / 64 * sizeof(*sb->sip_started));
+	return bytes;
+}
+
 void superbook_destroy(struct superbook *sb)
 {
 	if (!sb)

@@ -1,5 +1,6 @@
 /*
- * The Super-Book: builder thread 2. Folds the per-venue level changes of
+ * The Super-Book: builder thread 2 (thread 1 in run-to-completion mode,
+ * builder.h). Folds the per-venue level changes of
  * thread 1 (struct book_update) into, per symbol, the full-depth level
  * book of every venue, and publishes to shared memory (wirebook/book.h)
  * the consolidated depth with its per-venue breakdown, per-venue BBO and
@@ -79,6 +80,14 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
  * thread 2 applies its queue (BATCH_END publishes, as in superbook_apply).
  */
 void superbook_apply_run(struct superbook *sb, const struct book_update *u, uint64_t n);
+/*
+ * Fault in, for writing and without changing a byte, the whole shared
+ * book and the Super-Book's own tables not faulted in at creation, so no
+ * publish takes a page fault (a symbol first seen in the feed would, in
+ * its record); bytes faulted in. Before the feed starts: readers may look,
+ * but the writer is this thread.
+ */
+uint64_t superbook_prefault(struct superbook *sb);
 /* Write every dirty symbol to shared memory; returns symbols written. */
 unsigned superbook_publish(struct superbook *sb);
 

@@ -64,6 +64,23 @@ void venue_mem_free(void *p, size_t bytes, int node)
 		munmap(p, len);
 }
 
+size_t venue_mem_prefault(void *p, size_t bytes)
+{
+	uintptr_t first = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + bytes;
+
+	if (!p || !bytes)
+		return 0;
+	if (madvise((void *)first, end - first, MADV_POPULATE_WRITE) != 0) {
+		/* Before Linux 5.14: one write per page, of the byte already there. */
+		for (uintptr_t a = first; a < end; a += 4096) {
+			volatile uint8_t *q = (volatile uint8_t *)(a > (uintptr_t)p ? a : (uintptr_t)p);
+
+			*q = *q;
+		}
+	}
+	return end - first;
+}
+
 /* ---- arena ---------------------------------------------------------------- */
 
 #define ARENA_CHUNK_BYTES ((size_t)4 << 20)

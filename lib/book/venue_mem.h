@@ -22,6 +22,12 @@ int venue_mem_node(int requested_node);
 /* Zeroed, 64-byte aligned, pre-faulted; NULL + errno on failure. */
 void *venue_mem_alloc(size_t bytes, int node);
 void venue_mem_free(void *p, size_t bytes, int node);
+/*
+ * Fault in the pages of [p, p + bytes) for writing without changing a
+ * byte (memory that was allocated but maybe never touched: calloc'd
+ * tables); bytes faulted in, counted by page.
+ */
+size_t venue_mem_prefault(void *p, size_t bytes);
 
 /*
  * Small variable-sized arrays that grow and shrink on the hot path (a

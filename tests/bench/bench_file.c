@@ -14,11 +14,17 @@
  *                                       (each batch's updates applied after it,
  *                                       with thread 2's look-ahead)
  *   pipeline                            the two-thread builder (decoding on
- *                                       thread 1, as wirebookd does by default)
+ *                                       thread 1, as wirebookd --path pipeline)
+ *   run to completion                   the one-thread builder: a packet read,
+ *                                       decoded, built and published before the
+ *                                       next (wirebookd --path rtc)
+ *
+ * Both builder rows warm the builder first, as wirebookd does before it
+ * starts it (builder_warm; not timed).
  *
  * Each row is one line: its name, then `N ns/msg` (per source message;
  * single-thread rows in thread CPU time, best of --runs, since the machine
- * may be shared; the pipeline in wall time), the target, messages/s, the
+ * may be shared; the builder rows in wall time), the target, messages/s, the
  * peak RSS during the row (the in-memory input included; its size is on
  * the first line), the live orders at the end, and checksums: of the event
  * stream for decode only, of the venue books (venue_books_checksum) and of
@@ -54,21 +60,24 @@
 #define ITCH_PORT 26477
 #define MAX_FEEDS 64
 #define RING_SLOTS (1u << 16)
-/* Packets decoded before their events are applied: wirebookd's pump budget. */
+/* Packets decoded before their events are applied: wirebookd's pump budget
+ * (the pipeline's; run to completion reads one packet at a time). */
 #define PUMP_PACKETS 32u
+#define RTC_PUMP_PACKETS 1u
 #define ROW_NAME_WIDTH 36
 
-enum row { ROW_DECODE, ROW_BOOKS, ROW_SUPERBOOK, ROW_PIPELINE, ROWS };
+enum row { ROW_DECODE, ROW_BOOKS, ROW_SUPERBOOK, ROW_PIPELINE, ROW_RTC, ROWS };
 
 static const char *const row_names[ROWS] = {
 	"decode only",
 	"decode + venue books",
 	"decode + venue books + Super-Book",
 	"pipeline",
+	"run to completion",
 };
-static const char *const row_keys[ROWS] = { "decode", "books", "superbook", "pipeline" };
-/* The targets, per source message. */
-static const double row_target_ns[ROWS] = { 5, 55, 100, 100 };
+static const char *const row_keys[ROWS] = { "decode", "books", "superbook", "pipeline", "rtc" };
+/* The targets, per source message (the whole path's for both builders). */
+static const double row_target_ns[ROWS] = { 5, 55, 100, 100, 100 };
 
 struct opts {
 	const char *feeds;
@@ -90,7 +99,8 @@ struct bench {
 	struct wb_ring_producer prod;
 	struct wb_ring_consumer cons;
 	int line;		/* payload captures: the ITCH line */
-	uint64_t next_packet;	/* pipeline pump position */
+	uint64_t next_packet;	/* builder pump position */
+	uint64_t pump_packets;	/* packets per pump */
 	uint64_t shm_serial;
 };
 
@@ -408,16 +418,18 @@ static int pump_capture(void *ctx)
 
 	if (b->next_packet >= b->cap.count)
 		return BUILDER_PUMP_EOF;
-	capture_replay(&b->cap, b->next_packet, b->next_packet + PUMP_PACKETS, b->line, b->engine,
+	capture_replay(&b->cap, b->next_packet, b->next_packet + b->pump_packets, b->line, b->engine,
 		       &b->prod);
-	b->next_packet += PUMP_PACKETS;
+	b->next_packet += b->pump_packets;
 	wb_ring_producer_publish_no_wakeup(&b->prod);
 	return BUILDER_PUMP_MORE;
 }
 
-static int run_pipeline(struct bench *b, struct row_result *r)
+/* The builder on the capture: the pipeline, or run to completion (rtc). */
+static int run_builder(struct bench *b, int rtc, struct row_result *r)
 {
 	struct builder_config bc;
+	struct builder_warm_report warm;
 	struct builder_counters ctr;
 	struct book_tickers t;
 	struct builder *bld;
@@ -430,12 +442,14 @@ static int run_pipeline(struct bench *b, struct row_result *r)
 		return -1;
 	ring_fresh(b);
 	b->next_packet = 0;
+	b->pump_packets = rtc ? RTC_PUMP_PACKETS : PUMP_PACKETS;
 	memset(&bc, 0, sizeof(bc));
+	bc.path = rtc ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
 	bc.numa_node = -1;
 	bc.cpus[0] = bc.cpus[1] = -1;
 	bc.pin = 1;
 	/* As wirebookd runs by default: a thread waiting on the other spins a
-	 * while, then naps 10 us (busy polling both threads measured 30x
+	 * while, then sleeps (busy polling both threads measured 30x
 	 * slower on a shared 2-core machine: a spinner holds the core its
 	 * peer needs). */
 	bc.busy_poll = 0;
@@ -446,6 +460,7 @@ static int run_pipeline(struct bench *b, struct row_result *r)
 		fprintf(stderr, "bench_file: builder_create: %d\n", err);
 		return -1;
 	}
+	builder_warm(bld, 0, &warm);
 	w0 = clock_ns(CLOCK_MONOTONIC);
 	if (builder_start(bld, b->ring, pump_capture, b) < 0) {
 		builder_destroy(bld);
@@ -473,7 +488,8 @@ static int run_pipeline(struct bench *b, struct row_result *r)
 	r->super_sum = superbook_checksum(builder_superbook(bld));
 	r->live_orders = builder_venue_counters(bld)->live_orders;
 	if (ctr.ring_dropped)
-		fprintf(stderr, "bench_file: pipeline: %" PRIu64 " events dropped\n", ctr.ring_dropped);
+		fprintf(stderr, "bench_file: %s: %" PRIu64 " events dropped\n", rtc ? "rtc" : "pipeline",
+			ctr.ring_dropped);
 	builder_destroy(bld);
 	return 0;
 }
@@ -503,6 +519,9 @@ static void print_row(enum row row, const struct row_result *r, unsigned runs)
 		printf("  (wall, two threads; CPU: thread 1 %.1f, thread 2 %.1f ns/msg",
 		       (double)r->thread_cpu_ns[0] / (double)(r->messages ? r->messages : 1),
 		       (double)r->thread_cpu_ns[1] / (double)(r->messages ? r->messages : 1));
+	else if (row == ROW_RTC)
+		printf("  (wall, one thread; CPU: thread 1 %.1f ns/msg",
+		       (double)r->thread_cpu_ns[0] / (double)(r->messages ? r->messages : 1));
 	else
 		printf("  (thread CPU");
 	printf(", %" PRIu64 " events, %s)\n", r->events, runs > 1 ? "best run" : "one run");
@@ -516,7 +535,8 @@ static int run_row(struct bench *b, enum row row, struct row_result *best)
 	reset_peak_rss();
 	for (unsigned i = 0; i < b->o.runs; i++) {
 		/* The checksum of the events costs time: a run of its own. */
-		if ((row == ROW_PIPELINE ? run_pipeline(b, &r) : run_single(b, row, 0, &r)) < 0)
+		if ((row == ROW_PIPELINE || row == ROW_RTC ? run_builder(b, row == ROW_RTC, &r)
+							   : run_single(b, row, 0, &r)) < 0)
 			return -1;
 		if (i == 0 || r.cpu_ns < best->cpu_ns)
 			*best = r;
@@ -557,14 +577,15 @@ static void usage(FILE *f)
 "usage: bench_file [options] FILE\n"
 "       bench_file [options] --generate N\n"
 "Decode and book-building speed on a day file, one line a row: decode only,\n"
-"decode + venue books, decode + venue books + Super-Book, pipeline. FILE is a\n"
+"decode + venue books, decode + venue books + Super-Book, pipeline, run to\n"
+"completion (rtc: one thread, a packet at a time). FILE is a\n"
 "pcap (frames to feeds.conf's lines) or a Nasdaq BinaryFILE, plain or gzip\n"
 "(decoded as the nasdaq itch line).\n"
 "  --generate N        a generated ITCH day of N order messages instead of FILE\n"
 "  --symbols N         symbols of the generated day (default 8000)\n"
 "  --seed N            seed of the generated day (default 1)\n"
 "  --feeds FILE        feed map (default: ./feeds.conf or the source tree's)\n"
-"  --rows LIST         decode,books,superbook,pipeline (default: all)\n"
+"  --rows LIST         decode,books,superbook,pipeline,rtc (default: all)\n"
 "  --runs N            runs per row, best shown (default 3)\n"
 "  --expected-orders N size the order tables for N live orders (default 1Mi)\n");
 }
@@ -676,13 +697,19 @@ int main(int argc, char **argv)
 		       (double)res[ROW_SUPERBOOK].superbook_cpu_ns /
 			       (double)(res[ROW_SUPERBOOK].messages ? res[ROW_SUPERBOOK].messages : 1));
 	if ((b.o.rows & 0xeu) && res[ROW_BOOKS].have_books) {
-		int same = 1;
+		int same = 1, first_super = -1;
 
-		for (int row = ROW_SUPERBOOK; row < ROWS; row++)
-			if ((b.o.rows & (1u << row)) && res[row].books_sum != res[ROW_BOOKS].books_sum)
+		for (int row = ROW_SUPERBOOK; row < ROWS; row++) {
+			if (!(b.o.rows & (1u << row)))
+				continue;
+			if (res[row].books_sum != res[ROW_BOOKS].books_sum)
 				same = 0;
-		if ((b.o.rows & 0xcu) == 0xcu && res[ROW_SUPERBOOK].super_sum != res[ROW_PIPELINE].super_sum)
-			same = 0;
+			/* Every Super-Book row (one thread, pipeline, rtc) publishes the same book. */
+			if (first_super < 0)
+				first_super = row;
+			else if (res[row].super_sum != res[first_super].super_sum)
+				same = 0;
+		}
 		printf("books equal across rows: %s\n", same ? "yes" : "NO");
 	}
 	capture_free(&b.cap);

@@ -26,6 +26,7 @@ expect_bad "wirebookd --speed 0" "--speed '0'" "${W[@]}" --speed 0
 expect_bad "wirebookd --cpus 1,1" "--cpus '1,1': the two cpus must differ" "${W[@]}" --cpus 1,1
 expect_bad "wirebookd --cpus 0,4096" "--cpus '0,4096'" "${W[@]}" --cpus 0,4096
 expect_bad "wirebookd --cpus a" "--cpus 'a'" "${W[@]}" --cpus a
+expect_bad "wirebookd --path fast" "--path 'fast': expected one of: rtc, pipeline, auto" "${W[@]}" --path fast
 expect_bad "wirebookd --stats -1" "--stats '-1': expected a number of at least 0.01" "${W[@]}" --stats -1
 expect_bad "wirebookd --numa-node 9999" "--numa-node '9999'" "${W[@]}" --numa-node 9999
 expect_bad "wirebookd --shm a/b" "--shm 'a/b'" "${W[@]}" --shm a/b
@@ -38,6 +39,9 @@ expect_bad "wirebookd --config with a bad value" "bad.conf:2: --expected-orders 
 printf 'pcap %s\nspeling 3\n' "$cap" >"$T/bad2.conf"
 expect_bad "wirebookd --config with an unknown option" "bad2.conf:2: unknown option 'speling'" \
 	"$B/wirebookd" --config "$T/bad2.conf" --shm "$SHM"
+printf 'pcap %s\npath fastest\n' "$cap" >"$T/bad3.conf"
+expect_bad "wirebookd --config with a bad path" "bad3.conf:2: --path 'fastest'" \
+	"$B/wirebookd" --config "$T/bad3.conf" --shm "$SHM"
 expect_bad "wirebookd --config missing" "--config $T/none.conf" "$B/wirebookd" --config "$T/none.conf"
 
 expect_bad "wb-book --depth 0" "--depth '0': expected a whole number from 1 to 10" "$B/wb-book" --depth 0 --once

@@ -5,7 +5,9 @@
  * (recv <= ring read <= book applied <= published), in the file of the
  * packet's feed; and a builder with a latency log starts at all
  * (regression: struct builder was calloc'd with 16-byte alignment and its
- * 64-byte aligned members crashed wirebookd --latency-dir).
+ * 64-byte aligned members crashed wirebookd --latency-dir). Each test runs
+ * on both paths (loop index: enum builder_path): run to completion records
+ * the same samples, stages and all, as the pipeline.
  */
 #include <check.h>
 #include <stdint.h>
@@ -87,7 +89,8 @@ static int pump_packets(void *arg)
 
 /* Runs a builder with a latency log over what pump produces; returns the
  * samples written (malloc'd) and their count. */
-static struct latency_sample *run_builder(builder_pump_fn pump, struct pump_ctx *pc, uint64_t *n)
+static struct latency_sample *run_builder(int builder_path, builder_pump_fn pump,
+					  struct pump_ctx *pc, uint64_t *n)
 {
 	char dir[] = "/tmp/wb-builder-latency-XXXXXX", path[128], shm[64];
 	struct builder_config cfg;
@@ -114,6 +117,7 @@ static struct latency_sample *run_builder(builder_pump_fn pump, struct pump_ctx 
 	cfg.numa_node = -1;
 	cfg.cpus[0] = cfg.cpus[1] = -1;
 	cfg.pin = 0;
+	cfg.path = builder_path;
 	cfg.latency = log;
 	b = builder_create(&cfg, &err);
 	ck_assert_msg(b != NULL, "builder_create: %d", err);
@@ -168,7 +172,7 @@ START_TEST(test_builder_records_every_packet_of_a_batch_with_ordered_stages)
 	uint64_t n;
 
 	memset(&pc, 0, sizeof(pc));
-	s = run_builder(pump_packets, &pc, &n);
+	s = run_builder(_i, pump_packets, &pc, &n);
 	ck_assert_uint_eq(n, PACKETS);
 	for (uint64_t i = 0; i < n; i++) {
 		/* Packet i, in order, timed by the sequence of its last message. */
@@ -207,7 +211,7 @@ START_TEST(test_builder_times_a_packet_split_across_batches_once_when_it_ends)
 	uint64_t n;
 
 	memset(&pc, 0, sizeof(pc));
-	s = run_builder(pump_a_packet_longer_than_a_batch, &pc, &n);
+	s = run_builder(_i, pump_a_packet_longer_than_a_batch, &pc, &n);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(s[0].seq, 1);
 	ck_assert_uint_eq(s[1].seq, 100 + BIG_PACKET_EVENTS - 1);	/* its last message */
@@ -229,8 +233,10 @@ int main(void)
 	int failed;
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_builder_records_every_packet_of_a_batch_with_ordered_stages);
-	tcase_add_test(tc, test_builder_times_a_packet_split_across_batches_once_when_it_ends);
+	tcase_add_loop_test(tc, test_builder_records_every_packet_of_a_batch_with_ordered_stages,
+			    BUILDER_PATH_PIPELINE, BUILDER_PATH_RTC + 1);
+	tcase_add_loop_test(tc, test_builder_times_a_packet_split_across_batches_once_when_it_ends,
+			    BUILDER_PATH_PIPELINE, BUILDER_PATH_RTC + 1);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

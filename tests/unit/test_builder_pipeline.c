@@ -15,6 +15,7 @@
 
 #include "book/builder.h"
 #include "book/superbook.h"
+#include "builder_harness.h"
 #include "gen/gen_flow.h"
 #include "gen/gen_itch.h"
 #include "feed/feed.h"
@@ -90,7 +91,6 @@ START_TEST(test_builder_publishes_exactly_the_venue_books_of_a_session)
 	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
 	struct gen_flow_config fc = { .profile = GEN_PROFILE_DEMO, .seed = 3 };
 	struct gen_itch_config ic;
-	struct builder_config bc;
 	struct builder_counters ctr;
 	struct builder *b;
 	struct wb_book *bk;
@@ -116,15 +116,8 @@ START_TEST(test_builder_publishes_exactly_the_venue_books_of_a_session)
 	wb_ring_format(ring, SLOTS, 1);
 	wb_ring_producer_init(&prod, ring);
 
-	memset(&bc, 0, sizeof(bc));
-	bc.numa_node = -1;
-	bc.cpus[0] = bc.cpus[1] = -1;
-	bc.books.max_instruments = 64;
-	bc.books.expected_orders = 1u << 14;
-	snprintf(name, sizeof(name), "wbtest_pipeline_%d", (int)getpid());
-	bc.shm.shm_name = name;
-	b = builder_create(&bc, &err);
-	ck_assert_msg(b, "builder_create: %d", err);
+	b = harness_builder(BUILDER_PATH_PIPELINE, 1u << 14, "pipeline");
+	snprintf(name, sizeof(name), "wbtest_pipeline_%d", (int)getpid());	/* the harness's name */
 	ck_assert_int_eq(builder_start(b, ring, pump, NULL), 0);
 	for (n = 0; !builder_done(b) && n < 60000; n++)
 		usleep(1000);
@@ -216,22 +209,13 @@ static int pump_nothing(void *arg)
 /* Run a builder on the decoded session, from the ring or in place; its checksums. */
 static void run_builder(void *ring, struct array_source *in_place, uint64_t sums[2])
 {
-	struct builder_config bc;
-	struct builder *b;
-	char name[64];
-	int err, n;
+	struct builder *b = harness_builder(BUILDER_PATH_PIPELINE, 1u << 14,
+					    in_place ? "in_place_1" : "in_place_0");
+	int n;
 
-	memset(&bc, 0, sizeof(bc));
-	bc.numa_node = -1;
-	bc.cpus[0] = bc.cpus[1] = -1;
-	bc.books.max_instruments = 64;
-	bc.books.expected_orders = 1u << 14;
-	snprintf(name, sizeof(name), "wbtest_in_place_%d_%d", (int)getpid(), in_place != NULL);
-	bc.shm.shm_name = name;
-	b = builder_create(&bc, &err);
-	ck_assert_msg(b, "builder_create: %d", err);
 	if (in_place) {
-		struct builder_source src = { array_peek, array_release, array_dropped, in_place };
+		struct builder_source src = { .peek = array_peek, .release = array_release,
+					      .dropped = array_dropped, .ctx = in_place };
 
 		/* A source never ends: the stop drains what it still holds. */
 		ck_assert_int_eq(builder_start_source(b, &src), 0);
@@ -243,12 +227,7 @@ static void run_builder(void *ring, struct array_source *in_place, uint64_t sums
 	builder_stop(b);
 	ck_assert_uint_eq(builder_venue_counters(b)->unknown_order, 0);
 	ck_assert_uint_gt(builder_venue_counters(b)->events, 20000);
-	{
-		struct book_tickers t = superbook_tickers(builder_superbook(b));
-
-		sums[0] = venue_books_checksum(builder_venue_books(b), &t);
-	}
-	sums[1] = superbook_checksum(builder_superbook(b));
+	harness_builder_checksums(b, sums);
 	builder_destroy(b);
 }
 

@@ -23,6 +23,23 @@ static int bad(const char *prog, const char *opt, const char *val, const char *e
 	return -1;
 }
 
+int opt_choice(const char *prog, const char *opt, const char *val, const char *const *choices,
+	       int *out)
+{
+	char expect[160] = "expected one of:";
+	size_t len = strlen(expect);
+
+	for (int i = 0; choices[i]; i++) {
+		if (val && strcmp(val, choices[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+		len += (size_t)snprintf(expect + len, len < sizeof(expect) ? sizeof(expect) - len : 0,
+					"%s %s", i ? "," : "", choices[i]);
+	}
+	return bad(prog, opt, val, expect);
+}
+
 int opt_u64(const char *prog, const char *opt, const char *val, uint64_t min, uint64_t max,
 	    uint64_t *out)
 {

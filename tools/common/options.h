@@ -34,6 +34,9 @@ int opt_date(const char *prog, const char *opt, const char *val, int *year, int 
  * nothing.
  */
 int opt_list(const char *prog, const char *opt, const char *val);
+/* One of the words of choices (NULL-terminated); *out its index. */
+int opt_choice(const char *prog, const char *opt, const char *val, const char *const *choices,
+	       int *out);
 /*
  * Two distinct cpus "A,B" (thread 1 on A) that this process may run on,
  * or one "A" (both threads there). Refuses repeats, ranges and cpus

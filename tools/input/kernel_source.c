@@ -97,10 +97,23 @@ static uint64_t kbuild_dropped(void *ctx)
 	return s->ctr.kernel_drops;
 }
 
+/* At most this long in the kernel at a time, so a stop is noticed. */
+#define KBUILD_WAIT_MS 100
+
+/* Asleep in poll() on the device until the module writes into an empty
+ * ring (it wakes only a reader that flagged it sleeps). */
+static void kbuild_wait(void *ctx)
+{
+	struct source *s = ctx;
+
+	(void)wb_events_wait(s->priv, KBUILD_WAIT_MS);
+}
+
 void wb_kernel_source_builder(struct source *s, struct builder_source *out)
 {
 	*out = (struct builder_source){
-		.peek = kbuild_peek, .release = kbuild_release, .dropped = kbuild_dropped, .ctx = s,
+		.peek = kbuild_peek, .release = kbuild_release, .dropped = kbuild_dropped,
+		.wait = kbuild_wait, .ctx = s,
 	};
 }
 

@@ -318,6 +318,12 @@ const struct source_ops source_itch_file_ops = {
 #define AFP_BLOCK_NR 64u
 #define AFP_FRAME_NR (AFP_BLOCK_SIZE / AFP_FRAME_SIZE * AFP_BLOCK_NR)
 #define AFP_POLL_MS 1
+/*
+ * After the last frame, spin this long on the ring before blocking in
+ * poll(): the next frame of a burst is read without a wakeup. A quiet
+ * ring (a poll timed out) is polled at once until the next frame.
+ */
+#define AFP_SPIN_NS 20000u
 
 struct afp_src {
 	int fd;
@@ -326,6 +332,7 @@ struct afp_src {
 	uint8_t *map;
 	size_t map_len;
 	unsigned frame;			/* next frame to read */
+	int quiet;			/* a poll found nothing since the last frame */
 };
 
 /* Join every multicast group of the feed map on the interface, so the
@@ -400,6 +407,13 @@ static int afp_open(struct source *s, const struct source_options *opt)
 		snprintf(s->err, sizeof(s->err), "mmap of the packet ring: %s", strerror(errno));
 		goto fail;
 	}
+	/* Warm before ready: map every frame's page now (MAP_LOCKED did where
+	 * it was allowed), not as the first packets land on them. */
+	for (size_t off = 0; off < p->map_len; off += AFP_FRAME_SIZE) {
+		const struct tpacket2_hdr *h = (const struct tpacket2_hdr *)(p->map + off);
+
+		(void)__atomic_load_n(&h->tp_status, __ATOMIC_RELAXED);
+	}
 	memset(&sll, 0, sizeof(sll));
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = htons(ETH_P_ALL);
@@ -436,6 +450,19 @@ static int afp_frame_ready(struct afp_src *p)
 	return __atomic_load_n(&afp_frame(p)->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER;
 }
 
+/* Whether a frame landed within AFP_SPIN_NS. */
+static int afp_spin_for_frame(struct afp_src *p)
+{
+	uint64_t until = mono_ns() + AFP_SPIN_NS;
+
+	do {
+		for (int i = 0; i < 64; i++)
+			if (afp_frame_ready(p))
+				return 1;
+	} while (mono_ns() < until);
+	return 0;
+}
+
 static int afp_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
 		    unsigned budget)
 {
@@ -445,14 +472,22 @@ static int afp_pump(struct source *s, struct feed_engine *e, struct wb_ring_prod
 	if (!afp_frame_ready(p)) {
 		struct pollfd pfd = { .fd = p->fd, .events = POLLIN | POLLERR };
 
-		/* Sleep in the kernel until a frame lands, so it is handled the
-		 * moment it does; the caller's idle back-off is for silence. */
-		if (p->busy_poll || poll(&pfd, 1, AFP_POLL_MS) <= 0 || !afp_frame_ready(p)) {
-			/* Silence: a hole nothing can fill any more is a gap now. */
+		if (p->busy_poll) {
 			feed_engine_poll(e, wall_ns(), out);
 			return SOURCE_IDLE;
 		}
+		/* A bounded spin, then sleep in the kernel until a frame lands,
+		 * so it is handled the moment it does. The caller naps on no
+		 * timer on top (SOURCE_WAITED). */
+		if ((p->quiet || !afp_spin_for_frame(p)) &&
+		    (poll(&pfd, 1, AFP_POLL_MS) <= 0 || !afp_frame_ready(p))) {
+			p->quiet = 1;
+			/* Silence: a hole nothing can fill any more is a gap now. */
+			feed_engine_poll(e, wall_ns(), out);
+			return SOURCE_WAITED;
+		}
 	}
+	p->quiet = 0;
 	while (done < budget && afp_frame_ready(p)) {
 		struct tpacket2_hdr *h = afp_frame(p);
 		const struct sockaddr_ll *ll =

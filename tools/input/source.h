@@ -8,7 +8,8 @@
  *   pcap        a capture file, as fast as possible or at recorded pace x speed
  *   itch-file   a Nasdaq BinaryFILE (plain or gzip), framed as MoldUDP64
  *               packets of the ITCH line of feeds.conf
- *   afpacket    live capture on an AF_PACKET TPACKET_V3 ring, with busy poll
+ *   afpacket    live capture on an AF_PACKET TPACKET_V2 ring: spins a
+ *               moment after traffic, then blocks in poll() (or busy polls)
  *
  * pump() decodes up to a budget of packets and commits their events to
  * the ring; the caller publishes. It is called from one thread only.
@@ -27,6 +28,8 @@ enum source_status {
 	SOURCE_IDLE = 1,	/* nothing to read right now */
 	SOURCE_EOF = 2,		/* input ended */
 	SOURCE_ERROR = 3,	/* input failed: message in source.err */
+	SOURCE_WAITED = 4,	/* nothing to read, after blocking in the kernel
+				 * for it: call again at once, no nap on top */
 };
 
 struct source_options {

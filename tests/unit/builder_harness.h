@@ -1,0 +1,46 @@
+/*
+ * Test harness shared by the builder tests: a builder of either path,
+ * sized for a generated session, and the checksums of what it built.
+ */
+#ifndef WIREBOOK_TEST_BUILDER_HARNESS_H
+#define WIREBOOK_TEST_BUILDER_HARNESS_H
+
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "book/builder.h"
+#include "book/superbook.h"
+
+/* Unpinned defaults, 64 symbols; its book is /dev/shm/wbtest_TAG_PID. */
+static inline struct builder *harness_builder(int path, uint32_t expected_orders, const char *tag)
+{
+	struct builder_config bc;
+	struct builder *b;
+	char name[64];
+	int err;
+
+	memset(&bc, 0, sizeof(bc));
+	bc.numa_node = -1;
+	bc.cpus[0] = bc.cpus[1] = -1;
+	bc.path = path;
+	bc.books.max_instruments = 64;
+	bc.books.expected_orders = expected_orders;
+	snprintf(name, sizeof(name), "wbtest_%s_%d", tag, (int)getpid());
+	bc.shm.shm_name = name;
+	b = builder_create(&bc, &err);
+	ck_assert_msg(b, "builder_create: %d", err);
+	return b;
+}
+
+/* The venue books' and the published Super-Book's checksums (builder stopped). */
+static inline void harness_builder_checksums(struct builder *b, uint64_t sums[2])
+{
+	struct book_tickers t = superbook_tickers(builder_superbook(b));
+
+	sums[0] = venue_books_checksum(builder_venue_books(b), &t);
+	sums[1] = superbook_checksum(builder_superbook(b));
+}
+
+#endif /* WIREBOOK_TEST_BUILDER_HARNESS_H */
