@@ -19,18 +19,12 @@ const struct feed_proto *feed_protocol_get(int protocol)
 }
 
 static const char *const venue_names[FEED_SOURCE_COUNT] = {
-	[WB_VENUE_NONE] = "none",	  [WB_VENUE_NASDAQ] = "nasdaq",
-	[WB_VENUE_BZX] = "bzx",		  [WB_VENUE_BYX] = "byx",
-	[WB_VENUE_EDGX] = "edgx",	  [WB_VENUE_EDGA] = "edga",
-	[WB_VENUE_NYSE] = "nyse",	  [WB_VENUE_ARCA] = "arca",
-	[WB_VENUE_AMERICAN] = "american", [WB_VENUE_NATIONAL] = "national",
-	[WB_VENUE_TEXAS] = "texas",	  [WB_VENUE_BX] = "bx",
-	[WB_VENUE_PSX] = "psx",		  [WB_VENUE_IEX] = "iex",
-	[WB_VENUE_MEMX] = "memx",	  [WB_VENUE_MIAX] = "miax",
-	[WB_VENUE_LTSE] = "ltse",	  [WB_VENUE_ISE] = "ise",
-	[WB_VENUE_CBOE] = "cboe",	  [WB_VENUE_24X] = "24x",
-	[WB_VENUE_TXSE] = "txse",	  [WB_VENUE_FINRA] = "finra",
-	[FEED_SOURCE_CQS] = "cqs",	  [FEED_SOURCE_UQDF] = "uqdf",
+	[WB_VENUE_NONE] = "none",
+#define FEED_VENUE_NAME_ROW(id, value, name) [WB_VENUE_##id] = name,
+	WB_VENUES(FEED_VENUE_NAME_ROW)
+#undef FEED_VENUE_NAME_ROW
+	[FEED_SOURCE_CQS] = "cqs",
+	[FEED_SOURCE_UQDF] = "uqdf",
 };
 
 static const char *const error_names[FEED_ERR_COUNT] = {

@@ -1154,17 +1154,10 @@ const char *wb_strerror(int err)
 const char *wb_venue_name(int venue)
 {
 	static const char *const names[WB_BOOK_VENUES] = {
-		[WB_CONSOLIDATED] = "ALL",	   [WB_VENUE_NASDAQ] = "NASDAQ",
-		[WB_VENUE_BZX] = "BZX",		   [WB_VENUE_BYX] = "BYX",
-		[WB_VENUE_EDGX] = "EDGX",	   [WB_VENUE_EDGA] = "EDGA",
-		[WB_VENUE_NYSE] = "NYSE",	   [WB_VENUE_ARCA] = "ARCA",
-		[WB_VENUE_AMERICAN] = "AMERICAN", [WB_VENUE_NATIONAL] = "NATIONAL",
-		[WB_VENUE_TEXAS] = "TEXAS",	   [WB_VENUE_BX] = "BX",
-		[WB_VENUE_PSX] = "PSX",		   [WB_VENUE_IEX] = "IEX",
-		[WB_VENUE_MEMX] = "MEMX",	   [WB_VENUE_MIAX] = "MIAX",
-		[WB_VENUE_LTSE] = "LTSE",	   [WB_VENUE_ISE] = "ISE",
-		[WB_VENUE_CBOE] = "CBOE",	   [WB_VENUE_24X] = "24X",
-		[WB_VENUE_TXSE] = "TXSE",	   [WB_VENUE_FINRA] = "FINRA",
+		[WB_CONSOLIDATED] = "ALL",
+#define WB_VENUE_LABEL_ROW(id, value, name) [WB_VENUE_##id] = #id,
+		WB_VENUES(WB_VENUE_LABEL_ROW)
+#undef WB_VENUE_LABEL_ROW
 	};
 
 	if (venue < 0 || venue >= WB_BOOK_VENUES || !names[venue])
