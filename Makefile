@@ -38,7 +38,28 @@ O       := build
 FUZZ_SECONDS ?= 20
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
-CPPFLAGS_WB := -Iinclude -Ilib -Itools -D_GNU_SOURCE
+CPPFLAGS_WB := -D_GNU_SOURCE
+
+# Include paths, one per layer: a layer sees only the layers it may use
+# (DESIGN.md, "Parts and their rooms"), so that lib/ including tools/ is a
+# build error (tests/api/layering.sh checks the same by reading the
+# includes). An object's folder names its layer: INC_<folder, / as _>,
+# else its parent folder's (tools/common/x.c: INC_tools). A new room is one
+# line here.
+# lib/wire and lib/feed are freestanding (lib/feed is the module's too);
+# examples build as users build them, against the public headers only.
+INC_lib_wire     := -Iinclude -Ilib
+INC_lib_feed     := -Iinclude -Ilib
+INC_lib_book     := -Iinclude -Ilib
+INC_lib_shm      := -Iinclude -Ilib
+INC_tools        := -Iinclude -Ilib -Itools
+INC_subscribe    := $(INC_tools)
+INC_examples     := -Iinclude
+INC_tests        := $(INC_tools) -Itests/unit
+inc_dir = $(subst /,_,$(patsubst %/,%,$(dir $(1))))
+inc_of = $(or $(INC_$(call inc_dir,$(1))),$(INC_$(call inc_dir,$(patsubst %/,%,$(dir $(1))))),$(error \
+	$(1): no include path for its layer (add INC_$(call inc_dir,$(1)) to the Makefile)))
+
 # Installed libraries and tools run on any x86-64: the baseline ISA by
 # default. NATIVE=1 builds for this machine's CPU (-march=native), for the
 # server that runs it; a change of OPT rebuilds every object (a stamp).
@@ -51,7 +72,9 @@ else
 MARCH   :=
 endif
 OPT     ?= -O2 $(MARCH) -g
-CFLAGS_WB := -std=c11 $(WARN) $(CPPFLAGS_WB) -fPIC
+CFLAGS_C  := -std=c11 $(WARN) $(CPPFLAGS_WB) -fPIC
+# Programs (tools, tests, benches) see every layer; objects see their own (inc_of).
+CFLAGS_WB := $(CFLAGS_C) $(INC_tools)
 SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDLIBS_WB := -lpcap -lnuma -lhwloc -lz -lpthread -lrt -lm
 
@@ -122,11 +145,11 @@ deps-demo:
 
 $(O)/obj/%.o: %.c $(HEADERS) $(O)/.opt
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(OPT) -c $< -o $@
+	$(CC) $(CFLAGS_C) $(call inc_of,$<) $(OPT) -c $< -o $@
 
 $(O)/sobj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(SAN) -c $< -o $@
+	$(CC) $(CFLAGS_C) $(call inc_of,$<) $(SAN) -c $< -o $@
 
 $(LIB_FEED): $(call obj,$(FEED_SRC))
 $(LIB_BOOK): $(call obj,$(BOOK_SRC))
@@ -167,11 +190,11 @@ $(O)/%: subscribe/%.c $(LIBS) $(HEADERS)
 
 $(O)/examples/%: examples/%.c $(LIB_SHM) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIB_SHM) -lrt
+	$(CC) $(CFLAGS_C) $(INC_examples) $(OPT) $< -o $@ $(LIB_SHM) -lrt
 
 $(O)/test/%: tests/unit/%.c $(SLIB_GEN) $(SLIBS) $(HEADERS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(SAN) -Itests/unit $< -o $@ $(SLIB_GEN) $(SLIBS) $(LDLIBS_WB) $$(pkg-config --libs check)
+	$(CC) $(CFLAGS_C) $(INC_tests) $(SAN) $< -o $@ $(SLIB_GEN) $(SLIBS) $(LDLIBS_WB) $$(pkg-config --libs check)
 
 $(O)/bench/%: tests/bench/%.c $(GEN_LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -181,14 +204,14 @@ $(O)/bench/%: tests/bench/%.c $(GEN_LIBS) $(HEADERS)
 # UTP Snap-Shot ends, Cboe GRP/Spin, the XDP Request Server).
 $(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(TCOMMON_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -g -O1 \
+	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) $(INC_tests) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) \
 		$(TCOMMON_SRC) -o $@ $(LDLIBS_WB)
 
 # libFuzzer targets compile the freestanding decoders straight in.
 $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -DFUZZ_STEM=$* -g -O1 \
+	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) $(INC_tests) -DFUZZ_STEM=$* -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) -o $@
 
 # Files that name the install locations are made again whenever PREFIX or
