@@ -41,7 +41,7 @@
 #include "input/source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 #include "wirebook/ring.h"
 
 #define RING_SLOTS (1u << 16)

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 #include "wirebook/barrier.h"
 
 /* A writer holds a record odd for well under a microsecond; a record odd

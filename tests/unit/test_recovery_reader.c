@@ -14,7 +14,7 @@
 #include "book/book_shm.h"
 #include "book/superbook.h"
 #include "wirebook/barrier.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 
 static char name[64];
 static struct superbook *sb;

@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "wirebook/ioctl.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 #include "wirebook/ring.h"
 
 struct metrics_server;
