@@ -7,7 +7,9 @@
 #   make install PREFIX=/usr/local [DESTDIR=/stage] [SYSCONFDIR=/etc] [UNITDIR=...]
 #
 # Sources are found by convention, so adding a file rarely touches this file:
-#   lib/feed/*.c         -> build/libwbfeed.a      (freestanding decoders)
+#   lib/feed/*.c         -> build/libwbfeed.a      (freestanding decoders; the module's too)
+#   lib/feedtext/*.c     -> build/libwbfeedtext.a  (user space only: names, feeds.conf
+#                        lines, raw-view lookups)
 #   lib/book/*.c         -> build/libwbbook.a      (venue books, Super-Book, builder)
 #   lib/shm/*.c          -> build/libwirebook.{a,so} (reader API)
 #   tools/common/*.c     -> build/libwbtools.a     (options, config, control, text)
@@ -50,6 +52,7 @@ CPPFLAGS_WB := -D_GNU_SOURCE
 # examples build as users build them, against the public headers only.
 INC_lib_wire     := -Iinclude -Ilib
 INC_lib_feed     := -Iinclude -Ilib
+INC_lib_feedtext := -Iinclude -Ilib
 INC_lib_book     := -Iinclude -Ilib
 INC_lib_shm      := -Iinclude -Ilib
 INC_tools        := -Iinclude -Ilib -Itools
@@ -79,6 +82,7 @@ SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sani
 LDLIBS_WB := -lpcap -lnuma -lhwloc -lz -lpthread -lrt -lm
 
 FEED_SRC   := $(wildcard lib/feed/*.c)
+FEEDTEXT_SRC := $(wildcard lib/feedtext/*.c)
 BOOK_SRC   := $(wildcard lib/book/*.c)
 SHM_SRC    := $(wildcard lib/shm/*.c)
 TCOMMON_SRC := $(wildcard tools/common/*.c)
@@ -98,22 +102,24 @@ obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 sobj = $(patsubst %.c,$(O)/sobj/%.o,$(1))
 
 LIB_FEED  := $(O)/libwbfeed.a
+LIB_FEEDTEXT := $(O)/libwbfeedtext.a
 LIB_BOOK  := $(O)/libwbbook.a
 LIB_SHM   := $(O)/libwirebook.a
 LIB_SHM_SO := $(O)/libwirebook.so
 LIB_TOOLS := $(O)/libwbtools.a
 LIB_INPUT := $(O)/libwbinput.a
-LIBS      := $(LIB_INPUT) $(LIB_TOOLS) $(LIB_BOOK) $(LIB_SHM) $(LIB_FEED)
+LIBS      := $(LIB_INPUT) $(LIB_TOOLS) $(LIB_BOOK) $(LIB_SHM) $(LIB_FEEDTEXT) $(LIB_FEED)
 LIB_GEN   := $(O)/libwbgen.a
 # What links the generators: wb-gen, the tests, the benches.
 GEN_LIBS  := $(LIB_GEN) $(LIBS)
 
 SLIB_FEED  := $(O)/san/libwbfeed.a
+SLIB_FEEDTEXT := $(O)/san/libwbfeedtext.a
 SLIB_BOOK  := $(O)/san/libwbbook.a
 SLIB_SHM   := $(O)/san/libwirebook.a
 SLIB_TOOLS := $(O)/san/libwbtools.a
 SLIB_INPUT := $(O)/san/libwbinput.a
-SLIBS      := $(SLIB_INPUT) $(SLIB_TOOLS) $(SLIB_BOOK) $(SLIB_SHM) $(SLIB_FEED)
+SLIBS      := $(SLIB_INPUT) $(SLIB_TOOLS) $(SLIB_BOOK) $(SLIB_SHM) $(SLIB_FEEDTEXT) $(SLIB_FEED)
 SLIB_GEN   := $(O)/san/libwbgen.a
 
 TOOLS    := $(patsubst %.c,$(O)/%,$(notdir $(TOOL_SRC)))
@@ -152,12 +158,14 @@ $(O)/sobj/%.o: %.c $(HEADERS)
 	$(CC) $(CFLAGS_C) $(call inc_of,$<) $(SAN) -c $< -o $@
 
 $(LIB_FEED): $(call obj,$(FEED_SRC))
+$(LIB_FEEDTEXT): $(call obj,$(FEEDTEXT_SRC))
 $(LIB_BOOK): $(call obj,$(BOOK_SRC))
 $(LIB_SHM): $(call obj,$(SHM_SRC))
 $(LIB_TOOLS): $(call obj,$(TCOMMON_SRC))
 $(LIB_INPUT): $(call obj,$(INPUT_SRC))
 $(LIB_GEN): $(call obj,$(GEN_SRC))
 $(SLIB_FEED): $(call sobj,$(FEED_SRC))
+$(SLIB_FEEDTEXT): $(call sobj,$(FEEDTEXT_SRC))
 $(SLIB_BOOK): $(call sobj,$(BOOK_SRC))
 $(SLIB_SHM): $(call sobj,$(SHM_SRC))
 $(SLIB_TOOLS): $(call sobj,$(TCOMMON_SRC))
@@ -202,17 +210,17 @@ $(O)/bench/%: tests/bench/%.c $(GEN_LIBS) $(HEADERS)
 
 # The recovery protocols' decoders in tools/common (SoupBinTCP, GLIMPSE and
 # UTP Snap-Shot ends, Cboe GRP/Spin, the XDP Request Server).
-$(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(TCOMMON_SRC) $(HEADERS)
+$(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(FEEDTEXT_SRC) $(TCOMMON_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) $(INC_tests) -g -O1 \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) $(FEEDTEXT_SRC) \
 		$(TCOMMON_SRC) -o $@ $(LDLIBS_WB)
 
 # libFuzzer targets compile the freestanding decoders straight in.
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(FEEDTEXT_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) $(INC_tests) -DFUZZ_STEM=$* -g -O1 \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) -o $@
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) $(FEEDTEXT_SRC) -o $@
 
 # Files that name the install locations are made again whenever PREFIX or
 # SYSCONFDIR differ from the last build's (a stamp holds them).
