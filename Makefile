@@ -217,7 +217,8 @@ $(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(FEEDTEXT_SRC) 
 		$(TCOMMON_SRC) -o $@ $(LDLIBS_WB)
 
 # libFuzzer targets compile the freestanding decoders straight in.
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(FEEDTEXT_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(FEEDTEXT_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h) \
+		tests/unit/test_util.h
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) $(INC_tests) -DFUZZ_STEM=$* -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) $(FEEDTEXT_SRC) -o $@
