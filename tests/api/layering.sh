@@ -4,7 +4,8 @@
 # Makefile's per-layer include paths (INC_*) already make most violations
 # a build error; this reads the includes themselves, so it also catches
 # what an include path cannot (lib/feed including lib/book through -Ilib,
-# the module including user-only feed code, a "../" path around a rule).
+# the module including user-only feed code, a "../" path around a rule),
+# and that lib/wire and lib/feed need no libc header.
 #
 #   tests/api/layering.sh        prints each violation; exit 1 if any
 set -uo pipefail
@@ -51,8 +52,26 @@ for room in "${!may[@]}"; do
 		esac
 	done < <(grep -rn --include='*.[ch]' --include='*.cpp' -E '^[[:space:]]*#[[:space:]]*include' "$room")
 done
+# lib/wire and lib/feed are freestanding: each compiles with the compiler's
+# own headers only (stdint.h, stddef.h, stdbool.h), no libc. feed_ioc.c is
+# the bridge to the control ABI (ioctl.h's _IOW, errno values) and may use
+# those two.
+cc=${CC:-cc}
+gcc_include=$($cc -print-file-name=include)
+for src in lib/wire/*.h lib/feed/*.c; do
+	[ -e "$src" ] || continue
+	case "$src" in lib/feed/feed_ioc.c) continue ;; esac
+	if ! $cc -x c -std=c11 -fsyntax-only -ffreestanding -nostdinc -isystem "$gcc_include" \
+		-Iinclude -Ilib "$src" 2>"${TMPDIR:-/tmp}/layering.$$"; then
+		echo "$src: not freestanding (it needs more than the compiler's headers):" >&2
+		head -3 "${TMPDIR:-/tmp}/layering.$$" >&2
+		fails=$((fails + 1))
+	fi
+done
+rm -f "${TMPDIR:-/tmp}/layering.$$"
+
 if [ "$fails" -gt 0 ]; then
-	echo "layering: $fails include(s) against DESIGN.md's table" >&2
+	echo "layering: $fails violation(s) of DESIGN.md's table" >&2
 	exit 1
 fi
-echo "layering: every include points down the table"
+echo "layering: every include points down the table; lib/wire and lib/feed are freestanding"
