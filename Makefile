@@ -7,7 +7,9 @@
 #   make install PREFIX=/usr/local [DESTDIR=/stage] [SYSCONFDIR=/etc] [UNITDIR=...]
 #
 # Sources are found by convention, so adding a file rarely touches this file:
-#   lib/feed/*.c         -> build/libwbfeed.a      (freestanding decoders)
+#   lib/feed/*.c         -> build/libwbfeed.a      (freestanding decoders; the module's too)
+#   lib/feedtext/*.c     -> build/libwbfeedtext.a  (user space only: names, feeds.conf
+#                        lines, raw-view lookups)
 #   lib/book/*.c         -> build/libwbbook.a      (venue books, Super-Book, builder)
 #   lib/shm/*.c          -> build/libwirebook.{a,so} (reader API)
 #   lib/recovery/*.c     -> build/libwbrecovery.a  (gap-recovery clients: the services
@@ -43,7 +45,33 @@ O       := build
 FUZZ_SECONDS ?= 20
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
-CPPFLAGS_WB := -Iinclude -Ilib -Itools -D_GNU_SOURCE
+CPPFLAGS_WB := -D_GNU_SOURCE
+
+# Include paths, one per layer: a layer sees only the layers it may use
+# (DESIGN.md, "Parts and their rooms"), so that lib/ including tools/ is a
+# build error (tests/api/layering.sh checks the same by reading the
+# includes). An object's folder names its layer: INC_<folder, / as _>,
+# else its parent folder's (tools/common/x.c: INC_tools). A new room is one
+# line here.
+# lib/wire and lib/feed are freestanding (lib/feed is the module's too);
+# examples build as users build them, against the public headers only.
+INC_lib_wire     := -Iinclude -Ilib
+INC_lib_feed     := -Iinclude -Ilib
+INC_lib_feedtext := -Iinclude -Ilib
+INC_lib_book     := -Iinclude -Ilib
+INC_lib_shm      := -Iinclude -Ilib
+INC_lib_recovery := -Iinclude -Ilib
+INC_tools        := -Iinclude -Ilib -Itools
+INC_subscribe    := $(INC_tools)
+INC_examples     := -Iinclude
+# The simulators' headers are named "sim/..." from the top: only they, the
+# tests and wb-recoveryd see the top directory.
+INC_sim          := $(INC_tools) -I.
+INC_tests        := $(INC_tools) -Itests/unit
+inc_dir = $(subst /,_,$(patsubst %/,%,$(dir $(1))))
+inc_of = $(or $(INC_$(call inc_dir,$(1))),$(INC_$(call inc_dir,$(patsubst %/,%,$(dir $(1))))),$(error \
+	$(1): no include path for its layer (add INC_$(call inc_dir,$(1)) to the Makefile)))
+
 # Installed libraries and tools run on any x86-64: the baseline ISA by
 # default. NATIVE=1 builds for this machine's CPU (-march=native), for the
 # server that runs it; a change of OPT rebuilds every object (a stamp).
@@ -56,11 +84,14 @@ else
 MARCH   :=
 endif
 OPT     ?= -O2 $(MARCH) -g
-CFLAGS_WB := -std=c11 $(WARN) $(CPPFLAGS_WB) -fPIC
+CFLAGS_C  := -std=c11 $(WARN) $(CPPFLAGS_WB) -fPIC
+# Programs (tools, tests, benches) see every layer; objects see their own (inc_of).
+CFLAGS_WB := $(CFLAGS_C) $(INC_tools)
 SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDLIBS_WB := -lpcap -lnuma -lhwloc -lz -lpthread -lrt -lm
 
 FEED_SRC   := $(wildcard lib/feed/*.c)
+FEEDTEXT_SRC := $(wildcard lib/feedtext/*.c)
 BOOK_SRC   := $(wildcard lib/book/*.c)
 SHM_SRC    := $(wildcard lib/shm/*.c)
 RECOVERY_SRC := $(wildcard lib/recovery/*.c)
@@ -86,26 +117,27 @@ obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 sobj = $(patsubst %.c,$(O)/sobj/%.o,$(1))
 
 LIB_FEED  := $(O)/libwbfeed.a
+LIB_FEEDTEXT := $(O)/libwbfeedtext.a
 LIB_BOOK  := $(O)/libwbbook.a
 LIB_SHM   := $(O)/libwirebook.a
 LIB_SHM_SO := $(O)/libwirebook.so
 LIB_RECOVERY := $(O)/libwbrecovery.a
 LIB_TOOLS := $(O)/libwbtools.a
 LIB_INPUT := $(O)/libwbinput.a
-# lib/recovery uses the tools' address parser and control calls: before them.
-LIBS      := $(LIB_INPUT) $(LIB_RECOVERY) $(LIB_TOOLS) $(LIB_BOOK) $(LIB_SHM) $(LIB_FEED)
+LIBS      := $(LIB_INPUT) $(LIB_RECOVERY) $(LIB_TOOLS) $(LIB_BOOK) $(LIB_SHM) $(LIB_FEEDTEXT) $(LIB_FEED)
 LIB_GEN   := $(O)/libwbgen.a
 LIB_SIM   := $(O)/libwbsim.a
 # What links the generators: wb-gen, the tests, the benches.
 GEN_LIBS  := $(LIB_GEN) $(LIBS)
 
 SLIB_FEED  := $(O)/san/libwbfeed.a
+SLIB_FEEDTEXT := $(O)/san/libwbfeedtext.a
 SLIB_BOOK  := $(O)/san/libwbbook.a
 SLIB_SHM   := $(O)/san/libwirebook.a
 SLIB_RECOVERY := $(O)/san/libwbrecovery.a
 SLIB_TOOLS := $(O)/san/libwbtools.a
 SLIB_INPUT := $(O)/san/libwbinput.a
-SLIBS      := $(SLIB_INPUT) $(SLIB_RECOVERY) $(SLIB_TOOLS) $(SLIB_BOOK) $(SLIB_SHM) $(SLIB_FEED)
+SLIBS      := $(SLIB_INPUT) $(SLIB_RECOVERY) $(SLIB_TOOLS) $(SLIB_BOOK) $(SLIB_SHM) $(SLIB_FEEDTEXT) $(SLIB_FEED)
 SLIB_GEN   := $(O)/san/libwbgen.a
 SLIB_SIM   := $(O)/san/libwbsim.a
 
@@ -136,24 +168,21 @@ deps:
 deps-demo:
 	@scripts/deps.sh --for demo
 
-# The simulators' headers are named "sim/..." from the top: only they, the
-# tests and wb-recoveryd see the top directory.
-$(call obj,$(SIM_SRC)) $(call sobj,$(SIM_SRC)): CFLAGS_WB += -I.
-
 $(O)/obj/%.o: %.c $(HEADERS) $(O)/.opt
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(OPT) -c $< -o $@
+	$(CC) $(CFLAGS_C) $(call inc_of,$<) $(OPT) -c $< -o $@
 
 $(O)/sobj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(SAN) -c $< -o $@
+	$(CC) $(CFLAGS_C) $(call inc_of,$<) $(SAN) -c $< -o $@
 
 # Only the version's object knows it: a new release rebuilds that one.
 $(O)/obj/tools/common/version.o $(O)/sobj/tools/common/version.o: scripts/wirebook.pc.in
 $(O)/obj/tools/common/version.o $(O)/sobj/tools/common/version.o: \
-	CFLAGS_WB += -DWB_VERSION='"$(WB_VERSION)"'
+	CFLAGS_C += -DWB_VERSION='"$(WB_VERSION)"'
 
 $(LIB_FEED): $(call obj,$(FEED_SRC))
+$(LIB_FEEDTEXT): $(call obj,$(FEEDTEXT_SRC))
 $(LIB_BOOK): $(call obj,$(BOOK_SRC))
 $(LIB_SHM): $(call obj,$(SHM_SRC))
 $(LIB_RECOVERY): $(call obj,$(RECOVERY_SRC))
@@ -162,6 +191,7 @@ $(LIB_INPUT): $(call obj,$(INPUT_SRC))
 $(LIB_GEN): $(call obj,$(GEN_SRC))
 $(LIB_SIM): $(call obj,$(SIM_SRC))
 $(SLIB_FEED): $(call sobj,$(FEED_SRC))
+$(SLIB_FEEDTEXT): $(call sobj,$(FEEDTEXT_SRC))
 $(SLIB_BOOK): $(call sobj,$(BOOK_SRC))
 $(SLIB_SHM): $(call sobj,$(SHM_SRC))
 $(SLIB_RECOVERY): $(call sobj,$(RECOVERY_SRC))
@@ -196,11 +226,11 @@ $(O)/%: subscribe/%.c $(LIBS) $(HEADERS)
 
 $(O)/examples/%: examples/%.c $(LIB_SHM) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIB_SHM) -lrt
+	$(CC) $(CFLAGS_C) $(INC_examples) $(OPT) $< -o $@ $(LIB_SHM) -lrt
 
 $(O)/test/%: tests/unit/%.c $(SLIB_GEN) $(SLIB_SIM) $(SLIBS) $(HEADERS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WB) -I. $(SAN) -Itests/unit $< -o $@ $(SLIB_GEN) $(SLIB_SIM) $(SLIBS) $(LDLIBS_WB) \
+	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $< -o $@ $(SLIB_GEN) $(SLIB_SIM) $(SLIBS) $(LDLIBS_WB) \
 		$$(pkg-config --libs check)
 
 $(O)/bench/%: tests/bench/%.c $(GEN_LIBS) $(HEADERS)
@@ -209,17 +239,18 @@ $(O)/bench/%: tests/bench/%.c $(GEN_LIBS) $(HEADERS)
 
 # The recovery protocols' decoders in lib/recovery (SoupBinTCP, GLIMPSE and
 # UTP Snap-Shot ends, Cboe GRP/Spin, the XDP Request Server).
-$(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(RECOVERY_SRC) $(TCOMMON_SRC) $(HEADERS)
+$(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(FEEDTEXT_SRC) $(RECOVERY_SRC) $(TCOMMON_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -g -O1 \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) \
+	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) $(INC_tests) -g -O1 \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) $(FEEDTEXT_SRC) \
 		$(RECOVERY_SRC) $(TCOMMON_SRC) -o $@ $(LDLIBS_WB)
 
 # libFuzzer targets compile the freestanding decoders straight in.
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h)
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(FEEDTEXT_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h) \
+		tests/unit/test_util.h
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) -DFUZZ_STEM=$* -g -O1 \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) -o $@
+	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) $(INC_tests) -DFUZZ_STEM=$* -g -O1 \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) $(FEEDTEXT_SRC) -o $@
 
 # Files that name the install locations are made again whenever PREFIX or
 # SYSCONFDIR differ from the last build's (a stamp holds them).

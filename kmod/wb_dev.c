@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -58,7 +59,7 @@ unsigned int wb_stats_snapshot(struct wb_ioc_line_stats *out)
 	return c.n;
 }
 
-static long wb_ioctl_feed_add(void __user *arg)
+static long wb_ioctl_feed_add(struct file *file, unsigned int cmd, void __user *arg)
 {
 	struct wb_ioc_feed f;
 	struct feed_map_entry m;
@@ -77,7 +78,7 @@ static long wb_ioctl_feed_add(void __user *arg)
 	return copy_to_user(arg, &f, sizeof(f)) ? -EFAULT : 0;
 }
 
-static long wb_ioctl_trading_date(void __user *arg)
+static long wb_ioctl_trading_date(struct file *file, unsigned int cmd, void __user *arg)
 {
 	struct wb_ioc_date d;
 	int rc;
@@ -92,7 +93,7 @@ static long wb_ioctl_trading_date(void __user *arg)
 	return feed_ioc_errno(rc);
 }
 
-static long wb_ioctl_feed_del(void __user *arg)
+static long wb_ioctl_feed_del(struct file *file, unsigned int cmd, void __user *arg)
 {
 	struct wb_ioc_feed f;
 	int rc;
@@ -107,7 +108,7 @@ static long wb_ioctl_feed_del(void __user *arg)
 	return rc;
 }
 
-static long wb_ioctl_feed_list(void __user *arg)
+static long wb_ioctl_feed_list(struct file *file, unsigned int cmd, void __user *arg)
 {
 	struct wb_ioc_list req;
 	struct wb_ioc_feed *out;
@@ -133,8 +134,9 @@ static long wb_ioctl_feed_list(void __user *arg)
 	return rc;
 }
 
-static long wb_ioctl_sub(void __user *arg, bool add)
+static long wb_ioctl_sub(struct file *file, unsigned int cmd, void __user *arg)
 {
+	bool add = cmd == WB_IOC_SUB_ADD;
 	struct wb_ioc_symbol s;
 	int len, rc;
 
@@ -157,7 +159,7 @@ static long wb_ioctl_sub(void __user *arg, bool add)
 	return copy_to_user(arg, &s, sizeof(s)) ? -EFAULT : 0;
 }
 
-static long wb_ioctl_sub_list(void __user *arg)
+static long wb_ioctl_sub_list(struct file *file, unsigned int cmd, void __user *arg)
 {
 	struct wb_ioc_list req;
 	struct wb_ioc_symbol *out = NULL;
@@ -191,7 +193,7 @@ static long wb_ioctl_sub_list(void __user *arg)
 	return rc;
 }
 
-static long wb_ioctl_stats(void __user *arg)
+static long wb_ioctl_stats(struct file *file, unsigned int cmd, void __user *arg)
 {
 	struct wb_ioc_stats req;
 	struct wb_ioc_line_stats *lines;
@@ -222,7 +224,7 @@ static void wb_reset_venue_counters(int venue, void *arg)
 
 /* Line counters and hook counters restart; ring counters never do (the
  * ring ABI promises readers a monotonic dropped count). */
-static long wb_ioctl_stats_reset(void)
+static long wb_ioctl_stats_reset(struct file *file, unsigned int cmd, void __user *arg)
 {
 	unsigned int cpu;
 
@@ -299,7 +301,7 @@ static void wb_rec_disable(struct wb_rec_owner *o)
 	o->file = NULL;
 }
 
-static long wb_ioctl_rec_enable(struct file *file, void __user *arg)
+static long wb_ioctl_rec_enable(struct file *file, unsigned int cmd, void __user *arg)
 {
 	struct wb_ioc_rec_enable r;
 	struct wb_rec_owner *o;
@@ -353,7 +355,7 @@ static void wb_rec_list_venue(int venue, void *arg)
 	l->n += feed_recovery_list_venue(wb.engine, venue, l->list + at, l->cap - at, l->all);
 }
 
-static long wb_ioctl_rec_list(void __user *arg)
+static long wb_ioctl_rec_list(struct file *file, unsigned int cmd, void __user *arg)
 {
 	struct wb_ioc_rec_list req;
 	struct wb_rec_listing l = { 0 };
@@ -484,77 +486,81 @@ static int wb_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static long wb_ioctl_version(struct file *file, unsigned int cmd, void __user *arg)
+{
+	struct wb_ioc_version v = {
+		.ctl_version = WB_CTL_VERSION,
+		.abi_version = WB_ABI_VERSION,
+		.ring_count = wb.ring_count,
+	};
+
+	return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+static long wb_ioctl_ring_info(struct file *file, unsigned int cmd, void __user *arg)
+{
+	struct wb_ioc_ring_info ri = {
+		.ring_count = wb.ring_count,
+		.slot_count = wb.ring_slots,
+		.slot_size = sizeof(struct wb_event),
+		.page_size = WB_RING_PAGE,
+		.ring_bytes = wb.ring_bytes,
+		.mmap_stride = wb.ring_stride,
+	};
+
+	return copy_to_user(arg, &ri, sizeof(ri)) ? -EFAULT : 0;
+}
+
+/*
+ * The ioctls, one row each (the DRM way): a command is served only by the
+ * row its number indexes and only when it is that row's whole command
+ * (direction and size too), so a command with no row is -ENOTTY, never
+ * another's handler.
+ */
+#define WB_IOCTL_WRITE	0x1	/* changes state: needs the file opened for writing */
+
+struct wb_ioctl_desc {
+	unsigned int cmd;
+	unsigned int flags;
+	long (*func)(struct file *file, unsigned int cmd, void __user *arg);
+};
+
+#define WB_IOCTL_DEF(ioctl, _func, _flags) \
+	[_IOC_NR(ioctl)] = { .cmd = ioctl, .func = _func, .flags = _flags }
+
+static const struct wb_ioctl_desc wb_ioctls[] = {
+	WB_IOCTL_DEF(WB_IOC_VERSION, wb_ioctl_version, 0),
+	WB_IOCTL_DEF(WB_IOC_RING_INFO, wb_ioctl_ring_info, 0),
+	WB_IOCTL_DEF(WB_IOC_FEED_ADD, wb_ioctl_feed_add, WB_IOCTL_WRITE),
+	WB_IOCTL_DEF(WB_IOC_FEED_DEL, wb_ioctl_feed_del, WB_IOCTL_WRITE),
+	WB_IOCTL_DEF(WB_IOC_FEED_LIST, wb_ioctl_feed_list, 0),
+	WB_IOCTL_DEF(WB_IOC_SUB_ADD, wb_ioctl_sub, WB_IOCTL_WRITE),
+	WB_IOCTL_DEF(WB_IOC_SUB_DEL, wb_ioctl_sub, WB_IOCTL_WRITE),
+	WB_IOCTL_DEF(WB_IOC_SUB_LIST, wb_ioctl_sub_list, 0),
+	WB_IOCTL_DEF(WB_IOC_STATS, wb_ioctl_stats, 0),
+	WB_IOCTL_DEF(WB_IOC_STATS_RESET, wb_ioctl_stats_reset, WB_IOCTL_WRITE),
+	WB_IOCTL_DEF(WB_IOC_TRADING_DATE, wb_ioctl_trading_date, WB_IOCTL_WRITE),
+	WB_IOCTL_DEF(WB_IOC_REC_ENABLE, wb_ioctl_rec_enable, WB_IOCTL_WRITE),
+	WB_IOCTL_DEF(WB_IOC_REC_LIST, wb_ioctl_rec_list, 0),
+	WB_IOCTL_DEF(WB_IOC_REC_PACKET, wb_ioctl_rec_feed, WB_IOCTL_WRITE),
+	WB_IOCTL_DEF(WB_IOC_REC_LOST, wb_ioctl_rec_feed, WB_IOCTL_WRITE),
+	WB_IOCTL_DEF(WB_IOC_REC_SNAPSHOT, wb_ioctl_rec_feed, WB_IOCTL_WRITE),
+	/* WB_IOC_RECOVERY_LIST is wirebookd's: the module has no recovery client */
+};
+
 static long wb_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 {
-	void __user *arg = (void __user *)uarg;
-	bool writer = file->f_mode & FMODE_WRITE;
+	unsigned int nr = _IOC_NR(cmd);
+	const struct wb_ioctl_desc *d;
 
-	switch (cmd) {
-	case WB_IOC_VERSION: {
-		struct wb_ioc_version v = {
-			.ctl_version = WB_CTL_VERSION,
-			.abi_version = WB_ABI_VERSION,
-			.ring_count = wb.ring_count,
-		};
-
-		return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
-	}
-	case WB_IOC_RING_INFO: {
-		struct wb_ioc_ring_info ri = {
-			.ring_count = wb.ring_count,
-			.slot_count = wb.ring_slots,
-			.slot_size = sizeof(struct wb_event),
-			.page_size = WB_RING_PAGE,
-			.ring_bytes = wb.ring_bytes,
-			.mmap_stride = wb.ring_stride,
-		};
-
-		return copy_to_user(arg, &ri, sizeof(ri)) ? -EFAULT : 0;
-	}
-	case WB_IOC_FEED_LIST:
-		return wb_ioctl_feed_list(arg);
-	case WB_IOC_SUB_LIST:
-		return wb_ioctl_sub_list(arg);
-	case WB_IOC_STATS:
-		return wb_ioctl_stats(arg);
-	case WB_IOC_REC_LIST:
-		return wb_ioctl_rec_list(arg);
-	case WB_IOC_REC_ENABLE:
-	case WB_IOC_REC_PACKET:
-	case WB_IOC_REC_LOST:
-	case WB_IOC_REC_SNAPSHOT:
-	case WB_IOC_FEED_ADD:
-	case WB_IOC_FEED_DEL:
-	case WB_IOC_SUB_ADD:
-	case WB_IOC_SUB_DEL:
-	case WB_IOC_STATS_RESET:
-	case WB_IOC_TRADING_DATE:
-		if (!writer)
-			return -EBADF;
-		break;
-	default:
+	if (_IOC_TYPE(cmd) != WB_IOC_MAGIC || nr >= ARRAY_SIZE(wb_ioctls))
 		return -ENOTTY;
-	}
-	switch (cmd) {
-	case WB_IOC_FEED_ADD:
-		return wb_ioctl_feed_add(arg);
-	case WB_IOC_FEED_DEL:
-		return wb_ioctl_feed_del(arg);
-	case WB_IOC_SUB_ADD:
-		return wb_ioctl_sub(arg, true);
-	case WB_IOC_SUB_DEL:
-		return wb_ioctl_sub(arg, false);
-	case WB_IOC_TRADING_DATE:
-		return wb_ioctl_trading_date(arg);
-	case WB_IOC_REC_ENABLE:
-		return wb_ioctl_rec_enable(file, arg);
-	case WB_IOC_REC_PACKET:
-	case WB_IOC_REC_LOST:
-	case WB_IOC_REC_SNAPSHOT:
-		return wb_ioctl_rec_feed(file, cmd, arg);
-	default:
-		return wb_ioctl_stats_reset();
-	}
+	d = &wb_ioctls[array_index_nospec(nr, ARRAY_SIZE(wb_ioctls))];
+	if (!d->func || d->cmd != cmd)
+		return -ENOTTY;
+	if ((d->flags & WB_IOCTL_WRITE) && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	return d->func(file, cmd, (void __user *)uarg);
 }
 
 /*

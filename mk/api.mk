@@ -1,6 +1,7 @@
 # The library as users meet it (issue 15). Part of make check:
 #
 #   make headers-test    every include/wirebook header, C11/C17, C++11..20, gcc and clang
+#   make layering-test   every layer includes only the layers below it (DESIGN.md)
 #   make api-test        tests/api/test_*.sh: the C++ and event examples, the Python
 #                        package and wb-export, against a live wirebookd and an install
 #   make abi-check       exported symbols, SONAME, abidiff against abi/libwirebook.abi
@@ -19,17 +20,20 @@ $(O)/examples/%: examples/%.cpp $(LIB_SHM) $(wildcard include/wirebook/*.h)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS_WB) $(OPT) $< -o $@ $(LIB_SHM) -lrt
 
-.PHONY: headers-test api-test
+.PHONY: headers-test layering-test api-test
 
 headers-test:
 	tests/api/headers.sh
+
+layering-test:
+	tests/api/layering.sh
 
 API_TESTS ?=
 
 api-test: all
 	B=$(O) tests/service/run.sh $(or $(API_TESTS),$(wildcard tests/api/test_*.sh))
 
-CHECK_EXTRA += headers-test api-test
+CHECK_EXTRA += headers-test layering-test api-test
 
 # ABI: lib/shm/libwirebook.map exports the public functions; abi-check
 # compares build/libwirebook.so with the stored baseline (libabigail).

@@ -3,7 +3,7 @@
 
 .PHONY: bench-sip-callgrind
 
-$(O)/cg/bench/bench_sip: tests/bench/bench_sip.c $(FEED_SRC) $(TCOMMON_SRC) $(INPUT_SRC) $(GEN_SRC) $(HEADERS)
+$(O)/cg/bench/bench_sip: tests/bench/bench_sip.c $(FEED_SRC) $(FEEDTEXT_SRC) $(TCOMMON_SRC) $(INPUT_SRC) $(GEN_SRC) $(HEADERS)
 	$(MAKE) -s O=$(O)/cg OPT="-O2 -g" $(O)/cg/bench/bench_sip
 
 bench-sip-callgrind: $(O)/cg/bench/bench_sip

@@ -61,6 +61,7 @@
 
 #include "common/feeds_conf.h"
 #include "common/metrics.h"
+#include "feedtext/address.h"
 #include "common/options.h"
 #include "feed/feed.h"
 #include "input/pcap_io.h"
@@ -440,7 +441,7 @@ int main(int argc, char **argv)
 			channel = (int)v;
 			break;
 		case OPT_LISTEN:
-			if (metrics_parse_address(optarg, &ip, &port, err, sizeof(err))) {
+			if (feed_parse_address(optarg, &ip, &port, err, sizeof(err))) {
 				fprintf(stderr, "wb-recoveryd: --listen %s\n", err);
 				return 2;
 			}
@@ -480,7 +481,7 @@ int main(int argc, char **argv)
 			*(c == OPT_USER ? &user : &password) = optarg;
 			break;
 		case OPT_REPLY_TO:
-			if (metrics_parse_address(optarg, &rip, &rport, err, sizeof(err)) || !rport) {
+			if (feed_parse_address(optarg, &rip, &rport, err, sizeof(err)) || !rport) {
 				fprintf(stderr, "wb-recoveryd: --reply-to %s\n",
 					rport ? err : "needs ADDR:PORT with a port");
 				return 2;
@@ -538,7 +539,7 @@ int main(int argc, char **argv)
 			uint32_t fip = 0;
 			uint16_t fport = 0;
 
-			if (metrics_parse_address(optarg, &fip, &fport, err, sizeof(err)) || !fport) {
+			if (feed_parse_address(optarg, &fip, &fport, err, sizeof(err)) || !fport) {
 				fprintf(stderr, "wb-recoveryd: --refresh-to %s\n",
 					fport ? err : "needs ADDR:PORT with a port");
 				return 2;

@@ -38,15 +38,17 @@
 #include "common/feeds_conf.h"
 #include "input/kernel_source.h"
 #include "common/metrics.h"
+#include "feedtext/address.h"
 #include "common/options.h"
 #include "recovery/recovery.h"
+#include "common/recovery_kernel.h"
 #include "recovery/recovery_table.h"
 #include "common/shm_mount.h"
 #include "common/version.h"
 #include "input/source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 #include "wirebook/ring.h"
 
 #define RING_SLOTS (1u << 16)
@@ -827,7 +829,7 @@ int main(int argc, char **argv)
 			uint32_t ip;
 			uint16_t port;
 
-			if (metrics_parse_address(optarg, &ip, &port, err, sizeof(err))) {
+			if (feed_parse_address(optarg, &ip, &port, err, sizeof(err))) {
 				fprintf(stderr, "wirebookd: %s%s--metrics %s\n", opt_origin ? opt_origin : "",
 					opt_origin ? ": " : "", err);
 				BAD_VALUE();

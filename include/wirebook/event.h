@@ -75,30 +75,39 @@ enum wb_event_kind {
  * data comes from. A venue whose direct order-by-order feed is decoded gets
  * a book; every venue's quote also reaches wirebook through the SIPs (CQS,
  * UQDF), as a second view of the same venue. The SIPs are feeds, not venues.
+ *
+ * The one list of them: X(ID, value, name) gives WB_VENUE_<ID> = value,
+ * the feeds.conf word (name) and the reader's label (wb_venue_name: #ID).
+ * Values are ABI: new rows take new values.
  */
+#define WB_VENUES(X) \
+	X(NASDAQ, 1, "nasdaq")		/* Nasdaq Stock Market (ITCH) */ \
+	X(BZX, 2, "bzx")		/* Cboe BZX (PITCH) */ \
+	X(BYX, 3, "byx")		/* Cboe BYX (PITCH) */ \
+	X(EDGX, 4, "edgx")		/* Cboe EDGX (PITCH) */ \
+	X(EDGA, 5, "edga")		/* Cboe EDGA (PITCH) */ \
+	X(NYSE, 6, "nyse")		/* New York Stock Exchange (XDP) */ \
+	X(ARCA, 7, "arca")		/* NYSE Arca (XDP) */ \
+	X(AMERICAN, 8, "american")	/* NYSE American (XDP) */ \
+	X(NATIONAL, 9, "national")	/* NYSE National (XDP) */ \
+	X(TEXAS, 10, "texas")		/* NYSE Texas, formerly NYSE Chicago (XDP) */ \
+	X(BX, 11, "bx")			/* Nasdaq BX, now Nasdaq Texas (ITCH format) */ \
+	X(PSX, 12, "psx")		/* Nasdaq PSX (ITCH format) */ \
+	X(IEX, 13, "iex")		/* Investors Exchange */ \
+	X(MEMX, 14, "memx")		/* Members Exchange */ \
+	X(MIAX, 15, "miax")		/* MIAX Pearl Equities */ \
+	X(LTSE, 16, "ltse")		/* Long-Term Stock Exchange */ \
+	X(ISE, 17, "ise")		/* Nasdaq ISE */ \
+	X(CBOE, 18, "cboe")		/* Cboe Stock Exchange (CBSX) */ \
+	X(24X, 19, "24x")		/* 24X National Exchange */ \
+	X(TXSE, 20, "txse")		/* Texas Stock Exchange */ \
+	X(FINRA, 21, "finra")		/* FINRA Alternative Display Facility */
+
 enum wb_venue {
 	WB_VENUE_NONE = 0,
-	WB_VENUE_NASDAQ = 1,	/* Nasdaq Stock Market (ITCH) */
-	WB_VENUE_BZX = 2,	/* Cboe BZX (PITCH) */
-	WB_VENUE_BYX = 3,	/* Cboe BYX (PITCH) */
-	WB_VENUE_EDGX = 4,	/* Cboe EDGX (PITCH) */
-	WB_VENUE_EDGA = 5,	/* Cboe EDGA (PITCH) */
-	WB_VENUE_NYSE = 6,	/* New York Stock Exchange (XDP) */
-	WB_VENUE_ARCA = 7,	/* NYSE Arca (XDP) */
-	WB_VENUE_AMERICAN = 8,	/* NYSE American (XDP) */
-	WB_VENUE_NATIONAL = 9,	/* NYSE National (XDP) */
-	WB_VENUE_TEXAS = 10,	/* NYSE Texas, formerly NYSE Chicago (XDP) */
-	WB_VENUE_BX = 11,	/* Nasdaq BX, now Nasdaq Texas (ITCH format) */
-	WB_VENUE_PSX = 12,	/* Nasdaq PSX (ITCH format) */
-	WB_VENUE_IEX = 13,	/* Investors Exchange */
-	WB_VENUE_MEMX = 14,	/* Members Exchange */
-	WB_VENUE_MIAX = 15,	/* MIAX Pearl Equities */
-	WB_VENUE_LTSE = 16,	/* Long-Term Stock Exchange */
-	WB_VENUE_ISE = 17,	/* Nasdaq ISE */
-	WB_VENUE_CBOE = 18,	/* Cboe Stock Exchange (CBSX) */
-	WB_VENUE_24X = 19,	/* 24X National Exchange */
-	WB_VENUE_TXSE = 20,	/* Texas Stock Exchange */
-	WB_VENUE_FINRA = 21,	/* FINRA Alternative Display Facility */
+#define WB_VENUE_ENUM_ROW(id, value, name) WB_VENUE_##id = value,
+	WB_VENUES(WB_VENUE_ENUM_ROW)
+#undef WB_VENUE_ENUM_ROW
 	WB_VENUE_COUNT
 };
 

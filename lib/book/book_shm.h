@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 
 struct book_shm {
 	struct wb_shm_header *hdr;	/* the mapping; NULL: none */

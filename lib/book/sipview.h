@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 #include "book/update.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 
 struct sipview;
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include "book/checksum.h"
 #include "book/update.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 
 struct superbook;
 

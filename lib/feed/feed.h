@@ -17,6 +17,10 @@
  *   feed_time.c  the one time convention (event.h): trading-day midnight
  *   <stem>.c     a protocol: framing, messages, raw field layouts
  *                (protocols.h lists them)
+ * and, in user space only (lib/feedtext, never in the module): the names
+ * and feeds.conf lines below (feed_venue_name, feed_error_name and
+ * feed_protocol_venues excepted: the module's /proc shows them) and the
+ * raw view's lookups (raw.h).
  *
  * Concurrency: one engine is driven by one thread at a time, or (the
  * module) by one thread per feed-map venue at a time, each under that
@@ -261,7 +265,7 @@ enum feed_map_problem {
 };
 
 /*
- * Parse one feeds.conf line: "ADDR:PORT PROTOCOL VENUE LINE [channel=N]"
+ * (lib/feedtext) Parse one feeds.conf line: "ADDR:PORT PROTOCOL VENUE LINE [channel=N]"
  * with '#' comments and blank lines allowed. Returns 1 for an entry, 0 for
  * a blank or comment line, -FEED_EINVAL with *problem set otherwise.
  */
@@ -269,7 +273,7 @@ int feed_map_parse_line(const char *text, size_t len, struct feed_map_entry *out
 			int *problem);
 const char *feed_map_problem_text(int problem);
 
-/* ---- names ------------------------------------------------------------ */
+/* ---- names (lib/feedtext, but for the three the module uses) ---------- */
 int feed_protocol_parse(const char *s, size_t len);
 /* A venue or SIP source name ("nasdaq", "cqs"). */
 int feed_venue_parse(const char *s, size_t len);

@@ -3,7 +3,8 @@
  * The raw view of a packet: its framing (where the sequence is, how many
  * messages) and every wire field of each message, as each protocol's
  * layout tables describe them. wb-dump --raw prints it; tests compare
- * decoded events against it. Freestanding data and lookups only.
+ * decoded events against it. Freestanding data; the lookups by protocol
+ * id (feed_raw_*) are user space only (lib/feedtext/raw.c).
  */
 #ifndef WIREBOOK_FEED_RAW_H
 #define WIREBOOK_FEED_RAW_H

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/metrics.h"
+#include "feedtext/address.h"
 #include "recovery/recovery_internal.h"
 
 #define UNITS RECOVERY_UNITS
@@ -87,7 +87,7 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 		en->max_gap = RECOVERY_DEFAULT_MAX_GAP;
 		en->max_age_ms = RECOVERY_DEFAULT_MAX_AGE_MS;
 	}
-	if (metrics_parse_address(tok[2], &en->ip, &en->port, why, sizeof(why)))
+	if (feed_parse_address(tok[2], &en->ip, &en->port, why, sizeof(why)))
 		return conf_error(err, errlen, path, lineno, why, NULL);
 	if (!en->port)
 		return conf_error(err, errlen, path, lineno, "a service needs a port", tok[2]);
@@ -137,7 +137,7 @@ static int parse_entry(char *text, struct recovery_conf_entry *en, const char *p
 				return conf_error(err, errlen, path, lineno, why, tok[i]);
 			}
 			if (tok[i][0] == 'g') {
-				if (metrics_parse_address(eq + 1, &en->gap_ip, &en->gap_port, why,
+				if (feed_parse_address(eq + 1, &en->gap_ip, &en->gap_port, why,
 							  sizeof(why)) || !en->gap_port)
 					return conf_error(err, errlen, path, lineno,
 							  "gap= wants ADDR:PORT with a port", tok[i]);

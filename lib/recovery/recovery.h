@@ -49,8 +49,8 @@
  * calls), never blocks (non-blocking sockets, one request in flight per
  * stream), and a stream waiting for its fill never holds up another stream.
  */
-#ifndef WIREBOOK_RECOVERY_H
-#define WIREBOOK_RECOVERY_H
+#ifndef WIREBOOK_LIB_RECOVERY_H
+#define WIREBOOK_LIB_RECOVERY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -119,7 +119,7 @@ struct recovery_client;
 /*
  * What the client recovers into: the engine the packets are decoded by,
  * in this process (recovery_target_engine) or in the kernel module, through
- * its ioctls (recovery_target_kernel). The calls are feed.h's; out is the
+ * its ioctls (recovery_target_kernel, tools/common/recovery_kernel.h). The calls are feed.h's; out is the
  * ring recovery_client_poll was given (the module has its own: unused).
  */
 struct recovery_target {
@@ -148,13 +148,7 @@ struct recovery_target {
 
 /* recovery_target.c: the engine e, in this process. */
 void recovery_target_engine(struct recovery_target *t, struct feed_engine *e);
-/*
- * The kernel module's engine through DEVICE (NULL: /dev/wirebook), opened
- * read-write; its groups stay in recovery mode while the target is open.
- * 0, or -1 with err.
- */
-int recovery_target_kernel(struct recovery_target *t, const char *device, char *err,
-			   size_t errlen);
+/* The kernel module's engine: tools/common/recovery_kernel.h. */
 
 /*
  * A client for the entries, on target t (its feed map loaded): puts each
@@ -210,4 +204,4 @@ int recovery_client_count(const struct recovery_client *c);
 void recovery_client_totals(const struct recovery_client *c, int i, uint64_t now_ns,
 			    struct recovery_totals *t);
 
-#endif /* WIREBOOK_RECOVERY_H */
+#endif /* WIREBOOK_LIB_RECOVERY_H */

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "feed/feed.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 
 /* While counts move, the table is rewritten at most this often. */
 #define RECOVERY_TABLE_PERIOD_NS 50000000ull

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/metrics.h"
+#include "feedtext/address.h"
 #include "wire/bytes.h"
 #include "recovery/recovery_internal.h"
 
@@ -221,7 +221,7 @@ int xdp_conf_key(struct recovery_conf_entry *en, const char *tok, char *why, siz
 	const char *eq = strchr(tok, '=');
 
 	if (!strncmp(tok, "retrans=", 8)) {
-		if (metrics_parse_address(eq + 1, &en->gap_ip, &en->gap_port, why, whylen) ||
+		if (feed_parse_address(eq + 1, &en->gap_ip, &en->gap_port, why, whylen) ||
 		    !en->gap_port) {
 			snprintf(why, whylen, "retrans= wants ADDR:PORT with a port");
 			return -1;
@@ -229,7 +229,7 @@ int xdp_conf_key(struct recovery_conf_entry *en, const char *tok, char *why, siz
 		return 1;
 	}
 	if (!strncmp(tok, "refresh=", 8)) {
-		if (metrics_parse_address(eq + 1, &en->refresh_ip, &en->refresh_port, why, whylen) ||
+		if (feed_parse_address(eq + 1, &en->refresh_ip, &en->refresh_port, why, whylen) ||
 		    !en->refresh_port) {
 			snprintf(why, whylen, "refresh= wants ADDR:PORT with a port");
 			return -1;

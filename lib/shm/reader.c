@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 #include "wirebook/barrier.h"
 
 /* A writer holds a record odd for well under a microsecond; a record odd
@@ -524,7 +524,6 @@ static inline const struct wb_shm_symbol *wb_record(const struct wb_book *b, int
 	return (const struct wb_shm_symbol *)(b->records + (size_t)sym * b->record_size);
 }
 
-/* Validate the handle and index; the common prologue of every read. */
 /* The slow half of the index check, out of the read path: a bad handle or
  * index, or a handle that followed a restart (its indices translate). */
 static __attribute__((noinline, cold)) int wb_slow_index(const struct wb_book *b, int sym)
@@ -541,19 +540,14 @@ static __attribute__((noinline, cold)) int wb_slow_index(const struct wb_book *b
 	return j;
 }
 
-/* Validate the handle and index (one predictable branch when the handle
- * never followed a restart); the common prologue of every read. */
-#define WB_RECORD_OR_RETURN(book, sym, rec)                                    \
-	do {                                                                   \
-		if (wb_unlikely(!(book) || (book)->xlat ||                     \
-				(unsigned)(sym) - 1u >= (book)->capacity - 1u)) { \
-			int j_ = wb_slow_index((book), (sym));                 \
-			if (j_ < 0)                                            \
-				return j_;                                     \
-			(sym) = j_;                                            \
-		}                                                              \
-		(rec) = wb_record((book), (sym));                              \
-	} while (0)
+/* The record index of sym, or a negative error: one predictable branch
+ * when the handle never followed a restart. The prologue of every read. */
+static inline __attribute__((always_inline)) int wb_record_index(const struct wb_book *b, int sym)
+{
+	if (wb_unlikely(!b || b->xlat || (unsigned)sym - 1u >= b->capacity - 1u))
+		return wb_slow_index(b, sym);
+	return sym;
+}
 
 /* Out of the read path: follow a restart; 1 when the read should be tried
  * again on the new book. */
@@ -564,27 +558,27 @@ static __attribute__((noinline, cold)) int wb_follow_restart(const struct wb_boo
 
 /*
  * A read that finds the book retired follows the restart (rate-limited)
- * and reads once more. The handle is the caller's alone (see wb_open), so
- * the const the read API promises is about the book, not the handle.
+ * and reads once more: true when it should. The handle is the caller's
+ * alone (see wb_open), so the const the read API promises is about the
+ * book, not the handle.
  */
-#define WB_READ_FOLLOWING_RESTARTS(book, call)                                 \
-	do {                                                                   \
-		int rc_ = (call);                                              \
-		if (wb_unlikely(rc_ == WB_ESTALE) && wb_follow_restart(book))  \
-			rc_ = (call);                                          \
-		return rc_;                                                    \
-	} while (0)
+static inline int wb_read_again(const struct wb_book *b, int rc)
+{
+	return wb_unlikely(rc == WB_ESTALE) && wb_follow_restart(b);
+}
 
 /*
- * The seqlock read: begin returns the even sequence to read under, or
- * WB_SEQ_RETIRED; end says whether what was copied since is consistent.
- * The acquire fence keeps the data loads before the second sequence load.
+ * The seqlock read, for any record led by its sequence word: begin
+ * returns the even sequence to copy under, or an odd one when the record
+ * is retired or its writer stalled (wb_odd_error says which); torn says
+ * whether what was copied since must be copied again. The acquire fence
+ * keeps the data loads before the second sequence load.
  */
-static inline uint64_t wb_read_begin(const struct wb_shm_symbol *r, unsigned *spins)
+static inline uint64_t wb_read_begin(const uint64_t *seq, unsigned *spins)
 {
 	uint64_t s;
 
-	while ((s = wb_load_acquire(&r->seq)) & 1) {
+	while ((s = wb_load_acquire(seq)) & 1) {
 		if (s == WB_SEQ_RETIRED || ++*spins > WB_READ_SPINS)
 			return s;
 		wb_cpu_relax();
@@ -592,10 +586,10 @@ static inline uint64_t wb_read_begin(const struct wb_shm_symbol *r, unsigned *sp
 	return s;
 }
 
-static inline int wb_read_retry(const struct wb_shm_symbol *r, uint64_t s)
+static inline int wb_read_torn(const uint64_t *seq, uint64_t s, unsigned *spins)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return wb_load_relaxed(&r->seq) != s;
+	return wb_unlikely(wb_load_relaxed(seq) != s) && ++*spins;
 }
 
 static inline int wb_odd_error(uint64_t s)
@@ -603,27 +597,22 @@ static inline int wb_odd_error(uint64_t s)
 	return s == WB_SEQ_RETIRED ? WB_ESTALE : WB_EBUSY;
 }
 
-/* Runs BODY (copying out of rec) until a consistent snapshot is taken. */
-#define WB_SEQLOCK_READ(rec, ...)                                              \
-	do {                                                                   \
-		unsigned spins_ = 0;                                           \
-		uint64_t s_;                                                   \
-		do {                                                           \
-			s_ = wb_read_begin((rec), &spins_);                    \
-			if (wb_unlikely(s_ & 1))                               \
-				return wb_odd_error(s_);                       \
-			__VA_ARGS__;                                           \
-		} while (wb_unlikely(wb_read_retry((rec), s_)) && ++spins_); \
-	} while (0)
-
 static inline __attribute__((always_inline)) int wb_top_once(const struct wb_book *book, int sym, struct wb_top *out)
 {
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_symbol *r;
 
-	WB_RECORD_OR_RETURN(book, sym, r);
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
+	r = wb_record(book, sym);
 	if (wb_unlikely(!out))
 		return WB_EINVAL;
-	WB_SEQLOCK_READ(r, {
+	do {
+		seq = wb_read_begin(&r->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
 		out->bid_price = r->bid_price;
 		out->bid_qty = r->bid_qty;
 		out->ask_price = r->ask_price;
@@ -631,23 +620,35 @@ static inline __attribute__((always_inline)) int wb_top_once(const struct wb_boo
 		out->updates = r->updates;
 		out->flags = r->flags;
 		out->state = r->state;
-	});
+	} while (wb_read_torn(&r->seq, seq, &spins));
 	return WB_OK;
 }
 
 int wb_top(const struct wb_book *book, int sym, struct wb_top *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_top_once(book, sym, out));
+	int rc = wb_top_once(book, sym, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_top_once(book, sym, out);
+	return rc;
 }
 
 static inline __attribute__((always_inline)) int wb_nbbo_once(const struct wb_book *book, int sym, struct wb_nbbo *out)
 {
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_symbol *r;
 
-	WB_RECORD_OR_RETURN(book, sym, r);
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
+	r = wb_record(book, sym);
 	if (!out)
 		return WB_EINVAL;
-	WB_SEQLOCK_READ(r, {
+	do {
+		seq = wb_read_begin(&r->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
 		out->bid_price = r->bid_price;
 		out->bid_qty = r->bid_qty;
 		out->ask_price = r->ask_price;
@@ -659,24 +660,36 @@ static inline __attribute__((always_inline)) int wb_nbbo_once(const struct wb_bo
 		out->updates = r->updates;
 		out->exch_ts = r->exch_ts;
 		out->recv_ts = r->recv_ts;
-	});
+	} while (wb_read_torn(&r->seq, seq, &spins));
 	return WB_OK;
 }
 
 int wb_nbbo(const struct wb_book *book, int sym, struct wb_nbbo *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_nbbo_once(book, sym, out));
+	int rc = wb_nbbo_once(book, sym, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_nbbo_once(book, sym, out);
+	return rc;
 }
 
 static inline __attribute__((always_inline)) int wb_depth_once(const struct wb_book *book, int sym, int venue, unsigned n, struct wb_depth *out)
 {
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_symbol *r;
 
-	WB_RECORD_OR_RETURN(book, sym, r);
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
+	r = wb_record(book, sym);
 	if (!out || venue < 0 || venue >= WB_BOOK_VENUES || n > WB_BOOK_DEPTH)
 		return WB_EINVAL;
 	if (venue == WB_CONSOLIDATED) {
-		WB_SEQLOCK_READ(r, {
+		do {
+			seq = wb_read_begin(&r->seq, &spins);
+			if (wb_unlikely(seq & 1))
+				return wb_odd_error(seq);
 			unsigned nb = r->bid_count < n ? r->bid_count : n;
 			unsigned na = r->ask_count < n ? r->ask_count : n;
 
@@ -688,11 +701,14 @@ static inline __attribute__((always_inline)) int wb_depth_once(const struct wb_b
 			memcpy(out->ask, r->ask, na * sizeof(r->ask[0]));
 			memcpy(out->bid_venue_qty, r->bid_venue_qty, sizeof(out->bid_venue_qty));
 			memcpy(out->ask_venue_qty, r->ask_venue_qty, sizeof(out->ask_venue_qty));
-		});
+		} while (wb_read_torn(&r->seq, seq, &spins));
 	} else {
 		const struct wb_shm_venue *v = &r->venue[venue];
 
-		WB_SEQLOCK_READ(r, {
+		do {
+			seq = wb_read_begin(&r->seq, &spins);
+			if (wb_unlikely(seq & 1))
+				return wb_odd_error(seq);
 			unsigned nb = v->bid_count < n ? v->bid_count : n;
 			unsigned na = v->ask_count < n ? v->ask_count : n;
 
@@ -702,7 +718,7 @@ static inline __attribute__((always_inline)) int wb_depth_once(const struct wb_b
 			out->updates = r->updates;
 			memcpy(out->bid, v->bid, nb * sizeof(v->bid[0]));
 			memcpy(out->ask, v->ask, na * sizeof(v->ask[0]));
-		});
+		} while (wb_read_torn(&r->seq, seq, &spins));
 		memset(out->bid_venue_qty, 0, sizeof(out->bid_venue_qty));
 		memset(out->ask_venue_qty, 0, sizeof(out->ask_venue_qty));
 	}
@@ -727,19 +743,31 @@ static inline __attribute__((always_inline)) int wb_depth_once(const struct wb_b
 
 int wb_depth(const struct wb_book *book, int sym, int venue, unsigned n, struct wb_depth *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_depth_once(book, sym, venue, n, out));
+	int rc = wb_depth_once(book, sym, venue, n, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_depth_once(book, sym, venue, n, out);
+	return rc;
 }
 
 static inline __attribute__((always_inline)) int wb_venue_bbo_once(const struct wb_book *book, int sym, int venue, struct wb_venue_bbo *out)
 {
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_symbol *r;
 	const struct wb_shm_venue *v;
 
-	WB_RECORD_OR_RETURN(book, sym, r);
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
+	r = wb_record(book, sym);
 	if (!out || venue <= 0 || venue >= WB_BOOK_VENUES)
 		return WB_EINVAL;
 	v = &r->venue[venue];
-	WB_SEQLOCK_READ(r, {
+	do {
+		seq = wb_read_begin(&r->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
 		int hb = v->bid_count > 0, ha = v->ask_count > 0;
 
 		out->bid_price = hb ? v->bid[0].price : 0;
@@ -752,29 +780,47 @@ static inline __attribute__((always_inline)) int wb_venue_bbo_once(const struct 
 		out->state = v->state;
 		out->gaps = v->gaps;
 		out->exch_ts = v->exch_ts;
-	});
+	} while (wb_read_torn(&r->seq, seq, &spins));
 	return WB_OK;
 }
 
 int wb_venue_bbo(const struct wb_book *book, int sym, int venue, struct wb_venue_bbo *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_venue_bbo_once(book, sym, venue, out));
+	int rc = wb_venue_bbo_once(book, sym, venue, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_venue_bbo_once(book, sym, venue, out);
+	return rc;
 }
 
 static inline __attribute__((always_inline)) int wb_last_trade_once(const struct wb_book *book, int sym, struct wb_trade *out)
 {
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_symbol *r;
 
-	WB_RECORD_OR_RETURN(book, sym, r);
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
+	r = wb_record(book, sym);
 	if (!out)
 		return WB_EINVAL;
-	WB_SEQLOCK_READ(r, { *out = r->last_trade; });
+	do {
+		seq = wb_read_begin(&r->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
+		*out = r->last_trade;
+	} while (wb_read_torn(&r->seq, seq, &spins));
 	return WB_OK;
 }
 
 int wb_last_trade(const struct wb_book *book, int sym, struct wb_trade *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_last_trade_once(book, sym, out));
+	int rc = wb_last_trade_once(book, sym, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_last_trade_once(book, sym, out);
+	return rc;
 }
 
 static inline __attribute__((always_inline)) int wb_venue_status_once(const struct wb_book *book, int venue, struct wb_venue_status *out)
@@ -792,29 +838,45 @@ static inline __attribute__((always_inline)) int wb_venue_status_once(const stru
 
 int wb_venue_status(const struct wb_book *book, int venue, struct wb_venue_status *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_venue_status_once(book, venue, out));
+	int rc = wb_venue_status_once(book, venue, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_venue_status_once(book, venue, out);
+	return rc;
 }
 
 static inline __attribute__((always_inline)) int wb_status_once(const struct wb_book *book, int sym, struct wb_status *out)
 {
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_symbol *r;
 
-	WB_RECORD_OR_RETURN(book, sym, r);
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
+	r = wb_record(book, sym);
 	if (!out)
 		return WB_EINVAL;
-	WB_SEQLOCK_READ(r, {
+	do {
+		seq = wb_read_begin(&r->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
 		out->state = r->state;
 		out->raw_state = r->raw_state;
 		memcpy(out->reason, r->reason, sizeof(out->reason));
 		out->venue = r->state_venue;
 		out->flags = r->flags;
-	});
+	} while (wb_read_torn(&r->seq, seq, &spins));
 	return WB_OK;
 }
 
 int wb_status(const struct wb_book *book, int sym, struct wb_status *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_status_once(book, sym, out));
+	int rc = wb_status_once(book, sym, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_status_once(book, sym, out);
+	return rc;
 }
 
 static inline __attribute__((always_inline)) int wb_update_counter_once(const struct wb_book *book, int sym, uint64_t *out)
@@ -829,7 +891,10 @@ static inline __attribute__((always_inline)) int wb_update_counter_once(const st
 		*out = wb_load_acquire(&book->hdr->updates);
 		return WB_OK;
 	}
-	WB_RECORD_OR_RETURN(book, sym, r);
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
+	r = wb_record(book, sym);
 	/* The counter is one aligned word: no seqlock needed, but a retired
 	 * record must still say so. */
 	if (wb_load_acquire(&r->seq) == WB_SEQ_RETIRED)
@@ -840,7 +905,11 @@ static inline __attribute__((always_inline)) int wb_update_counter_once(const st
 
 int wb_update_counter(const struct wb_book *book, int sym, uint64_t *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_update_counter_once(book, sym, out));
+	int rc = wb_update_counter_once(book, sym, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_update_counter_once(book, sym, out);
+	return rc;
 }
 
 /* ---- the SIP view ------------------------------------------------------- */
@@ -850,75 +919,86 @@ static inline const struct wb_shm_sip *wb_sip_record(const struct wb_book *b, in
 	return (const struct wb_shm_sip *)(b->sip_records + (size_t)sym * sizeof(struct wb_shm_sip));
 }
 
-/* The seqlock read of a SIP record: the same protocol as WB_SEQLOCK_READ. */
-#define WB_SIP_SEQLOCK_READ(rec, ...)                                          \
-	do {                                                                   \
-		unsigned spins_ = 0;                                           \
-		uint64_t s_;                                                   \
-		do {                                                           \
-			while ((s_ = wb_load_acquire(&(rec)->seq)) & 1) {      \
-				if (s_ == WB_SEQ_RETIRED || ++spins_ > WB_READ_SPINS) \
-					return wb_odd_error(s_);               \
-				wb_cpu_relax();                                \
-			}                                                      \
-			__VA_ARGS__;                                           \
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);               \
-		} while (wb_load_relaxed(&(rec)->seq) != s_ && ++spins_);      \
-	} while (0)
-
 static int wb_sip_view_once(const struct wb_book *book, int sym, struct wb_sip_view *out)
 {
-	const struct wb_shm_symbol *r;
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_sip *p;
 
-	WB_RECORD_OR_RETURN(book, sym, r);
-	(void)r;
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
 	if (!out)
 		return WB_EINVAL;
 	p = wb_sip_record(book, sym);
-	WB_SIP_SEQLOCK_READ(p, { memcpy(out, &p->v, sizeof(*out)); });
+	do {
+		seq = wb_read_begin(&p->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
+		memcpy(out, &p->v, sizeof(*out));
+	} while (wb_read_torn(&p->seq, seq, &spins));
 	return out->updates ? WB_OK : WB_ENOSYM;
 }
 
 int wb_sip_view(const struct wb_book *book, int sym, struct wb_sip_view *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_view_once(book, sym, out));
+	int rc = wb_sip_view_once(book, sym, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_sip_view_once(book, sym, out);
+	return rc;
 }
 
 static int wb_sip_quote_once(const struct wb_book *book, int sym, int venue, struct wb_sip_quote *out)
 {
-	const struct wb_shm_symbol *r;
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_sip *p;
 
-	WB_RECORD_OR_RETURN(book, sym, r);
-	(void)r;
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
 	if (!out || venue <= 0 || venue >= WB_BOOK_VENUES)
 		return WB_EINVAL;
 	p = wb_sip_record(book, sym);
-	WB_SIP_SEQLOCK_READ(p, { *out = p->v.quote[venue]; });
+	do {
+		seq = wb_read_begin(&p->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
+		*out = p->v.quote[venue];
+	} while (wb_read_torn(&p->seq, seq, &spins));
 	return WB_OK;
 }
 
 int wb_sip_quote(const struct wb_book *book, int sym, int venue, struct wb_sip_quote *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_quote_once(book, sym, venue, out));
+	int rc = wb_sip_quote_once(book, sym, venue, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_sip_quote_once(book, sym, venue, out);
+	return rc;
 }
 
 static int wb_sip_nbbo_once(const struct wb_book *book, int sym, struct wb_sip_nbbo *out, uint32_t *flags)
 {
-	const struct wb_shm_symbol *r;
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_sip *p;
 	uint32_t f = 0;
 
-	WB_RECORD_OR_RETURN(book, sym, r);
-	(void)r;
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
 	if (!out)
 		return WB_EINVAL;
 	p = wb_sip_record(book, sym);
-	WB_SIP_SEQLOCK_READ(p, {
+	do {
+		seq = wb_read_begin(&p->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
 		*out = p->v.nbbo;
 		f = p->v.flags;
-	});
+	} while (wb_read_torn(&p->seq, seq, &spins));
 	if (flags)
 		*flags = f;
 	return WB_OK;
@@ -926,7 +1006,11 @@ static int wb_sip_nbbo_once(const struct wb_book *book, int sym, struct wb_sip_n
 
 int wb_sip_nbbo(const struct wb_book *book, int sym, struct wb_sip_nbbo *out, uint32_t *flags)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_nbbo_once(book, sym, out, flags));
+	int rc = wb_sip_nbbo_once(book, sym, out, flags);
+
+	if (wb_read_again(book, rc))
+		rc = wb_sip_nbbo_once(book, sym, out, flags);
+	return rc;
 }
 
 /* Copy n 64-bit counters the builder stores one at a time. */
@@ -964,7 +1048,11 @@ static int wb_sip_summary_once(const struct wb_book *book, struct wb_sip_summary
 
 int wb_sip_summary(const struct wb_book *book, struct wb_sip_summary *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_summary_once(book, out));
+	int rc = wb_sip_summary_once(book, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_sip_summary_once(book, out);
+	return rc;
 }
 
 static int wb_sip_venue_stats_once(const struct wb_book *book, int venue, struct wb_sip_venue_stats *out)
@@ -981,7 +1069,11 @@ static int wb_sip_venue_stats_once(const struct wb_book *book, int venue, struct
 
 int wb_sip_venue_stats(const struct wb_book *book, int venue, struct wb_sip_venue_stats *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_venue_stats_once(book, venue, out));
+	int rc = wb_sip_venue_stats_once(book, venue, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_sip_venue_stats_once(book, venue, out);
+	return rc;
 }
 
 static int wb_sip_episode_once(const struct wb_book *book, int kind, uint64_t n, struct wb_sip_episode *out)
@@ -1020,7 +1112,11 @@ static int wb_sip_episode_once(const struct wb_book *book, int kind, uint64_t n,
 
 int wb_sip_episode(const struct wb_book *book, int kind, uint64_t n, struct wb_sip_episode *out)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_sip_episode_once(book, kind, n, out));
+	int rc = wb_sip_episode_once(book, kind, n, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_sip_episode_once(book, kind, n, out);
+	return rc;
 }
 
 uint64_t wb_delay_quantile(const struct wb_sip_delay *d, uint32_t q_ppm)
@@ -1125,7 +1221,11 @@ static int wb_find_once(const struct wb_book *book, const char *ticker)
 
 int wb_find(const struct wb_book *book, const char *ticker)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_find_once(book, ticker));
+	int rc = wb_find_once(book, ticker);
+
+	if (wb_read_again(book, rc))
+		rc = wb_find_once(book, ticker);
+	return rc;
 }
 
 const char *wb_strerror(int err)
@@ -1154,17 +1254,10 @@ const char *wb_strerror(int err)
 const char *wb_venue_name(int venue)
 {
 	static const char *const names[WB_BOOK_VENUES] = {
-		[WB_CONSOLIDATED] = "ALL",	   [WB_VENUE_NASDAQ] = "NASDAQ",
-		[WB_VENUE_BZX] = "BZX",		   [WB_VENUE_BYX] = "BYX",
-		[WB_VENUE_EDGX] = "EDGX",	   [WB_VENUE_EDGA] = "EDGA",
-		[WB_VENUE_NYSE] = "NYSE",	   [WB_VENUE_ARCA] = "ARCA",
-		[WB_VENUE_AMERICAN] = "AMERICAN", [WB_VENUE_NATIONAL] = "NATIONAL",
-		[WB_VENUE_TEXAS] = "TEXAS",	   [WB_VENUE_BX] = "BX",
-		[WB_VENUE_PSX] = "PSX",		   [WB_VENUE_IEX] = "IEX",
-		[WB_VENUE_MEMX] = "MEMX",	   [WB_VENUE_MIAX] = "MIAX",
-		[WB_VENUE_LTSE] = "LTSE",	   [WB_VENUE_ISE] = "ISE",
-		[WB_VENUE_CBOE] = "CBOE",	   [WB_VENUE_24X] = "24X",
-		[WB_VENUE_TXSE] = "TXSE",	   [WB_VENUE_FINRA] = "FINRA",
+		[WB_CONSOLIDATED] = "ALL",
+#define WB_VENUE_LABEL_ROW(id, value, name) [WB_VENUE_##id] = #id,
+		WB_VENUES(WB_VENUE_LABEL_ROW)
+#undef WB_VENUE_LABEL_ROW
 	};
 
 	if (venue < 0 || venue >= WB_BOOK_VENUES || !names[venue])
@@ -1188,10 +1281,12 @@ const char *wb_state_name(int state)
 
 /* ---- gap recovery -------------------------------------------------------- */
 
-/* The recovery table has the SIP records' seqlock (WB_SIP_SEQLOCK_READ). */
+/* The recovery table has the records' seqlock (wb_read_begin). */
 static int wb_recovery_streams_once(const struct wb_book *book, struct wb_recovery_stream *out,
 				    unsigned max)
 {
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_recovery *t;
 	uint32_t n = 0;
 
@@ -1202,24 +1297,33 @@ static int wb_recovery_streams_once(const struct wb_book *book, struct wb_recove
 	t = book->recovery;
 	if (!t)
 		return 0;
-	WB_SIP_SEQLOCK_READ(t, {
+	do {
+		seq = wb_read_begin(&t->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
 		n = wb_load_relaxed(&t->count);
 		if (n > WB_RECOVERY_STREAMS)
 			n = WB_RECOVERY_STREAMS;
 		if (out)
 			memcpy(out, t->stream, (n < max ? n : max) * sizeof(*out));
-	});
+	} while (wb_read_torn(&t->seq, seq, &spins));
 	return (int)n;
 }
 
 int wb_recovery_streams(const struct wb_book *book, struct wb_recovery_stream *out, unsigned max)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_recovery_streams_once(book, out, max));
+	int rc = wb_recovery_streams_once(book, out, max);
+
+	if (wb_read_again(book, rc))
+		rc = wb_recovery_streams_once(book, out, max);
+	return rc;
 }
 
 /* One venue of the symbol: 1 recovering, 0 not; *since the table's. */
 static int wb_venue_recovering(const struct wb_book *book, int sym, int venue, uint64_t *since)
 {
+	unsigned spins = 0;
+	uint64_t seq;
 	const struct wb_shm_recovery *t = book->recovery;
 	uint8_t k = 0;
 	int state = 0;
@@ -1230,11 +1334,14 @@ static int wb_venue_recovering(const struct wb_book *book, int sym, int venue, u
 							 (unsigned)venue]);
 	if (!k || k > WB_RECOVERY_STREAMS)	/* its stream not known: the venue's bit */
 		return (wb_load_relaxed(&book->hdr->recovering_venues) >> venue) & 1u;
-	WB_SIP_SEQLOCK_READ(t, {
+	do {
+		seq = wb_read_begin(&t->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
 		state = k <= wb_load_relaxed(&t->count) && t->stream[k - 1].venue == venue &&
 			t->stream[k - 1].state != WB_REC_IN_SEQUENCE;
 		*since = state ? t->stream[k - 1].since_ns : 0;
-	});
+	} while (wb_read_torn(&t->seq, seq, &spins));
 	return state;
 }
 
@@ -1245,7 +1352,10 @@ static int wb_symbol_recovering_once(const struct wb_book *book, int sym, int ve
 	uint64_t since = 0, s;
 	int any = 0;
 
-	WB_RECORD_OR_RETURN(book, sym, r);
+	sym = wb_record_index(book, sym);
+	if (sym < 0)
+		return sym;
+	r = wb_record(book, sym);
 	if (venue < 0 || venue >= WB_BOOK_VENUES)
 		return WB_EINVAL;
 	if (wb_load_acquire(&r->seq) == WB_SEQ_RETIRED)
@@ -1274,5 +1384,9 @@ static int wb_symbol_recovering_once(const struct wb_book *book, int sym, int ve
 
 int wb_symbol_recovering(const struct wb_book *book, int sym, int venue, uint64_t *since_ns)
 {
-	WB_READ_FOLLOWING_RESTARTS(book, wb_symbol_recovering_once(book, sym, venue, since_ns));
+	int rc = wb_symbol_recovering_once(book, sym, venue, since_ns);
+
+	if (wb_read_again(book, rc))
+		rc = wb_symbol_recovering_once(book, sym, venue, since_ns);
+	return rc;
 }

@@ -205,7 +205,7 @@ static struct result run_pass(struct feed_engine *e, int line, const struct capt
 		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	t0 = bench_now_ns();
+	t0 = test_monotonic_ns();
 	if (frames) {
 		for (uint64_t i = 0; i < cap->packets; i++) {
 			feed_process_frame(e, cap->bytes + cap->frame_off[i], cap->frame_len[i],
@@ -221,7 +221,7 @@ static struct result run_pass(struct feed_engine *e, int line, const struct capt
 			drain(&p, &c);
 		}
 	}
-	t1 = bench_now_ns();
+	t1 = test_monotonic_ns();
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (read(perf_fd, &instr, sizeof(instr)) == sizeof(instr)) {
@@ -271,11 +271,11 @@ static void memory_floor(const struct capture *cap)
 	uint64_t best = UINT64_MAX, sum = 0;
 
 	for (int pass = 0; pass < passes; pass++) {
-		uint64_t t0 = bench_now_ns();
+		uint64_t t0 = test_monotonic_ns();
 
 		for (uint64_t k = 0; k < cap->size; k += 64)
 			sum += cap->bytes[k];
-		uint64_t dt = bench_now_ns() - t0;
+		uint64_t dt = test_monotonic_ns() - t0;
 
 		if (dt < best)
 			best = dt;
@@ -286,17 +286,12 @@ static void memory_floor(const struct capture *cap)
 	       (double)cap->size / (double)best, sum & 0xff);
 }
 
-static void *zalloc(size_t n)
-{
-	return calloc(1, n);
-}
-
 int main(void)
 {
 	const char *path = getenv("WB_BENCH_PCAP");
 	const char *env_msgs = getenv("WB_BENCH_MESSAGES");
 	uint64_t messages = env_msgs ? strtoull(env_msgs, NULL, 0) : DAY_MESSAGES;
-	struct feed_engine_config cfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config cfg = { .alloc = test_zalloc, .free = free };
 	struct feed_engine *e = calloc(1, sizeof(*e));
 	struct capture cap = { 0 };
 	void *ring = NULL;

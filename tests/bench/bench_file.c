@@ -55,6 +55,7 @@
 #include "gen/gen_itch.h"
 #include "feed/feed.h"
 #include "wirebook/ring.h"
+#include "../unit/test_util.h"
 
 #define ITCH_IP 0xe9360c6fu	/* 233.54.12.111:26477, feeds.conf's nasdaq A */
 #define ITCH_PORT 26477
@@ -115,19 +116,6 @@ struct row_result {
 	uint64_t superbook_cpu_ns;	/* Super-Book row: the Super-Book's part of cpu_ns */
 	int have_books, have_super;
 };
-
-static void *zalloc(size_t n)
-{
-	return calloc(1, n);
-}
-
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Peak RSS since the last reset_peak_rss(), bytes (VmHWM). */
 static uint64_t peak_rss(void)
@@ -206,7 +194,7 @@ out:
 /* A fresh engine: the feed map, '*' subscribed, no sequence state. */
 static int engine_fresh(struct bench *b)
 {
-	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config ecfg = { .alloc = test_zalloc, .free = free };
 
 	if (b->engine) {
 		feed_engine_destroy(b->engine);
@@ -314,10 +302,10 @@ static void apply_events(struct venue_books *vb, struct superbook *sb, struct wb
 	venue_books_apply_batch(vb, c->slots, c->mask, c->tail, n, n, batch_updates, emit_updates, &ctx);
 	if (!sb)
 		return;
-	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	t0 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	superbook_apply_run(sb, ctx.queued, ctx.n_queued);
 	superbook_publish(sb);
-	*sb_cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	*sb_cpu_ns += test_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
 static uint64_t hash_events(uint64_t h, const struct wb_ring_consumer *c, uint64_t n)
@@ -371,8 +359,8 @@ static int run_single(struct bench *b, enum row row, int hash, struct row_result
 		}
 	}
 	memset(tickers, 0, sizeof(tickers));
-	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	w0 = clock_ns(CLOCK_MONOTONIC);
+	c0 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	w0 = test_clock_ns(CLOCK_MONOTONIC);
 	for (uint64_t p = 0; p < b->cap.count; p += PUMP_PACKETS) {
 		uint64_t n;
 
@@ -386,8 +374,8 @@ static int run_single(struct bench *b, enum row row, int hash, struct row_result
 		wb_ring_consumer_release(&b->cons, n);
 		events += n;
 	}
-	r->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
-	r->wall_ns = clock_ns(CLOCK_MONOTONIC) - w0;
+	r->cpu_ns = test_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	r->wall_ns = test_clock_ns(CLOCK_MONOTONIC) - w0;
 	r->messages = engine_messages(b->engine);
 	r->events = events;
 	r->events_sum = r->updates_sum = h;
@@ -461,7 +449,7 @@ static int run_builder(struct bench *b, int rtc, struct row_result *r)
 		return -1;
 	}
 	builder_warm(bld, 0, &warm);
-	w0 = clock_ns(CLOCK_MONOTONIC);
+	w0 = test_clock_ns(CLOCK_MONOTONIC);
 	if (builder_start(bld, b->ring, pump_capture, b) < 0) {
 		builder_destroy(bld);
 		return -1;
@@ -474,7 +462,7 @@ static int run_builder(struct bench *b, int rtc, struct row_result *r)
 
 		nanosleep(&ts, NULL);
 	}
-	r->wall_ns = clock_ns(CLOCK_MONOTONIC) - w0;
+	r->wall_ns = test_clock_ns(CLOCK_MONOTONIC) - w0;
 	builder_stop(bld);
 	builder_get_counters(bld, &ctr);
 	r->cpu_ns = r->wall_ns;

@@ -41,13 +41,13 @@ static void timed_burst(struct latency_log *log, struct latency_sample *s, uint3
 		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	t0 = bench_now_ns();
+	t0 = test_monotonic_ns();
 	for (uint32_t i = 0; i < n; i++) {
 		s->seq++;
 		s->published_ts += 7;
 		latency_log_record(log, s);
 	}
-	t->ns += bench_now_ns() - t0;
+	t->ns += test_monotonic_ns() - t0;
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (read(perf_fd, &instr, sizeof(instr)) != sizeof(instr))

@@ -26,6 +26,7 @@
 #include "gen/gen_itch.h"
 #include "feed/feed.h"
 #include "wirebook/ring.h"
+#include "../unit/test_util.h"
 
 #define ITCH_IP 0xe9360c6fu /* 233.54.12.111 */
 #define ITCH_PORT 26477
@@ -34,19 +35,6 @@
 
 static struct feed_engine engine;
 static struct wb_ring_producer prod;
-
-static void *zalloc(size_t n)
-{
-	return calloc(1, n);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int gen_sink(void *ctx, uint64_t ts, uint32_t ip, uint16_t port, const uint8_t *payload,
 		    uint32_t len)
@@ -100,7 +88,7 @@ static int run_builder(void *ring, const char *latency_dir, struct run *r)
 		fprintf(stderr, "bench_latency_overhead: builder_create: %d\n", err);
 		return -1;
 	}
-	t0 = mono_ns();
+	t0 = test_monotonic_ns();
 	if (builder_start(b, ring, pump_done, NULL) < 0)
 		return -1;
 	while (!builder_done(b)) {
@@ -108,7 +96,7 @@ static int run_builder(void *ring, const char *latency_dir, struct run *r)
 
 		nanosleep(&ts, NULL);
 	}
-	r->wall_ns = (double)(mono_ns() - t0);
+	r->wall_ns = (double)(test_monotonic_ns() - t0);
 	builder_stop(b);
 	builder_get_counters(b, &bc);
 	r->cpu1_ns = (double)bc.cpu_ns[0];
@@ -133,7 +121,7 @@ static double median(double *v, int n)
 
 int main(void)
 {
-	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config ecfg = { .alloc = test_zalloc, .free = free };
 	const char *env_msgs = getenv("WB_BENCH_MESSAGES"), *env_runs = getenv("WB_BENCH_RUNS");
 	struct gen_flow_config fc = { .profile = GEN_PROFILE_DAY, .seed = 1 };
 	struct gen_itch_config ic;

@@ -47,19 +47,6 @@
 static struct feed_engine engine;
 static struct wb_ring_producer prod;
 
-static void *zalloc(size_t n)
-{
-	return calloc(1, n);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int gen_sink(void *ctx, uint64_t ts, uint32_t ip, uint16_t port, const uint8_t *payload,
 		    uint32_t len)
 {
@@ -120,14 +107,6 @@ static int pump_done(void *ctx)
 	return BUILDER_PUMP_EOF; /* the ring holds the whole day already */
 }
 
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static struct book_update *stage_ups;
 static uint64_t stage_nu;
 
@@ -157,7 +136,7 @@ static void stage_costs(const struct wb_event *ev, uint64_t n)
 		printf("stage costs: out of memory\n");
 		goto out;
 	}
-	t0 = cpu_ns();
+	t0 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	stage_ups = ups;
 	stage_nu = 0;
 	for (i = 0; i < n; i += 256) {
@@ -167,7 +146,7 @@ static void stage_costs(const struct wb_event *ev, uint64_t n)
 		stage_ups[stage_nu++] = end;
 	}
 	nu = stage_nu;
-	t1 = cpu_ns();
+	t1 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	printf("stage costs, one thread each (CPU time):\n");
 	printf("  thread 1 alone (venue books)   %.1f ns/message\n", (double)(t1 - t0) / (double)n);
 	snprintf(name, sizeof(name), "wb-bench-stage-%d", (int)getpid());
@@ -177,7 +156,7 @@ static void stage_costs(const struct wb_event *ev, uint64_t n)
 		printf("  superbook_create: %d\n", err);
 		goto out;
 	}
-	t0 = cpu_ns();
+	t0 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (i = 0; i < nu; i++) {
 		if (i + 8 < nu)
 			superbook_prefetch(sb, &ups[i + 8], 0);
@@ -185,7 +164,7 @@ static void stage_costs(const struct wb_event *ev, uint64_t n)
 			superbook_prefetch(sb, &ups[i + 4], 1);
 		superbook_apply(sb, &ups[i]);
 	}
-	t1 = cpu_ns();
+	t1 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	publishes = superbook_counters(sb)->publishes;
 	printf("  thread 2 alone (Super-Book)    %.1f ns/message (%.2f updates and %.2f symbol "
 	       "publishes per message)\n", (double)(t1 - t0) / (double)n,
@@ -199,7 +178,7 @@ out:
 
 int main(void)
 {
-	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config ecfg = { .alloc = test_zalloc, .free = free };
 	struct builder_config bcfg;
 	struct builder_counters bc;
 	const struct venue_books_counters *vc;
@@ -261,7 +240,7 @@ int main(void)
 	perf_fd = bench_instructions_open();
 	if (perf_fd >= 0)
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
-	t0 = mono_ns();
+	t0 = test_monotonic_ns();
 	if (builder_start(b, ring, pump_done, NULL) < 0)
 		return 1;
 	while (!builder_done(b)) {
@@ -269,7 +248,7 @@ int main(void)
 
 		nanosleep(&ts, NULL);
 	}
-	t1 = mono_ns();
+	t1 = test_monotonic_ns();
 	builder_stop(b); /* joins: the threads' instruction counts fold into ours */
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);

@@ -117,14 +117,14 @@ static struct result run_pass(struct feed_engine *e, int line, const struct stre
 		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	t0 = bench_now_ns();
+	t0 = test_monotonic_ns();
 	for (uint64_t n = 0; n < s->cap.count; n++) {
 		const struct capture_packet *pkt = &s->cap.packets[n];
 
 		feed_process_payload(e, line, s->cap.bytes + pkt->offset, pkt->len, n, &p);
 		drain(&p, &c);
 	}
-	t1 = bench_now_ns();
+	t1 = test_monotonic_ns();
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (read(perf_fd, &instr, sizeof(instr)) == sizeof(instr)) {

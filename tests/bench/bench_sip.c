@@ -166,9 +166,9 @@ static struct result run_pass(struct feed_engine *e, int line, const struct stre
 		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	t0 = bench_now_ns();
+	t0 = test_monotonic_ns();
 	decode_all(e, line, s, &p, &c);
-	t1 = bench_now_ns();
+	t1 = test_monotonic_ns();
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (read(perf_fd, &instr, sizeof(instr)) == sizeof(instr)) {
@@ -208,11 +208,6 @@ static void bench(const char *feed, struct feed_engine *e, int line, const struc
 	printf("%-5s %-12s %10" PRIu64 " %8.2f %10s %10.3f %10.3f %9.1f %7" PRIu64 "\n", feed,
 	       subscribed, best.messages, (double)best.ns / msgs, instr, (double)best.events / msgs,
 	       (double)best.filtered / msgs, msgs / ((double)best.ns / 1e9) / 1e6, best.errors);
-}
-
-static void *zalloc(size_t n)
-{
-	return calloc(1, n);
 }
 
 /* ---- the Super-Book thread with and without SIP traffic ---------------------- */
@@ -359,7 +354,7 @@ static int push_update(struct updates *l, const struct book_update *u)
 /* Decode the day and apply it to venue books: thread 1's output, with and without SIP updates. */
 static int day_thread1(const struct day *d, struct updates *all, struct updates *direct)
 {
-	struct feed_engine_config cfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config cfg = { .alloc = test_zalloc, .free = free };
 	struct venue_books_config vcfg = { .max_instruments = 16384, .expected_orders = 1u << 20,
 					   .numa_node = -1 };
 	struct feed_engine *e = calloc(1, sizeof(*e));
@@ -413,14 +408,6 @@ static int day_thread1(const struct day *d, struct updates *all, struct updates 
 	return 0;
 }
 
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Thread 2 over the updates: CPU ns of one pass on a fresh Super-Book. The
  * SIP view's updates go into a queue as in the builder; at each BATCH_END
@@ -447,7 +434,7 @@ static uint64_t time_superbook(const struct updates *l, uint64_t *sip_updates, u
 		superbook_set_sip_queue(sb, &q);
 		sv = superbook_sipview(sb);
 		getrusage(RUSAGE_THREAD, &ru0);
-		t0 = cpu_ns();
+		t0 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		/* as builder thread 2 runs it: the books of updates 8 and 4 ahead warmed */
 		for (size_t i = 0; i < l->n; i++) {
 			if (i + 8 < l->n)
@@ -456,7 +443,7 @@ static uint64_t time_superbook(const struct updates *l, uint64_t *sip_updates, u
 				superbook_prefetch(sb, &l->u[i + 4], 1);
 			superbook_apply(sb, &l->u[i]);
 			if (l->u[i].kind == BOOK_UP_BATCH_END) {
-				uint64_t t1 = cpu_ns(), n = book_queue_available(&q);
+				uint64_t t1 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID), n = book_queue_available(&q);
 
 				t2 += t1 - t0;
 				for (uint64_t k = 0; k < n; k++) {
@@ -467,11 +454,11 @@ static uint64_t time_superbook(const struct updates *l, uint64_t *sip_updates, u
 					sipview_apply(sv, book_queue_at(&q, k));
 				}
 				book_queue_release(&q, n);
-				t0 = cpu_ns();
+				t0 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 				t3_pass += t0 - t1;
 			}
 		}
-		t2 += cpu_ns() - t0;
+		t2 += test_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 		getrusage(RUSAGE_THREAD, &ru1);
 		if (getenv("WB_BENCH_SB_FAULTS"))
 			fprintf(stderr, "pass %d: thread 2 %.1f ms, SIP view %.1f ms, %ld page faults, "
@@ -547,7 +534,7 @@ int main(int argc, char **argv)
 	bool callgrind = argc > 1 && strcmp(argv[1], "--callgrind") == 0;
 	uint64_t messages = env_msgs ? strtoull(env_msgs, NULL, 0) :
 			    callgrind ? DEFAULT_MESSAGES / 10 : DEFAULT_MESSAGES;
-	struct feed_engine_config cfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config cfg = { .alloc = test_zalloc, .free = free };
 	struct feed_engine *e = calloc(1, sizeof(*e));
 	struct gen_flow *flow = calloc(1, sizeof(*flow));
 	struct streams all = { .s = { { .ip = 0xe000cb86u, .port = 45007 },	/* feeds.conf's CQS A */

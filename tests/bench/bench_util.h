@@ -1,6 +1,7 @@
 /*
- * What every benchmark needs to time itself: a monotonic clock and a
- * user-space instruction counter (perf_event_open; -1 where the machine
+ * What every benchmark needs to time itself: a monotonic clock
+ * (test_monotonic_ns, with the tests' allocator) and a user-space
+ * instruction counter (perf_event_open; -1 where the machine
  * exposes no PMU, as on many VMs, and the benchmark prints n/a).
  */
 #ifndef WIREBOOK_BENCH_UTIL_H
@@ -13,13 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static inline uint64_t bench_now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
+#include "../unit/test_util.h"
 
 /* A disabled counter of this thread's user-space instructions, or -1. */
 static inline int bench_instructions_open(void)

@@ -275,14 +275,6 @@ static void generate(const struct bench_opts *opt, bool sparse, struct wb_event 
 /* ----------------------------------------------------------- measuring */
 
 
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Resident bytes of this process now. */
 static uint64_t resident_bytes(void)
 {
@@ -348,8 +340,8 @@ static void run_span(struct venue_books *vb, const struct wb_event *evs, size_t 
 		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	w0 = clock_ns(CLOCK_MONOTONIC);
-	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	w0 = test_clock_ns(CLOCK_MONOTONIC);
+	c0 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	switch (mode) {
 	case PREFETCH_NONE:
 		for (size_t i = from; i < to; i++)
@@ -374,8 +366,8 @@ static void run_span(struct venue_books *vb, const struct wb_event *evs, size_t 
 		}
 		break;
 	}
-	c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	w1 = clock_ns(CLOCK_MONOTONIC);
+	c1 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	w1 = test_clock_ns(CLOCK_MONOTONIC);
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		sp->have_instructions = read(perf_fd, &instructions, sizeof(instructions)) == sizeof(instructions);

@@ -32,14 +32,6 @@
 #define CALLS 20000000u
 #define TICK 1000000LL
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int perf_fd = -1;
 
 static void perf_open_instructions(void)
@@ -154,42 +146,42 @@ int main(void)
 	printf("libwirebook read cost (%d symbols published, reader in this process)\n", SYMBOLS);
 
 	perf_start();
-	t0 = mono_ns();
+	t0 = test_monotonic_ns();
 	for (i = 0; i < CALLS; i++) {
 		wb_top(bk, 1, &top);
 		sum += top.bid_qty;
 	}
-	t1 = mono_ns();
+	t1 = test_monotonic_ns();
 	ins = perf_stop();
 	report("wb_top, one symbol (uncontended)", CALLS, t1 - t0, ins);
 
 	perf_start();
-	t0 = mono_ns();
+	t0 = test_monotonic_ns();
 	for (i = 0; i < CALLS / 4; i++) {
 		wb_top(bk, syms[i & 65535], &top);
 		sum += top.bid_qty;
 	}
-	t1 = mono_ns();
+	t1 = test_monotonic_ns();
 	ins = perf_stop();
 	report("wb_top, random symbol of 8000 (cache misses)", CALLS / 4, t1 - t0, ins);
 
 	perf_start();
-	t0 = mono_ns();
+	t0 = test_monotonic_ns();
 	for (i = 0; i < CALLS / 2; i++) {
 		wb_nbbo(bk, 1, &nb);
 		sum += nb.ask_qty;
 	}
-	t1 = mono_ns();
+	t1 = test_monotonic_ns();
 	ins = perf_stop();
 	report("wb_nbbo, one symbol", CALLS / 2, t1 - t0, ins);
 
 	perf_start();
-	t0 = mono_ns();
+	t0 = test_monotonic_ns();
 	for (i = 0; i < CALLS / 20; i++) {
 		wb_depth(bk, 1, WB_CONSOLIDATED, WB_BOOK_DEPTH, &d);
 		sum += d.bid[9].qty;
 	}
-	t1 = mono_ns();
+	t1 = test_monotonic_ns();
 	ins = perf_stop();
 	report("wb_depth 10 consolidated (with breakdown)", CALLS / 20, t1 - t0, ins);
 
@@ -198,12 +190,12 @@ int main(void)
 	pthread_create(&th, NULL, writer_main, &w);
 	usleep(10000);
 	perf_start();
-	t0 = mono_ns();
+	t0 = test_monotonic_ns();
 	for (i = 0; i < CALLS / 4; i++) {
 		if (wb_top(bk, 1, &top) == 0)
 			sum += top.bid_qty;
 	}
-	t1 = mono_ns();
+	t1 = test_monotonic_ns();
 	ins = perf_stop();
 	w.stop = 1;
 	pthread_join(th, NULL);

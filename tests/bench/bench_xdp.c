@@ -73,11 +73,6 @@ struct day {
 	uint64_t flow_messages;	/* order-flow messages of the day */
 };
 
-static void *zalloc(size_t n)
-{
-	return calloc(1, n);
-}
-
 static int collect(void *ctx, uint64_t ts_ns, uint32_t dst_ip, uint16_t dst_port,
 		   const uint8_t *payload, uint32_t len)
 {
@@ -116,7 +111,7 @@ static int generate(struct day *d, uint64_t messages)
 {
 	struct gen_flow_config fcfg = { .profile = GEN_PROFILE_DAY, .seed = 1, .messages = messages,
 					.venues = 1u << d->venue };
-	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config ecfg = { .alloc = test_zalloc, .free = free };
 	const struct gen_proto *gp = gen_proto_get(d->protocol);
 	struct gen_encoder_config cfg = {
 		.venue = d->venue, .midnight_ns = MIDNIGHT_NS, .seed = 1,
@@ -205,12 +200,12 @@ static struct result decode_pass(struct day *d, void *ring, int perf_fd)
 		ioctl(perf_fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	t0 = bench_now_ns();
+	t0 = test_monotonic_ns();
 	for (uint64_t i = 0; i < d->packets; i++) {
 		feed_process_payload(e, d->line[i], d->bytes + d->off[i], d->len[i], d->ts[i], &p);
 		drain(&p, &c);
 	}
-	r.ns = bench_now_ns() - t0;
+	r.ns = test_monotonic_ns() - t0;
 	if (perf_fd >= 0) {
 		ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (read(perf_fd, &instr, sizeof(instr)) == sizeof(instr)) {
@@ -288,7 +283,7 @@ static void bench_pipeline(struct day *d, void *ring)
 		printf("%-6s pipeline: builder_create: %d\n", d->name, err);
 		return;
 	}
-	t0 = bench_now_ns();
+	t0 = test_monotonic_ns();
 	if (builder_start(b, ring, pump_done, NULL) < 0) {
 		builder_destroy(b);
 		return;
@@ -298,7 +293,7 @@ static void bench_pipeline(struct day *d, void *ring)
 
 		nanosleep(&ts, NULL);
 	}
-	t1 = bench_now_ns();
+	t1 = test_monotonic_ns();
 	builder_stop(b);
 	builder_get_counters(b, &bc);
 	printf("%-6s pipeline: %" PRIu64 " messages, %" PRIu64 " events in %.3f s: %.2f M messages/s, "

@@ -27,6 +27,7 @@
 #include "gen/gen_flow.h"
 #include "gen/gen_itch.h"
 #include "feed/feed.h"
+#include "../unit/test_util.h"
 
 #define ITCH_IP 0xe9360c6fu
 #define ITCH_PORT 26477
@@ -39,11 +40,6 @@ static struct wb_event *events;
 static struct book_update *updates;
 static uint64_t n_events, n_updates;
 static int line;
-
-static void *zalloc(size_t n)
-{
-	return calloc(1, n);
-}
 
 static int gen_sink(void *ctx, uint64_t ts, uint32_t ip, uint16_t port, const uint8_t *payload,
 		    uint32_t len)
@@ -115,7 +111,7 @@ void phase_super_book(struct superbook *sb)
 
 int main(int argc, char **argv)
 {
-	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config ecfg = { .alloc = test_zalloc, .free = free };
 	struct venue_books_config vc = { .numa_node = -1 };
 	struct superbook_config sc = { .numa_node = -1 };
 	uint64_t messages = argc > 1 ? strtoull(argv[1], NULL, 0) : 200000, slots = 1024, level_updates;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "feed/feed.h"
+#include "test_util.h"
 
 #define FUZZ_RING_SLOTS 1024u
 
@@ -38,14 +39,9 @@ static struct wb_ring_consumer fuzz_cons;
 static int fuzz_line_a, fuzz_line_b;
 static uint8_t fuzz_last_mode;
 
-static void *fuzz_zalloc(size_t n)
-{
-	return calloc(1, n);
-}
-
 static void fuzz_setup(const struct fuzz_target *t)
 {
-	struct feed_engine_config cfg = { .alloc = fuzz_zalloc, .free = free,
+	struct feed_engine_config cfg = { .alloc = test_zalloc, .free = free,
 					  .order_filter_capacity = t->order_filter_capacity };
 	void *mem = aligned_alloc(4096, wb_ring_bytes(FUZZ_RING_SLOTS));
 

@@ -13,6 +13,7 @@
 #include "feed/feed.h"
 #include "wire/bytes.h"
 #include "wire/moldudp64.h"
+#include "test_util.h"
 
 #define HARNESS_RING_SLOTS 4096u
 #define HARNESS_MAX_EVENTS 100000u
@@ -26,14 +27,9 @@ struct harness {
 	size_t n;
 };
 
-static void *harness_alloc(size_t bytes)
-{
-	return calloc(1, bytes);
-}
-
 static inline void harness_init(struct harness *h, uint32_t ring_slots)
 {
-	struct feed_engine_config cfg = { .alloc = harness_alloc, .free = free };
+	struct feed_engine_config cfg = { .alloc = test_zalloc, .free = free };
 
 	memset(h, 0, sizeof(*h));
 	h->engine = calloc(1, sizeof(*h->engine));

@@ -22,6 +22,7 @@
 #include "book/latency_log.h"
 #include "feed/feed.h"
 #include "wirebook/ring.h"
+#include "test_util.h"
 
 #define SLOTS 1024u
 #define PACKETS 60u
@@ -32,14 +33,6 @@ struct pump_ctx {
 	unsigned sent;
 	uint64_t first_recv_ts;
 };
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void add_event(struct pump_ctx *p, uint64_t recv_ts, uint64_t seq)
 {
@@ -72,7 +65,7 @@ static int pump_packets(void *arg)
 	if (p->sent == PACKETS)
 		return BUILDER_PUMP_EOF;
 	for (unsigned i = 0; i < PACKETS_PER_PUMP && p->sent < PACKETS; i++, p->sent++) {
-		uint64_t recv_ts = realtime_ns();
+		uint64_t recv_ts = test_realtime_ns();
 
 		if (!p->first_recv_ts)
 			p->first_recv_ts = recv_ts;
@@ -80,7 +73,7 @@ static int pump_packets(void *arg)
 		if (p->sent % 2)
 			add_event(p, recv_ts, 10 * p->sent + 1);
 		/* Distinct receive times, as the kernel gives distinct packets. */
-		while (realtime_ns() == recv_ts)
+		while (test_realtime_ns() == recv_ts)
 			;
 	}
 	wb_ring_producer_publish(&p->prod);
@@ -193,7 +186,7 @@ static int pump_a_packet_longer_than_a_batch(void *arg)
 
 	if (p->sent)
 		return BUILDER_PUMP_EOF;
-	t = realtime_ns();
+	t = test_realtime_ns();
 	p->first_recv_ts = t;
 	add_event(p, t, 1);
 	for (unsigned i = 0; i < BIG_PACKET_EVENTS; i++)

@@ -21,6 +21,7 @@
 #include "feed/feed.h"
 #include "wirebook/book.h"
 #include "wirebook/ring.h"
+#include "test_util.h"
 
 #define ITCH_IP 0xe9360c6fu
 #define ITCH_PORT 26477
@@ -32,11 +33,6 @@ static struct wb_ring_producer prod;
 static struct gen_flow flow;
 static struct gen_itch gi;
 static int flow_done;
-
-static void *zalloc(size_t n)
-{
-	return calloc(1, n);
-}
 
 static int sink(void *ctx, uint64_t ts, uint32_t ip, uint16_t port, const uint8_t *payload,
 		uint32_t len)
@@ -88,7 +84,7 @@ static void check_side(const struct venue_level *want, unsigned nwant, const str
 
 START_TEST(test_builder_publishes_exactly_the_venue_books_of_a_session)
 {
-	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config ecfg = { .alloc = test_zalloc, .free = free };
 	struct gen_flow_config fc = { .profile = GEN_PROFILE_DEMO, .seed = 3 };
 	struct gen_itch_config ic;
 	struct builder_counters ctr;
@@ -233,7 +229,7 @@ static void run_builder(void *ring, struct array_source *in_place, uint64_t sums
 
 START_TEST(test_builder_reading_events_in_place_builds_the_books_a_ring_builds)
 {
-	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config ecfg = { .alloc = test_zalloc, .free = free };
 	struct gen_flow_config fc = { .profile = GEN_PROFILE_DEMO, .seed = 5 };
 	struct gen_itch_config ic;
 	struct gen_action a;

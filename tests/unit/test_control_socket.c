@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/control.h"
+#include "test_util.h"
 
 struct server {
 	int fd;
@@ -23,11 +24,6 @@ struct server {
 	pthread_t thread;
 	char path[108];
 };
-
-static void *zalloc(size_t n)
-{
-	return calloc(1, n);
-}
 
 static void *serve(void *arg)
 {
@@ -44,7 +40,7 @@ static void *serve(void *arg)
 
 static struct feed_engine *engine_create(void)
 {
-	struct feed_engine_config cfg = { .alloc = zalloc, .free = free };
+	struct feed_engine_config cfg = { .alloc = test_zalloc, .free = free };
 	struct feed_engine *e = calloc(1, sizeof(*e));
 
 	ck_assert_ptr_nonnull(e);

@@ -265,7 +265,7 @@ static int line_a, line_b;
 
 static void setup_with_capacity(uint32_t capacity)
 {
-	struct feed_engine_config cfg = { .alloc = harness_alloc, .free = free,
+	struct feed_engine_config cfg = { .alloc = test_zalloc, .free = free,
 					  .order_filter_capacity = capacity };
 
 	harness_init(&h, HARNESS_RING_SLOTS);

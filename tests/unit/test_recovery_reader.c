@@ -14,20 +14,13 @@
 #include "book/book_shm.h"
 #include "book/superbook.h"
 #include "wirebook/barrier.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
+#include "test_util.h"
 
 static char name[64];
 static struct superbook *sb;
 static struct book_shm *m;
 static struct wb_book *bk;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void publish(uint16_t id, const char *ticker, int venue)
 {
@@ -52,7 +45,7 @@ static void setup(void)
 	shm_unlink(name);
 	sb = superbook_create(&cfg, &err);
 	ck_assert_msg(sb, "superbook_create: %d", err);
-	superbook_heartbeat(sb, now_ns());
+	superbook_heartbeat(sb, test_realtime_ns());
 	m = superbook_shm(sb);
 	publish(1, "AAPL", WB_VENUE_BZX);
 	publish(2, "MSFT", WB_VENUE_BZX);
@@ -207,7 +200,7 @@ START_TEST(test_a_restart_is_followed_to_the_new_books_table)
 	superbook_destroy(sb);
 	sb = superbook_create(&cfg, &err);
 	ck_assert_msg(sb, "superbook_create: %d", err);
-	superbook_heartbeat(sb, now_ns());
+	superbook_heartbeat(sb, test_realtime_ns());
 	m = superbook_shm(sb);
 	publish(1, "AAPL", WB_VENUE_BZX);
 	usleep((useconds_t)(2 * WB_REATTACH_INTERVAL_NS / 1000));

@@ -17,6 +17,7 @@
 
 #include "book/superbook.h"
 #include "wirebook/book.h"
+#include "test_util.h"
 
 #define NSYMS 4
 #define NVENUES 3
@@ -26,14 +27,6 @@
 #define RUN_SECONDS 1.5
 
 static char name[64];
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 #define FAIL(...) do { fprintf(stderr, "reader %d: ", (int)getpid()); \
 	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)
@@ -161,7 +154,7 @@ START_TEST(test_shm_readers_never_see_a_torn_or_inconsistent_book)
 	pid_t pids[READERS];
 	unsigned seed = 99;
 	uint64_t round = 1;
-	double end;
+	uint64_t end;
 	int i, err, status;
 
 	snprintf(name, sizeof(name), "wbtest_readers_%d", (int)getpid());
@@ -175,8 +168,8 @@ START_TEST(test_shm_readers_never_see_a_torn_or_inconsistent_book)
 		if (pids[i] == 0)
 			_exit(reader_main());
 	}
-	end = now_s() + RUN_SECONDS;
-	while (now_s() < end)
+	end = test_monotonic_ns() + (uint64_t)(RUN_SECONDS * 1e9);
+	while (test_monotonic_ns() < end)
 		for (i = 0; i < 64; i++)
 			write_round(sb, &seed, round++, mids);
 	superbook_set_state(sb, WB_SHM_SOURCE_DONE);

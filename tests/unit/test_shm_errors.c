@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "book/superbook.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 
 static char name[64];
 

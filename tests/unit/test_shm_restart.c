@@ -14,6 +14,7 @@
 
 #include "book/superbook.h"
 #include "wirebook/book.h"
+#include "test_util.h"
 
 static char name[64];
 
@@ -23,14 +24,6 @@ static void set_name(const char *what)
 	shm_unlink(name);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static struct superbook *builder(void)
 {
 	struct superbook_config cfg = { .shm_name = name, .capacity = 64, .numa_node = -1 };
@@ -38,7 +31,7 @@ static struct superbook *builder(void)
 	struct superbook *sb = superbook_create(&cfg, &err);
 
 	ck_assert_msg(sb, "superbook_create: %d", err);
-	superbook_heartbeat(sb, now_ns());
+	superbook_heartbeat(sb, test_realtime_ns());
 	return sb;
 }
 
@@ -162,10 +155,10 @@ START_TEST(test_health_is_live_stale_recovering_retired)
 	ck_assert_uint_eq(h.stale_after_ns, WB_STALE_MIN_NS);
 
 	/* a builder that stopped beating (killed -9, hung) */
-	superbook_heartbeat(sb, now_ns() - 5 * WB_STALE_MIN_NS);
+	superbook_heartbeat(sb, test_realtime_ns() - 5 * WB_STALE_MIN_NS);
 	ck_assert_int_eq(wb_health(bk, &h), WB_BOOK_STALE);
 	ck_assert_uint_ge(h.age_ns, 5 * WB_STALE_MIN_NS);
-	superbook_heartbeat(sb, now_ns());
+	superbook_heartbeat(sb, test_realtime_ns());
 	ck_assert_int_eq(wb_health(bk, &h), WB_BOOK_LIVE);
 
 	/* a longer declared period stretches the threshold */

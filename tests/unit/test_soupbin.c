@@ -23,6 +23,7 @@
 #include "recovery/recovery_snapshot.h"
 #include "recovery/soupbin.h"
 #include "recovery_conf_harness.h"
+#include "test_util.h"
 
 /* ---- golden vectors ------------------------------------------------------- */
 
@@ -314,14 +315,6 @@ static void server_stop(struct server *s)
 	pthread_join(s->thread, NULL);
 }
 
-static uint64_t mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Real time from sequence first on, one message a packet, as the line delivers it. */
 static void real_time(struct harness *h, int line, int first, int last)
 {
@@ -368,13 +361,13 @@ static struct recovery_client *client_for(struct harness *h, uint16_t port)
 /* Poll until no stream recovers (at most 10 s of the wall clock, a failing bound). */
 static void poll_until_quiet(struct harness *h, struct recovery_client *c)
 {
-	uint64_t until = mono() + 10000000000ull;
+	uint64_t until = test_monotonic_ns() + 10000000000ull;
 
 	do {
-		recovery_client_poll(c, mono(), 0, &h->prod);
+		recovery_client_poll(c, test_monotonic_ns(), 0, &h->prod);
 		harness_drain(h);
 		usleep(1000);
-	} while (recovery_client_busy(c, NULL) && mono() < until);
+	} while (recovery_client_busy(c, NULL) && test_monotonic_ns() < until);
 	ck_assert_int_eq(recovery_client_busy(c, NULL), 0);
 }
 
@@ -424,7 +417,7 @@ START_TEST(test_late_join_takes_the_snapshot_then_the_real_time_after_it)
 	ck_assert_ptr_nonnull(add_of(&h, 5));
 	ck_assert_ptr_nonnull(add_of(&h, 6));
 	ck_assert_ptr_null(harness_find(&h, WB_EV_EXECUTE, 0));	/* 4 is in the book, not replayed */
-	recovery_client_totals(c, 0, mono(), &t);
+	recovery_client_totals(c, 0, test_monotonic_ns(), &t);
 	ck_assert_uint_eq(t.snapshots, 1);
 	ck_assert_uint_eq(t.unrecoverable, 0);
 	recovery_client_destroy(c);
@@ -447,7 +440,7 @@ START_TEST(test_refused_login_is_retried_then_given_up_as_a_gap)
 	real_time(&h, line, 5, 9);
 	poll_until_quiet(&h, c);
 	/* No snapshot: what it should have covered is a GAP and the stream goes on. */
-	recovery_client_totals(c, 0, mono(), &t);
+	recovery_client_totals(c, 0, test_monotonic_ns(), &t);
 	ck_assert_uint_eq(t.snapshots, 0);
 	ck_assert_uint_eq(t.unrecoverable, 1);
 	ck_assert_uint_eq(t.fills, 0);	/* given up: no fill time */
@@ -482,7 +475,7 @@ static struct recovery_totals policy_on_a_hole(uint64_t at, uint64_t max_gap, ui
 		real_time(&h, line, 1, 2);
 	real_time(&h, line, 9, 9);
 	poll_until_quiet(&h, c);
-	recovery_client_totals(c, 0, mono(), &t);
+	recovery_client_totals(c, 0, test_monotonic_ns(), &t);
 	ck_assert_ptr_nonnull(add_of(&h, 6));	/* 9 is decoded in the end, whatever came */
 	recovery_client_destroy(c);
 	server_stop(&s);

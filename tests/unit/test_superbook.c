@@ -14,7 +14,7 @@
 
 #include "book/book_shm.h"
 #include "book/superbook.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 
 #define NVENUES 4		/* venues 1..4 */
 #define NPRICES 40		/* price ticks 0..39 */

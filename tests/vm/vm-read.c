@@ -181,6 +181,12 @@ static int check_ioctls(const char *device)
 	bad |= expect_errno(fd, _IO(WB_IOC_MAGIC, 200), NULL, ENOTTY, "unknown number");
 	bad |= expect_errno(fd, _IOR(WB_IOC_MAGIC, 0, struct wb_ioc_stats), &st, ENOTTY,
 			    "known number, wrong size");
+	/* The ioctl table: a number without a row, another magic, a known
+	 * number with another direction are no command at all. */
+	bad |= expect_errno(fd, WB_IOC_RECOVERY_LIST, &list, ENOTTY, "wirebookd's recovery list");
+	bad |= expect_errno(fd, _IO(WB_IOC_MAGIC + 1, 9), NULL, ENOTTY, "stats reset's number, other magic");
+	bad |= expect_errno(fd, _IOW(WB_IOC_MAGIC, 9, uint64_t), &list, ENOTTY,
+			    "stats reset's number, written");
 	close(fd);
 	close(ro);
 	if (!bad)

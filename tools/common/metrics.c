@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* The Prometheus endpoint and wirebook's counters in its format (see metrics.h). */
 #include "common/metrics.h"
+#include "feedtext/address.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -45,41 +46,6 @@ struct metrics_server {
 	char address[64];
 	struct metrics_client clients[METRICS_CLIENTS];
 };
-
-int metrics_parse_address(const char *addr_port, uint32_t *ip, uint16_t *port, char *err,
-			  size_t errlen)
-{
-	const char *colon = strrchr(addr_port, ':');
-	char host[64], *end;
-	unsigned long p;
-	struct in_addr in;
-
-	if (!colon || (size_t)(colon - addr_port) >= sizeof(host)) {
-		snprintf(err, errlen, "'%s': expected ADDR:PORT, e.g. 127.0.0.1:9464", addr_port);
-		return -1;
-	}
-	memcpy(host, addr_port, (size_t)(colon - addr_port));
-	host[colon - addr_port] = 0;
-	errno = 0;
-	p = strtoul(colon + 1, &end, 10);
-	if (!colon[1] || *end || errno || p > 65535 || colon[1] == '-' || colon[1] == '+') {
-		snprintf(err, errlen, "'%s': port must be a number from 0 to 65535 (0: any free port)",
-			 addr_port);
-		return -1;
-	}
-	if (!host[0] || !strcmp(host, "*"))
-		in.s_addr = htonl(INADDR_ANY);
-	else if (!strcmp(host, "localhost"))
-		in.s_addr = htonl(INADDR_LOOPBACK);
-	else if (inet_pton(AF_INET, host, &in) != 1) {
-		snprintf(err, errlen, "'%s': '%s' is not an IPv4 address (or localhost, or * for all)",
-			 addr_port, host);
-		return -1;
-	}
-	*ip = ntohl(in.s_addr);
-	*port = (uint16_t)p;
-	return 0;
-}
 
 static uint64_t mono_ms(void)
 {
@@ -264,7 +230,7 @@ struct metrics_server *metrics_start(const char *addr_port, metrics_render_fn re
 	uint16_t port;
 	int one = 1;
 
-	if (metrics_parse_address(addr_port, &ip, &port, err, errlen))
+	if (feed_parse_address(addr_port, &ip, &port, err, errlen))
 		return NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m) {

@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "wirebook/ioctl.h"
-#include "wirebook/book.h"
+#include "shm/shm_layout.h"
 #include "wirebook/ring.h"
 
 struct metrics_server;
@@ -35,9 +35,6 @@ struct metrics_server *metrics_start(const char *addr_port, metrics_render_fn re
 const char *metrics_address(const struct metrics_server *m);
 void metrics_stop(struct metrics_server *m);
 
-/* Check an ADDR:PORT without binding (option parsing). 0 or -1 + err. */
-int metrics_parse_address(const char *addr_port, uint32_t *ip, uint16_t *port, char *err,
-			  size_t errlen);
 
 /* ---- renderers ----------------------------------------------------------- */
 
