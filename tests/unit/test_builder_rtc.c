@@ -305,8 +305,10 @@ START_TEST(test_pipeline_thread_2_asleep_is_woken_by_the_first_update_after_a_qu
 		usleep(100);
 	}
 	builder_get_counters(b, &ctr);
+	/* Applied at all proves the wake: thread 2's sleep has no timer. The
+	 * wake count itself is not asserted: a futex may also return
+	 * spuriously, and thread 2 then finds the update while it spins. */
 	ck_assert_uint_gt(superbook_counters(builder_superbook(b))->updates, 0);
-	ck_assert_uint_ge(ctr.t2_wakes, 1);
 	ck_assert_uint_ge(ctr.t2_idle_sleeps, 1);
 
 	wb_store_release(&q.stop, 1);
