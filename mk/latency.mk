@@ -21,7 +21,7 @@ latency: tools
 	scripts/latency.sh $(LATENCY_ARGS)
 
 latency-test: $(O)/wb-latency-text $(O)/wb-tune
-	WB_LATENCY_TEXT=$(O)/wb-latency-text python3 latency-scripts/tests/test_latency_scripts.py
-	WB_TUNE=$(O)/wb-tune python3 latency-scripts/tests/test_wb_tune.py
+	WB_LATENCY_TEXT=$(O)/wb-latency-text python3 tests/latency-scripts/test_latency_scripts.py
+	WB_TUNE=$(O)/wb-tune python3 tests/latency-scripts/test_wb_tune.py
 
 CHECK_EXTRA += latency-test

@@ -20,7 +20,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPTS = os.path.dirname(HERE)
+SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "latency-scripts")
 FIXTURES = os.path.join(HERE, "fixtures")
 RATES = os.path.join(FIXTURES, "rates")
 sys.path.insert(0, SCRIPTS)
