@@ -17,15 +17,14 @@
 #include <unistd.h>
 
 #include "wire/bytes.h"
+#include "wire/pitch.h"
 #include "feed/feed.h"
 #include "recovery/pitch_session.h"
 
 /* ---- Cboe PITCH Gap Request Proxy ------------------------------------------ */
 
 /* The session's wire facts: lib/wire/cboe_session.h. The packets replayed to the
- * gap-response channel are the feed's: Sequenced Unit Headers (lib/wire/pitch.h's
- * header length once it exists; the session frame's header is the same 8 bytes). */
-#define PITCH_HEADER 8
+ * gap-response channel are the feed's: Sequenced Unit Headers (lib/wire/pitch.h). */
 #define GRP_MAX_CLIENTS 8
 #define GRP_IN 1024
 
@@ -33,15 +32,16 @@
 int pitch_store_packet(struct sim_store *units, const uint8_t *p, uint32_t len)
 {
 	struct sim_store *s;
-	uint32_t hlen, off = PITCH_HEADER;
+	uint32_t hlen, off = PITCH_HEADER_LEN;
 	uint64_t seq;
 	uint8_t count;
 
-	if (len < PITCH_HEADER || (hlen = wire_le16(p)) < PITCH_HEADER || hlen > len)
+	if (len < PITCH_HEADER_LEN || (hlen = wire_le16(p + PITCH_HDR_LENGTH)) < PITCH_HEADER_LEN ||
+	    hlen > len)
 		return 0;
-	count = p[2];
-	s = &units[p[3]];
-	seq = wire_le32(p + 4);
+	count = p[PITCH_HDR_COUNT];
+	s = &units[p[PITCH_HDR_UNIT]];
+	seq = wire_le32(p + PITCH_HDR_SEQUENCE);
 	if (!seq)
 		return 0;	/* unsequenced */
 	if (!count) {
@@ -52,7 +52,8 @@ int pitch_store_packet(struct sim_store *units, const uint8_t *p, uint32_t len)
 	for (uint8_t i = 0; i < count; i++, seq++) {
 		uint8_t mlen;
 
-		if (off + 2 > hlen || (mlen = p[off]) < 2 || off + mlen > hlen)
+		if (off + PITCH_MSG_HEADER_LEN > hlen ||
+		    (mlen = p[off + PITCH_MSG_LENGTH]) < PITCH_MSG_HEADER_LEN || off + mlen > hlen)
 			break;	/* truncated: the rest is not in the capture */
 		if (sim_store_grow(s, seq, mlen))
 			return -1;
@@ -102,7 +103,7 @@ static void grp_replay(int ufd, const struct sim_store *s, uint8_t unit, uint64_
 	uint64_t end = seq + count;
 
 	while (seq < end) {
-		uint32_t len = PITCH_HEADER;
+		uint32_t len = PITCH_HEADER_LEN;
 		uint8_t n = 0;
 		uint64_t first = seq;
 
@@ -119,10 +120,10 @@ static void grp_replay(int ufd, const struct sim_store *s, uint8_t unit, uint64_
 			seq++;	/* not in the capture: the client asks again, then gives up */
 			continue;
 		}
-		wire_put_le16(pkt, (uint16_t)len);
-		pkt[2] = n;
-		pkt[3] = unit;
-		wire_put_le32(pkt + 4, (uint32_t)first);
+		wire_put_le16(pkt + PITCH_HDR_LENGTH, (uint16_t)len);
+		pkt[PITCH_HDR_COUNT] = n;
+		pkt[PITCH_HDR_UNIT] = unit;
+		wire_put_le32(pkt + PITCH_HDR_SEQUENCE, (uint32_t)first);
 		if (sendto(ufd, pkt, len, 0, (const struct sockaddr *)&o->reply_to,
 			   sizeof(o->reply_to)) == (ssize_t)len) {
 			c->packets++;

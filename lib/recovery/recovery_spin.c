@@ -10,6 +10,7 @@
 
 #include "recovery/pitch_session.h"
 #include "wire/bytes.h"
+#include "wire/pitch.h"
 #include "recovery/recovery_internal.h"
 #include "recovery/recovery_session.h"
 
@@ -97,7 +98,7 @@ void spin_set_destroy(struct spin_set *set)
 
 static void batch_reset(struct spin_session *ss)
 {
-	ss->batch_len = PITCH_SESSION_HEADER;
+	ss->batch_len = PITCH_HEADER_LEN;
 	ss->batch_count = 0;
 }
 
@@ -105,10 +106,10 @@ static void batch_flush(struct spin_session *ss, uint64_t recv_ts, struct wb_rin
 {
 	if (!ss->batch_count)
 		return;
-	wire_put_le16(ss->batch, ss->batch_len);
-	ss->batch[2] = (uint8_t)ss->batch_count;
-	ss->batch[3] = ss->s.unit;
-	wire_put_le32(ss->batch + 4, 0);	/* unsequenced, as the spin sent them */
+	wire_put_le16(ss->batch + PITCH_HDR_LENGTH, ss->batch_len);
+	ss->batch[PITCH_HDR_COUNT] = (uint8_t)ss->batch_count;
+	ss->batch[PITCH_HDR_UNIT] = ss->s.unit;
+	wire_put_le32(ss->batch + PITCH_HDR_SEQUENCE, 0);	/* unsequenced, as the spin sent them */
 	rsess_apply(&ss->s, ss->batch, ss->batch_len, ss->batch_count, recv_ts, out);
 	batch_reset(ss);
 }
