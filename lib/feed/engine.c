@@ -83,13 +83,6 @@ const char *feed_protocol_title(int protocol)
 	return p ? p->title : "?";
 }
 
-const char *feed_protocol_recovery(int protocol)
-{
-	const struct feed_proto *p = feed_protocol_get(protocol);
-
-	return p ? p->recovery : 0;
-}
-
 uint32_t feed_protocol_venues(int protocol)
 {
 	const struct feed_proto *p = feed_protocol_get(protocol);

@@ -193,7 +193,6 @@ enum feed_stream_event {
 struct feed_proto {
 	const char *name;		/* the feeds.conf word, e.g. "itch" */
 	const char *title;		/* "Nasdaq TotalView-ITCH 5.0 over MoldUDP64" */
-	const char *recovery;		/* its gap-fill service in recovery.conf ("mold"); NULL: none */
 	uint32_t venues;		/* bit v: the protocol can serve venue v */
 	uint16_t units;			/* sequence streams per channel (PITCH: 256); 0 = 1 */
 	uint8_t first_seq;		/* a session's first sequence number */

@@ -715,7 +715,6 @@ static bool uqdf_looks_like(const uint8_t *p, uint32_t len)
 const struct feed_proto feed_proto_uqdf = {
 	.name = "uqdf",
 	.title = "UTP Quotation Data Feed (UQDF) binary over MoldUDP64",
-	.recovery = "mold",
 	.venues = 1u << FEED_SOURCE_UQDF,
 	.units = 1,
 	.first_seq = 1,
