@@ -232,6 +232,8 @@ struct feed_proto {
 			    uint32_t *mlen);
 	/* The layout of a message, or NULL for an unknown type. */
 	const struct feed_msg_layout *(*layout)(const uint8_t *msg, uint32_t len);
+	/* Its trailing parts (feed_raw_parts); NULL: the protocol has none. */
+	int (*parts)(const uint8_t *msg, uint32_t len, struct feed_raw_part *parts, int max);
 	/* Does an unmapped payload look like this protocol (wb-dump --auto)? */
 	bool (*looks_like)(const uint8_t *p, uint32_t len);
 };
