@@ -253,7 +253,7 @@ static void send_udp(struct server *s, const uint8_t *p, size_t len)
 
 static void unavailable(struct server *s, uint32_t begin, uint32_t end)
 {
-	uint8_t pkt[XDP_HEADER_LEN + XDP_UNAVAILABLE_LEN];
+	uint8_t pkt[XDP_HEADER_LEN + XDP_MESSAGE_UNAVAILABLE_LEN];
 	size_t len = xdp_encode_unavailable(pkt, begin, end, s->o->product, s->o->channel,
 					    wall_ns());
 
@@ -290,7 +290,7 @@ static void replay(struct server *s, int epoch, uint32_t begin, uint32_t end)
 			seq++;
 		}
 		xdp_put_header(pkt, (uint16_t)len,
-			       first_packet && seq > end ? XDP_FLAG_RETRANS_ONE : XDP_FLAG_RETRANS_PART,
+			       first_packet && seq > end ? XDP_DELIVERY_RETRANS_ONE : XDP_DELIVERY_RETRANS_PART,
 			       n, (uint32_t)from, wall_ns());
 		first_packet = false;
 		s->c.messages += n;
@@ -592,7 +592,7 @@ static uint8_t judge(struct server *s, const struct xdp_request *r)
 		s->c.refused_channel++;
 		return XDP_ST_BAD_CHANNEL;
 	}
-	if (r->type == XDP_MSG_REFRESH_REQUEST) {
+	if (r->type == XDP_REFRESH_REQUEST) {
 		if (!o->snapshot_at) {
 			s->c.refused_type++;	/* no refresh served: --snapshot-at */
 			return XDP_ST_BAD_TYPE;
@@ -623,7 +623,7 @@ static int request(struct server *s, struct session *cl, uint32_t pkt_seq, const
 
 	if (malformed) {
 		memset(&r, 0, sizeof(r));
-	} else if (r.type == XDP_MSG_HEARTBEAT_RESPONSE) {
+	} else if (r.type == XDP_HEARTBEAT_RESPONSE) {
 		s->c.heartbeat_responses++;
 		cl->answer_by = 0;
 		return 0;
@@ -655,7 +655,7 @@ static int request(struct server *s, struct session *cl, uint32_t pkt_seq, const
 		return 0;
 	}
 	s->c.accepted++;
-	if (r.type == XDP_MSG_REFRESH_REQUEST)
+	if (r.type == XDP_REFRESH_REQUEST)
 		return refresh(s, cl->epoch, r.symbol_index) ? -1 : 0;
 	if (r.begin < cl->last_begin && cl->epoch + 1 < st.n) {
 		cl->epoch++;
@@ -720,7 +720,7 @@ static void heartbeats(struct server *s, uint64_t now)
 		if (now < cl->next_heartbeat)
 			continue;
 		cl->next_heartbeat = now + s->o->heartbeat_ms * 1000000ull;
-		xdp_put_header(hb, XDP_HEADER_LEN, XDP_FLAG_HEARTBEAT, 0, cl->seq + 1, wall_ns());
+		xdp_put_header(hb, XDP_HEADER_LEN, XDP_DELIVERY_HEARTBEAT, 0, cl->seq + 1, wall_ns());
 		if (send(cl->fd, hb, sizeof(hb), MSG_NOSIGNAL) == (ssize_t)sizeof(hb)) {
 			s->c.heartbeats++;
 			if (!cl->answer_by)

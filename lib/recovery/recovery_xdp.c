@@ -55,8 +55,8 @@ static uint8_t *message(uint8_t *out, uint16_t type, uint16_t len, uint8_t flag,
 
 	xdp_put_header(out, (uint16_t)(XDP_HEADER_LEN + len), flag, 1, seq, send_ns);
 	memset(m, 0, len);
-	wire_put_le16(m + XDP_MSG_SIZE_OFF, len);
-	wire_put_le16(m + XDP_MSG_TYPE_OFF, type);
+	wire_put_le16(m + XDP_MSG_SIZE, len);
+	wire_put_le16(m + XDP_MSG_TYPE, type);
 	return m;
 }
 
@@ -73,8 +73,8 @@ size_t xdp_encode_retrans_request(uint8_t *out, uint32_t request_seq, uint32_t b
 				  uint32_t end, const char *source_id, uint8_t product,
 				  uint8_t channel, uint64_t send_ns)
 {
-	uint8_t *m = message(out, XDP_MSG_RETRANS_REQUEST, XDP_RETRANS_REQUEST_LEN,
-			     XDP_FLAG_ORIGINAL, request_seq, send_ns);
+	uint8_t *m = message(out, XDP_RETRANSMISSION_REQUEST, XDP_RETRANS_REQUEST_LEN,
+			     XDP_DELIVERY_ORIGINAL, request_seq, send_ns);
 
 	wire_put_le32(m + XDP_RETRANS_BEGIN_OFF, begin);
 	wire_put_le32(m + XDP_RETRANS_END_OFF, end);
@@ -87,8 +87,8 @@ size_t xdp_encode_retrans_request(uint8_t *out, uint32_t request_seq, uint32_t b
 size_t xdp_encode_heartbeat_response(uint8_t *out, uint32_t request_seq, const char *source_id,
 				     uint64_t send_ns)
 {
-	uint8_t *m = message(out, XDP_MSG_HEARTBEAT_RESPONSE, XDP_HEARTBEAT_RESPONSE_LEN,
-			     XDP_FLAG_ORIGINAL, request_seq, send_ns);
+	uint8_t *m = message(out, XDP_HEARTBEAT_RESPONSE, XDP_HEARTBEAT_RESPONSE_LEN,
+			     XDP_DELIVERY_ORIGINAL, request_seq, send_ns);
 
 	put_source(m + XDP_HEARTBEAT_SOURCE_OFF, source_id);
 	return XDP_HEADER_LEN + XDP_HEARTBEAT_RESPONSE_LEN;
@@ -97,8 +97,8 @@ size_t xdp_encode_heartbeat_response(uint8_t *out, uint32_t request_seq, const c
 size_t xdp_encode_request_response(uint8_t *out, uint32_t seq, const struct xdp_response *r,
 				   uint64_t send_ns)
 {
-	uint8_t *m = message(out, XDP_MSG_REQUEST_RESPONSE, XDP_REQUEST_RESPONSE_LEN,
-			     XDP_FLAG_ORIGINAL, seq, send_ns);
+	uint8_t *m = message(out, XDP_REQUEST_RESPONSE, XDP_REQUEST_RESPONSE_LEN,
+			     XDP_DELIVERY_ORIGINAL, seq, send_ns);
 
 	wire_put_le32(m + XDP_RESPONSE_REQUEST_SEQ_OFF, r->request_seq);
 	wire_put_le32(m + XDP_RESPONSE_BEGIN_OFF, r->begin);
@@ -114,42 +114,42 @@ size_t xdp_encode_unavailable(uint8_t *out, uint32_t begin, uint32_t end, uint8_
 			      uint8_t channel, uint64_t send_ns)
 {
 	/* Its SeqNum is the range's first: the packet stands for those messages. */
-	uint8_t *m = message(out, XDP_MSG_UNAVAILABLE, XDP_UNAVAILABLE_LEN, XDP_FLAG_UNAVAILABLE,
-			     begin, send_ns);
+	uint8_t *m = message(out, XDP_MESSAGE_UNAVAILABLE, XDP_MESSAGE_UNAVAILABLE_LEN,
+			     XDP_DELIVERY_UNAVAILABLE, begin, send_ns);
 
-	wire_put_le32(m + XDP_UNAVAILABLE_BEGIN_OFF, begin);
-	wire_put_le32(m + XDP_UNAVAILABLE_END_OFF, end);
-	m[XDP_UNAVAILABLE_PRODUCT_OFF] = product;
-	m[XDP_UNAVAILABLE_CHANNEL_OFF] = channel;
-	return XDP_HEADER_LEN + XDP_UNAVAILABLE_LEN;
+	wire_put_le32(m + XDP_UNAVAILABLE_BEGIN, begin);
+	wire_put_le32(m + XDP_UNAVAILABLE_END, end);
+	m[XDP_UNAVAILABLE_PRODUCT_ID] = product;
+	m[XDP_UNAVAILABLE_CHANNEL_ID] = channel;
+	return XDP_HEADER_LEN + XDP_MESSAGE_UNAVAILABLE_LEN;
 }
 
 int xdp_parse_request(const uint8_t *m, uint32_t len, struct xdp_request *r)
 {
 	uint16_t size, want;
 
-	if (len < XDP_MSG_HEAD)
+	if (len < XDP_MSG_HEADER_LEN)
 		return -1;
-	size = wire_le16(m + XDP_MSG_SIZE_OFF);
+	size = wire_le16(m + XDP_MSG_SIZE);
 	memset(r, 0, sizeof(*r));
-	r->type = wire_le16(m + XDP_MSG_TYPE_OFF);
+	r->type = wire_le16(m + XDP_MSG_TYPE);
 	switch (r->type) {
-	case XDP_MSG_RETRANS_REQUEST: want = XDP_RETRANS_REQUEST_LEN; break;
-	case XDP_MSG_HEARTBEAT_RESPONSE: want = XDP_HEARTBEAT_RESPONSE_LEN; break;
-	case XDP_MSG_REFRESH_REQUEST: want = XDP_REFRESH_REQUEST_LEN; break;
+	case XDP_RETRANSMISSION_REQUEST: want = XDP_RETRANS_REQUEST_LEN; break;
+	case XDP_HEARTBEAT_RESPONSE: want = XDP_HEARTBEAT_RESPONSE_LEN; break;
+	case XDP_REFRESH_REQUEST: want = XDP_REFRESH_REQUEST_LEN; break;
 	default: return -1;
 	}
 	if (size != want || len < want)
 		return -1;
 	switch (r->type) {
-	case XDP_MSG_RETRANS_REQUEST:
+	case XDP_RETRANSMISSION_REQUEST:
 		r->begin = wire_le32(m + XDP_RETRANS_BEGIN_OFF);
 		r->end = wire_le32(m + XDP_RETRANS_END_OFF);
 		memcpy(r->source_id, m + XDP_RETRANS_SOURCE_OFF, XDP_SOURCE_ID_LEN);
 		r->product = m[XDP_RETRANS_PRODUCT_OFF];
 		r->channel = m[XDP_RETRANS_CHANNEL_OFF];
 		break;
-	case XDP_MSG_HEARTBEAT_RESPONSE:
+	case XDP_HEARTBEAT_RESPONSE:
 		memcpy(r->source_id, m + XDP_HEARTBEAT_SOURCE_OFF, XDP_SOURCE_ID_LEN);
 		break;
 	default:
@@ -167,8 +167,8 @@ int xdp_parse_response(const uint8_t *m, uint32_t len, struct xdp_response *r)
 	uint8_t status;
 
 	if (len < XDP_REQUEST_RESPONSE_LEN ||
-	    wire_le16(m + XDP_MSG_SIZE_OFF) < XDP_REQUEST_RESPONSE_LEN ||
-	    wire_le16(m + XDP_MSG_TYPE_OFF) != XDP_MSG_REQUEST_RESPONSE)
+	    wire_le16(m + XDP_MSG_SIZE) < XDP_REQUEST_RESPONSE_LEN ||
+	    wire_le16(m + XDP_MSG_TYPE) != XDP_REQUEST_RESPONSE)
 		return -1;
 	r->request_seq = wire_le32(m + XDP_RESPONSE_REQUEST_SEQ_OFF);
 	r->begin = wire_le32(m + XDP_RESPONSE_BEGIN_OFF);
@@ -187,14 +187,14 @@ bool xdp_parse_unavailable(const uint8_t *p, uint32_t len, uint32_t *begin, uint
 {
 	const uint8_t *m = p + XDP_HEADER_LEN;
 
-	if (len < XDP_HEADER_LEN + XDP_UNAVAILABLE_LEN || p[XDP_PKT_NUMBER_MSGS] < 1 ||
-	    wire_le16(m + XDP_MSG_SIZE_OFF) < XDP_UNAVAILABLE_LEN ||
-	    wire_le16(m + XDP_MSG_TYPE_OFF) != XDP_MSG_UNAVAILABLE)
+	if (len < XDP_HEADER_LEN + XDP_MESSAGE_UNAVAILABLE_LEN || p[XDP_PKT_NUMBER_MSGS] < 1 ||
+	    wire_le16(m + XDP_MSG_SIZE) < XDP_MESSAGE_UNAVAILABLE_LEN ||
+	    wire_le16(m + XDP_MSG_TYPE) != XDP_MESSAGE_UNAVAILABLE)
 		return false;
-	*begin = wire_le32(m + XDP_UNAVAILABLE_BEGIN_OFF);
-	*end = wire_le32(m + XDP_UNAVAILABLE_END_OFF);
-	*product = m[XDP_UNAVAILABLE_PRODUCT_OFF];
-	*channel = m[XDP_UNAVAILABLE_CHANNEL_OFF];
+	*begin = wire_le32(m + XDP_UNAVAILABLE_BEGIN);
+	*end = wire_le32(m + XDP_UNAVAILABLE_END);
+	*product = m[XDP_UNAVAILABLE_PRODUCT_ID];
+	*channel = m[XDP_UNAVAILABLE_CHANNEL_ID];
 	return true;
 }
 
@@ -502,7 +502,7 @@ static int read_session(struct xdp_client *x, const struct recovery_target *t, i
 		}
 		if (x->inlen - used < plen)
 			break;
-		if (p[XDP_PKT_NUMBER_MSGS] == 0 && p[XDP_PKT_DELIVERY_FLAG] == XDP_FLAG_HEARTBEAT) {
+		if (p[XDP_PKT_NUMBER_MSGS] == 0 && p[XDP_PKT_DELIVERY_FLAG] == XDP_DELIVERY_HEARTBEAT) {
 			uint8_t hb[XDP_HEADER_LEN + XDP_HEARTBEAT_RESPONSE_LEN];
 			size_t hlen = xdp_encode_heartbeat_response(hb, ++x->request_seq,
 								    x->source_id, wall_now());
@@ -592,10 +592,10 @@ static void send_refresh_request(struct xdp_client *x, uint64_t now)
 	uint8_t pkt[XDP_HEADER_LEN + XDP_REFRESH_REQUEST_LEN];
 	uint8_t *m = pkt + XDP_HEADER_LEN;
 
-	xdp_put_header(pkt, sizeof(pkt), XDP_FLAG_ORIGINAL, 1, ++x->request_seq, wall_now());
+	xdp_put_header(pkt, sizeof(pkt), XDP_DELIVERY_ORIGINAL, 1, ++x->request_seq, wall_now());
 	memset(m, 0, XDP_REFRESH_REQUEST_LEN);
-	wire_put_le16(m + XDP_MSG_SIZE_OFF, XDP_REFRESH_REQUEST_LEN);
-	wire_put_le16(m + XDP_MSG_TYPE_OFF, XDP_MSG_REFRESH_REQUEST);
+	wire_put_le16(m + XDP_MSG_SIZE, XDP_REFRESH_REQUEST_LEN);
+	wire_put_le16(m + XDP_MSG_TYPE, XDP_REFRESH_REQUEST);
 	wire_put_le32(m + XDP_REFRESH_SYMBOL_OFF, 0);	/* every symbol of the channel */
 	put_source(m + XDP_REFRESH_SOURCE_OFF, x->source_id);
 	m[XDP_REFRESH_PRODUCT_OFF] = x->product;
