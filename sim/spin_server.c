@@ -317,8 +317,8 @@ static int send_whole(int fd, const uint8_t *p, size_t len)
 static int send_spin(struct client *cl, const struct image *im, const struct spin_opts *o,
 		     struct counters *c)
 {
-	uint8_t pkt[PITCH_SESSION_HEADER + SPIN_PACKET];
-	size_t off = 0, plen = PITCH_SESSION_HEADER;
+	uint8_t pkt[PITCH_HEADER_LEN + SPIN_PACKET];
+	size_t off = 0, plen = PITCH_HEADER_LEN;
 	uint32_t count = 0;
 	uint64_t sent = 0;
 	bool hangup = cl->first && o->hangup_after;
@@ -328,15 +328,15 @@ static int send_spin(struct client *cl, const struct image *im, const struct spi
 
 		if (count && (off == im->msgs_len || plen + mlen > sizeof(pkt) || count == 255 ||
 			      (hangup && sent + count == o->hangup_after))) {
-			wire_put_le16(pkt + PITCH_SESSION_LENGTH_OFF, plen);
-			pkt[PITCH_SESSION_COUNT_OFF] = (uint8_t)count;
-			pkt[PITCH_SESSION_UNIT_OFF] = 0;
-			wire_put_le32(pkt + PITCH_SESSION_SEQ_OFF, 0);
+			wire_put_le16(pkt + PITCH_HDR_LENGTH, plen);
+			pkt[PITCH_HDR_COUNT] = (uint8_t)count;
+			pkt[PITCH_HDR_UNIT] = 0;
+			wire_put_le32(pkt + PITCH_HDR_SEQUENCE, 0);
 			if (send_whole(cl->fd, pkt, plen))
 				return -1;
 			sent += count;
 			count = 0;
-			plen = PITCH_SESSION_HEADER;
+			plen = PITCH_HEADER_LEN;
 			if (hangup && sent >= o->hangup_after) {
 				c->hangups++;
 				return -1;
@@ -365,13 +365,13 @@ static bool field_is(const uint8_t *f, size_t n, const char *want)
 static int on_message(struct client *cl, const uint8_t *m, size_t mlen, uint64_t s,
 		      const struct image *im, const struct spin_opts *o, struct counters *c)
 {
-	uint8_t f[PITCH_SESSION_HEADER + SPIN_RESPONSE_LEN];
+	uint8_t f[PITCH_HEADER_LEN + SPIN_RESPONSE_LEN];
 	uint32_t seq;
 
 	if (!cl->logged_in) {
 		bool ok;
 
-		if (m[PITCH_MSG_TYPE_OFF] != PITCH_LOGIN || mlen < PITCH_LOGIN_LEN) {
+		if (m[PITCH_MSG_TYPE] != PITCH_LOGIN || mlen < PITCH_LOGIN_LEN) {
 			c->malformed++;
 			return -1;
 		}
@@ -380,7 +380,7 @@ static int on_message(struct client *cl, const uint8_t *m, size_t mlen, uint64_t
 		(void)send_whole(cl->fd, f, pitch_session_message(f, PITCH_LOGIN_RESPONSE,
 								  (const uint8_t *)(ok ? "A" : "N"),
 								  PITCH_LOGIN_RESPONSE_LEN -
-								  PITCH_MSG_BODY_OFF));
+								  PITCH_MSG_HEADER_LEN));
 		if (!ok) {
 			c->logins_refused++;
 			if (o->verbose)
@@ -472,7 +472,7 @@ int spin_serve(int lfd, const struct spin_source *src, const struct spin_opts *o
 
 		/* Spin Image Available once a second to each session logged in. */
 		for (int i = 0; i < MAX_CLIENTS; i++) {
-			uint8_t f[PITCH_SESSION_HEADER + SPIN_SEQ_LEN];
+			uint8_t f[PITCH_HEADER_LEN + SPIN_SEQ_LEN];
 
 			if (cl[i].fd < 0 || !cl[i].logged_in || now < cl[i].next_image)
 				continue;

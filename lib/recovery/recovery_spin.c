@@ -42,8 +42,8 @@ struct spin_set {
 static long spin_frame(struct rsess *s, const uint8_t *p, size_t len, uint64_t now,
 		       uint64_t recv_ts, struct wb_ring_producer *out);
 
-_Static_assert(PITCH_SESSION_HEADER + PITCH_LOGIN_LEN <= RSESS_LOGIN_BYTES, "a Login fits");
-_Static_assert(PITCH_SESSION_HEADER <= RSESS_HEARTBEAT_BYTES, "a heartbeat fits");
+_Static_assert(PITCH_HEADER_LEN + PITCH_LOGIN_LEN <= RSESS_LOGIN_BYTES, "a Login fits");
+_Static_assert(PITCH_HEADER_LEN <= RSESS_HEARTBEAT_BYTES, "a heartbeat fits");
 
 static size_t spin_login(uint8_t *buf, const struct recovery_conf_entry *conf)
 {
@@ -150,7 +150,7 @@ static void on_image(struct spin_session *ss, uint32_t seq, uint64_t now, uint64
 		     struct wb_ring_producer *out)
 {
 	struct rsess *s = &ss->s;
-	uint8_t f[PITCH_SESSION_HEADER + SPIN_SEQ_LEN];
+	uint8_t f[PITCH_HEADER_LEN + SPIN_SEQ_LEN];
 
 	ss->images++;
 	if (seq > ss->image)
@@ -211,7 +211,7 @@ static bool on_message(struct spin_session *ss, const uint8_t *m, size_t mlen, u
 	struct rsess *s = &ss->s;
 	uint32_t seq;
 
-	switch (m[PITCH_MSG_TYPE_OFF]) {
+	switch (m[PITCH_MSG_TYPE]) {
 	case PITCH_LOGIN_RESPONSE:
 		if (s->state != RSESS_LOGIN_SENT || mlen < PITCH_LOGIN_RESPONSE_LEN) {
 			s->c.bad_packets++;
