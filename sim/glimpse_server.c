@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "wire/bytes.h"
+#include "wire/itch50.h"
 #include "recovery/soupbin.h"
 #include "sim/order_image.h"
 
@@ -23,25 +24,35 @@
 #define STATE_BYTES 40		/* the longest per-stock state message kept (R, 39) */
 #define IN_BYTES 512
 
-/* ITCH 5.0 (docs/specs/itch50-notes.md, "ITCH messages"). */
-#define ITCH_REF 11
-#define ITCH_ADD_LEN 36
-#define ITCH_ADD_MPID_LEN 40
+/* The per-stock state a snapshot repeats, by slot, in the order it sends it. */
+static const struct {
+	uint8_t type, len;
+} state_types[] = {
+	{ ITCH_STOCK_DIRECTORY, ITCH_STOCK_DIRECTORY_LEN },
+	{ ITCH_TRADING_ACTION, ITCH_TRADING_ACTION_LEN },
+	{ ITCH_REG_SHO, ITCH_REG_SHO_LEN },
+	{ ITCH_OPERATIONAL_HALT, ITCH_OPERATIONAL_HALT_LEN },
+};
+#define STATE_TYPES 4
+_Static_assert(sizeof(state_types) / sizeof(state_types[0]) == STATE_TYPES, "one slot a type");
 
 /* An order of the day in the image: stamp, when it joined the book (its priority);
  * qty, its shares; extra, its Add Order as it will be sent (extra_len bytes). */
 
 struct book {
 	/* per stock: the last message of each state type, by type slot */
-	uint8_t (*state)[4][STATE_BYTES];
-	uint8_t system_event[12];
+	uint8_t (*state)[STATE_TYPES][STATE_BYTES];
+	uint8_t system_event[ITCH_SYSTEM_EVENT_LEN];
 	bool has_system_event;
 	struct order_image orders;	/* by ref; refs are unique per day */
 };
 
 static int state_slot(uint8_t type)
 {
-	return type == 'R' ? 0 : type == 'H' ? 1 : type == 'Y' ? 2 : type == 'h' ? 3 : -1;
+	for (int slot = 0; slot < STATE_TYPES; slot++)
+		if (state_types[slot].type == type)
+			return slot;
+	return -1;
 }
 
 static struct image_order *find(struct book *b, uint64_t ref)
@@ -56,7 +67,7 @@ static int add(struct book *b, const uint8_t *m, uint64_t ref, uint32_t shares)
 
 	if (!o)
 		return -1;
-	o->extra_len = m[0] == 'F' ? ITCH_ADD_MPID_LEN : ITCH_ADD_LEN;
+	o->extra_len = m[ITCH_TYPE] == ITCH_ADD_MPID ? ITCH_ADD_MPID_LEN : ITCH_ADD_LEN;
 	memcpy(o->extra, m, o->extra_len);
 	o->qty = shares;
 	o->live = shares > 0;
@@ -77,28 +88,30 @@ static void reduce(struct image_order *o, uint32_t by)
 /* Apply one ITCH message to the book. */
 static int apply(struct book *b, const uint8_t *m, uint16_t len)
 {
-	uint16_t locate = len >= 3 ? wire_be16(m + 1) : 0;
+	uint16_t locate = len >= ITCH_LOCATE + 2 ? wire_be16(m + ITCH_LOCATE) : 0;
 	struct image_order *o;
 	int slot;
 
-	switch (m[0]) {
-	case 'A':
-	case 'F':
-		if (len >= (m[0] == 'F' ? ITCH_ADD_MPID_LEN : ITCH_ADD_LEN))
-			return add(b, m, wire_be64(m + ITCH_REF), wire_be32(m + 20));
+	switch (m[ITCH_TYPE]) {
+	case ITCH_ADD:
+	case ITCH_ADD_MPID:
+		if (len >= (m[ITCH_TYPE] == ITCH_ADD_MPID ? ITCH_ADD_MPID_LEN : ITCH_ADD_LEN))
+			return add(b, m, wire_be64(m + ITCH_ORDER_REF),
+				   wire_be32(m + ITCH_ADD_SHARES));
 		return 0;
-	case 'E':
-	case 'C':
-	case 'X':
-		if (len >= 23 && (o = find(b, wire_be64(m + ITCH_REF))))
-			reduce(o, wire_be32(m + 19));
+	case ITCH_EXECUTED:
+	case ITCH_EXECUTED_PRICE:
+	case ITCH_CANCEL:
+		/* the shares are where all three have them; X is the shortest */
+		if (len >= ITCH_CANCEL_LEN && (o = find(b, wire_be64(m + ITCH_ORDER_REF))))
+			reduce(o, wire_be32(m + ITCH_EXECUTED_SHARES));
 		return 0;
-	case 'D':
-		if (len >= 19 && (o = find(b, wire_be64(m + ITCH_REF))))
+	case ITCH_DELETE:
+		if (len >= ITCH_DELETE_LEN && (o = find(b, wire_be64(m + ITCH_ORDER_REF))))
 			set_shares(o, 0);
 		return 0;
-	case 'U':
-		if (len < 35 || !(o = find(b, wire_be64(m + ITCH_REF))))
+	case ITCH_REPLACE:
+		if (len < ITCH_REPLACE_LEN || !(o = find(b, wire_be64(m + ITCH_ORDER_REF))))
 			return 0;
 		{
 			/* The new order: the old one's side, stock and attribution, at the
@@ -106,21 +119,23 @@ static int apply(struct book *b, const uint8_t *m, uint16_t len)
 			uint8_t nm[ITCH_ADD_MPID_LEN];
 
 			memcpy(nm, o->extra, o->extra_len);
-			memcpy(nm + 1, m + 1, 10);	/* locate, tracking, timestamp */
-			memcpy(nm + ITCH_REF, m + 19, 8);
-			memcpy(nm + 20, m + 27, 4);
-			memcpy(nm + 32, m + 31, 4);
+			/* locate, tracking, timestamp */
+			memcpy(nm + ITCH_LOCATE, m + ITCH_LOCATE, ITCH_BODY - ITCH_LOCATE);
+			memcpy(nm + ITCH_ORDER_REF, m + ITCH_REPLACE_NEW_REF, 8);
+			memcpy(nm + ITCH_ADD_SHARES, m + ITCH_REPLACE_SHARES, 4);
+			memcpy(nm + ITCH_ADD_PRICE, m + ITCH_REPLACE_PRICE, 4);
 			set_shares(o, 0);	/* before the add, which may move o */
-			return add(b, nm, wire_be64(m + 19), wire_be32(m + 27));
+			return add(b, nm, wire_be64(m + ITCH_REPLACE_NEW_REF),
+				   wire_be32(m + ITCH_REPLACE_SHARES));
 		}
-	case 'S':
-		if (len >= 12) {
-			memcpy(b->system_event, m, 12);
+	case ITCH_SYSTEM_EVENT:
+		if (len >= ITCH_SYSTEM_EVENT_LEN) {
+			memcpy(b->system_event, m, ITCH_SYSTEM_EVENT_LEN);
 			b->has_system_event = true;
 		}
 		return 0;
 	default:
-		slot = state_slot(m[0]);
+		slot = state_slot(m[ITCH_TYPE]);
 		if (slot >= 0 && len <= STATE_BYTES)
 			memcpy(b->state[locate][slot], m, len);
 		return 0;
@@ -180,13 +195,12 @@ static int build_itch_book(const struct glimpse_source *src, uint64_t at,
 		if ((m = glimpse_source_message(src, q, &len)) && len && apply(&b, m, len))
 			goto out;
 	/* The directory first (a decoder learns its stocks), then the states, then the orders. */
-	if (b.has_system_event && soup_snapshot_put(out, b.system_event, 12))
+	if (b.has_system_event && soup_snapshot_put(out, b.system_event, ITCH_SYSTEM_EVENT_LEN))
 		goto out;
-	for (int slot = 0; slot < 4; slot++)
+	for (int slot = 0; slot < STATE_TYPES; slot++)
 		for (size_t l = 1; l < LOCATES; l++)
-			if (b.state[l][slot][0] &&
-			    soup_snapshot_put(out, b.state[l][slot],
-					slot == 0 ? 39 : slot == 1 ? 25 : slot == 2 ? 20 : 21))
+			if (b.state[l][slot][ITCH_TYPE] &&
+			    soup_snapshot_put(out, b.state[l][slot], state_types[slot].len))
 				goto out;
 	*live = 0;
 	/* In priority order: when each joined the book. */
@@ -196,8 +210,8 @@ static int build_itch_book(const struct glimpse_source *src, uint64_t at,
 	for (long i = 0; i < n; i++) {
 		struct image_order *o = orders[i];
 
-		wire_put_be32(o->extra + 20, o->qty);
-		o->extra[0] = o->extra_len == ITCH_ADD_MPID_LEN ? 'F' : 'A';
+		wire_put_be32(o->extra + ITCH_ADD_SHARES, o->qty);
+		o->extra[ITCH_TYPE] = o->extra_len == ITCH_ADD_MPID_LEN ? ITCH_ADD_MPID : ITCH_ADD;
 		if (soup_snapshot_put(out, o->extra, o->extra_len))
 			goto out;
 		++*live;

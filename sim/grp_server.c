@@ -17,15 +17,14 @@
 #include <unistd.h>
 
 #include "wire/bytes.h"
+#include "wire/pitch.h"
 #include "feed/feed.h"
 #include "recovery/pitch_session.h"
 
 /* ---- Cboe PITCH Gap Request Proxy ------------------------------------------ */
 
 /* The session's wire facts: lib/wire/cboe_session.h. The packets replayed to the
- * gap-response channel are the feed's: Sequenced Unit Headers (lib/wire/pitch.h's
- * header length once it exists; the session frame's header is the same 8 bytes). */
-#define PITCH_HEADER 8
+ * gap-response channel are the feed's: Sequenced Unit Headers (lib/wire/pitch.h). */
 #define GRP_MAX_CLIENTS 8
 #define GRP_IN 1024
 
@@ -33,15 +32,16 @@
 int pitch_store_packet(struct sim_store *units, const uint8_t *p, uint32_t len)
 {
 	struct sim_store *s;
-	uint32_t hlen, off = PITCH_HEADER;
+	uint32_t hlen, off = PITCH_HEADER_LEN;
 	uint64_t seq;
 	uint8_t count;
 
-	if (len < PITCH_HEADER || (hlen = wire_le16(p)) < PITCH_HEADER || hlen > len)
+	if (len < PITCH_HEADER_LEN || (hlen = wire_le16(p + PITCH_HDR_LENGTH)) < PITCH_HEADER_LEN ||
+	    hlen > len)
 		return 0;
-	count = p[2];
-	s = &units[p[3]];
-	seq = wire_le32(p + 4);
+	count = p[PITCH_HDR_COUNT];
+	s = &units[p[PITCH_HDR_UNIT]];
+	seq = wire_le32(p + PITCH_HDR_SEQUENCE);
 	if (!seq)
 		return 0;	/* unsequenced */
 	if (!count) {
@@ -52,7 +52,8 @@ int pitch_store_packet(struct sim_store *units, const uint8_t *p, uint32_t len)
 	for (uint8_t i = 0; i < count; i++, seq++) {
 		uint8_t mlen;
 
-		if (off + 2 > hlen || (mlen = p[off]) < 2 || off + mlen > hlen)
+		if (off + PITCH_MSG_HEADER_LEN > hlen ||
+		    (mlen = p[off + PITCH_MSG_LENGTH]) < PITCH_MSG_HEADER_LEN || off + mlen > hlen)
 			break;	/* truncated: the rest is not in the capture */
 		if (sim_store_grow(s, seq, mlen))
 			return -1;
@@ -88,7 +89,7 @@ static void pad_copy(char *dst, size_t n, const char *src)
 /* One message in its own header (unit 0, sequence 0) on the session. */
 static int grp_send(int fd, uint8_t type, const uint8_t *body, uint8_t blen)
 {
-	uint8_t f[PITCH_SESSION_HEADER + PITCH_MSG_BODY_OFF + 32];
+	uint8_t f[PITCH_HEADER_LEN + PITCH_MSG_HEADER_LEN + 32];
 	size_t len = pitch_session_message(f, type, body, blen);
 
 	return send(fd, f, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
@@ -102,7 +103,7 @@ static void grp_replay(int ufd, const struct sim_store *s, uint8_t unit, uint64_
 	uint64_t end = seq + count;
 
 	while (seq < end) {
-		uint32_t len = PITCH_HEADER;
+		uint32_t len = PITCH_HEADER_LEN;
 		uint8_t n = 0;
 		uint64_t first = seq;
 
@@ -119,10 +120,10 @@ static void grp_replay(int ufd, const struct sim_store *s, uint8_t unit, uint64_
 			seq++;	/* not in the capture: the client asks again, then gives up */
 			continue;
 		}
-		wire_put_le16(pkt, (uint16_t)len);
-		pkt[2] = n;
-		pkt[3] = unit;
-		wire_put_le32(pkt + 4, (uint32_t)first);
+		wire_put_le16(pkt + PITCH_HDR_LENGTH, (uint16_t)len);
+		pkt[PITCH_HDR_COUNT] = n;
+		pkt[PITCH_HDR_UNIT] = unit;
+		wire_put_le32(pkt + PITCH_HDR_SEQUENCE, (uint32_t)first);
 		if (sendto(ufd, pkt, len, 0, (const struct sockaddr *)&o->reply_to,
 			   sizeof(o->reply_to)) == (ssize_t)len) {
 			c->packets++;
@@ -183,8 +184,8 @@ static int grp_gap_request(struct grp_client *cl, int ufd, const uint8_t *m,
 	wire_put_le32(r + GRP_GAP_SEQ_OFF, (uint32_t)seq);
 	wire_put_le16(r + GRP_GAP_COUNT_OFF, (uint16_t)count);
 	r[GRP_GAP_RESPONSE_STATUS_OFF] = (uint8_t)status;
-	if (grp_send(cl->fd, GRP_GAP_RESPONSE, r + PITCH_MSG_BODY_OFF,
-		     GRP_GAP_RESPONSE_LEN - PITCH_MSG_BODY_OFF))
+	if (grp_send(cl->fd, GRP_GAP_RESPONSE, r + PITCH_MSG_HEADER_LEN,
+		     GRP_GAP_RESPONSE_LEN - PITCH_MSG_HEADER_LEN))
 		return -1;
 	if (status != 'A') {
 		char why[32];
@@ -203,17 +204,17 @@ static int grp_gap_request(struct grp_client *cl, int ufd, const uint8_t *m,
 static int grp_frame(struct grp_client *cl, int ufd, const uint8_t *f, uint32_t flen,
 		     const struct grp_opts *o, struct grp_counters *c)
 {
-	uint32_t off = PITCH_SESSION_HEADER;
+	uint32_t off = PITCH_HEADER_LEN;
 
-	for (uint8_t i = 0; i < f[PITCH_SESSION_COUNT_OFF]; i++) {
+	for (uint8_t i = 0; i < f[PITCH_HDR_COUNT]; i++) {
 		const uint8_t *m = f + off;
 		uint8_t status;
 
-		if (off + PITCH_MSG_BODY_OFF > flen || m[PITCH_MSG_LENGTH_OFF] < PITCH_MSG_BODY_OFF ||
-		    off + m[PITCH_MSG_LENGTH_OFF] > flen)
+		if (off + PITCH_MSG_HEADER_LEN > flen || m[PITCH_MSG_LENGTH] < PITCH_MSG_HEADER_LEN ||
+		    off + m[PITCH_MSG_LENGTH] > flen)
 			goto malformed;
-		off += m[PITCH_MSG_LENGTH_OFF];
-		if (m[PITCH_MSG_TYPE_OFF] == PITCH_LOGIN && m[PITCH_MSG_LENGTH_OFF] == PITCH_LOGIN_LEN &&
+		off += m[PITCH_MSG_LENGTH];
+		if (m[PITCH_MSG_TYPE] == PITCH_LOGIN && m[PITCH_MSG_LENGTH] == PITCH_LOGIN_LEN &&
 		    !cl->logged_in) {
 			bool good = !memcmp(m + PITCH_LOGIN_USER_OFF, o->user, PITCH_LOGIN_USER_LEN) &&
 				    !memcmp(m + PITCH_LOGIN_PASSWORD_OFF, o->password,
@@ -221,7 +222,7 @@ static int grp_frame(struct grp_client *cl, int ufd, const uint8_t *f, uint32_t 
 
 			status = good ? 'A' : 'N';
 			if (grp_send(cl->fd, PITCH_LOGIN_RESPONSE, &status,
-				     PITCH_LOGIN_RESPONSE_LEN - PITCH_MSG_BODY_OFF) || !good) {
+				     PITCH_LOGIN_RESPONSE_LEN - PITCH_MSG_HEADER_LEN) || !good) {
 				c->logins_refused += !good;
 				if (o->verbose && !good)
 					fprintf(stderr, "wb-recoveryd: login '%.4s' refused\n",
@@ -234,8 +235,8 @@ static int grp_frame(struct grp_client *cl, int ufd, const uint8_t *f, uint32_t 
 				c->hangups++;
 				return -1;	/* a server that keeps dropping its sessions */
 			}
-		} else if (m[PITCH_MSG_TYPE_OFF] == GRP_GAP_REQUEST &&
-			   m[PITCH_MSG_LENGTH_OFF] == GRP_GAP_REQUEST_LEN && cl->logged_in) {
+		} else if (m[PITCH_MSG_TYPE] == GRP_GAP_REQUEST &&
+			   m[PITCH_MSG_LENGTH] == GRP_GAP_REQUEST_LEN && cl->logged_in) {
 			if (grp_gap_request(cl, ufd, m, o, c))
 				return -1;
 		} else {
@@ -260,11 +261,11 @@ static int grp_read(struct grp_client *cl, int ufd, const struct grp_opts *o,
 	if (n <= 0)
 		return n < 0 && errno == EINTR ? 0 : -1;
 	cl->inlen += (uint32_t)n;
-	while (cl->inlen - used >= PITCH_SESSION_HEADER) {
+	while (cl->inlen - used >= PITCH_HEADER_LEN) {
 		const uint8_t *f = cl->in + used;
-		uint16_t flen = wire_le16(f + PITCH_SESSION_LENGTH_OFF);
+		uint16_t flen = wire_le16(f + PITCH_HDR_LENGTH);
 
-		if (flen < PITCH_SESSION_HEADER)
+		if (flen < PITCH_HEADER_LEN)
 			return -1;
 		if (cl->inlen - used < flen)
 			break;

@@ -17,9 +17,8 @@
 #include <unistd.h>
 
 #include "wire/bytes.h"
+#include "wire/moldudp64.h"
 #include "feed/feed.h"
-
-#define MOLD_END 0xffff
 
 struct counters {
 	uint64_t requests, replies, messages_sent;
@@ -31,20 +30,20 @@ int mold_store_packet(struct sim_store *s, const uint8_t *p, uint32_t len)
 {
 	uint64_t seq;
 	uint16_t count;
-	uint32_t off = MOLD_HEADER;
+	uint32_t off = MOLD_HEADER_LEN;
 
-	if (len < MOLD_HEADER)
+	if (len < MOLD_HEADER_LEN)
 		return 0;
 	if (!s->has_session) {
-		memcpy(s->session, p, 10);
+		memcpy(s->session, p + MOLD_SESSION, MOLD_SESSION_LEN);
 		s->has_session = true;
-	} else if (memcmp(s->session, p, 10) != 0) {
+	} else if (memcmp(s->session, p + MOLD_SESSION, MOLD_SESSION_LEN) != 0) {
 		s->other_sessions++;	/* one session per capture is served */
 		return 0;
 	}
-	seq = wire_be64(p + 10);
-	count = wire_be16(p + 18);
-	if (count == 0 || count == MOLD_END) {
+	seq = wire_be64(p + MOLD_SEQUENCE);
+	count = wire_be16(p + MOLD_COUNT);
+	if (count == 0 || count == MOLD_END_OF_SESSION) {
 		if (seq > s->end)
 			s->end = seq;
 		return 0;
@@ -52,7 +51,8 @@ int mold_store_packet(struct sim_store *s, const uint8_t *p, uint32_t len)
 	for (uint16_t i = 0; i < count; i++, seq++) {
 		uint16_t mlen;
 
-		if (off + 2 > len || off + 2 + (mlen = wire_be16(p + off)) > len)
+		if (off + MOLD_BLOCK_LENGTH_LEN > len ||
+		    off + MOLD_BLOCK_LENGTH_LEN + (mlen = wire_be16(p + off)) > len)
 			break;		/* truncated: the rest is not in the capture */
 		if (seq == 0)
 			return 0;
@@ -61,11 +61,11 @@ int mold_store_packet(struct sim_store *s, const uint8_t *p, uint32_t len)
 		if (s->off[seq - 1] == UINT64_MAX) {
 			s->off[seq - 1] = s->used;
 			s->len[seq - 1] = mlen;
-			memcpy(s->bytes + s->used, p + off + 2, mlen);
+			memcpy(s->bytes + s->used, p + off + MOLD_BLOCK_LENGTH_LEN, mlen);
 			s->used += mlen;
 			s->messages++;
 		}
-		off += 2 + mlen;
+		off += MOLD_BLOCK_LENGTH_LEN + mlen;
 		if (seq + 1 > s->end)
 			s->end = seq + 1;
 	}
@@ -100,24 +100,24 @@ static void answer(int fd, const struct sim_store *s, struct counters *c, const 
 {
 	uint8_t pkt[SIM_MAX_PAYLOAD];
 	uint64_t seq, want;
-	uint32_t len = MOLD_HEADER;
+	uint32_t len = MOLD_HEADER_LEN;
 	uint16_t count = 0;
 	char why[128];
 
-	if (n != MOLD_HEADER) {
-		snprintf(why, sizeof(why), "%zd bytes, a request has %d", n, MOLD_HEADER);
+	if (n != MOLD_HEADER_LEN) {
+		snprintf(why, sizeof(why), "%zd bytes, a request has %d", n, MOLD_HEADER_LEN);
 		refuse(&c->bad_request, verbose, from, why);
 		return;
 	}
-	seq = wire_be64(req + 10);
-	want = wire_be16(req + 18);
-	if (memcmp(req, s->session, 10) != 0) {
+	seq = wire_be64(req + MOLD_SEQUENCE);
+	want = wire_be16(req + MOLD_COUNT);
+	if (memcmp(req + MOLD_SESSION, s->session, MOLD_SESSION_LEN) != 0) {
 		snprintf(why, sizeof(why), "session '%s' is not served",
 			 mold_session_text((const char *)req));
 		refuse(&c->wrong_session, verbose, from, why);
 		return;
 	}
-	if (seq == 0 || want == 0 || want == MOLD_END || seq >= s->end) {
+	if (seq == 0 || want == 0 || want == MOLD_END_OF_SESSION || seq >= s->end) {
 		snprintf(why, sizeof(why), "sequence %" PRIu64 " count %" PRIu64 " is outside 1..%" PRIu64,
 			 seq, want, s->end - 1);
 		refuse(&c->out_of_range, verbose, from, why);
@@ -130,11 +130,11 @@ static void answer(int fd, const struct sim_store *s, struct counters *c, const 
 		if (q > s->cap || s->off[q - 1] == UINT64_MAX)
 			break;
 		mlen = s->len[q - 1];
-		if (len + 2 + mlen > max_payload)
+		if (len + MOLD_BLOCK_LENGTH_LEN + mlen > max_payload)
 			break;
 		wire_put_be16(pkt + len, mlen);
-		memcpy(pkt + len + 2, s->bytes + s->off[q - 1], mlen);
-		len += 2 + mlen;
+		memcpy(pkt + len + MOLD_BLOCK_LENGTH_LEN, s->bytes + s->off[q - 1], mlen);
+		len += MOLD_BLOCK_LENGTH_LEN + mlen;
 		count++;
 	}
 	if (!count) {
@@ -142,9 +142,9 @@ static void answer(int fd, const struct sim_store *s, struct counters *c, const 
 		refuse(&c->not_in_capture, verbose, from, why);
 		return;
 	}
-	memcpy(pkt, s->session, 10);
-	wire_put_be64(pkt + 10, seq);
-	wire_put_be16(pkt + 18, count);
+	memcpy(pkt + MOLD_SESSION, s->session, MOLD_SESSION_LEN);
+	wire_put_be64(pkt + MOLD_SEQUENCE, seq);
+	wire_put_be16(pkt + MOLD_COUNT, count);
 	if (sendto(fd, pkt, len, 0, (const struct sockaddr *)from, sizeof(*from)) == (ssize_t)len) {
 		c->replies++;
 		c->messages_sent += count;

@@ -14,8 +14,7 @@
 #include <stdint.h>
 
 #include "sim/sim.h"
-
-#define MOLD_HEADER 20
+#include "wire/moldudp64.h"
 
 /* One Mold packet of the served stream: keep the messages not kept yet. -1: no memory. */
 int mold_store_packet(struct sim_store *s, const uint8_t *p, uint32_t len);

@@ -15,6 +15,7 @@
 
 #include "recovery/pitch_session.h"
 #include "wire/bytes.h"
+#include "wire/pitch.h"
 #include "feed/feed.h"
 #include "sim/order_image.h"
 #include "sim/sim.h"
@@ -22,30 +23,23 @@
 #define MAX_CLIENTS 8
 #define IN_BYTES 1024
 #define SPIN_PACKET 1400	/* payload of one unsequenced spin packet */
-#define ADD_LONG 0x21
-#define ADD_LONG_LEN 34
-#define ADD_EXPANDED 0x2F
-#define ADD_EXPANDED_LEN 41
-#define TRADING_STATUS_LEN 18
-#define MAINTAIN_PRIORITY 0x02
 #define SHORT_TO_LONG_PRICE 100	/* 2 dp -> 4 dp */
 
 /* ---- the book after message S ---------------------------------------------- */
 
 /* An order in the image: stamp, the sequence that put it at the back of its queue;
- * price, its Long Price (4 dp); extra, its symbol (8, space-padded). */
-#define SYMBOL_LEN 8
+ * price, its Long Price (4 dp); extra, its symbol (PITCH_SYMBOL_LEN, space-padded). */
 
 struct status {
-	char symbol[8];
-	uint8_t msg[TRADING_STATUS_LEN];
+	char symbol[PITCH_SYMBOL_LEN];
+	uint8_t msg[PITCH_TRADING_STATUS_LEN];
 };
 
 struct image {
 	struct order_image book;	/* a deleted order stays, not live */
 	struct status *status;
 	uint32_t nstatus, status_cap;
-	uint8_t time_msg[6];
+	uint8_t time_msg[PITCH_TIME_LEN];
 	bool has_time;
 	/* the spin, as messages one after the other */
 	uint8_t *msgs;
@@ -55,7 +49,7 @@ struct image {
 
 static struct image_order *live_order(struct image *im, const uint8_t *m)
 {
-	struct image_order *o = order_image_find(&im->book, wire_le64(m + 6));
+	struct image_order *o = order_image_find(&im->book, wire_le64(m + PITCH_ORDER_ID));
 
 	return o && o->live ? o : NULL;
 }
@@ -64,7 +58,7 @@ static struct image_order *live_order(struct image *im, const uint8_t *m)
 static int add(struct image *im, const uint8_t *m, uint64_t seq, uint32_t qty, const uint8_t *sym,
 	       size_t symlen, uint64_t price, uint8_t flags)
 {
-	struct image_order *o = order_image_add(&im->book, wire_le64(m + 6));
+	struct image_order *o = order_image_add(&im->book, wire_le64(m + PITCH_ORDER_ID));
 
 	if (!o)
 		return -1;
@@ -72,10 +66,10 @@ static int add(struct image *im, const uint8_t *m, uint64_t seq, uint32_t qty, c
 	o->stamp = seq;
 	o->price = (int64_t)price;
 	o->qty = qty;
-	o->side = m[14];
+	o->side = m[PITCH_SIDE];
 	o->flags = flags;
-	o->extra_len = SYMBOL_LEN;
-	memset(o->extra, ' ', SYMBOL_LEN);
+	o->extra_len = PITCH_SYMBOL_LEN;
+	memset(o->extra, ' ', PITCH_SYMBOL_LEN);
 	memcpy(o->extra, sym, symlen);
 	return 0;
 }
@@ -93,7 +87,7 @@ static void modify(struct image_order *o, uint64_t seq, uint32_t qty, uint64_t p
 {
 	if (!o)
 		return;
-	if (!(flags & MAINTAIN_PRIORITY))
+	if (!(flags & PITCH_MODIFY_MAINTAIN_PRIORITY))
 		o->stamp = seq;
 	o->qty = qty;
 	o->price = (int64_t)price;
@@ -104,7 +98,7 @@ static int keep_status(struct image *im, const uint8_t *m)
 {
 	uint32_t i;
 
-	for (i = 0; i < im->nstatus && memcmp(im->status[i].symbol, m + 6, 8); i++)
+	for (i = 0; i < im->nstatus && memcmp(im->status[i].symbol, m + PITCH_STATUS_SYMBOL, PITCH_SYMBOL_LEN); i++)
 		;
 	if (i == im->status_cap) {
 		uint32_t cap = im->status_cap ? im->status_cap * 2 : 256;
@@ -116,71 +110,90 @@ static int keep_status(struct image *im, const uint8_t *m)
 		im->status_cap = cap;
 	}
 	if (i == im->nstatus) {
-		memcpy(im->status[i].symbol, m + 6, 8);
+		memcpy(im->status[i].symbol, m + PITCH_STATUS_SYMBOL, PITCH_SYMBOL_LEN);
 		im->nstatus++;
 	}
-	memcpy(im->status[i].msg, m, TRADING_STATUS_LEN);
+	memcpy(im->status[i].msg, m, PITCH_TRADING_STATUS_LEN);
 	return 0;
 }
 
 /* One sequenced message of the unit, in order. */
 static int apply(struct image *im, const uint8_t *m, uint16_t len, uint64_t seq)
 {
+	/* Add Order Expanded only in its v2.41 length (with the Customer Indicator). */
 	static const uint8_t need[256] = {
-		[0x20] = 6, [0x21] = 34, [0x22] = 26, [0x23] = 26, [0x24] = 38, [0x25] = 18,
-		[0x26] = 16, [0x27] = 27, [0x28] = 19, [0x29] = 14, [0x2F] = 41, [0x31] = 18,
-		[0x97] = 6,
+		[PITCH_TIME] = PITCH_TIME_LEN,
+		[PITCH_ADD_LONG] = PITCH_ADD_LONG_LEN,
+		[PITCH_ADD_SHORT] = PITCH_ADD_SHORT_LEN,
+		[PITCH_EXECUTED] = PITCH_EXECUTED_LEN,
+		[PITCH_EXECUTED_AT_PRICE] = PITCH_EXECUTED_AT_PRICE_LEN,
+		[PITCH_REDUCE_LONG] = PITCH_REDUCE_LONG_LEN,
+		[PITCH_REDUCE_SHORT] = PITCH_REDUCE_SHORT_LEN,
+		[PITCH_MODIFY_LONG] = PITCH_MODIFY_LONG_LEN,
+		[PITCH_MODIFY_SHORT] = PITCH_MODIFY_SHORT_LEN,
+		[PITCH_DELETE] = PITCH_DELETE_LEN,
+		[PITCH_ADD_EXPANDED] = PITCH_ADD_EXPANDED_V241_LEN,
+		[PITCH_TRADING_STATUS] = PITCH_TRADING_STATUS_LEN,
+		[PITCH_UNIT_CLEAR] = PITCH_UNIT_CLEAR_LEN,
 	};
 
-	if (len < 2 || len < need[m[1]])
+	if (len < PITCH_MSG_HEADER_LEN || len < need[m[PITCH_MSG_TYPE]])
 		return 0;	/* not a book message, or too short to be one */
-	switch (m[1]) {
-	case 0x20:
-		memcpy(im->time_msg, m, 6);
+	switch (m[PITCH_MSG_TYPE]) {
+	case PITCH_TIME:
+		memcpy(im->time_msg, m, PITCH_TIME_LEN);
 		im->has_time = true;
 		break;
-	case 0x21:
-		return add(im, m, seq, wire_le32(m + 15), m + 19, 6, wire_le64(m + 25), m[33]);
-	case 0x22:
-		return add(im, m, seq, wire_le16(m + 15), m + 17, 6,
-			   (uint64_t)wire_le16(m + 23) * SHORT_TO_LONG_PRICE, m[25]);
-	case 0x2F:
-		return add(im, m, seq, wire_le32(m + 15), m + 19, 8, wire_le64(m + 27), m[35]);
-	case 0x23:
-		reduce(live_order(im, m), wire_le32(m + 14));
+	case PITCH_ADD_LONG:
+		return add(im, m, seq, wire_le32(m + PITCH_ADD_LONG_QTY), m + PITCH_ADD_LONG_SYMBOL,
+			   PITCH_SYMBOL_SHORT_LEN, wire_le64(m + PITCH_ADD_LONG_PRICE),
+			   m[PITCH_ADD_LONG_FLAGS]);
+	case PITCH_ADD_SHORT:
+		return add(im, m, seq, wire_le16(m + PITCH_ADD_SHORT_QTY), m + PITCH_ADD_SHORT_SYMBOL,
+			   PITCH_SYMBOL_SHORT_LEN,
+			   (uint64_t)wire_le16(m + PITCH_ADD_SHORT_PRICE) * SHORT_TO_LONG_PRICE,
+			   m[PITCH_ADD_SHORT_FLAGS]);
+	case PITCH_ADD_EXPANDED:
+		return add(im, m, seq, wire_le32(m + PITCH_ADD_EXPANDED_QTY),
+			   m + PITCH_ADD_EXPANDED_SYMBOL, PITCH_SYMBOL_LEN,
+			   wire_le64(m + PITCH_ADD_EXPANDED_PRICE), m[PITCH_ADD_EXPANDED_FLAGS]);
+	case PITCH_EXECUTED:
+		reduce(live_order(im, m), wire_le32(m + PITCH_EXECUTED_QTY));
 		break;
-	case 0x24: {
+	case PITCH_EXECUTED_AT_PRICE: {
 		struct image_order *o = live_order(im, m);
 
 		if (o) {
-			o->qty = wire_le32(m + 18);
+			o->qty = wire_le32(m + PITCH_EXECUTED_AT_PRICE_REMAINING);
 			o->live = o->qty > 0;
 		}
 		break;
 	}
-	case 0x25:
-		reduce(live_order(im, m), wire_le32(m + 14));
+	case PITCH_REDUCE_LONG:
+		reduce(live_order(im, m), wire_le32(m + PITCH_REDUCE_QTY));
 		break;
-	case 0x26:
-		reduce(live_order(im, m), wire_le16(m + 14));
+	case PITCH_REDUCE_SHORT:
+		reduce(live_order(im, m), wire_le16(m + PITCH_REDUCE_QTY));
 		break;
-	case 0x27:
-		modify(live_order(im, m), seq, wire_le32(m + 14), wire_le64(m + 18), m[26]);
+	case PITCH_MODIFY_LONG:
+		modify(live_order(im, m), seq, wire_le32(m + PITCH_MODIFY_LONG_QTY),
+		       wire_le64(m + PITCH_MODIFY_LONG_PRICE), m[PITCH_MODIFY_LONG_FLAGS]);
 		break;
-	case 0x28:
-		modify(live_order(im, m), seq, wire_le16(m + 14),
-		       (uint64_t)wire_le16(m + 16) * SHORT_TO_LONG_PRICE, m[18]);
+	case PITCH_MODIFY_SHORT:
+		modify(live_order(im, m), seq, wire_le16(m + PITCH_MODIFY_SHORT_QTY),
+		       (uint64_t)wire_le16(m + PITCH_MODIFY_SHORT_PRICE) * SHORT_TO_LONG_PRICE,
+		       m[PITCH_MODIFY_SHORT_FLAGS]);
 		break;
-	case 0x29: {
+	case PITCH_DELETE: {
 		struct image_order *o = live_order(im, m);
 
 		if (o)
 			o->live = false;
 		break;
 	}
-	case 0x31:
+	case PITCH_TRADING_STATUS:
 		return keep_status(im, m);
-	case 0x97:
+	case PITCH_UNIT_CLEAR:
 		for (size_t i = 0; i < im->book.n; i++)
 			im->book.o[i].live = false;
 		break;
@@ -210,34 +223,45 @@ static int build_image(struct image *im, const struct spin_source *src, uint64_t
 	if (got < 0)
 		return -1;
 	n = (uint64_t)got;
-	im->msgs = malloc(6 + im->nstatus * TRADING_STATUS_LEN + n * ADD_EXPANDED_LEN);
+	im->msgs = malloc(PITCH_TIME_LEN + im->nstatus * PITCH_TRADING_STATUS_LEN +
+			  n * PITCH_ADD_EXPANDED_V241_LEN);
 	if (!im->msgs) {
 		free(live);
 		return -1;
 	}
 	if (im->has_time)
-		put_msg(im, im->time_msg, 6);
+		put_msg(im, im->time_msg, PITCH_TIME_LEN);
 	for (uint32_t i = 0; i < im->nstatus; i++)
-		put_msg(im, im->status[i].msg, TRADING_STATUS_LEN);
+		put_msg(im, im->status[i].msg, PITCH_TRADING_STATUS_LEN);
 	for (uint64_t i = 0; i < n; i++) {
 		const struct image_order *o = live[i];
-		bool expanded = o->extra[6] != ' ' || o->extra[7] != ' ';
-		uint8_t m[ADD_EXPANDED_LEN];
+		bool expanded = o->extra[PITCH_SYMBOL_SHORT_LEN] != ' ' ||
+				o->extra[PITCH_SYMBOL_SHORT_LEN + 1] != ' ';
+		uint8_t m[PITCH_ADD_EXPANDED_V241_LEN];
 
 		/* Long unless the symbol needs Expanded's 8 characters. */
 		memset(m, 0, sizeof(m));
-		m[0] = expanded ? ADD_EXPANDED_LEN : ADD_LONG_LEN;
-		m[1] = expanded ? ADD_EXPANDED : ADD_LONG;
-		wire_put_le64(m + 6, o->id);
-		m[14] = o->side;
-		wire_put_le32(m + 15, o->qty);
-		memcpy(m + 19, o->extra, expanded ? 8 : 6);
-		wire_put_le64(m + (expanded ? 27 : 25), (uint64_t)o->price);
-		m[expanded ? 35 : 33] = o->flags;
 		if (expanded) {
-			memset(m + 36, ' ', 5);	/* no Participant ID, no Customer Indicator */
+			m[PITCH_MSG_LENGTH] = PITCH_ADD_EXPANDED_V241_LEN;
+			m[PITCH_MSG_TYPE] = PITCH_ADD_EXPANDED;
+			wire_put_le32(m + PITCH_ADD_EXPANDED_QTY, o->qty);
+			memcpy(m + PITCH_ADD_EXPANDED_SYMBOL, o->extra, PITCH_SYMBOL_LEN);
+			wire_put_le64(m + PITCH_ADD_EXPANDED_PRICE, (uint64_t)o->price);
+			m[PITCH_ADD_EXPANDED_FLAGS] = o->flags;
+			/* no Participant ID, no Customer Indicator */
+			memset(m + PITCH_ADD_EXPANDED_PARTICIPANT, ' ',
+			       PITCH_ADD_EXPANDED_V241_LEN - PITCH_ADD_EXPANDED_PARTICIPANT);
+		} else {
+			m[PITCH_MSG_LENGTH] = PITCH_ADD_LONG_LEN;
+			m[PITCH_MSG_TYPE] = PITCH_ADD_LONG;
+			wire_put_le32(m + PITCH_ADD_LONG_QTY, o->qty);
+			memcpy(m + PITCH_ADD_LONG_SYMBOL, o->extra, PITCH_SYMBOL_SHORT_LEN);
+			wire_put_le64(m + PITCH_ADD_LONG_PRICE, (uint64_t)o->price);
+			m[PITCH_ADD_LONG_FLAGS] = o->flags;
 		}
-		put_msg(im, m, m[0]);
+		wire_put_le64(m + PITCH_ORDER_ID, o->id);
+		m[PITCH_SIDE] = o->side;
+		put_msg(im, m, m[PITCH_MSG_LENGTH]);
 	}
 	im->order_count = (uint32_t)n;
 	free(live);
@@ -293,8 +317,8 @@ static int send_whole(int fd, const uint8_t *p, size_t len)
 static int send_spin(struct client *cl, const struct image *im, const struct spin_opts *o,
 		     struct counters *c)
 {
-	uint8_t pkt[PITCH_SESSION_HEADER + SPIN_PACKET];
-	size_t off = 0, plen = PITCH_SESSION_HEADER;
+	uint8_t pkt[PITCH_HEADER_LEN + SPIN_PACKET];
+	size_t off = 0, plen = PITCH_HEADER_LEN;
 	uint32_t count = 0;
 	uint64_t sent = 0;
 	bool hangup = cl->first && o->hangup_after;
@@ -304,15 +328,15 @@ static int send_spin(struct client *cl, const struct image *im, const struct spi
 
 		if (count && (off == im->msgs_len || plen + mlen > sizeof(pkt) || count == 255 ||
 			      (hangup && sent + count == o->hangup_after))) {
-			wire_put_le16(pkt, plen);
-			pkt[2] = (uint8_t)count;
-			pkt[3] = 0;
-			wire_put_le32(pkt + 4, 0);
+			wire_put_le16(pkt + PITCH_HDR_LENGTH, plen);
+			pkt[PITCH_HDR_COUNT] = (uint8_t)count;
+			pkt[PITCH_HDR_UNIT] = 0;
+			wire_put_le32(pkt + PITCH_HDR_SEQUENCE, 0);
 			if (send_whole(cl->fd, pkt, plen))
 				return -1;
 			sent += count;
 			count = 0;
-			plen = PITCH_SESSION_HEADER;
+			plen = PITCH_HEADER_LEN;
 			if (hangup && sent >= o->hangup_after) {
 				c->hangups++;
 				return -1;
@@ -341,13 +365,13 @@ static bool field_is(const uint8_t *f, size_t n, const char *want)
 static int on_message(struct client *cl, const uint8_t *m, size_t mlen, uint64_t s,
 		      const struct image *im, const struct spin_opts *o, struct counters *c)
 {
-	uint8_t f[PITCH_SESSION_HEADER + SPIN_RESPONSE_LEN];
+	uint8_t f[PITCH_HEADER_LEN + SPIN_RESPONSE_LEN];
 	uint32_t seq;
 
 	if (!cl->logged_in) {
 		bool ok;
 
-		if (m[PITCH_MSG_TYPE_OFF] != PITCH_LOGIN || mlen < PITCH_LOGIN_LEN) {
+		if (m[PITCH_MSG_TYPE] != PITCH_LOGIN || mlen < PITCH_LOGIN_LEN) {
 			c->malformed++;
 			return -1;
 		}
@@ -356,7 +380,7 @@ static int on_message(struct client *cl, const uint8_t *m, size_t mlen, uint64_t
 		(void)send_whole(cl->fd, f, pitch_session_message(f, PITCH_LOGIN_RESPONSE,
 								  (const uint8_t *)(ok ? "A" : "N"),
 								  PITCH_LOGIN_RESPONSE_LEN -
-								  PITCH_MSG_BODY_OFF));
+								  PITCH_MSG_HEADER_LEN));
 		if (!ok) {
 			c->logins_refused++;
 			if (o->verbose)
@@ -448,7 +472,7 @@ int spin_serve(int lfd, const struct spin_source *src, const struct spin_opts *o
 
 		/* Spin Image Available once a second to each session logged in. */
 		for (int i = 0; i < MAX_CLIENTS; i++) {
-			uint8_t f[PITCH_SESSION_HEADER + SPIN_SEQ_LEN];
+			uint8_t f[PITCH_HEADER_LEN + SPIN_SEQ_LEN];
 
 			if (cl[i].fd < 0 || !cl[i].logged_in || now < cl[i].next_image)
 				continue;

@@ -6,12 +6,10 @@
 #include <string.h>
 
 #include "wire/bytes.h"
+#include "wire/uqdf.h"
 #include "recovery/soupbin.h"
 
-/* UQDF (docs/specs/cqs-uqdf-notes.md, "UQDF types"). */
-#define UQDF_HEADER 29
-#define UQDF_QF_LEN 79
-#define SYMBOL_LEN 11
+#define SHORT_TO_LONG_PRICE 10000	/* a short form's 2 decimals to the long form's 6 */
 
 /* What a message restates, in the order the snapshot sends them. */
 enum {
@@ -27,18 +25,13 @@ static const uint8_t send_order[] = { KEEP_CONTROL, KEEP_MARKET, KEEP_DIRECTORY,
 
 struct key {
 	uint8_t what, type, centre, used;
-	char symbol[SYMBOL_LEN + 1];
+	char symbol[UQDF_SYMBOL_LEN + 1];
 };
 
 struct keys {
 	struct key *slot;
 	size_t mask;
 };
-
-static uint16_t get_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
 
 /* true the first time the key is seen (walking back from S: the latest). */
 static bool first_seen(struct keys *k, const struct key *want)
@@ -58,7 +51,7 @@ static bool first_seen(struct keys *k, const struct key *want)
 			return true;
 		}
 		if (s->what == want->what && s->type == want->type && s->centre == want->centre &&
-		    !memcmp(s->symbol, want->symbol, SYMBOL_LEN))
+		    !memcmp(s->symbol, want->symbol, UQDF_SYMBOL_LEN))
 			return false;
 	}
 }
@@ -66,13 +59,16 @@ static bool first_seen(struct keys *k, const struct key *want)
 /* A quote of the four forms the engine decodes: its symbol's offset and width, else 0. */
 static int quote_form(const uint8_t *m, uint16_t len, bool *is_long)
 {
-	if (len < UQDF_HEADER || m[1] != 'Q')
+	uint8_t type;
+
+	if (len < UQDF_HEADER_LEN || m[UQDF_CATEGORY] != 'Q')
 		return 0;
-	*is_long = m[2] == 'F' || m[2] == 'D';
-	if ((m[2] == 'E' && len >= 48) || (m[2] == 'C' && len >= 52))
-		return 5;
-	if ((m[2] == 'F' && len >= 79) || (m[2] == 'D' && len >= 83))
-		return SYMBOL_LEN;
+	type = m[UQDF_TYPE];
+	*is_long = type == 'F' || type == 'D';
+	if ((type == 'E' && len >= UQDF_QE_LEN) || (type == 'C' && len >= UQDF_QC_LEN))
+		return UQDF_SHORT_SYMBOL_LEN;
+	if ((type == 'F' && len >= UQDF_QF_LEN) || (type == 'D' && len >= UQDF_QD_LEN))
+		return UQDF_SYMBOL_LEN;
 	return 0;
 }
 
@@ -80,28 +76,29 @@ static int quote_form(const uint8_t *m, uint16_t len, bool *is_long)
 static uint8_t classify(const uint8_t *m, uint16_t len, struct key *k, struct key *quote_key)
 {
 	bool is_long = false;
+	uint8_t type;
 	int width;
 
 	memset(k, 0, sizeof(*k));
-	memset(k->symbol, ' ', SYMBOL_LEN);
-	if (len < UQDF_HEADER || m[0] != '1')
+	memset(k->symbol, ' ', UQDF_SYMBOL_LEN);
+	if (len < UQDF_HEADER_LEN || m[UQDF_VERSION_BYTE] != UQDF_VERSION)
 		return 0;
-	k->type = m[2];
-	if (m[1] == 'C')
-		return m[2] == 'P' ? 0 : (k->what = KEEP_CONTROL);
-	if (m[1] == 'A') {
-		if (m[2] == 'C' || m[2] == 'D')
+	type = k->type = m[UQDF_TYPE];
+	if (m[UQDF_CATEGORY] == 'C')
+		return type == 'P' ? 0 : (k->what = KEEP_CONTROL);
+	if (m[UQDF_CATEGORY] == 'A') {
+		if (type == 'C' || type == 'D')
 			return k->what = KEEP_MARKET;
-		if (len < UQDF_HEADER + SYMBOL_LEN + 1)
+		if (len < UQDF_ADMIN_SYMBOL + UQDF_SYMBOL_LEN + 1)
 			return 0;
-		memcpy(k->symbol, m + UQDF_HEADER, SYMBOL_LEN);
-		if (m[2] == 'B' && len >= 90)
+		memcpy(k->symbol, m + UQDF_ADMIN_SYMBOL, UQDF_SYMBOL_LEN);
+		if (type == 'B' && len >= UQDF_AB_LEN)
 			return k->what = KEEP_DIRECTORY;
-		if ((m[2] == 'V' && len >= 41) || (m[2] == 'H' && len >= 59) ||
-		    (m[2] == 'P' && len >= 65) || (m[2] == 'E' && len >= 69))
+		if ((type == 'V' && len >= UQDF_AV_LEN) || (type == 'H' && len >= UQDF_AH_LEN) ||
+		    (type == 'P' && len >= UQDF_AP_LEN) || (type == 'E' && len >= UQDF_AE_LEN))
 			return k->what = KEEP_STATE;
-		if (m[2] == 'K' && len >= 50) {
-			k->centre = m[49];
+		if (type == 'K' && len >= UQDF_AK_LEN) {
+			k->centre = m[UQDF_AK_MARKET_CENTER];
 			return k->what = KEEP_STATE;
 		}
 		return 0;
@@ -109,43 +106,48 @@ static uint8_t classify(const uint8_t *m, uint16_t len, struct key *k, struct ke
 	width = quote_form(m, len, &is_long);
 	if (!width)
 		return 0;
-	memcpy(k->symbol, m + (is_long ? 37 : 29), (size_t)width);
+	memcpy(k->symbol, m + (is_long ? UQDF_QF_SYMBOL : UQDF_QE_SYMBOL), (size_t)width);
 	*quote_key = *k;
 	quote_key->what = KEEP_QUOTE;
 	quote_key->type = 'Q';
-	quote_key->centre = m[3];
+	quote_key->centre = m[UQDF_ORIGINATOR];
 	k->what = KEEP_NBBO;
 	k->type = 'N';
-	return (uint8_t)(KEEP_QUOTE | (m[is_long ? 76 : 46] != '0' ? KEEP_NBBO : 0));
+	return (uint8_t)(KEEP_QUOTE |
+			 (m[is_long ? UQDF_QF_NBBO : UQDF_QE_NBBO] != '0' ? KEEP_NBBO : 0));
 }
 
 /*
- * A quote as a Quote Long Form (79) saying the NBBO is unchanged: the
+ * A quote as a Quote Long Form saying the NBBO is unchanged: the
  * snapshot's NBBO is the one its NBBO quote set. Short prices have 2
  * decimals, long 6; sizes are the same units in both forms.
  */
 static void long_form(const uint8_t *m, uint8_t *out)
 {
-	bool is_long = m[2] == 'F' || m[2] == 'D';
+	bool is_long = m[UQDF_TYPE] == 'F' || m[UQDF_TYPE] == 'D';
 
-	memcpy(out, m, UQDF_HEADER);
-	out[2] = 'F';
+	memcpy(out, m, UQDF_HEADER_LEN);
+	out[UQDF_TYPE] = 'F';
 	if (is_long) {
-		memcpy(out + 29, m + 29, UQDF_QF_LEN - 29);
+		memcpy(out + UQDF_HEADER_LEN, m + UQDF_HEADER_LEN, UQDF_QF_LEN - UQDF_HEADER_LEN);
 	} else {
-		memset(out + 29, 0, 8);
-		memset(out + 37, ' ', SYMBOL_LEN);
-		memcpy(out + 37, m + 29, 5);
-		wire_put_be64(out + 48, (uint64_t)get_be16(m + 34) * 10000);
-		wire_put_be32(out + 56, get_be16(m + 36));
-		wire_put_be64(out + 60, (uint64_t)get_be16(m + 38) * 10000);
-		wire_put_be32(out + 68, get_be16(m + 40));
-		memcpy(out + 72, m + 42, 6);	/* condition .. LULD NBBO indicator */
-		out[78] = ' ';			/* not a FINRA quote */
+		memset(out + UQDF_QF_TIMESTAMP2, 0, 8);
+		memset(out + UQDF_QF_SYMBOL, ' ', UQDF_SYMBOL_LEN);
+		memcpy(out + UQDF_QF_SYMBOL, m + UQDF_QE_SYMBOL, UQDF_SHORT_SYMBOL_LEN);
+		wire_put_be64(out + UQDF_QF_BID_PRICE,
+			      (uint64_t)wire_be16(m + UQDF_QE_BID_PRICE) * SHORT_TO_LONG_PRICE);
+		wire_put_be32(out + UQDF_QF_BID_SIZE, wire_be16(m + UQDF_QE_BID_SIZE));
+		wire_put_be64(out + UQDF_QF_ASK_PRICE,
+			      (uint64_t)wire_be16(m + UQDF_QE_ASK_PRICE) * SHORT_TO_LONG_PRICE);
+		wire_put_be32(out + UQDF_QF_ASK_SIZE, wire_be16(m + UQDF_QE_ASK_SIZE));
+		/* condition .. LULD NBBO indicator */
+		memcpy(out + UQDF_QF_CONDITION, m + UQDF_QE_CONDITION,
+		       UQDF_QE_NBBO_LULD + 1 - UQDF_QE_CONDITION);
+		out[UQDF_QF_ADF_MPID] = ' ';	/* not a FINRA quote */
 	}
-	out[76] = '0';
-	if (out[78] == '2')
-		out[78] = '0';	/* its ADF MPID appendage is not sent */
+	out[UQDF_QF_NBBO] = '0';
+	if (out[UQDF_QF_ADF_MPID] == '2')
+		out[UQDF_QF_ADF_MPID] = '0';	/* its ADF MPID appendage is not sent */
 }
 
 int utpsnap_build(const struct glimpse_source *src, uint64_t at, struct soup_snapshot *out,
@@ -193,9 +195,8 @@ int utpsnap_build(const struct glimpse_source *src, uint64_t at, struct soup_sna
 			if (soup_snapshot_put(out, m, len))
 				goto out;
 		}
-	if ((m = glimpse_source_message(src, at, &len)) && len >= UQDF_HEADER)
-		for (int i = 0; i < 8; i++)
-			sip_ns = sip_ns << 8 | m[5 + i];
+	if ((m = glimpse_source_message(src, at, &len)) && len >= UQDF_HEADER_LEN)
+		sip_ns = wire_be64(m + UQDF_SIP_TIME);
 	if (soup_snapshot_put(out, end, utp_put_snapshot_end(end, at + 1, sip_ns)))
 		goto out;
 	rc = 0;

@@ -208,7 +208,7 @@ static void usage(FILE *f)
 "\n"
 "Prints 'wb-recoveryd: serving ...' on stderr once it answers; SIGINT or\n"
 "SIGTERM: stop and print the counters. Exit 0, 1 (input or socket failed),\n"
-"2 (bad usage).\n", MOLD_HEADER + 2 + 1, SIM_MAX_PAYLOAD, DEFAULT_PAYLOAD);
+"2 (bad usage).\n", MOLD_HEADER_LEN + MOLD_BLOCK_LENGTH_LEN + 1, SIM_MAX_PAYLOAD, DEFAULT_PAYLOAD);
 }
 
 static bool served_line(const struct feed_map_entry *m, int n, uint32_t ip, uint16_t port)
@@ -449,8 +449,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FEEDS: feeds = optarg; break;
 		case OPT_PAYLOAD:
-			if (opt_u64("wb-recoveryd", "--max-payload", optarg, MOLD_HEADER + 3,
-				    SIM_MAX_PAYLOAD, &payload))
+			if (opt_u64("wb-recoveryd", "--max-payload", optarg,
+				    MOLD_HEADER_LEN + MOLD_BLOCK_LENGTH_LEN + 1, SIM_MAX_PAYLOAD,
+				    &payload))
 				return 2;
 			break;
 		case OPT_DROP:

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "wire/bytes.h"
+#include "wire/xdp.h"
 #include "feed/feed.h"
 #include "sim/order_image.h"
 #include "sim/sim.h"
@@ -137,19 +138,23 @@ static int line_of(uint64_t key)
 
 int xdp_store_packet(uint64_t line_key, const uint8_t *p, uint32_t len)
 {
-	uint32_t plen, seq, off = XDP_PACKET_HEADER;
+	uint32_t plen, seq, off = XDP_HEADER_LEN;
 	struct epoch *e;
 	int line;
 
-	if (len < XDP_PACKET_HEADER || (plen = wire_le16(p)) < XDP_PACKET_HEADER || plen > len ||
-	    !p[3] || !(seq = wire_le32(p + 4)) || (line = line_of(line_key)) < 0)
+	if (len < XDP_HEADER_LEN || (plen = wire_le16(p + XDP_PKT_SIZE)) < XDP_HEADER_LEN ||
+	    plen > len || !p[XDP_PKT_NUMBER_MSGS] || !(seq = wire_le32(p + XDP_PKT_SEQ_NUM)) ||
+	    (line = line_of(line_key)) < 0)
 		return 0;	/* not a packet, a heartbeat, or a line too many */
 	if (!st.n)
 		st.n = 1;	/* the capture may begin mid-epoch */
 	/* A Sequence Number Reset (type 1, alone at 1): the line enters its epoch, new or known
 	 * (its SourceTime tells). */
-	if (seq == 1 && plen >= XDP_PACKET_HEADER + 14 && wire_le16(p + 18) == 1) {
-		uint64_t token = (uint64_t)wire_le32(p + 20) << 32 | wire_le32(p + 24);
+	if (seq == 1 && plen >= XDP_HEADER_LEN + XDP_SEQUENCE_RESET_LEN &&
+	    wire_le16(p + XDP_HEADER_LEN + XDP_MSG_TYPE) == XDP_SEQUENCE_RESET) {
+		const uint8_t *m = p + XDP_HEADER_LEN;
+		uint64_t token = (uint64_t)wire_le32(m + XDP_TIMED_SOURCE_TIME) << 32 |
+				 wire_le32(m + XDP_TIMED_SOURCE_TIME_NS);
 		int k;
 
 		for (k = 0; k < st.n && st.ep[k].token != token; k++)
@@ -164,10 +169,11 @@ int xdp_store_packet(uint64_t line_key, const uint8_t *p, uint32_t len)
 		st.line_epoch[line] = k;
 	}
 	e = &st.ep[st.line_epoch[line]];
-	for (uint8_t i = 0; i < p[3]; i++, seq++) {
+	for (uint8_t i = 0; i < p[XDP_PKT_NUMBER_MSGS]; i++, seq++) {
 		uint16_t mlen;
 
-		if (off + 4 > plen || (mlen = wire_le16(p + off)) < 4 || off + mlen > plen)
+		if (off + XDP_MSG_HEADER_LEN > plen ||
+		    (mlen = wire_le16(p + off + XDP_MSG_SIZE)) < XDP_MSG_HEADER_LEN || off + mlen > plen)
 			break;	/* the rest is not in the capture */
 		if (keep(e, seq, p + off, mlen))
 			return -1;
@@ -247,7 +253,7 @@ static void send_udp(struct server *s, const uint8_t *p, size_t len)
 
 static void unavailable(struct server *s, uint32_t begin, uint32_t end)
 {
-	uint8_t pkt[XDP_PACKET_HEADER + XDP_UNAVAILABLE_LEN];
+	uint8_t pkt[XDP_HEADER_LEN + XDP_MESSAGE_UNAVAILABLE_LEN];
 	size_t len = xdp_encode_unavailable(pkt, begin, end, s->o->product, s->o->channel,
 					    wall_ns());
 
@@ -264,7 +270,7 @@ static void replay(struct server *s, int epoch, uint32_t begin, uint32_t end)
 	bool first_packet = true;
 
 	while (seq <= end) {
-		uint32_t len = XDP_PACKET_HEADER;
+		uint32_t len = XDP_HEADER_LEN;
 		uint8_t n = 0;
 		uint64_t from = seq;
 
@@ -284,7 +290,7 @@ static void replay(struct server *s, int epoch, uint32_t begin, uint32_t end)
 			seq++;
 		}
 		xdp_put_header(pkt, (uint16_t)len,
-			       first_packet && seq > end ? XDP_FLAG_RETRANS_ONE : XDP_FLAG_RETRANS_PART,
+			       first_packet && seq > end ? XDP_DELIVERY_RETRANS_ONE : XDP_DELIVERY_RETRANS_PART,
 			       n, (uint32_t)from, wall_ns());
 		first_packet = false;
 		s->c.messages += n;
@@ -297,12 +303,10 @@ static void replay(struct server *s, int epoch, uint32_t begin, uint32_t end)
 #define REFRESH_KEYS 65536	/* SymbolIndex values a refresh restates */
 
 struct rbook {
-	struct order_image im;	/* key: SymbolIndex; qty: volume; extra: the firm (5) */
+	struct order_image im;	/* key: SymbolIndex; qty: volume; extra: the firm */
 	const uint8_t *mapping[REFRESH_KEYS];
 	const uint8_t *status[REFRESH_KEYS];
 };
-
-#define FIRM_LEN 5
 
 static struct image_order *rfind(struct rbook *b, uint64_t id)
 {
@@ -328,79 +332,86 @@ static void rclear_key(struct rbook *b, uint32_t key)
 /* One stored message into the book (the decoder's book rules, lib/feed/xdp.c). */
 static int rapply(struct rbook *b, const uint8_t *m, uint16_t len)
 {
-	uint16_t type = wire_le16(m + 2);
+	uint16_t type = wire_le16(m + XDP_MSG_TYPE);
 	uint32_t key;
 	struct image_order *o;
 
-	if (len < 16)
-		return 0;
+	if (len < XDP_TIMED_SYMBOL_INDEX + 4)
+		return 0;	/* shorter than any prefix read below */
 	switch (type) {
-	case 3:		/* Symbol Index Mapping */
-		key = wire_le32(m + 4);
-		if (key < REFRESH_KEYS && len >= 44)
+	case XDP_SYMBOL_MAPPING:
+		key = wire_le32(m + XDP_MAPPING_INDEX);
+		if (key < REFRESH_KEYS && len >= XDP_SYMBOL_MAPPING_LEN)
 			b->mapping[key] = m;
 		return 0;
-	case 32:	/* Symbol Clear */
-		key = wire_le32(m + 12);
+	case XDP_SYMBOL_CLEAR:
+		key = wire_le32(m + XDP_TIMED_SYMBOL_INDEX);
 		rclear_key(b, key);
 		if (key < REFRESH_KEYS)
 			b->status[key] = NULL;
 		return 0;
-	case 34:	/* Security Status; 'X' ends the symbol's orders without deletes */
-		key = wire_le32(m + 12);
-		if (key < REFRESH_KEYS && len >= 46)
+	case XDP_SECURITY_STATUS:	/* 'X' ends the symbol's orders without deletes */
+		key = wire_le32(m + XDP_TIMED_SYMBOL_INDEX);
+		if (key < REFRESH_KEYS && len >= XDP_SECURITY_STATUS_LEN)
 			b->status[key] = m;
-		if (len >= 46 && m[20] == 'X')
+		if (len >= XDP_SECURITY_STATUS_LEN && m[XDP_STATUS_STATUS] == 'X')
 			rclear_key(b, key);
 		return 0;
-	case 100:	/* Add Order */
-		if (len < 39 || !(o = radd(b, wire_le64(m + 16), wire_le32(m + 8))))
-			return len < 39 ? 0 : -1;
-		o->price = (int32_t)wire_le32(m + 24);
-		o->qty = wire_le32(m + 28);
-		o->side = m[32];
-		memcpy(o->extra, m + 33, FIRM_LEN);
+	case XDP_ADD_ORDER:
+		if (len < XDP_ADD_ORDER_LEN ||
+		    !(o = radd(b, wire_le64(m + XDP_ORDER_ID), wire_le32(m + XDP_SYMBOL_INDEX))))
+			return len < XDP_ADD_ORDER_LEN ? 0 : -1;
+		o->price = (int32_t)wire_le32(m + XDP_ADD_PRICE);
+		o->qty = wire_le32(m + XDP_ADD_VOLUME);
+		o->side = m[XDP_ADD_SIDE];
+		memcpy(o->extra, m + XDP_ADD_FIRM, XDP_FIRM_LEN);
 		return 0;
-	case 106:	/* Add Order Refresh */
-		if (len < 43 || !(o = radd(b, wire_le64(m + 20), wire_le32(m + 12))))
-			return len < 43 ? 0 : -1;
-		o->price = (int32_t)wire_le32(m + 28);
-		o->qty = wire_le32(m + 32);
-		o->side = m[36];
-		memcpy(o->extra, m + 37, FIRM_LEN);
+	case XDP_ADD_ORDER_REFRESH:
+		if (len < XDP_ADD_ORDER_REFRESH_LEN ||
+		    !(o = radd(b, wire_le64(m + XDP_REFRESH_ORDER_ID),
+			       wire_le32(m + XDP_TIMED_SYMBOL_INDEX))))
+			return len < XDP_ADD_ORDER_REFRESH_LEN ? 0 : -1;
+		o->price = (int32_t)wire_le32(m + XDP_REFRESH_PRICE);
+		o->qty = wire_le32(m + XDP_REFRESH_VOLUME);
+		o->side = m[XDP_REFRESH_SIDE];
+		memcpy(o->extra, m + XDP_REFRESH_FIRM, XDP_FIRM_LEN);
 		return 0;
-	case 101:	/* Modify: a new price loses the place in the queue */
-		if (len < 35 || !(o = rfind(b, wire_le64(m + 16))) || !o->live)
+	case XDP_MODIFY_ORDER:	/* a new price loses the place in the queue */
+		if (len < XDP_MODIFY_ORDER_LEN || !(o = rfind(b, wire_le64(m + XDP_ORDER_ID))) ||
+		    !o->live)
 			return 0;
-		if ((int32_t)wire_le32(m + 24) != o->price)
+		if ((int32_t)wire_le32(m + XDP_MODIFY_PRICE) != o->price)
 			order_image_restamp(&b->im, o);
-		o->price = (int32_t)wire_le32(m + 24);
-		o->qty = wire_le32(m + 28);
+		o->price = (int32_t)wire_le32(m + XDP_MODIFY_PRICE);
+		o->qty = wire_le32(m + XDP_MODIFY_VOLUME);
 		o->live = o->qty != 0;
 		return 0;
-	case 102:	/* Delete */
-		if ((o = rfind(b, wire_le64(m + 16))))
+	case XDP_DELETE_ORDER:
+		if ((o = rfind(b, wire_le64(m + XDP_ORDER_ID))))
 			o->live = false;
 		return 0;
-	case 103:	/* Execution: the remainder keeps its price and place */
-		if (len < 42 || !(o = rfind(b, wire_le64(m + 16))) || !o->live)
+	case XDP_ORDER_EXECUTION:	/* the remainder keeps its price and place */
+		if (len < XDP_ORDER_EXECUTION_LEN || !(o = rfind(b, wire_le64(m + XDP_ORDER_ID))) ||
+		    !o->live)
 			return 0;
-		o->qty = wire_le32(m + 32) >= o->qty ? 0 : o->qty - wire_le32(m + 32);
+		o->qty = wire_le32(m + XDP_EXECUTION_VOLUME) >= o->qty ?
+			 0 : o->qty - wire_le32(m + XDP_EXECUTION_VOLUME);
 		o->live = o->qty != 0;
 		return 0;
-	case 104: {	/* Replace: the new id, a new place */
+	case XDP_REPLACE_ORDER: {	/* the new id, a new place */
 		struct image_order old;
 
-		if (len < 42 || !(o = rfind(b, wire_le64(m + 16))) || !o->live)
+		if (len < XDP_REPLACE_ORDER_LEN || !(o = rfind(b, wire_le64(m + XDP_ORDER_ID))) ||
+		    !o->live)
 			return 0;
 		old = *o;
 		o->live = false;
-		if (!(o = radd(b, wire_le64(m + 24), old.key)))
+		if (!(o = radd(b, wire_le64(m + XDP_REPLACE_NEW_ORDER_ID), old.key)))
 			return -1;
-		o->price = (int32_t)wire_le32(m + 32);
-		o->qty = wire_le32(m + 36);
+		o->price = (int32_t)wire_le32(m + XDP_REPLACE_PRICE);
+		o->qty = wire_le32(m + XDP_REPLACE_VOLUME);
 		o->side = old.side;
-		memcpy(o->extra, old.extra, FIRM_LEN);
+		memcpy(o->extra, old.extra, XDP_FIRM_LEN);
 		return 0;
 	}
 	default:
@@ -425,7 +436,10 @@ static void rflush(struct rsender *r, bool last)
 
 	if (!r->pending)
 		return;
-	flag = !r->first_sent ? (last ? 17 : 18) : (last ? 20 : 19);
+	if (!r->first_sent)
+		flag = last ? XDP_DELIVERY_REFRESH_ONE : XDP_DELIVERY_REFRESH_START;
+	else
+		flag = last ? XDP_DELIVERY_REFRESH_END : XDP_DELIVERY_REFRESH_PART;
 	xdp_put_header(r->pkt, (uint16_t)r->len, flag, r->count, ++r->packet_seq, r->now);
 	if (sendto(r->s->ufd, r->pkt, r->len, 0, (const struct sockaddr *)&r->s->o->refresh_to,
 		   sizeof(r->s->o->refresh_to)) == (ssize_t)r->len)
@@ -451,9 +465,13 @@ static uint8_t *rmsg(struct rsender *r, uint16_t len)
 static void refresh_symbol(struct rsender *r, const struct rbook *b, uint32_t key,
 			   struct image_order **o, size_t n, uint32_t last_seq)
 {
-	uint32_t room = r->s->o->max_payload, head = 16 + 44 + (b->status[key] ? 46 : 0);
-	uint32_t per_first = head + 16 <= room ? (room - head - 16) / 43 : 0;
-	uint32_t per_next = (room - 16 - 8) / 43;
+	uint32_t room = r->s->o->max_payload;
+	uint32_t head = XDP_REFRESH_HEADER_FIRST_LEN + XDP_SYMBOL_MAPPING_LEN +
+			(b->status[key] ? XDP_SECURITY_STATUS_LEN : 0);
+	uint32_t per_first = head + XDP_HEADER_LEN <= room ?
+			     (room - head - XDP_HEADER_LEN) / XDP_ADD_ORDER_REFRESH_LEN : 0;
+	uint32_t per_next = (room - XDP_HEADER_LEN - XDP_REFRESH_HEADER_LEN) /
+			    XDP_ADD_ORDER_REFRESH_LEN;
 	uint16_t total = 1, pkt = 1;
 	size_t k = 0;
 	uint8_t *m;
@@ -462,34 +480,36 @@ static void refresh_symbol(struct rsender *r, const struct rbook *b, uint32_t ke
 		total = (uint16_t)(1 + (n - per_first + per_next - 1) / per_next);
 	for (;;) {
 		bool first = pkt == 1;
+		uint16_t hlen = first ? XDP_REFRESH_HEADER_FIRST_LEN : XDP_REFRESH_HEADER_LEN;
 
 		rflush(r, false);
-		r->len = 16;
+		r->len = XDP_HEADER_LEN;
 		r->count = 0;
 		r->pending = true;
-		m = rmsg(r, first ? 16 : 8);
-		memset(m, 0, first ? 16 : 8);
-		wire_put_le16(m, first ? 16 : 8);
-		wire_put_le16(m + 2, 35);
-		wire_put_le16(m + 4, pkt);
-		wire_put_le16(m + 6, total);
+		m = rmsg(r, hlen);
+		memset(m, 0, hlen);
+		wire_put_le16(m + XDP_MSG_SIZE, hlen);
+		wire_put_le16(m + XDP_MSG_TYPE, XDP_REFRESH_HEADER);
+		wire_put_le16(m + XDP_REFRESH_CURRENT_PKT, pkt);
+		wire_put_le16(m + XDP_REFRESH_TOTAL_PKTS, total);
 		if (first) {
-			wire_put_le32(m + 8, last_seq);
-			memcpy(rmsg(r, 44), b->mapping[key], 44);
+			wire_put_le32(m + XDP_REFRESH_LAST_SEQ_NUM, last_seq);
+			memcpy(rmsg(r, XDP_SYMBOL_MAPPING_LEN), b->mapping[key], XDP_SYMBOL_MAPPING_LEN);
 			if (b->status[key])
-				memcpy(rmsg(r, 46), b->status[key], 46);
+				memcpy(rmsg(r, XDP_SECURITY_STATUS_LEN), b->status[key],
+				       XDP_SECURITY_STATUS_LEN);
 		}
 		for (uint32_t i = 0; k < n && i < (first ? per_first : per_next); i++, k++) {
-			m = rmsg(r, 43);
-			memset(m, 0, 43);
-			wire_put_le16(m, 43);
-			wire_put_le16(m + 2, 106);
-			wire_put_le32(m + 12, o[k]->key);
-			wire_put_le64(m + 20, o[k]->id);
-			wire_put_le32(m + 28, (uint32_t)o[k]->price);
-			wire_put_le32(m + 32, o[k]->qty);
-			m[36] = o[k]->side;
-			memcpy(m + 37, o[k]->extra, FIRM_LEN);
+			m = rmsg(r, XDP_ADD_ORDER_REFRESH_LEN);
+			memset(m, 0, XDP_ADD_ORDER_REFRESH_LEN);
+			wire_put_le16(m + XDP_MSG_SIZE, XDP_ADD_ORDER_REFRESH_LEN);
+			wire_put_le16(m + XDP_MSG_TYPE, XDP_ADD_ORDER_REFRESH);
+			wire_put_le32(m + XDP_TIMED_SYMBOL_INDEX, o[k]->key);
+			wire_put_le64(m + XDP_REFRESH_ORDER_ID, o[k]->id);
+			wire_put_le32(m + XDP_REFRESH_PRICE, (uint32_t)o[k]->price);
+			wire_put_le32(m + XDP_REFRESH_VOLUME, o[k]->qty);
+			m[XDP_REFRESH_SIDE] = o[k]->side;
+			memcpy(m + XDP_REFRESH_FIRM, o[k]->extra, XDP_FIRM_LEN);
 			r->s->c.refresh_orders++;
 		}
 		if (k >= n)
@@ -572,7 +592,7 @@ static uint8_t judge(struct server *s, const struct xdp_request *r)
 		s->c.refused_channel++;
 		return XDP_ST_BAD_CHANNEL;
 	}
-	if (r->type == XDP_MSG_REFRESH_REQUEST) {
+	if (r->type == XDP_REFRESH_REQUEST) {
 		if (!o->snapshot_at) {
 			s->c.refused_type++;	/* no refresh served: --snapshot-at */
 			return XDP_ST_BAD_TYPE;
@@ -596,14 +616,14 @@ static int request(struct server *s, struct session *cl, uint32_t pkt_seq, const
 {
 	struct xdp_request r;
 	struct xdp_response resp;
-	uint8_t out[XDP_PACKET_HEADER + XDP_REQUEST_RESPONSE_LEN];
+	uint8_t out[XDP_HEADER_LEN + XDP_REQUEST_RESPONSE_LEN];
 	size_t len;
 
 	bool malformed = xdp_parse_request(m, mlen, &r) != 0;
 
 	if (malformed) {
 		memset(&r, 0, sizeof(r));
-	} else if (r.type == XDP_MSG_HEARTBEAT_RESPONSE) {
+	} else if (r.type == XDP_HEARTBEAT_RESPONSE) {
 		s->c.heartbeat_responses++;
 		cl->answer_by = 0;
 		return 0;
@@ -635,7 +655,7 @@ static int request(struct server *s, struct session *cl, uint32_t pkt_seq, const
 		return 0;
 	}
 	s->c.accepted++;
-	if (r.type == XDP_MSG_REFRESH_REQUEST)
+	if (r.type == XDP_REFRESH_REQUEST)
 		return refresh(s, cl->epoch, r.symbol_index) ? -1 : 0;
 	if (r.begin < cl->last_begin && cl->epoch + 1 < st.n) {
 		cl->epoch++;
@@ -655,21 +675,23 @@ static int session_read(struct server *s, struct session *cl)
 	if (n <= 0)
 		return n < 0 && errno == EINTR ? 0 : -1;
 	cl->inlen += (uint32_t)n;
-	while (cl->inlen - used >= XDP_PACKET_HEADER) {
+	while (cl->inlen - used >= XDP_HEADER_LEN) {
 		const uint8_t *p = cl->in + used;
-		uint16_t plen = wire_le16(p);
-		uint32_t off = XDP_PACKET_HEADER;
+		uint16_t plen = wire_le16(p + XDP_PKT_SIZE);
+		uint32_t off = XDP_HEADER_LEN;
 
-		if (plen < XDP_PACKET_HEADER)
+		if (plen < XDP_HEADER_LEN)
 			return -1;
 		if (cl->inlen - used < plen)
 			break;
-		for (uint8_t k = 0; k < p[3]; k++) {
+		for (uint8_t k = 0; k < p[XDP_PKT_NUMBER_MSGS]; k++) {
 			uint16_t mlen;
 
-			if (off + 4 > plen || (mlen = wire_le16(p + off)) < 4 || off + mlen > plen)
+			if (off + XDP_MSG_HEADER_LEN > plen ||
+			    (mlen = wire_le16(p + off + XDP_MSG_SIZE)) < XDP_MSG_HEADER_LEN ||
+			    off + mlen > plen)
 				return -1;	/* not framed: nothing after it can be read */
-			if (request(s, cl, wire_le32(p + 4), p + off, mlen))
+			if (request(s, cl, wire_le32(p + XDP_PKT_SEQ_NUM), p + off, mlen))
 				return -1;
 			off += mlen;
 		}
@@ -685,7 +707,7 @@ static void heartbeats(struct server *s, uint64_t now)
 {
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct session *cl = &s->cl[i];
-		uint8_t hb[XDP_PACKET_HEADER];
+		uint8_t hb[XDP_HEADER_LEN];
 
 		if (cl->fd < 0)
 			continue;
@@ -698,7 +720,7 @@ static void heartbeats(struct server *s, uint64_t now)
 		if (now < cl->next_heartbeat)
 			continue;
 		cl->next_heartbeat = now + s->o->heartbeat_ms * 1000000ull;
-		xdp_put_header(hb, XDP_PACKET_HEADER, XDP_FLAG_HEARTBEAT, 0, cl->seq + 1, wall_ns());
+		xdp_put_header(hb, XDP_HEADER_LEN, XDP_DELIVERY_HEARTBEAT, 0, cl->seq + 1, wall_ns());
 		if (send(cl->fd, hb, sizeof(hb), MSG_NOSIGNAL) == (ssize_t)sizeof(hb)) {
 			s->c.heartbeats++;
 			if (!cl->answer_by)

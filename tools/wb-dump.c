@@ -207,6 +207,20 @@ static void raw_message(struct dump *d, int protocol, int venue, const uint8_t *
 	fputc('\n', stdout);
 }
 
+/* A heartbeat that is a message of its own (CQS Line Integrity, whose participant and
+ * times say who sent it): its fields after the frame's. */
+static void raw_heartbeat_message(struct dump *d, int protocol, const uint8_t *p, uint32_t len,
+				  uint32_t off)
+{
+	const uint8_t *m;
+	uint32_t mlen;
+
+	if (off >= len || feed_raw_next(protocol, p, len, &off, &m, &mlen) < 0 || !mlen)
+		return;
+	raw_fields_format(protocol, m, mlen, d->text, sizeof(d->text));
+	fputs(d->text, stdout);
+}
+
 static void raw_packet(struct dump *d, const struct feed_line *l, const uint8_t *p, uint32_t len)
 {
 	static const char *const kinds[] = {
@@ -236,6 +250,8 @@ static void raw_packet(struct dump *d, const struct feed_line *l, const uint8_t 
 			}
 			if (f.unit)
 				printf(" unit=%u", f.unit);
+			raw_heartbeat_message(d, l->protocol, p, f.length < len ? f.length : len,
+					      f.offset);
 			printf("\n");
 		}
 		return;

@@ -796,6 +796,74 @@ static const struct feed_msg_layout *cqs_layout(const uint8_t *m, uint32_t len)
 	return 0;
 }
 
+/* NBBO appendages (notes: CQS messages): the National Best Bid's first, then the Offer's. */
+static const struct feed_field cqs_bid_short[] = {
+	FEED_F_CHAR("nbb_mc", CQS_APPENDAGE_PARTICIPANT),
+	FEED_F_UINT("nbb", CQS_SHORT_APPENDAGE_SIZE, 2),
+	FEED_F_PRICE("@", CQS_SHORT_APPENDAGE_PRICE, 2, 2),
+};
+static const struct feed_field cqs_bid_long[] = {
+	FEED_F_CHAR("nbb_mc", CQS_APPENDAGE_PARTICIPANT),
+	FEED_F_CHAR("nbb_cond", CQS_LONG_APPENDAGE_CONDITION),
+	FEED_F_UINT("nbb", CQS_LONG_APPENDAGE_SIZE, 4),
+	FEED_F_PRICE("@", CQS_LONG_APPENDAGE_PRICE, 8, 6),
+	FEED_F_TEXT("nbb_mmid", CQS_LONG_APPENDAGE_MMID, 4),
+};
+static const struct feed_field cqs_ask_short[] = {
+	FEED_F_CHAR("nbo_mc", CQS_APPENDAGE_PARTICIPANT),
+	FEED_F_UINT("nbo", CQS_SHORT_APPENDAGE_SIZE, 2),
+	FEED_F_PRICE("@", CQS_SHORT_APPENDAGE_PRICE, 2, 2),
+};
+static const struct feed_field cqs_ask_long[] = {
+	FEED_F_CHAR("nbo_mc", CQS_APPENDAGE_PARTICIPANT),
+	FEED_F_CHAR("nbo_cond", CQS_LONG_APPENDAGE_CONDITION),
+	FEED_F_UINT("nbo", CQS_LONG_APPENDAGE_SIZE, 4),
+	FEED_F_PRICE("@", CQS_LONG_APPENDAGE_PRICE, 8, 6),
+	FEED_F_TEXT("nbo_mmid", CQS_LONG_APPENDAGE_MMID, 4),
+};
+/* By side (0 bid, 1 offer), then short (0) or long (1). */
+static const struct feed_msg_layout cqs_appendage_layouts[2][2] = {
+	{ FEED_LAYOUT("NBBO bid appendage (short)", CQS_SHORT_APPENDAGE_LEN, cqs_bid_short),
+	  FEED_LAYOUT("NBBO bid appendage (long)", CQS_LONG_APPENDAGE_LEN, cqs_bid_long) },
+	{ FEED_LAYOUT("NBBO offer appendage (short)", CQS_SHORT_APPENDAGE_LEN, cqs_ask_short),
+	  FEED_LAYOUT("NBBO offer appendage (long)", CQS_LONG_APPENDAGE_LEN, cqs_ask_long) },
+};
+
+/* A quote's NBBO appendages, as its National BBO Indicator (its body's last byte) announces. */
+static int cqs_parts(const uint8_t *m, uint32_t len, struct feed_raw_part *parts, int max)
+{
+	const struct feed_msg_layout *lay = cqs_layout(m, len);
+	uint32_t off;
+	uint8_t code, news[2];
+	int n = 0;
+
+	if (lay != &cqs_layout_long_quote && lay != &cqs_layout_short_quote &&
+	    lay != &cqs_layout_finra_quote)
+		return 0;
+	if (len < lay->min_len)
+		return 0;
+	code = m[lay->min_len - 1];
+	if (code < 'A' || code > 'W')
+		return 0;
+	news[0] = cqs_nbbo_codes[code - 'A'].bid;
+	news[1] = cqs_nbbo_codes[code - 'A'].offer;
+	off = lay->min_len;
+	for (int side = 0; side < 2 && n < max; side++) {
+		const struct feed_msg_layout *a;
+
+		if (news[side] != CQS_SIDE_SHORT && news[side] != CQS_SIDE_LONG)
+			continue;
+		a = &cqs_appendage_layouts[side][news[side] == CQS_SIDE_LONG];
+		if (off + a->min_len > len)
+			break;
+		parts[n].layout = a;
+		parts[n].offset = off;
+		n++;
+		off += a->min_len;
+	}
+	return n;
+}
+
 /* A block whose header, checksum and messages all hold together. */
 static bool cqs_looks_like(const uint8_t *p, uint32_t len)
 {
@@ -831,5 +899,6 @@ const struct feed_proto feed_proto_cqs = {
 	.stream_event = cqs_stream_event,
 	.next_message = cqs_next_message,
 	.layout = cqs_layout,
+	.parts = cqs_parts,
 	.looks_like = cqs_looks_like,
 };

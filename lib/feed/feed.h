@@ -279,8 +279,6 @@ int feed_protocol_parse(const char *s, size_t len);
 int feed_venue_parse(const char *s, size_t len);
 const char *feed_protocol_name(int protocol);
 const char *feed_protocol_title(int protocol);
-/* The gap-fill service that serves it ("mold", "grp"), or NULL: none built. */
-const char *feed_protocol_recovery(int protocol);
 /* Bit v set: the protocol can serve venue (or SIP source) v. */
 uint32_t feed_protocol_venues(int protocol);
 /* The venues of a protocol as "a, b, c" into buf (always terminated). */

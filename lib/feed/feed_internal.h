@@ -193,7 +193,6 @@ enum feed_stream_event {
 struct feed_proto {
 	const char *name;		/* the feeds.conf word, e.g. "itch" */
 	const char *title;		/* "Nasdaq TotalView-ITCH 5.0 over MoldUDP64" */
-	const char *recovery;		/* its gap-fill service in recovery.conf ("mold"); NULL: none */
 	uint32_t venues;		/* bit v: the protocol can serve venue v */
 	uint16_t units;			/* sequence streams per channel (PITCH: 256); 0 = 1 */
 	uint8_t first_seq;		/* a session's first sequence number */
@@ -233,6 +232,8 @@ struct feed_proto {
 			    uint32_t *mlen);
 	/* The layout of a message, or NULL for an unknown type. */
 	const struct feed_msg_layout *(*layout)(const uint8_t *msg, uint32_t len);
+	/* Its trailing parts (feed_raw_parts); NULL: the protocol has none. */
+	int (*parts)(const uint8_t *msg, uint32_t len, struct feed_raw_part *parts, int max);
 	/* Does an unmapped payload look like this protocol (wb-dump --auto)? */
 	bool (*looks_like)(const uint8_t *p, uint32_t len);
 };

@@ -781,7 +781,6 @@ static int itch_frame(const uint8_t *p, uint32_t len, struct feed_frame *f)
 const struct feed_proto feed_proto_itch50 = {
 	.name = "itch",
 	.title = "Nasdaq TotalView-ITCH 5.0 over MoldUDP64",
-	.recovery = "mold",
 	.venues = 1u << WB_VENUE_NASDAQ | 1u << WB_VENUE_BX | 1u << WB_VENUE_PSX,
 	.units = 1,
 	.first_seq = 1,

@@ -971,7 +971,6 @@ static bool pitch_looks_like(const uint8_t *p, uint32_t len)
 const struct feed_proto feed_proto_pitch = {
 	.name = "pitch",
 	.title = "Cboe US Equities Multicast PITCH (Sequenced Unit Header)",
-	.recovery = "grp",
 	.venues = 1u << WB_VENUE_BZX | 1u << WB_VENUE_BYX | 1u << WB_VENUE_EDGX |
 		  1u << WB_VENUE_EDGA,
 	.units = PITCH_UNITS,

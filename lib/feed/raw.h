@@ -97,6 +97,18 @@ struct feed_msg_layout {
 #define FEED_LAYOUT(name, len, fields) \
 	{ name, len, (uint8_t)(sizeof(fields) / sizeof(fields[0])), fields }
 
+/*
+ * A trailing part of a message that its indicators announce (a SIP quote's
+ * NBBO appendage): its fields' offsets count from offset, the part's first
+ * byte in the message; layout->min_len is the part's length.
+ */
+struct feed_raw_part {
+	const struct feed_msg_layout *layout;
+	uint32_t offset;
+};
+
+#define FEED_RAW_MAX_PARTS 4
+
 /* ---- lookups by protocol id (enum feed_protocol) ------------------------ */
 
 /* A frame() failure carrying its enum feed_error, and back. */
@@ -113,6 +125,10 @@ int feed_raw_next(int protocol, const uint8_t *p, uint32_t len, uint32_t *off,
 uint32_t feed_raw_type(int protocol, const uint8_t *msg, uint32_t len);
 /* The layout of a message, or NULL for a type the spec does not list. */
 const struct feed_msg_layout *feed_raw_layout(int protocol, const uint8_t *msg, uint32_t len);
+/* The trailing parts of a message, in wire order, into parts (at most max):
+ * how many. A part that runs past len is left out, and the ones after it. */
+int feed_raw_parts(int protocol, const uint8_t *msg, uint32_t len, struct feed_raw_part *parts,
+		   int max);
 /* Whether an unmapped payload looks like the protocol (wb-dump --auto). */
 bool feed_raw_looks_like(int protocol, const uint8_t *p, uint32_t len);
 /* Byte order of the protocol's fields. */

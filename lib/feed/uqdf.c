@@ -678,6 +678,31 @@ static const struct feed_msg_layout uqdf_control_layouts[128] = {
 	['P'] = UQDF_L("Quote Wipe-Out", UQDF_CONTROL_LEN, uqdf_header_only),
 };
 
+/* NBBO appendages (notes: UQDF quotes): the appendage's condition, then each side's
+ * market center, price and size. */
+static const struct feed_field uqdf_nbbo_short_fields[] = {
+	FEED_F_CHAR("nbbo_cond", UQDF_NBBO_CONDITION),
+	FEED_F_CHAR("nbb_mc", UQDF_NBBO_BID_CENTER),
+	FEED_F_UINT("nbb", UQDF_NBBO_SHORT_BID_SIZE, 2),
+	FEED_F_PRICE("@", UQDF_NBBO_BID_PRICE, 2, 2),
+	FEED_F_CHAR("nbo_mc", UQDF_NBBO_SHORT_ASK_CENTER),
+	FEED_F_UINT("nbo", UQDF_NBBO_SHORT_ASK_SIZE, 2),
+	FEED_F_PRICE("@", UQDF_NBBO_SHORT_ASK_PRICE, 2, 2),
+};
+static const struct feed_field uqdf_nbbo_long_fields[] = {
+	FEED_F_CHAR("nbbo_cond", UQDF_NBBO_CONDITION),
+	FEED_F_CHAR("nbb_mc", UQDF_NBBO_BID_CENTER),
+	FEED_F_UINT("nbb", UQDF_NBBO_LONG_BID_SIZE, 4),
+	FEED_F_PRICE("@", UQDF_NBBO_BID_PRICE, 8, 6),
+	FEED_F_CHAR("nbo_mc", UQDF_NBBO_LONG_ASK_CENTER),
+	FEED_F_UINT("nbo", UQDF_NBBO_LONG_ASK_SIZE, 4),
+	FEED_F_PRICE("@", UQDF_NBBO_LONG_ASK_PRICE, 8, 6),
+};
+static const struct feed_msg_layout uqdf_nbbo_short =
+	UQDF_L("Short Form NBBO Appendage", UQDF_NBBO_SHORT_LEN, uqdf_nbbo_short_fields);
+static const struct feed_msg_layout uqdf_nbbo_long =
+	UQDF_L("Long Form NBBO Appendage", UQDF_NBBO_LONG_LEN, uqdf_nbbo_long_fields);
+
 static const struct feed_msg_layout *uqdf_layout(const uint8_t *m, uint32_t len)
 {
 	static const char quote_types[] = "EFCDABM";
@@ -698,6 +723,27 @@ static const struct feed_msg_layout *uqdf_layout(const uint8_t *m, uint32_t len)
 	return l && l->name ? l : 0;
 }
 
+/* A quote's NBBO appendage, the first of its trailing parts ('2' short, '3' long). */
+static int uqdf_parts(const uint8_t *m, uint32_t len, struct feed_raw_part *parts, int max)
+{
+	const struct feed_msg_layout *lay = uqdf_layout(m, len), *a;
+	uint32_t indicator;
+
+	if (!lay || m[UQDF_CATEGORY] != 'Q' || len < lay->min_len || max < 1)
+		return 0;
+	switch (m[UQDF_TYPE]) {
+	case 'E': case 'C': indicator = UQDF_QE_NBBO; break;
+	case 'F': case 'D': indicator = UQDF_QF_NBBO; break;
+	default: return 0;
+	}
+	a = m[indicator] == '2' ? &uqdf_nbbo_short : m[indicator] == '3' ? &uqdf_nbbo_long : 0;
+	if (!a || lay->min_len + a->min_len > len)
+		return 0;
+	parts[0].layout = a;
+	parts[0].offset = lay->min_len;
+	return 1;
+}
+
 /* MoldUDP64 whose first message is a UTP message: version '1', a known category. */
 static bool uqdf_looks_like(const uint8_t *p, uint32_t len)
 {
@@ -715,7 +761,6 @@ static bool uqdf_looks_like(const uint8_t *p, uint32_t len)
 const struct feed_proto feed_proto_uqdf = {
 	.name = "uqdf",
 	.title = "UTP Quotation Data Feed (UQDF) binary over MoldUDP64",
-	.recovery = "mold",
 	.venues = 1u << FEED_SOURCE_UQDF,
 	.units = 1,
 	.first_seq = 1,
@@ -733,5 +778,6 @@ const struct feed_proto feed_proto_uqdf = {
 	.stream_event = uqdf_stream_event,
 	.next_message = uqdf_next_message,
 	.layout = uqdf_layout,
+	.parts = uqdf_parts,
 	.looks_like = uqdf_looks_like,
 };

@@ -1288,7 +1288,6 @@ static bool xdp_looks_like(const uint8_t *p, uint32_t len)
 const struct feed_proto feed_proto_xdp = {
 	.name = "xdp",
 	.title = "NYSE Integrated Feed (XDP framing, Pillar messages)",
-	.recovery = "xdp",
 	.venues = 1u << WB_VENUE_NYSE | 1u << WB_VENUE_ARCA | 1u << WB_VENUE_AMERICAN |
 		  1u << WB_VENUE_NATIONAL | 1u << WB_VENUE_TEXAS,
 	.units = 1,

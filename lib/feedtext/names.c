@@ -45,13 +45,6 @@ const char *feed_protocol_title(int protocol)
 	return p ? p->title : "?";
 }
 
-const char *feed_protocol_recovery(int protocol)
-{
-	const struct feed_proto *p = feed_protocol_get(protocol);
-
-	return p ? p->recovery : 0;
-}
-
 void feed_protocol_venue_list(int protocol, char *buf, size_t len)
 {
 	uint32_t venues = feed_protocol_venues(protocol);

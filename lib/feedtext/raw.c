@@ -29,6 +29,14 @@ const struct feed_msg_layout *feed_raw_layout(int protocol, const uint8_t *msg, 
 	return proto ? proto->layout(msg, len) : 0;
 }
 
+int feed_raw_parts(int protocol, const uint8_t *msg, uint32_t len, struct feed_raw_part *parts,
+		   int max)
+{
+	const struct feed_proto *proto = feed_protocol_get(protocol);
+
+	return proto && proto->parts ? proto->parts(msg, len, parts, max) : 0;
+}
+
 uint32_t feed_raw_type(int protocol, const uint8_t *msg, uint32_t len)
 {
 	const struct feed_proto *proto = feed_protocol_get(protocol);

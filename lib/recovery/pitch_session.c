@@ -8,17 +8,17 @@
 
 size_t pitch_session_message(uint8_t *out, uint8_t type, const uint8_t *body, uint8_t blen)
 {
-	size_t len = PITCH_SESSION_HEADER + PITCH_MSG_BODY_OFF + (size_t)blen;
-	uint8_t *m = out + PITCH_SESSION_HEADER;
+	size_t len = PITCH_HEADER_LEN + PITCH_MSG_HEADER_LEN + (size_t)blen;
+	uint8_t *m = out + PITCH_HEADER_LEN;
 
-	wire_put_le16(out + PITCH_SESSION_LENGTH_OFF, len);
-	out[PITCH_SESSION_COUNT_OFF] = 1;
-	out[PITCH_SESSION_UNIT_OFF] = 0;
-	wire_put_le32(out + PITCH_SESSION_SEQ_OFF, 0);
-	m[PITCH_MSG_LENGTH_OFF] = (uint8_t)(PITCH_MSG_BODY_OFF + blen);
-	m[PITCH_MSG_TYPE_OFF] = type;
+	wire_put_le16(out + PITCH_HDR_LENGTH, len);
+	out[PITCH_HDR_COUNT] = 1;
+	out[PITCH_HDR_UNIT] = 0;
+	wire_put_le32(out + PITCH_HDR_SEQUENCE, 0);
+	m[PITCH_MSG_LENGTH] = (uint8_t)(PITCH_MSG_HEADER_LEN + blen);
+	m[PITCH_MSG_TYPE] = type;
 	if (blen)
-		memcpy(m + PITCH_MSG_BODY_OFF, body, blen);
+		memcpy(m + PITCH_MSG_HEADER_LEN, body, blen);
 	return len;
 }
 
@@ -39,35 +39,35 @@ size_t pitch_session_login(uint8_t *out, const char *user, const char *password)
 	pad_copy(m + PITCH_LOGIN_USER_OFF, PITCH_LOGIN_USER_LEN, user);
 	memset(m + PITCH_LOGIN_FILLER_OFF, ' ', PITCH_LOGIN_FILLER_LEN);
 	pad_copy(m + PITCH_LOGIN_PASSWORD_OFF, PITCH_LOGIN_PASSWORD_LEN, password);
-	return pitch_session_message(out, PITCH_LOGIN, m + PITCH_MSG_BODY_OFF,
-				     PITCH_LOGIN_LEN - PITCH_MSG_BODY_OFF);
+	return pitch_session_message(out, PITCH_LOGIN, m + PITCH_MSG_HEADER_LEN,
+				     PITCH_LOGIN_LEN - PITCH_MSG_HEADER_LEN);
 }
 
 size_t spin_seq_message(uint8_t *out, uint8_t type, uint32_t seq)
 {
-	uint8_t body[SPIN_SEQ_LEN - PITCH_MSG_BODY_OFF];
+	uint8_t body[SPIN_SEQ_LEN - PITCH_MSG_HEADER_LEN];
 
-	wire_put_le32(body + SPIN_SEQ_OFF - PITCH_MSG_BODY_OFF, seq);
+	wire_put_le32(body + SPIN_SEQ_OFF - PITCH_MSG_HEADER_LEN, seq);
 	return pitch_session_message(out, type, body, sizeof(body));
 }
 
 size_t spin_response(uint8_t *out, uint32_t seq, uint32_t order_count, char status)
 {
-	uint8_t body[SPIN_RESPONSE_LEN - PITCH_MSG_BODY_OFF];
+	uint8_t body[SPIN_RESPONSE_LEN - PITCH_MSG_HEADER_LEN];
 
-	wire_put_le32(body + SPIN_RESPONSE_SEQ_OFF - PITCH_MSG_BODY_OFF, seq);
-	wire_put_le32(body + SPIN_RESPONSE_ORDERS_OFF - PITCH_MSG_BODY_OFF, order_count);
-	body[SPIN_RESPONSE_STATUS_OFF - PITCH_MSG_BODY_OFF] = (uint8_t)status;
+	wire_put_le32(body + SPIN_RESPONSE_SEQ_OFF - PITCH_MSG_HEADER_LEN, seq);
+	wire_put_le32(body + SPIN_RESPONSE_ORDERS_OFF - PITCH_MSG_HEADER_LEN, order_count);
+	body[SPIN_RESPONSE_STATUS_OFF - PITCH_MSG_HEADER_LEN] = (uint8_t)status;
 	return pitch_session_message(out, SPIN_RESPONSE, body, sizeof(body));
 }
 
 size_t pitch_session_heartbeat(uint8_t *out)
 {
-	wire_put_le16(out + PITCH_SESSION_LENGTH_OFF, PITCH_SESSION_HEADER);
-	out[PITCH_SESSION_COUNT_OFF] = 0;
-	out[PITCH_SESSION_UNIT_OFF] = 0;
-	wire_put_le32(out + PITCH_SESSION_SEQ_OFF, 0);
-	return PITCH_SESSION_HEADER;
+	wire_put_le16(out + PITCH_HDR_LENGTH, PITCH_HEADER_LEN);
+	out[PITCH_HDR_COUNT] = 0;
+	out[PITCH_HDR_UNIT] = 0;
+	wire_put_le32(out + PITCH_HDR_SEQUENCE, 0);
+	return PITCH_HEADER_LEN;
 }
 
 long pitch_session_next(const uint8_t *p, size_t len)
@@ -76,8 +76,8 @@ long pitch_session_next(const uint8_t *p, size_t len)
 
 	if (len < 2)
 		return 0;
-	flen = wire_le16(p + PITCH_SESSION_LENGTH_OFF);
-	if (flen < PITCH_SESSION_HEADER)
+	flen = wire_le16(p + PITCH_HDR_LENGTH);
+	if (flen < PITCH_HEADER_LEN)
 		return -1;
 	return len < flen ? 0 : (long)flen;
 }
@@ -85,11 +85,11 @@ long pitch_session_next(const uint8_t *p, size_t len)
 int pitch_session_message_at(const uint8_t *f, size_t flen, size_t *off, const uint8_t **msg,
 			     size_t *mlen)
 {
-	if (*off < PITCH_SESSION_HEADER)
-		*off = PITCH_SESSION_HEADER;
+	if (*off < PITCH_HEADER_LEN)
+		*off = PITCH_HEADER_LEN;
 	if (*off >= flen)
 		return 0;
-	if (f[*off] < PITCH_MSG_BODY_OFF || *off + f[*off] > flen)
+	if (f[*off] < PITCH_MSG_HEADER_LEN || *off + f[*off] > flen)
 		return -1;
 	*msg = f + *off;
 	*mlen = f[*off];
@@ -99,8 +99,8 @@ int pitch_session_message_at(const uint8_t *f, size_t flen, size_t *off, const u
 
 int spin_seq_of(const uint8_t *m, size_t mlen, uint8_t type, uint32_t *seq)
 {
-	if (mlen < SPIN_SEQ_LEN || m[PITCH_MSG_LENGTH_OFF] < SPIN_SEQ_LEN ||
-	    m[PITCH_MSG_TYPE_OFF] != type)
+	if (mlen < SPIN_SEQ_LEN || m[PITCH_MSG_LENGTH] < SPIN_SEQ_LEN ||
+	    m[PITCH_MSG_TYPE] != type)
 		return -1;
 	*seq = wire_le32(m + SPIN_SEQ_OFF);
 	return 0;
@@ -109,8 +109,8 @@ int spin_seq_of(const uint8_t *m, size_t mlen, uint8_t type, uint32_t *seq)
 int spin_response_of(const uint8_t *m, size_t mlen, uint32_t *seq, uint32_t *order_count,
 		     char *status)
 {
-	if (mlen < SPIN_RESPONSE_LEN || m[PITCH_MSG_LENGTH_OFF] < SPIN_RESPONSE_LEN ||
-	    m[PITCH_MSG_TYPE_OFF] != SPIN_RESPONSE)
+	if (mlen < SPIN_RESPONSE_LEN || m[PITCH_MSG_LENGTH] < SPIN_RESPONSE_LEN ||
+	    m[PITCH_MSG_TYPE] != SPIN_RESPONSE)
 		return -1;
 	*seq = wire_le32(m + SPIN_RESPONSE_SEQ_OFF);
 	*order_count = wire_le32(m + SPIN_RESPONSE_ORDERS_OFF);

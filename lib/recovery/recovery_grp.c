@@ -58,7 +58,7 @@ fail:
 /* One message in a Sequenced Unit Header of unit 0, sequence 0; -1: the session broke. */
 static int grp_send(struct service *s, uint8_t type, const uint8_t *body, uint8_t blen)
 {
-	uint8_t f[PITCH_SESSION_HEADER + PITCH_MSG_BODY_OFF + 32];
+	uint8_t f[PITCH_HEADER_LEN + PITCH_MSG_HEADER_LEN + 32];
 	size_t len = pitch_session_message(f, type, body, blen);
 
 	/* Frames this small never part-fill an empty socket buffer; a full one is a dead session. */
@@ -92,7 +92,7 @@ static void grp_connect(struct service *s, uint64_t now)
 
 static void grp_login(struct service *s, uint64_t now)
 {
-	uint8_t f[PITCH_SESSION_HEADER + PITCH_LOGIN_LEN];
+	uint8_t f[PITCH_HEADER_LEN + PITCH_LOGIN_LEN];
 	size_t len = pitch_session_login(f, s->conf.user, s->conf.password);
 
 	if (send(s->tcp, f, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len) {
@@ -112,8 +112,8 @@ static bool grp_send_request(struct service *s, uint8_t unit, const struct unit_
 	m[GRP_GAP_UNIT_OFF] = unit;
 	wire_put_le32(m + GRP_GAP_SEQ_OFF, (uint32_t)u->req_first);
 	wire_put_le16(m + GRP_GAP_COUNT_OFF, (uint16_t)u->req_count);
-	if (grp_send(s, GRP_GAP_REQUEST, m + PITCH_MSG_BODY_OFF,
-		     GRP_GAP_REQUEST_LEN - PITCH_MSG_BODY_OFF)) {
+	if (grp_send(s, GRP_GAP_REQUEST, m + PITCH_MSG_HEADER_LEN,
+		     GRP_GAP_REQUEST_LEN - PITCH_MSG_HEADER_LEN)) {
 		grp_down(s, now);
 		return false;
 	}
@@ -146,7 +146,7 @@ static void grp_gap_response(struct recovery_client *c, struct service *s, const
 static void grp_message(struct recovery_client *c, struct service *s, const uint8_t *m,
 			uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
 {
-	uint8_t type = m[PITCH_MSG_TYPE_OFF], mlen = m[PITCH_MSG_LENGTH_OFF];
+	uint8_t type = m[PITCH_MSG_TYPE], mlen = m[PITCH_MSG_LENGTH];
 
 	if (type == PITCH_LOGIN_RESPONSE && mlen >= PITCH_LOGIN_RESPONSE_LEN &&
 	    s->state == GRP_LOGIN_SENT) {
@@ -210,19 +210,19 @@ static void grp_pump(struct recovery_client *c, struct service *s, uint64_t now,
 		s->inlen += (uint32_t)n;
 	/* What came before a hang-up (a refused login's response) is read first. */
 	hung_up = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
-	while (s->inlen - used >= PITCH_SESSION_HEADER) {
+	while (s->inlen - used >= PITCH_HEADER_LEN) {
 		const uint8_t *f = s->in + used;
-		uint16_t flen = wire_le16(f + PITCH_SESSION_LENGTH_OFF);
-		uint32_t off = PITCH_SESSION_HEADER;
+		uint16_t flen = wire_le16(f + PITCH_HDR_LENGTH);
+		uint32_t off = PITCH_HEADER_LEN;
 
-		if (flen < PITCH_SESSION_HEADER || flen > sizeof(s->in)) {
+		if (flen < PITCH_HEADER_LEN || flen > sizeof(s->in)) {
 			grp_down(s, now);
 			return;
 		}
 		if (s->inlen - used < flen)
 			break;
-		for (uint8_t k = 0; k < f[PITCH_SESSION_COUNT_OFF]; k++) {
-			if (off + PITCH_MSG_BODY_OFF > flen || f[off] < PITCH_MSG_BODY_OFF ||
+		for (uint8_t k = 0; k < f[PITCH_HDR_COUNT]; k++) {
+			if (off + PITCH_MSG_HEADER_LEN > flen || f[off] < PITCH_MSG_HEADER_LEN ||
 			    off + f[off] > flen)
 				break;
 			grp_message(c, s, f + off, now, recv_ts, out);

@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "wire/bytes.h"
+#include "wire/moldudp64.h"
 #include "recovery/recovery_internal.h"
-
-#define MOLD_HEADER 20
 
 /* mold: a socket connected to the service (replies from anyone else are not ours). */
 static int mold_socket(const struct recovery_conf_entry *en)
@@ -33,16 +33,14 @@ static int mold_socket(const struct recovery_conf_entry *en)
 
 static void mold_send_request(struct service *s, const struct feed_recovery_stream *rs)
 {
-	uint8_t req[MOLD_HEADER];
-	uint64_t seq = rs->missing_first, count = rs->missing_count;
+	uint8_t req[MOLD_HEADER_LEN];
+	uint64_t count = rs->missing_count;
 
-	memcpy(req, rs->session, 10);
-	for (int i = 0; i < 8; i++)
-		req[10 + i] = (uint8_t)(seq >> (56 - 8 * i));
-	if (count > 0xfffe)
-		count = 0xfffe;	/* 0xffff means end of session in Mold */
-	req[18] = (uint8_t)(count >> 8);
-	req[19] = (uint8_t)count;
+	memcpy(req + MOLD_SESSION, rs->session, MOLD_SESSION_LEN);
+	wire_put_be64(req + MOLD_SEQUENCE, rs->missing_first);
+	if (count > MOLD_END_OF_SESSION - 1)
+		count = MOLD_END_OF_SESSION - 1;	/* the largest count that is not a marker */
+	wire_put_be16(req + MOLD_COUNT, (uint16_t)count);
 	/* A send that fails (the service's port closed) is retried like a lost one. */
 	(void)!send(s->fd, req, sizeof(req), 0);
 	s->requests++;

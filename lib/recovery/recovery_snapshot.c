@@ -9,11 +9,10 @@
 #include <string.h>
 
 #include "wire/bytes.h"
+#include "wire/moldudp64.h"
 #include "recovery/recovery_internal.h"
 #include "recovery/recovery_session.h"
 #include "recovery/soupbin.h"
-
-#define MOLD_HEADER 20
 #define BATCH_BYTES 1472	/* a snapshot packet handed to the engine: one UDP payload's worth */
 
 struct snapshot_session {
@@ -92,7 +91,7 @@ void snapshot_session_destroy(struct snapshot_session *ss)
 
 static void batch_reset(struct snapshot_session *ss)
 {
-	ss->batch_len = MOLD_HEADER;
+	ss->batch_len = MOLD_HEADER_LEN;
 	ss->batch_count = 0;
 }
 
@@ -102,9 +101,9 @@ static void batch_flush(struct snapshot_session *ss, uint64_t recv_ts,
 	if (!ss->batch_count)
 		return;
 	/* The session and sequence of a snapshot packet mean nothing to the engine. */
-	memset(ss->batch, ' ', 10);
-	wire_put_be64(ss->batch + 10, 0);
-	wire_put_be16(ss->batch + 18, ss->batch_count);
+	memset(ss->batch + MOLD_SESSION, ' ', MOLD_SESSION_LEN);
+	wire_put_be64(ss->batch + MOLD_SEQUENCE, 0);
+	wire_put_be16(ss->batch + MOLD_COUNT, ss->batch_count);
 	rsess_apply(&ss->s, ss->batch, ss->batch_len, ss->batch_count, recv_ts, out);
 	batch_reset(ss);
 }
@@ -112,7 +111,7 @@ static void batch_flush(struct snapshot_session *ss, uint64_t recv_ts,
 static void batch_add(struct snapshot_session *ss, const uint8_t *m, size_t len, uint64_t recv_ts,
 		      struct wb_ring_producer *out)
 {
-	if (len > BATCH_BYTES - MOLD_HEADER - 2) {
+	if (len > BATCH_BYTES - MOLD_HEADER_LEN - MOLD_BLOCK_LENGTH_LEN) {
 		ss->s.c.bad_packets++;	/* no ITCH or UQDF message is this long */
 		return;
 	}

@@ -10,6 +10,7 @@
 
 #include "recovery/pitch_session.h"
 #include "wire/bytes.h"
+#include "wire/pitch.h"
 #include "recovery/recovery_internal.h"
 #include "recovery/recovery_session.h"
 
@@ -41,8 +42,8 @@ struct spin_set {
 static long spin_frame(struct rsess *s, const uint8_t *p, size_t len, uint64_t now,
 		       uint64_t recv_ts, struct wb_ring_producer *out);
 
-_Static_assert(PITCH_SESSION_HEADER + PITCH_LOGIN_LEN <= RSESS_LOGIN_BYTES, "a Login fits");
-_Static_assert(PITCH_SESSION_HEADER <= RSESS_HEARTBEAT_BYTES, "a heartbeat fits");
+_Static_assert(PITCH_HEADER_LEN + PITCH_LOGIN_LEN <= RSESS_LOGIN_BYTES, "a Login fits");
+_Static_assert(PITCH_HEADER_LEN <= RSESS_HEARTBEAT_BYTES, "a heartbeat fits");
 
 static size_t spin_login(uint8_t *buf, const struct recovery_conf_entry *conf)
 {
@@ -97,7 +98,7 @@ void spin_set_destroy(struct spin_set *set)
 
 static void batch_reset(struct spin_session *ss)
 {
-	ss->batch_len = PITCH_SESSION_HEADER;
+	ss->batch_len = PITCH_HEADER_LEN;
 	ss->batch_count = 0;
 }
 
@@ -105,10 +106,10 @@ static void batch_flush(struct spin_session *ss, uint64_t recv_ts, struct wb_rin
 {
 	if (!ss->batch_count)
 		return;
-	wire_put_le16(ss->batch, ss->batch_len);
-	ss->batch[2] = (uint8_t)ss->batch_count;
-	ss->batch[3] = ss->s.unit;
-	wire_put_le32(ss->batch + 4, 0);	/* unsequenced, as the spin sent them */
+	wire_put_le16(ss->batch + PITCH_HDR_LENGTH, ss->batch_len);
+	ss->batch[PITCH_HDR_COUNT] = (uint8_t)ss->batch_count;
+	ss->batch[PITCH_HDR_UNIT] = ss->s.unit;
+	wire_put_le32(ss->batch + PITCH_HDR_SEQUENCE, 0);	/* unsequenced, as the spin sent them */
 	rsess_apply(&ss->s, ss->batch, ss->batch_len, ss->batch_count, recv_ts, out);
 	batch_reset(ss);
 }
@@ -149,7 +150,7 @@ static void on_image(struct spin_session *ss, uint32_t seq, uint64_t now, uint64
 		     struct wb_ring_producer *out)
 {
 	struct rsess *s = &ss->s;
-	uint8_t f[PITCH_SESSION_HEADER + SPIN_SEQ_LEN];
+	uint8_t f[PITCH_HEADER_LEN + SPIN_SEQ_LEN];
 
 	ss->images++;
 	if (seq > ss->image)
@@ -210,7 +211,7 @@ static bool on_message(struct spin_session *ss, const uint8_t *m, size_t mlen, u
 	struct rsess *s = &ss->s;
 	uint32_t seq;
 
-	switch (m[PITCH_MSG_TYPE_OFF]) {
+	switch (m[PITCH_MSG_TYPE]) {
 	case PITCH_LOGIN_RESPONSE:
 		if (s->state != RSESS_LOGIN_SENT || mlen < PITCH_LOGIN_RESPONSE_LEN) {
 			s->c.bad_packets++;

@@ -40,23 +40,23 @@ uint8_t xdp_product_of_venue(int venue)
 void xdp_put_header(uint8_t *p, uint16_t size, uint8_t flag, uint8_t count, uint32_t seq,
 		    uint64_t send_ns)
 {
-	wire_put_le16(p, size);
-	p[2] = flag;
-	p[3] = count;
-	wire_put_le32(p + 4, seq);
-	wire_put_le32(p + 8, send_ns / NS_PER_SEC);
-	wire_put_le32(p + 12, send_ns % NS_PER_SEC);
+	wire_put_le16(p + XDP_PKT_SIZE, size);
+	p[XDP_PKT_DELIVERY_FLAG] = flag;
+	p[XDP_PKT_NUMBER_MSGS] = count;
+	wire_put_le32(p + XDP_PKT_SEQ_NUM, seq);
+	wire_put_le32(p + XDP_PKT_SEND_TIME, send_ns / NS_PER_SEC);
+	wire_put_le32(p + XDP_PKT_SEND_TIME_NS, send_ns % NS_PER_SEC);
 }
 
 static uint8_t *message(uint8_t *out, uint16_t type, uint16_t len, uint8_t flag, uint32_t seq,
 			uint64_t send_ns)
 {
-	uint8_t *m = out + XDP_PACKET_HEADER;
+	uint8_t *m = out + XDP_HEADER_LEN;
 
-	xdp_put_header(out, (uint16_t)(XDP_PACKET_HEADER + len), flag, 1, seq, send_ns);
+	xdp_put_header(out, (uint16_t)(XDP_HEADER_LEN + len), flag, 1, seq, send_ns);
 	memset(m, 0, len);
-	wire_put_le16(m + XDP_MSG_SIZE_OFF, len);
-	wire_put_le16(m + XDP_MSG_TYPE_OFF, type);
+	wire_put_le16(m + XDP_MSG_SIZE, len);
+	wire_put_le16(m + XDP_MSG_TYPE, type);
 	return m;
 }
 
@@ -73,32 +73,32 @@ size_t xdp_encode_retrans_request(uint8_t *out, uint32_t request_seq, uint32_t b
 				  uint32_t end, const char *source_id, uint8_t product,
 				  uint8_t channel, uint64_t send_ns)
 {
-	uint8_t *m = message(out, XDP_MSG_RETRANS_REQUEST, XDP_RETRANS_REQUEST_LEN,
-			     XDP_FLAG_ORIGINAL, request_seq, send_ns);
+	uint8_t *m = message(out, XDP_RETRANSMISSION_REQUEST, XDP_RETRANS_REQUEST_LEN,
+			     XDP_DELIVERY_ORIGINAL, request_seq, send_ns);
 
 	wire_put_le32(m + XDP_RETRANS_BEGIN_OFF, begin);
 	wire_put_le32(m + XDP_RETRANS_END_OFF, end);
 	put_source(m + XDP_RETRANS_SOURCE_OFF, source_id);
 	m[XDP_RETRANS_PRODUCT_OFF] = product;
 	m[XDP_RETRANS_CHANNEL_OFF] = channel;
-	return XDP_PACKET_HEADER + XDP_RETRANS_REQUEST_LEN;
+	return XDP_HEADER_LEN + XDP_RETRANS_REQUEST_LEN;
 }
 
 size_t xdp_encode_heartbeat_response(uint8_t *out, uint32_t request_seq, const char *source_id,
 				     uint64_t send_ns)
 {
-	uint8_t *m = message(out, XDP_MSG_HEARTBEAT_RESPONSE, XDP_HEARTBEAT_RESPONSE_LEN,
-			     XDP_FLAG_ORIGINAL, request_seq, send_ns);
+	uint8_t *m = message(out, XDP_HEARTBEAT_RESPONSE, XDP_HEARTBEAT_RESPONSE_LEN,
+			     XDP_DELIVERY_ORIGINAL, request_seq, send_ns);
 
 	put_source(m + XDP_HEARTBEAT_SOURCE_OFF, source_id);
-	return XDP_PACKET_HEADER + XDP_HEARTBEAT_RESPONSE_LEN;
+	return XDP_HEADER_LEN + XDP_HEARTBEAT_RESPONSE_LEN;
 }
 
 size_t xdp_encode_request_response(uint8_t *out, uint32_t seq, const struct xdp_response *r,
 				   uint64_t send_ns)
 {
-	uint8_t *m = message(out, XDP_MSG_REQUEST_RESPONSE, XDP_REQUEST_RESPONSE_LEN,
-			     XDP_FLAG_ORIGINAL, seq, send_ns);
+	uint8_t *m = message(out, XDP_REQUEST_RESPONSE, XDP_REQUEST_RESPONSE_LEN,
+			     XDP_DELIVERY_ORIGINAL, seq, send_ns);
 
 	wire_put_le32(m + XDP_RESPONSE_REQUEST_SEQ_OFF, r->request_seq);
 	wire_put_le32(m + XDP_RESPONSE_BEGIN_OFF, r->begin);
@@ -107,49 +107,49 @@ size_t xdp_encode_request_response(uint8_t *out, uint32_t seq, const struct xdp_
 	m[XDP_RESPONSE_PRODUCT_OFF] = r->product;
 	m[XDP_RESPONSE_CHANNEL_OFF] = r->channel;
 	m[XDP_RESPONSE_STATUS_OFF] = r->status;
-	return XDP_PACKET_HEADER + XDP_REQUEST_RESPONSE_LEN;
+	return XDP_HEADER_LEN + XDP_REQUEST_RESPONSE_LEN;
 }
 
 size_t xdp_encode_unavailable(uint8_t *out, uint32_t begin, uint32_t end, uint8_t product,
 			      uint8_t channel, uint64_t send_ns)
 {
 	/* Its SeqNum is the range's first: the packet stands for those messages. */
-	uint8_t *m = message(out, XDP_MSG_UNAVAILABLE, XDP_UNAVAILABLE_LEN, XDP_FLAG_UNAVAILABLE,
-			     begin, send_ns);
+	uint8_t *m = message(out, XDP_MESSAGE_UNAVAILABLE, XDP_MESSAGE_UNAVAILABLE_LEN,
+			     XDP_DELIVERY_UNAVAILABLE, begin, send_ns);
 
-	wire_put_le32(m + XDP_UNAVAILABLE_BEGIN_OFF, begin);
-	wire_put_le32(m + XDP_UNAVAILABLE_END_OFF, end);
-	m[XDP_UNAVAILABLE_PRODUCT_OFF] = product;
-	m[XDP_UNAVAILABLE_CHANNEL_OFF] = channel;
-	return XDP_PACKET_HEADER + XDP_UNAVAILABLE_LEN;
+	wire_put_le32(m + XDP_UNAVAILABLE_BEGIN, begin);
+	wire_put_le32(m + XDP_UNAVAILABLE_END, end);
+	m[XDP_UNAVAILABLE_PRODUCT_ID] = product;
+	m[XDP_UNAVAILABLE_CHANNEL_ID] = channel;
+	return XDP_HEADER_LEN + XDP_MESSAGE_UNAVAILABLE_LEN;
 }
 
 int xdp_parse_request(const uint8_t *m, uint32_t len, struct xdp_request *r)
 {
 	uint16_t size, want;
 
-	if (len < XDP_MSG_HEAD)
+	if (len < XDP_MSG_HEADER_LEN)
 		return -1;
-	size = wire_le16(m + XDP_MSG_SIZE_OFF);
+	size = wire_le16(m + XDP_MSG_SIZE);
 	memset(r, 0, sizeof(*r));
-	r->type = wire_le16(m + XDP_MSG_TYPE_OFF);
+	r->type = wire_le16(m + XDP_MSG_TYPE);
 	switch (r->type) {
-	case XDP_MSG_RETRANS_REQUEST: want = XDP_RETRANS_REQUEST_LEN; break;
-	case XDP_MSG_HEARTBEAT_RESPONSE: want = XDP_HEARTBEAT_RESPONSE_LEN; break;
-	case XDP_MSG_REFRESH_REQUEST: want = XDP_REFRESH_REQUEST_LEN; break;
+	case XDP_RETRANSMISSION_REQUEST: want = XDP_RETRANS_REQUEST_LEN; break;
+	case XDP_HEARTBEAT_RESPONSE: want = XDP_HEARTBEAT_RESPONSE_LEN; break;
+	case XDP_REFRESH_REQUEST: want = XDP_REFRESH_REQUEST_LEN; break;
 	default: return -1;
 	}
 	if (size != want || len < want)
 		return -1;
 	switch (r->type) {
-	case XDP_MSG_RETRANS_REQUEST:
+	case XDP_RETRANSMISSION_REQUEST:
 		r->begin = wire_le32(m + XDP_RETRANS_BEGIN_OFF);
 		r->end = wire_le32(m + XDP_RETRANS_END_OFF);
 		memcpy(r->source_id, m + XDP_RETRANS_SOURCE_OFF, XDP_SOURCE_ID_LEN);
 		r->product = m[XDP_RETRANS_PRODUCT_OFF];
 		r->channel = m[XDP_RETRANS_CHANNEL_OFF];
 		break;
-	case XDP_MSG_HEARTBEAT_RESPONSE:
+	case XDP_HEARTBEAT_RESPONSE:
 		memcpy(r->source_id, m + XDP_HEARTBEAT_SOURCE_OFF, XDP_SOURCE_ID_LEN);
 		break;
 	default:
@@ -167,8 +167,8 @@ int xdp_parse_response(const uint8_t *m, uint32_t len, struct xdp_response *r)
 	uint8_t status;
 
 	if (len < XDP_REQUEST_RESPONSE_LEN ||
-	    wire_le16(m + XDP_MSG_SIZE_OFF) < XDP_REQUEST_RESPONSE_LEN ||
-	    wire_le16(m + XDP_MSG_TYPE_OFF) != XDP_MSG_REQUEST_RESPONSE)
+	    wire_le16(m + XDP_MSG_SIZE) < XDP_REQUEST_RESPONSE_LEN ||
+	    wire_le16(m + XDP_MSG_TYPE) != XDP_REQUEST_RESPONSE)
 		return -1;
 	r->request_seq = wire_le32(m + XDP_RESPONSE_REQUEST_SEQ_OFF);
 	r->begin = wire_le32(m + XDP_RESPONSE_BEGIN_OFF);
@@ -185,16 +185,16 @@ int xdp_parse_response(const uint8_t *m, uint32_t len, struct xdp_response *r)
 bool xdp_parse_unavailable(const uint8_t *p, uint32_t len, uint32_t *begin, uint32_t *end,
 			   uint8_t *product, uint8_t *channel)
 {
-	const uint8_t *m = p + XDP_PACKET_HEADER;
+	const uint8_t *m = p + XDP_HEADER_LEN;
 
-	if (len < XDP_PACKET_HEADER + XDP_UNAVAILABLE_LEN || p[3] < 1 ||
-	    wire_le16(m + XDP_MSG_SIZE_OFF) < XDP_UNAVAILABLE_LEN ||
-	    wire_le16(m + XDP_MSG_TYPE_OFF) != XDP_MSG_UNAVAILABLE)
+	if (len < XDP_HEADER_LEN + XDP_MESSAGE_UNAVAILABLE_LEN || p[XDP_PKT_NUMBER_MSGS] < 1 ||
+	    wire_le16(m + XDP_MSG_SIZE) < XDP_MESSAGE_UNAVAILABLE_LEN ||
+	    wire_le16(m + XDP_MSG_TYPE) != XDP_MESSAGE_UNAVAILABLE)
 		return false;
-	*begin = wire_le32(m + XDP_UNAVAILABLE_BEGIN_OFF);
-	*end = wire_le32(m + XDP_UNAVAILABLE_END_OFF);
-	*product = m[XDP_UNAVAILABLE_PRODUCT_OFF];
-	*channel = m[XDP_UNAVAILABLE_CHANNEL_OFF];
+	*begin = wire_le32(m + XDP_UNAVAILABLE_BEGIN);
+	*end = wire_le32(m + XDP_UNAVAILABLE_END);
+	*product = m[XDP_UNAVAILABLE_PRODUCT_ID];
+	*channel = m[XDP_UNAVAILABLE_CHANNEL_ID];
 	return true;
 }
 
@@ -412,7 +412,7 @@ static uint64_t wall_now(void)
 
 static bool send_waiting(struct xdp_client *x, uint64_t now)
 {
-	uint8_t pkt[XDP_PACKET_HEADER + XDP_RETRANS_REQUEST_LEN];
+	uint8_t pkt[XDP_HEADER_LEN + XDP_RETRANS_REQUEST_LEN];
 	size_t len;
 
 	if (x->state != S_UP || !x->waiting)
@@ -491,19 +491,19 @@ static int read_session(struct xdp_client *x, const struct recovery_target *t, i
 		x->inlen += (uint32_t)n;
 	/* What came before a hang-up (a refusal) is read first. */
 	hung_up = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
-	while (x->inlen - used >= XDP_PACKET_HEADER) {
+	while (x->inlen - used >= XDP_HEADER_LEN) {
 		const uint8_t *p = x->in + used;
-		uint16_t plen = wire_le16(p);
-		uint32_t off = XDP_PACKET_HEADER;
+		uint16_t plen = wire_le16(p + XDP_PKT_SIZE);
+		uint32_t off = XDP_HEADER_LEN;
 
-		if (plen < XDP_PACKET_HEADER || plen > sizeof(x->in)) {
+		if (plen < XDP_HEADER_LEN || plen > sizeof(x->in)) {
 			session_down(x, now);
 			return rc;
 		}
 		if (x->inlen - used < plen)
 			break;
-		if (p[3] == 0 && p[2] == XDP_FLAG_HEARTBEAT) {
-			uint8_t hb[XDP_PACKET_HEADER + XDP_HEARTBEAT_RESPONSE_LEN];
+		if (p[XDP_PKT_NUMBER_MSGS] == 0 && p[XDP_PKT_DELIVERY_FLAG] == XDP_DELIVERY_HEARTBEAT) {
+			uint8_t hb[XDP_HEADER_LEN + XDP_HEARTBEAT_RESPONSE_LEN];
 			size_t hlen = xdp_encode_heartbeat_response(hb, ++x->request_seq,
 								    x->source_id, wall_now());
 
@@ -511,11 +511,13 @@ static int read_session(struct xdp_client *x, const struct recovery_target *t, i
 			if (session_send(x, hb, hlen, now))
 				return rc;
 		}
-		for (uint8_t k = 0; k < p[3]; k++) {
+		for (uint8_t k = 0; k < p[XDP_PKT_NUMBER_MSGS]; k++) {
 			struct xdp_response r;
 			uint16_t mlen;
 
-			if (off + 4 > plen || (mlen = wire_le16(p + off)) < 4 || off + mlen > plen)
+			if (off + XDP_MSG_HEADER_LEN > plen ||
+			    (mlen = wire_le16(p + off + XDP_MSG_SIZE)) < XDP_MSG_HEADER_LEN ||
+			    off + mlen > plen)
 				break;
 			if (!xdp_parse_response(p + off, mlen, &r))
 				rc |= on_response(x, &r, t, line, has_line, recv_ts, out);
@@ -542,7 +544,7 @@ static int take_retransmissions(struct xdp_client *x, const struct recovery_targ
 		uint32_t begin, end;
 		uint8_t product, channel;
 
-		if (n < XDP_PACKET_HEADER || buf[3] == 0)
+		if (n < XDP_HEADER_LEN || buf[XDP_PKT_NUMBER_MSGS] == 0)
 			continue;	/* heartbeats of the channel */
 		if (xdp_parse_unavailable(buf, (uint32_t)n, &begin, &end, &product, &channel)) {
 			if (product != x->product || channel != x->channel || end < begin)
@@ -587,13 +589,13 @@ void xdp_client_refresh_begin(struct xdp_client *x, const struct recovery_target
 
 static void send_refresh_request(struct xdp_client *x, uint64_t now)
 {
-	uint8_t pkt[XDP_PACKET_HEADER + XDP_REFRESH_REQUEST_LEN];
-	uint8_t *m = pkt + XDP_PACKET_HEADER;
+	uint8_t pkt[XDP_HEADER_LEN + XDP_REFRESH_REQUEST_LEN];
+	uint8_t *m = pkt + XDP_HEADER_LEN;
 
-	xdp_put_header(pkt, sizeof(pkt), XDP_FLAG_ORIGINAL, 1, ++x->request_seq, wall_now());
+	xdp_put_header(pkt, sizeof(pkt), XDP_DELIVERY_ORIGINAL, 1, ++x->request_seq, wall_now());
 	memset(m, 0, XDP_REFRESH_REQUEST_LEN);
-	wire_put_le16(m + XDP_MSG_SIZE_OFF, XDP_REFRESH_REQUEST_LEN);
-	wire_put_le16(m + XDP_MSG_TYPE_OFF, XDP_MSG_REFRESH_REQUEST);
+	wire_put_le16(m + XDP_MSG_SIZE, XDP_REFRESH_REQUEST_LEN);
+	wire_put_le16(m + XDP_MSG_TYPE, XDP_REFRESH_REQUEST);
 	wire_put_le32(m + XDP_REFRESH_SYMBOL_OFF, 0);	/* every symbol of the channel */
 	put_source(m + XDP_REFRESH_SOURCE_OFF, x->source_id);
 	m[XDP_REFRESH_PRODUCT_OFF] = x->product;
@@ -612,13 +614,15 @@ static int take_refresh(struct xdp_client *x, const struct recovery_target *t, u
 	ssize_t n;
 
 	while ((n = recv(x->rfd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) {
-		uint8_t flag = n >= XDP_PACKET_HEADER ? buf[2] : 0;
+		uint8_t flag = n >= XDP_HEADER_LEN ? buf[XDP_PKT_DELIVERY_FLAG] : 0;
+		const uint8_t *m = buf + XDP_HEADER_LEN;
 		uint32_t seq;
 
-		if (n < XDP_PACKET_HEADER + 8 || !buf[3] || x->rstate != R_SENT)
+		if (n < XDP_HEADER_LEN + XDP_REFRESH_HEADER_LEN || !buf[XDP_PKT_NUMBER_MSGS] ||
+		    x->rstate != R_SENT)
 			continue;	/* heartbeats, or no refresh asked for */
-		seq = wire_le32(buf + 4);
-		if (flag == 17 || flag == 18) {
+		seq = wire_le32(buf + XDP_PKT_SEQ_NUM);
+		if (flag == XDP_DELIVERY_REFRESH_ONE || flag == XDP_DELIVERY_REFRESH_START) {
 			x->next_pkt = seq;
 			x->min_last = UINT32_MAX;
 		}
@@ -630,15 +634,17 @@ static int take_refresh(struct xdp_client *x, const struct recovery_target *t, u
 		}
 		x->next_pkt++;
 		x->n.refresh_packets++;
-		if (wire_le16(buf + XDP_PACKET_HEADER + 2) == 35 &&
-		    wire_le16(buf + XDP_PACKET_HEADER) >= 16 && n >= XDP_PACKET_HEADER + 16) {
-			uint32_t last = wire_le32(buf + XDP_PACKET_HEADER + 8);
+		/* A symbol's first Refresh Header names the last sequence it reflects. */
+		if (wire_le16(m + XDP_MSG_TYPE) == XDP_REFRESH_HEADER &&
+		    wire_le16(m + XDP_MSG_SIZE) >= XDP_REFRESH_HEADER_FIRST_LEN &&
+		    n >= XDP_HEADER_LEN + XDP_REFRESH_HEADER_FIRST_LEN) {
+			uint32_t last = wire_le32(m + XDP_REFRESH_LAST_SEQ_NUM);
 
 			if (last < x->min_last)
 				x->min_last = last;
 		}
 		t->snapshot_packet(t->ctx, x->rline, 0, buf, (uint32_t)n, recv_ts, out);
-		if (flag == 17 || flag == 20) {
+		if (flag == XDP_DELIVERY_REFRESH_ONE || flag == XDP_DELIVERY_REFRESH_END) {
 			x->rstate = R_NONE;
 			x->n.refreshes++;
 			t->snapshot_end(t->ctx, x->rline, 0,

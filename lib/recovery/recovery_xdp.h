@@ -22,12 +22,10 @@
 #include <stdio.h>
 
 #include "feed/feed.h"
+#include "wire/xdp.h"
 #include "wire/xdp_request.h"
 
 struct recovery_target;
-
-/* The feed's packet header (lib/wire/xdp.h's length once it exists). */
-#define XDP_PACKET_HEADER 16
 
 /* A Retransmission Request, a Refresh Request or a Heartbeat Response as read. */
 struct xdp_request {

@@ -133,8 +133,8 @@ size_t utp_put_snapshot_end(uint8_t *out, uint64_t next_seq, uint64_t sip_ns)
 	out[UTP_SNAPSHOT_CATEGORY_OFF] = UTP_SNAPSHOT_CATEGORY;
 	out[UTP_SNAPSHOT_TYPE_OFF] = UTP_SNAPSHOT_TYPE;
 	out[UTP_SNAPSHOT_ORIGINATOR_OFF] = UTP_SNAPSHOT_ORIGINATOR;	/* the SIP itself */
-	out[4] = ' ';		/* UQDF header: sub-market centre (lib/wire/uqdf.h) */
-	wire_put_be64(out + 5, sip_ns);	/* UQDF header: the SIP time (lib/wire/uqdf.h) */
+	out[UQDF_SUB_MARKET] = ' ';
+	wire_put_be64(out + UQDF_SIP_TIME, sip_ns);
 	wire_put_be64(out + UTP_SNAPSHOT_SEQ_OFF, next_seq);
 	return UTP_SNAPSHOT_LEN;
 }

@@ -12,21 +12,14 @@
 #ifndef WIREBOOK_WIRE_CBOE_SESSION_H
 #define WIREBOOK_WIRE_CBOE_SESSION_H
 
-/* ---- the frame: a Sequenced Unit Header ------------------------------------ */
-#define PITCH_SESSION_LENGTH_OFF 0	/* u16: the whole frame's length */
-#define PITCH_SESSION_COUNT_OFF 2	/* u8: messages in the frame */
-#define PITCH_SESSION_UNIT_OFF 3	/* u8 */
-#define PITCH_SESSION_SEQ_OFF 4		/* u32: 0 on a session */
-#define PITCH_SESSION_HEADER 8
+/* The frame is a Sequenced Unit Header and a message is the feed's (length byte, type):
+ * their offsets are lib/wire/pitch.h's. */
+#include "wire/pitch.h"
+
 /* The largest frame either side sends: a 16-bit length. */
 #define PITCH_SESSION_MAX_FRAME 65535
 /* Either side sends a heartbeat (a frame with no message) after this long without sending. */
 #define PITCH_SESSION_HEARTBEAT_MS 1000
-
-/* ---- a message ------------------------------------------------------------- */
-#define PITCH_MSG_LENGTH_OFF 0		/* u8, counting itself */
-#define PITCH_MSG_TYPE_OFF 1
-#define PITCH_MSG_BODY_OFF 2		/* the fields start here */
 
 /* Login (GRP and Spin): Session Sub-ID, username, filler, password; alpha, space-padded. */
 #define PITCH_LOGIN 0x01

@@ -10,18 +10,19 @@
 #ifndef WIREBOOK_WIRE_UTPSNAP_H
 #define WIREBOOK_WIRE_UTPSNAP_H
 
-#define UTP_SNAPSHOT_VERSION '1'
+#include "wire/uqdf.h"
+
+#define UTP_SNAPSHOT_VERSION UQDF_VERSION
 #define UTP_SNAPSHOT_CATEGORY 'S'
 #define UTP_SNAPSHOT_TYPE 'S'
 #define UTP_SNAPSHOT_ORIGINATOR 'E'
 /* The header's fields this message sets (offsets in the UQDF message header). */
-#define UTP_SNAPSHOT_VERSION_OFF 0
-#define UTP_SNAPSHOT_CATEGORY_OFF 1
-#define UTP_SNAPSHOT_TYPE_OFF 2
-#define UTP_SNAPSHOT_ORIGINATOR_OFF 3
-/* The body: the sequence to resume from, after the UQDF header (29 bytes: uqdf.h's
- * header length once lib/wire/uqdf.h exists). */
-#define UTP_SNAPSHOT_SEQ_OFF 29
+#define UTP_SNAPSHOT_VERSION_OFF UQDF_VERSION_BYTE
+#define UTP_SNAPSHOT_CATEGORY_OFF UQDF_CATEGORY
+#define UTP_SNAPSHOT_TYPE_OFF UQDF_TYPE
+#define UTP_SNAPSHOT_ORIGINATOR_OFF UQDF_ORIGINATOR
+/* The body: the sequence to resume from, right after the UQDF header. */
+#define UTP_SNAPSHOT_SEQ_OFF UQDF_HEADER_LEN
 #define UTP_SNAPSHOT_LEN (UTP_SNAPSHOT_SEQ_OFF + 8)
 
 #endif /* WIREBOOK_WIRE_UTPSNAP_H */

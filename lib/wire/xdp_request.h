@@ -6,23 +6,16 @@
  * packets are framed like the feed (its 16-byte packet header: lib/wire/
  * xdp.h's), and every message starts with MsgSize (u16) and MsgType (u16).
  * Offsets are from the start of the message. Sequence ranges are inclusive.
+ * The packet and message headers, the DeliveryFlag values, the message
+ * types and the Message Unavailable (31) are the feed's: lib/wire/xdp.h.
  */
 #ifndef WIREBOOK_WIRE_XDP_REQUEST_H
 #define WIREBOOK_WIRE_XDP_REQUEST_H
 
-#define XDP_MSG_SIZE_OFF 0
-#define XDP_MSG_TYPE_OFF 2
-#define XDP_MSG_HEAD 4			/* MsgSize and MsgType */
+#include "wire/xdp.h"
 
 #define XDP_SOURCE_ID_LEN 10		/* NUL padded */
 #define XDP_MAX_RETRANS 1000		/* messages per Retransmission Request */
-
-/* Message types. */
-#define XDP_MSG_RETRANS_REQUEST 10
-#define XDP_MSG_REQUEST_RESPONSE 11
-#define XDP_MSG_HEARTBEAT_RESPONSE 12
-#define XDP_MSG_REFRESH_REQUEST 15
-#define XDP_MSG_UNAVAILABLE 31
 
 /* Retransmission Request: BeginSeqNum, EndSeqNum, SourceID, ProductID, ChannelID. */
 #define XDP_RETRANS_REQUEST_LEN 24
@@ -53,21 +46,6 @@
 #define XDP_REFRESH_SOURCE_OFF 8
 #define XDP_REFRESH_PRODUCT_OFF 18
 #define XDP_REFRESH_CHANNEL_OFF 19
-
-/* Message Unavailable (retransmission channel): BeginSeqNum, EndSeqNum, ProductID,
- * ChannelID. */
-#define XDP_UNAVAILABLE_LEN 14
-#define XDP_UNAVAILABLE_BEGIN_OFF 4
-#define XDP_UNAVAILABLE_END_OFF 8
-#define XDP_UNAVAILABLE_PRODUCT_OFF 12
-#define XDP_UNAVAILABLE_CHANNEL_OFF 13
-
-/* DeliveryFlag values of the recovery traffic (spec 1.1). */
-#define XDP_FLAG_HEARTBEAT 1
-#define XDP_FLAG_ORIGINAL 11
-#define XDP_FLAG_RETRANS_ONE 13		/* a retransmission in one packet */
-#define XDP_FLAG_RETRANS_PART 15	/* a packet of a longer retransmission */
-#define XDP_FLAG_UNAVAILABLE 21
 
 /* Request Response status (ASCII on the wire, docs/specs/nyse-xdp-recovery-notes.md). */
 enum xdp_status {

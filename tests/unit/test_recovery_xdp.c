@@ -160,7 +160,7 @@ START_TEST(test_request_parser_reads_each_request_and_refuses_others)
 
 	xdp_encode_retrans_request(pkt, 1, 5, 9, "WB", 11, 3, SEND_NS);
 	ck_assert_int_eq(xdp_parse_request(pkt + 16, 24, &r), 0);
-	ck_assert_uint_eq(r.type, XDP_MSG_RETRANS_REQUEST);
+	ck_assert_uint_eq(r.type, XDP_RETRANSMISSION_REQUEST);
 	ck_assert_uint_eq(r.begin, 5);
 	ck_assert_uint_eq(r.end, 9);
 	ck_assert_str_eq(r.source_id, "WB");
@@ -168,7 +168,7 @@ START_TEST(test_request_parser_reads_each_request_and_refuses_others)
 	ck_assert_uint_eq(r.channel, 3);
 
 	ck_assert_int_eq(xdp_parse_request(refresh, sizeof(refresh), &r), 0);
-	ck_assert_uint_eq(r.type, XDP_MSG_REFRESH_REQUEST);
+	ck_assert_uint_eq(r.type, XDP_REFRESH_REQUEST);
 	ck_assert_uint_eq(r.symbol_index, 0);
 	ck_assert_uint_eq(r.product, 59);
 	ck_assert_uint_eq(r.channel, 5);

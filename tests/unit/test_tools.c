@@ -21,6 +21,8 @@
 #include "input/itch_file.h"
 #include "common/raw_text.h"
 #include "input/pcap_io.h"
+#include "wire/cqs.h"
+#include "wire/uqdf.h"
 
 #define PCAPS "pcaps/itch50/"
 #define A_IP 0xe9360c6fu	/* 233.54.12.111: the group of the real captures */
@@ -276,6 +278,143 @@ START_TEST(test_raw_ticker_of_a_sip_symbol_longer_than_a_key_is_none)
 	memcpy(m + 26, "LVWR.WS    ", 11);
 	ck_assert_uint_eq(raw_message_ticker(FEED_PROTO_CQS, m, sizeof(m), &key, &has_key),
 			  feed_ticker_key("LVWR.WS", 7));
+}
+END_TEST
+
+/* A CQS Long Quote of NBBO indicator code with a body of spaces and the STOR quote. */
+static uint32_t cqs_long_quote(uint8_t *m, uint8_t code, uint32_t appendages)
+{
+	uint32_t len = CQS_LONG_QUOTE_LEN + appendages;
+
+	memset(m, ' ', len);
+	wire_put_be16(m + CQS_MSG_LENGTH, len);
+	m[CQS_MSG_CATEGORY] = 'Q';
+	m[CQS_MSG_TYPE] = 'L';
+	m[CQS_MSG_PARTICIPANT] = 'P';
+	memset(m + CQS_MSG_TIMESTAMP1, 0, CQS_MSG_HEADER_LEN - CQS_MSG_TIMESTAMP1);
+	memset(m + CQS_LONG_BID_PRICE, 0, CQS_LONG_RETAIL_INTEREST - CQS_LONG_BID_PRICE);
+	memset(m + CQS_LONG_TIMESTAMP2, 0, CQS_TIME_LEN);
+	memcpy(m + CQS_SYMBOL, "STOR", 4);
+	m[CQS_LONG_NBBO] = code;
+	return len;
+}
+
+/* issue 22: the NBBO appendages printed as "+36 extra bytes"; each field is shown now. */
+START_TEST(test_raw_printer_shows_the_cqs_nbbo_appendages_the_indicator_announces)
+{
+	uint8_t m[CQS_LONG_QUOTE_LEN + 2 * CQS_LONG_APPENDAGE_LEN + 3];
+	uint8_t *bid = m + CQS_LONG_QUOTE_LEN, *ask = bid + CQS_LONG_APPENDAGE_LEN;
+	char line[1024];
+	uint32_t len;
+
+	/* U: a long appendage for each side */
+	len = cqs_long_quote(m, 'U', 2 * CQS_LONG_APPENDAGE_LEN);
+	bid[CQS_APPENDAGE_PARTICIPANT] = 'Z';
+	bid[CQS_LONG_APPENDAGE_CONDITION] = 'R';
+	wire_put_be64(bid + CQS_LONG_APPENDAGE_PRICE, 29460000);
+	wire_put_be32(bid + CQS_LONG_APPENDAGE_SIZE, 3);
+	memcpy(bid + CQS_LONG_APPENDAGE_MMID, "ABCD", 4);
+	ask[CQS_APPENDAGE_PARTICIPANT] = 'Y';
+	ask[CQS_LONG_APPENDAGE_CONDITION] = 'A';
+	wire_put_be64(ask + CQS_LONG_APPENDAGE_PRICE, 29470000);
+	wire_put_be32(ask + CQS_LONG_APPENDAGE_SIZE, 2);
+	raw_message_format(FEED_PROTO_CQS, m, len, 1, line, sizeof(line));
+	ck_assert_msg(strstr(line, " nbbo=U nbb_mc=Z nbb_cond=R nbb=3 @ 29.46 nbb_mmid=ABCD "
+			     "nbo_mc=Y nbo_cond=A nbo=2 @ 29.47 nbo_mmid=") &&
+		      !strstr(line, "extra"), "%s", line);
+	/* Bytes past the appendages are still counted. */
+	m[len] = m[len + 1] = 0;
+	raw_message_format(FEED_PROTO_CQS, m, len + 2, 1, line, sizeof(line));
+	ck_assert_msg(strstr(line, "nbo_mmid= (+2 extra bytes)"), "%s", line);
+
+	/* T: a short appendage for each side */
+	len = cqs_long_quote(m, 'T', 2 * CQS_SHORT_APPENDAGE_LEN);
+	bid[CQS_APPENDAGE_PARTICIPANT] = 'N';
+	wire_put_be16(bid + CQS_SHORT_APPENDAGE_PRICE, 2946);
+	wire_put_be16(bid + CQS_SHORT_APPENDAGE_SIZE, 5);
+	bid += CQS_SHORT_APPENDAGE_LEN;
+	bid[CQS_APPENDAGE_PARTICIPANT] = 'T';
+	wire_put_be16(bid + CQS_SHORT_APPENDAGE_PRICE, 2947);
+	wire_put_be16(bid + CQS_SHORT_APPENDAGE_SIZE, 6);
+	raw_message_format(FEED_PROTO_CQS, m, len, 1, line, sizeof(line));
+	ck_assert_msg(strstr(line, " nbbo=T nbb_mc=N nbb=5 @ 29.46 nbo_mc=T nbo=6 @ 29.47") &&
+		      !strstr(line, "extra"), "%s", line);
+
+	/* S: a long bid appendage, the offer is this quote's; an appendage cut short is not read */
+	len = cqs_long_quote(m, 'S', CQS_LONG_APPENDAGE_LEN - 1);
+	raw_message_format(FEED_PROTO_CQS, m, len, 1, line, sizeof(line));
+	ck_assert_msg(strstr(line, " nbbo=S (+17 extra bytes)") && !strstr(line, "nbb_mc"),
+		      "%s", line);
+	/* O: no appendage */
+	len = cqs_long_quote(m, 'O', 0);
+	raw_message_format(FEED_PROTO_CQS, m, len, 1, line, sizeof(line));
+	ck_assert_msg(strstr(line, " nbbo=O") && !strstr(line, "nbb_mc"), "%s", line);
+}
+END_TEST
+
+/* issue 22: UQDF's best market centers, in the quote's NBBO appendage. */
+START_TEST(test_raw_printer_shows_the_uqdf_nbbo_appendage_market_centers)
+{
+	uint8_t m[UQDF_QF_LEN + UQDF_NBBO_LONG_LEN];
+	uint8_t *a = m + UQDF_QF_LEN;
+	char line[1024];
+
+	memset(m, ' ', sizeof(m));
+	m[UQDF_VERSION_BYTE] = UQDF_VERSION;
+	m[UQDF_CATEGORY] = 'Q';
+	m[UQDF_TYPE] = 'F';
+	m[UQDF_ORIGINATOR] = 'K';
+	memset(m + UQDF_SIP_TIME, 0, UQDF_HEADER_LEN - UQDF_SIP_TIME);
+	memset(m + UQDF_QF_TIMESTAMP2, 0, 8);
+	memcpy(m + UQDF_QF_SYMBOL, "AMZN", 4);
+	memset(m + UQDF_QF_BID_PRICE, 0, UQDF_QF_CONDITION - UQDF_QF_BID_PRICE);
+	m[UQDF_QF_NBBO] = '3';
+	a[UQDF_NBBO_CONDITION] = 'R';
+	a[UQDF_NBBO_BID_CENTER] = 'K';
+	wire_put_be64(a + UQDF_NBBO_BID_PRICE, 767250000);
+	wire_put_be32(a + UQDF_NBBO_LONG_BID_SIZE, 3);
+	a[UQDF_NBBO_LONG_ASK_CENTER] = 'Z';
+	wire_put_be64(a + UQDF_NBBO_LONG_ASK_PRICE, 767260000);
+	wire_put_be32(a + UQDF_NBBO_LONG_ASK_SIZE, 1);
+	raw_message_format(FEED_PROTO_UQDF, m, sizeof(m), 1, line, sizeof(line));
+	ck_assert_msg(strstr(line, " nbbo_cond=R nbb_mc=K nbb=3 @ 767.25 nbo_mc=Z nbo=1 @ 767.26") &&
+		      !strstr(line, "extra"), "%s", line);
+
+	/* Quote Short Form with a short appendage */
+	memset(m + UQDF_QE_SYMBOL, ' ', sizeof(m) - UQDF_QE_SYMBOL);
+	m[UQDF_TYPE] = 'E';
+	memcpy(m + UQDF_QE_SYMBOL, "AKAM", 4);
+	memset(m + UQDF_QE_BID_PRICE, 0, UQDF_QE_CONDITION - UQDF_QE_BID_PRICE);
+	m[UQDF_QE_NBBO] = '2';
+	a = m + UQDF_QE_LEN;
+	a[UQDF_NBBO_CONDITION] = 'R';
+	a[UQDF_NBBO_BID_CENTER] = 'Q';
+	wire_put_be16(a + UQDF_NBBO_BID_PRICE, 5123);
+	wire_put_be16(a + UQDF_NBBO_SHORT_BID_SIZE, 4);
+	a[UQDF_NBBO_SHORT_ASK_CENTER] = 'P';
+	wire_put_be16(a + UQDF_NBBO_SHORT_ASK_PRICE, 5124);
+	wire_put_be16(a + UQDF_NBBO_SHORT_ASK_SIZE, 2);
+	raw_message_format(FEED_PROTO_UQDF, m, UQDF_QE_LEN + UQDF_NBBO_SHORT_LEN, 1, line,
+			   sizeof(line));
+	ck_assert_msg(strstr(line, " nbbo=2 nbbo_luld=\\x20 nbbo_cond=R nbb_mc=Q nbb=4 @ 51.23 "
+			     "nbo_mc=P nbo=2 @ 51.24") && !strstr(line, "extra"), "%s", line);
+}
+END_TEST
+
+/* wb-dump prints a CQS Line Integrity (a heartbeat to the framing) with its fields. */
+START_TEST(test_raw_fields_of_a_line_integrity_name_its_participant)
+{
+	uint8_t m[CQS_CONTROL_LEN];
+	char line[256];
+
+	memset(m, 0, sizeof(m));
+	wire_put_be16(m + CQS_MSG_LENGTH, CQS_CONTROL_LEN);
+	m[CQS_MSG_CATEGORY] = 'C';
+	m[CQS_MSG_TYPE] = 'T';
+	m[CQS_MSG_PARTICIPANT] = 'S';
+	raw_fields_format(FEED_PROTO_CQS, m, sizeof(m), line, sizeof(line));
+	ck_assert_str_eq(line, " len=26 C T participant=S ts1=00:00:00.000000000 ns=0 id=0 txid=0 "
+			 "prn=0");
 }
 END_TEST
 
@@ -1096,6 +1235,9 @@ static Suite *tools_suite(void)
 	tcase_add_test(tc, test_price_text_uses_two_to_eight_decimals_and_integer_math);
 	tcase_add_test(tc, test_raw_printer_shows_the_spec_values_of_the_real_captures);
 	tcase_add_test(tc, test_raw_printer_never_reads_past_a_short_message);
+	tcase_add_test(tc, test_raw_printer_shows_the_cqs_nbbo_appendages_the_indicator_announces);
+	tcase_add_test(tc, test_raw_printer_shows_the_uqdf_nbbo_appendage_market_centers);
+	tcase_add_test(tc, test_raw_fields_of_a_line_integrity_name_its_participant);
 	tcase_add_test(tc, test_raw_ticker_of_a_sip_symbol_longer_than_a_key_is_none);
 	tcase_add_test(tc, test_engine_decodes_add_order_capture_to_the_spec_values);
 	tcase_add_test(tc, test_pcap_reader_says_why_a_file_cannot_be_read);

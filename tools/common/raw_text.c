@@ -103,34 +103,61 @@ static void put_field(struct text_out *l, const struct feed_field *f, const uint
 	}
 }
 
-size_t raw_message_format(int protocol, const uint8_t *m, uint32_t len, uint64_t seq, char *buf,
-			  size_t n)
+/* The message's fields, then those of each trailing part, then what is left over. */
+static void put_message(struct text_out *l, int protocol, const uint8_t *m, uint32_t len)
 {
 	const struct feed_msg_layout *lay = feed_raw_layout(protocol, m, len);
 	bool be = feed_raw_big_endian(protocol);
+	struct feed_raw_part parts[FEED_RAW_MAX_PARTS];
+	uint32_t end;
+	int nparts;
+
+	if (!len) {
+		text_printf(l, " (empty message)");
+		return;
+	}
+	if (!lay) {
+		text_printf(l, " unknown type 0x%02" PRIx32 " length %u",
+			    feed_raw_type(protocol, m, len), len);
+		return;
+	}
+	if (len < lay->min_len) {
+		text_printf(l, " %s truncated: %u bytes, type needs %u", lay->name, len,
+			    lay->min_len);
+		return;
+	}
+	for (int i = 0; i < lay->nfields; i++)
+		put_field(l, &lay->fields[i], m, be);
+	end = lay->min_len;
+	nparts = feed_raw_parts(protocol, m, len, parts, FEED_RAW_MAX_PARTS);
+	for (int k = 0; k < nparts; k++) {
+		for (int i = 0; i < parts[k].layout->nfields; i++)
+			put_field(l, &parts[k].layout->fields[i], m + parts[k].offset, be);
+		end = parts[k].offset + parts[k].layout->min_len;
+	}
+	if (len > end)
+		text_printf(l, " (+%u extra bytes)", len - end);
+}
+
+size_t raw_message_format(int protocol, const uint8_t *m, uint32_t len, uint64_t seq, char *buf,
+			  size_t n)
+{
 	struct text_out l = { buf, n, 0 };
 
 	if (n)
 		buf[0] = 0;
-	if (!len) {
-		text_printf(&l, "%" PRIu64 " (empty message)", seq);
-		return l.len;
-	}
-	if (!lay) {
-		text_printf(&l, "%" PRIu64 " unknown type 0x%02" PRIx32 " length %u", seq,
-		    feed_raw_type(protocol, m, len), len);
-		return l.len;
-	}
-	if (len < lay->min_len) {
-		text_printf(&l, "%" PRIu64 " %s truncated: %u bytes, type needs %u", seq, lay->name, len,
-		    lay->min_len);
-		return l.len;
-	}
 	text_printf(&l, "%" PRIu64, seq);
-	for (int i = 0; i < lay->nfields; i++)
-		put_field(&l, &lay->fields[i], m, be);
-	if (len > lay->min_len)
-		text_printf(&l, " (+%u extra bytes)", len - lay->min_len);
+	put_message(&l, protocol, m, len);
+	return l.len;
+}
+
+size_t raw_fields_format(int protocol, const uint8_t *m, uint32_t len, char *buf, size_t n)
+{
+	struct text_out l = { buf, n, 0 };
+
+	if (n)
+		buf[0] = 0;
+	put_message(&l, protocol, m, len);
 	return l.len;
 }
 

@@ -46,8 +46,7 @@ static int starts_like_a_capture(struct itch_file *f, const char *path, char *er
 
 	if (fill(f, 4, ignored, sizeof(ignored)) < 4)
 		return 0;	/* short or unreadable: itch_file_next says what */
-	magic = (uint32_t)f->buf[0] << 24 | (uint32_t)f->buf[1] << 16 | (uint32_t)f->buf[2] << 8 |
-		f->buf[3];
+	magic = wire_be32(f->buf);
 	for (size_t i = 0; i < sizeof(capture_magic) / sizeof(capture_magic[0]); i++)
 		if (magic == capture_magic[i]) {
 			snprintf(err, err_len, "%s is a %s capture, not a Nasdaq BinaryFILE: give it as "
@@ -159,7 +158,7 @@ int itch_file_next(struct itch_file *f, const uint8_t **msg, uint16_t *len, char
 			 (unsigned long long)f->messages + 1);
 		return -1;
 	}
-	n = (uint16_t)(f->buf[f->pos] << 8 | f->buf[f->pos + 1]);
+	n = wire_be16(f->buf + f->pos);
 	have = fill(f, 2u + n, err, err_len);
 	if (have < 0)
 		return -1;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /* Capture file reading (libpcap) and classic pcap writing (see pcap_io.h). */
 #include "input/pcap_io.h"
+#include "wire/bytes.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -154,16 +155,6 @@ void pcap_reader_close(struct pcap_reader *r)
 	r->frame = NULL;
 }
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 int frame_udp_view(const uint8_t *frame, uint32_t len, struct udp_view *out)
 {
 	uint32_t off = 12, ihl, ip_len, udp_len;
@@ -171,12 +162,12 @@ int frame_udp_view(const uint8_t *frame, uint32_t len, struct udp_view *out)
 
 	if (len < 14)
 		return 0;
-	ethertype = rd16(frame + off);
+	ethertype = wire_be16(frame + off);
 	off += 2;
 	while (ethertype == 0x8100 || ethertype == 0x88a8) {
 		if (len < off + 4)
 			return 0;
-		ethertype = rd16(frame + off + 2);
+		ethertype = wire_be16(frame + off + 2);
 		off += 4;
 	}
 	if (ethertype != 0x0800 || len < off + 20)
@@ -184,22 +175,22 @@ int frame_udp_view(const uint8_t *frame, uint32_t len, struct udp_view *out)
 	const uint8_t *ip = frame + off;
 
 	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
-	ip_len = rd16(ip + 2);
+	ip_len = wire_be16(ip + 2);
 	if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 17 || ip_len < ihl + 8 ||
 	    len < off + ip_len)
 		return 0;
 	/* A fragment (more-fragments flag or an offset) is not a whole datagram. */
-	if (rd16(ip + 6) & 0x3fff)
+	if (wire_be16(ip + 6) & 0x3fff)
 		return 0;
 	const uint8_t *udp = ip + ihl;
 
-	udp_len = rd16(udp + 4);
+	udp_len = wire_be16(udp + 4);
 	if (udp_len < 8 || udp_len > ip_len - ihl)
 		return 0;
-	out->src_ip = rd32(ip + 12);
-	out->dst_ip = rd32(ip + 16);
-	out->src_port = rd16(udp);
-	out->dst_port = rd16(udp + 2);
+	out->src_ip = wire_be32(ip + 12);
+	out->dst_ip = wire_be32(ip + 16);
+	out->src_port = wire_be16(udp);
+	out->dst_port = wire_be16(udp + 2);
 	out->payload = udp + 8;
 	out->len = udp_len - 8;
 	return 1;
@@ -209,13 +200,6 @@ int frame_udp_view(const uint8_t *frame, uint32_t len, struct udp_view *out)
 
 #define PCAP_MAGIC_NSEC 0xa1b23c4du
 #define WRITER_BUF_BYTES (1u << 20)
-
-static int put_le32(FILE *f, uint32_t v)
-{
-	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
-
-	return fwrite(b, 1, 4, f) == 4 ? 0 : -1;
-}
 
 int pcap_writer_open(struct pcap_writer *w, const char *path, char *err, size_t err_len)
 {
@@ -231,28 +215,17 @@ int pcap_writer_open(struct pcap_writer *w, const char *path, char *err, size_t 
 		setvbuf(w->f, w->buf, _IOFBF, WRITER_BUF_BYTES);
 	/* Global header, little-endian: magic, v2.4, thiszone, sigfigs,
 	 * snaplen, linktype Ethernet. */
-	if (put_le32(w->f, PCAP_MAGIC_NSEC) || put_le32(w->f, 2u | 4u << 16) ||
-	    put_le32(w->f, 0) || put_le32(w->f, 0) || put_le32(w->f, 65535) ||
-	    put_le32(w->f, 1)) {
+	const uint32_t global[6] = { PCAP_MAGIC_NSEC, 2u | 4u << 16, 0, 0, 65535, 1 };
+	uint8_t head[sizeof(global)];
+
+	for (int i = 0; i < 6; i++)
+		wire_put_le32(head + 4 * i, global[i]);
+	if (fwrite(head, 1, sizeof(head), w->f) != sizeof(head)) {
 		snprintf(err, err_len, "%s: write failed: %s", path, strerror(errno));
 		w->error = 1;
 		return -1;
 	}
 	return 0;
-}
-
-static void wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
 }
 
 /* RFC 1071 one's complement sum over the 20-byte IPv4 header. */
@@ -261,7 +234,7 @@ static uint16_t ipv4_header_checksum(const uint8_t *h)
 	uint32_t sum = 0;
 
 	for (int i = 0; i < 20; i += 2)
-		sum += (uint32_t)(h[i] << 8 | h[i + 1]);
+		sum += wire_be16(h + i);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)~sum;
@@ -281,8 +254,7 @@ int pcap_writer_udp(struct pcap_writer *w, uint64_t ts_ns, uint32_t src_ip, uint
 	uint32_t le[4] = { sec, nsec, frame_len, frame_len };
 
 	for (int i = 0; i < 4; i++)
-		for (int b = 0; b < 4; b++)
-			rec[i * 4 + b] = (uint8_t)(le[i] >> (8 * b));
+		wire_put_le32(rec + 4 * i, le[i]);
 
 	/* Ethernet: a multicast group maps to 01:00:5e + its low 23 bits. */
 	if ((dst_ip >> 28) == 0xe) {
@@ -294,24 +266,24 @@ int pcap_writer_udp(struct pcap_writer *w, uint64_t ts_ns, uint32_t src_ip, uint
 		memcpy(eth, "\x02\x00\x00\x00\x00\x02", 6);
 	}
 	memcpy(eth + 6, "\x02\x00\x00\x00\x00\x01", 6); /* locally administered */
-	wr16(eth + 12, 0x0800);
+	wire_put_be16(eth + 12, 0x0800);
 
 	ip[0] = 0x45;
 	ip[1] = 0;
-	wr16(ip + 2, (uint16_t)(20 + 8 + len));
-	wr16(ip + 4, w->ip_id++);
-	wr16(ip + 6, 0x4000); /* don't fragment */
+	wire_put_be16(ip + 2, (uint16_t)(20 + 8 + len));
+	wire_put_be16(ip + 4, w->ip_id++);
+	wire_put_be16(ip + 6, 0x4000); /* don't fragment */
 	ip[8] = 32;	      /* TTL */
 	ip[9] = 17;	      /* UDP */
-	wr16(ip + 10, 0);
-	wr32(ip + 12, src_ip);
-	wr32(ip + 16, dst_ip);
-	wr16(ip + 10, ipv4_header_checksum(ip));
+	wire_put_be16(ip + 10, 0);
+	wire_put_be32(ip + 12, src_ip);
+	wire_put_be32(ip + 16, dst_ip);
+	wire_put_be16(ip + 10, ipv4_header_checksum(ip));
 
-	wr16(udp, src_port);
-	wr16(udp + 2, dst_port);
-	wr16(udp + 4, (uint16_t)(8 + len));
-	wr16(udp + 6, 0); /* no checksum: allowed over IPv4 */
+	wire_put_be16(udp, src_port);
+	wire_put_be16(udp + 2, dst_port);
+	wire_put_be16(udp + 4, (uint16_t)(8 + len));
+	wire_put_be16(udp + 6, 0); /* no checksum: allowed over IPv4 */
 
 	if (fwrite(hdr, 1, sizeof(hdr), w->f) != sizeof(hdr) ||
 	    (len && fwrite(payload, 1, len, w->f) != len)) {
