@@ -76,6 +76,7 @@ static void on_signal(int sig)
 
 struct wbd {
 	struct feed_engine *engine;
+	int rt_priority;		/* --rt-priority: the path's threads' SCHED_FIFO level */
 	struct source src;
 	struct wb_ring_producer prod;
 	void *ring_mem;
@@ -155,6 +156,10 @@ static void usage(FILE *f)
 "                       the Super-Book on a second thread (throughput); auto\n"
 "                       (default): rtc when given fewer than 3 cpus (affinity) or\n"
 "                       --cpus names one, else pipeline; the startup line says which\n"
+"  --rt-priority N      the path's threads run SCHED_FIFO at N (1-99): a packet's\n"
+"                       wake-up preempts other work on their core instead of\n"
+"                       waiting for its time slice (needs CAP_SYS_NICE; refused:\n"
+"                       said in the stats, the threads run on as before)\n"
 "  --numa-node N        NUMA node for threads and memory (0-1023, an existing node;\n"
 "                       default: the NIC's, or any)\n"
 "  --source-thread      decode on a separate thread (default: on thread 1)\n"
@@ -494,12 +499,14 @@ static void print_stats(struct wbd *d, double elapsed)
 	       (unsigned long long)bc.ring_batches, (unsigned long long)bc.ring_dropped,
 	       (unsigned long long)bc.queue_full_waits);
 	printf("super-book: updates %llu, publishes %llu, trades %llu, gaps %llu, "
-	       "bad updates %llu; threads on cpu %d,%d (node %d), path %s\n",
+	       "bad updates %llu; threads on cpu %d,%d (node %d), path %s%s%s%s\n",
 	       (unsigned long long)rd(&sc->updates), (unsigned long long)rd(&sc->publishes),
 	       (unsigned long long)rd(&sc->trades), (unsigned long long)rd(&sc->gaps),
 	       (unsigned long long)(rd(&sc->bad_instrument) + rd(&sc->bad_venue) +
 				    rd(&sc->bad_side) + rd(&sc->bad_kind)),
-	       bc.cpu[0], bc.cpu[1], bc.numa_node, bc.path == BUILDER_PATH_RTC ? "rtc" : "pipeline");
+	       bc.cpu[0], bc.cpu[1], bc.numa_node, bc.path == BUILDER_PATH_RTC ? "rtc" : "pipeline",
+	       !d->rt_priority ? "" : bc.rt_errno ? ", SCHED_FIFO refused (" : ", SCHED_FIFO",
+	       bc.rt_errno ? strerror(bc.rt_errno) : "", d->rt_priority && bc.rt_errno ? ")" : "");
 	if (rd(&sc->sip)) {
 		struct wb_shm_sipstats *ss = superbook_shm(builder_superbook(d->builder))->sipstats;
 
@@ -543,7 +550,7 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
-	OPT_DATE, OPT_PATH,
+	OPT_DATE, OPT_PATH, OPT_RTPRIO,
 };
 
 /* --path's words, in enum path_choice order. */
@@ -617,6 +624,8 @@ static void wbd_render_metrics(void *arg, FILE *f)
 	C("latency_samples_total", "Latency samples taken (--latency-dir)", bc.latency_samples);
 	G("builder_run_to_completion", "1: one thread on the path (--path rtc), 0: the pipeline",
 	  bc.path == BUILDER_PATH_RTC);
+	G("builder_rt_priority", "SCHED_FIFO priority of the path's threads (--rt-priority; 0: none or refused)",
+	  bc.rt_errno ? 0 : d->rt_priority);
 	C("builder_thread1_idle_waits_total",
 	  "Thread 1 napped or waited in the kernel's rings for events", bc.t1_idle_sleeps);
 	C("builder_thread2_sleeps_total", "Thread 2 slept in its futex on an empty queue",
@@ -689,6 +698,7 @@ int main(int argc, char **argv)
 		{ "cpus", required_argument, 0, OPT_CPUS },
 		{ "no-pin", no_argument, 0, OPT_NOPIN },
 		{ "path", required_argument, 0, OPT_PATH },
+		{ "rt-priority", required_argument, 0, OPT_RTPRIO },
 		{ "numa-node", required_argument, 0, OPT_NODE },
 		{ "source-thread", no_argument, 0, OPT_SRCTHREAD },
 		{ "stats", required_argument, 0, OPT_STATS },
@@ -792,6 +802,10 @@ int main(int argc, char **argv)
 		case OPT_NOPIN: bcfg.pin = 0; break;
 		case OPT_PATH:
 			if (opt_choice("wirebookd", "--path", optarg, path_words, &path_choice))
+				BAD_VALUE();
+			break;
+		case OPT_RTPRIO:
+			if (opt_int("wirebookd", "--rt-priority", optarg, 1, 99, &bcfg.rt_priority))
 				BAD_VALUE();
 			break;
 		case OPT_NODE: {
@@ -960,6 +974,7 @@ int main(int argc, char **argv)
 	d.pump_budget = bcfg.path == BUILDER_PATH_RTC ? RTC_PUMP_BUDGET : PUMP_BUDGET;
 
 	d.kernel = kernel;
+	d.rt_priority = bcfg.rt_priority;
 	d.builder = builder_create(&bcfg, &rc);
 	if (!d.builder) {
 		if (rc == SUPERBOOK_EBUSY)

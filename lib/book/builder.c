@@ -185,11 +185,30 @@ static void choose_cpus(struct builder *b, int out[2])
 	out[1] = pus[n - 1];
 }
 
+/*
+ * A path thread asked to run SCHED_FIFO (cfg.rt_priority): woken by a
+ * packet, it preempts whatever time-shared thread holds its core (a sender
+ * on the same host, housekeeping) instead of waiting for that thread's
+ * slice. Refused without CAP_SYS_NICE: counted, and the thread runs on.
+ */
+static void path_priority(struct builder *b)
+{
+	struct sched_param sp = { .sched_priority = b->cfg.rt_priority };
+	int rc;
+
+	if (b->cfg.rt_priority <= 0)
+		return;
+	rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (rc)
+		wb_store_relaxed(&b->ctr.rt_errno, rc);
+}
+
 static void pin_self(struct builder *b, int cpu)
 {
 	hwloc_bitmap_t set;
 
 	prctl(PR_SET_TIMERSLACK, BUILDER_TIMER_SLACK_NS, 0, 0, 0);
+	path_priority(b);
 	if (!b->have_topo || cpu < 0)
 		return;
 	set = hwloc_bitmap_alloc();
@@ -659,7 +678,7 @@ struct builder *builder_create(const struct builder_config *cfg, int *err)
 	b->rtc = cfg->path == BUILDER_PATH_RTC;
 	b->ctr.path = b->rtc ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
 	slots = cfg->queue_slots ? cfg->queue_slots : BUILDER_DEFAULT_QUEUE;
-	if (slots < 64 || (slots & (slots - 1))) {
+	if (slots < 64 || (slots & (slots - 1)) || cfg->rt_priority < 0 || cfg->rt_priority > 99) {
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -895,6 +914,7 @@ void builder_get_counters(const struct builder *b, struct builder_counters *out)
 	out->cpu[0] = b->ctr.cpu[0];
 	out->cpu[1] = b->ctr.cpu[1];
 	out->path = b->ctr.path;
+	out->rt_errno = wb_load_relaxed(&b->ctr.rt_errno);
 	out->numa_node = b->ctr.numa_node;
 }
 

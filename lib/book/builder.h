@@ -91,6 +91,7 @@ struct builder_config {
 	int path;			/* enum builder_path */
 	int pin;			/* 0: leave the threads unpinned */
 	int busy_poll;			/* never sleep when idle (burns both cores) */
+	int rt_priority;		/* 1-99: the path's threads run SCHED_FIFO at it; 0: not */
 	struct latency_log *latency;	/* NULL: no latency samples */
 };
 
@@ -108,6 +109,7 @@ struct builder_counters {
 	uint64_t cpu_ns[2];		/* CPU time of thread 1 and 2, set when they end */
 	int cpu[2];			/* cores the threads run on (-1 unpinned; rtc: no thread 2) */
 	int path;			/* enum builder_path */
+	int rt_errno;			/* the path's threads could not get SCHED_FIFO: why */
 	int numa_node;
 	/* thread 3, the SIP view (off the path's cores where there are others,
 	 * lower priority; idle unless there is SIP traffic) */

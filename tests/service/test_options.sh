@@ -27,6 +27,8 @@ expect_bad "wirebookd --cpus 1,1" "--cpus '1,1': the two cpus must differ" "${W[
 expect_bad "wirebookd --cpus 0,4096" "--cpus '0,4096'" "${W[@]}" --cpus 0,4096
 expect_bad "wirebookd --cpus a" "--cpus 'a'" "${W[@]}" --cpus a
 expect_bad "wirebookd --path fast" "--path 'fast': expected one of: rtc, pipeline, auto" "${W[@]}" --path fast
+expect_bad "wirebookd --rt-priority 0" "--rt-priority '0': expected a whole number from 1 to 99" "${W[@]}" --rt-priority 0
+expect_bad "wirebookd --rt-priority 100" "--rt-priority '100'" "${W[@]}" --rt-priority 100
 expect_bad "wirebookd --stats -1" "--stats '-1': expected a number of at least 0.01" "${W[@]}" --stats -1
 expect_bad "wirebookd --numa-node 9999" "--numa-node '9999'" "${W[@]}" --numa-node 9999
 expect_bad "wirebookd --shm a/b" "--shm 'a/b'" "${W[@]}" --shm a/b

@@ -13,6 +13,9 @@
  *   option) and the rule --path auto applies.
  */
 #include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +409,73 @@ END_TEST
 
 static const char *const path_words[] = { "rtc", "pipeline", "auto", NULL };
 
+/* Thread 1's pump for the priority test: reports its own policy, then ends. */
+struct policy_probe {
+	int policy;
+	int priority;
+	int seen;
+};
+
+static int pump_probe_policy(void *arg)
+{
+	struct policy_probe *p = arg;
+	struct sched_param sp;
+
+	if (!p->seen && pthread_getschedparam(pthread_self(), &p->policy, &sp) == 0) {
+		p->priority = sp.sched_priority;
+		p->seen = 1;
+	}
+	return BUILDER_PUMP_EOF;
+}
+
+START_TEST(test_rt_priority_puts_the_path_thread_in_sched_fifo_or_says_why_not)
+{
+	struct builder_config bc;
+	struct policy_probe probe = { 0 };
+	struct builder_counters ctr;
+	struct builder *b;
+	void *ring = aligned_alloc(WB_RING_PAGE, wb_ring_bytes(1024));
+	char name[64];
+	int err, n;
+
+	memset(&bc, 0, sizeof(bc));
+	bc.numa_node = -1;
+	bc.cpus[0] = bc.cpus[1] = -1;
+	bc.path = BUILDER_PATH_RTC;
+	bc.rt_priority = 7;
+	bc.books.max_instruments = 64;
+	bc.books.expected_orders = 1024;
+	snprintf(name, sizeof(name), "wbtest_rtprio_%d", (int)getpid());
+	bc.shm.shm_name = name;
+	b = builder_create(&bc, &err);
+	ck_assert_msg(b, "builder_create: %d", err);
+	ck_assert_ptr_nonnull(ring);
+	memset(ring, 0, wb_ring_bytes(1024));
+	wb_ring_format(ring, 1024, 1);
+	ck_assert_int_eq(builder_start(b, ring, pump_probe_policy, &probe), 0);
+	for (n = 0; !builder_done(b) && n < 600000; n++)
+		usleep(100);
+	ck_assert(builder_done(b));
+	builder_stop(b);
+	builder_get_counters(b, &ctr);
+	ck_assert(probe.seen);
+	if (ctr.rt_errno) {	/* no CAP_SYS_NICE: refused, said, and time-shared as before */
+		ck_assert_int_eq(ctr.rt_errno, EPERM);
+		ck_assert_int_ne(probe.policy, SCHED_FIFO);
+	} else {
+		ck_assert_int_eq(probe.policy, SCHED_FIFO);
+		ck_assert_int_eq(probe.priority, 7);
+	}
+	builder_destroy(b);
+	free(ring);
+
+	/* Out of SCHED_FIFO's range: refused at creation. */
+	bc.rt_priority = 100;
+	ck_assert_ptr_null(builder_create(&bc, &err));
+	ck_assert_int_eq(err, -EINVAL);
+}
+END_TEST
+
 START_TEST(test_path_words_are_parsed_and_a_bad_one_names_the_option)
 {
 	char msg[512] = "";
@@ -462,6 +532,7 @@ int main(void)
 	tcase_add_test(tc, test_rtc_thread_1_blocked_in_the_source_wait_is_woken_by_the_first_event);
 	tcase_add_test(tc, test_path_words_are_parsed_and_a_bad_one_names_the_option);
 	tcase_add_test(tc, test_path_auto_runs_to_completion_when_the_pipeline_would_outnumber_the_cores);
+	tcase_add_test(tc, test_rt_priority_puts_the_path_thread_in_sched_fifo_or_says_why_not);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
