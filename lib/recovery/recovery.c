@@ -415,6 +415,15 @@ int recovery_tcp_connect(uint32_t ip, uint16_t port)
 	return fd;
 }
 
+bool recovery_tcp_read(int fd, uint8_t *buf, uint32_t cap, uint32_t *len)
+{
+	ssize_t n = -1;
+
+	while (*len < cap && (n = recv(fd, buf + *len, cap - *len, MSG_DONTWAIT)) > 0)
+		*len += (uint32_t)n;
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+}
+
 uint64_t recovery_backoff(uint64_t *backoff_ns)
 {
 	uint64_t wait = *backoff_ns;

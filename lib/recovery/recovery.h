@@ -106,6 +106,12 @@ struct recovery_conf_entry {
  */
 int recovery_tcp_connect(uint32_t ip, uint16_t port);
 uint64_t recovery_backoff(uint64_t *backoff_ns);
+/*
+ * Everything fd has now, appended to buf (*len of cap used; *len grows).
+ * True when the peer hung up or the socket failed: what came before the
+ * hang-up (a refusal, say) is in buf, to be read first.
+ */
+bool recovery_tcp_read(int fd, uint8_t *buf, uint32_t cap, uint32_t *len);
 
 /*
  * Read path: the entries, up to max, or -1 with err naming the file, the

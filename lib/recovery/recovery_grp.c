@@ -177,7 +177,6 @@ static void grp_message(struct recovery_client *c, struct service *s, const uint
 static void grp_pump(struct recovery_client *c, struct service *s, uint64_t now,
 		     uint64_t recv_ts, struct wb_ring_producer *out)
 {
-	ssize_t n = -1;
 	uint32_t used = 0;
 	bool hung_up;
 
@@ -205,11 +204,8 @@ static void grp_pump(struct recovery_client *c, struct service *s, uint64_t now,
 		if (s->state != GRP_LOGIN_SENT)
 			return;
 	}
-	while (s->inlen < sizeof(s->in) &&
-	       (n = recv(s->tcp, s->in + s->inlen, sizeof(s->in) - s->inlen, MSG_DONTWAIT)) > 0)
-		s->inlen += (uint32_t)n;
 	/* What came before a hang-up (a refused login's response) is read first. */
-	hung_up = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+	hung_up = recovery_tcp_read(s->tcp, s->in, sizeof(s->in), &s->inlen);
 	while (s->inlen - used >= PITCH_HEADER_LEN) {
 		const uint8_t *f = s->in + used;
 		uint16_t flen = wire_le16(f + PITCH_HDR_LENGTH);

@@ -481,16 +481,12 @@ static int on_response(struct xdp_client *x, const struct xdp_response *r, const
 static int read_session(struct xdp_client *x, const struct recovery_target *t, int line, bool has_line,
 			uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
 {
-	ssize_t n = -1;
 	uint32_t used = 0;
 	bool hung_up;
 	int rc = 0;
 
-	while (x->inlen < sizeof(x->in) &&
-	       (n = recv(x->tcp, x->in + x->inlen, sizeof(x->in) - x->inlen, MSG_DONTWAIT)) > 0)
-		x->inlen += (uint32_t)n;
 	/* What came before a hang-up (a refusal) is read first. */
-	hung_up = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+	hung_up = recovery_tcp_read(x->tcp, x->in, sizeof(x->in), &x->inlen);
 	while (x->inlen - used >= XDP_HEADER_LEN) {
 		const uint8_t *p = x->in + used;
 		uint16_t plen = wire_le16(p + XDP_PKT_SIZE);
