@@ -387,7 +387,7 @@ static int rapply(struct rbook *b, const uint8_t *m, uint16_t len)
 		o->live = o->qty != 0;
 		return 0;
 	case XDP_DELETE_ORDER:
-		if ((o = rfind(b, wire_le64(m + XDP_ORDER_ID))))
+		if (len >= XDP_DELETE_ORDER_LEN && (o = rfind(b, wire_le64(m + XDP_ORDER_ID))))
 			o->live = false;
 		return 0;
 	case XDP_ORDER_EXECUTION:	/* the remainder keeps its price and place */
