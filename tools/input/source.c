@@ -335,7 +335,8 @@ static int itch_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 		}
 		s->ctr.packets++;
 		s->ctr.bytes += (uint64_t)len;
-		/* Received when its last message was sent; never before the last packet. */
+		/* Received once its last message was sent (the latest exchange time
+		 * of its messages); never before the packet before it. */
 		recv = p->midnight_ns + p->f.packet_time_ns;
 		if (recv > p->recv_ns)
 			p->recv_ns = recv;
