@@ -557,21 +557,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-dump: out of memory\n");
 		return 1;
 	}
-	if (date) {
-		int y, mo, dd;
+	if (date || itch_path) {
+		int given[3] = { 0, 0, 0 }, day[3];
 
-		if (opt_date("wb-dump", "--date", date, &y, &mo, &dd))
+		if (date && opt_date("wb-dump", "--date", date, &given[0], &given[1], &given[2]))
 			return 2;
-		feed_engine_set_trading_date(d->engine, y, mo, dd);
-	} else if (itch_path) {
-		int y, mo, dd;
-
-		/* Nasdaq's file names carry the day (a BinaryFILE's times do not). */
-		if (itch_file_name_date(itch_path, &y, &mo, &dd)) {
-			feed_engine_set_trading_date(d->engine, y, mo, dd);
-			fprintf(stderr, "wb-dump: %s: trading day %04d-%02d-%02d, from the file's name "
-				"(MMDDYYYY; --date gives another)\n", itch_path, y, mo, dd);
-		}
+		memcpy(day, given, sizeof(day));
+		/* A BinaryFILE's times carry no day: --date, else its name's, said. */
+		if (!itch_path || itch_file_trading_day(itch_path, given, day, NULL))
+			feed_engine_set_trading_date(d->engine, day[0], day[1], day[2]);
 	}
 	memset(d->ring, 0, wb_ring_bytes(DUMP_RING_SLOTS));
 	wb_ring_format(d->ring, DUMP_RING_SLOTS, 0);

@@ -115,10 +115,15 @@ static void usage(FILE *f)
 "Sources (one):\n"
 "  --pcap FILE          a capture file, as fast as possible\n"
 "    --speed X          ... at the recorded pace times X instead (recv_ts = now;\n"
-"                       X above 0, at most 1000000)\n"
-"  --itch-file FILE     Nasdaq BinaryFILE, plain or gzip (decoded as the itch nasdaq line)\n"
+"                       X above 0, at most 1000000; exch_ts stays on the capture's day)\n"
+"    --skip-idle SECS   ... replaying a stretch of capture time without a frame\n"
+"                       longer than SECS as SECS (above 0, at most 86400): a capture\n"
+"                       that idles for hours (heartbeats before the open)\n"
+"  --itch-file FILE     Nasdaq BinaryFILE, plain or gzip (decoded as the itch nasdaq line;\n"
+"                       recv_ts: the exchange time of each packet's last message)\n"
 "    --date YYYY-MM-DD  ... of that trading day (default: the date of Nasdaq's file\n"
-"                       names, MMDDYYYY; else today, with a warning)\n"
+"                       names, MMDDYYYY; else no day: exch_ts is the time since\n"
+"                       midnight, with a warning)\n"
 "  --iface IF           live capture on an AF_PACKET ring (joins the feed groups)\n"
 "    --busy-poll        spin on the packet ring instead of sleeping in poll(), and\n"
 "                       never let the builder threads sleep when idle (lowest\n"
@@ -550,7 +555,7 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
-	OPT_DATE, OPT_PATH, OPT_RTPRIO,
+	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_SKIP_IDLE,
 };
 
 /* --path's words, in enum path_choice order. */
@@ -711,6 +716,7 @@ int main(int argc, char **argv)
 		{ "metrics", required_argument, 0, OPT_METRICS },
 		{ "recovery", required_argument, 0, OPT_RECOVERY },
 		{ "date", required_argument, 0, OPT_DATE },
+		{ "skip-idle", required_argument, 0, OPT_SKIP_IDLE },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
@@ -728,7 +734,7 @@ int main(int argc, char **argv)
 	const struct source_ops *ops;
 	struct sigaction sa;
 	struct wbd d;
-	double speed = 0, stats_every = 0, t0, next_stats;
+	double speed = 0, stats_every = 0, t0, next_stats, skip_idle = 0;
 	int path_choice = PATH_AUTO;
 	char path_why[64];
 	int c, rc, exit_at_eof = 0, busy = 0, sources = 0, reported_eof = 0, exit_code = 0;
@@ -773,6 +779,10 @@ int main(int argc, char **argv)
 		case OPT_PCAP: pcap = optarg; sources++; break;
 		case OPT_SPEED:
 			if (opt_double("wirebookd", "--speed", optarg, 0, 1, 1e6, &speed))
+				BAD_VALUE();
+			break;
+		case OPT_SKIP_IDLE:
+			if (opt_double("wirebookd", "--skip-idle", optarg, 0, 1, 86400, &skip_idle))
 				BAD_VALUE();
 			break;
 		case OPT_ITCH: itch = optarg; sources++; break;
@@ -889,6 +899,11 @@ int main(int argc, char **argv)
 	}
 	if (speed > 0 && !pcap) {
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
+		return 2;
+	}
+	if (skip_idle > 0 && speed == 0) {
+		fprintf(stderr, "wirebookd: --skip-idle applies to --pcap with --speed only (without "
+			"--speed nothing waits)\n");
 		return 2;
 	}
 	if (date[0] && !itch) {
@@ -1018,6 +1033,7 @@ int main(int argc, char **argv)
 
 	memset(&sopt, 0, sizeof(sopt));
 	sopt.speed = speed;
+	sopt.skip_idle_ns = (uint64_t)(skip_idle * 1e9);
 	sopt.busy_poll = busy;
 	sopt.engine = d.engine;
 	sopt.no_flush_at_eof = d.rec != NULL;	/* wbd_pump flushes after the last fills */

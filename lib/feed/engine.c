@@ -139,17 +139,33 @@ void feed_engine_reset_state(struct feed_engine *e)
 			group_reset(e->group[i]);
 }
 
-int feed_engine_set_trading_date(struct feed_engine *e, int year, int month, int day)
+static void set_trading_midnight(struct feed_engine *e, uint64_t midnight)
 {
-	uint64_t midnight = year ? feed_et_midnight_of_date(year, month, day) : 0;
 	int i;
 
-	if (year && !midnight)
-		return -FEED_EINVAL;
 	e->trading_day_ns = midnight;
 	for (i = 0; i < FEED_SOURCE_COUNT; i++)
 		if (e->venue[i])
 			e->venue[i]->midnight_ns = FEED_MIDNIGHT_UNKNOWN;
+}
+
+int feed_engine_set_trading_date(struct feed_engine *e, int year, int month, int day)
+{
+	uint64_t midnight = year ? feed_et_midnight_of_date(year, month, day) : 0;
+
+	if (year && !midnight)
+		return -FEED_EINVAL;
+	set_trading_midnight(e, midnight);
+	return 0;
+}
+
+int feed_engine_set_trading_day_of(struct feed_engine *e, uint64_t utc_ns)
+{
+	uint64_t midnight = feed_et_midnight_ns(utc_ns);
+
+	if (!midnight)
+		return -FEED_EINVAL;
+	set_trading_midnight(e, midnight);
 	return 0;
 }
 

@@ -233,6 +233,12 @@ void feed_engine_reset_state(struct feed_engine *e);
  * back to the receive clock.
  */
 int feed_engine_set_trading_date(struct feed_engine *e, int year, int month, int day);
+/*
+ * The trading day (US/Eastern) that the epoch time utc_ns falls on: a
+ * replay's receive clock is now, its capture's clock gives the day. 0, or
+ * -FEED_EINVAL when utc_ns is no wall clock (before 1970-01-02).
+ */
+int feed_engine_set_trading_day_of(struct feed_engine *e, uint64_t utc_ns);
 
 /* ---- time (feed_time.c): the convention of event.h ------------------ */
 /* Epoch ns of the US/Eastern midnight that starts the day of utc_ns; 0 before 1970-01-02. */

@@ -36,6 +36,7 @@ struct gen_uqdf {
 	struct gen_sip_view view;
 	struct gen_sip_clock clock;	/* participant time -> SIP time */
 	bool started, error;
+	bool sent_any;		/* a data packet left (or was lost): idle heartbeats from then on */
 	uint64_t next_seq;
 	uint8_t pkt[UQDF_MAX_PAYLOAD];
 	uint32_t len, count;
@@ -82,15 +83,22 @@ static int send_packet(struct gen_uqdf *g, const uint8_t *p, uint32_t len, uint6
 		return -1;
 	g->sent += (uint64_t)n;
 	g->last_sent_ts = ts;
+	g->sent_any = true;
 	return 0;
 }
 
-/* MoldUDP64 heartbeats while idle: count 0, the next sequence. */
+/*
+ * MoldUDP64 heartbeats while idle: count 0, the next sequence. Only once
+ * the line has sent something: before that there is no idle stretch to
+ * fill, and heartbeats counted from time 0 put the capture's first frames
+ * at midnight, hours before the session (a replay at the recorded pace
+ * then waits for it).
+ */
 static int heartbeats_before(struct gen_uqdf *g, uint64_t ts)
 {
 	uint8_t p[MOLD_HEADER_LEN];
 
-	for (int n = 0; g->started && n < UQDF_MAX_HEARTBEATS &&
+	for (int n = 0; g->sent_any && n < UQDF_MAX_HEARTBEATS &&
 			ts > g->last_sent_ts + UQDF_HEARTBEAT_NS; n++) {
 		mold_header(g, p, g->count ? g->pkt_seq : g->next_seq, MOLD_HEARTBEAT);
 		if (send_packet(g, p, sizeof(p), g->last_sent_ts + UQDF_HEARTBEAT_NS))
@@ -113,6 +121,7 @@ static int flush_packet(struct gen_uqdf *g)
 	if (g->cfg.gap_every && g->packets % g->cfg.gap_every == 0) {
 		g->dropped++;
 		g->last_sent_ts = g->pkt_last_ts;
+		g->sent_any = true;
 	} else {
 		rc = send_packet(g, g->pkt, g->len, g->pkt_last_ts);
 		if (!rc && g->cfg.dup_every && g->packets % g->cfg.dup_every == 0) {

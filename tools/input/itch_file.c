@@ -4,6 +4,7 @@
 #include "feed/feed.h"
 #include "wire/bytes.h"
 #include "wire/moldudp64.h"
+#include "wire/itch50.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -75,6 +76,29 @@ int itch_file_name_date(const char *path, int *year, int *month, int *day)
 		if (digits)
 			p += digits - 1;
 	}
+	return 0;
+}
+
+int itch_file_trading_day(const char *path, const int given[3], int day[3], const char *also)
+{
+	const char *sep = also ? "; " : "", *tail = also ? also : "";
+
+	if (given[0]) {
+		memcpy(day, given, 3 * sizeof(day[0]));
+		fprintf(stderr, "%s: %s: trading day %04d-%02d-%02d (--date)%s%s\n",
+			program_invocation_short_name, path, day[0], day[1], day[2], sep, tail);
+		return 1;
+	}
+	if (itch_file_name_date(path, &day[0], &day[1], &day[2])) {
+		fprintf(stderr, "%s: %s: trading day %04d-%02d-%02d, from the file's name (MMDDYYYY; "
+			"--date gives another)%s%s\n", program_invocation_short_name, path, day[0], day[1],
+			day[2], sep, tail);
+		return 1;
+	}
+	day[0] = day[1] = day[2] = 0;
+	fprintf(stderr, "%s: warning: %s: no trading day (give --date YYYY-MM-DD; Nasdaq's names "
+		"hold it as MMDDYYYY): exch_ts is the time since midnight, on no day (1970-01-01 read "
+		"as epoch time)%s%s\n", program_invocation_short_name, path, sep, tail);
 	return 0;
 }
 
@@ -224,6 +248,7 @@ int itch_file_next_packet(struct itch_file *f, uint8_t *pkt, uint64_t *next_seq,
 	uint32_t len = MOLD_HEADER_LEN, count = 0;
 	int rc = 1;
 
+	f->packet_time_ns = 0;
 	if (f->pending_error) {
 		f->pending_error = 0;
 		return -1;
@@ -241,6 +266,9 @@ int itch_file_next_packet(struct itch_file *f, uint8_t *pkt, uint64_t *next_seq,
 		memcpy(pkt + len + MOLD_BLOCK_LENGTH_LEN, msg, mlen);
 		len += MOLD_BLOCK_LENGTH_LEN + mlen;
 		count++;
+		if (mlen >= ITCH_TIMESTAMP + ITCH_TIMESTAMP_LEN &&
+		    wire_be48(msg + ITCH_TIMESTAMP) > f->packet_time_ns)
+			f->packet_time_ns = wire_be48(msg + ITCH_TIMESTAMP);
 	}
 	if (!count)
 		return rc;

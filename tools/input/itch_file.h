@@ -26,6 +26,10 @@ struct itch_file {
 	uint8_t *buf;
 	size_t pos, len;
 	int eof;		/* gzread has nothing more */
+	/* itch_file_next_packet: the latest ITCH timestamp (ns since midnight)
+	 * of the packet's messages, the time a file source says it received
+	 * the packet (a BinaryFILE keeps no receive times). */
+	uint64_t packet_time_ns;
 };
 
 /* Open for reading. Returns 0, or -1 with a message naming the file;
@@ -40,6 +44,16 @@ int itch_file_open_read(struct itch_file *f, const char *path, char *err, size_t
  * holds no such date.
  */
 int itch_file_name_date(const char *path, int *year, int *month, int *day);
+
+/*
+ * A BinaryFILE's times are since midnight, its day is the reader's to
+ * give: given (--date: year, month, day; year 0: none), else the file's
+ * name's (itch_file_name_date). Says on stderr which, once, with `also`
+ * appended (NULL: nothing); with neither it warns that there is no day.
+ * Never today's: a historical file would take it silently. Returns 1 with
+ * the day in day[3], 0 when there is none.
+ */
+int itch_file_trading_day(const char *path, const int given[3], int day[3], const char *also);
 
 /*
  * The next message: 1 with *msg and *len (valid until the next call), 0 at the

@@ -76,6 +76,12 @@ struct pcap_src {
 	uint64_t first_ts, start_mono;
 	uint64_t last_ts;	/* the last frame's capture time */
 	int said_wait;
+	uint64_t skip_idle_ns;	/* see source_options */
+	uint64_t skipped_ns;	/* capture time skipped so far (--skip-idle) */
+	int said_skip;
+	/* The capture's trading day, [day_start, day_end) of its clock: the
+	 * engine's, since the receive times are now's. */
+	uint64_t day_start, day_end;
 };
 
 /*
@@ -97,6 +103,7 @@ static int pcap_src_open(struct source *s, const struct source_options *opt)
 		return -1;
 	}
 	p->speed = opt->speed;
+	p->skip_idle_ns = opt->skip_idle_ns;
 	p->no_flush_at_eof = opt->no_flush_at_eof;
 	s->priv = p;
 	return 0;
@@ -111,6 +118,52 @@ static void process_frame(struct source *s, struct feed_engine *e, const uint8_t
 		s->ctr.unmapped++;
 		unmapped_note(&s->unmapped, frame, len);
 	}
+}
+
+/*
+ * At the recorded pace the receive times are now's, so the feeds that give
+ * time since midnight (ITCH, PITCH) would take the replay's day while the
+ * ones with whole timestamps (XDP, CQS, UQDF) keep the capture's: the
+ * engine takes the capture's day instead, again when the capture's clock
+ * passes midnight. A capture without a wall clock has no day to give.
+ */
+static void pace_capture_day(struct pcap_src *p, struct feed_engine *e, uint64_t ts)
+{
+	uint64_t midnight;
+
+	if (ts >= p->day_start && ts < p->day_end)
+		return;
+	midnight = feed_et_midnight_ns(ts);
+	if (!midnight || feed_engine_set_trading_day_of(e, ts) < 0) {
+		p->day_start = p->day_end = 0;
+		return;
+	}
+	p->day_start = midnight;
+	/* Noon of the next day is on the next day, whatever the clock change. */
+	p->day_end = feed_et_midnight_ns(midnight + 36 * 3600 * 1000000000ull);
+}
+
+/* A frame read for pacing: where the replay's clock starts, the idle
+ * stretch --skip-idle shortens, the capture's day. */
+static void pace_new_frame(struct pcap_src *p, struct feed_engine *e, uint64_t ts)
+{
+	if (!p->first_ts) {
+		p->first_ts = ts;
+		p->start_mono = mono_ns();
+	} else if (p->skip_idle_ns && ts > p->last_ts + p->skip_idle_ns) {
+		uint64_t skip = ts - p->last_ts - p->skip_idle_ns;
+
+		if (!p->said_skip) {
+			p->said_skip = 1;
+			fprintf(stderr, "%s: --skip-idle %g: the capture idles %.1f s before its next "
+				"frame: replayed as %g s (every such stretch; said once)\n",
+				program_invocation_short_name, (double)p->skip_idle_ns / 1e9,
+				(double)(ts - p->last_ts) / 1e9, (double)p->skip_idle_ns / 1e9);
+		}
+		p->skipped_ns += skip;
+	}
+	p->last_ts = ts;
+	pace_capture_day(p, e, ts);
 }
 
 static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
@@ -146,19 +199,21 @@ static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 			/* Recorded pace times speed: the record is due when the
 			 * wall clock has advanced (ts - first) / speed. Packets
 			 * then carry the time they were "received" now. */
-			uint64_t due, now = mono_ns();
+			uint64_t due, now, elapsed, idle = p->held ? 0 : ts - p->last_ts;
 
-			if (!p->first_ts) {
-				p->first_ts = ts;
-				p->start_mono = now;
-			}
-			due = p->start_mono + (uint64_t)((double)(ts - p->first_ts) / p->speed);
+			if (!p->held)
+				pace_new_frame(p, e, ts);
+			now = mono_ns();
+			/* A frame older than the first (an unordered capture) is due at once. */
+			elapsed = ts > p->first_ts + p->skipped_ns ? ts - p->first_ts - p->skipped_ns : 0;
+			due = p->start_mono + (uint64_t)((double)elapsed / p->speed);
 			if (now < due && !p->held && !p->said_wait && due - now > PACE_WAIT_SAID_NS) {
 				p->said_wait = 1;
 				fprintf(stderr, "%s: --speed %g: the capture's next frame comes %.1f s of its "
 					"time after the last one: waiting %.0f s for it (the recorded pace; "
-					"said once)\n", program_invocation_short_name, p->speed,
-					(double)(ts - p->last_ts) / 1e9, (double)(due - now) / 1e9);
+					"--skip-idle SECONDS shortens such waits; said once)\n",
+					program_invocation_short_name, p->speed, (double)idle / 1e9,
+					(double)(due - now) / 1e9);
 			}
 			if (now < due) {
 				p->held = frame;
@@ -172,7 +227,6 @@ static int pcap_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 				return SOURCE_MORE;
 			}
 			p->held = NULL;
-			p->last_ts = ts;
 			ts = wall_ns();
 		}
 		process_frame(s, e, frame, len, ts, out);
@@ -205,29 +259,28 @@ struct itch_src {
 	struct itch_file f;
 	int line;
 	int date[3];		/* the trading day to set at the first pump; 0s: none */
+	uint64_t midnight_ns;	/* ET midnight of that day; 0: no day */
+	uint64_t recv_ns;	/* the last packet's receive time */
 	uint64_t next_seq;
 	uint8_t pkt[ITCH_FILE_PACKET_MAX];
 };
 
+#define ITCH_SRC_RECV_NOTE "recv_ts: the exchange time of each packet's last message (a " \
+	"BinaryFILE keeps no receive times)"
+
 /*
- * A BinaryFILE gives times since midnight, not the day: the day is --date,
- * else the one Nasdaq's file names carry, said on stderr; without either
- * the engine would take today's, which a historical file must not get
- * silently.
+ * A BinaryFILE gives times since midnight, not the day
+ * (itch_file_trading_day): without one, exch_ts stays the time since
+ * midnight, as wb-dump prints it. It keeps no receive times either: they
+ * are the exchange's (ITCH_SRC_RECV_NOTE), so that two runs over one file
+ * give the same bytes.
  */
-static void itch_src_trading_day(struct itch_src *p, const struct source_options *opt)
+static void itch_src_trading_day(struct itch_src *p, const struct source_options *opt,
+				 struct source *s)
 {
-	if (opt->date[0]) {
-		memcpy(p->date, opt->date, sizeof(p->date));
-	} else if (itch_file_name_date(opt->path, &p->date[0], &p->date[1], &p->date[2])) {
-		fprintf(stderr, "%s: %s: trading day %04d-%02d-%02d, from the file's name "
-			"(MMDDYYYY; --date gives another)\n", program_invocation_short_name, opt->path,
-			p->date[0], p->date[1], p->date[2]);
-	} else {
-		fprintf(stderr, "%s: warning: %s: no trading day (give --date YYYY-MM-DD; Nasdaq's "
-			"names hold it as MMDDYYYY): the exchange times take the receive clock's "
-			"day, today\n", program_invocation_short_name, opt->path);
-	}
+	if (itch_file_trading_day(opt->path, opt->date, p->date, ITCH_SRC_RECV_NOTE))
+		p->midnight_ns = feed_et_midnight_of_date(p->date[0], p->date[1], p->date[2]);
+	s->recv_ts_note = ITCH_SRC_RECV_NOTE;
 }
 
 static int itch_src_open(struct source *s, const struct source_options *opt)
@@ -253,7 +306,7 @@ static int itch_src_open(struct source *s, const struct source_options *opt)
 	p->line = opt->line;
 	p->next_seq = 1;
 	s->priv = p;
-	itch_src_trading_day(p, opt);
+	itch_src_trading_day(p, opt, s);
 	return 0;
 }
 
@@ -269,6 +322,7 @@ static int itch_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 	}
 	for (done = 0; done < budget; done++) {
 		int len = itch_file_next_packet(&p->f, p->pkt, &p->next_seq, s->err, sizeof(s->err));
+		uint64_t recv;
 
 		if (len < 0)
 			return SOURCE_ERROR;
@@ -281,7 +335,12 @@ static int itch_src_pump(struct source *s, struct feed_engine *e, struct wb_ring
 		}
 		s->ctr.packets++;
 		s->ctr.bytes += (uint64_t)len;
-		feed_process_payload(e, p->line, p->pkt, (uint32_t)len, wall_ns(), out);
+		/* Received once its last message was sent (the latest exchange time
+		 * of its messages); never before the packet before it. */
+		recv = p->midnight_ns + p->f.packet_time_ns;
+		if (recv > p->recv_ns)
+			p->recv_ns = recv;
+		feed_process_payload(e, p->line, p->pkt, (uint32_t)len, p->recv_ns, out);
 	}
 	return SOURCE_MORE;
 }

@@ -36,6 +36,8 @@ struct source_options {
 	const char *path;	/* pcap, itch-file */
 	const char *iface;	/* afpacket */
 	double speed;		/* pcap: 0 = as fast as possible, X = recorded pace times X */
+	uint64_t skip_idle_ns;	/* pcap with speed: capture-time gaps longer than this are
+				 * replayed as this long (0: the recorded pace throughout) */
 	int busy_poll;		/* afpacket: spin on the ring, SO_BUSY_POLL on the socket */
 	int line;		/* itch-file: feed line index the messages belong to */
 	int date[3];		/* itch-file: the trading day (--date: year, month, day);
@@ -68,6 +70,10 @@ struct source {
 	void *priv;
 	struct source_counters ctr;
 	struct unmapped_seen unmapped;	/* where the unmapped frames went */
+	/* How recv_ts was made when the input keeps no receive times (a
+	 * BinaryFILE), for a tool to record beside its output; NULL: the
+	 * receive clock, or the capture's record times. */
+	const char *recv_ts_note;
 	char err[512];
 };
 
