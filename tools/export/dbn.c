@@ -305,22 +305,48 @@ static uint8_t *out_record(struct dbn_out *o, size_t len, uint16_t inst)
 	return o->group + o->group_len - len;
 }
 
-/* A venue's book of an instrument, n levels a side, as DBN levels. */
-static void book_levels(const struct venue_books *vb, uint8_t venue, uint16_t inst,
-			struct dbn_level *lv, unsigned n)
+/* One side's n best levels, less an order that is not there yet (minus). */
+static unsigned side_levels(const struct venue_books *vb, uint8_t venue, uint16_t inst,
+			    uint8_t side, struct venue_level *out, unsigned n,
+			    const struct order_action *minus)
 {
-	struct venue_level side[MBP_MAX_LEVELS];
+	unsigned k = venue_books_depth(vb, venue, inst, side, out, n + 1);
+
+	if (minus && (minus->side == 'B' ? WB_SIDE_BUY : WB_SIDE_SELL) == side)
+		for (unsigned i = 0; i < k; i++) {
+			if (out[i].price != minus->price)
+				continue;
+			out[i].qty -= out[i].qty > minus->size ? minus->size : out[i].qty;
+			out[i].orders -= out[i].orders ? 1 : 0;
+			if (!out[i].orders) {
+				memmove(&out[i], &out[i + 1], (k - i - 1) * sizeof(*out));
+				k--;
+			}
+			break;
+		}
+	return k < n ? k : n;
+}
+
+/*
+ * A venue's book of an instrument, n levels a side, as DBN levels. minus:
+ * an add later in the same event (a replace's new order), which the book
+ * after the event holds but the replace's cancel record must not show.
+ */
+static void book_levels(const struct venue_books *vb, uint8_t venue, uint16_t inst,
+			struct dbn_level *lv, unsigned n, const struct order_action *minus)
+{
+	struct venue_level side[MBP_MAX_LEVELS + 1];
 	unsigned k;
 
 	for (unsigned i = 0; i < n; i++)
 		lv[i] = (struct dbn_level){ .bid_px = DBN_PRICE_UNDEF, .ask_px = DBN_PRICE_UNDEF };
-	k = venue_books_depth(vb, venue, inst, WB_SIDE_BUY, side, n);
+	k = side_levels(vb, venue, inst, WB_SIDE_BUY, side, n, minus);
 	for (unsigned i = 0; i < k; i++) {
 		lv[i].bid_px = dbn_price(side[i].price);
 		lv[i].bid_sz = (uint32_t)side[i].qty;
 		lv[i].bid_ct = side[i].orders;
 	}
-	k = venue_books_depth(vb, venue, inst, WB_SIDE_SELL, side, n);
+	k = side_levels(vb, venue, inst, WB_SIDE_SELL, side, n, minus);
 	for (unsigned i = 0; i < k; i++) {
 		lv[i].ask_px = dbn_price(side[i].price);
 		lv[i].ask_sz = (uint32_t)side[i].qty;
@@ -379,7 +405,7 @@ static void encode_mbp_now(uint8_t *out, const struct venue_books *vb, const str
 	struct dbn_record r;
 	char side = a->action == 'T' ? (a->side == 'B' ? 'A' : a->side == 'A' ? 'B' : 'N') : a->side;
 
-	book_levels(vb, ev->venue, a->instrument, lv, n);
+	book_levels(vb, ev->venue, a->instrument, lv, n, NULL);
 	record_of(&r, ev, a);
 	level_of(lv, n, side, a->price, &r.depth);	/* a trade's level: the resting side's */
 	dbn_encode_mbp(out, &r, lv, n);
@@ -400,13 +426,13 @@ void dbn_writer_before(struct dbn_writer *w, const struct venue_books *vb,
 
 /* The MBP-n record of a book change, when it is within the n levels. */
 static void mbp_after(struct dbn_out *o, const struct venue_books *vb, const struct wb_event *ev,
-		      const struct order_action *a, unsigned n)
+		      const struct order_action *a, unsigned n, const struct order_action *minus)
 {
 	struct dbn_level lv[MBP_MAX_LEVELS];
 	struct dbn_record r;
 	uint8_t *p;
 
-	book_levels(vb, ev->venue, a->instrument, lv, n);
+	book_levels(vb, ev->venue, a->instrument, lv, n, minus);
 	record_of(&r, ev, a);
 	if (!level_of(lv, n, a->side, a->price, &r.depth))
 		return;
@@ -421,7 +447,7 @@ void dbn_writer_after(struct dbn_writer *w, const struct venue_books *vb,
 	const struct wb_event *ev = se->ev;
 
 	for (unsigned i = 0; i < se->n; i++) {
-		const struct order_action *a = &se->act[i];
+		const struct order_action *a = &se->act[i], *minus;
 		struct dbn_record r;
 		uint8_t *p;
 
@@ -447,10 +473,11 @@ void dbn_writer_after(struct dbn_writer *w, const struct venue_books *vb,
 		}
 		if (a->action == 'F')
 			continue;	/* MBP has no fills: the cancel after it shows */
+		minus = i + 1 < se->n && se->act[i + 1].action == 'A' ? &se->act[i + 1] : NULL;
 		if (w->want & DBN_WANT_MBP_1)
-			mbp_after(&w->out[OUT_MBP_1], vb, ev, a, 1);
+			mbp_after(&w->out[OUT_MBP_1], vb, ev, a, 1, minus);
 		if (w->want & DBN_WANT_MBP_10)
-			mbp_after(&w->out[OUT_MBP_10], vb, ev, a, 10);
+			mbp_after(&w->out[OUT_MBP_10], vb, ev, a, 10, minus);
 	}
 }
 
