@@ -1106,6 +1106,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-export: --schema applies to --format dbn\n");
 		return 2;
 	}
+	if (schemas && !export_sink_schemas_known(schemas)) {
+		fprintf(stderr, "wb-export: --schema %s: expected a list of mbo, mbp-1, mbp-10, "
+			"trades\n", schemas);
+		return 2;
+	}
 	if (date[0] && !itch) {
 		fprintf(stderr, "wb-export: --date applies to --itch-file only (a capture's record "
 			"times give the day)\n");

@@ -69,16 +69,11 @@ def expected_mbo(rows):
         if kind == 'ADD':
             orders[key] = [side, px, qty]
             emit('A', side, px, qty, oid)
-        elif kind in ('EXEC', 'EXECP'):
-            tpx = px if kind == 'EXECP' else rest
-            emit('T', opposite(side), tpx, qty, 0)
-            emit('F', side, tpx, qty, oid)
-            emit('C', side, rest, qty, oid)
-            if o:
-                o[2] -= qty
-                if o[2] <= 0:
-                    del orders[key]
-        elif kind == 'REDUCE':
+        elif kind in ('EXEC', 'EXECP', 'REDUCE'):
+            if kind != 'REDUCE':
+                tpx = px if kind == 'EXECP' else rest
+                emit('T', opposite(side), tpx, qty, 0)
+                emit('F', side, tpx, qty, oid)
             emit('C', side, rest, qty, oid)
             if o:
                 o[2] -= qty

@@ -42,7 +42,7 @@ ls -A "$T/dbn" "$T/hftbacktest" | grep -q '^\.' && bad "temporary files left in 
 	ok "--schema mbo,trades: those two files, the same mbo" || bad "--schema mbo,trades: $(ls "$T/two")"
 
 "$B/wb-export" --format dbn --schema mbp-5 --feeds "$ROOT/feeds.conf" "$T/day.pcap" "$T/bad1" 2>"$T/bad1.err"
-[ $? -ne 0 ] && grep -q 'expected a list of mbo' "$T/bad1.err" && ok "--schema mbp-5 refused" ||
+[ $? -eq 2 ] && grep -q 'expected a list of mbo' "$T/bad1.err" && ok "--schema mbp-5: exit 2" ||
 	bad "--schema mbp-5: $(cat "$T/bad1.err")"
 "$B/wb-export" --format csv --schema mbo --feeds "$ROOT/feeds.conf" "$T/day.pcap" "$T/bad2" 2>"$T/bad2.err"
 [ $? -eq 2 ] && grep -q -- '--schema applies to --format dbn' "$T/bad2.err" &&

@@ -129,6 +129,11 @@ int export_sink_format(const char *format)
 	return !strcmp(format, "dbn") || !strcmp(format, "hftbacktest");
 }
 
+int export_sink_schemas_known(const char *list)
+{
+	return dbn_schemas(list) != 0;
+}
+
 struct export_sink *export_sink_open(const char *format, const char *path, const char *schemas,
 				     char *err, size_t errlen)
 {

@@ -50,6 +50,8 @@ struct export_sink;
 
 /* 1 for the formats a sink writes (dbn, hftbacktest). */
 int export_sink_format(const char *format);
+/* 1 when a dbn --schema LIST names only known schemas. */
+int export_sink_schemas_known(const char *list);
 /* OUTPUT is a directory (made if missing). schemas: dbn's --schema list or NULL. */
 struct export_sink *export_sink_open(const char *format, const char *path, const char *schemas,
 				     char *err, size_t errlen);
