@@ -129,11 +129,12 @@ static void spill(struct hbt_writer *w, struct hbt_asset *a, unsigned lv)
 static void add_row(struct hbt_writer *w, uint8_t venue, uint16_t inst, unsigned lv,
 		    const struct hbt_row *r)
 {
-	struct hbt_asset **slot = &w->asset[(size_t)venue * INSTRUMENTS + inst];
+	struct hbt_asset **slot;
 	struct hbt_stream *s;
 
 	if (venue >= VENUE_SLOTS || !inst)
 		return;
+	slot = &w->asset[(size_t)venue * INSTRUMENTS + inst];
 	if (!*slot) {
 		*slot = calloc(1, sizeof(**slot));
 		if (!*slot) {
