@@ -64,7 +64,9 @@ def expected_mbo(rows):
 
         o = orders.get(key)
         side = o[0] if o else {'B': 'B', 'S': 'A'}.get(r['side'], 'N')
-        rest = o[1] if o else (px or None) if kind not in ('EXECP',) else None
+        # the resting price: the order's own, else the one the feed states
+        # (a replace's or modify's price is the new one)
+        rest = o[1] if o else (px or None) if kind in ('EXEC', 'REDUCE', 'DELETE') else None
         left = o[2] if o else 0
         if kind == 'ADD':
             orders[key] = [side, px, qty]

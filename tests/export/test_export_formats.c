@@ -266,6 +266,13 @@ START_TEST(actions_follow_the_order)
 	ck_assert_uint_eq(order_actions(vb, &ev, a), 1);
 	ck_assert_int_eq(a[0].side, 'N');
 	ck_assert_int_eq(a[0].price, SINK_PRICE_NONE);
+	/* a replace of an unknown order: its price is the new order's, not the old one's */
+	ev = order_event(WB_EV_REPLACE, 12, 1020000000, 10);
+	ev.u.order.ref = 14;
+	ck_assert_uint_eq(order_actions(vb, &ev, a), 2);
+	ck_assert_int_eq(a[0].price, SINK_PRICE_NONE);
+	ck_assert_int_eq(a[1].side, 'N');
+	ck_assert_int_eq(a[1].price, 1020000000);
 
 	ev = order_event(WB_EV_TRADE_BREAK, 0, 0, 0);
 	ck_assert_uint_eq(order_actions(vb, &ev, a), 0);

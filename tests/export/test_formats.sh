@@ -29,6 +29,18 @@ sed "s/^\(PASS\|FAIL\|SKIP\) /\1 $NAME: /" "$T/check.out"
 grep -q '^PASS' "$T/check.out" && ! grep -q '^FAIL' "$T/check.out" && [ "$(grep -c . "$T/check.out")" -gt 5 ] ||
 	{ FAILS=$((FAILS + 1)); grep -v '^\(PASS\|FAIL\|SKIP\)' "$T/check.out" | head -20; }
 
+# a lossy day (gaps, duplicates): orders the books never saw
+"$B/wb-gen" -s 5 --pitch --xdp -n 40000 --symbols 30 --gap-every 97 --dup-every 50 \
+	-o "$T/lossy.pcap" >/dev/null 2>&1 || bad "wb-gen (lossy) failed"
+for f in csv dbn hftbacktest; do
+	"$B/wb-export" -q --format $f --feeds "$ROOT/feeds.conf" "$T/lossy.pcap" "$T/lossy-$f" ||
+		bad "lossy day: --format $f failed"
+done
+"$PY" "$HERE/check_formats.py" "$T/lossy-csv" "$T/lossy-dbn" "$T/lossy-hftbacktest" >"$T/lossy.out" 2>&1
+grep -q '^PASS' "$T/lossy.out" && ! grep -q '^FAIL' "$T/lossy.out" &&
+	ok "a lossy day (gaps, duplicates): $(grep -c '^PASS' "$T/lossy.out") checks of check_formats.py pass" ||
+	{ bad "a lossy day:"; grep -v '^PASS' "$T/lossy.out" | head -20; }
+
 "$B/wb-export" -q --format dbn --feeds "$ROOT/feeds.conf" "$T/day.pcap" "$T/dbn2" &&
 	"$B/wb-export" -q --format hftbacktest --feeds "$ROOT/feeds.conf" "$T/day.pcap" "$T/hbt2" &&
 	diff -r "$T/dbn" "$T/dbn2" >/dev/null && diff -r "$T/hftbacktest" "$T/hbt2" >/dev/null &&

@@ -312,7 +312,7 @@ static unsigned side_levels(const struct venue_books *vb, uint8_t venue, uint16_
 {
 	unsigned k = venue_books_depth(vb, venue, inst, side, out, n + 1);
 
-	if (minus && (minus->side == 'B' ? WB_SIDE_BUY : WB_SIDE_SELL) == side)
+	if (minus && (minus->side == 'B' ? WB_SIDE_BUY : minus->side == 'A' ? WB_SIDE_SELL : 0) == side)
 		for (unsigned i = 0; i < k; i++) {
 			if (out[i].price != minus->price)
 				continue;

@@ -73,9 +73,10 @@ unsigned order_actions(const struct venue_books *vb, const struct wb_event *ev,
 			side = side_char(info.side);
 			rest = info.price;
 			left = info.qty;
-		} else if (ev->kind != WB_EV_EXECUTE_AT_PRICE && o->price) {
+		} else if ((ev->kind == WB_EV_EXECUTE || ev->kind == WB_EV_REDUCE ||
+			    ev->kind == WB_EV_DELETE) && o->price) {
 			rest = o->price;	/* a feed that states the resting price */
-		}
+		}			/* (a replace's or modify's price is the new one) */
 		break;
 	default:
 		break;
