@@ -5,7 +5,10 @@
  * (F_LAST is known only at a packet's end); at the close, when the
  * symbols and the time range are known, the metadata and the records
  * make OUTPUT/SCHEMA.dbn.zst (zstd, when built with libzstd: WB_ZSTD) or
- * OUTPUT/SCHEMA.dbn.
+ * OUTPUT/SCHEMA.dbn. With zstd the records file is compressed too (fast
+ * level): a day's MBP-10 would otherwise need its whole size on disk
+ * twice. The final file is one frame, metadata and records, as
+ * Databento's are: some readers stop at a frame's end.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +25,7 @@
 
 #define INSTRUMENTS 65536u
 #define COPY_CHUNK (1u << 20)
+#define ZBUF_LEN (COPY_CHUNK + 4096)
 #define MBP_MAX_LEVELS 10
 
 enum { OUT_MBO, OUT_MBP_1, OUT_MBP_10, OUT_TRADES, OUT_COUNT };
@@ -235,6 +239,10 @@ struct dbn_out {
 	size_t group_n, group_inst_cap;
 	uint64_t records;
 	int failed;
+#ifdef WB_ZSTD
+	ZSTD_CCtx *tz;			/* the records file's compressor */
+	uint8_t *tzbuf;
+#endif
 };
 
 struct dbn_writer {
@@ -267,6 +275,14 @@ struct dbn_writer *dbn_writer_open(const char *dir, unsigned want, char *err, si
 			 dbn_zstd() ? ".zst" : "");
 		snprintf(o->tmp_path, sizeof(o->tmp_path), "%s/.%s.records", dir, out_kind[i].name);
 		o->tmp = fopen(o->tmp_path, "wb");
+#ifdef WB_ZSTD
+		o->tz = ZSTD_createCCtx();
+		o->tzbuf = malloc(ZBUF_LEN);
+		if (o->tz)
+			ZSTD_CCtx_setParameter(o->tz, ZSTD_c_compressionLevel, 1);
+		if (!o->tz || !o->tzbuf)
+			o->failed = 1;
+#endif
 		if (!o->tmp) {
 			snprintf(err, errlen, "%s: %s", o->tmp_path, strerror(errno));
 			dbn_writer_close(w, NULL, err, 0);
@@ -481,6 +497,20 @@ void dbn_writer_after(struct dbn_writer *w, const struct venue_books *vb,
 	}
 }
 
+static int put(FILE *f, void *zc, const void *buf, size_t n, int end, uint8_t *zbuf, size_t zcap);
+
+/* Append to the records file (through its compressor; end: the frame's end). */
+static void tmp_write(struct dbn_out *o, const void *buf, size_t n, int end)
+{
+#ifdef WB_ZSTD
+	if (!o->failed && put(o->tmp, o->tz, buf, n, end, o->tzbuf, ZBUF_LEN) < 0)
+		o->failed = 1;
+#else
+	if (!end && fwrite(buf, 1, n, o->tmp) != n)
+		o->failed = 1;
+#endif
+}
+
 void dbn_writer_flush(struct dbn_writer *w)
 {
 	for (unsigned k = 0; k < OUT_COUNT; k++) {
@@ -499,8 +529,7 @@ void dbn_writer_flush(struct dbn_writer *w)
 				o->group[i * len + out_kind[k].flags_at] |= DBN_F_LAST;
 			}
 		}
-		if (fwrite(o->group, 1, o->group_len, o->tmp) != o->group_len)
-			o->failed = 1;
+		tmp_write(o, o->group, o->group_len, 0);
 		o->records += o->group_n;
 		o->group_len = 0;
 		o->group_n = 0;
@@ -575,7 +604,7 @@ static int finish(struct dbn_writer *w, unsigned k, const char (*ticker)[9], cha
 		  size_t errlen)
 {
 	struct dbn_out *o = &w->out[k];
-	size_t mlen, n, zcap = COPY_CHUNK + 4096;
+	size_t mlen, n, zcap = ZBUF_LEN;
 	uint8_t *meta = metadata_bytes(w, k, ticker, &mlen);
 	uint8_t *buf = malloc(COPY_CHUNK), *zbuf = malloc(zcap);
 	void *zc = NULL;
@@ -586,7 +615,8 @@ static int finish(struct dbn_writer *w, unsigned k, const char (*ticker)[9], cha
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (o->failed || fflush(o->tmp) || fseek(o->tmp, 0, SEEK_SET)) {
+	tmp_write(o, NULL, 0, 1);
+	if (o->failed || fflush(o->tmp)) {
 		snprintf(err, errlen, "%s: could not write the records", o->tmp_path);
 		goto out;
 	}
@@ -608,9 +638,33 @@ static int finish(struct dbn_writer *w, unsigned k, const char (*ticker)[9], cha
 	o->tmp = freopen(o->tmp_path, "rb", o->tmp);
 	if (!o->tmp)
 		goto werr;
+#ifdef WB_ZSTD
+	{
+		/* the records file's frame, decompressed into the final frame */
+		ZSTD_DCtx *dz = ZSTD_createDCtx();
+		uint8_t *plain = malloc(COPY_CHUNK);
+		int bad = !dz || !plain;
+
+		while (!bad && (n = fread(buf, 1, COPY_CHUNK, o->tmp)) > 0) {
+			ZSTD_inBuffer in = { buf, n, 0 };
+
+			while (!bad && in.pos < in.size) {
+				ZSTD_outBuffer po = { plain, COPY_CHUNK, 0 };
+
+				bad = ZSTD_isError(ZSTD_decompressStream(dz, &po, &in)) ||
+				      put(f, zc, plain, po.pos, 0, zbuf, zcap) < 0;
+			}
+		}
+		ZSTD_freeDCtx(dz);
+		free(plain);
+		if (bad)
+			goto werr;
+	}
+#else
 	while ((n = fread(buf, 1, COPY_CHUNK, o->tmp)) > 0)
 		if (put(f, zc, buf, n, 0, zbuf, zcap) < 0)
 			goto werr;
+#endif
 	if (put(f, zc, buf, 0, 1, zbuf, zcap) < 0)
 		goto werr;
 	rc = 0;
@@ -647,6 +701,10 @@ int dbn_writer_close(struct dbn_writer *w, const char (*ticker)[9], char *err, s
 			remove(o->tmp_path);
 		free(o->group);
 		free(o->group_inst);
+#ifdef WB_ZSTD
+		ZSTD_freeCCtx(o->tz);
+		free(o->tzbuf);
+#endif
 	}
 	free(w->seen);
 	free(w);
