@@ -4,7 +4,7 @@
  * their sources: docs/specs/hftbacktest.md). Each asset's rows gather in
  * a small buffer that spills to OUTPUT/.SYMBOL.VENUE.LEVEL.rows; at the
  * close, when the row counts are known, each asset's .npz is written: a
- * zip archive with one stored (uncompressed) member, data.npy.
+ * zip archive with one deflated member, data.npy (as numpy.savez_compressed).
  */
 #include <errno.h>
 #include <limits.h>
@@ -214,25 +214,31 @@ void hbt_writer_after(struct hbt_writer *w, const struct sink_event *se)
 	}
 }
 
-/* ---- .npz: a zip of data.npy, stored ---------------------------------------- */
+/* ---- .npz: a zip of data.npy, deflated ------------------------------------- */
 
-static void zip_local(uint8_t *p, uint32_t crc, uint32_t size)
+struct zip_entry {
+	uint32_t crc;
+	uint64_t csize, usize;
+};
+
+static void zip_local(uint8_t *p, const struct zip_entry *e)
 {
 	wire_put_le32(p, 0x04034b50);
 	wire_put_le16(p + 4, 20);	/* version needed: 2.0 */
 	wire_put_le16(p + 6, 0);	/* flags */
-	wire_put_le16(p + 8, 0);	/* method: stored */
+	wire_put_le16(p + 8, 8);	/* method: deflate */
 	wire_put_le16(p + 10, 0);	/* time 00:00 */
 	wire_put_le16(p + 12, 0x21);	/* date 1980-01-01: files equal for equal input */
-	wire_put_le32(p + 14, crc);
-	wire_put_le32(p + 18, size);
-	wire_put_le32(p + 22, size);
+	wire_put_le32(p + 14, e->crc);
+	wire_put_le32(p + 18, e->csize);
+	wire_put_le32(p + 22, e->usize);
 	wire_put_le16(p + 26, sizeof(NPY_NAME) - 1);
 	wire_put_le16(p + 28, 0);
 	memcpy(p + 30, NPY_NAME, sizeof(NPY_NAME) - 1);
 }
 
-static void zip_central(uint8_t *p, uint32_t crc, uint32_t size)
+/* The central directory and its end: 46 + name + 22 bytes. */
+static void zip_central(uint8_t *p, const struct zip_entry *e)
 {
 	size_t name = sizeof(NPY_NAME) - 1, cd = 46 + name;
 
@@ -240,17 +246,16 @@ static void zip_central(uint8_t *p, uint32_t crc, uint32_t size)
 	wire_put_le16(p + 4, 20);	/* made by */
 	wire_put_le16(p + 6, 20);	/* needed */
 	wire_put_le16(p + 8, 0);
-	wire_put_le16(p + 10, 0);
+	wire_put_le16(p + 10, 8);
 	wire_put_le16(p + 12, 0);
 	wire_put_le16(p + 14, 0x21);
-	wire_put_le32(p + 16, crc);
-	wire_put_le32(p + 20, size);
-	wire_put_le32(p + 24, size);
+	wire_put_le32(p + 16, e->crc);
+	wire_put_le32(p + 20, e->csize);
+	wire_put_le32(p + 24, e->usize);
 	wire_put_le16(p + 28, name);
 	memset(p + 30, 0, 12);		/* extra, comment, disk, attributes */
 	wire_put_le32(p + 42, 0);	/* the local header's offset */
 	memcpy(p + 46, NPY_NAME, name);
-	/* end of central directory */
 	p += cd;
 	wire_put_le32(p, 0x06054b50);
 	wire_put_le16(p + 4, 0);
@@ -258,57 +263,92 @@ static void zip_central(uint8_t *p, uint32_t crc, uint32_t size)
 	wire_put_le16(p + 8, 1);
 	wire_put_le16(p + 10, 1);
 	wire_put_le32(p + 12, cd);
-	wire_put_le32(p + 16, 30 + name + size);
+	wire_put_le32(p + 16, 30 + name + e->csize);
 	wire_put_le16(p + 20, 0);
+}
+
+/* Deflate n bytes (flush: the stream's end) into f. */
+static int deflate_out(z_stream *z, FILE *f, const void *in, size_t n, int flush,
+		       struct zip_entry *e, uint8_t *out, size_t cap)
+{
+	int r;
+
+	z->next_in = (Bytef *)in;
+	z->avail_in = (uInt)n;
+	if (n)	/* crc32() of a null buffer is the initial value, not crc */
+		e->crc = (uint32_t)crc32(e->crc, (const Bytef *)in, (uInt)n);
+	e->usize += n;
+	do {
+		z->next_out = out;
+		z->avail_out = (uInt)cap;
+		r = deflate(z, flush ? Z_FINISH : Z_NO_FLUSH);
+		if (r == Z_STREAM_ERROR)
+			return -1;
+		n = cap - z->avail_out;
+		if (fwrite(out, 1, n, f) != n)
+			return -1;
+		e->csize += n;
+	} while (z->avail_out == 0 || (flush && r != Z_STREAM_END));
+	return 0;
 }
 
 static int write_npz(struct hbt_writer *w, struct hbt_asset *a, unsigned lv, const char *symbol)
 {
 	struct hbt_stream *s = &a->s[lv];
 	char path[PATH_MAX], rows[PATH_MAX], hdr[1024];
-	uint8_t local[64], central[128], *buf = NULL;
+	uint8_t local[64], central[128], *buf = NULL, *zout = NULL;
 	size_t hlen = hbt_npy_header(hdr, sizeof(hdr), s->rows), n;
-	uint64_t size = hlen + s->rows * HBT_ROW_LEN;
-	uLong crc = crc32(0L, (const Bytef *)hdr, (uInt)hlen);
+	struct zip_entry e = { 0, 0, 0 };
+	const size_t name = sizeof(NPY_NAME) - 1;
+	z_stream z;
+	int zinit = 0, rc = -1;
 	FILE *f = NULL, *in = NULL;
-	int rc = -1;
 
 	snprintf(path, sizeof(path), "%s/%s.%s.%s.npz", w->dir, symbol,
 		 wb_venue_name(a->venue), level_name[lv]);
-	if (size > 0xffffffffull - 1024) {	/* zip64 is not written */
+	if (hlen + s->rows * HBT_ROW_LEN > 0xffffffffull - 1024) {	/* zip64 is not written */
 		snprintf(w->err, sizeof(w->err), "%.200s: over 4 GB (zip64 is not written)", path);
 		return -1;
 	}
 	spill(w, a, lv);
 	rows_path(w, a, lv, rows, sizeof(rows));
 	buf = malloc(COPY_CHUNK);
+	zout = malloc(COPY_CHUNK);
 	f = fopen(path, "wb");
 	in = s->spilled ? fopen(rows, "rb") : NULL;
-	if (!buf || !f || (s->spilled && !in)) {
+	if (!buf || !zout || !f || (s->spilled && !in)) {
 		snprintf(w->err, sizeof(w->err), "%.200s: %s", f ? rows : path, strerror(errno));
 		goto out;
 	}
-	/* the CRC is known only after the data: a placeholder, patched after */
-	zip_local(local, 0, (uint32_t)size);
-	if (fwrite(local, 1, 30 + sizeof(NPY_NAME) - 1, f) != 30 + sizeof(NPY_NAME) - 1 ||
-	    fwrite(hdr, 1, hlen, f) != hlen)
+	memset(&z, 0, sizeof(z));
+	/* raw deflate (zip has its own header), fast: rows repeat a lot */
+	if (deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		goto werr;
-	while (in && (n = fread(buf, 1, COPY_CHUNK, in)) > 0) {
-		crc = crc32(crc, buf, (uInt)n);
-		if (fwrite(buf, 1, n, f) != n)
+	zinit = 1;
+	e.crc = (uint32_t)crc32(0L, Z_NULL, 0);
+	/* sizes and CRC are known only after the data: patched after */
+	zip_local(local, &e);
+	if (fwrite(local, 1, 30 + name, f) != 30 + name ||
+	    deflate_out(&z, f, hdr, hlen, 0, &e, zout, COPY_CHUNK) < 0)
+		goto werr;
+	while (in && (n = fread(buf, 1, COPY_CHUNK, in)) > 0)
+		if (deflate_out(&z, f, buf, n, 0, &e, zout, COPY_CHUNK) < 0)
 			goto werr;
-	}
-	zip_central(central, (uint32_t)crc, (uint32_t)size);
-	if (fwrite(central, 1, 46 + 22 + sizeof(NPY_NAME) - 1, f) != 46 + 22 + sizeof(NPY_NAME) - 1)
+	if (deflate_out(&z, f, NULL, 0, 1, &e, zout, COPY_CHUNK) < 0)
 		goto werr;
-	zip_local(local, (uint32_t)crc, (uint32_t)size);
-	if (fseek(f, 14, SEEK_SET) || fwrite(local + 14, 1, 4, f) != 4)
+	zip_central(central, &e);
+	if (fwrite(central, 1, 46 + name + 22, f) != 46 + name + 22)
+		goto werr;
+	zip_local(local, &e);
+	if (fseek(f, 14, SEEK_SET) || fwrite(local + 14, 1, 12, f) != 12)
 		goto werr;
 	rc = 0;
 	goto out;
 werr:
 	snprintf(w->err, sizeof(w->err), "%.200s: write failed", path);
 out:
+	if (zinit)
+		deflateEnd(&z);
 	if (f && fclose(f) && !rc) {
 		snprintf(w->err, sizeof(w->err), "%.200s: %s", path, strerror(errno));
 		rc = -1;
@@ -318,6 +358,7 @@ out:
 	if (s->spilled)
 		remove(rows);
 	free(buf);
+	free(zout);
 	return rc;
 }
 
