@@ -11,7 +11,9 @@ EXPORT_SRC := tools/wb-export.c $(wildcard tools/export/*.c)
 
 $(O)/.export-hdf5: FORCE
 	@mkdir -p $(O)
-	@echo '$(EXPORT_HDF5) $(HDF5_LIBS)' | cmp -s - $@ || echo '$(EXPORT_HDF5) $(HDF5_LIBS)' > $@
+	@echo '$(EXPORT_HDF5) $(HDF5_LIBS) $(EXPORT_ZSTD)' | cmp -s - $@ || \
+		echo '$(EXPORT_HDF5) $(HDF5_LIBS) $(EXPORT_ZSTD)' > $@
 
 $(O)/wb-export: $(EXPORT_SRC) $(wildcard tools/export/*.h) $(LIBS) $(HEADERS) $(O)/.export-hdf5
-	$(CC) $(CFLAGS_WB) $(OPT) $(EXPORT_HDF5) $(EXPORT_SRC) -o $@ $(LIBS) $(LDLIBS_WB) $(HDF5_LIBS)
+	$(CC) $(CFLAGS_WB) $(OPT) $(EXPORT_HDF5) $(EXPORT_ZSTD) $(EXPORT_SRC) -o $@ $(LIBS) $(LDLIBS_WB) \
+		$(HDF5_LIBS) $(ZSTD_LIBS)

@@ -23,13 +23,15 @@ while [ $# -gt 0 ]; do
 done
 
 # help2man makes the tools' man pages from their --help.
-build=(build-essential pkg-config libpcap-dev libnuma-dev libhwloc-dev zlib1g-dev python3 help2man)
+# libzstd-dev: wb-export --format dbn writes .dbn.zst (without it, plain .dbn).
+build=(build-essential pkg-config libpcap-dev libnuma-dev libhwloc-dev zlib1g-dev libzstd-dev python3 help2man)
 # What the tests add: sanitizers and fuzzers (clang), Check, tcpreplay and
 # iproute2 (veth, namespaces), gnuplot (latency plots), curl-free HTTP via
 # python3, abidiff (abigail-tools: libwirebook's ABI check), libhdf5 and
 # h5py (wb-export --format hdf5 and its test; without them wb-export
-# writes CSV only); the VM test's kernels, headers, qemu and initramfs tools.
-check=(clang check tcpreplay iproute2 gnuplot-nox abigail-tools libhdf5-dev python3-h5py
+# writes CSV only); zstd and numpy (wb-export's DBN and hftbacktest files read
+# back); the VM test's kernels, headers, qemu and initramfs tools.
+check=(clang check tcpreplay iproute2 gnuplot-nox abigail-tools libhdf5-dev python3-h5py zstd python3-numpy
        linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils)
 case "$purpose" in
 build|demo) pkgs=("${build[@]}") ;;

@@ -41,6 +41,7 @@
 #include "common/options.h"
 #include "common/version.h"
 #include "input/source.h"
+#include "export/sink.h"
 #include "export/table.h"
 #include "feed/feed.h"
 #include "wirebook/book.h"
@@ -106,6 +107,8 @@ struct exporter {
 	uint16_t *queue;			/* instruments pending, in order of first change */
 	uint32_t queued;
 	uint64_t events_seen;
+	struct export_sink *sink;		/* --format dbn, hftbacktest: no tables */
+	uint64_t sink_rows;
 };
 
 static void usage(FILE *f)
@@ -124,7 +127,12 @@ static void usage(FILE *f)
 "of 1e-8 dollars (the file's price_scale attribute). Timestamps are ns\n"
 "(exchange time and receive time).\n"
 "\n"
-"  --format F          csv (default) or hdf5 (when built with libhdf5)\n"
+"  --format F          csv (default) or hdf5 (when built with libhdf5); dbn\n"
+"                      (Databento's DBN: OUTPUT/SCHEMA.dbn.zst, or .dbn\n"
+"                      without libzstd) or hftbacktest (OUTPUT/SYMBOL.VENUE.l3.npz\n"
+"                      and .l2.npz): order by order, OUTPUT a directory\n"
+"  --schema LIST       with --format dbn: the files, of mbo, mbp-1, mbp-10,\n"
+"                      trades (default all four)\n"
 "  --itch-file         the input is a Nasdaq BinaryFILE, plain or gzip\n"
 "  --date YYYY-MM-DD   with --itch-file: its trading day (default: the date of\n"
 "                      Nasdaq's file names, MMDDYYYY; else no day: exch_ts is the\n"
@@ -773,6 +781,12 @@ static void export_event(struct exporter *x, const struct wb_event *ev)
 		for (i = 8; i > 0 && x->ticker[ev->instrument][i - 1] == ' '; i--)
 			x->ticker[ev->instrument][i - 1] = 0;
 	}
+	if (x->sink) {
+		export_sink_before(x->sink, x->vb, ev);
+		n = venue_books_apply(x->vb, ev, up);
+		export_sink_after(x->sink, x->vb, ev, up, n);
+		return;
+	}
 	if (ev->kind >= WB_EV_ADD && ev->kind <= WB_EV_TRADE_BREAK)
 		write_event(x, ev);
 	else if (ev->kind == WB_EV_GAP)
@@ -921,7 +935,39 @@ static void summary(const struct exporter *x, const char *what, uint64_t n, doub
 		n, what, x->events_seen, s, s > 0 ? (double)x->events_seen / s : 0.0);
 	for (unsigned t = 0; t < x->tables; t++)
 		fprintf(stderr, " %s %" PRIu64, table_name[t], x->tab[t].rows);
+	if (x->sink_rows)
+		fprintf(stderr, " %" PRIu64 " records", x->sink_rows);
 	fprintf(stderr, "\n");
+}
+
+/* The tables, or (--format dbn, hftbacktest) the order-level writer. */
+static int output_open(struct exporter *x, const char *format, const char *path,
+		       const char *schemas, char *err, size_t errlen)
+{
+	if (export_sink_format(format)) {
+		x->sink = export_sink_open(format, path, schemas, err, errlen);
+		return x->sink ? 0 : -1;
+	}
+	define_tables(x);
+	if (tables_open(x->tab, x->tables, format, path, err, errlen) < 0) {
+		char ignored[8];
+
+		tables_close(x->tab, x->tables, ignored, sizeof(ignored));
+		return -1;
+	}
+	return 0;
+}
+
+static int output_close(struct exporter *x, char *err, size_t errlen)
+{
+	struct export_sink *s = x->sink;
+
+	if (s) {
+		x->sink = NULL;
+		x->sink_rows = export_sink_rows(s);
+		return export_sink_close(s, (const char (*)[9])x->ticker, err, errlen);
+	}
+	return tables_close(x->tab, x->tables, err, errlen);
 }
 
 static volatile sig_atomic_t g_stop;
@@ -934,7 +980,7 @@ static void on_signal(int sig)
 
 /* A live session: the kernel module's rings until SIGINT/SIGTERM or SECONDS. */
 static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, const char *format,
-		      const char *out, int quiet)
+		      const char *schemas, const char *out, int quiet)
 {
 	struct wb_event_counts c;
 	char err[512];
@@ -947,10 +993,8 @@ static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, con
 		fprintf(stderr, "wb-export: %s: %s\n", dev ? dev : WB_DEVICE_PATH, wb_strerror(e));
 		return 1;
 	}
-	define_tables(x);
-	if (tables_open(x->tab, x->tables, format, out, err, sizeof(err)) < 0) {
+	if (output_open(x, format, out, schemas, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-export: %s\n", err);
-		tables_close(x->tab, x->tables, err, sizeof(err));
 		return 1;
 	}
 	signal(SIGINT, on_signal);
@@ -970,7 +1014,7 @@ static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, con
 	if (c.dropped)
 		fprintf(stderr, "wb-export: the module dropped %" PRIu64 " events (a ring was full)\n",
 			c.dropped);
-	if (tables_close(x->tab, x->tables, err, sizeof(err)) < 0) {
+	if (output_close(x, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-export: %s\n", err);
 		rc = 1;
 	}
@@ -991,11 +1035,12 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 'S' },
 		{ "interval", required_argument, NULL, 'T' },
 		{ "date", required_argument, NULL, 'D' },
+		{ "schema", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format = "csv", *feeds = NULL, *subs = "*", *kernel_dev = NULL;
+	const char *format = "csv", *feeds = NULL, *subs = "*", *kernel_dev = NULL, *schemas = NULL;
 	struct source_options sopt;
 	struct source src;
 	struct exporter *x;
@@ -1037,6 +1082,7 @@ int main(int argc, char **argv)
 			if (opt_date("wb-export", "--date", optarg, &date[0], &date[1], &date[2]))
 				return 2;
 			break;
+		case 'C': schemas = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -1049,9 +1095,23 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!table_format_known(format)) {
-		fprintf(stderr, "wb-export: --format %s: this build writes %s\n", format,
-			table_format_known("hdf5") ? "csv and hdf5" : "csv only (built without libhdf5)");
+	if (!table_format_known(format) && !export_sink_format(format)) {
+		fprintf(stderr, "wb-export: --format %s: this build writes %s, dbn and hftbacktest\n",
+			format, table_format_known("hdf5") ? "csv, hdf5" : "csv (no hdf5: built without libhdf5)");
+		return 2;
+	}
+	if (export_sink_format(format) && depth) {
+		fprintf(stderr, "wb-export: --depth applies to the tables (csv, hdf5); %s has its own "
+			"depth\n", format);
+		return 2;
+	}
+	if (schemas && strcmp(format, "dbn")) {
+		fprintf(stderr, "wb-export: --schema applies to --format dbn\n");
+		return 2;
+	}
+	if (schemas && !export_sink_schemas_known(schemas)) {
+		fprintf(stderr, "wb-export: --schema %s: expected a list of mbo, mbp-1, mbp-10, "
+			"trades\n", schemas);
 		return 2;
 	}
 	if (date[0] && !itch) {
@@ -1070,7 +1130,7 @@ int main(int argc, char **argv)
 	}
 	x->interval_ns = interval_ms * 1000000ull;
 	if (kernel) {	/* the module decodes: no feed map, no subscriptions here */
-		rc = run_kernel(x, kernel_dev, seconds, format, argv[optind], quiet);
+		rc = run_kernel(x, kernel_dev, seconds, format, schemas, argv[optind], quiet);
 		exporter_destroy(x);
 		return rc;
 	}
@@ -1110,11 +1170,9 @@ int main(int argc, char **argv)
 		exporter_destroy(x);
 		return rc == SOURCE_EUSAGE ? 2 : 1;
 	}
-	define_tables(x);
-	if (tables_open(x->tab, x->tables, format, argv[optind + 1], err, sizeof(err)) < 0) {
+	if (output_open(x, format, argv[optind + 1], schemas, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-export: %s\n", err);
 		source_close(&src);
-		tables_close(x->tab, x->tables, err, sizeof(err));
 		exporter_destroy(x);
 		return 1;
 	}
@@ -1136,7 +1194,7 @@ int main(int argc, char **argv)
 				x->engine->lines[i].counters.ring_drops);
 			rc = 1;
 		}
-	if (tables_close(x->tab, x->tables, err, sizeof(err)) < 0) {
+	if (output_close(x, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-export: %s\n", err);
 		rc = 1;
 	}
