@@ -191,7 +191,7 @@ static void usage(FILE *f)
 "  --start T, --end T  rows of the events from T to before T only (the books\n"
 "                      are built from the start all the same): HH:MM[:SS[.f]]\n"
 "                      US/Eastern on each trading day, or ns since the epoch\n"
-"  --deflate N         HDF5 deflate level after shuffle, 0 (none) to 9 (default 4)\n"
+"  --deflate N         HDF5 deflate level after shuffle, 0 (none) to 9 (default 1)\n"
 "  --quiet             no summary on stderr\n"
 "  -h, --help          this text\n"
 "      --version\n"
@@ -1274,8 +1274,8 @@ int main(int argc, char **argv)
 	const char *start = NULL, *end = NULL, *source_kind;
 	static const char *venue_names[WB_VENUE_SIP_UQDF + 1], *kind_names[WB_EV_KIND_COUNT];
 	const char *source_what[1], *version_what[1];
-	struct table_meta meta = { .deflate = 4, .segment_rows = 1u << 23 };
-	uint64_t deflate = 4;
+	struct table_meta meta = { .deflate = 1, .segment_rows = 1u << 23 };
+	uint64_t deflate = 1;
 	struct source_options sopt;
 	struct source src;
 	struct exporter *x;

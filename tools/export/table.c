@@ -252,6 +252,20 @@ static void csv_header(struct table *t, const char *date)
 /* ---- HDF5 ---------------------------------------------------------------- */
 
 #ifdef WB_HDF5
+static size_t h5_size_of(int type)
+{
+	switch (type) {
+	case COL_U32:
+	case COL_VENUES:
+		return 4;
+	case COL_U8:
+	case COL_CHAR:
+		return 1;
+	default:
+		return 8;
+	}
+}
+
 static hid_t h5_col_type(const struct col *c)
 {
 	hid_t s;
@@ -314,6 +328,16 @@ static void h5_attr_number(hid_t obj, const char *name, int64_t v)
 	H5Sclose(space);
 }
 
+/* The bytes of a row's columns, without the struct's padding. */
+static size_t row_bytes(const struct table *t)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < t->ncols; i++)
+		n += t->cols[i].type == COL_STR ? t->cols[i].size : h5_size_of(t->cols[i].type);
+	return n;
+}
+
 struct h5_index_row {
 	char symbol[16];
 	uint64_t first, count;
@@ -346,8 +370,8 @@ static int h5_types(struct table *t)
 
 /* A 1-D extendible chunked dataset of TYPE, shuffled and deflated; or the
  * existing one of that name (a date seen again), appended to. */
-static hid_t h5_dataset(hid_t group, const char *name, hid_t mtype, size_t row_size, int deflate,
-			uint64_t *rows)
+static hid_t h5_dataset(hid_t group, const char *name, hid_t mtype, size_t row_size, size_t row_bytes,
+			int deflate, uint64_t *rows)
 {
 	hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = H5_CHUNK_ROWS, dims;
 	hid_t space, dcpl, ftype, d;
@@ -366,7 +390,12 @@ static hid_t h5_dataset(hid_t group, const char *name, hid_t mtype, size_t row_s
 	while (chunk > 64 && chunk * row_size > (1u << 20))
 		chunk /= 2;
 	ftype = H5Tcopy(mtype);
-	H5Tpack(ftype);		/* no padding in the file */
+	/* The row struct as it is, its few bytes of padding included (zeros,
+	 * which deflate makes nothing of): a packed type costs a conversion,
+	 * field by field, of every row written. A struct mostly unused (the
+	 * book's levels past --depth) is packed all the same. */
+	if (H5Tget_size(mtype) > 2 * row_bytes)
+		H5Tpack(ftype);
 	space = H5Screate_simple(1, &zero, &unlimited);
 	dcpl = H5Pcreate(H5P_DATASET_CREATE);
 	H5Pset_chunk(dcpl, 1, &chunk);
@@ -582,11 +611,12 @@ static int h5_begin_date(struct table *ts, unsigned n, const char *date, char *e
 		struct table_file *f = t->f;
 
 		f->group = group;
-		f->dset = h5_dataset(group, t->name, f->mtype, t->row_size, f->meta->deflate, &f->written);
+		f->dset = h5_dataset(group, t->name, f->mtype, t->row_size, row_bytes(t), f->meta->deflate,
+				     &f->written);
 		if (t->keyed) {
 			snprintf(name, sizeof(name), "%s_index", t->name);
 			f->index = h5_dataset(group, name, f->itype, sizeof(struct h5_index_row),
-					      f->meta->deflate, &f->index_written);
+					      sizeof(struct h5_index_row), f->meta->deflate, &f->index_written);
 		}
 		if (f->dset < 0 || (t->keyed && f->index < 0))
 			return fail(err, errlen, "cannot create the HDF5 dataset %s/%s", date, t->name);
