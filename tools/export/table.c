@@ -556,6 +556,8 @@ static int h5_open_all(struct table *ts, unsigned n, const char *path, const str
 		f->group = -1;
 		f->dset = f->index = -1;
 		f->cap = H5_BUFFER_ROWS;
+		if (ts[i].keyed && f->cap > m->segment_rows)	/* a segment is sorted whole */
+			f->cap = m->segment_rows ? m->segment_rows : 1;
 		f->buf = malloc(ts[i].row_size * f->cap);
 		f->keys = ts[i].keyed ? malloc(f->cap * sizeof(*f->keys)) : NULL;
 		if (!f->buf || (ts[i].keyed && !f->keys) || h5_types(&ts[i]) < 0)
