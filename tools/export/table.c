@@ -16,6 +16,7 @@
 #include "wirebook/book.h"
 #ifdef WB_HDF5
 #include <hdf5.h>
+#include <pthread.h>
 #endif
 
 #define CSV_LINE_MAX 4096
@@ -39,6 +40,7 @@ struct table_file {
 	uint64_t buffered, cap;	/* rows in buf; keyed: up to the segment's */
 	uint16_t *keys;		/* keyed: each buffered row's */
 	uint32_t *order;	/* keyed: the rows of a segment, sorted by key */
+	struct h5_writer *w;	/* the thread that makes every HDF5 call */
 	uint64_t written, index_written;
 #endif
 };
@@ -436,7 +438,7 @@ static int h5_append(hid_t dset, hid_t mtype, uint64_t *written, const void *row
  * each symbol's rows stay in decode order), written through a staging
  * buffer, and one index row per key that has rows.
  */
-static int h5_flush_keyed(struct table *t)
+static int h5_write_keyed(struct table *t, const char *buf, const uint16_t *keys, uint64_t rows)
 {
 	struct table_file *f = t->f;
 	uint64_t *start = calloc(KEYS + 1, sizeof(*start));
@@ -446,36 +448,36 @@ static int h5_flush_keyed(struct table *t)
 	const struct col *kc = &t->cols[t->key_col];
 	int rc = 0;
 
-	f->order = realloc(f->order, (f->buffered ? f->buffered : 1) * sizeof(*f->order));
+	f->order = realloc(f->order, (rows ? rows : 1) * sizeof(*f->order));
 	if (!start || !stage || !f->order) {
 		free(start);
 		free(stage);
 		return -1;
 	}
-	for (uint64_t i = 0; i < f->buffered; i++)
-		start[f->keys[i] + 1]++;
+	for (uint64_t i = 0; i < rows; i++)
+		start[keys[i] + 1]++;
 	for (uint32_t k = 0; k < KEYS; k++) {
 		nidx += start[k + 1] != 0;
 		start[k + 1] += start[k];
 	}
 	idx = calloc(nidx ? nidx : 1, sizeof(*idx));
-	for (uint64_t i = 0; i < f->buffered; i++)
-		f->order[start[f->keys[i]]++] = (uint32_t)i;
+	for (uint64_t i = 0; i < rows; i++)
+		f->order[start[keys[i]]++] = (uint32_t)i;
 	/* start[k] is now the end of key k's run */
 	for (uint32_t k = 0, j = 0, prev = 0; idx && k < KEYS; k++) {
 		if (start[k] == prev)
 			continue;
-		memcpy(idx[j].symbol, f->buf + (size_t)f->order[prev] * t->row_size + kc->off,
+		memcpy(idx[j].symbol, buf + (size_t)f->order[prev] * t->row_size + kc->off,
 		       kc->size < sizeof(idx[j].symbol) ? kc->size : sizeof(idx[j].symbol));
 		idx[j].first = f->written + prev;
 		idx[j].count = start[k] - prev;
 		j++;
 		prev = (uint32_t)start[k];
 	}
-	for (uint64_t i = 0; idx && i < f->buffered && rc == 0; i++) {
-		memcpy(stage + (size_t)staged * t->row_size, f->buf + (size_t)f->order[i] * t->row_size,
+	for (uint64_t i = 0; idx && i < rows && rc == 0; i++) {
+		memcpy(stage + (size_t)staged * t->row_size, buf + (size_t)f->order[i] * t->row_size,
 		       t->row_size);
-		if (++staged == H5_BUFFER_ROWS || i + 1 == f->buffered) {
+		if (++staged == H5_BUFFER_ROWS || i + 1 == rows) {
 			rc = h5_append(f->dset, f->mtype, &f->written, stage, staged);
 			staged = 0;
 		}
@@ -485,22 +487,117 @@ static int h5_flush_keyed(struct table *t)
 	free(idx);
 	free(start);
 	free(stage);
-	f->buffered = 0;
 	return rc;
 }
 
-static int h5_flush(struct table *t)
+/* The writer thread: rows handed over by h5_submit(). */
+static int h5_write(struct table *t, const char *buf, const uint16_t *keys, uint64_t rows)
 {
 	struct table_file *f = t->f;
-	int rc;
 
-	if (!f->buffered || f->dset <= 0)
+	if (!rows || f->dset <= 0)
 		return 0;
 	if (t->keyed)
-		return h5_flush_keyed(t);
-	rc = h5_append(f->dset, f->mtype, &f->written, f->buf, f->buffered);
+		return h5_write_keyed(t, buf, keys, rows);
+	return h5_append(f->dset, f->mtype, &f->written, buf, rows);
+}
+
+/*
+ * Every HDF5 call after the file is open happens on one writer thread
+ * (libhdf5 is not thread-safe, and deflate is half of an export's CPU):
+ * the exporting thread hands it full buffers, and the date changes in
+ * between, through a short queue, and goes on with the next events.
+ */
+#define H5_QUEUE 8u
+
+struct h5_job {
+	struct table *t;		/* rows of t; NULL: a date change (date) or the end */
+	char *buf;
+	uint16_t *keys;
+	uint64_t rows;
+	struct table *ts;		/* a date change: the set */
+	unsigned n;
+	char date[16];			/* "" with t NULL: end the last date and stop */
+};
+
+struct h5_writer {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct h5_job q[H5_QUEUE];
+	unsigned head, tail;		/* jobs [tail, head) wait */
+	int failed, running;
+	char err[256];
+};
+
+static int h5_begin_date_now(struct table *ts, unsigned n, const char *date, char *err, size_t errlen);
+static int h5_end_date(struct table *ts, unsigned n);
+
+static void *h5_writer_main(void *arg)
+{
+	struct h5_writer *w = arg;
+
+	for (;;) {
+		struct h5_job j;
+		int rc = 0;
+
+		pthread_mutex_lock(&w->lock);
+		while (w->head == w->tail)
+			pthread_cond_wait(&w->changed, &w->lock);
+		j = w->q[w->tail % H5_QUEUE];
+		pthread_mutex_unlock(&w->lock);
+		if (j.t) {
+			rc = h5_write(j.t, j.buf, j.keys, j.rows);
+			if (rc < 0)
+				snprintf(w->err, sizeof(w->err), "writing the HDF5 dataset %s failed", j.t->name);
+		} else if (j.date[0]) {
+			rc = h5_begin_date_now(j.ts, j.n, j.date, w->err, sizeof(w->err));
+		} else if (h5_end_date(j.ts, j.n) < 0) {
+			rc = -1;
+			snprintf(w->err, sizeof(w->err), "writing the HDF5 file failed");
+		}
+		free(j.buf);
+		free(j.keys);
+		pthread_mutex_lock(&w->lock);
+		w->tail++;
+		if (rc < 0)
+			w->failed = 1;
+		pthread_cond_broadcast(&w->changed);
+		pthread_mutex_unlock(&w->lock);
+		if (!j.t && !j.date[0])
+			return NULL;
+	}
+}
+
+static void h5_submit(struct h5_writer *w, const struct h5_job *j)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->head - w->tail == H5_QUEUE)
+		pthread_cond_wait(&w->changed, &w->lock);
+	w->q[w->head++ % H5_QUEUE] = *j;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Hand the table's buffered rows to the writer and start a new buffer. */
+static void h5_flush(struct table *t)
+{
+	struct table_file *f = t->f;
+	struct h5_job j = { .t = t, .buf = f->buf, .keys = f->keys, .rows = f->buffered };
+
+	if (!f->buffered)
+		return;
+	h5_submit(f->w, &j);
+	f->cap = H5_BUFFER_ROWS;
+	if (t->keyed && f->cap > f->meta->segment_rows)	/* a segment is sorted whole */
+		f->cap = f->meta->segment_rows ? f->meta->segment_rows : 1;
+	f->buf = malloc(f->cap * t->row_size);
+	f->keys = t->keyed ? malloc(f->cap * sizeof(*f->keys)) : NULL;
 	f->buffered = 0;
-	return rc;
+	if (!f->buf || (t->keyed && !f->keys)) {
+		fprintf(stderr, "wb-export: out of memory for the HDF5 dataset %s\n", t->name);
+		exit(1);
+	}
 }
 
 static void h5_row(struct table *t, const void *row, uint16_t key)
@@ -514,8 +611,7 @@ static void h5_row(struct table *t, const void *row, uint16_t key)
 		if (cap > f->meta->segment_rows)
 			cap = f->meta->segment_rows;
 		if (!t->keyed || f->cap >= cap) {
-			if (h5_flush(t) < 0)
-				fprintf(stderr, "wb-export: writing the HDF5 dataset %s failed\n", t->name);
+			h5_flush(t);
 		} else {	/* a keyed table's segment grows up to segment_rows */
 			b = realloc(f->buf, cap * t->row_size);
 			if (b)
@@ -537,6 +633,7 @@ static void h5_row(struct table *t, const void *row, uint16_t key)
 static int h5_open_all(struct table *ts, unsigned n, const char *path, const struct table_meta *m,
 		       char *err, size_t errlen)
 {
+	struct h5_writer *w;
 	hid_t file;
 
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);	/* our messages, not HDF5's stack */
@@ -563,7 +660,43 @@ static int h5_open_all(struct table *ts, unsigned n, const char *path, const str
 		if (!f->buf || (ts[i].keyed && !f->keys) || h5_types(&ts[i]) < 0)
 			return fail(err, errlen, "cannot make the HDF5 types of %s", ts[i].name);
 	}
+	if (!n)
+		return 0;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return fail(err, errlen, "out of memory");
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->changed, NULL);
+	if (pthread_create(&w->thread, NULL, h5_writer_main, w) != 0) {
+		free(w);
+		return fail(err, errlen, "cannot start the HDF5 writer thread");
+	}
+	w->running = 1;
+	for (unsigned i = 0; i < n; i++)
+		ts[i].f->w = w;
 	return 0;
+}
+
+/* The rows still buffered, the last date ended, the writer stopped; 0 or -1. */
+static int h5_stop(struct table *ts, unsigned n, char *err, size_t errlen)
+{
+	struct h5_writer *w = n ? ts[0].f->w : NULL;
+	struct h5_job end = { .ts = ts, .n = n };
+	int rc;
+
+	if (!w)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		h5_flush(&ts[i]);
+	h5_submit(w, &end);
+	pthread_join(w->thread, NULL);
+	rc = w->failed ? fail(err, errlen, "%s", w->err) : 0;
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->changed);
+	free(w);
+	for (unsigned i = 0; i < n; i++)
+		ts[i].f->w = NULL;
+	return rc;
 }
 
 /* Close the date's datasets (flushed) and group. */
@@ -575,8 +708,6 @@ static int h5_end_date(struct table *ts, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		struct table_file *f = ts[i].f;
 
-		if (f->dset > 0 && h5_flush(&ts[i]) < 0)
-			rc = -1;
 		if (f->dset > 0)
 			H5Dclose(f->dset);
 		if (f->index > 0)
@@ -591,7 +722,8 @@ static int h5_end_date(struct table *ts, unsigned n)
 	return rc;
 }
 
-static int h5_begin_date(struct table *ts, unsigned n, const char *date, char *err, size_t errlen)
+/* On the writer thread: the rows before it went to the last date. */
+static int h5_begin_date_now(struct table *ts, unsigned n, const char *date, char *err, size_t errlen)
 {
 	hid_t file = ts[0].f->file, group;
 	const char *dates[1] = { date };
@@ -624,6 +756,23 @@ static int h5_begin_date(struct table *ts, unsigned n, const char *date, char *e
 			return fail(err, errlen, "cannot create the HDF5 dataset %s/%s", date, t->name);
 	}
 	return 0;
+}
+
+/* On the exporting thread: a date change, in order with the rows. */
+static int h5_begin_date(struct table *ts, unsigned n, const char *date, char *err, size_t errlen)
+{
+	struct h5_job j = { .ts = ts, .n = n };
+	struct h5_writer *w = ts[0].f->w;
+
+	for (unsigned i = 0; i < n; i++)
+		h5_flush(&ts[i]);
+	snprintf(j.date, sizeof(j.date), "%s", date);
+	h5_submit(w, &j);
+	pthread_mutex_lock(&w->lock);
+	if (w->failed)
+		fail(err, errlen, "%s", w->err);
+	pthread_mutex_unlock(&w->lock);
+	return w->failed ? -1 : 0;
 }
 #endif
 
@@ -711,8 +860,8 @@ int tables_close(struct table *ts, unsigned n, char *err, size_t errlen)
 #ifdef WB_HDF5
 	hid_t file = -1;
 
-	if (n && ts[0].f && ts[0].f->hdf5 && h5_end_date(ts, n) < 0)
-		rc = fail(err, errlen, "writing the HDF5 file failed");
+	if (n && ts[0].f && ts[0].f->hdf5 && h5_stop(ts, n, err, errlen) < 0)
+		rc = -1;
 #endif
 	for (unsigned i = 0; i < n; i++) {
 		struct table_file *f = ts[i].f;
