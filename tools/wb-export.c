@@ -305,7 +305,8 @@ struct row_gap {
 
 struct row_quote {
 	int64_t recv_ts, exch_ts;
-	uint64_t seq, sip_ts;
+	uint64_t seq;
+	int64_t sip_ts;
 	char venue[12], symbol[9];
 	int64_t bid;
 	uint64_t bid_qty;
@@ -443,7 +444,7 @@ static void define_tables(struct exporter *x)
 	table_init(t, table_name[T_QUOTES], sizeof(struct row_quote));
 	COLS_TS(t, struct row_quote);
 	TABLE_COL(t, struct row_quote, seq, COL_U64);
-	TABLE_COL(t, struct row_quote, sip_ts, COL_U64);
+	TABLE_COL(t, struct row_quote, sip_ts, COL_I64);
 	TABLE_COL(t, struct row_quote, venue, COL_STR);
 	TABLE_COL(t, struct row_quote, symbol, COL_STR);
 	TABLE_COL(t, struct row_quote, bid, COL_PRICE);
@@ -662,7 +663,7 @@ static void write_sip(struct exporter *x, const struct wb_event *ev)
 		r.q.recv_ts = ev->recv_ts;
 		r.q.exch_ts = ev->exch_ts;
 		r.q.seq = ev->seq;
-		r.q.sip_ts = ev->u.quote.sip_ts;
+		r.q.sip_ts = (int64_t)ev->u.quote.sip_ts;
 		copy_str(r.q.venue, sizeof(r.q.venue), venue(ev->venue));
 		copy_str(r.q.symbol, sizeof(r.q.symbol), sym(x, ev->instrument));
 		r.q.bid = ev->u.quote.bid_price;
