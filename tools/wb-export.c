@@ -115,6 +115,8 @@ struct row_event {
 	char detail[16];
 };
 
+#define HELD_MAX 512	/* the largest row struct (row_book) fits */
+
 struct exporter {
 	struct feed_engine *engine;
 	struct venue_books *vb;
@@ -141,10 +143,13 @@ struct exporter {
 	/* --start/--end: rows of events from start to before end only */
 	int64_t start_ns, end_ns;	/* absolute, or (relative) since the day's midnight */
 	int window_relative, writing;
-	/* the last events row, held until the next says whether it ended its packet */
-	struct row_event held;
-	uint16_t held_key;
-	int holding;
+	/* each table's last row, held until the next event or row says
+	 * whether it was the last of its packet */
+	unsigned char held[T_COUNT][HELD_MAX];
+	uint16_t held_key[T_COUNT];
+	uint8_t holding[T_COUNT];
+	uint32_t last_line;
+	uint64_t last_recv_ts;
 	const char *tables_err;
 };
 
@@ -260,6 +265,7 @@ struct row_trade {
 	uint64_t qty, match_id;
 	uint32_t flags;
 	char aggressor;		/* B or S: the side that took; empty when the feed does not say */
+	uint8_t last_in_packet;
 };
 
 struct row_bbo {
@@ -273,6 +279,7 @@ struct row_bbo {
 	uint64_t ask_qty;
 	uint32_t ask_orders;
 	uint64_t event_no;
+	uint8_t last_in_packet;
 };
 
 struct row_nbbo {
@@ -285,12 +292,14 @@ struct row_nbbo {
 	uint64_t ask_qty;
 	uint32_t bid_venues, ask_venues;
 	uint64_t event_no;
+	uint8_t last_in_packet;
 };
 
 struct row_status {
 	int64_t recv_ts, exch_ts;
 	uint64_t seq;
 	char venue[12], symbol[9], state[16], raw_state, reason[5];
+	uint8_t last_in_packet;
 };
 
 struct row_gap {
@@ -301,6 +310,7 @@ struct row_gap {
 	uint64_t first, count;
 	uint32_t channel;
 	uint8_t unit, reason;
+	uint8_t last_in_packet;
 };
 
 struct row_quote {
@@ -314,6 +324,7 @@ struct row_quote {
 	uint64_t ask_qty;
 	char condition;
 	uint32_t flags;
+	uint8_t last_in_packet;
 };
 
 struct row_sip_nbbo {
@@ -327,6 +338,7 @@ struct row_sip_nbbo {
 	uint64_t ask_qty;
 	char ask_venue[12], indicator, condition, luld;
 	uint8_t sides;
+	uint8_t last_in_packet;
 };
 
 struct row_luld {
@@ -335,6 +347,7 @@ struct row_luld {
 	char feed[12], symbol[9];
 	int64_t lower, upper;
 	char indicator;
+	uint8_t last_in_packet;
 };
 
 struct row_book {
@@ -346,7 +359,20 @@ struct row_book {
 	int64_t ask[MAX_DEPTH];
 	uint64_t ask_qty[MAX_DEPTH];
 	uint64_t event_no;	/* the event after which the book stands so */
+	uint8_t last_in_packet;
 };
+
+/* Where each table's row struct keeps last_in_packet (table_id order). */
+static const size_t last_in_packet_at[T_COUNT] = {
+	offsetof(struct row_event, last_in_packet), offsetof(struct row_trade, last_in_packet),
+	offsetof(struct row_bbo, last_in_packet), offsetof(struct row_nbbo, last_in_packet),
+	offsetof(struct row_status, last_in_packet), offsetof(struct row_gap, last_in_packet),
+	offsetof(struct row_quote, last_in_packet), offsetof(struct row_sip_nbbo, last_in_packet),
+	offsetof(struct row_luld, last_in_packet), offsetof(struct row_book, last_in_packet),
+};
+
+_Static_assert(sizeof(struct row_book) <= HELD_MAX && sizeof(struct row_event) <= HELD_MAX,
+	       "a held row fits");
 
 #define COLS_TS(t, type) do {					\
 	TABLE_COL(t, type, recv_ts, COL_I64);			\
@@ -481,6 +507,8 @@ static void define_tables(struct exporter *x)
 	TABLE_COL(t, struct row_luld, upper, COL_PRICE);
 	TABLE_COL(t, struct row_luld, indicator, COL_CHAR);
 
+	for (unsigned i = T_TRADES; i < T_BOOK; i++)
+		table_col(&x->tab[i], "last_in_packet", COL_U8, 1, last_in_packet_at[i]);
 	x->tables = T_BOOK;
 	if (!x->depth)
 		return;
@@ -499,6 +527,7 @@ static void define_tables(struct exporter *x)
 							: offsetof(struct row_book, bid_qty[i]));
 		}
 	TABLE_COL(t, struct row_book, event_no, COL_U64);
+	TABLE_COL(t, struct row_book, last_in_packet, COL_U8);
 	x->tables = T_COUNT;
 }
 
@@ -508,26 +537,33 @@ static void copy_str(char *dst, size_t n, const char *src)
 	dst[n - 1] = 0;
 }
 
-/* The last row of a packet: the held row's when the next row is another
- * packet's (another line or receive time), or the input said the packet ended. */
-static void release_held(struct exporter *x, int packet_ended)
+/* Write table t's held row, the last of its packet or not. */
+static void release_held(struct exporter *x, unsigned t, int packet_ended)
 {
-	if (!x->holding)
+	if (!x->holding[t])
 		return;
-	x->held.last_in_packet = (uint8_t)packet_ended;
-	table_row_keyed(&x->tab[T_EVENTS], &x->held, x->held_key);
-	x->holding = 0;
+	x->held[t][last_in_packet_at[t]] = (uint8_t)packet_ended;
+	table_row_keyed(&x->tab[t], x->held[t], x->held_key[t]);
+	x->holding[t] = 0;
 }
 
-static void event_row(struct exporter *x, const struct row_event *r, uint16_t key)
+/* A packet ended: every table's held row was its last. */
+static void packet_end(struct exporter *x)
+{
+	for (unsigned t = 0; t < x->tables; t++)
+		release_held(x, t, 1);
+}
+
+/* A row of table t (of symbol KEY), held until it is known whether it is
+ * its packet's last (several rows of one packet are one book change). */
+static void emit_keyed(struct exporter *x, enum table_id t, const void *row, uint16_t key)
 {
 	if (!x->writing)
 		return;
-	if (x->holding)
-		release_held(x, x->held.line != r->line || x->held.recv_ts != r->recv_ts);
-	x->held = *r;
-	x->held_key = key;
-	x->holding = 1;
+	release_held(x, t, 0);
+	memcpy(x->held[t], row, x->tab[t].row_size);
+	x->held_key[t] = key;
+	x->holding[t] = 1;
 }
 
 static const char *const gap_reason_name[] = {
@@ -596,21 +632,20 @@ static void write_event(struct exporter *x, const struct wb_event *ev)
 		break;
 	}
 	copy_str(r.symbol, sizeof(r.symbol), sym(x, inst));
-	event_row(x, &r, inst);
+	emit_keyed(x, T_EVENTS, &r, inst);
 	if (ev->kind != WB_EV_CLEAR || inst)
 		return;
 	/* A venue-wide clear: a row for each symbol the venue had too. */
 	for (unsigned i = 1; i < FEED_MAX_INSTRUMENTS; i++)
 		if (ev->venue < VENUES && x->venues[i] >> ev->venue & 1) {
 			copy_str(r.symbol, sizeof(r.symbol), sym(x, (uint16_t)i));
-			event_row(x, &r, (uint16_t)i);
+			emit_keyed(x, T_EVENTS, &r, (uint16_t)i);
 		}
 }
 
 static void emit(struct exporter *x, enum table_id t, const void *row)
 {
-	if (x->writing)
-		table_row(&x->tab[t], row);
+	emit_keyed(x, t, row, 0);
 }
 
 static void write_gap(struct exporter *x, const struct wb_event *ev)
@@ -928,6 +963,7 @@ static void flush_interval(struct exporter *x, uint64_t tick)
 		struct pending *p = &x->pend[inst];
 
 		write_book_row(x, inst, tick, p->exch_ts, p->seq, x->events_seen - 1);
+		release_held(x, T_BOOK, 1);	/* a tick's row is a whole state */
 		p->queued = 0;
 	}
 	x->queued = 0;
@@ -979,7 +1015,7 @@ static void follow_date(struct exporter *x, int64_t t)
 		x->day_end = DAY_NS;
 	if (x->date[0] && strcmp(date, x->date) <= 0)
 		return;
-	release_held(x, 1);
+	packet_end(x);
 	x->day_start = midnight;
 	memcpy(x->date, date, sizeof(date));
 	if (tables_begin_date(x->tab, x->tables, x->date, err, sizeof(err)) < 0) {
@@ -1002,6 +1038,12 @@ static void export_event(struct exporter *x, const struct wb_event *ev)
 	int64_t t = event_time(ev);
 
 	x->events_seen++;
+	/* a packet's events share its line and receive time: a change ends
+	 * one (whatever the source says of packets, as the module's rings) */
+	if (ev->line != x->last_line || ev->recv_ts != x->last_recv_ts)
+		packet_end(x);
+	x->last_line = ev->line;
+	x->last_recv_ts = ev->recv_ts;
 	follow_date(x, t);
 	x->writing = in_window(x, t);
 	if (x->interval_ns && ev->recv_ts >= x->next_tick) {
@@ -1079,7 +1121,7 @@ static void drain(struct exporter *x, int packet_ended)
 		wb_events_release(x->events);
 	}
 	if (packet_ended)
-		release_held(x, 1);
+		packet_end(x);
 }
 
 /* ---- setup --------------------------------------------------------------- */

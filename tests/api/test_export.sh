@@ -39,6 +39,11 @@ nfo=$(rows "$T/out/events.csv" | awk -F, '$7 ~ /^(EXEC|REDUCE|DELETE|REPLACE)$/'
 lastp=$(rows "$T/out/events.csv" | awk -F, '$15 == 1' | wc -l)
 [ "$lastp" -gt 0 ] && [ "$lastp" -lt "$(nrows "$T/out/events.csv")" ] &&
 	ok "last_in_packet: $lastp rows end a packet" || bad "last_in_packet on $lastp rows"
+# every table's rows say it too: the last bbo row of a packet (the rows
+# before it in the packet are states the packet passed through)
+lastb=$(rows "$T/out/bbo.csv" | awk -F, '$NF == 1' | wc -l)
+[ "$lastb" -gt 0 ] && [ "$lastb" -le "$(nrows "$T/out/bbo.csv")" ] && head -2 "$T/out/bbo.csv" | tail -1 | grep -q ',last_in_packet$' &&
+	ok "bbo.csv: last_in_packet on $lastb of $(nrows "$T/out/bbo.csv") rows" || bad "bbo.csv last_in_packet: $lastb"
 agg=$(rows "$T/out/trades.csv" | awk -F, '$10 == "B" || $10 == "S"' | wc -l)
 [ "$agg" -gt 0 ] && ok "trades.csv: $agg executions name the aggressor side" || bad "no trade has an aggressor side"
 
@@ -260,8 +265,8 @@ for f in "$ROOT"/pcaps/cqs/*.pcap "$ROOT"/pcaps/uqdf/*.pcap; do
 		sip_n=$((sip_n + rows))
 	done
 	case "$f" in *Q_L_Long_Quote*)
-		grep -q ',NYSE,LVWR.WS,,0,,0,R,224$' "$T/sip/quotes.csv" &&
-		grep -q ',cqs,LVWR.WS,,0,,,0,,O,,3,$' "$T/sip/sip_nbbo.csv" || {
+		grep -q ',NYSE,LVWR.WS,,0,,0,R,224,1$' "$T/sip/quotes.csv" &&
+		grep -q ',cqs,LVWR.WS,,0,,,0,,O,,3,,1$' "$T/sip/sip_nbbo.csv" || {
 			sip_bad=$((sip_bad + 1)); echo "CQS Long Quote rows:"; cat "$T/sip/quotes.csv" "$T/sip/sip_nbbo.csv"; } ;;
 	esac
 done
