@@ -17,3 +17,10 @@ $(O)/.export-hdf5: FORCE
 $(O)/wb-export: $(EXPORT_SRC) $(wildcard tools/export/*.h) $(LIBS) $(HEADERS) $(O)/.export-hdf5
 	$(CC) $(CFLAGS_WB) $(OPT) $(EXPORT_HDF5) $(EXPORT_ZSTD) $(EXPORT_SRC) -o $@ $(LIBS) $(LDLIBS_WB) \
 		$(HDF5_LIBS) $(ZSTD_LIBS)
+
+# Its unit test compiles the table writer in, with HDF5 when this build has it.
+$(O)/test/test_export_table: tests/unit/test_export_table.c tools/export/table.c tools/export/table.h \
+		$(SLIBS) $(HEADERS) $(O)/.export-hdf5
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $(EXPORT_HDF5) $< tools/export/table.c -o $@ $(SLIBS) \
+		$(LDLIBS_WB) $(HDF5_LIBS) $$(pkg-config --libs check)

@@ -49,7 +49,7 @@
 
 #define EXPORT_RING_SLOTS (1u << 17)
 #define EXPORT_BATCH 256u
-#define PUMP_BUDGET 32u	/* packets per pump: far fewer events than the ring holds */
+#define EXPORT_SCHEMA_VERSION 2	/* 2: signed times, the order-level table complete, dates */
 #define MAX_DEPTH WB_BOOK_DEPTH
 #define VENUES WB_VENUE_COUNT
 
@@ -87,6 +87,37 @@ struct snapshot {
 	uint8_t bids, asks;
 };
 
+/*
+ * The order-level table: every event that changes a direct book (order
+ * events, CLEAR, STATUS, SYMBOL, GAP), so that it alone rebuilds every
+ * book at every point. An order event names its order's side and resting
+ * price whatever its feed sent (the venue book knows them): EXEC, REDUCE
+ * and DELETE the order's price (DELETE its remaining qty too), EXECP its
+ * execution price, REPLACE and MODIFY the new price. GAP: qty the count,
+ * ref the first missing number; SYMBOL: qty the round lot, ref the feed's
+ * key; STATUS and GAP say the state or reason in detail. A venue-wide
+ * CLEAR (no symbol) is also written once per symbol the venue had, so
+ * that each symbol's rows are complete alone. event_no numbers the events
+ * in decode order (rows of one event share it); last_in_packet is 1 on
+ * the last row of a packet: the rows before it are one book change.
+ */
+struct row_event {
+	int64_t recv_ts, exch_ts;
+	uint64_t seq;
+	char venue[12];
+	uint32_t line;
+	char symbol[9], kind[8], side, mpid[5];
+	uint64_t order_id;
+	int64_t price;
+	uint64_t qty, ref;
+	uint32_t flags;
+	uint8_t last_in_packet;
+	uint64_t event_no;
+	char detail[16];
+};
+
+#define HELD_MAX 512	/* the largest row struct (row_book) fits */
+
 struct exporter {
 	struct feed_engine *engine;
 	struct venue_books *vb;
@@ -109,6 +140,20 @@ struct exporter {
 	uint64_t events_seen;
 	struct export_sink *sink;		/* --format dbn, hftbacktest: no tables */
 	uint64_t sink_rows;
+	/* the trading date (US/Eastern) rows go to, and its bounds */
+	char date[11];
+	int64_t day_start, day_end;
+	/* --start/--end: rows of events from start to before end only */
+	int64_t start_ns, end_ns;	/* absolute, or (relative) since the day's midnight */
+	int window_relative, writing;
+	/* each table's last row, held until the next event or row says
+	 * whether it was the last of its packet */
+	unsigned char held[T_COUNT][HELD_MAX];
+	uint16_t held_key[T_COUNT];
+	uint8_t holding[T_COUNT];
+	uint32_t last_line;
+	uint64_t last_recv_ts;
+	const char *tables_err;
 };
 
 static void usage(FILE *f)
@@ -119,13 +164,19 @@ static void usage(FILE *f)
 "       wb-export [options] --kernel[=DEVICE] [--seconds N] OUTPUT\n"
 "\n"
 "Export a capture (pcap) or a Nasdaq BinaryFILE to tables for research:\n"
-"events (every order event), trades, bbo (each venue's best bid and offer at\n"
-"every change), nbbo (the consolidated best at every change), status, gaps,\n"
-"the SIPs' quotes, sip_nbbo and luld and, with --depth, book. CSV: OUTPUT is a directory (made if missing) with\n"
-"one TABLE.csv each, prices in dollars, a missing price an empty field.\n"
-"HDF5: OUTPUT is one file with one dataset a table, prices int64 in units\n"
-"of 1e-8 dollars (the file's price_scale attribute). Timestamps are ns\n"
-"(exchange time and receive time).\n"
+"events (every event that changes a book: orders with their side and price,\n"
+"clears, status, symbols, gaps; alone it rebuilds every book), trades, bbo\n"
+"(each venue's best bid and offer at every change), nbbo (the consolidated\n"
+"best at every change), status, gaps, the SIPs' quotes, sip_nbbo and luld\n"
+"and, with --depth, book. CSV: OUTPUT is a directory (made if missing) with\n"
+"one TABLE.csv each, prices in dollars, a missing price an empty field, a\n"
+"first line '# wirebook export: ...' saying what the file holds. HDF5:\n"
+"OUTPUT is one file, a group per trading date (YYYY-MM-DD, US/Eastern) with\n"
+"one dataset a table (shuffled and deflated), prices int64 in units of 1e-8\n"
+"dollars; the events table symbol by symbol, events_index saying where each\n"
+"symbol's rows are; the file's attributes say the schema, price scale,\n"
+"names and source. Timestamps are signed ns since the epoch (exchange time\n"
+"and receive time).\n"
 "\n"
 "  --format F          csv (default) or hdf5 (when built with libhdf5); dbn\n"
 "                      (Databento's DBN: OUTPUT/SCHEMA.dbn.zst, or .dbn\n"
@@ -150,9 +201,53 @@ static void usage(FILE *f)
 "  --interval MS       with --depth: book rows every MS of receive time\n"
 "                      instead, for the symbols that changed since the last\n"
 "                      (the row's recv_ts is the tick)\n"
+"  --proto PROTOCOL[:VENUE]\n"
+"                      decode every UDP payload the feed map does not name as\n"
+"                      PROTOCOL (as wb-dump --proto): anonymized captures\n"
+"  --start T, --end T  rows of the events from T to before T only (the books\n"
+"                      are built from the start all the same): HH:MM[:SS[.f]]\n"
+"                      US/Eastern on each trading day, or ns since the epoch\n"
+"  --deflate N         HDF5 deflate level after shuffle, 0 (none) to 9 (default 1)\n"
 "  --quiet             no summary on stderr\n"
 "  -h, --help          this text\n"
-"      --version\n", MAX_DEPTH);
+"      --version\n"
+"\n"
+"Exit status: 0, 1 when the input fails or nothing was exported (no event\n"
+"decoded, or none in --start/--end), 2 on bad usage.\n", MAX_DEPTH);
+}
+
+static const char *const time_unit = "ns since 1970-01-01 UTC (signed 64-bit)";
+
+/*
+ * --start/--end: HH:MM[:SS[.fraction]], a time of day (US/Eastern) on
+ * each trading day, or an integer, ns since the epoch. Both the same kind.
+ */
+static int parse_time(const char *opt, const char *s, int64_t *ns, int *relative)
+{
+	unsigned h = 0, m = 0;
+	double sec = 0;
+	char *e;
+	int rel = strchr(s, ':') != NULL;
+
+	if (rel) {
+		if (sscanf(s, "%u:%u", &h, &m) != 2 || h > 48 || m > 59)
+			goto bad;
+		e = strchr(strchr(s, ':') + 1, ':');
+		if (e && (sscanf(e + 1, "%lf", &sec) != 1 || sec < 0 || sec >= 60))
+			goto bad;
+		*ns = ((int64_t)h * 3600 + m * 60) * 1000000000 + (int64_t)(sec * 1e9 + 0.5);
+	} else {
+		errno = 0;
+		*ns = strtoll(s, &e, 10);
+		if (errno || *e || e == s)
+			goto bad;
+	}
+	*relative = rel;
+	return 0;
+bad:
+	fprintf(stderr, "wb-export: %s %s: want HH:MM[:SS[.fff]] (US/Eastern) or ns since the epoch\n",
+		opt, s);
+	return -1;
 }
 
 static void *zalloc(size_t n)
@@ -173,27 +268,20 @@ static const char *sym(const struct exporter *x, uint16_t instrument)
 
 /* ---- tables: one row struct each --------------------------------------- */
 
-struct row_event {
-	uint64_t recv_ts, exch_ts, seq;
-	char venue[12];
-	uint32_t line;
-	char symbol[9], kind[8], side, mpid[5];
-	uint64_t order_id;
-	int64_t price;
-	uint64_t qty, ref;
-	uint32_t flags;
-};
-
 struct row_trade {
-	uint64_t recv_ts, exch_ts, seq;
+	int64_t recv_ts, exch_ts;
+	uint64_t seq;
 	char venue[12], symbol[9];
 	int64_t price;
 	uint64_t qty, match_id;
 	uint32_t flags;
+	char aggressor;		/* B or S: the side that took; empty when the feed does not say */
+	uint8_t last_in_packet;
 };
 
 struct row_bbo {
-	uint64_t recv_ts, exch_ts, seq;
+	int64_t recv_ts, exch_ts;
+	uint64_t seq;
 	char venue[12], symbol[9];
 	int64_t bid;
 	uint64_t bid_qty;
@@ -201,35 +289,45 @@ struct row_bbo {
 	int64_t ask;
 	uint64_t ask_qty;
 	uint32_t ask_orders;
+	uint64_t event_no;
+	uint8_t last_in_packet;
 };
 
 struct row_nbbo {
-	uint64_t recv_ts, exch_ts, seq;
+	int64_t recv_ts, exch_ts;
+	uint64_t seq;
 	char symbol[9];
 	int64_t bid;
 	uint64_t bid_qty;
 	int64_t ask;
 	uint64_t ask_qty;
 	uint32_t bid_venues, ask_venues;
+	uint64_t event_no;
+	uint8_t last_in_packet;
 };
 
 struct row_status {
-	uint64_t recv_ts, exch_ts, seq;
+	int64_t recv_ts, exch_ts;
+	uint64_t seq;
 	char venue[12], symbol[9], state[16], raw_state, reason[5];
+	uint8_t last_in_packet;
 };
 
 struct row_gap {
-	uint64_t recv_ts, exch_ts;
+	int64_t recv_ts, exch_ts;
 	char venue[12];
 	uint32_t line;
 	char symbol[9];
 	uint64_t first, count;
 	uint32_t channel;
 	uint8_t unit, reason;
+	uint8_t last_in_packet;
 };
 
 struct row_quote {
-	uint64_t recv_ts, exch_ts, seq, sip_ts;
+	int64_t recv_ts, exch_ts;
+	uint64_t seq;
+	int64_t sip_ts;
 	char venue[12], symbol[9];
 	int64_t bid;
 	uint64_t bid_qty;
@@ -237,10 +335,12 @@ struct row_quote {
 	uint64_t ask_qty;
 	char condition;
 	uint32_t flags;
+	uint8_t last_in_packet;
 };
 
 struct row_sip_nbbo {
-	uint64_t recv_ts, exch_ts, seq;
+	int64_t recv_ts, exch_ts;
+	uint64_t seq;
 	char feed[12], symbol[9];
 	int64_t bid;
 	uint64_t bid_qty;
@@ -249,27 +349,45 @@ struct row_sip_nbbo {
 	uint64_t ask_qty;
 	char ask_venue[12], indicator, condition, luld;
 	uint8_t sides;
+	uint8_t last_in_packet;
 };
 
 struct row_luld {
-	uint64_t recv_ts, exch_ts, seq;
+	int64_t recv_ts, exch_ts;
+	uint64_t seq;
 	char feed[12], symbol[9];
 	int64_t lower, upper;
 	char indicator;
+	uint8_t last_in_packet;
 };
 
 struct row_book {
-	uint64_t recv_ts, exch_ts, seq;
+	int64_t recv_ts, exch_ts;
+	uint64_t seq;
 	char symbol[9];
 	int64_t bid[MAX_DEPTH];
 	uint64_t bid_qty[MAX_DEPTH];
 	int64_t ask[MAX_DEPTH];
 	uint64_t ask_qty[MAX_DEPTH];
+	uint64_t event_no;	/* the event after which the book stands so */
+	uint8_t last_in_packet;
 };
 
+/* Where each table's row struct keeps last_in_packet (table_id order). */
+static const size_t last_in_packet_at[T_COUNT] = {
+	offsetof(struct row_event, last_in_packet), offsetof(struct row_trade, last_in_packet),
+	offsetof(struct row_bbo, last_in_packet), offsetof(struct row_nbbo, last_in_packet),
+	offsetof(struct row_status, last_in_packet), offsetof(struct row_gap, last_in_packet),
+	offsetof(struct row_quote, last_in_packet), offsetof(struct row_sip_nbbo, last_in_packet),
+	offsetof(struct row_luld, last_in_packet), offsetof(struct row_book, last_in_packet),
+};
+
+_Static_assert(sizeof(struct row_book) <= HELD_MAX && sizeof(struct row_event) <= HELD_MAX,
+	       "a held row fits");
+
 #define COLS_TS(t, type) do {					\
-	TABLE_COL(t, type, recv_ts, COL_U64);			\
-	TABLE_COL(t, type, exch_ts, COL_U64);			\
+	TABLE_COL(t, type, recv_ts, COL_I64);			\
+	TABLE_COL(t, type, exch_ts, COL_I64);			\
 } while (0)
 
 static void define_tables(struct exporter *x)
@@ -292,6 +410,11 @@ static void define_tables(struct exporter *x)
 	TABLE_COL(t, struct row_event, ref, COL_U64);
 	TABLE_COL(t, struct row_event, mpid, COL_STR);
 	TABLE_COL(t, struct row_event, flags, COL_U32);
+	TABLE_COL(t, struct row_event, last_in_packet, COL_U8);
+	TABLE_COL(t, struct row_event, event_no, COL_U64);
+	TABLE_COL(t, struct row_event, detail, COL_STR);
+	t->keyed = 1;
+	t->key_col = 5;	/* symbol */
 
 	t = &x->tab[T_TRADES];
 	table_init(t, table_name[T_TRADES], sizeof(struct row_trade));
@@ -303,6 +426,7 @@ static void define_tables(struct exporter *x)
 	TABLE_COL(t, struct row_trade, qty, COL_U64);
 	TABLE_COL(t, struct row_trade, match_id, COL_U64);
 	TABLE_COL(t, struct row_trade, flags, COL_U32);
+	TABLE_COL(t, struct row_trade, aggressor, COL_CHAR);
 
 	t = &x->tab[T_BBO];
 	table_init(t, table_name[T_BBO], sizeof(struct row_bbo));
@@ -316,6 +440,7 @@ static void define_tables(struct exporter *x)
 	TABLE_COL(t, struct row_bbo, ask, COL_PRICE);
 	TABLE_COL(t, struct row_bbo, ask_qty, COL_U64);
 	TABLE_COL(t, struct row_bbo, ask_orders, COL_U32);
+	TABLE_COL(t, struct row_bbo, event_no, COL_U64);
 
 	t = &x->tab[T_NBBO];
 	table_init(t, table_name[T_NBBO], sizeof(struct row_nbbo));
@@ -328,6 +453,7 @@ static void define_tables(struct exporter *x)
 	TABLE_COL(t, struct row_nbbo, ask_qty, COL_U64);
 	TABLE_COL(t, struct row_nbbo, bid_venues, COL_VENUES);
 	TABLE_COL(t, struct row_nbbo, ask_venues, COL_VENUES);
+	TABLE_COL(t, struct row_nbbo, event_no, COL_U64);
 
 	t = &x->tab[T_STATUS];
 	table_init(t, table_name[T_STATUS], sizeof(struct row_status));
@@ -355,7 +481,7 @@ static void define_tables(struct exporter *x)
 	table_init(t, table_name[T_QUOTES], sizeof(struct row_quote));
 	COLS_TS(t, struct row_quote);
 	TABLE_COL(t, struct row_quote, seq, COL_U64);
-	TABLE_COL(t, struct row_quote, sip_ts, COL_U64);
+	TABLE_COL(t, struct row_quote, sip_ts, COL_I64);
 	TABLE_COL(t, struct row_quote, venue, COL_STR);
 	TABLE_COL(t, struct row_quote, symbol, COL_STR);
 	TABLE_COL(t, struct row_quote, bid, COL_PRICE);
@@ -392,6 +518,8 @@ static void define_tables(struct exporter *x)
 	TABLE_COL(t, struct row_luld, upper, COL_PRICE);
 	TABLE_COL(t, struct row_luld, indicator, COL_CHAR);
 
+	for (unsigned i = T_TRADES; i < T_BOOK; i++)
+		table_col(&x->tab[i], "last_in_packet", COL_U8, 1, last_in_packet_at[i]);
 	x->tables = T_BOOK;
 	if (!x->depth)
 		return;
@@ -409,6 +537,8 @@ static void define_tables(struct exporter *x)
 			table_col(t, name, COL_QTY, 8, side ? offsetof(struct row_book, ask_qty[i])
 							: offsetof(struct row_book, bid_qty[i]));
 		}
+	TABLE_COL(t, struct row_book, event_no, COL_U64);
+	TABLE_COL(t, struct row_book, last_in_packet, COL_U8);
 	x->tables = T_COUNT;
 }
 
@@ -418,34 +548,115 @@ static void copy_str(char *dst, size_t n, const char *src)
 	dst[n - 1] = 0;
 }
 
+/* Write table t's held row, the last of its packet or not. */
+static void release_held(struct exporter *x, unsigned t, int packet_ended)
+{
+	if (!x->holding[t])
+		return;
+	x->held[t][last_in_packet_at[t]] = (uint8_t)packet_ended;
+	table_row_keyed(&x->tab[t], x->held[t], x->held_key[t]);
+	x->holding[t] = 0;
+}
+
+/* A packet ended: every table's held row was its last. */
+static void packet_end(struct exporter *x)
+{
+	for (unsigned t = 0; t < x->tables; t++)
+		release_held(x, t, 1);
+}
+
+/* A row of table t (of symbol KEY), held until it is known whether it is
+ * its packet's last (several rows of one packet are one book change). */
+static void emit_keyed(struct exporter *x, enum table_id t, const void *row, uint16_t key)
+{
+	if (!x->writing)
+		return;
+	release_held(x, t, 0);
+	memcpy(x->held[t], row, x->tab[t].row_size);
+	x->held_key[t] = key;
+	x->holding[t] = 1;
+}
+
+static const char *const gap_reason_name[] = {
+	"sequence", "late_subscribe", "filter_full", "bad_data", "recovering", "filled",
+};
+
 static void write_event(struct exporter *x, const struct wb_event *ev)
 {
+	struct venue_order_info o;
 	struct row_event r;
+	uint16_t inst = ev->instrument;
+	int known = 0;
 
 	memset(&r, 0, sizeof(r));
-	r.recv_ts = ev->recv_ts;
-	r.exch_ts = ev->exch_ts;
+	r.recv_ts = (int64_t)ev->recv_ts;
+	r.exch_ts = (int64_t)ev->exch_ts;
 	r.seq = ev->seq;
 	copy_str(r.venue, sizeof(r.venue), venue(ev->venue));
 	r.line = ev->line;
-	copy_str(r.symbol, sizeof(r.symbol), sym(x, ev->instrument));
 	copy_str(r.kind, sizeof(r.kind), wb_event_kind_name(ev->kind));
+	r.event_no = x->events_seen;
 	r.side = ev->side == WB_SIDE_BUY ? 'B' : ev->side == WB_SIDE_SELL ? 'S' : 0;
-	if (ev->kind == WB_EV_TRADE || ev->kind == WB_EV_TRADE_BREAK) {
+	r.flags = ev->flags;
+	switch (ev->kind) {
+	case WB_EV_TRADE:
+	case WB_EV_TRADE_BREAK:
 		r.order_id = ev->u.trade.order_id;
 		r.price = ev->u.trade.price;
 		r.qty = ev->u.trade.qty;
 		r.ref = ev->u.trade.match_id;
-	} else {
+		break;
+	case WB_EV_CLEAR:
+		break;
+	case WB_EV_STATUS:
+		copy_str(r.detail, sizeof(r.detail), wb_state_name(ev->u.status.state));
+		break;
+	case WB_EV_SYMBOL:
+		r.qty = ev->u.symbol.round_lot;
+		r.ref = ev->u.symbol.feed_key;
+		break;
+	case WB_EV_GAP:
+		r.qty = ev->u.gap.count;
+		r.ref = ev->u.gap.first;
+		if (ev->u.gap.reason < sizeof(gap_reason_name) / sizeof(gap_reason_name[0]))
+			copy_str(r.detail, sizeof(r.detail), gap_reason_name[ev->u.gap.reason]);
+		break;
+	default:	/* an order event: the order as the venue book holds it, before the event */
 		r.order_id = ev->u.order.order_id;
 		r.price = ev->u.order.price;
 		r.qty = ev->u.order.qty;
 		r.ref = ev->u.order.ref;
-		if (ev->kind == WB_EV_ADD)
+		if (ev->kind == WB_EV_ADD) {
 			memcpy(r.mpid, ev->u.order.mpid, 4);
+			break;
+		}
+		known = venue_books_order(x->vb, ev->venue, ev->u.order.order_id, &o) == 0;
+		if (!known)
+			break;
+		if (!inst)
+			inst = o.instrument;	/* PITCH: an id alone */
+		r.side = o.side == WB_SIDE_BUY ? 'B' : o.side == WB_SIDE_SELL ? 'S' : r.side;
+		if (ev->kind == WB_EV_EXECUTE || ev->kind == WB_EV_REDUCE || ev->kind == WB_EV_DELETE)
+			r.price = o.price;
+		if (ev->kind == WB_EV_DELETE)
+			r.qty = o.qty;
+		break;
 	}
-	r.flags = ev->flags;
-	table_row(&x->tab[T_EVENTS], &r);
+	copy_str(r.symbol, sizeof(r.symbol), sym(x, inst));
+	emit_keyed(x, T_EVENTS, &r, inst);
+	if (ev->kind != WB_EV_CLEAR || inst)
+		return;
+	/* A venue-wide clear: a row for each symbol the venue had too. */
+	for (unsigned i = 1; i < FEED_MAX_INSTRUMENTS; i++)
+		if (ev->venue < VENUES && x->venues[i] >> ev->venue & 1) {
+			copy_str(r.symbol, sizeof(r.symbol), sym(x, (uint16_t)i));
+			emit_keyed(x, T_EVENTS, &r, (uint16_t)i);
+		}
+}
+
+static void emit(struct exporter *x, enum table_id t, const void *row)
+{
+	emit_keyed(x, t, row, 0);
 }
 
 static void write_gap(struct exporter *x, const struct wb_event *ev)
@@ -463,7 +674,7 @@ static void write_gap(struct exporter *x, const struct wb_event *ev)
 	r.channel = ev->u.gap.channel;
 	r.unit = ev->u.gap.unit;
 	r.reason = ev->u.gap.reason;
-	table_row(&x->tab[T_GAPS], &r);
+	emit(x, T_GAPS, &r);
 }
 
 static void write_status(struct exporter *x, const struct wb_event *ev)
@@ -481,7 +692,7 @@ static void write_status(struct exporter *x, const struct wb_event *ev)
 	memcpy(r.reason, ev->u.status.reason, 4);
 	for (int i = 3; i >= 0 && (r.reason[i] == ' ' || !r.reason[i]); i--)
 		r.reason[i] = 0;
-	table_row(&x->tab[T_STATUS], &r);
+	emit(x, T_STATUS, &r);
 }
 
 /* What the SIPs say: a participant's quote, the SIP's NBBO, LULD bands. */
@@ -498,7 +709,7 @@ static void write_sip(struct exporter *x, const struct wb_event *ev)
 		r.q.recv_ts = ev->recv_ts;
 		r.q.exch_ts = ev->exch_ts;
 		r.q.seq = ev->seq;
-		r.q.sip_ts = ev->u.quote.sip_ts;
+		r.q.sip_ts = (int64_t)ev->u.quote.sip_ts;
 		copy_str(r.q.venue, sizeof(r.q.venue), venue(ev->venue));
 		copy_str(r.q.symbol, sizeof(r.q.symbol), sym(x, ev->instrument));
 		r.q.bid = ev->u.quote.bid_price;
@@ -507,7 +718,7 @@ static void write_sip(struct exporter *x, const struct wb_event *ev)
 		r.q.ask_qty = ev->u.quote.ask_qty;
 		r.q.condition = (char)ev->side;	/* the quote condition, as event.h says */
 		r.q.flags = ev->flags;
-		table_row(&x->tab[T_QUOTES], &r.q);
+		emit(x, T_QUOTES, &r.q);
 	} else if (ev->kind == WB_EV_NBBO) {
 		const struct wb_ev_nbbo *n = &ev->u.nbbo;
 
@@ -526,7 +737,7 @@ static void write_sip(struct exporter *x, const struct wb_event *ev)
 		r.n.condition = n->condition;
 		r.n.luld = n->luld;
 		r.n.sides = n->sides;
-		table_row(&x->tab[T_SIP_NBBO], &r.n);
+		emit(x, T_SIP_NBBO, &r.n);
 	} else {
 		r.l.recv_ts = ev->recv_ts;
 		r.l.exch_ts = ev->exch_ts;
@@ -536,7 +747,7 @@ static void write_sip(struct exporter *x, const struct wb_event *ev)
 		r.l.lower = ev->u.luld.lower;
 		r.l.upper = ev->u.luld.upper;
 		r.l.indicator = ev->u.luld.indicator;
-		table_row(&x->tab[T_LULD], &r.l);
+		emit(x, T_LULD, &r.l);
 	}
 }
 
@@ -554,7 +765,11 @@ static void write_trade(struct exporter *x, const struct wb_event *ev, const str
 	r.qty = u->qty;
 	r.match_id = u->u.match_id;
 	r.flags = u->flags;
-	table_row(&x->tab[T_TRADES], &r);
+	/* an execution of a resting order: the other side took; a feed's
+	 * TRADE (non-displayed) names no aggressor (ITCH and PITCH send B) */
+	if ((ev->kind == WB_EV_EXECUTE || ev->kind == WB_EV_EXECUTE_AT_PRICE) && u->side)
+		r.aggressor = u->side == WB_SIDE_BUY ? 'S' : 'B';
+	emit(x, T_TRADES, &r);
 }
 
 /* A venue's top after a level change: a bbo row when it moved. */
@@ -586,7 +801,8 @@ static void check_bbo(struct exporter *x, const struct wb_event *ev, uint8_t v, 
 	r.ask = now.ask;
 	r.ask_qty = now.ask_qty;
 	r.ask_orders = now.ask_orders;
-	table_row(&x->tab[T_BBO], &r);
+	r.event_no = x->events_seen;
+	emit(x, T_BBO, &r);
 }
 
 /* The consolidated top of an instrument from the venues' tops. */
@@ -637,7 +853,8 @@ static void check_nbbo(struct exporter *x, const struct wb_event *ev, uint16_t i
 	r.ask_qty = now.ask_qty;
 	r.bid_venues = now.bid_venues;
 	r.ask_venues = now.ask_venues;
-	table_row(&x->tab[T_NBBO], &r);
+	r.event_no = x->events_seen;
+	emit(x, T_NBBO, &r);
 }
 
 /* Levels of every venue on one side merged by price, best first. */
@@ -703,7 +920,7 @@ static int same_levels(const struct venue_level *a, unsigned na, const struct ve
 
 /* A book row when the consolidated N levels changed. */
 static void write_book_row(struct exporter *x, uint16_t inst, uint64_t recv_ts, uint64_t exch_ts,
-			   uint64_t seq)
+			   uint64_t seq, uint64_t event_no)
 {
 	struct snapshot now, *last = &x->snap[inst];
 	struct row_book r;
@@ -719,6 +936,7 @@ static void write_book_row(struct exporter *x, uint16_t inst, uint64_t recv_ts, 
 	r.exch_ts = exch_ts;
 	r.seq = seq;
 	copy_str(r.symbol, sizeof(r.symbol), sym(x, inst));
+	r.event_no = event_no;
 	for (unsigned i = 0; i < now.bids; i++) {
 		r.bid[i] = now.bid[i].price;
 		r.bid_qty[i] = now.bid[i].qty;
@@ -727,7 +945,7 @@ static void write_book_row(struct exporter *x, uint16_t inst, uint64_t recv_ts, 
 		r.ask[i] = now.ask[i].price;
 		r.ask_qty[i] = now.ask[i].qty;
 	}
-	table_row(&x->tab[T_BOOK], &r);
+	emit(x, T_BOOK, &r);
 }
 
 /* A change within the N levels: a row now, or (--interval) at the next tick. */
@@ -736,7 +954,7 @@ static void check_book(struct exporter *x, const struct wb_event *ev, uint16_t i
 	struct pending *p = &x->pend[inst];
 
 	if (!x->interval_ns) {
-		write_book_row(x, inst, ev->recv_ts, ev->exch_ts, ev->seq);
+		write_book_row(x, inst, ev->recv_ts, ev->exch_ts, ev->seq, x->events_seen);
 		return;
 	}
 	if (!p->queued) {
@@ -755,7 +973,8 @@ static void flush_interval(struct exporter *x, uint64_t tick)
 		uint16_t inst = x->queue[i];
 		struct pending *p = &x->pend[inst];
 
-		write_book_row(x, inst, tick, p->exch_ts, p->seq);
+		write_book_row(x, inst, tick, p->exch_ts, p->seq, x->events_seen - 1);
+		release_held(x, T_BOOK, 1);	/* a tick's row is a whole state */
 		p->queued = 0;
 	}
 	x->queued = 0;
@@ -763,12 +982,81 @@ static void flush_interval(struct exporter *x, uint64_t tick)
 
 /* ---- one event ----------------------------------------------------------- */
 
+#define DAY_NS 86400000000000ll
+
+/* An event's time for dates and --start/--end: the exchange's, else (unknown,
+ * or since midnight without a date) the receive time. */
+static int64_t event_time(const struct wb_event *ev)
+{
+	return ev->exch_ts >= (uint64_t)DAY_NS ? (int64_t)ev->exch_ts : (int64_t)ev->recv_ts;
+}
+
+/* Midnight US/Eastern of the day holding T, and that day as YYYY-MM-DD
+ * (TZ is America/New_York, set in main). */
+static int64_t eastern_midnight(int64_t t, char date[11])
+{
+	time_t secs = (time_t)(t / 1000000000);
+	struct tm tm;
+
+	localtime_r(&secs, &tm);
+	strftime(date, 11, "%Y-%m-%d", &tm);
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	tm.tm_isdst = -1;
+	return (int64_t)mktime(&tm) * 1000000000;
+}
+
+/* Rows go to the trading date of their event; dates only go forward (a
+ * late or bad timestamp stays in the day it came in). */
+static void follow_date(struct exporter *x, int64_t t)
+{
+	char date[11], next[11], err[256];
+	int64_t midnight;
+
+	if (x->date[0] && t < x->day_end)
+		return;
+	if (t < DAY_NS) {	/* no date at all (synthetic times) */
+		midnight = 0;
+		snprintf(date, sizeof(date), "1970-01-01");
+	} else {
+		midnight = eastern_midnight(t, date);
+	}
+	/* the next midnight: a day is 23 or 25 hours when the clocks change */
+	x->day_end = eastern_midnight(midnight + DAY_NS + 6 * 3600000000000ll, next);
+	if (t < DAY_NS)
+		x->day_end = DAY_NS;
+	if (x->date[0] && strcmp(date, x->date) <= 0)
+		return;
+	packet_end(x);
+	x->day_start = midnight;
+	memcpy(x->date, date, sizeof(date));
+	if (tables_begin_date(x->tab, x->tables, x->date, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		exit(1);
+	}
+}
+
+static int in_window(const struct exporter *x, int64_t t)
+{
+	if (x->window_relative)
+		t -= x->day_start;
+	return t >= x->start_ns && t < x->end_ns;
+}
+
 static void export_event(struct exporter *x, const struct wb_event *ev)
 {
 	struct book_update up[BOOK_MAX_UPDATES_PER_EVENT];
 	unsigned n, i;
+	int64_t t = event_time(ev);
 
 	x->events_seen++;
+	/* a packet's events share its line and receive time: a change ends
+	 * one (whatever the source says of packets, as the module's rings) */
+	if (ev->line != x->last_line || ev->recv_ts != x->last_recv_ts)
+		packet_end(x);
+	x->last_line = ev->line;
+	x->last_recv_ts = ev->recv_ts;
+	follow_date(x, t);
+	x->writing = in_window(x, t);
 	if (x->interval_ns && ev->recv_ts >= x->next_tick) {
 		uint64_t tick = ev->recv_ts - ev->recv_ts % x->interval_ns;
 
@@ -787,9 +1075,12 @@ static void export_event(struct exporter *x, const struct wb_event *ev)
 		export_sink_after(x->sink, x->vb, ev, up, n);
 		return;
 	}
-	if (ev->kind >= WB_EV_ADD && ev->kind <= WB_EV_TRADE_BREAK)
+	/* the order-level table: whatever changes a direct book */
+	if ((ev->kind >= WB_EV_ADD && ev->kind <= WB_EV_TRADE_BREAK) || ev->kind == WB_EV_SYMBOL ||
+	    ev->kind == WB_EV_GAP ||
+	    ((ev->kind == WB_EV_CLEAR || ev->kind == WB_EV_STATUS) && !(ev->flags & WB_EVF_SIP)))
 		write_event(x, ev);
-	else if (ev->kind == WB_EV_GAP)
+	if (ev->kind == WB_EV_GAP)
 		write_gap(x, ev);
 	else if (ev->kind == WB_EV_STATUS && !(ev->flags & WB_EVF_SIP) && ev->instrument)
 		write_status(x, ev);
@@ -834,7 +1125,8 @@ static void export_event(struct exporter *x, const struct wb_event *ev)
 	}
 }
 
-static void drain(struct exporter *x)
+/* The events the producer made so far; PACKET_ENDED: they end a packet. */
+static void drain(struct exporter *x, int packet_ended)
 {
 	const struct wb_event *batch[EXPORT_BATCH];
 	unsigned n;
@@ -845,6 +1137,8 @@ static void drain(struct exporter *x)
 			export_event(x, batch[i]);
 		wb_events_release(x->events);
 	}
+	if (packet_ended)
+		packet_end(x);
 }
 
 /* ---- setup --------------------------------------------------------------- */
@@ -942,18 +1236,40 @@ static void summary(const struct exporter *x, const char *what, uint64_t n, doub
 
 /* The tables, or (--format dbn, hftbacktest) the order-level writer. */
 static int output_open(struct exporter *x, const char *format, const char *path,
-		       const char *schemas, char *err, size_t errlen)
+		       const char *schemas, const struct table_meta *meta, char *err,
+		       size_t errlen)
 {
 	if (export_sink_format(format)) {
 		x->sink = export_sink_open(format, path, schemas, err, errlen);
 		return x->sink ? 0 : -1;
 	}
 	define_tables(x);
-	if (tables_open(x->tab, x->tables, format, path, err, errlen) < 0) {
+	if (tables_open(x->tab, x->tables, format, path, meta, err, errlen) < 0) {
 		char ignored[8];
 
 		tables_close(x->tab, x->tables, ignored, sizeof(ignored));
 		return -1;
+	}
+	return 0;
+}
+
+/* An export that wrote nothing is a mistake to say, not a success. */
+static int nothing_exported(const struct exporter *x, const char *input)
+{
+	uint64_t rows = x->sink_rows;
+
+	for (unsigned t = 0; t < x->tables; t++)
+		rows += x->tab[t].rows;
+	if (!x->events_seen) {
+		fprintf(stderr, "wb-export: warning: nothing exported: %s gave no event (is its traffic "
+			"on the feed map's addresses? try --feeds FILE or --proto PROTOCOL[:VENUE])\n",
+			input);
+		return 1;
+	}
+	if (!rows) {
+		fprintf(stderr, "wb-export: warning: nothing exported: %s gave %" PRIu64 " events, none "
+			"between --start and --end\n", input, x->events_seen);
+		return 1;
 	}
 	return 0;
 }
@@ -980,7 +1296,7 @@ static void on_signal(int sig)
 
 /* A live session: the kernel module's rings until SIGINT/SIGTERM or SECONDS. */
 static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, const char *format,
-		      const char *schemas, const char *out, int quiet)
+		      const char *schemas, const char *out, const struct table_meta *meta, int quiet)
 {
 	struct wb_event_counts c;
 	char err[512];
@@ -993,7 +1309,7 @@ static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, con
 		fprintf(stderr, "wb-export: %s: %s\n", dev ? dev : WB_DEVICE_PATH, wb_strerror(e));
 		return 1;
 	}
-	if (output_open(x, format, out, schemas, err, sizeof(err)) < 0) {
+	if (output_open(x, format, out, schemas, meta, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-export: %s\n", err);
 		return 1;
 	}
@@ -1003,11 +1319,13 @@ static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, con
 	while (!g_stop && (!seconds || now_s() - t0 < (double)seconds)) {
 		uint64_t before = x->events_seen;
 
-		drain(x);
+		/* the rings say nothing of packets: their ends are where the
+		 * line or the receive time changes (one hook time a packet) */
+		drain(x, 0);
 		if (x->events_seen == before)
 			wb_events_wait(x->events, 100);
 	}
-	drain(x);
+	drain(x, 1);
 	if (x->interval_ns && x->next_tick)
 		flush_interval(x, x->next_tick);
 	wb_events_counts(x->events, &c);
@@ -1020,7 +1338,7 @@ static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, con
 	}
 	if (!quiet)
 		summary(x, "rings", c.rings, t0);
-	return rc;
+	return rc ? rc : nothing_exported(x, "the module's rings");
 }
 
 int main(int argc, char **argv)
@@ -1036,11 +1354,21 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'T' },
 		{ "date", required_argument, NULL, 'D' },
 		{ "schema", required_argument, NULL, 'C' },
+		{ "proto", required_argument, NULL, 'P' },
+		{ "start", required_argument, NULL, 'A' },
+		{ "end", required_argument, NULL, 'E' },
+		{ "deflate", required_argument, NULL, 'Z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format = "csv", *feeds = NULL, *subs = "*", *kernel_dev = NULL, *schemas = NULL;
+	const char *format = "csv", *feeds = NULL, *subs = "*", *kernel_dev = NULL, *proto = NULL;
+	const char *schemas = NULL;
+	const char *start = NULL, *end = NULL, *source_kind;
+	static const char *venue_names[WB_VENUE_SIP_UQDF + 1], *kind_names[WB_EV_KIND_COUNT];
+	const char *source_what[1], *version_what[1];
+	struct table_meta meta = { .deflate = 1, .segment_rows = 1u << 23 };
+	uint64_t deflate = 1;
 	struct source_options sopt;
 	struct source src;
 	struct exporter *x;
@@ -1083,6 +1411,13 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case 'C': schemas = optarg; break;
+		case 'P': proto = optarg; break;
+		case 'A': start = optarg; break;
+		case 'E': end = optarg; break;
+		case 'Z':
+			if (opt_u64("wb-export", "--deflate", optarg, 0, 9, &deflate))
+				return 2;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -1123,14 +1458,61 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-export: --interval applies to the book table: give --depth N\n");
 		return 2;
 	}
+	if (proto && (kernel || itch)) {
+		fprintf(stderr, "wb-export: --proto applies to a capture (a BinaryFILE is ITCH; the "
+			"module has its own map)\n");
+		return 2;
+	}
 	x = exporter_create((unsigned)depth);
 	if (!x) {
 		fprintf(stderr, "wb-export: out of memory\n");
 		return 1;
 	}
 	x->interval_ns = interval_ms * 1000000ull;
+	x->end_ns = INT64_MAX;
+	{
+		int rel_start = -1, rel_end = -1;
+
+		if ((start && parse_time("--start", start, &x->start_ns, &rel_start) < 0) ||
+		    (end && parse_time("--end", end, &x->end_ns, &rel_end) < 0)) {
+			exporter_destroy(x);
+			return 2;
+		}
+		if (start && end && rel_start != rel_end) {
+			fprintf(stderr, "wb-export: --start %s --end %s: give both as HH:MM[:SS] or "
+				"both as ns\n", start, end);
+			exporter_destroy(x);
+			return 2;
+		}
+		x->window_relative = rel_start == 1 || rel_end == 1;
+		if (x->window_relative && !start)
+			x->start_ns = 0;
+		if (!x->window_relative && !start)
+			x->start_ns = INT64_MIN;
+	}
+	/* trading dates, and --start/--end as times of day, are US/Eastern */
+	setenv("TZ", "America/New_York", 1);
+	tzset();
+
+	/* what the file says of itself */
+	for (int v = 0; v <= WB_VENUE_SIP_UQDF; v++)
+		venue_names[v] = v ? venue(v) : "";
+	for (int k = 0; k < WB_EV_KIND_COUNT; k++)
+		kind_names[k] = k ? wb_event_kind_name(k) : "";
+	source_kind = kernel ? "kernel" : itch ? "itch-file" : "pcap";
+	source_what[0] = kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : argv[optind];
+	version_what[0] = wb_version;
+	meta.deflate = (int)deflate;
+	table_meta_number(&meta, "schema_version", EXPORT_SCHEMA_VERSION);
+	table_meta_number(&meta, "price_scale", WB_PRICE_SCALE);
+	table_meta_strings(&meta, "time_unit", &time_unit, 1);
+	table_meta_strings(&meta, "source", source_what, 1);
+	table_meta_strings(&meta, "source_kind", &source_kind, 1);
+	table_meta_strings(&meta, "wirebook_version", version_what, 1);
+	table_meta_strings(&meta, "venue_names", venue_names, WB_VENUE_SIP_UQDF + 1);
+	table_meta_strings(&meta, "event_kind_names", kind_names, WB_EV_KIND_COUNT);
 	if (kernel) {	/* the module decodes: no feed map, no subscriptions here */
-		rc = run_kernel(x, kernel_dev, seconds, format, schemas, argv[optind], quiet);
+		rc = run_kernel(x, kernel_dev, seconds, format, schemas, argv[optind], &meta, quiet);
 		exporter_destroy(x);
 		return rc;
 	}
@@ -1141,7 +1523,7 @@ int main(int argc, char **argv)
 		exporter_destroy(x);
 		return 2;	/* the feed map is configuration: bad usage */
 	}
-	if (!feeds && !itch) {
+	if (!feeds && !itch && !proto) {
 		fprintf(stderr, "wb-export: no feed map found (looked in %s); give --feeds FILE\n",
 			feeds_conf_searched());
 		exporter_destroy(x);
@@ -1152,6 +1534,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wb-export: %s\n", err);
 		exporter_destroy(x);
 		return 1;
+	}
+	if (proto && feeds_conf_add_proto(x->engine, proto, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		exporter_destroy(x);
+		return 2;
 	}
 	if (subscribe(x, subs) < 0) {
 		exporter_destroy(x);
@@ -1170,7 +1557,7 @@ int main(int argc, char **argv)
 		exporter_destroy(x);
 		return rc == SOURCE_EUSAGE ? 2 : 1;
 	}
-	if (output_open(x, format, argv[optind + 1], schemas, err, sizeof(err)) < 0) {
+	if (output_open(x, format, argv[optind + 1], schemas, &meta, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-export: %s\n", err);
 		source_close(&src);
 		exporter_destroy(x);
@@ -1179,8 +1566,9 @@ int main(int argc, char **argv)
 
 	t0 = now_s();
 	do {
-		st = source_pump(&src, x->engine, &x->prod, PUMP_BUDGET);
-		drain(x);
+		/* a packet at a time: its rows' last one is known to be its last */
+		st = source_pump(&src, x->engine, &x->prod, 1);
+		drain(x, 1);
 	} while (st == SOURCE_MORE || st == SOURCE_IDLE || st == SOURCE_WAITED);
 	if (st == SOURCE_ERROR) {
 		fprintf(stderr, "wb-export: %s\n", src.err);
@@ -1200,6 +1588,8 @@ int main(int argc, char **argv)
 	}
 	if (!quiet)
 		summary(x, "packets", src.ctr.packets, t0);
+	if (!rc)
+		rc = nothing_exported(x, argv[optind]);
 	source_close(&src);
 	exporter_destroy(x);
 	return rc;

@@ -7,6 +7,8 @@
         print(book.nbbo("AAPL"))             # Nbbo(..., bid_venues=['NASDAQ', 'BZX'], ...)
         bids, asks = book.depth("AAPL", 5)   # lists of Level(price, qty, orders, venues)
 
+    ev = wirebook.read("day.h5", ["AAPL"], "09:30", "16:00")  # wb-export's files: numpy arrays
+
     with wirebook.events() as ev:            # the kernel module's event rings
         for e in ev.read(timeout_ms=100):    # Event(kind='ADD', venue='NASDAQ', seq=..., ...)
             ...
@@ -367,3 +369,7 @@ def events(device=None, raw=False):
 def open(name=None, raw=False):  # noqa: A001 (the package's verb, as in io.open)
     """Attach read-only to the book NAME (wirebookd --shm NAME; None: "wirebook")."""
     return Book(name, raw)
+
+
+from .export import read  # noqa: E402 (wb-export's files; h5py and numpy on first use)
+__all__ += ["read"]

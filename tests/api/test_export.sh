@@ -14,20 +14,43 @@ cap=$(demo_capture)
 	{ bad "wb-export failed: $(cat "$T/export.err")"; finish; }
 ok "exported: $(sed 's/^wb-export: //' "$T/export.err")"
 
-kinds='ADD|EXEC|EXECP|REDUCE|DELETE|REPLACE|MODIFY|TRADE|BREAK'
+# events.csv: a comment line saying what the file holds, the column names,
+# then one row per event that changes a book (a venue-wide CLEAR once more
+# per symbol: the rows of one event share its event_no, column 16).
+rows() { grep -v '^#' "$1" | tail -n +2; }
+nrows() { rows "$1" | wc -l; }
+kinds='ADD|EXEC|EXECP|REDUCE|DELETE|REPLACE|MODIFY|TRADE|BREAK|STATUS|CLEAR|SYMBOL|GAP'
 "$B/wb-dump" --feeds "$ROOT/feeds.conf" "$cap" | awk -v k="^($kinds)\$" '$5 ~ k { print $5 }' |
 	sort | uniq -c >"$T/dump.kinds"
-tail -n +2 "$T/out/events.csv" | cut -d, -f7 | sort | uniq -c >"$T/csv.kinds"
+rows "$T/out/events.csv" | awk -F, '!seen[$16]++ { print $7 }' | sort | uniq -c >"$T/csv.kinds"
 [ -s "$T/dump.kinds" ] && diff "$T/dump.kinds" "$T/csv.kinds" >/dev/null &&
-	ok "events.csv: wb-dump's order events, per kind ($(echo $(awk '{ s += $1 } END { print s }' "$T/csv.kinds")) rows)" ||
+	ok "events.csv: wb-dump's order, status, clear and symbol events, per kind ($(echo $(awk '{ s += $1 } END { print s }' "$T/csv.kinds")) events)" ||
 	{ bad "events.csv kinds differ from wb-dump's"; diff "$T/dump.kinds" "$T/csv.kinds" | head; }
-awk -F, 'NR > 2 && $1 < prev { bad = 1 } { prev = $1 } END { exit bad }' "$T/out/events.csv" &&
+rows "$T/out/events.csv" | awk -F, 'NR > 1 && $1 < prev { bad = 1 } { prev = $1 } END { exit bad }' &&
 	ok "events.csv in receive-time order" || bad "events.csv goes back in time"
+head -1 "$T/out/events.csv" | grep -q '^# wirebook export: table=events trading_date=2026-02-19 schema_version=2 price_scale=100000000 .*source=.*demo.pcap' &&
+	ok "events.csv says its trading date, schema, price scale and source in its first line" ||
+	bad "events.csv header: $(head -1 "$T/out/events.csv")"
+# Issue 24.2: every follow-on row names its order's side and resting price.
+nosp=$(rows "$T/out/events.csv" | awk -F, '$7 ~ /^(EXEC|REDUCE|DELETE|REPLACE)$/ && ($8 == "" || $10 == "")' | wc -l)
+nfo=$(rows "$T/out/events.csv" | awk -F, '$7 ~ /^(EXEC|REDUCE|DELETE|REPLACE)$/' | wc -l)
+[ "$nfo" -gt 0 ] && [ "$nosp" -eq 0 ] && ok "all $nfo EXEC/REDUCE/DELETE/REPLACE rows have a side and a price" ||
+	bad "$nosp of $nfo follow-on rows lack a side or a price"
+lastp=$(rows "$T/out/events.csv" | awk -F, '$15 == 1' | wc -l)
+[ "$lastp" -gt 0 ] && [ "$lastp" -lt "$(nrows "$T/out/events.csv")" ] &&
+	ok "last_in_packet: $lastp rows end a packet" || bad "last_in_packet on $lastp rows"
+# every table's rows say it too: the last bbo row of a packet (the rows
+# before it in the packet are states the packet passed through)
+lastb=$(rows "$T/out/bbo.csv" | awk -F, '$NF == 1' | wc -l)
+[ "$lastb" -gt 0 ] && [ "$lastb" -le "$(nrows "$T/out/bbo.csv")" ] && head -2 "$T/out/bbo.csv" | tail -1 | grep -q ',last_in_packet$' &&
+	ok "bbo.csv: last_in_packet on $lastb of $(nrows "$T/out/bbo.csv") rows" || bad "bbo.csv last_in_packet: $lastb"
+agg=$(rows "$T/out/trades.csv" | awk -F, '$10 == "B" || $10 == "S"' | wc -l)
+[ "$agg" -gt 0 ] && ok "trades.csv: $agg executions name the aggressor side" || bad "no trade has an aggressor side"
 
 "$B/wirebookd" --pcap "$cap" --feeds "$ROOT/feeds.conf" --shm "$SHM-t" --no-pin --exit-at-eof \
 	>"$T/wbd-t.err" 2>&1
 trades=$(sed -n 's/.*super-book:.* trades \([0-9]*\),.*/\1/p' "$T/wbd-t.err")
-rows=$(($(wc -l <"$T/out/trades.csv") - 1))
+rows=$(nrows "$T/out/trades.csv")
 [ -n "$trades" ] && [ "$rows" -eq "$trades" ] && ok "trades.csv: $rows rows, wirebookd's trade count" ||
 	bad "trades.csv $rows rows, wirebookd counted '$trades'"
 
@@ -48,7 +71,7 @@ def px(s):  # the CSV's dollars back to the book's 1e-8 units
 def last_rows(name, key):
     rows = {}
     with open(f"{out}/{name}.csv") as f:
-        for r in csv.DictReader(f):
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
             rows[key(r)] = r
     return rows
 
@@ -86,20 +109,43 @@ grep -q ' 0 differ$' "$T/cmp.out" && [ "$(grep -o 'compared [0-9]*' "$T/cmp.out"
 # live book's.
 "$B/wb-export" --quiet --feeds "$ROOT/feeds.conf" --depth 3 --interval 1000 "$cap" "$T/outi" 2>"$T/i.err"
 $PY "$T/cmp.py" "$SHM" "$T/outi" >"$T/cmpi.out" 2>&1
-every=$(($(wc -l <"$T/out/book.csv") - 1)) ticked=$(($(wc -l <"$T/outi/book.csv") - 1))
-off=$(awk -F, 'NR > 1 && $1 % 1000000000 != 0' "$T/outi/book.csv" | wc -l)
-dup=$(awk -F, 'NR > 1 { print $1, $4 }' "$T/outi/book.csv" | sort | uniq -d | wc -l)
+every=$(nrows "$T/out/book.csv") ticked=$(nrows "$T/outi/book.csv")
+off=$(rows "$T/outi/book.csv" | awk -F, '$1 % 1000000000 != 0' | wc -l)
+dup=$(rows "$T/outi/book.csv" | awk -F, '{ print $1, $4 }' | sort | uniq -d | wc -l)
 [ "$ticked" -gt 0 ] && [ "$ticked" -lt "$every" ] && [ "$off" -eq 0 ] && [ "$dup" -eq 0 ] &&
 	grep -q ' 0 differ$' "$T/cmpi.out" &&
 	ok "--interval 1000: $ticked book rows at 1 s ticks (every change: $every), the last ones the live book's" ||
 	bad "--interval: $ticked rows (every change $every), $off off-tick, $dup twice in a tick; $(tail -1 "$T/cmpi.out") $(cat "$T/i.err")"
 kill -TERM "$wbd"; wait "$wbd" 2>/dev/null
 
+# --start/--end: rows of that part of the day only (times of day, US/Eastern).
+"$B/wb-export" --quiet --feeds "$ROOT/feeds.conf" --start 09:30 --end 09:30:05 "$cap" "$T/win" 2>"$T/win.err"
+win=$(rows "$T/win/events.csv" | awk -F, '{ t = ($2 - 1771477200000000000) / 1e9; if (t < 34200 || t >= 34205) out++ } END { print out + 0 }')
+[ "$(nrows "$T/win/events.csv")" -gt 0 ] && [ "$(nrows "$T/win/events.csv")" -lt "$(nrows "$T/out/events.csv")" ] &&
+	[ "$win" -eq 0 ] && ok "--start 09:30 --end 09:30:05: $(nrows "$T/win/events.csv") rows, all in it" ||
+	bad "--start/--end: $(nrows "$T/win/events.csv") rows, $win outside; $(cat "$T/win.err")"
+"$B/wb-export" --quiet --feeds "$ROOT/feeds.conf" --start 21:00 "$cap" "$T/late" 2>"$T/late.err"
+[ $? -eq 1 ] && grep -q 'nothing exported.*none between --start and --end' "$T/late.err" &&
+	ok "--start after the day: exit 1, says nothing was exported" || bad "--start 21:00: $(cat "$T/late.err")"
+
+# Issue 24.5: a capture whose addresses the feed map lacks: exit 1 and a
+# warning, not silence; --proto decodes it as wb-dump --proto does.
+printf '10.9.9.9:1 itch nasdaq A\n' >"$T/other.conf"
+"$B/wb-gen" -s 3 -n 2000 -o "$T/itch.pcap" >/dev/null 2>&1
+"$B/wb-export" --quiet --feeds "$T/other.conf" "$T/itch.pcap" "$T/unmapped" 2>"$T/unmapped.err"
+[ $? -eq 1 ] && grep -q 'warning: nothing exported: .*gave no event.*--proto' "$T/unmapped.err" &&
+	ok "an unmapped capture: exit 1 and a warning naming --proto" || bad "unmapped capture: $(cat "$T/unmapped.err")"
+"$B/wb-export" --quiet --feeds "$T/other.conf" --proto itch:nasdaq "$T/itch.pcap" "$T/proto" 2>"$T/proto.err"
+n_proto=$(rows "$T/proto/events.csv" | awk -F, '$7 == "ADD"' | wc -l)
+n_dump=$("$B/wb-dump" --feeds "$T/other.conf" --proto itch:nasdaq "$T/itch.pcap" | awk '$5 == "ADD"' | wc -l)
+[ "$n_proto" -gt 0 ] && [ "$n_proto" -eq "$n_dump" ] && ok "--proto itch:nasdaq: $n_proto ADD rows, as wb-dump --proto" ||
+	bad "--proto: $n_proto ADD rows, wb-dump $n_dump; $(cat "$T/proto.err")"
+
 # A BinaryFILE: no feed map needed; the same rows as wb-dump --itch-file.
 "$B/wb-gen" -s 5 -n 3000 -f itch-file.gz -o "$T/day.itch.gz" >/dev/null 2>&1
 "$B/wb-export" --quiet --itch-file --date 2026-02-19 "$T/day.itch.gz" "$T/itch" 2>"$T/itch.err"
 n_dump=$("$B/wb-dump" --itch-file "$T/day.itch.gz" 2>/dev/null | awk -v k="^($kinds)\$" '$5 ~ k' | wc -l)
-n_csv=$(($(wc -l <"$T/itch/events.csv") - 1))
+n_csv=$(rows "$T/itch/events.csv" | awk -F, -v k="^($kinds)\$" '!seen[$16]++ && $7 ~ k' | wc -l)
 [ "$n_dump" -gt 0 ] && [ "$n_csv" -eq "$n_dump" ] && ! grep -qv 'trading day 2026-02-19 (--date)' "$T/itch.err" &&
 	ok "--itch-file: $n_csv events, as wb-dump --itch-file" || bad "--itch-file: $n_csv rows, wb-dump $n_dump: $(cat "$T/itch.err")"
 
@@ -108,7 +154,7 @@ n_csv=$(($(wc -l <"$T/itch/events.csv") - 1))
 # silently.
 et_day() { python3 -c "import sys, datetime, zoneinfo; print(datetime.datetime.fromtimestamp(
 	int(sys.argv[1]) / 1e9, zoneinfo.ZoneInfo('America/New_York')).date())" "$1"; }
-first_exch_ts() { awk -F, 'NR == 2 { print $2 }' "$1/events.csv"; }
+first_exch_ts() { rows "$1/events.csv" | awk -F, 'NR == 1 { print $2 }'; }
 "$B/wb-gen" -s 5 -n 3000 -f itch-file -o "$T/01302019.NASDAQ_ITCH50" >/dev/null 2>&1
 "$B/wb-export" --quiet --itch-file "$T/01302019.NASDAQ_ITCH50" "$T/named" 2>"$T/named.err"
 [ "$(et_day "$(first_exch_ts "$T/named")")" = 2019-01-30 ] &&
@@ -145,10 +191,16 @@ elif [ -z "$H5PY" ]; then
 	bad "no python3 with h5py to read the HDF5 file (Debian: python3-h5py)"
 else
 	"$H5PY" - "$T/out.h5" "$T/out" >"$T/h5.out" 2>&1 <<'P'
-import csv, sys, h5py
+import csv, sys, h5py, numpy as np
 f, out = h5py.File(sys.argv[1], "r"), sys.argv[2]
 scale = int(f.attrs["price_scale"])
 assert scale == 10**8, scale
+assert int(f.attrs["schema_version"]) == 2
+assert list(f) == ["2026-02-19"], list(f)  # a group per trading date
+g = f["2026-02-19"]
+assert g.attrs["trading_date"] == b"2026-02-19"
+assert f.attrs["venue_names"][1] == b"NASDAQ" and f.attrs["event_kind_names"][1] == b"ADD"
+assert g["events"].compression == "gzip" and g["events"].shuffle
 prices = {"price", "bid", "ask", "lower", "upper"} | {f"{s}_{i}" for s in ("bid", "ask") for i in range(1, 11)}
 def h5val(name, v):
     if isinstance(v, bytes):
@@ -162,10 +214,19 @@ def norm(name, s):  # the CSV's text, in the same form
     return s
 checked = 0
 for table in ("events", "trades", "bbo", "nbbo", "status", "gaps", "quotes", "sip_nbbo", "luld", "book"):
-    d = f[table]
+    d = g[table][:]
     with open(f"{out}/{table}.csv") as fh:
-        rows = list(csv.DictReader(fh))
+        rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
     assert len(rows) == d.shape[0], (table, len(rows), d.shape)
+    if table == "events":
+        # symbol by symbol, each symbol's rows where the index says, in
+        # decode order: sorted by event_no they are the CSV's rows
+        ix = g["events_index"][:]
+        for s, first, count in ix:
+            assert (d["symbol"][first:first + count] == s).all(), s
+            assert (np.diff(d["event_no"][first:first + count].astype(np.int64)) >= 0).all(), s
+        assert ix["count"].sum() == len(d)
+        d = d[np.argsort(d["event_no"], kind="stable")]
     for i in sorted({0, len(rows) // 2, len(rows) - 1}) if rows else ():
         for name in d.dtype.names:
             if name.endswith("venues"):
@@ -187,17 +248,25 @@ printf '224.0.203.134:45007 cqs cqs A channel=1\n233.46.176.16:55630 uqdf uqdf A
 sip_bad=0 sip_n=0
 for f in "$ROOT"/pcaps/cqs/*.pcap "$ROOT"/pcaps/uqdf/*.pcap; do
 	rm -rf "$T/sip"
-	"$B/wb-export" --quiet --feeds "$T/sip.conf" "$f" "$T/sip" 2>>"$T/sip.err" || sip_bad=$((sip_bad + 1))
+	"$B/wb-export" --quiet --feeds "$T/sip.conf" "$f" "$T/sip" 2>"$T/sip1.err"
+	rc=$?
+	cat "$T/sip1.err" >>"$T/sip.err"
 	"$B/wb-dump" --feeds "$T/sip.conf" "$f" >"$T/sip.dump" 2>/dev/null
+	# a capture of control messages alone gives no event: exit 1, said
+	if [ ! -s "$T/sip.dump" ]; then
+		[ "$rc" -eq 1 ] && grep -q 'nothing exported' "$T/sip1.err" || sip_bad=$((sip_bad + 1))
+		continue
+	fi
+	[ "$rc" -eq 0 ] || sip_bad=$((sip_bad + 1))
 	for pair in quotes:QUOTE sip_nbbo:NBBO luld:LULD; do
-		rows=$(($(wc -l <"$T/sip/${pair%%:*}.csv") - 1))
+		rows=$(nrows "$T/sip/${pair%%:*}.csv")
 		want=$(awk -v k="${pair#*:}" '$5 == k' "$T/sip.dump" | wc -l)
 		[ "$rows" -eq "$want" ] || { sip_bad=$((sip_bad + 1)); echo "$(basename "$f") ${pair%%:*}: $rows rows, wb-dump $want"; }
 		sip_n=$((sip_n + rows))
 	done
 	case "$f" in *Q_L_Long_Quote*)
-		grep -q ',NYSE,LVWR.WS,,0,,0,R,224$' "$T/sip/quotes.csv" &&
-		grep -q ',cqs,LVWR.WS,,0,,,0,,O,,3,$' "$T/sip/sip_nbbo.csv" || {
+		grep -q ',NYSE,LVWR.WS,,0,,0,R,224,1$' "$T/sip/quotes.csv" &&
+		grep -q ',cqs,LVWR.WS,,0,,,0,,O,,3,,1$' "$T/sip/sip_nbbo.csv" || {
 			sip_bad=$((sip_bad + 1)); echo "CQS Long Quote rows:"; cat "$T/sip/quotes.csv" "$T/sip/sip_nbbo.csv"; } ;;
 	esac
 done

@@ -72,6 +72,12 @@ expect_bad "wirebookd with a stray argument" "unexpected argument 'extra'" "${W[
 expect_bad "wb-kread with a stray argument" "wb-kread: unexpected argument 'extra'" "$B/wb-kread" extra
 expect_bad "wb-tune with a stray argument" "wb-tune: unexpected argument 'extra'" "$B/wb-tune" extra
 expect_bad "wb-export with a stray argument" "unexpected argument 'extra'" "$B/wb-export" "$cap" "$T/out" extra
+expect_bad "wb-export --deflate 10" "--deflate '10': expected a whole number from 0 to 9" "$B/wb-export" --deflate 10 "$cap" "$T/out"
+expect_bad "wb-export --start 9h30" "--start 9h30: want HH:MM" "$B/wb-export" --start 9h30 "$cap" "$T/out"
+expect_bad "wb-export --start 09:30 --end 1771511400000000000" "give both as HH:MM[:SS] or both as ns" \
+	"$B/wb-export" --start 09:30 --end 1771511400000000000 "$cap" "$T/out"
+expect_bad "wb-export --proto with --itch-file" "--proto applies to a capture" "$B/wb-export" --proto itch --itch-file "$cap" "$T/out"
+expect_bad "wb-export --proto nope" "nope" "$B/wb-export" --proto nope "$cap" "$T/out"
 expect_bad "wb-subscribe add ''" "add '': a symbol has 1 to 8 characters" "$B/wb-subscribe" --daemon "$T/none.sock" add ''
 expect_bad "wb-subscribe date 2026-02-30" "date '2026-02-30': expected a day of the calendar as YYYY-MM-DD" \
 	"$B/wb-subscribe" --daemon "$T/none.sock" date 2026-02-30

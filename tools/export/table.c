@@ -16,23 +16,32 @@
 #include "wirebook/book.h"
 #ifdef WB_HDF5
 #include <hdf5.h>
+#include <pthread.h>
 #endif
 
 #define CSV_LINE_MAX 4096
-#define H5_BUFFER_ROWS 16384u
-#define H5_CHUNK_ROWS 16384u
+#define H5_CHUNK_ROWS 8192u	/* a chunk under HDF5's 1 MB default cache for most tables */
+#define H5_BUFFER_ROWS (2 * H5_CHUNK_ROWS)	/* written whole chunks at a time */
+#define KEYS 65536u
 
 struct table_file {
 	int hdf5;
 	FILE *csv;
 	char *line;
+	const struct table_meta *meta;
+	int header_written;
 #ifdef WB_HDF5
 	hid_t file;		/* shared by every table of the set */
-	hid_t dset;
+	hid_t group;		/* the current date's, shared too */
+	hid_t dset, index;	/* index: keyed tables' (symbol, first, count) runs */
 	hid_t mtype;		/* the row struct's layout */
+	hid_t itype;		/* an index row's */
 	char *buf;
-	unsigned buffered;
-	uint64_t written;
+	uint64_t buffered, cap;	/* rows in buf; keyed: up to the segment's */
+	uint16_t *keys;		/* keyed: each buffered row's */
+	uint32_t *order;	/* keyed: the rows of a segment, sorted by key */
+	struct h5_writer *w;	/* the thread that makes every HDF5 call */
+	uint64_t written, index_written;
 #endif
 };
 
@@ -136,10 +145,15 @@ static char *put_venues(char *p, uint32_t mask)
 	return p;
 }
 
+static void csv_header(struct table *t, const char *date);
+
 static void csv_row(struct table *t, const void *row)
 {
 	const char *r = row;
 	char *p = t->f->line;
+
+	if (!t->f->header_written)
+		csv_header(t, NULL);
 
 	for (unsigned i = 0; i < t->ncols; i++) {
 		const struct col *c = &t->cols[i];
@@ -160,6 +174,12 @@ static void csv_row(struct table *t, const void *row)
 		case COL_U32:
 			memcpy(&u32, f, 4);
 			p = put_u64(p, u32);
+			break;
+		case COL_I64:
+			memcpy(&s, f, 8);
+			if (s < 0)
+				*p++ = '-';
+			p = put_u64(p, s < 0 ? -(uint64_t)s : (uint64_t)s);
 			break;
 		case COL_U8:
 			p = put_u64(p, *(const uint8_t *)f);
@@ -196,15 +216,58 @@ static int csv_open(struct table *t, const char *dir, char *err, size_t errlen)
 	if (!t->f->csv || !t->f->line)
 		return fail(err, errlen, "%s: %s", path, strerror(errno));
 	setvbuf(t->f->csv, NULL, _IOFBF, 1 << 20);
-	for (unsigned i = 0; i < t->ncols; i++)
-		fprintf(t->f->csv, "%s%s", i ? "," : "", t->cols[i].name);
-	fputc('\n', t->f->csv);
 	return 0;
+}
+
+/* The file's meta as one comment line ("# wirebook export: name=value ..."),
+ * then the column names: readers skip it with comment='#'. */
+static void csv_header(struct table *t, const char *date)
+{
+	const struct table_meta *m = t->f->meta;
+	FILE *f = t->f->csv;
+
+	if (t->f->header_written) {
+		fprintf(f, "# trading_date=%s\n", date);
+		return;
+	}
+	t->f->header_written = 1;
+	fprintf(f, "# wirebook export: table=%s", t->name);
+	if (date)
+		fprintf(f, " trading_date=%s", date);
+	for (unsigned i = 0; m && i < m->n; i++) {
+		fprintf(f, " %s=", m->item[i].name);
+		if (!m->item[i].values)
+			fprintf(f, "%lld", (long long)m->item[i].number);
+		for (unsigned k = 0; m->item[i].values && k < m->item[i].nvalues; k++) {
+			if (k)
+				fputc('|', f);	/* a list: names joined by | */
+			for (const char *c = m->item[i].values[k]; *c; c++)
+				fputc(*c == ' ' || *c == '\n' ? '_' : *c, f);
+		}
+	}
+	fputc('\n', f);
+	for (unsigned i = 0; i < t->ncols; i++)
+		fprintf(f, "%s%s", i ? "," : "", t->cols[i].name);
+	fputc('\n', f);
 }
 
 /* ---- HDF5 ---------------------------------------------------------------- */
 
 #ifdef WB_HDF5
+static size_t h5_size_of(int type)
+{
+	switch (type) {
+	case COL_U32:
+	case COL_VENUES:
+		return 4;
+	case COL_U8:
+	case COL_CHAR:
+		return 1;
+	default:
+		return 8;
+	}
+}
+
 static hid_t h5_col_type(const struct col *c)
 {
 	hid_t s;
@@ -214,6 +277,7 @@ static hid_t h5_col_type(const struct col *c)
 	case COL_QTY:
 		return H5Tcopy(H5T_NATIVE_UINT64);
 	case COL_PRICE:
+	case COL_I64:
 		return H5Tcopy(H5T_NATIVE_INT64);
 	case COL_U32:
 	case COL_VENUES:
@@ -228,13 +292,64 @@ static hid_t h5_col_type(const struct col *c)
 	}
 }
 
-static int h5_open(struct table *t, hid_t file, char *err, size_t errlen)
+/* A fixed-length string attribute, or a list of them. */
+static void h5_attr_strings(hid_t obj, const char *name, const char *const *v, unsigned n)
 {
-	hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = H5_CHUNK_ROWS;
-	struct table_file *f = t->f;
-	hid_t space, dcpl, ftype;
+	size_t longest = 1;
+	hsize_t dim = n;
+	hid_t type, space, attr;
+	char *flat;
 
-	f->file = file;
+	for (unsigned i = 0; i < n; i++)
+		if (strlen(v[i]) > longest)
+			longest = strlen(v[i]);
+	flat = calloc(n ? n : 1, longest);
+	if (!flat)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		memcpy(flat + i * longest, v[i], strlen(v[i]));
+	type = H5Tcopy(H5T_C_S1);
+	H5Tset_size(type, longest);
+	H5Tset_strpad(type, H5T_STR_NULLPAD);
+	space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL);
+	attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+	H5Awrite(attr, type, flat);
+	H5Aclose(attr);
+	H5Sclose(space);
+	H5Tclose(type);
+	free(flat);
+}
+
+static void h5_attr_number(hid_t obj, const char *name, int64_t v)
+{
+	hid_t space = H5Screate(H5S_SCALAR);
+	hid_t attr = H5Acreate2(obj, name, H5T_NATIVE_INT64, space, H5P_DEFAULT, H5P_DEFAULT);
+
+	H5Awrite(attr, H5T_NATIVE_INT64, &v);
+	H5Aclose(attr);
+	H5Sclose(space);
+}
+
+/* The bytes of a row's columns, without the struct's padding. */
+static size_t row_bytes(const struct table *t)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < t->ncols; i++)
+		n += t->cols[i].type == COL_STR ? t->cols[i].size : h5_size_of(t->cols[i].type);
+	return n;
+}
+
+struct h5_index_row {
+	char symbol[16];
+	uint64_t first, count;
+};
+
+static int h5_types(struct table *t)
+{
+	struct table_file *f = t->f;
+	hid_t s;
+
 	f->mtype = H5Tcreate(H5T_COMPOUND, t->row_size);
 	for (unsigned i = 0; i < t->ncols; i++) {
 		hid_t ct = h5_col_type(&t->cols[i]);
@@ -242,78 +357,447 @@ static int h5_open(struct table *t, hid_t file, char *err, size_t errlen)
 		H5Tinsert(f->mtype, t->cols[i].name, t->cols[i].off, ct);
 		H5Tclose(ct);
 	}
-	ftype = H5Tcopy(f->mtype);
-	H5Tpack(ftype);		/* no padding in the file */
+	if (!t->keyed)
+		return f->mtype < 0 ? -1 : 0;
+	f->itype = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_index_row));
+	s = H5Tcopy(H5T_C_S1);
+	H5Tset_size(s, t->cols[t->key_col].size);
+	H5Tset_strpad(s, H5T_STR_NULLPAD);
+	H5Tinsert(f->itype, "symbol", offsetof(struct h5_index_row, symbol), s);
+	H5Tclose(s);
+	H5Tinsert(f->itype, "first", offsetof(struct h5_index_row, first), H5T_NATIVE_UINT64);
+	H5Tinsert(f->itype, "count", offsetof(struct h5_index_row, count), H5T_NATIVE_UINT64);
+	return f->mtype < 0 || f->itype < 0 ? -1 : 0;
+}
+
+/* A 1-D extendible chunked dataset of TYPE, shuffled and deflated; or the
+ * existing one of that name (a date seen again), appended to. */
+static hid_t h5_dataset(hid_t group, const char *name, hid_t mtype, size_t row_size, size_t row_bytes,
+			int deflate, uint64_t *rows)
+{
+	hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = H5_CHUNK_ROWS, dims;
+	hid_t space, dcpl, ftype, d;
+
+	if (H5Lexists(group, name, H5P_DEFAULT) > 0) {
+		d = H5Dopen2(group, name, H5P_DEFAULT);
+		space = H5Dget_space(d);
+		H5Sget_simple_extent_dims(space, &dims, NULL);
+		H5Sclose(space);
+		*rows = dims;
+		return d;
+	}
+	*rows = 0;
+	/* at most 1 MB, so that HDF5's default chunk cache holds one; a
+	 * power of two, so that a buffer's rows fill whole chunks */
+	while (chunk > 64 && chunk * row_size > (1u << 20))
+		chunk /= 2;
+	ftype = H5Tcopy(mtype);
+	/* The row struct as it is, its few bytes of padding included (zeros,
+	 * which deflate makes nothing of): a packed type costs a conversion,
+	 * field by field, of every row written. A struct mostly unused (the
+	 * book's levels past --depth) is packed all the same. */
+	if (H5Tget_size(mtype) > 2 * row_bytes)
+		H5Tpack(ftype);
 	space = H5Screate_simple(1, &zero, &unlimited);
 	dcpl = H5Pcreate(H5P_DATASET_CREATE);
 	H5Pset_chunk(dcpl, 1, &chunk);
-	f->dset = H5Dcreate2(file, t->name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	if (deflate > 0) {
+		/* byte planes of a column compress far better than rows */
+		H5Pset_shuffle(dcpl);
+		H5Pset_deflate(dcpl, (unsigned)deflate);
+	}
+	d = H5Dcreate2(group, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	H5Pclose(dcpl);
 	H5Sclose(space);
 	H5Tclose(ftype);
-	f->buf = malloc(t->row_size * H5_BUFFER_ROWS);
-	if (f->dset < 0 || f->mtype < 0 || !f->buf)
-		return fail(err, errlen, "cannot create the HDF5 dataset %s", t->name);
-	return 0;
+	return d;
 }
 
-static int h5_flush(struct table *t)
+static int h5_append(hid_t dset, hid_t mtype, uint64_t *written, const void *rows, uint64_t n)
 {
-	struct table_file *f = t->f;
-	hsize_t start = f->written, count = f->buffered, size = f->written + f->buffered;
+	hsize_t start = *written, count = n, size = *written + n;
 	hid_t fs, ms;
 	herr_t rc;
 
-	if (!f->buffered)
+	if (!n)
 		return 0;
-	if (H5Dset_extent(f->dset, &size) < 0)
+	if (H5Dset_extent(dset, &size) < 0)
 		return -1;
-	fs = H5Dget_space(f->dset);
+	fs = H5Dget_space(dset);
 	H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
 	ms = H5Screate_simple(1, &count, NULL);
-	rc = H5Dwrite(f->dset, f->mtype, ms, fs, H5P_DEFAULT, f->buf);
+	rc = H5Dwrite(dset, mtype, ms, fs, H5P_DEFAULT, rows);
 	H5Sclose(ms);
 	H5Sclose(fs);
-	f->written += f->buffered;
-	f->buffered = 0;
+	*written += n;
 	return rc < 0 ? -1 : 0;
 }
 
-static void h5_row(struct table *t, const void *row)
+/*
+ * A keyed table's segment: its rows key by key (a counting sort, stable:
+ * each symbol's rows stay in decode order), written through a staging
+ * buffer, and one index row per key that has rows.
+ */
+static int h5_write_keyed(struct table *t, const char *buf, const uint16_t *keys, uint64_t rows)
+{
+	struct table_file *f = t->f;
+	uint64_t *start = calloc(KEYS + 1, sizeof(*start));
+	struct h5_index_row *idx = NULL;
+	char *stage = malloc(t->row_size * H5_BUFFER_ROWS);
+	uint32_t nidx = 0, staged = 0;
+	const struct col *kc = &t->cols[t->key_col];
+	int rc = 0;
+
+	f->order = realloc(f->order, (rows ? rows : 1) * sizeof(*f->order));
+	if (!start || !stage || !f->order) {
+		free(start);
+		free(stage);
+		return -1;
+	}
+	for (uint64_t i = 0; i < rows; i++)
+		start[keys[i] + 1]++;
+	for (uint32_t k = 0; k < KEYS; k++) {
+		nidx += start[k + 1] != 0;
+		start[k + 1] += start[k];
+	}
+	idx = calloc(nidx ? nidx : 1, sizeof(*idx));
+	for (uint64_t i = 0; i < rows; i++)
+		f->order[start[keys[i]]++] = (uint32_t)i;
+	/* start[k] is now the end of key k's run */
+	for (uint32_t k = 0, j = 0, prev = 0; idx && k < KEYS; k++) {
+		if (start[k] == prev)
+			continue;
+		memcpy(idx[j].symbol, buf + (size_t)f->order[prev] * t->row_size + kc->off,
+		       kc->size < sizeof(idx[j].symbol) ? kc->size : sizeof(idx[j].symbol));
+		idx[j].first = f->written + prev;
+		idx[j].count = start[k] - prev;
+		j++;
+		prev = (uint32_t)start[k];
+	}
+	for (uint64_t i = 0; idx && i < rows && rc == 0; i++) {
+		memcpy(stage + (size_t)staged * t->row_size, buf + (size_t)f->order[i] * t->row_size,
+		       t->row_size);
+		if (++staged == H5_BUFFER_ROWS || i + 1 == rows) {
+			rc = h5_append(f->dset, f->mtype, &f->written, stage, staged);
+			staged = 0;
+		}
+	}
+	if (!idx || (rc == 0 && h5_append(f->index, f->itype, &f->index_written, idx, nidx) < 0))
+		rc = -1;
+	free(idx);
+	free(start);
+	free(stage);
+	return rc;
+}
+
+/* The writer thread: rows handed over by h5_submit(). */
+static int h5_write(struct table *t, const char *buf, const uint16_t *keys, uint64_t rows)
 {
 	struct table_file *f = t->f;
 
-	memcpy(f->buf + (size_t)f->buffered * t->row_size, row, t->row_size);
-	if (++f->buffered == H5_BUFFER_ROWS && h5_flush(t) < 0)
-		fprintf(stderr, "wb-export: writing the HDF5 dataset %s failed\n", t->name);
+	if (!rows || f->dset <= 0)
+		return 0;
+	if (t->keyed)
+		return h5_write_keyed(t, buf, keys, rows);
+	return h5_append(f->dset, f->mtype, &f->written, buf, rows);
 }
 
-static int h5_open_all(struct table *ts, unsigned n, const char *path, char *err, size_t errlen)
+/*
+ * Every HDF5 call after the file is open happens on one writer thread
+ * (libhdf5 is not thread-safe, and deflate is half of an export's CPU):
+ * the exporting thread hands it full buffers, and the date changes in
+ * between, through a short queue, and goes on with the next events.
+ */
+#define H5_QUEUE 8u
+
+struct h5_job {
+	struct table *t;		/* rows of t; NULL: a date change (date) or the end */
+	char *buf;
+	uint16_t *keys;
+	uint64_t rows;
+	struct table *ts;		/* a date change: the set */
+	unsigned n;
+	char date[16];			/* "" with t NULL: end the last date and stop */
+};
+
+struct h5_writer {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct h5_job q[H5_QUEUE];
+	unsigned head, tail;		/* jobs [tail, head) wait */
+	int failed, running;
+	char err[256];
+};
+
+static int h5_begin_date_now(struct table *ts, unsigned n, const char *date, char *err, size_t errlen);
+static int h5_end_date(struct table *ts, unsigned n);
+
+static void *h5_writer_main(void *arg)
 {
-	hid_t file, space, attr;
-	long long scale = WB_PRICE_SCALE;
+	struct h5_writer *w = arg;
+
+	for (;;) {
+		struct h5_job j;
+		int rc = 0;
+
+		pthread_mutex_lock(&w->lock);
+		while (w->head == w->tail)
+			pthread_cond_wait(&w->changed, &w->lock);
+		j = w->q[w->tail % H5_QUEUE];
+		pthread_mutex_unlock(&w->lock);
+		if (j.t) {
+			rc = h5_write(j.t, j.buf, j.keys, j.rows);
+			if (rc < 0)
+				snprintf(w->err, sizeof(w->err), "writing the HDF5 dataset %s failed", j.t->name);
+		} else if (j.date[0]) {
+			rc = h5_begin_date_now(j.ts, j.n, j.date, w->err, sizeof(w->err));
+		} else if (h5_end_date(j.ts, j.n) < 0) {
+			rc = -1;
+			snprintf(w->err, sizeof(w->err), "writing the HDF5 file failed");
+		}
+		free(j.buf);
+		free(j.keys);
+		pthread_mutex_lock(&w->lock);
+		w->tail++;
+		if (rc < 0)
+			w->failed = 1;
+		pthread_cond_broadcast(&w->changed);
+		pthread_mutex_unlock(&w->lock);
+		if (!j.t && !j.date[0])
+			return NULL;
+	}
+}
+
+static void h5_submit(struct h5_writer *w, const struct h5_job *j)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->head - w->tail == H5_QUEUE)
+		pthread_cond_wait(&w->changed, &w->lock);
+	w->q[w->head++ % H5_QUEUE] = *j;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Hand the table's buffered rows to the writer and start a new buffer. */
+static void h5_flush(struct table *t)
+{
+	struct table_file *f = t->f;
+	struct h5_job j = { .t = t, .buf = f->buf, .keys = f->keys, .rows = f->buffered };
+
+	if (!f->buffered)
+		return;
+	h5_submit(f->w, &j);
+	f->cap = H5_BUFFER_ROWS;
+	if (t->keyed && f->cap > f->meta->segment_rows)	/* a segment is sorted whole */
+		f->cap = f->meta->segment_rows ? f->meta->segment_rows : 1;
+	f->buf = malloc(f->cap * t->row_size);
+	f->keys = t->keyed ? malloc(f->cap * sizeof(*f->keys)) : NULL;
+	f->buffered = 0;
+	if (!f->buf || (t->keyed && !f->keys)) {
+		fprintf(stderr, "wb-export: out of memory for the HDF5 dataset %s\n", t->name);
+		exit(1);
+	}
+}
+
+static void h5_row(struct table *t, const void *row, uint16_t key)
+{
+	struct table_file *f = t->f;
+
+	if (f->buffered == f->cap) {
+		uint64_t cap = f->cap * 2;
+		char *b;
+
+		if (cap > f->meta->segment_rows)
+			cap = f->meta->segment_rows;
+		if (!t->keyed || f->cap >= cap) {
+			h5_flush(t);
+		} else {	/* a keyed table's segment grows up to segment_rows */
+			b = realloc(f->buf, cap * t->row_size);
+			if (b)
+				f->buf = b;
+			f->keys = realloc(f->keys, cap * sizeof(*f->keys));
+			if (!b || !f->keys) {
+				fprintf(stderr, "wb-export: out of memory for the HDF5 dataset %s\n", t->name);
+				exit(1);
+			}
+			f->cap = cap;
+		}
+	}
+	memcpy(f->buf + (size_t)f->buffered * t->row_size, row, t->row_size);
+	if (t->keyed)
+		f->keys[f->buffered] = key;
+	f->buffered++;
+}
+
+static int h5_open_all(struct table *ts, unsigned n, const char *path, const struct table_meta *m,
+		       char *err, size_t errlen)
+{
+	struct h5_writer *w;
+	hid_t file;
 
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);	/* our messages, not HDF5's stack */
 	file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	if (file < 0)
 		return fail(err, errlen, "%s: cannot create the HDF5 file", path);
-	/* Prices are int64 in units of 1e-8 dollars: divide by price_scale. */
-	space = H5Screate(H5S_SCALAR);
-	attr = H5Acreate2(file, "price_scale", H5T_NATIVE_LLONG, space, H5P_DEFAULT, H5P_DEFAULT);
-	H5Awrite(attr, H5T_NATIVE_LLONG, &scale);
-	H5Aclose(attr);
-	H5Sclose(space);
+	for (unsigned i = 0; m && i < m->n; i++) {
+		if (m->item[i].values)
+			h5_attr_strings(file, m->item[i].name, m->item[i].values, m->item[i].nvalues);
+		else
+			h5_attr_number(file, m->item[i].name, m->item[i].number);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct table_file *f = ts[i].f;
+
+		f->file = file;
+		f->group = -1;
+		f->dset = f->index = -1;
+		f->cap = H5_BUFFER_ROWS;
+		if (ts[i].keyed && f->cap > m->segment_rows)	/* a segment is sorted whole */
+			f->cap = m->segment_rows ? m->segment_rows : 1;
+		f->buf = malloc(ts[i].row_size * f->cap);
+		f->keys = ts[i].keyed ? malloc(f->cap * sizeof(*f->keys)) : NULL;
+		if (!f->buf || (ts[i].keyed && !f->keys) || h5_types(&ts[i]) < 0)
+			return fail(err, errlen, "cannot make the HDF5 types of %s", ts[i].name);
+	}
+	if (!n)
+		return 0;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return fail(err, errlen, "out of memory");
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->changed, NULL);
+	if (pthread_create(&w->thread, NULL, h5_writer_main, w) != 0) {
+		free(w);
+		return fail(err, errlen, "cannot start the HDF5 writer thread");
+	}
+	w->running = 1;
 	for (unsigned i = 0; i < n; i++)
-		if (h5_open(&ts[i], file, err, errlen) < 0)
-			return -1;
+		ts[i].f->w = w;
 	return 0;
+}
+
+/* The rows still buffered, the last date ended, the writer stopped; 0 or -1. */
+static int h5_stop(struct table *ts, unsigned n, char *err, size_t errlen)
+{
+	struct h5_writer *w = n ? ts[0].f->w : NULL;
+	struct h5_job end = { .ts = ts, .n = n };
+	int rc;
+
+	if (!w)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		h5_flush(&ts[i]);
+	h5_submit(w, &end);
+	pthread_join(w->thread, NULL);
+	rc = w->failed ? fail(err, errlen, "%s", w->err) : 0;
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->changed);
+	free(w);
+	for (unsigned i = 0; i < n; i++)
+		ts[i].f->w = NULL;
+	return rc;
+}
+
+/* Close the date's datasets (flushed) and group. */
+static int h5_end_date(struct table *ts, unsigned n)
+{
+	hid_t group = -1;
+	int rc = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct table_file *f = ts[i].f;
+
+		if (f->dset > 0)
+			H5Dclose(f->dset);
+		if (f->index > 0)
+			H5Dclose(f->index);
+		f->dset = f->index = -1;
+		if (f->group > 0)
+			group = f->group;
+		f->group = -1;
+	}
+	if (group > 0)
+		H5Gclose(group);
+	return rc;
+}
+
+/* On the writer thread: the rows before it went to the last date. */
+static int h5_begin_date_now(struct table *ts, unsigned n, const char *date, char *err, size_t errlen)
+{
+	hid_t file = ts[0].f->file, group;
+	const char *dates[1] = { date };
+	char name[64];
+
+	if (h5_end_date(ts, n) < 0)
+		return fail(err, errlen, "writing the HDF5 file failed");
+	if (H5Lexists(file, date, H5P_DEFAULT) > 0) {
+		group = H5Gopen2(file, date, H5P_DEFAULT);
+	} else {
+		group = H5Gcreate2(file, date, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		if (group > 0)
+			h5_attr_strings(group, "trading_date", dates, 1);
+	}
+	if (group < 0)
+		return fail(err, errlen, "cannot create the HDF5 group %s", date);
+	for (unsigned i = 0; i < n; i++) {
+		struct table *t = &ts[i];
+		struct table_file *f = t->f;
+
+		f->group = group;
+		f->dset = h5_dataset(group, t->name, f->mtype, t->row_size, row_bytes(t), f->meta->deflate,
+				     &f->written);
+		if (t->keyed) {
+			snprintf(name, sizeof(name), "%s_index", t->name);
+			f->index = h5_dataset(group, name, f->itype, sizeof(struct h5_index_row),
+					      sizeof(struct h5_index_row), f->meta->deflate, &f->index_written);
+		}
+		if (f->dset < 0 || (t->keyed && f->index < 0))
+			return fail(err, errlen, "cannot create the HDF5 dataset %s/%s", date, t->name);
+	}
+	return 0;
+}
+
+/* On the exporting thread: a date change, in order with the rows. */
+static int h5_begin_date(struct table *ts, unsigned n, const char *date, char *err, size_t errlen)
+{
+	struct h5_job j = { .ts = ts, .n = n };
+	struct h5_writer *w = ts[0].f->w;
+
+	for (unsigned i = 0; i < n; i++)
+		h5_flush(&ts[i]);
+	snprintf(j.date, sizeof(j.date), "%s", date);
+	h5_submit(w, &j);
+	pthread_mutex_lock(&w->lock);
+	if (w->failed)
+		fail(err, errlen, "%s", w->err);
+	pthread_mutex_unlock(&w->lock);
+	return w->failed ? -1 : 0;
 }
 #endif
 
 /* ---- the set ------------------------------------------------------------- */
 
+void table_meta_number(struct table_meta *m, const char *name, int64_t v)
+{
+	if (m->n >= TABLE_META_MAX)
+		return;
+	m->item[m->n].name = name;
+	m->item[m->n].values = NULL;
+	m->item[m->n++].number = v;
+}
+
+void table_meta_strings(struct table_meta *m, const char *name, const char *const *v, unsigned n)
+{
+	if (m->n >= TABLE_META_MAX)
+		return;
+	m->item[m->n].name = name;
+	m->item[m->n].values = v;
+	m->item[m->n++].nvalues = n;
+}
+
 int tables_open(struct table *ts, unsigned n, const char *format, const char *path,
-		char *err, size_t errlen)
+		const struct table_meta *meta, char *err, size_t errlen)
 {
 	int hdf5 = !strcmp(format, "hdf5");
 
@@ -325,10 +809,11 @@ int tables_open(struct table *ts, unsigned n, const char *format, const char *pa
 		if (!ts[i].f)
 			return fail(err, errlen, "out of memory");
 		ts[i].f->hdf5 = hdf5;
+		ts[i].f->meta = meta;
 	}
 #ifdef WB_HDF5
 	if (hdf5)
-		return h5_open_all(ts, n, path, err, errlen);
+		return h5_open_all(ts, n, path, meta, err, errlen);
 #endif
 	if (mkdir(path, 0777) < 0 && errno != EEXIST)
 		return fail(err, errlen, "%s: %s", path, strerror(errno));
@@ -338,15 +823,34 @@ int tables_open(struct table *ts, unsigned n, const char *format, const char *pa
 	return 0;
 }
 
+int tables_begin_date(struct table *ts, unsigned n, const char *date, char *err, size_t errlen)
+{
+	if (!n || !ts[0].f)
+		return 0;
+#ifdef WB_HDF5
+	if (ts[0].f->hdf5)
+		return h5_begin_date(ts, n, date, err, errlen);
+#endif
+	for (unsigned i = 0; i < n; i++)
+		csv_header(&ts[i], date);
+	return 0;
+}
+
 void table_row(struct table *t, const void *row)
+{
+	table_row_keyed(t, row, 0);
+}
+
+void table_row_keyed(struct table *t, const void *row, uint16_t key)
 {
 	t->rows++;
 #ifdef WB_HDF5
 	if (t->f->hdf5) {
-		h5_row(t, row);
+		h5_row(t, row, key);
 		return;
 	}
 #endif
+	(void)key;
 	csv_row(t, row);
 }
 
@@ -355,8 +859,10 @@ int tables_close(struct table *ts, unsigned n, char *err, size_t errlen)
 	int rc = 0;
 #ifdef WB_HDF5
 	hid_t file = -1;
-#endif
 
+	if (n && ts[0].f && ts[0].f->hdf5 && h5_stop(ts, n, err, errlen) < 0)
+		rc = -1;
+#endif
 	for (unsigned i = 0; i < n; i++) {
 		struct table_file *f = ts[i].f;
 
@@ -364,17 +870,19 @@ int tables_close(struct table *ts, unsigned n, char *err, size_t errlen)
 			continue;
 #ifdef WB_HDF5
 		if (f->hdf5) {
-			if (f->dset > 0 && h5_flush(&ts[i]) < 0)
-				rc = fail(err, errlen, "writing the HDF5 dataset %s failed", ts[i].name);
-			if (f->dset > 0)
-				H5Dclose(f->dset);
 			if (f->mtype > 0)
 				H5Tclose(f->mtype);
+			if (f->itype > 0)
+				H5Tclose(f->itype);
 			if (f->file > 0)
 				file = f->file;
 			free(f->buf);
+			free(f->keys);
+			free(f->order);
 		}
 #endif
+		if (f->csv && !f->header_written)
+			csv_header(&ts[i], NULL);	/* an empty table still names its columns */
 		if (f->csv && fclose(f->csv) != 0)
 			rc = fail(err, errlen, "writing %s.csv: %s", ts[i].name, strerror(errno));
 		free(f->line);
