@@ -228,8 +228,12 @@ static void raw_packet(struct dump *d, const struct feed_line *l, const uint8_t 
 	};
 	struct feed_frame f;
 	uint32_t off;
-	int err = feed_raw_frame(l->protocol, p, len, &f);
+	int err;
 
+	f.kind = FEED_FRAME_DATA;	/* a frame error may say UNSEQUENCED, no other kind */
+	err = feed_raw_frame(l->protocol, p, len, &f);
+	if (err && l->any && f.kind == FEED_FRAME_UNSEQUENCED)
+		err = 0;	/* --proto: its messages, numbered from 0 */
 	if (err) {
 		if (!d->quiet)
 			printf("- %s packet of %u bytes: %s\n", feed_protocol_name(l->protocol), len,
@@ -466,6 +470,8 @@ static void print_stats(const struct dump *d)
 		C(heartbeats); C(gaps); C(gap_messages); C(duplicates); C(duplicate_messages);
 		C(session_changes); C(end_of_session); C(ring_drops); C(order_filter_full);
 		C(held); C(hold_full); C(stale_session);
+		if (c->unsequenced)	/* --proto only: sequence-0 packets decoded */
+			C(unsequenced);
 #undef C
 		for (int k = 0; k < FEED_ERR_COUNT; k++)
 			printf("#   errors.%-15s %" PRIu64 "\n", feed_error_name(k), c->errors[k]);
