@@ -281,6 +281,16 @@ static uint64_t wall_ns(void);
 #define REC_FILE_MAX_HELD 1024
 #define REC_EOF_WAIT_NS (10 * 1000000000ull)
 
+/* A file source waiting for fills naps, as the --kernel recovery thread
+ * does, instead of polling a silent service in a loop that burns a core. */
+static int rec_file_wait(void)
+{
+	struct timespec nap = { 0, 100000 };
+
+	nanosleep(&nap, NULL);
+	return SOURCE_WAITED;
+}
+
 static int wbd_pump(struct wbd *d)
 {
 	uint64_t now;
@@ -304,13 +314,13 @@ static int wbd_pump(struct wbd *d)
 	recovery_table_update(d->rec_table, d->engine, now, wall_ns());
 	if (d->rec_eof) {
 		if (busy && now < d->rec_eof_deadline)
-			return SOURCE_MORE;
+			return rec_file_wait();
 		feed_engine_flush(d->engine, &d->prod);	/* what is still missing is a GAP */
 		recovery_table_publish_now(d->rec_table, d->engine, now, wall_ns()); /* the final counts */
 		return SOURCE_EOF;
 	}
 	if (d->is_file && held > REC_FILE_MAX_HELD)
-		return SOURCE_MORE;
+		return rec_file_wait();
 	rc = source_pump(&d->src, d->engine, &d->prod, d->pump_budget);
 	if (rc == SOURCE_EOF) {
 		d->rec_eof = 1;
