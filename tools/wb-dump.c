@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cboe_groups.h"
 #include "common/event_text.h"
 #include "common/feeds_conf.h"
 #include "common/options.h"
@@ -71,7 +72,8 @@ static void usage(FILE *out)
 "                     /usr/local/share/wirebook/feeds.conf\n"
 "  --auto             also decode every UDP packet to an address the feed map\n"
 "                     lacks that looks like one of the protocols (tried in the\n"
-"                     order below), as that protocol's first venue\n"
+"                     order below), as that protocol's first venue (a\n"
+"                     PITCH group of Cboe's plan: its market)\n"
 "  --proto PROTOCOL[:VENUE]\n"
 "                     decode every UDP payload the feed map does not name as\n"
 "                     PROTOCOL for VENUE (default: its first venue), whatever its\n"
@@ -153,6 +155,17 @@ static void auto_map(struct dump *d, const struct udp_view *u)
 	m.ip = u->dst_ip;
 	m.port = u->dst_port;
 	m.venue = (uint8_t)__builtin_ctz(feed_protocol_venues(m.protocol));
+	if (m.protocol == feed_protocol_parse("pitch", 5)) {
+		int venue, first_unit;
+
+		/* A group of Cboe's plan names its market; the groups of one range
+		 * of units (its A/B, realtime and gap shapes) are one stream, a
+		 * channel per range, so no range crowds out another's lines. */
+		if (cboe_group_lookup(m.ip, &venue, &first_unit)) {
+			m.venue = (uint8_t)venue;
+			m.channel = (uint16_t)first_unit;
+		}
+	}
 	snprintf(m.name, sizeof(m.name), "auto%" PRIu64, d->auto_lines);
 	rc = feed_map_add_entry(d->engine, &m);
 	if (rc >= 0) {

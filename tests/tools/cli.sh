@@ -274,5 +274,20 @@ $DUMP --proto itch --stats -q "$T/anon.pcap" > "$T/anon.stats"
 expect_line "anonymized capture: its packets counted unsequenced" "$T/anon.stats" "#   unsequenced            2"
 if grep -qE '^#   errors\.bad_field +[1-9]' "$T/anon.stats"; then bad "anonymized capture: bad_field counted"; else ok; fi
 
+# Issue 23.15: --auto names the real BYX captures' groups BYX, from Cboe's
+# group plan (the exchange's dissector, tools/common/cboe_groups.c), and
+# keeps every group (a channel per range of units): the events are those of
+# a feed map naming the groups (tests/bench/captures.feeds.conf).
+for f in AddOrderShortMessage ModifyOrderShortMessage MultipleMessages; do
+	$DUMP --auto pcaps/pitch/$f.pcap > "$T/byx-auto.txt" 2> "$T/byx-auto.err"
+	$DUMP --feeds tests/bench/captures.feeds.conf pcaps/pitch/$f.pcap > "$T/byx-map.txt"
+	if [ -s "$T/byx-auto.txt" ] && ! grep -qv ' byx/' "$T/byx-auto.txt"; then ok
+	else bad "--auto $f: not all byx: $(grep -v ' byx/' "$T/byx-auto.txt" | head -2)"; fi
+	if [ ! -s "$T/byx-auto.err" ]; then ok; else bad "--auto $f: $(cat "$T/byx-auto.err")"; fi
+	if cmp -s <(sed 's#/[0-9]* # #' "$T/byx-auto.txt") <(sed 's#/[0-9]* # #' "$T/byx-map.txt"); then ok
+	else bad "--auto $f: not the feed map's events"; fi
+done
+expect_line "BYX unit 31 add, by --auto" "$T/byx-auto.txt" "35743 09:30:00.000754000 byx/"
+
 echo "tools-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]
