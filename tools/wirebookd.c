@@ -38,6 +38,7 @@
 #include "common/feeds_conf.h"
 #include "input/kernel_source.h"
 #include "common/metrics.h"
+#include "common/metrics_target.h"
 #include "feedtext/address.h"
 #include "common/options.h"
 #include "recovery/recovery.h"
@@ -143,6 +144,9 @@ static void usage(FILE *f)
 "  --control SOCKET     serve wb-subscribe --daemon SOCKET (feeds, symbols, stats)\n"
 "  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 "                       (e.g. 127.0.0.1:9464; port 0: any free port, printed)\n"
+"  --metrics-file FILE  write where --metrics listens to FILE, a Prometheus\n"
+"                       file_sd target list (instances on port 0 are found by\n"
+"                       a glob of their files); removed at exit\n"
 "  --shm NAME           shared-memory book name (default %s: /dev/shm/%s)\n"
 "  --force              take over NAME even if another wirebookd still owns it\n"
 "  --cpus A,B           cores for thread 1 (venue books) and 2 (Super-Book), two\n"
@@ -560,7 +564,7 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
-	OPT_DATE, OPT_PATH, OPT_RTPRIO,
+	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_METRICS_FILE,
 };
 
 /* --path's words, in enum path_choice order. */
@@ -719,6 +723,7 @@ int main(int argc, char **argv)
 		{ "control", required_argument, 0, OPT_CONTROL },
 		{ "config", required_argument, 0, OPT_CONFIG },
 		{ "metrics", required_argument, 0, OPT_METRICS },
+		{ "metrics-file", required_argument, 0, OPT_METRICS_FILE },
 		{ "recovery", required_argument, 0, OPT_RECOVERY },
 		{ "date", required_argument, 0, OPT_DATE },
 		{ "help", no_argument, 0, OPT_HELP },
@@ -727,7 +732,7 @@ int main(int argc, char **argv)
 	const char *pcap = NULL, *itch = NULL, *iface = NULL, *feeds = NULL, *subs = "*";
 	const char *proto = NULL;
 	const char *latency_dir = NULL, *control = NULL, *kernel_dev = NULL, *metrics_at = NULL;
-	const char *recovery = NULL;
+	const char *recovery = NULL, *metrics_file = NULL;
 	struct metrics_server *metrics = NULL;
 	struct book_tickers tickers;
 	struct config_args cargs;
@@ -862,6 +867,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_RECOVERY: recovery = optarg; break;
+		case OPT_METRICS_FILE: metrics_file = optarg; break;
 		case OPT_DATE:
 			if (opt_date("wirebookd", "--date", optarg, &date[0], &date[1], &date[2]))
 				BAD_VALUE();
@@ -899,6 +905,11 @@ int main(int argc, char **argv)
 	}
 	if (speed > 0 && !pcap) {
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
+		return 2;
+	}
+	if (metrics_file && !metrics_at) {
+		fprintf(stderr, "wirebookd: --metrics-file says where --metrics listens: give "
+			"--metrics ADDR:PORT too\n");
 		return 2;
 	}
 	if (date[0] && !itch) {
@@ -1104,6 +1115,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		fprintf(stderr, "wirebookd: metrics at http://%s/metrics\n", metrics_address(metrics));
+		if (metrics_file && metrics_target_write(metrics_file, metrics_address(metrics),
+							 bcfg.shm.shm_name, err, sizeof(err))) {
+			fprintf(stderr, "wirebookd: --metrics-file %s\n", err);
+			metrics_stop(metrics);
+			g_stop = 1;
+			builder_destroy(d.builder);
+			return 1;
+		}
 	}
 
 	if (kernel && d.rec) {
@@ -1163,6 +1182,8 @@ int main(int argc, char **argv)
 	if (d.rec_thread_started)
 		pthread_join(d.rec_thread, NULL);
 	metrics_stop(metrics);	/* before the counters it reads go away */
+	if (metrics_file)
+		unlink(metrics_file);	/* no target left for a scraper to find down */
 	wb_control_close(&d.kctl);
 	builder_stop(d.builder);
 	print_stats(&d, mono_s() - t0);
