@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A dead recovery server (issue 23.2; make recovery-dead-test, part of make
 # check): recovery.conf names a closed port, or a server that takes the
-# requests and never answers. wirebookd names it on stderr before the
+# requests and never answers, or a snapshot service on a closed port. wirebookd names it on stderr before the
 # source ends, the replay ends (never a crawl of one full retry schedule per
 # gap), every gap is counted unrecoverable, and the wait costs no core: the
 # CPU time stays far below what a busy loop over the run would burn. No
@@ -56,6 +56,17 @@ port=$(cat "$T/silent.port")
 echo "nasdaq mold 127.0.0.1:$port" > "$T/silent.conf"
 run silent "$T/silent.conf"
 check silent "127.0.0.1:$port"
+
+# ---- a snapshot service alone on the stream (glimpse: its holes are its) on a closed port
+echo "nasdaq glimpse 127.0.0.1:1 user=WB0001 password=x" > "$T/snapshot.conf"
+run snapshot "$T/snapshot.conf"
+named=$(grep -n "recovery nasdaq: glimpse 127.0.0.1:1 did not answer" "$T/snapshot.err" | head -1 | cut -d: -f1)
+ended=$(grep -n 'source ended' "$T/snapshot.err" | head -1 | cut -d: -f1)
+if [ -n "$named" ] && [ -n "$ended" ] && [ "$named" -lt "$ended" ]; then ok
+else bad "snapshot: the server not named before the end: $(cat "$T/snapshot.err")"; fi
+if grep -q '^recovery nasdaq .*: in sequence; gaps \([1-9][0-9]*\), filled 0, unrecoverable \1,' "$T/snapshot.out"; then ok
+else bad "snapshot: gaps not all unrecoverable: $(grep '^recovery' "$T/snapshot.out")"; fi
+if [ "$(cat "$T/snapshot.cpu")" -lt 10 ]; then ok; else bad "snapshot: $(cat "$T/snapshot.cpu") s of CPU"; fi
 
 echo "recovery-dead: $pass passed, $fail failed"
 [ $fail -eq 0 ]

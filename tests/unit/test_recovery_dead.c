@@ -127,12 +127,84 @@ START_TEST(test_a_silent_service_is_waited_on_once_then_probed_on_the_backoff)
 }
 END_TEST
 
+/* A TCP port on loopback nobody listens on: bound, named, closed. */
+static uint16_t closed_tcp_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
+	socklen_t l = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/*
+ * The same for a snapshot service (glimpse, alone on the stream: a hole is
+ * its): one snapshot's attempts all fail, then the next hole is lost at
+ * once, without a connection, until the backoff's probe.
+ */
+START_TEST(test_a_silent_snapshot_server_is_tried_once_then_probed_on_the_backoff)
+{
+	struct harness h;
+	struct recovery_conf_entry en = {
+		.venue = WB_VENUE_NASDAQ, .channel = -1, .service = recovery_service_named("glimpse"),
+		.ip = 0x7f000001, .port = closed_tcp_port(), .timeout_ms = 50, .retries = 2,
+		.user = "WB0001", .password = "pw", .max_gap = RECOVERY_DEFAULT_MAX_GAP, .unit = -1,
+	};
+	char err[256] = "";
+	struct recovery_client *c;
+	uint64_t now = 1000 * MS;
+	int line, polls = 0;
+	char *text = NULL;
+	size_t textlen = 0;
+	FILE *f;
+
+	harness_init(&h, HARNESS_RING_SLOTS);
+	line = feed_map_add(h.engine, ipv4(233, 54, 12, 111), 26477, feed_protocol_parse("itch", 4),
+			    WB_VENUE_NASDAQ, "A");
+	ck_assert_int_ge(line, 0);
+	ck_assert_int_ge(feed_subscribe(h.engine, "*", 1), 0);
+	c = recovery_client_create(h.engine, &en, 1, "test", err, sizeof(err));
+	ck_assert_msg(c != NULL, "%s", err);
+
+	packet(&h, line, 1);
+	packet(&h, line, 3);
+	for (poll_at(&h, c, now); recovery_client_busy(c, NULL) && ++polls < 500; poll_at(&h, c, now))
+		now += 100 * MS;
+	ck_assert_int_eq(recovery_client_busy(c, NULL), 0);
+	ck_assert_uint_eq(totals(c, now).unrecoverable, 1);
+	f = open_memstream(&text, &textlen);
+	recovery_client_print(c, f);
+	fclose(f);
+	ck_assert_msg(strstr(text, "connects 3,") != NULL, "%s", text);	/* 1 + 2 retries */
+
+	/* Before the probe is due: lost at once, no connection. */
+	packet(&h, line, 5);
+	poll_at(&h, c, now);
+	ck_assert_int_eq(recovery_client_busy(c, NULL), 0);
+	ck_assert_uint_eq(totals(c, now).unrecoverable, 2);
+	free(text);
+	f = open_memstream(&text, &textlen);
+	recovery_client_print(c, f);
+	fclose(f);
+	ck_assert_msg(strstr(text, "connects 3,") != NULL, "%s", text);
+
+	free(text);
+	recovery_client_destroy(c);
+	harness_free(&h);
+}
+END_TEST
+
 static Suite *recovery_dead_suite(void)
 {
 	Suite *s = suite_create("recovery_dead");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_a_silent_service_is_waited_on_once_then_probed_on_the_backoff);
+	tcase_add_test(tc, test_a_silent_snapshot_server_is_tried_once_then_probed_on_the_backoff);
 	suite_add_tcase(s, tc);
 	return s;
 }
