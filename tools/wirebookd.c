@@ -907,14 +907,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
 		return 2;
 	}
-	if (metrics_file && !metrics_at) {
-		fprintf(stderr, "wirebookd: --metrics-file says where --metrics listens: give "
-			"--metrics ADDR:PORT too\n");
-		return 2;
-	}
 	if (date[0] && !itch) {
 		fprintf(stderr, "wirebookd: --date applies to --itch-file only (a capture's record "
 			"times give the day; wb-subscribe date sets it for a live one)\n");
+		return 2;
+	}
+	if (metrics_file && !metrics_at) {
+		fprintf(stderr, "wirebookd: --metrics-file says where --metrics listens: give "
+			"--metrics ADDR:PORT too\n");
 		return 2;
 	}
 	if (latency_dir && pcap && speed == 0)
