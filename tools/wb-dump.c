@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cboe_groups.h"
 #include "common/event_text.h"
 #include "common/feeds_conf.h"
 #include "common/options.h"
@@ -71,11 +72,14 @@ static void usage(FILE *out)
 "                     /usr/local/share/wirebook/feeds.conf\n"
 "  --auto             also decode every UDP packet to an address the feed map\n"
 "                     lacks that looks like one of the protocols (tried in the\n"
-"                     order below), as that protocol's first venue\n"
+"                     order below), as that protocol's first venue (a\n"
+"                     PITCH group of Cboe's plan: its market)\n"
 "  --proto PROTOCOL[:VENUE]\n"
 "                     decode every UDP payload the feed map does not name as\n"
 "                     PROTOCOL for VENUE (default: its first venue), whatever its\n"
-"                     address: anonymized captures (rewritten addresses, port 0)\n"
+"                     address: anonymized captures (rewritten addresses, port 0;\n"
+"                     a MoldUDP64 sequence number 0 is decoded, counted\n"
+"                     unsequenced)\n"
 "  --itch-file FILE   read a Nasdaq BinaryFILE (2-byte big-endian length before\n"
 "                     each message), plain or gzip, instead of a capture;\n"
 "                     messages are numbered from 1\n"
@@ -151,6 +155,17 @@ static void auto_map(struct dump *d, const struct udp_view *u)
 	m.ip = u->dst_ip;
 	m.port = u->dst_port;
 	m.venue = (uint8_t)__builtin_ctz(feed_protocol_venues(m.protocol));
+	if (m.protocol == feed_protocol_parse("pitch", 5)) {
+		int venue, first_unit;
+
+		/* A group of Cboe's plan names its market; the groups of one range
+		 * of units (its A/B, realtime and gap shapes) are one stream, a
+		 * channel per range, so no range crowds out another's lines. */
+		if (cboe_group_lookup(m.ip, &venue, &first_unit)) {
+			m.venue = (uint8_t)venue;
+			m.channel = (uint16_t)first_unit;
+		}
+	}
 	snprintf(m.name, sizeof(m.name), "auto%" PRIu64, d->auto_lines);
 	rc = feed_map_add_entry(d->engine, &m);
 	if (rc >= 0) {
@@ -228,8 +243,12 @@ static void raw_packet(struct dump *d, const struct feed_line *l, const uint8_t 
 	};
 	struct feed_frame f;
 	uint32_t off;
-	int err = feed_raw_frame(l->protocol, p, len, &f);
+	int err;
 
+	f.kind = FEED_FRAME_DATA;	/* a frame error may say UNSEQUENCED, no other kind */
+	err = feed_raw_frame(l->protocol, p, len, &f);
+	if (err && l->any && f.kind == FEED_FRAME_UNSEQUENCED)
+		err = 0;	/* --proto: its messages, numbered from 0 */
 	if (err) {
 		if (!d->quiet)
 			printf("- %s packet of %u bytes: %s\n", feed_protocol_name(l->protocol), len,
@@ -466,6 +485,8 @@ static void print_stats(const struct dump *d)
 		C(heartbeats); C(gaps); C(gap_messages); C(duplicates); C(duplicate_messages);
 		C(session_changes); C(end_of_session); C(ring_drops); C(order_filter_full);
 		C(held); C(hold_full); C(stale_session);
+		if (c->unsequenced)	/* --proto only: sequence-0 packets decoded */
+			C(unsequenced);
 #undef C
 		for (int k = 0; k < FEED_ERR_COUNT; k++)
 			printf("#   errors.%-15s %" PRIu64 "\n", feed_error_name(k), c->errors[k]);

@@ -38,6 +38,7 @@
 #include "common/feeds_conf.h"
 #include "input/kernel_source.h"
 #include "common/metrics.h"
+#include "common/metrics_target.h"
 #include "feedtext/address.h"
 #include "common/options.h"
 #include "recovery/recovery.h"
@@ -148,6 +149,9 @@ static void usage(FILE *f)
 "  --control SOCKET     serve wb-subscribe --daemon SOCKET (feeds, symbols, stats)\n"
 "  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 "                       (e.g. 127.0.0.1:9464; port 0: any free port, printed)\n"
+"  --metrics-file FILE  write where --metrics listens to FILE, a Prometheus\n"
+"                       file_sd target list (instances on port 0 are found by\n"
+"                       a glob of their files); removed at exit\n"
 "  --shm NAME           shared-memory book name (default %s: /dev/shm/%s)\n"
 "  --force              take over NAME even if another wirebookd still owns it\n"
 "  --cpus A,B           cores for thread 1 (venue books) and 2 (Super-Book), two\n"
@@ -286,6 +290,16 @@ static uint64_t wall_ns(void);
 #define REC_FILE_MAX_HELD 1024
 #define REC_EOF_WAIT_NS (10 * 1000000000ull)
 
+/* A file source waiting for fills naps, as the --kernel recovery thread
+ * does, instead of polling a silent service in a loop that burns a core. */
+static int rec_file_wait(void)
+{
+	struct timespec nap = { 0, 100000 };
+
+	nanosleep(&nap, NULL);
+	return SOURCE_WAITED;
+}
+
 static int wbd_pump(struct wbd *d)
 {
 	uint64_t now;
@@ -309,13 +323,13 @@ static int wbd_pump(struct wbd *d)
 	recovery_table_update(d->rec_table, d->engine, now, wall_ns());
 	if (d->rec_eof) {
 		if (busy && now < d->rec_eof_deadline)
-			return SOURCE_MORE;
+			return rec_file_wait();
 		feed_engine_flush(d->engine, &d->prod);	/* what is still missing is a GAP */
 		recovery_table_publish_now(d->rec_table, d->engine, now, wall_ns()); /* the final counts */
 		return SOURCE_EOF;
 	}
 	if (d->is_file && held > REC_FILE_MAX_HELD)
-		return SOURCE_MORE;
+		return rec_file_wait();
 	rc = source_pump(&d->src, d->engine, &d->prod, d->pump_budget);
 	if (rc == SOURCE_EOF) {
 		d->rec_eof = 1;
@@ -555,7 +569,7 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
-	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_SKIP_IDLE,
+	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_SKIP_IDLE, OPT_METRICS_FILE,
 };
 
 /* --path's words, in enum path_choice order. */
@@ -714,6 +728,7 @@ int main(int argc, char **argv)
 		{ "control", required_argument, 0, OPT_CONTROL },
 		{ "config", required_argument, 0, OPT_CONFIG },
 		{ "metrics", required_argument, 0, OPT_METRICS },
+		{ "metrics-file", required_argument, 0, OPT_METRICS_FILE },
 		{ "recovery", required_argument, 0, OPT_RECOVERY },
 		{ "date", required_argument, 0, OPT_DATE },
 		{ "skip-idle", required_argument, 0, OPT_SKIP_IDLE },
@@ -723,7 +738,7 @@ int main(int argc, char **argv)
 	const char *pcap = NULL, *itch = NULL, *iface = NULL, *feeds = NULL, *subs = "*";
 	const char *proto = NULL;
 	const char *latency_dir = NULL, *control = NULL, *kernel_dev = NULL, *metrics_at = NULL;
-	const char *recovery = NULL;
+	const char *recovery = NULL, *metrics_file = NULL;
 	struct metrics_server *metrics = NULL;
 	struct book_tickers tickers;
 	struct config_args cargs;
@@ -862,6 +877,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_RECOVERY: recovery = optarg; break;
+		case OPT_METRICS_FILE: metrics_file = optarg; break;
 		case OPT_DATE:
 			if (opt_date("wirebookd", "--date", optarg, &date[0], &date[1], &date[2]))
 				BAD_VALUE();
@@ -909,6 +925,11 @@ int main(int argc, char **argv)
 	if (date[0] && !itch) {
 		fprintf(stderr, "wirebookd: --date applies to --itch-file only (a capture's record "
 			"times give the day; wb-subscribe date sets it for a live one)\n");
+		return 2;
+	}
+	if (metrics_file && !metrics_at) {
+		fprintf(stderr, "wirebookd: --metrics-file says where --metrics listens: give "
+			"--metrics ADDR:PORT too\n");
 		return 2;
 	}
 	if (latency_dir && pcap && speed == 0)
@@ -1110,6 +1131,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		fprintf(stderr, "wirebookd: metrics at http://%s/metrics\n", metrics_address(metrics));
+		if (metrics_file && metrics_target_write(metrics_file, metrics_address(metrics),
+							 bcfg.shm.shm_name, err, sizeof(err))) {
+			fprintf(stderr, "wirebookd: --metrics-file %s\n", err);
+			metrics_stop(metrics);
+			g_stop = 1;
+			builder_destroy(d.builder);
+			return 1;
+		}
 	}
 
 	if (kernel && d.rec) {
@@ -1169,6 +1198,8 @@ int main(int argc, char **argv)
 	if (d.rec_thread_started)
 		pthread_join(d.rec_thread, NULL);
 	metrics_stop(metrics);	/* before the counters it reads go away */
+	if (metrics_file)
+		unlink(metrics_file);	/* no target left for a scraper to find down */
 	wb_control_close(&d.kctl);
 	builder_stop(d.builder);
 	print_stats(&d, mono_s() - t0);

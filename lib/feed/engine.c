@@ -727,6 +727,7 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 	pk.counters->bytes += len;
 	if (wb_unlikely(pk.v->subs_generation != e->subs.generation))
 		feed_venue_refresh(&pk);
+	f.kind = FEED_FRAME_DATA;	/* a frame error may say UNSEQUENCED, no other kind */
 	err = proto->frame(payload, len, &f);
 	if (wb_likely(!err)) {
 		if (wb_unlikely(f.length < len)) {
@@ -734,6 +735,13 @@ void feed_process_payload(struct feed_engine *e, int line, const uint8_t *payloa
 			len = f.length;
 		}
 		feed_stream_packet(&pk, &f, payload, len);
+	} else if (pk.line->any && f.kind == FEED_FRAME_UNSEQUENCED) {
+		/* An anonymized capture decoded with --proto (sequence numbers
+		 * zeroed): its messages, in the packet's order, on no stream. */
+		pk.counters->unsequenced++;
+		pk.v->session_seen = true;
+		f.kind = FEED_FRAME_DATA;
+		(void)proto->decode(&pk, payload, f.length < len ? f.length : len, &f, 0);
 	} else {
 		feed_count_error(&pk, FEED_FRAME_ERROR_OF(err));
 	}

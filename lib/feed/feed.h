@@ -112,6 +112,8 @@ struct feed_counters {
 	uint64_t snapshots;	/* snapshots applied */
 	uint64_t rec_buffer_full; /* the recovery buffer was full: a stream gave up its holes */
 	uint64_t rec_rejected;	/* recovery input refused (wrong state, stream or session) */
+	/* --proto lines (any): packets of sequence 0 decoded outside any stream */
+	uint64_t unsequenced;
 	uint64_t errors[FEED_ERR_COUNT];
 };
 

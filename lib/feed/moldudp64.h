@@ -29,8 +29,13 @@ static inline int mold_frame(const uint8_t *p, uint32_t len, struct feed_frame *
 	f->session = wire_le64(p + MOLD_SESSION);
 	f->session_tail = wire_le16(p + MOLD_SESSION + 8);
 	f->reset_token = 0;
-	if (wb_likely(count - 1u < MOLD_END_OF_SESSION - 1u))
-		return wb_likely(f->seq) ? 0 : FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
+	if (wb_likely(count - 1u < MOLD_END_OF_SESSION - 1u)) {
+		if (wb_likely(f->seq))
+			return 0;
+		/* Sessions number their messages from 1: 0 is no sequence at all. */
+		f->kind = FEED_FRAME_UNSEQUENCED;
+		return FEED_FRAME_ERROR(FEED_ERR_BAD_FIELD);
+	}
 	f->kind = count ? FEED_FRAME_END : FEED_FRAME_HEARTBEAT;
 	f->count = 0;
 	return 0;

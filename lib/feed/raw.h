@@ -20,6 +20,9 @@ enum feed_frame_kind {
 	FEED_FRAME_END,		/* end of session; seq = the next (0: unknown) */
 	FEED_FRAME_RESET,	/* the stream restarts at seq, no gap: a data packet
 				 * (XDP Sequence Number Reset, CQS Reset, a PITCH unit's new day) */
+	FEED_FRAME_UNSEQUENCED,	/* said with a frame error: data whose sequence number is 0,
+				 * which no stream can place (MoldUDP64 of an anonymized
+				 * capture); a --proto line decodes its messages anyway */
 };
 
 #define FEED_SESSION_LEN 10

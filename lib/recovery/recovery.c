@@ -486,6 +486,50 @@ void recovery_take_replies(struct recovery_client *c, struct service *s, uint64_
 		    c->t.recover_packet(c->t.ctx, s->line, buf, (uint32_t)n, recv_ts, out) < 0)
 			s->bad_replies++;
 	}
+	/* A connected UDP socket learns of a closed port (ECONNREFUSED) here. */
+	if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+		s->last_errno = errno;
+}
+
+/* What the service said, anything at all: replies, refusals, deferrals. */
+static uint64_t answers_of(const struct service *s)
+{
+	struct recovery_totals t = { .replies = s->replies, .refused = s->refused,
+				     .deferred = s->deferred };
+	const struct recovery_gap_fill_ops *gap_fill = s->conf.service->gap_fill;
+
+	if (gap_fill && gap_fill->totals)
+		gap_fill->totals(s, &t);
+	return t.replies + t.refused + t.deferred;
+}
+
+static void say_service(const struct service *s, const char *what)
+{
+	struct in_addr a = { .s_addr = htonl(s->conf.ip) };
+
+	fprintf(stderr, "recovery %s", feed_venue_name(s->conf.venue));
+	if (s->conf.channel >= 0)
+		fprintf(stderr, "/%d", s->conf.channel);
+	fprintf(stderr, ": %s %s:%u %s", s->conf.service->name, inet_ntoa(a), s->conf.port, what);
+	if (s->last_errno)
+		fprintf(stderr, " (%s)", strerror(s->last_errno));
+	fputc('\n', stderr);
+}
+
+/* The range is lost: an ordinary GAP, counted unrecoverable; the stream goes on. */
+static void give_up(struct recovery_client *c, struct service *s, struct unit_rec *u,
+		    const struct feed_recovery_stream *rs, uint64_t recv_ts,
+		    struct wb_ring_producer *out)
+{
+	const struct recovery_gap_fill_ops *gap_fill = s->conf.service->gap_fill;
+
+	s->given_up++;
+	u->waiting = false;
+	u->gave_up = true;
+	if (gap_fill->forget)
+		gap_fill->forget(s);
+	c->t.recover_lost(c->t.ctx, rs->line, rs->unit, rs->missing_first, rs->missing_count,
+			  recv_ts ? recv_ts : rs->since, out);
 }
 
 /* One stream the engine says is recovering: ask, retry or give up. */
@@ -532,23 +576,38 @@ static void drive(struct recovery_client *c, struct service *s,
 		return;
 	if (!u->waiting || rs->missing_first != u->req_first) {
 		/* New, or progress (a reply filled the start): ask for what is left. */
+		if (s->down && now < s->probe_at) {
+			give_up(c, s, u, rs, recv_ts, out);	/* not worth a wait: it is silent */
+			return;
+		}
 		u->waiting = true;
-		u->tries = 0;
+		/* A down service's probe: one request, one wait. */
+		u->tries = s->down ? s->conf.retries : 0;
+		u->answers_at_request = answers_of(s);
 		send_request(s, rs->unit, u, rs, now);
 		u->deadline = now + recovery_ms_ns(s->conf.timeout_ms);
 		return;
 	}
 	if (now < u->deadline)
 		return;
+	if (!s->said_silent && answers_of(s) == u->answers_at_request) {
+		s->said_silent = true;
+		say_service(s, "did not answer a request: asking again on the backoff");
+	}
 	if (u->tries >= s->conf.retries) {
 		/* The service does not answer: the range is lost, the stream goes on. */
-		s->given_up++;
-		u->waiting = false;
-		u->gave_up = true;
-		if (gap_fill->forget)
-			gap_fill->forget(s);
-		c->t.recover_lost(c->t.ctx, rs->line, rs->unit, rs->missing_first,
-				  rs->missing_count, recv_ts ? recv_ts : rs->since, out);
+		if (answers_of(s) == u->answers_at_request) {
+			if (!s->down) {
+				s->down = true;
+				s->answers_when_down = answers_of(s);
+				s->probe_backoff_ns = recovery_ms_ns(s->conf.timeout_ms);
+				say_service(s, "answered no request for the whole range: its "
+					    "ranges are lost at once while it is silent, a "
+					    "request now and then tells when it is back");
+			}
+			s->probe_at = now + recovery_backoff(&s->probe_backoff_ns);
+		}
+		give_up(c, s, u, rs, recv_ts, out);
 		return;
 	}
 	u->tries++;
@@ -575,6 +634,12 @@ void recovery_client_poll(struct recovery_client *c, uint64_t now, uint64_t recv
 			s->snap_service->snapshot->poll(s->snap, now, recv_ts, out);
 		active |= snapshot_busy(s);
 		active |= s->nrec > 0;
+		if (s->down && answers_of(s) != s->answers_when_down) {
+			s->down = false;
+			s->said_silent = false;
+			s->last_errno = 0;
+			say_service(s, "answers again");
+		}
 	}
 	/* Nothing in progress and nothing new: one look. */
 	uint32_t changes = c->t.changes(c->t.ctx);

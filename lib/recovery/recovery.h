@@ -39,7 +39,10 @@
  * keys each takes are rows of one table (recovery_services.c). timeout is the first
  * wait for a reply (default 20 ms), doubled after each unanswered request
  * up to 1 s; after retries unanswered requests (default 6) the range is
- * declared lost (an ordinary GAP, counted unrecoverable).
+ * declared lost (an ordinary GAP, counted unrecoverable). A service that
+ * answered nothing during a whole range is down (said on stderr, as its
+ * first unanswered request is): its new ranges are lost at once but for a
+ * probe request on a backoff, until it answers again.
  *
  * Fill time: from the client first seeing a recovery to the stream being in
  * sequence again, for the recoveries that got every message.

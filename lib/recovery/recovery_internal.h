@@ -30,6 +30,7 @@ struct unit_rec {
 	uint64_t req_first, req_count;
 	uint64_t deadline;
 	uint64_t snapshots_given_up;	/* the snapshot service's count when it began */
+	uint64_t answers_at_request;	/* the service's answers when the range was asked */
 };
 
 struct service {
@@ -51,6 +52,14 @@ struct service {
 	/* the stream's snapshot service (glimpse, utpsnap: a session; spin: one per unit), or NULL */
 	void *snap;
 	const struct recovery_service *snap_service;
+	/* A service silent through a range's whole schedule is down: new ranges
+	 * are lost at once (a file source does not wait on it gap after gap),
+	 * but for one probe request at probe_at, on the backoff. */
+	bool down;
+	bool said_silent;	/* its first unanswered request was named on stderr */
+	uint64_t probe_at, probe_backoff_ns;
+	uint64_t answers_when_down;	/* its answers when it was found down */
+	int last_errno;		/* the socket's last error (mold: ECONNREFUSED), or 0 */
 	/* counters */
 	uint64_t requests, retries, replies, bad_replies, given_up, refused, deferred;
 	uint64_t connects, disconnects, logins_refused;

@@ -50,6 +50,20 @@ void rsess_close(struct rsess *s)
 	s->inlen = 0;
 }
 
+/* "recovery VENUE[/CHANNEL]: SERVICE IP:PORT[ (unit U)] WHAT" on stderr. */
+static void say_server(const struct rsess *s, const char *what)
+{
+	struct in_addr a = { .s_addr = htonl(s->conf.ip) };
+
+	fprintf(stderr, "recovery %s", feed_venue_name(s->conf.venue));
+	if (s->conf.channel >= 0)
+		fprintf(stderr, "/%d", s->conf.channel);
+	fprintf(stderr, ": %s %s:%u", s->conf.service->name, inet_ntoa(a), s->conf.port);
+	if (s->conf.unit >= 0)
+		fprintf(stderr, " (unit %d)", s->conf.unit);
+	fprintf(stderr, " %s\n", what);
+}
+
 /*
  * The attempt failed: retry after the backoff, aborting what was half
  * applied. After retries failed attempts the snapshot is given up: what it
@@ -58,8 +72,24 @@ void rsess_close(struct rsess *s)
  */
 void rsess_fail(struct rsess *s, uint64_t now, uint64_t recv_ts, struct wb_ring_producer *out)
 {
+	bool silent = s->bytes_in == s->bytes_at_begin;
+
 	rsess_close(s);
+	if (silent && !s->said_silent) {
+		s->said_silent = true;
+		say_server(s, "did not answer: trying again on the backoff");
+	}
 	if (++s->attempts > s->conf.retries) {
+		if (silent) {
+			if (!s->down) {
+				s->down = true;
+				s->probe_backoff_ns = ms_ns(RECOVERY_DEFAULT_TIMEOUT_MS);
+				say_server(s, "answered none of a snapshot's attempts: its snapshots "
+					   "are given up at once while it is silent, an attempt now "
+					   "and then tells when it is back");
+			}
+			s->probe_at = now + recovery_backoff(&s->probe_backoff_ns);
+		}
 		if (s->begun)
 			s->target->snapshot_abort(s->target->ctx, s->line, s->unit, rsess_ts(s, recv_ts), out);
 		s->c.given_up++;
@@ -133,6 +163,9 @@ static void begin(struct rsess *s, const struct feed_recovery_stream *rs, uint64
 		s->decided = now;
 		s->state = RSESS_WAIT;
 		s->next_connect = now;
+		s->bytes_at_begin = s->bytes_in;
+		if (s->down)
+			s->attempts = s->conf.retries;	/* a probe: one attempt */
 	}
 }
 
@@ -165,6 +198,14 @@ bool rsess_drive(struct rsess *s, const struct feed_recovery_stream *rs, bool ha
 	too_old = s->conf.max_age_ms && now - began > ms_ns(s->conf.max_age_ms);
 	if (!late_join && !too_big && !too_old && has_gap_fill)
 		return false;
+	if (s->down && now < s->probe_at && s->state == RSESS_IDLE) {
+		/* Not worth a wait: the server is silent. Gap fill's, or lost. */
+		s->c.given_up++;
+		if (!has_gap_fill && rs->missing_count)
+			s->target->recover_lost(s->target->ctx, rs->line, rs->unit, rs->missing_first,
+						rs->missing_count, rsess_ts(s, recv_ts), out);
+		return !has_gap_fill;
+	}
 	begin(s, rs, now, recv_ts, out);
 	return true;
 }
@@ -209,11 +250,18 @@ static void read_session(struct rsess *s, uint64_t now, uint64_t recv_ts,
 				 MSG_DONTWAIT)) > 0) {
 			s->inlen += (uint32_t)n;
 			taken += (size_t)n;
+			s->bytes_in += (size_t)n;
 		}
 		hung_up = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
 				     errno != EINTR);
-		if (taken)
+		if (taken) {
 			s->deadline = now + ms_ns(s->conf.timeout_ms);
+			s->said_silent = false;
+			if (s->down) {
+				s->down = false;
+				say_server(s, "answers again");
+			}
+		}
 		for (;;) {
 			long got = s->proto->frame(s, s->in + used, s->inlen - used, now, recv_ts, out);
 

@@ -75,6 +75,13 @@ struct rsess {
 	uint64_t decided;	/* now_ns the snapshot was decided */
 	uint64_t next_connect, backoff_ns, deadline, last_sent;
 	uint32_t attempts;	/* failed attempts at the current snapshot */
+	/* A server silent through a whole snapshot's attempts is down: a new
+	 * snapshot is given up at once (its hole a GAP, or gap fill's) but for
+	 * one attempt at probe_at, on the backoff, until it says something. */
+	bool down, said_silent;
+	uint64_t probe_at, probe_backoff_ns;
+	uint64_t bytes_in;	/* everything the server ever sent */
+	uint64_t bytes_at_begin;	/* ... when the current snapshot was decided */
 	uint8_t in[RSESS_IN_BYTES];
 	uint32_t inlen;
 	struct rsess_counts c;

@@ -97,10 +97,25 @@ for i in one two; do
 		ok "instance $i of the sample config: book /dev/shm/$inst, its own control socket" ||
 		{ bad "instance $i of the sample config"; cat "$T/$i.err"; }
 done
+# Their metrics too (issue 23.14): each on a port of its own, said in its
+# runtime directory as a Prometheus file_sd target list, and answering.
+targets=()
+for i in one two; do
+	inst=$SHM-$i
+	json=$T/run/$inst/metrics.json
+	target=$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1])); print(t[0]["targets"][0] if t[0]["labels"]["book"] == sys.argv[2] else "")' "$json" "$inst" 2>/dev/null)
+	targets+=("$target")
+	[ -n "$target" ] && python3 -c 'import sys, urllib.request; sys.exit(b"wirebook_up 1" not in urllib.request.urlopen(sys.argv[1], timeout=10).read())' "http://$target/metrics" &&
+		ok "instance $i's metrics: $target, in its metrics.json, answer" ||
+		{ bad "instance $i's metrics (metrics.json: $(cat "$json" 2>&1))"; grep metrics "$T/$i.err"; }
+done
+[ -n "${targets[0]}" ] && [ "${targets[0]}" != "${targets[1]}" ] && ok "the two instances' metrics do not clash" ||
+	bad "metrics targets: '${targets[0]}' '${targets[1]}'"
 kill -TERM "$pid_one" "$pid_two"
 wait "$pid_one"; rc1=$?
 wait "$pid_two"; rc2=$?
 [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && ok "both instances stop cleanly" || bad "instances exit $rc1, $rc2"
+[ ! -e "$T/run/$SHM-one/metrics.json" ] && ok "metrics.json removed at exit" || bad "metrics.json left behind"
 unset_ok=0
 env -u WIREBOOK_INSTANCE "$B/wirebookd" --config "$sample" >/dev/null 2>"$T/unset.err" && unset_ok=1
 [ "$unset_ok" -eq 0 ] && grep -q 'WIREBOOK_INSTANCE} is not set' "$T/unset.err" &&

@@ -26,6 +26,7 @@ expect_bad "wirebookd --speed 0" "--speed '0'" "${W[@]}" --speed 0
 expect_bad "wirebookd --cpus 1,1" "--cpus '1,1': the two cpus must differ" "${W[@]}" --cpus 1,1
 expect_bad "wirebookd --cpus 0,4096" "--cpus '0,4096'" "${W[@]}" --cpus 0,4096
 expect_bad "wirebookd --cpus a" "--cpus 'a'" "${W[@]}" --cpus a
+expect_bad "wirebookd --metrics-file without --metrics" "--metrics-file says where --metrics listens" "${W[@]}" --metrics-file "$T/m.json"
 expect_bad "wirebookd --path fast" "--path 'fast': expected one of: rtc, pipeline, auto" "${W[@]}" --path fast
 expect_bad "wirebookd --rt-priority 0" "--rt-priority '0': expected a whole number from 1 to 99" "${W[@]}" --rt-priority 0
 expect_bad "wirebookd --rt-priority 100" "--rt-priority '100'" "${W[@]}" --rt-priority 100

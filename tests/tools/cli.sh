@@ -256,5 +256,38 @@ if grep -E "^#   (gaps|errors\.[a-z_]+) +[1-9]" "$T/sip2.stats"; then bad "SIP g
 quotes=$(grep -c " QUOTE " "$T/sip1.txt"); nbbos=$(grep -c " NBBO " "$T/sip1.txt")
 if [ "$quotes" -gt 500 ] && [ "$nbbos" -gt 100 ]; then ok; else bad "SIP generator: $quotes quotes, $nbbos NBBOs"; fi
 
+# Issue 23.7: an anonymized MoldUDP64 capture (session of zeros, sequence
+# number 0, port 0, a VLAN tag, as the public Nasdaq BX samples are) decodes
+# with --proto to the messages of the capture it was made from, each packet
+# counted as unsequenced; never a bad_field alone.
+python3 tests/tools/anonymized_mold_capture.py $P/Multiple.Packets.pcap "$T/anon.pcap"
+norm() { grep -v ' GAP ' | cut -d' ' -f2- | sed 's#nasdaq/[0-9]*#nasdaq#'; }
+$DUMP --proto itch $P/Multiple.Packets.pcap | norm > "$T/anon-orig.txt"
+$DUMP --proto itch "$T/anon.pcap" | norm > "$T/anon.txt"
+if [ -s "$T/anon.txt" ] && cmp -s "$T/anon-orig.txt" "$T/anon.txt"; then ok
+else bad "anonymized capture: not the original's events"; diff "$T/anon-orig.txt" "$T/anon.txt" | head -3; fi
+$DUMP --proto itch --raw $P/Multiple.Packets.pcap | cut -d' ' -f2- > "$T/anon-orig.raw"
+$DUMP --proto itch --raw "$T/anon.pcap" | cut -d' ' -f2- > "$T/anon.raw"
+if cmp -s "$T/anon-orig.raw" "$T/anon.raw"; then ok
+else bad "anonymized capture --raw: not the original's messages"; head -3 "$T/anon.raw"; fi
+$DUMP --proto itch --stats -q "$T/anon.pcap" > "$T/anon.stats"
+expect_line "anonymized capture: its packets counted unsequenced" "$T/anon.stats" "#   unsequenced            2"
+if grep -qE '^#   errors\.bad_field +[1-9]' "$T/anon.stats"; then bad "anonymized capture: bad_field counted"; else ok; fi
+
+# Issue 23.15: --auto names the real BYX captures' groups BYX, from Cboe's
+# group plan (the exchange's dissector, tools/common/cboe_groups.c), and
+# keeps every group (a channel per range of units): the events are those of
+# a feed map naming the groups (tests/bench/captures.feeds.conf).
+for f in AddOrderShortMessage ModifyOrderShortMessage MultipleMessages; do
+	$DUMP --auto pcaps/pitch/$f.pcap > "$T/byx-auto.txt" 2> "$T/byx-auto.err"
+	$DUMP --feeds tests/bench/captures.feeds.conf pcaps/pitch/$f.pcap > "$T/byx-map.txt"
+	if [ -s "$T/byx-auto.txt" ] && ! grep -qv ' byx/' "$T/byx-auto.txt"; then ok
+	else bad "--auto $f: not all byx: $(grep -v ' byx/' "$T/byx-auto.txt" | head -2)"; fi
+	if [ ! -s "$T/byx-auto.err" ]; then ok; else bad "--auto $f: $(cat "$T/byx-auto.err")"; fi
+	if cmp -s <(sed 's#/[0-9]* # #' "$T/byx-auto.txt") <(sed 's#/[0-9]* # #' "$T/byx-map.txt"); then ok
+	else bad "--auto $f: not the feed map's events"; fi
+done
+expect_line "BYX unit 31 add, by --auto" "$T/byx-auto.txt" "35743 09:30:00.000754000 byx/"
+
 echo "tools-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]
