@@ -28,8 +28,9 @@ build=(build-essential pkg-config libpcap-dev libnuma-dev libhwloc-dev zlib1g-de
 # iproute2 (veth, namespaces), gnuplot (latency plots), curl-free HTTP via
 # python3, abidiff (abigail-tools: libwirebook's ABI check), libhdf5 and
 # h5py (wb-export --format hdf5 and its test; without them wb-export
-# writes CSV only); the VM test's kernels, headers, qemu and initramfs tools.
-check=(clang check tcpreplay iproute2 gnuplot-nox abigail-tools libhdf5-dev python3-h5py
+# writes CSV only); numpy (the Python package's arrays and their test);
+# the VM test's kernels, headers, qemu and initramfs tools.
+check=(clang check tcpreplay iproute2 gnuplot-nox abigail-tools libhdf5-dev python3-h5py python3-numpy
        linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils)
 case "$purpose" in
 build|demo) pkgs=("${build[@]}") ;;
