@@ -504,6 +504,13 @@ static void print_stats(struct wbd *d, double elapsed)
 	       (unsigned long long)rd(&vc->unknown_order), (unsigned long long)rd(&vc->levels),
 	       (unsigned long long)bc.ring_batches, (unsigned long long)bc.ring_dropped,
 	       (unsigned long long)bc.queue_full_waits);
+	if (builder_event_stream(d->builder)) {
+		const struct wb_ring_prod_page *es = builder_event_stream(d->builder)->writer.prod;
+
+		printf("event stream: published %llu in %llu batches, %llu reader wakeups\n",
+		       (unsigned long long)rd(&es->published), (unsigned long long)rd(&es->batches),
+		       (unsigned long long)rd(&es->wakeups));
+	}
 	printf("super-book: updates %llu, publishes %llu, trades %llu, gaps %llu, "
 	       "bad updates %llu; threads on cpu %d,%d (node %d), path %s%s%s%s\n",
 	       (unsigned long long)rd(&sc->updates), (unsigned long long)rd(&sc->publishes),
