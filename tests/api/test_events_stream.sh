@@ -4,7 +4,7 @@
 # start of a paced generated day both see every event the books applied,
 # the same events in the same order, and end when wirebookd does; a reader
 # that attaches after the day gets the ring's last SLOTS events, none
-# counted lost; --events 0 makes no stream; a bad --events is refused. Then
+# counted lost (and python3 -m wirebook events prints them); --events 0 makes no stream; a bad --events is refused. Then
 # the numpy calls on a nine-venue day with SIP feeds: snapshot, depth and
 # SIP arrays of every symbol in one call agree with the one-symbol calls.
 . "$(dirname "$0")/../service/lib.sh"
@@ -73,6 +73,11 @@ assert c.published > 1024, c
 assert seqs == sorted(seqs), "out of order"
 print("ok", c.published)
 P
+$PY -m wirebook --book "$SHM-late" events 5 >"$T/cli.out" 2>"$T/cli.err"
+[ $? -eq 0 ] && [ "$(grep -c '^[0-9]* [A-Z]* [A-Z]* i=[0-9]* recv [0-9]*$' "$T/cli.out")" -eq 5 ] &&
+	grep -qx 'wirebook: 5 events, 0 dropped' "$T/cli.err" &&
+	ok "python3 -m wirebook events 5: five events of the stream, then the counts" ||
+	bad "python3 -m wirebook events: $(head -3 "$T/cli.out" "$T/cli.err")"
 kill -TERM "$late"; wait "$late" 2>/dev/null
 books=$(sed -n 's/^books: events \([0-9]*\),.*/\1/p' "$T/late.out")
 grep -qx "ok $books" "$T/late.py" &&
