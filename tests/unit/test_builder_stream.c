@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "book/builder.h"
+#include "builder_harness.h"
 #include "wirebook/events.h"
 #include "wirebook/ring.h"
 
@@ -46,26 +47,6 @@ static void make_events(void)
 			e->u.order.qty = 100 + order % 300;
 		}
 	}
-}
-
-static struct builder *stream_builder(int path, const char *name)
-{
-	struct builder_config bc;
-	struct builder *b;
-	int err;
-
-	memset(&bc, 0, sizeof(bc));
-	bc.numa_node = -1;
-	bc.cpus[0] = bc.cpus[1] = -1;
-	bc.path = path;
-	bc.books.max_instruments = 64;
-	bc.books.expected_orders = 1u << 14;
-	bc.shm.shm_name = name;
-	bc.stream_slots = SLOTS;
-	b = builder_create(&bc, &err);
-	ck_assert_msg(b, "builder_create: %d", err);
-	ck_assert_ptr_nonnull(builder_event_stream(b));
-	return b;
 }
 
 static int pump_nothing(void *arg)
@@ -147,8 +128,9 @@ static void run(int path, int in_place, const char *tag)
 	int n;
 
 	make_events();
-	snprintf(name, sizeof(name), "wbtest_stream_%s_%d", tag, (int)getpid());
-	b = stream_builder(path, name);
+	b = harness_builder_stream(path, 1u << 14, tag, SLOTS);
+	snprintf(name, sizeof(name), "wbtest_%s_%d", tag, (int)getpid());	/* the harness's name */
+	ck_assert_ptr_nonnull(builder_event_stream(b));
 	if (in_place) {
 		struct builder_source src = { .peek = array_peek, .release = array_release,
 					      .dropped = array_dropped, .ctx = &a };
@@ -184,19 +166,19 @@ static void run(int path, int in_place, const char *tag)
 
 START_TEST(test_builder_stream_rtc_publishes_every_applied_event_once_in_order)
 {
-	run(BUILDER_PATH_RTC, 0, "rtc");
+	run(BUILDER_PATH_RTC, 0, "stream_rtc");
 }
 END_TEST
 
 START_TEST(test_builder_stream_pipeline_publishes_every_applied_event_once_in_order)
 {
-	run(BUILDER_PATH_PIPELINE, 0, "pipe");
+	run(BUILDER_PATH_PIPELINE, 0, "stream_pipe");
 }
 END_TEST
 
 START_TEST(test_builder_stream_in_place_source_publishes_every_applied_event_once_in_order)
 {
-	run(BUILDER_PATH_RTC, 1, "inplace");
+	run(BUILDER_PATH_RTC, 1, "stream_inplace");
 }
 END_TEST
 
