@@ -47,6 +47,11 @@ cn=$(wc -l <"$T/c.out")
 grep -q "^python: $books events, delivered $books, dropped 0, published $books$" "$T/py.err" &&
 	ok "Python reader at the same time: the same $books events, iteration ends with wirebookd" ||
 	bad "Python reader: $(tail -3 "$T/py.err") (wirebookd: $books)"
+# The readers slept between the paced packets: wirebookd woke them (a
+# futex across processes), not their 100 ms timeouts.
+grep -q "^event stream: published $books in [0-9]* batches, [1-9][0-9]* reader wakeups$" "$T/wbd.out" &&
+	ok "wirebookd woke the sleeping readers: $(grep -o '[0-9]* reader wakeups' "$T/wbd.out")" ||
+	bad "no reader wakeups: $(grep '^event stream' "$T/wbd.out")"
 cmp -s "$T/c.out" "$T/py.out" && ok "C and Python readers saw the same events in the same order" ||
 	bad "C and Python readers differ: $(diff "$T/c.out" "$T/py.out" | head -3)"
 [ ! -e "/dev/shm/$SHM.events" ] && ok "wirebookd's exit removed /dev/shm/$SHM.events" ||
