@@ -4,7 +4,8 @@
 # start of a paced generated day both see every event the books applied,
 # the same events in the same order, and end when wirebookd does; a reader
 # that attaches after the day gets the ring's last SLOTS events, none
-# counted lost (and python3 -m wirebook events prints them); --events 0 makes no stream; a bad --events is refused. Then
+# counted lost (and python3 -m wirebook events prints them); a BinaryFILE
+# source streams every event too; --events 0 makes no stream; a bad --events is refused. Then
 # the numpy calls on a nine-venue day with SIP feeds: snapshot, depth and
 # SIP arrays of every symbol in one call agree with the one-symbol calls.
 . "$(dirname "$0")/../service/lib.sh"
@@ -88,6 +89,30 @@ books=$(sed -n 's/^books: events \([0-9]*\),.*/\1/p' "$T/late.out")
 grep -qx "ok $books" "$T/late.py" &&
 	ok "a reader after the day (--events 1024) gets the ring's last 1024 of $books events, 0 dropped" ||
 	bad "late reader: $(tail -3 "$T/late.py") (wirebookd: $books)"
+
+# 2b. A BinaryFILE source: the same stream, every event of the file.
+"$B/wb-gen" -p demo -s 11 -f itch-file -o "$T/day.itch" >/dev/null 2>&1 || bad "wb-gen itch-file failed"
+bg "$B/wirebookd" --itch-file "$T/day.itch" --date 2026-02-19 --shm "$SHM-itch" --no-pin \
+	>"$T/itch.out" 2>"$T/itch.err"
+itch=$!
+wait_for 60 grep -q 'source ended' "$T/itch.err" || bad "the BinaryFILE replay did not end"
+$PY - "$SHM-itch" >"$T/itch.py" 2>&1 <<'P'
+import sys, wirebook
+ev = wirebook.events(name=sys.argv[1])
+n = 0
+while True:
+    got = ev.read(max=256)
+    if not got:
+        break
+    n += len(got)
+c = ev.counts()
+print("ok", n, c.dropped)
+P
+kill -TERM "$itch"; wait "$itch" 2>/dev/null
+books=$(sed -n 's/^books: events \([0-9]*\),.*/\1/p' "$T/itch.out")
+[ -n "$books" ] && grep -qx "ok $books 0" "$T/itch.py" &&
+	ok "--itch-file: a reader after the file gets all $books events the books applied" ||
+	bad "--itch-file stream: $(tail -2 "$T/itch.py") (wirebookd: $books)"
 
 # 3. No stream, and a bad ring size.
 bg "$B/wirebookd" --pcap "$T/day.pcap" --feeds "$ROOT/feeds.conf" --shm "$SHM-none" --no-pin \
