@@ -66,10 +66,10 @@ struct wb_events {
 	uint64_t shm_bytes;
 };
 
-/* wb_ring_check's verdict as a wb_error. */
-static int ring_error(const void *mem, uint64_t bytes)
+/* wb_ring_check_kind's verdict as a wb_error. */
+static int ring_error(const void *mem, uint64_t bytes, uint32_t magic)
 {
-	switch (wb_ring_check(mem, bytes)) {
+	switch (wb_ring_check_kind(mem, bytes, magic)) {
 	case WB_RING_OK: return 0;
 	case WB_RING_ABI_MISMATCH: return WB_EABI;
 	default: return WB_EBADMAGIC;	/* no magic, or a geometry that does not fit */
@@ -194,7 +194,7 @@ struct wb_events *wb_events_open(const char *device, int *err)
 		ev->maps[i] = map_ring(fd, &info, i);
 		if (!ev->maps[i])
 			return fail(ev, err, WB_ESYS);
-		rc = ring_error(ev->maps[i], info.ring_bytes);
+		rc = ring_error(ev->maps[i], info.ring_bytes, WB_RING_MAGIC);
 		if (rc)
 			return fail(ev, err, rc);
 		wb_ring_consumer_init(&ev->cons[i], ev->maps[i]);
@@ -274,11 +274,9 @@ struct wb_events *wb_events_open_shm(const char *name, int *err)
 	close(fd);
 	if (mem == MAP_FAILED)
 		return fail(NULL, err, WB_ESYS);
-	switch (wb_ring_check_kind(mem, (uint64_t)st.st_size, WB_RING_MAGIC_BROADCAST)) {
-	case WB_RING_OK: rc = 0; break;
-	case WB_RING_ABI_MISMATCH: rc = WB_EABI; break;
-	default: rc = wb_load_acquire((const uint32_t *)mem) ? WB_EBADMAGIC : WB_ENOSHM; break;
-	}
+	/* No magic yet: wirebookd is laying the ring out. */
+	rc = wb_load_acquire((const uint32_t *)mem) ?
+		     ring_error(mem, (uint64_t)st.st_size, WB_RING_MAGIC_BROADCAST) : WB_ENOSHM;
 	if (rc) {
 		munmap(mem, (size_t)st.st_size);
 		return fail(NULL, err, rc);
@@ -300,7 +298,7 @@ struct wb_events *wb_events_attach(void *const *rings, unsigned count, uint64_t 
 	for (i = 0; i < count; i++) {
 		if (!rings[i])
 			return fail(NULL, err, WB_EINVAL);
-		int rc = ring_error(rings[i], ring_bytes);
+		int rc = ring_error(rings[i], ring_bytes, WB_RING_MAGIC);
 
 		if (rc)
 			return fail(NULL, err, rc);
