@@ -1,6 +1,8 @@
-/* events_tail [--device PATH] [--count N]: print the kernel module's events
- * as they come, in decode order, through the event API (wirebook/events.h):
- * zero-copy batches, a release after each, the drop counter at the end.
+/* events_tail [--device PATH | --book NAME] [--count N]: print the kernel
+ * module's events (or, with --book, wirebookd's event stream, whatever its
+ * source) as they come, in decode order, through the event API
+ * (wirebook/events.h): batches, a release after each, the drop counter at
+ * the end; wirebookd's stream ends when wirebookd does.
  * Links only libwirebook: cc events_tail.c $(pkg-config --cflags --libs wirebook) */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -35,7 +37,7 @@ static const char *kind_name(unsigned kind)
 int main(int argc, char **argv)
 {
 	const struct wb_event *batch[64];
-	const char *device = NULL;
+	const char *device = NULL, *book = NULL;
 	struct wb_event_counts c;
 	struct wb_events *ev;
 	uint64_t count = 0, seen = 0;
@@ -44,17 +46,19 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--device") && i + 1 < argc) {
 			device = argv[++i];
+		} else if (!strcmp(argv[i], "--book") && i + 1 < argc) {
+			book = argv[++i];
 		} else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
 			count = strtoull(argv[++i], NULL, 10);
 		} else {
 			fprintf(strcmp(argv[i], "--help") ? stderr : stdout,
-				"usage: events_tail [--device PATH] [--count N]\n");
+				"usage: events_tail [--device PATH | --book NAME] [--count N]\n");
 			return strcmp(argv[i], "--help") ? 2 : 0;
 		}
 	}
-	ev = wb_events_open(device, &err);
+	ev = book ? wb_events_open_shm(book, &err) : wb_events_open(device, &err);
 	if (!ev) {
-		fprintf(stderr, "events_tail: %s: %s\n", device ? device : WB_DEVICE_PATH,
+		fprintf(stderr, "events_tail: %s: %s\n", book ? book : device ? device : WB_DEVICE_PATH,
 			wb_strerror(err));
 		return 1;
 	}
@@ -65,7 +69,8 @@ int main(int argc, char **argv)
 
 		if (!n) {
 			fflush(stdout);
-			wb_events_wait(ev, 100);
+			if (wb_events_wait(ev, 100) == WB_ESTALE)
+				break;	/* wirebookd ended, every event read */
 			continue;
 		}
 		for (k = 0; k < n && (!count || seen < count); k++, seen++)
@@ -75,8 +80,8 @@ int main(int argc, char **argv)
 		wb_events_release(ev);	/* the slots go back to the module */
 	}
 	wb_events_counts(ev, &c);
-	fprintf(stderr, "events_tail: %" PRIu64 " events, %" PRIu64 " dropped by the module (ring full)\n",
-		seen, c.dropped);
+	fprintf(stderr, "events_tail: %" PRIu64 " events, %" PRIu64 " dropped (%s)\n", seen, c.dropped,
+		book ? "missed falling behind, or lost before the books" : "by the module: ring full");
 	wb_events_close(ev);
 	return 0;
 }

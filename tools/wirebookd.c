@@ -179,6 +179,12 @@ static void usage(FILE *f)
 "  --expected-orders N  size the order tables for N live orders (1-268435456,\n"
 "                       default 1Mi)\n"
 "  --exit-at-eof        exit when a file source ends (default: keep serving the books)\n"
+"  --events SLOTS       publish every event the books apply in a ring of SLOTS\n"
+"                       events in /dev/shm/NAME.events, for any number of readers\n"
+"                       (wb_events_open_shm, python3 -c 'wirebook.events()'); one that\n"
+"                       falls more than SLOTS behind loses events, counted; a power\n"
+"                       of two from 1024 to 268435456 (64 bytes each), default\n"
+"                       262144 (16 MiB); 0: no stream\n"
 "  --recovery FILE      fill gaps from the recovery services FILE names per stream\n"
 "                       (recovery.conf: VENUE SERVICE HOST:PORT [channel=N]\n"
 "                       [timeout=MS] [retries=N] ...; SERVICE mold: MoldUDP64\n"
@@ -517,6 +523,13 @@ static void print_stats(struct wbd *d, double elapsed)
 	       (unsigned long long)rd(&vc->unknown_order), (unsigned long long)rd(&vc->levels),
 	       (unsigned long long)bc.ring_batches, (unsigned long long)bc.ring_dropped,
 	       (unsigned long long)bc.queue_full_waits);
+	if (builder_event_stream(d->builder)) {
+		const struct wb_ring_prod_page *es = builder_event_stream(d->builder)->writer.prod;
+
+		printf("event stream: published %llu in %llu batches, %llu reader wakeups\n",
+		       (unsigned long long)rd(&es->published), (unsigned long long)rd(&es->batches),
+		       (unsigned long long)rd(&es->wakeups));
+	}
 	printf("super-book: updates %llu, publishes %llu, trades %llu, gaps %llu, "
 	       "bad updates %llu; threads on cpu %d,%d (node %d), path %s%s%s%s\n",
 	       (unsigned long long)rd(&sc->updates), (unsigned long long)rd(&sc->publishes),
@@ -569,7 +582,7 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
-	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_SKIP_IDLE, OPT_METRICS_FILE,
+	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_SKIP_IDLE, OPT_METRICS_FILE, OPT_EVENTS,
 };
 
 /* --path's words, in enum path_choice order. */
@@ -732,6 +745,7 @@ int main(int argc, char **argv)
 		{ "recovery", required_argument, 0, OPT_RECOVERY },
 		{ "date", required_argument, 0, OPT_DATE },
 		{ "skip-idle", required_argument, 0, OPT_SKIP_IDLE },
+		{ "events", required_argument, 0, OPT_EVENTS },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
@@ -778,6 +792,7 @@ int main(int argc, char **argv)
 	bcfg.pin = 1;
 	bcfg.numa_node = -1;
 	bcfg.shm.shm_name = WB_SHM_DEFAULT_NAME;
+	bcfg.stream_slots = EVENT_STREAM_DEFAULT_SLOTS;
 	if (config_args_build(&cargs, argc, argv, opts, err, sizeof(err))) {
 		fprintf(stderr, "wirebookd: %s\n", err);
 		return 2;
@@ -878,6 +893,21 @@ int main(int argc, char **argv)
 		}
 		case OPT_RECOVERY: recovery = optarg; break;
 		case OPT_METRICS_FILE: metrics_file = optarg; break;
+		case OPT_EVENTS: {
+			uint64_t n;
+
+			if (opt_u64("wirebookd", "--events", optarg, 0, EVENT_STREAM_MAX_SLOTS, &n))
+				BAD_VALUE();
+			if (n && (n < EVENT_STREAM_MIN_SLOTS || (n & (n - 1)))) {
+				fprintf(stderr, "wirebookd: %s%s--events '%s': 0 (no stream) or a power of "
+					"two from %u to %u\n", opt_origin ? opt_origin : "",
+					opt_origin ? ": " : "", optarg, EVENT_STREAM_MIN_SLOTS,
+					EVENT_STREAM_MAX_SLOTS);
+				BAD_VALUE();
+			}
+			bcfg.stream_slots = (uint32_t)n;
+			break;
+		}
 		case OPT_DATE:
 			if (opt_date("wirebookd", "--date", optarg, &date[0], &date[1], &date[2]))
 				BAD_VALUE();
@@ -1017,8 +1047,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "wirebookd: book '%s' belongs to a running wirebookd; stop it, "
 				"use another --shm, or --force\n", bcfg.shm.shm_name);
 		else if (rc == WB_ESYS)
-			fprintf(stderr, "wirebookd: cannot create the book '%s': %s (%s)\n",
-				bcfg.shm.shm_name, wb_strerror(rc), strerror(errno));
+			fprintf(stderr, "wirebookd: cannot create the book '%s' (or its event stream, "
+				"--events): %s (%s)\n", bcfg.shm.shm_name, wb_strerror(rc),
+				strerror(errno));
 		else	/* one convention: wb_strerror describes any -errno */
 			fprintf(stderr, "wirebookd: cannot create the book '%s': %s\n",
 				bcfg.shm.shm_name, wb_strerror(rc));

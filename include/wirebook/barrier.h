@@ -16,6 +16,8 @@
 #define wb_load_relaxed(p)	READ_ONCE(*(p))
 #define wb_store_relaxed(p, v)	WRITE_ONCE(*(p), v)
 #define wb_full_fence()		smp_mb()
+#define wb_write_fence()	smp_wmb()
+#define wb_read_fence()		smp_rmb()
 #else
 #define wb_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define wb_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
@@ -28,6 +30,11 @@
 #else
 #define wb_full_fence()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
+/* A seqlock's two halves: the writer's stores before the fence are seen
+ * before its stores after it; the reader's loads before the fence are
+ * done before its loads after it (free on x86: compiler barriers). */
+#define wb_write_fence()	__atomic_thread_fence(__ATOMIC_RELEASE)
+#define wb_read_fence()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #endif
 
 /*

@@ -6,6 +6,7 @@
  *
  *   int err;
  *   struct wb_events *ev = wb_events_open(NULL, &err);   (the module's rings)
+ *   (or wb_events_open_shm(NULL, &err): wirebookd's stream, any source)
  *   const struct wb_event *batch[64];
  *   for (;;) {
  *       unsigned n = wb_events_peek(ev, batch, 64);
@@ -48,7 +49,10 @@ struct wb_events;		/* opaque: the mapped rings and the merge state */
 
 struct wb_event_counts {
 	uint64_t delivered;	/* events handed out by wb_events_peek on this handle */
-	uint64_t dropped;	/* events the producer lost to a full ring, all rings */
+	uint64_t dropped;	/* events the producer lost to a full ring, all rings;
+				 * wirebookd's stream: the events this handle lost
+				 * falling behind, plus those wirebookd lost before
+				 * its books (its input ring's drops) */
 	uint64_t published;	/* events the producer published, all rings */
 	uint32_t rings;		/* rings merged (the module: one per possible CPU, + 1) */
 	uint32_t reserved;
@@ -65,10 +69,35 @@ struct wb_event_counts {
 struct wb_events *wb_events_open(const char *device, int *err);
 
 /*
+ * wirebookd's event stream: every event its books applied, whatever its
+ * source (--pcap, --itch-file, --iface, --kernel), from the shared-memory
+ * broadcast ring it publishes beside the book NAME (wirebookd --shm NAME;
+ * NULL: WB_SHM_DEFAULT_NAME), /dev/shm/NAME.events. Any number of readers
+ * follow it; none can slow or block wirebookd, which overwrites the
+ * oldest events rather than wait: a reader that falls more than the ring
+ * (wirebookd --events SLOTS) behind loses the events it missed, and
+ * wb_events_counts().dropped counts them. A new handle starts at the
+ * oldest event the ring still holds. peek copies events out (a batch at a
+ * time, at most 4096 held until wb_events_release), so its pointers stay
+ * valid until the release whatever wirebookd writes meanwhile.
+ * wb_events_wait sleeps in a futex wirebookd wakes only when a reader
+ * sleeps, and returns WB_ESTALE once wirebookd has ended and every event
+ * was read (open the stream again for the next run). On failure NULL and
+ * *err: WB_ENOSHM (no stream: is wirebookd running, with --events?),
+ * WB_EACCES, WB_EABI, WB_EBADMAGIC, WB_EINVAL (a bad name), WB_ESYS.
+ */
+struct wb_events *wb_events_open_shm(const char *name, int *err);
+
+/* The shared-memory object of a stream: "/" NAME WB_EVENTS_SHM_SUFFIX. */
+#define WB_EVENTS_SHM_SUFFIX ".events"
+
+/*
  * The same over COUNT rings the caller has mapped itself, each RING_BYTES
  * long (wb_ring_bytes(slots)) and formatted by its producer (ring.h): a
  * user-space producer's shared memory, or a ring in this process. The
- * rings stay the caller's: wb_events_close does not unmap them.
+ * rings stay the caller's: wb_events_close does not unmap them. One
+ * broadcast ring (ring.h; wirebookd's stream inside wirebookd itself)
+ * is read as wb_events_open_shm reads it.
  */
 struct wb_events *wb_events_attach(void *const *rings, unsigned count, uint64_t ring_bytes,
 				   int *err);
@@ -92,7 +121,9 @@ void wb_events_release(struct wb_events *ev);
  * flagging the rings so the producer wakes this reader only while it
  * sleeps. Releases held slots first. Returns 1 when events may be ready,
  * 0 on timeout or signal, or a negative WB_E* code. Rings attached with
- * wb_events_attach have no wakeup: the wait naps at most 1 ms at a time.
+ * wb_events_attach have no wakeup: the wait naps at most 1 ms at a time
+ * (a broadcast ring's readers sleep in its futex, as wb_events_open_shm's
+ * do, and get WB_ESTALE at its end).
  */
 int wb_events_wait(struct wb_events *ev, int timeout_ms);
 

@@ -82,6 +82,7 @@ struct builder {
 	builder_pump_fn pump;
 	void *pump_ctx;
 	struct builder_source src;	/* builder_start_source: read in place */
+	struct event_stream stream;	/* mem NULL: none; its writer is thread 1's */
 	hwloc_topology_t topo;
 	int have_topo;
 	pthread_t th[3];
@@ -419,6 +420,17 @@ static void end_batch(struct builder *b, const struct t1_batch *t, uint64_t read
 	wb_store_relaxed(&b->ctr.updates_queued, b->ctr.updates_queued + t->queued + 1);
 }
 
+/* The stream's publish: its readers learn of the batch (and of the
+ * input ring's drops); a futex wake only when one of them sleeps. */
+static void stream_publish(struct builder *b)
+{
+	struct wb_ring_writer *w = &b->stream.writer;
+
+	w->dropped = b->ctr.ring_dropped;
+	if (wb_ring_writer_publish(w))
+		futex_wake_shared_all(&w->cons->sleeping);
+}
+
 /* Apply n events; avail (>= n) are readable in the ring, for prefetching. */
 static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 {
@@ -434,6 +446,14 @@ static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 		split = next->recv_ts == t.prev->recv_ts && next->line == t.prev->line;
 	}
 	end_batch(b, &t, read_ts, split, n);
+	if (b->stream.mem) {
+		uint64_t i;
+
+		wb_ring_writer_claim(&b->stream.writer, n);
+		for (i = 0; i < n; i++)
+			wb_ring_writer_put(&b->stream.writer, wb_ring_consumer_at(&b->ring, i));
+		stream_publish(b);
+	}
 	wb_ring_consumer_release(&b->ring, n);
 }
 
@@ -448,6 +468,14 @@ static void apply_source_batch(struct builder *b, const struct wb_event *const *
 	 * looked at: its last packet is timed when it ends (a packet that
 	 * did end here goes untimed; only under a backlog). */
 	end_batch(b, &t, read_ts, n == BUILDER_MAX_BATCH, n);
+	if (b->stream.mem) {
+		uint64_t i;
+
+		wb_ring_writer_claim(&b->stream.writer, n);
+		for (i = 0; i < n; i++)
+			wb_ring_writer_put(&b->stream.writer, evs[i]);
+		stream_publish(b);
+	}
 	b->src.release(b->src.ctx);
 }
 
@@ -713,6 +741,12 @@ struct builder *builder_create(const struct builder_config *cfg, int *err)
 	b->sb = superbook_create(&sbc, &rc);
 	if (!b->sb)
 		goto fail;
+	/* After the book, whose create refused a live owner of the name. */
+	if (cfg->stream_slots) {
+		rc = event_stream_create(&b->stream, cfg->shm.shm_name, cfg->stream_slots, node);
+		if (rc)
+			goto fail;
+	}
 	b->sipq_bytes = (size_t)BUILDER_SIP_QUEUE * sizeof(struct book_update);
 	b->sipq_mem = venue_mem_alloc(b->sipq_bytes, node);
 	if (!b->sipq_mem) {
@@ -870,6 +904,7 @@ void builder_stop(struct builder *b)
 		pthread_join(b->th[1], NULL);
 	pthread_join(b->th[2], NULL);
 	b->started = 0;
+	event_stream_close(&b->stream);
 }
 
 void builder_destroy(struct builder *b)
@@ -877,6 +912,7 @@ void builder_destroy(struct builder *b)
 	if (!b)
 		return;
 	builder_stop(b);
+	event_stream_destroy(&b->stream);
 	superbook_destroy(b->sb);
 	if (b->sipq_mem)
 		venue_mem_free(b->sipq_mem, b->sipq_bytes, b->ctr.numa_node);
@@ -888,6 +924,11 @@ void builder_destroy(struct builder *b)
 	if (b->have_topo)
 		hwloc_topology_destroy(b->topo);
 	free(b);
+}
+
+const struct event_stream *builder_event_stream(const struct builder *b)
+{
+	return b->stream.mem ? &b->stream : NULL;
 }
 
 struct superbook *builder_superbook(struct builder *b)

@@ -46,6 +46,7 @@
 #include "book/superbook.h"
 #include "book/venue_book.h"
 #include "book/latency_log.h"
+#include "book/event_stream.h"
 #include "wirebook/ring.h"
 
 struct builder;
@@ -93,6 +94,11 @@ struct builder_config {
 	int busy_poll;			/* never sleep when idle (burns both cores) */
 	int rt_priority;		/* 1-99: the path's threads run SCHED_FIFO at it; 0: not */
 	struct latency_log *latency;	/* NULL: no latency samples */
+	/* Slots of the event stream (event_stream.h) beside the book, which
+	 * thread 1 copies every applied event to, a batch at a time, after
+	 * the batch's books are published or queued (off the latency path);
+	 * 0: none. */
+	uint32_t stream_slots;
 };
 
 struct builder_counters {
@@ -147,7 +153,8 @@ int builder_start_source(struct builder *b, const struct builder_source *src);
 
 /* True once the pump reported EOF/ERROR and everything was published. */
 int builder_done(const struct builder *b);
-/* Stop (after draining what is in the ring and queue) and join. */
+/* Stop (after draining what is in the ring and queue) and join; the
+ * event stream's readers learn that it ended. */
 void builder_stop(struct builder *b);
 void builder_destroy(struct builder *b);
 
@@ -185,5 +192,8 @@ const struct venue_books_counters *builder_venue_counters(const struct builder *
 /* Thread 1's books, for reading after builder_stop (or before start) only. */
 const struct venue_books *builder_venue_books(const struct builder *b);
 const struct superbook_counters *builder_superbook_counters(const struct builder *b);
+/* The event stream (mapping and size, for a reader in this process:
+ * wb_events_attach), or NULL when cfg.stream_slots was 0. */
+const struct event_stream *builder_event_stream(const struct builder *b);
 
 #endif /* WIREBOOK_BUILDER_H */

@@ -23,4 +23,11 @@ static inline void futex_wake(uint32_t *w)
 	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* Every waiter of another process on a shared-memory word (a broadcast
+ * ring's readers: wb_ring_writer_publish says when any sleeps). */
+static inline void futex_wake_shared_all(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
 #endif /* WIREBOOK_BOOK_FUTEX_H */

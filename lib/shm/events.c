@@ -20,21 +20,32 @@
  * no event visible in the second pass has a smaller recv_ts. A venue's
  * predecessor of it then sits in its sorted ring at or behind a head with
  * a smaller recv_ts, so it goes first.
+ *
+ * wirebookd's stream (wb_events_open_shm) is one broadcast ring (ring.h)
+ * that any number of readers follow: nothing to merge, and a slot may be
+ * overwritten while it is read, so peek copies a batch out, checks it
+ * whole, and hands out pointers to the copies.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
 
 #include "wirebook/events.h"
 #include "wirebook/ioctl.h"
 #include "wirebook/ring.h"
 
 #define WB_EVENTS_MAX_RINGS 1024
+/* A broadcast ring's events handed out between two releases, at most. */
+#define WB_EVENTS_COPIES 4096u
 
 struct wb_events {
 	int fd;				/* the device; -1 for attached rings */
@@ -45,12 +56,20 @@ struct wb_events {
 	uint64_t *limit;		/* per ring: events safe to merge (see the top) */
 	uint64_t *pending;		/* per ring: events handed out, not yet released */
 	uint64_t delivered;
+	/* A broadcast ring instead (ring_count 1): read by copy. */
+	int broadcast;
+	int can_sleep;			/* its consumer page is writable: futex waits */
+	struct wb_ring_reader reader;
+	struct wb_event *copies;	/* WB_EVENTS_COPIES: what peek handed out */
+	unsigned held;			/* copies handed out since the last release */
+	void *shm_map;			/* what wb_events_open_shm mapped, shm_bytes long */
+	uint64_t shm_bytes;
 };
 
-/* wb_ring_check's verdict as a wb_error. */
-static int ring_error(const void *mem, uint64_t bytes)
+/* wb_ring_check_kind's verdict as a wb_error. */
+static int ring_error(const void *mem, uint64_t bytes, uint32_t magic)
 {
-	switch (wb_ring_check(mem, bytes)) {
+	switch (wb_ring_check_kind(mem, bytes, magic)) {
 	case WB_RING_OK: return 0;
 	case WB_RING_ABI_MISMATCH: return WB_EABI;
 	default: return WB_EBADMAGIC;	/* no magic, or a geometry that does not fit */
@@ -91,6 +110,9 @@ static void events_free(struct wb_events *ev)
 				munmap(ev->maps[i], ev->ring_bytes);
 		close(ev->fd);
 	}
+	if (ev->shm_map)
+		munmap(ev->shm_map, ev->shm_bytes);
+	free(ev->copies);
 	free(ev->maps);
 	free(ev->cons);
 	free(ev->limit);
@@ -172,7 +194,7 @@ struct wb_events *wb_events_open(const char *device, int *err)
 		ev->maps[i] = map_ring(fd, &info, i);
 		if (!ev->maps[i])
 			return fail(ev, err, WB_ESYS);
-		rc = ring_error(ev->maps[i], info.ring_bytes);
+		rc = ring_error(ev->maps[i], info.ring_bytes, WB_RING_MAGIC);
 		if (rc)
 			return fail(ev, err, rc);
 		wb_ring_consumer_init(&ev->cons[i], ev->maps[i]);
@@ -180,6 +202,86 @@ struct wb_events *wb_events_open(const char *device, int *err)
 	if (err)
 		*err = 0;
 	return ev;
+}
+
+/* A handle over one broadcast ring at mem (checked); map: ours to unmap. */
+static struct wb_events *broadcast_attach(void *mem, uint64_t bytes, int can_sleep, void *map,
+					  int *err)
+{
+	struct wb_events *ev = events_alloc(1, bytes);
+
+	if (ev)
+		ev->copies = malloc(WB_EVENTS_COPIES * sizeof(*ev->copies));
+	if (!ev || !ev->copies) {
+		if (ev)
+			events_free(ev);
+		if (map)
+			munmap(map, bytes);
+		errno = ENOMEM;
+		return fail(NULL, err, WB_ESYS);
+	}
+	ev->broadcast = 1;
+	ev->can_sleep = can_sleep;
+	ev->shm_map = map;
+	ev->shm_bytes = bytes;
+	ev->maps[0] = mem;
+	wb_ring_reader_init(&ev->reader, mem);
+	if (err)
+		*err = 0;
+	return ev;
+}
+
+struct wb_events *wb_events_open_shm(const char *name, int *err)
+{
+	char path[256];
+	struct stat st;
+	void *mem;
+	int fd, rw = 1, rc;
+
+	if (!name)
+		name = WB_SHM_DEFAULT_NAME;
+	name += name[0] == '/';
+	if (!*name || strchr(name, '/') || strlen(name) > 200)
+		return fail(NULL, err, WB_EINVAL);
+	snprintf(path, sizeof(path), "/%s%s", name, WB_EVENTS_SHM_SUFFIX);
+	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		/* Readable only: read it all the same, waits nap (the writer
+		 * cannot learn that this reader sleeps). */
+		rw = 0;
+		fd = shm_open(path, O_RDONLY | O_CLOEXEC, 0);
+	}
+	if (fd < 0)
+		return fail(NULL, err, errno == ENOENT ? WB_ENOSHM :
+				       errno == EACCES || errno == EPERM ? WB_EACCES : WB_ESYS);
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return fail(NULL, err, WB_ESYS);
+	}
+	if ((uint64_t)st.st_size < WB_RING_SLOTS_OFFSET) {
+		close(fd);	/* an empty object: wirebookd is making it */
+		return fail(NULL, err, st.st_size ? WB_EBADMAGIC : WB_ENOSHM);
+	}
+	/* The writer's page and the slots read-only; the consumer page, whose
+	 * sleeping word is all a reader writes, read-write over them. */
+	mem = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (mem != MAP_FAILED && rw &&
+	    mmap((char *)mem + WB_RING_PAGE, WB_RING_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, WB_RING_PAGE) == MAP_FAILED) {
+		munmap(mem, (size_t)st.st_size);
+		mem = MAP_FAILED;
+	}
+	close(fd);
+	if (mem == MAP_FAILED)
+		return fail(NULL, err, WB_ESYS);
+	/* No magic yet: wirebookd is laying the ring out. */
+	rc = wb_load_acquire((const uint32_t *)mem) ?
+		     ring_error(mem, (uint64_t)st.st_size, WB_RING_MAGIC_BROADCAST) : WB_ENOSHM;
+	if (rc) {
+		munmap(mem, (size_t)st.st_size);
+		return fail(NULL, err, rc);
+	}
+	return broadcast_attach(mem, (uint64_t)st.st_size, rw, mem, err);
 }
 
 struct wb_events *wb_events_attach(void *const *rings, unsigned count, uint64_t ring_bytes,
@@ -190,10 +292,13 @@ struct wb_events *wb_events_attach(void *const *rings, unsigned count, uint64_t 
 
 	if (!rings || !count || count > WB_EVENTS_MAX_RINGS)
 		return fail(NULL, err, WB_EINVAL);
+	if (count == 1 && rings[0] && wb_ring_check_kind(rings[0], ring_bytes,
+							 WB_RING_MAGIC_BROADCAST) == WB_RING_OK)
+		return broadcast_attach(rings[0], ring_bytes, 1, NULL, err);
 	for (i = 0; i < count; i++) {
 		if (!rings[i])
 			return fail(NULL, err, WB_EINVAL);
-		int rc = ring_error(rings[i], ring_bytes);
+		int rc = ring_error(rings[i], ring_bytes, WB_RING_MAGIC);
 
 		if (rc)
 			return fail(NULL, err, rc);
@@ -226,7 +331,8 @@ void wb_events_release(struct wb_events *ev)
 
 	if (!ev)
 		return;
-	for (i = 0; i < ev->ring_count; i++)
+	ev->held = 0;
+	for (i = 0; i < ev->ring_count && !ev->broadcast; i++)
 		release_pending(ev, i);
 }
 
@@ -285,6 +391,25 @@ static int64_t earliest_ring(const struct wb_events *ev)
 	return best;
 }
 
+/* Copy the next events out of a broadcast ring and hand out the copies. */
+static unsigned broadcast_peek(struct wb_events *ev, const struct wb_event **evs, unsigned max)
+{
+	unsigned room = WB_EVENTS_COPIES - ev->held, n = 0, i;
+	int tries;
+
+	if (max < room)
+		room = max;
+	/* A copy overwritten under the reader is skipped (counted lost):
+	 * look again at once, there is newer data behind it. */
+	for (tries = 0; tries < 2 && !n && room; tries++)
+		n = (unsigned)wb_ring_reader_copy(&ev->reader, ev->copies + ev->held, room);
+	for (i = 0; i < n; i++)
+		evs[i] = &ev->copies[ev->held + i];
+	ev->held += n;
+	ev->delivered += n;
+	return n;
+}
+
 unsigned wb_events_peek(struct wb_events *ev, const struct wb_event **evs, unsigned max)
 {
 	unsigned n = 0;
@@ -292,6 +417,8 @@ unsigned wb_events_peek(struct wb_events *ev, const struct wb_event **evs, unsig
 
 	if (!ev || !evs)
 		return 0;
+	if (ev->broadcast)
+		return broadcast_peek(ev, evs, max);
 	while (n < max) {
 		int64_t r = earliest_ring(ev);
 
@@ -310,6 +437,47 @@ unsigned wb_events_peek(struct wb_events *ev, const struct wb_event **evs, unsig
 	return n;
 }
 
+/* Anything to read (or the end)? */
+static int broadcast_ready(const struct wb_events *ev)
+{
+	const struct wb_ring_reader *r = &ev->reader;
+
+	if (wb_load_acquire(&r->prod->head) != r->pos)
+		return 1;
+	return wb_load_acquire(&r->prod->closed) ? WB_ESTALE : 0;
+}
+
+static int broadcast_wait(struct wb_events *ev, int timeout_ms)
+{
+	struct timespec ts, *tsp = NULL;
+	uint32_t word;
+	int ready;
+
+	ev->held = 0;
+	ready = broadcast_ready(ev);
+	if (ready || !timeout_ms)
+		return ready;
+	if (!ev->can_sleep) {
+		/* No wakeup for a read-only mapping: a short nap, then look. */
+		ts.tv_sec = 0;
+		ts.tv_nsec = 1000000;
+		nanosleep(&ts, NULL);
+		return broadcast_ready(ev);
+	}
+	if (wb_ring_reader_prepare_sleep(&ev->reader, &word))
+		return broadcast_ready(ev);
+	if (timeout_ms > 0) {
+		ts.tv_sec = timeout_ms / 1000;
+		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
+		tsp = &ts;
+	}
+	/* Shared, not private: the writer is another process. */
+	if (syscall(SYS_futex, &ev->reader.cons->sleeping, FUTEX_WAIT, word, tsp, NULL, 0) < 0 &&
+	    errno != EAGAIN && errno != EINTR && errno != ETIMEDOUT)
+		return WB_ESYS;
+	return broadcast_ready(ev);
+}
+
 int wb_events_wait(struct wb_events *ev, int timeout_ms)
 {
 	uint32_t i;
@@ -317,6 +485,8 @@ int wb_events_wait(struct wb_events *ev, int timeout_ms)
 
 	if (!ev)
 		return WB_EINVAL;
+	if (ev->broadcast)
+		return broadcast_wait(ev, timeout_ms);
 	for (i = 0; i < ev->ring_count; i++) {
 		release_pending(ev, i);
 		if (wb_ring_consumer_prepare_sleep(&ev->cons[i]))
@@ -352,6 +522,13 @@ int wb_events_counts(const struct wb_events *ev, struct wb_event_counts *out)
 	memset(out, 0, sizeof(*out));
 	out->delivered = ev->delivered;
 	out->rings = ev->ring_count;
+	if (ev->broadcast) {
+		const struct wb_ring_prod_page *pp = ev->reader.prod;
+
+		out->dropped = ev->reader.lost + wb_load_acquire(&pp->dropped);
+		out->published = wb_load_acquire(&pp->published);
+		return 0;
+	}
 	for (i = 0; i < ev->ring_count; i++) {
 		out->dropped += wb_ring_consumer_dropped(&ev->cons[i]);
 		out->published += wb_load_acquire(&ev->cons[i].prod->published);

@@ -9,9 +9,9 @@
 
     ev = wirebook.read("day.h5", ["AAPL"], "09:30", "16:00")  # wb-export's files: numpy arrays
 
-    with wirebook.events() as ev:            # the kernel module's event rings
-        for e in ev.read(timeout_ms=100):    # Event(kind='ADD', venue='NASDAQ', seq=..., ...)
-            ...
+    with wirebook.events() as ev:            # wirebookd's event stream (any source), else
+        for e in ev:                         # the kernel module's rings; ends with wirebookd
+            ...                              # Event(kind='ADD', venue='NASDAQ', seq=..., ...)
 
 A thin ctypes layer over libwirebook.so (the same lock-free seqlock reads
 as C; a call costs a few microseconds of Python around them). Prices are
@@ -30,7 +30,7 @@ from collections import namedtuple
 from . import _lib
 
 __all__ = ["open", "events", "Book", "Events", "Event", "WirebookError", "Top", "Nbbo", "Level", "VenueBbo",
-           "Trade", "Status", "Health", "Recovery", "WB_ENOSHM", "WB_EACCES", "WB_EBADMAGIC",
+           "Trade", "Status", "Health", "Recovery", "VenueStatus", "WB_ENOSHM", "WB_EACCES", "WB_EBADMAGIC",
            "WB_EABI", "WB_ESTALE", "WB_ENOSYM", "WB_EINVAL", "WB_EBUSY", "WB_ESYS",
            "WB_ENODEV"]
 
@@ -47,6 +47,7 @@ WB_ESYS = -errno.EIO
 WB_ENODEV = -errno.ENODEV
 
 CONSOLIDATED = 0  # WB_CONSOLIDATED: the venue argument meaning all venues
+WB_SHM_DEFAULT_NAME = "wirebook"  # book.h: wirebookd's book (and stream) by default
 
 Top = namedtuple("Top", "bid bid_qty ask ask_qty updates flags state")
 Nbbo = namedtuple("Nbbo", "bid bid_qty ask ask_qty bid_venues ask_venues flags state "
@@ -59,6 +60,7 @@ Status = namedtuple("Status", "state raw_state reason venue flags")
 Recovery = namedtuple("Recovery", "venue channel unit state since_ns gaps filled unrecoverable "
                       "messages lost snapshots fills fill_p50_ns fill_p99_ns fill_max_ns")
 RECOVERY_STATES = {0: "in sequence", 1: "gap", 2: "snapshot"}  # enum wb_recovery_state
+VenueStatus = namedtuple("VenueStatus", "gaps last_recv_ns recovering")
 Health = namedtuple("Health", "state age_ns heartbeat_ns stale_after_ns last_update_age_ns "
                     "writer_pid writer_alive recovering_venues reattaches instance_id")
 
@@ -269,6 +271,110 @@ class Book:
                                                    ctypes.byref(since)), ticker)
         return bool(rc), since.value
 
+    # ---- many symbols at once, as numpy structured arrays (_arrays.py) ----
+
+    _ENOSYM = WB_ENOSYM
+
+    def _rc(self, rc, what):
+        return _check(rc, what)
+
+    def _sym_list(self, symbols):
+        """[(ticker, index)] of symbols (None: every symbol in the book)."""
+        if symbols is None:
+            symbols = self.symbols()
+        elif isinstance(symbols, (str, bytes)):
+            symbols = [symbols]
+        return [(t if isinstance(t, str) else _ticker_text(t), self._sym(t)) for t in symbols]
+
+    def snapshot(self, symbols=None):
+        """One row per symbol (None: all): NBBO (bid, bid_qty, ask, ask_qty,
+        bid_venues, ask_venues masks), flags, state, updates, exch_ts,
+        recv_ts, and the last trade (last_price, last_qty, last_exch_ts,
+        last_venue, volume, trades), as a numpy structured array."""
+        from . import _arrays
+        return _arrays.snapshot(self, self._sym_list(symbols), self._raw)
+
+    def depth_array(self, symbols=None, n=_lib.BOOK_DEPTH, venue=None, by_venue=False):
+        """n levels a side of each symbol (None: all), best first, consolidated
+        or of one venue, as a numpy structured array: bid_price[n], bid_qty[n],
+        bid_orders[n], bid_venues[n] (masks), the same for ask, bid_count,
+        ask_count, updates, flags; by_venue adds bid_venue_qty[24][n] and
+        ask_venue_qty (each venue's shares at each consolidated level)."""
+        if not isinstance(n, int) or not 0 <= n <= _lib.BOOK_DEPTH:
+            raise WirebookError(WB_EINVAL, f"depth {n!r}: levels a side from 0 to"
+                                f" {_lib.BOOK_DEPTH} (WB_BOOK_DEPTH)")
+        from . import _arrays
+        return _arrays.depth(self, self._sym_list(symbols), n, self._venue(venue), by_venue,
+                             self._raw)
+
+    def sip_array(self, symbols=None):
+        """The SIP's view of each symbol (None: all) beside the direct books':
+        the SIP's NBBO (bid, bid_qty, ask, ask_qty, bid_venue, ask_venue, feed,
+        sip_ts, recv_ts), flags (WB_SIPF_*), LULD band, SIP status, updates,
+        the Super-Book's direct_bid/direct_ask, and the disagreement episodes
+        and time; a symbol without SIP data has an empty row."""
+        from . import _arrays
+        return _arrays.sip(self, self._sym_list(symbols), self._raw)
+
+    # ---- the SIP view, venue status ----------------------------------------
+
+    def venue_status(self, venue=None):
+        """VenueStatus(gaps, last_recv_ns, recovering) of a venue, or (None) a
+        dict of every venue that has sent anything."""
+        if venue is not None:
+            v = _lib.VenueStatus()
+            _check(self._lib.wb_venue_status(self._h, self._venue(venue), ctypes.byref(v)),
+                   str(venue))
+            return VenueStatus(v.gaps, v.last_recv_ns, bool(v.recovering))
+        out = {}
+        for v in range(1, _lib.BOOK_VENUES):
+            s = _lib.VenueStatus()
+            if self._lib.wb_venue_status(self._h, v, ctypes.byref(s)) == 0 and \
+                    (s.last_recv_ns or s.gaps or s.recovering):
+                out[venue_name(v)] = VenueStatus(s.gaps, s.last_recv_ns, bool(s.recovering))
+        return out
+
+    def sip_view(self, ticker):
+        """The symbol's SIP view (sip.h, wb_sip_view) as a dict: updates,
+        recv_ts, flags, status, nbbo, luld, cmp (the comparison with the
+        direct books), lockcross ({"direct": ..., "sip": ...}), quotes (each
+        participant's quote through the SIP, by venue name). Prices as the
+        book's (float dollars, or raw)."""
+        v = _lib.SipView()
+        _check(self._lib.wb_sip_view(self._h, self._sym(ticker), ctypes.byref(v)), ticker)
+        return self._sip_dict(v)
+
+    def sip_summary(self):
+        """The book-wide SIP-vs-direct totals and the market-wide status, as a dict."""
+        s = _lib.SipSummary()
+        _check(self._lib.wb_sip_summary(self._h, ctypes.byref(s)), self.name)
+        out = _struct_dict(s, self._px, skip=("lc",))
+        out["lockcross"] = {"direct": _struct_dict(s.lc[0]), "sip": _struct_dict(s.lc[1])}
+        return out
+
+    def sip_venue_stats(self, venue):
+        """A venue's direct BBO against its SIP quotes, all symbols, as a dict;
+        the delay histograms as count, mean, min, p50, p99, p999 and max ns."""
+        st = _lib.SipVenueStats()
+        _check(self._lib.wb_sip_venue_stats(self._h, self._venue(venue), ctypes.byref(st)),
+               str(venue))
+        out = {n: getattr(st, n) for n, _ in st._fields_ if n not in ("delay", "sip_latency")}
+        for n in ("delay", "sip_latency"):
+            d = getattr(st, n)
+            q = {f"p{k}": self._lib.wb_delay_quantile(ctypes.byref(d), ppm)
+                 for k, ppm in (("50", 500000), ("99", 990000), ("999", 999000))}
+            out[n] = dict(count=d.count, mean_ns=d.sum_ns / d.count if d.count else 0,
+                          min_ns=d.min_ns, max_ns=d.max_ns, **q)
+        return out
+
+    def _sip_dict(self, v):
+        out = _struct_dict(v, self._px, skip=("quote", "lc"))
+        out["flags"] = v.flags
+        out["lockcross"] = {"direct": _struct_dict(v.lc[0]), "sip": _struct_dict(v.lc[1])}
+        out["quotes"] = {venue_name(i): _struct_dict(v.quote[i], self._px)
+                         for i in range(_lib.BOOK_VENUES) if v.quotes_present >> i & 1}
+        return out
+
     def _state(self, s):
         return self._lib.wb_state_name(s).decode()
 
@@ -283,6 +389,27 @@ class Book:
         raise ValueError(f"unknown venue {venue!r}")
 
 
+_PRICE_FIELDS = {"bid_price", "ask_price", "lower", "upper", "max_price_diff"}
+
+
+def _struct_dict(c, px=None, skip=()):
+    """A ctypes structure as a dict (nested ones too); prices through px, the
+    feed's character codes as str, reserved bytes left out."""
+    out = {}
+    for name, _ in c._fields_:
+        if name.startswith("reserved") or name in skip:
+            continue
+        v = getattr(c, name)
+        if isinstance(v, ctypes.Structure):
+            v = _struct_dict(v, px)
+        elif isinstance(v, bytes):
+            v = v.decode(errors="replace").strip("\x00 ")
+        elif px and name in _PRICE_FIELDS:
+            v = px(v)
+        out[name] = v
+    return out
+
+
 KINDS = {1: "ADD", 2: "EXEC", 3: "EXECP", 4: "REDUCE", 5: "DELETE", 6: "REPLACE",
          7: "MODIFY", 8: "TRADE", 9: "BREAK", 10: "QUOTE", 11: "STATUS", 12: "CLEAR",
          13: "SYMBOL", 14: "GAP", 15: "NBBO", 16: "LULD"}  # enum wb_event_kind
@@ -295,11 +422,15 @@ EventCounts = namedtuple("EventCounts", "delivered dropped published rings")
 class Events:
     """The event rings (events.h): every event in decode order. See events()."""
 
-    def __init__(self, device=None, rings=None, ring_bytes=0, raw=False):
+    def __init__(self, device=None, rings=None, ring_bytes=0, raw=False, name=None):
         self._lib = _l()
         self._raw = raw
+        self.ended = False
         err = ctypes.c_int(0)
-        if rings is None:
+        if name is not None:  # wirebookd's stream (wb_events_open_shm)
+            self._h = self._lib.wb_events_open_shm(name.encode(), ctypes.byref(err))
+            what = name
+        elif rings is None:
             self._h = self._lib.wb_events_open(device.encode() if device else None,
                                                ctypes.byref(err))
             what = device or "/dev/wirebook"
@@ -339,20 +470,50 @@ class Events:
                      e.exch_ts, e.recv_ts, oid, price if self._raw else price / _lib.PRICE_SCALE,
                      qty, ref)
 
+    def _peek(self, max, timeout_ms):
+        """wb_events_peek, waiting up to timeout_ms for the first event; sets
+        .ended once wirebookd's stream has ended and every event was read."""
+        n = self._lib.wb_events_peek(self._h, self._batch, max)
+        if not n and (timeout_ms or not self.ended):
+            rc = self._lib.wb_events_wait(self._h, timeout_ms)
+            if rc == WB_ESTALE:
+                self.ended = True
+            else:
+                _check(rc, "wait")
+            n = self._lib.wb_events_peek(self._h, self._batch, max)
+        return n
+
     def read(self, max=256, timeout_ms=0):
         """Up to max events (copied out, their slots released); waits up to
-        timeout_ms for the first when none is ready (-1: forever)."""
+        timeout_ms for the first when none is ready (-1: forever). An empty
+        list with .ended set: wirebookd's stream ended, every event read."""
         max = min(max, len(self._batch))
-        n = self._lib.wb_events_peek(self._h, self._batch, max)
-        if not n and timeout_ms:
-            _check(self._lib.wb_events_wait(self._h, timeout_ms), "wait")
-            n = self._lib.wb_events_peek(self._h, self._batch, max)
+        n = self._peek(max, timeout_ms)
         out = [self._event(self._batch[i].contents) for i in range(n)]
         self._lib.wb_events_release(self._h)
         return out
 
+    def read_array(self, max=4096, timeout_ms=0):
+        """Up to max events as a numpy structured array (EVENT_DTYPE: the
+        raw struct wb_event, prices int64 units of 1e-8 dollars), in one
+        copy per batch; waits as read() does. Needs numpy."""
+        from ._arrays import np, EVENT_DTYPE
+        out = np.empty(max, EVENT_DTYPE)
+        got = 0
+        while got < max:
+            n = self._peek(min(max - got, len(self._batch)), timeout_ms if not got else 0)
+            if not n:
+                break
+            base = out.ctypes.data + got * 64
+            for i in range(n):  # 64 bytes each, straight into the array
+                ctypes.memmove(base + i * 64, self._batch[i], 64)
+            got += n
+            self._lib.wb_events_release(self._h)
+        return out[:got]
+
     def __iter__(self):
-        while self._h:
+        """Every event until wirebookd's stream ends (the module's: forever)."""
+        while self._h and not self.ended:
             yield from self.read(timeout_ms=100)
 
     def counts(self):
@@ -361,9 +522,20 @@ class Events:
         return EventCounts(c.delivered, c.dropped, c.published, c.rings)
 
 
-def events(device=None, raw=False):
-    """The kernel module's event rings (device None: /dev/wirebook)."""
-    return Events(device, raw=raw)
+def events(device=None, raw=False, name=None):
+    """Every event, in decode order: wirebookd's event stream of the book
+    NAME (wirebookd --shm NAME; any source: pcap, BinaryFILE, live, the
+    module), or the kernel module's rings at device. With neither:
+    wirebookd's default book's stream, else /dev/wirebook. A stream's
+    reader that falls more than wirebookd --events behind loses events:
+    counts().dropped says how many."""
+    if device is None and name is None:
+        try:
+            return Events(raw=raw, name=WB_SHM_DEFAULT_NAME)
+        except WirebookError as e:
+            if e.code != WB_ENOSHM:
+                raise
+    return Events(device, raw=raw, name=name)
 
 
 def open(name=None, raw=False):  # noqa: A001 (the package's verb, as in io.open)

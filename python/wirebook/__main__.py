@@ -6,6 +6,8 @@
   depth SYMBOL [N]      N levels a side (default 5)
   health                live, stale, retired or recovering, and the heartbeat's age
   recovery              gap recovery per stream (wirebookd --recovery): state and counts
+  events [N]            wirebookd's event stream, one event a line, as they come (N: stop
+                        after N; else when wirebookd ends), then the counts
 """
 import argparse
 import sys
@@ -34,7 +36,10 @@ def main(argv=None):
     d.add_argument("n", nargs="?", type=int, default=5)
     sub.add_parser("health")
     sub.add_parser("recovery")
+    sub.add_parser("events").add_argument("count", nargs="?", type=int, default=0)
     a = ap.parse_args(argv)
+    if a.cmd == "events":
+        return events(a.book, a.count)
 
     try:
         with wirebook.open(a.book) as book:
@@ -73,6 +78,25 @@ def main(argv=None):
     except OSError as e:  # the library itself missing
         print(f"wirebook: {e}", file=sys.stderr)
         return 1
+    return 0
+
+
+def events(name, count):
+    try:
+        with wirebook.events(name=name or wirebook.WB_SHM_DEFAULT_NAME) as ev:
+            n = 0
+            for e in ev:
+                print(e.seq, e.kind, e.venue, f"i={e.instrument}", "recv", e.recv_ts, flush=False)
+                n += 1
+                if count and n >= count:
+                    break
+            c = ev.counts()
+        print(f"wirebook: {n} events, {c.dropped} dropped", file=sys.stderr)
+    except wirebook.WirebookError as e:
+        print(f"wirebook: {e.strerror}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
     return 0
 
 

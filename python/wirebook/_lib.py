@@ -110,10 +110,89 @@ class RecoveryStream(ctypes.Structure):
                 ("reserved", c_uint64 * 4)]
 
 
+class VenueStatus(ctypes.Structure):
+    _fields_ = [("gaps", c_uint64), ("last_recv_ns", c_uint64), ("recovering", c_uint32)]
+
+
+# sip.h: the SIP view
+DELAY_BUCKETS = 32 * 37  # WB_DELAY_BUCKETS
+
+
+class SipQuote(ctypes.Structure):
+    _fields_ = [("bid_price", c_int64), ("ask_price", c_int64), ("bid_qty", c_uint32),
+                ("ask_qty", c_uint32), ("exch_ts", c_uint64), ("sip_ts", c_uint64),
+                ("recv_ts", c_uint64), ("quotes", c_uint32), ("condition", ctypes.c_char),
+                ("flags", c_uint8), ("feed", c_uint8), ("state", c_uint8),
+                ("reserved", c_uint8 * 8)]
+
+
+class SipNbbo(ctypes.Structure):
+    _fields_ = [("bid_price", c_int64), ("ask_price", c_int64), ("bid_qty", c_uint32),
+                ("ask_qty", c_uint32), ("bid_venue", c_uint8), ("ask_venue", c_uint8),
+                ("indicator", ctypes.c_char), ("condition", ctypes.c_char), ("sides", c_uint8),
+                ("luld", ctypes.c_char), ("feed", c_uint8), ("reserved", c_uint8),
+                ("sip_ts", c_uint64), ("recv_ts", c_uint64)]
+
+
+class SipLuld(ctypes.Structure):
+    _fields_ = [("lower", c_int64), ("upper", c_int64), ("sip_ts", c_uint64),
+                ("indicator", ctypes.c_char), ("feed", c_uint8), ("reserved", c_uint8 * 6)]
+
+
+class SipStatus(ctypes.Structure):
+    _fields_ = [("sip_ts", c_uint64), ("recv_ts", c_uint64), ("state", c_uint8),
+                ("raw_state", ctypes.c_char), ("reason", ctypes.c_char * 4), ("venue", c_uint8),
+                ("reserved", c_uint8)]
+
+
+class SipCompare(ctypes.Structure):
+    _fields_ = [(n, c_uint64) for n in ("compared", "uncovered", "episodes", "disagree_ns",
+                                        "max_ns", "direct_ahead", "direct_ahead_ns", "sip_ahead",
+                                        "sip_ahead_ns", "price_diff_sum")] + \
+               [("max_price_diff", c_int64)] + \
+               [(n, c_uint64) for n in ("open_recv_ts", "open_exch_ts", "direct_only",
+                                        "direct_only_ns", "sip_only", "sip_only_ns", "sip_gaps",
+                                        "stale_marked")] + [("reserved", c_uint64 * 1)]
+
+
+class SipLockcross(ctypes.Structure):
+    _fields_ = [(n, c_uint64) for n in ("episodes", "crossed", "total_ns", "max_ns",
+                                        "open_recv_ts", "open_exch_ts")] + \
+               [("bid_venues", c_uint32), ("ask_venues", c_uint32), ("reserved", c_uint64)]
+
+
+class SipView(ctypes.Structure):
+    _fields_ = [("updates", c_uint64), ("recv_ts", c_uint64), ("quotes_present", c_uint32),
+                ("flags", c_uint32), ("status", SipStatus), ("nbbo", SipNbbo), ("luld", SipLuld),
+                ("cmp", SipCompare), ("lc", SipLockcross * 2), ("quote", SipQuote * BOOK_VENUES)]
+
+
+class SipDelay(ctypes.Structure):
+    _fields_ = [("count", c_uint64), ("sum_ns", c_uint64), ("min_ns", c_uint64),
+                ("max_ns", c_uint64), ("hist", c_uint64 * DELAY_BUCKETS)]
+
+
+class SipVenueStats(ctypes.Structure):
+    _fields_ = [(n, c_uint64) for n in ("sip_quotes", "compared", "matched", "size_differs",
+                                        "unmatched", "sip_first", "never_shown",
+                                        "direct_changes")] + \
+               [("delay", SipDelay), ("sip_latency", SipDelay)]
+
+
+class SipSummary(ctypes.Structure):
+    _fields_ = [(n, c_uint64) for n in ("sip_events", "symbols", "dropped", "lock_written",
+                                        "disagree_written")] + \
+               [("total", SipCompare), ("lc", SipLockcross * 2), ("mwcb", SipStatus)]
+
+
 STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,
            "wb_venue_bbo": VenueBbo, "wb_status": Status, "wb_health": Health,
            "wb_depth": Depth, "wb_event": Event, "wb_event_counts": EventCounts,
-           "wb_recovery_stream": RecoveryStream}
+           "wb_recovery_stream": RecoveryStream, "wb_venue_status": VenueStatus,
+           "wb_sip_quote": SipQuote, "wb_sip_nbbo": SipNbbo, "wb_sip_luld": SipLuld,
+           "wb_sip_status": SipStatus, "wb_sip_compare": SipCompare,
+           "wb_sip_lockcross": SipLockcross, "wb_sip_view": SipView, "wb_sip_delay": SipDelay,
+           "wb_sip_venue_stats": SipVenueStats, "wb_sip_summary": SipSummary}
 
 
 def _candidates():
@@ -165,6 +244,7 @@ def load():
         "wb_update_counter": (ctypes.c_int, [B, ctypes.c_int, P(c_uint64)]),
         "wb_strerror": (ctypes.c_char_p, [ctypes.c_int]),
         "wb_events_open": (B, [ctypes.c_char_p, P(ctypes.c_int)]),
+        "wb_events_open_shm": (B, [ctypes.c_char_p, P(ctypes.c_int)]),
         "wb_events_attach": (B, [P(ctypes.c_void_p), ctypes.c_uint, c_uint64, P(ctypes.c_int)]),
         "wb_events_close": (None, [B]),
         "wb_events_peek": (ctypes.c_uint, [B, P(P(Event)), ctypes.c_uint]),
@@ -174,6 +254,12 @@ def load():
         "wb_recovery_streams": (ctypes.c_int, [B, P(RecoveryStream), ctypes.c_uint]),
         "wb_symbol_recovering": (ctypes.c_int, [B, ctypes.c_int, ctypes.c_int, P(c_uint64)]),
         "wb_venue_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "wb_venue_status": (ctypes.c_int, [B, ctypes.c_int, P(VenueStatus)]),
+        "wb_sip_view": (ctypes.c_int, [B, ctypes.c_int, P(SipView)]),
+        "wb_sip_nbbo": (ctypes.c_int, [B, ctypes.c_int, P(SipNbbo), P(c_uint32)]),
+        "wb_sip_summary": (ctypes.c_int, [B, P(SipSummary)]),
+        "wb_sip_venue_stats": (ctypes.c_int, [B, ctypes.c_int, P(SipVenueStats)]),
+        "wb_delay_quantile": (c_uint64, [P(SipDelay), c_uint32]),
         "wb_state_name": (ctypes.c_char_p, [ctypes.c_int]),
     }
     for name, (res, args) in sig.items():

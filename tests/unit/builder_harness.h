@@ -13,8 +13,10 @@
 #include "book/builder.h"
 #include "book/superbook.h"
 
-/* Unpinned defaults, 64 symbols; its book is /dev/shm/wbtest_TAG_PID. */
-static inline struct builder *harness_builder(int path, uint32_t expected_orders, const char *tag)
+/* Unpinned defaults, 64 symbols; its book is /dev/shm/wbtest_TAG_PID, and
+ * with stream_slots its event stream /dev/shm/wbtest_TAG_PID.events. */
+static inline struct builder *harness_builder_stream(int path, uint32_t expected_orders,
+						     const char *tag, uint32_t stream_slots)
 {
 	struct builder_config bc;
 	struct builder *b;
@@ -29,9 +31,15 @@ static inline struct builder *harness_builder(int path, uint32_t expected_orders
 	bc.books.expected_orders = expected_orders;
 	snprintf(name, sizeof(name), "wbtest_%s_%d", tag, (int)getpid());
 	bc.shm.shm_name = name;
+	bc.stream_slots = stream_slots;
 	b = builder_create(&bc, &err);
 	ck_assert_msg(b, "builder_create: %d", err);
 	return b;
+}
+
+static inline struct builder *harness_builder(int path, uint32_t expected_orders, const char *tag)
+{
+	return harness_builder_stream(path, expected_orders, tag, 0);
 }
 
 /* The venue books' and the published Super-Book's checksums (builder stopped). */
