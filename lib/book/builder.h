@@ -93,6 +93,11 @@ struct builder_config {
 	int busy_poll;			/* never sleep when idle (burns both cores) */
 	int rt_priority;		/* 1-99: the path's threads run SCHED_FIFO at it; 0: not */
 	struct latency_log *latency;	/* NULL: no latency samples */
+	/* A formatted wb_ring (wb_ring_format) that thread 1 copies every event
+	 * it applies to, in the order applied, for an off-path reader (the
+	 * NATS publisher): it never waits for it; a full tap drops the events
+	 * and counts them in the tap's producer page. NULL: none. */
+	void *tap_ring;
 };
 
 struct builder_counters {
