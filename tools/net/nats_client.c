@@ -2,6 +2,7 @@
 /* The NATS connection of wirebookd's publisher and source; see nats_client.h. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "net/nats_client.h"
 #include "wirebook/barrier.h"
@@ -72,6 +73,14 @@ static void on_connected(natsConnection *nc, void *closure)
 	wb_store_relaxed(&c->connected, 1);
 }
 
+static void on_closed(natsConnection *nc, void *closure)
+{
+	struct nats_client_counters *c = closure;
+
+	(void)nc;
+	wb_store_release(&c->closed, 1);
+}
+
 static void on_error(natsConnection *nc, natsSubscription *sub, natsStatus s, void *closure)
 {
 	struct nats_client_counters *c = closure;
@@ -109,6 +118,8 @@ static natsOptions *make_options(const struct nats_client_config *c, const char 
 		s = natsOptions_SetReconnectedCB(o, on_reconnected, ctr);
 	if (s == NATS_OK)
 		s = natsOptions_SetErrorHandler(o, on_error, ctr);
+	if (s == NATS_OK)
+		s = natsOptions_SetClosedCB(o, on_closed, ctr);
 	if (s == NATS_OK && retry)
 		s = natsOptions_SetRetryOnFailedConnect(o, true, on_connected, ctr);
 	if (s == NATS_OK && (c->user || c->password))
@@ -168,6 +179,7 @@ natsConnection *nats_client_connect(const struct nats_client_config *c, const ch
 		return NULL;
 	s = natsConnection_Connect(&nc, o);
 	natsOptions_Destroy(o);
+	wb_store_relaxed(&ctr->closed, 0);	/* a refused first try closed */
 	if (s == NATS_OK) {
 		wb_store_relaxed(&ctr->connected, 1);
 		return nc;
@@ -190,5 +202,20 @@ natsConnection *nats_client_connect(const struct nats_client_config *c, const ch
 	fprintf(stderr, "wirebookd: NATS server %s not there yet: connecting in the background\n",
 		servers);
 	return nc;
+}
+
+void nats_client_close(natsConnection *nc, struct nats_client_counters *ctr)
+{
+	int i;
+
+	if (!nc)
+		return;
+	natsConnection_Close(nc);
+	for (i = 0; i < 2000 && !wb_load_acquire(&ctr->closed); i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	natsConnection_Destroy(nc);
 }
 #endif

@@ -29,6 +29,7 @@ struct nats_client_counters {
 	uint64_t reconnects;
 	uint64_t errors;	/* asynchronous errors the client reported */
 	int connected;		/* 1 while connected */
+	int closed;		/* the client's last callback ran: none follows */
 };
 
 /* Split URL into the servers (what the client is given) and the /STREAM
@@ -47,6 +48,9 @@ int nats_available(void);
  * credentials or bad TLS files fail here. NULL with why in err. */
 natsConnection *nats_client_connect(const struct nats_client_config *c, const char *name,
 				    struct nats_client_counters *ctr, char *err, size_t errlen);
+/* Close and free the connection once its callbacks, which write ctr,
+ * are done (they run on the client's own thread, after the close). */
+void nats_client_close(natsConnection *nc, struct nats_client_counters *ctr);
 #endif
 
 #endif /* WIREBOOK_NET_NATS_CLIENT_H */

@@ -511,7 +511,7 @@ struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cf
 	jo.PublishAsync.StallWait = 50;
 	if (natsConnection_JetStream(&p->js, p->nc, &jo) != NATS_OK) {
 		snprintf(err, errlen, "no JetStream context (out of memory)");
-		natsConnection_Destroy(p->nc);
+		nats_client_close(p->nc, &p->cc);
 		free(p->send_buf);
 		free(p);
 		return NULL;
@@ -521,7 +521,7 @@ struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cf
 	if (pthread_create(&p->th, NULL, publisher_main, p)) {
 		snprintf(err, errlen, "cannot start the publisher thread");
 		jsCtx_Destroy(p->js);
-		natsConnection_Destroy(p->nc);
+		nats_client_close(p->nc, &p->cc);
 		free(p->send_buf);
 		free(p);
 		return NULL;
@@ -556,8 +556,8 @@ void nats_publisher_stop(struct nats_publisher *p, double wait_s)
 			wait_s, (unsigned long long)wb_ring_consumer_available(&p->tap),
 			(unsigned long long)p->ctr.waiting, (unsigned long long)p->ctr.inflight);
 	nats_publisher_print(p, stdout);
+	nats_client_close(p->nc, &p->cc);
 	jsCtx_Destroy(p->js);
-	natsConnection_Destroy(p->nc);
 	while ((r = p->resend_head)) {
 		p->resend_head = r->next;
 		natsMsg_Destroy(r->msg);

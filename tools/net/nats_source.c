@@ -186,7 +186,7 @@ static int nats_open(struct source *s, const struct source_options *opt)
 	}
 	if (natsConnection_JetStream(&n->js, n->nc, NULL) != NATS_OK) {
 		snprintf(s->err, sizeof(s->err), "no JetStream context");
-		natsConnection_Destroy(n->nc);
+		nats_client_close(n->nc, &n->cc);
 		free(n);
 		return -1;
 	}
@@ -468,8 +468,8 @@ static void nats_close(struct source *s)
 	free(n->heap);
 	if (n->sub)
 		natsSubscription_Destroy(n->sub);
+	nats_client_close(n->nc, &n->cc);
 	jsCtx_Destroy(n->js);
-	natsConnection_Destroy(n->nc);
 	free(n);
 	s->priv = NULL;
 }

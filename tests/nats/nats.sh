@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# The normalized stream over NATS JetStream (make nats-test, part of make
+# check; issue 26). A real nats-server -js (file store, a user and password
+# required) on a free loopback port, started and stopped here; a generated
+# day of every protocol (ITCH, PITCH, XDP, CQS, UQDF) replayed by an origin
+# wirebookd --publish, and wirebookd --source rebuilding the books from the
+# stream, in a second network namespace where one can be made (over a veth
+# pair; else on loopback, said). Each case ends with the two daemons'
+# book checksums equal (venue books, Super-Book; the SIP view's too when
+# neither daemon's SIP-view thread dropped updates, which depends on load):
+#   1. the source started after the origin ended (late join: catch-up time said)
+#   2. the source following live, killed with -9 mid-day and started again
+#   3. the NATS server killed and started again mid-day (both reconnect)
+#   4. wrong credentials: both daemons refused, exit 1
+# Skipped (exit 0, said) without nats-server or a wirebookd built with NATS.
+set -u
+B=${B:-build}
+WBD=$B/wirebookd
+GEN=$B/wb-gen
+# The replay's pace: the generated day spans ~20 hours of capture time;
+# this many times faster it takes a few seconds, long enough to act mid-day.
+SPEED=${NATS_TEST_SPEED:-15000}
+MESSAGES=${NATS_TEST_MESSAGES:-30000}
+
+if ! command -v nats-server >/dev/null; then
+	echo "nats-test: SKIPPED: no nats-server (scripts/deps.sh installs it)"
+	exit 0
+fi
+if ! "$WBD" --help | grep -q -- '--publish'; then
+	echo "nats-test: FAIL: $WBD has no --publish"
+	exit 1
+fi
+
+T=$(mktemp -d /tmp/wb-nats-test.XXXXXX)
+NS=wbnats$$
+server_pid=
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	ip link del "${NS}h" 2>/dev/null
+	rm -f /dev/shm/wbnats-$$-*
+	[ -n "${NATS_TEST_KEEP:-}" ] && echo "nats-test: kept $T" || rm -rf "$T"
+}
+trap cleanup EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+# A second network namespace, the server reachable from it over a veth
+# pair; the origin stays on loopback in this one.
+host_addr=127.0.0.1 source_addr=127.0.0.1 in_ns=()
+if ip netns add "$NS" 2>/dev/null &&
+   ip link add "${NS}h" type veth peer name "${NS}n" 2>/dev/null &&
+   ip link set "${NS}n" netns "$NS" &&
+   ip addr add 10.231.0.1/30 dev "${NS}h" && ip link set "${NS}h" up &&
+   ip -n "$NS" addr add 10.231.0.2/30 dev "${NS}n" && ip -n "$NS" link set "${NS}n" up &&
+   ip -n "$NS" link set lo up; then
+	source_addr=10.231.0.1
+	in_ns=(ip netns exec "$NS")
+	echo "nats-test: the --source runs in network namespace $NS (10.231.0.2 -> server 10.231.0.1)"
+else
+	echo "nats-test: no second network namespace here (not root?): the --source runs on loopback"
+fi
+listen=127.0.0.1
+[ "$source_addr" != 127.0.0.1 ] && listen=0.0.0.0
+
+cat > "$T/server.conf" <<EOF
+listen: $listen:$port
+jetstream { store_dir: "$T/store" }
+authorization { users = [ { user: wb, password: s3cret } ] }
+EOF
+start_server() {
+	nats-server -c "$T/server.conf" >> "$T/server.log" 2>&1 &
+	server_pid=$!
+	local i
+	for i in $(seq 100); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null &&
+			return 0
+		sleep 0.1
+	done
+	echo "nats-test: FAIL: nats-server did not start:"; tail -5 "$T/server.log"
+	exit 1
+}
+start_server
+
+"$GEN" -q -p day -n "$MESSAGES" --venues nasdaq,bzx,byx,edgx,edga,nyse,arca,cqs,uqdf \
+	-o "$T/day.pcap" || { echo "nats-test: FAIL: wb-gen"; exit 1; }
+
+creds=(--nats-user wb --nats-password s3cret)
+# origin INSTANCE [wirebookd options...]: the day, published, in the background
+origin() {
+	local inst=$1; shift
+	"$WBD" --pcap "$T/day.pcap" --feeds feeds.conf --shm "wbnats-$$-o$inst" --no-pin --exit-at-eof \
+		--publish "nats://127.0.0.1:$port" --nats-instance "$inst" "${creds[@]}" "$@" \
+		> "$T/origin-$inst.out" 2> "$T/origin-$inst.err" &
+	origin_pid=$!
+	pids+=("$origin_pid")
+}
+# source INSTANCE TAG [wirebookd options...]: the books from the stream, in the background
+source_() {
+	local inst=$1 tag=$2; shift 2
+	"${in_ns[@]}" "$WBD" --source "nats://$source_addr:$port" --nats-instance "$inst" "${creds[@]}" \
+		--shm "wbnats-$$-s$inst" --force --no-pin --exit-at-eof --stats 0.2 "$@" \
+		> "$T/source-$inst-$tag.out" 2> "$T/source-$inst-$tag.err" &
+	source_pid=$!
+	pids+=("$source_pid")
+}
+# wait_for PID SECONDS: it exited within SECONDS (else killed): its status
+wait_for() {
+	local pid=$1 i
+	for i in $(seq $(($2 * 10))); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return $?; }
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 124
+}
+# The events the source applied so far (its last --stats line), 0 before any.
+source_events() {
+	sed -n 's/^nats source:.*, events \([0-9]*\),.*/\1/p' "$1" | tail -1 | grep . || echo 0
+}
+sums() { grep '^books: checksum venue books' "$1"; }
+sip_sums() { grep '^books: checksum sip-view' "$1"; }
+sip_clean() { grep -q '^sip view: .*dropped 0 ' "$1" || ! grep -q '^sip view:' "$1"; }
+# same CASE ORIGIN-OUT SOURCE-OUT
+same() {
+	local what=$1 a=$2 b=$3
+	if [ -z "$(sums "$a")" ] || [ "$(sums "$a")" != "$(sums "$b")" ]; then
+		bad "$what: books differ: origin '$(sums "$a")', source '$(sums "$b")'"
+		grep -E '^nats ' "$a" "$b" | sed 's/^/    /'
+		return
+	fi
+	if sip_clean "$a" && sip_clean "$b" && [ "$(sip_sums "$a")" != "$(sip_sums "$b")" ]; then
+		bad "$what: SIP views differ: '$(sip_sums "$a")' vs '$(sip_sums "$b")'"
+		return
+	fi
+	ok "$what: books identical ($(sums "$a" | sed 's/^books: checksum //'))"
+}
+origin_done() {
+	wait_for "$origin_pid" 120 || { bad "$1: origin exit $?"; tail -5 "$T/origin-$2.err"; return 1; }
+	grep -q 'LOST 0;' "$T/origin-$2.out" || bad "$1: the publisher lost events: $(grep '^nats publish' "$T/origin-$2.out" | tail -1)"
+	grep -q 'end sent' "$T/origin-$2.out" || bad "$1: the publisher sent no END"
+}
+
+# 1. Late join: the whole day published first, the source started after.
+origin late
+origin_done "late join" late
+t0=$(date +%s.%N)
+source_ late 1
+if wait_for "$source_pid" 120; then
+	t1=$(date +%s.%N)
+	same "late join" "$T/origin-late.out" "$T/source-late-1.out"
+	echo "nats-test: late join caught up with $(grep -o 'events [0-9]*' "$T/origin-late.out" | head -1) in $(python3 -c "print(f'{$t1 - $t0:.2f}')") s (this machine, shared: not a measurement)"
+else
+	bad "late join: source exit $?"; tail -5 "$T/source-late-1.err"
+fi
+
+# 2. The source follows live, is killed with -9 mid-day, and started again.
+source_ kill 1
+origin kill --speed "$SPEED"
+for i in $(seq 300); do
+	[ "$(source_events "$T/source-kill-1.out")" -gt 0 ] && break
+	sleep 0.1
+done
+kill -0 "$origin_pid" 2>/dev/null || echo "nats-test: note: the origin ended before the kill (a fast machine): not mid-day"
+kill -9 "$source_pid" 2>/dev/null
+wait "$source_pid" 2>/dev/null
+echo "nats-test: source killed with -9 after $(source_events "$T/source-kill-1.out") events"
+source_ kill 2
+origin_done "kill -9" kill
+if wait_for "$source_pid" 120; then
+	same "source killed -9 and restarted" "$T/origin-kill.out" "$T/source-kill-2.out"
+else
+	bad "kill -9: restarted source exit $?"; tail -5 "$T/source-kill-2.err"
+fi
+
+# 3. The NATS server killed and started again mid-day.
+source_ restart 1
+origin restart --speed "$SPEED"
+for i in $(seq 300); do
+	[ "$(source_events "$T/source-restart-1.out")" -gt 0 ] && break
+	sleep 0.1
+done
+kill -0 "$origin_pid" 2>/dev/null || echo "nats-test: note: the origin ended before the restart: not mid-day"
+kill -9 "$server_pid"; wait "$server_pid" 2>/dev/null
+sleep 1
+start_server
+origin_done "NATS restart" restart
+if wait_for "$source_pid" 120; then
+	same "NATS server restarted mid-day" "$T/origin-restart.out" "$T/source-restart-1.out"
+	grep -q 'reconnects [1-9]' "$T/source-restart-1.out" || bad "NATS restart: the source did not reconnect"
+	grep -h '^nats ' "$T/origin-restart.out" "$T/source-restart-1.out" | tail -2 | sed 's/^/    /'
+else
+	bad "NATS restart: source exit $?"; tail -5 "$T/source-restart-1.err"
+fi
+
+# 4. Wrong credentials: refused, both ways.
+creds=(--nats-user wb --nats-password wrong)
+"${in_ns[@]}" "$WBD" --source "nats://$source_addr:$port" --nats-instance late "${creds[@]}" \
+	--shm "wbnats-$$-bad" --no-pin --exit-at-eof > "$T/bad.out" 2> "$T/bad.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -qi 'authorization' "$T/bad.err"; then
+	ok "wrong credentials: --source refused ($(grep -io 'authorization[a-z ]*' "$T/bad.err" | head -1))"
+else
+	bad "wrong credentials: --source exit $rc: $(head -c 300 "$T/bad.err")"
+fi
+"$WBD" --pcap "$T/day.pcap" --feeds feeds.conf --shm "wbnats-$$-bad" --no-pin --exit-at-eof \
+	--publish "nats://127.0.0.1:$port" "${creds[@]}" > "$T/bad.out" 2> "$T/bad.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -qi 'authorization' "$T/bad.err"; then
+	ok "wrong credentials: --publish refused"
+else
+	bad "wrong credentials: --publish exit $rc: $(head -c 300 "$T/bad.err")"
+fi
+"$WBD" --pcap "$T/day.pcap" --feeds feeds.conf --shm "wbnats-$$-bad" --no-pin --exit-at-eof \
+	--publish "nats://127.0.0.1:$port" > "$T/bad.out" 2> "$T/bad.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -qi 'authorization' "$T/bad.err"; then
+	ok "no credentials: --publish refused"
+else
+	bad "no credentials: --publish exit $rc: $(head -c 300 "$T/bad.err")"
+fi
+
+echo "nats-test: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
