@@ -32,3 +32,11 @@ nats-test: $(O)/wirebookd $(O)/wb-gen
 	B=$(O) tests/nats/nats.sh
 
 CHECK_EXTRA += nats-test
+
+# The unit test compiles the server-free parts in (the batch format, the
+# addresses): without WB_NATS, so it runs wherever Check does.
+NATS_TEST_SRC := tools/net/nats_batch.c tools/net/nats_client.c
+$(O)/test/test_nats: tests/unit/test_nats.c $(NATS_TEST_SRC) $(SLIBS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $< $(NATS_TEST_SRC) -o $@ $(SLIBS) $(LDLIBS_WB) \
+		$$(pkg-config --libs check)

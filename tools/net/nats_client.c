@@ -10,14 +10,17 @@
 int nats_url_split(const char *url, char *servers, size_t servers_size, char *stream,
 		   size_t stream_size, char *err, size_t errlen)
 {
-	const char *scheme = strstr(url, "://"), *slash;
+	const char *scheme = strstr(url, "://"), *last, *slash;
 	size_t n;
 
 	if (!scheme || (strncmp(url, "nats://", 7) && strncmp(url, "tls://", 6))) {
 		snprintf(err, errlen, "'%s': expected nats://HOST:PORT[/STREAM] (or tls://...)", url);
 		return -1;
 	}
-	slash = strchr(scheme + 3, '/');
+	/* The stream follows the last server (nats://a:1,nats://b:2/STREAM). */
+	for (last = scheme; strstr(last + 3, "://"); last = strstr(last + 3, "://"))
+		;
+	slash = strchr(last + 3, '/');
 	n = slash ? (size_t)(slash - url) : strlen(url);
 	if (n >= servers_size || n == (size_t)(scheme + 3 - url)) {
 		snprintf(err, errlen, "'%s': no server, or too long", url);
