@@ -227,5 +227,33 @@ else
 	bad "no credentials: --publish exit $rc: $(head -c 300 "$T/bad.err")"
 fi
 
+# 5. NATS away when the origin starts: its books are the same as with NATS
+#    there (case 2's), the backlog goes out once the server comes, nothing lost.
+creds=(--nats-user wb --nats-password s3cret)
+kill "$server_pid"; wait "$server_pid" 2>/dev/null
+origin down --speed "$SPEED"
+for i in $(seq 300); do
+	grep -q 'not there yet' "$T/origin-down.err" && break
+	sleep 0.1
+done
+sleep 1
+kill -0 "$origin_pid" 2>/dev/null || echo "nats-test: note: the origin ended its day before the server came back"
+start_server
+origin_done "NATS away at the start" down
+# (Against case 2's origin, also paced: a paced replay's receive clock is
+# today's, and ITCH and PITCH trade times take their day from it.)
+if [ "$(sums "$T/origin-down.out")" = "$(sums "$T/origin-kill.out")" ]; then
+	ok "NATS away at the start: the origin's books are the ones built with NATS there"
+else
+	bad "NATS away at the start: the origin's books differ from case 2's"
+fi
+grep -q 'not there yet' "$T/origin-down.err" || bad "NATS away at the start: no 'not there yet' said"
+source_ down 1
+if wait_for "$source_pid" 120; then
+	same "NATS away at the start, published after" "$T/origin-down.out" "$T/source-down-1.out"
+else
+	bad "NATS away at the start: source exit $?"; tail -5 "$T/source-down-1.err"
+fi
+
 echo "nats-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
