@@ -30,6 +30,10 @@ if ! "$WBD" --help | grep -q -- '--publish'; then
 	echo "nats-test: FAIL: $WBD has no --publish"
 	exit 1
 fi
+if "$WBD" --pcap /dev/null --publish nats://127.0.0.1:1 2>&1 | grep -q 'built without NATS'; then
+	echo "nats-test: SKIPPED: $WBD was built without NATS (no libnats-dev when it was built)"
+	exit 0
+fi
 
 T=$(mktemp -d /tmp/wb-nats-test.XXXXXX)
 NS=wbnats$$
