@@ -40,3 +40,8 @@ $(O)/test/test_nats: tests/unit/test_nats.c $(NATS_TEST_SRC) $(SLIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $< $(NATS_TEST_SRC) -o $@ $(SLIBS) $(LDLIBS_WB) \
 		$$(pkg-config --libs check)
+
+# make fanout: the benchmark of issue 26 (scripts/fanout.sh; not a test).
+.PHONY: fanout
+fanout: $(O)/wirebookd $(O)/wb-gen
+	scripts/fanout.sh $(O)

@@ -104,7 +104,57 @@ struct nats_src {
 	struct cursor **heap;	/* by key, smallest first */
 	uint32_t n_heap, cap_heap;
 	struct nats_counters ctr;
+	/* make fanout: now minus the origin's receive time of the last event
+	 * of each applied chunk (log2 buckets, 4 sub-buckets; the clocks of
+	 * both hosts agree, or it is one host), and the applied span. */
+	uint64_t lat[64 * 4];
+	uint64_t lat_n;
+	uint64_t first_apply_ns, last_apply_ns;
 };
+
+#define LATENCY_MAX_NS (3600ull * 1000000000ull)	/* beyond: a replay's old receive times */
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void latency_note(struct nats_src *n, uint64_t recv_ts)
+{
+	uint64_t now = wall_ns(), v;
+	unsigned b, sub;
+
+	if (!n->first_apply_ns)
+		n->first_apply_ns = now;
+	n->last_apply_ns = now;
+	if (!recv_ts || now <= recv_ts || now - recv_ts > LATENCY_MAX_NS)
+		return;
+	v = now - recv_ts;
+	b = 63u - (unsigned)__builtin_clzll(v);
+	sub = b >= 2 ? (unsigned)(v >> (b - 2)) & 3u : 0;
+	n->lat[b * 4 + sub]++;
+	n->lat_n++;
+}
+
+/* The q-quantile's bucket's lower bound, ns. */
+static uint64_t latency_quantile(const struct nats_src *n, double q)
+{
+	uint64_t want = (uint64_t)((double)n->lat_n * q), seen = 0;
+	unsigned i;
+
+	for (i = 0; i < 64 * 4; i++) {
+		seen += n->lat[i];
+		if (seen > want) {
+			unsigned b = i / 4, sub = i % 4;
+
+			return b >= 2 ? (1ull << b) + (uint64_t)sub * (1ull << (b - 2)) : 1ull << b;
+		}
+	}
+	return 0;
+}
 
 static uint64_t mono_ns(void)
 {
@@ -318,6 +368,7 @@ static int drain(struct source *s, struct nats_src *n, struct wb_ring_producer *
 			       sizeof(*slot));
 			wb_ring_producer_commit(out);
 		}
+		latency_note(n, ((const struct wb_event *)(out->slots + ((out->head - 1) & out->mask)))->recv_ts);
 		n->next += k;
 		add_ctr(&n->ctr.events, k);
 		add_ctr(&s->ctr.packets, 1);
@@ -503,6 +554,16 @@ void nats_source_print(const struct source *s, FILE *f)
 		(unsigned long long)c.pending, (double)c.lag_ns / 1e9,
 		(unsigned long long)c.disconnects, (unsigned long long)c.reconnects,
 		c.end_seen ? ", end seen" : "");
+	if (((const struct nats_src *)s->priv)->lat_n) {
+		const struct nats_src *n = s->priv;
+		double span = (double)(n->last_apply_ns - n->first_apply_ns) / 1e9;
+
+		fprintf(f, "nats source latency (the origin's receive to this ring, %llu chunks): "
+			"p50 %.1f us, p99 %.1f us, p99.9 %.1f us; %.0f events/s over %.3f s applied\n",
+			(unsigned long long)n->lat_n, (double)latency_quantile(n, 0.5) / 1e3,
+			(double)latency_quantile(n, 0.99) / 1e3, (double)latency_quantile(n, 0.999) / 1e3,
+			span > 0 ? (double)c.events / span : 0, span);
+	}
 }
 
 void nats_source_metrics(const struct source *s, FILE *f)
