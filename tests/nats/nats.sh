@@ -129,6 +129,17 @@ wait_for() {
 source_events() {
 	sed -n 's/^nats source:.*, events \([0-9]*\),.*/\1/p' "$1" | tail -1 | grep . || echo 0
 }
+# mid_day FILE WHAT: wait until the source of FILE applied events (at most
+# 30 s), and say when the origin had already ended (a fast machine).
+mid_day() {
+	local i
+	for i in $(seq 300); do
+		[ "$(source_events "$1")" -gt 0 ] && break
+		sleep 0.1
+	done
+	kill -0 "$origin_pid" 2>/dev/null ||
+		echo "nats-test: note: the origin ended before the $2: not mid-day"
+}
 sums() { grep '^books: checksum venue books' "$1"; }
 sip_sums() { grep '^books: checksum sip-view' "$1"; }
 sip_clean() { grep -q '^sip view: .*dropped 0 ' "$1" || ! grep -q '^sip view:' "$1"; }
@@ -168,11 +179,7 @@ fi
 # 2. The source follows live, is killed with -9 mid-day, and started again.
 source_ kill 1
 origin kill --speed "$SPEED"
-for i in $(seq 300); do
-	[ "$(source_events "$T/source-kill-1.out")" -gt 0 ] && break
-	sleep 0.1
-done
-kill -0 "$origin_pid" 2>/dev/null || echo "nats-test: note: the origin ended before the kill (a fast machine): not mid-day"
+mid_day "$T/source-kill-1.out" kill
 kill -9 "$source_pid" 2>/dev/null
 wait "$source_pid" 2>/dev/null
 echo "nats-test: source killed with -9 after $(source_events "$T/source-kill-1.out") events"
@@ -187,11 +194,7 @@ fi
 # 3. The NATS server killed and started again mid-day.
 source_ restart 1
 origin restart --speed "$SPEED"
-for i in $(seq 300); do
-	[ "$(source_events "$T/source-restart-1.out")" -gt 0 ] && break
-	sleep 0.1
-done
-kill -0 "$origin_pid" 2>/dev/null || echo "nats-test: note: the origin ended before the restart: not mid-day"
+mid_day "$T/source-restart-1.out" restart
 kill -9 "$server_pid"; wait "$server_pid" 2>/dev/null
 sleep 1
 start_server
