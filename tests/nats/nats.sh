@@ -178,8 +178,17 @@ fi
 
 # 2. The source follows live, is killed with -9 mid-day, and started again.
 source_ kill 1
-origin kill --speed "$SPEED"
+origin kill --speed "$SPEED" --metrics 127.0.0.1:0
 mid_day "$T/source-kill-1.out" kill
+# The publisher's counters on the metrics endpoint, while it publishes.
+metrics_at=$(sed -n 's|.*metrics at \(http://[^ ]*\).*|\1|p' "$T/origin-kill.err" | head -1)
+if [ -n "$metrics_at" ] && python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('$metrics_at', timeout=5).read().decode())" > "$T/metrics" 2>/dev/null &&
+   grep -Eq '^wirebook_nats_publish_events_total [1-9]' "$T/metrics" &&
+   grep -q '^wirebook_nats_publish_connected 1' "$T/metrics"; then
+	ok "the publisher's counters on the metrics endpoint ($(grep -c '^wirebook_nats_publish_' "$T/metrics") series)"
+else
+	bad "the publisher's counters are not on the metrics endpoint ($metrics_at)"
+fi
 kill -9 "$source_pid" 2>/dev/null
 wait "$source_pid" 2>/dev/null
 echo "nats-test: source killed with -9 after $(source_events "$T/source-kill-1.out") events"
