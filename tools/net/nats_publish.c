@@ -391,11 +391,15 @@ static int ensure_stream(struct nats_publisher *p, uint64_t first_recv_ns)
 			p->ctr.stream, subject);
 		return 0;
 	}
-	if (jerr == JSStreamSubjectOverlapErr && mono_ns() - p->last_said_ns > 1000000000ull) {
-		p->last_said_ns = mono_ns();
+	if (jerr == JSStreamSubjectOverlapErr) {
+		/* JetStream stores by subject: the events go to the stream that
+		 * holds them, nothing is lost; the day's own stream is the
+		 * operator's to make room for. */
 		fprintf(stderr, "wirebookd: NATS: another stream (an earlier day's?) holds %s: "
-			"remove or edit it (nats stream rm / edit), or give --nats-stream; "
-			"publishing waits\n", subject);
+			"publishing into it, not into %s (remove it or change its subjects, "
+			"nats stream rm / edit, for a stream per day)\n", subject, p->ctr.stream);
+		snprintf(p->ctr.stream, sizeof(p->ctr.stream), "(the stream holding %.80s)", subject);
+		return 0;
 	}
 	return -1;
 }
