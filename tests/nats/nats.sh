@@ -12,6 +12,8 @@
 #   2. the source following live, killed with -9 mid-day and started again
 #   3. the NATS server killed and started again mid-day (both reconnect)
 #   4. wrong credentials: both daemons refused, exit 1
+#   5. NATS away when the origin starts: its books unaffected, all published after
+#   6. NATS away for the whole replay with a small backlog: the loss said, counted
 # Skipped (exit 0, said) without nats-server or a wirebookd built with NATS.
 set -u
 B=${B:-build}
@@ -270,6 +272,29 @@ if wait_for "$source_pid" 120; then
 else
 	bad "NATS away at the start: source exit $?"; tail -5 "$T/source-down-1.err"
 fi
+
+# 6. The bounded backlog: NATS away for the whole replay, a backlog of 1024
+#    events: the rest is lost, counted and said loudly; the origin's books
+#    are case 1's all the same, and what the backlog held goes out after.
+kill "$server_pid"; wait "$server_pid" 2>/dev/null
+origin full --publish-backlog 1024
+for i in $(seq 600); do
+	grep -q 'source ended' "$T/origin-full.err" && break
+	kill -0 "$origin_pid" 2>/dev/null || break
+	sleep 0.1
+done
+start_server
+wait_for "$origin_pid" 120 || bad "backlog full: origin exit $?"
+if grep -q 'backlog FULL' "$T/origin-full.err" && grep -Eq 'LOST [1-9]' "$T/origin-full.out"; then
+	ok "backlog full: said ($(grep -o 'LOST [0-9]*' "$T/origin-full.out" | tail -1) events)"
+else
+	bad "backlog full: not said: $(grep '^nats publish' "$T/origin-full.out" | tail -1)"
+fi
+[ "$(sums "$T/origin-full.out")" = "$(sums "$T/origin-late.out")" ] &&
+	ok "backlog full: the origin's books unaffected" || bad "backlog full: the origin's books differ"
+grep -Eq '^nats publish: .*events 1024, .*end sent' "$T/origin-full.out" &&
+	ok "backlog full: the 1024 it held published after, and END" ||
+	bad "backlog full: $(grep '^nats publish' "$T/origin-full.out" | tail -1)"
 
 echo "nats-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
