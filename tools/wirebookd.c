@@ -1016,6 +1016,14 @@ int main(int argc, char **argv)
 			"(no --daemon); --control serves user-space sources\n");
 		return 2;
 	}
+	if (nats_source && strcmp(subs, "*") != 0) {
+		/* The stream's symbol ids are the origin's: a local subscription
+		 * would give the same tickers other ids. */
+		fprintf(stderr, "wirebookd: --subscribe with --source nats://...: the origin's "
+			"subscription decides what its stream holds\n");
+		config_args_free(&cargs);
+		return 2;
+	}
 	if (wbd_nats_check(&ncfg, nats_source, bcfg.shm.shm_name, publish_backlog) < 0) {
 		config_args_free(&cargs);
 		return 2;
