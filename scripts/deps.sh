@@ -30,9 +30,13 @@ build=(build-essential pkg-config libpcap-dev libnuma-dev libhwloc-dev zlib1g-de
 # python3, abidiff (abigail-tools: libwirebook's ABI check), libhdf5 and
 # h5py (wb-export --format hdf5 and its test; without them wb-export
 # writes CSV only); zstd and numpy (wb-export's DBN and hftbacktest files read
-# back; the Python package's arrays and their test); the VM test's kernels, headers, qemu and initramfs tools.
+# back; the Python package's arrays and their test); the VM test's kernels,
+# headers, qemu and initramfs tools; libnats-dev and nats-server (wirebookd
+# --publish/--source nats:// and nats-test; without libnats, wirebookd builds
+# without them and says so).
 check=(clang check tcpreplay iproute2 gnuplot-nox abigail-tools libhdf5-dev python3-h5py zstd python3-numpy
-       linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils)
+       linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static cpio kmod xz-utils
+       libnats-dev nats-server)
 case "$purpose" in
 build|demo) pkgs=("${build[@]}") ;;
 check) pkgs=("${build[@]}" "${check[@]}") ;;

@@ -47,6 +47,8 @@
 #include "common/shm_mount.h"
 #include "common/version.h"
 #include "input/source.h"
+#include "net/nats_publish.h"
+#include "net/nats_source.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
 #include "shm/shm_layout.h"
@@ -105,6 +107,8 @@ struct wbd {
 	uint64_t rec_eof_deadline;
 	uint32_t rec_venues;		/* published as the book's recovering_venues */
 	struct recovery_table *rec_table; /* --recovery: the book's per-stream table */
+	struct nats_publisher *pub;	/* --publish, or NULL */
+	void *tap_mem;			/* --publish: the builder's tap ring */
 };
 
 static void usage(FILE *f)
@@ -133,6 +137,12 @@ static void usage(FILE *f)
 "  --kernel[=DEVICE]    the wirebook kernel module's event rings (default /dev/wirebook),\n"
 "                       applied in place, without a copy;\n"
 "                       its feed map and symbols are set with wb-subscribe\n"
+"  --source nats://HOST:PORT[/STREAM]\n"
+"                       the normalized events another wirebookd publishes (--publish)\n"
+"                       from NATS JetStream: the same books, from the stream's start,\n"
+"                       then live (no feed map needed); STREAM: that stream, else the\n"
+"                       one holding wirebook.INSTANCE.events.>; with --exit-at-eof it\n"
+"                       ends at the publisher's end of source\n"
 "\n"
 "Options:\n"
 "  --config FILE        read options from FILE, one per line without the dashes\n"
@@ -198,6 +208,25 @@ static void usage(FILE *f)
 "                       module's feed map). The counts per stream: --stats,\n"
 "                       wb-subscribe --daemon SOCKET recovery, the metrics, and\n"
 "                       readers (wb_recovery_streams, wb_symbol_recovering)\n"
+"  --publish nats://HOST:PORT\n"
+"                       also publish the normalized events, batched per line, to NATS\n"
+"                       JetStream on wirebook.INSTANCE.events.VENUE, into the day's\n"
+"                       stream (made when missing, file storage), from an off-path\n"
+"                       thread that never holds the books up; what NATS does not take\n"
+"                       waits (--publish-backlog) and is sent when it does\n"
+"    --publish-backlog N  events kept while NATS is slow or away (power of two,\n"
+"                       1024-268435456, default 1048576: 64 MiB); beyond, they are\n"
+"                       lost, counted and said on stderr (the books are unaffected)\n"
+"    --nats-stream NAME the stream to publish to (default WIREBOOK_<INSTANCE>_<YYYYMMDD>\n"
+"                       of the first event's day, UTC)\n"
+"  NATS options (--publish and --source):\n"
+"    --nats-instance NAME  the subjects' INSTANCE (default: the --shm name)\n"
+"    --nats-user USER, --nats-password PASSWORD (or nats://USER:PASSWORD@HOST:PORT;\n"
+"                       better in the --config file than on the command line)\n"
+"    --nats-creds FILE  a credentials file (JWT and NKey seed)\n"
+"    --nats-nkey PUBLIC_KEY:SEED_FILE  a user NKey\n"
+"    --nats-ca FILE     TLS, trusting this CA (tls://HOST:PORT: TLS, the system's CAs)\n"
+"    --nats-cert FILE, --nats-key FILE  a client certificate (mutual TLS)\n"
 "  --help\n"
 "  --version\n"
 "\n"
@@ -212,7 +241,7 @@ static void usage(FILE *f)
 }
 
 /* The sources: one is given; the command line's replaces the config file's. */
-static const char *const sources_one_of[] = { "pcap", "itch-file", "iface", "kernel", NULL };
+static const char *const sources_one_of[] = { "pcap", "itch-file", "iface", "kernel", "source", NULL };
 
 static void *zalloc(size_t n)
 {
@@ -559,6 +588,8 @@ static void print_stats(struct wbd *d, double elapsed)
 		       d->rec_table->t ? wb_load_relaxed(&d->rec_table->t->omitted) : 0,
 		       WB_RECOVERY_STREAMS);
 	}
+	nats_publisher_print(d->pub, stdout);
+	nats_source_print(&d->src, stdout);
 	fflush(stdout);
 }
 
@@ -583,6 +614,8 @@ enum {
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
 	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_SKIP_IDLE, OPT_METRICS_FILE, OPT_EVENTS,
+	OPT_PUBLISH, OPT_PUB_BACKLOG, OPT_NSOURCE, OPT_NATS_STREAM, OPT_NATS_INSTANCE, OPT_NATS_USER,
+	OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY, OPT_NATS_CA, OPT_NATS_CERT, OPT_NATS_KEY,
 };
 
 /* --path's words, in enum path_choice order. */
@@ -696,6 +729,8 @@ static void wbd_render_metrics(void *arg, FILE *f)
 	metrics_render_ring(f, d->ring_mem);
 	metrics_render_book(f, superbook_header(builder_superbook(d->builder)));
 	metrics_render_recovery(f, superbook_header(builder_superbook(d->builder)));
+	nats_publisher_metrics(d->pub, f);
+	nats_source_metrics(&d->src, f);
 }
 
 static int valid_shm_name(const char *name)
@@ -712,6 +747,68 @@ static void shm_huge_hint(void)
 	    !shm_mount_allows_huge(type, opts))
 		fprintf(stderr, "wirebookd: hint: /dev/shm is not mounted huge=advise, so the book is on "
 			"4 KiB pages, a TLB miss per symbol publish (wb-tune --check says how)\n");
+}
+
+/* How long a stopping --publish waits for NATS to take what is left. */
+#define NATS_PUBLISH_STOP_WAIT_S 30.0
+
+/* A zeroed, formatted event ring of n slots (a power of two), or NULL. */
+static void *wbd_ring_alloc(uint32_t n)
+{
+	void *mem = aligned_alloc(WB_RING_PAGE, wb_ring_bytes(n));
+
+	if (!mem)
+		return NULL;
+	memset(mem, 0, wb_ring_bytes(n));
+	wb_ring_format(mem, n, (uint64_t)time(NULL) * 1000000000ull);
+	return mem;
+}
+
+/* The NATS options agree with each other and this build. 0, or -1 said. */
+static int wbd_nats_check(struct nats_publish_config *ncfg, const char *nats_source,
+			  const char *shm_name, uint64_t backlog)
+{
+	char servers[1024], stream[256], err[512];
+	const char *url = nats_source ? nats_source : ncfg->client.url;
+
+	if (!url) {
+		if (ncfg->stream || ncfg->client.instance || ncfg->client.user || ncfg->client.creds ||
+		    ncfg->client.nkey || ncfg->client.ca || ncfg->client.cert) {
+			fprintf(stderr, "wirebookd: the --nats-* options go with --publish or --source\n");
+			return -1;
+		}
+		return 0;
+	}
+	if (nats_source && ncfg->client.url) {
+		fprintf(stderr, "wirebookd: --publish with --source nats://...: republishing a "
+			"stream is NATS's job (a mirror or a cluster), not wirebookd's\n");
+		return -1;
+	}
+	if (!nats_available()) {
+		fprintf(stderr, "wirebookd: %s: this wirebookd was built without NATS (install "
+			"libnats-dev and rebuild)\n", nats_source ? "--source" : "--publish");
+		return -1;
+	}
+	if (nats_url_split(url, servers, sizeof(servers), stream, sizeof(stream), err, sizeof(err))) {
+		fprintf(stderr, "wirebookd: %s %s\n", nats_source ? "--source" : "--publish", err);
+		return -1;
+	}
+	if (!nats_source && stream[0]) {
+		fprintf(stderr, "wirebookd: --publish %s: give the stream with --nats-stream\n", url);
+		return -1;
+	}
+	if (backlog & (backlog - 1)) {
+		fprintf(stderr, "wirebookd: --publish-backlog %llu: a power of two\n",
+			(unsigned long long)backlog);
+		return -1;
+	}
+	if (!!ncfg->client.cert != !!ncfg->client.key) {
+		fprintf(stderr, "wirebookd: --nats-cert and --nats-key go together\n");
+		return -1;
+	}
+	if (!ncfg->client.instance)
+		ncfg->client.instance = shm_name[0] == '/' ? shm_name + 1 : shm_name;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -746,6 +843,18 @@ int main(int argc, char **argv)
 		{ "date", required_argument, 0, OPT_DATE },
 		{ "skip-idle", required_argument, 0, OPT_SKIP_IDLE },
 		{ "events", required_argument, 0, OPT_EVENTS },
+		{ "publish", required_argument, 0, OPT_PUBLISH },
+		{ "publish-backlog", required_argument, 0, OPT_PUB_BACKLOG },
+		{ "source", required_argument, 0, OPT_NSOURCE },
+		{ "nats-stream", required_argument, 0, OPT_NATS_STREAM },
+		{ "nats-instance", required_argument, 0, OPT_NATS_INSTANCE },
+		{ "nats-user", required_argument, 0, OPT_NATS_USER },
+		{ "nats-password", required_argument, 0, OPT_NATS_PASSWORD },
+		{ "nats-creds", required_argument, 0, OPT_NATS_CREDS },
+		{ "nats-nkey", required_argument, 0, OPT_NATS_NKEY },
+		{ "nats-ca", required_argument, 0, OPT_NATS_CA },
+		{ "nats-cert", required_argument, 0, OPT_NATS_CERT },
+		{ "nats-key", required_argument, 0, OPT_NATS_KEY },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
@@ -753,6 +862,9 @@ int main(int argc, char **argv)
 	const char *proto = NULL;
 	const char *latency_dir = NULL, *control = NULL, *kernel_dev = NULL, *metrics_at = NULL;
 	const char *recovery = NULL, *metrics_file = NULL;
+	const char *nats_source = NULL;
+	struct nats_publish_config ncfg;	/* --publish and the NATS options */
+	uint64_t publish_backlog = 1u << 20;
 	struct metrics_server *metrics = NULL;
 	struct book_tickers tickers;
 	struct config_args cargs;
@@ -784,6 +896,7 @@ int main(int argc, char **argv)
 	sigaction(SIGPIPE, &sa, NULL);
 
 	memset(&d, 0, sizeof(d));
+	memset(&ncfg, 0, sizeof(ncfg));
 	pthread_mutex_init(&d.rec_lock, NULL);
 	d.control_fd = -1;
 	d.kctl.fd = -1;
@@ -912,6 +1025,21 @@ int main(int argc, char **argv)
 			if (opt_date("wirebookd", "--date", optarg, &date[0], &date[1], &date[2]))
 				BAD_VALUE();
 			break;
+		case OPT_PUBLISH: ncfg.client.url = optarg; break;
+		case OPT_PUB_BACKLOG:
+			if (opt_u64("wirebookd", "--publish-backlog", optarg, 1024, 1u << 28, &publish_backlog))
+				BAD_VALUE();
+			break;
+		case OPT_NSOURCE: nats_source = optarg; sources++; break;
+		case OPT_NATS_STREAM: ncfg.stream = optarg; break;
+		case OPT_NATS_INSTANCE: ncfg.client.instance = optarg; break;
+		case OPT_NATS_USER: ncfg.client.user = optarg; break;
+		case OPT_NATS_PASSWORD: ncfg.client.password = optarg; break;
+		case OPT_NATS_CREDS: ncfg.client.creds = optarg; break;
+		case OPT_NATS_NKEY: ncfg.client.nkey = optarg; break;
+		case OPT_NATS_CA: ncfg.client.ca = optarg; break;
+		case OPT_NATS_CERT: ncfg.client.cert = optarg; break;
+		case OPT_NATS_KEY: ncfg.client.key = optarg; break;
 		case OPT_CONFIG:
 			fprintf(stderr, "wirebookd: --config: give one config file\n");
 			BAD_VALUE();
@@ -934,13 +1062,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (sources != 1) {
-		fprintf(stderr, "wirebookd: give exactly one source (--pcap, --itch-file, --iface or --kernel)\n");
+		fprintf(stderr, "wirebookd: give exactly one source (--pcap, --itch-file, --iface, --kernel "
+			"or --source)\n");
 		usage(stderr);
 		return 2;
 	}
 	if (kernel && control) {
 		fprintf(stderr, "wirebookd: with --kernel, control the module with wb-subscribe "
 			"(no --daemon); --control serves user-space sources\n");
+		return 2;
+	}
+	if (nats_source && strcmp(subs, "*") != 0) {
+		/* The stream's symbol ids are the origin's: a local subscription
+		 * would give the same tickers other ids. */
+		fprintf(stderr, "wirebookd: --subscribe with --source nats://...: the origin's "
+			"subscription decides what its stream holds\n");
+		config_args_free(&cargs);
+		return 2;
+	}
+	if (wbd_nats_check(&ncfg, nats_source, bcfg.shm.shm_name, publish_backlog) < 0) {
+		config_args_free(&cargs);
 		return 2;
 	}
 	if (speed > 0 && !pcap) {
@@ -972,12 +1113,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: cannot initialise the feed engine\n");
 		return 1;
 	}
-	if (!feeds && !kernel && !proto)
+	if (!feeds && !kernel && !proto && !nats_source)
 		feeds = feeds_conf_default_path();
 	if (!feeds && itch && !proto) {
 		/* A BinaryFILE needs no feed map (nor an address): Nasdaq's ITCH. */
 		proto = "itch:nasdaq";
-	} else if (!feeds && !kernel && !proto) {
+	} else if (!feeds && !kernel && !proto && !nats_source) {
 		fprintf(stderr, "wirebookd: no feed map found (looked in %s); give --feeds FILE\n",
 			feeds_conf_searched());
 		return 2;
@@ -1039,6 +1180,14 @@ int main(int argc, char **argv)
 	bcfg.path = choose_path(path_choice, bcfg.cpus, path_why, sizeof(path_why));
 	d.pump_budget = bcfg.path == BUILDER_PATH_RTC ? RTC_PUMP_BUDGET : PUMP_BUDGET;
 
+	if (ncfg.client.url) {
+		d.tap_mem = wbd_ring_alloc((uint32_t)publish_backlog);
+		if (!d.tap_mem) {
+			fprintf(stderr, "wirebookd: out of memory for the --publish backlog\n");
+			return 1;
+		}
+		bcfg.tap_ring = d.tap_mem;
+	}
 	d.kernel = kernel;
 	d.rt_priority = bcfg.rt_priority;
 	d.builder = builder_create(&bcfg, &rc);
@@ -1095,6 +1244,12 @@ int main(int argc, char **argv)
 	} else if (pcap) {
 		ops = &source_pcap_ops;
 		sopt.path = pcap;
+	} else if (nats_source) {
+		ops = &source_nats_ops;
+		ncfg.client.url = nats_source;	/* --publish with --source was refused */
+		sopt.nats = &ncfg.client;
+		sopt.nats_exit_at_end = exit_at_eof;
+		sopt.path = nats_source;
 	} else if (itch) {
 		ops = &source_itch_file_ops;
 		sopt.path = itch;
@@ -1172,6 +1327,21 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (d.tap_mem) {
+		uint32_t i;
+
+		ncfg.tap_ring = d.tap_mem;
+		for (i = 0; i < d.engine->line_count && i < sizeof(ncfg.line_venue); i++)
+			ncfg.line_venue[i] = d.engine->lines[i].venue;
+		d.pub = nats_publisher_start(&ncfg, err, sizeof(err));	/* off the path, as this thread */
+		if (!d.pub) {
+			fprintf(stderr, "wirebookd: --publish %s: %s\n", ncfg.client.url, err);
+			g_stop = 1;
+			builder_stop(d.builder);
+			builder_destroy(d.builder);
+			return 1;
+		}
+	}
 	if (kernel && d.rec) {
 		if (pthread_create(&d.rec_thread, NULL, recovery_thread_main, &d)) {
 			fprintf(stderr, "wirebookd: cannot start the recovery thread\n");
@@ -1181,7 +1351,8 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s', path %s (%s), warmed %.0f MiB, "
 		"memory %s%s%s\n", ops->name,
-		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch : iface,
+		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch :
+		nats_source ? nats_source : iface,
 		bcfg.shm.shm_name, subs, bcfg.path == BUILDER_PATH_RTC ? "rtc" : "pipeline", path_why,
 		(double)d.warm.bytes / (1 << 20), d.warm.lock_errno ? "not locked (mlockall: " : "locked",
 		d.warm.lock_errno > 0 ? strerror(d.warm.lock_errno) : d.warm.lock_errno ? "not asked" : "",
@@ -1217,6 +1388,7 @@ int main(int argc, char **argv)
 		if (!reported_eof && builder_done(d.builder)) {
 			reported_eof = 1;
 			superbook_set_state(builder_superbook(d.builder), WB_SHM_SOURCE_DONE);
+			nats_publisher_source_ended(d.pub);
 			fprintf(stderr, "wirebookd: source ended after %.3fs; %s\n", now - t0,
 				exit_at_eof ? "exiting" : "books stay published until SIGINT/SIGTERM");
 			if (exit_at_eof)
@@ -1233,6 +1405,9 @@ int main(int argc, char **argv)
 		unlink(metrics_file);	/* no target left for a scraper to find down */
 	wb_control_close(&d.kctl);
 	builder_stop(d.builder);
+	/* The tap holds the last events now: out they go, and END. */
+	nats_publisher_stop(d.pub, NATS_PUBLISH_STOP_WAIT_S);
+	d.pub = NULL;
 	print_stats(&d, mono_s() - t0);
 	/* Content only (orders, queues, levels, NBBO), by ticker whatever
 	 * ids the symbols got: equal books, equal sums. */
@@ -1274,6 +1449,7 @@ int main(int argc, char **argv)
 	feed_engine_destroy(d.engine);
 	free(d.engine);
 	free(d.ring_mem);
+	free(d.tap_mem);
 	config_args_free(&cargs);
 	return exit_code;
 }

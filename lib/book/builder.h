@@ -99,6 +99,11 @@ struct builder_config {
 	 * the batch's books are published or queued (off the latency path);
 	 * 0: none. */
 	uint32_t stream_slots;
+	/* A formatted wb_ring (wb_ring_format) that thread 1 copies every event
+	 * it applies to, in the order applied, for an off-path reader (the
+	 * NATS publisher): it never waits for it; a full tap drops the events
+	 * and counts them in the tap's producer page. NULL: none. */
+	void *tap_ring;
 };
 
 struct builder_counters {

@@ -32,6 +32,8 @@ enum source_status {
 				 * for it: call again at once, no nap on top */
 };
 
+struct nats_client_config;
+
 struct source_options {
 	const char *path;	/* pcap, itch-file */
 	const char *iface;	/* afpacket */
@@ -45,6 +47,8 @@ struct source_options {
 	const struct feed_engine *engine; /* afpacket: multicast groups to join */
 	int no_flush_at_eof;	/* pcap: leave holes open at the end (a recovery client
 				 * may still fill them); the caller flushes the engine */
+	const struct nats_client_config *nats;	/* nats (tools/net/nats_source.h) */
+	int nats_exit_at_end;	/* nats: end at the publisher's END, once all of it came */
 };
 
 struct source_counters {

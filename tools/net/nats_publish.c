@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* The NATS JetStream publisher of the normalized events; see nats_publish.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "net/nats_publish.h"
+
+#ifndef WB_NATS
+struct nats_publisher {
+	int unused;
+};
+
+struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cfg, char *err,
+					    size_t errlen)
+{
+	(void)cfg;
+	snprintf(err, errlen, "this wirebookd was built without NATS (install libnats-dev and "
+		 "rebuild)");
+	return NULL;
+}
+
+void nats_publisher_source_ended(struct nats_publisher *p)
+{
+	(void)p;
+}
+
+void nats_publisher_stop(struct nats_publisher *p, double wait_s)
+{
+	(void)p;
+	(void)wait_s;
+}
+
+void nats_publisher_counters(struct nats_publisher *p, struct nats_publish_counters *out)
+{
+	(void)p;
+	memset(out, 0, sizeof(*out));
+}
+
+void nats_publisher_print(struct nats_publisher *p, FILE *f)
+{
+	(void)p;
+	(void)f;
+}
+
+void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
+{
+	(void)p;
+	(void)f;
+}
+#else
+#include <pthread.h>
+
+#include "common/metrics.h"
+#include "feed/feed.h"
+#include "net/nats_batch.h"
+#include "wirebook/barrier.h"
+#include "wirebook/ring.h"
+
+/* Acknowledgement wait before a batch counts as not received and is sent again. */
+#define PUBLISH_ACK_WAIT_MS 3000
+/* Batches in flight at most; beyond, a publish waits (StallWait) and then
+ * fails, and the batch waits in the resend list. */
+#define PUBLISH_MAX_INFLIGHT 4096
+/* The thread's nap when the tap is empty, and while the server is away. */
+#define PUBLISH_IDLE_NS 100000L
+/* A quiet tap doubles the nap up to this: an idle daemon's publisher
+ * wakes 1000 times a second, not 10000 (issue 21: every wake-up on a
+ * two-core machine is taken from the path's neighbours). */
+#define PUBLISH_IDLE_MAX_NS 1000000L
+#define PUBLISH_RETRY_NS 20000000L
+#define PUBLISH_DUPLICATE_WINDOW_NS (600ll * 1000000000ll)
+/* Events read from the tap before the batches are looked at again. */
+#define PUBLISH_READ_MAX 16384u
+
+struct line_batch {
+	uint64_t next;		/* the line's next event number (from 1) */
+	uint32_t n;
+	uint32_t n_runs;
+	uint64_t seq_first, seq_last;
+	uint8_t venue;
+	struct nats_batch_run runs[NATS_BATCH_MAX_EVENTS];
+	struct wb_event events[NATS_BATCH_MAX_EVENTS];
+};
+
+struct resend {
+	natsMsg *msg;
+	struct resend *next;
+};
+
+struct nats_publisher {
+	struct nats_publish_config cfg;
+	struct nats_client_counters cc;
+	natsConnection *nc;
+	jsCtx *js;
+	jsPubOptions po;
+	struct wb_ring_consumer tap;
+	const struct wb_ring_prod_page *tap_prod;
+	pthread_t th;
+	uint64_t run;
+	uint64_t global;	/* events read from the tap: the last one's global index */
+	uint8_t *send_buf;	/* a batch being made: header, runs, events */
+	char instance[64];
+	char subject_prefix[96];
+	int stream_ready;
+	int source_ended;	/* set by wirebookd's main thread */
+	int stop;
+	uint64_t stop_deadline_ns;
+	struct line_batch *lines[1u << 16];
+	uint16_t used_lines[1u << 16];	/* the lines that published, in first-use order */
+	uint32_t n_used;
+	pthread_mutex_t lock;	/* the resend list: the ack thread adds, this one takes */
+	struct resend *resend_head, *resend_tail;
+	uint64_t last_lost_said;
+	uint64_t last_said_ns;
+	struct nats_publish_counters ctr;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The publisher thread and the client's threads (acknowledgements, their
+ * timeouts) move the same counters: an atomic add, off the path. */
+static void add_ctr(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+/* Keep msg to send again, after those already waiting (their order). */
+static void resend_push(struct nats_publisher *p, natsMsg *msg)
+{
+	struct resend *r = malloc(sizeof(*r));
+
+	if (!r) {	/* nowhere to keep it: it is lost, and said */
+		fprintf(stderr, "wirebookd: NATS publish: out of memory keeping a batch to resend\n");
+		natsMsg_Destroy(msg);
+		return;
+	}
+	r->msg = msg;
+	r->next = NULL;
+	pthread_mutex_lock(&p->lock);
+	if (p->resend_tail)
+		p->resend_tail->next = r;
+	else
+		p->resend_head = r;
+	p->resend_tail = r;
+	add_ctr(&p->ctr.waiting, 1);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The client's thread, once per published batch: acknowledged, or kept to send again. */
+static void on_ack(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *closure)
+{
+	struct nats_publisher *p = closure;
+
+	(void)js;
+	add_ctr(&p->ctr.inflight, (uint64_t)-1);
+	if (pa) {
+		add_ctr(&p->ctr.acked, 1);
+		if (pa->Duplicate)
+			add_ctr(&p->ctr.duplicates, 1);
+		natsMsg_Destroy(msg);
+		return;
+	}
+	(void)pae;
+	resend_push(p, msg);
+}
+
+static int send_msg(struct nats_publisher *p, natsMsg **msg)
+{
+	natsStatus s;
+
+	add_ctr(&p->ctr.inflight, 1);
+	s = js_PublishMsgAsync(p->js, msg, &p->po);
+	if (s != NATS_OK) {
+		add_ctr(&p->ctr.inflight, (uint64_t)-1);
+		return -1;
+	}
+	return 0;
+}
+
+/* Send again what waits, in order; 0 once none waits. */
+static int resend_waiting(struct nats_publisher *p)
+{
+	for (;;) {
+		struct resend *r;
+		natsMsg *msg;
+
+		pthread_mutex_lock(&p->lock);
+		r = p->resend_head;
+		if (r) {
+			p->resend_head = r->next;
+			if (!p->resend_head)
+				p->resend_tail = NULL;
+			add_ctr(&p->ctr.waiting, (uint64_t)-1);
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (!r)
+			return 0;
+		msg = r->msg;
+		free(r);
+		if (send_msg(p, &msg) < 0) {
+			/* Not taken: first in line again. */
+			struct resend *back = malloc(sizeof(*back));
+
+			if (!back) {
+				natsMsg_Destroy(msg);
+				return -1;
+			}
+			back->msg = msg;
+			pthread_mutex_lock(&p->lock);
+			back->next = p->resend_head;
+			p->resend_head = back;
+			if (!p->resend_tail)
+				p->resend_tail = back;
+			add_ctr(&p->ctr.waiting, 1);
+			pthread_mutex_unlock(&p->lock);
+			return -1;
+		}
+		add_ctr(&p->ctr.resent, 1);
+	}
+}
+
+/* Make and send one message; what is not taken waits to be sent again. */
+static void publish(struct nats_publisher *p, const char *venue, const uint8_t *data, size_t len,
+		    const char *id)
+{
+	char subject[192];
+	natsMsg *msg = NULL;
+
+	snprintf(subject, sizeof(subject), "%s.%s", p->subject_prefix, venue);
+	if (natsMsg_Create(&msg, subject, NULL, (const char *)data, (int)len) != NATS_OK ||
+	    natsMsgHeader_Set(msg, "Nats-Msg-Id", id) != NATS_OK) {
+		fprintf(stderr, "wirebookd: NATS publish: cannot make a message (out of memory)\n");
+		natsMsg_Destroy(msg);
+		return;
+	}
+	if (wb_load_relaxed(&p->ctr.waiting) || send_msg(p, &msg) < 0)
+		resend_push(p, msg);	/* behind the others waiting: the line's order */
+}
+
+static void flush_line(struct nats_publisher *p, uint16_t line)
+{
+	struct line_batch *b = p->lines[line];
+	struct nats_batch_header h;
+	char id[96], venue[32];
+	size_t len;
+	uint32_t i;
+
+	if (!b || !b->n)
+		return;
+	memset(&h, 0, sizeof(h));
+	h.line = line;
+	h.venue = b->venue;
+	h.count = b->n;
+	h.run = p->run;
+	h.first = b->next - b->n;
+	h.seq_first = b->seq_first;
+	h.seq_last = b->seq_last;
+	h.runs = b->n_runs;
+	nats_batch_put_header(p->send_buf, &h);
+	for (i = 0; i < b->n_runs; i++)
+		nats_batch_put_run(p->send_buf, i, &b->runs[i]);
+	memcpy((uint8_t *)nats_batch_event_at(p->send_buf, &h, 0), b->events,
+	       (size_t)b->n * sizeof(b->events[0]));
+	len = nats_batch_size(h.runs, h.count);
+	snprintf(id, sizeof(id), "%llu.%u.%llu", (unsigned long long)p->run, line,
+		 (unsigned long long)h.first);
+	nats_subject_token(venue, sizeof(venue), feed_venue_name(b->venue));
+	publish(p, venue, p->send_buf, len, id);
+	add_ctr(&p->ctr.batches, 1);
+	add_ctr(&p->ctr.events, b->n);
+	add_ctr(&p->ctr.bytes, len);
+	b->n = b->n_runs = 0;
+	b->seq_first = b->seq_last = 0;
+}
+
+static void flush_all(struct nats_publisher *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->n_used; i++)
+		flush_line(p, p->used_lines[i]);
+}
+
+static int add_event(struct nats_publisher *p, const struct wb_event *ev)
+{
+	struct line_batch *b = p->lines[ev->line];
+
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return -1;
+		b->next = 1;
+		b->venue = ev->line < sizeof(p->cfg.line_venue) && p->cfg.line_venue[ev->line] ?
+				   p->cfg.line_venue[ev->line] : ev->venue;
+		p->lines[ev->line] = b;
+		p->used_lines[p->n_used++] = ev->line;
+	}
+	b->events[b->n++] = *ev;
+	p->global++;
+	if (b->n_runs && b->runs[b->n_runs - 1].first + b->runs[b->n_runs - 1].count == p->global) {
+		b->runs[b->n_runs - 1].count++;
+	} else {
+		b->runs[b->n_runs].first = p->global;
+		b->runs[b->n_runs].count = 1;
+		b->n_runs++;
+	}
+	b->next++;
+	if (ev->seq) {
+		if (!b->seq_first)
+			b->seq_first = ev->seq;
+		b->seq_last = ev->seq;
+	}
+	if (b->n == NATS_BATCH_MAX_EVENTS)
+		flush_line(p, ev->line);
+	return 0;
+}
+
+static void send_end(struct nats_publisher *p)
+{
+	uint8_t buf[NATS_BATCH_HEADER];
+	struct nats_batch_header h;
+	char id[64];
+
+	memset(&h, 0, sizeof(h));
+	h.flags = NATS_BATCH_END;
+	h.run = p->run;
+	h.first = p->global;	/* the run's events, all of them */
+	nats_batch_put_header(buf, &h);
+	snprintf(id, sizeof(id), "%llu.end", (unsigned long long)p->run);
+	publish(p, "end", buf, sizeof(buf), id);
+	wb_store_relaxed(&p->ctr.end_sent, 1);
+}
+
+/* The stream exists, or is made; the day from the first event. 0 when ready. */
+static int ensure_stream(struct nats_publisher *p, uint64_t first_recv_ns)
+{
+	char subject[128];
+	const char *subjects[1] = { subject };
+	jsStreamInfo *si = NULL;
+	jsStreamConfig sc;
+	jsErrCode jerr = 0;
+	natsStatus s;
+
+	if (!p->ctr.stream[0]) {
+		if (p->cfg.stream) {
+			snprintf(p->ctr.stream, sizeof(p->ctr.stream), "%s", p->cfg.stream);
+		} else {
+			time_t t = (time_t)((first_recv_ns ? first_recv_ns : (uint64_t)time(NULL) *
+							 1000000000ull) / 1000000000ull);
+			struct tm tm;
+			char name[48];
+			size_t i;
+
+			gmtime_r(&t, &tm);
+			snprintf(name, sizeof(name), "%.47s", p->instance);
+			for (i = 0; name[i]; i++)	/* stream names: no '.', '*', '>' */
+				if (!(name[i] >= 'A' && name[i] <= 'Z') && !(name[i] >= 'a' && name[i] <= 'z') &&
+				    !(name[i] >= '0' && name[i] <= '9') && name[i] != '-')
+					name[i] = '_';
+			snprintf(p->ctr.stream, sizeof(p->ctr.stream), "WIREBOOK_%s_%04d%02d%02d", name,
+				 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+		}
+	}
+	s = js_GetStreamInfo(&si, p->js, p->ctr.stream, NULL, &jerr);
+	if (s == NATS_OK) {
+		jsStreamInfo_Destroy(si);
+		return 0;
+	}
+	if (s != NATS_NOT_FOUND && jerr != JSStreamNotFoundErr)
+		return -1;	/* not connected yet, or no JetStream: again later */
+	snprintf(subject, sizeof(subject), "%s.>", p->subject_prefix);
+	jsStreamConfig_Init(&sc);
+	sc.Name = p->ctr.stream;
+	sc.Subjects = subjects;
+	sc.SubjectsLen = 1;
+	sc.Storage = js_FileStorage;
+	sc.Duplicates = PUBLISH_DUPLICATE_WINDOW_NS;
+	s = js_AddStream(&si, p->js, &sc, NULL, &jerr);
+	if (s == NATS_OK) {
+		jsStreamInfo_Destroy(si);
+		fprintf(stderr, "wirebookd: NATS stream %s made (subjects %s, file storage)\n",
+			p->ctr.stream, subject);
+		return 0;
+	}
+	if (jerr == JSStreamSubjectOverlapErr) {
+		/* JetStream stores by subject: the events go to the stream that
+		 * holds them, nothing is lost; the day's own stream is the
+		 * operator's to make room for. */
+		fprintf(stderr, "wirebookd: NATS: another stream (an earlier day's?) holds %s: "
+			"publishing into it, not into %s (remove it or change its subjects, "
+			"nats stream rm / edit, for a stream per day)\n", subject, p->ctr.stream);
+		snprintf(p->ctr.stream, sizeof(p->ctr.stream), "(the stream holding %.80s)", subject);
+		return 0;
+	}
+	return -1;
+}
+
+/* Loudly: events lost to the full tap (at most once a second). */
+static void say_lost(struct nats_publisher *p)
+{
+	uint64_t lost = wb_load_relaxed(&p->tap_prod->dropped), now = mono_ns();
+
+	wb_store_relaxed(&p->ctr.lost, lost);
+	if (lost != p->last_lost_said && now - p->last_said_ns > 1000000000ull) {
+		fprintf(stderr, "wirebookd: NATS publish backlog FULL (%u events): %llu events NOT "
+			"published so far (the local books are not affected; readers of stream %s "
+			"will see the gap)\n", p->tap_prod->slot_count, (unsigned long long)lost,
+			p->ctr.stream);
+		p->last_lost_said = lost;
+		p->last_said_ns = now;
+	}
+}
+
+static void *publisher_main(void *arg)
+{
+	struct nats_publisher *p = arg;
+	long idle_ns = PUBLISH_IDLE_NS;
+
+	for (;;) {
+		uint64_t n = wb_ring_consumer_available(&p->tap), i;
+		int stopping = wb_load_acquire(&p->stop);
+
+		wb_store_relaxed(&p->ctr.backlog, n);
+		say_lost(p);
+		if (!p->stream_ready) {
+			if (n == 0 && !stopping) {
+				nap(PUBLISH_IDLE_NS);
+				continue;
+			}
+			if (ensure_stream(p, n ? wb_ring_consumer_at(&p->tap, 0)->recv_ts : 0) == 0) {
+				p->stream_ready = 1;
+			} else {
+				if (stopping && mono_ns() > p->stop_deadline_ns)
+					break;
+				nap(PUBLISH_RETRY_NS);
+				continue;
+			}
+		}
+		if (resend_waiting(p) < 0) {
+			if (stopping && mono_ns() > p->stop_deadline_ns)
+				break;
+			nap(PUBLISH_RETRY_NS);	/* the server is away: the tap waits */
+			continue;
+		}
+		if (n) {
+			if (n > PUBLISH_READ_MAX)
+				n = PUBLISH_READ_MAX;
+			for (i = 0; i < n; i++)
+				if (add_event(p, wb_ring_consumer_at(&p->tap, i)) < 0)
+					break;
+			wb_ring_consumer_release(&p->tap, i);
+			idle_ns = PUBLISH_IDLE_NS;
+			continue;
+		}
+		/* The tap is empty: what was read goes out now, whole batches or not. */
+		flush_all(p);
+		if (!p->ctr.end_sent && wb_load_acquire(&p->source_ended) &&
+		    wb_ring_consumer_available(&p->tap) == 0)
+			send_end(p);
+		if (stopping) {
+			if (p->ctr.end_sent && !wb_load_relaxed(&p->ctr.waiting) &&
+			    !wb_load_relaxed(&p->ctr.inflight))
+				break;
+			if (mono_ns() > p->stop_deadline_ns)
+				break;
+		}
+		nap(idle_ns);
+		idle_ns = idle_ns * 2 < PUBLISH_IDLE_MAX_NS ? idle_ns * 2 : PUBLISH_IDLE_MAX_NS;
+	}
+	return NULL;
+}
+
+struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cfg, char *err,
+					    size_t errlen)
+{
+	struct nats_publisher *p = calloc(1, sizeof(*p));
+	jsOptions jo;
+	struct timespec ts;
+
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p->cfg = *cfg;
+	pthread_mutex_init(&p->lock, NULL);
+	p->send_buf = malloc(nats_batch_size(NATS_BATCH_MAX_EVENTS, NATS_BATCH_MAX_EVENTS));
+	if (!p->send_buf) {
+		free(p->send_buf);
+		free(p);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	p->run = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	nats_subject_token(p->instance, sizeof(p->instance), cfg->client.instance);
+	snprintf(p->subject_prefix, sizeof(p->subject_prefix), "wirebook.%s.events", p->instance);
+	wb_ring_consumer_init(&p->tap, cfg->tap_ring);
+	p->tap_prod = cfg->tap_ring;
+	p->nc = nats_client_connect(&cfg->client, "wirebookd publish", &p->cc, err, errlen);
+	if (!p->nc) {
+		free(p->send_buf);
+		free(p);
+		return NULL;
+	}
+	jsOptions_Init(&jo);
+	jo.PublishAsync.MaxPending = PUBLISH_MAX_INFLIGHT;
+	jo.PublishAsync.AckHandler = on_ack;
+	jo.PublishAsync.AckHandlerClosure = p;
+	jo.PublishAsync.StallWait = 50;
+	if (natsConnection_JetStream(&p->js, p->nc, &jo) != NATS_OK) {
+		snprintf(err, errlen, "no JetStream context (out of memory)");
+		nats_client_close(p->nc, &p->cc);
+		free(p->send_buf);
+		free(p);
+		return NULL;
+	}
+	jsPubOptions_Init(&p->po);
+	p->po.MaxWait = PUBLISH_ACK_WAIT_MS;
+	if (pthread_create(&p->th, NULL, publisher_main, p)) {
+		snprintf(err, errlen, "cannot start the publisher thread");
+		jsCtx_Destroy(p->js);
+		nats_client_close(p->nc, &p->cc);
+		free(p->send_buf);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void nats_publisher_source_ended(struct nats_publisher *p)
+{
+	if (p)
+		wb_store_release(&p->source_ended, 1);
+}
+
+void nats_publisher_stop(struct nats_publisher *p, double wait_s)
+{
+	struct resend *r;
+	uint64_t unsent;
+	uint32_t i;
+
+	if (!p)
+		return;
+	p->stop_deadline_ns = mono_ns() + (uint64_t)(wait_s * 1e9);
+	wb_store_release(&p->source_ended, 1);
+	wb_store_release(&p->stop, 1);
+	pthread_join(p->th, NULL);
+	say_lost(p);
+	unsent = wb_ring_consumer_available(&p->tap) + wb_load_relaxed(&p->ctr.waiting) +
+		 wb_load_relaxed(&p->ctr.inflight);
+	if (unsent)
+		fprintf(stderr, "wirebookd: NATS publish: gave up after %.0f s with %llu events in "
+			"the tap, %llu batches to resend and %llu not acknowledged: NOT all published\n",
+			wait_s, (unsigned long long)wb_ring_consumer_available(&p->tap),
+			(unsigned long long)p->ctr.waiting, (unsigned long long)p->ctr.inflight);
+	nats_publisher_print(p, stdout);
+	nats_client_close(p->nc, &p->cc);
+	jsCtx_Destroy(p->js);
+	while ((r = p->resend_head)) {
+		p->resend_head = r->next;
+		natsMsg_Destroy(r->msg);
+		free(r);
+	}
+	for (i = 0; i < p->n_used; i++)
+		free(p->lines[p->used_lines[i]]);
+	free(p->send_buf);
+	free(p);
+}
+
+void nats_publisher_counters(struct nats_publisher *p, struct nats_publish_counters *out)
+{
+	if (!p) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	*out = p->ctr;	/* plain reads of counters other threads move: a snapshot */
+	out->lost = wb_load_relaxed(&p->tap_prod->dropped);
+	out->disconnects = wb_load_relaxed(&p->cc.disconnects);
+	out->reconnects = wb_load_relaxed(&p->cc.reconnects);
+	out->connected = wb_load_relaxed(&p->cc.connected);
+}
+
+void nats_publisher_print(struct nats_publisher *p, FILE *f)
+{
+	struct nats_publish_counters c;
+
+	if (!p)
+		return;
+	nats_publisher_counters(p, &c);
+	fprintf(f, "nats publish: stream %s, %s; batches %llu (acked %llu, duplicates %llu, resent "
+		"%llu), events %llu, bytes %llu; backlog %llu events, %llu batches to resend, %llu "
+		"in flight; LOST %llu; disconnects %llu, reconnects %llu%s\n",
+		c.stream[0] ? c.stream : "(not made yet)", c.connected ? "connected" : "NOT CONNECTED",
+		(unsigned long long)c.batches, (unsigned long long)c.acked,
+		(unsigned long long)c.duplicates, (unsigned long long)c.resent,
+		(unsigned long long)c.events, (unsigned long long)c.bytes,
+		(unsigned long long)c.backlog, (unsigned long long)c.waiting,
+		(unsigned long long)c.inflight, (unsigned long long)c.lost,
+		(unsigned long long)c.disconnects, (unsigned long long)c.reconnects,
+		c.end_sent ? ", end sent" : "");
+}
+
+void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
+{
+	struct nats_publish_counters c;
+
+	if (!p)
+		return;
+	nats_publisher_counters(p, &c);
+#define M(name, type, help, v)                                                               \
+	do {                                                                                 \
+		metrics_family(f, "wirebook_nats_publish_" name, type, help);                \
+		fprintf(f, "wirebook_nats_publish_" name " %llu\n", (unsigned long long)(v)); \
+	} while (0)
+	M("batches_total", "counter", "Batches published to JetStream", c.batches);
+	M("events_total", "counter", "Events published to JetStream", c.events);
+	M("bytes_total", "counter", "Payload bytes published", c.bytes);
+	M("acked_total", "counter", "Batches JetStream acknowledged", c.acked);
+	M("duplicates_total", "counter", "Acknowledged as already held (a resend)", c.duplicates);
+	M("resent_total", "counter", "Batches sent again", c.resent);
+	M("lost_events_total", "counter", "Events never published: the backlog was full", c.lost);
+	M("backlog_events", "gauge", "Events waiting in the publisher's tap", c.backlog);
+	M("resend_batches", "gauge", "Batches waiting to be sent again", c.waiting);
+	M("inflight_batches", "gauge", "Batches sent, not acknowledged yet", c.inflight);
+	M("disconnects_total", "counter", "Times the NATS connection was lost", c.disconnects);
+	M("reconnects_total", "counter", "Times it was made again", c.reconnects);
+	M("connected", "gauge", "1 while connected to NATS", c.connected);
+#undef M
+}
+#endif
