@@ -30,6 +30,7 @@
 
 #include "book/book_shm.h"
 #include "book/builder.h"
+#include "book/order_detail.h"
 #include "book/futex.h"
 #include "book/latency_log.h"
 #include "book/sipview.h"
@@ -141,6 +142,10 @@ static void usage(FILE *f)
 "                       anonymized captures (see wb-dump --help for the protocols)\n"
 "  --subscribe LIST     symbols to build, comma separated, or '*' for all (default '*')\n"
 "  --control SOCKET     serve wb-subscribe --daemon SOCKET (feeds, symbols, stats)\n"
+"  --order-detail all|none|SYM,SYM...\n"
+"                       publish the orders at each price and tracked queue\n"
+"                       positions (wirebook/orders.h) for every symbol, none at\n"
+"                       start (readers ask: wb_orders_detail), or a watch list\n"
 "  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 "                       (e.g. 127.0.0.1:9464; port 0: any free port, printed)\n"
 "  --shm NAME           shared-memory book name (default %s: /dev/shm/%s)\n"
@@ -550,7 +555,7 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
-	OPT_DATE, OPT_PATH, OPT_RTPRIO,
+	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_ORDER_DETAIL,
 };
 
 /* --path's words, in enum path_choice order. */
@@ -711,6 +716,7 @@ int main(int argc, char **argv)
 		{ "metrics", required_argument, 0, OPT_METRICS },
 		{ "recovery", required_argument, 0, OPT_RECOVERY },
 		{ "date", required_argument, 0, OPT_DATE },
+		{ "order-detail", required_argument, 0, OPT_ORDER_DETAIL },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
@@ -839,6 +845,7 @@ int main(int argc, char **argv)
 		case OPT_EXIT_EOF: exit_at_eof = 1; break;
 		case OPT_KERNEL: kernel = 1; kernel_dev = optarg; sources++; break;
 		case OPT_CONTROL: control = optarg; break;
+		case OPT_ORDER_DETAIL: bcfg.order_detail = optarg; break;
 		case OPT_METRICS: {
 			uint32_t ip;
 			uint16_t port;
@@ -1141,6 +1148,8 @@ int main(int argc, char **argv)
 		if (!reported_eof && builder_done(d.builder)) {
 			reported_eof = 1;
 			superbook_set_state(builder_superbook(d.builder), WB_SHM_SOURCE_DONE);
+			if (builder_order_detail(d.builder))
+				order_detail_set_state(builder_order_detail(d.builder), WB_SHM_SOURCE_DONE);
 			fprintf(stderr, "wirebookd: source ended after %.3fs; %s\n", now - t0,
 				exit_at_eof ? "exiting" : "books stay published until SIGINT/SIGTERM");
 			if (exit_at_eof)

@@ -16,6 +16,7 @@
 #include "book/builder.h"
 #include "book/futex.h"
 #include "book/offpath.h"
+#include "book/order_detail.h"
 #include "book/sipview.h"
 #include "book/spsc.h"
 #include "book/venue_mem.h"
@@ -72,6 +73,7 @@ struct builder {
 	struct t2_state *pub;	/* the publisher's bookkeeping */
 	struct venue_books *vb;
 	struct superbook *sb;
+	struct order_detail *od;	/* NULL: no order detail */
 	struct book_update *queue_mem;
 	size_t queue_bytes;
 	struct book_queue q;
@@ -388,6 +390,8 @@ static struct book_update *t1_emit(void *arg, const struct wb_event *ev, struct 
 	t->prev = ev;
 	if (!k)
 		return ups;
+	if (b->od)
+		order_detail_event(b->od, b->vb, ev, ups, k);
 	if (b->rtc) {
 		superbook_apply_run(b->sb, ups, k);
 		t->queued += k;
@@ -426,6 +430,8 @@ static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
 	int split = 0;
 
+	if (b->od)
+		order_detail_poll(b->od, b->vb);
 	venue_books_apply_batch(b->vb, b->ring.slots, b->ring.mask, b->ring.tail, n, avail, t.room, t1_emit, &t);
 	/* A batch cut at BUILDER_MAX_BATCH can end inside a packet. */
 	if (read_ts && t.prev && wb_ring_consumer_available(&b->ring) > n) {
@@ -443,6 +449,8 @@ static void apply_source_batch(struct builder *b, const struct wb_event *const *
 	uint64_t read_ts = b->cfg.latency ? now_ns() : 0;
 	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
 
+	if (b->od)
+		order_detail_poll(b->od, b->vb);
 	venue_books_apply_list(b->vb, evs, n, t.room, t1_emit, &t);
 	/* A full batch may end inside a packet, and what follows is not
 	 * looked at: its last packet is timed when it ends (a packet that
@@ -721,6 +729,22 @@ struct builder *builder_create(const struct builder_config *cfg, int *err)
 	}
 	book_queue_init(&b->sipq, b->sipq_mem, BUILDER_SIP_QUEUE);
 	superbook_set_sip_queue(b->sb, &b->sipq);
+	if (cfg->order_detail) {
+		struct order_detail_config odc = {
+			.shm_name = sbc.shm_name,
+			.capacity = vbc.max_instruments ? vbc.max_instruments : VENUE_BOOKS_DEFAULT_INSTRUMENTS,
+			.order_slots = cfg->order_detail_slots ? cfg->order_detail_slots : vbc.expected_orders,
+			.all = strcmp(cfg->order_detail, "all") == 0,
+		};
+
+		b->od = order_detail_create(&odc, &rc);
+		if (!b->od)
+			goto fail;
+		if (!odc.all && strcmp(cfg->order_detail, "none") && order_detail_watch(b->od, cfg->order_detail) < 0) {
+			rc = -EINVAL;
+			goto fail;
+		}
+	}
 
 	b->ctr.cpu[0] = cfg->cpus[0];
 	b->ctr.cpu[1] = b->rtc ? -1 : cfg->cpus[1];
@@ -877,6 +901,7 @@ void builder_destroy(struct builder *b)
 	if (!b)
 		return;
 	builder_stop(b);
+	order_detail_destroy(b->od);
 	superbook_destroy(b->sb);
 	if (b->sipq_mem)
 		venue_mem_free(b->sipq_mem, b->sipq_bytes, b->ctr.numa_node);
@@ -888,6 +913,11 @@ void builder_destroy(struct builder *b)
 	if (b->have_topo)
 		hwloc_topology_destroy(b->topo);
 	free(b);
+}
+
+struct order_detail *builder_order_detail(struct builder *b)
+{
+	return b->od;
 }
 
 struct superbook *builder_superbook(struct builder *b)

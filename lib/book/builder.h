@@ -93,6 +93,11 @@ struct builder_config {
 	int busy_poll;			/* never sleep when idle (burns both cores) */
 	int rt_priority;		/* 1-99: the path's threads run SCHED_FIFO at it; 0: not */
 	struct latency_log *latency;	/* NULL: no latency samples */
+	/* Order detail (order_detail.h) beside the book: NULL none (no cost,
+	 * and readers cannot ask for it); "all"; a watch list of tickers
+	 * ("AAPL,MSFT"); "" none at start, readers may ask. */
+	const char *order_detail;
+	uint32_t order_detail_slots;	/* order slots; 0: the books' expected_orders */
 };
 
 struct builder_counters {
@@ -185,5 +190,7 @@ const struct venue_books_counters *builder_venue_counters(const struct builder *
 /* Thread 1's books, for reading after builder_stop (or before start) only. */
 const struct venue_books *builder_venue_books(const struct builder *b);
 const struct superbook_counters *builder_superbook_counters(const struct builder *b);
+/* The order detail (NULL when cfg.order_detail was): before start, or from thread 1. */
+struct order_detail *builder_order_detail(struct builder *b);
 
 #endif /* WIREBOOK_BUILDER_H */
