@@ -3,7 +3,8 @@
  * what readers see.
  *
  * The writer's own tables, never shared: an order index (venue, id) ->
- * order slot (order_index.h, its level field holding the slot), and a
+ * order slot (order_index.h, its level field holding the slot and its
+ * qty field the slot's level, so both are fetched at once), and a
  * price index (book side, price) -> level slot, open addressing like the
  * venue books'. The shared arrays are flat and never move; free slots are
  * listed through their next field.
@@ -543,7 +544,7 @@ static uint32_t order_new(struct order_detail *od, uint16_t instrument, uint8_t 
 	if (ev && ev->kind == WB_EV_ADD)
 		memcpy(o->mpid, ev->u.order.mpid, sizeof(o->mpid));
 	fifo_append(od, s, li);
-	order_index_insert(&od->ix, venue, id, 0, s);
+	order_index_insert(&od->ix, venue, id, li, s);
 	od->sym[instrument].orders++;
 	if (od->unknown_tracked)
 		track_attach(od, s, venue);
@@ -577,8 +578,10 @@ static void order_gone(struct order_detail *od, uint8_t venue, uint64_t id, uint
 
 	if (!x)
 		return;
+	/* The bucket names both the slot and its level: two misses side by
+	 * side, not one after the other. */
 	s = order_level(x);
-	li = od->ord[s].level;
+	li = x->qty;
 	instrument = od->lv[li].instrument;
 	track = od->ord[s].track;
 	if (track && fills(ev))
@@ -620,7 +623,7 @@ static void order_sync(struct order_detail *od, const struct venue_books *vb, ui
 	}
 	s = order_level(x);
 	o = &od->ord[s];
-	li = o->level;
+	li = x->qty;
 	if (od->lv[li].price != info.price ||
 	    (ev->kind == WB_EV_MODIFY && !(ev->flags & WB_EVF_KEEPS_PRIORITY))) {
 		/* Lost its place: to the back of its (maybe new) price. */
@@ -640,6 +643,7 @@ static void order_sync(struct order_detail *od, const struct venue_books *vb, ui
 		o->join_ts = ev->exch_ts;
 		o->join_recv_ts = ev->recv_ts;
 		fifo_append(od, s, nli);
+		x->qty = nli;
 		if (track)
 			od->lv[nli].tracked++;
 		if (li != nli)
