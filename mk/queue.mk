@@ -9,5 +9,5 @@ $(O)/test/queue_trace: tests/queue/queue_trace.c $(LIBS) $(HEADERS)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
 
 .PHONY: queue-test
-queue-test: $(O)/test/queue_trace $(O)/wb-gen $(O)/wb-dump
+queue-test: $(O)/test/queue_trace $(O)/wb-gen $(O)/wb-dump $(O)/wirebookd $(LIB_SHM_SO)
 	B=$(O) python3 tests/queue/queue_ref.py

@@ -367,3 +367,7 @@ def events(device=None, raw=False):
 def open(name=None, raw=False):  # noqa: A001 (the package's verb, as in io.open)
     """Attach read-only to the book NAME (wirebookd --shm NAME; None: "wirebook")."""
     return Book(name, raw)
+
+
+# Orders at a price and queue positions (orders.h): wirebook.orders().
+from .orders import Orders, orders  # noqa: E402,F401
