@@ -508,6 +508,9 @@ static void *thread1_main(void *arg)
 				/* A pump that blocked in the kernel (WAITED) gets no nap on top. */
 				if (pump_state == BUILDER_PUMP_IDLE)
 					idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
+				/* A quiet feed still serves readers' order-detail requests. */
+				if (b->od)
+					order_detail_poll(b->od, b->vb);
 				continue;
 			}
 		}
@@ -543,6 +546,8 @@ static void *thread1_source_main(void *arg)
 				b->src.wait(b->src.ctx);
 				wb_store_relaxed(&b->ctr.t1_idle_sleeps, b->ctr.t1_idle_sleeps + 1);
 			}
+			if (b->od)
+				order_detail_poll(b->od, b->vb);
 			continue;
 		}
 		idle = 0;

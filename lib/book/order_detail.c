@@ -566,7 +566,7 @@ static void order_free(struct order_detail *od, struct order *ix_slot, uint32_t 
 
 static bool fills(const struct wb_event *ev)
 {
-	return ev->kind == WB_EV_EXECUTE || ev->kind == WB_EV_EXECUTE_AT_PRICE;
+	return ev && (ev->kind == WB_EV_EXECUTE || ev->kind == WB_EV_EXECUTE_AT_PRICE);
 }
 
 /* Remove (venue, id) from the detail, if there; state for its tracking. */

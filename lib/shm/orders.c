@@ -163,10 +163,13 @@ static int read_begin(const uint64_t *seq, uint64_t *s, unsigned *spins)
 	return WB_OK;
 }
 
+/* 1: copy again; 0: the copy is whole; WB_EBUSY: the writer kept changing it. */
 static int read_torn(const uint64_t *seq, uint64_t s, unsigned *spins)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return wb_load_relaxed(seq) != s && ++*spins <= READ_SPINS;
+	if (wb_load_relaxed(seq) == s)
+		return 0;
+	return ++*spins > READ_SPINS ? WB_EBUSY : 1;
 }
 
 static int sym_ok(const struct wb_orders *o, int sym)
@@ -251,8 +254,8 @@ int wb_order_levels(const struct wb_orders *o, int sym, int venue, int side, str
 					n++;
 			}
 		}
-	} while (read_torn(&S->seq, seq, &spins));
-	return (int)n;
+	} while ((rc = read_torn(&S->seq, seq, &spins)) == 1);
+	return rc ? rc : (int)n;
 }
 
 int wb_orders_at(const struct wb_orders *o, int sym, int venue, int side, int64_t price, struct wb_order *out,
@@ -305,8 +308,8 @@ int wb_orders_at(const struct wb_orders *o, int sym, int venue, int side, int64_
 		}
 		if (level)
 			*level = lvl;
-	} while (read_torn(&S->seq, seq, &spins));
-	return (int)n;
+	} while ((rc = read_torn(&S->seq, seq, &spins)) == 1);
+	return rc ? rc : (int)n;
 }
 
 /* ------------------------------------------------------------ requests */
@@ -414,8 +417,10 @@ int wb_queue_position(const struct wb_orders *o, int venue, uint64_t order_id, s
 			.changes = T->changes,
 		};
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while (wb_load_relaxed(&T->seq) != seq && ++spins <= READ_SPINS);
-	return WB_OK;
+		if (wb_load_relaxed(&T->seq) == seq)
+			return WB_OK;
+	} while (++spins <= READ_SPINS);
+	return WB_EBUSY;
 }
 
 int wb_queue_wait(struct wb_orders *o, int venue, uint64_t order_id, uint32_t version, int64_t timeout_ns)
