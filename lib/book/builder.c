@@ -366,8 +366,17 @@ struct t1_batch {
 	const struct wb_event *prev;	/* the event before, for packet boundaries */
 	uint64_t queued;		/* updates pushed for the batch */
 	int timed;			/* latency samples wanted */
+	/* the batch's events, for the order detail's look-ahead */
+	const struct wb_event *slots;	/* ring slots, or NULL for list */
+	const struct wb_event *const *list;
+	uint64_t mask, first, avail, next;	/* next: the index of the event emitted next */
 	struct book_update room[BOOK_MAX_UPDATES_PER_EVENT];	/* where the books write an event's updates */
 };
+
+static inline const struct wb_event *t1_event(const struct t1_batch *t, uint64_t i)
+{
+	return t->slots ? &t->slots[(t->first + i) & t->mask] : t->list[i];
+}
 
 /* Each event's updates go to the Super-Book (rtc) or to thread 2; a new
  * packet first closes the last one's timing. */
@@ -388,6 +397,17 @@ static struct book_update *t1_emit(void *arg, const struct wb_event *ev, struct 
 		}
 	}
 	t->prev = ev;
+	if (b->od) {
+		uint64_t i = t->next++;
+
+		/* The detail's own misses, started ahead as the books' are. */
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD0 < t->avail)
+			order_detail_prefetch(b->od, t1_event(t, i + ORDER_DETAIL_PREFETCH_AHEAD0), 0);
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD1 < t->avail)
+			order_detail_prefetch(b->od, t1_event(t, i + ORDER_DETAIL_PREFETCH_AHEAD1), 1);
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD2 < t->avail)
+			order_detail_prefetch(b->od, t1_event(t, i + ORDER_DETAIL_PREFETCH_AHEAD2), 2);
+	}
 	if (!k)
 		return ups;
 	if (b->od)
@@ -427,7 +447,8 @@ static void end_batch(struct builder *b, const struct t1_batch *t, uint64_t read
 static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 {
 	uint64_t read_ts = b->cfg.latency ? now_ns() : 0;
-	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
+	struct t1_batch t = { .b = b, .timed = read_ts != 0, .slots = b->ring.slots, .mask = b->ring.mask,
+			      .first = b->ring.tail, .avail = avail };
 	int split = 0;
 
 	if (b->od)
@@ -447,7 +468,7 @@ static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 static void apply_source_batch(struct builder *b, const struct wb_event *const *evs, uint64_t n)
 {
 	uint64_t read_ts = b->cfg.latency ? now_ns() : 0;
-	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
+	struct t1_batch t = { .b = b, .timed = read_ts != 0, .list = evs, .avail = n };
 
 	if (b->od)
 		order_detail_poll(b->od, b->vb);

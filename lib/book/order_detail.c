@@ -207,7 +207,7 @@ struct order_detail *order_detail_create(const struct order_detail_config *cfg, 
 		goto fail;
 	}
 	od->fast.on = od->on;
-	if (order_index_init(&od->ix, od->order_slots / 4, -1) < 0) {
+	if (order_index_init(&od->ix, od->order_slots, -1) < 0) {
 		e = -errno;
 		goto fail;
 	}
@@ -217,6 +217,7 @@ struct order_detail *order_detail_create(const struct order_detail_config *cfg, 
 	if (cfg->all) {
 		memset(od->on, 1, od->fast.capacity);
 		od->on[0] = 0;
+		od->fast.symbols_on = od->fast.capacity - 1;
 		for (uint32_t i = 1; i < od->fast.capacity; i++)
 			od->sym[i].flags = WB_ORDF_DETAIL;
 	}
@@ -703,6 +704,7 @@ int order_detail_set(struct order_detail *od, const struct venue_books *vb, uint
 	sym_begin(od, instrument);
 	if (on) {
 		od->on[instrument] = 1;
+		od->fast.symbols_on++;
 		for (uint8_t v = 1; v < WB_VENUE_COUNT; v++)
 			for (uint8_t side = WB_SIDE_BUY; side <= WB_SIDE_SELL; side++) {
 				struct seed sd = { od, instrument, v, side };
@@ -718,6 +720,7 @@ int order_detail_set(struct order_detail *od, const struct venue_books *vb, uint
 		for (uint8_t v = 1; v < WB_VENUE_COUNT; v++)
 			books_clear(od, v, instrument, WB_QUEUE_UNKNOWN, NULL);
 		od->on[instrument] = 0;
+		od->fast.symbols_on--;
 		od->sym[instrument].flags = 0;
 	}
 	sym_end(od, instrument);
@@ -936,4 +939,63 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 	}
 	sym_end(od, i);
 	od->fast.pending = od->unknown_tracked;
+}
+
+/* ------------------------------------------------------------ prefetch */
+
+void order_detail_prefetch(const struct order_detail *od, const struct wb_event *ev, unsigned stage)
+{
+	uint8_t kind = ev->kind;
+	const struct order *x;
+	uint64_t id;
+
+	if (!od->fast.symbols_on || !order_kind(kind) || (ev->flags & WB_EVF_SIP) || ev->venue == 0 ||
+	    ev->venue >= WB_VENUE_COUNT)
+		return;
+	id = ev->u.order.order_id;
+	if (kind == WB_EV_ADD) {
+		/* Its bucket, its price's bucket, then its level, then the
+		 * level's last order (the new one links behind it) and the
+		 * slot it will take. */
+		const struct price_slot *ps;
+		uint32_t book;
+
+		if (ev->instrument >= od->fast.capacity || !od->on[ev->instrument] || ev->side < WB_SIDE_BUY ||
+		    ev->side > WB_SIDE_SELL)
+			return;
+		book = book_of(ev->instrument, ev->venue, ev->side);
+		if (stage == 0) {
+			order_index_prefetch(&od->ix, ev->venue, id);
+			__builtin_prefetch(&od->prices[price_home(od, book, ev->u.order.price)], 0, 3);
+			return;
+		}
+		ps = price_find(od, book, ev->u.order.price);
+		if (!ps->level)
+			return;
+		if (stage == 1)
+			__builtin_prefetch(&od->lv[ps->level], 1, 3);
+		else if (od->lv[ps->level].tail)
+			__builtin_prefetch(&od->ord[od->lv[ps->level].tail], 1, 3);
+		if (stage == 2 && od->free_order)
+			__builtin_prefetch(&od->ord[od->free_order], 1, 3);
+		return;
+	}
+	if (stage == 0) {
+		order_index_prefetch(&od->ix, ev->venue, id);
+		return;
+	}
+	x = order_index_find(&od->ix, ev->venue, id);
+	if (!x)
+		return;
+	if (stage == 1) {
+		__builtin_prefetch(&od->ord[order_level(x)], 1, 3);
+		__builtin_prefetch(&od->lv[x->qty], 1, 3);
+	} else {
+		const struct wb_ord_order *o = &od->ord[order_level(x)];
+
+		if (o->prev)
+			__builtin_prefetch(&od->ord[o->prev], 1, 3);
+		if (o->next)
+			__builtin_prefetch(&od->ord[o->next], 1, 3);
+	}
 }

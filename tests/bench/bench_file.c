@@ -265,6 +265,8 @@ struct emit_ctx {
 	uint64_t *tickers;	/* without sb: [65536] instrument -> ticker, for the checksum */
 	struct order_detail *od;	/* --order-detail */
 	const struct venue_books *vb;
+	const struct wb_ring_consumer *ring;	/* the batch's events, for the detail's look-ahead */
+	uint64_t next, n;
 };
 
 /* Updates of one ring batch (RING_SLOTS events at most). */
@@ -276,8 +278,18 @@ static struct book_update *emit_updates(void *arg, const struct wb_event *ev, st
 {
 	struct emit_ctx *c = arg;
 
-	if (c->od)
+	if (c->od) {
+		uint64_t i = c->next++;
+
+		/* As builder thread 1 does (t1_emit). */
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD0 < c->n)
+			order_detail_prefetch(c->od, wb_ring_consumer_at(c->ring, i + ORDER_DETAIL_PREFETCH_AHEAD0), 0);
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD1 < c->n)
+			order_detail_prefetch(c->od, wb_ring_consumer_at(c->ring, i + ORDER_DETAIL_PREFETCH_AHEAD1), 1);
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD2 < c->n)
+			order_detail_prefetch(c->od, wb_ring_consumer_at(c->ring, i + ORDER_DETAIL_PREFETCH_AHEAD2), 2);
 		order_detail_event(c->od, c->vb, ev, u, k);
+	}
 	if (c->update_hash)
 		*c->update_hash = hash_words(*c->update_hash, u, k * sizeof(*u));
 	if (c->sb) {
@@ -302,7 +314,7 @@ static void apply_events(struct venue_books *vb, struct superbook *sb, struct or
 			 uint64_t *sb_cpu_ns)
 {
 	struct emit_ctx ctx = { .sb = sb, .queued = batch_updates, .update_hash = update_hash,
-				.tickers = tickers, .od = od, .vb = vb };
+				.tickers = tickers, .od = od, .vb = vb, .ring = c, .n = n };
 	uint64_t t0;
 
 	venue_books_apply_batch(vb, c->slots, c->mask, c->tail, n, n, batch_updates, emit_updates, &ctx);
