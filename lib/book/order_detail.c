@@ -952,6 +952,10 @@ void order_detail_prefetch(const struct order_detail *od, const struct wb_event 
 	if (!od->fast.symbols_on || !order_kind(kind) || (ev->flags & WB_EVF_SIP) || ev->venue == 0 ||
 	    ev->venue >= WB_VENUE_COUNT)
 		return;
+	/* Feeds that name the instrument on every order event (ITCH, XDP)
+	 * say at once whether it is worth warming anything. */
+	if (ev->instrument && (ev->instrument >= od->fast.capacity || !od->on[ev->instrument]))
+		return;
 	id = ev->u.order.order_id;
 	if (kind == WB_EV_ADD) {
 		/* Its bucket, its price's bucket, then its level, then the
