@@ -558,6 +558,23 @@ enum {
 	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_ORDER_DETAIL,
 };
 
+/* --order-detail: all, none, or a watch list of tickers (1-8 characters each). */
+static int order_detail_arg_ok(const char *arg)
+{
+	if (!strcmp(arg, "all") || !strcmp(arg, "none"))
+		return 1;
+	for (const char *p = arg;;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == 0 || len > 8)
+			return 0;
+		p += len;
+		if (!*p)
+			return 1;
+		p++;
+	}
+}
+
 /* --path's words, in enum path_choice order. */
 enum path_choice { PATH_RTC, PATH_PIPELINE, PATH_AUTO };
 static const char *const path_words[] = { "rtc", "pipeline", "auto", NULL };
@@ -845,7 +862,14 @@ int main(int argc, char **argv)
 		case OPT_EXIT_EOF: exit_at_eof = 1; break;
 		case OPT_KERNEL: kernel = 1; kernel_dev = optarg; sources++; break;
 		case OPT_CONTROL: control = optarg; break;
-		case OPT_ORDER_DETAIL: bcfg.order_detail = optarg; break;
+		case OPT_ORDER_DETAIL:
+			if (!order_detail_arg_ok(optarg)) {
+				fprintf(stderr, "wirebookd: --order-detail '%s': all, none, or tickers of 1-8 "
+					"characters separated by commas\n", optarg);
+				return 2;
+			}
+			bcfg.order_detail = optarg;
+			break;
 		case OPT_METRICS: {
 			uint32_t ip;
 			uint16_t port;
