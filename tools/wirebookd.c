@@ -30,6 +30,7 @@
 
 #include "book/book_shm.h"
 #include "book/builder.h"
+#include "book/order_detail.h"
 #include "book/futex.h"
 #include "book/latency_log.h"
 #include "book/sipview.h"
@@ -157,6 +158,10 @@ static void usage(FILE *f)
 "                       anonymized captures (see wb-dump --help for the protocols)\n"
 "  --subscribe LIST     symbols to build, comma separated, or '*' for all (default '*')\n"
 "  --control SOCKET     serve wb-subscribe --daemon SOCKET (feeds, symbols, stats)\n"
+"  --order-detail all|none|SYM,SYM...\n"
+"                       publish the orders at each price and tracked queue\n"
+"                       positions (wirebook/orders.h) for every symbol, none at\n"
+"                       start (readers ask: wb_orders_detail), or a watch list\n"
 "  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 "                       (e.g. 127.0.0.1:9464; port 0: any free port, printed)\n"
 "  --metrics-file FILE  write where --metrics listens to FILE, a Prometheus\n"
@@ -613,10 +618,27 @@ enum {
 	OPT_PCAP = 256, OPT_SPEED, OPT_ITCH, OPT_IFACE, OPT_BUSY, OPT_FEEDS, OPT_PROTO, OPT_SUB, OPT_SHM,
 	OPT_FORCE, OPT_CPUS, OPT_NOPIN, OPT_NODE, OPT_SRCTHREAD, OPT_STATS, OPT_LATDIR,
 	OPT_ORDERS, OPT_EXIT_EOF, OPT_HELP, OPT_KERNEL, OPT_CONTROL, OPT_CONFIG, OPT_METRICS, OPT_RECOVERY,
-	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_SKIP_IDLE, OPT_METRICS_FILE, OPT_EVENTS,
+	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_SKIP_IDLE, OPT_METRICS_FILE, OPT_EVENTS, OPT_ORDER_DETAIL,
 	OPT_PUBLISH, OPT_PUB_BACKLOG, OPT_NSOURCE, OPT_NATS_STREAM, OPT_NATS_INSTANCE, OPT_NATS_USER,
 	OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY, OPT_NATS_CA, OPT_NATS_CERT, OPT_NATS_KEY,
 };
+
+/* --order-detail: all, none, or a watch list of tickers (1-8 characters each). */
+static int order_detail_arg_ok(const char *arg)
+{
+	if (!strcmp(arg, "all") || !strcmp(arg, "none"))
+		return 1;
+	for (const char *p = arg;;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == 0 || len > 8)
+			return 0;
+		p += len;
+		if (!*p)
+			return 1;
+		p++;
+	}
+}
 
 /* --path's words, in enum path_choice order. */
 enum path_choice { PATH_RTC, PATH_PIPELINE, PATH_AUTO };
@@ -855,6 +877,7 @@ int main(int argc, char **argv)
 		{ "nats-ca", required_argument, 0, OPT_NATS_CA },
 		{ "nats-cert", required_argument, 0, OPT_NATS_CERT },
 		{ "nats-key", required_argument, 0, OPT_NATS_KEY },
+		{ "order-detail", required_argument, 0, OPT_ORDER_DETAIL },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
@@ -992,6 +1015,14 @@ int main(int argc, char **argv)
 		case OPT_EXIT_EOF: exit_at_eof = 1; break;
 		case OPT_KERNEL: kernel = 1; kernel_dev = optarg; sources++; break;
 		case OPT_CONTROL: control = optarg; break;
+		case OPT_ORDER_DETAIL:
+			if (!order_detail_arg_ok(optarg)) {
+				fprintf(stderr, "wirebookd: --order-detail '%s': all, none, or tickers of 1-8 "
+					"characters separated by commas\n", optarg);
+				return 2;
+			}
+			bcfg.order_detail = optarg;
+			break;
 		case OPT_METRICS: {
 			uint32_t ip;
 			uint16_t port;
@@ -1389,6 +1420,8 @@ int main(int argc, char **argv)
 			reported_eof = 1;
 			superbook_set_state(builder_superbook(d.builder), WB_SHM_SOURCE_DONE);
 			nats_publisher_source_ended(d.pub);
+			if (builder_order_detail(d.builder))
+				order_detail_set_state(builder_order_detail(d.builder), WB_SHM_SOURCE_DONE);
 			fprintf(stderr, "wirebookd: source ended after %.3fs; %s\n", now - t0,
 				exit_at_eof ? "exiting" : "books stay published until SIGINT/SIGTERM");
 			if (exit_at_eof)

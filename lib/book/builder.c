@@ -16,6 +16,7 @@
 #include "book/builder.h"
 #include "book/futex.h"
 #include "book/offpath.h"
+#include "book/order_detail.h"
 #include "book/sipview.h"
 #include "book/spsc.h"
 #include "book/venue_mem.h"
@@ -72,6 +73,7 @@ struct builder {
 	struct t2_state *pub;	/* the publisher's bookkeeping */
 	struct venue_books *vb;
 	struct superbook *sb;
+	struct order_detail *od;	/* NULL: no order detail */
 	struct book_update *queue_mem;
 	size_t queue_bytes;
 	struct book_queue q;
@@ -366,8 +368,17 @@ struct t1_batch {
 	const struct wb_event *prev;	/* the event before, for packet boundaries */
 	uint64_t queued;		/* updates pushed for the batch */
 	int timed;			/* latency samples wanted */
+	/* the batch's events, for the order detail's look-ahead */
+	const struct wb_event *slots;	/* ring slots, or NULL for list */
+	const struct wb_event *const *list;
+	uint64_t mask, first, avail, next;	/* next: the index of the event emitted next */
 	struct book_update room[BOOK_MAX_UPDATES_PER_EVENT];	/* where the books write an event's updates */
 };
+
+static inline const struct wb_event *t1_event(const struct t1_batch *t, uint64_t i)
+{
+	return t->slots ? &t->slots[(t->first + i) & t->mask] : t->list[i];
+}
 
 /* Each event's updates go to the Super-Book (rtc) or to thread 2; a new
  * packet first closes the last one's timing. */
@@ -388,8 +399,21 @@ static struct book_update *t1_emit(void *arg, const struct wb_event *ev, struct 
 		}
 	}
 	t->prev = ev;
+	if (b->od) {
+		uint64_t i = t->next++;
+
+		/* The detail's own misses, started ahead as the books' are. */
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD0 < t->avail)
+			order_detail_prefetch(b->od, t1_event(t, i + ORDER_DETAIL_PREFETCH_AHEAD0), 0);
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD1 < t->avail)
+			order_detail_prefetch(b->od, t1_event(t, i + ORDER_DETAIL_PREFETCH_AHEAD1), 1);
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD2 < t->avail)
+			order_detail_prefetch(b->od, t1_event(t, i + ORDER_DETAIL_PREFETCH_AHEAD2), 2);
+	}
 	if (!k)
 		return ups;
+	if (b->od)
+		order_detail_event(b->od, b->vb, ev, ups, k);
 	if (b->rtc) {
 		superbook_apply_run(b->sb, ups, k);
 		t->queued += k;
@@ -450,9 +474,12 @@ static inline void tap_event(struct builder *b, const struct wb_event *ev)
 static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 {
 	uint64_t read_ts = b->cfg.latency ? now_ns() : 0;
-	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
+	struct t1_batch t = { .b = b, .timed = read_ts != 0, .slots = b->ring.slots, .mask = b->ring.mask,
+			      .first = b->ring.tail, .avail = avail };
 	int split = 0;
 
+	if (b->od)
+		order_detail_poll(b->od, b->vb);
 	venue_books_apply_batch(b->vb, b->ring.slots, b->ring.mask, b->ring.tail, n, avail, t.room, t1_emit, &t);
 	/* A batch cut at BUILDER_MAX_BATCH can end inside a packet. */
 	if (read_ts && t.prev && wb_ring_consumer_available(&b->ring) > n) {
@@ -483,8 +510,10 @@ static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 static void apply_source_batch(struct builder *b, const struct wb_event *const *evs, uint64_t n)
 {
 	uint64_t read_ts = b->cfg.latency ? now_ns() : 0;
-	struct t1_batch t = { .b = b, .timed = read_ts != 0 };
+	struct t1_batch t = { .b = b, .timed = read_ts != 0, .list = evs, .avail = n };
 
+	if (b->od)
+		order_detail_poll(b->od, b->vb);
 	venue_books_apply_list(b->vb, evs, n, t.room, t1_emit, &t);
 	/* A full batch may end inside a packet, and what follows is not
 	 * looked at: its last packet is timed when it ends (a packet that
@@ -557,6 +586,9 @@ static void *thread1_main(void *arg)
 				/* A pump that blocked in the kernel (WAITED) gets no nap on top. */
 				if (pump_state == BUILDER_PUMP_IDLE)
 					idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
+				/* A quiet feed still serves readers' order-detail requests. */
+				if (b->od)
+					order_detail_poll(b->od, b->vb);
 				continue;
 			}
 		}
@@ -592,6 +624,8 @@ static void *thread1_source_main(void *arg)
 				b->src.wait(b->src.ctx);
 				wb_store_relaxed(&b->ctr.t1_idle_sleeps, b->ctr.t1_idle_sleeps + 1);
 			}
+			if (b->od)
+				order_detail_poll(b->od, b->vb);
 			continue;
 		}
 		idle = 0;
@@ -786,6 +820,22 @@ struct builder *builder_create(const struct builder_config *cfg, int *err)
 	}
 	book_queue_init(&b->sipq, b->sipq_mem, BUILDER_SIP_QUEUE);
 	superbook_set_sip_queue(b->sb, &b->sipq);
+	if (cfg->order_detail) {
+		struct order_detail_config odc = {
+			.shm_name = sbc.shm_name,
+			.capacity = vbc.max_instruments ? vbc.max_instruments : VENUE_BOOKS_DEFAULT_INSTRUMENTS,
+			.order_slots = cfg->order_detail_slots ? cfg->order_detail_slots : vbc.expected_orders,
+			.all = strcmp(cfg->order_detail, "all") == 0,
+		};
+
+		b->od = order_detail_create(&odc, &rc);
+		if (!b->od)
+			goto fail;
+		if (!odc.all && strcmp(cfg->order_detail, "none") && order_detail_watch(b->od, cfg->order_detail) < 0) {
+			rc = -EINVAL;
+			goto fail;
+		}
+	}
 
 	b->ctr.cpu[0] = cfg->cpus[0];
 	b->ctr.cpu[1] = b->rtc ? -1 : cfg->cpus[1];
@@ -944,6 +994,7 @@ void builder_destroy(struct builder *b)
 		return;
 	builder_stop(b);
 	event_stream_destroy(&b->stream);
+	order_detail_destroy(b->od);
 	superbook_destroy(b->sb);
 	if (b->sipq_mem)
 		venue_mem_free(b->sipq_mem, b->sipq_bytes, b->ctr.numa_node);
@@ -960,6 +1011,11 @@ void builder_destroy(struct builder *b)
 const struct event_stream *builder_event_stream(const struct builder *b)
 {
 	return b->stream.mem ? &b->stream : NULL;
+}
+
+struct order_detail *builder_order_detail(struct builder *b)
+{
+	return b->od;
 }
 
 struct superbook *builder_superbook(struct builder *b)

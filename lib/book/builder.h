@@ -104,6 +104,11 @@ struct builder_config {
 	 * NATS publisher): it never waits for it; a full tap drops the events
 	 * and counts them in the tap's producer page. NULL: none. */
 	void *tap_ring;
+	/* Order detail (order_detail.h) beside the book: NULL none (no cost,
+	 * and readers cannot ask for it); "all"; a watch list of tickers
+	 * ("AAPL,MSFT"); "" none at start, readers may ask. */
+	const char *order_detail;
+	uint32_t order_detail_slots;	/* order slots; 0: the books' expected_orders */
 };
 
 struct builder_counters {
@@ -200,5 +205,7 @@ const struct superbook_counters *builder_superbook_counters(const struct builder
 /* The event stream (mapping and size, for a reader in this process:
  * wb_events_attach), or NULL when cfg.stream_slots was 0. */
 const struct event_stream *builder_event_stream(const struct builder *b);
+/* The order detail (NULL when cfg.order_detail was): before start, or from thread 1. */
+struct order_detail *builder_order_detail(struct builder *b);
 
 #endif /* WIREBOOK_BUILDER_H */

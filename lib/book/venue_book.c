@@ -1787,6 +1787,39 @@ int venue_books_order(const struct venue_books *vb, uint8_t venue, uint64_t orde
 	return 0;
 }
 
+struct each_order {
+	venue_books_order_fn fn;
+	void *ctx;
+	int64_t price;
+};
+
+static int each_order_call(void *ctx, const struct order *o)
+{
+	struct each_order *e = ctx;
+
+	e->fn(e->ctx, e->price, o->id, o->qty);
+	return 0;
+}
+
+void venue_books_each_order(const struct venue_books *vb, uint8_t venue, uint16_t instrument, uint8_t side,
+			    venue_books_order_fn fn, void *ctx)
+{
+	const struct book_side *s;
+	struct each_order e = { .fn = fn, .ctx = ctx };
+
+	if (!book_ok(vb, venue, instrument) || !side_ok(side))
+		return;
+	s = side_of(vb, instrument, venue, side);
+	for (uint32_t k = 0; k < s->count; k++) {
+		uint32_t li = s->e[k].level;
+
+		if (!li)
+			continue;
+		e.price = vb->levels[li].price;
+		fifo_each(vb, &vb->levels[li], li, each_order_call, &e);
+	}
+}
+
 static int checksum_order(void *ctx, const struct order *o)
 {
 	uint64_t *h = ctx;

@@ -155,6 +155,16 @@ int venue_books_order(const struct venue_books *vb, uint8_t venue, uint64_t orde
 		      struct venue_order_info *info);
 
 /*
+ * fn on each live order of a venue's side of one instrument: level by
+ * level (in no particular order of levels), each level's orders in time
+ * priority. Off the hot path (an index lookup per order): for seeding
+ * what follows the books (order_detail.h).
+ */
+typedef void (*venue_books_order_fn)(void *ctx, int64_t price, uint64_t order_id, uint32_t qty);
+void venue_books_each_order(const struct venue_books *vb, uint8_t venue, uint16_t instrument, uint8_t side,
+			    venue_books_order_fn fn, void *ctx);
+
+/*
  * A checksum of every book's content: per (venue, instrument, side), each
  * level best first (price, shares, orders) and its queue in priority order
  * (order id, remaining shares). Equal books give equal checksums whatever

@@ -545,3 +545,5 @@ def open(name=None, raw=False):  # noqa: A001 (the package's verb, as in io.open
 
 from .export import read  # noqa: E402 (wb-export's files; h5py and numpy on first use)
 __all__ += ["read"]
+# Orders at a price and queue positions (orders.h): wirebook.orders().
+from .orders import Orders, orders  # noqa: E402,F401

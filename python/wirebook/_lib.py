@@ -185,6 +185,24 @@ class SipSummary(ctypes.Structure):
                [("total", SipCompare), ("lc", SipLockcross * 2), ("mwcb", SipStatus)]
 
 
+class Order(ctypes.Structure):  # orders.h
+    _fields_ = [("order_id", c_uint64), ("qty", c_uint64), ("join_ts", c_uint64),
+                ("join_recv_ts", c_uint64), ("mpid", ctypes.c_char * 4), ("reserved", c_uint32)]
+
+
+class OrderLevel(ctypes.Structure):
+    _fields_ = [("price", c_int64), ("qty", c_uint64), ("orders", c_uint32), ("reserved", c_uint32)]
+
+
+class QueuePos(ctypes.Structure):
+    _fields_ = [("order_id", c_uint64), ("venue", c_uint8), ("side", c_uint8), ("state", c_uint8),
+                ("reserved", c_uint8), ("sym", ctypes.c_int), ("price", c_int64), ("qty", c_uint64),
+                ("filled_qty", c_uint64), ("shares_ahead", c_uint64), ("orders_ahead", c_uint32),
+                ("orders_behind", c_uint32), ("shares_behind", c_uint64), ("level_qty", c_uint64),
+                ("level_orders", c_uint32), ("version", c_uint32), ("exch_ts", c_uint64),
+                ("recv_ts", c_uint64), ("changes", c_uint64)]
+
+
 STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,
            "wb_venue_bbo": VenueBbo, "wb_status": Status, "wb_health": Health,
            "wb_depth": Depth, "wb_event": Event, "wb_event_counts": EventCounts,
@@ -192,7 +210,8 @@ STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,
            "wb_sip_quote": SipQuote, "wb_sip_nbbo": SipNbbo, "wb_sip_luld": SipLuld,
            "wb_sip_status": SipStatus, "wb_sip_compare": SipCompare,
            "wb_sip_lockcross": SipLockcross, "wb_sip_view": SipView, "wb_sip_delay": SipDelay,
-           "wb_sip_venue_stats": SipVenueStats, "wb_sip_summary": SipSummary}
+           "wb_sip_venue_stats": SipVenueStats, "wb_sip_summary": SipSummary,
+           "wb_order": Order, "wb_order_level": OrderLevel, "wb_queue_pos": QueuePos}
 
 
 def _candidates():
@@ -253,6 +272,19 @@ def load():
         "wb_events_counts": (ctypes.c_int, [B, P(EventCounts)]),
         "wb_recovery_streams": (ctypes.c_int, [B, P(RecoveryStream), ctypes.c_uint]),
         "wb_symbol_recovering": (ctypes.c_int, [B, ctypes.c_int, ctypes.c_int, P(c_uint64)]),
+        "wb_orders_open": (B, [ctypes.c_char_p, P(ctypes.c_int)]),
+        "wb_orders_close": (None, [B]),
+        "wb_orders_has_detail": (ctypes.c_int, [B, ctypes.c_int]),
+        "wb_orders_detail": (ctypes.c_int, [B, ctypes.c_int, ctypes.c_int]),
+        "wb_order_levels": (ctypes.c_int, [B, ctypes.c_int, ctypes.c_int, ctypes.c_int, P(OrderLevel),
+                                           ctypes.c_uint]),
+        "wb_orders_at": (ctypes.c_int, [B, ctypes.c_int, ctypes.c_int, ctypes.c_int, c_int64, P(Order),
+                                        ctypes.c_uint, P(OrderLevel)]),
+        "wb_queue_track": (ctypes.c_int, [B, ctypes.c_int, c_uint64]),
+        "wb_queue_untrack": (ctypes.c_int, [B, ctypes.c_int, c_uint64]),
+        "wb_queue_position": (ctypes.c_int, [B, ctypes.c_int, c_uint64, P(QueuePos)]),
+        "wb_queue_wait": (ctypes.c_int, [B, ctypes.c_int, c_uint64, c_uint32, c_int64]),
+        "wb_queue_state_name": (ctypes.c_char_p, [ctypes.c_int]),
         "wb_venue_name": (ctypes.c_char_p, [ctypes.c_int]),
         "wb_venue_status": (ctypes.c_int, [B, ctypes.c_int, P(VenueStatus)]),
         "wb_sip_view": (ctypes.c_int, [B, ctypes.c_int, P(SipView)]),

@@ -14,6 +14,7 @@ export PYTHONPATH=$ROOT/python PYTHONDONTWRITEBYTECODE=1
 	echo '#include <stddef.h>'
 	echo '#include "wirebook/book.h"'
 	echo '#include "wirebook/events.h"'
+	echo '#include "wirebook/orders.h"'
 	echo 'int main(void) {'
 	PYTHONPATH=$ROOT/python $PY - <<'P'
 from wirebook import _lib

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "book/builder.h"
+#include "book/order_detail.h"
 #include "book/checksum.h"
 #include "book/superbook.h"
 #include "book/venue_book.h"
@@ -88,6 +89,7 @@ struct opts {
 	uint64_t generate;	/* messages; 0: read FILE */
 	uint32_t symbols;
 	uint64_t seed;
+	const char *order_detail;	/* NULL: none; "all"; N: instruments 1..N */
 };
 
 struct bench {
@@ -261,6 +263,10 @@ struct emit_ctx {
 	uint64_t n_queued;
 	uint64_t *update_hash;	/* NULL, or a checksum of every update, in order */
 	uint64_t *tickers;	/* without sb: [65536] instrument -> ticker, for the checksum */
+	struct order_detail *od;	/* --order-detail */
+	const struct venue_books *vb;
+	const struct wb_ring_consumer *ring;	/* the batch's events, for the detail's look-ahead */
+	uint64_t next, n;
 };
 
 /* Updates of one ring batch (RING_SLOTS events at most). */
@@ -272,7 +278,18 @@ static struct book_update *emit_updates(void *arg, const struct wb_event *ev, st
 {
 	struct emit_ctx *c = arg;
 
-	(void)ev;
+	if (c->od) {
+		uint64_t i = c->next++;
+
+		/* As builder thread 1 does (t1_emit). */
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD0 < c->n)
+			order_detail_prefetch(c->od, wb_ring_consumer_at(c->ring, i + ORDER_DETAIL_PREFETCH_AHEAD0), 0);
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD1 < c->n)
+			order_detail_prefetch(c->od, wb_ring_consumer_at(c->ring, i + ORDER_DETAIL_PREFETCH_AHEAD1), 1);
+		if (i + ORDER_DETAIL_PREFETCH_AHEAD2 < c->n)
+			order_detail_prefetch(c->od, wb_ring_consumer_at(c->ring, i + ORDER_DETAIL_PREFETCH_AHEAD2), 2);
+		order_detail_event(c->od, c->vb, ev, u, k);
+	}
 	if (c->update_hash)
 		*c->update_hash = hash_words(*c->update_hash, u, k * sizeof(*u));
 	if (c->sb) {
@@ -292,11 +309,12 @@ static struct book_update *emit_updates(void *arg, const struct wb_event *ev, st
  * share of the row, measured inside it rather than as a difference of
  * two noisy rows).
  */
-static void apply_events(struct venue_books *vb, struct superbook *sb, struct wb_ring_consumer *c,
-			 uint64_t n, uint64_t *update_hash, uint64_t *tickers, uint64_t *sb_cpu_ns)
+static void apply_events(struct venue_books *vb, struct superbook *sb, struct order_detail *od,
+			 struct wb_ring_consumer *c, uint64_t n, uint64_t *update_hash, uint64_t *tickers,
+			 uint64_t *sb_cpu_ns)
 {
 	struct emit_ctx ctx = { .sb = sb, .queued = batch_updates, .update_hash = update_hash,
-				.tickers = tickers };
+				.tickers = tickers, .od = od, .vb = vb, .ring = c, .n = n };
 	uint64_t t0;
 
 	venue_books_apply_batch(vb, c->slots, c->mask, c->tail, n, n, batch_updates, emit_updates, &ctx);
@@ -325,12 +343,33 @@ static char *shm_name(struct bench *b, char *buf, size_t len)
 	return buf;
 }
 
+/* The order detail of --order-detail: every symbol, or instruments 1..N. */
+static struct order_detail *detail_create(struct bench *b, const struct venue_books *vb, const char *name)
+{
+	struct order_detail_config dc = {
+		.shm_name = name, .order_slots = b->o.expected_orders, .all = !strcmp(b->o.order_detail, "all"),
+	};
+	struct order_detail *od;
+	int err;
+
+	od = order_detail_create(&dc, &err);
+	if (!od) {
+		fprintf(stderr, "bench_file: order_detail_create: %s\n", strerror(-err));
+		return NULL;
+	}
+	if (!dc.all)
+		for (uint32_t i = 1, n = (uint32_t)strtoul(b->o.order_detail, NULL, 0); i <= n; i++)
+			order_detail_set(od, vb, (uint16_t)i, 1);
+	return od;
+}
+
 static int run_single(struct bench *b, enum row row, int hash, struct row_result *r)
 {
 	struct venue_books_config vc = { .expected_orders = b->o.expected_orders, .numa_node = -1 };
 	struct superbook_config sc = { .numa_node = -1 };
 	struct venue_books *vb = NULL;
 	struct superbook *sb = NULL;
+	struct order_detail *od = NULL;
 	/* The books' checksum hashes instruments by ticker: without a
 	 * Super-Book (the books row), the SYMBOL updates give them. */
 	static uint64_t tickers[UINT16_MAX + 1];
@@ -358,6 +397,11 @@ static int run_single(struct bench *b, enum row row, int hash, struct row_result
 			return -1;
 		}
 	}
+	if (vb && b->o.order_detail && !(od = detail_create(b, vb, shm_name(b, name, sizeof(name))))) {
+		superbook_destroy(sb);
+		venue_books_destroy(vb);
+		return -1;
+	}
 	memset(tickers, 0, sizeof(tickers));
 	c0 = test_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	w0 = test_clock_ns(CLOCK_MONOTONIC);
@@ -370,7 +414,7 @@ static int run_single(struct bench *b, enum row row, int hash, struct row_result
 		if (hash && !vb)
 			h = hash_events(h, &b->cons, n);
 		if (vb)
-			apply_events(vb, sb, &b->cons, n, hash ? &h : NULL, tickers, &r->superbook_cpu_ns);
+			apply_events(vb, sb, od, &b->cons, n, hash ? &h : NULL, tickers, &r->superbook_cpu_ns);
 		wb_ring_consumer_release(&b->cons, n);
 		events += n;
 	}
@@ -393,6 +437,7 @@ static int run_single(struct bench *b, enum row row, int hash, struct row_result
 		r->have_super = 1;
 		r->super_sum = superbook_checksum(sb);
 	}
+	order_detail_destroy(od);
 	superbook_destroy(sb);
 	venue_books_destroy(vb);
 	return 0;
@@ -443,11 +488,18 @@ static int run_builder(struct bench *b, int rtc, struct row_result *r)
 	bc.busy_poll = 0;
 	bc.books.expected_orders = b->o.expected_orders;
 	bc.shm.shm_name = shm_name(b, name, sizeof(name));
+	if (b->o.order_detail) {
+		bc.order_detail = strcmp(b->o.order_detail, "all") ? "none" : "all";
+		bc.order_detail_slots = b->o.expected_orders;
+	}
 	bld = builder_create(&bc, &err);
 	if (!bld) {
 		fprintf(stderr, "bench_file: builder_create: %d\n", err);
 		return -1;
 	}
+	if (b->o.order_detail && strcmp(b->o.order_detail, "all"))
+		for (uint32_t i = 1, n = (uint32_t)strtoul(b->o.order_detail, NULL, 0); i <= n; i++)
+			order_detail_set(builder_order_detail(bld), builder_venue_books(bld), (uint16_t)i, 1);
 	builder_warm(bld, 0, &warm);
 	w0 = test_clock_ns(CLOCK_MONOTONIC);
 	if (builder_start(bld, b->ring, pump_capture, b) < 0) {
@@ -575,7 +627,9 @@ static void usage(FILE *f)
 "  --feeds FILE        feed map (default: ./feeds.conf or the source tree's)\n"
 "  --rows LIST         decode,books,superbook,pipeline,rtc (default: all)\n"
 "  --runs N            runs per row, best shown (default 3)\n"
-"  --expected-orders N size the order tables for N live orders (default 1Mi)\n");
+"  --expected-orders N size the order tables for N live orders (default 1Mi)\n"
+"  --order-detail all|N  keep order detail (wirebook/orders.h) for every symbol\n"
+"                      or instruments 1..N, in the book rows\n");
 }
 
 static int parse_rows(const char *arg, unsigned *rows)
@@ -606,6 +660,7 @@ int main(int argc, char **argv)
 		{ "rows", required_argument, NULL, 'r' },
 		{ "runs", required_argument, NULL, 'n' },
 		{ "expected-orders", required_argument, NULL, 'o' },
+		{ "order-detail", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -628,6 +683,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'n': b.o.runs = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'd': b.o.order_detail = optarg; break;
 		case 'o': b.o.expected_orders = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

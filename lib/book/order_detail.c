@@ -1,0 +1,1005 @@
+/*
+ * Order detail: see order_detail.h for the contract, orders_layout.h for
+ * what readers see.
+ *
+ * The writer's own tables, never shared: an order index (venue, id) ->
+ * order slot (order_index.h, its level field holding the slot and its
+ * qty field the slot's level, so both are fetched at once), and a
+ * price index (book side, price) -> level slot, open addressing like the
+ * venue books'. The shared arrays are flat and never move; free slots are
+ * listed through their next field.
+ */
+#include "book/order_detail.h"
+#include "book/order_index.h"
+#include "book/venue_mem.h"
+#include "shm/orders_layout.h"
+#include "wirebook/barrier.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#define DEFAULT_ORDER_SLOTS (1u << 20)
+#define DEFAULT_TRACK_SLOTS 256u
+#define MAX_WATCH 65536u
+
+struct price_slot {
+	int64_t price;
+	uint32_t book;		/* book_of() */
+	uint32_t level;		/* level slot; 0: empty */
+};
+
+struct order_detail {
+	struct order_detail_fast fast;	/* first: order_detail_fast() */
+	uint8_t *on;
+	struct wb_ord_header *hdr;
+	size_t size;
+	struct wb_ord_symbol *sym;
+	uint32_t *heads;
+	struct wb_ord_level *lv;
+	struct wb_ord_order *ord;
+	struct wb_ord_track *trk;
+	struct wb_ord_requests *req;
+	size_t req_size;
+	uint32_t order_slots, level_slots, track_slots;
+	uint32_t free_order, free_level, bump_order, bump_level;
+	struct order_index ix;
+	struct price_slot *prices;
+	uint32_t prices_mask;
+	uint64_t req_seen;
+	uint32_t unknown_tracked;	/* tracked, not seen yet */
+	uint64_t *watch;		/* ticker keys whose ids are not learned yet */
+	uint32_t watch_count;
+	char name[256], req_name[256];
+};
+
+/* ---------------------------------------------------------------- shm */
+
+static uint64_t now_ns(int clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *map_new(const char *name, size_t size, int *err)
+{
+	int fd;
+	void *p;
+
+	shm_unlink(name);
+	fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0644);
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	if (ftruncate(fd, (off_t)size) < 0) {
+		*err = -errno;
+		close(fd);
+		shm_unlink(name);
+		return NULL;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		*err = -errno;
+		shm_unlink(name);
+		return NULL;
+	}
+	/* Fault it all in now: a page first written on the path is a
+	 * fault and a clear (measured: most of the detail's cost on a
+	 * generated day without this). */
+	venue_mem_prefault(p, size);
+	return p;
+}
+
+static size_t round64(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+static int layout(struct order_detail *od, uint32_t capacity, int all, int *err)
+{
+	size_t off = sizeof(struct wb_ord_header);
+	struct wb_ord_header *h;
+	char *base;
+	uint64_t symbols_off, heads_off, levels_off, orders_off, track_off;
+
+	symbols_off = off;
+	off += round64((size_t)capacity * sizeof(struct wb_ord_symbol));
+	heads_off = off;
+	off += round64((size_t)capacity * WB_BOOK_VENUES * 2 * sizeof(uint32_t));
+	levels_off = off;
+	off += round64((size_t)od->level_slots * sizeof(struct wb_ord_level));
+	orders_off = off;
+	off += (size_t)od->order_slots * sizeof(struct wb_ord_order);
+	track_off = off;
+	off += (size_t)od->track_slots * sizeof(struct wb_ord_track);
+	base = map_new(od->name, off, err);
+	if (!base)
+		return -1;
+	od->hdr = h = (struct wb_ord_header *)base;
+	od->size = off;
+	od->sym = (struct wb_ord_symbol *)(base + symbols_off);
+	od->heads = (uint32_t *)(base + heads_off);
+	od->lv = (struct wb_ord_level *)(base + levels_off);
+	od->ord = (struct wb_ord_order *)(base + orders_off);
+	od->trk = (struct wb_ord_track *)(base + track_off);
+	*h = (struct wb_ord_header){
+		.abi_version = WB_ORD_ABI_VERSION,
+		.header_size = sizeof(*h),
+		.capacity = capacity,
+		.order_slots = od->order_slots,
+		.level_slots = od->level_slots,
+		.track_slots = od->track_slots,
+		.total_size = off,
+		.symbols_offset = symbols_off,
+		.heads_offset = heads_off,
+		.levels_offset = levels_off,
+		.orders_offset = orders_off,
+		.track_offset = track_off,
+		.instance_id = now_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32),
+		.builder_pid = (uint32_t)getpid(),
+		.state = WB_SHM_LIVE,
+		.detail_all = (uint32_t)!!all,
+	};
+	od->req_size = sizeof(struct wb_ord_requests) + (size_t)od->track_slots * sizeof(uint32_t);
+	od->req = map_new(od->req_name, od->req_size, err);
+	if (!od->req)
+		return -1;
+	/* Readers post requests: the object is theirs to write. */
+	{
+		int fd = shm_open(od->req_name, O_RDWR, 0);
+
+		if (fd >= 0) {
+			if (fchmod(fd, 0666) < 0)
+				*err = 0;	/* only other users' readers are refused */
+			close(fd);
+		}
+	}
+	od->req->instance_id = h->instance_id;
+	od->req->track_slots = od->track_slots;
+	wb_store_release(&od->req->magic, WB_ORD_REQ_MAGIC);
+	wb_store_release(&h->magic, WB_ORD_MAGIC);
+	return 0;
+}
+
+struct order_detail *order_detail_create(const struct order_detail_config *cfg, int *err)
+{
+	struct order_detail *od = calloc(1, sizeof(*od));
+	const char *name = cfg->shm_name ? cfg->shm_name : "wirebook";
+	int e = 0;
+
+	if (!od) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	while (*name == '/')
+		name++;
+	od->order_slots = cfg->order_slots ? cfg->order_slots : DEFAULT_ORDER_SLOTS;
+	if (od->order_slots >= ORDER_MAX_LEVELS)
+		od->order_slots = ORDER_MAX_LEVELS - 1;
+	od->level_slots = od->order_slots / 2 > 1024 ? od->order_slots / 2 : 1024;
+	od->track_slots = cfg->track_slots ? cfg->track_slots : DEFAULT_TRACK_SLOTS;
+	od->fast.capacity = cfg->capacity ? cfg->capacity : VENUE_BOOKS_DEFAULT_INSTRUMENTS;
+	if (snprintf(od->name, sizeof(od->name), "/%s.orders", name) >= (int)sizeof(od->name) ||
+	    snprintf(od->req_name, sizeof(od->req_name), "/%s.orders-req", name) >= (int)sizeof(od->req_name)) {
+		e = -ENAMETOOLONG;
+		goto fail;
+	}
+	od->on = calloc(od->fast.capacity, 1);
+	od->watch = calloc(MAX_WATCH, sizeof(uint64_t));
+	for (od->prices_mask = 2047; od->prices_mask / 2 < od->level_slots; od->prices_mask = od->prices_mask * 2 + 1)
+		;
+	od->prices = venue_mem_alloc(((size_t)od->prices_mask + 1) * sizeof(struct price_slot), -1);
+	if (!od->on || !od->watch || !od->prices) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	od->fast.on = od->on;
+	if (order_index_init(&od->ix, od->order_slots, -1) < 0) {
+		e = -errno;
+		goto fail;
+	}
+	od->bump_order = od->bump_level = 1;
+	if (layout(od, od->fast.capacity, cfg->all, &e) < 0)
+		goto fail;
+	if (cfg->all) {
+		memset(od->on, 1, od->fast.capacity);
+		od->on[0] = 0;
+		od->fast.symbols_on = od->fast.capacity - 1;
+		for (uint32_t i = 1; i < od->fast.capacity; i++)
+			od->sym[i].flags = WB_ORDF_DETAIL;
+	}
+	return od;
+fail:
+	order_detail_destroy(od);
+	*err = e ? e : -ENOMEM;
+	return NULL;
+}
+
+void order_detail_set_state(struct order_detail *od, uint32_t state)
+{
+	wb_store_release(&od->hdr->state, state);
+}
+
+void order_detail_destroy(struct order_detail *od)
+{
+	if (!od)
+		return;
+	if (od->hdr) {
+		order_detail_set_state(od, WB_SHM_RETIRED);
+		munmap(od->hdr, od->size);
+		shm_unlink(od->name);
+	}
+	if (od->req) {
+		munmap(od->req, od->req_size);
+		shm_unlink(od->req_name);
+	}
+	if (od->ix.buckets)
+		order_index_fini(&od->ix);
+	if (od->prices)
+		venue_mem_free(od->prices, ((size_t)od->prices_mask + 1) * sizeof(struct price_slot), -1);
+	free(od->watch);
+	free(od->on);
+	free(od);
+}
+
+/* ------------------------------------------------------- the seqlock */
+
+static void sym_begin(struct order_detail *od, uint16_t i)
+{
+	struct wb_ord_symbol *s = &od->sym[i];
+
+	/* The odd sequence is visible before any change (the release of the
+	 * next even one orders the changes before it; this fence, the
+	 * changes after the odd one). */
+	wb_store_relaxed(&s->seq, s->seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void sym_end(struct order_detail *od, uint16_t i)
+{
+	struct wb_ord_symbol *s = &od->sym[i];
+
+	s->updates++;
+	wb_store_release(&s->seq, s->seq + 1);
+}
+
+/* ------------------------------------------------------- price index */
+
+static uint32_t book_of(uint16_t instrument, uint8_t venue, uint8_t side)
+{
+	return ((uint32_t)instrument * WB_BOOK_VENUES + venue) * 2 + (side - 1u);
+}
+
+static uint32_t price_home(const struct order_detail *od, uint32_t book, int64_t price)
+{
+	uint64_t h = ((uint64_t)price + (uint64_t)book * 0xc2b2ae3d27d4eb4full) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 32) & od->prices_mask;
+}
+
+static struct price_slot *price_find(const struct order_detail *od, uint32_t book, int64_t price)
+{
+	for (uint32_t b = price_home(od, book, price);; b = (b + 1) & od->prices_mask) {
+		struct price_slot *ps = &od->prices[b];
+
+		if (!ps->level || (ps->price == price && ps->book == book))
+			return ps;
+	}
+}
+
+static void price_erase(struct order_detail *od, struct price_slot *ps)
+{
+	uint32_t mask = od->prices_mask, hole = (uint32_t)(ps - od->prices), b = hole;
+
+	for (;;) {
+		struct price_slot *next;
+		uint32_t home;
+
+		b = (b + 1) & mask;
+		next = &od->prices[b];
+		if (!next->level)
+			break;
+		home = price_home(od, next->book, next->price);
+		if (((b - home) & mask) >= ((b - hole) & mask)) {
+			od->prices[hole] = *next;
+			hole = b;
+		}
+	}
+	od->prices[hole] = (struct price_slot){ 0 };
+}
+
+/* ------------------------------------------------------------ levels */
+
+/* The level of (book, price), made if new; 0 when out of slots. */
+static uint32_t level_get(struct order_detail *od, uint16_t instrument, uint8_t venue, uint8_t side, int64_t price)
+{
+	uint32_t book = book_of(instrument, venue, side), li;
+	struct price_slot *ps = price_find(od, book, price);
+	struct wb_ord_level *L;
+
+	if (ps->level)
+		return ps->level;
+	if (od->free_level) {
+		li = od->free_level;
+		od->free_level = od->lv[li].next;
+	} else if (od->bump_level < od->level_slots) {
+		li = od->bump_level++;
+	} else {
+		return 0;
+	}
+	L = &od->lv[li];
+	*L = (struct wb_ord_level){
+		.price = price, .instrument = instrument, .venue = venue, .side = side, .next = od->heads[book],
+	};
+	if (L->next)
+		od->lv[L->next].prev = li;
+	od->heads[book] = li;
+	*ps = (struct price_slot){ .price = price, .book = book, .level = li };
+	return li;
+}
+
+static void level_drop(struct order_detail *od, uint32_t li)
+{
+	struct wb_ord_level *L = &od->lv[li];
+	uint32_t book = book_of(L->instrument, L->venue, L->side);
+
+	if (L->prev)
+		od->lv[L->prev].next = L->next;
+	else
+		od->heads[book] = L->next;
+	if (L->next)
+		od->lv[L->next].prev = L->prev;
+	price_erase(od, price_find(od, book, L->price));
+	L->orders = 0;
+	L->next = od->free_level;
+	od->free_level = li;
+}
+
+/* ------------------------------------------------------------ tracking */
+
+static void futex_wake_shared(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Publish a tracking slot's new state (tmp), if it changed. */
+static void track_store(struct order_detail *od, uint32_t t, const struct wb_ord_track *tmp, const struct wb_event *ev)
+{
+	struct wb_ord_track *T = &od->trk[t];
+	uint32_t seq = T->seq;
+
+	if (T->state == tmp->state && T->qty == tmp->qty && T->shares_ahead == tmp->shares_ahead &&
+	    T->orders_ahead == tmp->orders_ahead && T->shares_behind == tmp->shares_behind &&
+	    T->level_qty == tmp->level_qty && T->level_orders == tmp->level_orders && T->price == tmp->price &&
+	    T->filled_qty == tmp->filled_qty)
+		return;
+	wb_store_relaxed(&T->seq, seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	T->state = tmp->state;
+	T->side = tmp->side;
+	T->instrument = tmp->instrument;
+	T->price = tmp->price;
+	T->qty = tmp->qty;
+	T->filled_qty = tmp->filled_qty;
+	T->shares_ahead = tmp->shares_ahead;
+	T->orders_ahead = tmp->orders_ahead;
+	T->shares_behind = tmp->shares_behind;
+	T->orders_behind = tmp->orders_behind;
+	T->level_qty = tmp->level_qty;
+	T->level_orders = tmp->level_orders;
+	T->exch_ts = ev ? ev->exch_ts : 0;
+	T->recv_ts = ev ? ev->recv_ts : 0;
+	T->changes++;
+	wb_store_release(&T->seq, seq + 2);
+	/* Against wb_queue_wait's count-then-look: a waiter that counted
+	 * itself after this fence sees the new sequence and does not sleep. */
+	wb_full_fence();
+	if (wb_load_relaxed(&od->req->waiters[t]))
+		futex_wake_shared(&T->seq);
+}
+
+/* Every tracked order of level li: where it stands now. */
+static void level_positions(struct order_detail *od, uint32_t li, const struct wb_event *ev)
+{
+	const struct wb_ord_level *L = &od->lv[li];
+	uint64_t ahead = 0;
+	uint32_t n = 0;
+
+	for (uint32_t s = L->head; s; s = od->ord[s].next, n++) {
+		const struct wb_ord_order *o = &od->ord[s];
+
+		if (o->track) {
+			struct wb_ord_track tmp = od->trk[o->track - 1];
+
+			tmp.state = tmp.filled_qty ? WB_QUEUE_PARTLY_FILLED : WB_QUEUE_RESTING;
+			tmp.side = L->side;
+			tmp.instrument = L->instrument;
+			tmp.price = L->price;
+			tmp.qty = o->qty;
+			tmp.shares_ahead = ahead;
+			tmp.orders_ahead = n;
+			tmp.shares_behind = L->qty - ahead - o->qty;
+			tmp.orders_behind = L->orders - n - 1;
+			tmp.level_qty = L->qty;
+			tmp.level_orders = L->orders;
+			track_store(od, o->track - 1, &tmp, ev);
+		}
+		ahead += o->qty;
+	}
+}
+
+/* A tracked order left the book (state FILLED or CANCELLED). */
+static void track_gone(struct order_detail *od, uint32_t t, uint8_t state, const struct wb_event *ev)
+{
+	struct wb_ord_track tmp = od->trk[t];
+
+	tmp.state = state;
+	tmp.qty = 0;
+	tmp.shares_ahead = tmp.shares_behind = tmp.level_qty = 0;
+	tmp.orders_ahead = tmp.orders_behind = tmp.level_orders = 0;
+	track_store(od, t, &tmp, ev);
+}
+
+/* A new order slot s: the tracking slot waiting for it, if any. */
+static void track_attach(struct order_detail *od, uint32_t s, uint8_t venue)
+{
+	struct wb_ord_order *o = &od->ord[s];
+
+	for (uint32_t t = 0; t < od->track_slots; t++) {
+		struct wb_ord_track *T = &od->trk[t];
+
+		if (T->in_use && T->state == WB_QUEUE_UNKNOWN && T->order_id == o->id && T->venue == venue) {
+			o->track = t + 1;
+			od->lv[o->level].tracked++;
+			od->unknown_tracked--;
+			return;
+		}
+	}
+}
+
+/* -------------------------------------------------------------- orders */
+
+static void fifo_unlink(struct order_detail *od, uint32_t s)
+{
+	struct wb_ord_order *o = &od->ord[s];
+	struct wb_ord_level *L = &od->lv[o->level];
+
+	if (o->prev)
+		od->ord[o->prev].next = o->next;
+	else
+		L->head = o->next;
+	if (o->next)
+		od->ord[o->next].prev = o->prev;
+	else
+		L->tail = o->prev;
+	L->qty -= o->qty;
+	L->orders--;
+}
+
+static void fifo_append(struct order_detail *od, uint32_t s, uint32_t li)
+{
+	struct wb_ord_order *o = &od->ord[s];
+	struct wb_ord_level *L = &od->lv[li];
+
+	o->level = li;
+	o->next = 0;
+	o->prev = L->tail;
+	if (L->tail)
+		od->ord[L->tail].next = s;
+	else
+		L->head = s;
+	L->tail = s;
+	L->qty += o->qty;
+	L->orders++;
+}
+
+/* After an order left level li (or changed on it): positions, and the level freed when empty. */
+static void level_settle(struct order_detail *od, uint32_t li, const struct wb_event *ev)
+{
+	if (od->lv[li].tracked)
+		level_positions(od, li, ev);
+	if (!od->lv[li].orders)
+		level_drop(od, li);
+}
+
+/* A new order at the back of its price; 0 when out of slots (counted, the symbol marked). */
+static uint32_t order_new(struct order_detail *od, uint16_t instrument, uint8_t venue, uint8_t side, int64_t price,
+			  uint64_t id, uint32_t qty, const struct wb_event *ev)
+{
+	uint32_t s, li;
+	struct wb_ord_order *o;
+
+	if (order_index_reserve(&od->ix) < 0)
+		goto full;
+	if (od->free_order) {
+		s = od->free_order;
+		od->free_order = od->ord[s].next;
+	} else if (od->bump_order < od->order_slots) {
+		s = od->bump_order++;
+	} else {
+		goto full;
+	}
+	li = level_get(od, instrument, venue, side, price);
+	if (!li) {
+		od->ord[s].next = od->free_order;
+		od->free_order = s;
+		goto full;
+	}
+	o = &od->ord[s];
+	*o = (struct wb_ord_order){
+		.id = id, .qty = qty, .join_ts = ev ? ev->exch_ts : 0, .join_recv_ts = ev ? ev->recv_ts : 0,
+	};
+	if (ev && ev->kind == WB_EV_ADD)
+		memcpy(o->mpid, ev->u.order.mpid, sizeof(o->mpid));
+	fifo_append(od, s, li);
+	order_index_insert(&od->ix, venue, id, li, s);
+	od->sym[instrument].orders++;
+	if (od->unknown_tracked)
+		track_attach(od, s, venue);
+	return s;
+full:
+	wb_store_relaxed(&od->hdr->slot_overflows, od->hdr->slot_overflows + 1);
+	od->sym[instrument].flags |= WB_ORDF_INCOMPLETE;
+	return 0;
+}
+
+static void order_free(struct order_detail *od, struct order *ix_slot, uint32_t s, uint16_t instrument)
+{
+	order_index_erase(&od->ix, ix_slot);
+	od->ord[s].next = od->free_order;
+	od->ord[s].track = 0;
+	od->free_order = s;
+	od->sym[instrument].orders--;
+}
+
+static bool fills(const struct wb_event *ev)
+{
+	return ev && (ev->kind == WB_EV_EXECUTE || ev->kind == WB_EV_EXECUTE_AT_PRICE);
+}
+
+/* Remove (venue, id) from the detail, if there; state for its tracking. */
+static void order_gone(struct order_detail *od, uint8_t venue, uint64_t id, uint8_t state, const struct wb_event *ev)
+{
+	struct order *x = order_index_find(&od->ix, venue, id);
+	uint32_t s, li, track;
+	uint16_t instrument;
+
+	if (!x)
+		return;
+	/* The bucket names both the slot and its level: two misses side by
+	 * side, not one after the other. */
+	s = order_level(x);
+	li = x->qty;
+	instrument = od->lv[li].instrument;
+	track = od->ord[s].track;
+	if (track && fills(ev))
+		od->trk[track - 1].filled_qty += od->ord[s].qty;
+	fifo_unlink(od, s);
+	if (track) {
+		od->lv[li].tracked--;
+		track_gone(od, track - 1, state, ev);
+	}
+	order_free(od, x, s, instrument);
+	level_settle(od, li, ev);
+}
+
+/*
+ * Make the detail of (venue, id) what the venue books now hold after ev:
+ * gone, new at the back, moved to another price's back, requeued, or
+ * with fewer shares in place.
+ */
+static void order_sync(struct order_detail *od, const struct venue_books *vb, uint8_t venue, uint64_t id,
+		       const struct wb_event *ev)
+{
+	struct venue_order_info info;
+	struct order *x;
+	struct wb_ord_order *o;
+	uint32_t s, li;
+
+	if (venue_books_order(vb, venue, id, &info) < 0) {
+		order_gone(od, venue, id, fills(ev) ? WB_QUEUE_FILLED : WB_QUEUE_CANCELLED, ev);
+		return;
+	}
+	if (info.instrument >= od->fast.capacity || !od->on[info.instrument])
+		return;
+	x = order_index_find(&od->ix, venue, id);
+	if (!x) {
+		s = order_new(od, info.instrument, venue, info.side, info.price, id, info.qty, ev);
+		if (s)
+			level_settle(od, od->ord[s].level, ev);
+		return;
+	}
+	s = order_level(x);
+	o = &od->ord[s];
+	li = x->qty;
+	if (od->lv[li].price != info.price ||
+	    (ev->kind == WB_EV_MODIFY && !(ev->flags & WB_EVF_KEEPS_PRIORITY))) {
+		/* Lost its place: to the back of its (maybe new) price. */
+		uint32_t nli = level_get(od, info.instrument, venue, info.side, info.price);
+		uint32_t track = o->track;
+
+		if (!nli) {
+			order_gone(od, venue, id, WB_QUEUE_CANCELLED, ev);
+			wb_store_relaxed(&od->hdr->slot_overflows, od->hdr->slot_overflows + 1);
+			od->sym[info.instrument].flags |= WB_ORDF_INCOMPLETE;
+			return;
+		}
+		fifo_unlink(od, s);
+		if (track)
+			od->lv[li].tracked--;
+		o->qty = info.qty;
+		o->join_ts = ev->exch_ts;
+		o->join_recv_ts = ev->recv_ts;
+		fifo_append(od, s, nli);
+		x->qty = nli;
+		if (track)
+			od->lv[nli].tracked++;
+		if (li != nli)
+			level_settle(od, li, ev);
+		level_settle(od, nli, ev);
+		return;
+	}
+	if (o->qty != info.qty) {
+		uint32_t taken = o->qty - info.qty;
+
+		if (o->track && fills(ev))
+			od->trk[o->track - 1].filled_qty += taken;
+		od->lv[li].qty -= taken;
+		o->qty = info.qty;
+	}
+	level_settle(od, li, ev);
+}
+
+/* ------------------------------------------------------------ symbols */
+
+struct seed {
+	struct order_detail *od;
+	uint16_t instrument;
+	uint8_t venue, side;
+};
+
+static void seed_order(void *ctx, int64_t price, uint64_t id, uint32_t qty)
+{
+	struct seed *sd = ctx;
+
+	order_new(sd->od, sd->instrument, sd->venue, sd->side, price, id, qty, NULL);
+}
+
+/* Drop every order of (venue, instrument)'s books. */
+static void books_clear(struct order_detail *od, uint8_t venue, uint16_t instrument, uint8_t state,
+			const struct wb_event *ev)
+{
+	for (uint8_t side = WB_SIDE_BUY; side <= WB_SIDE_SELL; side++) {
+		uint32_t book = book_of(instrument, venue, side);
+
+		while (od->heads[book]) {
+			uint32_t li = od->heads[book];
+
+			while (od->lv[li].head)
+				order_gone(od, venue, od->ord[od->lv[li].head].id, state, ev);
+			/* order_gone dropped the level with its last order */
+		}
+	}
+}
+
+int order_detail_set(struct order_detail *od, const struct venue_books *vb, uint16_t instrument, int on)
+{
+	if (instrument == 0 || instrument >= od->fast.capacity)
+		return -1;
+	if (!!on == od->on[instrument])
+		return 0;
+	sym_begin(od, instrument);
+	if (on) {
+		od->on[instrument] = 1;
+		od->fast.symbols_on++;
+		for (uint8_t v = 1; v < WB_VENUE_COUNT; v++)
+			for (uint8_t side = WB_SIDE_BUY; side <= WB_SIDE_SELL; side++) {
+				struct seed sd = { od, instrument, v, side };
+				uint32_t book = book_of(instrument, v, side);
+
+				venue_books_each_order(vb, v, instrument, side, seed_order, &sd);
+				for (uint32_t li = od->heads[book]; li; li = od->lv[li].next)
+					if (od->lv[li].tracked)
+						level_positions(od, li, NULL);
+			}
+		od->sym[instrument].flags |= WB_ORDF_DETAIL;
+	} else {
+		for (uint8_t v = 1; v < WB_VENUE_COUNT; v++)
+			books_clear(od, v, instrument, WB_QUEUE_UNKNOWN, NULL);
+		od->on[instrument] = 0;
+		od->fast.symbols_on--;
+		od->sym[instrument].flags = 0;
+	}
+	sym_end(od, instrument);
+	return 0;
+}
+
+static uint64_t ticker_key(const char *t, size_t len)
+{
+	char padded[8];
+	uint64_t k;
+
+	memset(padded, ' ', sizeof(padded));
+	memcpy(padded, t, len);
+	memcpy(&k, padded, sizeof(k));
+	return k;
+}
+
+int order_detail_watch(struct order_detail *od, const char *tickers)
+{
+	const char *p = tickers;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len == 0 || len > 8 || od->watch_count >= MAX_WATCH)
+			return -1;
+		od->watch[od->watch_count++] = ticker_key(p, len);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	od->fast.pending = od->unknown_tracked;
+	return 0;
+}
+
+static void learn_symbol(struct order_detail *od, const struct venue_books *vb, const struct book_update *u)
+{
+	uint64_t key;
+
+	if (!od->watch_count)
+		return;
+	memcpy(&key, u->u.ticker, sizeof(key));
+	for (uint32_t w = 0; w < od->watch_count; w++)
+		if (od->watch[w] == key) {
+			order_detail_set(od, vb, u->instrument, 1);
+			return;
+		}
+}
+
+/* ------------------------------------------------------------ tracking */
+
+int order_detail_track(struct order_detail *od, const struct venue_books *vb, uint8_t venue, uint64_t id)
+{
+	struct venue_order_info info;
+	uint32_t free_t = UINT32_MAX;
+
+	if (venue == 0 || venue >= WB_VENUE_COUNT)
+		return -1;
+	for (uint32_t t = 0; t < od->track_slots; t++) {
+		if (od->trk[t].in_use && od->trk[t].order_id == id && od->trk[t].venue == venue)
+			return 0;
+		if (!od->trk[t].in_use && free_t == UINT32_MAX)
+			free_t = t;
+	}
+	if (free_t == UINT32_MAX)
+		return -1;
+	{
+		struct wb_ord_track *T = &od->trk[free_t];
+		uint32_t seq = T->seq;
+
+		wb_store_relaxed(&T->seq, seq + 1);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		*T = (struct wb_ord_track){ .seq = seq + 1, .in_use = 1, .order_id = id, .venue = venue };
+		wb_store_release(&T->seq, seq + 2);
+	}
+	od->unknown_tracked++;
+	od->fast.pending = od->unknown_tracked;
+	if (venue_books_order(vb, venue, id, &info) == 0 && info.instrument < od->fast.capacity) {
+		struct order *x;
+
+		if (!od->on[info.instrument]) {
+			order_detail_set(od, vb, info.instrument, 1);	/* attaches it as it seeds */
+		} else if ((x = order_index_find(&od->ix, venue, id)) != NULL) {
+			sym_begin(od, info.instrument);
+			track_attach(od, order_level(x), venue);
+			level_positions(od, od->ord[order_level(x)].level, NULL);
+			sym_end(od, info.instrument);
+		}
+	}
+	od->fast.pending = od->unknown_tracked;
+	return 0;
+}
+
+void order_detail_untrack(struct order_detail *od, uint8_t venue, uint64_t id)
+{
+	for (uint32_t t = 0; t < od->track_slots; t++) {
+		struct wb_ord_track *T = &od->trk[t];
+
+		if (!T->in_use || T->order_id != id || T->venue != venue)
+			continue;
+		if (T->state == WB_QUEUE_UNKNOWN) {
+			od->unknown_tracked--;
+		} else {
+			struct order *x = order_index_find(&od->ix, venue, id);
+
+			if (x && od->ord[order_level(x)].track == t + 1) {
+				od->ord[order_level(x)].track = 0;
+				od->lv[od->ord[order_level(x)].level].tracked--;
+			}
+		}
+		wb_store_relaxed(&T->seq, T->seq + 1);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		T->in_use = 0;
+		wb_store_release(&T->seq, T->seq + 1);
+		if (wb_load_relaxed(&od->req->waiters[t]))
+			futex_wake_shared(&T->seq);
+	}
+	od->fast.pending = od->unknown_tracked;
+}
+
+void order_detail_poll(struct order_detail *od, const struct venue_books *vb)
+{
+	uint64_t posted = wb_load_acquire(&od->req->posted);
+
+	if (posted == od->req_seen)
+		return;
+	od->req_seen = posted;
+	for (uint32_t r = 0; r < WB_ORD_REQUESTS; r++) {
+		struct wb_ord_request *q = &od->req->req[r];
+		struct wb_ord_request copy;
+		int ok = -1;
+
+		if (wb_load_acquire(&q->state) != WB_ORD_REQ_READY)
+			continue;
+		/* Copied once, then checked: a reader may scribble on it. */
+		copy = *q;
+		switch (copy.op) {
+		case WB_ORD_OP_DETAIL_ON:
+		case WB_ORD_OP_DETAIL_OFF:
+			ok = order_detail_set(od, vb, copy.sym, copy.op == WB_ORD_OP_DETAIL_ON);
+			break;
+		case WB_ORD_OP_TRACK:
+			ok = order_detail_track(od, vb, copy.venue, copy.order_id);
+			break;
+		case WB_ORD_OP_UNTRACK:
+			if (copy.venue && copy.venue < WB_VENUE_COUNT) {
+				order_detail_untrack(od, copy.venue, copy.order_id);
+				ok = 0;
+			}
+			break;
+		default:
+			break;
+		}
+		if (ok < 0)
+			wb_store_relaxed(&od->hdr->requests_refused, od->hdr->requests_refused + 1);
+		wb_store_relaxed(&od->hdr->requests_done, od->hdr->requests_done + 1);
+		wb_store_release(&q->state, WB_ORD_REQ_FREE);
+	}
+}
+
+/* ------------------------------------------------------------ events */
+
+static bool order_kind(uint8_t kind)
+{
+	return kind == WB_EV_ADD || (kind >= WB_EV_EXECUTE && kind <= WB_EV_MODIFY);
+}
+
+void order_detail_apply(struct order_detail *od, const struct venue_books *vb, const struct wb_event *ev,
+			const struct book_update *ups, unsigned k)
+{
+	uint16_t i = ups[0].instrument;
+	uint8_t venue = ev->venue;
+
+	(void)k;
+	if (ups[0].kind == BOOK_UP_SYMBOL) {
+		if (i && i < od->fast.capacity)
+			learn_symbol(od, vb, &ups[0]);
+		return;
+	}
+	if (ups[0].kind == BOOK_UP_CLEAR) {
+		uint32_t first = i ? i : 1, last = i ? i : od->fast.capacity - 1;
+
+		for (uint32_t s = first; s <= last && s < od->fast.capacity; s++) {
+			if (!od->on[s])
+				continue;
+			sym_begin(od, (uint16_t)s);
+			books_clear(od, venue, (uint16_t)s, WB_QUEUE_CANCELLED, ev);
+			sym_end(od, (uint16_t)s);
+		}
+		return;
+	}
+	if (!order_kind(ev->kind) || i >= od->fast.capacity)
+		return;
+	if (!od->on[i]) {
+		/* A tracked order not seen yet may be this one: its symbol
+		 * takes detail (seeded from the books, which have it now). */
+		uint64_t id = ev->kind == WB_EV_REPLACE ? ev->u.order.ref : ev->u.order.order_id;
+
+		if (!od->unknown_tracked || (ev->kind != WB_EV_ADD && ev->kind != WB_EV_REPLACE))
+			return;
+		for (uint32_t t = 0; t < od->track_slots; t++)
+			if (od->trk[t].in_use && od->trk[t].state == WB_QUEUE_UNKNOWN &&
+			    od->trk[t].order_id == id && od->trk[t].venue == venue) {
+				order_detail_set(od, vb, i, 1);
+				od->fast.pending = od->unknown_tracked;
+				return;
+			}
+		return;
+	}
+	sym_begin(od, i);
+	if (ev->kind == WB_EV_REPLACE) {
+		order_gone(od, venue, ev->u.order.order_id, WB_QUEUE_CANCELLED, ev);
+		order_sync(od, vb, venue, ev->u.order.ref, ev);
+	} else {
+		order_sync(od, vb, venue, ev->u.order.order_id, ev);
+	}
+	sym_end(od, i);
+	od->fast.pending = od->unknown_tracked;
+}
+
+/* ------------------------------------------------------------ prefetch */
+
+void order_detail_prefetch(const struct order_detail *od, const struct wb_event *ev, unsigned stage)
+{
+	uint8_t kind = ev->kind;
+	const struct order *x;
+	uint64_t id;
+
+	if (!od->fast.symbols_on || !order_kind(kind) || (ev->flags & WB_EVF_SIP) || ev->venue == 0 ||
+	    ev->venue >= WB_VENUE_COUNT)
+		return;
+	/* Feeds that name the instrument on every order event (ITCH, XDP)
+	 * say at once whether it is worth warming anything. */
+	if (ev->instrument && (ev->instrument >= od->fast.capacity || !od->on[ev->instrument]))
+		return;
+	id = ev->u.order.order_id;
+	if (kind == WB_EV_ADD) {
+		/* Its bucket, its price's bucket, then its level, then the
+		 * level's last order (the new one links behind it) and the
+		 * slot it will take. */
+		const struct price_slot *ps;
+		uint32_t book;
+
+		if (ev->instrument >= od->fast.capacity || !od->on[ev->instrument] || ev->side < WB_SIDE_BUY ||
+		    ev->side > WB_SIDE_SELL)
+			return;
+		book = book_of(ev->instrument, ev->venue, ev->side);
+		if (stage == 0) {
+			order_index_prefetch(&od->ix, ev->venue, id);
+			__builtin_prefetch(&od->prices[price_home(od, book, ev->u.order.price)], 0, 3);
+			return;
+		}
+		ps = price_find(od, book, ev->u.order.price);
+		if (!ps->level)
+			return;
+		if (stage == 1)
+			__builtin_prefetch(&od->lv[ps->level], 1, 3);
+		else if (od->lv[ps->level].tail)
+			__builtin_prefetch(&od->ord[od->lv[ps->level].tail], 1, 3);
+		if (stage == 2 && od->free_order)
+			__builtin_prefetch(&od->ord[od->free_order], 1, 3);
+		return;
+	}
+	if (stage == 0) {
+		order_index_prefetch(&od->ix, ev->venue, id);
+		return;
+	}
+	x = order_index_find(&od->ix, ev->venue, id);
+	if (!x)
+		return;
+	if (stage == 1) {
+		__builtin_prefetch(&od->ord[order_level(x)], 1, 3);
+		__builtin_prefetch(&od->lv[x->qty], 1, 3);
+	} else {
+		const struct wb_ord_order *o = &od->ord[order_level(x)];
+
+		if (o->prev)
+			__builtin_prefetch(&od->ord[o->prev], 1, 3);
+		if (o->next)
+			__builtin_prefetch(&od->ord[o->next], 1, 3);
+	}
+}
