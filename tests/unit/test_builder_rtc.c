@@ -385,8 +385,12 @@ START_TEST(test_rtc_thread_1_blocked_in_the_source_wait_is_woken_by_the_first_ev
 	 * completion applies and publishes it on thread 1. */
 	wb_store_release(&s->n, 1);
 	sem_post(&s->posted);
+	/* The counters are stored after the books are published (and the
+	 * batch copied to its readers): wait for both, not the first only. */
 	for (n = 0; n < 600000; n++) {
-		if (wb_load_relaxed(&superbook_counters(builder_superbook(b))->updates) > 0)
+		builder_get_counters(b, &ctr);
+		if (wb_load_relaxed(&superbook_counters(builder_superbook(b))->updates) > 0 &&
+		    ctr.events > 0)
 			break;
 		usleep(100);
 	}
