@@ -880,11 +880,20 @@ static void sb_write_single_venue_side(struct wb_shm_symbol *r, struct sb_symbol
 	}
 }
 
-/* A venue's state in its record once its sides are written; its staleness
- * is spent. Returns the symbol flags it adds (WB_SYMF_GAP). */
+/*
+ * A venue's state in its record once its sides are written; its staleness
+ * is spent. Returns the symbol flags it adds (WB_SYMF_GAP). Its flags,
+ * state and gaps change only with SB_D_META, and whether it is crossed
+ * only when a side's top level (stale bit 0: a new best, or the side
+ * emptied or filled) changed: otherwise the record holds them already, and
+ * the other side's top, a line no other write of this publish touches,
+ * is not read.
+ */
 static inline uint16_t sb_finish_venue(struct wb_shm_venue *rv, struct sb_venue *vn, uint32_t d)
 {
-	if ((d & SB_D_META) || vn->stale[0] || vn->stale[1]) {
+	uint16_t stale = (uint16_t)(vn->stale[0] | vn->stale[1]);
+
+	if ((d & SB_D_META) || (stale & 1u)) {
 		uint8_t vf = vn->flags;
 
 		if (rv->bid_count && rv->ask_count && rv->bid[0].price >= rv->ask[0].price)
@@ -892,8 +901,9 @@ static inline uint16_t sb_finish_venue(struct wb_shm_venue *rv, struct sb_venue 
 		rv->flags = vf;
 		rv->state = vn->state;
 		rv->gaps = vn->gaps;
-		rv->exch_ts = vn->exch_ts;
 	}
+	if ((d & SB_D_META) || stale)
+		rv->exch_ts = vn->exch_ts;
 	vn->stale[0] = vn->stale[1] = 0;
 	return vn->flags & WB_VENF_GAP ? WB_SYMF_GAP : 0;
 }
@@ -1032,8 +1042,10 @@ void superbook_apply_run(struct superbook *sb, const struct book_update *u, uint
  * each publish is a TLB miss and a chain of line misses unless started
  * early. Lines 0 and 1, the first stale consolidated level of each side
  * and, for a symbol quoted on one venue (the common case), that venue's
- * record and its breakdown column. The symbol's own state (venues_known,
- * cons_stale) was touched by the updates that made it dirty: in cache.
+ * header, its first stale level of each side (its tops when one changed:
+ * sb_finish_venue reads them) and its breakdown column. The symbol's own
+ * state (venues_known, cons_stale, the venue's stale bits) was touched by
+ * the updates that made it dirty: in cache.
  */
 WB_PREFETCH_FN void sb_prefetch_record(struct superbook *sb, uint32_t inst)
 {
@@ -1051,8 +1063,19 @@ WB_PREFETCH_FN void sb_prefetch_record(struct superbook *sb, uint32_t inst)
 	if (sb_one_venue(known)) {
 		uint32_t v = (uint32_t)__builtin_ctz(known);
 
+		const struct sb_venue *vn = &y->venue[v];
+		uint16_t vbid = (uint16_t)(vn->stale[0] | bid), vask = (uint16_t)(vn->stale[1] | ask);
+
 		__builtin_prefetch(&r->venue[v], 1);
-		__builtin_prefetch(&r->venue[v].ask[0], 1);
+		if (vbid)
+			__builtin_prefetch(&r->venue[v].bid[__builtin_ctz(vbid)], 1);
+		if (vask)
+			__builtin_prefetch(&r->venue[v].ask[__builtin_ctz(vask)], 1);
+		/* a new top: the crossed check reads both tops */
+		if ((vbid | vask) & 1u) {
+			__builtin_prefetch(&r->venue[v].bid[0], 1);
+			__builtin_prefetch(&r->venue[v].ask[0], 1);
+		}
 		if (bid)
 			__builtin_prefetch(&r->bid_venue_qty[v][__builtin_ctz(bid)], 1);
 		if (ask)
