@@ -14,7 +14,9 @@
 #include "book/superbook.h"
 
 /* Unpinned defaults, 64 symbols; its book is /dev/shm/wbtest_TAG_PID. */
-static inline struct builder *harness_builder(int path, uint32_t expected_orders, const char *tag)
+/* queue_slots: thread 1 -> 2 queue (0: the default). */
+static inline struct builder *harness_builder_queue(int path, uint32_t expected_orders, const char *tag,
+						   uint32_t queue_slots)
 {
 	struct builder_config bc;
 	struct builder *b;
@@ -27,11 +29,17 @@ static inline struct builder *harness_builder(int path, uint32_t expected_orders
 	bc.path = path;
 	bc.books.max_instruments = 64;
 	bc.books.expected_orders = expected_orders;
+	bc.queue_slots = queue_slots;
 	snprintf(name, sizeof(name), "wbtest_%s_%d", tag, (int)getpid());
 	bc.shm.shm_name = name;
 	b = builder_create(&bc, &err);
 	ck_assert_msg(b, "builder_create: %d", err);
 	return b;
+}
+
+static inline struct builder *harness_builder(int path, uint32_t expected_orders, const char *tag)
+{
+	return harness_builder_queue(path, expected_orders, tag, 0);
 }
 
 /* The venue books' and the published Super-Book's checksums (builder stopped). */
