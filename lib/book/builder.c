@@ -622,20 +622,18 @@ static void *thread2_main(void *arg)
 		}
 		idle = 0;
 		for (i = 0; i < n; i++) {
-			const struct book_update *u = book_queue_at(&b->q, i);
+			const struct book_update *u;
+			/* The updates up to the next mark, in one call that runs
+			 * the prefetch stages inline. */
+			uint64_t k = superbook_apply_ring(b->sb, b->q.slots, b->q.mask, b->q.c_tail + i, n - i);
 
-			/* Overlap the cache misses of the next updates' books. */
-			if (i + SUPERBOOK_AHEAD_STATE < n)
-				superbook_prefetch(b->sb, book_queue_at(&b->q, i + SUPERBOOK_AHEAD_STATE), 0);
-			if (i + SUPERBOOK_AHEAD_LEVEL < n)
-				superbook_prefetch(b->sb, book_queue_at(&b->q, i + SUPERBOOK_AHEAD_LEVEL), 1);
+			t->since_publish += k;
+			i += k;
+			if (i == n)
+				break;
+			u = book_queue_at(&b->q, i);
 			if (u->kind == BOOK_UP_PACKET) {
 				pub_packet(t, u);
-				continue;
-			}
-			if (u->kind != BOOK_UP_BATCH_END) {
-				superbook_apply(b->sb, u);
-				t->since_publish++;
 				continue;
 			}
 			pub_batch_end(b, t, u);

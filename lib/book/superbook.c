@@ -1051,6 +1051,25 @@ void superbook_apply_run(struct superbook *sb, const struct book_update *u, uint
 	}
 }
 
+uint64_t superbook_apply_ring(struct superbook *sb, const struct book_update *slots, uint64_t mask,
+			      uint64_t first, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct book_update *u = &slots[(first + i) & mask];
+
+		if (i + SUPERBOOK_AHEAD_STATE < n)
+			sb_prefetch_update(sb, &slots[(first + i + SUPERBOOK_AHEAD_STATE) & mask], 0);
+		if (i + SUPERBOOK_AHEAD_LEVEL < n)
+			sb_prefetch_update(sb, &slots[(first + i + SUPERBOOK_AHEAD_LEVEL) & mask], 1);
+		if (u->kind == BOOK_UP_PACKET || u->kind == BOOK_UP_BATCH_END)
+			break;
+		sb_apply_one(sb, u);
+	}
+	return i;
+}
+
 /*
  * Warm the record lines sb_publish_symbol(inst) will write, a few symbols
  * ahead: the records are far apart in a 4 KiB-page shared mapping, so
