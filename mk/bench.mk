@@ -3,6 +3,7 @@
 #   make bench-instructions   instructions/msg of decode, venue books and
 #                             Super-Book under callgrind, on a fixed sample
 #                             (deterministic; BENCH_INSTR_MESSAGES sizes it)
+#                             and on a hostile-day sample (BENCH_INSTR_HOSTILE)
 #   make bench-file           bench_file's four rows on the two generated
 #                             5,000,000-message days whose recipes are in
 #                             scripts/bench.sh, written once to build/bench/:
@@ -18,6 +19,9 @@
 # All three are part of `make bench`, in that order; none is a test.
 
 BENCH_INSTR_MESSAGES ?= 200000
+# The hostile day's sample (issue 21): messages, profile, symbols; 1M over
+# 1,600 symbols keeps the 5M-message day's depth a symbol (scripts/bench-instructions.sh).
+BENCH_INSTR_HOSTILE ?= 1000000 hostile 1600
 # valgrind 3.19 does not decode every -march=native instruction (AVX-512).
 CALLGRIND_O := $(O)/callgrind
 CALLGRIND_OPT := -O2 -g -march=x86-64-v3
@@ -37,6 +41,8 @@ bench-instructions:
 	@mkdir -p $(O)/bench
 	@scripts/bench-instructions.sh $(CALLGRIND_O)/bench/callgrind_sample $(BENCH_INSTR_MESSAGES) \
 		> $(O)/bench/bench-instructions.out && cat $(O)/bench/bench-instructions.out
+	@scripts/bench-instructions.sh $(CALLGRIND_O)/bench/callgrind_sample $(BENCH_INSTR_HOSTILE) \
+		> $(O)/bench/bench-instructions-hostile.out && cat $(O)/bench/bench-instructions-hostile.out
 
 $(BENCH_DAY): | $(O)/wb-gen
 	scripts/bench.sh --day friendly $(O)/wb-gen $@

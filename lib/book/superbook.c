@@ -293,35 +293,50 @@ static inline void sb_seen(struct superbook *sb, uint32_t inst)
 	}
 }
 
-/* Index of key in the side, or where it would go (first element > key). */
+/*
+ * Index of key in the side, or where it would go (first element > key).
+ * Galloping down from the top (probes 1, 2, 4, 8, ... levels below the
+ * last bracket), then a branch-free binary search inside the bracket: a
+ * change d levels deep costs about 2 log2(d) probes, so a change at the
+ * touch (most of a normal day) stays one or two probes while one anywhere
+ * in a deep book (a hostile day, ~30 levels a side) no longer walks eight
+ * levels one by one before bisecting the rest.
+ */
 static inline uint32_t sb_search(const struct sb_side *sd, int64_t key, int *found)
 {
-	uint32_t lo = 0, hi = sd->count, i = sd->count;
+	const struct sb_level *lv = sd->lv, *base;
+	uint32_t hi = sd->count, lo = 0, step = 1, len;
 
-	/* Near the top first: that is where the market changes. */
-	while (i > 0 && hi - i < 8) {
-		int64_t k = sd->lv[i - 1].key;
+	/* lv[hi..] >= key throughout; lv[lo - 1] < key once lo > 0. */
+	while (step <= hi) {
+		uint32_t probe = hi - step;
+		int64_t k = lv[probe].key;
 
 		if (k == key) {
 			*found = 1;
-			return i - 1;
+			return probe;
 		}
 		if (k < key) {
-			*found = 0;
-			return i;
+			lo = probe + 1;
+			break;
 		}
-		i--;
+		hi = probe;
+		step *= 2;
 	}
-	hi = i;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	len = hi - lo;
+	if (!len) {
+		*found = 0;
+		return lo;
+	}
+	base = lv + lo;
+	while (len > 1) {
+		uint32_t half = len / 2;
 
-		if (sd->lv[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base = base[half].key < key ? base + half : base;
+		len -= half;
 	}
-	*found = lo < sd->count && sd->lv[lo].key == key;
+	lo = (uint32_t)(base - lv) + (base->key < key);
+	*found = lo < sd->count && lv[lo].key == key;
 	return lo;
 }
 
@@ -880,11 +895,20 @@ static void sb_write_single_venue_side(struct wb_shm_symbol *r, struct sb_symbol
 	}
 }
 
-/* A venue's state in its record once its sides are written; its staleness
- * is spent. Returns the symbol flags it adds (WB_SYMF_GAP). */
+/*
+ * A venue's state in its record once its sides are written; its staleness
+ * is spent. Returns the symbol flags it adds (WB_SYMF_GAP). Its flags,
+ * state and gaps change only with SB_D_META, and whether it is crossed
+ * only when a side's top level (stale bit 0: a new best, or the side
+ * emptied or filled) changed: otherwise the record holds them already, and
+ * the other side's top, a line no other write of this publish touches,
+ * is not read.
+ */
 static inline uint16_t sb_finish_venue(struct wb_shm_venue *rv, struct sb_venue *vn, uint32_t d)
 {
-	if ((d & SB_D_META) || vn->stale[0] || vn->stale[1]) {
+	uint16_t stale = (uint16_t)(vn->stale[0] | vn->stale[1]);
+
+	if ((d & SB_D_META) || (stale & 1u)) {
 		uint8_t vf = vn->flags;
 
 		if (rv->bid_count && rv->ask_count && rv->bid[0].price >= rv->ask[0].price)
@@ -892,8 +916,9 @@ static inline uint16_t sb_finish_venue(struct wb_shm_venue *rv, struct sb_venue 
 		rv->flags = vf;
 		rv->state = vn->state;
 		rv->gaps = vn->gaps;
-		rv->exch_ts = vn->exch_ts;
 	}
+	if ((d & SB_D_META) || stale)
+		rv->exch_ts = vn->exch_ts;
 	vn->stale[0] = vn->stale[1] = 0;
 	return vn->flags & WB_VENF_GAP ? WB_SYMF_GAP : 0;
 }
@@ -1026,14 +1051,35 @@ void superbook_apply_run(struct superbook *sb, const struct book_update *u, uint
 	}
 }
 
+uint64_t superbook_apply_ring(struct superbook *sb, const struct book_update *slots, uint64_t mask,
+			      uint64_t first, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct book_update *u = &slots[(first + i) & mask];
+
+		if (i + SUPERBOOK_AHEAD_STATE < n)
+			sb_prefetch_update(sb, &slots[(first + i + SUPERBOOK_AHEAD_STATE) & mask], 0);
+		if (i + SUPERBOOK_AHEAD_LEVEL < n)
+			sb_prefetch_update(sb, &slots[(first + i + SUPERBOOK_AHEAD_LEVEL) & mask], 1);
+		if (u->kind == BOOK_UP_PACKET || u->kind == BOOK_UP_BATCH_END)
+			break;
+		sb_apply_one(sb, u);
+	}
+	return i;
+}
+
 /*
  * Warm the record lines sb_publish_symbol(inst) will write, a few symbols
  * ahead: the records are far apart in a 4 KiB-page shared mapping, so
  * each publish is a TLB miss and a chain of line misses unless started
  * early. Lines 0 and 1, the first stale consolidated level of each side
  * and, for a symbol quoted on one venue (the common case), that venue's
- * record and its breakdown column. The symbol's own state (venues_known,
- * cons_stale) was touched by the updates that made it dirty: in cache.
+ * header, its first stale level of each side (its tops when one changed:
+ * sb_finish_venue reads them) and its breakdown column. The symbol's own
+ * state (venues_known, cons_stale, the venue's stale bits) was touched by
+ * the updates that made it dirty: in cache.
  */
 WB_PREFETCH_FN void sb_prefetch_record(struct superbook *sb, uint32_t inst)
 {
@@ -1051,8 +1097,19 @@ WB_PREFETCH_FN void sb_prefetch_record(struct superbook *sb, uint32_t inst)
 	if (sb_one_venue(known)) {
 		uint32_t v = (uint32_t)__builtin_ctz(known);
 
+		const struct sb_venue *vn = &y->venue[v];
+		uint16_t vbid = (uint16_t)(vn->stale[0] | bid), vask = (uint16_t)(vn->stale[1] | ask);
+
 		__builtin_prefetch(&r->venue[v], 1);
-		__builtin_prefetch(&r->venue[v].ask[0], 1);
+		if (vbid)
+			__builtin_prefetch(&r->venue[v].bid[__builtin_ctz(vbid)], 1);
+		if (vask)
+			__builtin_prefetch(&r->venue[v].ask[__builtin_ctz(vask)], 1);
+		/* a new top: the crossed check reads both tops */
+		if ((vbid | vask) & 1u) {
+			__builtin_prefetch(&r->venue[v].bid[0], 1);
+			__builtin_prefetch(&r->venue[v].ask[0], 1);
+		}
 		if (bid)
 			__builtin_prefetch(&r->bid_venue_qty[v][__builtin_ctz(bid)], 1);
 		if (ask)

@@ -81,6 +81,14 @@ void superbook_prefetch(const struct superbook *sb, const struct book_update *u,
  */
 void superbook_apply_run(struct superbook *sb, const struct book_update *u, uint64_t n);
 /*
+ * The same on the updates slots[(first + i) & mask], i < n (a queue's
+ * ring), stopping before the first BOOK_UP_PACKET or BOOK_UP_BATCH_END,
+ * which are the caller's to handle; returns the updates applied. The
+ * stages run ahead across such a mark as they run ahead of any update.
+ */
+uint64_t superbook_apply_ring(struct superbook *sb, const struct book_update *slots, uint64_t mask,
+			      uint64_t first, uint64_t n);
+/*
  * Fault in, for writing and without changing a byte, the whole shared
  * book and the Super-Book's own tables not faulted in at creation, so no
  * publish takes a page fault (a symbol first seen in the feed would, in

@@ -5,8 +5,10 @@
  * `make bench-instructions`). Instruction counts are deterministic, where
  * times on a shared machine are not.
  *
- * The sample: a generated ITCH day (day profile, seed 1, --messages order
- * messages, default 200,000), decoded whole into memory, then
+ * The sample: a generated ITCH day (day profile, or the one named by the
+ * second argument, e.g. hostile; seed 1; the first argument's order
+ * messages, default 200,000; the third argument's symbols, default the
+ * profile's), decoded whole into memory, then
  *   phase_decode       feed engine: packets -> events
  *   phase_venue_books  builder thread 1's apply (prefetch hints included)
  *   phase_super_book   builder thread 2's apply and publish (a publish per
@@ -49,9 +51,9 @@ static int gen_sink(void *ctx, uint64_t ts, uint32_t ip, uint16_t port, const ui
 	return capture_add(ctx, payload, len, ts);
 }
 
-static int generate(uint64_t messages)
+static int generate(uint64_t messages, enum gen_profile profile, uint32_t symbols)
 {
-	struct gen_flow_config fc = { .profile = GEN_PROFILE_DAY, .seed = 1, .messages = messages };
+	struct gen_flow_config fc = { .profile = profile, .seed = 1, .messages = messages, .symbols = symbols };
 	static struct gen_itch gi;
 	static struct gen_flow flow;
 	struct gen_itch_config ic;
@@ -115,15 +117,21 @@ int main(int argc, char **argv)
 	struct venue_books_config vc = { .numa_node = -1 };
 	struct superbook_config sc = { .numa_node = -1 };
 	uint64_t messages = argc > 1 ? strtoull(argv[1], NULL, 0) : 200000, slots = 1024, level_updates;
+	int profile = argc > 2 ? gen_profile_parse(argv[2]) : GEN_PROFILE_DAY;
+	uint32_t symbols = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 0) : 0;
 	struct venue_books *vb;
 	struct superbook *sb;
 	void *ring;
 	char name[64];
 	int err;
 
+	if (profile < 0) {
+		fprintf(stderr, "callgrind_sample: unknown profile '%s'\n", argv[2]);
+		return 2;
+	}
 	if (feed_engine_init(&engine, &ecfg) < 0 ||
 	    (line = feed_map_add(&engine, ITCH_IP, ITCH_PORT, FEED_PROTO_ITCH50, WB_VENUE_NASDAQ, "A")) < 0 ||
-	    feed_subscribe(&engine, "*", 1) < 0 || generate(messages) < 0) {
+	    feed_subscribe(&engine, "*", 1) < 0 || generate(messages, (enum gen_profile)profile, symbols) < 0) {
 		fprintf(stderr, "callgrind_sample: setup failed\n");
 		return 1;
 	}

@@ -14,9 +14,10 @@
 #include "book/superbook.h"
 
 /* Unpinned defaults, 64 symbols; its book is /dev/shm/wbtest_TAG_PID, and
- * with stream_slots its event stream /dev/shm/wbtest_TAG_PID.events. */
-static inline struct builder *harness_builder_stream(int path, uint32_t expected_orders,
-						     const char *tag, uint32_t stream_slots)
+ * with stream_slots its event stream /dev/shm/wbtest_TAG_PID.events;
+ * queue_slots: thread 1 -> 2 queue (0: the default). */
+static inline struct builder *harness_builder_with(int path, uint32_t expected_orders, const char *tag,
+						  uint32_t stream_slots, uint32_t queue_slots)
 {
 	struct builder_config bc;
 	struct builder *b;
@@ -29,6 +30,7 @@ static inline struct builder *harness_builder_stream(int path, uint32_t expected
 	bc.path = path;
 	bc.books.max_instruments = 64;
 	bc.books.expected_orders = expected_orders;
+	bc.queue_slots = queue_slots;
 	snprintf(name, sizeof(name), "wbtest_%s_%d", tag, (int)getpid());
 	bc.shm.shm_name = name;
 	bc.stream_slots = stream_slots;
@@ -37,9 +39,21 @@ static inline struct builder *harness_builder_stream(int path, uint32_t expected
 	return b;
 }
 
+static inline struct builder *harness_builder_stream(int path, uint32_t expected_orders,
+						     const char *tag, uint32_t stream_slots)
+{
+	return harness_builder_with(path, expected_orders, tag, stream_slots, 0);
+}
+
+static inline struct builder *harness_builder_queue(int path, uint32_t expected_orders, const char *tag,
+						   uint32_t queue_slots)
+{
+	return harness_builder_with(path, expected_orders, tag, 0, queue_slots);
+}
+
 static inline struct builder *harness_builder(int path, uint32_t expected_orders, const char *tag)
 {
-	return harness_builder_stream(path, expected_orders, tag, 0);
+	return harness_builder_with(path, expected_orders, tag, 0, 0);
 }
 
 /* The venue books' and the published Super-Book's checksums (builder stopped). */

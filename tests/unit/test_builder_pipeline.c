@@ -202,11 +202,16 @@ static int pump_nothing(void *arg)
 	return BUILDER_PUMP_EOF;
 }
 
-/* Run a builder on the decoded session, from the ring or in place; its checksums. */
-static void run_builder(void *ring, struct array_source *in_place, uint64_t sums[2])
+/*
+ * Run a builder on the decoded session, from the ring or in place, with a
+ * queue of queue_slots (0: the default); its checksums. Returns how often
+ * thread 1 found the queue full.
+ */
+static uint64_t run_builder(void *ring, struct array_source *in_place, uint64_t sums[2], uint32_t queue_slots)
 {
-	struct builder *b = harness_builder(BUILDER_PATH_PIPELINE, 1u << 14,
-					    in_place ? "in_place_1" : "in_place_0");
+	struct builder *b = harness_builder_queue(BUILDER_PATH_PIPELINE, 1u << 14,
+						  in_place ? "in_place_1" : "in_place_0", queue_slots);
+	struct builder_counters ctr;
 	int n;
 
 	if (in_place) {
@@ -224,7 +229,9 @@ static void run_builder(void *ring, struct array_source *in_place, uint64_t sums
 	ck_assert_uint_eq(builder_venue_counters(b)->unknown_order, 0);
 	ck_assert_uint_gt(builder_venue_counters(b)->events, 20000);
 	harness_builder_checksums(b, sums);
+	builder_get_counters(b, &ctr);
 	builder_destroy(b);
+	return ctr.queue_full_waits;
 }
 
 START_TEST(test_builder_reading_events_in_place_builds_the_books_a_ring_builds)
@@ -234,7 +241,7 @@ START_TEST(test_builder_reading_events_in_place_builds_the_books_a_ring_builds)
 	struct gen_itch_config ic;
 	struct gen_action a;
 	struct array_source src;
-	uint64_t from_ring[2], in_place[2];
+	uint64_t from_ring[2], in_place[2], small_queue[2];
 	void *ring;
 
 	ck_assert_int_eq(feed_engine_init(&engine, &ecfg), 0);
@@ -263,13 +270,24 @@ START_TEST(test_builder_reading_events_in_place_builds_the_books_a_ring_builds)
 	memset(&src, 0, sizeof(src));
 	src.events = (const struct wb_event *)((const char *)ring + WB_RING_SLOTS_OFFSET);
 	src.n = prod.head;
-	run_builder(NULL, &src, in_place);
+	run_builder(NULL, &src, in_place, 0);
 	ck_assert_int_eq(src.misuse, 0);
 	ck_assert_uint_eq(src.held, 0);
 	ck_assert_uint_ge(src.releases, src.n / 97);
-	run_builder(ring, NULL, from_ring);
+	run_builder(ring, NULL, from_ring, 0);
 	ck_assert_uint_eq(in_place[0], from_ring[0]);
 	ck_assert_uint_eq(in_place[1], from_ring[1]);
+	/* Thread 1's books write their updates straight into the queue
+	 * until it wraps, then into a room that is copied: a queue of 64
+	 * slots (the least) wraps every few dozen events and is full most of
+	 * the time. */
+	memset(&src, 0, sizeof(src));
+	src.events = (const struct wb_event *)((const char *)ring + WB_RING_SLOTS_OFFSET);
+	src.n = prod.head;
+	ck_assert_uint_gt(run_builder(NULL, &src, small_queue, 64), 0);
+	ck_assert_int_eq(src.misuse, 0);
+	ck_assert_uint_eq(small_queue[0], from_ring[0]);
+	ck_assert_uint_eq(small_queue[1], from_ring[1]);
 	gen_flow_destroy(&flow);
 	feed_engine_destroy(&engine);
 	free(ring);

@@ -486,6 +486,64 @@ START_TEST(test_superbook_checksum_follows_the_book_not_the_publish_cadence)
 }
 END_TEST
 
+/*
+ * superbook_apply_ring on a queue's ring (wrapping, marks between runs)
+ * applies each run up to its mark and no further: applied run by run, the
+ * marks skipped, the book is the one superbook_apply_run builds from the
+ * same updates.
+ */
+START_TEST(test_superbook_apply_ring_stops_at_each_mark_and_builds_the_same_book)
+{
+	enum { SLOTS = 64, UPDATES = 2000 };
+	static struct book_update ring[SLOTS], plain[UPDATES];
+	struct superbook *by_ring, *by_run;
+	unsigned seed = 4242, marks = 0;
+	uint64_t head = 40, tail = 40, n_plain = 0;
+
+	make_name("ring");
+	by_ring = make_book();
+	make_name("run");
+	by_run = make_book();
+	for (int i = 0; i < UPDATES; i++) {
+		int side = rand_r(&seed) % 2, remove = rand_r(&seed) % 3 == 0;
+		struct book_update u = level((uint16_t)(1 + rand_r(&seed) % NSYMS),
+					     (uint8_t)(1 + rand_r(&seed) % NVENUES),
+					     side ? WB_SIDE_SELL : WB_SIDE_BUY,
+					     BASE + (side ? 15 + rand_r(&seed) % 25 : rand_r(&seed) % 25) * TICK,
+					     remove ? 0 : 1 + rand_r(&seed) % 5000, remove ? 0 : 1 + rand_r(&seed) % 9);
+
+		plain[n_plain++] = u;
+		ring[head++ % SLOTS] = u;
+		if (rand_r(&seed) % 7 == 0) {
+			memset(&u, 0, sizeof(u));
+			u.kind = rand_r(&seed) % 2 ? BOOK_UP_PACKET : BOOK_UP_BATCH_END;
+			ring[head++ % SLOTS] = u;
+		}
+		/* drain when nearly full, as thread 2 would */
+		while (head - tail > SLOTS - 2 || (i == UPDATES - 1 && tail < head)) {
+			uint64_t k = superbook_apply_ring(by_ring, ring, SLOTS - 1, tail, head - tail);
+
+			tail += k;
+			if (tail < head) {
+				uint8_t kind = ring[tail % SLOTS].kind;
+
+				ck_assert(kind == BOOK_UP_PACKET || kind == BOOK_UP_BATCH_END);
+				marks++;
+				tail++;
+			}
+		}
+	}
+	ck_assert_uint_gt(marks, 100);
+	superbook_apply_run(by_run, plain, n_plain);
+	superbook_publish(by_ring);
+	superbook_publish(by_run);
+	ck_assert_uint_eq(superbook_counters(by_ring)->levels, UPDATES);
+	ck_assert_uint_eq(superbook_checksum(by_ring), superbook_checksum(by_run));
+	superbook_destroy(by_ring);
+	superbook_destroy(by_run);
+}
+END_TEST
+
 /* Pages of [p, p + len) in memory (mincore), and how many there are. */
 static unsigned resident_pages(const void *p, size_t len, unsigned *pages)
 {
@@ -590,6 +648,7 @@ int main(void)
 	tcase_add_test(tc, test_superbook_halt_on_one_venue_is_not_lifted_by_another);
 	tcase_add_test(tc, test_superbook_counts_and_skips_bad_updates);
 	tcase_add_test(tc, test_superbook_checksum_follows_the_book_not_the_publish_cadence);
+	tcase_add_test(tc, test_superbook_apply_ring_stops_at_each_mark_and_builds_the_same_book);
 	tcase_add_test(tc, test_superbook_checksum_follows_tickers_not_instrument_ids);
 	tcase_add_test(tc, test_superbook_record_is_faulted_in_when_the_symbol_is_announced);
 	suite_add_tcase(s, tc);

@@ -697,12 +697,46 @@ scenario_xdp() {
 	fi
 }
 
+# A reader asleep in poll() on empty rings is woken by the first packet:
+# the module publishes into an empty ring, sees the reader's sleeping flag
+# and wakes the device's wait queue. The reader waits at most 60 s, so
+# returning at all with the capture's first event proves the wakeup.
+scenario_poll_wakeup() {
+	if ! load ifaces=wbrx || ! configure; then
+		fail poll-wakeup "could not load"
+		return
+	fi
+	$READ --wake-ms 60000 >$T/wake.txt 2>$T/wake.log &
+	reader=$!
+	i=0
+	until grep -q blocking $T/wake.log && [ "$(cut -d' ' -f3 /proc/$reader/stat 2>/dev/null)" = S ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || break
+		usleep 100000
+	done
+	# Past its message the reader is on its way into poll(): let it get there.
+	usleep 500000
+	wchan=$(cat /proc/$reader/wchan 2>/dev/null)
+	before=$(rings_sum 8)
+	replay 0 $D/feed.pcap --limit=1
+	wait $reader
+	rc=$?
+	wakeups=$(rings_sum 8)
+	first=$(head -1 $D/expected.txt)
+	if [ $rc -eq 0 ] && [ "$(sed 's/^woke after [0-9]* ms: //' $T/wake.txt)" = "$first" ] &&
+	   [ "$before" -eq 0 ] && [ "$wakeups" -ge 1 ] && kernel_clean; then
+		pass poll-wakeup "reader asleep in poll (wchan ${wchan:-?}) woken by one packet: $(cut -c1-90 $T/wake.txt)"
+	else
+		fail poll-wakeup "rc=$rc wakeups $before->$wakeups wchan=${wchan:-?} $(cat $T/wake.log $T/wake.txt | tail -3); want '$first'"
+	fi
+}
+
 # ---- run ----------------------------------------------------------------------
 
 echo 1000000 >/proc/sys/net/core/netdev_max_backlog
 only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^vmtest\.only=//p' | tr ',' ' ')
 veth_up
-for s in control equal concurrent same_venue padded two_ifaces filtered sip overflow control_under_traffic rmmod device_deletion busy gso books recovery malformed xdp; do
+for s in control equal concurrent same_venue padded two_ifaces filtered sip overflow control_under_traffic rmmod device_deletion busy gso books recovery malformed xdp poll_wakeup; do
 	if [ -n "$only" ] && ! echo " $only " | grep -q " $s "; then
 		continue
 	fi

@@ -12,6 +12,9 @@
  * unterminated strings, bad pointers, huge capacities, unknown numbers,
  * state changes on a read-only descriptor) and prints "ioctls ok" when
  * each is refused with the right errno. The feed map must not be empty.
+ * With --wake-ms N it drains the rings, says "vm-read: blocking" on
+ * stderr, sleeps in poll() for at most N ms and, woken with an event,
+ * prints "woke after T ms: " and that event, exiting 0; not woken, 1.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -202,6 +205,34 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/*
+ * One wait on empty rings, long enough that only the module's wakeup can
+ * end it early: a reader that the first packet does not wake times out.
+ */
+static int wait_for_wakeup(struct wb_events *evs, int timeout_ms)
+{
+	const struct wb_event *ev;
+	char line[WB_EVENT_TEXT_MAX];
+	uint64_t start, waited;
+	int ready;
+
+	while (wb_events_peek(evs, &ev, 1))
+		wb_events_release(evs);
+	fprintf(stderr, "vm-read: blocking\n");
+	start = now_ms();
+	ready = wb_events_wait(evs, timeout_ms);
+	waited = now_ms() - start;
+	if (ready <= 0 || !wb_events_peek(evs, &ev, 1)) {
+		fprintf(stderr, "vm-read: not woken with an event in %" PRIu64 " ms (wait returned %d)\n",
+			waited, ready);
+		return 1;
+	}
+	wb_event_format(ev, line, sizeof(line));
+	printf("woke after %" PRIu64 " ms: %s\n", waited, line);
+	wb_events_release(evs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -210,6 +241,7 @@ int main(int argc, char **argv)
 		{ "check-protection", no_argument, NULL, 'P' },
 		{ "check-ioctls", no_argument, NULL, 'I' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "wake-ms", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -219,9 +251,9 @@ int main(int argc, char **argv)
 	const char *device = NULL;
 	char line[WB_EVENT_TEXT_MAX];
 	uint64_t idle_ms = 2000, last;
-	int opt, hold = 0, protection = 0, ioctls = 0;
+	int opt, hold = 0, protection = 0, ioctls = 0, wake_ms = 0;
 
-	while ((opt = getopt_long(argc, argv, "i:Hd:PIh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:Hd:PIw:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			idle_ms = strtoull(optarg, NULL, 10);
@@ -238,9 +270,12 @@ int main(int argc, char **argv)
 		case 'I':
 			ioctls = 1;
 			break;
+		case 'w':
+			wake_ms = atoi(optarg);
+			break;
 		case 'h':
 			printf("usage: vm-read [--idle-ms N | --hold | --check-protection | --check-ioctls]"
-			       " [--device PATH]\n");
+			       " [--wake-ms N] [--device PATH]\n");
 			return 0;
 		default:
 			return 2;
@@ -256,6 +291,12 @@ int main(int argc, char **argv)
 	if (!evs) {
 		fprintf(stderr, "vm-read: %s: %s\n", device ? device : WB_DEVICE_PATH, wb_strerror(err));
 		return 1;
+	}
+	if (wake_ms > 0) {
+		err = wait_for_wakeup(evs, wake_ms);
+		fflush(stdout);
+		wb_events_close(evs);
+		return err;
 	}
 	if (hold)
 		fprintf(stderr, "vm-read: holding %u rings\n",
