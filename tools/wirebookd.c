@@ -1171,9 +1171,9 @@ int main(int argc, char **argv)
 		struct recovery_conf_entry rent[RECOVERY_MAX_SERVICES];
 		int nrent = recovery_conf_read(recovery, rent, RECOVERY_MAX_SERVICES, err, sizeof(err));
 
-		if (nrent < 0) {
+		if (nrent < 0) {	/* a configuration error, named with its file and line */
 			fprintf(stderr, "wirebookd: --recovery: %s\n", err);
-			return 1;
+			return 2;
 		}
 		struct recovery_target target;
 

@@ -63,6 +63,8 @@ expect_bad "wb-export --itch-file given a pcap" "--pcap" "$B/wb-export" --itch-f
 printf '233.54.12.111 itch nasdaq A\n' >"$T/feeds-bad.conf"
 expect_bad "wirebookd with a bad feeds.conf line" "feeds-bad.conf:1:" "${W[@]}" --feeds "$T/feeds-bad.conf"
 expect_bad "wb-export with a bad feeds.conf line" "feeds-bad.conf:1:" "$B/wb-export" --feeds "$T/feeds-bad.conf" "$cap" "$T/out"
+printf 'nasdaq mold\n' >"$T/recovery-bad.conf"
+expect_bad "wirebookd with a bad recovery.conf line" "recovery-bad.conf:1:" "${W[@]}" --recovery "$T/recovery-bad.conf"
 mkdir -p "$T/dir"
 expect_bad "wirebookd --feeds DIRECTORY" "is a directory, not a feed map" "${W[@]}" --feeds "$T/dir"
 expect_bad "wirebookd --config DIRECTORY" "is a directory, not a config file" "$B/wirebookd" --config "$T/dir"
