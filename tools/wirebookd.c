@@ -109,7 +109,6 @@ struct wbd {
 	uint32_t rec_venues;		/* published as the book's recovering_venues */
 	struct recovery_table *rec_table; /* --recovery: the book's per-stream table */
 	struct nats_publisher *pub;	/* --publish, or NULL */
-	void *tap_mem;			/* --publish: the builder's tap ring */
 };
 
 static void usage(FILE *f)
@@ -199,7 +198,7 @@ static void usage(FILE *f)
 "                       (wb_events_open_shm, python3 -c 'wirebook.events()'); one that\n"
 "                       falls more than SLOTS behind loses events, counted; a power\n"
 "                       of two from 1024 to 268435456 (64 bytes each), default\n"
-"                       262144 (16 MiB); 0: no stream\n"
+"                       262144 (16 MiB); 0: no stream (refused with --publish)\n"
 "  --recovery FILE      fill gaps from the recovery services FILE names per stream\n"
 "                       (recovery.conf: VENUE SERVICE HOST:PORT [channel=N]\n"
 "                       [timeout=MS] [retries=N] ...; SERVICE mold: MoldUDP64\n"
@@ -218,10 +217,12 @@ static void usage(FILE *f)
 "                       JetStream on wirebook.INSTANCE.events.VENUE, into the day's\n"
 "                       stream (made when missing, file storage), from an off-path\n"
 "                       thread that never holds the books up; what NATS does not take\n"
-"                       waits (--publish-backlog) and is sent when it does\n"
-"    --publish-backlog N  events kept while NATS is slow or away (power of two,\n"
-"                       1024-268435456, default 1048576: 64 MiB); beyond, they are\n"
-"                       lost, counted and said on stderr (the books are unaffected)\n"
+"                       waits (--publish-backlog) and is sent when it does; it\n"
+"                       reads the event stream (--events)\n"
+"    --publish-backlog N  events kept while NATS is slow or away: the least\n"
+"                       --events (raised to it; power of two, 1024-268435456,\n"
+"                       default 1048576: 64 MiB); beyond, the oldest are lost,\n"
+"                       counted and said on stderr (the books are unaffected)\n"
 "    --nats-stream NAME the stream to publish to (default WIREBOOK_<INSTANCE>_<YYYYMMDD>\n"
 "                       of the first event's day, UTC)\n"
 "  NATS options (--publish and --source):\n"
@@ -774,18 +775,6 @@ static void shm_huge_hint(void)
 /* How long a stopping --publish waits for NATS to take what is left. */
 #define NATS_PUBLISH_STOP_WAIT_S 30.0
 
-/* A zeroed, formatted event ring of n slots (a power of two), or NULL. */
-static void *wbd_ring_alloc(uint32_t n)
-{
-	void *mem = aligned_alloc(WB_RING_PAGE, wb_ring_bytes(n));
-
-	if (!mem)
-		return NULL;
-	memset(mem, 0, wb_ring_bytes(n));
-	wb_ring_format(mem, n, (uint64_t)time(NULL) * 1000000000ull);
-	return mem;
-}
-
 /* The NATS options agree with each other and this build. 0, or -1 said. */
 static int wbd_nats_check(struct nats_publish_config *ncfg, const char *nats_source,
 			  const char *shm_name, uint64_t backlog)
@@ -888,6 +877,7 @@ int main(int argc, char **argv)
 	const char *nats_source = NULL;
 	struct nats_publish_config ncfg;	/* --publish and the NATS options */
 	uint64_t publish_backlog = 1u << 20;
+	int publishing;
 	struct metrics_server *metrics = NULL;
 	struct book_tickers tickers;
 	struct config_args cargs;
@@ -1115,6 +1105,17 @@ int main(int argc, char **argv)
 		config_args_free(&cargs);
 		return 2;
 	}
+	/* The publisher reads the event stream, its backlog: at least
+	 * --publish-backlog events (both powers of two). */
+	if (ncfg.client.url && !bcfg.stream_slots) {
+		fprintf(stderr, "wirebookd: --events 0 with --publish: the publisher reads the "
+			"event stream (--events at least --publish-backlog)\n");
+		config_args_free(&cargs);
+		return 2;
+	}
+	if (ncfg.client.url && bcfg.stream_slots < publish_backlog)
+		bcfg.stream_slots = (uint32_t)publish_backlog;
+	publishing = ncfg.client.url != NULL;	/* --source borrows ncfg.client below */
 	if (speed > 0 && !pcap) {
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
 		return 2;
@@ -1211,14 +1212,6 @@ int main(int argc, char **argv)
 	bcfg.path = choose_path(path_choice, bcfg.cpus, path_why, sizeof(path_why));
 	d.pump_budget = bcfg.path == BUILDER_PATH_RTC ? RTC_PUMP_BUDGET : PUMP_BUDGET;
 
-	if (ncfg.client.url) {
-		d.tap_mem = wbd_ring_alloc((uint32_t)publish_backlog);
-		if (!d.tap_mem) {
-			fprintf(stderr, "wirebookd: out of memory for the --publish backlog\n");
-			return 1;
-		}
-		bcfg.tap_ring = d.tap_mem;
-	}
 	d.kernel = kernel;
 	d.rt_priority = bcfg.rt_priority;
 	d.builder = builder_create(&bcfg, &rc);
@@ -1358,10 +1351,12 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (d.tap_mem) {
+	if (publishing) {
+		const struct event_stream *es = builder_event_stream(d.builder);
 		uint32_t i;
 
-		ncfg.tap_ring = d.tap_mem;
+		ncfg.events_ring = es->mem;
+		ncfg.events_bytes = es->bytes;
 		for (i = 0; i < d.engine->line_count && i < sizeof(ncfg.line_venue); i++)
 			ncfg.line_venue[i] = d.engine->lines[i].venue;
 		d.pub = nats_publisher_start(&ncfg, err, sizeof(err));	/* off the path, as this thread */
@@ -1438,7 +1433,8 @@ int main(int argc, char **argv)
 		unlink(metrics_file);	/* no target left for a scraper to find down */
 	wb_control_close(&d.kctl);
 	builder_stop(d.builder);
-	/* The tap holds the last events now: out they go, and END. */
+	/* The event stream holds the last events now (closed, still mapped
+	 * until builder_destroy): out they go, and END. */
 	nats_publisher_stop(d.pub, NATS_PUBLISH_STOP_WAIT_S);
 	d.pub = NULL;
 	print_stats(&d, mono_s() - t0);
@@ -1482,7 +1478,6 @@ int main(int argc, char **argv)
 	feed_engine_destroy(d.engine);
 	free(d.engine);
 	free(d.ring_mem);
-	free(d.tap_mem);
 	config_args_free(&cargs);
 	return exit_code;
 }

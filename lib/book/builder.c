@@ -85,7 +85,6 @@ struct builder {
 	void *pump_ctx;
 	struct builder_source src;	/* builder_start_source: read in place */
 	struct event_stream stream;	/* mem NULL: none; its writer is thread 1's */
-	struct wb_ring_producer tap;	/* cfg.tap_ring's producer (thread 1) */
 	hwloc_topology_t topo;
 	int have_topo;
 	pthread_t th[3];
@@ -489,20 +488,6 @@ static void stream_publish(struct builder *b)
 		futex_wake_shared_all(&w->cons->sleeping);
 }
 
-/* Copy an applied event to the tap, if any; a full tap drops and counts,
- * it never holds thread 1 up. */
-static inline void tap_event(struct builder *b, const struct wb_event *ev)
-{
-	struct wb_event *slot = wb_ring_producer_slot(&b->tap);
-
-	if (!slot) {
-		wb_ring_producer_drop(&b->tap);
-		return;
-	}
-	*slot = *ev;
-	wb_ring_producer_commit(&b->tap);
-}
-
 /* Apply n events; avail (>= n) are readable in the ring, for prefetching. */
 static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 {
@@ -530,13 +515,6 @@ static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 			wb_ring_writer_put(&b->stream.writer, wb_ring_consumer_at(&b->ring, i));
 		stream_publish(b);
 	}
-	if (b->cfg.tap_ring) {
-		uint64_t i;
-
-		for (i = 0; i < n; i++)
-			tap_event(b, wb_ring_consumer_at(&b->ring, i));
-		wb_ring_producer_publish_no_wakeup(&b->tap);	/* its reader polls */
-	}
 	wb_ring_consumer_release(&b->ring, n);
 }
 
@@ -560,13 +538,6 @@ static void apply_source_batch(struct builder *b, const struct wb_event *const *
 		for (i = 0; i < n; i++)
 			wb_ring_writer_put(&b->stream.writer, evs[i]);
 		stream_publish(b);
-	}
-	if (b->cfg.tap_ring) {
-		uint64_t i;
-
-		for (i = 0; i < n; i++)
-			tap_event(b, evs[i]);
-		wb_ring_producer_publish_no_wakeup(&b->tap);
 	}
 	b->src.release(b->src.ctx);
 }
@@ -798,8 +769,6 @@ struct builder *builder_create(const struct builder_config *cfg, int *err)
 	}
 	memset(b, 0, sizeof(*b));
 	b->cfg = *cfg;
-	if (cfg->tap_ring)
-		wb_ring_producer_init(&b->tap, cfg->tap_ring);
 	b->rtc = cfg->path == BUILDER_PATH_RTC;
 	b->ctr.path = b->rtc ? BUILDER_PATH_RTC : BUILDER_PATH_PIPELINE;
 	slots = cfg->queue_slots ? cfg->queue_slots : BUILDER_DEFAULT_QUEUE;

@@ -97,13 +97,9 @@ struct builder_config {
 	/* Slots of the event stream (event_stream.h) beside the book, which
 	 * thread 1 copies every applied event to, a batch at a time, after
 	 * the batch's books are published or queued (off the latency path);
-	 * 0: none. */
+	 * 0: none. Readers in this process (the NATS publisher) read it too:
+	 * builder_event_stream. */
 	uint32_t stream_slots;
-	/* A formatted wb_ring (wb_ring_format) that thread 1 copies every event
-	 * it applies to, in the order applied, for an off-path reader (the
-	 * NATS publisher): it never waits for it; a full tap drops the events
-	 * and counts them in the tap's producer page. NULL: none. */
-	void *tap_ring;
 	/* Order detail (order_detail.h) beside the book: NULL none (no cost,
 	 * and readers cannot ask for it); "all"; a watch list of tickers
 	 * ("AAPL,MSFT"); "" none at start, readers may ask. */

@@ -274,11 +274,12 @@ else
 	bad "NATS away at the start: source exit $?"; tail -5 "$T/source-down-1.err"
 fi
 
-# 6. The bounded backlog: NATS away for the whole replay, a backlog of 1024
-#    events: the rest is lost, counted and said loudly; the origin's books
-#    are case 1's all the same, and what the backlog held goes out after.
+# 6. The bounded backlog: NATS away for the whole replay, a backlog of 2048
+#    events (the event stream, --events 1024 raised to --publish-backlog):
+#    the rest is lost, counted and said loudly; the origin's books are case
+#    1's all the same, and the newest 2048, which the stream held, go out after.
 kill "$server_pid"; wait "$server_pid" 2>/dev/null
-origin full --publish-backlog 1024
+origin full --events 1024 --publish-backlog 2048
 for i in $(seq 600); do
 	grep -q 'source ended' "$T/origin-full.err" && break
 	kill -0 "$origin_pid" 2>/dev/null || break
@@ -293,8 +294,8 @@ else
 fi
 [ "$(sums "$T/origin-full.out")" = "$(sums "$T/origin-late.out")" ] &&
 	ok "backlog full: the origin's books unaffected" || bad "backlog full: the origin's books differ"
-grep -Eq '^nats publish: .*events 1024, .*end sent' "$T/origin-full.out" &&
-	ok "backlog full: the 1024 it held published after, and END" ||
+grep -Eq '^nats publish: .*events 2048, .*end sent' "$T/origin-full.out" &&
+	ok "backlog full: the 2048 it held published after, and END" ||
 	bad "backlog full: $(grep '^nats publish' "$T/origin-full.out" | tail -1)"
 
 # 7. Options that do not go together: bad usage (exit 2), said.
@@ -308,6 +309,7 @@ usage_refused "--subscribe with --source" --source "nats://127.0.0.1:$port" --su
 usage_refused "--publish with --source" --source "nats://127.0.0.1:$port" --publish "nats://127.0.0.1:$port"
 usage_refused "--nats-user without NATS" --pcap "$T/day.pcap" --nats-user wb
 usage_refused "a stream in --publish's address" --pcap "$T/day.pcap" --publish "nats://127.0.0.1:$port/S"
+usage_refused "--events 0 with --publish" --pcap "$T/day.pcap" --publish "nats://127.0.0.1:$port" --events 0
 usage_refused "not a nats:// address" --source "http://127.0.0.1:$port"
 
 echo "nats-test: $pass passed, $fail failed"

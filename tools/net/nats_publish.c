@@ -63,15 +63,15 @@ void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
 /* Batches in flight at most; beyond, a publish waits (StallWait) and then
  * fails, and the batch waits in the resend list. */
 #define PUBLISH_MAX_INFLIGHT 4096
-/* The thread's nap when the tap is empty, and while the server is away. */
+/* The thread's nap when the stream has nothing new, and while the server is away. */
 #define PUBLISH_IDLE_NS 100000L
-/* A quiet tap doubles the nap up to this: an idle daemon's publisher
+/* A quiet stream doubles the nap up to this: an idle daemon's publisher
  * wakes 1000 times a second, not 10000 (issue 21: every wake-up on a
  * two-core machine is taken from the path's neighbours). */
 #define PUBLISH_IDLE_MAX_NS 1000000L
 #define PUBLISH_RETRY_NS 20000000L
 #define PUBLISH_DUPLICATE_WINDOW_NS (600ll * 1000000000ll)
-/* Events read from the tap before the batches are looked at again. */
+/* Events read from the stream before the batches are looked at again. */
 #define PUBLISH_READ_MAX 16384u
 
 struct line_batch {
@@ -95,11 +95,15 @@ struct nats_publisher {
 	natsConnection *nc;
 	jsCtx *js;
 	jsPubOptions po;
-	struct wb_ring_consumer tap;
-	const struct wb_ring_prod_page *tap_prod;
+	/* The event stream's reader: ring.h's own, not wb_events_attach's
+	 * handle, whose loss count also holds what wirebookd lost before its
+	 * books; reader.lost is this publisher's alone. */
+	struct wb_ring_reader reader;
+	struct wb_event *read_buf;	/* PUBLISH_READ_MAX events copied out */
+	uint32_t read_n, read_i;	/* copied, and added to the batches so far */
 	pthread_t th;
 	uint64_t run;
-	uint64_t global;	/* events read from the tap: the last one's global index */
+	uint64_t global;	/* events read from the stream: the last one's global index */
 	uint8_t *send_buf;	/* a batch being made: header, runs, events */
 	char instance[64];
 	char subject_prefix[96];
@@ -410,17 +414,38 @@ static int ensure_stream(struct nats_publisher *p, uint64_t first_recv_ns)
 	return -1;
 }
 
-/* Loudly: events lost to the full tap (at most once a second). */
+/* Events the stream holds that this thread has not published yet: those
+ * not copied out (at most the ring: older ones are lost) and those copied. */
+static uint64_t unread(const struct nats_publisher *p)
+{
+	uint64_t head = wb_load_acquire(&p->reader.prod->head), slots = p->reader.mask + 1;
+	uint64_t n = head > p->reader.pos ? head - p->reader.pos : 0;
+
+	return (n < slots ? n : slots) + (p->read_n - p->read_i);
+}
+
+/* The first event's receive time, for the stream's day, without reading it away. */
+static uint64_t first_recv_ns(const struct nats_publisher *p)
+{
+	struct wb_ring_reader look = p->reader;
+	struct wb_event ev;
+
+	if (p->read_i < p->read_n)
+		return p->read_buf[p->read_i].recv_ts;
+	return wb_ring_reader_copy(&look, &ev, 1) ? ev.recv_ts : 0;
+}
+
+/* Loudly: events lost falling more than the stream behind (at most once a second). */
 static void say_lost(struct nats_publisher *p)
 {
-	uint64_t lost = wb_load_relaxed(&p->tap_prod->dropped), now = mono_ns();
+	uint64_t lost = p->reader.lost, now = mono_ns();
 
 	wb_store_relaxed(&p->ctr.lost, lost);
 	if (lost != p->last_lost_said && now - p->last_said_ns > 1000000000ull) {
-		fprintf(stderr, "wirebookd: NATS publish backlog FULL (%u events): %llu events NOT "
-			"published so far (the local books are not affected; readers of stream %s "
-			"will see the gap)\n", p->tap_prod->slot_count, (unsigned long long)lost,
-			p->ctr.stream);
+		fprintf(stderr, "wirebookd: NATS publish backlog FULL (the event stream's %u "
+			"events): %llu events NOT published so far (the local books are not "
+			"affected; readers of stream %s will see the gap)\n",
+			p->reader.prod->slot_count, (unsigned long long)lost, p->ctr.stream);
 		p->last_lost_said = lost;
 		p->last_said_ns = now;
 	}
@@ -432,7 +457,7 @@ static void *publisher_main(void *arg)
 	long idle_ns = PUBLISH_IDLE_NS;
 
 	for (;;) {
-		uint64_t n = wb_ring_consumer_available(&p->tap), i;
+		uint64_t n = unread(p);
 		int stopping = wb_load_acquire(&p->stop);
 
 		wb_store_relaxed(&p->ctr.backlog, n);
@@ -442,7 +467,7 @@ static void *publisher_main(void *arg)
 				nap(PUBLISH_IDLE_NS);
 				continue;
 			}
-			if (ensure_stream(p, n ? wb_ring_consumer_at(&p->tap, 0)->recv_ts : 0) == 0) {
+			if (ensure_stream(p, n ? first_recv_ns(p) : 0) == 0) {
 				p->stream_ready = 1;
 			} else {
 				if (stopping && mono_ns() > p->stop_deadline_ns)
@@ -454,23 +479,24 @@ static void *publisher_main(void *arg)
 		if (resend_waiting(p) < 0) {
 			if (stopping && mono_ns() > p->stop_deadline_ns)
 				break;
-			nap(PUBLISH_RETRY_NS);	/* the server is away: the tap waits */
+			nap(PUBLISH_RETRY_NS);	/* the server is away: the stream waits */
 			continue;
 		}
-		if (n) {
-			if (n > PUBLISH_READ_MAX)
-				n = PUBLISH_READ_MAX;
-			for (i = 0; i < n; i++)
-				if (add_event(p, wb_ring_consumer_at(&p->tap, i)) < 0)
-					break;
-			wb_ring_consumer_release(&p->tap, i);
+		/* Copied out only now, when they can go: while NATS is away the
+		 * stream alone is the backlog (the oldest are lost beyond it). */
+		if (p->read_i == p->read_n) {
+			p->read_i = 0;
+			p->read_n = (uint32_t)wb_ring_reader_copy(&p->reader, p->read_buf, PUBLISH_READ_MAX);
+		}
+		if (p->read_i < p->read_n) {
+			while (p->read_i < p->read_n && add_event(p, &p->read_buf[p->read_i]) == 0)
+				p->read_i++;
 			idle_ns = PUBLISH_IDLE_NS;
 			continue;
 		}
-		/* The tap is empty: what was read goes out now, whole batches or not. */
+		/* Nothing new: what was read goes out now, whole batches or not. */
 		flush_all(p);
-		if (!p->ctr.end_sent && wb_load_acquire(&p->source_ended) &&
-		    wb_ring_consumer_available(&p->tap) == 0)
+		if (!p->ctr.end_sent && wb_load_acquire(&p->source_ended) && unread(p) == 0)
 			send_end(p);
 		if (stopping) {
 			if (p->ctr.end_sent && !wb_load_relaxed(&p->ctr.waiting) &&
@@ -498,9 +524,17 @@ struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cf
 	}
 	p->cfg = *cfg;
 	pthread_mutex_init(&p->lock, NULL);
+	if (!cfg->events_ring || wb_ring_check_kind(cfg->events_ring, cfg->events_bytes,
+						    WB_RING_MAGIC_BROADCAST) != WB_RING_OK) {
+		free(p);
+		snprintf(err, errlen, "no event stream to read (--events 0?)");
+		return NULL;
+	}
 	p->send_buf = malloc(nats_batch_size(NATS_BATCH_MAX_EVENTS, NATS_BATCH_MAX_EVENTS));
-	if (!p->send_buf) {
+	p->read_buf = malloc(PUBLISH_READ_MAX * sizeof(*p->read_buf));
+	if (!p->send_buf || !p->read_buf) {
 		free(p->send_buf);
+		free(p->read_buf);
 		free(p);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -509,11 +543,15 @@ struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cf
 	p->run = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	nats_subject_token(p->instance, sizeof(p->instance), cfg->client.instance);
 	snprintf(p->subject_prefix, sizeof(p->subject_prefix), "wirebook.%s.events", p->instance);
-	wb_ring_consumer_init(&p->tap, cfg->tap_ring);
-	p->tap_prod = cfg->tap_ring;
+	/* From the run's first event (the stream is made fresh for each run),
+	 * not the oldest it still holds: events overwritten before this
+	 * thread started are counted lost too, not skipped unsaid. */
+	wb_ring_reader_init(&p->reader, cfg->events_ring);
+	p->reader.pos = 0;
 	p->nc = nats_client_connect(&cfg->client, "wirebookd publish", &p->cc, err, errlen);
 	if (!p->nc) {
 		free(p->send_buf);
+		free(p->read_buf);
 		free(p);
 		return NULL;
 	}
@@ -526,6 +564,7 @@ struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cf
 		snprintf(err, errlen, "no JetStream context (out of memory)");
 		nats_client_close(p->nc, &p->cc);
 		free(p->send_buf);
+		free(p->read_buf);
 		free(p);
 		return NULL;
 	}
@@ -536,6 +575,7 @@ struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cf
 		jsCtx_Destroy(p->js);
 		nats_client_close(p->nc, &p->cc);
 		free(p->send_buf);
+		free(p->read_buf);
 		free(p);
 		return NULL;
 	}
@@ -561,12 +601,12 @@ void nats_publisher_stop(struct nats_publisher *p, double wait_s)
 	wb_store_release(&p->stop, 1);
 	pthread_join(p->th, NULL);
 	say_lost(p);
-	unsent = wb_ring_consumer_available(&p->tap) + wb_load_relaxed(&p->ctr.waiting) +
-		 wb_load_relaxed(&p->ctr.inflight);
+	p->ctr.backlog = unread(p);
+	unsent = p->ctr.backlog + wb_load_relaxed(&p->ctr.waiting) + wb_load_relaxed(&p->ctr.inflight);
 	if (unsent)
 		fprintf(stderr, "wirebookd: NATS publish: gave up after %.0f s with %llu events in "
-			"the tap, %llu batches to resend and %llu not acknowledged: NOT all published\n",
-			wait_s, (unsigned long long)wb_ring_consumer_available(&p->tap),
+			"the event stream, %llu batches to resend and %llu not acknowledged: NOT all "
+			"published\n", wait_s, (unsigned long long)p->ctr.backlog,
 			(unsigned long long)p->ctr.waiting, (unsigned long long)p->ctr.inflight);
 	nats_publisher_print(p, stdout);
 	nats_client_close(p->nc, &p->cc);
@@ -579,6 +619,7 @@ void nats_publisher_stop(struct nats_publisher *p, double wait_s)
 	for (i = 0; i < p->n_used; i++)
 		free(p->lines[p->used_lines[i]]);
 	free(p->send_buf);
+	free(p->read_buf);
 	free(p);
 }
 
@@ -589,7 +630,7 @@ void nats_publisher_counters(struct nats_publisher *p, struct nats_publish_count
 		return;
 	}
 	*out = p->ctr;	/* plain reads of counters other threads move: a snapshot */
-	out->lost = wb_load_relaxed(&p->tap_prod->dropped);
+	out->lost = wb_load_relaxed(&p->ctr.lost);
 	out->disconnects = wb_load_relaxed(&p->cc.disconnects);
 	out->reconnects = wb_load_relaxed(&p->cc.reconnects);
 	out->connected = wb_load_relaxed(&p->cc.connected);
@@ -634,7 +675,7 @@ void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
 	M("duplicates_total", "counter", "Acknowledged as already held (a resend)", c.duplicates);
 	M("resent_total", "counter", "Batches sent again", c.resent);
 	M("lost_events_total", "counter", "Events never published: the backlog was full", c.lost);
-	M("backlog_events", "gauge", "Events waiting in the publisher's tap", c.backlog);
+	M("backlog_events", "gauge", "Events in the event stream not published yet", c.backlog);
 	M("resend_batches", "gauge", "Batches waiting to be sent again", c.waiting);
 	M("inflight_batches", "gauge", "Batches sent, not acknowledged yet", c.inflight);
 	M("disconnects_total", "counter", "Times the NATS connection was lost", c.disconnects);

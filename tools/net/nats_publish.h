@@ -4,16 +4,18 @@
  * builder applied them, into a JetStream stream (issue 26), from a thread
  * of its own that never holds the books up.
  *
- * Thread 1 copies every event it applies to a tap ring (builder_config's
- * tap_ring) without waiting; this thread reads the tap, cuts each feed
- * line's events into batches (nats_batch.h) and publishes them
- * asynchronously, each with a message id JetStream deduplicates on. What
- * the server did not acknowledge (down, restarted, slow) is sent again,
- * in order, as soon as it takes it: nothing is dropped while JetStream
- * accepts it. The tap is the bounded backlog: while this thread cannot
- * publish it stops reading the tap, and once the tap is full thread 1
- * drops what does not fit, counts it as lost and the publisher says so on
- * stderr every second (the local books are never affected).
+ * This thread is one more reader of wirebookd's event stream
+ * (book/event_stream.h: every event thread 1 applied, in a broadcast ring
+ * that never waits for its readers), polled: it cuts each feed line's
+ * events into batches (nats_batch.h) and publishes them asynchronously,
+ * each with a message id JetStream deduplicates on. What the server did
+ * not acknowledge (down, restarted, slow) is sent again, in order, as soon
+ * as it takes it: nothing is dropped while JetStream accepts it. The
+ * stream is the bounded backlog (wirebookd --events, at least
+ * --publish-backlog): while this thread cannot publish it stops reading,
+ * and once it falls more than the stream behind the oldest events are
+ * overwritten, counted as lost and said on stderr every second (the local
+ * books are never affected).
  *
  * The stream: --nats-stream NAME, else WIREBOOK_<INSTANCE>_<YYYYMMDD> of
  * the first event's receive day (UTC); subjects wirebook.INSTANCE.events.>
@@ -30,7 +32,8 @@
 struct nats_publish_config {
 	struct nats_client_config client;
 	const char *stream;	/* --nats-stream; NULL: by instance and day */
-	void *tap_ring;		/* the builder's tap (a formatted wb_ring) */
+	void *events_ring;	/* the event stream's ring (builder_event_stream: mem) */
+	uint64_t events_bytes;	/* and its size */
 	/* The venue of each feed-map line, for the subjects (the SIP lines'
 	 * events name each quote's venue, not the line's); 0: the event's. */
 	uint8_t line_venue[256];
@@ -43,8 +46,8 @@ struct nats_publish_counters {
 	uint64_t acked;		/* batches JetStream acknowledged */
 	uint64_t duplicates;	/* of which it already held (a resend that had arrived) */
 	uint64_t resent;	/* batches sent again (not acknowledged, or refused while down) */
-	uint64_t lost;		/* events the full tap dropped: never published */
-	uint64_t backlog;	/* events in the tap not read yet */
+	uint64_t lost;		/* events overwritten in the stream before they were read: never published */
+	uint64_t backlog;	/* events in the stream not published yet */
 	uint64_t waiting;	/* batches to send again */
 	uint64_t inflight;	/* batches sent, not acknowledged yet */
 	uint64_t disconnects, reconnects;
@@ -61,7 +64,7 @@ struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cf
 					    size_t errlen);
 /* The source ended: publish END once everything before it is out. */
 void nats_publisher_source_ended(struct nats_publisher *p);
-/* After builder_stop (the tap holds the last events): publish what is
+/* After builder_stop, before builder_destroy (the stream holds the last events): publish what is
  * left, END, wait at most wait_s for the acknowledgements; say on stderr
  * what could not be published. Frees p. */
 void nats_publisher_stop(struct nats_publisher *p, double wait_s);
