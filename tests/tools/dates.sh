@@ -52,12 +52,13 @@ while off < len(d):
     i += 1
 open(sys.argv[2], 'wb').write(b''.join(out))
 PY
-# The packets of the last --stats table.
-packets() { awk '/^line / { n = 0; next } $4 ~ /^[0-9]+$/ && NF >= 10 { n += $4 } END { print n + 0 }' "$1"; }
+# The packets of the last --stats table: its feed lines' rows (A, B, A:1, ...),
+# not the summary lines after it.
+packets() { awk '/^line / { n = 0; next } $1 ~ /^[AB](:[0-9]+)?$/ && $4 ~ /^[0-9]+$/ { n += $4 } END { print n + 0 }' "$1"; }
 bg "$B/wirebookd" --pcap "$T/idle.pcap" --feeds "$FEEDS" --shm "$SHM-skip" --no-pin --speed 1 \
 	--skip-idle 0.5 --stats 0.2 >"$T/skip.out" 2>"$T/skip.err"
 skip=$!
-wait_for 60 bash -c "[ \$(awk '/^line / { n = 0; next } \$4 ~ /^[0-9]+\$/ && NF >= 10 { n += \$4 } END { print n + 0 }' '$T/skip.out') -gt 10 ]" &&
+wait_for 60 bash -c "[ \$(awk '/^line / { n = 0; next } \$1 ~ /^[AB](:[0-9]+)?\$/ && \$4 ~ /^[0-9]+\$/ { n += \$4 } END { print n + 0 }' '$T/skip.out') -gt 10 ]" &&
 	ok "--speed 1 --skip-idle 0.5: past the hour of silence ($(packets "$T/skip.out") frames)" ||
 	bad "--skip-idle: $(packets "$T/skip.out") frames; $(cat "$T/skip.err")"
 grep -q -- '--skip-idle 0.5: the capture idles 3600.0 s before its next frame: replayed as 0.5 s' "$T/skip.err" &&
