@@ -48,7 +48,7 @@ dump_counts() { # CAPTURE FEEDS
 wbd_counts() { # CAPTURE FEEDS
 	"$B/wirebookd" --pcap "$1" --feeds "$2" --shm "$SHM" --no-pin --exit-at-eof 2>/dev/null | awk '
 		/^--- wirebookd stats/ { sub(/.*source pcap: /, ""); f = $1; u = $3; p = ""; n = 1 }
-		n && NF >= 10 && $4 ~ /^[0-9]+$/ { p = p " " $4 }
+		n && $1 ~ /^[AB](:[0-9]+)?$/ && $4 ~ /^[0-9]+$/ { p = p " " $4 }	# feed lines only
 		END { print f, u, "|" p }'
 }
 
