@@ -37,7 +37,6 @@ struct wb_orders {
 	const struct wb_ord_order *ord;
 	const struct wb_ord_track *trk;
 	uint32_t capacity, order_slots, level_slots, track_slots;
-	uint32_t virtual_next;		/* this reader's virtual orders so far */
 };
 
 static void *map_object(const char *name, int writable, size_t *size, int *err)
@@ -475,6 +474,9 @@ const char *wb_queue_state_name(int state)
 
 /* ------------------------------------------------------- virtual orders */
 
+/* The process's virtual orders so far, over all its handles (their ids must differ). */
+static uint32_t virtual_count;
+
 int wb_virtual_place(struct wb_orders *o, int sym, int venue, int side, int64_t price, uint64_t qty, uint64_t *id)
 {
 	uint64_t vid;
@@ -487,9 +489,9 @@ int wb_virtual_place(struct wb_orders *o, int sym, int venue, int side, int64_t 
 	if (rc)
 		return rc;
 	/* Unique among readers without asking the builder: the top bit
-	 * (no venue id is that large), the pid, this reader's count. */
+	 * (no venue id is that large), the pid, the process's count. */
 	vid = (1ull << 63) | ((uint64_t)((uint32_t)getpid() & 0x7fffffffu) << 32) |
-	      (uint64_t)__atomic_add_fetch(&o->virtual_next, 1, __ATOMIC_RELAXED);
+	      (uint64_t)__atomic_add_fetch(&virtual_count, 1, __ATOMIC_RELAXED);
 	rc = post(o, &(struct wb_ord_request){ .op = WB_ORD_OP_VIRTUAL_PLACE, .sym = (uint16_t)sym,
 					       .venue = (uint8_t)venue, .side = (uint8_t)side, .order_id = vid,
 					       .price = price, .qty = (uint32_t)qty });

@@ -441,6 +441,24 @@ START_TEST(test_a_virtual_order_is_cancelled_refused_when_marketable_and_kept_be
 	v = virt(behind);
 	ck_assert_int_eq(v.pos.state, WB_QUEUE_RESTING);
 
+	/* Another handle of the process gets ids of its own. */
+	{
+		int err;
+		struct wb_orders *rd2 = wb_orders_open(name, &err);
+		uint64_t other;
+
+		ck_assert_ptr_nonnull(rd2);
+		ck_assert_int_eq(wb_virtual_place(rd2, SYM, V, WB_SIDE_SELL, PX(1005), 20, &other), WB_OK);
+		ck_assert_uint_ne(other, id);
+		ck_assert_uint_ne(other, behind);
+		ck_assert_uint_ne(other, crossing);
+		v = virt(other);
+		ck_assert_uint_eq(v.pos.qty, 20);
+		ck_assert_int_eq(wb_virtual_state(rd2, id, &v), WB_OK);
+		ck_assert_uint_eq(v.pos.qty, 10);
+		wb_orders_close(rd2);
+	}
+
 	ck_assert_int_eq(wb_virtual_cancel(rd, id), WB_OK);
 	v = virt(id);
 	ck_assert_int_eq(v.pos.state, WB_QUEUE_CANCELLED);
