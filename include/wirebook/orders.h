@@ -51,6 +51,7 @@ enum wb_queue_state {
 	WB_QUEUE_PARTLY_FILLED = 2,	/* resting, some shares executed */
 	WB_QUEUE_FILLED = 3,	/* executed in full: gone */
 	WB_QUEUE_CANCELLED = 4,	/* deleted, reduced to nothing or replaced: gone */
+	WB_QUEUE_REFUSED = 5,	/* virtual orders: not placed (marketable at placement) */
 };
 
 struct wb_queue_pos {
@@ -112,6 +113,42 @@ int wb_queue_position(const struct wb_orders *o, int venue, uint64_t order_id, s
 int wb_queue_wait(struct wb_orders *o, int venue, uint64_t order_id, uint32_t version, int64_t timeout_ns);
 
 const char *wb_queue_state_name(int state);
+
+/*
+ * Virtual orders (shadow trading and replay): a reader's order that the
+ * builder keeps in the real queue's time priority without ever changing
+ * the book or what any reader sees of it. Placed at the current point of
+ * the stream, it joins the back of the venue's queue at its price
+ * (shares_ahead: every real share there), moves forward as orders ahead
+ * of it leave, and fills when an execution at its price goes beyond the
+ * shares still ahead of it (by the shares beyond), or whole when a real
+ * order on its side executes at a worse price than its own (traded
+ * through). Executions count, not crossing adds: the venue never saw the
+ * virtual order. A price marketable at placement (a buy at or above the
+ * venue's best ask in the detail, a sell at or below its best bid) is
+ * refused: state WB_QUEUE_REFUSED. Its symbol takes order detail.
+ */
+struct wb_virtual_order {
+	struct wb_queue_pos pos;	/* order_id: its virtual id; qty: shares left;
+					 * level_qty, level_orders: the real queue's */
+	uint64_t fills;			/* fills so far */
+	uint64_t last_fill_qty;
+	uint64_t fill_exch_ts;		/* the event of the last fill */
+	uint64_t fill_recv_ts;
+	uint64_t fill_seq;
+};
+
+/*
+ * Place a virtual order: *id gets its id (unique among readers) at once,
+ * and the builder places it within one batch (wb_virtual_state says
+ * WB_ENOSYM until then). qty at most UINT32_MAX.
+ */
+int wb_virtual_place(struct wb_orders *o, int sym, int venue, int side, int64_t price, uint64_t qty, uint64_t *id);
+/* Cancel a resting virtual order (state WB_QUEUE_CANCELLED); on one that is done (filled, cancelled,
+ * refused), forget it and free its slot. */
+int wb_virtual_cancel(struct wb_orders *o, uint64_t id);
+/* A virtual order now: 0, or WB_ENOSYM when not placed (yet) or forgotten. */
+int wb_virtual_state(const struct wb_orders *o, uint64_t id, struct wb_virtual_order *out);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,9 @@ struct order_detail {
 	uint32_t prices_mask;
 	uint64_t req_seen;
 	uint32_t unknown_tracked;	/* tracked, not seen yet */
+	uint32_t *virt_anchor;		/* [track_slots]: a virtual order's last real order ahead; 0: none */
+	uint16_t *virt_on;		/* [capacity]: live virtual orders of the instrument */
+	uint32_t virt_live;
 	uint64_t *watch;		/* ticker keys whose ids are not learned yet */
 	uint32_t watch_count;
 	char name[256], req_name[256];
@@ -199,10 +202,12 @@ struct order_detail *order_detail_create(const struct order_detail_config *cfg, 
 	}
 	od->on = calloc(od->fast.capacity, 1);
 	od->watch = calloc(MAX_WATCH, sizeof(uint64_t));
+	od->virt_on = calloc(od->fast.capacity, sizeof(uint16_t));
+	od->virt_anchor = calloc(od->track_slots, sizeof(uint32_t));
 	for (od->prices_mask = 2047; od->prices_mask / 2 < od->level_slots; od->prices_mask = od->prices_mask * 2 + 1)
 		;
 	od->prices = venue_mem_alloc(((size_t)od->prices_mask + 1) * sizeof(struct price_slot), -1);
-	if (!od->on || !od->watch || !od->prices) {
+	if (!od->on || !od->watch || !od->prices || !od->virt_on || !od->virt_anchor) {
 		e = -ENOMEM;
 		goto fail;
 	}
@@ -251,6 +256,8 @@ void order_detail_destroy(struct order_detail *od)
 	if (od->prices)
 		venue_mem_free(od->prices, ((size_t)od->prices_mask + 1) * sizeof(struct price_slot), -1);
 	free(od->watch);
+	free(od->virt_on);
+	free(od->virt_anchor);
 	free(od->on);
 	free(od);
 }
@@ -384,7 +391,7 @@ static void track_store(struct order_detail *od, uint32_t t, const struct wb_ord
 	if (T->state == tmp->state && T->qty == tmp->qty && T->shares_ahead == tmp->shares_ahead &&
 	    T->orders_ahead == tmp->orders_ahead && T->shares_behind == tmp->shares_behind &&
 	    T->level_qty == tmp->level_qty && T->level_orders == tmp->level_orders && T->price == tmp->price &&
-	    T->filled_qty == tmp->filled_qty)
+	    T->filled_qty == tmp->filled_qty && T->fills == tmp->fills)
 		return;
 	wb_store_relaxed(&T->seq, seq + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -402,6 +409,11 @@ static void track_store(struct order_detail *od, uint32_t t, const struct wb_ord
 	T->level_orders = tmp->level_orders;
 	T->exch_ts = ev ? ev->exch_ts : 0;
 	T->recv_ts = ev ? ev->recv_ts : 0;
+	T->fills = tmp->fills;
+	T->last_fill_qty = tmp->last_fill_qty;
+	T->fill_exch_ts = tmp->fill_exch_ts;
+	T->fill_recv_ts = tmp->fill_recv_ts;
+	T->fill_seq = tmp->fill_seq;
 	T->changes++;
 	wb_store_release(&T->seq, seq + 2);
 	/* Against wb_queue_wait's count-then-look: a waiter that counted
@@ -472,11 +484,15 @@ static void track_attach(struct order_detail *od, uint32_t s, uint8_t venue)
 
 /* -------------------------------------------------------------- orders */
 
+static void virt_reanchor(struct order_detail *od, uint32_t s);
+
 static void fifo_unlink(struct order_detail *od, uint32_t s)
 {
 	struct wb_ord_order *o = &od->ord[s];
 	struct wb_ord_level *L = &od->lv[o->level];
 
+	if (__builtin_expect(o->virt_anchors != 0, 0))
+		virt_reanchor(od, s);
 	if (o->prev)
 		od->ord[o->prev].next = o->next;
 	else
@@ -506,11 +522,18 @@ static void fifo_append(struct order_detail *od, uint32_t s, uint32_t li)
 	L->orders++;
 }
 
-/* After an order left level li (or changed on it): positions, and the level freed when empty. */
-static void level_settle(struct order_detail *od, uint32_t li, const struct wb_event *ev)
+static void virt_level(struct order_detail *od, uint32_t li, uint64_t executed, const struct wb_event *ev);
+
+/*
+ * After an order left level li (or changed on it; executed: the shares an
+ * execution took there): positions, and the level freed when empty.
+ */
+static void level_settle(struct order_detail *od, uint32_t li, uint64_t executed, const struct wb_event *ev)
 {
 	if (od->lv[li].tracked)
 		level_positions(od, li, ev);
+	if (__builtin_expect(od->virt_live != 0, 0) && od->virt_on[od->lv[li].instrument])
+		virt_level(od, li, executed, ev);
 	if (!od->lv[li].orders)
 		level_drop(od, li);
 }
@@ -576,6 +599,7 @@ static void order_gone(struct order_detail *od, uint8_t venue, uint64_t id, uint
 	struct order *x = order_index_find(&od->ix, venue, id);
 	uint32_t s, li, track;
 	uint16_t instrument;
+	uint64_t executed;
 
 	if (!x)
 		return;
@@ -585,6 +609,7 @@ static void order_gone(struct order_detail *od, uint8_t venue, uint64_t id, uint
 	li = x->qty;
 	instrument = od->lv[li].instrument;
 	track = od->ord[s].track;
+	executed = fills(ev) ? od->ord[s].qty : 0;
 	if (track && fills(ev))
 		od->trk[track - 1].filled_qty += od->ord[s].qty;
 	fifo_unlink(od, s);
@@ -593,7 +618,7 @@ static void order_gone(struct order_detail *od, uint8_t venue, uint64_t id, uint
 		track_gone(od, track - 1, state, ev);
 	}
 	order_free(od, x, s, instrument);
-	level_settle(od, li, ev);
+	level_settle(od, li, executed, ev);
 }
 
 /*
@@ -619,7 +644,7 @@ static void order_sync(struct order_detail *od, const struct venue_books *vb, ui
 	if (!x) {
 		s = order_new(od, info.instrument, venue, info.side, info.price, id, info.qty, ev);
 		if (s)
-			level_settle(od, od->ord[s].level, ev);
+			level_settle(od, od->ord[s].level, 0, ev);
 		return;
 	}
 	s = order_level(x);
@@ -648,19 +673,235 @@ static void order_sync(struct order_detail *od, const struct venue_books *vb, ui
 		if (track)
 			od->lv[nli].tracked++;
 		if (li != nli)
-			level_settle(od, li, ev);
-		level_settle(od, nli, ev);
+			level_settle(od, li, 0, ev);
+		level_settle(od, nli, 0, ev);
 		return;
 	}
+	uint64_t executed = 0;
+
 	if (o->qty != info.qty) {
 		uint32_t taken = o->qty - info.qty;
 
+		if (fills(ev))
+			executed = taken;
 		if (o->track && fills(ev))
 			od->trk[o->track - 1].filled_qty += taken;
 		od->lv[li].qty -= taken;
 		o->qty = info.qty;
 	}
-	level_settle(od, li, ev);
+	level_settle(od, li, executed, ev);
+}
+
+
+/* ------------------------------------------------------ virtual orders */
+
+/*
+ * A virtual order stands right behind its anchor, the last real order
+ * ahead of it at its price (0: none ahead), and is never in the FIFO
+ * readers walk. Orders joining later go behind it by construction; when
+ * the anchor leaves the queue, the one before it becomes the anchor.
+ */
+
+static bool virt_live_slot(const struct wb_ord_track *T)
+{
+	return T->in_use && T->is_virtual && (T->state == WB_QUEUE_RESTING || T->state == WB_QUEUE_PARTLY_FILLED);
+}
+
+static void virt_reanchor(struct order_detail *od, uint32_t s)
+{
+	struct wb_ord_order *o = &od->ord[s];
+
+	for (uint32_t t = 0; t < od->track_slots; t++)
+		if (od->virt_anchor[t] == s && virt_live_slot(&od->trk[t])) {
+			od->virt_anchor[t] = o->prev;
+			if (o->prev)
+				od->ord[o->prev].virt_anchors++;
+		}
+	o->virt_anchors = 0;
+}
+
+/* Where virtual order t stands in level li (0: no real order at its price). */
+static void virt_position(const struct order_detail *od, uint32_t t, uint32_t li, struct wb_ord_track *tmp)
+{
+	uint32_t anchor = od->virt_anchor[t], na = 0, nb = 0;
+	uint64_t ahead = 0, behind = 0;
+	bool passed = !anchor;
+
+	for (uint32_t s = li ? od->lv[li].head : 0; s; s = od->ord[s].next) {
+		if (passed) {
+			behind += od->ord[s].qty;
+			nb++;
+		} else {
+			ahead += od->ord[s].qty;
+			na++;
+		}
+		if (s == anchor)
+			passed = true;
+	}
+	tmp->shares_ahead = ahead;
+	tmp->orders_ahead = na;
+	tmp->shares_behind = behind;
+	tmp->orders_behind = nb;
+	tmp->level_qty = ahead + behind;
+	tmp->level_orders = na + nb;
+}
+
+/* Virtual order t leaves the queue (filled or cancelled). */
+static void virt_release(struct order_detail *od, uint32_t t, struct wb_ord_track *tmp, uint8_t state)
+{
+	uint32_t anchor = od->virt_anchor[t];
+
+	if (anchor)
+		od->ord[anchor].virt_anchors--;
+	od->virt_anchor[t] = 0;
+	od->virt_on[od->trk[t].instrument]--;
+	od->virt_live--;
+	tmp->state = state;
+	tmp->shares_ahead = tmp->shares_behind = tmp->level_qty = 0;
+	tmp->orders_ahead = tmp->orders_behind = tmp->level_orders = 0;
+}
+
+/*
+ * Level li changed (an execution took executed shares there): the
+ * virtual orders of its book side that it fills or moves.
+ */
+static void virt_level(struct order_detail *od, uint32_t li, uint64_t executed, const struct wb_event *ev)
+{
+	const struct wb_ord_level *L = &od->lv[li];
+
+	for (uint32_t t = 0; t < od->track_slots; t++) {
+		const struct wb_ord_track *T = &od->trk[t];
+		struct wb_ord_track tmp;
+		uint64_t fill = 0;
+
+		if (!virt_live_slot(T) || T->instrument != L->instrument || T->venue != L->venue || T->side != L->side)
+			continue;
+		if (executed) {
+			if (L->price == T->price)
+				fill = executed > T->shares_ahead ? executed - T->shares_ahead : 0;
+			else if (T->side == WB_SIDE_BUY ? L->price < T->price : L->price > T->price)
+				fill = T->qty;
+		}
+		if (!fill && L->price != T->price)
+			continue;
+		tmp = *T;
+		if (fill) {
+			if (fill > tmp.qty)
+				fill = tmp.qty;
+			tmp.qty -= fill;
+			tmp.filled_qty += fill;
+			tmp.fills++;
+			tmp.last_fill_qty = fill;
+			tmp.fill_exch_ts = ev->exch_ts;
+			tmp.fill_recv_ts = ev->recv_ts;
+			tmp.fill_seq = ev->seq;
+		}
+		if (!tmp.qty) {
+			virt_release(od, t, &tmp, WB_QUEUE_FILLED);
+		} else {
+			tmp.state = tmp.filled_qty ? WB_QUEUE_PARTLY_FILLED : WB_QUEUE_RESTING;
+			virt_position(od, t, li, &tmp);
+		}
+		track_store(od, t, &tmp, ev);
+	}
+}
+
+static int virt_find(const struct order_detail *od, uint64_t id)
+{
+	for (uint32_t t = 0; t < od->track_slots; t++)
+		if (od->trk[t].in_use && od->trk[t].is_virtual && od->trk[t].order_id == id)
+			return (int)t;
+	return -1;
+}
+
+/* Would a buy (sell) at price trade against the venue's real asks (bids)? */
+static bool virt_marketable(const struct order_detail *od, uint16_t instrument, uint8_t venue, uint8_t side,
+			    int64_t price)
+{
+	uint8_t opposite = side == WB_SIDE_BUY ? WB_SIDE_SELL : WB_SIDE_BUY;
+
+	for (uint32_t li = od->heads[book_of(instrument, venue, opposite)]; li; li = od->lv[li].next)
+		if (side == WB_SIDE_BUY ? od->lv[li].price <= price : od->lv[li].price >= price)
+			return true;
+	return false;
+}
+
+int order_detail_virtual_place(struct order_detail *od, const struct venue_books *vb, uint64_t id,
+			       uint16_t instrument, uint8_t venue, uint8_t side, int64_t price, uint32_t qty)
+{
+	uint32_t free_t = UINT32_MAX;
+	struct wb_ord_track tmp;
+	struct wb_ord_track *T;
+	uint32_t seq, li;
+
+	if (!instrument || instrument >= od->fast.capacity || !venue || venue >= WB_VENUE_COUNT ||
+	    (side != WB_SIDE_BUY && side != WB_SIDE_SELL) || !qty || virt_find(od, id) >= 0)
+		return -1;
+	for (uint32_t t = 0; t < od->track_slots && free_t == UINT32_MAX; t++)
+		if (!od->trk[t].in_use)
+			free_t = t;
+	if (free_t == UINT32_MAX)
+		return -1;
+	if (!od->on[instrument])
+		order_detail_set(od, vb, instrument, 1);
+	T = &od->trk[free_t];
+	seq = T->seq;
+	wb_store_relaxed(&T->seq, seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	*T = (struct wb_ord_track){ .seq = seq + 1, .in_use = 1, .is_virtual = 1, .order_id = id, .venue = venue,
+				    .side = side, .instrument = instrument, .price = price, .qty = qty,
+				    .state = WB_QUEUE_UNKNOWN };
+	wb_store_release(&T->seq, seq + 2);
+	tmp = *T;
+	if (virt_marketable(od, instrument, venue, side, price)) {
+		tmp.state = WB_QUEUE_REFUSED;
+		tmp.qty = 0;
+	} else {
+		li = price_find(od, book_of(instrument, venue, side), price)->level;
+		od->virt_anchor[free_t] = li ? od->lv[li].tail : 0;
+		if (od->virt_anchor[free_t])
+			od->ord[od->virt_anchor[free_t]].virt_anchors++;
+		od->virt_on[instrument]++;
+		od->virt_live++;
+		tmp.state = WB_QUEUE_RESTING;
+		virt_position(od, free_t, li, &tmp);
+	}
+	track_store(od, free_t, &tmp, NULL);
+	return 0;
+}
+
+int order_detail_virtual_cancel(struct order_detail *od, uint64_t id)
+{
+	int t = virt_find(od, id);
+	struct wb_ord_track *T;
+
+	if (t < 0)
+		return -1;
+	T = &od->trk[t];
+	if (virt_live_slot(T)) {
+		struct wb_ord_track tmp = *T;
+
+		virt_release(od, (uint32_t)t, &tmp, WB_QUEUE_CANCELLED);
+		track_store(od, (uint32_t)t, &tmp, NULL);
+		return 0;
+	}
+	/* Done already: the reader has read it, the slot is free again. */
+	wb_store_relaxed(&T->seq, T->seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	T->in_use = 0;
+	T->is_virtual = 0;
+	wb_store_release(&T->seq, T->seq + 1);
+	if (wb_load_relaxed(&od->req->waiters[t]))
+		futex_wake_shared(&T->seq);
+	return 0;
+}
+
+/* The instrument's detail goes: its virtual orders cannot be kept. */
+static void virt_cancel_instrument(struct order_detail *od, uint16_t instrument)
+{
+	for (uint32_t t = 0; t < od->track_slots && od->virt_on[instrument]; t++)
+		if (virt_live_slot(&od->trk[t]) && od->trk[t].instrument == instrument)
+			order_detail_virtual_cancel(od, od->trk[t].order_id);
 }
 
 /* ------------------------------------------------------------ symbols */
@@ -717,6 +958,7 @@ int order_detail_set(struct order_detail *od, const struct venue_books *vb, uint
 			}
 		od->sym[instrument].flags |= WB_ORDF_DETAIL;
 	} else {
+		virt_cancel_instrument(od, instrument);
 		for (uint8_t v = 1; v < WB_VENUE_COUNT; v++)
 			books_clear(od, v, instrument, WB_QUEUE_UNKNOWN, NULL);
 		od->on[instrument] = 0;
@@ -780,7 +1022,8 @@ int order_detail_track(struct order_detail *od, const struct venue_books *vb, ui
 	if (venue == 0 || venue >= WB_VENUE_COUNT)
 		return -1;
 	for (uint32_t t = 0; t < od->track_slots; t++) {
-		if (od->trk[t].in_use && od->trk[t].order_id == id && od->trk[t].venue == venue)
+		if (od->trk[t].in_use && !od->trk[t].is_virtual && od->trk[t].order_id == id &&
+		    od->trk[t].venue == venue)
 			return 0;
 		if (!od->trk[t].in_use && free_t == UINT32_MAX)
 			free_t = t;
@@ -819,7 +1062,7 @@ void order_detail_untrack(struct order_detail *od, uint8_t venue, uint64_t id)
 	for (uint32_t t = 0; t < od->track_slots; t++) {
 		struct wb_ord_track *T = &od->trk[t];
 
-		if (!T->in_use || T->order_id != id || T->venue != venue)
+		if (!T->in_use || T->is_virtual || T->order_id != id || T->venue != venue)
 			continue;
 		if (T->state == WB_QUEUE_UNKNOWN) {
 			od->unknown_tracked--;
@@ -870,6 +1113,13 @@ void order_detail_poll(struct order_detail *od, const struct venue_books *vb)
 				order_detail_untrack(od, copy.venue, copy.order_id);
 				ok = 0;
 			}
+			break;
+		case WB_ORD_OP_VIRTUAL_PLACE:
+			ok = order_detail_virtual_place(od, vb, copy.order_id, copy.sym, copy.venue, copy.side,
+							copy.price, copy.qty);
+			break;
+		case WB_ORD_OP_VIRTUAL_CANCEL:
+			ok = order_detail_virtual_cancel(od, copy.order_id);
 			break;
 		default:
 			break;

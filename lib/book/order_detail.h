@@ -50,6 +50,15 @@ int order_detail_set(struct order_detail *od, const struct venue_books *vb, uint
 /* Track (venue, id)'s queue position. 0 ok, -1 no slot left. */
 int order_detail_track(struct order_detail *od, const struct venue_books *vb, uint8_t venue, uint64_t id);
 void order_detail_untrack(struct order_detail *od, uint8_t venue, uint64_t id);
+/*
+ * A reader's virtual order (wirebook/orders.h, wb_virtual_place): placed
+ * in a free tracking slot, resting or refused (marketable); -1 when bad
+ * or no slot is free. Cancel: a live one is cancelled, a done one's slot
+ * freed; -1 unknown id.
+ */
+int order_detail_virtual_place(struct order_detail *od, const struct venue_books *vb, uint64_t id,
+			       uint16_t instrument, uint8_t venue, uint8_t side, int64_t price, uint32_t qty);
+int order_detail_virtual_cancel(struct order_detail *od, uint64_t id);
 /* Serve readers' requests (one load when there are none): call between batches. */
 void order_detail_poll(struct order_detail *od, const struct venue_books *vb);
 /* The source ended (enum wb_shm_state). */

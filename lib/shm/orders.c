@@ -314,7 +314,7 @@ int wb_orders_at(const struct wb_orders *o, int sym, int venue, int side, int64_
 
 /* ------------------------------------------------------------ requests */
 
-static int post(struct wb_orders *o, uint8_t op, int sym, int venue, uint64_t order_id)
+static int post(struct wb_orders *o, const struct wb_ord_request *want)
 {
 	if (!o)
 		return WB_EINVAL;
@@ -327,10 +327,13 @@ static int post(struct wb_orders *o, uint8_t op, int sym, int venue, uint64_t or
 		if (!__atomic_compare_exchange_n(&q->state, &free_state, WB_ORD_REQ_CLAIMED, 0, __ATOMIC_ACQUIRE,
 						 __ATOMIC_RELAXED))
 			continue;
-		q->op = op;
-		q->sym = (uint16_t)sym;
-		q->venue = (uint8_t)venue;
-		q->order_id = order_id;
+		q->op = want->op;
+		q->sym = want->sym;
+		q->venue = want->venue;
+		q->side = want->side;
+		q->order_id = want->order_id;
+		q->price = want->price;
+		q->qty = want->qty;
 		wb_store_release(&q->state, WB_ORD_REQ_READY);
 		__atomic_fetch_add(&o->req->posted, 1, __ATOMIC_RELEASE);
 		return WB_OK;
@@ -344,21 +347,23 @@ int wb_orders_detail(struct wb_orders *o, int sym, int on)
 
 	if (rc)
 		return rc;
-	return post(o, on ? WB_ORD_OP_DETAIL_ON : WB_ORD_OP_DETAIL_OFF, sym, 0, 0);
+	return post(o, &(struct wb_ord_request){ .op = on ? WB_ORD_OP_DETAIL_ON : WB_ORD_OP_DETAIL_OFF,
+						 .sym = (uint16_t)sym });
 }
 
 int wb_queue_track(struct wb_orders *o, int venue, uint64_t order_id)
 {
 	if (venue <= 0 || venue >= WB_VENUE_COUNT)
 		return WB_EINVAL;
-	return post(o, WB_ORD_OP_TRACK, 0, venue, order_id);
+	return post(o, &(struct wb_ord_request){ .op = WB_ORD_OP_TRACK, .venue = (uint8_t)venue, .order_id = order_id });
 }
 
 int wb_queue_untrack(struct wb_orders *o, int venue, uint64_t order_id)
 {
 	if (venue <= 0 || venue >= WB_VENUE_COUNT)
 		return WB_EINVAL;
-	return post(o, WB_ORD_OP_UNTRACK, 0, venue, order_id);
+	return post(o, &(struct wb_ord_request){ .op = WB_ORD_OP_UNTRACK, .venue = (uint8_t)venue,
+						 .order_id = order_id });
 }
 
 /* ------------------------------------------------------ queue positions */
@@ -368,8 +373,8 @@ static int track_find(const struct wb_orders *o, int venue, uint64_t order_id)
 	for (uint32_t t = 0; t < o->track_slots; t++) {
 		const struct wb_ord_track *T = &o->trk[t];
 
-		if (wb_load_relaxed(&T->in_use) && wb_load_relaxed(&T->order_id) == order_id &&
-		    wb_load_relaxed(&T->venue) == venue)
+		if (wb_load_relaxed(&T->in_use) && !wb_load_relaxed(&T->is_virtual) &&
+		    wb_load_relaxed(&T->order_id) == order_id && wb_load_relaxed(&T->venue) == venue)
 			return (int)t;
 	}
 	return WB_ENOSYM;
@@ -462,6 +467,96 @@ const char *wb_queue_state_name(int state)
 	case WB_QUEUE_PARTLY_FILLED: return "partly-filled";
 	case WB_QUEUE_FILLED: return "filled";
 	case WB_QUEUE_CANCELLED: return "cancelled";
+	case WB_QUEUE_REFUSED: return "refused";
 	default: return "?";
 	}
+}
+
+/* ------------------------------------------------------- virtual orders */
+
+/* The process's virtual orders so far, over all its handles (their ids must differ). */
+static uint32_t virtual_count;
+
+int wb_virtual_place(struct wb_orders *o, int sym, int venue, int side, int64_t price, uint64_t qty, uint64_t *id)
+{
+	uint64_t vid;
+	int rc;
+
+	if (!o || !id || venue <= 0 || venue >= WB_VENUE_COUNT || (side != WB_SIDE_BUY && side != WB_SIDE_SELL) ||
+	    qty == 0 || qty > UINT32_MAX)
+		return WB_EINVAL;
+	rc = sym_ok(o, sym);
+	if (rc)
+		return rc;
+	/* Unique among readers without asking the builder: the top bit
+	 * (no venue id is that large), the pid, the process's count. */
+	vid = (1ull << 63) | ((uint64_t)((uint32_t)getpid() & 0x7fffffffu) << 32) |
+	      (uint64_t)__atomic_add_fetch(&virtual_count, 1, __ATOMIC_RELAXED);
+	rc = post(o, &(struct wb_ord_request){ .op = WB_ORD_OP_VIRTUAL_PLACE, .sym = (uint16_t)sym,
+					       .venue = (uint8_t)venue, .side = (uint8_t)side, .order_id = vid,
+					       .price = price, .qty = (uint32_t)qty });
+	if (rc == WB_OK)
+		*id = vid;
+	return rc;
+}
+
+int wb_virtual_cancel(struct wb_orders *o, uint64_t id)
+{
+	return post(o, &(struct wb_ord_request){ .op = WB_ORD_OP_VIRTUAL_CANCEL, .order_id = id });
+}
+
+int wb_virtual_state(const struct wb_orders *o, uint64_t id, struct wb_virtual_order *out)
+{
+	const struct wb_ord_track *T = NULL;
+	unsigned spins = 0;
+	uint32_t seq;
+
+	if (!o || !out)
+		return WB_EINVAL;
+	for (uint32_t t = 0; t < o->track_slots && !T; t++)
+		if (wb_load_relaxed(&o->trk[t].in_use) && wb_load_relaxed(&o->trk[t].is_virtual) &&
+		    wb_load_relaxed(&o->trk[t].order_id) == id)
+			T = &o->trk[t];
+	if (!T)
+		return WB_ENOSYM;
+	do {
+		while ((seq = wb_load_acquire(&T->seq)) & 1) {
+			if (++spins > READ_SPINS)
+				return WB_EBUSY;
+			cpu_relax();
+		}
+		if (!wb_load_relaxed(&T->in_use) || !T->is_virtual || T->order_id != id || T->state == WB_QUEUE_UNKNOWN)
+			return WB_ENOSYM;
+		*out = (struct wb_virtual_order){
+			.pos = {
+				.order_id = id,
+				.venue = T->venue,
+				.side = T->side,
+				.state = T->state,
+				.sym = T->instrument,
+				.price = T->price,
+				.qty = T->qty,
+				.filled_qty = T->filled_qty,
+				.shares_ahead = T->shares_ahead,
+				.orders_ahead = T->orders_ahead,
+				.orders_behind = T->orders_behind,
+				.shares_behind = T->shares_behind,
+				.level_qty = T->level_qty,
+				.level_orders = T->level_orders,
+				.version = seq,
+				.exch_ts = T->exch_ts,
+				.recv_ts = T->recv_ts,
+				.changes = T->changes,
+			},
+			.fills = T->fills,
+			.last_fill_qty = T->last_fill_qty,
+			.fill_exch_ts = T->fill_exch_ts,
+			.fill_recv_ts = T->fill_recv_ts,
+			.fill_seq = T->fill_seq,
+		};
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (wb_load_relaxed(&T->seq) == seq)
+			return WB_OK;
+	} while (++spins <= READ_SPINS);
+	return WB_EBUSY;
 }

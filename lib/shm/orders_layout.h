@@ -34,7 +34,7 @@
 
 #define WB_ORD_MAGIC 0x5344524f4f4257ull	/* "WBOORDS" little-endian */
 #define WB_ORD_REQ_MAGIC 0x5145524f4f4257ull	/* "WBOOREQ" */
-#define WB_ORD_ABI_VERSION 1u
+#define WB_ORD_ABI_VERSION 2u	/* 2: virtual orders (tracking slot, request fields) */
 #define WB_ORD_REQUESTS 64u			/* request slots */
 
 /* wb_ord_symbol.flags */
@@ -96,7 +96,8 @@ struct wb_ord_order {
 	uint32_t next, prev;	/* the FIFO */
 	char mpid[4];		/* attribution, zero when none */
 	uint32_t track;		/* its tracking slot + 1; 0: untracked */
-	uint8_t reserved[8];
+	uint16_t virt_anchors;	/* virtual orders right behind it (builder's) */
+	uint8_t reserved[6];
 } __attribute__((aligned(64)));
 
 WB_STATIC_ASSERT(sizeof(struct wb_ord_order) == 64, "an order is one cache line");
@@ -109,7 +110,8 @@ struct wb_ord_track {
 	uint8_t side;
 	uint16_t instrument;
 	uint8_t state;		/* enum wb_queue_state */
-	uint8_t reserved0[3];
+	uint8_t is_virtual;	/* 1: a reader's virtual order, not a venue's */
+	uint8_t reserved0[2];
 	int64_t price;
 	uint64_t qty;		/* remaining shares */
 	uint64_t filled_qty;
@@ -118,10 +120,13 @@ struct wb_ord_track {
 	uint32_t reserved1;
 	uint64_t exch_ts, recv_ts;	/* of the event that last changed it */
 	uint64_t changes;		/* events that changed it */
-	uint8_t reserved2[16];
+	/* virtual orders: their fills, and the event of the last one */
+	uint64_t fills, last_fill_qty;
+	uint64_t fill_exch_ts, fill_recv_ts, fill_seq;
+	uint8_t reserved2[40];
 } __attribute__((aligned(64)));
 
-WB_STATIC_ASSERT(sizeof(struct wb_ord_track) == 128, "tracking layout");
+WB_STATIC_ASSERT(sizeof(struct wb_ord_track) == 192, "tracking layout");
 
 /* A reader's request to the builder. */
 enum wb_ord_op {
@@ -129,6 +134,8 @@ enum wb_ord_op {
 	WB_ORD_OP_DETAIL_OFF = 2,
 	WB_ORD_OP_TRACK = 3,		/* venue, order_id */
 	WB_ORD_OP_UNTRACK = 4,
+	WB_ORD_OP_VIRTUAL_PLACE = 5,	/* order_id (the reader's), sym, venue, side, price, qty */
+	WB_ORD_OP_VIRTUAL_CANCEL = 6,	/* order_id */
 };
 
 /* wb_ord_request.state */
@@ -142,6 +149,10 @@ struct wb_ord_request {
 	uint8_t venue;
 	uint16_t sym;
 	uint64_t order_id;
+	int64_t price;		/* WB_ORD_OP_VIRTUAL_PLACE */
+	uint32_t qty;
+	uint8_t side;
+	uint8_t reserved[3];
 };
 
 struct wb_ord_requests {

@@ -203,6 +203,11 @@ class QueuePos(ctypes.Structure):
                 ("recv_ts", c_uint64), ("changes", c_uint64)]
 
 
+class VirtualOrder(ctypes.Structure):
+    _fields_ = [("pos", QueuePos), ("fills", c_uint64), ("last_fill_qty", c_uint64), ("fill_exch_ts", c_uint64),
+                ("fill_recv_ts", c_uint64), ("fill_seq", c_uint64)]
+
+
 STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,
            "wb_venue_bbo": VenueBbo, "wb_status": Status, "wb_health": Health,
            "wb_depth": Depth, "wb_event": Event, "wb_event_counts": EventCounts,
@@ -211,7 +216,8 @@ STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,
            "wb_sip_status": SipStatus, "wb_sip_compare": SipCompare,
            "wb_sip_lockcross": SipLockcross, "wb_sip_view": SipView, "wb_sip_delay": SipDelay,
            "wb_sip_venue_stats": SipVenueStats, "wb_sip_summary": SipSummary,
-           "wb_order": Order, "wb_order_level": OrderLevel, "wb_queue_pos": QueuePos}
+           "wb_order": Order, "wb_order_level": OrderLevel, "wb_queue_pos": QueuePos,
+           "wb_virtual_order": VirtualOrder}
 
 
 def _candidates():
@@ -285,6 +291,10 @@ def load():
         "wb_queue_position": (ctypes.c_int, [B, ctypes.c_int, c_uint64, P(QueuePos)]),
         "wb_queue_wait": (ctypes.c_int, [B, ctypes.c_int, c_uint64, c_uint32, c_int64]),
         "wb_queue_state_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "wb_virtual_place": (ctypes.c_int, [B, ctypes.c_int, ctypes.c_int, ctypes.c_int, c_int64, c_uint64,
+                                            P(c_uint64)]),
+        "wb_virtual_cancel": (ctypes.c_int, [B, c_uint64]),
+        "wb_virtual_state": (ctypes.c_int, [B, c_uint64, P(VirtualOrder)]),
         "wb_venue_name": (ctypes.c_char_p, [ctypes.c_int]),
         "wb_venue_status": (ctypes.c_int, [B, ctypes.c_int, P(VenueStatus)]),
         "wb_sip_view": (ctypes.c_int, [B, ctypes.c_int, P(SipView)]),

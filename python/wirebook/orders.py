@@ -7,6 +7,9 @@
         o.track("nasdaq", 123456)         # the builder follows it from its next batch
         p = o.position("nasdaq", 123456)  # QueuePos(state='resting', shares_ahead=...)
         o.wait("nasdaq", 123456, p.version, timeout=1.0)
+        v = o.virtual_place("AAPL", "nasdaq", "B", 189.50, 100)   # a virtual order's id
+        o.virtual_state(v)                # VirtualOrder(pos=QueuePos(...), fills=..., fill_exch_ts=...)
+        o.virtual_cancel(v)               # cancels it; on a done one, forgets it
 """
 import ctypes
 from collections import namedtuple
@@ -18,6 +21,8 @@ OrderLevel = namedtuple("OrderLevel", "price qty orders")
 QueuePos = namedtuple("QueuePos", "order_id venue side state sym price qty filled_qty shares_ahead "
                       "orders_ahead shares_behind orders_behind level_qty level_orders version "
                       "exch_ts recv_ts changes")
+
+VirtualOrder = namedtuple("VirtualOrder", "pos fills last_fill_qty fill_exch_ts fill_recv_ts fill_seq")
 
 _SIDES = {"B": 1, "BUY": 1, "BID": 1, 1: 1, "S": 2, "SELL": 2, "ASK": 2, 2: 2}
 
@@ -100,10 +105,29 @@ class Orders:
         p = _lib.QueuePos()
         _check(self._lib.wb_queue_position(self._h, self._book._venue(venue), order_id, ctypes.byref(p)),
                "position")
+        return self._pos(p)
+
+    def _pos(self, p):
         return QueuePos(p.order_id, self._lib.wb_venue_name(p.venue).decode(), "BS"[p.side - 1] if p.side else None,
                         self._lib.wb_queue_state_name(p.state).decode(), p.sym, self._px(p.price), p.qty,
                         p.filled_qty, p.shares_ahead, p.orders_ahead, p.shares_behind, p.orders_behind,
                         p.level_qty, p.level_orders, p.version, p.exch_ts, p.recv_ts, p.changes)
+
+    def virtual_place(self, ticker, venue, side, price, qty):
+        """A virtual order at the back of the real queue at price: its id (placed from the builder's next batch)."""
+        vid = ctypes.c_uint64(0)
+        _check(self._lib.wb_virtual_place(self._h, self._book._sym(ticker), self._book._venue(venue),
+                                          self._side(side), self._price(price), qty, ctypes.byref(vid)), ticker)
+        return vid.value
+
+    def virtual_cancel(self, vid):
+        _check(self._lib.wb_virtual_cancel(self._h, vid), "virtual_cancel")
+
+    def virtual_state(self, vid):
+        """The virtual order now; WirebookError (ENODATA) until placed."""
+        v = _lib.VirtualOrder()
+        _check(self._lib.wb_virtual_state(self._h, vid, ctypes.byref(v)), "virtual_state")
+        return VirtualOrder(self._pos(v.pos), v.fills, v.last_fill_qty, v.fill_exch_ts, v.fill_recv_ts, v.fill_seq)
 
     def wait(self, venue, order_id, version, timeout=None):
         """Sleep until the position moves past version: True, or False on timeout."""

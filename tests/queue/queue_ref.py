@@ -14,8 +14,15 @@ a watch list):
   - at the end of the day, every level of every symbol with detail, its
     totals and its orders in time priority (id, shares, join time,
     attribution)
-must be equal. Prints the events and the positions compared; any
-difference fails.
+must be equal. On the day with every symbol, virtual orders placed at a
+few points of the day (wb_virtual_place) are followed too: the model
+puts each one behind the orders at its price at placement, drops from
+"ahead" any order that leaves or loses its priority, fills it by an
+execution at its price beyond the shares ahead of it or whole by an
+execution on its side at a worse price, refuses one marketable at
+placement; its state, position and fills after every event must be the
+library's. Prints the events and the positions compared; any difference
+fails.
 
   B=build python3 tests/queue/queue_ref.py
 """
@@ -182,11 +189,88 @@ def queued_behind(events):
     return out
 
 
+def choose_virtuals(events):
+    """Virtual orders at a few points of the day, at prices with a queue:
+    (at, venue, sym, side, price, qty, cancel_at). One joins a queue and
+    is cancelled later; one is placed at the opposite side's price
+    (marketable: refused)."""
+    m, out, k = Model(), [], 0
+    points = [len(events) * i // 10 for i in range(1, 9)]
+    for n, ev in enumerate(events, 1):
+        if n in points:
+            keys = sorted(key for key, lvl in m.levels.items() if len(lvl) >= 2)
+            if keys:
+                venue, sym, side, price = keys[(k * 7) % len(keys)]
+                cancel = n + len(events) // 20 if k == 1 else 0
+                out.append((n, venue, sym, side, price, 100 + 37 * k, cancel))
+                if k == 2:
+                    out.append((n, venue, sym, "S" if side == "B" else "B", price, 50, 0))
+                k += 1
+        m.apply(n, ev, lambda *a: None)
+    return out
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, check=True, stdout=subprocess.PIPE, universal_newlines=True, **kw).stdout
 
 
-def reference(events, tracked, detail_syms, enable_at, auto):
+class Virtual:
+    """A virtual order in the model: the ids ahead of it, what it has left and got."""
+
+    def __init__(self, k, spec):
+        self.k, self.spec = k, spec
+        self.venue, self.sym, self.side, self.price, self.qty = spec[1:6]
+        self.state, self.ahead, self.filled, self.fills, self.last_fill = "unknown", set(), 0, 0, 0
+
+    def live(self):
+        return self.state in ("resting", "partly-filled")
+
+    def level(self, m):
+        return m.levels.get((self.venue, self.sym, self.side, self.price), OrderedDict())
+
+    def position(self, m):
+        lvl = self.level(m)
+        a = [x[0] for oid, x in lvl.items() if oid in self.ahead]
+        b = [x[0] for oid, x in lvl.items() if oid not in self.ahead]
+        return sum(a), len(a), sum(b), len(b), sum(a) + sum(b), len(a) + len(b)
+
+    def place(self, m):
+        other = "S" if self.side == "B" else "B"
+        p = Decimal(self.price)
+        for (v, s, side, price) in m.levels:
+            if v == self.venue and s == self.sym and side == other and (
+                    Decimal(price) <= p if self.side == "B" else Decimal(price) >= p):
+                self.state, self.qty = "refused", 0
+                return
+        self.state = "resting"
+        self.ahead = set(self.level(m))
+
+    def execution(self, m, venue, oid, take):
+        """Before the execution of take shares of (venue, oid) is applied."""
+        if not self.live() or (venue, oid) not in m.orders:
+            return 0
+        sym, side, price = m.orders[(venue, oid)]
+        if sym != self.sym or side != self.side or venue != self.venue:
+            return 0
+        if price == self.price:
+            return min(self.qty, max(0, take - self.position(m)[0]))
+        if (Decimal(price) < Decimal(self.price)) if self.side == "B" else (Decimal(price) > Decimal(self.price)):
+            return self.qty
+        return 0
+
+    def fill(self, shares):
+        self.qty -= shares
+        self.filled += shares
+        self.fills += 1
+        self.last_fill = shares
+        self.state = "filled" if not self.qty else "partly-filled"
+
+    def row(self, m):
+        pos = self.position(m) if self.live() else (0,) * 6
+        return (self.state,) + pos + (self.qty, self.filled, self.fills, self.last_fill)
+
+
+def reference(events, tracked, detail_syms, enable_at, auto, virtuals=()):
     """The model's trace: T lines as queue_trace prints them, and the end
     books of the symbols with detail. detail_syms None: all; enable_at:
     sym -> event it was turned on at; auto: symbols turn on at a tracked
@@ -196,6 +280,15 @@ def reference(events, tracked, detail_syms, enable_at, auto):
     last = {}
     out = []
     on_since = dict(enable_at)      # sym -> first event whose joins are known
+    virt = [Virtual(k, spec) for k, spec in enumerate(virtuals)]
+    remove = m.remove
+
+    def remove_leaving_queue(venue, oid):
+        for v in virt:
+            if v.venue == venue:
+                v.ahead.discard(oid)
+        return remove(venue, oid)
+    m.remove = remove_leaving_queue
 
     def gone(venue, oid, how, filled=0):
         t = (venue, oid)
@@ -207,7 +300,20 @@ def reference(events, tracked, detail_syms, enable_at, auto):
                 state[t][0] = "partly-filled"
 
     for n, ev in enumerate(events, 1):
+        for v in virt:
+            if v.spec[0] == n:
+                v.place(m)
+            if v.spec[6] == n and v.live():
+                v.state = "cancelled"
+        fills = []
+        when, venue, sym, kind, f = ev
+        if kind in ("EXEC", "EXECP") and "sip" not in f["flags"] and (venue, f["id"]) in m.orders:
+            take = min(f["qty"], m.entry(venue, f["id"])[0])
+            fills = [(v, v.execution(m, venue, f["id"], take)) for v in virt]
         m.apply(n, ev, gone)
+        for v, shares in fills:
+            if shares:
+                v.fill(shares)
         for t in tracked:
             if state[t][0] == "unknown" and t in m.orders:
                 state[t][0] = "resting"
@@ -223,6 +329,13 @@ def reference(events, tracked, detail_syms, enable_at, auto):
             if last.get(t) != row:
                 last[t] = row
                 out.append("T %d %s %d %s" % (n, t[0], t[1], " ".join(str(x) for x in row[:1] + row[1:])))
+        for v in virt:
+            if v.spec[0] > n:
+                continue
+            row = v.row(m)
+            if last.get(("V", v.k)) != row:
+                last[("V", v.k)] = row
+                out.append("V %d %d %s" % (n, v.k, " ".join(str(x) for x in row)))
     books = {}
     for (venue, sym, side, price), lvl in m.levels.items():
         if detail_syms is not None and sym not in detail_syms and sym not in on_since:
@@ -240,7 +353,7 @@ def library(trace_out):
     key = None
     for line in trace_out.splitlines():
         p = line.split()
-        if p[0] == "T":
+        if p[0] in ("T", "V"):
             t.append(line)
         elif p[0] == "L":
             key = (p[1], int(p[2]), p[3], p[4])
@@ -275,8 +388,17 @@ def compare(name, events, tracked, ref, lib):
                 break
     # best first within a side, as the library prints them
     orders = sum(len(v[2]) for v in rb.values())
-    print("%s: %d events, %d tracked orders, %d position changes, %d levels, %d orders: %s" % (
-        name, len(events), len(tracked), len(rt), len(rb), orders, "equal" if not bad else "DIFFERENT"))
+    nv = len(set(l.split()[2] for l in rt if l.startswith("V ")))
+    if nv:
+        final = {}
+        for l in rt:
+            if l.startswith("V "):
+                final[l.split()[2]] = l.split()[3]
+        fills = sum(1 for i, l in enumerate(rt) if l.startswith("V ") and l.split()[3] in ("partly-filled", "filled"))
+        print("%s: virtual orders end %s; %d rows filled or partly" % (
+            name, " ".join("%s=%d" % (st, list(final.values()).count(st)) for st in sorted(set(final.values()))), fills))
+    print("%s: %d events, %d tracked orders, %d virtual orders, %d position changes, %d levels, %d orders: %s" % (
+        name, len(events), len(tracked), nv, len(rt), len(rb), orders, "equal" if not bad else "DIFFERENT"))
     return bad
 
 
@@ -342,8 +464,12 @@ def main():
         track_arg = ",".join("%s:%d" % t for t in tracked)
         trace = os.path.join(B, "test", "queue_trace")
         # 1: every symbol
-        out = run([trace, "--feeds", FEEDS, "--detail", "all", "--track", track_arg, pcap])
-        ref = reference(events, tracked, None, {}, False)
+        virtuals = choose_virtuals(events)
+        virtual_arg = ",".join("%d:%s:%d:%s:%s:%d" % v[:6] for v in virtuals)
+        cancel_arg = ",".join("%d:%d" % (v[6], k) for k, v in enumerate(virtuals) if v[6])
+        out = run([trace, "--feeds", FEEDS, "--detail", "all", "--track", track_arg, "--virtual", virtual_arg,
+                   "--virtual-cancel", cancel_arg, pcap])
+        ref = reference(events, tracked, None, {}, False, virtuals)
         bad += compare(proto + " all", events, tracked, ref, library(out))
         if proto != "xdp":  # one builder run per protocol family is enough; XDP's is the same code
             bad += live(pcap, ref[1])

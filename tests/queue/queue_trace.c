@@ -4,7 +4,8 @@
  * model can check (tests/queue/queue_ref.py):
  *
  *   queue_trace [--feeds FILE] [--detail all|none|SYM,...] [--track VENUE:ID,...]
- *               [--enable-at N:SYM,...] PCAP
+ *               [--enable-at N:SYM,...] [--virtual N:VENUE:SYM:B|S:PRICE:QTY,...]
+ *               [--virtual-cancel N:K,...] PCAP
  *
  * Events are applied one at a time, numbered from 1 in the order the feed
  * engine gives them (wb-dump's order). Requests (tracking, detail turned
@@ -13,6 +14,12 @@
  * queue position is read with wb_queue_position and printed when it
  * changed:
  *   T EVENT VENUE ID STATE AHEAD_SHARES AHEAD_ORDERS BEHIND_SHARES BEHIND_ORDERS LEVEL_QTY LEVEL_ORDERS QTY FILLED
+ * Virtual orders (numbered K from 0 in --virtual's order) are placed
+ * before event N, cancelled before event N of --virtual-cancel, and read
+ * with wb_virtual_state after each event, printed when they changed:
+ *   V EVENT K STATE AHEAD_SHARES AHEAD_ORDERS BEHIND_SHARES BEHIND_ORDERS LEVEL_QTY LEVEL_ORDERS QTY FILLED FILLS LAST_FILL
+ * A fill must carry the event that caused it (its seq and times): the
+ * trace stops with an error when one does not.
  * At the end, every level of every symbol with detail, best first, and
  * its orders in time priority:
  *   L VENUE SYM SIDE PRICE QTY ORDERS
@@ -43,6 +50,35 @@
 #define MAX_ENABLE 64
 #define MAX_LEVELS 4096
 #define MAX_ORDERS 65536
+#define MAX_VIRTUAL 64
+
+static int same_pos(const struct wb_queue_pos *a, const struct wb_queue_pos *b);
+
+struct virtual {
+	uint64_t at, cancel_at;
+	int venue, sym, side;
+	int64_t price;
+	uint64_t qty, id;
+	struct wb_virtual_order last;
+	int printed;
+};
+
+/* "10.05" -> 1005000000 (wirebook prices: 1e-8 units). */
+static int64_t price_of(const char *text)
+{
+	const char *dot = strchr(text, '.');
+	int64_t v = strtoll(text, NULL, 10) * 100000000;
+	int64_t scale = 10000000;
+
+	for (const char *p = dot ? dot + 1 : ""; *p >= '0' && *p <= '9' && scale; p++, scale /= 10)
+		v += (*p - '0') * scale;
+	return v;
+}
+
+static int same_virtual(const struct wb_virtual_order *a, const struct wb_virtual_order *b)
+{
+	return same_pos(&a->pos, &b->pos) && a->fills == b->fills && a->last_fill_qty == b->last_fill_qty;
+}
 
 struct tracked {
 	int venue;
@@ -119,11 +155,15 @@ int main(int argc, char **argv)
 		{ "detail", required_argument, NULL, 'd' },
 		{ "track", required_argument, NULL, 't' },
 		{ "enable-at", required_argument, NULL, 'e' },
+		{ "virtual", required_argument, NULL, 'v' },
+		{ "virtual-cancel", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct feed_map_entry feeds[MAX_FEEDS];
 	static struct tracked track[MAX_TRACK];
 	static struct { uint64_t at; int sym; } enable[MAX_ENABLE];
+	static struct virtual virt[MAX_VIRTUAL];
+	int nvirt = 0;
 	struct feed_engine_config ecfg = { .alloc = test_zalloc, .free = free };
 	const char *feeds_path = NULL, *detail = "all";
 	struct feed_engine engine;
@@ -164,6 +204,29 @@ int main(int argc, char **argv)
 				if (sscanf(tok, "%" SCNu64 ":%d", &enable[nenable].at, &enable[nenable].sym) != 2)
 					return 2;
 				nenable++;
+			}
+			break;
+		case 'v':
+			for (tok = strtok_r(optarg, ",", &save); tok && nvirt < MAX_VIRTUAL; tok = strtok_r(NULL, ",", &save)) {
+				char venue[32], side, price[32];
+				struct virtual *w = &virt[nvirt];
+
+				if (sscanf(tok, "%" SCNu64 ":%31[^:]:%d:%c:%31[^:]:%" SCNu64, &w->at, venue, &w->sym, &side,
+					   price, &w->qty) != 6 || (w->venue = venue_of(venue)) < 0)
+					return 2;
+				w->side = side == 'B' ? WB_SIDE_BUY : WB_SIDE_SELL;
+				w->price = price_of(price);
+				nvirt++;
+			}
+			break;
+		case 'c':
+			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				uint64_t at;
+				int k;
+
+				if (sscanf(tok, "%" SCNu64 ":%d", &at, &k) != 2 || k < 0 || k >= nvirt)
+					return 2;
+				virt[k].cancel_at = at;
 			}
 			break;
 		default:
@@ -224,9 +287,39 @@ int main(int argc, char **argv)
 			for (int x = 0; x < nenable; x++)
 				if (enable[x].at == events && wb_orders_detail(rd, enable[x].sym, 1) < 0)
 					return 1;
+			for (int x = 0; x < nvirt; x++) {
+				if (virt[x].at == events &&
+				    wb_virtual_place(rd, virt[x].sym, virt[x].venue, virt[x].side, virt[x].price, virt[x].qty,
+						     &virt[x].id) < 0)
+					return 1;
+				if (virt[x].cancel_at == events && wb_virtual_cancel(rd, virt[x].id) < 0)
+					return 1;
+			}
 			order_detail_poll(od, vb);
 			k = venue_books_apply(vb, ev, ups);
 			order_detail_event(od, vb, ev, ups, k);
+			for (int x = 0; x < nvirt; x++) {
+				struct wb_virtual_order vo;
+
+				if (virt[x].at > events || wb_virtual_state(rd, virt[x].id, &vo) < 0)
+					continue;
+				if (vo.fills != virt[x].last.fills &&
+				    (vo.fill_seq != ev->seq || vo.fill_exch_ts != ev->exch_ts || vo.fill_recv_ts != ev->recv_ts)) {
+					fprintf(stderr, "queue_trace: virtual %d filled at event %" PRIu64 " names another event\n",
+						x, events);
+					return 1;
+				}
+				if (!virt[x].printed || !same_virtual(&vo, &virt[x].last)) {
+					printf("V %" PRIu64 " %d %s %" PRIu64 " %u %" PRIu64 " %u %" PRIu64 " %u %" PRIu64
+					       " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+					       events, x, wb_queue_state_name(vo.pos.state), vo.pos.shares_ahead,
+					       vo.pos.orders_ahead, vo.pos.shares_behind, vo.pos.orders_behind,
+					       vo.pos.level_qty, vo.pos.level_orders, vo.pos.qty, vo.pos.filled_qty, vo.fills,
+					       vo.last_fill_qty);
+					virt[x].last = vo;
+					virt[x].printed = 1;
+				}
+			}
 			for (int t = 0; t < ntrack; t++) {
 				struct wb_queue_pos pos;
 

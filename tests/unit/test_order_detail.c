@@ -319,6 +319,157 @@ START_TEST(test_wait_returns_when_the_position_changes)
 }
 END_TEST
 
+
+/* The reader's view of virtual order id after the builder's next batch. */
+static struct wb_virtual_order virt(uint64_t id)
+{
+	struct wb_virtual_order v;
+
+	order_detail_poll(od, vb);
+	ck_assert_int_eq(wb_virtual_state(rd, id, &v), WB_OK);
+	return v;
+}
+
+START_TEST(test_a_virtual_order_joins_the_back_moves_up_and_fills_without_touching_the_book)
+{
+	struct wb_virtual_order v;
+	uint64_t id, seq_exec;
+
+	add(1, WB_SIDE_BUY, PX(1000), 100);
+	add(2, WB_SIDE_BUY, PX(1000), 200);
+	ck_assert_int_eq(wb_virtual_place(rd, SYM, V, WB_SIDE_BUY, PX(1000), 300, &id), WB_OK);
+	ck_assert_int_eq(wb_virtual_state(rd, id, &v), WB_ENOSYM);	/* not placed before the next batch */
+	v = virt(id);
+	ck_assert_int_eq(v.pos.state, WB_QUEUE_RESTING);
+	ck_assert_uint_eq(v.pos.shares_ahead, 300);
+	ck_assert_uint_eq(v.pos.orders_ahead, 2);
+	ck_assert_uint_eq(v.pos.qty, 300);
+	add(3, WB_SIDE_BUY, PX(1000), 50);	/* joins behind it */
+	v = virt(id);
+	ck_assert_uint_eq(v.pos.shares_ahead, 300);
+	ck_assert_uint_eq(v.pos.shares_behind, 50);
+	ck_assert_uint_eq(v.pos.orders_behind, 1);
+	ck_assert_uint_eq(v.pos.level_qty, 350);
+	/* The real queue is what it was: the virtual order is in no reader's view of it. */
+	ck_assert_str_eq(queue(WB_SIDE_BUY, PX(1000)), "1 2 3");
+
+	order_ev(WB_EV_DELETE, 1, 0, 0, 0, 0);	/* cancel ahead: it moves up */
+	v = virt(id);
+	ck_assert_uint_eq(v.pos.shares_ahead, 200);
+	ck_assert_uint_eq(v.pos.orders_ahead, 1);
+	ck_assert_int_eq(v.pos.state, WB_QUEUE_RESTING);
+
+	order_ev(WB_EV_EXECUTE, 2, 150, 0, 11, WB_EVF_PRINTABLE);	/* within the shares ahead */
+	v = virt(id);
+	ck_assert_uint_eq(v.pos.shares_ahead, 50);
+	ck_assert_uint_eq(v.pos.filled_qty, 0);
+
+	/* Order 2, its anchor, leaves: nothing is ahead of it now. */
+	order_ev(WB_EV_EXECUTE, 2, 50, 0, 12, WB_EVF_PRINTABLE);
+	v = virt(id);
+	ck_assert_uint_eq(v.pos.shares_ahead, 0);
+	ck_assert_uint_eq(v.pos.orders_ahead, 0);
+	ck_assert_uint_eq(v.fills, 0);
+
+	/* An execution at its price beyond the shares ahead (none) reaches it: 40 of its 300. */
+	seq_exec = clock_ns;
+	order_ev(WB_EV_EXECUTE, 3, 40, 0, 13, WB_EVF_PRINTABLE);
+	v = virt(id);
+	ck_assert_int_eq(v.pos.state, WB_QUEUE_PARTLY_FILLED);
+	ck_assert_uint_eq(v.pos.qty, 260);
+	ck_assert_uint_eq(v.pos.filled_qty, 40);
+	ck_assert_uint_eq(v.fills, 1);
+	ck_assert_uint_eq(v.last_fill_qty, 40);
+	ck_assert_uint_eq(v.fill_exch_ts, seq_exec);
+	ck_assert_uint_eq(v.fill_recv_ts, seq_exec);
+	ck_assert_str_eq(queue(WB_SIDE_BUY, PX(1000)), "3");
+
+	/* A real bid below it executes: the price traded through it, it fills whole. */
+	add(4, WB_SIDE_BUY, PX(999), 100);
+	v = virt(id);
+	ck_assert_int_eq(v.pos.state, WB_QUEUE_PARTLY_FILLED);
+	seq_exec = clock_ns;
+	apply((struct wb_event){ .kind = WB_EV_EXECUTE, .seq = 4242, .flags = WB_EVF_PRINTABLE,
+				 .u.order = { .order_id = 4, .qty = 10, .ref = 14 } });
+	v = virt(id);
+	ck_assert_int_eq(v.pos.state, WB_QUEUE_FILLED);
+	ck_assert_uint_eq(v.pos.qty, 0);
+	ck_assert_uint_eq(v.pos.filled_qty, 300);
+	ck_assert_uint_eq(v.fills, 2);
+	ck_assert_uint_eq(v.last_fill_qty, 260);
+	ck_assert_uint_eq(v.fill_exch_ts, seq_exec);
+	ck_assert_uint_eq(v.fill_seq, 4242);
+	ck_assert_str_eq(queue(WB_SIDE_BUY, PX(999)), "4");
+
+	/* Done: a cancel forgets it. */
+	ck_assert_int_eq(wb_virtual_cancel(rd, id), WB_OK);
+	order_detail_poll(od, vb);
+	ck_assert_int_eq(wb_virtual_state(rd, id, &v), WB_ENOSYM);
+}
+END_TEST
+
+START_TEST(test_a_virtual_order_is_cancelled_refused_when_marketable_and_kept_behind_a_requeued_order)
+{
+	struct wb_virtual_order v;
+	uint64_t id, crossing, behind;
+
+	add(1, WB_SIDE_SELL, PX(1005), 100);
+	add(2, WB_SIDE_SELL, PX(1005), 100);
+	ck_assert_int_eq(wb_virtual_place(rd, SYM, V, WB_SIDE_BUY, PX(1005), 10, &crossing), WB_OK);
+	v = virt(crossing);
+	ck_assert_int_eq(v.pos.state, WB_QUEUE_REFUSED);
+	ck_assert_str_eq(wb_queue_state_name(v.pos.state), "refused");
+
+	ck_assert_int_eq(wb_virtual_place(rd, SYM, V, WB_SIDE_SELL, PX(1005), 10, &id), WB_OK);
+	v = virt(id);
+	ck_assert_uint_eq(v.pos.orders_ahead, 2);
+	/* Its anchor (order 2) loses priority: it goes behind, the virtual order moves up. */
+	order_ev(WB_EV_MODIFY, 2, 100, PX(1005), 0, 0);
+	v = virt(id);
+	ck_assert_uint_eq(v.pos.orders_ahead, 1);
+	ck_assert_uint_eq(v.pos.orders_behind, 1);
+	/* A sell at a price with no real order: nothing ahead; then an ask below it trades: filled. */
+	ck_assert_int_eq(wb_virtual_place(rd, SYM, V, WB_SIDE_SELL, PX(1007), 10, &behind), WB_OK);
+	v = virt(behind);
+	ck_assert_uint_eq(v.pos.shares_ahead, 0);
+	ck_assert_uint_eq(v.pos.level_orders, 0);
+	add(3, WB_SIDE_SELL, PX(1007), 70);
+	v = virt(behind);
+	ck_assert_uint_eq(v.pos.shares_behind, 70);
+	/* An execution at 10.05 is not through a sell at 10.07 (better for it, not worse). */
+	order_ev(WB_EV_EXECUTE, 1, 10, 0, 20, WB_EVF_PRINTABLE);
+	v = virt(behind);
+	ck_assert_int_eq(v.pos.state, WB_QUEUE_RESTING);
+
+	/* Another handle of the process gets ids of its own. */
+	{
+		int err;
+		struct wb_orders *rd2 = wb_orders_open(name, &err);
+		uint64_t other;
+
+		ck_assert_ptr_nonnull(rd2);
+		ck_assert_int_eq(wb_virtual_place(rd2, SYM, V, WB_SIDE_SELL, PX(1005), 20, &other), WB_OK);
+		ck_assert_uint_ne(other, id);
+		ck_assert_uint_ne(other, behind);
+		ck_assert_uint_ne(other, crossing);
+		v = virt(other);
+		ck_assert_uint_eq(v.pos.qty, 20);
+		ck_assert_int_eq(wb_virtual_state(rd2, id, &v), WB_OK);
+		ck_assert_uint_eq(v.pos.qty, 10);
+		wb_orders_close(rd2);
+	}
+
+	ck_assert_int_eq(wb_virtual_cancel(rd, id), WB_OK);
+	v = virt(id);
+	ck_assert_int_eq(v.pos.state, WB_QUEUE_CANCELLED);
+	ck_assert_uint_eq(v.pos.filled_qty, 0);
+	order_ev(WB_EV_EXECUTE, 1, 90, 0, 21, WB_EVF_PRINTABLE);
+	v = virt(id);
+	ck_assert_int_eq(v.pos.state, WB_QUEUE_CANCELLED);	/* a cancelled one fills no more */
+	ck_assert_str_eq(queue(WB_SIDE_SELL, PX(1005)), "2");
+}
+END_TEST
+
 static Suite *order_detail_suite(void)
 {
 	Suite *s = suite_create("order_detail");
@@ -334,6 +485,8 @@ static Suite *order_detail_suite(void)
 	tcase_add_test(t, test_a_clear_empties_the_venue_and_cancels_its_tracked_orders);
 	tcase_add_test(t, test_concurrent_reads_never_see_a_torn_queue);
 	tcase_add_test(t, test_wait_returns_when_the_position_changes);
+	tcase_add_test(t, test_a_virtual_order_joins_the_back_moves_up_and_fills_without_touching_the_book);
+	tcase_add_test(t, test_a_virtual_order_is_cancelled_refused_when_marketable_and_kept_behind_a_requeued_order);
 	suite_add_tcase(s, t);
 	return s;
 }
