@@ -380,6 +380,31 @@ static int track_find(const struct wb_orders *o, int venue, uint64_t order_id)
 	return WB_ENOSYM;
 }
 
+/* A tracking slot's position, read inside its seqlock (seq: the version read). */
+static struct wb_queue_pos track_position(const struct wb_ord_track *T, uint32_t seq)
+{
+	return (struct wb_queue_pos){
+		.order_id = T->order_id,
+		.venue = T->venue,
+		.side = T->side,
+		.state = T->state,
+		.sym = T->instrument,
+		.price = T->price,
+		.qty = T->qty,
+		.filled_qty = T->filled_qty,
+		.shares_ahead = T->shares_ahead,
+		.orders_ahead = T->orders_ahead,
+		.orders_behind = T->orders_behind,
+		.shares_behind = T->shares_behind,
+		.level_qty = T->level_qty,
+		.level_orders = T->level_orders,
+		.version = seq,
+		.exch_ts = T->exch_ts,
+		.recv_ts = T->recv_ts,
+		.changes = T->changes,
+	};
+}
+
 int wb_queue_position(const struct wb_orders *o, int venue, uint64_t order_id, struct wb_queue_pos *out)
 {
 	const struct wb_ord_track *T;
@@ -401,26 +426,7 @@ int wb_queue_position(const struct wb_orders *o, int venue, uint64_t order_id, s
 		}
 		if (!wb_load_relaxed(&T->in_use) || T->order_id != order_id || T->venue != venue)
 			return WB_ENOSYM;
-		*out = (struct wb_queue_pos){
-			.order_id = order_id,
-			.venue = (uint8_t)venue,
-			.side = T->side,
-			.state = T->state,
-			.sym = T->instrument,
-			.price = T->price,
-			.qty = T->qty,
-			.filled_qty = T->filled_qty,
-			.shares_ahead = T->shares_ahead,
-			.orders_ahead = T->orders_ahead,
-			.orders_behind = T->orders_behind,
-			.shares_behind = T->shares_behind,
-			.level_qty = T->level_qty,
-			.level_orders = T->level_orders,
-			.version = seq,
-			.exch_ts = T->exch_ts,
-			.recv_ts = T->recv_ts,
-			.changes = T->changes,
-		};
+		*out = track_position(T, seq);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (wb_load_relaxed(&T->seq) == seq)
 			return WB_OK;
@@ -528,26 +534,7 @@ int wb_virtual_state(const struct wb_orders *o, uint64_t id, struct wb_virtual_o
 		if (!wb_load_relaxed(&T->in_use) || !T->is_virtual || T->order_id != id || T->state == WB_QUEUE_UNKNOWN)
 			return WB_ENOSYM;
 		*out = (struct wb_virtual_order){
-			.pos = {
-				.order_id = id,
-				.venue = T->venue,
-				.side = T->side,
-				.state = T->state,
-				.sym = T->instrument,
-				.price = T->price,
-				.qty = T->qty,
-				.filled_qty = T->filled_qty,
-				.shares_ahead = T->shares_ahead,
-				.orders_ahead = T->orders_ahead,
-				.orders_behind = T->orders_behind,
-				.shares_behind = T->shares_behind,
-				.level_qty = T->level_qty,
-				.level_orders = T->level_orders,
-				.version = seq,
-				.exch_ts = T->exch_ts,
-				.recv_ts = T->recv_ts,
-				.changes = T->changes,
-			},
+			.pos = track_position(T, seq),
 			.fills = T->fills,
 			.last_fill_qty = T->last_fill_qty,
 			.fill_exch_ts = T->fill_exch_ts,
