@@ -1193,9 +1193,9 @@ int main(int argc, char **argv)
 		}
 		d.rec = recovery_client_create_target(&target, rent, nrent, recovery, err,
 						      sizeof(err));
-		if (!d.rec) {
+		if (!d.rec) {	/* an entry the feed map or its service cannot serve: its file and line */
 			fprintf(stderr, "wirebookd: --recovery: %s\n", err);
-			return 1;
+			return 2;
 		}
 	}
 	if (iface && bcfg.numa_node < 0)

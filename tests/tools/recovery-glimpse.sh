@@ -45,7 +45,7 @@ for c in "bzx glimpse 127.0.0.1:1|which a glimpse service cannot serve" \
 	 "nasdaq glimpse 127.0.0.1:1
 nasdaq glimpse 127.0.0.1:2|a second snapshot service"; do
 	printf '%s\n' "${c%|*}" > "$T/recovery.conf"
-	expect_exit "recovery.conf: ${c%|*}" 1 "${c#*|}" \
+	expect_exit "recovery.conf: ${c%|*}" 2 "${c#*|}" \
 		$WBD --pcap "$T/late.pcap" --feeds $FEEDS --recovery "$T/recovery.conf" --no-pin --exit-at-eof
 done
 

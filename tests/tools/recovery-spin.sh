@@ -58,7 +58,7 @@ for c in "nasdaq spin 127.0.0.1:1 unit=1|which a spin service cannot serve" \
 	 "bzx spin 127.0.0.1:1 unit=1
 bzx spin 127.0.0.1:2 unit=1|a second snapshot service"; do
 	printf '%s\n' "${c%|*}" > "$T/recovery.conf"
-	expect_exit "recovery.conf: ${c%|*}" 1 "${c#*|}" \
+	expect_exit "recovery.conf: ${c%|*}" 2 "${c#*|}" \
 		$WBD --pcap "$T/late.pcap" --feeds $FEEDS --recovery "$T/recovery.conf" --no-pin --exit-at-eof
 done
 

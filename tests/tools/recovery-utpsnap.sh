@@ -37,7 +37,7 @@ for c in "nasdaq utpsnap 127.0.0.1:1|which a utpsnap service cannot serve" \
 	 "uqdf utpsnap 127.0.0.1:1 channel=1
 uqdf glimpse 127.0.0.1:2 channel=1|a second snapshot service"; do
 	printf '%s\n' "${c%|*}" > "$T/recovery.conf"
-	expect_exit "recovery.conf: ${c%|*}" 1 "${c#*|}" \
+	expect_exit "recovery.conf: ${c%|*}" 2 "${c#*|}" \
 		$WBD --pcap "$T/late.pcap" --feeds $FEEDS --recovery "$T/recovery.conf" --no-pin --exit-at-eof
 done
 

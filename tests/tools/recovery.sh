@@ -61,7 +61,7 @@ for c in "nasdaq bogus 127.0.0.1:1|unknown service" "nasdaq mold nowhere|recover
 	 "nasdaq mold 127.0.0.1:1
 nasdaq mold 127.0.0.1:2|second service"; do
 	printf '%s\n' "${c%|*}" > "$T/recovery.conf"
-	expect_exit "recovery.conf: ${c%|*}" 1 "${c#*|}" \
+	expect_exit "recovery.conf: ${c%|*}" 2 "${c#*|}" \
 		$WBD --pcap "$T/lossy.pcap" --feeds $FEEDS --recovery "$T/recovery.conf" --no-pin --exit-at-eof
 done
 # --kernel recovers the module's streams (tests/vm: the recovery scenario); without the
@@ -215,7 +215,7 @@ for c in "nyse xdp 127.0.0.1:1 channel=1 user=WB|needs retrans=ADDR:PORT" \
 	 "nyse xdp 127.0.0.1:1 retrans=127.0.0.1:2 user=WB|give channel=N" \
 	 "nasdaq xdp 127.0.0.1:1 retrans=127.0.0.1:2 user=WB|which a xdp service cannot serve"; do
 	printf '%s\n' "${c%|*}" > "$T/recovery.conf"
-	expect_exit "recovery.conf: ${c%|*}" 1 "${c#*|}" \
+	expect_exit "recovery.conf: ${c%|*}" 2 "${c#*|}" \
 		$WBD --pcap "$T/lossy.pcap" --feeds $FEEDS --recovery "$T/recovery.conf" --no-pin --exit-at-eof
 done
 
