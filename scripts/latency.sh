@@ -61,7 +61,15 @@ Input:
 
 Daemon and output:
   --out DIR           latency directory (default /tmp/wb-latency-<rate>-<time>)
-  --cpus LIST         builder cpus (wirebookd --cpus)
+  --cpus LIST         builder cpus (wirebookd --cpus); on a veth pair the
+                      default is cpu 0 for rtc and 0,1 for the pipeline: thread
+                      1, the one that reads the packets, on the sender's cpu
+  --sender-cpus LIST  cpus of tcpreplay (taskset -c); on a veth pair the
+                      receive (the skb's stamp, AF_PACKET's ring, the reader's
+                      wake-up) runs on the sender's cpu, as a NIC queue's
+                      interrupt runs on the core it is steered to, so this
+                      places "the interrupt": default 0, thread 1's cpu (a
+                      local wake-up, no cross-core one); "any": unpinned
   --daemon-args "ARGS" extra wirebookd arguments (e.g. --busy-poll)
   --no-latency        run without --latency-dir (overhead comparison)
   --plot              also write PNGs with latency-scripts/plot (a series of
@@ -83,7 +91,7 @@ EOF
 
 default_rates="1000 10000 100000 300000 1000000"
 rate_kind= rate= seconds= messages= pcap= feeds=$repo/feeds.conf
-gen_args="--pitch --xdp --max-payload 200" loop=1 out= cpus= daemon_args= latency=1 plot=0 text=0
+gen_args="--pitch --xdp --max-payload 200" loop=1 out= cpus= sender_cpus= daemon_args= latency=1 plot=0 text=0
 kernel=0 iface= replay_iface= rates= paths= paths_given=0 max_loss=0.1
 
 while [ $# -gt 0 ]; do
@@ -101,6 +109,7 @@ while [ $# -gt 0 ]; do
 	--loop) loop=${2:?}; shift ;;
 	--out) out=${2:?}; shift ;;
 	--cpus) cpus=${2:?}; shift ;;
+	--sender-cpus) sender_cpus=${2:?}; shift ;;
 	--daemon-args) daemon_args=${2?}; shift ;;
 	--no-latency) latency=0 ;;
 	--plot) plot=1 ;;
@@ -127,6 +136,16 @@ command -v tcpreplay >/dev/null || die "tcpreplay missing: apt-get install tcpre
 veth=0
 [ -z "$iface" ] && veth=1
 [ -n "$replay_iface" ] && [ $veth -eq 1 ] && die "--replay-iface needs --iface"
+# Where the sender runs (taskset), and by default thread 1 with it.
+if [ -z "$sender_cpus" ]; then
+	if [ $veth -eq 1 ] && [ "$(nproc)" -ge 2 ]; then sender_cpus=0; else sender_cpus=any; fi
+fi
+sender_pin=()
+if [ "$sender_cpus" != any ]; then
+	command -v taskset >/dev/null || die "--sender-cpus needs taskset (util-linux)"
+	[[ $sender_cpus =~ ^[0-9]+([,-][0-9]+)*$ ]] || die "--sender-cpus: '$sender_cpus' is not a cpu list (or any)"
+	sender_pin=(taskset -c "$sender_cpus")
+fi
 [ -n "$iface" ] && [ $kernel -eq 0 ] && [ ! -e "/sys/class/net/$iface" ] && die "no interface $iface"
 if [ $kernel -eq 1 ]; then
 	[ -n "$iface" ] || die "--kernel needs --iface (the NIC the feed arrives on)"
@@ -334,7 +353,17 @@ run_once() {
 		daemon+=(--iface "$iface")
 	fi
 	[ $latency -eq 1 ] && daemon+=(--latency-dir "$dir")
-	[ -n "$cpus" ] && daemon+=(--cpus "$cpus")
+	local run_cpus=$cpus
+	# Thread 1 beside the sender's receive, the pipeline's thread 2 on the next cpu.
+	if [ -z "$run_cpus" ] && [ $veth -eq 1 ] && [ "$sender_cpus" != any ] && [[ $sender_cpus =~ ^[0-9]+$ ]]; then
+		case $path in
+		rtc) run_cpus=$sender_cpus ;;
+		pipeline) run_cpus=$sender_cpus,$(( (sender_cpus + 1) % $(nproc) )) ;;
+		esac
+	fi
+	[ -n "$run_cpus" ] && daemon+=(--cpus "$run_cpus")
+	placement="sender on cpu $sender_cpus, wirebookd --cpus ${run_cpus:-(its choice)}"
+	[ -f "$dir/run.meta" ] && echo "placement=$placement" >>"$dir/run.meta"
 	[ "$path" != default ] && daemon+=(--path "$path")
 	# shellcheck disable=SC2206
 	[ -n "$daemon_args" ] && daemon+=($daemon_args)
@@ -359,7 +388,7 @@ run_once() {
 
 	if [ -n "$replay_iface" ] && [ -n "$pcap" ]; then
 		log "replaying on $replay_iface: tcpreplay $*"
-		if ! "${in_tx[@]}" tcpreplay --intf1="$replay_iface" "$@" "$pcap" >"$dir/tcpreplay.log" 2>&1; then
+		if ! "${in_tx[@]}" "${sender_pin[@]}" tcpreplay --intf1="$replay_iface" "$@" "$pcap" >"$dir/tcpreplay.log" 2>&1; then
 			cat "$dir/tcpreplay.log" >&2
 			rc=1
 		fi
@@ -425,4 +454,5 @@ ls "$out"/latency_*.bin >/dev/null 2>&1 || die "no latency_*.bin in $out (did an
 [ $plot -eq 1 ] && "$repo/latency-scripts/plot" "$out"
 echo "latency logs: $out"
 echo "clock that starts the measurement: $(clock_label); $(clock_note)"
+echo "placement: $placement"
 "$repo/latency-scripts/summarize" "$out"

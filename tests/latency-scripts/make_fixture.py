@@ -117,6 +117,8 @@ def write_runs(out):
                     clock="software receive (AF_PACKET)",
                     clock_note="wbrx: a veth pair, no NIC timestamps",
                     capture="1000000 messages, 2.90 per packet (wb-gen --pitch --xdp)")
+        meta["placement"] = ("sender on cpu 0, wirebookd --cpus 0" if meta["path"] == "rtc"
+                             else "sender on cpu 0, wirebookd --cpus 0,1")
         with open(os.path.join(d, "run.meta"), "w") as f:
             f.write("".join(f"{k}={v}\n" for k, v in meta.items()))
         secs = rep["sent"] / rep["pps"]

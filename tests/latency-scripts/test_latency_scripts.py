@@ -297,6 +297,11 @@ class SeriesOfRates(unittest.TestCase):
         lines = self.table()
         self.assertEqual(lines[1], "clock that starts the measurement: software receive (AF_PACKET)")
 
+    def test_the_table_says_where_the_sender_and_the_threads_ran(self):
+        lines = self.table()
+        self.assertIn("placement: rtc: sender on cpu 0, wirebookd --cpus 0; "
+                      "pipeline: sender on cpu 0, wirebookd --cpus 0,1", lines)
+
     def test_each_rate_and_path_gives_every_stage_then_end_to_end(self):
         rows = [ln.split() for ln in self.table("--unit", "ns")]
         header = [r for r in rows if r[:2] == ["rate", "path"]]
@@ -332,7 +337,7 @@ class SeriesOfRates(unittest.TestCase):
 
     def test_columns_line_up(self):
         lines = [ln for ln in self.table() if ln and not ln.startswith(("wirebook", "clock",
-                                                                         "capture", "  ",
+                                                                         "capture", "placement", "  ",
                                                                          "losses"))]
         figures = [ln for ln in lines if "did not keep up" not in ln]
         self.assertEqual(len({len(ln) for ln in figures}), 1, figures)
