@@ -8,8 +8,11 @@
 # pair; else on loopback, said). Each case ends with the two daemons'
 # book checksums equal (venue books, Super-Book; the SIP view's too when
 # neither daemon's SIP-view thread dropped updates, which depends on load):
-#   1. the source started after the origin ended (late join: catch-up time said)
+#   1. the source started after the origin ended (late join), replaying the
+#      stream from its start, then again from the origin's latest book
+#      snapshot (both catch-up times said)
 #   2. the source following live, killed with -9 mid-day and started again
+#      (from a book snapshot)
 #   3. the NATS server killed and started again mid-day (both reconnect)
 #   4. wrong credentials: both daemons refused, exit 1
 #   5. NATS away when the origin starts: its books unaffected, all published after
@@ -144,6 +147,10 @@ mid_day() {
 }
 sums() { grep '^books: checksum venue books' "$1"; }
 sip_sums() { grep '^books: checksum sip-view' "$1"; }
+# A source that started from a book snapshot applied fewer SIP updates than
+# the origin: its SIP view's state, not its update counts, is the origin's.
+sip_state() { sed -n 's/^books: checksum sip-view .*, sip-view state //p' "$1"; }
+from_snapshot() { grep -q '^nats source snapshot: loaded' "$1"; }
 # Its SIP-view thread dropped nothing (the final stats: --stats prints others before).
 sip_clean() { ! grep -q '^sip view:' "$1" || grep '^sip view:' "$1" | tail -1 | grep -q 'dropped 0 '; }
 # same CASE ORIGIN-OUT SOURCE-OUT
@@ -154,7 +161,12 @@ same() {
 		grep -E '^nats ' "$a" "$b" | sed 's/^/    /'
 		return
 	fi
-	if sip_clean "$a" && sip_clean "$b" && [ "$(sip_sums "$a")" != "$(sip_sums "$b")" ]; then
+	if from_snapshot "$b"; then
+		if sip_clean "$a" && sip_clean "$b" && [ "$(sip_state "$a")" != "$(sip_state "$b")" ]; then
+			bad "$what: SIP view states differ: '$(sip_sums "$a")' vs '$(sip_sums "$b")'"
+			return
+		fi
+	elif sip_clean "$a" && sip_clean "$b" && [ "$(sip_sums "$a")" != "$(sip_sums "$b")" ]; then
 		bad "$what: SIP views differ: '$(sip_sums "$a")' vs '$(sip_sums "$b")'"
 		return
 	fi
@@ -166,22 +178,40 @@ origin_done() {
 	grep -q 'end sent' "$T/origin-$2.out" || bad "$1: the publisher sent no END"
 }
 
-# 1. Late join: the whole day published first, the source started after.
-origin late
+# 1. Late join: the whole day published first, the source started after:
+#    once replaying the stream from its start (--nats-snapshot 0), once from
+#    the origin's latest book snapshot (one every SNAP_EVENTS events).
+SNAP_EVENTS=${NATS_TEST_SNAPSHOT_EVENTS:-100000}
+origin late --nats-snapshot-events "$SNAP_EVENTS"
 origin_done "late join" late
-t0=$(date +%s.%N)
-source_ late 1
-if wait_for "$source_pid" 120; then
-	t1=$(date +%s.%N)
-	same "late join" "$T/origin-late.out" "$T/source-late-1.out"
-	echo "nats-test: late join caught up with $(grep -o 'events [0-9]*' "$T/origin-late.out" | head -1) in $(python3 -c "print(f'{$t1 - $t0:.2f}')") s (this machine, shared: not a measurement)"
+grep -Eq '^nats publish snapshots: [1-9]' "$T/origin-late.out" &&
+	ok "book snapshots stored ($(sed -n 's/^nats publish snapshots: //p' "$T/origin-late.out"))" ||
+	bad "no book snapshot stored: $(grep '^nats publish snapshots' "$T/origin-late.out")"
+late_join() {	# TAG WHAT [options]: catch up, compare, say the time
+	local tag=$1 what=$2 t0 t1; shift 2
+	t0=$(date +%s.%N)
+	source_ late "$tag" "$@"
+	if wait_for "$source_pid" 120; then
+		t1=$(date +%s.%N)
+		same "late join, $what" "$T/origin-late.out" "$T/source-late-$tag.out"
+		late_time[$tag]=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
+	else
+		bad "late join, $what: source exit $?"; tail -5 "$T/source-late-$tag.err"
+	fi
+}
+declare -A late_time
+late_join 1 "replaying the stream from its start" --nats-snapshot 0
+late_join 2 "from the latest book snapshot"
+if from_snapshot "$T/source-late-2.out" && ! from_snapshot "$T/source-late-1.out"; then
+	ok "late join: started from the book snapshot ($(sed -n 's/^nats source snapshot: //p' "$T/source-late-2.out" | tail -1))"
 else
-	bad "late join: source exit $?"; tail -5 "$T/source-late-1.err"
+	bad "late join: the book snapshot was not loaded (or loaded with --nats-snapshot 0)"
 fi
+echo "nats-test: late join caught up with $(grep -o 'events [0-9]*' "$T/origin-late.out" | head -1) in ${late_time[1]:-?} s replaying from the start, ${late_time[2]:-?} s from the book snapshot (the whole daemon's run; this machine, shared: not a measurement)"
 
 # 2. The source follows live, is killed with -9 mid-day, and started again.
 source_ kill 1
-origin kill --speed "$SPEED" --metrics 127.0.0.1:0
+origin kill --speed "$SPEED" --metrics 127.0.0.1:0 --nats-snapshot-events 20000
 mid_day "$T/source-kill-1.out" kill
 # The publisher's counters on the metrics endpoint, while it publishes.
 metrics_at=$(sed -n 's|.*metrics at \(http://[^ ]*\).*|\1|p' "$T/origin-kill.err" | head -1)
@@ -195,10 +225,21 @@ fi
 kill -9 "$source_pid" 2>/dev/null
 wait "$source_pid" 2>/dev/null
 echo "nats-test: source killed with -9 after $(source_events "$T/source-kill-1.out") events"
+# Started again once the origin stored a book snapshot (at most 30 s).
+for i in $(seq 300); do
+	python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('$metrics_at', timeout=5).read().decode())" 2>/dev/null |
+		grep -Eq '^wirebook_nats_publish_snapshots_total [1-9]' && break
+	kill -0 "$origin_pid" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$origin_pid" 2>/dev/null || echo "nats-test: note: the origin ended before the restart: not mid-day"
 source_ kill 2
 origin_done "kill -9" kill
 if wait_for "$source_pid" 120; then
 	same "source killed -9 and restarted" "$T/origin-kill.out" "$T/source-kill-2.out"
+	from_snapshot "$T/source-kill-2.out" &&
+		ok "kill -9: the restarted source started from a book snapshot ($(sed -n 's/^nats source snapshot: //p' "$T/source-kill-2.out" | tail -1))" ||
+		bad "kill -9: the restarted source did not load a book snapshot"
 else
 	bad "kill -9: restarted source exit $?"; tail -5 "$T/source-kill-2.err"
 fi
