@@ -27,8 +27,16 @@ $(LIB_NET): $(call obj,$(NET_SRC))
 $(O)/wirebookd: tools/wirebookd.c $(LIB_NET) $(LIBS) $(HEADERS) $(O)/.nats
 	$(CC) $(CFLAGS_WB) $(OPT) $(NATS_CFLAGS) $< -o $@ $(LIB_NET) $(LIBS) $(LDLIBS_WB) $(NATS_LIBS)
 
+# The light consumer of the conflated book subjects nats-test runs.
+ifneq ($(NATS_LIBS),)
+NATS_TEST_BINS := $(O)/nats_books_sub
+endif
+$(O)/nats_books_sub: tests/nats/nats_books_sub.c tools/net/nats_books.c tools/net/nats_batch.c $(LIB_SHM) $(HEADERS)
+	$(CC) $(CFLAGS_WB) $(OPT) $(NATS_CFLAGS) $< tools/net/nats_books.c tools/net/nats_batch.c -o $@ \
+		$(LIB_SHM) $(LDLIBS_WB) $(NATS_LIBS)
+
 .PHONY: nats-test
-nats-test: $(O)/wirebookd $(O)/wb-gen
+nats-test: $(O)/wirebookd $(O)/wb-gen $(NATS_TEST_BINS)
 	B=$(O) tests/nats/nats.sh
 
 CHECK_EXTRA += nats-test

@@ -227,6 +227,10 @@ static void usage(FILE *f)
 "                       of the first event's day, UTC)\n"
 "    --nats-snapshot-events N  also store a book snapshot after N events (default\n"
 "                       0: by time only, --nats-snapshot)\n"
+"    --publish-books N  also publish each symbol's top N levels (1-10) of the\n"
+"                       Super-Book and its NBBO, as JSON, on core NATS subject\n"
+"                       wirebook.INSTANCE.book.TICKER when they changed, at most\n"
+"    --publish-books-interval MS  every MS per symbol (default 100)\n"
 "  NATS options (--publish and --source):\n"
 "    --nats-instance NAME  the subjects' INSTANCE (default: the --shm name)\n"
 "    --nats-user USER, --nats-password PASSWORD (or nats://USER:PASSWORD@HOST:PORT;\n"
@@ -628,7 +632,7 @@ enum {
 	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_SKIP_IDLE, OPT_METRICS_FILE, OPT_EVENTS, OPT_ORDER_DETAIL,
 	OPT_PUBLISH, OPT_PUB_BACKLOG, OPT_NSOURCE, OPT_NATS_STREAM, OPT_NATS_INSTANCE, OPT_NATS_USER,
 	OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY, OPT_NATS_CA, OPT_NATS_CERT, OPT_NATS_KEY,
-	OPT_NATS_SNAPSHOT, OPT_NATS_SNAPSHOT_EVENTS,
+	OPT_NATS_SNAPSHOT, OPT_NATS_SNAPSHOT_EVENTS, OPT_PUB_BOOKS, OPT_PUB_BOOKS_INTERVAL,
 };
 
 /* --order-detail: all, none, or a watch list of tickers (1-8 characters each). */
@@ -875,6 +879,8 @@ int main(int argc, char **argv)
 		{ "nats-key", required_argument, 0, OPT_NATS_KEY },
 		{ "nats-snapshot", required_argument, 0, OPT_NATS_SNAPSHOT },
 		{ "nats-snapshot-events", required_argument, 0, OPT_NATS_SNAPSHOT_EVENTS },
+		{ "publish-books", required_argument, 0, OPT_PUB_BOOKS },
+		{ "publish-books-interval", required_argument, 0, OPT_PUB_BOOKS_INTERVAL },
 		{ "order-detail", required_argument, 0, OPT_ORDER_DETAIL },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
@@ -920,6 +926,7 @@ int main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	memset(&ncfg, 0, sizeof(ncfg));
 	ncfg.client.snapshot_s = 60;	/* --nats-snapshot */
+	ncfg.books_interval_ms = 100;	/* --publish-books-interval */
 	pthread_mutex_init(&d.rec_lock, NULL);
 	d.control_fd = -1;
 	d.kctl.fd = -1;
@@ -1077,6 +1084,17 @@ int main(int argc, char **argv)
 			if (opt_u64("wirebookd", "--nats-snapshot", optarg, 0, 86400, &n))
 				BAD_VALUE();
 			ncfg.client.snapshot_s = (unsigned)n;
+			break;
+		}
+		case OPT_PUB_BOOKS:
+		case OPT_PUB_BOOKS_INTERVAL: {
+			uint64_t n;
+
+			if (c == OPT_PUB_BOOKS ?
+				    opt_u64("wirebookd", "--publish-books", optarg, 0, WB_BOOK_DEPTH, &n) :
+				    opt_u64("wirebookd", "--publish-books-interval", optarg, 1, 3600000, &n))
+				BAD_VALUE();
+			*(c == OPT_PUB_BOOKS ? &ncfg.books_levels : &ncfg.books_interval_ms) = (unsigned)n;
 			break;
 		}
 		case OPT_NATS_SNAPSHOT_EVENTS:
@@ -1380,6 +1398,7 @@ int main(int argc, char **argv)
 
 		ncfg.events_ring = es->mem;
 		ncfg.max_instruments = bcfg.books.max_instruments;
+		ncfg.book_shm = bcfg.shm.shm_name;
 		ncfg.events_bytes = es->bytes;
 		for (i = 0; i < d.engine->line_count && i < sizeof(ncfg.line_venue); i++)
 			ncfg.line_venue[i] = d.engine->lines[i].venue;

@@ -17,6 +17,8 @@
 #   4. wrong credentials: both daemons refused, exit 1
 #   5. NATS away when the origin starts: its books unaffected, all published after
 #   6. NATS away for the whole replay with a small backlog: the loss said, counted
+#   8. conflated book subjects (--publish-books): a light consumer's last
+#      message of every symbol is the origin's book at the end of the day
 # Skipped (exit 0, said) without nats-server or a wirebookd built with NATS.
 set -u
 B=${B:-build}
@@ -339,6 +341,35 @@ grep -Eq '^nats publish: .*events 2048, .*end sent' "$T/origin-full.out" &&
 	ok "backlog full: the 2048 it held published after, and END" ||
 	bad "backlog full: $(grep '^nats publish' "$T/origin-full.out" | tail -1)"
 
+# 8. Conflated book subjects: a light consumer (tests/nats/nats_books_sub.c,
+#    core NATS, subscribed before the origin starts) keeps the last message
+#    of each symbol; once none came for 3 s, each equals the origin's book
+#    (read from its shared memory as wb-book reads it; the origin stays up).
+if [ -x "$B/nats_books_sub" ]; then
+	"$B/nats_books_sub" --url "nats://127.0.0.1:$port" "${creds[@]/--nats-/--}" --instance books \
+		--idle 3 --compare "wbnats-$$-obooks" --levels 5 > "$T/books-sub.out" 2> "$T/books-sub.err" &
+	sub_pid=$!
+	pids+=("$sub_pid")
+	for i in $(seq 100); do grep -q '^subscribed' "$T/books-sub.out" && break; sleep 0.1; done
+	"$WBD" --pcap "$T/day.pcap" --feeds feeds.conf --shm "wbnats-$$-obooks" --no-pin \
+		--publish "nats://127.0.0.1:$port" --nats-instance books "${creds[@]}" \
+		--publish-books 5 --publish-books-interval 50 > "$T/origin-books.out" 2> "$T/origin-books.err" &
+	origin_pid=$!
+	pids+=("$origin_pid")
+	wait_for "$sub_pid" 120
+	rc=$?
+	kill "$origin_pid" 2>/dev/null
+	wait_for "$origin_pid" 60 > /dev/null
+	if [ $rc -eq 0 ] && grep -Eq '^compared [1-9]' "$T/books-sub.out"; then
+		ok "book subjects: the last message of each symbol is the origin's book ($(grep '^received' "$T/books-sub.out"); $(grep '^compared' "$T/books-sub.out"); $(sed -n 's/^nats publish books: //p' "$T/origin-books.out"))"
+		sed -n 's/^for example: /    /p' "$T/books-sub.out" | cut -c1-300
+	else
+		bad "book subjects: consumer exit $rc: $(grep -v '^equal' "$T/books-sub.out" | head -8) $(head -c 300 "$T/books-sub.err")"
+	fi
+else
+	echo "nats-test: note: no $B/nats_books_sub (make nats-test builds it): book subjects not tested"
+fi
+
 # 7. Options that do not go together: bad usage (exit 2), said.
 usage_refused() {
 	local what=$1; shift
@@ -352,6 +383,7 @@ usage_refused "--nats-user without NATS" --pcap "$T/day.pcap" --nats-user wb
 usage_refused "a stream in --publish's address" --pcap "$T/day.pcap" --publish "nats://127.0.0.1:$port/S"
 usage_refused "--events 0 with --publish" --pcap "$T/day.pcap" --publish "nats://127.0.0.1:$port" --events 0
 usage_refused "not a nats:// address" --source "http://127.0.0.1:$port"
+usage_refused "--publish-books beyond the book's depth" --pcap "$T/day.pcap" --publish "nats://127.0.0.1:$port" --publish-books 11
 
 echo "nats-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

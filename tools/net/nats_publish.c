@@ -55,6 +55,7 @@ void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
 #include "common/metrics.h"
 #include "feed/feed.h"
 #include "net/nats_batch.h"
+#include "net/nats_books.h"
 #include "net/nats_shadow.h"
 #include "net/nats_snapshot.h"
 #include "wirebook/barrier.h"
@@ -128,6 +129,7 @@ struct nats_publisher {
 	 * JetStream acknowledged (the acknowledgement thread raises it) and
 	 * the name of the stream it acknowledged from. */
 	struct nats_shadow *shadow;
+	struct nats_books *books;	/* --publish-books, or NULL */
 	uint64_t snap_last_ns, snap_last_global;
 	uint64_t acked_seq;
 	char acked_stream[128];
@@ -668,11 +670,15 @@ static void *publisher_main(void *arg)
 				p->read_i++;
 			idle_ns = PUBLISH_IDLE_NS;
 			maybe_snapshot(p);
+			if (p->books)
+				nats_books_tick(p->books, p->nc, mono_ns(), 0);
 			continue;
 		}
 		/* Nothing new: what was read goes out now, whole batches or not. */
 		flush_all(p);
 		maybe_snapshot(p);
+		if (p->books)
+			nats_books_tick(p->books, p->nc, mono_ns(), 0);
 		if (!p->ctr.end_sent && wb_load_acquire(&p->source_ended) && unread(p) == 0)
 			send_end(p);
 		if (stopping) {
@@ -738,6 +744,17 @@ struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cf
 		}
 	}
 	p->snap_last_ns = mono_ns();
+	if (cfg->books_levels) {
+		p->books = nats_books_create(cfg->book_shm, cfg->client.instance, cfg->books_levels,
+					     cfg->books_interval_ms, err, errlen);
+		if (!p->books) {
+			nats_shadow_destroy(p->shadow);
+			free(p->send_buf);
+			free(p->read_buf);
+			free(p);
+			return NULL;
+		}
+	}
 	/* From the run's first event (the stream is made fresh for each run),
 	 * not the oldest it still holds: events overwritten before this
 	 * thread started are counted lost too, not skipped unsaid. */
@@ -796,6 +813,10 @@ void nats_publisher_stop(struct nats_publisher *p, double wait_s)
 	wb_store_release(&p->stop, 1);
 	pthread_join(p->th, NULL);
 	say_lost(p);
+	if (p->books) {	/* the books as they end */
+		nats_books_tick(p->books, p->nc, mono_ns(), 1);
+		natsConnection_FlushTimeout(p->nc, 2000);
+	}
 	p->ctr.backlog = unread(p);
 	unsent = p->ctr.backlog + wb_load_relaxed(&p->ctr.waiting) + wb_load_relaxed(&p->ctr.inflight);
 	if (unsent)
@@ -814,6 +835,7 @@ void nats_publisher_stop(struct nats_publisher *p, double wait_s)
 	for (i = 0; i < p->n_used; i++)
 		free(p->lines[p->used_lines[i]]);
 	nats_shadow_destroy(p->shadow);
+	nats_books_destroy(p->books);
 	free(p->send_buf);
 	free(p->read_buf);
 	free(p);
@@ -827,6 +849,14 @@ void nats_publisher_counters(struct nats_publisher *p, struct nats_publish_count
 	}
 	*out = p->ctr;	/* plain reads of counters other threads move: a snapshot */
 	out->lost = wb_load_relaxed(&p->ctr.lost);
+	if (p->books) {
+		struct nats_books_counters bc;
+
+		nats_books_counters(p->books, &bc);
+		out->book_messages = bc.messages;
+		out->book_bytes = bc.bytes;
+		out->book_failed = bc.failed;
+	}
 	out->disconnects = wb_load_relaxed(&p->cc.disconnects);
 	out->reconnects = wb_load_relaxed(&p->cc.reconnects);
 	out->connected = wb_load_relaxed(&p->cc.connected);
@@ -856,6 +886,10 @@ void nats_publisher_print(struct nats_publisher *p, FILE *f)
 			(unsigned long long)c.snapshots, (unsigned long long)c.snapshot_bytes,
 			(unsigned long long)c.snapshot_events, (unsigned long long)c.snapshot_start_seq,
 			(unsigned long long)c.snapshot_failures);
+	if (p->books)
+		fprintf(f, "nats publish books: %llu messages, %llu bytes, %llu refused\n",
+			(unsigned long long)c.book_messages, (unsigned long long)c.book_bytes,
+			(unsigned long long)c.book_failed);
 }
 
 void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
@@ -888,6 +922,10 @@ void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
 	  c.snapshot_failures);
 	M("snapshot_bytes", "gauge", "The last book snapshot's size", c.snapshot_bytes);
 	M("snapshot_events", "gauge", "The last book snapshot's events", c.snapshot_events);
+	M("book_messages_total", "counter", "Conflated book messages published", c.book_messages);
+	M("book_bytes_total", "counter", "Conflated book message bytes", c.book_bytes);
+	M("book_failed_total", "counter", "Conflated book messages the client refused",
+	  c.book_failed);
 #undef M
 }
 #endif

@@ -47,6 +47,11 @@ struct nats_publish_config {
 	 * instrument ids are below max_instruments (0: the default). */
 	uint64_t snapshot_events;
 	uint32_t max_instruments;
+	/* Conflated book subjects (nats_books.h): levels per side (0: none),
+	 * the interval per symbol, and the book to read them from. */
+	unsigned books_levels;
+	unsigned books_interval_ms;
+	const char *book_shm;
 };
 
 struct nats_publish_counters {
@@ -69,6 +74,8 @@ struct nats_publish_counters {
 	 * and the attempts that failed (NATS away, too slow). */
 	uint64_t snapshots, snapshot_bytes, snapshot_events, snapshot_start_seq;
 	uint64_t snapshot_failures;
+	/* Conflated book messages (nats_books.h): sent, their bytes, refused. */
+	uint64_t book_messages, book_bytes, book_failed;
 };
 
 struct nats_publisher;
