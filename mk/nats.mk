@@ -49,8 +49,9 @@ $(O)/test/test_nats: tests/unit/test_nats.c $(NATS_TEST_SRC) $(SLIBS) $(HEADERS)
 	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $< $(NATS_TEST_SRC) -o $@ $(SLIBS) $(LDLIBS_WB) \
 		$$(pkg-config --libs check)
 
-# The book snapshots' format and the publisher's shadow books (server-free).
-NATS_SNAP_TEST_SRC := tools/net/nats_snapshot.c tools/net/nats_shadow.c
+# The book snapshots' format, the publisher's shadow books and the book
+# messages' prices (server-free).
+NATS_SNAP_TEST_SRC := tools/net/nats_snapshot.c tools/net/nats_shadow.c tools/net/nats_books.c
 $(O)/test/test_nats_snapshot: tests/unit/test_nats_snapshot.c $(NATS_SNAP_TEST_SRC) $(SLIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $< $(NATS_SNAP_TEST_SRC) -o $@ $(SLIBS) $(LDLIBS_WB) \

@@ -11,7 +11,9 @@
  * - the shadow books' snapshot, applied to empty venue books, gives the
  *   books the events gave (the same checksum), the trades as many and of
  *   the same printable volume, and no order left of the one that marks a
- *   venue that had levels.
+ *   venue that had levels;
+ * - the conflated book messages' prices (nats_books.h): exact decimals of
+ *   the 1e-8 fixed point, no trailing zeros, negative ones signed.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 #include "book/update.h"
 #include "book/venue_book.h"
+#include "net/nats_books.h"
 #include "net/nats_shadow.h"
 #include "net/nats_snapshot.h"
 
@@ -205,6 +208,27 @@ START_TEST(test_shadow_snapshot_rebuilds_the_books)
 }
 END_TEST
 
+START_TEST(test_book_prices_are_exact_decimals)
+{
+	static const struct {
+		int64_t price;
+		const char *text;
+	} cases[] = {
+		{ 18952000000, "189.52" },	{ 100 * WB_PRICE_SCALE, "100" },
+		{ 1, "0.00000001" },		{ 12345678912345678, "123456789.12345678" },
+		{ -150000000, "-1.5" },		{ 0, "0" },
+		{ INT64_MIN, "-92233720368.54775808" },
+	};
+	char out[40];
+	unsigned i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		nats_books_price(out, sizeof(out), cases[i].price);
+		ck_assert_str_eq(out, cases[i].text);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("nats_snapshot");
@@ -214,6 +238,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_snapshot_cut_short_or_wrong_is_refused);
 	tcase_add_test(tc, test_snapshot_head_reads_back_and_refuses_short);
 	tcase_add_test(tc, test_shadow_snapshot_rebuilds_the_books);
+	tcase_add_test(tc, test_book_prices_are_exact_decimals);
 	suite_add_tcase(s, tc);
 	return s;
 }
