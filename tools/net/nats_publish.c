@@ -380,15 +380,45 @@ static void send_end(struct nats_publisher *p)
 	wb_store_relaxed(&p->ctr.end_sent, 1);
 }
 
-/* The stream exists, or is made; the day from the first event. 0 when ready. */
-static int ensure_stream(struct nats_publisher *p, uint64_t first_recv_ns)
+/* Stream NAME of subjects PREFIX.> exists, or is made (file storage;
+ * duplicates: its deduplication window, 0 the server's). 1 made, 0 there,
+ * -1 not now (not connected, no JetStream, refused: *jerr says). */
+static int find_or_make_stream(struct nats_publisher *p, const char *name, const char *prefix,
+			       int64_t duplicates, jsErrCode *jerr)
 {
-	char subject[128];
+	char subject[192];
 	const char *subjects[1] = { subject };
 	jsStreamInfo *si = NULL;
 	jsStreamConfig sc;
-	jsErrCode jerr = 0;
 	natsStatus s;
+
+	s = js_GetStreamInfo(&si, p->js, name, NULL, jerr);
+	if (s == NATS_OK) {
+		jsStreamInfo_Destroy(si);
+		return 0;
+	}
+	if (s != NATS_NOT_FOUND && *jerr != JSStreamNotFoundErr)
+		return -1;	/* not connected yet, or no JetStream: again later */
+	snprintf(subject, sizeof(subject), "%s.>", prefix);
+	jsStreamConfig_Init(&sc);
+	sc.Name = name;
+	sc.Subjects = subjects;
+	sc.SubjectsLen = 1;
+	sc.Storage = js_FileStorage;
+	sc.Duplicates = duplicates;
+	s = js_AddStream(&si, p->js, &sc, NULL, jerr);
+	if (s != NATS_OK)
+		return -1;
+	jsStreamInfo_Destroy(si);
+	fprintf(stderr, "wirebookd: NATS stream %s made (subjects %s, file storage)\n", name,
+		subject);
+	return 1;
+}
+
+/* The stream exists, or is made; the day from the first event. 0 when ready. */
+static int ensure_stream(struct nats_publisher *p, uint64_t first_recv_ns)
+{
+	jsErrCode jerr = 0;
 
 	if (!p->ctr.stream[0]) {
 		if (p->cfg.stream) {
@@ -398,47 +428,26 @@ static int ensure_stream(struct nats_publisher *p, uint64_t first_recv_ns)
 							 1000000000ull) / 1000000000ull);
 			struct tm tm;
 			char name[48];
-			size_t i;
 
 			gmtime_r(&t, &tm);
-			snprintf(name, sizeof(name), "%.47s", p->instance);
-			for (i = 0; name[i]; i++)	/* stream names: no '.', '*', '>' */
-				if (!(name[i] >= 'A' && name[i] <= 'Z') && !(name[i] >= 'a' && name[i] <= 'z') &&
-				    !(name[i] >= '0' && name[i] <= '9') && name[i] != '-')
-					name[i] = '_';
+			nats_stream_token(name, sizeof(name), p->instance);
 			snprintf(p->ctr.stream, sizeof(p->ctr.stream), "WIREBOOK_%s_%04d%02d%02d", name,
 				 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
 		}
 	}
-	s = js_GetStreamInfo(&si, p->js, p->ctr.stream, NULL, &jerr);
-	if (s == NATS_OK) {
-		jsStreamInfo_Destroy(si);
+	if (find_or_make_stream(p, p->ctr.stream, p->subject_prefix, PUBLISH_DUPLICATE_WINDOW_NS,
+				&jerr) >= 0)
 		return 0;
-	}
-	if (s != NATS_NOT_FOUND && jerr != JSStreamNotFoundErr)
-		return -1;	/* not connected yet, or no JetStream: again later */
-	snprintf(subject, sizeof(subject), "%s.>", p->subject_prefix);
-	jsStreamConfig_Init(&sc);
-	sc.Name = p->ctr.stream;
-	sc.Subjects = subjects;
-	sc.SubjectsLen = 1;
-	sc.Storage = js_FileStorage;
-	sc.Duplicates = PUBLISH_DUPLICATE_WINDOW_NS;
-	s = js_AddStream(&si, p->js, &sc, NULL, &jerr);
-	if (s == NATS_OK) {
-		jsStreamInfo_Destroy(si);
-		fprintf(stderr, "wirebookd: NATS stream %s made (subjects %s, file storage)\n",
-			p->ctr.stream, subject);
-		return 0;
-	}
 	if (jerr == JSStreamSubjectOverlapErr) {
 		/* JetStream stores by subject: the events go to the stream that
 		 * holds them, nothing is lost; the day's own stream is the
 		 * operator's to make room for. */
-		fprintf(stderr, "wirebookd: NATS: another stream (an earlier day's?) holds %s: "
+		fprintf(stderr, "wirebookd: NATS: another stream (an earlier day's?) holds %s.>: "
 			"publishing into it, not into %s (remove it or change its subjects, "
-			"nats stream rm / edit, for a stream per day)\n", subject, p->ctr.stream);
-		snprintf(p->ctr.stream, sizeof(p->ctr.stream), "(the stream holding %.80s)", subject);
+			"nats stream rm / edit, for a stream per day)\n", p->subject_prefix,
+			p->ctr.stream);
+		snprintf(p->ctr.stream, sizeof(p->ctr.stream), "(the stream holding %.80s.>)",
+			 p->subject_prefix);
 		return 0;
 	}
 	return -1;
@@ -484,33 +493,9 @@ static void say_lost(struct nats_publisher *p)
 /* The snapshots' stream: made when missing. 0 when ready. */
 static int ensure_snap_stream(struct nats_publisher *p)
 {
-	char subject[160];
-	const char *subjects[1] = { subject };
-	jsStreamInfo *si = NULL;
-	jsStreamConfig sc;
 	jsErrCode jerr = 0;
-	natsStatus s;
 
-	s = js_GetStreamInfo(&si, p->js, p->snap_stream, NULL, &jerr);
-	if (s == NATS_OK) {
-		jsStreamInfo_Destroy(si);
-		return 0;
-	}
-	if (s != NATS_NOT_FOUND && jerr != JSStreamNotFoundErr)
-		return -1;
-	snprintf(subject, sizeof(subject), "%s.>", p->snap_subject);
-	jsStreamConfig_Init(&sc);
-	sc.Name = p->snap_stream;
-	sc.Subjects = subjects;
-	sc.SubjectsLen = 1;
-	sc.Storage = js_FileStorage;
-	s = js_AddStream(&si, p->js, &sc, NULL, &jerr);
-	if (s != NATS_OK)
-		return -1;
-	jsStreamInfo_Destroy(si);
-	fprintf(stderr, "wirebookd: NATS stream %s made for book snapshots (subjects %s)\n",
-		p->snap_stream, subject);
-	return 0;
+	return find_or_make_stream(p, p->snap_stream, p->snap_subject, 0, &jerr) >= 0 ? 0 : -1;
 }
 
 static int snap_publish(struct nats_publisher *p, const char *what, const uint8_t *data,
