@@ -11,7 +11,8 @@
  * - the shadow books' snapshot, applied to empty venue books, gives the
  *   books the events gave (the same checksum), the trades as many and of
  *   the same printable volume, and no order left of the one that marks a
- *   venue that had levels;
+ *   venue that had levels; a symbol a CQS gap left stale is stale again
+ *   after the snapshot, one quoted since is not;
  * - the conflated book messages' prices (nats_books.h): exact decimals of
  *   the 1e-8 fixed point, no trailing zeros, negative ones signed.
  */
@@ -208,6 +209,67 @@ START_TEST(test_shadow_snapshot_rebuilds_the_books)
 }
 END_TEST
 
+/* The CQS gap records of a snapshot: instrument -> 1 when there is one. */
+static void stale_marks(struct nats_shadow *sh, uint8_t *marked, unsigned n)
+{
+	struct nats_snap_writer w;
+	struct nats_snap_header h;
+	struct wb_event ev;
+	uint64_t i;
+
+	memset(&w, 0, sizeof(w));
+	memset(&h, 0, sizeof(h));
+	memset(marked, 0, n);
+	nats_shadow_snapshot(sh, &w, 1);
+	nats_snap_writer_finish(&w, &h);
+	for (i = 0; i < h.records; i++) {
+		nats_snap_record_at(w.buf, i, &ev);
+		if (ev.kind == WB_EV_GAP && ev.venue == WB_VENUE_SIP_CQS && ev.instrument < n)
+			marked[ev.instrument] = 1;
+	}
+	nats_snap_writer_free(&w);
+}
+
+START_TEST(test_shadow_keeps_cqs_stale_marks)
+{
+	struct nats_shadow *sh = nats_shadow_create(64);
+	struct wb_event ev;
+	uint8_t marked[4];
+	uint16_t inst;
+
+	ck_assert_ptr_nonnull(sh);
+	for (inst = 1; inst <= 2; inst++) {	/* two symbols quoted through CQS */
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = WB_EV_NBBO;
+		ev.flags = WB_EVF_SIP;
+		ev.venue = WB_VENUE_SIP_CQS;
+		ev.instrument = inst;
+		nats_shadow_apply(sh, &ev);
+		ev.kind = WB_EV_QUOTE;
+		ev.venue = WB_VENUE_NYSE;
+		nats_shadow_apply(sh, &ev);
+	}
+	stale_marks(sh, marked, 4);
+	ck_assert(!marked[1] && !marked[2]);
+	memset(&ev, 0, sizeof(ev));	/* a CQS gap: every symbol through CQS */
+	ev.kind = WB_EV_GAP;
+	ev.venue = WB_VENUE_SIP_CQS;
+	ev.u.gap.reason = WB_GAP_SEQUENCE;
+	ev.u.gap.count = 5;
+	nats_shadow_apply(sh, &ev);
+	memset(&ev, 0, sizeof(ev));	/* symbol 2 quoted again: current */
+	ev.kind = WB_EV_QUOTE;
+	ev.flags = WB_EVF_SIP;
+	ev.venue = WB_VENUE_NYSE;
+	ev.instrument = 2;
+	nats_shadow_apply(sh, &ev);
+	stale_marks(sh, marked, 4);
+	ck_assert(marked[1]);
+	ck_assert(!marked[2]);
+	nats_shadow_destroy(sh);
+}
+END_TEST
+
 START_TEST(test_book_prices_are_exact_decimals)
 {
 	static const struct {
@@ -238,6 +300,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_snapshot_cut_short_or_wrong_is_refused);
 	tcase_add_test(tc, test_snapshot_head_reads_back_and_refuses_short);
 	tcase_add_test(tc, test_shadow_snapshot_rebuilds_the_books);
+	tcase_add_test(tc, test_shadow_keeps_cqs_stale_marks);
 	tcase_add_test(tc, test_book_prices_are_exact_decimals);
 	suite_add_tcase(s, tc);
 	return s;

@@ -30,6 +30,8 @@ struct shadow_sym {
 	uint32_t gap_marked;		/* venues (bits) whose GAP mark stands */
 	uint32_t venues_present;	/* venues (bits) that ever had a level: the Super-Book's */
 	uint8_t nbbo_feed;		/* the SIP of the last NBBO, 0: none yet */
+	uint8_t sip_active;		/* the SIP view has the symbol */
+	uint8_t sip_stale;		/* a CQS gap marked its SIP view stale since its last quote */
 	struct kept *kept;
 	uint32_t n_kept, cap_kept;
 };
@@ -167,8 +169,11 @@ static void apply_sip(struct nats_shadow *sh, const struct wb_event *ev)
 	case WB_EV_STATUS:
 		if ((s = sym_of(sh, ev->instrument))) {
 			keep(sh, s, ev);
+			s->sip_active = 1;
 			if (ev->kind == WB_EV_NBBO)
 				s->nbbo_feed = ev->venue;
+			if (ev->kind == WB_EV_NBBO || ev->kind == WB_EV_QUOTE)
+				s->sip_stale = 0;	/* current again */
 		}
 		return;
 	case WB_EV_CLEAR:
@@ -184,6 +189,34 @@ static void apply_sip(struct nats_shadow *sh, const struct wb_event *ev)
 	default:
 		return;
 	}
+}
+
+static int has_quote(const struct shadow_sym *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n_kept; i++)
+		if (s->kept[i].ev.kind == WB_EV_QUOTE)
+			return 1;
+	return 0;
+}
+
+/* A CQS gap (sipview.c's sv_sip_gap): the symbols quoted through that SIP
+ * are stale until their next quote. */
+static void sip_gap(struct nats_shadow *sh, const struct book_update *u)
+{
+	struct shadow_sym *s;
+	uint32_t i;
+
+	if (u->instrument) {
+		if (u->instrument < sh->max_instruments && (s = sh->sym[u->instrument]) && s->sip_active)
+			s->sip_stale = 1;
+		return;
+	}
+	for (i = 1; i < sh->max_instruments; i++)
+		if ((s = sh->sym[i]) && s->sip_active &&
+		    (s->nbbo_feed == u->venue || (!s->nbbo_feed && has_quote(s))))
+			s->sip_stale = 1;
 }
 
 /* What the Super-Book makes of an update (superbook.c), as far as a
@@ -236,6 +269,9 @@ static void apply_update(struct nats_shadow *sh, const struct wb_event *ev,
 				s->gaps[u->venue]++;
 				s->gap_marked |= 1u << u->venue;
 			}
+		return;
+	case BOOK_UP_SIP_GAP:
+		sip_gap(sh, u);
 		return;
 	case BOOK_UP_SYMBOL:
 		if ((s = sym_of(sh, u->instrument))) {
@@ -384,17 +420,19 @@ static void emit_symbol(const struct nats_shadow *sh, struct nats_snap_writer *w
 		venue_books_each_order(sh->vb, (uint8_t)v, inst, WB_SIDE_SELL, emit_order, &o);
 	}
 	emit_trades(w, inst, s);
-	if (!s->n_kept)
+	if (!s->n_kept && !s->sip_stale)
 		return;
 	/* The statuses and the SIP's last word, in the order they came: the
 	 * symbol's state follows the order of its venues' statuses. */
-	k = malloc(s->n_kept * sizeof(*k));
-	if (!k) {
+	k = s->n_kept ? malloc(s->n_kept * sizeof(*k)) : NULL;
+	if (s->n_kept && !k) {
 		w->failed = 1;
 		return;
 	}
-	memcpy(k, s->kept, s->n_kept * sizeof(*k));
-	qsort(k, s->n_kept, sizeof(*k), by_arrival);
+	if (k) {
+		memcpy(k, s->kept, s->n_kept * sizeof(*k));
+		qsort(k, s->n_kept, sizeof(*k), by_arrival);
+	}
 	/* A SIP quote takes the SIP of the NBBO before it (none: 0): the
 	 * quotes that came before any NBBO first, then the last NBBO, then
 	 * the rest (that NBBO again in its place). */
@@ -410,6 +448,17 @@ static void emit_symbol(const struct nats_shadow *sh, struct nats_snap_writer *w
 		if (k[i].ev.kind != WB_EV_QUOTE || k[i].feed)
 			nats_snap_writer_add(w, 1, &k[i].ev);
 	free(k);
+	if (s->sip_stale) {	/* a CQS gap of this symbol alone marks it again */
+		struct wb_event gap;
+
+		memset(&gap, 0, sizeof(gap));
+		gap.kind = WB_EV_GAP;
+		gap.venue = WB_VENUE_SIP_CQS;
+		gap.instrument = inst;
+		gap.recv_ts = taken_ns;
+		gap.u.gap.reason = WB_GAP_SEQUENCE;
+		nats_snap_writer_add(w, 1, &gap);
+	}
 }
 
 void nats_shadow_snapshot(const struct nats_shadow *sh, struct nats_snap_writer *w,

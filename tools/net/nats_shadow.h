@@ -11,9 +11,9 @@
  * made from it stands exactly for the events applied so far, with no
  * lock and nothing asked of the path.
  *
- * What it does not carry: an order's MPID (order detail), a CQS gap's
- * stale marks in the SIP view, the SIP view's update counts (the SIP view
- * state checksum, not the count one, equals the origin's after a load).
+ * What it does not carry: an order's MPID (order detail), the SIP view's
+ * update and quote counts (the SIP view state checksum, not the count
+ * one, equals the origin's after a load).
  */
 #ifndef WIREBOOK_NET_NATS_SHADOW_H
 #define WIREBOOK_NET_NATS_SHADOW_H
