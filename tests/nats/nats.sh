@@ -196,7 +196,7 @@ late_join() {	# TAG WHAT [options]: catch up, compare, say the time
 	if wait_for "$source_pid" 120; then
 		t1=$(date +%s.%N)
 		same "late join, $what" "$T/origin-late.out" "$T/source-late-$tag.out"
-		late_time[$tag]=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
+		late_time[$tag]="$(python3 -c "print(f'{$t1 - $t0:.2f}')") s ($(sed -n 's/.*source ended after \([0-9.]*s\).*/\1/p' "$T/source-late-$tag.err" | head -1) of it the source's own)"
 	else
 		bad "late join, $what: source exit $?"; tail -5 "$T/source-late-$tag.err"
 	fi
@@ -209,7 +209,7 @@ if from_snapshot "$T/source-late-2.out" && ! from_snapshot "$T/source-late-1.out
 else
 	bad "late join: the book snapshot was not loaded (or loaded with --nats-snapshot 0)"
 fi
-echo "nats-test: late join caught up with $(grep -o 'events [0-9]*' "$T/origin-late.out" | head -1) in ${late_time[1]:-?} s replaying from the start, ${late_time[2]:-?} s from the book snapshot (the whole daemon's run; this machine, shared: not a measurement)"
+echo "nats-test: late join caught up with $(grep -o 'events [0-9]*' "$T/origin-late.out" | head -1): replaying from the start ${late_time[1]:-?}, from the book snapshot ${late_time[2]:-?} (the daemon's run from start to exit; this machine, shared: not a measurement)"
 
 # 2. The source follows live, is killed with -9 mid-day, and started again.
 source_ kill 1
