@@ -76,8 +76,12 @@ void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
 #define PUBLISH_DUPLICATE_WINDOW_NS (600ll * 1000000000ll)
 /* Events read from the stream before the batches are looked at again. */
 #define PUBLISH_READ_MAX 16384u
-/* A snapshot's chunk and head: stored, acknowledged, within this. */
-#define SNAPSHOT_PUBLISH_WAIT_MS 10000
+/* A snapshot's chunk and head: stored, acknowledged, within this; the
+ * whole snapshot within SNAPSHOT_MAX_NS, else it is given up (counted):
+ * while it goes out this thread publishes no events (the event stream
+ * keeps them). */
+#define SNAPSHOT_PUBLISH_WAIT_MS 2000
+#define SNAPSHOT_MAX_NS (5ull * 1000000000ull)
 
 struct line_batch {
 	uint64_t next;		/* the line's next event number (from 1) */
@@ -572,7 +576,8 @@ static void take_snapshot(struct nats_publisher *p)
 		size_t off = (size_t)i * NATS_SNAP_CHUNK, n = len - off < NATS_SNAP_CHUNK ?
 								len - off : NATS_SNAP_CHUNK;
 
-		if (snap_publish(p, "data", w.buf + off, n, &seqs[i]) < 0)
+		if (mono_ns() - p->snap_last_ns > SNAPSHOT_MAX_NS ||
+		    snap_publish(p, "data", w.buf + off, n, &seqs[i]) < 0)
 			break;
 	}
 	nats_snap_put_head(head, chunks, len, seqs);
