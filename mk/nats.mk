@@ -27,8 +27,16 @@ $(LIB_NET): $(call obj,$(NET_SRC))
 $(O)/wirebookd: tools/wirebookd.c $(LIB_NET) $(LIBS) $(HEADERS) $(O)/.nats
 	$(CC) $(CFLAGS_WB) $(OPT) $(NATS_CFLAGS) $< -o $@ $(LIB_NET) $(LIBS) $(LDLIBS_WB) $(NATS_LIBS)
 
+# The light consumer of the conflated book subjects nats-test runs.
+ifneq ($(NATS_LIBS),)
+NATS_TEST_BINS := $(O)/nats_books_sub
+endif
+$(O)/nats_books_sub: tests/nats/nats_books_sub.c tools/net/nats_books.c tools/net/nats_batch.c $(LIB_SHM) $(HEADERS)
+	$(CC) $(CFLAGS_WB) $(OPT) $(NATS_CFLAGS) $< tools/net/nats_books.c tools/net/nats_batch.c -o $@ \
+		$(LIB_SHM) $(LDLIBS_WB) $(NATS_LIBS)
+
 .PHONY: nats-test
-nats-test: $(O)/wirebookd $(O)/wb-gen
+nats-test: $(O)/wirebookd $(O)/wb-gen $(NATS_TEST_BINS)
 	B=$(O) tests/nats/nats.sh
 
 CHECK_EXTRA += nats-test
@@ -39,6 +47,14 @@ NATS_TEST_SRC := tools/net/nats_batch.c tools/net/nats_client.c
 $(O)/test/test_nats: tests/unit/test_nats.c $(NATS_TEST_SRC) $(SLIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $< $(NATS_TEST_SRC) -o $@ $(SLIBS) $(LDLIBS_WB) \
+		$$(pkg-config --libs check)
+
+# The book snapshots' format, the publisher's shadow books and the book
+# messages' prices (server-free).
+NATS_SNAP_TEST_SRC := tools/net/nats_snapshot.c tools/net/nats_shadow.c tools/net/nats_books.c
+$(O)/test/test_nats_snapshot: tests/unit/test_nats_snapshot.c $(NATS_SNAP_TEST_SRC) $(SLIBS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $< $(NATS_SNAP_TEST_SRC) -o $@ $(SLIBS) $(LDLIBS_WB) \
 		$$(pkg-config --libs check)
 
 # make fanout: the benchmark of issue 26 (scripts/fanout.sh; not a test).

@@ -225,6 +225,12 @@ static void usage(FILE *f)
 "                       counted and said on stderr (the books are unaffected)\n"
 "    --nats-stream NAME the stream to publish to (default WIREBOOK_<INSTANCE>_<YYYYMMDD>\n"
 "                       of the first event's day, UTC)\n"
+"    --nats-snapshot-events N  also store a book snapshot after N events (default\n"
+"                       0: by time only, --nats-snapshot)\n"
+"    --publish-books N  also publish each symbol's top N levels (1-10) of the\n"
+"                       Super-Book and its NBBO, as JSON, on core NATS subject\n"
+"                       wirebook.INSTANCE.book.TICKER when they changed, at most\n"
+"    --publish-books-interval MS  every MS per symbol (default 100)\n"
 "  NATS options (--publish and --source):\n"
 "    --nats-instance NAME  the subjects' INSTANCE (default: the --shm name)\n"
 "    --nats-user USER, --nats-password PASSWORD (or nats://USER:PASSWORD@HOST:PORT;\n"
@@ -233,6 +239,10 @@ static void usage(FILE *f)
 "    --nats-nkey PUBLIC_KEY:SEED_FILE  a user NKey\n"
 "    --nats-ca FILE     TLS, trusting this CA (tls://HOST:PORT: TLS, the system's CAs)\n"
 "    --nats-cert FILE, --nats-key FILE  a client certificate (mutual TLS)\n"
+"    --nats-snapshot SECONDS  --publish: store a book snapshot in JetStream at\n"
+"                       most this often (default 60; 0: none); --source: start from\n"
+"                       the latest one and the stream after it (0: replay the\n"
+"                       stream from its start)\n"
 "  --help\n"
 "  --version\n"
 "\n"
@@ -622,6 +632,7 @@ enum {
 	OPT_DATE, OPT_PATH, OPT_RTPRIO, OPT_SKIP_IDLE, OPT_METRICS_FILE, OPT_EVENTS, OPT_ORDER_DETAIL,
 	OPT_PUBLISH, OPT_PUB_BACKLOG, OPT_NSOURCE, OPT_NATS_STREAM, OPT_NATS_INSTANCE, OPT_NATS_USER,
 	OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY, OPT_NATS_CA, OPT_NATS_CERT, OPT_NATS_KEY,
+	OPT_NATS_SNAPSHOT, OPT_NATS_SNAPSHOT_EVENTS, OPT_PUB_BOOKS, OPT_PUB_BOOKS_INTERVAL,
 };
 
 /* --order-detail: all, none, or a watch list of tickers (1-8 characters each). */
@@ -866,6 +877,10 @@ int main(int argc, char **argv)
 		{ "nats-ca", required_argument, 0, OPT_NATS_CA },
 		{ "nats-cert", required_argument, 0, OPT_NATS_CERT },
 		{ "nats-key", required_argument, 0, OPT_NATS_KEY },
+		{ "nats-snapshot", required_argument, 0, OPT_NATS_SNAPSHOT },
+		{ "nats-snapshot-events", required_argument, 0, OPT_NATS_SNAPSHOT_EVENTS },
+		{ "publish-books", required_argument, 0, OPT_PUB_BOOKS },
+		{ "publish-books-interval", required_argument, 0, OPT_PUB_BOOKS_INTERVAL },
 		{ "order-detail", required_argument, 0, OPT_ORDER_DETAIL },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
@@ -910,6 +925,8 @@ int main(int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	memset(&ncfg, 0, sizeof(ncfg));
+	ncfg.client.snapshot_s = 60;	/* --nats-snapshot */
+	ncfg.books_interval_ms = 100;	/* --publish-books-interval */
 	pthread_mutex_init(&d.rec_lock, NULL);
 	d.control_fd = -1;
 	d.kctl.fd = -1;
@@ -1061,6 +1078,30 @@ int main(int argc, char **argv)
 		case OPT_NATS_CA: ncfg.client.ca = optarg; break;
 		case OPT_NATS_CERT: ncfg.client.cert = optarg; break;
 		case OPT_NATS_KEY: ncfg.client.key = optarg; break;
+		case OPT_NATS_SNAPSHOT: {
+			uint64_t n;
+
+			if (opt_u64("wirebookd", "--nats-snapshot", optarg, 0, 86400, &n))
+				BAD_VALUE();
+			ncfg.client.snapshot_s = (unsigned)n;
+			break;
+		}
+		case OPT_PUB_BOOKS:
+		case OPT_PUB_BOOKS_INTERVAL: {
+			uint64_t n;
+
+			if (c == OPT_PUB_BOOKS ?
+				    opt_u64("wirebookd", "--publish-books", optarg, 0, WB_BOOK_DEPTH, &n) :
+				    opt_u64("wirebookd", "--publish-books-interval", optarg, 1, 3600000, &n))
+				BAD_VALUE();
+			*(c == OPT_PUB_BOOKS ? &ncfg.books_levels : &ncfg.books_interval_ms) = (unsigned)n;
+			break;
+		}
+		case OPT_NATS_SNAPSHOT_EVENTS:
+			if (opt_u64("wirebookd", "--nats-snapshot-events", optarg, 0, 1ull << 40,
+				    &ncfg.snapshot_events))
+				BAD_VALUE();
+			break;
 		case OPT_CONFIG:
 			fprintf(stderr, "wirebookd: --config: give one config file\n");
 			BAD_VALUE();
@@ -1356,6 +1397,8 @@ int main(int argc, char **argv)
 		uint32_t i;
 
 		ncfg.events_ring = es->mem;
+		ncfg.max_instruments = bcfg.books.max_instruments;
+		ncfg.book_shm = bcfg.shm.shm_name;
 		ncfg.events_bytes = es->bytes;
 		for (i = 0; i < d.engine->line_count && i < sizeof(ncfg.line_venue); i++)
 			ncfg.line_venue[i] = d.engine->lines[i].venue;

@@ -8,12 +8,17 @@
 # pair; else on loopback, said). Each case ends with the two daemons'
 # book checksums equal (venue books, Super-Book; the SIP view's too when
 # neither daemon's SIP-view thread dropped updates, which depends on load):
-#   1. the source started after the origin ended (late join: catch-up time said)
+#   1. the source started after the origin ended (late join), replaying the
+#      stream from its start, then again from the origin's latest book
+#      snapshot (both catch-up times said)
 #   2. the source following live, killed with -9 mid-day and started again
+#      (from a book snapshot)
 #   3. the NATS server killed and started again mid-day (both reconnect)
 #   4. wrong credentials: both daemons refused, exit 1
 #   5. NATS away when the origin starts: its books unaffected, all published after
 #   6. NATS away for the whole replay with a small backlog: the loss said, counted
+#   8. conflated book subjects (--publish-books): a light consumer's last
+#      message of every symbol is the origin's book at the end of the day
 # Skipped (exit 0, said) without nats-server or a wirebookd built with NATS.
 set -u
 B=${B:-build}
@@ -144,6 +149,10 @@ mid_day() {
 }
 sums() { grep '^books: checksum venue books' "$1"; }
 sip_sums() { grep '^books: checksum sip-view' "$1"; }
+# A source that started from a book snapshot applied fewer SIP updates than
+# the origin: its SIP view's state, not its update counts, is the origin's.
+sip_state() { sed -n 's/^books: checksum sip-view .*, sip-view state //p' "$1"; }
+from_snapshot() { grep -q '^nats source snapshot: loaded' "$1"; }
 # Its SIP-view thread dropped nothing (the final stats: --stats prints others before).
 sip_clean() { ! grep -q '^sip view:' "$1" || grep '^sip view:' "$1" | tail -1 | grep -q 'dropped 0 '; }
 # same CASE ORIGIN-OUT SOURCE-OUT
@@ -154,7 +163,12 @@ same() {
 		grep -E '^nats ' "$a" "$b" | sed 's/^/    /'
 		return
 	fi
-	if sip_clean "$a" && sip_clean "$b" && [ "$(sip_sums "$a")" != "$(sip_sums "$b")" ]; then
+	if from_snapshot "$b"; then
+		if sip_clean "$a" && sip_clean "$b" && [ "$(sip_state "$a")" != "$(sip_state "$b")" ]; then
+			bad "$what: SIP view states differ: '$(sip_sums "$a")' vs '$(sip_sums "$b")'"
+			return
+		fi
+	elif sip_clean "$a" && sip_clean "$b" && [ "$(sip_sums "$a")" != "$(sip_sums "$b")" ]; then
 		bad "$what: SIP views differ: '$(sip_sums "$a")' vs '$(sip_sums "$b")'"
 		return
 	fi
@@ -166,22 +180,40 @@ origin_done() {
 	grep -q 'end sent' "$T/origin-$2.out" || bad "$1: the publisher sent no END"
 }
 
-# 1. Late join: the whole day published first, the source started after.
-origin late
+# 1. Late join: the whole day published first, the source started after:
+#    once replaying the stream from its start (--nats-snapshot 0), once from
+#    the origin's latest book snapshot (one every SNAP_EVENTS events).
+SNAP_EVENTS=${NATS_TEST_SNAPSHOT_EVENTS:-100000}
+origin late --nats-snapshot-events "$SNAP_EVENTS"
 origin_done "late join" late
-t0=$(date +%s.%N)
-source_ late 1
-if wait_for "$source_pid" 120; then
-	t1=$(date +%s.%N)
-	same "late join" "$T/origin-late.out" "$T/source-late-1.out"
-	echo "nats-test: late join caught up with $(grep -o 'events [0-9]*' "$T/origin-late.out" | head -1) in $(python3 -c "print(f'{$t1 - $t0:.2f}')") s (this machine, shared: not a measurement)"
+grep -Eq '^nats publish snapshots: [1-9]' "$T/origin-late.out" &&
+	ok "book snapshots stored ($(sed -n 's/^nats publish snapshots: //p' "$T/origin-late.out"))" ||
+	bad "no book snapshot stored: $(grep '^nats publish snapshots' "$T/origin-late.out")"
+late_join() {	# TAG WHAT [options]: catch up, compare, say the time
+	local tag=$1 what=$2 t0 t1; shift 2
+	t0=$(date +%s.%N)
+	source_ late "$tag" "$@"
+	if wait_for "$source_pid" 120; then
+		t1=$(date +%s.%N)
+		same "late join, $what" "$T/origin-late.out" "$T/source-late-$tag.out"
+		late_time[$tag]="$(python3 -c "print(f'{$t1 - $t0:.2f}')") s ($(sed -n 's/.*source ended after \([0-9.]*s\).*/\1/p' "$T/source-late-$tag.err" | head -1) of it the source's own)"
+	else
+		bad "late join, $what: source exit $?"; tail -5 "$T/source-late-$tag.err"
+	fi
+}
+declare -A late_time
+late_join 1 "replaying the stream from its start" --nats-snapshot 0
+late_join 2 "from the latest book snapshot"
+if from_snapshot "$T/source-late-2.out" && ! from_snapshot "$T/source-late-1.out"; then
+	ok "late join: started from the book snapshot ($(sed -n 's/^nats source snapshot: //p' "$T/source-late-2.out" | tail -1))"
 else
-	bad "late join: source exit $?"; tail -5 "$T/source-late-1.err"
+	bad "late join: the book snapshot was not loaded (or loaded with --nats-snapshot 0)"
 fi
+echo "nats-test: late join caught up with $(grep -o 'events [0-9]*' "$T/origin-late.out" | head -1): replaying from the start ${late_time[1]:-?}, from the book snapshot ${late_time[2]:-?} (the daemon's run from start to exit; this machine, shared: not a measurement)"
 
 # 2. The source follows live, is killed with -9 mid-day, and started again.
 source_ kill 1
-origin kill --speed "$SPEED" --metrics 127.0.0.1:0
+origin kill --speed "$SPEED" --metrics 127.0.0.1:0 --nats-snapshot-events 20000
 mid_day "$T/source-kill-1.out" kill
 # The publisher's counters on the metrics endpoint, while it publishes.
 metrics_at=$(sed -n 's|.*metrics at \(http://[^ ]*\).*|\1|p' "$T/origin-kill.err" | head -1)
@@ -195,10 +227,21 @@ fi
 kill -9 "$source_pid" 2>/dev/null
 wait "$source_pid" 2>/dev/null
 echo "nats-test: source killed with -9 after $(source_events "$T/source-kill-1.out") events"
+# Started again once the origin stored a book snapshot (at most 30 s).
+for i in $(seq 300); do
+	python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('$metrics_at', timeout=5).read().decode())" 2>/dev/null |
+		grep -Eq '^wirebook_nats_publish_snapshots_total [1-9]' && break
+	kill -0 "$origin_pid" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$origin_pid" 2>/dev/null || echo "nats-test: note: the origin ended before the restart: not mid-day"
 source_ kill 2
 origin_done "kill -9" kill
 if wait_for "$source_pid" 120; then
 	same "source killed -9 and restarted" "$T/origin-kill.out" "$T/source-kill-2.out"
+	from_snapshot "$T/source-kill-2.out" &&
+		ok "kill -9: the restarted source started from a book snapshot ($(sed -n 's/^nats source snapshot: //p' "$T/source-kill-2.out" | tail -1))" ||
+		bad "kill -9: the restarted source did not load a book snapshot"
 else
 	bad "kill -9: restarted source exit $?"; tail -5 "$T/source-kill-2.err"
 fi
@@ -298,6 +341,35 @@ grep -Eq '^nats publish: .*events 2048, .*end sent' "$T/origin-full.out" &&
 	ok "backlog full: the 2048 it held published after, and END" ||
 	bad "backlog full: $(grep '^nats publish' "$T/origin-full.out" | tail -1)"
 
+# 8. Conflated book subjects: a light consumer (tests/nats/nats_books_sub.c,
+#    core NATS, subscribed before the origin starts) keeps the last message
+#    of each symbol; once none came for 3 s, each equals the origin's book
+#    (read from its shared memory as wb-book reads it; the origin stays up).
+if [ -x "$B/nats_books_sub" ]; then
+	"$B/nats_books_sub" --url "nats://127.0.0.1:$port" "${creds[@]/--nats-/--}" --instance books \
+		--idle 3 --compare "wbnats-$$-obooks" --levels 5 > "$T/books-sub.out" 2> "$T/books-sub.err" &
+	sub_pid=$!
+	pids+=("$sub_pid")
+	for i in $(seq 100); do grep -q '^subscribed' "$T/books-sub.out" && break; sleep 0.1; done
+	"$WBD" --pcap "$T/day.pcap" --feeds feeds.conf --shm "wbnats-$$-obooks" --no-pin \
+		--publish "nats://127.0.0.1:$port" --nats-instance books "${creds[@]}" \
+		--publish-books 5 --publish-books-interval 50 > "$T/origin-books.out" 2> "$T/origin-books.err" &
+	origin_pid=$!
+	pids+=("$origin_pid")
+	wait_for "$sub_pid" 120
+	rc=$?
+	kill "$origin_pid" 2>/dev/null
+	wait_for "$origin_pid" 60 > /dev/null
+	if [ $rc -eq 0 ] && grep -Eq '^compared [1-9]' "$T/books-sub.out"; then
+		ok "book subjects: the last message of each symbol is the origin's book ($(grep '^received' "$T/books-sub.out"); $(grep '^compared' "$T/books-sub.out"); $(sed -n 's/^nats publish books: //p' "$T/origin-books.out"))"
+		sed -n 's/^for example: /    /p' "$T/books-sub.out" | cut -c1-300
+	else
+		bad "book subjects: consumer exit $rc: $(grep -v '^equal' "$T/books-sub.out" | head -8) $(head -c 300 "$T/books-sub.err")"
+	fi
+else
+	echo "nats-test: note: no $B/nats_books_sub (make nats-test builds it): book subjects not tested"
+fi
+
 # 7. Options that do not go together: bad usage (exit 2), said.
 usage_refused() {
 	local what=$1; shift
@@ -311,6 +383,7 @@ usage_refused "--nats-user without NATS" --pcap "$T/day.pcap" --nats-user wb
 usage_refused "a stream in --publish's address" --pcap "$T/day.pcap" --publish "nats://127.0.0.1:$port/S"
 usage_refused "--events 0 with --publish" --pcap "$T/day.pcap" --publish "nats://127.0.0.1:$port" --events 0
 usage_refused "not a nats:// address" --source "http://127.0.0.1:$port"
+usage_refused "--publish-books beyond the book's depth" --pcap "$T/day.pcap" --publish "nats://127.0.0.1:$port" --publish-books 11
 
 echo "nats-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -21,6 +21,10 @@ struct nats_client_config {
 	const char *ca;		/* --nats-ca: trust this CA, and use TLS */
 	const char *cert, *key;	/* --nats-cert, --nats-key: a client certificate (mutual TLS) */
 	const char *instance;	/* --nats-instance: the subjects' INSTANCE token */
+	/* --nats-snapshot SECONDS: a publisher stores a book snapshot at most
+	 * this often (0: none); a source loads the latest one (0: it replays
+	 * from the stream's start). nats_snapshot.h. */
+	unsigned snapshot_s;
 };
 
 /* Connection events, counted by the client's own threads. */

@@ -55,6 +55,9 @@ void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
 #include "common/metrics.h"
 #include "feed/feed.h"
 #include "net/nats_batch.h"
+#include "net/nats_books.h"
+#include "net/nats_shadow.h"
+#include "net/nats_snapshot.h"
 #include "wirebook/barrier.h"
 #include "wirebook/ring.h"
 
@@ -73,6 +76,12 @@ void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
 #define PUBLISH_DUPLICATE_WINDOW_NS (600ll * 1000000000ll)
 /* Events read from the stream before the batches are looked at again. */
 #define PUBLISH_READ_MAX 16384u
+/* A snapshot's chunk and head: stored, acknowledged, within this; the
+ * whole snapshot within SNAPSHOT_MAX_NS, else it is given up (counted):
+ * while it goes out this thread publishes no events (the event stream
+ * keeps them). */
+#define SNAPSHOT_PUBLISH_WAIT_MS 2000
+#define SNAPSHOT_MAX_NS (5ull * 1000000000ull)
 
 struct line_batch {
 	uint64_t next;		/* the line's next event number (from 1) */
@@ -119,6 +128,19 @@ struct nats_publisher {
 	uint64_t last_lost_said;
 	uint64_t last_said_ns;
 	struct nats_publish_counters ctr;
+	/* Book snapshots: the shadow books (NULL: none), when and at which
+	 * event the last one was taken, the highest stream sequence
+	 * JetStream acknowledged (the acknowledgement thread raises it) and
+	 * the name of the stream it acknowledged from. */
+	struct nats_shadow *shadow;
+	struct nats_books *books;	/* --publish-books, or NULL */
+	uint64_t snap_last_ns, snap_last_global;
+	uint64_t acked_seq;
+	char acked_stream[128];
+	int acked_stream_set;
+	int snap_stream_ready;
+	char snap_stream[160];
+	char snap_subject[128];	/* wirebook.INSTANCE.snapshot */
 };
 
 static uint64_t mono_ns(void)
@@ -173,6 +195,16 @@ static void on_ack(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void
 	(void)js;
 	add_ctr(&p->ctr.inflight, (uint64_t)-1);
 	if (pa) {
+		uint64_t seen = wb_load_relaxed(&p->acked_seq);
+
+		while (pa->Sequence > seen &&
+		       !__atomic_compare_exchange_n(&p->acked_seq, &seen, pa->Sequence, 0,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			;
+		if (!wb_load_acquire(&p->acked_stream_set) && pa->Stream) {
+			snprintf(p->acked_stream, sizeof(p->acked_stream), "%s", pa->Stream);
+			wb_store_release(&p->acked_stream_set, 1);
+		}
 		add_ctr(&p->ctr.acked, 1);
 		if (pa->Duplicate)
 			add_ctr(&p->ctr.duplicates, 1);
@@ -316,6 +348,8 @@ static int add_event(struct nats_publisher *p, const struct wb_event *ev)
 	}
 	b->events[b->n++] = *ev;
 	p->global++;
+	if (p->shadow)
+		nats_shadow_apply(p->shadow, ev);
 	if (b->n_runs && b->runs[b->n_runs - 1].first + b->runs[b->n_runs - 1].count == p->global) {
 		b->runs[b->n_runs - 1].count++;
 	} else {
@@ -350,15 +384,45 @@ static void send_end(struct nats_publisher *p)
 	wb_store_relaxed(&p->ctr.end_sent, 1);
 }
 
-/* The stream exists, or is made; the day from the first event. 0 when ready. */
-static int ensure_stream(struct nats_publisher *p, uint64_t first_recv_ns)
+/* Stream NAME of subjects PREFIX.> exists, or is made (file storage;
+ * duplicates: its deduplication window, 0 the server's). 1 made, 0 there,
+ * -1 not now (not connected, no JetStream, refused: *jerr says). */
+static int find_or_make_stream(struct nats_publisher *p, const char *name, const char *prefix,
+			       int64_t duplicates, jsErrCode *jerr)
 {
-	char subject[128];
+	char subject[192];
 	const char *subjects[1] = { subject };
 	jsStreamInfo *si = NULL;
 	jsStreamConfig sc;
-	jsErrCode jerr = 0;
 	natsStatus s;
+
+	s = js_GetStreamInfo(&si, p->js, name, NULL, jerr);
+	if (s == NATS_OK) {
+		jsStreamInfo_Destroy(si);
+		return 0;
+	}
+	if (s != NATS_NOT_FOUND && *jerr != JSStreamNotFoundErr)
+		return -1;	/* not connected yet, or no JetStream: again later */
+	snprintf(subject, sizeof(subject), "%s.>", prefix);
+	jsStreamConfig_Init(&sc);
+	sc.Name = name;
+	sc.Subjects = subjects;
+	sc.SubjectsLen = 1;
+	sc.Storage = js_FileStorage;
+	sc.Duplicates = duplicates;
+	s = js_AddStream(&si, p->js, &sc, NULL, jerr);
+	if (s != NATS_OK)
+		return -1;
+	jsStreamInfo_Destroy(si);
+	fprintf(stderr, "wirebookd: NATS stream %s made (subjects %s, file storage)\n", name,
+		subject);
+	return 1;
+}
+
+/* The stream exists, or is made; the day from the first event. 0 when ready. */
+static int ensure_stream(struct nats_publisher *p, uint64_t first_recv_ns)
+{
+	jsErrCode jerr = 0;
 
 	if (!p->ctr.stream[0]) {
 		if (p->cfg.stream) {
@@ -368,47 +432,26 @@ static int ensure_stream(struct nats_publisher *p, uint64_t first_recv_ns)
 							 1000000000ull) / 1000000000ull);
 			struct tm tm;
 			char name[48];
-			size_t i;
 
 			gmtime_r(&t, &tm);
-			snprintf(name, sizeof(name), "%.47s", p->instance);
-			for (i = 0; name[i]; i++)	/* stream names: no '.', '*', '>' */
-				if (!(name[i] >= 'A' && name[i] <= 'Z') && !(name[i] >= 'a' && name[i] <= 'z') &&
-				    !(name[i] >= '0' && name[i] <= '9') && name[i] != '-')
-					name[i] = '_';
+			nats_stream_token(name, sizeof(name), p->instance);
 			snprintf(p->ctr.stream, sizeof(p->ctr.stream), "WIREBOOK_%s_%04d%02d%02d", name,
 				 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
 		}
 	}
-	s = js_GetStreamInfo(&si, p->js, p->ctr.stream, NULL, &jerr);
-	if (s == NATS_OK) {
-		jsStreamInfo_Destroy(si);
+	if (find_or_make_stream(p, p->ctr.stream, p->subject_prefix, PUBLISH_DUPLICATE_WINDOW_NS,
+				&jerr) >= 0)
 		return 0;
-	}
-	if (s != NATS_NOT_FOUND && jerr != JSStreamNotFoundErr)
-		return -1;	/* not connected yet, or no JetStream: again later */
-	snprintf(subject, sizeof(subject), "%s.>", p->subject_prefix);
-	jsStreamConfig_Init(&sc);
-	sc.Name = p->ctr.stream;
-	sc.Subjects = subjects;
-	sc.SubjectsLen = 1;
-	sc.Storage = js_FileStorage;
-	sc.Duplicates = PUBLISH_DUPLICATE_WINDOW_NS;
-	s = js_AddStream(&si, p->js, &sc, NULL, &jerr);
-	if (s == NATS_OK) {
-		jsStreamInfo_Destroy(si);
-		fprintf(stderr, "wirebookd: NATS stream %s made (subjects %s, file storage)\n",
-			p->ctr.stream, subject);
-		return 0;
-	}
 	if (jerr == JSStreamSubjectOverlapErr) {
 		/* JetStream stores by subject: the events go to the stream that
 		 * holds them, nothing is lost; the day's own stream is the
 		 * operator's to make room for. */
-		fprintf(stderr, "wirebookd: NATS: another stream (an earlier day's?) holds %s: "
+		fprintf(stderr, "wirebookd: NATS: another stream (an earlier day's?) holds %s.>: "
 			"publishing into it, not into %s (remove it or change its subjects, "
-			"nats stream rm / edit, for a stream per day)\n", subject, p->ctr.stream);
-		snprintf(p->ctr.stream, sizeof(p->ctr.stream), "(the stream holding %.80s)", subject);
+			"nats stream rm / edit, for a stream per day)\n", p->subject_prefix,
+			p->ctr.stream);
+		snprintf(p->ctr.stream, sizeof(p->ctr.stream), "(the stream holding %.80s.>)",
+			 p->subject_prefix);
 		return 0;
 	}
 	return -1;
@@ -449,6 +492,130 @@ static void say_lost(struct nats_publisher *p)
 		p->last_lost_said = lost;
 		p->last_said_ns = now;
 	}
+}
+
+/* The snapshots' stream: made when missing. 0 when ready. */
+static int ensure_snap_stream(struct nats_publisher *p)
+{
+	jsErrCode jerr = 0;
+
+	return find_or_make_stream(p, p->snap_stream, p->snap_subject, 0, &jerr) >= 0 ? 0 : -1;
+}
+
+static int snap_publish(struct nats_publisher *p, const char *what, const uint8_t *data,
+			size_t len, uint64_t *seq)
+{
+	char subject[192];
+	jsPubOptions po;
+	jsPubAck *pa = NULL;
+	jsErrCode jerr = 0;
+
+	snprintf(subject, sizeof(subject), "%s.%s", p->snap_subject, what);
+	jsPubOptions_Init(&po);
+	po.MaxWait = SNAPSHOT_PUBLISH_WAIT_MS;
+	if (js_Publish(&pa, p->js, subject, data, (int)len, &po, &jerr) != NATS_OK)
+		return -1;
+	*seq = pa->Sequence;
+	jsPubAck_Destroy(pa);
+	return 0;
+}
+
+/*
+ * Store a snapshot of the shadow books as they stand after event
+ * p->global. Everything up to it is flushed (sent) first, so every later
+ * event goes out in a batch sent after now, which JetStream stores after
+ * every batch it acknowledged so far: a reader that starts right after
+ * the highest acknowledged sequence misses none of them (it skips those
+ * of the snapshot's events it meets there).
+ */
+static void take_snapshot(struct nats_publisher *p)
+{
+	struct nats_snap_writer w;
+	struct nats_snap_header h;
+	struct timespec ts;
+	uint64_t *seqs = NULL, head_seq;
+	uint8_t *head = NULL;
+	uint32_t chunks, i;
+	size_t len;
+	jsOptions jo;
+	jsErrCode jerr = 0;
+
+	p->snap_last_ns = mono_ns();
+	if (!p->snap_stream_ready) {
+		if (ensure_snap_stream(p) < 0) {
+			add_ctr(&p->ctr.snapshot_failures, 1);
+			return;
+		}
+		p->snap_stream_ready = 1;
+	}
+	flush_all(p);
+	memset(&w, 0, sizeof(w));
+	memset(&h, 0, sizeof(h));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h.run = p->run;
+	h.global = p->global;
+	h.start_seq = wb_load_acquire(&p->acked_seq) + 1;
+	h.taken_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	snprintf(h.stream, sizeof(h.stream), "%.63s",
+		 wb_load_acquire(&p->acked_stream_set) ? p->acked_stream : p->ctr.stream);
+	if (h.stream[0] == '(') {	/* not known yet: the next time */
+		p->snap_last_ns = 0;
+		return;
+	}
+	nats_shadow_snapshot(p->shadow, &w, h.taken_ns);
+	len = nats_snap_writer_finish(&w, &h);
+	chunks = (uint32_t)((len + NATS_SNAP_CHUNK - 1) / NATS_SNAP_CHUNK);
+	seqs = len ? malloc(chunks * sizeof(*seqs)) : NULL;
+	head = seqs ? malloc(nats_snap_head_size(chunks)) : NULL;
+	if (!head) {
+		fprintf(stderr, "wirebookd: NATS: no book snapshot (out of memory)\n");
+		add_ctr(&p->ctr.snapshot_failures, 1);
+		goto out;
+	}
+	for (i = 0; i < chunks; i++) {
+		size_t off = (size_t)i * NATS_SNAP_CHUNK, n = len - off < NATS_SNAP_CHUNK ?
+								len - off : NATS_SNAP_CHUNK;
+
+		if (mono_ns() - p->snap_last_ns > SNAPSHOT_MAX_NS ||
+		    snap_publish(p, "data", w.buf + off, n, &seqs[i]) < 0)
+			break;
+	}
+	nats_snap_put_head(head, chunks, len, seqs);
+	if (i < chunks || snap_publish(p, "head", head, nats_snap_head_size(chunks), &head_seq) < 0) {
+		add_ctr(&p->ctr.snapshot_failures, 1);
+		goto out;
+	}
+	/* The newest only: what came before its first chunk goes. A reader
+	 * still fetching an older one finds it gone and takes this one. */
+	jsOptions_Init(&jo);
+	jo.Stream.Purge.Subject = NULL;
+	jo.Stream.Purge.Sequence = seqs[0];
+	js_PurgeStream(p->js, p->snap_stream, &jo, &jerr);
+	p->snap_last_global = h.global;
+	add_ctr(&p->ctr.snapshots, 1);
+	wb_store_relaxed(&p->ctr.snapshot_bytes, len);
+	wb_store_relaxed(&p->ctr.snapshot_events, h.events);
+	wb_store_relaxed(&p->ctr.snapshot_start_seq, h.start_seq);
+out:
+	free(head);
+	free(seqs);
+	nats_snap_writer_free(&w);
+}
+
+/* A snapshot is due: the time or the events since the last one, with
+ * something new, and NATS taking what is sent (else it waits). */
+static void maybe_snapshot(struct nats_publisher *p)
+{
+	uint64_t now;
+
+	if (!p->shadow || p->global == p->snap_last_global || !wb_load_relaxed(&p->cc.connected) ||
+	    wb_load_relaxed(&p->ctr.waiting))
+		return;
+	now = mono_ns();
+	if ((p->cfg.snapshot_events && p->global - p->snap_last_global >= p->cfg.snapshot_events) ||
+	    (p->cfg.client.snapshot_s &&
+	     now - p->snap_last_ns >= (uint64_t)p->cfg.client.snapshot_s * 1000000000ull))
+		take_snapshot(p);
 }
 
 static void *publisher_main(void *arg)
@@ -492,10 +659,16 @@ static void *publisher_main(void *arg)
 			while (p->read_i < p->read_n && add_event(p, &p->read_buf[p->read_i]) == 0)
 				p->read_i++;
 			idle_ns = PUBLISH_IDLE_NS;
+			maybe_snapshot(p);
+			if (p->books)
+				nats_books_tick(p->books, p->nc, mono_ns(), 0);
 			continue;
 		}
 		/* Nothing new: what was read goes out now, whole batches or not. */
 		flush_all(p);
+		maybe_snapshot(p);
+		if (p->books)
+			nats_books_tick(p->books, p->nc, mono_ns(), 0);
 		if (!p->ctr.end_sent && wb_load_acquire(&p->source_ended) && unread(p) == 0)
 			send_end(p);
 		if (stopping) {
@@ -543,6 +716,35 @@ struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cf
 	p->run = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	nats_subject_token(p->instance, sizeof(p->instance), cfg->client.instance);
 	snprintf(p->subject_prefix, sizeof(p->subject_prefix), "wirebook.%s.events", p->instance);
+	snprintf(p->snap_subject, sizeof(p->snap_subject), "wirebook.%s.snapshot", p->instance);
+	{
+		char name[64];
+
+		nats_stream_token(name, sizeof(name), cfg->client.instance);
+		snprintf(p->snap_stream, sizeof(p->snap_stream), "WIREBOOK_%s_SNAPSHOTS", name);
+	}
+	if (cfg->client.snapshot_s || cfg->snapshot_events) {
+		p->shadow = nats_shadow_create(cfg->max_instruments);
+		if (!p->shadow) {
+			free(p->send_buf);
+			free(p->read_buf);
+			free(p);
+			snprintf(err, errlen, "out of memory (the book snapshots' shadow books)");
+			return NULL;
+		}
+	}
+	p->snap_last_ns = mono_ns();
+	if (cfg->books_levels) {
+		p->books = nats_books_create(cfg->book_shm, cfg->client.instance, cfg->books_levels,
+					     cfg->books_interval_ms, err, errlen);
+		if (!p->books) {
+			nats_shadow_destroy(p->shadow);
+			free(p->send_buf);
+			free(p->read_buf);
+			free(p);
+			return NULL;
+		}
+	}
 	/* From the run's first event (the stream is made fresh for each run),
 	 * not the oldest it still holds: events overwritten before this
 	 * thread started are counted lost too, not skipped unsaid. */
@@ -601,6 +803,10 @@ void nats_publisher_stop(struct nats_publisher *p, double wait_s)
 	wb_store_release(&p->stop, 1);
 	pthread_join(p->th, NULL);
 	say_lost(p);
+	if (p->books) {	/* the books as they end */
+		nats_books_tick(p->books, p->nc, mono_ns(), 1);
+		natsConnection_FlushTimeout(p->nc, 2000);
+	}
 	p->ctr.backlog = unread(p);
 	unsent = p->ctr.backlog + wb_load_relaxed(&p->ctr.waiting) + wb_load_relaxed(&p->ctr.inflight);
 	if (unsent)
@@ -618,6 +824,8 @@ void nats_publisher_stop(struct nats_publisher *p, double wait_s)
 	}
 	for (i = 0; i < p->n_used; i++)
 		free(p->lines[p->used_lines[i]]);
+	nats_shadow_destroy(p->shadow);
+	nats_books_destroy(p->books);
 	free(p->send_buf);
 	free(p->read_buf);
 	free(p);
@@ -631,6 +839,14 @@ void nats_publisher_counters(struct nats_publisher *p, struct nats_publish_count
 	}
 	*out = p->ctr;	/* plain reads of counters other threads move: a snapshot */
 	out->lost = wb_load_relaxed(&p->ctr.lost);
+	if (p->books) {
+		struct nats_books_counters bc;
+
+		nats_books_counters(p->books, &bc);
+		out->book_messages = bc.messages;
+		out->book_bytes = bc.bytes;
+		out->book_failed = bc.failed;
+	}
 	out->disconnects = wb_load_relaxed(&p->cc.disconnects);
 	out->reconnects = wb_load_relaxed(&p->cc.reconnects);
 	out->connected = wb_load_relaxed(&p->cc.connected);
@@ -654,6 +870,16 @@ void nats_publisher_print(struct nats_publisher *p, FILE *f)
 		(unsigned long long)c.inflight, (unsigned long long)c.lost,
 		(unsigned long long)c.disconnects, (unsigned long long)c.reconnects,
 		c.end_sent ? ", end sent" : "");
+	if (p->shadow)
+		fprintf(f, "nats publish snapshots: %llu stored (the last %llu bytes, %llu events, "
+			"readers start at stream sequence %llu), %llu failed\n",
+			(unsigned long long)c.snapshots, (unsigned long long)c.snapshot_bytes,
+			(unsigned long long)c.snapshot_events, (unsigned long long)c.snapshot_start_seq,
+			(unsigned long long)c.snapshot_failures);
+	if (p->books)
+		fprintf(f, "nats publish books: %llu messages, %llu bytes, %llu refused\n",
+			(unsigned long long)c.book_messages, (unsigned long long)c.book_bytes,
+			(unsigned long long)c.book_failed);
 }
 
 void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
@@ -681,6 +907,15 @@ void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
 	M("disconnects_total", "counter", "Times the NATS connection was lost", c.disconnects);
 	M("reconnects_total", "counter", "Times it was made again", c.reconnects);
 	M("connected", "gauge", "1 while connected to NATS", c.connected);
+	M("snapshots_total", "counter", "Book snapshots stored in JetStream", c.snapshots);
+	M("snapshot_failures_total", "counter", "Book snapshots that could not be stored",
+	  c.snapshot_failures);
+	M("snapshot_bytes", "gauge", "The last book snapshot's size", c.snapshot_bytes);
+	M("snapshot_events", "gauge", "The last book snapshot's events", c.snapshot_events);
+	M("book_messages_total", "counter", "Conflated book messages published", c.book_messages);
+	M("book_bytes_total", "counter", "Conflated book message bytes", c.book_bytes);
+	M("book_failed_total", "counter", "Conflated book messages the client refused",
+	  c.book_failed);
 #undef M
 }
 #endif

@@ -21,6 +21,11 @@
  * the first event's receive day (UTC); subjects wirebook.INSTANCE.events.>
  * (a subject per venue, .end for the END batch); file storage, a 10
  * minute duplicate window; made when missing.
+ *
+ * Book snapshots: the thread keeps shadow books of what it read
+ * (nats_shadow.h) and stores a snapshot of them (nats_snapshot.h) every
+ * client.snapshot_s seconds (or snapshot_events events) in the stream
+ * WIREBOOK_<INSTANCE>_SNAPSHOTS, the newest only (older ones purged).
  */
 #ifndef WIREBOOK_NET_NATS_PUBLISH_H
 #define WIREBOOK_NET_NATS_PUBLISH_H
@@ -37,6 +42,16 @@ struct nats_publish_config {
 	/* The venue of each feed-map line, for the subjects (the SIP lines'
 	 * events name each quote's venue, not the line's); 0: the event's. */
 	uint8_t line_venue[256];
+	/* Book snapshots (nats_snapshot.h; client.snapshot_s the interval):
+	 * also one after this many events (0: by time only); the books'
+	 * instrument ids are below max_instruments (0: the default). */
+	uint64_t snapshot_events;
+	uint32_t max_instruments;
+	/* Conflated book subjects (nats_books.h): levels per side (0: none),
+	 * the interval per symbol, and the book to read them from. */
+	unsigned books_levels;
+	unsigned books_interval_ms;
+	const char *book_shm;
 };
 
 struct nats_publish_counters {
@@ -54,6 +69,13 @@ struct nats_publish_counters {
 	int connected;
 	int end_sent;		/* the END batch went out */
 	char stream[128];	/* the stream's name, once known */
+	/* Book snapshots stored (nats_snapshot.h): how many, the last one's
+	 * size, events and the event stream sequence a reader starts from,
+	 * and the attempts that failed (NATS away, too slow). */
+	uint64_t snapshots, snapshot_bytes, snapshot_events, snapshot_start_seq;
+	uint64_t snapshot_failures;
+	/* Conflated book messages (nats_books.h): sent, their bytes, refused. */
+	uint64_t book_messages, book_bytes, book_failed;
 };
 
 struct nats_publisher;

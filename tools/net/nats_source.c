@@ -46,6 +46,7 @@ void nats_source_metrics(const struct source *s, FILE *f)
 #else
 #include "common/metrics.h"
 #include "net/nats_batch.h"
+#include "net/nats_snapshot.h"
 #include "wirebook/barrier.h"
 #include "wirebook/ring.h"
 
@@ -58,6 +59,9 @@ void nats_source_metrics(const struct source *s, FILE *f)
 /* The pump blocks this long in the client for a first message when idle. */
 #define SOURCE_WAIT_MS 2
 #define SOURCE_SUBSCRIBE_RETRY_NS 500000000ull
+/* Tries at a snapshot that fail for a reason other than "there is none"
+ * (not connected yet, a chunk purged under us) before replaying from the start. */
+#define SOURCE_SNAPSHOT_TRIES 20
 
 /* A received batch not applied in full: where its next event is. */
 struct cursor {
@@ -86,6 +90,10 @@ struct nats_counters {
 	uint64_t disconnects, reconnects;
 	int connected;
 	int end_seen;
+	/* The book snapshot it started from (nats_snapshot.h), if any. */
+	uint64_t snapshot_loaded;	/* 1 once applied */
+	uint64_t snapshot_bytes, snapshot_events, snapshot_global, snapshot_start_seq;
+	uint64_t snapshot_load_ns;	/* fetching it */
 };
 
 struct nats_src {
@@ -110,6 +118,16 @@ struct nats_src {
 	uint64_t lat[64 * 4];
 	uint64_t lat_n;
 	uint64_t first_apply_ns, last_apply_ns;
+	/* The snapshot being applied: its records, the next one, what is
+	 * left of the current record's repeats; the stream sequence to read
+	 * from after it (0: the start). */
+	int snap_tries;
+	int snap_done;		/* looked for (loaded, none, or given up) */
+	uint8_t *snap;
+	uint64_t snap_records, snap_i;
+	uint32_t snap_left;
+	struct wb_event snap_ev;
+	uint64_t start_seq;
 };
 
 #define LATENCY_MAX_NS (3600ull * 1000000000ull)	/* beyond: a replay's old receive times */
@@ -193,14 +211,23 @@ static int subscribe(struct source *s, struct nats_src *n)
 	so.Ordered = true;
 	if (n->stream[0])
 		so.Stream = n->stream;
+	if (n->start_seq) {	/* after a snapshot: what it does not hold */
+		so.Config.DeliverPolicy = js_DeliverByStartSequence;
+		so.Config.OptStartSeq = n->start_seq;
+	}
 	st = js_SubscribeSync(&n->sub, n->js, n->subject, NULL, &so, &jerr);
 	if (st != NATS_OK) {
 		n->sub = NULL;
 		return -1;
 	}
 	natsSubscription_SetPendingLimits(n->sub, SOURCE_PENDING_MSGS, SOURCE_PENDING_BYTES);
-	fprintf(stderr, "wirebookd: NATS: reading %s%s%s from its start\n", n->subject,
-		n->stream[0] ? " of stream " : "", n->stream);
+	if (n->start_seq)
+		fprintf(stderr, "wirebookd: NATS: reading %s%s%s from sequence %llu (after the book "
+			"snapshot)\n", n->subject, n->stream[0] ? " of stream " : "", n->stream,
+			(unsigned long long)n->start_seq);
+	else
+		fprintf(stderr, "wirebookd: NATS: reading %s%s%s from its start\n", n->subject,
+			n->stream[0] ? " of stream " : "", n->stream);
 	return 0;
 }
 
@@ -461,6 +488,145 @@ static void note_meta(struct nats_src *n, natsMsg *m)
 	jsMsgMetaData_Destroy(meta);
 }
 
+/* Does the stream the snapshot stands for hold what this source reads? */
+static int snapshot_stream_ok(struct nats_src *n, const struct nats_snap_header *h)
+{
+	jsStreamInfo *si = NULL;
+	jsErrCode jerr = 0;
+	int ok = 0, i;
+
+	if (n->stream[0])
+		return !strcmp(h->stream, n->stream);
+	if (js_GetStreamInfo(&si, n->js, h->stream, NULL, &jerr) != NATS_OK)
+		return 0;
+	for (i = 0; si->Config && i < si->Config->SubjectsLen; i++)
+		ok |= !strcmp(si->Config->Subjects[i], n->subject);
+	jsStreamInfo_Destroy(si);
+	return ok;
+}
+
+/*
+ * Fetch the latest book snapshot: its head, then its chunks. 0: loaded,
+ * or there is none (or none that fits: said), and the stream is read from
+ * its start; -1: not now (not connected, a chunk purged by a newer
+ * snapshot meanwhile), again soon.
+ */
+static int load_snapshot(struct nats_src *n)
+{
+	char inst[64], name[64], stream[160], subject[160], err[400];
+	natsMsg *head = NULL;
+	struct nats_snap_header h;
+	uint64_t bytes, got = 0, t0 = mono_ns();
+	uint8_t *buf = NULL;
+	uint32_t chunks, i;
+	jsErrCode jerr = 0;
+	natsStatus st;
+
+	if (natsConnection_Status(n->nc) != NATS_CONN_STATUS_CONNECTED)
+		return -1;
+	nats_subject_token(inst, sizeof(inst), n->cfg.instance);
+	nats_stream_token(name, sizeof(name), n->cfg.instance);
+	snprintf(stream, sizeof(stream), "WIREBOOK_%s_SNAPSHOTS", name);
+	snprintf(subject, sizeof(subject), "wirebook.%s.snapshot.head", inst);
+	st = js_GetLastMsg(&head, n->js, stream, subject, NULL, &jerr);
+	if (st != NATS_OK) {
+		if (st == NATS_NOT_FOUND || jerr == JSStreamNotFoundErr || jerr == JSNoMessageFoundErr) {
+			fprintf(stderr, "wirebookd: NATS: no book snapshot in %s: replaying the stream "
+				"from its start\n", stream);
+			return 0;
+		}
+		return -1;
+	}
+	if (nats_snap_parse_head((const uint8_t *)natsMsg_GetData(head),
+				 (size_t)natsMsg_GetDataLength(head), &chunks, &bytes, err,
+				 sizeof(err)) < 0)
+		goto unusable;
+	buf = malloc(bytes);
+	if (!buf) {
+		snprintf(err, sizeof(err), "out of memory for %llu bytes", (unsigned long long)bytes);
+		goto unusable;
+	}
+	for (i = 0; i < chunks; i++) {
+		uint64_t seq = nats_snap_head_seq((const uint8_t *)natsMsg_GetData(head), i);
+		natsMsg *m = NULL;
+		size_t len;
+
+		if (js_GetMsg(&m, n->js, stream, seq, NULL, &jerr) != NATS_OK) {
+			natsMsg_Destroy(head);
+			free(buf);
+			return -1;	/* purged by a newer one meanwhile: that one */
+		}
+		len = (size_t)natsMsg_GetDataLength(m);
+		if (len > bytes - got) {
+			natsMsg_Destroy(m);
+			snprintf(err, sizeof(err), "its chunks hold more than its %llu bytes",
+				 (unsigned long long)bytes);
+			goto unusable;
+		}
+		memcpy(buf + got, natsMsg_GetData(m), len);
+		got += len;
+		natsMsg_Destroy(m);
+	}
+	if (nats_snap_parse(buf, got, &h, err, sizeof(err)) < 0)
+		goto unusable;
+	if (!snapshot_stream_ok(n, &h)) {
+		snprintf(err, sizeof(err), "it stands for stream %.63s, which does not hold %.120s",
+			 h.stream, n->stream[0] ? n->stream : n->subject);
+		goto unusable;
+	}
+	natsMsg_Destroy(head);
+	n->snap = buf;
+	n->snap_records = h.records;
+	n->run = h.run;
+	n->next = h.global + 1;
+	n->start_seq = h.start_seq;
+	add_ctr(&n->ctr.origin_runs, 1);
+	wb_store_relaxed(&n->ctr.snapshot_bytes, got);
+	wb_store_relaxed(&n->ctr.snapshot_events, h.events);
+	wb_store_relaxed(&n->ctr.snapshot_global, h.global);
+	wb_store_relaxed(&n->ctr.snapshot_start_seq, h.start_seq);
+	wb_store_relaxed(&n->ctr.snapshot_load_ns, mono_ns() - t0);
+	fprintf(stderr, "wirebookd: NATS: book snapshot of %s after event %llu of run %llu: %llu "
+		"events (%llu bytes), then the stream from sequence %llu\n", h.stream,
+		(unsigned long long)h.global, (unsigned long long)h.run, (unsigned long long)h.events,
+		(unsigned long long)got, (unsigned long long)h.start_seq);
+	return 0;
+unusable:
+	fprintf(stderr, "wirebookd: NATS: the book snapshot in %s is not usable (%s): replaying the "
+		"stream from its start\n", stream, err);
+	natsMsg_Destroy(head);
+	free(buf);
+	return 0;
+}
+
+/* The snapshot's events into the ring, each record as often as it says.
+ * -1: the ring is full (the rest next time). */
+static int feed_snapshot(struct nats_src *n, struct wb_ring_producer *out)
+{
+	for (;;) {
+		uint64_t room, k, i;
+
+		if (!n->snap_left) {
+			if (n->snap_i == n->snap_records)
+				break;
+			n->snap_left = nats_snap_record_at(n->snap, n->snap_i++, &n->snap_ev);
+		}
+		room = ring_free(out);
+		k = n->snap_left < room ? n->snap_left : room;
+		if (!k)
+			return -1;
+		for (i = 0; i < k; i++) {
+			memcpy(wb_ring_producer_slot(out), &n->snap_ev, sizeof(n->snap_ev));
+			wb_ring_producer_commit(out);
+		}
+		n->snap_left -= (uint32_t)k;
+	}
+	free(n->snap);
+	n->snap = NULL;
+	wb_store_relaxed(&n->ctr.snapshot_loaded, 1);
+	return 0;
+}
+
 static int nats_pump(struct source *s, struct feed_engine *e, struct wb_ring_producer *out,
 		     unsigned budget)
 {
@@ -473,6 +639,13 @@ static int nats_pump(struct source *s, struct feed_engine *e, struct wb_ring_pro
 
 		if (mono_ns() < n->next_subscribe_ns)
 			return SOURCE_IDLE;
+		if (!n->snap_done && n->cfg.snapshot_s) {
+			if (load_snapshot(n) < 0 && ++n->snap_tries < SOURCE_SNAPSHOT_TRIES) {
+				n->next_subscribe_ns = mono_ns() + SOURCE_SUBSCRIBE_RETRY_NS;
+				return SOURCE_IDLE;
+			}
+			n->snap_done = 1;
+		}
 		rc = subscribe(s, n);
 		if (rc == -2)
 			return SOURCE_ERROR;
@@ -481,6 +654,8 @@ static int nats_pump(struct source *s, struct feed_engine *e, struct wb_ring_pro
 			return SOURCE_IDLE;	/* no stream yet, or no server: again soon */
 		}
 	}
+	if (n->snap && feed_snapshot(n, out) < 0)
+		return SOURCE_MORE;	/* the ring is full: the books take it first */
 	if (drain(s, n, out) < 0)
 		return SOURCE_MORE;	/* the ring is full: the books take it first */
 	for (k = 0; k < budget; k++) {
@@ -517,6 +692,7 @@ static void nats_close(struct source *s)
 		return;
 	drop_all(n);
 	free(n->heap);
+	free(n->snap);
 	if (n->sub)
 		natsSubscription_Destroy(n->sub);
 	nats_client_close(n->nc, &n->cc);
@@ -554,6 +730,12 @@ void nats_source_print(const struct source *s, FILE *f)
 		(unsigned long long)c.pending, (double)c.lag_ns / 1e9,
 		(unsigned long long)c.disconnects, (unsigned long long)c.reconnects,
 		c.end_seen ? ", end seen" : "");
+	if (c.snapshot_loaded)
+		fprintf(f, "nats source snapshot: loaded (after event %llu of the run: %llu events, "
+			"%llu bytes, fetched in %.3f s), the stream read from sequence %llu\n",
+			(unsigned long long)c.snapshot_global, (unsigned long long)c.snapshot_events,
+			(unsigned long long)c.snapshot_bytes, (double)c.snapshot_load_ns / 1e9,
+			(unsigned long long)c.snapshot_start_seq);
 	if (((const struct nats_src *)s->priv)->lat_n) {
 		const struct nats_src *n = s->priv;
 		double span = (double)(n->last_apply_ns - n->first_apply_ns) / 1e9;
@@ -594,6 +776,12 @@ void nats_source_metrics(const struct source *s, FILE *f)
 	M("disconnects_total", "counter", "Times the NATS connection was lost", c.disconnects);
 	M("reconnects_total", "counter", "Times it was made again", c.reconnects);
 	M("connected", "gauge", "1 while connected to NATS", c.connected);
+	M("snapshot_loaded", "gauge", "1 when the books started from a book snapshot",
+	  c.snapshot_loaded);
+	M("snapshot_bytes", "gauge", "The book snapshot's size", c.snapshot_bytes);
+	M("snapshot_events", "gauge", "The book snapshot's events", c.snapshot_events);
+	M("snapshot_start_seq", "gauge", "The stream sequence read from after the snapshot",
+	  c.snapshot_start_seq);
 #undef M
 }
 #endif
