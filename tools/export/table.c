@@ -807,8 +807,16 @@ static int h5_write_keyed(struct table *t, const char *buf, const uint16_t *keys
 		j++;
 		prev = (uint32_t)start[k];
 	}
-	for (uint64_t i = 0; f->direct && idx && i < rows && rc == 0; i++)
+	for (uint64_t i = 0; f->direct && idx && i < rows && rc == 0; i++) {
+		/* a gather across the segment: ask for the rows ahead early */
+		if (i + 16 < rows) {
+			const char *ahead = buf + (size_t)f->order[i + 16] * t->row_size;
+
+			for (size_t b = 0; b < t->row_size; b += 64)
+				__builtin_prefetch(ahead + b);
+		}
 		rc = chunk_add(t, buf + (size_t)f->order[i] * t->row_size, 1);
+	}
 	for (uint64_t i = 0; !f->direct && idx && i < rows && rc == 0; i++) {
 		memcpy(stage + (size_t)staged * t->row_size, buf + (size_t)f->order[i] * t->row_size,
 		       t->row_size);
