@@ -530,8 +530,19 @@ static void shuffle_rows(const unsigned char *in, unsigned char *out, size_t row
 			out[b * rows + i] = in[i * row_size + b];
 }
 
+/* BUF holds at least N bytes (its contents not kept); 0, or -1 out of memory. */
+static int buffer_at_least(char **buf, size_t *cap, size_t n)
+{
+	if (*cap >= n)
+		return 0;
+	free(*buf);
+	*buf = malloc(n);
+	*cap = *buf ? n : 0;
+	return *buf ? 0 : -1;
+}
+
 struct cz_state {
-	unsigned char *shuffled;
+	char *shuffled;
 	size_t cap;
 #ifdef WB_LIBDEFLATE
 	struct libdeflate_compressor *c;
@@ -548,26 +559,17 @@ static int cz_compress(const struct cz_pool *p, struct cz_state *st, struct cz_j
 		j->out_len = j->len;
 		return 0;
 	}
-	if (st->cap < j->len) {
-		free(st->shuffled);
-		st->shuffled = malloc(j->len);
-		st->cap = st->shuffled ? j->len : 0;
-		if (!st->shuffled)
-			return -1;
-	}
-	shuffle_rows((const unsigned char *)j->raw, st->shuffled, j->row_size, j->len / j->row_size);
+	if (buffer_at_least(&st->shuffled, &st->cap, j->len) < 0)
+		return -1;
+	shuffle_rows((const unsigned char *)j->raw, (unsigned char *)st->shuffled, j->row_size,
+		     j->len / j->row_size);
 #ifdef WB_LIBDEFLATE
 	bound = libdeflate_zlib_compress_bound(st->c, j->len);
 #else
 	bound = compressBound(j->len);
 #endif
-	if (j->out_cap < bound) {
-		free(j->out);
-		j->out = malloc(bound);
-		j->out_cap = j->out ? bound : 0;
-		if (!j->out)
-			return -1;
-	}
+	if (buffer_at_least(&j->out, &j->out_cap, bound) < 0)
+		return -1;
 #ifdef WB_LIBDEFLATE
 	j->out_len = libdeflate_zlib_compress(st->c, st->shuffled, j->len, j->out, j->out_cap);
 	if (!j->out_len)
@@ -576,7 +578,7 @@ static int cz_compress(const struct cz_pool *p, struct cz_state *st, struct cz_j
 	{
 		uLongf n = j->out_cap;
 
-		if (compress2((Bytef *)j->out, &n, st->shuffled, j->len, p->level) != Z_OK)
+		if (compress2((Bytef *)j->out, &n, (const Bytef *)st->shuffled, j->len, p->level) != Z_OK)
 			return -1;
 		j->out_len = n;
 	}
@@ -724,13 +726,8 @@ static int chunk_submit(struct table *t)
 	j->raw_cap = f->chunk_cap;
 	f->chunk = swap;
 	f->chunk_cap = swap_cap;
-	if (f->chunk_cap < len) {
-		free(f->chunk);
-		f->chunk = malloc(len);
-		f->chunk_cap = f->chunk ? len : 0;
-		if (!f->chunk)
-			return -1;
-	}
+	if (buffer_at_least(&f->chunk, &f->chunk_cap, len) < 0)
+		return -1;
 	j->dset = f->dset;
 	j->first = f->written - f->chunk_fill;
 	j->rows = f->chunk_fill;
@@ -1113,13 +1110,8 @@ static int h5_begin_date_now(struct table *ts, unsigned n, const char *date, cha
 		f->direct = direct && f->cz;
 		f->chunk_rows = chunk_rows;
 		f->chunk_fill = 0;
-		if (f->direct && f->chunk_cap < chunk_rows * t->row_size) {
-			free(f->chunk);
-			f->chunk_cap = chunk_rows * t->row_size;
-			f->chunk = malloc(f->chunk_cap);
-			if (!f->chunk)
-				return fail(err, errlen, "out of memory");
-		}
+		if (f->direct && buffer_at_least(&f->chunk, &f->chunk_cap, chunk_rows * t->row_size) < 0)
+			return fail(err, errlen, "out of memory");
 		if (t->keyed) {
 			snprintf(name, sizeof(name), "%s_index", t->name);
 			f->index = h5_dataset(group, name, f->itype, sizeof(struct h5_index_row),
