@@ -6,6 +6,17 @@
 HDF5_LIBS := $(shell pkg-config --libs hdf5 2>/dev/null)
 ifneq ($(HDF5_LIBS),)
 EXPORT_HDF5 := -DWB_HDF5 $(shell pkg-config --cflags hdf5)
+# HDF5 chunks deflated by libdeflate (Debian: libdeflate-dev) when its
+# pkg-config file is there, 2-3 times faster than zlib; LIBDEFLATE=0, or a
+# machine without it, deflates with zlib. Either writes standard zlib streams.
+LIBDEFLATE ?= 1
+ifeq ($(LIBDEFLATE),1)
+LIBDEFLATE_LIBS := $(shell pkg-config --libs libdeflate 2>/dev/null)
+endif
+ifneq ($(LIBDEFLATE_LIBS),)
+EXPORT_HDF5 += -DWB_LIBDEFLATE $(shell pkg-config --cflags libdeflate)
+HDF5_LIBS += $(LIBDEFLATE_LIBS)
+endif
 endif
 EXPORT_SRC := tools/wb-export.c $(wildcard tools/export/*.c)
 

@@ -129,6 +129,7 @@ struct exporter {
 	unsigned depth;
 	char ticker[FEED_MAX_INSTRUMENTS][9];
 	struct top (*vtop)[VENUES];		/* [instrument][venue]: last BBO written */
+	uint32_t *vtop_exact;			/* [instrument]: bit v, vtop is venue v's book now */
 	struct consolidated *nbbo;		/* [instrument]: last NBBO written */
 	uint8_t *touched;			/* [instrument]: levels changed by this event */
 	uint32_t *venues;			/* [instrument]: bit v, venue v has had levels */
@@ -782,6 +783,7 @@ static void check_bbo(struct exporter *x, const struct wb_event *ev, uint8_t v, 
 	if (venue_books_bbo(x->vb, v, inst, &bid, &ask) < 0)
 		return;
 	x->venues[inst] |= 1u << v;
+	x->vtop_exact[inst] |= 1u << v;
 	now = (struct top){ .bid = bid.qty ? bid.price : 0, .ask = ask.qty ? ask.price : 0,
 			    .bid_qty = bid.qty, .ask_qty = ask.qty,
 			    .bid_orders = bid.orders, .ask_orders = ask.orders };
@@ -803,6 +805,24 @@ static void check_bbo(struct exporter *x, const struct wb_event *ev, uint8_t v, 
 	r.ask_orders = now.ask_orders;
 	r.event_no = x->events_seen;
 	emit(x, T_BBO, &r);
+}
+
+/*
+ * A level change behind a venue's top (a bid below its best, an offer
+ * above) leaves that top as it was: no need to read the book (a cache
+ * miss or two) to find so. Only while the last top read is the book's.
+ */
+static int behind_top(const struct exporter *x, const struct book_update *u)
+{
+	const struct top *t = &x->vtop[u->instrument][u->venue];
+
+	if (u->kind != BOOK_UP_LEVEL || !(x->vtop_exact[u->instrument] >> u->venue & 1))
+		return 0;
+	if (u->side == WB_SIDE_BUY)
+		return t->bid_qty && u->price < t->bid;
+	if (u->side == WB_SIDE_SELL)
+		return t->ask_qty && u->price > t->ask;
+	return 0;
 }
 
 /* The consolidated top of an instrument from the venues' tops. */
@@ -1094,8 +1114,11 @@ static void export_event(struct exporter *x, const struct wb_event *ev)
 		if (u->kind == BOOK_UP_TRADE)
 			write_trade(x, ev, u);
 		else if ((u->kind == BOOK_UP_LEVEL || u->kind == BOOK_UP_CLEAR) &&
-			 u->venue < VENUES && u->instrument)
+			 u->venue < VENUES && u->instrument && !behind_top(x, u))
 			check_bbo(x, ev, u->venue, u->instrument);
+		else if (u->kind == BOOK_UP_CLEAR && !u->instrument && u->venue < VENUES)
+			for (unsigned k = 0; k < FEED_MAX_INSTRUMENTS; k++)	/* venue-wide */
+				x->vtop_exact[k] &= ~(1u << u->venue);
 	}
 	/* Then, once per instrument whose levels changed: the NBBO when a
 	 * venue's top moved, the book snapshot at any level change. */
@@ -1183,12 +1206,13 @@ static struct exporter *exporter_create(unsigned depth)
 	x->nbbo = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->nbbo));
 	x->touched = calloc(FEED_MAX_INSTRUMENTS, 1);
 	x->venues = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->venues));
+	x->vtop_exact = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->vtop_exact));
 	x->snap = depth ? calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->snap)) : NULL;
 	x->pend = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->pend));
 	x->queue = calloc(FEED_MAX_INSTRUMENTS, sizeof(*x->queue));
 	if (posix_memalign(&x->ring, WB_RING_PAGE, wb_ring_bytes(EXPORT_RING_SLOTS)))
 		x->ring = NULL;
-	if (!x->engine || !x->vtop || !x->nbbo || !x->touched || !x->venues || !x->ring ||
+	if (!x->engine || !x->vtop || !x->nbbo || !x->touched || !x->venues || !x->vtop_exact || !x->ring ||
 	    (depth && !x->snap) || !x->pend || !x->queue ||
 	    feed_engine_init(x->engine, &ecfg) < 0)
 		return NULL;
@@ -1215,6 +1239,7 @@ static void exporter_destroy(struct exporter *x)
 	free(x->nbbo);
 	free(x->touched);
 	free(x->venues);
+	free(x->vtop_exact);
 	free(x->snap);
 	free(x->pend);
 	free(x->queue);
