@@ -6,7 +6,9 @@
 # rebuilds them when that changes.
 #
 #   make nats-test   a real nats-server -js on loopback: origin --publish,
-#                    a --source rebuilding the same books (tests/nats/nats.sh)
+#                    a --source rebuilding the same books (tests/nats/nats.sh);
+#                    wb-export nats://... and the counters in libwirebook
+#                    (tests/nats/ops.sh)
 
 NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null)
 ifneq ($(NATS_LIBS),)
@@ -28,8 +30,9 @@ $(O)/wirebookd: tools/wirebookd.c $(LIB_NET) $(LIBS) $(HEADERS) $(O)/.nats
 	$(CC) $(CFLAGS_WB) $(OPT) $(NATS_CFLAGS) $< -o $@ $(LIB_NET) $(LIBS) $(LDLIBS_WB) $(NATS_LIBS)
 
 .PHONY: nats-test
-nats-test: $(O)/wirebookd $(O)/wb-gen
+nats-test: $(O)/wirebookd $(O)/wb-gen $(O)/wb-export
 	B=$(O) tests/nats/nats.sh
+	B=$(O) tests/nats/ops.sh
 
 CHECK_EXTRA += nats-test
 
@@ -45,3 +48,6 @@ $(O)/test/test_nats: tests/unit/test_nats.c $(NATS_TEST_SRC) $(SLIBS) $(HEADERS)
 .PHONY: fanout
 fanout: $(O)/wirebookd $(O)/wb-gen
 	scripts/fanout.sh $(O)
+
+# wb-export nats://...: the day read back from the stream (tools/net/nats_read.c).
+$(O)/wb-export: $(LIB_NET) $(O)/.nats
