@@ -51,3 +51,9 @@ fanout: $(O)/wirebookd $(O)/wb-gen
 
 # wb-export nats://...: the day read back from the stream (tools/net/nats_read.c).
 $(O)/wb-export: $(LIB_NET) $(O)/.nats
+
+# The --nats-* options' parser, shared by wirebookd and wb-export.
+$(O)/test/test_nats_options: tests/unit/test_nats_options.c tools/net/nats_options.c $(SLIBS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $< tools/net/nats_options.c -o $@ $(SLIBS) $(LDLIBS_WB) \
+		$$(pkg-config --libs check)

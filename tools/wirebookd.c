@@ -51,6 +51,7 @@
 #include "net/nats_options.h"
 #include "net/nats_publish.h"
 #include "net/nats_source.h"
+#include "net/nats_stats.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
 #include "shm/shm_layout.h"
@@ -1390,6 +1391,9 @@ int main(int argc, char **argv)
 		/* The writer's liveness for readers (wb_health): beats while
 		 * this process runs, whether or not the feed is quiet. */
 		superbook_heartbeat(builder_superbook(d.builder), wall_ns());
+		/* The NATS counters for readers (wb_nats_stats). */
+		nats_stats_write(superbook_shm(builder_superbook(d.builder))->nats, d.pub, &d.src,
+				 wall_ns());
 		if (next_stats && now >= next_stats) {
 			print_stats(&d, now - t0);
 			next_stats += stats_every;
@@ -1418,6 +1422,7 @@ int main(int argc, char **argv)
 	builder_stop(d.builder);
 	/* The event stream holds the last events now (closed, still mapped
 	 * until builder_destroy): out they go, and END. */
+	nats_stats_write(superbook_shm(builder_superbook(d.builder))->nats, d.pub, &d.src, wall_ns());
 	nats_publisher_stop(d.pub, NATS_PUBLISH_STOP_WAIT_S);
 	d.pub = NULL;
 	print_stats(&d, mono_s() - t0);

@@ -28,7 +28,9 @@ T=$(mktemp -d /tmp/wb-nats-ops.XXXXXX)
 server_pid= pids=()
 cleanup() {
 	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	sleep 0.2
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
 	rm -f /dev/shm/wbnatsops-$$-*
 	[ -n "${NATS_TEST_KEEP:-}" ] && echo "nats-ops: kept $T" || rm -rf "$T"
@@ -142,6 +144,56 @@ rc=$?
 	bad "wb-export with wrong credentials: exit $rc: $(head -c 200 "$T/n-bad.err")"
 "$B/wb-export" "$T/day.pcap" "$T/n-usage" --nats-user wb > /dev/null 2>&1
 [ $? -eq 2 ] && ok "wb-export: --nats-user without a nats:// input refused" || bad "--nats-user with a capture not refused"
+
+# 2. The counters through libwirebook: an origin and a source that stay up
+#    after the day (no --exit-at-eof), read by the Python package (ctypes on
+#    build/libwirebook.so: wb_nats_stats) once all of it went through.
+export WIREBOOK_LIB=$PWD/$B/libwirebook.so PYTHONPATH=$PWD/python
+"$B/wirebookd" --pcap "$T/day.pcap" --feeds feeds.conf --shm "wbnatsops-$$-olive" --no-pin \
+	--publish "$url" --nats-instance live "${creds[@]}" > "$T/olive.out" 2> "$T/olive.err" &
+pids+=($!)
+"$B/wirebookd" --source "$url" --nats-instance live "${creds[@]}" --shm "wbnatsops-$$-slive" \
+	--no-pin > "$T/slive.out" 2> "$T/slive.err" &
+pids+=($!)
+# counters NAME: the book's wb_nats_stats as KEY=VALUE lines
+counters() {
+	python3 -c "
+import wirebook
+with wirebook.Book('$1') as b:
+    for k, v in b.nats_stats().items():
+        print(f'{k}={v}')" 2>/dev/null
+}
+for i in $(seq 600); do
+	counters "wbnatsops-$$-olive" > "$T/c-origin" && counters "wbnatsops-$$-slive" > "$T/c-source" &&
+		grep -q '^pub_end_sent=1' "$T/c-origin" && grep -q '^pub_in_flight=0' "$T/c-origin" &&
+		grep -q '^src_end_seen=1' "$T/c-source" &&
+		[ "$(sed -n 's/^pub_events=//p' "$T/c-origin")" = "$(sed -n 's/^src_events=//p' "$T/c-source")" ] &&
+		break
+	sleep 0.1
+done
+val() { sed -n "s/^$2=//p" "$T/c-$1"; }
+if [ "$(val origin roles)" = "['publish']" ] && [ "$(val origin pub_events)" -gt 0 ] 2>/dev/null &&
+   [ "$(val origin pub_batches)" -gt 0 ] && [ "$(val origin pub_bytes)" -gt 0 ] &&
+   [ "$(val origin pub_acked)" -ge "$(val origin pub_batches)" ] && [ "$(val origin pub_connected)" = 1 ] &&
+   [ "$(val origin pub_lost)" = 0 ] && [ "$(val origin pub_end_sent)" = 1 ] && [ "$(val origin updated_ns)" -gt 0 ]; then
+	ok "wb_nats_stats of the origin: $(val origin pub_events) events in $(val origin pub_batches) batches, $(val origin pub_bytes) bytes, all acknowledged, END sent"
+else
+	bad "wb_nats_stats of the origin: $(tr '\n' ' ' < "$T/c-origin")"
+fi
+if [ "$(val source roles)" = "['source']" ] && [ "$(val source src_events)" = "$(val origin pub_events)" ] 2>/dev/null &&
+   [ "$(val source src_messages)" -gt 0 ] && [ "$(val source src_batches)" -gt 0 ] &&
+   [ "$(val source src_bytes)" -gt 0 ] && [ "$(val source src_connected)" = 1 ] &&
+   [ "$(val source src_lost)" = 0 ] && [ "$(val source src_lag_messages)" = 0 ]; then
+	ok "wb_nats_stats of the source: $(val source src_events) events from $(val source src_messages) messages, lag 0 messages, $(val source src_lag_ns) ns behind the last stored"
+else
+	bad "wb_nats_stats of the source: $(tr '\n' ' ' < "$T/c-source")"
+fi
+# A book without NATS: roles 0, no error.
+"$B/wirebookd" --pcap "$T/day.pcap" --feeds feeds.conf --shm "wbnatsops-$$-plain" --no-pin > /dev/null 2>&1 &
+pids+=($!)
+for i in $(seq 100); do counters "wbnatsops-$$-plain" > "$T/c-plain" && break; sleep 0.1; done
+[ "$(val plain roles)" = "[]" ] && [ "$(val plain pub_events)" = 0 ] && ok "wb_nats_stats without NATS: roles none, zeros" ||
+	bad "wb_nats_stats without NATS: $(tr '\n' ' ' < "$T/c-plain")"
 
 echo "nats-ops: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
