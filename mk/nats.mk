@@ -57,3 +57,11 @@ $(O)/test/test_nats_options: tests/unit/test_nats_options.c tools/net/nats_optio
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $< tools/net/nats_options.c -o $@ $(SLIBS) $(LDLIBS_WB) \
 		$$(pkg-config --libs check)
+
+# The batches' ordering heap, with libnats when this build has it (its
+# messages hold the batches).
+$(O)/test/test_nats_order: tests/unit/test_nats_order.c tools/net/nats_order.c tools/net/nats_batch.c \
+		$(SLIBS) $(HEADERS) $(O)/.nats
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $(NATS_CFLAGS) $< tools/net/nats_order.c \
+		tools/net/nats_batch.c -o $@ $(SLIBS) $(LDLIBS_WB) $(NATS_LIBS) $$(pkg-config --libs check)

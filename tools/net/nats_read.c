@@ -36,16 +36,7 @@ void nats_reader_close(struct nats_reader *r)
 }
 #else
 #include "net/nats_batch.h"
-
-/* A held batch: where its next event is. */
-struct held {
-	natsMsg *msg;
-	const uint8_t *data;
-	struct nats_batch_header h;
-	struct nats_batch_run r;	/* the current run */
-	uint32_t run, off, ev;		/* its index, its events passed, the batch's next event */
-	uint64_t key;			/* that event's global index */
-};
+#include "net/nats_order.h"
 
 struct nats_reader {
 	struct nats_read_config cfg;
@@ -60,86 +51,15 @@ struct nats_reader {
 	natsMsg *aside;		/* a later run's first message, while the earlier one's are held */
 	int aside_last;		/* it is the range's last */
 	int ended;
-	struct held **heap;	/* by key, smallest first */
-	uint32_t n_heap, cap_heap;
+	struct nats_order held;	/* batches received, not handed over in full */
 	struct nats_read_counts ctr;
 };
-
-static void heap_swap(struct nats_reader *r, uint32_t i, uint32_t j)
-{
-	struct held *t = r->heap[i];
-
-	r->heap[i] = r->heap[j];
-	r->heap[j] = t;
-}
-
-static void sift_down(struct nats_reader *r, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-
-		if (l < r->n_heap && r->heap[l]->key < r->heap[m]->key)
-			m = l;
-		if (l + 1 < r->n_heap && r->heap[l + 1]->key < r->heap[m]->key)
-			m = l + 1;
-		if (m == i)
-			return;
-		heap_swap(r, i, m);
-		i = m;
-	}
-}
-
-static int heap_push(struct nats_reader *r, struct held *c)
-{
-	uint32_t i;
-
-	if (r->n_heap == r->cap_heap) {
-		uint32_t cap = r->cap_heap ? 2 * r->cap_heap : 64;
-		struct held **h = realloc(r->heap, cap * sizeof(*h));
-
-		if (!h)
-			return -1;
-		r->heap = h;
-		r->cap_heap = cap;
-	}
-	i = r->n_heap++;
-	r->heap[i] = c;
-	while (i && r->heap[(i - 1) / 2]->key > r->heap[i]->key) {
-		heap_swap(r, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-	return 0;
-}
-
-static void heap_pop(struct nats_reader *r)
-{
-	struct held *c = r->heap[0];
-
-	natsMsg_Destroy(c->msg);
-	free(c);
-	r->heap[0] = r->heap[--r->n_heap];
-	sift_down(r, 0);
-}
 
 /* Move the top batch k events on (k: at most what is left of its run). */
 static void advance_top(struct nats_reader *r, uint32_t k)
 {
-	struct held *c = r->heap[0];
-
-	c->off += k;
-	c->ev += k;
-	c->key += k;
-	if (c->off == c->r.count) {
-		if (++c->run == c->h.runs) {
-			r->ctr.batches++;
-			heap_pop(r);
-			return;
-		}
-		nats_batch_run_at(c->data, c->run, &c->r);
-		c->off = 0;
-		c->key = c->r.first;
-	}
-	sift_down(r, 0);
+	if (nats_order_advance(&r->held, k))
+		r->ctr.batches++;
 }
 
 /* Only some of the stream's messages: holes are expected. */
@@ -155,12 +75,12 @@ static unsigned drain(struct nats_reader *r, struct wb_event *out, unsigned max)
 	unsigned n = 0;
 
 	if (!r->next) {	/* a later range: start at the smallest index of the first batches */
-		if (!r->n_heap || (r->n_heap < NATS_READ_PRIME && !r->read_all))
+		if (!r->held.n || (r->held.n < NATS_READ_PRIME && !r->read_all))
 			return 0;
-		r->next = r->heap[0]->key;
+		r->next = nats_order_top(&r->held)->key;
 	}
-	while (r->n_heap && n < max) {
-		struct held *c = r->heap[0];
+	while (r->held.n && n < max) {
+		struct nats_held *c = nats_order_top(&r->held);
 		uint64_t left = c->r.count - c->off, k, i;
 
 		if (c->key < r->next) {
@@ -182,7 +102,7 @@ static unsigned drain(struct nats_reader *r, struct wb_event *out, unsigned max)
 		if (c->key > r->next) {
 			/* In a range, a hole is mostly another line's batch outside
 			 * it: waited for briefly, not called lost. */
-			if (r->n_heap < (ranged(r) ? NATS_READ_PRIME : NATS_READ_HOLD_MAX) &&
+			if (r->held.n < (ranged(r) ? NATS_READ_PRIME : NATS_READ_HOLD_MAX) &&
 			    !r->read_all)
 				break;	/* wait for the missing one */
 			if (ranged(r)) {
@@ -234,7 +154,6 @@ static void take(struct nats_reader *r, natsMsg *m)
 	const uint8_t *data = (const uint8_t *)natsMsg_GetData(m);
 	size_t len = (size_t)natsMsg_GetDataLength(m);
 	struct nats_batch_header h;
-	struct held *c;
 	char err[160];
 
 	if (nats_batch_parse(data, len, &h, err, sizeof(err)) < 0) {
@@ -250,7 +169,7 @@ static void take(struct nats_reader *r, natsMsg *m)
 			natsMsg_Destroy(m);
 			return;
 		}
-		if (r->run && r->n_heap) {
+		if (r->run && r->held.n) {
 			r->aside = m;
 			return;
 		}
@@ -263,20 +182,8 @@ static void take(struct nats_reader *r, natsMsg *m)
 		natsMsg_Destroy(m);
 		return;
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		natsMsg_Destroy(m);
-		return;
-	}
-	c->msg = m;
-	c->data = data;
-	c->h = h;
-	nats_batch_run_at(data, 0, &c->r);
-	c->key = c->r.first;
-	if (heap_push(r, c) < 0) {
-		natsMsg_Destroy(m);
-		free(c);
-	}
+	if (nats_order_push(&r->held, m, data, &h) < 0)
+		r->ctr.bad++;	/* out of memory: the batch is gone, its events a hole */
 }
 
 struct nats_reader *nats_reader_open(const struct nats_read_config *cfg, char *err, size_t errlen)
@@ -363,14 +270,14 @@ int nats_reader_read(struct nats_reader *r, struct wb_event *out, unsigned max, 
 
 		if (n)
 			return (int)n;
-		if (r->aside && !r->n_heap) {	/* the earlier run handed over: the next one */
+		if (r->aside && !r->held.n) {	/* the earlier run handed over: the next one */
 			m = r->aside;
 			r->aside = NULL;
 			r->read_all = r->aside_last;
 			take(r, m);
 			continue;
 		}
-		if (r->read_all && !r->n_heap)
+		if (r->read_all && !r->held.n)
 			r->ended = 1;
 		if (r->ended)
 			return 0;
@@ -413,9 +320,7 @@ void nats_reader_close(struct nats_reader *r)
 {
 	if (!r)
 		return;
-	while (r->n_heap)
-		heap_pop(r);
-	free(r->heap);
+	nats_order_free(&r->held);
 	natsMsg_Destroy(r->aside);
 	if (r->sub)
 		natsSubscription_Destroy(r->sub);
