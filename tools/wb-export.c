@@ -5,7 +5,10 @@
  *
  * The input goes through the feed engine (as wirebookd's), its events are
  * read back through the event API (wb_events_attach) and applied to the
- * venue books, and every table is written as the events go:
+ * venue books, and every table is written as the events go. A day in NATS
+ * JetStream (nats://..., what wirebookd --publish wrote) is decoded
+ * already: its events go into the same ring (tools/net/nats_read.h).
+ * The tables:
  *
  *   events   every order event (add, execute, reduce, delete, replace,
  *            modify, trade, trade break), in decode order
@@ -166,7 +169,8 @@ static void usage(FILE *f)
 "       wb-export [options] --kernel[=DEVICE] [--seconds N] OUTPUT\n"
 "       wb-export [options] nats://HOST:PORT[/STREAM] OUTPUT\n"
 "\n"
-"Export a capture (pcap) or a Nasdaq BinaryFILE to tables for research:\n"
+"Export a capture (pcap), a Nasdaq BinaryFILE or a day in NATS JetStream to\n"
+"tables for research:\n"
 "events (every event that changes a book: orders with their side and price,\n"
 "clears, status, symbols, gaps; alone it rebuilds every book), trades, bbo\n"
 "(each venue's best bid and offer at every change), nbbo (the consolidated\n"

@@ -5,7 +5,8 @@
 #include "net/nats_options.h"
 
 const char nats_client_options_help[] =
-"    --nats-instance NAME  the subjects' INSTANCE (default: the --shm name)\n"
+"    --nats-instance NAME  the subjects' INSTANCE (default: wirebookd's --shm name,\n"
+"                       wirebook unless given)\n"
 "    --nats-user USER, --nats-password PASSWORD (or nats://USER:PASSWORD@HOST:PORT;\n"
 "                       better in the --config file than on the command line)\n"
 "    --nats-creds FILE  a credentials file (JWT and NKey seed)\n"
