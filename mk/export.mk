@@ -26,8 +26,8 @@ $(O)/.export-hdf5: FORCE
 		echo '$(EXPORT_HDF5) $(HDF5_LIBS) $(EXPORT_ZSTD)' > $@
 
 $(O)/wb-export: $(EXPORT_SRC) $(wildcard tools/export/*.h) $(LIBS) $(HEADERS) $(O)/.export-hdf5
-	$(CC) $(CFLAGS_WB) $(OPT) $(EXPORT_HDF5) $(EXPORT_ZSTD) $(EXPORT_SRC) -o $@ $(LIBS) $(LDLIBS_WB) \
-		$(HDF5_LIBS) $(ZSTD_LIBS)
+	$(CC) $(CFLAGS_WB) $(OPT) $(EXPORT_HDF5) $(EXPORT_ZSTD) $(EXPORT_SRC) -o $@ $(LIB_NET) $(LIBS) \
+		$(LDLIBS_WB) $(HDF5_LIBS) $(ZSTD_LIBS) $(NATS_LIBS)
 
 # Its unit test compiles the table writer in, with HDF5 when this build has it.
 $(O)/test/test_export_table: tests/unit/test_export_table.c tools/export/table.c tools/export/table.h \

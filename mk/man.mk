@@ -1,7 +1,7 @@
 # Man pages for wirebookd and every wb-* tool, made by help2man from their
 # --help (one source of truth: the text the tool prints), with a NAME line
 # and SEE ALSO from here; the C API's pages are written by hand in man/
-# (libwirebook.3, wb_events.3, wb_sip.3, wb_recovery.3, wb_orders.3), and every exported function gets a link
+# (libwirebook.3, wb_events.3, wb_sip.3, wb_recovery.3, wb_orders.3, wb_nats.3), and every exported function gets a link
 # page naming its page. Installed by make install; man-test checks them.
 #
 #   make man            build/man/man{1,8}/*
@@ -56,7 +56,7 @@ MANDIR ?= $(PREFIX)/share/man
 # The C API: wb_events_* are in wb_events.3, every other function in
 # libwirebook.3; the function list is the version script's.
 API_FUNCS = $(shell sed -n 's/^[[:space:]]*\(wb_[a-z0-9_]*\);/\1/p' $(WB_SO_MAP))
-api_page = $(if $(filter wb_orders_% wb_order_levels wb_queue_% wb_virtual_%,$(1)),wb_orders,$(if $(filter wb_events_%,$(1)),wb_events,$(if $(filter wb_sip_% wb_delay_%,$(1)),wb_sip,$(if $(filter wb_recovery_% wb_symbol_recovering,$(1)),wb_recovery,libwirebook))))
+api_page = $(if $(filter wb_nats_%,$(1)),wb_nats,$(if $(filter wb_orders_% wb_order_levels wb_queue_% wb_virtual_%,$(1)),wb_orders,$(if $(filter wb_events_%,$(1)),wb_events,$(if $(filter wb_sip_% wb_delay_%,$(1)),wb_sip,$(if $(filter wb_recovery_% wb_symbol_recovering,$(1)),wb_recovery,libwirebook)))))
 
 install-man: $(MAN_PAGES)
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
@@ -66,6 +66,7 @@ install-man: $(MAN_PAGES)
 	@for f in $(API_FUNCS); do \
 		case $$f in wb_events_*) p=wb_events ;; wb_sip_*|wb_delay_*) p=wb_sip ;; \
 		wb_recovery_*|wb_symbol_recovering) p=wb_recovery ;; \
+		wb_nats_*) p=wb_nats ;; \
 		wb_orders_*|wb_order_levels|wb_queue_*|wb_virtual_*) p=wb_orders ;; \
 		*) p=libwirebook ;; esac; \
 		[ -e man/$$f.3 ] || echo ".so man3/$$p.3" > $(DESTDIR)$(MANDIR)/man3/$$f.3; \

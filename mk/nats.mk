@@ -6,7 +6,9 @@
 # rebuilds them when that changes.
 #
 #   make nats-test   a real nats-server -js on loopback: origin --publish,
-#                    a --source rebuilding the same books (tests/nats/nats.sh)
+#                    a --source rebuilding the same books (tests/nats/nats.sh);
+#                    wb-export nats://... and the counters in libwirebook
+#                    (tests/nats/ops.sh)
 
 NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null)
 ifneq ($(NATS_LIBS),)
@@ -36,8 +38,9 @@ $(O)/nats_books_sub: tests/nats/nats_books_sub.c tools/net/nats_books.c tools/ne
 		$(LIB_SHM) $(LDLIBS_WB) $(NATS_LIBS)
 
 .PHONY: nats-test
-nats-test: $(O)/wirebookd $(O)/wb-gen $(NATS_TEST_BINS)
+nats-test: $(O)/wirebookd $(O)/wb-gen $(O)/wb-export $(NATS_TEST_BINS)
 	B=$(O) tests/nats/nats.sh
+	B=$(O) tests/nats/ops.sh
 
 CHECK_EXTRA += nats-test
 
@@ -61,3 +64,20 @@ $(O)/test/test_nats_snapshot: tests/unit/test_nats_snapshot.c $(NATS_SNAP_TEST_S
 .PHONY: fanout
 fanout: $(O)/wirebookd $(O)/wb-gen
 	scripts/fanout.sh $(O)
+
+# wb-export nats://...: the day read back from the stream (tools/net/nats_read.c).
+$(O)/wb-export: $(LIB_NET) $(O)/.nats
+
+# The --nats-* options' parser, shared by wirebookd and wb-export.
+$(O)/test/test_nats_options: tests/unit/test_nats_options.c tools/net/nats_options.c $(SLIBS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $< tools/net/nats_options.c -o $@ $(SLIBS) $(LDLIBS_WB) \
+		$$(pkg-config --libs check)
+
+# The batches' ordering heap, with libnats when this build has it (its
+# messages hold the batches).
+$(O)/test/test_nats_order: tests/unit/test_nats_order.c tools/net/nats_order.c tools/net/nats_batch.c \
+		$(SLIBS) $(HEADERS) $(O)/.nats
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(INC_tests) -I. $(SAN) $(NATS_CFLAGS) $< tools/net/nats_order.c \
+		tools/net/nats_batch.c -o $@ $(SLIBS) $(LDLIBS_WB) $(NATS_LIBS) $$(pkg-config --libs check)

@@ -5,7 +5,10 @@
  *
  * The input goes through the feed engine (as wirebookd's), its events are
  * read back through the event API (wb_events_attach) and applied to the
- * venue books, and every table is written as the events go:
+ * venue books, and every table is written as the events go. A day in NATS
+ * JetStream (nats://..., what wirebookd --publish wrote) is decoded
+ * already: its events go into the same ring (tools/net/nats_read.h).
+ * The tables:
  *
  *   events   every order event (add, execute, reduce, delete, replace,
  *            modify, trade, trade break), in decode order
@@ -44,6 +47,8 @@
 #include "export/sink.h"
 #include "export/table.h"
 #include "feed/feed.h"
+#include "net/nats_options.h"
+#include "net/nats_read.h"
 #include "wirebook/book.h"
 #include "wirebook/events.h"
 
@@ -163,8 +168,10 @@ static void usage(FILE *f)
 "usage: wb-export [options] CAPTURE OUTPUT\n"
 "       wb-export [options] --itch-file FILE[.gz] OUTPUT\n"
 "       wb-export [options] --kernel[=DEVICE] [--seconds N] OUTPUT\n"
+"       wb-export [options] nats://HOST:PORT[/STREAM] OUTPUT\n"
 "\n"
-"Export a capture (pcap) or a Nasdaq BinaryFILE to tables for research:\n"
+"Export a capture (pcap), a Nasdaq BinaryFILE or a day in NATS JetStream to\n"
+"tables for research:\n"
 "events (every event that changes a book: orders with their side and price,\n"
 "clears, status, symbols, gaps; alone it rebuilds every book), trades, bbo\n"
 "(each venue's best bid and offer at every change), nbbo (the consolidated\n"
@@ -195,6 +202,16 @@ static void usage(FILE *f)
 "                      (default /dev/wirebook; its feed map and symbols are\n"
 "                      wb-subscribe's), until SIGINT/SIGTERM or --seconds\n"
 "  --seconds N         with --kernel: stop after N seconds\n"
+"  nats://HOST:PORT[/STREAM] (tls://...: TLS)\n"
+"                      the day a wirebookd --publish put in NATS JetStream\n"
+"                      (the stream holding wirebook.INSTANCE.events.>, or STREAM),\n"
+"                      read to the end it had when the read got there; its\n"
+"                      events are decoded already: no feed map, --subscribe\n"
+"                      filters by ticker\n"
+"    --first-seq N, --last-seq N  only the stream's messages N to N (the\n"
+"                      books are built from the first one on: from a later one\n"
+"                      they lack the orders before it)\n"
+"%s"
 "  --feeds FILE        feed map (default: ./feeds.conf, then the installed one)\n"
 "  --subscribe LIST    symbols to export, comma separated, or '*' (default '*')\n"
 "  --depth N           also the book table: N levels a side (1-%d), at every\n"
@@ -214,7 +231,7 @@ static void usage(FILE *f)
 "      --version\n"
 "\n"
 "Exit status: 0, 1 when the input fails or nothing was exported (no event\n"
-"decoded, or none in --start/--end), 2 on bad usage.\n", MAX_DEPTH);
+"decoded, or none in --start/--end), 2 on bad usage.\n", nats_client_options_help, MAX_DEPTH);
 }
 
 static const char *const time_unit = "ns since 1970-01-01 UTC (signed 64-bit)";
@@ -1366,6 +1383,114 @@ static int run_kernel(struct exporter *x, const char *dev, uint64_t seconds, con
 	return rc ? rc : nothing_exported(x, "the module's rings");
 }
 
+/* The symbols --subscribe names (NULL: all), as tickers: a stream's
+ * events carry the origin's instrument ids, learned from its SYMBOL events. */
+static int wanted_ticker(const char *list, const char *ticker)
+{
+	size_t n = strlen(ticker);
+	const char *p = list;
+
+	while (p && *p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == n && !memcmp(p, ticker, n))
+			return 1;
+		p = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+/* A day from NATS JetStream (wirebookd --publish): its events are the
+ * origin's, decoded and in its builder's order; into the same ring the
+ * other sources fill, so every table and format comes out as from a capture. */
+static int run_nats(struct exporter *x, const struct nats_read_config *cfg, const char *subs,
+		    const char *format, const char *schemas, const char *out,
+		    const struct table_meta *meta, int quiet)
+{
+	static struct wb_event buf[EXPORT_BATCH];
+	struct nats_read_counts c;
+	struct nats_reader *r;
+	uint8_t *wanted = NULL;	/* [instrument]: 1 wanted, 2 not (subs named some) */
+	char err[512];
+	double t0;
+	int n, rc = 0;
+
+	if (strcmp(subs, "*") && !(wanted = calloc(FEED_MAX_INSTRUMENTS, 1))) {
+		fprintf(stderr, "wb-export: out of memory\n");
+		return 1;
+	}
+	r = nats_reader_open(cfg, err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		free(wanted);
+		return 1;
+	}
+	if (output_open(x, format, out, schemas, meta, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		nats_reader_close(r);
+		free(wanted);
+		return 1;
+	}
+	t0 = now_s();
+	while ((n = nats_reader_read(r, buf, EXPORT_BATCH, err, sizeof(err))) > 0) {
+		for (int i = 0; i < n; i++) {
+			const struct wb_event *ev = &buf[i];
+			struct wb_event *slot;
+			uint16_t inst = ev->instrument;
+
+			if (wanted && inst && inst < FEED_MAX_INSTRUMENTS) {
+				if (ev->kind == WB_EV_SYMBOL && !wanted[inst]) {
+					char t[9];
+					unsigned k;
+
+					memcpy(t, ev->u.symbol.ticker, 8);
+					for (k = 8; k > 0 && t[k - 1] == ' '; k--)
+						;
+					t[k] = 0;
+					wanted[inst] = wanted_ticker(subs, t) ? 1 : 2;
+				}
+				if (wanted[inst] != 1)
+					continue;
+			}
+			slot = wb_ring_producer_slot(&x->prod);	/* drained below: never full */
+			memcpy(slot, ev, sizeof(*slot));
+			wb_ring_producer_commit(&x->prod);
+		}
+		/* the events say nothing of packets: their ends are where the
+		 * line or the receive time changes, as with the module's rings */
+		drain(x, 0);
+	}
+	if (n < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		rc = 1;
+	}
+	drain(x, 1);
+	if (x->interval_ns && x->next_tick)
+		flush_interval(x, x->next_tick);
+	nats_reader_counts(r, &c);
+	if (c.lost || c.bad)
+		fprintf(stderr, "wb-export: the stream lacks %" PRIu64 " events of the publisher's (a "
+			"hole never filled), %" PRIu64 " messages were no batch\n", c.lost, c.bad);
+	if (output_close(x, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wb-export: %s\n", err);
+		rc = 1;
+	}
+	if (!quiet) {
+		fprintf(stderr, "wb-export: stream %s, sequences %" PRIu64 "-%" PRIu64 ": %" PRIu64
+			" batches, %" PRIu64 " events (%" PRIu64 " before the range's first, %" PRIu64
+			" of the range's runs outside it), %" PRIu64 " duplicate events skipped, %" PRIu64
+			" publisher runs\n", c.stream[0] ? c.stream : "(none)", c.first_seq, c.last_seq,
+			c.batches, c.events, c.early, c.outside, c.duplicates, c.runs);
+		summary(x, "messages", c.messages, t0);
+	}
+	nats_reader_close(r);
+	free(wanted);
+	return rc ? rc : nothing_exported(x, cfg->client.url);
+}
+
+enum { OPT_FIRST_SEQ = 256, OPT_LAST_SEQ, OPT_NATS_FIRST };
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1385,6 +1510,9 @@ int main(int argc, char **argv)
 		{ "deflate", required_argument, NULL, 'Z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "first-seq", required_argument, NULL, OPT_FIRST_SEQ },
+		{ "last-seq", required_argument, NULL, OPT_LAST_SEQ },
+		NATS_CLIENT_LONG_OPTIONS(OPT_NATS_FIRST),
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format = "csv", *feeds = NULL, *subs = "*", *kernel_dev = NULL, *proto = NULL;
@@ -1395,6 +1523,7 @@ int main(int argc, char **argv)
 	struct table_meta meta = { .deflate = 1, .segment_rows = 1u << 23 };
 	uint64_t deflate = 1;
 	struct source_options sopt;
+	struct nats_read_config ncfg;
 	struct source src;
 	struct exporter *x;
 	int itch = 0, quiet = 0, kernel = 0, c, rc = 0, st;
@@ -1405,6 +1534,7 @@ int main(int argc, char **argv)
 
 	if (tool_version_option(argc, argv, "wb-export"))
 		return 0;
+	memset(&ncfg, 0, sizeof(ncfg));
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': format = optarg; break;
@@ -1445,7 +1575,21 @@ int main(int argc, char **argv)
 			break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case OPT_FIRST_SEQ:
+			if (opt_u64("wb-export", "--first-seq", optarg, 1, UINT64_MAX, &ncfg.first_seq))
+				return 2;
+			break;
+		case OPT_LAST_SEQ:
+			if (opt_u64("wb-export", "--last-seq", optarg, 1, UINT64_MAX, &ncfg.last_seq))
+				return 2;
+			break;
+		default:
+			if (c >= OPT_NATS_FIRST && c < OPT_NATS_FIRST + NATS_CLIENT_OPTION_COUNT) {
+				nats_client_option(&ncfg.client, c - OPT_NATS_FIRST, optarg);
+				break;
+			}
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (argc - optind > (kernel ? 1 : 2))
@@ -1454,6 +1598,39 @@ int main(int argc, char **argv)
 	if (argc - optind != (kernel ? 1 : 2) || (kernel && itch)) {
 		usage(stderr);
 		return 2;
+	}
+	if (!kernel && (!strncmp(argv[optind], "nats://", 7) || !strncmp(argv[optind], "tls://", 6)))
+		ncfg.client.url = argv[optind];
+	if (!ncfg.client.url && (nats_client_options_given(&ncfg.client) || ncfg.first_seq ||
+				 ncfg.last_seq)) {
+		fprintf(stderr, "wb-export: the --nats-* and --first-seq/--last-seq options go with a "
+			"nats://HOST:PORT input\n");
+		return 2;
+	}
+	if (ncfg.client.url) {
+		char servers[1024], stream[256];
+
+		if (itch || proto || feeds) {
+			fprintf(stderr, "wb-export: a NATS stream's events are decoded already: no "
+				"--itch-file, --proto or --feeds\n");
+			return 2;
+		}
+		if (!nats_available()) {
+			fprintf(stderr, "wb-export: %s: this wb-export was built without NATS (install "
+				"libnats-dev and rebuild)\n", ncfg.client.url);
+			return 2;
+		}
+		if (nats_url_split(ncfg.client.url, servers, sizeof(servers), stream, sizeof(stream), err,
+				   sizeof(err)) || nats_client_options_check(&ncfg.client, err, sizeof(err))) {
+			fprintf(stderr, "wb-export: %s\n", err);
+			return 2;
+		}
+		if (ncfg.first_seq && ncfg.last_seq && ncfg.last_seq < ncfg.first_seq) {
+			fprintf(stderr, "wb-export: --last-seq before --first-seq\n");
+			return 2;
+		}
+		if (!ncfg.client.instance)
+			ncfg.client.instance = WB_SHM_DEFAULT_NAME;
 	}
 	if (!table_format_known(format) && !export_sink_format(format)) {
 		fprintf(stderr, "wb-export: --format %s: this build writes %s, dbn and hftbacktest\n",
@@ -1524,8 +1701,10 @@ int main(int argc, char **argv)
 		venue_names[v] = v ? venue(v) : "";
 	for (int k = 0; k < WB_EV_KIND_COUNT; k++)
 		kind_names[k] = k ? wb_event_kind_name(k) : "";
-	source_kind = kernel ? "kernel" : itch ? "itch-file" : "pcap";
+	source_kind = kernel ? "kernel" : itch ? "itch-file" : ncfg.client.url ? "nats" : "pcap";
 	source_what[0] = kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : argv[optind];
+	if (ncfg.client.url && strchr(argv[optind], '@'))	/* no password in the file */
+		source_what[0] = strrchr(argv[optind], '@') + 1;
 	version_what[0] = wb_version;
 	meta.deflate = (int)deflate;
 	table_meta_number(&meta, "schema_version", EXPORT_SCHEMA_VERSION);
@@ -1538,6 +1717,11 @@ int main(int argc, char **argv)
 	table_meta_strings(&meta, "event_kind_names", kind_names, WB_EV_KIND_COUNT);
 	if (kernel) {	/* the module decodes: no feed map, no subscriptions here */
 		rc = run_kernel(x, kernel_dev, seconds, format, schemas, argv[optind], &meta, quiet);
+		exporter_destroy(x);
+		return rc;
+	}
+	if (ncfg.client.url) {
+		rc = run_nats(x, &ncfg, subs, format, schemas, argv[optind + 1], &meta, quiet);
 		exporter_destroy(x);
 		return rc;
 	}

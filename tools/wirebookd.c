@@ -48,8 +48,10 @@
 #include "common/shm_mount.h"
 #include "common/version.h"
 #include "input/source.h"
+#include "net/nats_options.h"
 #include "net/nats_publish.h"
 #include "net/nats_source.h"
+#include "net/nats_stats.h"
 #include "feed/feed.h"
 #include "wirebook/barrier.h"
 #include "shm/shm_layout.h"
@@ -232,13 +234,7 @@ static void usage(FILE *f)
 "                       wirebook.INSTANCE.book.TICKER when they changed, at most\n"
 "    --publish-books-interval MS  every MS per symbol (default 100)\n"
 "  NATS options (--publish and --source):\n"
-"    --nats-instance NAME  the subjects' INSTANCE (default: the --shm name)\n"
-"    --nats-user USER, --nats-password PASSWORD (or nats://USER:PASSWORD@HOST:PORT;\n"
-"                       better in the --config file than on the command line)\n"
-"    --nats-creds FILE  a credentials file (JWT and NKey seed)\n"
-"    --nats-nkey PUBLIC_KEY:SEED_FILE  a user NKey\n"
-"    --nats-ca FILE     TLS, trusting this CA (tls://HOST:PORT: TLS, the system's CAs)\n"
-"    --nats-cert FILE, --nats-key FILE  a client certificate (mutual TLS)\n"
+"%s"
 "    --nats-snapshot SECONDS  --publish: store a book snapshot in JetStream at\n"
 "                       most this often (default 60; 0: none); --source: start from\n"
 "                       the latest one and the stream after it (0: replay the\n"
@@ -253,7 +249,7 @@ static void usage(FILE *f)
 "the feed map; 2 bad usage (every option value is checked: the message names the\n"
 "option and range; a bad feed map or config line: the file and line; a control\n"
 "socket another wirebookd answers on; a capture given to --itch-file).\n",
-		WB_SHM_DEFAULT_NAME, WB_SHM_DEFAULT_NAME);
+		WB_SHM_DEFAULT_NAME, WB_SHM_DEFAULT_NAME, nats_client_options_help);
 }
 
 /* The sources: one is given; the command line's replaces the config file's. */
@@ -794,8 +790,7 @@ static int wbd_nats_check(struct nats_publish_config *ncfg, const char *nats_sou
 	const char *url = nats_source ? nats_source : ncfg->client.url;
 
 	if (!url) {
-		if (ncfg->stream || ncfg->client.instance || ncfg->client.user || ncfg->client.creds ||
-		    ncfg->client.nkey || ncfg->client.ca || ncfg->client.cert) {
+		if (ncfg->stream || nats_client_options_given(&ncfg->client)) {
 			fprintf(stderr, "wirebookd: the --nats-* options go with --publish or --source\n");
 			return -1;
 		}
@@ -824,8 +819,8 @@ static int wbd_nats_check(struct nats_publish_config *ncfg, const char *nats_sou
 			(unsigned long long)backlog);
 		return -1;
 	}
-	if (!!ncfg->client.cert != !!ncfg->client.key) {
-		fprintf(stderr, "wirebookd: --nats-cert and --nats-key go together\n");
+	if (nats_client_options_check(&ncfg->client, err, sizeof(err))) {
+		fprintf(stderr, "wirebookd: %s\n", err);
 		return -1;
 	}
 	if (!ncfg->client.instance)
@@ -869,14 +864,7 @@ int main(int argc, char **argv)
 		{ "publish-backlog", required_argument, 0, OPT_PUB_BACKLOG },
 		{ "source", required_argument, 0, OPT_NSOURCE },
 		{ "nats-stream", required_argument, 0, OPT_NATS_STREAM },
-		{ "nats-instance", required_argument, 0, OPT_NATS_INSTANCE },
-		{ "nats-user", required_argument, 0, OPT_NATS_USER },
-		{ "nats-password", required_argument, 0, OPT_NATS_PASSWORD },
-		{ "nats-creds", required_argument, 0, OPT_NATS_CREDS },
-		{ "nats-nkey", required_argument, 0, OPT_NATS_NKEY },
-		{ "nats-ca", required_argument, 0, OPT_NATS_CA },
-		{ "nats-cert", required_argument, 0, OPT_NATS_CERT },
-		{ "nats-key", required_argument, 0, OPT_NATS_KEY },
+		NATS_CLIENT_LONG_OPTIONS(OPT_NATS_INSTANCE),
 		{ "nats-snapshot", required_argument, 0, OPT_NATS_SNAPSHOT },
 		{ "nats-snapshot-events", required_argument, 0, OPT_NATS_SNAPSHOT_EVENTS },
 		{ "publish-books", required_argument, 0, OPT_PUB_BOOKS },
@@ -1070,14 +1058,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NSOURCE: nats_source = optarg; sources++; break;
 		case OPT_NATS_STREAM: ncfg.stream = optarg; break;
-		case OPT_NATS_INSTANCE: ncfg.client.instance = optarg; break;
-		case OPT_NATS_USER: ncfg.client.user = optarg; break;
-		case OPT_NATS_PASSWORD: ncfg.client.password = optarg; break;
-		case OPT_NATS_CREDS: ncfg.client.creds = optarg; break;
-		case OPT_NATS_NKEY: ncfg.client.nkey = optarg; break;
-		case OPT_NATS_CA: ncfg.client.ca = optarg; break;
-		case OPT_NATS_CERT: ncfg.client.cert = optarg; break;
-		case OPT_NATS_KEY: ncfg.client.key = optarg; break;
+		case OPT_NATS_INSTANCE: case OPT_NATS_USER: case OPT_NATS_PASSWORD: case OPT_NATS_CREDS:
+		case OPT_NATS_NKEY: case OPT_NATS_CA: case OPT_NATS_CERT: case OPT_NATS_KEY:
+			nats_client_option(&ncfg.client, c - OPT_NATS_INSTANCE, optarg);
+			break;
 		case OPT_NATS_SNAPSHOT: {
 			uint64_t n;
 
@@ -1450,6 +1434,9 @@ int main(int argc, char **argv)
 		/* The writer's liveness for readers (wb_health): beats while
 		 * this process runs, whether or not the feed is quiet. */
 		superbook_heartbeat(builder_superbook(d.builder), wall_ns());
+		/* The NATS counters for readers (wb_nats_stats). */
+		nats_stats_write(superbook_shm(builder_superbook(d.builder))->nats, d.pub, &d.src,
+				 wall_ns());
 		if (next_stats && now >= next_stats) {
 			print_stats(&d, now - t0);
 			next_stats += stats_every;
@@ -1478,6 +1465,7 @@ int main(int argc, char **argv)
 	builder_stop(d.builder);
 	/* The event stream holds the last events now (closed, still mapped
 	 * until builder_destroy): out they go, and END. */
+	nats_stats_write(superbook_shm(builder_superbook(d.builder))->nats, d.pub, &d.src, wall_ns());
 	nats_publisher_stop(d.pub, NATS_PUBLISH_STOP_WAIT_S);
 	d.pub = NULL;
 	print_stats(&d, mono_s() - t0);

@@ -253,5 +253,6 @@ const char *wb_state_name(int state);
 /* The rest of the reader API: #include <wirebook/book.h> gives it all. */
 #include "sip.h"
 #include "recovery.h"
+#include "nats.h"
 
 #endif /* WIREBOOK_BOOK_H */

@@ -56,6 +56,9 @@ static void shm_retire_mapping(struct wb_shm_header *h, uint64_t size)
 	if (h->recovery_offset && h->recovery_offset + sizeof(struct wb_shm_recovery) <= size)
 		wb_store_release(&((struct wb_shm_recovery *)((char *)h + h->recovery_offset))->seq,
 				 WB_SEQ_RETIRED);
+	if (h->nats_offset && h->nats_offset + sizeof(struct wb_shm_nats) <= size)
+		wb_store_release(&((struct wb_shm_nats *)((char *)h + h->nats_offset))->seq,
+				 WB_SEQ_RETIRED);
 }
 
 /* An old book under our name: retire it so its readers learn, unless a
@@ -99,7 +102,7 @@ int book_shm_create(struct book_shm *m, const char *name, uint32_t capacity, int
 		    int force)
 {
 	struct wb_shm_header *h;
-	uint64_t dir_off, rec_off, sip_off, stats_off, recovery_off, recovery_size, total;
+	uint64_t dir_off, rec_off, sip_off, stats_off, recovery_off, recovery_size, nats_off, total;
 	uint32_t cap = capacity;
 	struct stat st;
 	int fd, rc;
@@ -119,7 +122,8 @@ int book_shm_create(struct book_shm *m, const char *name, uint32_t capacity, int
 	stats_off = (sip_off + (uint64_t)cap * sizeof(struct wb_shm_sip) + 4095) & ~4095ull;
 	recovery_off = (stats_off + sizeof(struct wb_shm_sipstats) + 4095) & ~4095ull;
 	recovery_size = sizeof(struct wb_shm_recovery) + (uint64_t)cap * WB_BOOK_VENUES;
-	total = recovery_off + recovery_size;
+	nats_off = (recovery_off + recovery_size + 63) & ~63ull;
+	total = nats_off + sizeof(struct wb_shm_nats);
 	fd = shm_open(m->name, O_RDWR | O_CREAT | O_EXCL, 0644);
 	if (fd < 0)
 		return errno == EACCES ? WB_EACCES : WB_ESYS;
@@ -154,6 +158,7 @@ int book_shm_create(struct book_shm *m, const char *name, uint32_t capacity, int
 	m->sipstats = (struct wb_shm_sipstats *)((char *)mem + stats_off);
 	m->recovery = (struct wb_shm_recovery *)((char *)mem + recovery_off);
 	m->symbol_stream = (uint8_t *)mem + recovery_off + sizeof(struct wb_shm_recovery);
+	m->nats = (struct wb_shm_nats *)((char *)mem + nats_off);
 	h->abi_version = WB_BOOK_ABI_VERSION;
 	h->header_size = sizeof(*h);
 	h->record_size = sizeof(struct wb_shm_symbol);
@@ -169,6 +174,8 @@ int book_shm_create(struct book_shm *m, const char *name, uint32_t capacity, int
 	h->sipstats_size = sizeof(struct wb_shm_sipstats);
 	h->recovery_offset = recovery_off;
 	h->recovery_size = recovery_size;
+	h->nats_offset = nats_off;
+	h->nats_size = sizeof(struct wb_shm_nats);
 	h->created_ns = shm_now_ns();
 	h->instance_id = h->created_ns ^ ((uint64_t)getpid() << 40) ^ (uint64_t)st.st_ino;
 	h->builder_pid = (uint32_t)getpid();

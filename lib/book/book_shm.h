@@ -32,6 +32,7 @@ struct book_shm {
 	struct wb_shm_sipstats *sipstats;
 	struct wb_shm_recovery *recovery;	/* the gap-recovery table */
 	uint8_t *symbol_stream;			/* [capacity][WB_BOOK_VENUES] */
+	struct wb_shm_nats *nats;		/* the NATS counters */
 	dev_t dev;			/* the object's identity, for the unlink */
 	ino_t ino;
 	char name[256];			/* "/name" */

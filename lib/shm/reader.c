@@ -50,6 +50,8 @@ struct wb_book {
 	/* gap recovery (libwirebook 1.3): NULL from a builder without it */
 	const struct wb_shm_recovery *recovery;
 	const uint8_t *symbol_stream;	/* [capacity][WB_BOOK_VENUES] */
+	/* NATS counters (libwirebook 1.5): NULL from a builder without them */
+	const struct wb_shm_nats *nats;
 	char name[256];
 };
 
@@ -146,6 +148,11 @@ static int wb_attach(struct wb_book *b)
 		b->symbol_stream = (const uint8_t *)mem + h->recovery_offset +
 				   sizeof(struct wb_shm_recovery);
 	}
+	/* As the recovery table: an older builder's pad was 0. */
+	b->nats = NULL;
+	if (h->nats_offset && h->nats_offset % 64 == 0 && h->nats_size == sizeof(struct wb_shm_nats) &&
+	    h->nats_offset + h->nats_size <= h->total_size)
+		b->nats = (const struct wb_shm_nats *)((const char *)mem + h->nats_offset);
 	b->capacity = h->capacity;
 	b->record_size = h->record_size;
 	b->instance_id = h->instance_id;
@@ -342,6 +349,7 @@ static int wb_reattach(struct wb_book *b, int now)
 	b->sipstats = nb.sipstats;
 	b->recovery = nb.recovery;
 	b->symbol_stream = nb.symbol_stream;
+	b->nats = nb.nats;
 	b->capacity = nb.capacity;
 	b->record_size = nb.record_size;
 	b->instance_id = nb.instance_id;
@@ -1316,6 +1324,39 @@ int wb_recovery_streams(const struct wb_book *book, struct wb_recovery_stream *o
 
 	if (wb_read_again(book, rc))
 		rc = wb_recovery_streams_once(book, out, max);
+	return rc;
+}
+
+static int wb_nats_stats_once(const struct wb_book *book, struct wb_nats_stats *out)
+{
+	unsigned spins = 0;
+	uint64_t seq;
+	const struct wb_shm_nats *t;
+
+	if (!book || !book->hdr || !out)
+		return WB_EINVAL;
+	if (wb_load_acquire(&book->hdr->state) == WB_SHM_RETIRED)
+		return WB_ESTALE;
+	t = book->nats;
+	if (!t) {
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
+	do {
+		seq = wb_read_begin(&t->seq, &spins);
+		if (wb_unlikely(seq & 1))
+			return wb_odd_error(seq);
+		memcpy(out, &t->stats, sizeof(*out));
+	} while (wb_read_torn(&t->seq, seq, &spins));
+	return 0;
+}
+
+int wb_nats_stats(const struct wb_book *book, struct wb_nats_stats *out)
+{
+	int rc = wb_nats_stats_once(book, out);
+
+	if (wb_read_again(book, rc))
+		rc = wb_nats_stats_once(book, out);
 	return rc;
 }
 

@@ -19,6 +19,8 @@
  *                           WB_BOOK_VENUES bytes: gap recovery per stream
  *                           and each symbol's stream (libwirebook 1.3;
  *                           0 from an older builder)
+ *   header.nats_offset      struct wb_shm_nats: the writer's NATS counters
+ *                           (libwirebook 1.5; 0 from an older builder)
  *
  * Every record is read under its seqlock (seq first, WB_SEQ_RETIRED once
  * its builder is gone).
@@ -123,7 +125,11 @@ struct wb_shm_header {
 	 * streams); both 0 from a builder that predates it, whose pad was 0 */
 	uint64_t recovery_offset;
 	uint64_t recovery_size;
-	uint8_t pad[4096 - 128 - 24 - 16 * WB_BOOK_VENUES - 16 - 24 - 16];
+	/* libwirebook 1.5, same ABI 4: the NATS counters (struct
+	 * wb_shm_nats); both 0 from a builder that predates them */
+	uint64_t nats_offset;
+	uint64_t nats_size;
+	uint8_t pad[4096 - 128 - 24 - 16 * WB_BOOK_VENUES - 16 - 24 - 16 - 16];
 } __attribute__((aligned(64)));
 
 WB_STATIC_ASSERT(sizeof(struct wb_shm_header) == 4096, "header is one page");
@@ -157,6 +163,13 @@ struct wb_shm_recovery {
 	struct wb_recovery_stream stream[WB_RECOVERY_STREAMS];
 	/* then, at sizeof(struct wb_shm_recovery), the symbol streams:
 	 * uint8_t symbol_stream[capacity][WB_BOOK_VENUES] */
+} __attribute__((aligned(64)));
+
+/* The writer's NATS counters, rewritten whole under the seqlock. */
+struct wb_shm_nats {
+	uint64_t seq;
+	uint8_t reserved[56];
+	struct wb_nats_stats stats;
 } __attribute__((aligned(64)));
 
 #endif /* WIREBOOK_SHM_LAYOUT_H */

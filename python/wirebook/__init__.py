@@ -344,6 +344,15 @@ class Book:
         _check(self._lib.wb_sip_view(self._h, self._sym(ticker), ctypes.byref(v)), ticker)
         return self._sip_dict(v)
 
+    def nats_stats(self):
+        """The writer's NATS counters (wirebookd --publish, --source nats://) as a
+        dict: roles ("publish", "source"), pub_* and src_* as nats.h names them."""
+        st = _lib.NatsStats()
+        _check(self._lib.wb_nats_stats(self._h, ctypes.byref(st)), self.name)
+        out = _struct_dict(st)
+        out["roles"] = [r for bit, r in ((1, "publish"), (2, "source")) if st.roles & bit]
+        return out
+
     def sip_summary(self):
         """The book-wide SIP-vs-direct totals and the market-wide status, as a dict."""
         s = _lib.SipSummary()

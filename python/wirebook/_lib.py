@@ -208,6 +208,20 @@ class VirtualOrder(ctypes.Structure):
                 ("fill_recv_ts", c_uint64), ("fill_seq", c_uint64)]
 
 
+class NatsStats(ctypes.Structure):  # nats.h
+    _fields_ = [("roles", c_uint32), ("reserved0", c_uint32), ("updated_ns", c_uint64)] + \
+               [(n, c_uint64) for n in ("pub_batches", "pub_events", "pub_bytes", "pub_acked",
+                                        "pub_duplicates", "pub_resent", "pub_lost", "pub_backlog",
+                                        "pub_resend_waiting", "pub_in_flight", "pub_disconnects",
+                                        "pub_reconnects")] + \
+               [("pub_connected", c_uint32), ("pub_end_sent", c_uint32)] + \
+               [(n, c_uint64) for n in ("src_messages", "src_batches", "src_events", "src_bytes",
+                                        "src_duplicates", "src_held", "src_waited", "src_lost",
+                                        "src_lag_messages")] + \
+               [("src_lag_ns", c_int64), ("src_disconnects", c_uint64), ("src_reconnects", c_uint64),
+                ("src_connected", c_uint32), ("src_end_seen", c_uint32), ("reserved", c_uint64 * 8)]
+
+
 STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,
            "wb_venue_bbo": VenueBbo, "wb_status": Status, "wb_health": Health,
            "wb_depth": Depth, "wb_event": Event, "wb_event_counts": EventCounts,
@@ -217,7 +231,7 @@ STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,
            "wb_sip_lockcross": SipLockcross, "wb_sip_view": SipView, "wb_sip_delay": SipDelay,
            "wb_sip_venue_stats": SipVenueStats, "wb_sip_summary": SipSummary,
            "wb_order": Order, "wb_order_level": OrderLevel, "wb_queue_pos": QueuePos,
-           "wb_virtual_order": VirtualOrder}
+           "wb_virtual_order": VirtualOrder, "wb_nats_stats": NatsStats}
 
 
 def _candidates():
@@ -303,6 +317,7 @@ def load():
         "wb_sip_venue_stats": (ctypes.c_int, [B, ctypes.c_int, P(SipVenueStats)]),
         "wb_delay_quantile": (c_uint64, [P(SipDelay), c_uint32]),
         "wb_state_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "wb_nats_stats": (ctypes.c_int, [B, P(NatsStats)]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)

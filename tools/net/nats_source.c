@@ -43,12 +43,19 @@ void nats_source_metrics(const struct source *s, FILE *f)
 	(void)s;
 	(void)f;
 }
+
+void nats_source_stats(const struct source *s, struct wb_nats_stats *out)
+{
+	(void)s;
+	(void)out;
+}
 #else
 #include "common/metrics.h"
 #include "net/nats_batch.h"
 #include "net/nats_snapshot.h"
 #include "wirebook/barrier.h"
 #include "wirebook/ring.h"
+#include "wirebook/nats.h"
 
 /* Batches held waiting for a missing event before it is taken as lost
  * (the publisher gave up on it). */
@@ -783,6 +790,30 @@ void nats_source_metrics(const struct source *s, FILE *f)
 	M("snapshot_start_seq", "gauge", "The stream sequence read from after the snapshot",
 	  c.snapshot_start_seq);
 #undef M
+}
+
+void nats_source_stats(const struct source *s, struct wb_nats_stats *out)
+{
+	struct nats_counters c;
+
+	if (s->ops != &source_nats_ops || !s->priv)
+		return;
+	counters(s, &c);
+	out->roles |= WB_NATS_SOURCE;
+	out->src_messages = c.messages;
+	out->src_batches = c.batches;
+	out->src_events = c.events;
+	out->src_bytes = c.bytes;
+	out->src_duplicates = c.duplicates;
+	out->src_held = c.held;
+	out->src_waited = c.waited;
+	out->src_lost = c.lost_events;
+	out->src_lag_messages = c.pending;
+	out->src_lag_ns = c.lag_ns;
+	out->src_disconnects = c.disconnects;
+	out->src_reconnects = c.reconnects;
+	out->src_connected = (uint32_t)c.connected;
+	out->src_end_seen = (uint32_t)c.end_seen;
 }
 #endif
 

@@ -25,5 +25,8 @@ extern const struct source_ops source_nats_ops;
 
 void nats_source_print(const struct source *s, FILE *f);
 void nats_source_metrics(const struct source *s, FILE *f);
+/* The source's half of libwirebook's struct wb_nats_stats (nats_stats.h). */
+struct wb_nats_stats;
+void nats_source_stats(const struct source *s, struct wb_nats_stats *out);
 
 #endif /* WIREBOOK_NET_NATS_SOURCE_H */
