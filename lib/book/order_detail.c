@@ -692,6 +692,55 @@ static void order_sync(struct order_detail *od, const struct venue_books *vb, ui
 	level_settle(od, li, executed, ev);
 }
 
+/*
+ * The kinds whose outcome the event and the books' updates say without
+ * asking the books (venue_books_order, a second index probe), as
+ * venue_book.h specifies them. The detail holds an order only while the
+ * books do, so an id it does not hold is not in the books either.
+ *
+ * An ADD the books took (an update: they refuse a bad field, a live id,
+ * or find no memory, with none) rests at the back of its price, as the
+ * event says; one they refused changed nothing.
+ */
+static void order_added(struct order_detail *od, const struct wb_event *ev, const struct book_update *ups,
+			unsigned k)
+{
+	uint32_t s;
+
+	if (!k || ups[0].kind != BOOK_UP_LEVEL)
+		return;
+	s = order_new(od, ev->instrument, ev->venue, ev->side, ev->u.order.price, ev->u.order.order_id,
+		      ev->u.order.qty, ev);
+	if (s)
+		level_settle(od, od->ord[s].level, 0, ev);
+}
+
+/* EXECUTE, EXECUTE_AT_PRICE, REDUCE: shares off in place, the order gone when none is left (overfill clamped). */
+static void order_taken(struct order_detail *od, uint8_t venue, const struct wb_event *ev)
+{
+	struct order *x = order_index_find(&od->ix, venue, ev->u.order.order_id);
+	struct wb_ord_order *o;
+	uint64_t take;
+	uint32_t li;
+
+	if (!x)
+		return;
+	o = &od->ord[order_level(x)];
+	take = ev->u.order.qty;
+	if (take >= o->qty) {
+		order_gone(od, venue, ev->u.order.order_id, fills(ev) ? WB_QUEUE_FILLED : WB_QUEUE_CANCELLED, ev);
+		return;
+	}
+	li = x->qty;
+	if (take) {
+		if (o->track && fills(ev))
+			od->trk[o->track - 1].filled_qty += take;
+		od->lv[li].qty -= take;
+		o->qty -= (uint32_t)take;
+	}
+	level_settle(od, li, fills(ev) ? take : 0, ev);
+}
+
 
 /* ------------------------------------------------------ virtual orders */
 
@@ -1181,11 +1230,26 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 		return;
 	}
 	sym_begin(od, i);
-	if (ev->kind == WB_EV_REPLACE) {
+	switch (ev->kind) {
+	case WB_EV_ADD:
+		order_added(od, ev, ups, k);
+		break;
+	case WB_EV_DELETE:
+		/* Whatever the books did, the id is not live after it. */
+		order_gone(od, venue, ev->u.order.order_id, WB_QUEUE_CANCELLED, ev);
+		break;
+	case WB_EV_EXECUTE:
+	case WB_EV_EXECUTE_AT_PRICE:
+	case WB_EV_REDUCE:
+		order_taken(od, venue, ev);
+		break;
+	case WB_EV_REPLACE:
 		order_gone(od, venue, ev->u.order.order_id, WB_QUEUE_CANCELLED, ev);
 		order_sync(od, vb, venue, ev->u.order.ref, ev);
-	} else {
+		break;
+	default:
 		order_sync(od, vb, venue, ev->u.order.order_id, ev);
+		break;
 	}
 	sym_end(od, i);
 	od->fast.pending = od->unknown_tracked;
@@ -1193,7 +1257,7 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 
 /* ------------------------------------------------------------ prefetch */
 
-void order_detail_prefetch(const struct order_detail *od, const struct wb_event *ev, unsigned stage)
+void order_detail_prefetch_detail(const struct order_detail *od, const struct wb_event *ev, unsigned stage)
 {
 	uint8_t kind = ev->kind;
 	const struct order *x;

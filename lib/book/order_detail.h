@@ -93,7 +93,25 @@ static inline const struct order_detail_fast *order_detail_fast(const struct ord
 #define ORDER_DETAIL_PREFETCH_AHEAD0 16u
 #define ORDER_DETAIL_PREFETCH_AHEAD1 8u
 #define ORDER_DETAIL_PREFETCH_AHEAD2 3u
-void order_detail_prefetch(const struct order_detail *od, const struct wb_event *ev, unsigned stage);
+void order_detail_prefetch_detail(const struct order_detail *od, const struct wb_event *ev, unsigned stage);
+
+/*
+ * Inline, the test that drops most events of most days before a call: no
+ * symbol with detail, not an order event, or (feeds that name the
+ * instrument on every order event: ITCH, XDP) a symbol without detail.
+ */
+static inline void order_detail_prefetch(const struct order_detail *od, const struct wb_event *ev, unsigned stage)
+{
+	const struct order_detail_fast *f = order_detail_fast(od);
+	uint8_t kind = ev->kind;
+
+	if (__builtin_expect(!f->symbols_on, 0) ||
+	    (kind != WB_EV_ADD && (kind < WB_EV_EXECUTE || kind > WB_EV_MODIFY)))
+		return;
+	if (ev->instrument && (ev->instrument >= f->capacity || !f->on[ev->instrument]))
+		return;
+	order_detail_prefetch_detail(od, ev, stage);
+}
 
 /* The live path's check, inline: most events of most symbols end here. */
 static inline void order_detail_event(struct order_detail *od, const struct venue_books *vb,
