@@ -29,7 +29,7 @@
 #include <sys/syscall.h>
 
 #define DEFAULT_ORDER_SLOTS (1u << 20)
-#define DEFAULT_TRACK_SLOTS 256u
+#define DEFAULT_TRACK_SLOTS 4096u	/* the 1,000 virtual orders, and room for tracked ones */
 #define MAX_WATCH 65536u
 
 struct price_slot {
@@ -57,8 +57,13 @@ struct order_detail {
 	uint32_t prices_mask;
 	uint64_t req_seen;
 	uint32_t unknown_tracked;	/* tracked, not seen yet */
+	uint32_t *unknown;		/* [track_slots]: their tracking slots, unknown_tracked of them */
 	uint32_t *virt_anchor;		/* [track_slots]: a virtual order's last real order ahead; 0: none */
 	uint16_t *virt_on;		/* [capacity]: live virtual orders of the instrument */
+	/* The live virtual orders of each instrument, linked by tracking slot + 1 (0: end): an
+	 * event walks its instrument's, not every slot. */
+	uint32_t *virt_first;		/* [capacity] */
+	uint32_t *virt_next;		/* [track_slots] */
 	uint32_t virt_live;
 	uint64_t *watch;		/* ticker keys whose ids are not learned yet */
 	uint32_t watch_count;
@@ -204,10 +209,14 @@ struct order_detail *order_detail_create(const struct order_detail_config *cfg, 
 	od->watch = calloc(MAX_WATCH, sizeof(uint64_t));
 	od->virt_on = calloc(od->fast.capacity, sizeof(uint16_t));
 	od->virt_anchor = calloc(od->track_slots, sizeof(uint32_t));
+	od->unknown = calloc(od->track_slots, sizeof(uint32_t));
+	od->virt_first = calloc(od->fast.capacity, sizeof(uint32_t));
+	od->virt_next = calloc(od->track_slots, sizeof(uint32_t));
 	for (od->prices_mask = 2047; od->prices_mask / 2 < od->level_slots; od->prices_mask = od->prices_mask * 2 + 1)
 		;
 	od->prices = venue_mem_alloc(((size_t)od->prices_mask + 1) * sizeof(struct price_slot), -1);
-	if (!od->on || !od->watch || !od->prices || !od->virt_on || !od->virt_anchor) {
+	if (!od->on || !od->watch || !od->prices || !od->virt_on || !od->virt_anchor || !od->unknown ||
+	    !od->virt_first || !od->virt_next) {
 		e = -ENOMEM;
 		goto fail;
 	}
@@ -258,6 +267,9 @@ void order_detail_destroy(struct order_detail *od)
 	free(od->watch);
 	free(od->virt_on);
 	free(od->virt_anchor);
+	free(od->unknown);
+	free(od->virt_first);
+	free(od->virt_next);
 	free(od->on);
 	free(od);
 }
@@ -382,12 +394,43 @@ static void futex_wake_shared(uint32_t *w)
 	syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+/* Tracking slot t waits for its order (state WB_QUEUE_UNKNOWN), or no longer does. */
+static void unknown_add(struct order_detail *od, uint32_t t)
+{
+	od->unknown[od->unknown_tracked++] = t;
+	od->fast.pending = od->unknown_tracked;
+}
+
+static void unknown_drop(struct order_detail *od, uint32_t t)
+{
+	for (uint32_t k = 0; k < od->unknown_tracked; k++)
+		if (od->unknown[k] == t) {
+			od->unknown[k] = od->unknown[--od->unknown_tracked];
+			break;
+		}
+	od->fast.pending = od->unknown_tracked;
+}
+
+/* The tracking slot waiting for (venue, id), or -1. */
+static int unknown_find(const struct order_detail *od, uint8_t venue, uint64_t id)
+{
+	for (uint32_t k = 0; k < od->unknown_tracked; k++) {
+		const struct wb_ord_track *T = &od->trk[od->unknown[k]];
+
+		if (T->order_id == id && T->venue == venue)
+			return (int)od->unknown[k];
+	}
+	return -1;
+}
+
 /* Publish a tracking slot's new state (tmp), if it changed. */
 static void track_store(struct order_detail *od, uint32_t t, const struct wb_ord_track *tmp, const struct wb_event *ev)
 {
 	struct wb_ord_track *T = &od->trk[t];
 	uint32_t seq = T->seq;
 
+	if (tmp->state == WB_QUEUE_UNKNOWN && T->state != WB_QUEUE_UNKNOWN && !T->is_virtual)
+		unknown_add(od, t);	/* its symbol's detail went: it waits to be seen again */
 	if (T->state == tmp->state && T->qty == tmp->qty && T->shares_ahead == tmp->shares_ahead &&
 	    T->orders_ahead == tmp->orders_ahead && T->shares_behind == tmp->shares_behind &&
 	    T->level_qty == tmp->level_qty && T->level_orders == tmp->level_orders && T->price == tmp->price &&
@@ -469,17 +512,13 @@ static void track_gone(struct order_detail *od, uint32_t t, uint8_t state, const
 static void track_attach(struct order_detail *od, uint32_t s, uint8_t venue)
 {
 	struct wb_ord_order *o = &od->ord[s];
+	int t = unknown_find(od, venue, o->id);
 
-	for (uint32_t t = 0; t < od->track_slots; t++) {
-		struct wb_ord_track *T = &od->trk[t];
-
-		if (T->in_use && T->state == WB_QUEUE_UNKNOWN && T->order_id == o->id && T->venue == venue) {
-			o->track = t + 1;
-			od->lv[o->level].tracked++;
-			od->unknown_tracked--;
-			return;
-		}
-	}
+	if (t < 0)
+		return;
+	o->track = (uint32_t)t + 1;
+	od->lv[o->level].tracked++;
+	unknown_drop(od, (uint32_t)t);
 }
 
 /* -------------------------------------------------------------- orders */
@@ -756,16 +795,38 @@ static bool virt_live_slot(const struct wb_ord_track *T)
 	return T->in_use && T->is_virtual && (T->state == WB_QUEUE_RESTING || T->state == WB_QUEUE_PARTLY_FILLED);
 }
 
+/* Virtual order t joins (rests) or leaves its instrument's list. */
+static void virt_link(struct order_detail *od, uint32_t t, uint16_t instrument)
+{
+	od->virt_next[t] = od->virt_first[instrument];
+	od->virt_first[instrument] = t + 1;
+	od->virt_on[instrument]++;
+	od->virt_live++;
+}
+
+static void virt_unlink(struct order_detail *od, uint32_t t, uint16_t instrument)
+{
+	for (uint32_t *p = &od->virt_first[instrument]; *p; p = &od->virt_next[*p - 1])
+		if (*p == t + 1) {
+			*p = od->virt_next[t];
+			break;
+		}
+	od->virt_on[instrument]--;
+	od->virt_live--;
+}
+
 static void virt_reanchor(struct order_detail *od, uint32_t s)
 {
 	struct wb_ord_order *o = &od->ord[s];
 
-	for (uint32_t t = 0; t < od->track_slots; t++)
+	for (uint32_t t1 = od->virt_first[od->lv[o->level].instrument], t; t1; t1 = od->virt_next[t]) {
+		t = t1 - 1;
 		if (od->virt_anchor[t] == s && virt_live_slot(&od->trk[t])) {
 			od->virt_anchor[t] = o->prev;
 			if (o->prev)
 				od->ord[o->prev].virt_anchors++;
 		}
+	}
 	o->virt_anchors = 0;
 }
 
@@ -803,8 +864,7 @@ static void virt_release(struct order_detail *od, uint32_t t, struct wb_ord_trac
 	if (anchor)
 		od->ord[anchor].virt_anchors--;
 	od->virt_anchor[t] = 0;
-	od->virt_on[od->trk[t].instrument]--;
-	od->virt_live--;
+	virt_unlink(od, t, od->trk[t].instrument);
 	tmp->state = state;
 	tmp->shares_ahead = tmp->shares_behind = tmp->level_qty = 0;
 	tmp->orders_ahead = tmp->orders_behind = tmp->level_orders = 0;
@@ -818,11 +878,12 @@ static void virt_level(struct order_detail *od, uint32_t li, uint64_t executed, 
 {
 	const struct wb_ord_level *L = &od->lv[li];
 
-	for (uint32_t t = 0; t < od->track_slots; t++) {
-		const struct wb_ord_track *T = &od->trk[t];
+	for (uint32_t t1 = od->virt_first[L->instrument], t; t1; t1 = od->virt_next[t]) {
+		const struct wb_ord_track *T = &od->trk[t1 - 1];
 		struct wb_ord_track tmp;
 		uint64_t fill = 0;
 
+		t = t1 - 1;	/* virt_release below unlinks t, whose link stays readable */
 		if (!virt_live_slot(T) || T->instrument != L->instrument || T->venue != L->venue || T->side != L->side)
 			continue;
 		if (executed) {
@@ -910,8 +971,7 @@ int order_detail_virtual_place(struct order_detail *od, const struct venue_books
 		od->virt_anchor[free_t] = li ? od->lv[li].tail : 0;
 		if (od->virt_anchor[free_t])
 			od->ord[od->virt_anchor[free_t]].virt_anchors++;
-		od->virt_on[instrument]++;
-		od->virt_live++;
+		virt_link(od, free_t, instrument);
 		tmp.state = WB_QUEUE_RESTING;
 		virt_position(od, free_t, li, &tmp);
 	}
@@ -948,9 +1008,11 @@ int order_detail_virtual_cancel(struct order_detail *od, uint64_t id)
 /* The instrument's detail goes: its virtual orders cannot be kept. */
 static void virt_cancel_instrument(struct order_detail *od, uint16_t instrument)
 {
-	for (uint32_t t = 0; t < od->track_slots && od->virt_on[instrument]; t++)
-		if (virt_live_slot(&od->trk[t]) && od->trk[t].instrument == instrument)
+	for (uint32_t t1 = od->virt_first[instrument], t; t1; t1 = od->virt_next[t]) {
+		t = t1 - 1;
+		if (virt_live_slot(&od->trk[t]))
 			order_detail_virtual_cancel(od, od->trk[t].order_id);
+	}
 }
 
 /* ------------------------------------------------------------ symbols */
@@ -1088,8 +1150,7 @@ int order_detail_track(struct order_detail *od, const struct venue_books *vb, ui
 		*T = (struct wb_ord_track){ .seq = seq + 1, .in_use = 1, .order_id = id, .venue = venue };
 		wb_store_release(&T->seq, seq + 2);
 	}
-	od->unknown_tracked++;
-	od->fast.pending = od->unknown_tracked;
+	unknown_add(od, free_t);
 	if (venue_books_order(vb, venue, id, &info) == 0 && info.instrument < od->fast.capacity) {
 		struct order *x;
 
@@ -1114,7 +1175,7 @@ void order_detail_untrack(struct order_detail *od, uint8_t venue, uint64_t id)
 		if (!T->in_use || T->is_virtual || T->order_id != id || T->venue != venue)
 			continue;
 		if (T->state == WB_QUEUE_UNKNOWN) {
-			od->unknown_tracked--;
+			unknown_drop(od, t);
 		} else {
 			struct order *x = order_index_find(&od->ix, venue, id);
 
@@ -1220,13 +1281,10 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 
 		if (!od->unknown_tracked || (ev->kind != WB_EV_ADD && ev->kind != WB_EV_REPLACE))
 			return;
-		for (uint32_t t = 0; t < od->track_slots; t++)
-			if (od->trk[t].in_use && od->trk[t].state == WB_QUEUE_UNKNOWN &&
-			    od->trk[t].order_id == id && od->trk[t].venue == venue) {
-				order_detail_set(od, vb, i, 1);
-				od->fast.pending = od->unknown_tracked;
-				return;
-			}
+		if (unknown_find(od, venue, id) >= 0) {
+			order_detail_set(od, vb, i, 1);
+			od->fast.pending = od->unknown_tracked;
+		}
 		return;
 	}
 	sym_begin(od, i);
