@@ -567,13 +567,15 @@ static void virt_level(struct order_detail *od, uint32_t li, uint64_t executed, 
  * After an order left level li (or changed on it; executed: the shares an
  * execution took there): positions, and the level freed when empty.
  */
-static void level_settle(struct order_detail *od, uint32_t li, uint64_t executed, const struct wb_event *ev)
+static inline void level_settle(struct order_detail *od, uint32_t li, uint64_t executed, const struct wb_event *ev)
 {
-	if (od->lv[li].tracked)
+	const struct wb_ord_level *L = &od->lv[li];
+
+	if (__builtin_expect(L->tracked != 0, 0))
 		level_positions(od, li, ev);
-	if (__builtin_expect(od->virt_live != 0, 0) && od->virt_on[od->lv[li].instrument])
+	if (__builtin_expect(od->virt_live != 0, 0) && od->virt_on[L->instrument])
 		virt_level(od, li, executed, ev);
-	if (!od->lv[li].orders)
+	if (!L->orders)
 		level_drop(od, li);
 }
 
@@ -607,7 +609,8 @@ static uint32_t order_new(struct order_detail *od, uint16_t instrument, uint8_t 
 	if (ev && ev->kind == WB_EV_ADD)
 		memcpy(o->mpid, ev->u.order.mpid, sizeof(o->mpid));
 	fifo_append(od, s, li);
-	order_index_insert(&od->ix, venue, id, li, s);
+	/* Reserved above: the index cannot double between. */
+	order_index_fill(&od->ix, order_index_slot(&od->ix, venue, id), venue, id, li, s);
 	od->sym[instrument].orders++;
 	if (od->unknown_tracked)
 		track_attach(od, s, venue);
@@ -1321,12 +1324,9 @@ void order_detail_prefetch_detail(const struct order_detail *od, const struct wb
 	const struct order *x;
 	uint64_t id;
 
-	if (!od->fast.symbols_on || !order_kind(kind) || (ev->flags & WB_EVF_SIP) || ev->venue == 0 ||
-	    ev->venue >= WB_VENUE_COUNT)
-		return;
-	/* Feeds that name the instrument on every order event (ITCH, XDP)
-	 * say at once whether it is worth warming anything. */
-	if (ev->instrument && (ev->instrument >= od->fast.capacity || !od->on[ev->instrument]))
+	/* order_detail_prefetch() let through only order events of a
+	 * symbol with detail, or of one the event does not name. */
+	if ((ev->flags & WB_EVF_SIP) || ev->venue == 0 || ev->venue >= WB_VENUE_COUNT)
 		return;
 	id = ev->u.order.order_id;
 	if (kind == WB_EV_ADD) {
@@ -1336,8 +1336,7 @@ void order_detail_prefetch_detail(const struct order_detail *od, const struct wb
 		const struct price_slot *ps;
 		uint32_t book;
 
-		if (ev->instrument >= od->fast.capacity || !od->on[ev->instrument] || ev->side < WB_SIDE_BUY ||
-		    ev->side > WB_SIDE_SELL)
+		if (!ev->instrument || ev->side < WB_SIDE_BUY || ev->side > WB_SIDE_SELL)
 			return;
 		book = book_of(ev->instrument, ev->venue, ev->side);
 		if (stage == 0) {
