@@ -38,6 +38,9 @@ struct price_slot {
 	uint32_t level;		/* level slot; 0: empty */
 };
 
+struct lookahead;
+static struct lookahead *lookahead_create(void);
+
 struct order_detail {
 	struct order_detail_fast fast;	/* first: order_detail_fast() */
 	uint8_t *on;
@@ -65,6 +68,7 @@ struct order_detail {
 	uint32_t *virt_first;		/* [capacity] */
 	uint32_t *virt_next;		/* [track_slots] */
 	uint32_t virt_live;
+	struct lookahead *lookahead;	/* order_detail_lookahead()'s history: hints, not state */
 	uint64_t *watch;		/* ticker keys whose ids are not learned yet */
 	uint32_t watch_count;
 	char name[256], req_name[256];
@@ -212,11 +216,12 @@ struct order_detail *order_detail_create(const struct order_detail_config *cfg, 
 	od->unknown = calloc(od->track_slots, sizeof(uint32_t));
 	od->virt_first = calloc(od->fast.capacity, sizeof(uint32_t));
 	od->virt_next = calloc(od->track_slots, sizeof(uint32_t));
+	od->lookahead = lookahead_create();
 	for (od->prices_mask = 2047; od->prices_mask / 2 < od->level_slots; od->prices_mask = od->prices_mask * 2 + 1)
 		;
 	od->prices = venue_mem_alloc(((size_t)od->prices_mask + 1) * sizeof(struct price_slot), -1);
 	if (!od->on || !od->watch || !od->prices || !od->virt_on || !od->virt_anchor || !od->unknown ||
-	    !od->virt_first || !od->virt_next) {
+	    !od->virt_first || !od->virt_next || !od->lookahead) {
 		e = -ENOMEM;
 		goto fail;
 	}
@@ -270,6 +275,7 @@ void order_detail_destroy(struct order_detail *od)
 	free(od->unknown);
 	free(od->virt_first);
 	free(od->virt_next);
+	free(od->lookahead);
 	free(od->on);
 	free(od);
 }
@@ -1318,59 +1324,120 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 
 /* ------------------------------------------------------------ prefetch */
 
-void order_detail_prefetch_detail(const struct order_detail *od, const struct wb_event *ev, unsigned stage)
-{
-	uint8_t kind = ev->kind;
-	const struct order *x;
+#define LOOKAHEAD_SLOTS 16u	/* a power of two >= ORDER_DETAIL_PREFETCH_AHEAD */
+
+_Static_assert(ORDER_DETAIL_PREFETCH_AHEAD <= LOOKAHEAD_SLOTS &&
+		       ORDER_DETAIL_PREFETCH_AHEAD > ORDER_DETAIL_PREFETCH_AHEAD1 &&
+		       ORDER_DETAIL_PREFETCH_AHEAD1 > ORDER_DETAIL_PREFETCH_AHEAD2,
+	       "the stages run in order, each on an event still in the history");
+
+/* What stage 0 kept of an event for the later stages. */
+struct lookahead_slot {
+	uint8_t kind;		/* 0: nothing to warm (filtered out) */
+	uint8_t venue;
+	uint32_t hash;		/* order_index_hash(venue, id) */
+	uint32_t book;		/* ADD: book_of() */
+	uint32_t found;		/* stage 1: the order's slot, an ADD's level; 0: none */
 	uint64_t id;
+	int64_t price;		/* ADD */
+};
 
-	/* order_detail_prefetch() let through only order events of a
-	 * symbol with detail, or of one the event does not name. */
-	if ((ev->flags & WB_EVF_SIP) || ev->venue == 0 || ev->venue >= WB_VENUE_COUNT)
+struct lookahead {
+	struct lookahead_slot s[LOOKAHEAD_SLOTS];
+	uint32_t calls;
+};
+
+static struct lookahead *lookahead_create(void)
+{
+	return calloc(1, sizeof(struct lookahead));
+}
+
+/* Stage 0: filter, hash, and warm the order's bucket (an ADD's: its price's too). */
+static void lookahead_keys(const struct order_detail *od, struct lookahead_slot *p, const struct wb_event *ev)
+{
+	uint8_t kind;
+
+	p->kind = 0;
+	p->found = 0;
+	if (!ev)
 		return;
-	id = ev->u.order.order_id;
+	kind = ev->kind;
+	if ((kind != WB_EV_ADD && (kind < WB_EV_EXECUTE || kind > WB_EV_MODIFY)) || (ev->flags & WB_EVF_SIP) ||
+	    ev->venue == 0 || ev->venue >= WB_VENUE_COUNT)
+		return;
+	/* Feeds that name the instrument on every order event (ITCH, XDP)
+	 * say at once whether it is worth warming anything. */
+	if (ev->instrument && (ev->instrument >= od->fast.capacity || !od->on[ev->instrument]))
+		return;
+	p->venue = ev->venue;
+	p->id = ev->u.order.order_id;
+	p->hash = order_index_hash(p->venue, p->id);
 	if (kind == WB_EV_ADD) {
-		/* Its bucket, its price's bucket, then its level, then the
-		 * level's last order (the new one links behind it) and the
-		 * slot it will take. */
-		const struct price_slot *ps;
-		uint32_t book;
-
 		if (!ev->instrument || ev->side < WB_SIDE_BUY || ev->side > WB_SIDE_SELL)
 			return;
-		book = book_of(ev->instrument, ev->venue, ev->side);
-		if (stage == 0) {
-			order_index_prefetch(&od->ix, ev->venue, id);
-			__builtin_prefetch(&od->prices[price_home(od, book, ev->u.order.price)], 0, 3);
-			return;
-		}
-		ps = price_find(od, book, ev->u.order.price);
-		if (!ps->level)
-			return;
-		if (stage == 1)
+		p->book = book_of(ev->instrument, p->venue, ev->side);
+		p->price = ev->u.order.price;
+		__builtin_prefetch(&od->prices[price_home(od, p->book, p->price)], 0, 3);
+	}
+	order_index_prefetch_hashed(&od->ix, p->hash);
+	p->kind = kind;
+}
+
+/* Stage 1: the order's slot and level; an ADD's level. */
+static void lookahead_level(const struct order_detail *od, struct lookahead_slot *p)
+{
+	const struct order *x;
+
+	if (p->kind == WB_EV_ADD) {
+		const struct price_slot *ps = price_find(od, p->book, p->price);
+
+		p->found = ps->level;
+		if (ps->level)
 			__builtin_prefetch(&od->lv[ps->level], 1, 3);
-		else if (od->lv[ps->level].tail)
-			__builtin_prefetch(&od->ord[od->lv[ps->level].tail], 1, 3);
-		if (stage == 2 && od->free_order)
+		return;
+	}
+	x = order_index_find_hashed(&od->ix, p->venue, p->id, p->hash);
+	if (!x)
+		return;
+	p->found = order_level(x);
+	__builtin_prefetch(&od->ord[p->found], 1, 3);
+	__builtin_prefetch(&od->lv[x->qty], 1, 3);
+}
+
+/*
+ * Stage 2, from what stage 1 found (by now maybe reused: a useless
+ * prefetch, nothing else; slots and levels are never unmapped): the
+ * order's neighbours in the queue; the level's last order (an ADD links
+ * behind it) and the slot an ADD takes.
+ */
+static void lookahead_queue(const struct order_detail *od, const struct lookahead_slot *p)
+{
+	if (p->kind == WB_EV_ADD) {
+		uint32_t tail = od->lv[p->found].tail;
+
+		if (tail)
+			__builtin_prefetch(&od->ord[tail], 1, 3);
+		if (od->free_order)
 			__builtin_prefetch(&od->ord[od->free_order], 1, 3);
 		return;
 	}
-	if (stage == 0) {
-		order_index_prefetch(&od->ix, ev->venue, id);
-		return;
-	}
-	x = order_index_find(&od->ix, ev->venue, id);
-	if (!x)
-		return;
-	if (stage == 1) {
-		__builtin_prefetch(&od->ord[order_level(x)], 1, 3);
-		__builtin_prefetch(&od->lv[x->qty], 1, 3);
-	} else {
-		const struct wb_ord_order *o = &od->ord[order_level(x)];
+	if (od->ord[p->found].prev)
+		__builtin_prefetch(&od->ord[od->ord[p->found].prev], 1, 3);
+	if (od->ord[p->found].next)
+		__builtin_prefetch(&od->ord[od->ord[p->found].next], 1, 3);
+}
 
-		if (o->prev)
-			__builtin_prefetch(&od->ord[o->prev], 1, 3);
-		if (o->next)
-			__builtin_prefetch(&od->ord[o->next], 1, 3);
-	}
+void order_detail_lookahead_detail(const struct order_detail *od, const struct wb_event *ev)
+{
+	struct lookahead *la = od->lookahead;
+	uint32_t n = la->calls++;
+	struct lookahead_slot *p;
+
+	p = &la->s[(n - (ORDER_DETAIL_PREFETCH_AHEAD - ORDER_DETAIL_PREFETCH_AHEAD2)) % LOOKAHEAD_SLOTS];
+	if (p->kind && p->found)
+		lookahead_queue(od, p);
+	p = &la->s[(n - (ORDER_DETAIL_PREFETCH_AHEAD - ORDER_DETAIL_PREFETCH_AHEAD1)) % LOOKAHEAD_SLOTS];
+	if (p->kind)
+		lookahead_level(od, p);
+	lookahead_keys(od, &la->s[n % LOOKAHEAD_SLOTS], ev);
 }
