@@ -30,7 +30,7 @@ struct order_detail_config {
 	const char *shm_name;		/* the book's name; the objects are NAME.orders, NAME.orders-req */
 	uint32_t capacity;		/* instrument ids < this (the venue books' max_instruments) */
 	uint32_t order_slots;		/* 0: 1 Mi; at most 16 Mi */
-	uint32_t track_slots;		/* 0: 256 */
+	uint32_t track_slots;		/* 0: 4096 */
 	int all;			/* every symbol carries detail */
 };
 

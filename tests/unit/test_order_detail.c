@@ -470,6 +470,32 @@ START_TEST(test_a_virtual_order_is_cancelled_refused_when_marketable_and_kept_be
 }
 END_TEST
 
+/* A reader remembers where an order's position is: a slot that changed hands is not read as the old order's. */
+START_TEST(test_a_reused_tracking_slot_is_never_read_as_its_last_order)
+{
+	struct wb_queue_pos p;
+
+	add(5, WB_SIDE_BUY, PX(1000), 100);
+	add(6, WB_SIDE_BUY, PX(1000), 200);
+	ck_assert_int_eq(wb_queue_track(rd, V, 5), 0);
+	order_detail_poll(od, vb);
+	position(5, &p);
+	ck_assert_uint_eq(p.qty, 100);
+	ck_assert_int_eq(wb_queue_untrack(rd, V, 5), 0);
+	ck_assert_int_eq(wb_queue_track(rd, V, 6), 0);	/* takes the slot 5 had */
+	order_detail_poll(od, vb);
+	ck_assert_int_eq(wb_queue_position(rd, V, 5, &p), WB_ENOSYM);
+	position(6, &p);
+	ck_assert_uint_eq(p.qty, 200);
+	ck_assert_uint_eq(p.shares_ahead, 100);
+	ck_assert_int_eq(wb_queue_track(rd, V, 5), 0);	/* another slot now */
+	order_detail_poll(od, vb);
+	position(5, &p);
+	ck_assert_uint_eq(p.qty, 100);
+	ck_assert_uint_eq(p.shares_ahead, 0);
+}
+END_TEST
+
 /* The 1,000 virtual orders fit beside tracked ones, and an event reaches every one of its symbol's. */
 #define MANY_VIRTUAL 1000u
 
@@ -546,6 +572,7 @@ static Suite *order_detail_suite(void)
 	tcase_add_test(t, test_a_virtual_order_joins_the_back_moves_up_and_fills_without_touching_the_book);
 	tcase_add_test(t, test_a_virtual_order_is_cancelled_refused_when_marketable_and_kept_behind_a_requeued_order);
 	tcase_add_test(t, test_a_thousand_virtual_orders_are_placed_and_all_fill);
+	tcase_add_test(t, test_a_reused_tracking_slot_is_never_read_as_its_last_order);
 	tcase_add_test(t, test_a_tracked_order_is_found_again_when_its_symbol_detail_returns);
 	suite_add_tcase(s, t);
 	return s;
