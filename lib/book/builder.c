@@ -430,12 +430,8 @@ static struct book_update *t1_emit(void *arg, const struct wb_event *ev, struct 
 		uint64_t i = t->next++;
 
 		/* The detail's own misses, started ahead as the books' are. */
-		if (i + ORDER_DETAIL_PREFETCH_AHEAD0 < t->avail)
-			order_detail_prefetch(b->od, t1_event(t, i + ORDER_DETAIL_PREFETCH_AHEAD0), 0);
-		if (i + ORDER_DETAIL_PREFETCH_AHEAD1 < t->avail)
-			order_detail_prefetch(b->od, t1_event(t, i + ORDER_DETAIL_PREFETCH_AHEAD1), 1);
-		if (i + ORDER_DETAIL_PREFETCH_AHEAD2 < t->avail)
-			order_detail_prefetch(b->od, t1_event(t, i + ORDER_DETAIL_PREFETCH_AHEAD2), 2);
+		order_detail_lookahead(b->od, i + ORDER_DETAIL_PREFETCH_AHEAD < t->avail ?
+					      t1_event(t, i + ORDER_DETAIL_PREFETCH_AHEAD) : NULL);
 	}
 	if (!k)
 		return ups;

@@ -29,7 +29,7 @@
 #include <sys/syscall.h>
 
 #define DEFAULT_ORDER_SLOTS (1u << 20)
-#define DEFAULT_TRACK_SLOTS 256u
+#define DEFAULT_TRACK_SLOTS 4096u	/* the 1,000 virtual orders, and room for tracked ones */
 #define MAX_WATCH 65536u
 
 struct price_slot {
@@ -37,6 +37,9 @@ struct price_slot {
 	uint32_t book;		/* book_of() */
 	uint32_t level;		/* level slot; 0: empty */
 };
+
+struct lookahead;
+static struct lookahead *lookahead_create(void);
 
 struct order_detail {
 	struct order_detail_fast fast;	/* first: order_detail_fast() */
@@ -57,9 +60,15 @@ struct order_detail {
 	uint32_t prices_mask;
 	uint64_t req_seen;
 	uint32_t unknown_tracked;	/* tracked, not seen yet */
+	uint32_t *unknown;		/* [track_slots]: their tracking slots, unknown_tracked of them */
 	uint32_t *virt_anchor;		/* [track_slots]: a virtual order's last real order ahead; 0: none */
 	uint16_t *virt_on;		/* [capacity]: live virtual orders of the instrument */
+	/* The live virtual orders of each instrument, linked by tracking slot + 1 (0: end): an
+	 * event walks its instrument's, not every slot. */
+	uint32_t *virt_first;		/* [capacity] */
+	uint32_t *virt_next;		/* [track_slots] */
 	uint32_t virt_live;
+	struct lookahead *lookahead;	/* order_detail_lookahead()'s history: hints, not state */
 	uint64_t *watch;		/* ticker keys whose ids are not learned yet */
 	uint32_t watch_count;
 	char name[256], req_name[256];
@@ -204,10 +213,15 @@ struct order_detail *order_detail_create(const struct order_detail_config *cfg, 
 	od->watch = calloc(MAX_WATCH, sizeof(uint64_t));
 	od->virt_on = calloc(od->fast.capacity, sizeof(uint16_t));
 	od->virt_anchor = calloc(od->track_slots, sizeof(uint32_t));
+	od->unknown = calloc(od->track_slots, sizeof(uint32_t));
+	od->virt_first = calloc(od->fast.capacity, sizeof(uint32_t));
+	od->virt_next = calloc(od->track_slots, sizeof(uint32_t));
+	od->lookahead = lookahead_create();
 	for (od->prices_mask = 2047; od->prices_mask / 2 < od->level_slots; od->prices_mask = od->prices_mask * 2 + 1)
 		;
 	od->prices = venue_mem_alloc(((size_t)od->prices_mask + 1) * sizeof(struct price_slot), -1);
-	if (!od->on || !od->watch || !od->prices || !od->virt_on || !od->virt_anchor) {
+	if (!od->on || !od->watch || !od->prices || !od->virt_on || !od->virt_anchor || !od->unknown ||
+	    !od->virt_first || !od->virt_next || !od->lookahead) {
 		e = -ENOMEM;
 		goto fail;
 	}
@@ -258,6 +272,10 @@ void order_detail_destroy(struct order_detail *od)
 	free(od->watch);
 	free(od->virt_on);
 	free(od->virt_anchor);
+	free(od->unknown);
+	free(od->virt_first);
+	free(od->virt_next);
+	free(od->lookahead);
 	free(od->on);
 	free(od);
 }
@@ -382,12 +400,43 @@ static void futex_wake_shared(uint32_t *w)
 	syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+/* Tracking slot t waits for its order (state WB_QUEUE_UNKNOWN), or no longer does. */
+static void unknown_add(struct order_detail *od, uint32_t t)
+{
+	od->unknown[od->unknown_tracked++] = t;
+	od->fast.pending = od->unknown_tracked;
+}
+
+static void unknown_drop(struct order_detail *od, uint32_t t)
+{
+	for (uint32_t k = 0; k < od->unknown_tracked; k++)
+		if (od->unknown[k] == t) {
+			od->unknown[k] = od->unknown[--od->unknown_tracked];
+			break;
+		}
+	od->fast.pending = od->unknown_tracked;
+}
+
+/* The tracking slot waiting for (venue, id), or -1. */
+static int unknown_find(const struct order_detail *od, uint8_t venue, uint64_t id)
+{
+	for (uint32_t k = 0; k < od->unknown_tracked; k++) {
+		const struct wb_ord_track *T = &od->trk[od->unknown[k]];
+
+		if (T->order_id == id && T->venue == venue)
+			return (int)od->unknown[k];
+	}
+	return -1;
+}
+
 /* Publish a tracking slot's new state (tmp), if it changed. */
 static void track_store(struct order_detail *od, uint32_t t, const struct wb_ord_track *tmp, const struct wb_event *ev)
 {
 	struct wb_ord_track *T = &od->trk[t];
 	uint32_t seq = T->seq;
 
+	if (tmp->state == WB_QUEUE_UNKNOWN && T->state != WB_QUEUE_UNKNOWN && !T->is_virtual)
+		unknown_add(od, t);	/* its symbol's detail went: it waits to be seen again */
 	if (T->state == tmp->state && T->qty == tmp->qty && T->shares_ahead == tmp->shares_ahead &&
 	    T->orders_ahead == tmp->orders_ahead && T->shares_behind == tmp->shares_behind &&
 	    T->level_qty == tmp->level_qty && T->level_orders == tmp->level_orders && T->price == tmp->price &&
@@ -469,24 +518,21 @@ static void track_gone(struct order_detail *od, uint32_t t, uint8_t state, const
 static void track_attach(struct order_detail *od, uint32_t s, uint8_t venue)
 {
 	struct wb_ord_order *o = &od->ord[s];
+	int t = unknown_find(od, venue, o->id);
 
-	for (uint32_t t = 0; t < od->track_slots; t++) {
-		struct wb_ord_track *T = &od->trk[t];
-
-		if (T->in_use && T->state == WB_QUEUE_UNKNOWN && T->order_id == o->id && T->venue == venue) {
-			o->track = t + 1;
-			od->lv[o->level].tracked++;
-			od->unknown_tracked--;
-			return;
-		}
-	}
+	if (t < 0)
+		return;
+	o->track = (uint32_t)t + 1;
+	od->lv[o->level].tracked++;
+	unknown_drop(od, (uint32_t)t);
 }
 
 /* -------------------------------------------------------------- orders */
 
 static void virt_reanchor(struct order_detail *od, uint32_t s);
 
-static void fifo_unlink(struct order_detail *od, uint32_t s)
+/* Inlined (two or three calls an event): a call cost as much as the links. */
+static inline __attribute__((always_inline)) void fifo_unlink(struct order_detail *od, uint32_t s)
 {
 	struct wb_ord_order *o = &od->ord[s];
 	struct wb_ord_level *L = &od->lv[o->level];
@@ -505,7 +551,7 @@ static void fifo_unlink(struct order_detail *od, uint32_t s)
 	L->orders--;
 }
 
-static void fifo_append(struct order_detail *od, uint32_t s, uint32_t li)
+static inline __attribute__((always_inline)) void fifo_append(struct order_detail *od, uint32_t s, uint32_t li)
 {
 	struct wb_ord_order *o = &od->ord[s];
 	struct wb_ord_level *L = &od->lv[li];
@@ -528,13 +574,15 @@ static void virt_level(struct order_detail *od, uint32_t li, uint64_t executed, 
  * After an order left level li (or changed on it; executed: the shares an
  * execution took there): positions, and the level freed when empty.
  */
-static void level_settle(struct order_detail *od, uint32_t li, uint64_t executed, const struct wb_event *ev)
+static inline void level_settle(struct order_detail *od, uint32_t li, uint64_t executed, const struct wb_event *ev)
 {
-	if (od->lv[li].tracked)
+	const struct wb_ord_level *L = &od->lv[li];
+
+	if (__builtin_expect(L->tracked != 0, 0))
 		level_positions(od, li, ev);
-	if (__builtin_expect(od->virt_live != 0, 0) && od->virt_on[od->lv[li].instrument])
+	if (__builtin_expect(od->virt_live != 0, 0) && od->virt_on[L->instrument])
 		virt_level(od, li, executed, ev);
-	if (!od->lv[li].orders)
+	if (!L->orders)
 		level_drop(od, li);
 }
 
@@ -568,7 +616,8 @@ static uint32_t order_new(struct order_detail *od, uint16_t instrument, uint8_t 
 	if (ev && ev->kind == WB_EV_ADD)
 		memcpy(o->mpid, ev->u.order.mpid, sizeof(o->mpid));
 	fifo_append(od, s, li);
-	order_index_insert(&od->ix, venue, id, li, s);
+	/* Reserved above: the index cannot double between. */
+	order_index_fill(&od->ix, order_index_slot(&od->ix, venue, id), venue, id, li, s);
 	od->sym[instrument].orders++;
 	if (od->unknown_tracked)
 		track_attach(od, s, venue);
@@ -579,7 +628,8 @@ full:
 	return 0;
 }
 
-static void order_free(struct order_detail *od, struct order *ix_slot, uint32_t s, uint16_t instrument)
+static inline __attribute__((always_inline)) void order_free(struct order_detail *od, struct order *ix_slot,
+							   uint32_t s, uint16_t instrument)
 {
 	order_index_erase(&od->ix, ix_slot);
 	od->ord[s].next = od->free_order;
@@ -692,6 +742,55 @@ static void order_sync(struct order_detail *od, const struct venue_books *vb, ui
 	level_settle(od, li, executed, ev);
 }
 
+/*
+ * The kinds whose outcome the event and the books' updates say without
+ * asking the books (venue_books_order, a second index probe), as
+ * venue_book.h specifies them. The detail holds an order only while the
+ * books do, so an id it does not hold is not in the books either.
+ *
+ * An ADD the books took (an update: they refuse a bad field, a live id,
+ * or find no memory, with none) rests at the back of its price, as the
+ * event says; one they refused changed nothing.
+ */
+static void order_added(struct order_detail *od, const struct wb_event *ev, const struct book_update *ups,
+			unsigned k)
+{
+	uint32_t s;
+
+	if (!k || ups[0].kind != BOOK_UP_LEVEL)
+		return;
+	s = order_new(od, ev->instrument, ev->venue, ev->side, ev->u.order.price, ev->u.order.order_id,
+		      ev->u.order.qty, ev);
+	if (s)
+		level_settle(od, od->ord[s].level, 0, ev);
+}
+
+/* EXECUTE, EXECUTE_AT_PRICE, REDUCE: shares off in place, the order gone when none is left (overfill clamped). */
+static void order_taken(struct order_detail *od, uint8_t venue, const struct wb_event *ev)
+{
+	struct order *x = order_index_find(&od->ix, venue, ev->u.order.order_id);
+	struct wb_ord_order *o;
+	uint64_t take;
+	uint32_t li;
+
+	if (!x)
+		return;
+	o = &od->ord[order_level(x)];
+	take = ev->u.order.qty;
+	if (take >= o->qty) {
+		order_gone(od, venue, ev->u.order.order_id, fills(ev) ? WB_QUEUE_FILLED : WB_QUEUE_CANCELLED, ev);
+		return;
+	}
+	li = x->qty;
+	if (take) {
+		if (o->track && fills(ev))
+			od->trk[o->track - 1].filled_qty += take;
+		od->lv[li].qty -= take;
+		o->qty -= (uint32_t)take;
+	}
+	level_settle(od, li, fills(ev) ? take : 0, ev);
+}
+
 
 /* ------------------------------------------------------ virtual orders */
 
@@ -707,16 +806,38 @@ static bool virt_live_slot(const struct wb_ord_track *T)
 	return T->in_use && T->is_virtual && (T->state == WB_QUEUE_RESTING || T->state == WB_QUEUE_PARTLY_FILLED);
 }
 
+/* Virtual order t joins (rests) or leaves its instrument's list. */
+static void virt_link(struct order_detail *od, uint32_t t, uint16_t instrument)
+{
+	od->virt_next[t] = od->virt_first[instrument];
+	od->virt_first[instrument] = t + 1;
+	od->virt_on[instrument]++;
+	od->virt_live++;
+}
+
+static void virt_unlink(struct order_detail *od, uint32_t t, uint16_t instrument)
+{
+	for (uint32_t *p = &od->virt_first[instrument]; *p; p = &od->virt_next[*p - 1])
+		if (*p == t + 1) {
+			*p = od->virt_next[t];
+			break;
+		}
+	od->virt_on[instrument]--;
+	od->virt_live--;
+}
+
 static void virt_reanchor(struct order_detail *od, uint32_t s)
 {
 	struct wb_ord_order *o = &od->ord[s];
 
-	for (uint32_t t = 0; t < od->track_slots; t++)
+	for (uint32_t t1 = od->virt_first[od->lv[o->level].instrument], t; t1; t1 = od->virt_next[t]) {
+		t = t1 - 1;
 		if (od->virt_anchor[t] == s && virt_live_slot(&od->trk[t])) {
 			od->virt_anchor[t] = o->prev;
 			if (o->prev)
 				od->ord[o->prev].virt_anchors++;
 		}
+	}
 	o->virt_anchors = 0;
 }
 
@@ -754,8 +875,7 @@ static void virt_release(struct order_detail *od, uint32_t t, struct wb_ord_trac
 	if (anchor)
 		od->ord[anchor].virt_anchors--;
 	od->virt_anchor[t] = 0;
-	od->virt_on[od->trk[t].instrument]--;
-	od->virt_live--;
+	virt_unlink(od, t, od->trk[t].instrument);
 	tmp->state = state;
 	tmp->shares_ahead = tmp->shares_behind = tmp->level_qty = 0;
 	tmp->orders_ahead = tmp->orders_behind = tmp->level_orders = 0;
@@ -769,11 +889,12 @@ static void virt_level(struct order_detail *od, uint32_t li, uint64_t executed, 
 {
 	const struct wb_ord_level *L = &od->lv[li];
 
-	for (uint32_t t = 0; t < od->track_slots; t++) {
-		const struct wb_ord_track *T = &od->trk[t];
+	for (uint32_t t1 = od->virt_first[L->instrument], t; t1; t1 = od->virt_next[t]) {
+		const struct wb_ord_track *T = &od->trk[t1 - 1];
 		struct wb_ord_track tmp;
 		uint64_t fill = 0;
 
+		t = t1 - 1;	/* virt_release below unlinks t, whose link stays readable */
 		if (!virt_live_slot(T) || T->instrument != L->instrument || T->venue != L->venue || T->side != L->side)
 			continue;
 		if (executed) {
@@ -861,8 +982,7 @@ int order_detail_virtual_place(struct order_detail *od, const struct venue_books
 		od->virt_anchor[free_t] = li ? od->lv[li].tail : 0;
 		if (od->virt_anchor[free_t])
 			od->ord[od->virt_anchor[free_t]].virt_anchors++;
-		od->virt_on[instrument]++;
-		od->virt_live++;
+		virt_link(od, free_t, instrument);
 		tmp.state = WB_QUEUE_RESTING;
 		virt_position(od, free_t, li, &tmp);
 	}
@@ -899,9 +1019,11 @@ int order_detail_virtual_cancel(struct order_detail *od, uint64_t id)
 /* The instrument's detail goes: its virtual orders cannot be kept. */
 static void virt_cancel_instrument(struct order_detail *od, uint16_t instrument)
 {
-	for (uint32_t t = 0; t < od->track_slots && od->virt_on[instrument]; t++)
-		if (virt_live_slot(&od->trk[t]) && od->trk[t].instrument == instrument)
+	for (uint32_t t1 = od->virt_first[instrument], t; t1; t1 = od->virt_next[t]) {
+		t = t1 - 1;
+		if (virt_live_slot(&od->trk[t]))
 			order_detail_virtual_cancel(od, od->trk[t].order_id);
+	}
 }
 
 /* ------------------------------------------------------------ symbols */
@@ -1039,8 +1161,7 @@ int order_detail_track(struct order_detail *od, const struct venue_books *vb, ui
 		*T = (struct wb_ord_track){ .seq = seq + 1, .in_use = 1, .order_id = id, .venue = venue };
 		wb_store_release(&T->seq, seq + 2);
 	}
-	od->unknown_tracked++;
-	od->fast.pending = od->unknown_tracked;
+	unknown_add(od, free_t);
 	if (venue_books_order(vb, venue, id, &info) == 0 && info.instrument < od->fast.capacity) {
 		struct order *x;
 
@@ -1065,7 +1186,7 @@ void order_detail_untrack(struct order_detail *od, uint8_t venue, uint64_t id)
 		if (!T->in_use || T->is_virtual || T->order_id != id || T->venue != venue)
 			continue;
 		if (T->state == WB_QUEUE_UNKNOWN) {
-			od->unknown_tracked--;
+			unknown_drop(od, t);
 		} else {
 			struct order *x = order_index_find(&od->ix, venue, id);
 
@@ -1171,21 +1292,33 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 
 		if (!od->unknown_tracked || (ev->kind != WB_EV_ADD && ev->kind != WB_EV_REPLACE))
 			return;
-		for (uint32_t t = 0; t < od->track_slots; t++)
-			if (od->trk[t].in_use && od->trk[t].state == WB_QUEUE_UNKNOWN &&
-			    od->trk[t].order_id == id && od->trk[t].venue == venue) {
-				order_detail_set(od, vb, i, 1);
-				od->fast.pending = od->unknown_tracked;
-				return;
-			}
+		if (unknown_find(od, venue, id) >= 0) {
+			order_detail_set(od, vb, i, 1);
+			od->fast.pending = od->unknown_tracked;
+		}
 		return;
 	}
 	sym_begin(od, i);
-	if (ev->kind == WB_EV_REPLACE) {
+	switch (ev->kind) {
+	case WB_EV_ADD:
+		order_added(od, ev, ups, k);
+		break;
+	case WB_EV_DELETE:
+		/* Whatever the books did, the id is not live after it. */
+		order_gone(od, venue, ev->u.order.order_id, WB_QUEUE_CANCELLED, ev);
+		break;
+	case WB_EV_EXECUTE:
+	case WB_EV_EXECUTE_AT_PRICE:
+	case WB_EV_REDUCE:
+		order_taken(od, venue, ev);
+		break;
+	case WB_EV_REPLACE:
 		order_gone(od, venue, ev->u.order.order_id, WB_QUEUE_CANCELLED, ev);
 		order_sync(od, vb, venue, ev->u.order.ref, ev);
-	} else {
+		break;
+	default:
 		order_sync(od, vb, venue, ev->u.order.order_id, ev);
+		break;
 	}
 	sym_end(od, i);
 	od->fast.pending = od->unknown_tracked;
@@ -1193,63 +1326,120 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 
 /* ------------------------------------------------------------ prefetch */
 
-void order_detail_prefetch(const struct order_detail *od, const struct wb_event *ev, unsigned stage)
-{
-	uint8_t kind = ev->kind;
-	const struct order *x;
-	uint64_t id;
+#define LOOKAHEAD_SLOTS 16u	/* a power of two >= ORDER_DETAIL_PREFETCH_AHEAD */
 
-	if (!od->fast.symbols_on || !order_kind(kind) || (ev->flags & WB_EVF_SIP) || ev->venue == 0 ||
-	    ev->venue >= WB_VENUE_COUNT)
+_Static_assert(ORDER_DETAIL_PREFETCH_AHEAD <= LOOKAHEAD_SLOTS &&
+		       ORDER_DETAIL_PREFETCH_AHEAD > ORDER_DETAIL_PREFETCH_AHEAD1 &&
+		       ORDER_DETAIL_PREFETCH_AHEAD1 > ORDER_DETAIL_PREFETCH_AHEAD2,
+	       "the stages run in order, each on an event still in the history");
+
+/* What stage 0 kept of an event for the later stages. */
+struct lookahead_slot {
+	uint8_t kind;		/* 0: nothing to warm (filtered out) */
+	uint8_t venue;
+	uint32_t hash;		/* order_index_hash(venue, id) */
+	uint32_t book;		/* ADD: book_of() */
+	uint32_t found;		/* stage 1: the order's slot, an ADD's level; 0: none */
+	uint64_t id;
+	int64_t price;		/* ADD */
+};
+
+struct lookahead {
+	struct lookahead_slot s[LOOKAHEAD_SLOTS];
+	uint32_t calls;
+};
+
+static struct lookahead *lookahead_create(void)
+{
+	return calloc(1, sizeof(struct lookahead));
+}
+
+/* Stage 0: filter, hash, and warm the order's bucket (an ADD's: its price's too). */
+static void lookahead_keys(const struct order_detail *od, struct lookahead_slot *p, const struct wb_event *ev)
+{
+	uint8_t kind;
+
+	p->kind = 0;
+	p->found = 0;
+	if (!ev)
+		return;
+	kind = ev->kind;
+	if ((kind != WB_EV_ADD && (kind < WB_EV_EXECUTE || kind > WB_EV_MODIFY)) || (ev->flags & WB_EVF_SIP) ||
+	    ev->venue == 0 || ev->venue >= WB_VENUE_COUNT)
 		return;
 	/* Feeds that name the instrument on every order event (ITCH, XDP)
 	 * say at once whether it is worth warming anything. */
 	if (ev->instrument && (ev->instrument >= od->fast.capacity || !od->on[ev->instrument]))
 		return;
-	id = ev->u.order.order_id;
+	p->venue = ev->venue;
+	p->id = ev->u.order.order_id;
+	p->hash = order_index_hash(p->venue, p->id);
 	if (kind == WB_EV_ADD) {
-		/* Its bucket, its price's bucket, then its level, then the
-		 * level's last order (the new one links behind it) and the
-		 * slot it will take. */
-		const struct price_slot *ps;
-		uint32_t book;
+		if (!ev->instrument || ev->side < WB_SIDE_BUY || ev->side > WB_SIDE_SELL)
+			return;
+		p->book = book_of(ev->instrument, p->venue, ev->side);
+		p->price = ev->u.order.price;
+		__builtin_prefetch(&od->prices[price_home(od, p->book, p->price)], 0, 3);
+	}
+	order_index_prefetch_hashed(&od->ix, p->hash);
+	p->kind = kind;
+}
 
-		if (ev->instrument >= od->fast.capacity || !od->on[ev->instrument] || ev->side < WB_SIDE_BUY ||
-		    ev->side > WB_SIDE_SELL)
-			return;
-		book = book_of(ev->instrument, ev->venue, ev->side);
-		if (stage == 0) {
-			order_index_prefetch(&od->ix, ev->venue, id);
-			__builtin_prefetch(&od->prices[price_home(od, book, ev->u.order.price)], 0, 3);
-			return;
-		}
-		ps = price_find(od, book, ev->u.order.price);
-		if (!ps->level)
-			return;
-		if (stage == 1)
+/* Stage 1: the order's slot and level; an ADD's level. */
+static void lookahead_level(const struct order_detail *od, struct lookahead_slot *p)
+{
+	const struct order *x;
+
+	if (p->kind == WB_EV_ADD) {
+		const struct price_slot *ps = price_find(od, p->book, p->price);
+
+		p->found = ps->level;
+		if (ps->level)
 			__builtin_prefetch(&od->lv[ps->level], 1, 3);
-		else if (od->lv[ps->level].tail)
-			__builtin_prefetch(&od->ord[od->lv[ps->level].tail], 1, 3);
-		if (stage == 2 && od->free_order)
+		return;
+	}
+	x = order_index_find_hashed(&od->ix, p->venue, p->id, p->hash);
+	if (!x)
+		return;
+	p->found = order_level(x);
+	__builtin_prefetch(&od->ord[p->found], 1, 3);
+	__builtin_prefetch(&od->lv[x->qty], 1, 3);
+}
+
+/*
+ * Stage 2, from what stage 1 found (by now maybe reused: a useless
+ * prefetch, nothing else; slots and levels are never unmapped): the
+ * order's neighbours in the queue; the level's last order (an ADD links
+ * behind it) and the slot an ADD takes.
+ */
+static void lookahead_queue(const struct order_detail *od, const struct lookahead_slot *p)
+{
+	if (p->kind == WB_EV_ADD) {
+		uint32_t tail = od->lv[p->found].tail;
+
+		if (tail)
+			__builtin_prefetch(&od->ord[tail], 1, 3);
+		if (od->free_order)
 			__builtin_prefetch(&od->ord[od->free_order], 1, 3);
 		return;
 	}
-	if (stage == 0) {
-		order_index_prefetch(&od->ix, ev->venue, id);
-		return;
-	}
-	x = order_index_find(&od->ix, ev->venue, id);
-	if (!x)
-		return;
-	if (stage == 1) {
-		__builtin_prefetch(&od->ord[order_level(x)], 1, 3);
-		__builtin_prefetch(&od->lv[x->qty], 1, 3);
-	} else {
-		const struct wb_ord_order *o = &od->ord[order_level(x)];
+	if (od->ord[p->found].prev)
+		__builtin_prefetch(&od->ord[od->ord[p->found].prev], 1, 3);
+	if (od->ord[p->found].next)
+		__builtin_prefetch(&od->ord[od->ord[p->found].next], 1, 3);
+}
 
-		if (o->prev)
-			__builtin_prefetch(&od->ord[o->prev], 1, 3);
-		if (o->next)
-			__builtin_prefetch(&od->ord[o->next], 1, 3);
-	}
+void order_detail_lookahead_detail(const struct order_detail *od, const struct wb_event *ev)
+{
+	struct lookahead *la = od->lookahead;
+	uint32_t n = la->calls++;
+	struct lookahead_slot *p;
+
+	p = &la->s[(n - (ORDER_DETAIL_PREFETCH_AHEAD - ORDER_DETAIL_PREFETCH_AHEAD2)) % LOOKAHEAD_SLOTS];
+	if (p->kind && p->found)
+		lookahead_queue(od, p);
+	p = &la->s[(n - (ORDER_DETAIL_PREFETCH_AHEAD - ORDER_DETAIL_PREFETCH_AHEAD1)) % LOOKAHEAD_SLOTS];
+	if (p->kind)
+		lookahead_level(od, p);
+	lookahead_keys(od, &la->s[n % LOOKAHEAD_SLOTS], ev);
 }

@@ -30,7 +30,7 @@ struct order_detail_config {
 	const char *shm_name;		/* the book's name; the objects are NAME.orders, NAME.orders-req */
 	uint32_t capacity;		/* instrument ids < this (the venue books' max_instruments) */
 	uint32_t order_slots;		/* 0: 1 Mi; at most 16 Mi */
-	uint32_t track_slots;		/* 0: 256 */
+	uint32_t track_slots;		/* 0: 4096 */
 	int all;			/* every symbol carries detail */
 };
 
@@ -81,19 +81,34 @@ static inline const struct order_detail_fast *order_detail_fast(const struct ord
 }
 
 /*
- * Optional: warm what order_detail_event() will need for ev, in stages
- * run on events ahead of the one applied, as venue_books_prefetch_stage:
- * stage 0 (16 events ahead) the order's index bucket, an ADD's price
- * bucket; 1 (8 ahead) the order's slot and level, an ADD's level; 2 (3
- * ahead) its neighbours in the queue, the level's last order and the slot
- * an ADD takes. Nothing when no symbol carries detail. (Without it the
- * detail cost ~1.5x more on the generated day; 16/8/3 and 24/12/4 were
- * within the shared machine's noise of each other.)
+ * Optional: warm what order_detail_event() will need, in stages run on
+ * events ahead of the one applied, as venue_books_prefetch_stage: stage
+ * 0 (16 events ahead) the order's index bucket, an ADD's price bucket;
+ * 1 (8 ahead) the order's slot and level, an ADD's level; 2 (3 ahead)
+ * its neighbours in the queue, the level's last order and the slot an
+ * ADD takes. (Without it the detail cost ~1.5x more time on the
+ * generated day; 16/8/3 and 24/12/4 were within the shared machine's
+ * noise of each other.)
+ *
+ * One call per event applied, before its order_detail_event(), with the
+ * event ORDER_DETAIL_PREFETCH_AHEAD ahead of it, or NULL when that one
+ * is not readable yet: the call runs stage 0 on it and the later stages
+ * on the events it was given 8 and 13 calls earlier, from what stage 0
+ * kept of them (its filter's verdict, hashes, what stage 1 found), so an
+ * event is filtered and hashed once, not at every stage. What it keeps
+ * are hints about the events, not book state, hence the const.
  */
-#define ORDER_DETAIL_PREFETCH_AHEAD0 16u
+#define ORDER_DETAIL_PREFETCH_AHEAD 16u
 #define ORDER_DETAIL_PREFETCH_AHEAD1 8u
 #define ORDER_DETAIL_PREFETCH_AHEAD2 3u
-void order_detail_prefetch(const struct order_detail *od, const struct wb_event *ev, unsigned stage);
+void order_detail_lookahead_detail(const struct order_detail *od, const struct wb_event *ev);
+
+/* Inline, nothing at all while no symbol carries detail. */
+static inline void order_detail_lookahead(const struct order_detail *od, const struct wb_event *ev)
+{
+	if (order_detail_fast(od)->symbols_on)
+		order_detail_lookahead_detail(od, ev);
+}
 
 /* The live path's check, inline: most events of most symbols end here. */
 static inline void order_detail_event(struct order_detail *od, const struct venue_books *vb,

@@ -24,6 +24,21 @@
 #include <sys/syscall.h>
 
 #define READ_SPINS 100000u
+#define SLOT_CACHE 4096u		/* remembered tracking slots (a power of two) */
+
+/*
+ * Which tracking slot holds an order, remembered: finding it otherwise
+ * reads every slot (4096, a cache line each), and a strategy reads its
+ * orders after every event. Direct-mapped; a hit is verified against
+ * the slot itself, so a stale or torn entry (readers of one handle may
+ * run on several threads) only costs the scan it would have cost anyway.
+ */
+struct slot_cache_entry {
+	uint64_t key;		/* the order id; a tracked one's mixed with its venue */
+	uint32_t slot;		/* tracking slot + 1; 0: empty */
+	uint32_t is_virtual;
+};
+
 #define WALK_LEVELS_MAX 100000u		/* a side's levels a reader follows at most */
 
 struct wb_orders {
@@ -37,6 +52,7 @@ struct wb_orders {
 	const struct wb_ord_order *ord;
 	const struct wb_ord_track *trk;
 	uint32_t capacity, order_slots, level_slots, track_slots;
+	struct slot_cache_entry *cache;	/* [SLOT_CACHE]: hints, written by const reads */
 };
 
 static void *map_object(const char *name, int writable, size_t *size, int *err)
@@ -112,7 +128,10 @@ struct wb_orders *wb_orders_open(const char *name, int *err)
 		return NULL;
 	}
 	o = calloc(1, sizeof(*o));
-	if (!o) {
+	if (o)
+		o->cache = calloc(SLOT_CACHE, sizeof(*o->cache));
+	if (!o || !o->cache) {
+		free(o);
 		*err = WB_ESYS;
 		return NULL;
 	}
@@ -138,6 +157,7 @@ void wb_orders_close(struct wb_orders *o)
 		munmap((void *)o->hdr, o->size);
 	if (o->req)
 		munmap(o->req, o->req_size);
+	free(o->cache);
 	free(o);
 }
 
@@ -368,16 +388,39 @@ int wb_queue_untrack(struct wb_orders *o, int venue, uint64_t order_id)
 
 /* ------------------------------------------------------ queue positions */
 
+/* Slot t holds (venue, order_id), tracked (is_virtual 0) or virtual (1; venue not compared). */
+static int slot_holds(const struct wb_orders *o, uint32_t t, int is_virtual, int venue, uint64_t order_id)
+{
+	const struct wb_ord_track *T = &o->trk[t];
+
+	return wb_load_relaxed(&T->in_use) && wb_load_relaxed(&T->is_virtual) == is_virtual &&
+	       wb_load_relaxed(&T->order_id) == order_id && (is_virtual || wb_load_relaxed(&T->venue) == venue);
+}
+
+/* The tracking slot of (venue, order_id), or WB_ENOSYM. */
+static int slot_find(const struct wb_orders *o, int is_virtual, int venue, uint64_t order_id)
+{
+	uint64_t key = is_virtual ? order_id : order_id ^ (uint64_t)venue * 0x9e3779b97f4a7c15ull;
+	struct slot_cache_entry *c = &o->cache[(key * 0xff51afd7ed558ccdull) >> 52 & (SLOT_CACHE - 1)];
+	uint32_t hint = wb_load_relaxed(&c->slot);
+
+	if (hint && hint <= o->track_slots && wb_load_relaxed(&c->key) == key &&
+	    wb_load_relaxed(&c->is_virtual) == (uint32_t)is_virtual && slot_holds(o, hint - 1, is_virtual, venue, order_id))
+		return (int)hint - 1;
+	for (uint32_t t = 0; t < o->track_slots; t++)
+		if (slot_holds(o, t, is_virtual, venue, order_id)) {
+			wb_store_relaxed(&c->slot, 0);
+			wb_store_relaxed(&c->key, key);
+			wb_store_relaxed(&c->is_virtual, (uint32_t)is_virtual);
+			wb_store_relaxed(&c->slot, t + 1);
+			return (int)t;
+		}
+	return WB_ENOSYM;
+}
+
 static int track_find(const struct wb_orders *o, int venue, uint64_t order_id)
 {
-	for (uint32_t t = 0; t < o->track_slots; t++) {
-		const struct wb_ord_track *T = &o->trk[t];
-
-		if (wb_load_relaxed(&T->in_use) && !wb_load_relaxed(&T->is_virtual) &&
-		    wb_load_relaxed(&T->order_id) == order_id && wb_load_relaxed(&T->venue) == venue)
-			return (int)t;
-	}
-	return WB_ENOSYM;
+	return slot_find(o, 0, venue, order_id);
 }
 
 /* A tracking slot's position, read inside its seqlock (seq: the version read). */
@@ -513,18 +556,17 @@ int wb_virtual_cancel(struct wb_orders *o, uint64_t id)
 
 int wb_virtual_state(const struct wb_orders *o, uint64_t id, struct wb_virtual_order *out)
 {
-	const struct wb_ord_track *T = NULL;
+	const struct wb_ord_track *T;
 	unsigned spins = 0;
 	uint32_t seq;
+	int t;
 
 	if (!o || !out)
 		return WB_EINVAL;
-	for (uint32_t t = 0; t < o->track_slots && !T; t++)
-		if (wb_load_relaxed(&o->trk[t].in_use) && wb_load_relaxed(&o->trk[t].is_virtual) &&
-		    wb_load_relaxed(&o->trk[t].order_id) == id)
-			T = &o->trk[t];
-	if (!T)
-		return WB_ENOSYM;
+	t = slot_find(o, 1, 0, id);
+	if (t < 0)
+		return t;
+	T = &o->trk[t];
 	do {
 		while ((seq = wb_load_acquire(&T->seq)) & 1) {
 			if (++spins > READ_SPINS)

@@ -282,12 +282,8 @@ static struct book_update *emit_updates(void *arg, const struct wb_event *ev, st
 		uint64_t i = c->next++;
 
 		/* As builder thread 1 does (t1_emit). */
-		if (i + ORDER_DETAIL_PREFETCH_AHEAD0 < c->n)
-			order_detail_prefetch(c->od, wb_ring_consumer_at(c->ring, i + ORDER_DETAIL_PREFETCH_AHEAD0), 0);
-		if (i + ORDER_DETAIL_PREFETCH_AHEAD1 < c->n)
-			order_detail_prefetch(c->od, wb_ring_consumer_at(c->ring, i + ORDER_DETAIL_PREFETCH_AHEAD1), 1);
-		if (i + ORDER_DETAIL_PREFETCH_AHEAD2 < c->n)
-			order_detail_prefetch(c->od, wb_ring_consumer_at(c->ring, i + ORDER_DETAIL_PREFETCH_AHEAD2), 2);
+		order_detail_lookahead(c->od, i + ORDER_DETAIL_PREFETCH_AHEAD < c->n ?
+					      wb_ring_consumer_at(c->ring, i + ORDER_DETAIL_PREFETCH_AHEAD) : NULL);
 		order_detail_event(c->od, c->vb, ev, u, k);
 	}
 	if (c->update_hash)

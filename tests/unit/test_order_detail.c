@@ -470,6 +470,90 @@ START_TEST(test_a_virtual_order_is_cancelled_refused_when_marketable_and_kept_be
 }
 END_TEST
 
+/* A reader remembers where an order's position is: a slot that changed hands is not read as the old order's. */
+START_TEST(test_a_reused_tracking_slot_is_never_read_as_its_last_order)
+{
+	struct wb_queue_pos p;
+
+	add(5, WB_SIDE_BUY, PX(1000), 100);
+	add(6, WB_SIDE_BUY, PX(1000), 200);
+	ck_assert_int_eq(wb_queue_track(rd, V, 5), 0);
+	order_detail_poll(od, vb);
+	position(5, &p);
+	ck_assert_uint_eq(p.qty, 100);
+	ck_assert_int_eq(wb_queue_untrack(rd, V, 5), 0);
+	ck_assert_int_eq(wb_queue_track(rd, V, 6), 0);	/* takes the slot 5 had */
+	order_detail_poll(od, vb);
+	ck_assert_int_eq(wb_queue_position(rd, V, 5, &p), WB_ENOSYM);
+	position(6, &p);
+	ck_assert_uint_eq(p.qty, 200);
+	ck_assert_uint_eq(p.shares_ahead, 100);
+	ck_assert_int_eq(wb_queue_track(rd, V, 5), 0);	/* another slot now */
+	order_detail_poll(od, vb);
+	position(5, &p);
+	ck_assert_uint_eq(p.qty, 100);
+	ck_assert_uint_eq(p.shares_ahead, 0);
+}
+END_TEST
+
+/* The 1,000 virtual orders fit beside tracked ones, and an event reaches every one of its symbol's. */
+#define MANY_VIRTUAL 1000u
+
+START_TEST(test_a_thousand_virtual_orders_are_placed_and_all_fill)
+{
+	static uint64_t ids[MANY_VIRTUAL];
+	struct wb_virtual_order v;
+
+	add(1, WB_SIDE_BUY, PX(1000), 100);
+	add(2, WB_SIDE_BUY, PX(999), 100);
+	for (unsigned i = 0; i < MANY_VIRTUAL; i++) {
+		ck_assert_int_eq(wb_virtual_place(rd, SYM, V, WB_SIDE_BUY, PX(1000), 10, &ids[i]), WB_OK);
+		if (i % 32 == 31)
+			order_detail_poll(od, vb);	/* 64 requests can be pending */
+	}
+	for (unsigned i = 0; i < MANY_VIRTUAL; i++) {
+		v = virt(ids[i]);
+		ck_assert_int_eq(v.pos.state, WB_QUEUE_RESTING);
+		ck_assert_uint_eq(v.pos.shares_ahead, 100);
+	}
+	/* The bid below executes: the price traded through every one of them. */
+	order_ev(WB_EV_EXECUTE, 2, 10, 0, 1, WB_EVF_PRINTABLE);
+	for (unsigned i = 0; i < MANY_VIRTUAL; i++) {
+		v = virt(ids[i]);
+		ck_assert_int_eq(v.pos.state, WB_QUEUE_FILLED);
+		ck_assert_uint_eq(v.pos.filled_qty, 10);
+	}
+	ck_assert_str_eq(queue(WB_SIDE_BUY, PX(1000)), "1");
+}
+END_TEST
+
+/* Detail off and on again: a tracked order that was resting is found again, where it stands. */
+START_TEST(test_a_tracked_order_is_found_again_when_its_symbol_detail_returns)
+{
+	struct wb_queue_pos p;
+
+	teardown();
+	open_all("none");
+	ck_assert_int_eq(wb_queue_track(rd, V, 2), 0);
+	add(1, WB_SIDE_BUY, PX(1000), 100);
+	add(2, WB_SIDE_BUY, PX(1000), 200);
+	position(2, &p);
+	ck_assert_int_eq(p.state, WB_QUEUE_RESTING);
+	ck_assert_int_eq(wb_orders_detail(rd, SYM, 0), 0);
+	order_detail_poll(od, vb);
+	position(2, &p);
+	ck_assert_int_eq(p.state, WB_QUEUE_UNKNOWN);
+	ck_assert_int_eq(wb_orders_detail(rd, SYM, 1), 0);
+	order_detail_poll(od, vb);
+	position(2, &p);
+	ck_assert_int_eq(p.state, WB_QUEUE_RESTING);
+	ck_assert_uint_eq(p.shares_ahead, 100);
+	order_ev(WB_EV_DELETE, 1, 0, 0, 0, 0);
+	position(2, &p);
+	ck_assert_uint_eq(p.shares_ahead, 0);
+}
+END_TEST
+
 static Suite *order_detail_suite(void)
 {
 	Suite *s = suite_create("order_detail");
@@ -487,6 +571,9 @@ static Suite *order_detail_suite(void)
 	tcase_add_test(t, test_wait_returns_when_the_position_changes);
 	tcase_add_test(t, test_a_virtual_order_joins_the_back_moves_up_and_fills_without_touching_the_book);
 	tcase_add_test(t, test_a_virtual_order_is_cancelled_refused_when_marketable_and_kept_behind_a_requeued_order);
+	tcase_add_test(t, test_a_thousand_virtual_orders_are_placed_and_all_fill);
+	tcase_add_test(t, test_a_reused_tracking_slot_is_never_read_as_its_last_order);
+	tcase_add_test(t, test_a_tracked_order_is_found_again_when_its_symbol_detail_returns);
 	suite_add_tcase(s, t);
 	return s;
 }
