@@ -17,6 +17,7 @@
 #include "book/futex.h"
 #include "book/offpath.h"
 #include "book/order_detail.h"
+#include "book/lockstep.h"
 #include "book/sipview.h"
 #include "book/spsc.h"
 #include "book/venue_mem.h"
@@ -569,6 +570,26 @@ static void t1_finish(struct builder *b)
 		wake_thread2(b);
 }
 
+/* lockstep_cut's view of the ring's unread events. */
+static const struct wb_event *ring_event_at(const void *ring, uint64_t i)
+{
+	return wb_ring_consumer_at(ring, i);
+}
+
+/* A batch in lockstep (lockstep.h): cut at the strategy's gate, its due
+ * requests in first, and the wait for it after. */
+static void apply_lockstep_batch(struct builder *b, uint64_t n, uint64_t avail)
+{
+	struct lockstep *ls = b->cfg.lockstep;
+	uint64_t last_recv_ts;
+
+	n = lockstep_cut(ls, ring_event_at, &b->ring, n);
+	last_recv_ts = wb_ring_consumer_at(&b->ring, n - 1)->recv_ts;
+	lockstep_release(ls, wb_ring_consumer_at(&b->ring, 0));
+	apply_batch(b, n, avail);
+	lockstep_after(ls, last_recv_ts);
+}
+
 static void *thread1_main(void *arg)
 {
 	struct builder *b = arg;
@@ -576,6 +597,8 @@ static void *thread1_main(void *arg)
 	unsigned idle = 0;
 
 	pin_self(b, b->ctr.cpu[0]);
+	if (b->cfg.lockstep)
+		lockstep_begin(b->cfg.lockstep, b->stream.mem ? &b->stream : NULL, b->od, &b->stop);
 	for (;;) {
 		uint64_t n = wb_ring_consumer_available(&b->ring);
 
@@ -598,7 +621,10 @@ static void *thread1_main(void *arg)
 			}
 		}
 		idle = 0;
-		apply_batch(b, n < BUILDER_MAX_BATCH ? n : BUILDER_MAX_BATCH, n);
+		if (b->cfg.lockstep)
+			apply_lockstep_batch(b, n < BUILDER_MAX_BATCH ? n : BUILDER_MAX_BATCH, n);
+		else
+			apply_batch(b, n < BUILDER_MAX_BATCH ? n : BUILDER_MAX_BATCH, n);
 		wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
 	}
 	wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
