@@ -153,6 +153,9 @@ static void report(struct wb_orders *o, unsigned n, uint64_t events)
 		       tickers[m->sym], wb_venue_name(m->venue), price, m->placed_at,
 		       m->ahead_at_place == UINT64_MAX ? (int64_t)-1 : (int64_t)m->ahead_at_place,
 		       wb_queue_state_name(m->last.pos.state), m->last.pos.filled_qty, m->last.fills);
+		if (trace)
+			printf("S %u %s %" PRIu64 " %" PRIu64 "\n", k, wb_queue_state_name(m->last.pos.state),
+			       m->last.pos.filled_qty, m->last.fills);
 		filled += m->last.pos.filled_qty;
 		fills += m->last.fills;
 		count[m->last.pos.state & 7]++;

@@ -514,7 +514,9 @@ static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 		wb_ring_writer_claim(&b->stream.writer, n);
 		for (i = 0; i < n; i++)
 			wb_ring_writer_put(&b->stream.writer, wb_ring_consumer_at(&b->ring, i));
-		stream_publish(b);
+		/* Lockstep: a gated packet is published whole, at its gate. */
+		if (!b->cfg.lockstep || !lockstep_holding(b->cfg.lockstep))
+			stream_publish(b);
 	}
 	wb_ring_consumer_release(&b->ring, n);
 }
@@ -583,6 +585,11 @@ static void apply_lockstep_batch(struct builder *b, uint64_t n, uint64_t avail)
 	struct lockstep *ls = b->cfg.lockstep;
 	uint64_t last_recv_ts;
 
+	if (lockstep_step_over(ls, wb_ring_consumer_at(&b->ring, 0))) {
+		if (b->stream.mem)
+			stream_publish(b);
+		lockstep_wait(ls);
+	}
 	n = lockstep_cut(ls, ring_event_at, &b->ring, n);
 	last_recv_ts = wb_ring_consumer_at(&b->ring, n - 1)->recv_ts;
 	lockstep_release(ls, wb_ring_consumer_at(&b->ring, 0));
@@ -614,8 +621,9 @@ static void *thread1_main(void *arg)
 				/* A pump that blocked in the kernel (WAITED) gets no nap on top. */
 				if (pump_state == BUILDER_PUMP_IDLE)
 					idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
-				/* A quiet feed still serves readers' order-detail requests. */
-				if (b->od)
+				/* A quiet feed still serves readers' order-detail requests
+				 * (in lockstep, only at the strategy's steps). */
+				if (b->od && !b->cfg.lockstep)
 					order_detail_poll(b->od, b->vb);
 				continue;
 			}
@@ -628,6 +636,8 @@ static void *thread1_main(void *arg)
 		wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
 	}
 	wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
+	if (b->cfg.lockstep && b->stream.mem)
+		stream_publish(b);	/* the last packet, gated or not */
 	t1_finish(b);
 	return NULL;
 }

@@ -38,7 +38,10 @@ struct lockstep {
 	struct event_stream *es;
 	const struct order_detail_fast *od;
 	const int *stop;
-	int gate_pending;		/* the batch being applied ends at a gate */
+	int gate_pending;		/* the packet last applied has a gated event */
+	uint64_t last_recv_ts;		/* that packet */
+	uint16_t last_line;
+	uint64_t applied_recv_ts;	/* the last event applied */
 	uint64_t posted_seen;		/* req->posted when last scanned */
 	uint64_t rng;			/* xorshift64*: the jitter's draws */
 	struct held_request held[WB_ORD_REQUESTS];
@@ -169,31 +172,70 @@ static uint64_t earliest_due(const struct lockstep *ls)
 	return due;
 }
 
+static void wait_ack(struct lockstep *ls, uint64_t target);
+static void hold_new(struct lockstep *ls, uint64_t now);
+
+/* The same packet (as the builder's timing marks tell one: receive time and line)? */
+static int same_packet(const struct wb_event *a, uint64_t recv_ts, uint16_t line)
+{
+	return a->recv_ts == recv_ts && a->line == line;
+}
+
+int lockstep_step_over(const struct lockstep *ls, const struct wb_event *next)
+{
+	const struct wb_ring_writer *w = &ls->es->writer;
+
+	if (ls->reader_gone)
+		return 0;
+	if (ls->gate_pending)
+		return !same_packet(next, ls->last_recv_ts, ls->last_line);
+	/* A long run of ungated events: handed over before the ring could
+	 * overwrite what the strategy has not read. */
+	return w->head - w->published > (w->mask + 1) / 4;
+}
+
+void lockstep_wait(struct lockstep *ls)
+{
+	if (ls->gate_pending)
+		ls->ctr.gates++;
+	else
+		ls->ctr.flushes++;
+	ls->gate_pending = 0;
+	wait_ack(ls, ls->es->writer.head);
+	if (ls->req)
+		hold_new(ls, ls->applied_recv_ts);
+}
+
+int lockstep_holding(const struct lockstep *ls)
+{
+	return !ls->reader_gone;
+}
+
 uint64_t lockstep_cut(struct lockstep *ls, lockstep_at_fn at, const void *ctx, uint64_t n)
 {
-	uint64_t due = ls->n_held ? earliest_due(ls) : UINT64_MAX, i;
+	uint64_t due, i;
 
-	ls->gate_pending = 0;
 	if (ls->reader_gone)
 		return n;
+	due = ls->n_held ? earliest_due(ls) : UINT64_MAX;
 	for (i = 0; i < n; i++) {
 		const struct wb_event *ev = at(ctx, i);
 
 		/* A held request goes in before the first event at its due time. */
 		if (ev->recv_ts >= due && i)
 			return i;
+		if (ls->gate_pending) {
+			/* The gated packet goes on (a batch cut short, or the pump's
+			 * budget): to its end, and no further. */
+			if (!same_packet(ev, ls->last_recv_ts, ls->last_line))
+				return i;
+			continue;
+		}
 		if (!gated(ls, ev))
 			continue;
-		/* The strategy sees the whole packet before anything of the next. */
-		while (i + 1 < n) {
-			const struct wb_event *next = at(ctx, i + 1);
-
-			if (next->recv_ts != ev->recv_ts || next->line != ev->line)
-				break;
-			i++;
-		}
 		ls->gate_pending = 1;
-		return i + 1;
+		ls->last_recv_ts = ev->recv_ts;
+		ls->last_line = ev->line;
 	}
 	return n;
 }
@@ -279,14 +321,7 @@ static void hold_new(struct lockstep *ls, uint64_t now)
 
 void lockstep_after(struct lockstep *ls, uint64_t last_recv_ts)
 {
-	if (ls->reader_gone)
-		return;
-	if (ls->gate_pending) {
-		ls->ctr.gates++;
-		wait_ack(ls, ls->es->writer.head);
-	}
-	if (ls->req)
-		hold_new(ls, last_recv_ts);
+	ls->applied_recv_ts = last_recv_ts;
 }
 
 void lockstep_get_counters(const struct lockstep *ls, struct lockstep_counters *out)
