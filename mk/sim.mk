@@ -6,5 +6,5 @@
 CHECK_EXTRA += sim-test
 
 .PHONY: sim-test
-sim-test: $(O)/examples/join_bid $(O)/wb-gen $(O)/wb-dump $(O)/wirebookd
+sim-test: $(O)/examples/join_bid $(O)/wb-gen $(O)/wb-dump $(O)/wirebookd $(LIB_SHM_SO)
 	B=$(O) python3 tests/sim/sim_test.py

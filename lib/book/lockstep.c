@@ -138,6 +138,10 @@ void lockstep_begin(struct lockstep *ls, struct event_stream *es, struct order_d
 		return;
 	}
 	pp = es->mem;
+	/* A stream object reused from an earlier run keeps its last reader's claim. */
+	wb_store_relaxed(&cons_page(ls)->lockstep_acked, 0);
+	wb_store_relaxed(&cons_page(ls)->lockstep_writer_waits, 0);
+	wb_store_release(&cons_page(ls)->lockstep_reader, 0);
 	wb_store_release(&pp->lockstep, 1);
 	/* Nothing is applied before the strategy is there to see it. A
 	 * reader that opened before the flag and sleeps on the stream is woken

@@ -144,6 +144,32 @@ def check_reference(name, events, trace, delay, venues):
     return 1 if bad else 0
 
 
+def python_runs(pcap):
+    """wirebook.simulate() with a small strategy in Python, twice: the same fills."""
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    os.environ.setdefault("WIREBOOK_LIB", os.path.join(B, "libwirebook.so"))
+    os.environ.setdefault("WIREBOOKD", os.path.join(B, "wirebookd"))
+    import wirebook
+
+    def run():
+        n = 0
+        with wirebook.simulate(pcap, feeds=FEEDS, args=["--expected-orders", "65536"]) as sim:
+            for x in sim:
+                if isinstance(x, wirebook.Fill):
+                    continue
+                n += 1
+                if x.kind != "ADD" or x.side != "B" or sim.live(x.instrument) or len(sim._mine) >= 100:
+                    continue
+                lv = sim.orders.levels(sim.ticker(x.instrument), x.venue, "B")
+                if lv:
+                    sim.place(x.instrument, x.venue, "B", lv[0].price, 100)
+        return n, [f[1:] for f in sim.fills]
+    a, b = run(), run()
+    print("python wirebook.simulate: %d events, %d fills, two runs %s" % (
+        a[0], len(a[1]), "identical" if a == b and a[1] else "DIFFERENT"))
+    return 0 if a == b and a[1] else 1
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="wb-sim-test.")
     venues = venue_names()
@@ -172,6 +198,7 @@ def main():
             print("%s jitter: two runs: %d fills, %s" % (proto, len(jf1.splitlines()) - 1,
                                                         "identical" if same else "DIFFERENT"))
             bad += not same
+            bad += python_runs(pcap)
     if bad:
         print("sim-test: FAILED (kept %s)" % tmp)
         sys.exit(1)
