@@ -4,7 +4,7 @@
  * against a replayed day (wirebookd --lockstep: docs/simulate.md).
  *
  * On each event of a symbol that carries order detail it reads the
- * venue's best bid and ask (wb_order_levels). Signal: the bid holds at
+ * venue's best bid and ask (wb_venue_bbo, the Super-Book's per-venue BBO). Signal: the bid holds at
  * least twice the ask's shares; then it joins the bid with a virtual buy
  * of --qty shares (one order per symbol, --max in all). It cancels when
  * the bid moves above its price or the imbalance turns (the ask holds
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "wirebook/book.h"
 #include "wirebook/events.h"
 #include "wirebook/orders.h"
 
@@ -51,15 +52,19 @@ static void on_signal(int sig)
 }
 
 /* The strategy proper: join the bid on an imbalance, cancel when it is gone. */
-static void on_event(struct wb_orders *o, const struct wb_event *ev, uint64_t pos, unsigned *n, unsigned max,
-		     uint64_t qty)
+static void on_event(const struct wb_book *book, struct wb_orders *o, const struct wb_event *ev, uint64_t pos,
+		     unsigned *n, unsigned max, uint64_t qty)
 {
-	struct wb_order_level bid, ask;
+	struct wb_venue_bbo bbo;
+	struct { int64_t price; uint64_t qty; } bid, ask;
 	int sym = ev->instrument, k = live_of[sym] - 1;
 
-	if (wb_order_levels(o, sym, ev->venue, WB_SIDE_BUY, &bid, 1) != 1 ||
-	    wb_order_levels(o, sym, ev->venue, WB_SIDE_SELL, &ask, 1) != 1)
+	if (wb_venue_bbo(book, sym, ev->venue, &bbo) < 0 || !bbo.bid_qty || !bbo.ask_qty)
 		return;
+	bid.price = bbo.bid_price;
+	bid.qty = bbo.bid_qty;
+	ask.price = bbo.ask_price;
+	ask.qty = bbo.ask_qty;
 	if (k < 0 && *n < max && bid.qty >= 2 * ask.qty) {
 		struct mine *m = &orders[*n];
 
@@ -168,10 +173,11 @@ static void report(struct wb_orders *o, unsigned n, uint64_t events)
 
 int main(int argc, char **argv)
 {
-	const char *book = NULL, *fills_path = NULL;
+	const char *name = NULL, *fills_path = NULL;
 	const struct wb_event *batch[256];
 	struct wb_events *ev = NULL;
 	struct wb_orders *o = NULL;
+	struct wb_book *book = NULL;
 	uint64_t qty = 100, pos = 0;
 	unsigned max = 1000, n = 0;
 	FILE *fills = NULL;
@@ -179,7 +185,7 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--book") && i + 1 < argc)
-			book = argv[++i];
+			name = argv[++i];
 		else if (!strcmp(argv[i], "--qty") && i + 1 < argc)
 			qty = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--max") && i + 1 < argc)
@@ -199,17 +205,19 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	/* wirebookd may still be starting: wait for its stream and detail. */
-	for (i = 0; i < 300 && !stop && (!ev || !o); i++) {
+	for (i = 0; i < 300 && !stop && (!ev || !o || !book); i++) {
 		struct timespec nap = { 0, 20000000 };
 
 		if (!ev)
-			ev = wb_events_open_shm(book, &err);
+			ev = wb_events_open_shm(name, &err);
 		if (ev && !o)
-			o = wb_orders_open(book, &err);
-		if (!ev || !o)
+			o = wb_orders_open(name, &err);
+		if (o && !book)
+			book = wb_open(name, &err);
+		if (!ev || !o || !book)
 			nanosleep(&nap, NULL);
 	}
-	if (!ev || !o) {
+	if (!ev || !o || !book) {
 		fprintf(stderr, "join_bid: %s (is wirebookd running with --events and --order-detail?)\n",
 			wb_strerror(err));
 		return 1;
@@ -251,7 +259,7 @@ int main(int argc, char **argv)
 				follow(o, &orders[cancelling_of[sym] - 1], pos, fills);
 			if (live_of[sym])
 				follow(o, &orders[live_of[sym] - 1], pos, fills);
-			on_event(o, e, pos, &n, max, qty);
+			on_event(book, o, e, pos, &n, max, qty);
 			if (trace && live_of[sym] && orders[live_of[sym] - 1].placed_at == pos) {
 				const struct mine *m = &orders[live_of[sym] - 1];
 				char price[32];
@@ -271,5 +279,6 @@ int main(int argc, char **argv)
 		fclose(fills);
 	wb_events_close(ev);
 	wb_orders_close(o);
+	wb_close(book);
 	return 0;
 }
