@@ -1,4 +1,4 @@
-/* join_bid [--book NAME] [--qty N] [--max N] [--fills FILE.csv] [--trace]:
+/* join_bid [--book NAME] [--qty N] [--max N] [--fills FILE.csv] [--queue FILE.csv] [--trace]:
  * an example strategy on libwirebook's live API (event stream, order
  * detail, virtual orders) that runs unchanged live (shadow trading) and
  * against a replayed day (wirebookd --lockstep: docs/simulate.md).
@@ -10,7 +10,9 @@
  * the bid moves above its price or the imbalance turns (the ask holds
  * twice the bid's shares). At the end it prints its report: every order
  * with its queue position at placement, its state and fills, and totals;
- * --fills writes every fill as a CSV row; --trace prints each event's
+ * --fills writes every fill as a CSV row, --queue every change of an
+ * order's place in the queue (shares and orders ahead and behind, the
+ * level's totals); --trace prints each event's
  * stream position (for tests/sim: the reference check).
  *
  * Links only libwirebook: cc join_bid.c $(pkg-config --cflags --libs wirebook) */
@@ -111,12 +113,19 @@ static void csv_fill(FILE *f, const struct mine *m, uint64_t pos, uint64_t qty)
 }
 
 /* Follow the order's state: its place in the queue once placed, and each fill. */
+static FILE *queue_csv;
+
 static void follow(struct wb_orders *o, struct mine *m, uint64_t pos, FILE *fills)
 {
 	struct wb_virtual_order v;
 
 	if (m->done || wb_virtual_state(o, m->id, &v) < 0 || (m->seen && v.pos.version == m->last.pos.version))
 		return;
+	if (queue_csv)
+		fprintf(queue_csv, "%d,%" PRIu64 ",%s,%" PRIu64 ",%u,%" PRIu64 ",%u,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 "\n",
+			(int)(m - orders), pos, wb_queue_state_name(v.pos.state), v.pos.shares_ahead, v.pos.orders_ahead,
+			v.pos.shares_behind, v.pos.orders_behind, v.pos.level_qty, v.pos.level_orders, v.pos.qty,
+			v.pos.filled_qty);
 	if (!m->seen)
 		m->ahead_at_place = v.pos.shares_ahead;
 	if (v.fills != m->last.fills) {
@@ -173,13 +182,13 @@ static void report(struct wb_orders *o, unsigned n, uint64_t events)
 
 int main(int argc, char **argv)
 {
-	const char *name = NULL, *fills_path = NULL;
+	const char *name = NULL, *fills_path = NULL, *queue_path = NULL;
 	const struct wb_event *batch[256];
 	struct wb_events *ev = NULL;
 	struct wb_orders *o = NULL;
 	struct wb_book *book = NULL;
 	uint64_t qty = 100, pos = 0;
-	unsigned max = 1000, n = 0;
+	unsigned max = 1000, n = 0, unseen = 0;
 	FILE *fills = NULL;
 	int i, err = 0, rc;
 
@@ -192,11 +201,13 @@ int main(int argc, char **argv)
 			max = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--fills") && i + 1 < argc)
 			fills_path = argv[++i];
+		else if (!strcmp(argv[i], "--queue") && i + 1 < argc)
+			queue_path = argv[++i];
 		else if (!strcmp(argv[i], "--trace"))
 			trace = 1;
 		else {
 			fprintf(strcmp(argv[i], "--help") ? stderr : stdout, "usage: join_bid [--book NAME] [--qty N] "
-				"[--max N] [--fills FILE.csv] [--trace]\n");
+				"[--max N] [--fills FILE.csv] [--queue FILE.csv] [--trace]\n");
 			return strcmp(argv[i], "--help") ? 2 : 0;
 		}
 	}
@@ -231,6 +242,15 @@ int main(int argc, char **argv)
 		fprintf(fills, "order,virtual_id,event,symbol,venue,side,price,fill_qty,filled_qty,left_qty,fill_exch_ts,"
 			"fill_recv_ts,fill_seq,state\n");
 	}
+	if (queue_path) {
+		queue_csv = fopen(queue_path, "w");
+		if (!queue_csv) {
+			perror(queue_path);
+			return 1;
+		}
+		fprintf(queue_csv, "order,event,state,shares_ahead,orders_ahead,shares_behind,orders_behind,"
+			"level_qty,level_orders,left_qty,filled_qty\n");
+	}
 	while (!stop) {
 		unsigned got = wb_events_peek(ev, batch, 256);
 
@@ -253,6 +273,11 @@ int main(int argc, char **argv)
 					tickers[sym][c] = 0;
 				continue;
 			}
+			/* Orders just placed: their place in the queue as they join it. */
+			for (unsigned k = unseen; k < n; k++)
+				follow(o, &orders[k], pos, fills);
+			while (unseen < n && (orders[unseen].seen || orders[unseen].done))
+				unseen++;
 			if (!sym || wb_orders_has_detail(o, sym) != 1)
 				continue;
 			if (cancelling_of[sym])
@@ -277,6 +302,8 @@ int main(int argc, char **argv)
 	report(o, n, pos);
 	if (fills)
 		fclose(fills);
+	if (queue_csv)
+		fclose(queue_csv);
 	wb_events_close(ev);
 	wb_orders_close(o);
 	wb_close(book);
