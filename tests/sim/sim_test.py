@@ -170,6 +170,23 @@ def python_runs(pcap):
     return 0 if a == b and a[1] else 1
 
 
+def usage_errors(pcap):
+    """Bad --lockstep usage is refused with exit 2, before anything runs."""
+    bad = 0
+    for args in (["--pcap", pcap, "--lockstep", "sometimes"],
+                 ["--pcap", pcap, "--lockstep", "all", "--speed", "1"],
+                 ["--pcap", pcap, "--lockstep", "all", "--source-thread"],
+                 ["--pcap", pcap, "--lockstep", "all", "--events", "0"],
+                 ["--pcap", pcap, "--lockstep-delay", "1000"]):
+        rc = subprocess.run([os.path.join(B, "wirebookd"), "--feeds", FEEDS, "--shm", "wb-sim-test-usage"] + args,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        if rc != 2:
+            print("usage: wirebookd %s exited %d, not 2" % (" ".join(args[2:]), rc))
+            bad += 1
+    print("usage: bad --lockstep combinations refused: %s" % ("yes" if not bad else "NO"))
+    return bad
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="wb-sim-test.")
     venues = venue_names()
@@ -191,6 +208,7 @@ def main():
         td, _, _ = simulate(tmp, pcap, proto + "-delay", ["--lockstep-delay", str(DELAY_NS)])
         bad += check_reference(proto + " delay %dus" % (DELAY_NS // 1000), events, td, DELAY_NS, venues)
         if proto == "itch":
+            bad += usage_errors(pcap)
             jit = ["--lockstep-delay", "20000", "--lockstep-jitter", "60000", "--lockstep-seed", "7"]
             j1, jf1, jr1 = simulate(tmp, pcap, proto + "-jit1", jit)
             j2, jf2, jr2 = simulate(tmp, pcap, proto + "-jit2", jit)
