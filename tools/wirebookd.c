@@ -31,6 +31,7 @@
 #include "book/book_shm.h"
 #include "book/builder.h"
 #include "book/order_detail.h"
+#include "book/lockstep.h"
 #include "book/futex.h"
 #include "book/latency_log.h"
 #include "book/sipview.h"
@@ -163,6 +164,16 @@ static void usage(FILE *f)
 "                       publish the orders at each price and tracked queue\n"
 "                       positions (wirebook/orders.h) for every symbol, none at\n"
 "                       start (readers ask: wb_orders_detail), or a watch list\n"
+"  --lockstep detail|all\n"
+"                       replay --pcap/--itch-file stepped with one strategy (the\n"
+"                       first reader of the event stream): after each packet with\n"
+"                       an event of a symbol carrying order detail (all: every\n"
+"                       packet), wait until it has read the stream there; its\n"
+"                       virtual orders take effect before the next packet (see\n"
+"                       docs/simulate.md); two runs give the same fills\n"
+"    --lockstep-delay NS, --lockstep-jitter NS, --lockstep-seed N\n"
+"                       its requests reach the queue NS (plus a uniform draw in\n"
+"                       [0, jitter) from the seed) of receive time later\n"
 "  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 "                       (e.g. 127.0.0.1:9464; port 0: any free port, printed)\n"
 "  --metrics-file FILE  write where --metrics listens to FILE, a Prometheus\n"
@@ -629,6 +640,7 @@ enum {
 	OPT_PUBLISH, OPT_PUB_BACKLOG, OPT_NSOURCE, OPT_NATS_STREAM, OPT_NATS_INSTANCE, OPT_NATS_USER,
 	OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY, OPT_NATS_CA, OPT_NATS_CERT, OPT_NATS_KEY,
 	OPT_NATS_SNAPSHOT, OPT_NATS_SNAPSHOT_EVENTS, OPT_PUB_BOOKS, OPT_PUB_BOOKS_INTERVAL,
+	OPT_LOCKSTEP, OPT_LS_DELAY, OPT_LS_JITTER, OPT_LS_SEED,
 };
 
 /* --order-detail: all, none, or a watch list of tickers (1-8 characters each). */
@@ -870,6 +882,10 @@ int main(int argc, char **argv)
 		{ "publish-books", required_argument, 0, OPT_PUB_BOOKS },
 		{ "publish-books-interval", required_argument, 0, OPT_PUB_BOOKS_INTERVAL },
 		{ "order-detail", required_argument, 0, OPT_ORDER_DETAIL },
+		{ "lockstep", required_argument, 0, OPT_LOCKSTEP },
+		{ "lockstep-delay", required_argument, 0, OPT_LS_DELAY },
+		{ "lockstep-jitter", required_argument, 0, OPT_LS_JITTER },
+		{ "lockstep-seed", required_argument, 0, OPT_LS_SEED },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
@@ -887,6 +903,8 @@ int main(int argc, char **argv)
 	int kernel = 0;
 	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
 	struct builder_config bcfg;
+	struct lockstep_config lcfg = { 0 };
+	int lockstep = 0;
 	struct source_options sopt;
 	const struct source_ops *ops;
 	struct sigaction sa;
@@ -1018,6 +1036,26 @@ int main(int argc, char **argv)
 			}
 			bcfg.order_detail = optarg;
 			break;
+		case OPT_LOCKSTEP:
+			lcfg.gate = lockstep_gate_parse(optarg);
+			if (lcfg.gate < 0) {
+				fprintf(stderr, "wirebookd: --lockstep '%s': detail or all\n", optarg);
+				return 2;
+			}
+			lockstep = 1;
+			break;
+		case OPT_LS_DELAY:
+			if (opt_u64("wirebookd", "--lockstep-delay", optarg, 0, 60000000000ull, &lcfg.delay_ns))
+				BAD_VALUE();
+			break;
+		case OPT_LS_JITTER:
+			if (opt_u64("wirebookd", "--lockstep-jitter", optarg, 0, 60000000000ull, &lcfg.jitter_ns))
+				BAD_VALUE();
+			break;
+		case OPT_LS_SEED:
+			if (opt_u64("wirebookd", "--lockstep-seed", optarg, 0, UINT64_MAX, &lcfg.seed))
+				BAD_VALUE();
+			break;
 		case OPT_METRICS: {
 			uint32_t ip;
 			uint16_t port;
@@ -1145,6 +1183,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wirebookd: --speed applies to --pcap only\n");
 		return 2;
 	}
+	if (lockstep && ((!pcap && !itch) || speed > 0 || d.source_thread || !bcfg.stream_slots)) {
+		fprintf(stderr, "wirebookd: --lockstep replays --pcap or --itch-file as fast as the "
+			"strategy goes (no --speed), on thread 1 (no --source-thread), to the event "
+			"stream (--events not 0)\n");
+		return 2;
+	}
+	if (!lockstep && (lcfg.delay_ns || lcfg.jitter_ns || lcfg.seed)) {
+		fprintf(stderr, "wirebookd: --lockstep-delay, --lockstep-jitter and --lockstep-seed "
+			"go with --lockstep\n");
+		return 2;
+	}
 	if (skip_idle > 0 && speed == 0) {
 		fprintf(stderr, "wirebookd: --skip-idle applies to --pcap with --speed only (without "
 			"--speed nothing waits)\n");
@@ -1235,6 +1284,17 @@ int main(int argc, char **argv)
 	}
 	bcfg.busy_poll = busy;
 	bcfg.path = choose_path(path_choice, bcfg.cpus, path_why, sizeof(path_why));
+	if (lockstep) {
+		/* The strategy reads the Super-Book at a gate: published by then. */
+		bcfg.path = BUILDER_PATH_RTC;
+		snprintf(path_why, sizeof(path_why), "--lockstep");
+		lcfg.shm_name = bcfg.shm.shm_name;
+		bcfg.lockstep = lockstep_create(&lcfg, &rc);
+		if (!bcfg.lockstep) {
+			fprintf(stderr, "wirebookd: --lockstep: %s\n", strerror(-rc));
+			return 1;
+		}
+	}
 	d.pump_budget = bcfg.path == BUILDER_PATH_RTC ? RTC_PUMP_BUDGET : PUMP_BUDGET;
 
 	d.kernel = kernel;
@@ -1504,6 +1564,7 @@ int main(int argc, char **argv)
 	if (d.control_fd >= 0)
 		wb_control_unlisten(d.control_fd, control);
 	builder_destroy(d.builder);
+	lockstep_destroy(bcfg.lockstep);
 	recovery_client_destroy(d.rec);
 	free(d.rec_table);
 	feed_engine_destroy(d.engine);

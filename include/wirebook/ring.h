@@ -56,7 +56,11 @@ struct wb_ring_prod_page {
 	uint64_t batches;	/* publish calls that made events visible */
 	uint64_t wakeups;	/* times the producer woke a sleeping consumer */
 	uint32_t closed;	/* broadcast rings: 1 once the writer has ended */
-	uint8_t pad3[WB_RING_PAGE - 3 * 64 - 36];
+	/* Broadcast rings: 1 when the writer steps in lockstep with one reader
+	 * (wirebookd --lockstep; see "Lockstep" at the end). Zero before, so a
+	 * reader of an older writer finds none. */
+	uint32_t lockstep;
+	uint8_t pad3[WB_RING_PAGE - 3 * 64 - 40];
 } __attribute__((aligned(4096)));
 
 struct wb_ring_cons_page {
@@ -64,7 +68,13 @@ struct wb_ring_cons_page {
 	uint8_t pad0[56];
 	/* Set by the consumer before it sleeps in poll(); cleared on wake. */
 	uint32_t sleeping __attribute__((aligned(64)));
-	uint8_t pad1[WB_RING_PAGE - 64 - 4];
+	uint8_t pad1[60];
+	/* Broadcast rings in lockstep (see "Lockstep" at the end), written by
+	 * the one reader that claimed it; zero (unused) otherwise. */
+	uint64_t lockstep_acked __attribute__((aligned(64))); /* events it has consumed */
+	uint32_t lockstep_reader;	/* its pid; 0: not claimed; UINT32_MAX: gone */
+	uint32_t lockstep_writer_waits;	/* futex word: 1 while the writer sleeps on the ack */
+	uint8_t pad2[WB_RING_PAGE - 128 - 16];
 } __attribute__((aligned(4096)));
 
 WB_STATIC_ASSERT(sizeof(struct wb_ring_prod_page) == WB_RING_PAGE, "producer page");
@@ -465,6 +475,44 @@ static inline int wb_ring_reader_prepare_sleep(struct wb_ring_reader *r, uint32_
 {
 	*word = __atomic_fetch_or(&r->cons->sleeping, 1u, __ATOMIC_SEQ_CST) | 1u;
 	return wb_load_acquire(&r->prod->head) != r->pos || wb_load_acquire(&r->prod->closed);
+}
+
+/* ---- lockstep ------------------------------------------------------- */
+
+/*
+ * Lockstep (a replay stepped with one strategy: wirebookd --lockstep):
+ * the writer sets prod->lockstep before its first event; the first reader
+ * that opens the ring read-write claims it (lockstep_reader 0 -> its pid)
+ * and from then on stores lockstep_acked, the index of the first event it
+ * has not yet consumed, each time it hands its events back (release, wait,
+ * an empty peek) and at close (UINT64_MAX: the writer runs free). Before
+ * applying the packet after one the strategy may react to, the writer
+ * waits for the ack to reach its head: spins, then sleeps on
+ * lockstep_writer_waits, which the reader clears and wakes after an ack.
+ * Both fields sit in what was padding, so an older reader simply never
+ * claims, and follows the stream as any reader does.
+ */
+static inline int wb_ring_reader_claim_lockstep(struct wb_ring_reader *r, uint32_t pid)
+{
+	uint32_t none = 0;
+
+	if (!wb_load_acquire(&r->prod->lockstep))
+		return 0;
+	return __atomic_compare_exchange_n(&r->cons->lockstep_reader, &none, pid, 0, __ATOMIC_SEQ_CST,
+					   __ATOMIC_RELAXED);
+}
+
+/* Events consumed up to pos: store, then say so to a sleeping writer.
+ * Returns 1 when the caller must wake it (FUTEX_WAKE, shared, on
+ * lockstep_writer_waits). */
+static inline int wb_ring_reader_ack(struct wb_ring_reader *r, uint64_t pos)
+{
+	wb_store_release(&r->cons->lockstep_acked, pos);
+	wb_full_fence();
+	if (!wb_load_relaxed(&r->cons->lockstep_writer_waits))
+		return 0;
+	wb_store_relaxed(&r->cons->lockstep_writer_waits, 0);
+	return 1;
 }
 
 #endif /* WIREBOOK_RING_H */

@@ -17,6 +17,7 @@
 #include "book/futex.h"
 #include "book/offpath.h"
 #include "book/order_detail.h"
+#include "book/lockstep.h"
 #include "book/sipview.h"
 #include "book/spsc.h"
 #include "book/venue_mem.h"
@@ -509,7 +510,9 @@ static void apply_batch(struct builder *b, uint64_t n, uint64_t avail)
 		wb_ring_writer_claim(&b->stream.writer, n);
 		for (i = 0; i < n; i++)
 			wb_ring_writer_put(&b->stream.writer, wb_ring_consumer_at(&b->ring, i));
-		stream_publish(b);
+		/* Lockstep: a gated packet is published whole, at its gate. */
+		if (!b->cfg.lockstep || !lockstep_holding(b->cfg.lockstep))
+			stream_publish(b);
 	}
 	wb_ring_consumer_release(&b->ring, n);
 }
@@ -565,6 +568,31 @@ static void t1_finish(struct builder *b)
 		wake_thread2(b);
 }
 
+/* lockstep_cut's view of the ring's unread events. */
+static const struct wb_event *ring_event_at(const void *ring, uint64_t i)
+{
+	return wb_ring_consumer_at(ring, i);
+}
+
+/* A batch in lockstep (lockstep.h): cut at the strategy's gate, its due
+ * requests in first, and the wait for it after. */
+static void apply_lockstep_batch(struct builder *b, uint64_t n, uint64_t avail)
+{
+	struct lockstep *ls = b->cfg.lockstep;
+	uint64_t last_recv_ts;
+
+	if (lockstep_step_over(ls, wb_ring_consumer_at(&b->ring, 0))) {
+		if (b->stream.mem)
+			stream_publish(b);
+		lockstep_wait(ls);
+	}
+	n = lockstep_cut(ls, ring_event_at, &b->ring, n);
+	last_recv_ts = wb_ring_consumer_at(&b->ring, n - 1)->recv_ts;
+	lockstep_release(ls, wb_ring_consumer_at(&b->ring, 0));
+	apply_batch(b, n, avail);
+	lockstep_after(ls, last_recv_ts);
+}
+
 static void *thread1_main(void *arg)
 {
 	struct builder *b = arg;
@@ -572,6 +600,8 @@ static void *thread1_main(void *arg)
 	unsigned idle = 0;
 
 	pin_self(b, b->ctr.cpu[0]);
+	if (b->cfg.lockstep)
+		lockstep_begin(b->cfg.lockstep, b->stream.mem ? &b->stream : NULL, b->od, &b->stop);
 	for (;;) {
 		uint64_t n = wb_ring_consumer_available(&b->ring);
 
@@ -587,17 +617,23 @@ static void *thread1_main(void *arg)
 				/* A pump that blocked in the kernel (WAITED) gets no nap on top. */
 				if (pump_state == BUILDER_PUMP_IDLE)
 					idle_wait(b, &idle, &b->ctr.t1_idle_sleeps, BUILDER_IDLE_SLEEP_NS);
-				/* A quiet feed still serves readers' order-detail requests. */
-				if (b->od)
+				/* A quiet feed still serves readers' order-detail requests
+				 * (in lockstep, only at the strategy's steps). */
+				if (b->od && !b->cfg.lockstep)
 					order_detail_poll(b->od, b->vb);
 				continue;
 			}
 		}
 		idle = 0;
-		apply_batch(b, n < BUILDER_MAX_BATCH ? n : BUILDER_MAX_BATCH, n);
+		if (b->cfg.lockstep)
+			apply_lockstep_batch(b, n < BUILDER_MAX_BATCH ? n : BUILDER_MAX_BATCH, n);
+		else
+			apply_batch(b, n < BUILDER_MAX_BATCH ? n : BUILDER_MAX_BATCH, n);
 		wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
 	}
 	wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
+	if (b->cfg.lockstep && b->stream.mem)
+		stream_publish(b);	/* the last packet, gated or not */
 	t1_finish(b);
 	return NULL;
 }

@@ -105,6 +105,10 @@ struct builder_config {
 	 * ("AAPL,MSFT"); "" none at start, readers may ask. */
 	const char *order_detail;
 	uint32_t order_detail_slots;	/* order slots; 0: the books' expected_orders */
+	/* Lockstep replay (lockstep.h): thread 1 steps with the stream's
+	 * lockstep reader; NULL: never waits. The ring's path only (a pump),
+	 * run to completion, with the stream. */
+	struct lockstep *lockstep;
 };
 
 struct builder_counters {

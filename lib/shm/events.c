@@ -64,6 +64,8 @@ struct wb_events {
 	unsigned held;			/* copies handed out since the last release */
 	void *shm_map;			/* what wb_events_open_shm mapped, shm_bytes long */
 	uint64_t shm_bytes;
+	int lockstep;			/* this handle claimed the ring's lockstep (ring.h) */
+	int may_claim;			/* it may still: read-write, nothing read yet */
 };
 
 /* wb_ring_check_kind's verdict as a wb_error. */
@@ -226,6 +228,11 @@ static struct wb_events *broadcast_attach(void *mem, uint64_t bytes, int can_sle
 	ev->shm_bytes = bytes;
 	ev->maps[0] = mem;
 	wb_ring_reader_init(&ev->reader, mem);
+	/* A replay in lockstep (wirebookd --lockstep) steps with the first
+	 * reader that can tell it where it is: this one, when it is first. */
+	ev->may_claim = map && can_sleep;
+	if (ev->may_claim)
+		ev->lockstep = wb_ring_reader_claim_lockstep(&ev->reader, (uint32_t)getpid());
 	if (err)
 		*err = 0;
 	return ev;
@@ -317,6 +324,13 @@ struct wb_events *wb_events_attach(void *const *rings, unsigned count, uint64_t 
 	return ev;
 }
 
+/* Lockstep: everything handed out so far is consumed; a sleeping writer learns it. */
+static void lockstep_ack(struct wb_events *ev, uint64_t pos)
+{
+	if (wb_ring_reader_ack(&ev->reader, pos))
+		syscall(SYS_futex, &ev->reader.cons->lockstep_writer_waits, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
 static void release_pending(struct wb_events *ev, uint32_t i)
 {
 	if (ev->pending[i]) {
@@ -332,6 +346,8 @@ void wb_events_release(struct wb_events *ev)
 	if (!ev)
 		return;
 	ev->held = 0;
+	if (ev->lockstep)
+		lockstep_ack(ev, ev->reader.pos);
 	for (i = 0; i < ev->ring_count && !ev->broadcast; i++)
 		release_pending(ev, i);
 }
@@ -341,6 +357,11 @@ void wb_events_close(struct wb_events *ev)
 	if (!ev)
 		return;
 	wb_events_release(ev);
+	if (ev->lockstep) {
+		/* Gone: the writer runs free (and no later reader claims it). */
+		wb_store_release(&ev->reader.cons->lockstep_reader, UINT32_MAX);
+		lockstep_ack(ev, UINT64_MAX);
+	}
 	events_free(ev);
 }
 
@@ -399,6 +420,14 @@ static unsigned broadcast_peek(struct wb_events *ev, const struct wb_event **evs
 
 	if (max < room)
 		room = max;
+	/* The writer may say lockstep only after this handle opened (it
+	 * says so before its first event). */
+	if (wb_unlikely(ev->may_claim && !ev->lockstep)) {
+		if (ev->reader.pos)
+			ev->may_claim = 0;
+		else
+			ev->lockstep = wb_ring_reader_claim_lockstep(&ev->reader, (uint32_t)getpid());
+	}
 	/* A copy overwritten under the reader is skipped (counted lost):
 	 * look again at once, there is newer data behind it. */
 	for (tries = 0; tries < 2 && !n && room; tries++)
@@ -407,6 +436,9 @@ static unsigned broadcast_peek(struct wb_events *ev, const struct wb_event **evs
 		evs[i] = &ev->copies[ev->held + i];
 	ev->held += n;
 	ev->delivered += n;
+	/* Lockstep: a look that finds nothing new says all before is consumed. */
+	if (!n && ev->lockstep && !ev->held)
+		lockstep_ack(ev, ev->reader.pos);
 	return n;
 }
 
@@ -454,6 +486,8 @@ static int broadcast_wait(struct wb_events *ev, int timeout_ms)
 	int ready;
 
 	ev->held = 0;
+	if (ev->lockstep)
+		lockstep_ack(ev, ev->reader.pos);
 	ready = broadcast_ready(ev);
 	if (ready || !timeout_ms)
 		return ready;

@@ -1,0 +1,23 @@
+# The simulator (issue 25): wirebookd --lockstep with the example strategy
+# examples/join_bid on generated ITCH, PITCH and XDP days: two runs give the
+# same fills, and every fill and end state is the FIFO model's
+# (tests/queue/queue_ref.py), with and without a latency model. Part of
+# make check; about a minute.
+CHECK_EXTRA += sim-test
+
+.PHONY: sim-test
+sim-test: $(O)/examples/join_bid $(O)/wb-gen $(O)/wb-dump $(O)/wirebookd $(LIB_SHM_SO)
+	B=$(O) python3 tests/sim/sim_test.py
+
+# make bench's simulate row: a generated day (BENCH_SIM_MESSAGES, 8,000
+# symbols) replayed with --lockstep and examples/join_bid, detail for 600
+# symbols, up to 1,000 virtual orders, against the replay alone. Not a test.
+BENCH_SIM_MESSAGES ?= 5000000
+BENCH_SIM_DAY := $(O)/bench/day-sim.itch
+.PHONY: bench-simulate
+$(BENCH_SIM_DAY): | $(O)/wb-gen
+	@mkdir -p $(dir $@)
+	$(O)/wb-gen -q -p day -n $(BENCH_SIM_MESSAGES) --symbols 8000 -f itch-file -o $@
+bench-simulate: $(BENCH_SIM_DAY) $(O)/wirebookd $(O)/wb-dump $(O)/examples/join_bid
+	@scripts/bench-simulate.sh $(O) $(BENCH_SIM_DAY) | tee $(O)/bench/bench-simulate.out
+BENCH_EXTRA += bench-simulate

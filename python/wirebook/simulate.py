@@ -1,0 +1,186 @@
+"""A recorded day replayed in lockstep with a Python strategy (wirebookd
+--lockstep; docs/simulate.md): every event in order, the books and order
+detail as they stood after it, and the fills of the virtual orders the
+strategy places.
+
+    import wirebook
+    with wirebook.simulate("day.pcap") as sim:      # or a BinaryFILE
+        for x in sim:
+            if isinstance(x, wirebook.Fill):
+                print("fill", x)
+            elif x.kind == "ADD" and sim.orders.has_detail(sim.ticker(x.instrument)):
+                lv = sim.orders.levels(sim.ticker(x.instrument), x.venue, "B")
+                if lv and not sim.live(x.instrument):
+                    sim.place(x.instrument, x.venue, "B", lv[0].price, 100)
+    print(sim.fills)                                # every fill, as rows
+
+A reaction (place, cancel) takes effect at the end of the step of the
+event it answers: before the next packet, or later with delay_ns. Two runs
+of the same file give the same fills.
+"""
+import ctypes
+import os
+import shutil
+import subprocess
+import time
+from collections import namedtuple
+
+from . import Events, WirebookError, WB_ENOSHM
+
+Fill = namedtuple("Fill", "order event ticker venue side price qty filled_qty left_qty state "
+                  "exch_ts recv_ts seq")
+FILL_COLUMNS = Fill._fields
+
+_runs = 0
+_PCAP_MAGICS = (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d",
+                b"\x0a\x0d\x0d\x0a")
+
+
+def _wirebookd(path):
+    if path:
+        return path
+    if os.environ.get("WIREBOOKD"):
+        return os.environ["WIREBOOKD"]
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    built = os.path.join(here, "build", "wirebookd")
+    return built if os.access(built, os.X_OK) else (shutil.which("wirebookd") or "wirebookd")
+
+
+class Simulation:
+    """A lockstep replay; see simulate(). Iterate it once; one thread."""
+
+    def __init__(self, file, order_detail="all", gate="detail", delay_ns=0, jitter_ns=0, seed=0,
+                 feeds=None, wirebookd=None, shm=None, args=(), raw=False):
+        from .orders import Orders
+        with open(file, "rb") as f:
+            is_pcap = f.read(4) in _PCAP_MAGICS
+        global _runs
+        _runs += 1
+        self.shm = shm or "wb-simulate-%d-%d" % (os.getpid(), _runs)
+        cmd = [_wirebookd(wirebookd), "--pcap" if is_pcap else "--itch-file", file, "--shm", self.shm,
+               "--no-pin", "--exit-at-eof", "--order-detail", order_detail, "--lockstep", gate]
+        if feeds:
+            cmd += ["--feeds", feeds]
+        if delay_ns or jitter_ns:
+            cmd += ["--lockstep-delay", str(int(delay_ns)), "--lockstep-jitter", str(int(jitter_ns)),
+                    "--lockstep-seed", str(int(seed))]
+        self._proc = subprocess.Popen(cmd + list(args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.events = self.orders = None
+        self._tickers = {}
+        self._mine = []          # [vid, instrument, last VirtualOrder or None, done]
+        self._by_sym = {}
+        self.fills = []
+        self.position = 0        # events seen
+        deadline = time.time() + 30
+        while self.events is None or self.orders is None:
+            try:
+                if self.events is None:
+                    self.events = Events(name=self.shm, raw=raw)
+                if self.orders is None:
+                    self.orders = Orders(self.shm, raw=raw)
+            except WirebookError as e:
+                if e.code != WB_ENOSHM or time.time() > deadline or self._proc.poll() is not None:
+                    self.close()
+                    raise
+                time.sleep(0.02)
+
+    def ticker(self, instrument):
+        """The ticker of a symbol index (an Event's instrument)."""
+        t = self._tickers.get(instrument)
+        if t is None:
+            for i, name in enumerate(self.orders._book.symbols(), 1):
+                self._tickers[i] = name
+            t = self._tickers.get(instrument)
+        return t
+
+    def live(self, instrument):
+        """The strategy's virtual orders on the symbol not done yet (ids)."""
+        return [m[0] for m in self._by_sym.get(instrument, []) if not m[3]]
+
+    def place(self, instrument, venue, side, price, qty):
+        """A virtual order (Orders.virtual_place) whose fills the iteration yields: its id."""
+        vid = self.orders.virtual_place(self.ticker(instrument), venue, side, price, qty)
+        m = [vid, instrument, None, False]
+        self._mine.append(m)
+        self._by_sym.setdefault(instrument, []).append(m)
+        return vid
+
+    def cancel(self, vid):
+        self.orders.virtual_cancel(vid)
+
+    def _follow(self, instrument):
+        for m in self._by_sym.get(instrument, ()):
+            if m[3]:
+                continue
+            try:
+                v = self.orders.virtual_state(m[0])
+            except WirebookError:
+                continue  # not placed yet
+            if m[2] is None or v.fills != m[2].fills:
+                if v.fills:
+                    p = v.pos
+                    f = Fill(m[0], self.position, self.ticker(instrument), p.venue, p.side, p.price,
+                             v.last_fill_qty, p.filled_qty, p.qty, p.state, v.fill_exch_ts, v.fill_recv_ts,
+                             v.fill_seq)
+                    self.fills.append(f)
+                    yield f
+            m[2] = v
+            if v.pos.state not in ("resting", "partly-filled"):
+                m[3] = True
+
+    def __iter__(self):
+        """Every event (wirebook.Event), each followed by the fills it brought (wirebook.Fill)."""
+        ev = self.events
+        while not ev.ended:
+            # Handed back (the replay's ack) only once the strategy has
+            # answered every event of the batch: not as Events.read does.
+            n = ev._peek(len(ev._batch), 100)
+            for i in range(n):
+                e = ev._event(ev._batch[i].contents)
+                self.position += 1
+                yield e
+                if e.instrument in self._by_sym:
+                    yield from self._follow(e.instrument)
+            ev._lib.wb_events_release(ev._h)
+        for sym in list(self._by_sym):
+            yield from self._follow(sym)
+
+    def write_fills(self, path):
+        """The fills as CSV (FILL_COLUMNS)."""
+        import csv
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(FILL_COLUMNS)
+            w.writerows(self.fills)
+
+    def close(self):
+        if self.events is not None:
+            self.events.close()      # the replay runs free to its end
+            self.events = None
+        if self.orders is not None:
+            self.orders.close()
+            self.orders = None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self._proc.terminate()
+                self._proc.wait()
+            self.returncode = self._proc.returncode
+            self._proc = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def simulate(file, order_detail="all", gate="detail", delay_ns=0, jitter_ns=0, seed=0, feeds=None,
+             wirebookd=None, shm=None, args=(), raw=False):
+    """Replay FILE (a pcap, or a Nasdaq BinaryFILE) with wirebookd --lockstep
+    and step with it: iterate the Simulation for every event and the fills
+    of the orders placed with .place(). order_detail: the symbols with
+    detail (all, none, or tickers); gate: detail or all (the packets the
+    replay waits after); delay_ns/jitter_ns/seed: the latency model."""
+    return Simulation(file, order_detail, gate, delay_ns, jitter_ns, seed, feeds, wirebookd, shm, args, raw)

@@ -1,0 +1,189 @@
+/*
+ * Lockstep replay (lib/book/lockstep.h, include/wirebook/ring.h
+ * "Lockstep"): a batch ends at the end of the first gated packet and the
+ * next packet is a step; a packet the batch or the pump cut short stays
+ * one step; due requests cut a batch; one reader claims the stream, its
+ * ack is what the writer waits for; through libwirebook, release and
+ * close ack.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "book/lockstep.h"
+#include "wirebook/events.h"
+#include "wirebook/ring.h"
+
+#define SLOTS 1024u
+
+static struct wb_event evs[16];
+
+static const struct wb_event *at(const void *ctx, uint64_t i)
+{
+	return &((const struct wb_event *)ctx)[i];
+}
+
+/* Events in packets: sizes[k] events received at time k + 1 on line 1. */
+static unsigned packets(const unsigned *sizes, unsigned n)
+{
+	unsigned e = 0;
+
+	memset(evs, 0, sizeof(evs));
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned j = 0; j < sizes[k]; j++, e++) {
+			evs[e].kind = WB_EV_ADD;
+			evs[e].instrument = 1;
+			evs[e].recv_ts = 1000 * (k + 1);
+			evs[e].line = 1;
+		}
+	return e;
+}
+
+static struct event_stream stream;
+
+static struct lockstep *ls_new(int gate)
+{
+	struct lockstep_config cfg = { .shm_name = "wb-test-lockstep-none", .gate = gate };
+	static const int stop = 1;	/* no reader to wait for */
+	struct lockstep *ls;
+	int err;
+
+	memset(&stream, 0, sizeof(stream));
+	ck_assert_int_eq(posix_memalign(&stream.mem, WB_RING_PAGE, wb_ring_bytes(SLOTS)), 0);
+	memset(stream.mem, 0, wb_ring_bytes(SLOTS));
+	wb_ring_format_kind(stream.mem, SLOTS, 1, WB_RING_MAGIC_BROADCAST);
+	stream.bytes = wb_ring_bytes(SLOTS);
+	wb_ring_writer_init(&stream.writer, stream.mem);
+	ls = lockstep_create(&cfg, &err);
+	ck_assert_ptr_nonnull(ls);
+	lockstep_begin(ls, &stream, NULL, &stop);
+	ck_assert_uint_eq(((struct wb_ring_prod_page *)stream.mem)->lockstep, 1);
+	return ls;
+}
+
+static void ls_free(struct lockstep *ls)
+{
+	lockstep_destroy(ls);
+	free(stream.mem);
+}
+
+START_TEST(test_lockstep_batch_ends_with_the_first_gated_packet)
+{
+	static const unsigned sizes[] = { 2, 3, 1 };
+	unsigned n = packets(sizes, 3);
+	struct lockstep *ls = ls_new(LOCKSTEP_GATE_ALL);
+
+	ck_assert_uint_eq(lockstep_cut(ls, at, evs, n), 2);
+	ck_assert_int_eq(lockstep_holding(ls), 1);
+	/* The next packet starts: a step before it. */
+	ck_assert_int_eq(lockstep_step_over(ls, &evs[2]), 1);
+	ls_free(ls);
+}
+END_TEST
+
+START_TEST(test_lockstep_packet_cut_short_is_one_step)
+{
+	static const unsigned sizes[] = { 4, 1 };
+	struct lockstep *ls = ls_new(LOCKSTEP_GATE_ALL);
+
+	packets(sizes, 2);
+	/* The batch (or the pump) ends inside the first packet ... */
+	ck_assert_uint_eq(lockstep_cut(ls, at, evs, 2), 2);
+	/* ... its rest is no step, and ends the next batch. */
+	ck_assert_int_eq(lockstep_step_over(ls, &evs[2]), 0);
+	ck_assert_uint_eq(lockstep_cut(ls, at, evs + 2, 3), 2);
+	ck_assert_int_eq(lockstep_step_over(ls, &evs[4]), 1);
+	ls_free(ls);
+}
+END_TEST
+
+START_TEST(test_lockstep_detail_gate_without_detail_steps_nowhere)
+{
+	static const unsigned sizes[] = { 2, 3, 1 };
+	unsigned n = packets(sizes, 3);
+	struct lockstep *ls = ls_new(LOCKSTEP_GATE_DETAIL);
+
+	ck_assert_uint_eq(lockstep_cut(ls, at, evs, n), n);
+	ck_assert_int_eq(lockstep_step_over(ls, &evs[0]), 0);
+	ls_free(ls);
+}
+END_TEST
+
+START_TEST(test_lockstep_one_reader_claims_and_its_ack_is_seen)
+{
+	void *mem;
+	struct wb_ring_reader a, b;
+	struct wb_ring_cons_page *c;
+
+	ck_assert_int_eq(posix_memalign(&mem, WB_RING_PAGE, wb_ring_bytes(SLOTS)), 0);
+	memset(mem, 0, wb_ring_bytes(SLOTS));
+	wb_ring_format_kind(mem, SLOTS, 1, WB_RING_MAGIC_BROADCAST);
+	c = (struct wb_ring_cons_page *)((char *)mem + WB_RING_PAGE);
+	wb_ring_reader_init(&a, mem);
+	wb_ring_reader_init(&b, mem);
+	/* Not a lockstep stream: nobody claims. */
+	ck_assert_int_eq(wb_ring_reader_claim_lockstep(&a, 10), 0);
+	((struct wb_ring_prod_page *)mem)->lockstep = 1;
+	ck_assert_int_eq(wb_ring_reader_claim_lockstep(&a, 10), 1);
+	ck_assert_int_eq(wb_ring_reader_claim_lockstep(&b, 11), 0);
+	ck_assert_uint_eq(c->lockstep_reader, 10);
+	/* A writer asleep on the ack is told to wake; one awake is not. */
+	ck_assert_int_eq(wb_ring_reader_ack(&a, 5), 0);
+	ck_assert_uint_eq(c->lockstep_acked, 5);
+	c->lockstep_writer_waits = 1;
+	ck_assert_int_eq(wb_ring_reader_ack(&a, 9), 1);
+	ck_assert_uint_eq(c->lockstep_writer_waits, 0);
+	ck_assert_uint_eq(c->lockstep_acked, 9);
+	free(mem);
+}
+END_TEST
+
+START_TEST(test_lockstep_attached_reader_never_claims)
+{
+	struct lockstep *ls = ls_new(LOCKSTEP_GATE_ALL);
+	struct wb_ring_cons_page *c = (struct wb_ring_cons_page *)((char *)stream.mem + WB_RING_PAGE);
+	const struct wb_event *got[8];
+	struct wb_events *ev;
+	int err;
+
+	/* wb_events_attach never claims (a reader inside wirebookd): the
+	 * claim is for wb_events_open_shm's handles; the ack is the ring's. */
+	ev = wb_events_attach(&stream.mem, 1, stream.bytes, &err);
+	ck_assert_ptr_nonnull(ev);
+	wb_ring_writer_claim(&stream.writer, 3);
+	for (int i = 0; i < 3; i++)
+		wb_ring_writer_put(&stream.writer, &evs[0]);
+	wb_ring_writer_publish(&stream.writer);
+	ck_assert_uint_eq(wb_events_peek(ev, got, 8), 3);
+	wb_events_release(ev);
+	ck_assert_uint_eq(c->lockstep_reader, 0);
+	ck_assert_uint_eq(c->lockstep_acked, 0);
+	wb_events_close(ev);
+	ls_free(ls);
+}
+END_TEST
+
+static Suite *lockstep_suite(void)
+{
+	Suite *s = suite_create("lockstep");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_lockstep_batch_ends_with_the_first_gated_packet);
+	tcase_add_test(tc, test_lockstep_packet_cut_short_is_one_step);
+	tcase_add_test(tc, test_lockstep_detail_gate_without_detail_steps_nowhere);
+	tcase_add_test(tc, test_lockstep_one_reader_claims_and_its_ack_is_seen);
+	tcase_add_test(tc, test_lockstep_attached_reader_never_claims);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(lockstep_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
