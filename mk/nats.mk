@@ -38,7 +38,7 @@ $(O)/nats_books_sub: tests/nats/nats_books_sub.c tools/net/nats_books.c tools/ne
 		$(LIB_SHM) $(LDLIBS_WB) $(NATS_LIBS)
 
 .PHONY: nats-test
-nats-test: $(O)/wirebookd $(O)/wb-gen $(O)/wb-export $(NATS_TEST_BINS)
+nats-test: $(O)/wirebookd $(O)/wb-gen $(O)/wb-export $(LIB_SHM_SO) $(NATS_TEST_BINS)
 	B=$(O) tests/nats/nats.sh
 	B=$(O) tests/nats/ops.sh
 
