@@ -711,6 +711,7 @@ void nats_source_stats(const struct source *s, struct wb_nats_stats *out)
 	out->src_reconnects = c.reconnects;
 	out->src_connected = (uint32_t)c.connected;
 	out->src_end_seen = (uint32_t)c.end_seen;
+	out->src_snapshot_global = c.snapshot_loaded ? c.snapshot_global : 0;
 }
 #endif
 
