@@ -189,26 +189,19 @@ static void *ring_alloc(uint32_t slots)
 	return mem;
 }
 
-/* The publisher reads the stream as here (nats_publish.c): a reader that
- * never reads must not hold thread 1 up, and then finds the newest
- * BACKLOG_SLOTS events in order and the others counted as its loss. */
-static void backlog_run(int path)
+/* A builder with an event stream of EVENT_STREAM_MIN_SLOTS over ring,
+ * which holds events 1..events (thread 1 reads them once started). */
+static struct builder *stream_builder(void *ring, uint64_t events, int path, const char *tag)
 {
-	void *ring = ring_alloc(4096);
-	const struct event_stream *es;
+	static char name[64];	/* the builder's while it lives: one at a time */
 	struct wb_ring_producer prod;
-	struct wb_ring_reader reader;
 	struct builder_config bc;
-	struct builder_counters ctr;
-	struct wb_event *got = malloc(BACKLOG_EVENTS * sizeof(*got));
 	struct builder *b;
-	char name[64];
-	uint64_t i, n;
-	int err, waits;
+	uint64_t i;
+	int err;
 
-	ck_assert_ptr_nonnull(got);
 	wb_ring_producer_init(&prod, ring);
-	for (i = 1; i <= BACKLOG_EVENTS; i++) {
+	for (i = 1; i <= events; i++) {
 		make_event(wb_ring_producer_slot(&prod), i);
 		wb_ring_producer_commit(&prod);
 	}
@@ -219,11 +212,31 @@ static void backlog_run(int path)
 	bc.path = path;
 	bc.books.max_instruments = 64;
 	bc.books.expected_orders = 4096;
-	bc.stream_slots = BACKLOG_SLOTS;
-	snprintf(name, sizeof(name), "wbtest_backlog%d_%d", path, (int)getpid());
+	bc.stream_slots = EVENT_STREAM_MIN_SLOTS;
+	snprintf(name, sizeof(name), "wbtest_%s%d_%d", tag, path, (int)getpid());
 	bc.shm.shm_name = name;
 	b = builder_create(&bc, &err);
 	ck_assert_msg(b, "builder_create: %d", err);
+	ck_assert_ptr_nonnull(builder_event_stream(b));
+	return b;
+}
+
+/* The publisher reads the stream as here (nats_publish.c): a reader that
+ * never reads must not hold thread 1 up, and then finds the newest
+ * BACKLOG_SLOTS events in order and the others counted as its loss. */
+static void backlog_run(int path)
+{
+	void *ring = ring_alloc(4096);
+	const struct event_stream *es;
+	struct wb_ring_reader reader;
+	struct builder_counters ctr;
+	struct wb_event *got = malloc(BACKLOG_EVENTS * sizeof(*got));
+	struct builder *b;
+	uint64_t i, n;
+	int waits;
+
+	ck_assert_ptr_nonnull(got);
+	b = stream_builder(ring, BACKLOG_EVENTS, path, "backlog");
 	es = builder_event_stream(b);
 	ck_assert_ptr_nonnull(es);
 	ck_assert_int_eq(wb_ring_check_kind(es->mem, es->bytes, WB_RING_MAGIC_BROADCAST), WB_RING_OK);
@@ -290,33 +303,13 @@ START_TEST(test_a_reader_asleep_on_the_stream_is_woken_by_the_books_writer)
 {
 	void *ring = ring_alloc(1024);
 	const struct event_stream *es;
-	struct wb_ring_producer prod;
-	struct builder_config bc;
 	struct sleepy_reader *sr = calloc(1, sizeof(*sr));
 	struct builder *b;
 	pthread_t th;
-	char name[64];
 	uint64_t i;
-	int err;
 
 	ck_assert_ptr_nonnull(sr);
-	wb_ring_producer_init(&prod, ring);
-	for (i = 1; i <= WAKE_EVENTS; i++) {
-		make_event(wb_ring_producer_slot(&prod), i);
-		wb_ring_producer_commit(&prod);
-	}
-	wb_ring_producer_publish_no_wakeup(&prod);
-	memset(&bc, 0, sizeof(bc));
-	bc.numa_node = -1;
-	bc.cpus[0] = bc.cpus[1] = -1;
-	bc.path = BUILDER_PATH_PIPELINE;
-	bc.books.max_instruments = 64;
-	bc.books.expected_orders = 4096;
-	bc.stream_slots = EVENT_STREAM_MIN_SLOTS;
-	snprintf(name, sizeof(name), "wbtest_wake_%d", (int)getpid());
-	bc.shm.shm_name = name;
-	b = builder_create(&bc, &err);
-	ck_assert_msg(b, "builder_create: %d", err);
+	b = stream_builder(ring, WAKE_EVENTS, BUILDER_PATH_PIPELINE, "wake");
 	es = builder_event_stream(b);
 	ck_assert_ptr_nonnull(es);
 	wb_ring_reader_init(&sr->r, es->mem);
