@@ -56,7 +56,18 @@ struct wb_nats_stats {
 	uint64_t src_reconnects;
 	uint32_t src_connected;	/* 1 while connected */
 	uint32_t src_end_seen;	/* 1 once the publisher's END came */
-	uint64_t reserved[8];
+	/* --publish's book snapshots (--nats-snapshot) and book subjects
+	 * (--publish-books); after src_end_seen, in what was reserved. */
+	uint64_t pub_snapshots;	/* snapshots stored */
+	uint64_t pub_snapshot_bytes;	/* the last one's size */
+	uint64_t pub_snapshot_failures;	/* attempts given up (NATS away, too slow) */
+	uint64_t pub_book_messages;	/* conflated book messages sent */
+	uint64_t pub_book_bytes;
+	uint64_t pub_book_failed;	/* book messages the client refused */
+	/* --source's start: the global event index of the book snapshot it
+	 * started from (0: none, it replayed the stream from its start). */
+	uint64_t src_snapshot_global;
+	uint64_t reserved[1];
 };
 
 WB_STATIC_ASSERT(sizeof(struct wb_nats_stats) == 288, "wb_nats_stats layout");

@@ -8,6 +8,7 @@
 #define WIREBOOK_BOOK_FUTEX_H
 
 #include <stdint.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/futex.h>
@@ -28,6 +29,25 @@ static inline void futex_wake(uint32_t *w)
 static inline void futex_wake_shared_all(uint32_t *w)
 {
 	syscall(SYS_futex, w, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* Sleep while the shared-memory word *w == val (a broadcast ring's
+ * reader, after wb_ring_reader_prepare_sleep), for timeout_ns at most:
+ * the waiter's own periodic duties, not the traffic, set it. */
+static inline void futex_wait_shared_timeout(uint32_t *w, uint32_t val, uint64_t timeout_ns)
+{
+	struct timespec ts = { (time_t)(timeout_ns / 1000000000ull),
+			       (long)(timeout_ns % 1000000000ull) };
+
+	syscall(SYS_futex, w, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+/* One turn of the bounded spin before such a sleep. */
+static inline void futex_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
 }
 
 #endif /* WIREBOOK_BOOK_FUTEX_H */

@@ -219,7 +219,11 @@ class NatsStats(ctypes.Structure):  # nats.h
                                         "src_duplicates", "src_held", "src_waited", "src_lost",
                                         "src_lag_messages")] + \
                [("src_lag_ns", c_int64), ("src_disconnects", c_uint64), ("src_reconnects", c_uint64),
-                ("src_connected", c_uint32), ("src_end_seen", c_uint32), ("reserved", c_uint64 * 8)]
+                ("src_connected", c_uint32), ("src_end_seen", c_uint32)] + \
+               [(n, c_uint64) for n in ("pub_snapshots", "pub_snapshot_bytes", "pub_snapshot_failures",
+                                        "pub_book_messages", "pub_book_bytes", "pub_book_failed",
+                                        "src_snapshot_global")] + \
+               [("reserved", c_uint64 * 1)]
 
 
 STRUCTS = {"wb_level": Level, "wb_trade": Trade, "wb_top": Top, "wb_nbbo": Nbbo,

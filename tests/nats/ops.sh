@@ -150,7 +150,8 @@ rc=$?
 #    build/libwirebook.so: wb_nats_stats) once all of it went through.
 export WIREBOOK_LIB=$PWD/$B/libwirebook.so PYTHONPATH=$PWD/python
 "$B/wirebookd" --pcap "$T/day.pcap" --feeds feeds.conf --shm "wbnatsops-$$-olive" --no-pin \
-	--publish "$url" --nats-instance live "${creds[@]}" > "$T/olive.out" 2> "$T/olive.err" &
+	--publish "$url" --nats-instance live "${creds[@]}" --publish-books 5 --publish-books-interval 20 \
+	> "$T/olive.out" 2> "$T/olive.err" &
 pids+=($!)
 "$B/wirebookd" --source "$url" --nats-instance live "${creds[@]}" --shm "wbnatsops-$$-slive" \
 	--no-pin > "$T/slive.out" 2> "$T/slive.err" &
@@ -166,7 +167,7 @@ with wirebook.Book('$1') as b:
 for i in $(seq 600); do
 	counters "wbnatsops-$$-olive" > "$T/c-origin" && counters "wbnatsops-$$-slive" > "$T/c-source" &&
 		grep -q '^pub_end_sent=1' "$T/c-origin" && grep -q '^pub_in_flight=0' "$T/c-origin" &&
-		grep -q '^src_end_seen=1' "$T/c-source" &&
+		grep -q '^src_end_seen=1' "$T/c-source" && ! grep -q '^pub_book_messages=0$' "$T/c-origin" &&
 		[ "$(sed -n 's/^pub_events=//p' "$T/c-origin")" = "$(sed -n 's/^src_events=//p' "$T/c-source")" ] &&
 		break
 	sleep 0.1
@@ -175,15 +176,19 @@ val() { sed -n "s/^$2=//p" "$T/c-$1"; }
 if [ "$(val origin roles)" = "['publish']" ] && [ "$(val origin pub_events)" -gt 0 ] 2>/dev/null &&
    [ "$(val origin pub_batches)" -gt 0 ] && [ "$(val origin pub_bytes)" -gt 0 ] &&
    [ "$(val origin pub_acked)" -ge "$(val origin pub_batches)" ] && [ "$(val origin pub_connected)" = 1 ] &&
-   [ "$(val origin pub_lost)" = 0 ] && [ "$(val origin pub_end_sent)" = 1 ] && [ "$(val origin updated_ns)" -gt 0 ]; then
-	ok "wb_nats_stats of the origin: $(val origin pub_events) events in $(val origin pub_batches) batches, $(val origin pub_bytes) bytes, all acknowledged, END sent"
+   [ "$(val origin pub_lost)" = 0 ] && [ "$(val origin pub_end_sent)" = 1 ] && [ "$(val origin updated_ns)" -gt 0 ] &&
+   [ "$(val origin pub_book_messages)" -gt 0 ] && [ "$(val origin pub_book_bytes)" -gt "$(val origin pub_book_messages)" ] &&
+   [ "$(val origin pub_book_failed)" = 0 ] && [ "$(val origin pub_snapshots)" = 0 ] &&
+   [ "$(val origin pub_snapshot_bytes)" = 0 ] && [ "$(val origin pub_snapshot_failures)" = 0 ]; then
+	ok "wb_nats_stats of the origin: $(val origin pub_events) events in $(val origin pub_batches) batches, $(val origin pub_bytes) bytes, all acknowledged, END sent; $(val origin pub_book_messages) book messages, no snapshot asked: none"
 else
 	bad "wb_nats_stats of the origin: $(tr '\n' ' ' < "$T/c-origin")"
 fi
 if [ "$(val source roles)" = "['source']" ] && [ "$(val source src_events)" = "$(val origin pub_events)" ] 2>/dev/null &&
    [ "$(val source src_messages)" -gt 0 ] && [ "$(val source src_batches)" -gt 0 ] &&
    [ "$(val source src_bytes)" -gt 0 ] && [ "$(val source src_connected)" = 1 ] &&
-   [ "$(val source src_lost)" = 0 ] && [ "$(val source src_lag_messages)" = 0 ]; then
+   [ "$(val source src_lost)" = 0 ] && [ "$(val source src_lag_messages)" = 0 ] &&
+   [ "$(val source src_snapshot_global)" = 0 ]; then
 	ok "wb_nats_stats of the source: $(val source src_events) events from $(val source src_messages) messages, lag 0 messages, $(val source src_lag_ns) ns behind the last stored"
 else
 	bad "wb_nats_stats of the source: $(tr '\n' ' ' < "$T/c-source")"
@@ -192,7 +197,7 @@ fi
 "$B/wirebookd" --pcap "$T/day.pcap" --feeds feeds.conf --shm "wbnatsops-$$-plain" --no-pin > /dev/null 2>&1 &
 pids+=($!)
 for i in $(seq 100); do counters "wbnatsops-$$-plain" > "$T/c-plain" && break; sleep 0.1; done
-[ "$(val plain roles)" = "[]" ] && [ "$(val plain pub_events)" = 0 ] && ok "wb_nats_stats without NATS: roles none, zeros" ||
+[ "$(val plain roles)" = "[]" ] && [ "$(val plain pub_events)" = 0 ] && [ "$(val plain pub_book_messages)" = 0 ] && ok "wb_nats_stats without NATS: roles none, zeros" ||
 	bad "wb_nats_stats without NATS: $(tr '\n' ' ' < "$T/c-plain")"
 
 echo "nats-ops: $pass passed, $fail failed"

@@ -11,6 +11,8 @@
  *   the books still get every event.
  */
 #include <check.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "book/builder.h"
+#include "book/futex.h"
 #include "net/nats_batch.h"
 #include "net/nats_client.h"
 #include "wirebook/ring.h"
@@ -186,26 +189,19 @@ static void *ring_alloc(uint32_t slots)
 	return mem;
 }
 
-/* The publisher reads the stream as here (nats_publish.c): a reader that
- * never reads must not hold thread 1 up, and then finds the newest
- * BACKLOG_SLOTS events in order and the others counted as its loss. */
-static void backlog_run(int path)
+/* A builder with an event stream of EVENT_STREAM_MIN_SLOTS over ring,
+ * which holds events 1..events (thread 1 reads them once started). */
+static struct builder *stream_builder(void *ring, uint64_t events, int path, const char *tag)
 {
-	void *ring = ring_alloc(4096);
-	const struct event_stream *es;
+	static char name[64];	/* the builder's while it lives: one at a time */
 	struct wb_ring_producer prod;
-	struct wb_ring_reader reader;
 	struct builder_config bc;
-	struct builder_counters ctr;
-	struct wb_event *got = malloc(BACKLOG_EVENTS * sizeof(*got));
 	struct builder *b;
-	char name[64];
-	uint64_t i, n;
-	int err, waits;
+	uint64_t i;
+	int err;
 
-	ck_assert_ptr_nonnull(got);
 	wb_ring_producer_init(&prod, ring);
-	for (i = 1; i <= BACKLOG_EVENTS; i++) {
+	for (i = 1; i <= events; i++) {
 		make_event(wb_ring_producer_slot(&prod), i);
 		wb_ring_producer_commit(&prod);
 	}
@@ -216,11 +212,31 @@ static void backlog_run(int path)
 	bc.path = path;
 	bc.books.max_instruments = 64;
 	bc.books.expected_orders = 4096;
-	bc.stream_slots = BACKLOG_SLOTS;
-	snprintf(name, sizeof(name), "wbtest_backlog%d_%d", path, (int)getpid());
+	bc.stream_slots = EVENT_STREAM_MIN_SLOTS;
+	snprintf(name, sizeof(name), "wbtest_%s%d_%d", tag, path, (int)getpid());
 	bc.shm.shm_name = name;
 	b = builder_create(&bc, &err);
 	ck_assert_msg(b, "builder_create: %d", err);
+	ck_assert_ptr_nonnull(builder_event_stream(b));
+	return b;
+}
+
+/* The publisher reads the stream as here (nats_publish.c): a reader that
+ * never reads must not hold thread 1 up, and then finds the newest
+ * BACKLOG_SLOTS events in order and the others counted as its loss. */
+static void backlog_run(int path)
+{
+	void *ring = ring_alloc(4096);
+	const struct event_stream *es;
+	struct wb_ring_reader reader;
+	struct builder_counters ctr;
+	struct wb_event *got = malloc(BACKLOG_EVENTS * sizeof(*got));
+	struct builder *b;
+	uint64_t i, n;
+	int waits;
+
+	ck_assert_ptr_nonnull(got);
+	b = stream_builder(ring, BACKLOG_EVENTS, path, "backlog");
 	es = builder_event_stream(b);
 	ck_assert_ptr_nonnull(es);
 	ck_assert_int_eq(wb_ring_check_kind(es->mem, es->bytes, WB_RING_MAGIC_BROADCAST), WB_RING_OK);
@@ -253,6 +269,68 @@ START_TEST(test_publisher_backlog_is_the_stream_a_reader_behind_loses_the_oldest
 }
 END_TEST
 
+/* The publisher's wait (nats_publish.c wait_for_events): asleep in the
+ * stream's futex with nothing new, woken by the books' writer, not by a
+ * timer. The sleep's timeout here is an hour: a wake that never comes
+ * leaves the test to Check's timeout. */
+#define WAKE_EVENTS 500u
+
+struct sleepy_reader {
+	struct wb_ring_reader r;
+	struct wb_event got[WAKE_EVENTS];
+	uint64_t n;
+	unsigned sleeps;
+};
+
+static void *sleepy_reader_main(void *arg)
+{
+	struct sleepy_reader *sr = arg;
+	uint32_t word;
+
+	while (sr->n < WAKE_EVENTS) {
+		uint64_t k = wb_ring_reader_copy(&sr->r, sr->got + sr->n, WAKE_EVENTS - sr->n);
+
+		sr->n += k;
+		if (k || wb_ring_reader_prepare_sleep(&sr->r, &word))
+			continue;
+		__atomic_fetch_add(&sr->sleeps, 1, __ATOMIC_RELEASE);
+		futex_wait_shared_timeout(&sr->r.cons->sleeping, word, 3600ull * 1000000000ull);
+	}
+	return NULL;
+}
+
+START_TEST(test_a_reader_asleep_on_the_stream_is_woken_by_the_books_writer)
+{
+	void *ring = ring_alloc(1024);
+	const struct event_stream *es;
+	struct sleepy_reader *sr = calloc(1, sizeof(*sr));
+	struct builder *b;
+	pthread_t th;
+	uint64_t i;
+
+	ck_assert_ptr_nonnull(sr);
+	b = stream_builder(ring, WAKE_EVENTS, BUILDER_PATH_PIPELINE, "wake");
+	es = builder_event_stream(b);
+	ck_assert_ptr_nonnull(es);
+	wb_ring_reader_init(&sr->r, es->mem);
+	ck_assert_int_eq(pthread_create(&th, NULL, sleepy_reader_main, sr), 0);
+	/* Asleep before the first event exists: only the writer can wake it. */
+	while (!__atomic_load_n(&sr->sleeps, __ATOMIC_ACQUIRE))
+		sched_yield();
+	ck_assert_int_eq(builder_start(b, ring, pump_ended, NULL), 0);
+	pthread_join(th, NULL);	/* before builder_stop, whose close would wake it too */
+	ck_assert_uint_eq(sr->n, WAKE_EVENTS);
+	for (i = 0; i < WAKE_EVENTS; i++)
+		ck_assert_uint_eq(sr->got[i].u.order.order_id, i + 1);
+	ck_assert_uint_eq(sr->r.lost, 0);
+	ck_assert_uint_ge(wb_load_relaxed(&es->writer.prod->wakeups), 1);
+	builder_stop(b);
+	builder_destroy(b);
+	free(sr);
+	free(ring);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("nats");
@@ -266,6 +344,7 @@ int main(void)
 	tcase_add_test(tc, test_end_batch_carries_the_run_and_its_event_count);
 	tcase_add_test(tc, test_subject_tokens_and_addresses);
 	tcase_add_test(tc, test_publisher_backlog_is_the_stream_a_reader_behind_loses_the_oldest_counted);
+	tcase_add_test(tc, test_a_reader_asleep_on_the_stream_is_woken_by_the_books_writer);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -101,6 +101,24 @@ START_TEST(test_a_whole_run_at_once_and_free_what_is_left)
 	ck_assert_uint_eq(o.n, 0);
 }
 END_TEST
+
+/* wirebookd --source's held batches counter follows every push and pop. */
+START_TEST(test_the_held_count_is_stored_where_asked)
+{
+	static const uint64_t l1[] = { 1, 2 }, l2[] = { 3, 1 };
+	uint64_t held = 99;
+	struct nats_order o = { .held = &held };
+
+	push(&o, 1, l1, 1);
+	ck_assert_uint_eq(held, 1);
+	push(&o, 2, l2, 1);
+	ck_assert_uint_eq(held, 2);
+	ck_assert_int_eq(nats_order_advance(&o, 2), 1);
+	ck_assert_uint_eq(held, 1);
+	nats_order_free(&o);
+	ck_assert_uint_eq(held, 0);
+}
+END_TEST
 #endif
 
 int main(void)
@@ -115,6 +133,7 @@ int main(void)
 		return 1;
 	tcase_add_test(tc, test_interleaved_lines_come_out_in_the_origins_order);
 	tcase_add_test(tc, test_a_whole_run_at_once_and_free_what_is_left);
+	tcase_add_test(tc, test_the_held_count_is_stored_where_asked);
 #else
 	printf("test_nats_order: built without libnats: nothing to test\n");
 #endif

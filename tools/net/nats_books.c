@@ -227,6 +227,11 @@ void nats_books_counters(const struct nats_books *b, struct nats_books_counters 
 	out->failed = wb_load_relaxed(&b->ctr.failed);
 }
 
+uint64_t nats_books_next_ns(const struct nats_books *b)
+{
+	return b->next_ns;
+}
+
 void nats_books_destroy(struct nats_books *b)
 {
 	if (!b)

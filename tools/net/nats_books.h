@@ -62,6 +62,9 @@ struct nats_books *nats_books_create(const char *shm_name, const char *instance,
 /* On the publisher thread: every interval, the symbols whose book changed. */
 void nats_books_tick(struct nats_books *b, natsConnection *nc, uint64_t now_ns, int force);
 void nats_books_counters(const struct nats_books *b, struct nats_books_counters *out);
+/* When the next tick has something to do (CLOCK_MONOTONIC ns; 0: now):
+ * the publisher sleeps on the event stream until then at most. */
+uint64_t nats_books_next_ns(const struct nats_books *b);
 void nats_books_destroy(struct nats_books *b);
 #endif
 

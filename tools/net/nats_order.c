@@ -5,6 +5,14 @@
 #include "net/nats_order.h"
 
 #ifdef WB_NATS
+#include "wirebook/barrier.h"
+
+static void note_held(struct nats_order *o)
+{
+	if (o->held)
+		wb_store_relaxed(o->held, o->n);
+}
+
 static void swap(struct nats_order *o, uint32_t i, uint32_t j)
 {
 	struct nats_held *t = o->heap[i];
@@ -60,6 +68,7 @@ int nats_order_push(struct nats_order *o, natsMsg *m, const uint8_t *data,
 		swap(o, i, (i - 1) / 2);
 		i = (i - 1) / 2;
 	}
+	note_held(o);
 	return 0;
 }
 
@@ -71,6 +80,7 @@ void nats_order_pop(struct nats_order *o)
 	free(c);
 	o->heap[0] = o->heap[--o->n];
 	sift_down(o, 0);
+	note_held(o);
 }
 
 int nats_order_advance(struct nats_order *o, uint32_t k)

@@ -5,9 +5,9 @@
  * that the top is always the next event the origin applied among those
  * received. A reader applies from the top while its key is the one it
  * expects, waits while it is later (a hole), skips while it is earlier
- * (applied already). wb-export's stream reader (nats_read.c) uses it;
- * wirebookd's --source (nats_source.c) has its own copy of the same heap
- * for now (its cursors carry its counters), to be moved onto this one.
+ * (applied already). wb-export's stream reader (nats_read.c) and
+ * wirebookd's --source (nats_source.c) both use it: one heap, the
+ * counters each keeps around it its own (held: see struct nats_order).
  */
 #ifndef WIREBOOK_NET_NATS_ORDER_H
 #define WIREBOOK_NET_NATS_ORDER_H
@@ -32,6 +32,9 @@ struct nats_held {
 struct nats_order {
 	struct nats_held **heap;	/* by key, smallest first */
 	uint32_t n, cap;
+	/* Or NULL: n stored here at every push and pop, for another
+	 * thread to read (wirebookd --source's held batches counter). */
+	uint64_t *held;
 };
 
 /* Hold message m, a parsed batch h with events (count and runs > 0): the

@@ -58,6 +58,7 @@ void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
 #include "net/nats_books.h"
 #include "net/nats_shadow.h"
 #include "net/nats_snapshot.h"
+#include "book/futex.h"
 #include "wirebook/barrier.h"
 #include "wirebook/ring.h"
 
@@ -66,12 +67,18 @@ void nats_publisher_metrics(struct nats_publisher *p, FILE *f)
 /* Batches in flight at most; beyond, a publish waits (StallWait) and then
  * fails, and the batch waits in the resend list. */
 #define PUBLISH_MAX_INFLIGHT 4096
-/* The thread's nap when the stream has nothing new, and while the server is away. */
+/* The thread's nap where nothing can wake it: the server away (before
+ * the stream is made), the event stream ended (wirebookd stopping). */
 #define PUBLISH_IDLE_NS 100000L
-/* A quiet stream doubles the nap up to this: an idle daemon's publisher
- * wakes 1000 times a second, not 10000 (issue 21: every wake-up on a
- * two-core machine is taken from the path's neighbours). */
 #define PUBLISH_IDLE_MAX_NS 1000000L
+/* Looks at the event stream's head before sleeping on its futex (issue
+ * 21: a bounded spin, a few tens of microseconds, as the builder's). */
+#define PUBLISH_IDLE_SPINS 4096u
+/* The longest futex sleep with nothing due sooner (the books' tick, a
+ * snapshot): the resend list the acknowledgement thread fills, the loss
+ * report, the END once the source ended. A quiet daemon's publisher wakes
+ * ten times a second, not the thousand of a nap doubling to 1 ms. */
+#define PUBLISH_DUTY_NS 100000000ull
 #define PUBLISH_RETRY_NS 20000000L
 #define PUBLISH_DUPLICATE_WINDOW_NS (600ll * 1000000000ll)
 /* Events read from the stream before the batches are looked at again. */
@@ -618,10 +625,52 @@ static void maybe_snapshot(struct nats_publisher *p)
 		take_snapshot(p);
 }
 
+/*
+ * Nothing new in the event stream: spin a while, then sleep in its futex
+ * until the writer (wirebookd's thread 2, having applied an event to the
+ * books) wakes this reader, or the next periodic duty is due. The writer
+ * wakes only a reader that said it sleeps (wb_ring_reader_prepare_sleep),
+ * so the path pays nothing while this thread is busy.
+ */
+static void wait_for_events(struct nats_publisher *p)
+{
+	const struct wb_ring_prod_page *prod = p->reader.prod;
+	uint64_t now, due;
+	uint32_t word;
+	unsigned i;
+
+	for (i = 0; i < PUBLISH_IDLE_SPINS; i++) {
+		if (wb_load_acquire(&prod->head) != p->reader.pos)
+			return;
+		futex_spin_pause();
+	}
+	if (wb_load_acquire(&prod->closed) || wb_load_acquire(&p->stop) ||
+	    (!p->ctr.end_sent && wb_load_acquire(&p->source_ended))) {
+		/* Ended, or END to send (NATS away): no writer wakes this
+		 * thread for what it waits on now (the acknowledgements, the
+		 * server). */
+		nap(PUBLISH_IDLE_MAX_NS);
+		return;
+	}
+	now = mono_ns();
+	due = now + PUBLISH_DUTY_NS;
+	if (p->books && nats_books_next_ns(p->books) < due)
+		due = nats_books_next_ns(p->books);
+	if (p->shadow && p->cfg.client.snapshot_s && p->global != p->snap_last_global &&
+	    p->snap_last_ns + (uint64_t)p->cfg.client.snapshot_s * 1000000000ull < due)
+		due = p->snap_last_ns + (uint64_t)p->cfg.client.snapshot_s * 1000000000ull;
+	if (due < now + PUBLISH_IDLE_MAX_NS)	/* due, and not done (NATS away): as a nap */
+		due = now + PUBLISH_IDLE_MAX_NS;
+	if (wb_ring_reader_prepare_sleep(&p->reader, &word))
+		return;
+	/* Stop and the source's end wake the futex too (a wake between the
+	 * look above and the wait is slept through until the timeout). */
+	futex_wait_shared_timeout(&p->reader.cons->sleeping, word, due - now);
+}
+
 static void *publisher_main(void *arg)
 {
 	struct nats_publisher *p = arg;
-	long idle_ns = PUBLISH_IDLE_NS;
 
 	for (;;) {
 		uint64_t n = unread(p);
@@ -658,7 +707,6 @@ static void *publisher_main(void *arg)
 		if (p->read_i < p->read_n) {
 			while (p->read_i < p->read_n && add_event(p, &p->read_buf[p->read_i]) == 0)
 				p->read_i++;
-			idle_ns = PUBLISH_IDLE_NS;
 			maybe_snapshot(p);
 			if (p->books)
 				nats_books_tick(p->books, p->nc, mono_ns(), 0);
@@ -678,8 +726,7 @@ static void *publisher_main(void *arg)
 			if (mono_ns() > p->stop_deadline_ns)
 				break;
 		}
-		nap(idle_ns);
-		idle_ns = idle_ns * 2 < PUBLISH_IDLE_MAX_NS ? idle_ns * 2 : PUBLISH_IDLE_MAX_NS;
+		wait_for_events(p);
 	}
 	return NULL;
 }
@@ -786,8 +833,10 @@ struct nats_publisher *nats_publisher_start(const struct nats_publish_config *cf
 
 void nats_publisher_source_ended(struct nats_publisher *p)
 {
-	if (p)
+	if (p) {
 		wb_store_release(&p->source_ended, 1);
+		futex_wake_shared_all(&p->reader.cons->sleeping);
+	}
 }
 
 void nats_publisher_stop(struct nats_publisher *p, double wait_s)
@@ -801,6 +850,7 @@ void nats_publisher_stop(struct nats_publisher *p, double wait_s)
 	p->stop_deadline_ns = mono_ns() + (uint64_t)(wait_s * 1e9);
 	wb_store_release(&p->source_ended, 1);
 	wb_store_release(&p->stop, 1);
+	futex_wake_shared_all(&p->reader.cons->sleeping);
 	pthread_join(p->th, NULL);
 	say_lost(p);
 	if (p->books) {	/* the books as they end */

@@ -6,7 +6,8 @@
  *
  * This thread is one more reader of wirebookd's event stream
  * (book/event_stream.h: every event thread 1 applied, in a broadcast ring
- * that never waits for its readers), polled: it cuts each feed line's
+ * that never waits for its readers; with nothing new it sleeps in the
+ * ring's futex, which the writer wakes): it cuts each feed line's
  * events into batches (nats_batch.h) and publishes them asynchronously,
  * each with a message id JetStream deduplicates on. What the server did
  * not acknowledge (down, restarted, slow) is sent again, in order, as soon

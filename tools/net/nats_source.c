@@ -52,6 +52,7 @@ void nats_source_stats(const struct source *s, struct wb_nats_stats *out)
 #else
 #include "common/metrics.h"
 #include "net/nats_batch.h"
+#include "net/nats_order.h"
 #include "net/nats_snapshot.h"
 #include "wirebook/barrier.h"
 #include "wirebook/ring.h"
@@ -69,18 +70,6 @@ void nats_source_stats(const struct source *s, struct wb_nats_stats *out)
 /* Tries at a snapshot that fail for a reason other than "there is none"
  * (not connected yet, a chunk purged under us) before replaying from the start. */
 #define SOURCE_SNAPSHOT_TRIES 20
-
-/* A received batch not applied in full: where its next event is. */
-struct cursor {
-	natsMsg *msg;
-	const uint8_t *data;
-	struct nats_batch_header h;
-	struct nats_batch_run r;	/* the current run */
-	uint32_t run;		/* its index */
-	uint32_t off;		/* its events passed */
-	uint32_t ev;		/* the batch's next event */
-	uint64_t key;		/* that event's global index */
-};
 
 struct nats_counters {
 	uint64_t messages, batches, events, bytes;
@@ -116,8 +105,7 @@ struct nats_src {
 	uint64_t run;		/* the publisher run being applied */
 	uint64_t next;		/* its next global index to apply (from 1) */
 	uint64_t end;		/* its END's count of events */
-	struct cursor **heap;	/* by key, smallest first */
-	uint32_t n_heap, cap_heap;
+	struct nats_order order;	/* the batches held (ctr.held their count) */
 	struct nats_counters ctr;
 	/* make fanout: now minus the origin's receive time of the last event
 	 * of each applied chunk (log2 buckets, 4 sub-buckets; the clocks of
@@ -253,6 +241,7 @@ static int nats_open(struct source *s, const struct source_options *opt)
 		return -1;
 	}
 	n->cfg = *opt->nats;
+	n->order.held = &n->ctr.held;
 	n->exit_at_end = opt->nats_exit_at_end;
 	if (nats_url_split(n->cfg.url, servers, sizeof(servers), n->stream, sizeof(n->stream), s->err,
 			   sizeof(s->err))) {
@@ -283,97 +272,19 @@ static uint64_t ring_free(const struct wb_ring_producer *out)
 	return out->mask + 1 - (out->head - wb_load_acquire(&out->cons->tail));
 }
 
-static void heap_swap(struct nats_src *n, uint32_t i, uint32_t j)
-{
-	struct cursor *t = n->heap[i];
-
-	n->heap[i] = n->heap[j];
-	n->heap[j] = t;
-}
-
-static void sift_down(struct nats_src *n, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < n->n_heap && n->heap[l]->key < n->heap[m]->key)
-			m = l;
-		if (r < n->n_heap && n->heap[r]->key < n->heap[m]->key)
-			m = r;
-		if (m == i)
-			return;
-		heap_swap(n, i, m);
-		i = m;
-	}
-}
-
-static int heap_push(struct nats_src *n, struct cursor *c)
-{
-	uint32_t i;
-
-	if (n->n_heap == n->cap_heap) {
-		uint32_t cap = n->cap_heap ? 2 * n->cap_heap : 64;
-		struct cursor **h = realloc(n->heap, cap * sizeof(*h));
-
-		if (!h)
-			return -1;
-		n->heap = h;
-		n->cap_heap = cap;
-	}
-	i = n->n_heap++;
-	n->heap[i] = c;
-	while (i && n->heap[(i - 1) / 2]->key > n->heap[i]->key) {
-		heap_swap(n, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-	wb_store_relaxed(&n->ctr.held, n->n_heap);
-	return 0;
-}
-
-static void heap_pop(struct nats_src *n)
-{
-	struct cursor *c = n->heap[0];
-
-	natsMsg_Destroy(c->msg);
-	free(c);
-	n->heap[0] = n->heap[--n->n_heap];
-	sift_down(n, 0);
-	wb_store_relaxed(&n->ctr.held, n->n_heap);
-}
-
-static void drop_all(struct nats_src *n)
-{
-	while (n->n_heap)
-		heap_pop(n);
-}
-
-/* Move the top cursor k events on (k: at most what is left of its run). */
+/* Move the top batch k events on (k: at most what is left of its run). */
 static void advance_top(struct nats_src *n, uint32_t k)
 {
-	struct cursor *c = n->heap[0];
-
-	c->off += k;
-	c->ev += k;
-	c->key += k;
-	if (c->off == c->r.count) {
-		if (++c->run == c->h.runs) {
-			add_ctr(&n->ctr.batches, 1);
-			heap_pop(n);
-			return;
-		}
-		nats_batch_run_at(c->data, c->run, &c->r);
-		c->off = 0;
-		c->key = c->r.first;
-	}
-	sift_down(n, 0);
+	if (nats_order_advance(&n->order, k))
+		add_ctr(&n->ctr.batches, 1);
 }
 
 /* Apply, in the origin's order, every event held up to the first one
  * missing. -1: the ring is full (the rest next time). */
 static int drain(struct source *s, struct nats_src *n, struct wb_ring_producer *out)
 {
-	while (n->n_heap) {
-		struct cursor *c = n->heap[0];
+	while (n->order.n) {
+		struct nats_held *c = nats_order_top(&n->order);
 		uint64_t left = c->r.count - c->off, k, room, i;
 
 		if (c->key < n->next) {	/* applied already */
@@ -383,11 +294,11 @@ static int drain(struct source *s, struct nats_src *n, struct wb_ring_producer *
 			continue;
 		}
 		if (c->key > n->next) {
-			if (n->n_heap < SOURCE_HOLD_MAX)
+			if (n->order.n < SOURCE_HOLD_MAX)
 				return 0;	/* wait for the missing one */
 			fprintf(stderr, "wirebookd: NATS: events %llu-%llu of the publisher's run never "
 				"came (%u batches held after them): skipped\n",
-				(unsigned long long)n->next, (unsigned long long)c->key - 1, n->n_heap);
+				(unsigned long long)n->next, (unsigned long long)c->key - 1, n->order.n);
 			add_ctr(&n->ctr.lost_events, c->key - n->next);
 			n->next = c->key;
 		}
@@ -417,8 +328,7 @@ static void handle(struct nats_src *n, natsMsg *m)
 	const uint8_t *data = (const uint8_t *)natsMsg_GetData(m);
 	size_t len = (size_t)natsMsg_GetDataLength(m);
 	struct nats_batch_header h;
-	struct nats_batch_run last;
-	struct cursor *c;
+	struct nats_batch_run first, last;
 	char err[160];
 
 	if (nats_batch_parse(data, len, &h, err, sizeof(err)) < 0) {
@@ -439,7 +349,7 @@ static void handle(struct nats_src *n, natsMsg *m)
 				"events follow the earlier run's%s\n", (unsigned long long)h.run,
 				wb_load_relaxed(&n->ctr.end_seen) ? "" : ", which ended without its END");
 		add_ctr(&n->ctr.origin_runs, 1);
-		drop_all(n);
+		nats_order_free(&n->order);
 		n->run = h.run;
 		n->next = 1;
 		n->end = 0;
@@ -457,27 +367,15 @@ static void handle(struct nats_src *n, natsMsg *m)
 		natsMsg_Destroy(m);
 		return;
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		natsMsg_Destroy(m);
-		return;
-	}
-	c->msg = m;
-	c->data = data;
-	c->h = h;
-	nats_batch_run_at(data, 0, &c->r);
-	c->key = c->r.first;
-	if (c->key > n->next)
+	nats_batch_run_at(data, 0, &first);
+	if (first.first > n->next)
 		add_ctr(&n->ctr.waited, 1);
-	if (heap_push(n, c) < 0) {
-		natsMsg_Destroy(m);
-		free(c);
-	}
+	nats_order_push(&n->order, m, data, &h);	/* m is the heap's, held or freed */
 }
 
 static int all_came(const struct nats_src *n)
 {
-	return wb_load_relaxed(&n->ctr.end_seen) && n->next > n->end && !n->n_heap;
+	return wb_load_relaxed(&n->ctr.end_seen) && n->next > n->end && !n->order.n;
 }
 
 static void note_meta(struct nats_src *n, natsMsg *m)
@@ -697,8 +595,7 @@ static void nats_close(struct source *s)
 
 	if (!n)
 		return;
-	drop_all(n);
-	free(n->heap);
+	nats_order_free(&n->order);
 	free(n->snap);
 	if (n->sub)
 		natsSubscription_Destroy(n->sub);
@@ -814,6 +711,7 @@ void nats_source_stats(const struct source *s, struct wb_nats_stats *out)
 	out->src_reconnects = c.reconnects;
 	out->src_connected = (uint32_t)c.connected;
 	out->src_end_seen = (uint32_t)c.end_seen;
+	out->src_snapshot_global = c.snapshot_loaded ? c.snapshot_global : 0;
 }
 #endif
 

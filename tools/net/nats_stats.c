@@ -33,6 +33,12 @@ void nats_stats_write(struct wb_shm_nats *block, struct nats_publisher *pub,
 		st.pub_reconnects = c.reconnects;
 		st.pub_connected = (uint32_t)c.connected;
 		st.pub_end_sent = (uint32_t)c.end_sent;
+		st.pub_snapshots = c.snapshots;
+		st.pub_snapshot_bytes = c.snapshot_bytes;
+		st.pub_snapshot_failures = c.snapshot_failures;
+		st.pub_book_messages = c.book_messages;
+		st.pub_book_bytes = c.book_bytes;
+		st.pub_book_failed = c.book_failed;
 	}
 	if (src)
 		nats_source_stats(src, &st);
