@@ -61,15 +61,18 @@ Input:
 
 Daemon and output:
   --out DIR           latency directory (default /tmp/wb-latency-<rate>-<time>)
-  --cpus LIST         builder cpus (wirebookd --cpus); on a veth pair the
-                      default is cpu 0 for rtc and 0,1 for the pipeline: thread
-                      1, the one that reads the packets, on the sender's cpu
-  --sender-cpus LIST  cpus of tcpreplay (taskset -c); on a veth pair the
-                      receive (the skb's stamp, AF_PACKET's ring, the reader's
-                      wake-up) runs on the sender's cpu, as a NIC queue's
-                      interrupt runs on the core it is steered to, so this
-                      places "the interrupt": default 0, thread 1's cpu (a
-                      local wake-up, no cross-core one); "any": unpinned
+  --cpus LIST         builder cpus (wirebookd --cpus); with --sender-cpus N
+                      on a veth pair the default is N for rtc and N,N+1 for the
+                      pipeline: thread 1, the one that reads the packets, on
+                      the sender's cpu
+  --sender-cpus LIST  cpus of tcpreplay (taskset -c), default any (unpinned).
+                      On a veth pair the receive (the skb's stamp, AF_PACKET's
+                      ring, the reader's wake-up) runs on the sender's cpu, as
+                      a NIC queue's interrupt runs on the core it is steered
+                      to: one cpu number places "the interrupt" and thread 1
+                      together (a local wake-up, no cross-core one: the low
+                      rates' tails), at the price of sharing that core with
+                      tcpreplay's own work at high rates
   --daemon-args "ARGS" extra wirebookd arguments (e.g. --busy-poll)
   --no-latency        run without --latency-dir (overhead comparison)
   --plot              also write PNGs with latency-scripts/plot (a series of
@@ -137,9 +140,7 @@ veth=0
 [ -z "$iface" ] && veth=1
 [ -n "$replay_iface" ] && [ $veth -eq 1 ] && die "--replay-iface needs --iface"
 # Where the sender runs (taskset), and by default thread 1 with it.
-if [ -z "$sender_cpus" ]; then
-	if [ $veth -eq 1 ] && [ "$(nproc)" -ge 2 ]; then sender_cpus=0; else sender_cpus=any; fi
-fi
+sender_cpus=${sender_cpus:-any}
 sender_pin=()
 if [ "$sender_cpus" != any ]; then
 	command -v taskset >/dev/null || die "--sender-cpus needs taskset (util-linux)"
