@@ -17,6 +17,12 @@
                                       'H' (halted) inserted after message AT and
                                       'T' (trading) after RESUME, later sequences
                                       moved up (wb-gen's days have no halt)
+  itch-pcap.py newsession PCAP OUT SEQ
+                                      the capture before the first ITCH packet
+                                      whose sequence is SEQ or more, then that
+                                      packet again under a new MoldUDP64 session
+                                      (its sequence 1): the venue's books start
+                                      over (wb-gen's days keep one session)
 
 Reads classic little-endian pcap of Ethernet/IPv4/UDP, as wb-gen writes it;
 packets that are not MoldUDP64 (other venues' feeds) are passed through.
@@ -175,6 +181,23 @@ def halt(path, out, at, resume):
                 f.write(p)
 
 
+def newsession(path, out, seq):
+    head, recs = records(path)
+    with open(out, "wb") as f:
+        f.write(head)
+        for r in recs:
+            mo = mold(r)
+            if mo and mo[2] not in (0, 0xFFFF) and mo[1] >= seq:
+                p = bytearray(r)
+                at = mo[0]
+                p[at + 9:at + 10] = b"Y" if p[at + 9:at + 10] != b"Y" else b"Z"
+                struct.pack_into(">Q", p, at + 10, 1)
+                f.write(p)
+                return
+            f.write(r)
+    sys.exit("itch-pcap.py newsession: no ITCH packet at or after that sequence")
+
+
 def main():
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "points" and len(sys.argv) == 3:
@@ -189,6 +212,8 @@ def main():
                    dst_port(r) == port), default=0))
     elif cmd == "head" and len(sys.argv) == 5:
         cut(sys.argv[2], sys.argv[3], int(sys.argv[4]), before=True)
+    elif cmd == "newsession" and len(sys.argv) == 5:
+        newsession(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif cmd == "halt" and len(sys.argv) == 6:
         halt(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:

@@ -1079,6 +1079,29 @@ static int in_window(const struct exporter *x, int64_t t)
 	return t >= x->start_ns && t < x->end_ns;
 }
 
+
+/*
+ * A venue-wide clear (a new session: no instrument in the update) empties
+ * every book the venue had: each gets its bbo row, and its symbol's nbbo
+ * and book rows, as a per-symbol clear would give them.
+ */
+static void clear_venue_tops(struct exporter *x, const struct wb_event *ev, uint8_t v)
+{
+	for (unsigned k = 0; k < FEED_MAX_INSTRUMENTS; k++) {
+		uint16_t inst = (uint16_t)k;
+
+		x->vtop_exact[k] &= ~(1u << v);
+		if (!inst || !(x->venues[k] >> v & 1))
+			continue;
+		check_bbo(x, ev, v, inst);
+		if (x->touched[inst]) {
+			check_nbbo(x, ev, inst);
+			x->touched[inst] = 0;
+		}
+		if (x->depth)
+			check_book(x, ev, inst);
+	}
+}
 static void export_event(struct exporter *x, const struct wb_event *ev)
 {
 	struct book_update up[BOOK_MAX_UPDATES_PER_EVENT];
@@ -1134,8 +1157,7 @@ static void export_event(struct exporter *x, const struct wb_event *ev)
 			 u->venue < VENUES && u->instrument && !behind_top(x, u))
 			check_bbo(x, ev, u->venue, u->instrument);
 		else if (u->kind == BOOK_UP_CLEAR && !u->instrument && u->venue < VENUES)
-			for (unsigned k = 0; k < FEED_MAX_INSTRUMENTS; k++)	/* venue-wide */
-				x->vtop_exact[k] &= ~(1u << u->venue);
+			clear_venue_tops(x, ev, u->venue);
 	}
 	/* Then, once per instrument whose levels changed: the NBBO when a
 	 * venue's top moved, the book snapshot at any level change. */

@@ -25,6 +25,18 @@ clears=$(sed -n 's/.*rows (\([0-9]*\) CLEAR).*/\1/p' "$T/rebuild.out")
 	ok "every venue and symbol book rebuilt from the events table at 10 random times and the end equals the bbo and book tables ($(grep -c ' 0 differ$' "$T/rebuild.out") times, $clears CLEAR rows; $(grep -o 'seed [0-9]*' "$T/rebuild.out"))" ||
 	{ bad "books rebuilt from the events table differ"; grep -v ' 0 differ$' "$T/rebuild.out" | head -12; }
 
+# A venue-wide clear: a new MoldUDP64 session part way through a Nasdaq
+# day empties every Nasdaq book at once (no instrument in the event); the
+# bbo, nbbo and book tables must say so, not keep the tops of before.
+"$B/wb-gen" -p day -s 24 -n 20000 --symbols 30 --venues nasdaq -o "$T/ns.pcap" >/dev/null 2>&1 &&
+	"$H5PY" "$ROOT/scripts/itch-pcap.py" newsession "$T/ns.pcap" "$T/ns2.pcap" 12000 &&
+	"$B/wb-export" --quiet --format hdf5 --depth 10 --feeds "$ROOT/feeds.conf" "$T/ns2.pcap" "$T/ns2.h5" 2>"$T/ns.err" ||
+	{ bad "the new-session day: $(cat "$T/ns.err")"; finish; }
+"$H5PY" "$ROOT/tests/export/rebuild_books.py" --times 3 "$T/ns2.h5" >"$T/ns.out" 2>&1
+grep -q '^ok$' "$T/ns.out" &&
+	ok "a new Nasdaq session part way: every book rebuilt from the events table equals the bbo and book tables after the venue-wide clear" ||
+	{ bad "after a venue-wide clear the bbo or book tables keep the old tops"; grep -v ' 0 differ$' "$T/ns.out" | head -6; }
+
 # wirebook.read: one symbol's runs through the index, a time window, a
 # datetime; the same rows as the whole table filtered by hand.
 PYTHONPATH=$ROOT/python PYTHONDONTWRITEBYTECODE=1 "$H5PY" - "$T/day.h5" >"$T/read.out" 2>&1 <<'P'
