@@ -113,13 +113,6 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 /* Spin a while, then sleep a little: keeps latency low under traffic
  * without owning a core forever when the feed is quiet (unless busy_poll).
  * Each sleep in a row doubles, up to max_sleep_ns. Only for waits nothing

@@ -42,8 +42,8 @@ static inline void futex_wait_shared_timeout(uint32_t *w, uint32_t val, uint64_t
 	syscall(SYS_futex, w, FUTEX_WAIT, val, &ts, NULL, 0);
 }
 
-/* One turn of the bounded spin before such a sleep. */
-static inline void futex_spin_pause(void)
+/* One turn of a bounded spin (before such a sleep, or a queue's room). */
+static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();

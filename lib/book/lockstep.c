@@ -10,11 +10,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/futex.h>
 
+#include "book/futex.h"
 #include "book/lockstep.h"
 #include "shm/orders_layout.h"
 #include "wirebook/barrier.h"
@@ -153,7 +152,7 @@ void lockstep_begin(struct lockstep *ls, struct event_stream *es, struct order_d
 
 		if (s & 1) {
 			wb_store_relaxed(&cons_page(ls)->sleeping, s + 1);
-			syscall(SYS_futex, &cons_page(ls)->sleeping, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+			futex_wake_shared_all(&cons_page(ls)->sleeping);
 		}
 		nanosleep(&nap, NULL);
 	}
@@ -276,17 +275,15 @@ static void wait_ack(struct lockstep *ls, uint64_t target)
 		if (wb_load_acquire(ls->stop) || !reader_alive(ls))
 			return;
 		if (++spins < LOCKSTEP_SPINS) {
-			__builtin_ia32_pause();
+			cpu_relax();
 			continue;
 		}
 		spins = 0;
 		wb_store_relaxed(&c->lockstep_writer_waits, 1);
 		wb_full_fence();	/* pairs with the reader's fence between its ack and this flag */
 		if (wb_load_acquire(&c->lockstep_acked) < target) {
-			struct timespec ts = { 0, LOCKSTEP_SLEEP_NS };
-
 			ls->ctr.sleeps++;
-			syscall(SYS_futex, &c->lockstep_writer_waits, FUTEX_WAIT, 1, &ts, NULL, 0);
+			futex_wait_shared_timeout(&c->lockstep_writer_waits, 1, LOCKSTEP_SLEEP_NS);
 		}
 		wb_store_relaxed(&c->lockstep_writer_waits, 0);
 	}

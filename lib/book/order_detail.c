@@ -9,6 +9,7 @@
  * venue books'. The shared arrays are flat and never move; free slots are
  * listed through their next field.
  */
+#include "book/futex.h"
 #include "book/order_detail.h"
 #include "book/order_index.h"
 #include "book/venue_mem.h"
@@ -23,10 +24,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #define DEFAULT_ORDER_SLOTS (1u << 20)
 #define DEFAULT_TRACK_SLOTS 4096u	/* the 1,000 virtual orders, and room for tracked ones */
@@ -395,11 +394,6 @@ static void level_drop(struct order_detail *od, uint32_t li)
 
 /* ------------------------------------------------------------ tracking */
 
-static void futex_wake_shared(uint32_t *w)
-{
-	syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
 /* Tracking slot t waits for its order (state WB_QUEUE_UNKNOWN), or no longer does. */
 static void unknown_add(struct order_detail *od, uint32_t t)
 {
@@ -469,7 +463,7 @@ static void track_store(struct order_detail *od, uint32_t t, const struct wb_ord
 	 * itself after this fence sees the new sequence and does not sleep. */
 	wb_full_fence();
 	if (wb_load_relaxed(&od->req->waiters[t]))
-		futex_wake_shared(&T->seq);
+		futex_wake_shared_all(&T->seq);
 }
 
 /* Every tracked order of level li: where it stands now. */
@@ -1012,7 +1006,7 @@ int order_detail_virtual_cancel(struct order_detail *od, uint64_t id)
 	T->is_virtual = 0;
 	wb_store_release(&T->seq, T->seq + 1);
 	if (wb_load_relaxed(&od->req->waiters[t]))
-		futex_wake_shared(&T->seq);
+		futex_wake_shared_all(&T->seq);
 	return 0;
 }
 
@@ -1200,7 +1194,7 @@ void order_detail_untrack(struct order_detail *od, uint8_t venue, uint64_t id)
 		T->in_use = 0;
 		wb_store_release(&T->seq, T->seq + 1);
 		if (wb_load_relaxed(&od->req->waiters[t]))
-			futex_wake_shared(&T->seq);
+			futex_wake_shared_all(&T->seq);
 	}
 	od->fast.pending = od->unknown_tracked;
 }

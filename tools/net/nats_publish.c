@@ -642,7 +642,7 @@ static void wait_for_events(struct nats_publisher *p)
 	for (i = 0; i < PUBLISH_IDLE_SPINS; i++) {
 		if (wb_load_acquire(&prod->head) != p->reader.pos)
 			return;
-		futex_spin_pause();
+		cpu_relax();
 	}
 	if (wb_load_acquire(&prod->closed) || wb_load_acquire(&p->stop) ||
 	    (!p->ctr.end_sent && wb_load_acquire(&p->source_ended))) {
