@@ -1564,6 +1564,16 @@ int main(int argc, char **argv)
 	if (d.control_fd >= 0)
 		wb_control_unlisten(d.control_fd, control);
 	builder_destroy(d.builder);
+	if (bcfg.lockstep) {
+		struct lockstep_counters lc;
+
+		lockstep_get_counters(bcfg.lockstep, &lc);
+		printf("lockstep: %llu steps (%llu at a gate, %llu long runs handed over); the strategy "
+		       "was behind at %llu (slept at %llu); %llu requests held for the latency model\n",
+		       (unsigned long long)(lc.gates + lc.flushes), (unsigned long long)lc.gates,
+		       (unsigned long long)lc.flushes, (unsigned long long)lc.waits,
+		       (unsigned long long)lc.sleeps, (unsigned long long)lc.held);
+	}
 	lockstep_destroy(bcfg.lockstep);
 	recovery_client_destroy(d.rec);
 	free(d.rec_table);

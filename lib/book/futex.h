@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <linux/futex.h>
 
+#include "shm/relax.h"	/* cpu_relax(): a turn of the bounded spins before these sleeps */
+
 /* Sleep while *w == val: until a wake (or a signal; the caller looks again). */
 static inline void futex_wait(uint32_t *w, uint32_t val)
 {
@@ -42,12 +44,5 @@ static inline void futex_wait_shared_timeout(uint32_t *w, uint32_t val, uint64_t
 	syscall(SYS_futex, w, FUTEX_WAIT, val, &ts, NULL, 0);
 }
 
-/* One turn of a bounded spin (before such a sleep, or a queue's room). */
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
 
 #endif /* WIREBOOK_BOOK_FUTEX_H */

@@ -8,6 +8,7 @@
  * at again.
  */
 #include "shm/orders_layout.h"
+#include "shm/relax.h"
 #include "wirebook/barrier.h"
 
 #include <errno.h>
@@ -162,13 +163,6 @@ void wb_orders_close(struct wb_orders *o)
 }
 
 /* ------------------------------------------------------------- reading */
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
 
 /* An even sequence to read under, or an error (retired, stuck writer). */
 static int read_begin(const uint64_t *seq, uint64_t *s, unsigned *spins)
