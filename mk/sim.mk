@@ -12,8 +12,8 @@ sim-test: $(O)/examples/join_bid $(O)/wb-gen $(O)/wb-dump $(O)/wirebookd $(LIB_S
 # make bench's simulate row: a generated day (BENCH_SIM_MESSAGES, 8,000
 # symbols) replayed with --lockstep and examples/join_bid, detail for 600
 # symbols, up to 1,000 virtual orders, against the replay alone. Not a test.
-BENCH_SIM_MESSAGES ?= 5000000
-BENCH_SIM_DAY := $(O)/bench/day-sim.itch
+BENCH_SIM_MESSAGES ?= 50000000
+BENCH_SIM_DAY := $(O)/bench/day-sim-$(BENCH_SIM_MESSAGES).itch
 .PHONY: bench-simulate
 $(BENCH_SIM_DAY): | $(O)/wb-gen
 	@mkdir -p $(dir $@)
