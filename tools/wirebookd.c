@@ -643,6 +643,21 @@ enum {
 	OPT_LOCKSTEP, OPT_LS_DELAY, OPT_LS_JITTER, OPT_LS_SEED,
 };
 
+/* The subscription for the start line: quoted whole, or its size and head when long. */
+static const char *subscription_summary(const char *subs, char *buf, size_t len)
+{
+	size_t n = strlen(subs), symbols = 1;
+
+	if (n + 3 <= 80) {
+		snprintf(buf, len, "'%s'", subs);
+		return buf;
+	}
+	for (const char *p = subs; *p; p++)
+		symbols += *p == ',';
+	snprintf(buf, len, "%zu symbols ('%.40s...')", symbols, subs);
+	return buf;
+}
+
 /* --order-detail: all, none, or a watch list of tickers (1-8 characters each). */
 static int order_detail_arg_ok(const char *arg)
 {
@@ -1462,11 +1477,13 @@ int main(int argc, char **argv)
 		}
 		d.rec_thread_started = 1;
 	}
-	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed '%s', path %s (%s), warmed %.0f MiB, "
+	char subs_text[96];
+
+	fprintf(stderr, "wirebookd: %s %s -> /dev/shm/%s, subscribed %s, path %s (%s), warmed %.0f MiB, "
 		"memory %s%s%s\n", ops->name,
 		kernel ? (kernel_dev ? kernel_dev : WB_DEVICE_PATH) : pcap ? pcap : itch ? itch :
 		nats_source ? nats_source : iface,
-		bcfg.shm.shm_name, subs, bcfg.path == BUILDER_PATH_RTC ? "rtc" : "pipeline", path_why,
+		bcfg.shm.shm_name, subscription_summary(subs, subs_text, sizeof(subs_text)), bcfg.path == BUILDER_PATH_RTC ? "rtc" : "pipeline", path_why,
 		(double)d.warm.bytes / (1 << 20), d.warm.lock_errno ? "not locked (mlockall: " : "locked",
 		d.warm.lock_errno > 0 ? strerror(d.warm.lock_errno) : d.warm.lock_errno ? "not asked" : "",
 		d.warm.lock_errno ? ")" : "");
