@@ -43,24 +43,15 @@ _PCAP_MAGICS = (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b
                 b"\x0a\x0d\x0d\x0a")
 
 
-def _wirebookd(path):
+def _tool(name, path, env):
+    """The program to run: PATH given, else $ENV, else the source tree's build, else on PATH."""
     if path:
         return path
-    if os.environ.get("WIREBOOKD"):
-        return os.environ["WIREBOOKD"]
+    if os.environ.get(env):
+        return os.environ[env]
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    built = os.path.join(here, "build", "wirebookd")
-    return built if os.access(built, os.X_OK) else (shutil.which("wirebookd") or "wirebookd")
-
-
-def _wb_export(path):
-    if path:
-        return path
-    if os.environ.get("WB_EXPORT"):
-        return os.environ["WB_EXPORT"]
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    built = os.path.join(here, "build", "wb-export")
-    return built if os.access(built, os.X_OK) else (shutil.which("wb-export") or "wb-export")
+    built = os.path.join(here, "build", name)
+    return built if os.access(built, os.X_OK) else (shutil.which(name) or name)
 
 
 def _price_text(price):
@@ -89,7 +80,7 @@ class Simulation:
         global _runs
         _runs += 1
         self.shm = shm or "wb-simulate-%d-%d" % (os.getpid(), _runs)
-        cmd = [_wirebookd(wirebookd), "--pcap" if is_pcap else "--itch-file", file, "--shm", self.shm,
+        cmd = [_tool("wirebookd", wirebookd, "WIREBOOKD"), "--pcap" if is_pcap else "--itch-file", file, "--shm", self.shm,
                "--no-pin", "--exit-at-eof", "--order-detail", order_detail, "--lockstep", gate]
         if feeds:
             cmd += ["--feeds", feeds]
@@ -205,7 +196,7 @@ class Simulation:
             self.write_queue(queue)
             with open(self.file, "rb") as f:
                 is_pcap = f.read(4) in _PCAP_MAGICS
-            cmd = [_wb_export(wb_export), "--quiet", "--format", format, "--sim-fills", fills, "--sim-queue", queue]
+            cmd = [_tool("wb-export", wb_export, "WB_EXPORT"), "--quiet", "--format", format, "--sim-fills", fills, "--sim-queue", queue]
             if self._feeds:
                 cmd += ["--feeds", self._feeds]
             cmd += ([] if is_pcap else ["--itch-file"]) + list(args) + [self.file, output]
