@@ -23,6 +23,9 @@
  *   luld     limit up-limit down price bands
  *   book     (--depth N) the consolidated book N levels a side, at every
  *            change within those levels
+ *   fills, queue  (--sim-fills, --sim-queue) a simulation's run on the
+ *            day: its virtual orders' fills and queue positions, read
+ *            from the CSV the strategy wrote (export/simout.c)
  *
  * Every row keeps the exchange and receive timestamps (ns) and, where an
  * event is behind it, the source sequence number. Each table is a row
@@ -44,6 +47,7 @@
 #include "common/options.h"
 #include "common/version.h"
 #include "input/source.h"
+#include "export/simout.h"
 #include "export/sink.h"
 #include "export/table.h"
 #include "feed/feed.h"
@@ -129,8 +133,11 @@ struct exporter {
 	void *ring;
 	struct wb_ring_producer prod;
 	struct wb_events *events;
-	struct table tab[T_COUNT];
+	struct table tab[T_COUNT + SIM_TABLES];
 	unsigned tables;		/* T_BOOK only with --depth */
+	/* the simulation's tables follow the day's in tab (one set, one file) */
+	struct sim_out *sim;
+	unsigned all_tables;
 	unsigned depth;
 	char ticker[FEED_MAX_INSTRUMENTS][9];
 	struct top (*vtop)[VENUES];		/* [instrument][venue]: last BBO written */
@@ -226,6 +233,12 @@ static void usage(FILE *f)
 "                      are built from the start all the same): HH:MM[:SS[.f]]\n"
 "                      US/Eastern on each trading day, or ns since the epoch\n"
 "  --deflate N         HDF5 deflate level after shuffle, 0 (none) to 9 (default 1)\n"
+"  --sim-fills FILE, --sim-queue FILE\n"
+"                      also the fills and queue tables of a simulation's run on\n"
+"                      this day: the CSV examples/join_bid --fills/--queue (or\n"
+"                      wirebook.simulate's write_fills/write_queue) wrote, in the\n"
+"                      trading date's group (HDF5) or as fills.csv and queue.csv,\n"
+"                      typed like the other tables (docs/simulate.md)\n"
 "  --quiet             no summary on stderr\n"
 "  -h, --help          this text\n"
 "      --version\n"
@@ -1066,7 +1079,7 @@ static void follow_date(struct exporter *x, int64_t t)
 	packet_end(x);
 	x->day_start = midnight;
 	memcpy(x->date, date, sizeof(date));
-	if (tables_begin_date(x->tab, x->tables, x->date, err, sizeof(err)) < 0) {
+	if (tables_begin_date(x->tab, x->all_tables, x->date, err, sizeof(err)) < 0) {
 		fprintf(stderr, "wb-export: %s\n", err);
 		exit(1);
 	}
@@ -1282,6 +1295,7 @@ static void exporter_destroy(struct exporter *x)
 	free(x->snap);
 	free(x->pend);
 	free(x->queue);
+	sim_out_free(x->sim);
 	free(x);
 }
 
@@ -1291,8 +1305,8 @@ static void summary(const struct exporter *x, const char *what, uint64_t n, doub
 
 	fprintf(stderr, "wb-export: %" PRIu64 " %s, %" PRIu64 " events in %.2f s (%.0f events/s) ->",
 		n, what, x->events_seen, s, s > 0 ? (double)x->events_seen / s : 0.0);
-	for (unsigned t = 0; t < x->tables; t++)
-		fprintf(stderr, " %s %" PRIu64, table_name[t], x->tab[t].rows);
+	for (unsigned t = 0; t < x->all_tables; t++)
+		fprintf(stderr, " %s %" PRIu64, x->tab[t].name, x->tab[t].rows);
 	if (x->sink_rows)
 		fprintf(stderr, " %" PRIu64 " records", x->sink_rows);
 	fprintf(stderr, "\n");
@@ -1308,10 +1322,11 @@ static int output_open(struct exporter *x, const char *format, const char *path,
 		return x->sink ? 0 : -1;
 	}
 	define_tables(x);
-	if (tables_open(x->tab, x->tables, format, path, meta, err, errlen) < 0) {
+	x->all_tables = x->tables + sim_out_define(x->sim, &x->tab[x->tables]);
+	if (tables_open(x->tab, x->all_tables, format, path, meta, err, errlen) < 0) {
 		char ignored[8];
 
-		tables_close(x->tab, x->tables, ignored, sizeof(ignored));
+		tables_close(x->tab, x->all_tables, ignored, sizeof(ignored));
 		return -1;
 	}
 	return 0;
@@ -1347,7 +1362,12 @@ static int output_close(struct exporter *x, char *err, size_t errlen)
 		x->sink_rows = export_sink_rows(s);
 		return export_sink_close(s, (const char (*)[9])x->ticker, err, errlen);
 	}
-	return tables_close(x->tab, x->tables, err, errlen);
+	/* A run replays one day: its rows go to the (last) trading date's
+	 * group; with no date begun nothing was exported (and HDF5 has no
+	 * group to put them in). */
+	if (x->date[0])
+		sim_out_write(x->sim, &x->tab[x->tables]);
+	return tables_close(x->tab, x->all_tables, err, errlen);
 }
 
 static volatile sig_atomic_t g_stop;
@@ -1511,7 +1531,7 @@ static int run_nats(struct exporter *x, const struct nats_read_config *cfg, cons
 	return rc ? rc : nothing_exported(x, cfg->client.url);
 }
 
-enum { OPT_FIRST_SEQ = 256, OPT_LAST_SEQ, OPT_NATS_FIRST };
+enum { OPT_FIRST_SEQ = 256, OPT_LAST_SEQ, OPT_SIM_FILLS, OPT_SIM_QUEUE, OPT_NATS_FIRST };
 
 int main(int argc, char **argv)
 {
@@ -1534,12 +1554,15 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "first-seq", required_argument, NULL, OPT_FIRST_SEQ },
 		{ "last-seq", required_argument, NULL, OPT_LAST_SEQ },
+		{ "sim-fills", required_argument, NULL, OPT_SIM_FILLS },
+		{ "sim-queue", required_argument, NULL, OPT_SIM_QUEUE },
 		NATS_CLIENT_LONG_OPTIONS(OPT_NATS_FIRST),
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format = "csv", *feeds = NULL, *subs = "*", *kernel_dev = NULL, *proto = NULL;
 	const char *schemas = NULL;
 	const char *start = NULL, *end = NULL, *source_kind;
+	const char *sim_fills = NULL, *sim_queue = NULL;
 	static const char *venue_names[WB_VENUE_SIP_UQDF + 1], *kind_names[WB_EV_KIND_COUNT];
 	const char *source_what[1], *version_what[1];
 	struct table_meta meta = { .deflate = 1, .segment_rows = 1u << 23 };
@@ -1605,6 +1628,8 @@ int main(int argc, char **argv)
 			if (opt_u64("wb-export", "--last-seq", optarg, 1, UINT64_MAX, &ncfg.last_seq))
 				return 2;
 			break;
+		case OPT_SIM_FILLS: sim_fills = optarg; break;
+		case OPT_SIM_QUEUE: sim_queue = optarg; break;
 		default:
 			if (c >= OPT_NATS_FIRST && c < OPT_NATS_FIRST + NATS_CLIENT_OPTION_COUNT) {
 				nats_client_option(&ncfg.client, c - OPT_NATS_FIRST, optarg);
@@ -1664,6 +1689,11 @@ int main(int argc, char **argv)
 			"depth\n", format);
 		return 2;
 	}
+	if (export_sink_format(format) && (sim_fills || sim_queue)) {
+		fprintf(stderr, "wb-export: --sim-fills and --sim-queue add tables: --format csv or "
+			"hdf5, not %s\n", format);
+		return 2;
+	}
 	if (schemas && strcmp(format, "dbn")) {
 		fprintf(stderr, "wb-export: --schema applies to --format dbn\n");
 		return 2;
@@ -1691,6 +1721,14 @@ int main(int argc, char **argv)
 	if (!x) {
 		fprintf(stderr, "wb-export: out of memory\n");
 		return 1;
+	}
+	if (sim_fills || sim_queue) {
+		x->sim = sim_out_load(sim_fills, sim_queue, err, sizeof(err));
+		if (!x->sim) {	/* not the run's CSV: said before the day is read */
+			fprintf(stderr, "wb-export: %s\n", err);
+			exporter_destroy(x);
+			return 2;
+		}
 	}
 	x->interval_ns = interval_ms * 1000000ull;
 	x->end_ns = INT64_MAX;

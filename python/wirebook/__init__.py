@@ -557,5 +557,5 @@ __all__ += ["read"]
 # Orders at a price and queue positions (orders.h): wirebook.orders().
 from .orders import Orders, orders  # noqa: E402,F401
 # A recorded day in lockstep with a strategy (wirebookd --lockstep): wirebook.simulate().
-from .simulate import Fill, Simulation, simulate  # noqa: E402,F401
-__all__ += ["simulate", "Simulation", "Fill"]
+from .simulate import Fill, QueueRow, Simulation, simulate  # noqa: E402,F401
+__all__ += ["simulate", "Simulation", "Fill", "QueueRow"]
