@@ -83,10 +83,18 @@ static bool json;
 static const struct wb_control *g_ctl;	/* for the daemon's failure details */
 static double g_timeout_s = WB_CONTROL_REPLY_MS / 1000.0;
 
+/* verb, or a report's "verb more" */
 static bool order_verb(const char *verb)
 {
-	return !strcmp(verb, "detail") || !strcmp(verb, "track") || !strcmp(verb, "untrack") ||
-	       !strcmp(verb, "position");
+	static const char *const verbs[] = { "detail", "track", "untrack", "position" };
+
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		size_t n = strlen(verbs[i]);
+
+		if (!strncmp(verb, verbs[i], n) && (verb[n] == 0 || verb[n] == ' '))
+			return true;
+	}
+	return false;
 }
 
 /* What an error means for the order detail and queue requests (control.h). */
@@ -96,22 +104,22 @@ static const char *order_hint(int rc)
 
 	switch (rc) {
 	case -EOPNOTSUPP:
-		return " (order detail is not enabled in this wirebookd: start it with "
+		return "order detail is not enabled in this wirebookd (start it with "
 		       "--order-detail all|none|SYM,...)";
 	case -ENOENT:
-		return " (unknown symbol: neither subscribed nor seen by this wirebookd yet)";
+		return "unknown symbol (neither subscribed nor seen by this wirebookd yet)";
 	case -EBUSY:
-		snprintf(busy, sizeof(busy), " (all %u request slots of the order detail are pending: "
-			 "wirebookd's builder is not taking requests)", WB_ORD_REQUESTS);
+		snprintf(busy, sizeof(busy), "all %u request slots of the order detail are pending "
+			 "(wirebookd's builder is not taking requests)", WB_ORD_REQUESTS);
 		return busy;
 	case -ESRCH:
-		return " (wirebookd's source has ended: its builder applies no more requests)";
+		return "wirebookd's source has ended: its builder applies no more requests";
 	case -ENOTTY:
-		return " (this wirebookd serves no order detail requests: an older version?)";
+		return "this wirebookd serves no order detail requests (an older version?)";
 	case -EAGAIN:
-		return " (the position stayed mid-update: retry)";
+		return "the position stayed mid-update: retry";
 	default:
-		return "";
+		return NULL;
 	}
 }
 
@@ -123,13 +131,16 @@ static int report(const char *what, const char *arg, int rc)
 		fprintf(stderr, "wb-subscribe: %s %s: %s\n", what, arg ? arg : "", g_ctl->what);
 		return 1;
 	}
+	if (order_verb(what) && order_hint(rc)) {
+		fprintf(stderr, "wb-subscribe: %s %s: %s\n", what, arg ? arg : "", order_hint(rc));
+		return 1;
+	}
 	fprintf(stderr, "wb-subscribe: %s %s: %s%s\n", what, arg ? arg : "", strerror(-rc),
 		rc == -EBADF || rc == -EPERM ? " (open the device read-write: run as root?)" :
 		rc == -EEXIST ? " (already there)" :
 		rc == -ENOENT ? " (not there)" :
 		rc == -EPROTO ? " (venue already used by another protocol)" :
 		rc == -ENOSPC ? " (table full)" :
-		order_verb(what) ? order_hint(rc) :
 		rc == -ENOTTY ? " (gap recovery lives in wirebookd: use --daemon SOCKET)" : "");
 	return 1;
 }
