@@ -739,6 +739,9 @@ static int cmd_detail(struct wb_control *c, int argc, char **argv)
 			       s[i].ticker, s[i].instrument);
 		if (json)
 			printf("]\n");
+		else if (!n)
+			fprintf(stderr, "wb-subscribe: no symbol carries order detail ('detail add SYMBOL', "
+				"or wirebookd --order-detail all)\n");
 		free(s);
 		return 0;
 	}

@@ -1382,6 +1382,9 @@ int main(int argc, char **argv)
 	d.control_orders = (struct wb_control_orders){ .shm_name = bcfg.shm.shm_name,
 		.enabled = builder_order_detail(d.builder) != NULL, .next = wb_control_engine_handler,
 		.next_ctx = &d.control };
+	/* Attached here, not by the first request on the thread that pumps. */
+	if (control && d.control_orders.enabled)
+		wb_control_orders_attach(&d.control_orders);
 	if (control) {
 		d.control_fd = wb_control_listen(control, err, sizeof(err));
 		if (d.control_fd < 0) {

@@ -143,8 +143,8 @@ bool wb_control_socket_only(unsigned long cmd);
 
 /*
  * wirebookd's handler: the requests above over the book shm_name, every
- * other one handed to next. Called on the thread that serves the socket;
- * the book is attached at the first request. Errors: -EOPNOTSUPP order
+ * other one handed to next. Called on the thread that serves the socket.
+ * Errors: -EOPNOTSUPP order
  * detail not enabled (enabled false), -ENOENT unknown symbol, -EBUSY
  * every request slot pending (WB_ORD_REQUESTS), -ESRCH the source has
  * ended (the builder applies no more requests), -EINVAL a bad venue or
@@ -161,6 +161,9 @@ struct wb_control_orders {
 	struct wb_orders *orders;
 };
 int wb_control_orders_handler(void *ctx, unsigned long cmd, void *arg);
+/* Attach now (0 or the handler's error), e.g. before the thread that
+ * serves the socket runs; else the first request does. */
+int wb_control_orders_attach(struct wb_control_orders *co);
 void wb_control_orders_close(struct wb_control_orders *co);
 
 #endif /* WIREBOOK_TOOLS_CONTROL_H */

@@ -25,8 +25,7 @@ static int wb_errno(int rc)
 	}
 }
 
-/* Attach to the book and its order detail once, at the first request. */
-static int attach(struct wb_control_orders *co)
+int wb_control_orders_attach(struct wb_control_orders *co)
 {
 	int err = WB_OK;
 
@@ -123,7 +122,7 @@ int wb_control_orders_handler(void *ctx, unsigned long cmd, void *arg)
 
 	if (!wb_control_socket_only(cmd))
 		return co->next ? co->next(co->next_ctx, cmd, arg) : -ENOTTY;
-	rc = attach(co);
+	rc = wb_control_orders_attach(co);
 	if (rc)
 		return rc;
 	if (cmd == WB_CTL_DETAIL)
