@@ -14,8 +14,8 @@ In that pause, with --order-detail none and --control SOCKET:
     reader, and to the model's;
   - untrack ends it (position: not tracked), detail del turns detail off;
   - the errors say why: an unknown symbol, no --daemon (the module keeps no
-    books), a bad venue (usage, exit 2), and a wirebookd without
-    --order-detail.
+    books), a bad venue (usage, exit 2), a wirebookd without
+    --order-detail, and one whose source has ended.
 
   B=build python3 tests/queue/control_test.py
 """
@@ -93,15 +93,15 @@ def wbs(sock, *args, expect=0):
     return p.stdout, p.stderr
 
 
-def start(pcap, shm, sock, extra):
+def start(pcap, shm, sock, extra, marker="waiting"):
     wbd = subprocess.Popen([os.path.join(B, "wirebookd"), "--pcap", pcap, "--speed", "1", "--feeds", FEEDS,
                             "--shm", shm, "--no-pin", "--control", sock] + extra,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, universal_newlines=True)
     # The pace says, once, that it waits for the second half: the first is decoded.
     for line in wbd.stderr:
-        if "waiting" in line:
+        if marker in line:
             return wbd
-    raise SystemExit("control-test: wirebookd ended before the pause (%s)" % wbd.wait())
+    raise SystemExit("control-test: wirebookd ended before saying '%s' (%s)" % (marker, wbd.wait()))
 
 
 def stop(wbd):
@@ -202,6 +202,13 @@ def main():
         try:
             _, err = wbs(sock, "detail", "add", ticker, expect=1)
             bad += check("not enabled" in err, "without --order-detail: not enabled (%s)" % err.strip())
+        finally:
+            stop(wbd)
+
+        wbd = start(first, shm + "-ended", sock, ["--order-detail", "none"], marker="source ended")
+        try:
+            _, err = wbs(sock, "detail", "add", ticker, expect=1)
+            bad += check("source has ended" in err, "after the source ended: said (%s)" % err.strip())
         finally:
             stop(wbd)
     print("control-test: %s" % ("passed" if not bad else "%d FAILED" % bad))
