@@ -22,7 +22,7 @@ desc_wb-gen          := generate a deterministic synthetic trading session as a 
 desc_wb-kread        := print the events the wirebook kernel module writes to its rings
 desc_wb-latency-text := print the builder's binary latency logs as text
 desc_wb-tune         := report and set the host settings that decide wirebook's latency
-desc_wb-subscribe    := control the symbols, feeds and statistics of the wirebook producer
+desc_wb-subscribe    := control the symbols, feeds and statistics of the wirebook producer, and wirebookd's order detail and queue tracking
 desc_wb-sipstat      := compare the SIP's NBBO with the one wirebook builds from the direct feeds
 desc_wb-recoveryd    := serve a capture's feeds over the exchanges' gap-recovery protocols, for tests
 

@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/control.h"
+#include "shm/orders_layout.h"	/* WB_ORD_REQUESTS, for the message that names the limit */
 #include "common/options.h"
 #include "common/feeds_conf.h"
 #include "common/version.h"
@@ -50,6 +52,18 @@ static void usage(FILE *out)
 "                            --daemon only): recovering now and since when (the\n"
 "                            receive time, ns), gaps, filled, unrecoverable,\n"
 "                            messages recovered and lost, snapshots, fill p50/p99/max\n"
+"Order detail and queue positions (--daemon only, wirebookd --order-detail;\n"
+"the builder applies each request between batches: the command waits until it\n"
+"shows, at most --timeout):\n"
+"  detail add SYMBOL...      publish the symbol's orders at each price\n"
+"  detail del SYMBOL...      stop\n"
+"  detail list [--json]      the symbols that carry order detail now\n"
+"  track VENUE ORDERID       follow the queue position of the venue's order id\n"
+"                            (e.g. track nasdaq 1234567; its symbol takes detail)\n"
+"  untrack VENUE ORDERID     stop following it\n"
+"  position VENUE ORDERID [--json]\n"
+"                            a tracked order's state, price, shares, shares and\n"
+"                            orders ahead and behind, the level's total, version\n"
 "\n"
 "Options:\n"
 "  -d, --device PATH         the module's device (default " WB_DEVICE_PATH ")\n"
@@ -67,6 +81,47 @@ static void usage(FILE *out)
 
 static bool json;
 static const struct wb_control *g_ctl;	/* for the daemon's failure details */
+static double g_timeout_s = WB_CONTROL_REPLY_MS / 1000.0;
+
+/* verb, or a report's "verb more" */
+static bool order_verb(const char *verb)
+{
+	static const char *const verbs[] = { "detail", "track", "untrack", "position" };
+
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		size_t n = strlen(verbs[i]);
+
+		if (!strncmp(verb, verbs[i], n) && (verb[n] == 0 || verb[n] == ' '))
+			return true;
+	}
+	return false;
+}
+
+/* What an error means for the order detail and queue requests (control.h). */
+static const char *order_hint(int rc)
+{
+	static char busy[160];
+
+	switch (rc) {
+	case -EOPNOTSUPP:
+		return "order detail is not enabled in this wirebookd (start it with "
+		       "--order-detail all|none|SYM,...)";
+	case -ENOENT:
+		return "unknown symbol (neither subscribed nor seen by this wirebookd yet)";
+	case -EBUSY:
+		snprintf(busy, sizeof(busy), "all %u request slots of the order detail are pending "
+			 "(wirebookd's builder is not taking requests)", WB_ORD_REQUESTS);
+		return busy;
+	case -ESRCH:
+		return "wirebookd's source has ended: its builder applies no more requests";
+	case -ENOTTY:
+		return "this wirebookd serves no order detail requests (an older version?)";
+	case -EAGAIN:
+		return "the position stayed mid-update: retry";
+	default:
+		return NULL;
+	}
+}
 
 static int report(const char *what, const char *arg, int rc)
 {
@@ -74,6 +129,10 @@ static int report(const char *what, const char *arg, int rc)
 		return 0;
 	if (g_ctl && g_ctl->what[0]) {
 		fprintf(stderr, "wb-subscribe: %s %s: %s\n", what, arg ? arg : "", g_ctl->what);
+		return 1;
+	}
+	if (order_verb(what) && order_hint(rc)) {
+		fprintf(stderr, "wb-subscribe: %s %s: %s\n", what, arg ? arg : "", order_hint(rc));
 		return 1;
 	}
 	fprintf(stderr, "wb-subscribe: %s %s: %s%s\n", what, arg ? arg : "", strerror(-rc),
@@ -115,6 +174,33 @@ static void format_addr(uint32_t ip, uint16_t port, char *buf, size_t n)
 		 ip & 0xff, port);
 }
 
+/* VENUE ORDERID of track, untrack, position: 0, or -1 having said what is wrong. */
+static int parse_order(const char *verb, int argc, char **argv, uint32_t *venue, uint64_t *id)
+{
+	char *end;
+	int v;
+
+	if (argc != 2) {
+		fprintf(stderr, "wb-subscribe: %s needs VENUE ORDERID (e.g. %s nasdaq 1234567)\n", verb, verb);
+		return -1;
+	}
+	v = feed_venue_parse(argv[0], strlen(argv[0]));
+	if (v <= 0 || v >= WB_VENUE_COUNT) {
+		fprintf(stderr, "wb-subscribe: %s: '%s' is no exchange venue (nasdaq, bzx, nyse, ...: the "
+			"names of wb-subscribe feeds list)\n", verb, argv[0]);
+		return -1;
+	}
+	errno = 0;
+	*id = strtoull(argv[1], &end, 10);
+	if (errno || *end || end == argv[1] || argv[1][0] == '-') {
+		fprintf(stderr, "wb-subscribe: %s: order id '%s': a decimal number (the venue's order id)\n",
+			verb, argv[1]);
+		return -1;
+	}
+	*venue = (uint32_t)v;
+	return 0;
+}
+
 /*
  * The verb's arguments, checked before the producer is asked anything: a
  * bad one is a usage error (exit 2) that names it, not a request the
@@ -148,6 +234,27 @@ static int check_arguments(const char *verb, int argc, char **argv)
 	if (!strcmp(verb, "date") && argc == 1 && strcmp(argv[0], "clock") &&
 	    opt_date("wb-subscribe", "date", argv[0], &y, &m, &d))
 		return 2;
+	if (!strcmp(verb, "detail")) {
+		bool change = argc >= 1 && (!strcmp(argv[0], "add") || !strcmp(argv[0], "del"));
+
+		if (!(argc == 1 && !strcmp(argv[0], "list")) && !(change && argc >= 2)) {
+			fprintf(stderr, "wb-subscribe: detail add SYMBOL..., detail del SYMBOL... or detail list\n");
+			return 2;
+		}
+		for (i = 1; change && i < argc; i++)
+			if (strlen(argv[i]) > 8 || !argv[i][0] || !strcmp(argv[i], "*")) {
+				fprintf(stderr, "wb-subscribe: detail %s '%s': a symbol has 1 to 8 characters "
+					"(every symbol: wirebookd --order-detail all)\n", argv[0], argv[i]);
+				return 2;
+			}
+	}
+	if (!strcmp(verb, "track") || !strcmp(verb, "untrack") || !strcmp(verb, "position")) {
+		uint32_t venue;
+		uint64_t id;
+
+		if (parse_order(verb, argc, argv, &venue, &id))
+			return 2;
+	}
 	return 0;
 }
 
@@ -208,7 +315,8 @@ static void *fetch_list(struct wb_control *c, unsigned long cmd, size_t esize, u
 		*countp = 0;
 		*ptrp = (uint64_t)(uintptr_t)buf;
 		rc = wb_control_call(c, cmd, req);
-		if (report("list", NULL, rc)) {
+		if (report(cmd == WB_CTL_DETAIL_LIST ? "detail" : "list", cmd == WB_CTL_DETAIL_LIST ? "list" : NULL,
+			   rc)) {
 			free(buf);
 			return NULL;
 		}
@@ -551,6 +659,168 @@ static int cmd_recovery(struct wb_control *c, int argc)
 	return 0;
 }
 
+/* ---- order detail and queue positions (wirebookd only) ------------------ */
+
+static void nap_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A price in 1e-8 dollars as a decimal without trailing zeros ("189.51"). */
+static void format_price(int64_t p, char *buf, size_t n)
+{
+	uint64_t a = p < 0 ? -(uint64_t)p : (uint64_t)p;
+	int len = snprintf(buf, n, "%s%" PRIu64 ".%08" PRIu64, p < 0 ? "-" : "", a / (uint64_t)WB_PRICE_SCALE,
+			   a % (uint64_t)WB_PRICE_SCALE);
+
+	while (len > 0 && (size_t)len < n && buf[len - 1] == '0')
+		buf[--len] = 0;
+	if (len > 0 && (size_t)len < n && buf[len - 1] == '.')
+		buf[--len] = 0;
+}
+
+static void print_position(const struct wb_queue_pos *q)
+{
+	char price[32];
+	const char *side = q->side == WB_SIDE_BUY ? "B" : q->side == WB_SIDE_SELL ? "S" : "-";
+
+	format_price(q->price, price, sizeof(price));
+	if (json) {
+		printf("{\"venue\":\"%s\",\"order_id\":%" PRIu64 ",\"state\":\"%s\",\"side\":\"%s\","
+		       "\"sym\":%d,\"price\":%s,\"qty\":%" PRIu64 ",\"filled_qty\":%" PRIu64 ","
+		       "\"shares_ahead\":%" PRIu64 ",\"orders_ahead\":%u,\"shares_behind\":%" PRIu64 ","
+		       "\"orders_behind\":%u,\"level_qty\":%" PRIu64 ",\"level_orders\":%u,"
+		       "\"version\":%u,\"changes\":%" PRIu64 "}\n",
+		       feed_venue_name(q->venue), q->order_id, wb_queue_state_name(q->state), side, q->sym, price,
+		       q->qty, q->filled_qty, q->shares_ahead, q->orders_ahead, q->shares_behind, q->orders_behind,
+		       q->level_qty, q->level_orders, q->version, q->changes);
+		return;
+	}
+	printf("%s %" PRIu64 " state=%s side=%s sym=%d price=%s qty=%" PRIu64 " filled=%" PRIu64
+	       " shares_ahead=%" PRIu64 " orders_ahead=%u shares_behind=%" PRIu64 " orders_behind=%u"
+	       " level_qty=%" PRIu64 " level_orders=%u version=%u\n",
+	       feed_venue_name(q->venue), q->order_id, wb_queue_state_name(q->state), side, q->sym, price,
+	       q->qty, q->filled_qty, q->shares_ahead, q->orders_ahead, q->shares_behind, q->orders_behind,
+	       q->level_qty, q->level_orders, q->version);
+}
+
+/*
+ * The builder applies a request between batches, so the reply to it says
+ * only what is true now: ask again (op QUERY) until the change shows.
+ */
+static int cmd_detail(struct wb_control *c, int argc, char **argv)
+{
+	bool on = !strcmp(argv[0], "add");
+	int i, failed = 0;
+
+	if (!strcmp(argv[0], "list")) {
+		struct wb_ioc_list req;
+		struct wb_ioc_symbol *s;
+		uint32_t n;
+
+		memset(&req, 0, sizeof(req));
+		s = fetch_list(c, WB_CTL_DETAIL_LIST, sizeof(*s), &n, &req);
+		if (!s)
+			return 1;
+		if (json)
+			printf("[");
+		for (i = 0; i < (int)n; i++)
+			printf(json ? "%s{\"symbol\":\"%s\",\"sym\":%u}" : "%s%-8s %u\n", json && i ? "," : "",
+			       s[i].ticker, s[i].instrument);
+		if (json)
+			printf("]\n");
+		else if (!n)
+			fprintf(stderr, "wb-subscribe: no symbol carries order detail ('detail add SYMBOL', "
+				"or wirebookd --order-detail all)\n");
+		free(s);
+		return 0;
+	}
+	for (i = 1; i < argc; i++) {
+		struct wb_ctl_detail d;
+		uint64_t deadline = now_ms() + (uint64_t)(g_timeout_s * 1000);
+		int rc;
+
+		memset(&d, 0, sizeof(d));
+		snprintf(d.ticker, sizeof(d.ticker), "%s", argv[i]);
+		d.op = on ? WB_CTL_DETAIL_ON : WB_CTL_DETAIL_OFF;
+		rc = wb_control_call(c, WB_CTL_DETAIL, &d);
+		while (!rc && d.has_detail != on && now_ms() < deadline) {
+			nap_ms(20);
+			d.op = WB_CTL_DETAIL_QUERY;
+			rc = wb_control_call(c, WB_CTL_DETAIL, &d);
+		}
+		if (report(on ? "detail add" : "detail del", argv[i], rc)) {
+			failed = 1;
+			continue;
+		}
+		if (d.has_detail != on) {
+			fprintf(stderr, "wb-subscribe: detail %s %s: asked, but not applied within %g s "
+				"(wirebookd's builder applies requests between batches: stalled, or in "
+				"--lockstep waiting for its strategy?)\n", argv[0], argv[i], g_timeout_s);
+			failed = 1;
+			continue;
+		}
+		printf("%-8s sym %u order detail %s\n", d.ticker, d.sym, on ? "on" : "off");
+	}
+	return failed;
+}
+
+static int cmd_queue(struct wb_control *c, const char *verb, int argc, char **argv)
+{
+	struct wb_ctl_queue q;
+	uint64_t deadline = now_ms() + (uint64_t)(g_timeout_s * 1000);
+	uint32_t venue;
+	uint64_t id;
+	int want, rc;
+	char what[64];
+
+	if (parse_order(verb, argc, argv, &venue, &id))
+		return 2;
+	memset(&q, 0, sizeof(q));
+	q.venue = venue;
+	q.order_id = id;
+	q.op = !strcmp(verb, "track") ? WB_CTL_QUEUE_TRACK : !strcmp(verb, "untrack") ? WB_CTL_QUEUE_UNTRACK :
+									 WB_CTL_QUEUE_POSITION;
+	want = q.op != WB_CTL_QUEUE_UNTRACK;
+	rc = wb_control_call(c, WB_CTL_QUEUE, &q);
+	while (q.op != WB_CTL_QUEUE_POSITION && (!rc || rc == -EAGAIN) && q.tracked != want &&
+	       now_ms() < deadline) {
+		nap_ms(20);
+		q.op = WB_CTL_QUEUE_POSITION;
+		rc = wb_control_call(c, WB_CTL_QUEUE, &q);
+	}
+	snprintf(what, sizeof(what), "%s %s", verb, argv[0]);
+	if (report(what, argv[1], rc))
+		return 1;
+	if (q.tracked != want) {
+		if (!strcmp(verb, "position"))
+			fprintf(stderr, "wb-subscribe: position %s %s: not tracked (wb-subscribe track %s %s "
+				"first)\n", argv[0], argv[1], argv[0], argv[1]);
+		else
+			fprintf(stderr, "wb-subscribe: %s %s %s: asked, but not applied within %g s (%s)\n",
+				verb, argv[0], argv[1], g_timeout_s,
+				want ? "the builder refused it when every tracking slot is in use, tracked "
+				       "and virtual orders together; or it is stalled" :
+				       "wirebookd's builder is stalled?");
+		return 1;
+	}
+	if (want)
+		print_position(&q.pos);
+	else
+		printf("%s %" PRIu64 " untracked\n", argv[0], id);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -585,6 +855,7 @@ int main(int argc, char **argv)
 		case 't':
 			if (opt_double("wb-subscribe", "--timeout", optarg, 0.1, 0, 3600, &timeout_s) < 0)
 				return 2;
+			g_timeout_s = timeout_s;
 			break;
 		case 'h':
 			usage(stdout);
@@ -619,6 +890,12 @@ int main(int argc, char **argv)
 	rc = check_arguments(verb, argc - 1, argv + 1);
 	if (rc)
 		return rc;
+	if (order_verb(verb) && !daemon_socket) {
+		fprintf(stderr, "wb-subscribe: %s: order detail and queue positions are wirebookd's (the "
+			"module keeps no books): use --daemon SOCKET (wirebookd --control SOCKET "
+			"--order-detail ...)\n", verb);
+		return 1;
+	}
 	if (daemon_socket) {
 		unsigned reply_ms = (unsigned)(timeout_s * 1000);
 
@@ -643,6 +920,10 @@ int main(int argc, char **argv)
 		rc = cmd_stats(&c, argc - 1, argv + 1);
 	else if (!strcmp(verb, "date"))
 		rc = cmd_date(&c, argc - 1, argv + 1);
+	else if (!strcmp(verb, "detail"))
+		rc = cmd_detail(&c, argc - 1, argv + 1);
+	else if (!strcmp(verb, "track") || !strcmp(verb, "untrack") || !strcmp(verb, "position"))
+		rc = cmd_queue(&c, verb, argc - 1, argv + 1);
 	else if (!strcmp(verb, "recovery"))
 		rc = cmd_recovery(&c, argc - 1);
 	else {

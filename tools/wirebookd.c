@@ -100,6 +100,7 @@ struct wbd {
 	int control_fd;		/* --control: listening socket, or -1 */
 	unsigned control_tick;
 	struct wb_control_engine control;
+	struct wb_control_orders control_orders;	/* order detail requests, then control */
 	int kernel;
 	struct wb_control kctl;		/* --kernel with --metrics: the module's stats */
 	struct wb_ioc_line_stats metrics_lines[FEED_MAX_LINES];
@@ -159,7 +160,8 @@ static void usage(FILE *f)
 "                       PROTOCOL (default venue: its first), whatever its address:\n"
 "                       anonymized captures (see wb-dump --help for the protocols)\n"
 "  --subscribe LIST     symbols to build, comma separated, or '*' for all (default '*')\n"
-"  --control SOCKET     serve wb-subscribe --daemon SOCKET (feeds, symbols, stats)\n"
+"  --control SOCKET     serve wb-subscribe --daemon SOCKET (feeds, symbols, stats;\n"
+"                       with --order-detail: detail on/off, track, queue positions)\n"
 "  --order-detail all|none|SYM,SYM...\n"
 "                       publish the orders at each price and tracked queue\n"
 "                       positions (wirebook/orders.h) for every symbol, none at\n"
@@ -326,7 +328,7 @@ static int wbd_subscribe(struct wbd *d, const char *list)
 static void wbd_serve_control(struct wbd *d)
 {
 	if (d->control_fd >= 0 && (++d->control_tick & 1023) == 0)
-		wb_control_serve(d->control_fd, wb_control_engine_handler, &d->control);
+		wb_control_serve(d->control_fd, wb_control_orders_handler, &d->control_orders);
 }
 
 static uint64_t mono_ns(void)
@@ -1392,6 +1394,12 @@ int main(int argc, char **argv)
 	}
 	d.control.engine = d.engine;
 	d.control.ring = d.ring_mem;
+	d.control_orders = (struct wb_control_orders){ .shm_name = bcfg.shm.shm_name,
+		.enabled = builder_order_detail(d.builder) != NULL, .next = wb_control_engine_handler,
+		.next_ctx = &d.control };
+	/* Attached here, not by the first request on the thread that pumps. */
+	if (control && d.control_orders.enabled)
+		wb_control_orders_attach(&d.control_orders);
 	if (control) {
 		d.control_fd = wb_control_listen(control, err, sizeof(err));
 		if (d.control_fd < 0) {
@@ -1501,7 +1509,7 @@ int main(int argc, char **argv)
 			struct pollfd p = { .fd = d.control_fd, .events = POLLIN };
 
 			if (poll(&p, 1, MAIN_TICK_MS) > 0)
-				wb_control_serve(d.control_fd, wb_control_engine_handler, &d.control);
+				wb_control_serve(d.control_fd, wb_control_orders_handler, &d.control_orders);
 		} else {
 			struct timespec ts = { 0, MAIN_TICK_MS * 1000L * 1000L };
 
@@ -1524,6 +1532,7 @@ int main(int argc, char **argv)
 			nats_publisher_source_ended(d.pub);
 			if (builder_order_detail(d.builder))
 				order_detail_set_state(builder_order_detail(d.builder), WB_SHM_SOURCE_DONE);
+			d.control_orders.source_done = true;	/* thread 1 takes no more requests */
 			fprintf(stderr, "wirebookd: source ended after %.3fs; %s\n", now - t0,
 				exit_at_eof ? "exiting" : "books stay published until SIGINT/SIGTERM");
 			if (exit_at_eof)
@@ -1539,6 +1548,7 @@ int main(int argc, char **argv)
 	if (metrics_file)
 		unlink(metrics_file);	/* no target left for a scraper to find down */
 	wb_control_close(&d.kctl);
+	wb_control_orders_close(&d.control_orders);
 	builder_stop(d.builder);
 	/* The event stream holds the last events now (closed, still mapped
 	 * until builder_destroy): out they go, and END. */

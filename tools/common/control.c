@@ -48,8 +48,13 @@ static bool known_cmd(unsigned long cmd)
 	case WB_IOC_RECOVERY_LIST:
 		return true;
 	default:
-		return false;
+		return wb_control_socket_only(cmd);
 	}
+}
+
+bool wb_control_socket_only(unsigned long cmd)
+{
+	return cmd == WB_CTL_DETAIL || cmd == WB_CTL_DETAIL_LIST || cmd == WB_CTL_QUEUE;
 }
 
 /* For list requests: the entry size, the capacity and the pointer field. */
@@ -61,6 +66,7 @@ static size_t list_geometry(unsigned long cmd, void *arg, uint32_t **capacity, u
 		*ptr = &((struct wb_ioc_list *)arg)->entries;
 		return sizeof(struct wb_ioc_feed);
 	case WB_IOC_SUB_LIST:
+	case WB_CTL_DETAIL_LIST:
 		*capacity = &((struct wb_ioc_list *)arg)->capacity;
 		*ptr = &((struct wb_ioc_list *)arg)->entries;
 		return sizeof(struct wb_ioc_symbol);
@@ -295,6 +301,9 @@ static const char *cmd_name(unsigned long cmd)
 	case WB_IOC_STATS: return "stats";
 	case WB_IOC_STATS_RESET: return "stats reset";
 	case WB_IOC_RECOVERY_LIST: return "recovery";
+	case WB_CTL_DETAIL: return "detail";
+	case WB_CTL_DETAIL_LIST: return "detail list";
+	case WB_CTL_QUEUE: return "queue position";
 	default: return "unknown";
 	}
 }
@@ -399,6 +408,12 @@ fail_io:
 
 int wb_control_call(struct wb_control *c, unsigned long cmd, void *arg)
 {
+	if (c->fd >= 0 && wb_control_socket_only(cmd)) {
+		snprintf(c->what, sizeof(c->what),
+			 "order detail and queue positions are wirebookd's (the module keeps no books): "
+			 "ask its control socket (wb-subscribe --daemon SOCKET, wirebookd --control SOCKET)");
+		return -ENOTTY;
+	}
 	if (c->fd >= 0)
 		return ioctl(c->fd, cmd, arg) < 0 ? -errno : 0;
 	return daemon_call(c, cmd, arg);
@@ -478,6 +493,8 @@ static void serve_one(int fd, wb_control_handler handler, void *ctx)
 		struct wb_ioc_symbol s;
 		struct wb_ioc_list l;
 		struct wb_ioc_stats st;
+		struct wb_ctl_detail d;
+		struct wb_ctl_queue q;
 	} arg;
 	struct ctl_hdr h;
 	struct timeval tv = { .tv_usec = 200000 };

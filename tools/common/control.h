@@ -96,4 +96,74 @@ struct wb_control_engine {
 };
 int wb_control_engine_handler(void *ctx, unsigned long cmd, void *arg);
 
+/* ---- wirebookd-only requests: order detail and queue positions -------- */
+
+/*
+ * Socket-only requests (issue 25): the module keeps no books, so these
+ * never reach the device (wb_control_call answers -ENOTTY there, c->what
+ * saying why). Their numbers start at 0x80, clear of the module's.
+ * wirebookd serves them with libwirebook's own reader calls
+ * (wirebook/orders.h): a request goes through the order detail's request
+ * slots like any reader's, and the builder applies it between batches;
+ * the reply says what is true now, so a client that wants the effect
+ * asks again until it shows.
+ */
+#include "wirebook/orders.h"
+
+#define WB_CTL_DETAIL_QUERY 0u	/* only say whether the symbol carries detail */
+#define WB_CTL_DETAIL_ON 1u
+#define WB_CTL_DETAIL_OFF 2u
+
+struct wb_ctl_detail {
+	char ticker[12];	/* NUL-terminated, 1..8 characters */
+	uint32_t op;		/* WB_CTL_DETAIL_* */
+	uint32_t sym;		/* out: the symbol index */
+	int32_t has_detail;	/* out: 1 when the symbol carries order detail now */
+};
+
+#define WB_CTL_QUEUE_POSITION 0u
+#define WB_CTL_QUEUE_TRACK 1u
+#define WB_CTL_QUEUE_UNTRACK 2u
+
+struct wb_ctl_queue {
+	uint32_t op;		/* WB_CTL_QUEUE_* */
+	uint32_t venue;		/* WB_VENUE_* */
+	uint64_t order_id;	/* the venue's order id */
+	int32_t tracked;	/* out: 1 pos holds its position now, 0 not tracked (yet) */
+	uint32_t reserved;
+	struct wb_queue_pos pos;	/* out */
+};
+
+#define WB_CTL_DETAIL		_IOWR(WB_IOC_MAGIC, 0x80, struct wb_ctl_detail)
+/* The symbols carrying order detail now: struct wb_ioc_symbol entries. */
+#define WB_CTL_DETAIL_LIST	_IOWR(WB_IOC_MAGIC, 0x81, struct wb_ioc_list)
+#define WB_CTL_QUEUE		_IOWR(WB_IOC_MAGIC, 0x82, struct wb_ctl_queue)
+
+bool wb_control_socket_only(unsigned long cmd);
+
+/*
+ * wirebookd's handler: the requests above over the book shm_name, every
+ * other one handed to next. Called on the thread that serves the socket.
+ * Errors: -EOPNOTSUPP order
+ * detail not enabled (enabled false), -ENOENT unknown symbol, -EBUSY
+ * every request slot pending (WB_ORD_REQUESTS), -ESRCH the source has
+ * ended (the builder applies no more requests), -EINVAL a bad venue or
+ * op, -EIO the book could not be attached.
+ */
+struct wb_book;
+struct wb_control_orders {
+	const char *shm_name;
+	bool enabled;		/* wirebookd runs with --order-detail */
+	bool source_done;	/* set once the builder stopped taking requests */
+	wb_control_handler next;
+	void *next_ctx;
+	struct wb_book *book;
+	struct wb_orders *orders;
+};
+int wb_control_orders_handler(void *ctx, unsigned long cmd, void *arg);
+/* Attach now (0 or the handler's error), e.g. before the thread that
+ * serves the socket runs; else the first request does. */
+int wb_control_orders_attach(struct wb_control_orders *co);
+void wb_control_orders_close(struct wb_control_orders *co);
+
 #endif /* WIREBOOK_TOOLS_CONTROL_H */
