@@ -6,7 +6,14 @@
 CHECK_EXTRA += sim-test
 
 .PHONY: sim-test
-sim-test: $(O)/examples/join_bid $(O)/wb-gen $(O)/wb-dump $(O)/wirebookd $(LIB_SHM_SO)
+# tests/sim/sim_probe: a small strategy that joins the best level of any
+# symbol with detail and prints its requests and the orders at every level
+# at given steps (the real captures; the sampled delay).
+$(O)/test/sim_probe: tests/sim/sim_probe.c $(LIBS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(LIBS) $(LDLIBS_WB)
+
+sim-test: $(O)/test/sim_probe $(O)/examples/join_bid $(O)/wb-gen $(O)/wb-dump $(O)/wirebookd $(LIB_SHM_SO)
 	B=$(O) python3 tests/sim/sim_test.py
 
 # make bench's simulate row: a generated day (BENCH_SIM_MESSAGES, 8,000

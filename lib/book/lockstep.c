@@ -36,6 +36,7 @@ struct lockstep {
 	size_t req_bytes;
 	struct event_stream *es;
 	const struct order_detail_fast *od;
+	const struct order_detail *detail;	/* its watch list */
 	const int *stop;
 	int gate_pending;		/* the packet last applied has a gated event */
 	uint64_t last_recv_ts;		/* that packet */
@@ -129,6 +130,7 @@ void lockstep_begin(struct lockstep *ls, struct event_stream *es, struct order_d
 
 	ls->es = es;
 	ls->od = od ? order_detail_fast(od) : NULL;
+	ls->detail = od;
 	ls->stop = stop;
 	if (od)
 		map_requests(ls);
@@ -162,7 +164,12 @@ static int gated(const struct lockstep *ls, const struct wb_event *ev)
 {
 	if (ls->cfg.gate == LOCKSTEP_GATE_ALL)
 		return 1;
-	return ls->od && ev->instrument < ls->od->capacity && ls->od->on[ev->instrument];
+	if (ls->od && ev->instrument < ls->od->capacity && ls->od->on[ev->instrument])
+		return 1;
+	/* A watched symbol's detail comes on as its definition is applied,
+	 * in the packet that often brings its first orders too: the strategy
+	 * reads those with detail, so that packet is a step as well. */
+	return ev->kind == WB_EV_SYMBOL && ls->detail && order_detail_watches(ls->detail, ev->u.symbol.ticker);
 }
 
 static uint64_t earliest_due(const struct lockstep *ls)

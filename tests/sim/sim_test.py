@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "queue"))
 import queue_ref  # noqa: E402  (the model, shared)
+import probe  # noqa: E402  (tests/sim/sim_probe's runs and checks)
 
 B = os.environ.get("B", "build")
 FEEDS = os.path.join(REPO, "feeds.conf")
@@ -66,8 +67,9 @@ def without_ids(csv_text, report):
     return rows, rep
 
 
-def check_reference(name, events, trace, delay, venues):
-    """The strategy's orders through the model; 0 when every fill and end state is the model's."""
+def check_reference(name, events, trace, delay, venues, draw=None):
+    """The strategy's orders through the model; 0 when every fill and end state is the model's.
+    draw(i): the sampled delay of the strategy's i-th request (P, C and X lines, in order)."""
     recv, line = {}, {}
     for l in trace:
         if l.startswith("E "):
@@ -88,10 +90,10 @@ def check_reference(name, events, trace, delay, venues):
             end[k] = i
         i = j - 1
 
-    def effective(pos):
+    def effective(pos, extra=0):
         """The event before which a reaction to event pos takes effect (n + 1: never)."""
         e = end[pos]
-        due = recv[e] + delay
+        due = recv[e] + delay + extra
         k = e + 1
         while k <= n and recv[k] < due:
             k += 1
@@ -102,13 +104,20 @@ def check_reference(name, events, trace, delay, venues):
         if "price" in ev[4]:
             prices[Decimal(ev[4]["price"])] = ev[4]["price"]
     places, cancels, fills, final = {}, {}, {}, {}
+    requests = 0
     for l in trace:
         p = l.split()
+        extra = 0
+        if p[0] in ("P", "C", "X"):
+            extra = draw(requests) if draw else 0
+            requests += 1
         if p[0] == "P":
             k = int(p[2])
-            places[k] = (effective(int(p[1])), venues[int(p[3])], int(p[4]), "B", prices[Decimal(p[5])], int(p[6]))
+            side = p[7] if len(p) > 7 else "B"
+            places[k] = (effective(int(p[1]), extra), venues[int(p[3])], int(p[4]), side, prices[Decimal(p[5])],
+                         int(p[6]))
         elif p[0] == "C":
-            cancels[int(p[2])] = effective(int(p[1]))
+            cancels[int(p[2])] = effective(int(p[1]), extra)
         elif p[0] == "F":
             fills.setdefault(int(p[2]), []).append((end[int(p[1])], int(p[4])))
         elif p[0] == "S":
@@ -207,6 +216,8 @@ def main():
         # a latency model: a fixed delay against the model; a seeded jitter twice
         td, _, _ = simulate(tmp, pcap, proto + "-delay", ["--lockstep-delay", str(DELAY_NS)])
         bad += check_reference(proto + " delay %dus" % (DELAY_NS // 1000), events, td, DELAY_NS, venues)
+        # the orders at every level at random steps and at the end; a strategy on both sides
+        bad += probe.day(B, tmp, pcap, FEEDS, proto, events, venues, check_reference)
         if proto == "itch":
             bad += usage_errors(pcap)
             jit = ["--lockstep-delay", "20000", "--lockstep-jitter", "60000", "--lockstep-seed", "7"]
@@ -217,6 +228,7 @@ def main():
                                                         "identical" if same else "DIFFERENT"))
             bad += not same
             bad += python_runs(pcap)
+    bad += probe.captures(B, tmp, REPO, venues, check_reference)[0]
     if bad:
         print("sim-test: FAILED (kept %s)" % tmp)
         sys.exit(1)

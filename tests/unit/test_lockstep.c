@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "book/lockstep.h"
+#include "book/order_detail.h"
 #include "wirebook/events.h"
 #include "wirebook/ring.h"
 
@@ -109,6 +110,46 @@ START_TEST(test_lockstep_detail_gate_without_detail_steps_nowhere)
 }
 END_TEST
 
+/* A watch list's symbol has no detail until its definition is applied,
+ * mid-packet: the packet that defines it (and brings its first orders,
+ * which the strategy reads with detail) is a step all the same. */
+static uint64_t cut_with_watch(const char *watch, const char *defined)
+{
+	static const unsigned sizes[] = { 2, 1, 1 };
+	static const int stop = 1;
+	unsigned n = packets(sizes, 3);
+	struct lockstep_config cfg = { .shm_name = "wb-test-lockstep-none", .gate = LOCKSTEP_GATE_DETAIL };
+	struct order_detail *od;
+	struct lockstep *ls;
+	uint64_t cut;
+	int err;
+
+	od = order_detail_create(&(struct order_detail_config){ .shm_name = "wb-test-lockstep-watch",
+								 .capacity = 16, .order_slots = 1024 }, &err);
+	ck_assert_ptr_nonnull(od);
+	ck_assert_int_eq(order_detail_watch(od, watch), 0);
+	evs[0].kind = WB_EV_SYMBOL;
+	memcpy(evs[0].u.symbol.ticker, defined, 8);
+	ls = ls_new(LOCKSTEP_GATE_DETAIL);
+	lockstep_destroy(ls);
+	ls = lockstep_create(&cfg, &err);
+	ck_assert_ptr_nonnull(ls);
+	lockstep_begin(ls, &stream, od, &stop);
+	cut = lockstep_cut(ls, at, evs, n);
+	ls_free(ls);
+	order_detail_destroy(od);
+	return cut;
+}
+
+START_TEST(test_lockstep_watched_symbol_defined_mid_packet_is_a_step)
+{
+	ck_assert_uint_eq(cut_with_watch("MAT", "MAT     "), 2);
+	ck_assert_uint_eq(cut_with_watch("MAT,IWO", "IWO     "), 2);
+	/* a symbol off the list: no step anywhere */
+	ck_assert_uint_eq(cut_with_watch("MAT", "MATX    "), 4);
+}
+END_TEST
+
 START_TEST(test_lockstep_one_reader_claims_and_its_ack_is_seen)
 {
 	void *mem;
@@ -171,6 +212,7 @@ static Suite *lockstep_suite(void)
 	tcase_add_test(tc, test_lockstep_batch_ends_with_the_first_gated_packet);
 	tcase_add_test(tc, test_lockstep_packet_cut_short_is_one_step);
 	tcase_add_test(tc, test_lockstep_detail_gate_without_detail_steps_nowhere);
+	tcase_add_test(tc, test_lockstep_watched_symbol_defined_mid_packet_is_a_step);
 	tcase_add_test(tc, test_lockstep_one_reader_claims_and_its_ack_is_seen);
 	tcase_add_test(tc, test_lockstep_attached_reader_never_claims);
 	suite_add_tcase(s, tc);
