@@ -163,3 +163,26 @@ def captures(B, tmp, repo, venues, check_reference):
           "symbols), %(orders)d virtual orders, %(fills)d fills, %(dumps)d level dumps (%(levels)d levels, "
           "%(level_orders)d orders), %(differences)d level differences" % total)
     return bad, total
+
+
+SAMPLES = [50000, 400000, 1500000, 3000000, 6000000, 12000000, 25000000]   # ns: spread over the generated day's gaps between packets (median 2.5 ms)
+
+
+def sampled(B, tmp, pcap, feeds, name, events, venues, check_reference, seed=11):
+    """--lockstep-delay-file: two runs with the same seed identical; the
+    model, given the same draws per request in the order they were
+    posted, has every fill and end state."""
+    path = os.path.join(tmp, "delays.txt")
+    with open(path, "w") as f:
+        f.write("# wire-to-order latencies, ns\n" + "\n".join(str(x) for x in SAMPLES) + "\n")
+    extra = ["--lockstep-delay-file", path, "--lockstep-seed", str(seed)]
+    runs = []
+    for i in (1, 2):
+        lines = run(B, tmp, pcap, feeds, "%s-sampled%d" % (name, i), "all", extra=extra)
+        runs.append([l for l in lines if l[:2] in ("E ", "P ", "C ", "X ", "F ", "S ")])
+    same = runs[0] == runs[1]
+    print("%s sampled delay: two runs with seed %d: %d requests, %s" % (
+        name, seed, requests(runs[0]), "identical" if same else "DIFFERENT"))
+    d = draws(SAMPLES, seed, requests(runs[0]))
+    bad = check_reference(name + " sampled delay", events, runs[0], 0, venues, draw=lambda i: d[i])
+    return bad + (0 if same else 1)

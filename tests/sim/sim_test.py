@@ -219,6 +219,7 @@ def main():
         # the orders at every level at random steps and at the end; a strategy on both sides
         bad += probe.day(B, tmp, pcap, FEEDS, proto, events, venues, check_reference)
         if proto == "itch":
+            bad += probe.sampled(B, tmp, pcap, FEEDS, proto, events, venues, check_reference)
             bad += usage_errors(pcap)
             jit = ["--lockstep-delay", "20000", "--lockstep-jitter", "60000", "--lockstep-seed", "7"]
             j1, jf1, jr1 = simulate(tmp, pcap, proto + "-jit1", jit)
