@@ -1,8 +1,9 @@
 # The simulator (issue 25): wirebookd --lockstep with the example strategy
 # examples/join_bid on generated ITCH, PITCH and XDP days: two runs give the
 # same fills, and every fill and end state is the FIFO model's
-# (tests/queue/queue_ref.py), with and without a latency model. Part of
-# make check; about a minute.
+# (tests/queue/queue_ref.py), with and without a latency model (fixed,
+# sampled); with tests/sim/sim_probe the orders at every level at random
+# steps, and the real captures of pcaps/ too. Part of make check; about 75 s.
 CHECK_EXTRA += sim-test
 
 .PHONY: sim-test

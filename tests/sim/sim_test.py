@@ -11,7 +11,13 @@
     queue at the first event the lockstep lets it in (after the packet the
     strategy reacted to; with --lockstep-delay D, the first event received
     D later): every fill (the packet it came in, the shares filled so
-    far) and every order's final state must be the model's.
+    far) and every order's final state must be the model's;
+  - with tests/sim/sim_probe (tests/sim/probe.py), a strategy on any
+    symbol with detail: its fills and end states, and the orders at every
+    level at random steps and at the end, against the model on the
+    generated days and on every direct-feed capture of pcaps/; with a
+    sampled delay (--lockstep-delay-file), two runs identical and the
+    model given the same draws agrees.
 
   B=build python3 tests/sim/sim_test.py
 """
@@ -186,7 +192,10 @@ def usage_errors(pcap):
                  ["--pcap", pcap, "--lockstep", "all", "--speed", "1"],
                  ["--pcap", pcap, "--lockstep", "all", "--source-thread"],
                  ["--pcap", pcap, "--lockstep", "all", "--events", "0"],
-                 ["--pcap", pcap, "--lockstep-delay", "1000"]):
+                 ["--pcap", pcap, "--lockstep-delay", "1000"],
+                 ["--pcap", pcap, "--lockstep", "all", "--lockstep-delay-file", "/dev/null"],
+                 ["--pcap", pcap, "--lockstep", "all", "--lockstep-delay-file", os.path.join(HERE, "sim_test.py")],
+                 ["--pcap", pcap, "--lockstep", "all", "--lockstep-delay-file", pcap + ".none"]):
         rc = subprocess.run([os.path.join(B, "wirebookd"), "--feeds", FEEDS, "--shm", "wb-sim-test-usage"] + args,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
         if rc != 2:
