@@ -25,7 +25,7 @@ import queue_ref
 ORDER_KINDS = ("ADD", "EXEC", "EXECP", "REDUCE", "DELETE", "REPLACE", "MODIFY")
 
 
-def run(B, tmp, pcap, feeds, tag, detail, extra=(), dump_at=()):
+def run(B, tmp, pcap, feeds, tag, detail, extra=(), dump_at=(), probe_args=()):
     """One lockstep run of sim_probe: its output lines."""
     shm = "wb-sim-probe-%d-%s" % (os.getpid(), tag)
     err = open(os.path.join(tmp, tag + ".wbd.err"), "w")
@@ -33,7 +33,7 @@ def run(B, tmp, pcap, feeds, tag, detail, extra=(), dump_at=()):
                             "--no-pin", "--order-detail", detail, "--expected-orders", "65536", "--exit-at-eof",
                             "--lockstep", "detail"] + list(extra), stdout=subprocess.DEVNULL, stderr=err)
     try:
-        args = [os.path.join(B, "test", "sim_probe"), "--book", shm]
+        args = [os.path.join(B, "test", "sim_probe"), "--book", shm] + list(probe_args)
         if dump_at:
             args += ["--dump-at", ",".join(str(p) for p in sorted(dump_at))]
         out = subprocess.run(args, stdout=subprocess.PIPE, universal_newlines=True, timeout=120, check=True).stdout
@@ -159,6 +159,16 @@ def captures(B, tmp, repo, venues, check_reference):
                          differences=b)
             print("%s: detail %s; %d order events; the orders at every level at %d steps (%d levels, %d orders): %s" % (
                 name, detail, sum(active.values()), nd, nl, no, "equal" if not b else "%d DIFFERENT" % b))
+    # The end is a step: a strategy slow to read the last books still reads them whole.
+    pcap = os.path.join(repo, "pcaps", "itch50", "Multiple.Packets.pcap")
+    feeds = os.path.join(repo, "feeds.conf")
+    dump = queue_ref.run([os.path.join(B, "wb-dump"), "--feeds", feeds, pcap], stderr=subprocess.DEVNULL)
+    events = [e for e in (queue_ref.parse(l) for l in dump.splitlines()) if e]
+    lines = run(B, tmp, pcap, feeds, "linger", "all", dump_at=[len(events)], probe_args=["--linger-ms", "300"])
+    nd, nl, no, b = check_levels("slow reader", events, lines, venues, None)
+    print("slow reader at the end of a replay: %d levels, %d orders read after 300 ms: %s" % (
+        nl, no, "equal" if not b and nd and nl else "DIFFERENT (the books went away?)"))
+    bad += 1 if b or not nd or not nl else 0
     print("real captures: %(captures)d captures, %(events)d events (%(order_events)d order events of the detailed "
           "symbols), %(orders)d virtual orders, %(fills)d fills, %(dumps)d level dumps (%(levels)d levels, "
           "%(level_orders)d orders), %(differences)d level differences" % total)

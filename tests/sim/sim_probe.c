@@ -4,7 +4,7 @@
  * examples/join_bid, on any day (the real captures in pcaps/ too, where
  * join_bid's imbalance signal never fires):
  *
- *   sim_probe --book NAME [--max N] [--cancel-after N] [--dump-at P,P,...]
+ *   sim_probe --book NAME [--max N] [--cancel-after N] [--dump-at P,P,...] [--linger-ms N]
  *
  * On an event of a symbol with order detail, when it has no order of its
  * own on that symbol and venue, it joins the best level of one side
@@ -23,7 +23,8 @@
  * holds the whole of a step (the builder waits for it: the books are those
  * after the step's last event; the end of the day is one), every level of every
  * symbol with detail, best first, with its orders in time priority
- * (wb_order_levels, wb_orders_at), as tests/queue/queue_trace prints them:
+ * (wb_order_levels, wb_orders_at), as tests/queue/queue_trace prints them
+ * (--linger-ms: after a sleep, as a slow strategy would read them):
  *   D POS
  *   L VENUE SYM SIDE PRICE QTY ORDERS
  *   O ID QTY JOIN_TIME MPID
@@ -172,6 +173,7 @@ int main(int argc, char **argv)
 	const struct wb_event *batch[BATCH];
 	static uint64_t dump_at[MAX_DUMPS];
 	unsigned max = 200, n_dumps = 0, next_dump = 0;
+	unsigned long linger_ms = 0;
 	uint64_t cancel_after = 50, pos = 0;
 	struct wb_events *ev = NULL;
 	struct wb_orders *o = NULL;
@@ -182,13 +184,16 @@ int main(int argc, char **argv)
 			name = argv[++i];
 		else if (!strcmp(argv[i], "--max") && i + 1 < argc)
 			max = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--linger-ms") && i + 1 < argc)
+			linger_ms = strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--cancel-after") && i + 1 < argc)
 			cancel_after = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--dump-at") && i + 1 < argc) {
 			for (char *p = argv[++i]; *p && n_dumps < MAX_DUMPS; p += *p == ',')
 				dump_at[n_dumps++] = strtoull(p, &p, 10);
 		} else {
-			fprintf(stderr, "usage: sim_probe --book NAME [--max N] [--cancel-after N] [--dump-at P,P,...]\n");
+			fprintf(stderr, "usage: sim_probe --book NAME [--max N] [--cancel-after N] [--dump-at P,P,...] "
+				"[--linger-ms N]\n");
 			return 2;
 		}
 	}
@@ -232,6 +237,11 @@ int main(int argc, char **argv)
 		/* A short batch is the whole of a step, not yet acknowledged:
 		 * the builder waits, the books stand after its last event. */
 		if (got < BATCH && next_dump < n_dumps && dump_at[next_dump] <= pos) {
+			/* A slow reader: the builder must wait for it, even at the end. */
+			struct timespec nap = { (time_t)(linger_ms / 1000), (long)(linger_ms % 1000) * 1000000L };
+
+			if (linger_ms)
+				nanosleep(&nap, NULL);
 			dump(o, pos);
 			while (next_dump < n_dumps && dump_at[next_dump] <= pos)
 				next_dump++;
