@@ -118,7 +118,7 @@ def day(B, tmp, pcap, feeds, name, events, venues, check_reference, seed=25):
     rnd = random.Random(seed)
     points = sorted(rnd.randrange(1, len(events)) for _ in range(4)) + [len(events)]
     lines = run(B, tmp, pcap, feeds, name + "-probe", "all", dump_at=points)
-    trace = [l for l in lines if l[:2] in ("E ", "P ", "C ", "X ", "F ", "S ")]
+    trace = [l for l in lines if l[:2] in ("E ", "P ", "C ", "X ", "F ", "S ", "Q ")]
     bad = check_reference(name + " sim_probe", events, trace, 0, venues)
     nd, nl, no, b = check_levels(name, events, lines, venues, None)
     print("%s sim_probe: the orders at every level at %d points (%d levels, %d orders) against the model: %s" % (
@@ -149,13 +149,14 @@ def captures(B, tmp, repo, venues, check_reference):
             detail = ",".join(tickers[s] for s in chosen) if chosen else "none"
             name = "%s/%s" % (folder, f[:-5])
             lines = run(B, tmp, pcap, feeds, name.replace("/", "-"), detail, dump_at=range(1, len(events) + 1))
-            trace = [l for l in lines if l[:2] in ("E ", "P ", "C ", "X ", "F ", "S ")]
+            trace = [l for l in lines if l[:2] in ("E ", "P ", "C ", "X ", "F ", "S ", "Q ")]
             bad += check_reference(name, events, trace, 0, venues)
             nd, nl, no, b = check_levels(name, events, lines, venues, set(chosen))
             bad += 1 if b else 0
             total.update(captures=1, events=len(events), order_events=sum(active.values()),
                          orders=sum(1 for l in trace if l[:2] == "P "),
-                         fills=sum(1 for l in trace if l[:2] == "F "), dumps=nd, levels=nl, level_orders=no,
+                         fills=sum(1 for l in trace if l[:2] == "F "),
+                         positions=sum(1 for l in trace if l[:2] == "Q "), dumps=nd, levels=nl, level_orders=no,
                          differences=b)
             print("%s: detail %s; %d order events; the orders at every level at %d steps (%d levels, %d orders): %s" % (
                 name, detail, sum(active.values()), nd, nl, no, "equal" if not b else "%d DIFFERENT" % b))
@@ -170,7 +171,7 @@ def captures(B, tmp, repo, venues, check_reference):
         nl, no, "equal" if not b and nd and nl else "DIFFERENT (the books went away?)"))
     bad += 1 if b or not nd or not nl else 0
     print("real captures: %(captures)d captures, %(events)d events (%(order_events)d order events of the detailed "
-          "symbols), %(orders)d virtual orders, %(fills)d fills, %(dumps)d level dumps (%(levels)d levels, "
+          "symbols), %(orders)d virtual orders, %(fills)d fills, %(positions)d queue positions, %(dumps)d level dumps (%(levels)d levels, "
           "%(level_orders)d orders), %(differences)d level differences" % total)
     return bad, total
 
@@ -189,7 +190,7 @@ def sampled(B, tmp, pcap, feeds, name, events, venues, check_reference, seed=11)
     runs = []
     for i in (1, 2):
         lines = run(B, tmp, pcap, feeds, "%s-sampled%d" % (name, i), "all", extra=extra)
-        runs.append([l for l in lines if l[:2] in ("E ", "P ", "C ", "X ", "F ", "S ")])
+        runs.append([l for l in lines if l[:2] in ("E ", "P ", "C ", "X ", "F ", "S ", "Q ")])
     same = runs[0] == runs[1]
     print("%s sampled delay: two runs with seed %d: %d requests, %s" % (
         name, seed, requests(runs[0]), "identical" if same else "DIFFERENT"))

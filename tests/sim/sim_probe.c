@@ -17,6 +17,8 @@
  *   P POS K VENUE SYM PRICE QTY SIDE   a virtual order placed
  *   C POS K                       the strategy cancels order K
  *   X POS K                       order K is done: its tracking slot given back (a cancel that changes nothing)
+ *   Q POS K STATE AHEAD_SHARES AHEAD_ORDERS BEHIND_SHARES BEHIND_ORDERS LEVEL_QTY LEVEL_ORDERS QTY FILLED FILLS
+ *                                 its place in the queue when it changed (wb_virtual_state)
  *   F POS K FILL_QTY FILLED_QTY   a fill seen
  *   S K STATE FILLED FILLS        each order at the end
  * and, at the first point at or after each --dump-at position where it
@@ -60,12 +62,26 @@ static unsigned n_orders;
 static int live_of[MAX_SYMS][WB_VENUE_COUNT];	/* order + 1, or 0 */
 static int known[MAX_SYMS];			/* a SYMBOL event named it */
 
+static int same_place(const struct wb_virtual_order *a, const struct wb_virtual_order *b)
+{
+	return a->pos.state == b->pos.state && a->pos.shares_ahead == b->pos.shares_ahead &&
+	       a->pos.orders_ahead == b->pos.orders_ahead && a->pos.shares_behind == b->pos.shares_behind &&
+	       a->pos.orders_behind == b->pos.orders_behind && a->pos.level_qty == b->pos.level_qty &&
+	       a->pos.level_orders == b->pos.level_orders && a->pos.qty == b->pos.qty &&
+	       a->pos.filled_qty == b->pos.filled_qty && a->fills == b->fills;
+}
+
 static void follow(struct wb_orders *o, struct mine *m, uint64_t pos)
 {
 	struct wb_virtual_order v;
 
 	if (m->done || wb_virtual_state(o, m->id, &v) < 0)
 		return;
+	if (!m->seen || !same_place(&v, &m->last))
+		printf("Q %" PRIu64 " %d %s %" PRIu64 " %u %" PRIu64 " %u %" PRIu64 " %u %" PRIu64 " %" PRIu64 " %" PRIu64
+		       "\n", pos, (int)(m - orders), wb_queue_state_name(v.pos.state), v.pos.shares_ahead,
+		       v.pos.orders_ahead, v.pos.shares_behind, v.pos.orders_behind, v.pos.level_qty, v.pos.level_orders,
+		       v.pos.qty, v.pos.filled_qty, v.fills);
 	if (v.fills != m->last.fills)
 		printf("F %" PRIu64 " %d %" PRIu64 " %" PRIu64 "\n", pos, (int)(m - orders), v.last_fill_qty,
 		       v.pos.filled_qty);

@@ -153,9 +153,30 @@ def check_reference(name, events, trace, delay, venues, draw=None):
                 print("%s: virtual order %d differs:\n  model   %s %s\n  library %s %s" % (
                     name, k, want_final, ref_fills.get(k, []), got, fills.get(k, [])))
             bad += 1
+    # Q rows (sim_probe): an order's place in the queue as the strategy read
+    # it at a step, against the model after the step's last event
+    rows = {}
+    for l in rt:
+        p = l.split()
+        if p[0] == "V":
+            rows.setdefault(int(p[2]), []).append((int(p[1]), p[3:13]))
+    nq = 0
+    for l in trace:
+        p = l.split()
+        if p[0] != "Q":
+            continue
+        nq += 1
+        e = end[int(p[1])]
+        want = [r for at, r in rows.get(int(p[2]), []) if at <= e]
+        if (want[-1] if want else None) != p[3:13]:
+            if bad < 5:
+                print("%s: virtual order %s at event %s, its place in the queue:\n  model   %s\n  library %s" % (
+                    name, p[2], p[1], want[-1] if want else None, p[3:13]))
+            bad += 1
     nf = sum(len(v) for v in fills.values())
-    print("%s: %d events, %d virtual orders (%d cancelled), %d fills, against the model: %s" % (
-        name, n, len(places), len(cancels), nf, "equal" if not bad else "%d DIFFERENT" % bad))
+    print("%s: %d events, %d virtual orders (%d cancelled), %d fills%s, against the model: %s" % (
+        name, n, len(places), len(cancels), nf, ", %d queue positions" % nq if nq else "",
+        "equal" if not bad else "%d DIFFERENT" % bad))
     return 1 if bad else 0
 
 
