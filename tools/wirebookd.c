@@ -1068,7 +1068,8 @@ int main(int argc, char **argv)
 			int n = lockstep_delays_read(optarg, &samples, why, sizeof(why));
 
 			if (n < 0) {
-				fprintf(stderr, "wirebookd: --lockstep-delay-file %s\n", why);
+				fprintf(stderr, "wirebookd: %s%s--lockstep-delay-file %s\n", opt_origin ? opt_origin : "",
+					opt_origin ? ": " : "", why);
 				BAD_VALUE();
 			}
 			free(delay_samples);
