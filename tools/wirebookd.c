@@ -176,6 +176,10 @@ static void usage(FILE *f)
 "    --lockstep-delay NS, --lockstep-jitter NS, --lockstep-seed N\n"
 "                       its requests reach the queue NS (plus a uniform draw in\n"
 "                       [0, jitter) from the seed) of receive time later\n"
+"    --lockstep-delay-file FILE\n"
+"                       or each request a delay drawn (with the seed) from FILE,\n"
+"                       one in ns a line (e.g. measured wire-to-order latencies;\n"
+"                       at most 1000000; not with --lockstep-delay or -jitter)\n"
 "  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 "                       (e.g. 127.0.0.1:9464; port 0: any free port, printed)\n"
 "  --metrics-file FILE  write where --metrics listens to FILE, a Prometheus\n"
@@ -642,7 +646,7 @@ enum {
 	OPT_PUBLISH, OPT_PUB_BACKLOG, OPT_NSOURCE, OPT_NATS_STREAM, OPT_NATS_INSTANCE, OPT_NATS_USER,
 	OPT_NATS_PASSWORD, OPT_NATS_CREDS, OPT_NATS_NKEY, OPT_NATS_CA, OPT_NATS_CERT, OPT_NATS_KEY,
 	OPT_NATS_SNAPSHOT, OPT_NATS_SNAPSHOT_EVENTS, OPT_PUB_BOOKS, OPT_PUB_BOOKS_INTERVAL,
-	OPT_LOCKSTEP, OPT_LS_DELAY, OPT_LS_JITTER, OPT_LS_SEED,
+	OPT_LOCKSTEP, OPT_LS_DELAY, OPT_LS_JITTER, OPT_LS_SEED, OPT_LS_DELAY_FILE,
 };
 
 /* The subscription for the start line: quoted whole, or its size and head when long. */
@@ -903,6 +907,7 @@ int main(int argc, char **argv)
 		{ "lockstep-delay", required_argument, 0, OPT_LS_DELAY },
 		{ "lockstep-jitter", required_argument, 0, OPT_LS_JITTER },
 		{ "lockstep-seed", required_argument, 0, OPT_LS_SEED },
+		{ "lockstep-delay-file", required_argument, 0, OPT_LS_DELAY_FILE },
 		{ "help", no_argument, 0, OPT_HELP },
 		{ 0, 0, 0, 0 },
 	};
@@ -921,6 +926,7 @@ int main(int argc, char **argv)
 	struct feed_engine_config ecfg = { .alloc = zalloc, .free = free };
 	struct builder_config bcfg;
 	struct lockstep_config lcfg = { 0 };
+	uint64_t *delay_samples = NULL;	/* --lockstep-delay-file's, until lockstep_create copies them */
 	int lockstep = 0;
 	struct source_options sopt;
 	const struct source_ops *ops;
@@ -1073,6 +1079,22 @@ int main(int argc, char **argv)
 			if (opt_u64("wirebookd", "--lockstep-seed", optarg, 0, UINT64_MAX, &lcfg.seed))
 				BAD_VALUE();
 			break;
+		case OPT_LS_DELAY_FILE: {
+			char why[512];
+			uint64_t *samples;
+			int n = lockstep_delays_read(optarg, &samples, why, sizeof(why));
+
+			if (n < 0) {
+				fprintf(stderr, "wirebookd: %s%s--lockstep-delay-file %s\n", opt_origin ? opt_origin : "",
+					opt_origin ? ": " : "", why);
+				BAD_VALUE();
+			}
+			free(delay_samples);
+			delay_samples = samples;
+			lcfg.delay_samples = samples;
+			lcfg.delay_sample_count = (uint32_t)n;
+			break;
+		}
 		case OPT_METRICS: {
 			uint32_t ip;
 			uint16_t port;
@@ -1206,9 +1228,14 @@ int main(int argc, char **argv)
 			"stream (--events not 0)\n");
 		return 2;
 	}
-	if (!lockstep && (lcfg.delay_ns || lcfg.jitter_ns || lcfg.seed)) {
-		fprintf(stderr, "wirebookd: --lockstep-delay, --lockstep-jitter and --lockstep-seed "
-			"go with --lockstep\n");
+	if (!lockstep && (lcfg.delay_ns || lcfg.jitter_ns || lcfg.seed || lcfg.delay_sample_count)) {
+		fprintf(stderr, "wirebookd: --lockstep-delay, --lockstep-jitter, --lockstep-seed and "
+			"--lockstep-delay-file go with --lockstep\n");
+		return 2;
+	}
+	if (lcfg.delay_sample_count && (lcfg.delay_ns || lcfg.jitter_ns)) {
+		fprintf(stderr, "wirebookd: --lockstep-delay-file gives each request its whole delay: "
+			"not with --lockstep-delay or --lockstep-jitter\n");
 		return 2;
 	}
 	if (skip_idle > 0 && speed == 0) {
@@ -1307,6 +1334,9 @@ int main(int argc, char **argv)
 		snprintf(path_why, sizeof(path_why), "--lockstep");
 		lcfg.shm_name = bcfg.shm.shm_name;
 		bcfg.lockstep = lockstep_create(&lcfg, &rc);
+		free(delay_samples);	/* lockstep_create copied them */
+		delay_samples = NULL;
+		lcfg.delay_samples = NULL;
 		if (!bcfg.lockstep) {
 			fprintf(stderr, "wirebookd: --lockstep: %s\n", strerror(-rc));
 			return 1;

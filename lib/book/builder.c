@@ -625,8 +625,12 @@ static void *thread1_main(void *arg)
 		wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
 	}
 	wb_store_relaxed(&b->ctr.ring_dropped, wb_ring_consumer_dropped(&b->ring));
-	if (b->cfg.lockstep && b->stream.mem)
+	if (b->cfg.lockstep && b->stream.mem) {
 		stream_publish(b);	/* the last packet, gated or not */
+		/* The end is a step too: the strategy reads the last books
+		 * before anything is closed or retired under it. */
+		lockstep_wait(b->cfg.lockstep);
+	}
 	t1_finish(b);
 	return NULL;
 }

@@ -36,13 +36,15 @@ struct lockstep {
 	size_t req_bytes;
 	struct event_stream *es;
 	const struct order_detail_fast *od;
+	const struct order_detail *detail;	/* its watch list */
 	const int *stop;
 	int gate_pending;		/* the packet last applied has a gated event */
 	uint64_t last_recv_ts;		/* that packet */
 	uint16_t last_line;
 	uint64_t applied_recv_ts;	/* the last event applied */
 	uint64_t posted_seen;		/* req->posted when last scanned */
-	uint64_t rng;			/* xorshift64*: the jitter's draws */
+	uint64_t rng;			/* xorshift64*: the jitter's or the samples' draws */
+	uint64_t *samples;		/* the sampled delay's, or NULL */
 	struct held_request held[WB_ORD_REQUESTS];
 	unsigned n_held;
 	int reader_gone;
@@ -68,6 +70,16 @@ struct lockstep *lockstep_create(const struct lockstep_config *cfg, int *err)
 	}
 	ls->cfg = *cfg;
 	ls->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
+	if (cfg->delay_sample_count) {
+		ls->samples = malloc(cfg->delay_sample_count * sizeof(*ls->samples));
+		if (!ls->samples) {
+			free(ls);
+			*err = -ENOMEM;
+			return NULL;
+		}
+		memcpy(ls->samples, cfg->delay_samples, cfg->delay_sample_count * sizeof(*ls->samples));
+		ls->cfg.delay_samples = ls->samples;
+	}
 	const char *name = cfg->shm_name ? cfg->shm_name : "wirebook";
 
 	while (*name == '/')
@@ -83,6 +95,7 @@ void lockstep_destroy(struct lockstep *ls)
 		return;
 	if (ls->req)
 		munmap(ls->req, ls->req_bytes);
+	free(ls->samples);
 	free(ls);
 }
 
@@ -129,6 +142,7 @@ void lockstep_begin(struct lockstep *ls, struct event_stream *es, struct order_d
 
 	ls->es = es;
 	ls->od = od ? order_detail_fast(od) : NULL;
+	ls->detail = od;
 	ls->stop = stop;
 	if (od)
 		map_requests(ls);
@@ -162,7 +176,12 @@ static int gated(const struct lockstep *ls, const struct wb_event *ev)
 {
 	if (ls->cfg.gate == LOCKSTEP_GATE_ALL)
 		return 1;
-	return ls->od && ev->instrument < ls->od->capacity && ls->od->on[ev->instrument];
+	if (ls->od && ev->instrument < ls->od->capacity && ls->od->on[ev->instrument])
+		return 1;
+	/* A watched symbol's detail comes on as its definition is applied,
+	 * in the packet that often brings its first orders too: the strategy
+	 * reads those with detail, so that packet is a step as well. */
+	return ev->kind == WB_EV_SYMBOL && ls->detail && order_detail_watches(ls->detail, ev->u.symbol.ticker);
 }
 
 static uint64_t earliest_due(const struct lockstep *ls)
@@ -289,15 +308,84 @@ static void wait_ack(struct lockstep *ls, uint64_t target)
 	}
 }
 
-/* The next draw of the latency model's jitter. */
-static uint64_t jitter(struct lockstep *ls)
+uint64_t lockstep_next_draw(struct lockstep *ls)
 {
-	if (!ls->cfg.jitter_ns)
+	uint64_t x;
+
+	if (!ls->cfg.jitter_ns && !ls->cfg.delay_sample_count)
 		return 0;
 	ls->rng ^= ls->rng >> 12;
 	ls->rng ^= ls->rng << 25;
 	ls->rng ^= ls->rng >> 27;
-	return (ls->rng * 0x2545f4914f6cdd1dull) % ls->cfg.jitter_ns;
+	x = ls->rng * 0x2545f4914f6cdd1dull;
+	if (ls->cfg.delay_sample_count)
+		return ls->cfg.delay_samples[x % ls->cfg.delay_sample_count];
+	return x % ls->cfg.jitter_ns;
+}
+
+int lockstep_delays_read(const char *path, uint64_t **out, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	uint64_t *v = NULL;
+	size_t cap = 0, n = 0;
+	unsigned long line = 0;
+	char buf[256];
+
+	*out = NULL;
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		char *p = buf, *end;
+		unsigned long long ns;
+
+		line++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
+			continue;
+		errno = 0;
+		ns = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
+		if (*p < '0' || *p > '9' || errno || ns > LOCKSTEP_MAX_DELAY_NS ||
+		    end[strspn(end, " \t\r\n")] != 0 || (!strchr(buf, '\n') && !feof(f))) {
+			buf[strcspn(buf, "\r\n")] = 0;
+			snprintf(err, errlen, "%s line %lu: '%.40s' is not a delay in ns (0 to %llu)", path, line, p,
+				 LOCKSTEP_MAX_DELAY_NS);
+			goto fail;
+		}
+		if (n == LOCKSTEP_MAX_DELAY_SAMPLES) {
+			snprintf(err, errlen, "%s: more than %u delays (the limit)", path, LOCKSTEP_MAX_DELAY_SAMPLES);
+			goto fail;
+		}
+		if (n == cap) {
+			uint64_t *w = realloc(v, (cap ? cap * 2 : 1024) * sizeof(*v));
+
+			if (!w) {
+				snprintf(err, errlen, "%s: out of memory", path);
+				goto fail;
+			}
+			v = w;
+			cap = cap ? cap * 2 : 1024;
+		}
+		v[n++] = ns;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	fclose(f);
+	if (!n) {
+		snprintf(err, errlen, "%s: no delay in it (one in ns a line)", path);
+		free(v);
+		return -1;
+	}
+	*out = v;
+	return (int)n;
+fail:
+	fclose(f);
+	free(v);
+	return -1;
 }
 
 /* The reader's new requests wait for their due time: parked as CLAIMED,
@@ -315,7 +403,7 @@ static void hold_new(struct lockstep *ls, uint64_t now)
 		if (!__atomic_compare_exchange_n(&ls->req->req[r].state, &ready, WB_ORD_REQ_CLAIMED, 0,
 						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			continue;
-		ls->held[ls->n_held++] = (struct held_request){ .slot = r, .due = now + ls->cfg.delay_ns + jitter(ls) };
+		ls->held[ls->n_held++] = (struct held_request){ .slot = r, .due = now + ls->cfg.delay_ns + lockstep_next_draw(ls) };
 		ls->ctr.held++;
 	}
 }

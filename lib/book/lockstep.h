@@ -56,7 +56,24 @@ struct lockstep_config {
 	uint64_t delay_ns;		/* a reaction reaches the queue this much later (recv_ts) */
 	uint64_t jitter_ns;		/* plus a uniform draw in [0, jitter_ns) from the seed */
 	uint64_t seed;
+	/* Or a sampled delay (--lockstep-delay-file): each request's delay is
+	 * one of these, drawn with the same seeded xorshift (copied). */
+	const uint64_t *delay_samples;
+	uint32_t delay_sample_count;
 };
+
+/* A sampled delay's file holds at most this many. */
+#define LOCKSTEP_MAX_DELAY_SAMPLES 1000000u
+/* A delay (fixed, jitter or sampled) is at most a minute. */
+#define LOCKSTEP_MAX_DELAY_NS 60000000000ull
+
+/*
+ * Read a sampled delay's file: one delay in ns a line (blank lines and
+ * lines starting with '#' skipped). The count and *out (malloc'd), or -1
+ * with a message in err: the file cannot be read, has no delay, a bad
+ * line (its number), more than LOCKSTEP_MAX_DELAY_SAMPLES.
+ */
+int lockstep_delays_read(const char *path, uint64_t **out, char *err, size_t errlen);
 
 /* Parse "detail", "all" (a --lockstep argument): the gate, or -1. */
 int lockstep_gate_parse(const char *arg);
@@ -104,5 +121,10 @@ struct lockstep_counters {
 	uint64_t flushes;	/* steps without a gate: a long ungated run handed over */
 };
 void lockstep_get_counters(const struct lockstep *ls, struct lockstep_counters *out);
+
+/* The latency model's next draw past the fixed delay (a request's, as
+ * they are held in turn): the jitter's uniform draw or a sample; 0 with
+ * neither. */
+uint64_t lockstep_next_draw(struct lockstep *ls);
 
 #endif /* WIREBOOK_BOOK_LOCKSTEP_H */

@@ -1114,6 +1114,17 @@ int order_detail_watch(struct order_detail *od, const char *tickers)
 	return 0;
 }
 
+int order_detail_watches(const struct order_detail *od, const char ticker[8])
+{
+	uint64_t key;
+
+	memcpy(&key, ticker, sizeof(key));
+	for (uint32_t w = 0; w < od->watch_count; w++)
+		if (od->watch[w] == key)
+			return 1;
+	return 0;
+}
+
 static void learn_symbol(struct order_detail *od, const struct venue_books *vb, const struct book_update *u)
 {
 	uint64_t key;

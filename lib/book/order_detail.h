@@ -45,6 +45,9 @@ void order_detail_destroy(struct order_detail *od);
  * learned from the SYMBOL events, or by id. 0 ok, -1 bad ticker.
  */
 int order_detail_watch(struct order_detail *od, const char *tickers);
+/* 1 when a symbol of this ticker (8 bytes, space-padded, as a SYMBOL
+ * event gives it) gets detail as it is defined: it is on the watch list. */
+int order_detail_watches(const struct order_detail *od, const char ticker[8]);
 /* Turn a symbol's detail on (seeded from vb) or off. 0 ok, -1 bad id. */
 int order_detail_set(struct order_detail *od, const struct venue_books *vb, uint16_t instrument, int on);
 /* Track (venue, id)'s queue position. 0 ok, -1 no slot left. */

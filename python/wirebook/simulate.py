@@ -73,7 +73,7 @@ class Simulation:
     """A lockstep replay; see simulate(). Iterate it once; one thread."""
 
     def __init__(self, file, order_detail="all", gate="detail", delay_ns=0, jitter_ns=0, seed=0,
-                 feeds=None, wirebookd=None, shm=None, args=(), raw=False):
+                 feeds=None, wirebookd=None, shm=None, args=(), raw=False, delay_file=None):
         from .orders import Orders
         with open(file, "rb") as f:
             is_pcap = f.read(4) in _PCAP_MAGICS
@@ -87,6 +87,8 @@ class Simulation:
         if delay_ns or jitter_ns:
             cmd += ["--lockstep-delay", str(int(delay_ns)), "--lockstep-jitter", str(int(jitter_ns)),
                     "--lockstep-seed", str(int(seed))]
+        if delay_file:
+            cmd += ["--lockstep-delay-file", delay_file, "--lockstep-seed", str(int(seed))]
         self._proc = subprocess.Popen(cmd + list(args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.file, self._feeds, self._raw = file, feeds, raw
         self.events = self.orders = None
@@ -228,10 +230,12 @@ class Simulation:
 
 
 def simulate(file, order_detail="all", gate="detail", delay_ns=0, jitter_ns=0, seed=0, feeds=None,
-             wirebookd=None, shm=None, args=(), raw=False):
+             wirebookd=None, shm=None, args=(), raw=False, delay_file=None):
     """Replay FILE (a pcap, or a Nasdaq BinaryFILE) with wirebookd --lockstep
     and step with it: iterate the Simulation for every event and the fills
     of the orders placed with .place(). order_detail: the symbols with
     detail (all, none, or tickers); gate: detail or all (the packets the
-    replay waits after); delay_ns/jitter_ns/seed: the latency model."""
-    return Simulation(file, order_detail, gate, delay_ns, jitter_ns, seed, feeds, wirebookd, shm, args, raw)
+    replay waits after); delay_ns/jitter_ns/seed: the latency model, or
+    delay_file/seed: a sampled one (a file of delays in ns, one a line)."""
+    return Simulation(file, order_detail, gate, delay_ns, jitter_ns, seed, feeds, wirebookd, shm, args, raw,
+                      delay_file)

@@ -93,6 +93,10 @@ class Model:
         self.orders = {}    # (venue, id) -> (sym, side, price)
 
     def add(self, venue, oid, sym, side, price, qty, n, when, mpid="-"):
+        if when == "00:00:00.000000000":
+            # No exchange time (a PITCH unit before its first Time message):
+            # the library's join time 0 reads "unknown", as before detail began.
+            when = "-"
         key = (venue, sym, side, price)
         self.levels.setdefault(key, OrderedDict())[oid] = [qty, n, when, mpid]
         self.orders[(venue, oid)] = (sym, side, price)

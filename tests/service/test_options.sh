@@ -36,6 +36,11 @@ expect_bad "wirebookd --shm a/b" "--shm 'a/b'" "${W[@]}" --shm a/b
 expect_bad "wirebookd --metrics 1.2.3:x" "--metrics" "${W[@]}" --metrics 1.2.3:x
 expect_bad "wirebookd --bogus" "unknown option '--bogus'" "${W[@]}" --bogus
 expect_bad "wirebookd two sources" "exactly one source" "${W[@]}" --itch-file x
+printf '1000\n12x\n' >"$T/delays.txt"
+expect_bad "wirebookd --lockstep-delay-file, a bad line" "--lockstep-delay-file $T/delays.txt line 2: '12x'" \
+	"${W[@]}" --lockstep all --lockstep-delay-file "$T/delays.txt"
+: >"$T/delays.txt"
+expect_bad "wirebookd --lockstep-delay-file, empty" "no delay in it" "${W[@]}" --lockstep all --lockstep-delay-file "$T/delays.txt"
 printf 'pcap %s\nexpected-orders lots\n' "$cap" >"$T/bad.conf"
 expect_bad "wirebookd --config with a bad value" "bad.conf:2: --expected-orders 'lots'" \
 	"$B/wirebookd" --config "$T/bad.conf" --shm "$SHM"

@@ -11,7 +11,13 @@
     queue at the first event the lockstep lets it in (after the packet the
     strategy reacted to; with --lockstep-delay D, the first event received
     D later): every fill (the packet it came in, the shares filled so
-    far) and every order's final state must be the model's.
+    far) and every order's final state must be the model's;
+  - with tests/sim/sim_probe (tests/sim/probe.py), a strategy on any
+    symbol with detail: its fills and end states, and the orders at every
+    level at random steps and at the end, against the model on the
+    generated days and on every direct-feed capture of pcaps/; with a
+    sampled delay (--lockstep-delay-file), two runs identical and the
+    model given the same draws agrees.
 
   B=build python3 tests/sim/sim_test.py
 """
@@ -26,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "queue"))
 import queue_ref  # noqa: E402  (the model, shared)
+import probe  # noqa: E402  (tests/sim/sim_probe's runs and checks)
 
 B = os.environ.get("B", "build")
 FEEDS = os.path.join(REPO, "feeds.conf")
@@ -66,8 +73,9 @@ def without_ids(csv_text, report):
     return rows, rep
 
 
-def check_reference(name, events, trace, delay, venues):
-    """The strategy's orders through the model; 0 when every fill and end state is the model's."""
+def check_reference(name, events, trace, delay, venues, draw=None):
+    """The strategy's orders through the model; 0 when every fill and end state is the model's.
+    draw(i): the sampled delay of the strategy's i-th request (P, C and X lines, in order)."""
     recv, line = {}, {}
     for l in trace:
         if l.startswith("E "):
@@ -88,10 +96,10 @@ def check_reference(name, events, trace, delay, venues):
             end[k] = i
         i = j - 1
 
-    def effective(pos):
+    def effective(pos, extra=0):
         """The event before which a reaction to event pos takes effect (n + 1: never)."""
         e = end[pos]
-        due = recv[e] + delay
+        due = recv[e] + delay + extra
         k = e + 1
         while k <= n and recv[k] < due:
             k += 1
@@ -102,13 +110,20 @@ def check_reference(name, events, trace, delay, venues):
         if "price" in ev[4]:
             prices[Decimal(ev[4]["price"])] = ev[4]["price"]
     places, cancels, fills, final = {}, {}, {}, {}
+    requests = 0
     for l in trace:
         p = l.split()
+        extra = 0
+        if p[0] in ("P", "C", "X"):
+            extra = draw(requests) if draw else 0
+            requests += 1
         if p[0] == "P":
             k = int(p[2])
-            places[k] = (effective(int(p[1])), venues[int(p[3])], int(p[4]), "B", prices[Decimal(p[5])], int(p[6]))
+            side = p[7] if len(p) > 7 else "B"
+            places[k] = (effective(int(p[1]), extra), venues[int(p[3])], int(p[4]), side, prices[Decimal(p[5])],
+                         int(p[6]))
         elif p[0] == "C":
-            cancels[int(p[2])] = effective(int(p[1]))
+            cancels[int(p[2])] = effective(int(p[1]), extra)
         elif p[0] == "F":
             fills.setdefault(int(p[2]), []).append((end[int(p[1])], int(p[4])))
         elif p[0] == "S":
@@ -138,9 +153,30 @@ def check_reference(name, events, trace, delay, venues):
                 print("%s: virtual order %d differs:\n  model   %s %s\n  library %s %s" % (
                     name, k, want_final, ref_fills.get(k, []), got, fills.get(k, [])))
             bad += 1
+    # Q rows (sim_probe): an order's place in the queue as the strategy read
+    # it at a step, against the model after the step's last event
+    rows = {}
+    for l in rt:
+        p = l.split()
+        if p[0] == "V":
+            rows.setdefault(int(p[2]), []).append((int(p[1]), p[3:13]))
+    nq = 0
+    for l in trace:
+        p = l.split()
+        if p[0] != "Q":
+            continue
+        nq += 1
+        e = end[int(p[1])]
+        want = [r for at, r in rows.get(int(p[2]), []) if at <= e]
+        if (want[-1] if want else None) != p[3:13]:
+            if bad < 5:
+                print("%s: virtual order %s at event %s, its place in the queue:\n  model   %s\n  library %s" % (
+                    name, p[2], p[1], want[-1] if want else None, p[3:13]))
+            bad += 1
     nf = sum(len(v) for v in fills.values())
-    print("%s: %d events, %d virtual orders (%d cancelled), %d fills, against the model: %s" % (
-        name, n, len(places), len(cancels), nf, "equal" if not bad else "%d DIFFERENT" % bad))
+    print("%s: %d events, %d virtual orders (%d cancelled), %d fills%s, against the model: %s" % (
+        name, n, len(places), len(cancels), nf, ", %d queue positions" % nq if nq else "",
+        "equal" if not bad else "%d DIFFERENT" % bad))
     return 1 if bad else 0
 
 
@@ -177,7 +213,10 @@ def usage_errors(pcap):
                  ["--pcap", pcap, "--lockstep", "all", "--speed", "1"],
                  ["--pcap", pcap, "--lockstep", "all", "--source-thread"],
                  ["--pcap", pcap, "--lockstep", "all", "--events", "0"],
-                 ["--pcap", pcap, "--lockstep-delay", "1000"]):
+                 ["--pcap", pcap, "--lockstep-delay", "1000"],
+                 ["--pcap", pcap, "--lockstep", "all", "--lockstep-delay-file", "/dev/null"],
+                 ["--pcap", pcap, "--lockstep", "all", "--lockstep-delay-file", os.path.join(HERE, "sim_test.py")],
+                 ["--pcap", pcap, "--lockstep", "all", "--lockstep-delay-file", pcap + ".none"]):
         rc = subprocess.run([os.path.join(B, "wirebookd"), "--feeds", FEEDS, "--shm", "wb-sim-test-usage"] + args,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
         if rc != 2:
@@ -207,7 +246,10 @@ def main():
         # a latency model: a fixed delay against the model; a seeded jitter twice
         td, _, _ = simulate(tmp, pcap, proto + "-delay", ["--lockstep-delay", str(DELAY_NS)])
         bad += check_reference(proto + " delay %dus" % (DELAY_NS // 1000), events, td, DELAY_NS, venues)
+        # the orders at every level at random steps and at the end; a strategy on both sides
+        bad += probe.day(B, tmp, pcap, FEEDS, proto, events, venues, check_reference)
         if proto == "itch":
+            bad += probe.sampled(B, tmp, pcap, FEEDS, proto, events, venues, check_reference)
             bad += usage_errors(pcap)
             jit = ["--lockstep-delay", "20000", "--lockstep-jitter", "60000", "--lockstep-seed", "7"]
             j1, jf1, jr1 = simulate(tmp, pcap, proto + "-jit1", jit)
@@ -217,6 +259,7 @@ def main():
                                                         "identical" if same else "DIFFERENT"))
             bad += not same
             bad += python_runs(pcap)
+    bad += probe.captures(B, tmp, REPO, venues, check_reference)[0]
     if bad:
         print("sim-test: FAILED (kept %s)" % tmp)
         sys.exit(1)
