@@ -54,7 +54,7 @@ def simulate(tmp, pcap, tag, extra):
     err = open(os.path.join(tmp, tag + ".wbd.err"), "w")
     wbd = subprocess.Popen([os.path.join(B, "wirebookd"), "--pcap", pcap, "--feeds", FEEDS, "--shm", shm,
                             "--no-pin", "--order-detail", "all", "--expected-orders", "65536", "--exit-at-eof", "--lockstep", "detail"] + extra,
-                           stdout=subprocess.DEVNULL, stderr=err)
+                           stdout=open(os.path.join(tmp, tag + ".wbd.out"), "w"), stderr=err)
     try:
         out = subprocess.run([os.path.join(B, "examples", "join_bid"), "--book", shm, "--trace", "--fills", fills],
                              stdout=subprocess.PIPE, universal_newlines=True, timeout=120, check=True).stdout
@@ -226,6 +226,22 @@ def usage_errors(pcap):
     return bad
 
 
+def lockstep_counters(tmp, tag, trace):
+    """wirebookd's lockstep line at exit: steps were taken, at gates, and
+    no more of them than the strategy saw distinct stream positions."""
+    out = open(os.path.join(tmp, tag + ".wbd.out")).read()
+    m = re.search(r"^lockstep: (\d+) steps \((\d+) at a gate, (\d+) long runs", out, re.M)
+    if not m:
+        print("%s: no lockstep counters in wirebookd's output" % tag)
+        return 1
+    steps, gates = int(m.group(1)), int(m.group(2))
+    events = sum(1 for l in trace if l.startswith("E "))
+    ok = 0 < gates <= steps <= events
+    print("%s: lockstep counters: %d steps, %d at a gate, %d events seen: %s"
+          % (tag, steps, gates, events, "ok" if ok else "WRONG"))
+    return 0 if ok else 1
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="wb-sim-test.")
     venues = venue_names()
@@ -240,6 +256,7 @@ def main():
         t1, f1, r1 = simulate(tmp, pcap, proto + "-1", [])
         t2, f2, r2 = simulate(tmp, pcap, proto + "-2", [])
         same = without_ids(f1, r1) == without_ids(f2, r2) and t1 == t2
+        bad += lockstep_counters(tmp, proto + "-1", t1)
         print("%s: two runs: %d fills, %s" % (proto, len(f1.splitlines()) - 1, "identical" if same else "DIFFERENT"))
         bad += not same
         bad += check_reference(proto, events, t1, 0, venues)
