@@ -1,7 +1,8 @@
 # Man pages for wirebookd and every wb-* tool, made by help2man from their
 # --help (one source of truth: the text the tool prints), with a NAME line
 # and SEE ALSO from here; the C API's pages are written by hand in man/
-# (libwirebook.3, wb_events.3, wb_sip.3, wb_recovery.3, wb_orders.3, wb_nats.3), and every exported function gets a link
+# (libwirebook.3, wb_events.3, wb_sip.3, wb_recovery.3, wb_orders.3, wb_nats.3; the simulator's
+# overview wb_simulate.7), and every exported function gets a link
 # page naming its page. Installed by make install; man-test checks them.
 #
 #   make man            build/man/man{1,8}/*
@@ -59,10 +60,11 @@ API_FUNCS = $(shell sed -n 's/^[[:space:]]*\(wb_[a-z0-9_]*\);/\1/p' $(WB_SO_MAP)
 api_page = $(if $(filter wb_nats_%,$(1)),wb_nats,$(if $(filter wb_orders_% wb_order_levels wb_queue_% wb_virtual_%,$(1)),wb_orders,$(if $(filter wb_events_%,$(1)),wb_events,$(if $(filter wb_sip_% wb_delay_%,$(1)),wb_sip,$(if $(filter wb_recovery_% wb_symbol_recovering,$(1)),wb_recovery,libwirebook)))))
 
 install-man: $(MAN_PAGES)
-	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
 	@for f in $(API_FUNCS); do \
 		case $$f in wb_events_*) p=wb_events ;; wb_sip_*|wb_delay_*) p=wb_sip ;; \
 		wb_recovery_*|wb_symbol_recovering) p=wb_recovery ;; \

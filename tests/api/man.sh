@@ -57,6 +57,20 @@ for f in ${FUNCS:?}; do
 done
 [ -z "$missing" ] && ok "man 3 finds all $found API functions, each in its page's NAME and SYNOPSIS" ||
 	bad "API functions without a man page naming them:$missing"
+# The overviews (section 7): installed, found by name, NAME and SEE ALSO there,
+# and every option of wirebookd's or a tool's they name is one it has.
+for p in man/*.7; do
+	name=$(basename "$p" .7)
+	MANWIDTH=200 MANPATH=$M man 7 "$name" >"$T/page7" 2>/dev/null
+	unknown=
+	for o in $(sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' "$T/page7" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+		"$B/wirebookd" --help 2>&1 | grep -qF -- "$o" || "$B/wb-export" --help 2>&1 | grep -qF -- "$o" ||
+			grep -qF -- "\"$o\"" examples/*.c || unknown="$unknown $o"
+	done
+	grep -qE "^ +$name +- " "$T/page7" && grep -q '^SEE ALSO' "$T/page7" && [ -z "$unknown" ] &&
+		ok "man 7 $name: installed, NAME, SEE ALSO, every option of its SYNOPSIS exists" ||
+		bad "man 7 $name: missing, no NAME/SEE ALSO, or options nothing has:$unknown"
+done
 for p in man/*.3; do
 	sed -n '/^\.EX/,/^\.EE/p' "$p" | sed -e '1d;$d' -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$T/ex.c"
 	if [ -s "$T/ex.c" ] && cc -std=c11 -Wall -Wextra -Werror -Iinclude -c "$T/ex.c" -o "$T/ex.o" 2>"$T/ex.err"; then
