@@ -193,7 +193,8 @@ static void usage(FILE *f)
 "names and source. Timestamps are signed ns since the epoch (exchange time\n"
 "and receive time).\n"
 "\n"
-"  --format F          csv (default) or hdf5 (when built with libhdf5); dbn\n"
+"  --format F          csv or hdf5 (when built with libhdf5; the default for an\n"
+"                      OUTPUT named .h5 or .hdf5, csv for any other); dbn\n"
 "                      (Databento's DBN: OUTPUT/SCHEMA.dbn.zst, or .dbn\n"
 "                      without libzstd) or hftbacktest (OUTPUT/SYMBOL.VENUE.l3.npz\n"
 "                      and .l2.npz): order by order, OUTPUT a directory\n"
@@ -1312,6 +1313,16 @@ static void summary(const struct exporter *x, const char *what, uint64_t n, doub
 	fprintf(stderr, "\n");
 }
 
+/* Without --format: an OUTPUT named .h5 or .hdf5 is an HDF5 file, anything else a CSV directory. */
+static const char *format_of_output(const char *out)
+{
+	size_t n = strlen(out);
+
+	if ((n > 3 && !strcmp(out + n - 3, ".h5")) || (n > 5 && !strcmp(out + n - 5, ".hdf5")))
+		return "hdf5";
+	return "csv";
+}
+
 /* The tables, or (--format dbn, hftbacktest) the order-level writer. */
 static int output_open(struct exporter *x, const char *format, const char *path,
 		       const char *schemas, const struct table_meta *meta, char *err,
@@ -1559,7 +1570,7 @@ int main(int argc, char **argv)
 		NATS_CLIENT_LONG_OPTIONS(OPT_NATS_FIRST),
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format = "csv", *feeds = NULL, *subs = "*", *kernel_dev = NULL, *proto = NULL;
+	const char *format = NULL, *feeds = NULL, *subs = "*", *kernel_dev = NULL, *proto = NULL;
 	const char *schemas = NULL;
 	const char *start = NULL, *end = NULL, *source_kind;
 	const char *sim_fills = NULL, *sim_queue = NULL;
@@ -1679,6 +1690,8 @@ int main(int argc, char **argv)
 		if (!ncfg.client.instance)
 			ncfg.client.instance = WB_SHM_DEFAULT_NAME;
 	}
+	if (!format)
+		format = format_of_output(argv[optind + (kernel ? 0 : 1)]);
 	if (!table_format_known(format) && !export_sink_format(format)) {
 		fprintf(stderr, "wb-export: --format %s: this build writes %s, dbn and hftbacktest\n",
 			format, table_format_known("hdf5") ? "csv, hdf5" : "csv (no hdf5: built without libhdf5)");

@@ -241,6 +241,24 @@ P
 	grep -q '^ok' "$T/h5.out" &&
 		ok "--format hdf5: every dataset has the CSV's rows; $(sed -n 's/^ok //p' "$T/h5.out") sampled values equal" ||
 		{ bad "HDF5 and CSV differ"; tail -3 "$T/h5.out"; }
+	# Without --format the output's name decides: .h5 and .hdf5 are HDF5
+	# files (the same file as --format hdf5 writes), anything else a CSV
+	# directory, and --format csv wins over the name.
+	"$B/wb-export" -q --feeds "$ROOT/feeds.conf" --depth 3 "$cap" "$T/named.h5" 2>/dev/null
+	"$B/wb-export" -q --feeds "$ROOT/feeds.conf" --depth 3 "$cap" "$T/named.hdf5" 2>/dev/null
+	"$B/wb-export" -q --format csv --feeds "$ROOT/feeds.conf" --depth 3 "$cap" "$T/forced.h5" 2>/dev/null
+	"$H5PY" - "$T/out.h5" "$T/named.h5" "$T/named.hdf5" <<'P' >"$T/named.out" 2>&1
+import sys, h5py
+def tables(path):
+    out = {}
+    h5py.File(path, "r").visititems(lambda n, o: out.__setitem__(n, o[()].tobytes()) if isinstance(o, h5py.Dataset) else None)
+    return out
+a = tables(sys.argv[1])
+print("ok" if a and all(tables(p) == a for p in sys.argv[2:]) else "differ")
+P
+	grep -q '^ok' "$T/named.out" && [ -d "$T/forced.h5" ] && [ -f "$T/forced.h5/events.csv" ] &&
+		ok "no --format: OUTPUT.h5 and .hdf5 are the HDF5 file --format hdf5 writes; --format csv over a .h5 name is a directory" ||
+		bad "the output's name and the format: $(tail -2 "$T/named.out"); forced.h5 $(ls -d "$T/forced.h5" 2>&1)"
 fi
 # The SIPs (the real CQS and UQDF captures): quotes, sip_nbbo and luld
 # rows equal wb-dump's QUOTE, NBBO and LULD lines, with the spec's values.
