@@ -238,12 +238,14 @@ $(O)/bench/%: tests/bench/%.c $(GEN_LIBS) $(HEADERS)
 	$(CC) $(CFLAGS_WB) $(OPT) $< -o $@ $(GEN_LIBS) $(LDLIBS_WB)
 
 # The recovery protocols' decoders in lib/recovery (SoupBinTCP, GLIMPSE and
-# UTP Snap-Shot ends, Cboe GRP/Spin, the XDP Request Server).
-$(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(FEEDTEXT_SRC) $(RECOVERY_SRC) $(TCOMMON_SRC) $(HEADERS)
+# UTP Snap-Shot ends, Cboe GRP/Spin, the XDP Request Server). tools/common
+# comes whole, and its control requests for order detail read through
+# libwirebook (lib/shm).
+$(O)/fuzz/fuzz_recovery: tests/fuzz/fuzz_recovery.c $(FEED_SRC) $(FEEDTEXT_SRC) $(RECOVERY_SRC) $(TCOMMON_SRC) $(SHM_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 $(WARN) $(CPPFLAGS_WB) $(INC_tests) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(FEED_SRC) $(FEEDTEXT_SRC) \
-		$(RECOVERY_SRC) $(TCOMMON_SRC) -o $@ $(LDLIBS_WB)
+		$(RECOVERY_SRC) $(TCOMMON_SRC) $(SHM_SRC) -o $@ $(LDLIBS_WB)
 
 # libFuzzer targets compile the freestanding decoders straight in.
 $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_feed.c $(FEED_SRC) $(FEEDTEXT_SRC) $(HEADERS) $(wildcard tests/fuzz/*.h) \
