@@ -1110,7 +1110,6 @@ int order_detail_watch(struct order_detail *od, const char *tickers)
 		if (*p == ',')
 			p++;
 	}
-	od->fast.pending = od->unknown_tracked;
 	return 0;
 }
 
@@ -1179,7 +1178,6 @@ int order_detail_track(struct order_detail *od, const struct venue_books *vb, ui
 			sym_end(od, info.instrument);
 		}
 	}
-	od->fast.pending = od->unknown_tracked;
 	return 0;
 }
 
@@ -1207,7 +1205,6 @@ void order_detail_untrack(struct order_detail *od, uint8_t venue, uint64_t id)
 		if (wb_load_relaxed(&od->req->waiters[t]))
 			futex_wake_shared_all(&T->seq);
 	}
-	od->fast.pending = od->unknown_tracked;
 }
 
 void order_detail_poll(struct order_detail *od, const struct venue_books *vb)
@@ -1270,7 +1267,6 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 	uint16_t i = ups[0].instrument;
 	uint8_t venue = ev->venue;
 
-	(void)k;
 	if (ups[0].kind == BOOK_UP_SYMBOL) {
 		if (i && i < od->fast.capacity)
 			learn_symbol(od, vb, &ups[0]);
@@ -1297,10 +1293,8 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 
 		if (!od->unknown_tracked || (ev->kind != WB_EV_ADD && ev->kind != WB_EV_REPLACE))
 			return;
-		if (unknown_find(od, venue, id) >= 0) {
+		if (unknown_find(od, venue, id) >= 0)
 			order_detail_set(od, vb, i, 1);
-			od->fast.pending = od->unknown_tracked;
-		}
 		return;
 	}
 	sym_begin(od, i);
@@ -1326,7 +1320,6 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 		break;
 	}
 	sym_end(od, i);
-	od->fast.pending = od->unknown_tracked;
 }
 
 /* ------------------------------------------------------------ prefetch */

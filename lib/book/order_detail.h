@@ -74,7 +74,7 @@ void order_detail_apply(struct order_detail *od, const struct venue_books *vb, c
 struct order_detail_fast {
 	const uint8_t *on;		/* [capacity]: 1 when the instrument carries detail */
 	uint32_t capacity;
-	uint32_t pending;		/* tracked orders not seen yet, or a watch list to learn */
+	uint32_t pending;		/* tracked orders not seen yet (unknown_add/unknown_drop keep it) */
 	uint32_t symbols_on;		/* symbols carrying detail: 0, nothing to prefetch */
 };
 
